@@ -1,0 +1,651 @@
+/* hr-cli-estimate.c: estimate, sweep, fits and knobs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "headroom-cli"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "hr-cli.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+static gboolean opt_json;
+static char **opt_sets;
+
+#define COMMON_OPTIONS \
+  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "Print JSON (sizes in bytes)", NULL }, \
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, "Override a scenario key (repeatable)", "KEY=VALUE" }
+
+/* Parses options and loads the one scenario argument; on failure returns
+ * NULL with *status set. */
+static HrScenario *
+begin (const char      *usage,
+       const char      *summary,
+       GOptionEntry    *entries,
+       int              argc,
+       char           **argv,
+       int             *status)
+{
+  g_autoptr(GOptionContext) context = g_option_context_new (usage);
+  g_autoptr(GError) error = NULL;
+  HrScenario *scenario;
+
+  g_option_context_set_summary (context, summary);
+  g_option_context_add_main_entries (context, entries, NULL);
+
+  if (!hr_cli_parse_options (context, &argc, &argv))
+    {
+      *status = HR_CLI_EXIT_USAGE;
+      return NULL;
+    }
+
+  if (argc != 2)
+    {
+      fprintf (stderr, "headroom-cli %s: expected one scenario file (or - for standard input)\n", argv[0]);
+      *status = HR_CLI_EXIT_USAGE;
+      return NULL;
+    }
+
+  scenario = hr_cli_load_scenario (argv[1], opt_sets, &error);
+  if (scenario == NULL)
+    {
+      *status = hr_cli_fail (error);
+      return NULL;
+    }
+
+  *status = HR_CLI_EXIT_OK;
+  return scenario;
+}
+
+static void
+print_scenario_line (const HrScenario *s,
+                     const HrEstimate *est)
+{
+  if (s->name != NULL && s->name[0] != '\0')
+    printf ("%s\n", s->name);
+
+  printf ("%s (%.2fB parameters, %.1fM trainable) · %s · %s · %s · micro-batch %u",
+          s->model->name, s->model->params / 1e9, est->trainable_params / 1e6,
+          hr_enum_to_nick (hr_task_names, s->task), hr_enum_to_nick (hr_method_names, s->method),
+          hr_enum_to_nick (hr_compute_names, s->compute), s->micro_batch);
+  if (est->seq_len > 0)
+    printf (" · %u tokens", est->seq_len);
+  if (s->gpus > 1)
+    printf (" · %u GPUs (%s)", s->gpus, hr_enum_to_nick (hr_sharding_names, s->sharding));
+  printf ("\n\n");
+}
+
+static JsonNode *
+estimate_to_json (const HrScenario *s,
+                  const HrEstimate *est)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "headroom_estimate");
+  json_builder_add_int_value (b, 1);
+
+  json_builder_set_member_name (b, "per_gpu");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      json_builder_set_member_name (b, hr_enum_to_nick (hr_bucket_names, i));
+      json_builder_add_int_value (b, est->buckets[i]);
+    }
+  json_builder_set_member_name (b, "total");
+  json_builder_add_int_value (b, est->total);
+  json_builder_set_member_name (b, "low");
+  json_builder_add_int_value (b, est->low);
+  json_builder_set_member_name (b, "high");
+  json_builder_add_int_value (b, est->high);
+  json_builder_set_member_name (b, "allocated_peak");
+  json_builder_add_int_value (b, est->allocated_peak);
+  json_builder_set_member_name (b, "reserved_peak");
+  json_builder_add_int_value (b, est->reserved_peak);
+  json_builder_set_member_name (b, "device_used");
+  json_builder_add_int_value (b, est->device_used);
+  json_builder_end_object (b);
+
+  /* Each bucket's own range, beside the contract's keys. */
+  json_builder_set_member_name (b, "bucket_ranges");
+  json_builder_begin_object (b);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      json_builder_set_member_name (b, hr_enum_to_nick (hr_bucket_names, i));
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "low");
+      json_builder_add_int_value (b, est->bucket_low[i]);
+      json_builder_set_member_name (b, "high");
+      json_builder_add_int_value (b, est->bucket_high[i]);
+      json_builder_end_object (b);
+    }
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "host");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "ram");
+  json_builder_add_int_value (b, est->host_ram);
+  json_builder_set_member_name (b, "items");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < est->host_items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "label");
+      json_builder_add_string_value (b, item->label);
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_int_value (b, (gint64) item->bytes);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "fit");
+  if (est->has_fit)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "gpu");
+      json_builder_add_string_value (b, est->gpu_id);
+      json_builder_set_member_name (b, "capacity");
+      json_builder_add_int_value (b, est->capacity);
+      json_builder_set_member_name (b, "usable");
+      json_builder_add_int_value (b, est->usable);
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, est->fits);
+      json_builder_set_member_name (b, "max_micro_batch");
+      json_builder_add_int_value (b, est->max_micro_batch);
+      json_builder_set_member_name (b, "reason");
+      json_builder_add_string_value (b, est->fit_reason);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  json_builder_set_member_name (b, "items");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->items, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "bucket");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_bucket_names, item->bucket));
+      json_builder_set_member_name (b, "label");
+      json_builder_add_string_value (b, item->label);
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_int_value (b, (gint64) (item->bytes + 0.5));
+      json_builder_set_member_name (b, "low");
+      json_builder_add_int_value (b, (gint64) (item->low + 0.5));
+      json_builder_set_member_name (b, "high");
+      json_builder_add_int_value (b, (gint64) (item->high + 0.5));
+      json_builder_set_member_name (b, "metric");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_metric_names, item->metric));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "scenario");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "model");
+  json_builder_add_string_value (b, s->model->id);
+  json_builder_set_member_name (b, "params");
+  json_builder_add_int_value (b, est->params);
+  json_builder_set_member_name (b, "trainable_params");
+  json_builder_add_int_value (b, est->trainable_params);
+  json_builder_set_member_name (b, "micro_batch");
+  json_builder_add_int_value (b, est->micro_batch);
+  json_builder_set_member_name (b, "seq_len");
+  json_builder_add_int_value (b, est->seq_len);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "notes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < est->notes->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (est->notes, i));
+  json_builder_end_array (b);
+
+  json_builder_end_object (b);
+  return json_builder_get_root (b);
+}
+
+static void
+print_estimate (const HrScenario *s,
+                const HrEstimate *est)
+{
+  print_scenario_line (s, est);
+
+  printf ("%-17s %12s   %s\n", "Bucket (per GPU)", "Estimate", "Range");
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      g_autofree char *v = hr_cli_gib (est->buckets[i]);
+      g_autofree char *lo = hr_cli_gib (est->bucket_low[i]);
+      g_autofree char *hi = hr_cli_gib (est->bucket_high[i]);
+
+      printf ("%-17s %12s   %s – %s\n", hr_bucket_get_label (i), v, lo, hi);
+    }
+
+  {
+    g_autofree char *t = hr_cli_gib (est->total);
+    g_autofree char *lo = hr_cli_gib (est->low);
+    g_autofree char *hi = hr_cli_gib (est->high);
+    g_autofree char *a = hr_cli_gib (est->allocated_peak);
+    g_autofree char *r = hr_cli_gib (est->reserved_peak);
+    g_autofree char *d = hr_cli_gib (est->device_used);
+    g_autofree char *h = hr_cli_gib (est->host_ram);
+
+    printf ("%-17s %12s   %s – %s\n\n", "Total", t, lo, hi);
+    printf ("Views: allocated %s · reserved %s · nvidia-smi %s\n", a, r, d);
+    printf ("Host RAM: %s\n", h);
+    for (guint i = 0; i < est->host_items->len; i++)
+      {
+        HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
+        g_autofree char *v = hr_cli_gib (item->bytes);
+
+        printf ("  %10s  %s\n", v, item->label);
+      }
+  }
+
+  if (est->has_fit)
+    {
+      g_autofree char *cap = hr_cli_gib (est->capacity);
+      g_autofree char *usable = hr_cli_gib (est->usable);
+
+      printf ("\nFit on %s (%s, %s usable): %s at micro-batch %u; largest micro-batch %s%u\n  %s\n",
+              est->gpu_name, cap, usable, est->fits ? "fits" : "DOES NOT FIT", est->micro_batch,
+              est->max_is_lower_bound ? "at least " : "", est->max_micro_batch, est->fit_reason);
+    }
+
+  printf ("\nBreakdown:\n");
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->items, i);
+      g_autofree char *v = hr_cli_gib (item->bytes);
+
+      printf ("  %-12s %10s  %s\n", hr_enum_to_nick (hr_bucket_names, item->bucket), v, item->label);
+    }
+
+  printf ("\nNotes:\n");
+  for (guint i = 0; i < est->notes->len; i++)
+    printf ("  - %s\n", (const char *) g_ptr_array_index (est->notes, i));
+}
+
+int
+hr_cli_estimate (int    argc,
+                 char **argv)
+{
+  GOptionEntry entries[] = { COMMON_OPTIONS, { NULL } };
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrEstimate) est = NULL;
+  int status;
+
+  scenario = begin ("SCENARIO", "Estimate the memory of a scenario.", entries, argc, argv, &status);
+  if (scenario == NULL)
+    return status;
+
+  est = hr_estimate_new (scenario);
+
+  if (opt_json)
+    {
+      g_autoptr(JsonNode) node = estimate_to_json (scenario, est);
+
+      hr_cli_print_json (node);
+    }
+  else
+    print_estimate (scenario, est);
+
+  return HR_CLI_EXIT_OK;
+}
+
+static gboolean
+parse_range (const char  *text,
+             guint       *from,
+             guint       *to,
+             guint       *step,
+             GError     **error)
+{
+  g_auto(GStrv) parts = g_strsplit (text, ":", -1);
+  guint n = g_strv_length (parts);
+  guint64 values[3] = { 0, 0, 1 };
+
+  if (n < 2 || n > 3)
+    goto bad;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (!g_ascii_string_to_unsigned (parts[i], 10, 1, 1 << 20, &values[i], NULL))
+        goto bad;
+    }
+
+  if (values[1] < values[0])
+    goto bad;
+
+  *from = values[0];
+  *to = values[1];
+  *step = values[2];
+  return TRUE;
+
+bad:
+  g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+               "--batch %s: expected FROM:TO or FROM:TO:STEP with 1 ≤ FROM ≤ TO ≤ 1048576", text);
+  return FALSE;
+}
+
+int
+hr_cli_sweep (int    argc,
+              char **argv)
+{
+  g_autofree char *batch = NULL;
+  gboolean csv = FALSE, pow2 = FALSE;
+  GOptionEntry entries[] = {
+    COMMON_OPTIONS,
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, "Micro-batches to sweep (default 1:64)", "FROM:TO[:STEP]" },
+    { "pow2", 0, 0, G_OPTION_ARG_NONE, &pow2, "Only the powers of two in the range", NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Print CSV (sizes in bytes)", NULL },
+    { NULL }
+  };
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(GArray) points = NULL;
+  g_autoptr(GError) error = NULL;
+  guint from = 1, to = 64, step = 1;
+  guint64 usable = 0;
+  int status;
+
+  scenario = begin ("SCENARIO", "Peak memory versus micro-batch.", entries, argc, argv, &status);
+  if (scenario == NULL)
+    return status;
+
+  if (batch != NULL && !parse_range (batch, &from, &to, &step, &error))
+    return hr_cli_fail (error);
+
+  points = hr_sweep_run (scenario, from, to, step, pow2);
+
+  if (scenario->gpu != NULL)
+    {
+      g_autoptr(HrPlan) plan = hr_plan_new (scenario);
+
+      usable = hr_plan_usable (plan, scenario->gpu);
+    }
+
+  if (opt_json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "headroom_sweep");
+      json_builder_add_int_value (b, 1);
+      json_builder_set_member_name (b, "gpu");
+      if (scenario->gpu != NULL)
+        json_builder_add_string_value (b, scenario->gpu->id);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "usable");
+      json_builder_add_int_value (b, usable);
+      json_builder_set_member_name (b, "points");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < points->len; i++)
+        {
+          HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "micro_batch");
+          json_builder_add_int_value (b, p->micro_batch);
+          hr_cli_add_peak_json (b, &p->peak);
+          if (scenario->gpu != NULL)
+            {
+              json_builder_set_member_name (b, "fits");
+              json_builder_add_boolean_value (b, p->peak.need <= usable);
+            }
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      node = json_builder_get_root (b);
+      hr_cli_print_json (node);
+    }
+  else if (csv)
+    {
+      printf ("micro_batch,total_bytes,low_bytes,high_bytes,allocated_bytes,reserved_bytes,device_used_bytes%s\n",
+              scenario->gpu != NULL ? ",fits" : "");
+      for (guint i = 0; i < points->len; i++)
+        {
+          HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
+
+          printf ("%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                  ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "%s\n",
+                  p->micro_batch, p->peak.total, p->peak.low, p->peak.high, p->peak.allocated,
+                  p->peak.reserved, p->peak.device_used,
+                  scenario->gpu == NULL ? "" : p->peak.need <= usable ? ",true" : ",false");
+        }
+    }
+  else
+    {
+      printf ("%-11s %12s %12s %12s %12s %12s%s\n", "Micro-batch", "Total GiB", "Low GiB", "High GiB",
+              "Alloc GiB", "Reserved GiB", scenario->gpu != NULL ? "  Fits" : "");
+      for (guint i = 0; i < points->len; i++)
+        {
+          HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
+
+          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f%s\n", p->micro_batch, p->peak.total / GiB,
+                  p->peak.low / GiB, p->peak.high / GiB, p->peak.allocated / GiB, p->peak.reserved / GiB,
+                  scenario->gpu == NULL ? "" : p->peak.need <= usable ? "  yes" : "  no");
+        }
+      if (scenario->gpu != NULL)
+        printf ("\n%s: %.2f GiB usable (%.0f%% reserve)\n", scenario->gpu->name, usable / GiB,
+                scenario->reserve * 100);
+    }
+
+  return HR_CLI_EXIT_OK;
+}
+
+int
+hr_cli_fits (int    argc,
+             char **argv)
+{
+  g_autofree char *gpu_list = NULL;
+  GOptionEntry entries[] = {
+    COMMON_OPTIONS,
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, "GPUs to check (default all)", "all|ID,ID…" },
+    { NULL }
+  };
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(GPtrArray) fits = NULL;
+  HrCatalog *catalog;
+  int status;
+
+  scenario = begin ("SCENARIO", "Which GPUs the scenario fits on, and the largest micro-batch on each.",
+                    entries, argc, argv, &status);
+  if (scenario == NULL)
+    return status;
+
+  catalog = hr_catalog_get_default ();
+
+  if (gpu_list == NULL || g_str_equal (gpu_list, "all"))
+    {
+      GPtrArray *all = hr_catalog_get_gpus (catalog);
+
+      for (guint i = 0; i < all->len; i++)
+        g_ptr_array_add (gpus, g_ptr_array_index (all, i));
+    }
+  else
+    {
+      g_auto(GStrv) ids = g_strsplit (gpu_list, ",", -1);
+
+      for (guint i = 0; ids[i] != NULL; i++)
+        {
+          const char *id = g_strstrip (ids[i]);
+          const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
+
+          if (gpu == NULL)
+            {
+              g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
+
+              fprintf (stderr, "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)\n",
+                       id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+              return HR_CLI_EXIT_USAGE;
+            }
+          g_ptr_array_add (gpus, (gpointer) gpu);
+        }
+    }
+
+  fits = hr_fit_gpus (scenario, gpus);
+
+  if (opt_json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "headroom_fits");
+      json_builder_add_int_value (b, 1);
+      json_builder_set_member_name (b, "micro_batch");
+      json_builder_add_int_value (b, scenario->micro_batch);
+      json_builder_set_member_name (b, "reserve");
+      json_builder_add_double_value (b, scenario->reserve);
+      json_builder_set_member_name (b, "gpus");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < fits->len; i++)
+        {
+          HrGpuFit *fit = g_ptr_array_index (fits, i);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "gpu");
+          json_builder_add_string_value (b, fit->gpu_id);
+          json_builder_set_member_name (b, "capacity");
+          json_builder_add_int_value (b, fit->capacity);
+          json_builder_set_member_name (b, "usable");
+          json_builder_add_int_value (b, fit->usable);
+          json_builder_set_member_name (b, "need");
+          json_builder_add_int_value (b, fit->peak.need);
+          hr_cli_add_peak_json (b, &fit->peak);
+          json_builder_set_member_name (b, "fits");
+          json_builder_add_boolean_value (b, fit->fits);
+          json_builder_set_member_name (b, "max_micro_batch");
+          json_builder_add_int_value (b, fit->max_micro_batch);
+          json_builder_set_member_name (b, "reason");
+          json_builder_add_string_value (b, fit->reason);
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      node = json_builder_get_root (b);
+      hr_cli_print_json (node);
+      return HR_CLI_EXIT_OK;
+    }
+
+  printf ("%s at micro-batch %u, %.0f%% reserve\n\n", scenario->model->name, scenario->micro_batch,
+          scenario->reserve * 100);
+  printf ("%-20s %11s %11s %11s  %-5s %10s\n", "GPU", "Memory GiB", "Usable GiB", "Needs GiB", "Fits",
+          "Max batch");
+  for (guint i = 0; i < fits->len; i++)
+    {
+      HrGpuFit *fit = g_ptr_array_index (fits, i);
+      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup ("none")
+                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥" : "", fit->max_micro_batch);
+
+      printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s\n", fit->gpu_id, fit->capacity / GiB, fit->usable / GiB,
+              fit->peak.need / GiB, fit->fits ? "yes" : "no", max);
+    }
+
+  return HR_CLI_EXIT_OK;
+}
+
+int
+hr_cli_knobs (int    argc,
+              char **argv)
+{
+  GOptionEntry entries[] = { COMMON_OPTIONS, { NULL } };
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(GPtrArray) knobs = NULL;
+  g_autoptr(HrEstimate) est = NULL;
+  int status;
+
+  scenario = begin ("SCENARIO", "The levers that reduce memory, the one saving most first.",
+                    entries, argc, argv, &status);
+  if (scenario == NULL)
+    return status;
+
+  est = hr_estimate_new (scenario);
+  knobs = hr_knobs_rank (scenario);
+
+  if (opt_json)
+    {
+      g_autoptr(JsonBuilder) b = json_builder_new ();
+      g_autoptr(JsonNode) node = NULL;
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "headroom_knobs");
+      json_builder_add_int_value (b, 1);
+      json_builder_set_member_name (b, "total");
+      json_builder_add_int_value (b, est->total);
+      json_builder_set_member_name (b, "knobs");
+      json_builder_begin_array (b);
+      for (guint i = 0; i < knobs->len; i++)
+        {
+          HrKnob *k = g_ptr_array_index (knobs, i);
+
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "id");
+          json_builder_add_string_value (b, k->id);
+          json_builder_set_member_name (b, "label");
+          json_builder_add_string_value (b, k->label);
+          json_builder_set_member_name (b, "change");
+          json_builder_add_string_value (b, k->change);
+          json_builder_set_member_name (b, "saved");
+          json_builder_add_int_value (b, k->saved);
+          json_builder_set_member_name (b, "total_after");
+          json_builder_add_int_value (b, k->after);
+          json_builder_set_member_name (b, "speed");
+          json_builder_add_double_value (b, k->speed);
+          json_builder_set_member_name (b, "cost");
+          json_builder_add_string_value (b, k->cost);
+          json_builder_set_member_name (b, "source");
+          json_builder_add_string_value (b, k->source);
+          if (k->has_fit)
+            {
+              json_builder_set_member_name (b, "fits_after");
+              json_builder_add_boolean_value (b, k->fits_after);
+              json_builder_set_member_name (b, "max_micro_batch_after");
+              json_builder_add_int_value (b, k->max_micro_batch_after);
+            }
+          json_builder_end_object (b);
+        }
+      json_builder_end_array (b);
+      json_builder_end_object (b);
+      node = json_builder_get_root (b);
+      hr_cli_print_json (node);
+      return HR_CLI_EXIT_OK;
+    }
+
+  {
+    g_autofree char *t = hr_cli_gib (est->total);
+
+    printf ("%s: %s now%s\n\n", scenario->model->name, t,
+            est->has_fit ? (est->fits ? " (fits)" : " (does not fit)") : "");
+  }
+
+  if (knobs->len == 0)
+    printf ("No lever saves memory for this scenario.\n");
+
+  for (guint i = 0; i < knobs->len; i++)
+    {
+      HrKnob *k = g_ptr_array_index (knobs, i);
+      g_autofree char *saved = hr_cli_gib (k->saved);
+      g_autofree char *after = hr_cli_gib (k->after);
+
+      printf ("%2u. %s\n    saves %s (to %s)", i + 1, k->label, saved, after);
+      if (k->has_fit)
+        printf (", then %s, max micro-batch %u", k->fits_after ? "fits" : "still does not fit",
+                k->max_micro_batch_after);
+      printf ("\n    step time ×%.2f: %s\n    --set %s\n", k->speed, k->cost, k->change);
+    }
+
+  return HR_CLI_EXIT_OK;
+}

@@ -1,0 +1,46 @@
+/* hr-cli.h: shared pieces of headroom-cli's commands
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "hr-core.h"
+
+G_BEGIN_DECLS
+
+/* Exit statuses (SCENARIO.md): 0 on success whether or not it fits, 2 on
+ * bad input or usage, 1 when something else fails (a file cannot be
+ * written). */
+#define HR_CLI_EXIT_OK      0
+#define HR_CLI_EXIT_FAILURE 1
+#define HR_CLI_EXIT_USAGE   2
+
+typedef int (*HrCliCommand) (int argc, char **argv);
+
+int   hr_cli_estimate  (int argc, char **argv);
+int   hr_cli_sweep     (int argc, char **argv);
+int   hr_cli_fits      (int argc, char **argv);
+int   hr_cli_knobs     (int argc, char **argv);
+int   hr_cli_models    (int argc, char **argv);
+int   hr_cli_gpus      (int argc, char **argv);
+
+/* Parses the command's options; prints the message and returns FALSE on a
+ * usage error. */
+gboolean    hr_cli_parse_options (GOptionContext *context,
+                                  int            *argc,
+                                  char         ***argv);
+int         hr_cli_fail          (GError         *error);
+
+/* The scenario at PATH (or "-" for standard input), with --set applied. */
+HrScenario *hr_cli_load_scenario (const char     *path,
+                                  char          **sets,
+                                  GError        **error);
+
+/* Bytes as GiB with the unit, in the locale's number format. */
+char       *hr_cli_gib           (double          bytes);
+void        hr_cli_print_json    (JsonNode       *node);
+void        hr_cli_add_peak_json (JsonBuilder    *builder,
+                                  const HrPeak   *peak);
+
+G_END_DECLS

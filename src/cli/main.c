@@ -1,0 +1,177 @@
+/* main.c: headroom-cli, Headroom's estimates without a window
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "headroom-cli"
+
+#include <locale.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "hr-cli.h"
+
+static const struct {
+  const char   *name;
+  HrCliCommand  run;
+  const char   *summary;
+} commands[] = {
+  { "estimate", hr_cli_estimate, "the five buckets, the range, the three views, host RAM and the fit" },
+  { "sweep", hr_cli_sweep, "peak memory versus micro-batch" },
+  { "fits", hr_cli_fits, "for each GPU: fits or not, and the largest micro-batch" },
+  { "knobs", hr_cli_knobs, "each lever, the memory it saves and what it costs, best first" },
+  { "models", hr_cli_models, "the model catalog" },
+  { "gpus", hr_cli_gpus, "the GPU catalog" },
+};
+
+static void
+print_usage (FILE *out)
+{
+  fprintf (out, "Usage: headroom-cli COMMAND [OPTION…]\n\n"
+                "Plans GPU memory for training, fine-tuning and inference.\n\nCommands:\n");
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
+  fprintf (out, "\nRun `headroom-cli COMMAND --help` for a command's options.\n"
+                "Scenario files are described in SCENARIO.md; sizes in --json output are bytes.\n");
+}
+
+gboolean
+hr_cli_parse_options (GOptionContext  *context,
+                      int             *argc,
+                      char          ***argv)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (!g_option_context_parse (context, argc, argv, &error))
+    {
+      fprintf (stderr, "headroom-cli: %s\n", error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+int
+hr_cli_fail (GError *error)
+{
+  fprintf (stderr, "%s\n", error->message);
+  /* Anything wrong with what the user gave (a file that cannot be read
+   * included) is bad input; only our own failures exit 1. */
+  return error->domain == HR_ERROR ? HR_CLI_EXIT_USAGE : HR_CLI_EXIT_FAILURE;
+}
+
+HrScenario *
+hr_cli_load_scenario (const char  *path,
+                      char       **sets,
+                      GError     **error)
+{
+  g_autoptr(HrJsonDoc) doc = NULL;
+  HrCatalog *catalog = hr_catalog_get_default ();
+  const char * const *warnings = hr_catalog_get_warnings (catalog);
+
+  for (guint i = 0; warnings[i] != NULL; i++)
+    fprintf (stderr, "headroom-cli: warning: %s\n", warnings[i]);
+
+  if (g_strcmp0 (path, "-") == 0)
+    {
+      g_autoptr(GString) data = g_string_new (NULL);
+      char buf[65536];
+      gsize n;
+
+      while ((n = fread (buf, 1, sizeof buf, stdin)) > 0)
+        {
+          g_string_append_len (data, buf, n);
+          if (data->len > HR_JSON_MAX_FILE_SIZE)
+            {
+              g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
+                           "<stdin>: more than the %d MiB a scenario can be", HR_JSON_MAX_FILE_SIZE >> 20);
+              return NULL;
+            }
+        }
+      doc = hr_json_doc_load_data ("<stdin>", data->str, data->len, error);
+    }
+  else
+    doc = hr_json_doc_load_file (path, error);
+
+  if (doc == NULL)
+    return NULL;
+
+  for (guint i = 0; sets != NULL && sets[i] != NULL; i++)
+    {
+      if (!hr_json_doc_apply_set (doc, sets[i], error))
+        return NULL;
+    }
+
+  return hr_scenario_new_from_doc (doc, catalog, error);
+}
+
+char *
+hr_cli_gib (double bytes)
+{
+  /* On screen, the locale's decimal separator; the unit is always said. */
+  return g_strdup_printf ("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+}
+
+void
+hr_cli_print_json (JsonNode *node)
+{
+  g_autofree char *text = hr_json_node_to_string (node, TRUE);
+
+  printf ("%s\n", text);
+}
+
+void
+hr_cli_add_peak_json (JsonBuilder  *builder,
+                      const HrPeak *peak)
+{
+  json_builder_set_member_name (builder, "total");
+  json_builder_add_int_value (builder, peak->total);
+  json_builder_set_member_name (builder, "low");
+  json_builder_add_int_value (builder, peak->low);
+  json_builder_set_member_name (builder, "high");
+  json_builder_add_int_value (builder, peak->high);
+  json_builder_set_member_name (builder, "allocated_peak");
+  json_builder_add_int_value (builder, peak->allocated);
+  json_builder_set_member_name (builder, "reserved_peak");
+  json_builder_add_int_value (builder, peak->reserved);
+  json_builder_set_member_name (builder, "device_used");
+  json_builder_add_int_value (builder, peak->device_used);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+
+  if (argc < 2)
+    {
+      print_usage (stderr);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+    {
+      print_usage (stdout);
+      return HR_CLI_EXIT_OK;
+    }
+
+  if (g_str_equal (argv[1], "--version"))
+    {
+      printf ("headroom-cli %s\n", PACKAGE_VERSION);
+      return HR_CLI_EXIT_OK;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+    {
+      if (g_str_equal (argv[1], commands[i].name))
+        return commands[i].run (argc - 1, argv + 1);
+    }
+
+  fprintf (stderr, "headroom-cli: unknown command \"%s\"\n\n", argv[1]);
+  print_usage (stderr);
+  return HR_CLI_EXIT_USAGE;
+}

@@ -1,0 +1,1107 @@
+/* hr-catalog.c: models and GPUs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-catalog"
+
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-catalog.h"
+#include "hr-reader.h"
+
+#define RESOURCE_PREFIX "/io/github/vramlab/Headroom/core/"
+
+/* Bounds that catch a typo (an extra zero, bytes for GiB) rather than limit
+ * real models: 10^13 parameters, 10^6 layers, 2^24 hidden units. */
+#define MAX_PARAMS     G_GUINT64_CONSTANT (10000000000000)
+#define MAX_LAYERS     1000000
+#define MAX_HIDDEN     (1u << 24)
+#define MAX_TOKENS     (1u << 26)
+#define MAX_IMAGE_SIDE 65536
+
+const HrEnumName hr_component_kind_names[] = {
+  { HR_COMPONENT_TRANSFORMER, "transformer" },
+  { HR_COMPONENT_CNN, "cnn" },
+  { HR_COMPONENT_UNET, "unet" },
+  { HR_COMPONENT_RSSM, "rssm" },
+  { HR_COMPONENT_MLP, "mlp" },
+  { 0, NULL },
+};
+
+static const HrEnumName scaling_names[] = {
+  { HR_SCALING_PIXELS, "pixels" },
+  { HR_SCALING_SEQ, "seq" },
+  { HR_SCALING_NONE, "none" },
+  { 0, NULL },
+};
+
+static const HrEnumName act_dtype_names[] = {
+  { HR_DTYPE_FP32, "fp32" },
+  { HR_DTYPE_BF16, "bf16" },
+  { HR_DTYPE_FP16, "fp16" },
+  { 0, NULL },
+};
+
+static const HrEnumName norm_names[] = {
+  { TRUE, "rmsnorm" },
+  { FALSE, "layernorm" },
+  { 0, NULL },
+};
+
+static const char * const families[] = {
+  "llm", "encoder", "vla", "world-model", "cnn", "diffusion", "other", NULL
+};
+
+#define SHAPE_KEYS \
+  "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", \
+  "vocab", "glu", "norm", "dropout", "tied_embeddings", "max_seq_len", "tokens", \
+  "patch", "images", "token_merge", "activation"
+
+static const char * const model_keys[] = {
+  "id", "name", "family", "params", "framework", "source", "seq_len",
+  "image_size", "micro_batch", "method", "compute", "components",
+  SHAPE_KEYS, NULL
+};
+
+static const char * const component_keys[] = {
+  "name", "params", "trainable", "backprop", "source", SHAPE_KEYS, NULL
+};
+
+static const char * const activation_keys[] = {
+  "bytes_per_sample", "dtype", "at_image_size", "at_seq_len", "scales_with",
+  "from_peak", "source", NULL
+};
+
+static const char * const from_peak_keys[] = {
+  "bytes", "micro_batch", "metric", NULL
+};
+
+static const char * const gpu_keys[] = {
+  "id", "name", "vendor", "tier", "memory", "memory_nominal_gb", "bandwidth",
+  "fp32_tflops", "tf32_tflops", "bf16_tflops", "tdp_watts", "price_usd",
+  "cloud_usd_per_hour", "price_as_of", "source", NULL
+};
+
+HrComponent *
+hr_component_copy (const HrComponent *component)
+{
+  HrComponent *copy;
+
+  g_return_val_if_fail (component != NULL, NULL);
+
+  copy = g_memdup2 (component, sizeof *component);
+  copy->name = g_strdup (component->name);
+  copy->act_source = g_strdup (component->act_source);
+  return copy;
+}
+
+void
+hr_component_free (HrComponent *component)
+{
+  if (component == NULL)
+    return;
+
+  g_free (component->name);
+  g_free (component->act_source);
+  g_free (component);
+}
+
+HrModel *
+hr_model_copy (const HrModel *model)
+{
+  HrModel *copy;
+
+  g_return_val_if_fail (model != NULL, NULL);
+
+  copy = g_memdup2 (model, sizeof *model);
+  copy->id = g_strdup (model->id);
+  copy->name = g_strdup (model->name);
+  copy->family = g_strdup (model->family);
+  copy->source = g_strdup (model->source);
+  copy->json = model->json != NULL ? json_node_ref (model->json) : NULL;
+  copy->components = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_component_free);
+  for (guint i = 0; i < model->components->len; i++)
+    g_ptr_array_add (copy->components, hr_component_copy (g_ptr_array_index (model->components, i)));
+
+  return copy;
+}
+
+void
+hr_model_free (HrModel *model)
+{
+  if (model == NULL)
+    return;
+
+  g_free (model->id);
+  g_free (model->name);
+  g_free (model->family);
+  g_free (model->source);
+  g_clear_pointer (&model->components, g_ptr_array_unref);
+  g_clear_pointer (&model->json, json_node_unref);
+  g_free (model);
+}
+
+guint64
+hr_model_trainable_default (const HrModel *model)
+{
+  guint64 sum = 0;
+
+  for (guint i = 0; i < model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (model->components, i);
+
+      if (c->trainable)
+        sum += c->params;
+    }
+
+  return sum;
+}
+
+guint
+hr_component_tokens (const HrComponent *component,
+                     guint              seq_len,
+                     guint              image_width,
+                     guint              image_height)
+{
+  switch (component->tokens_from)
+    {
+    case HR_TOKENS_SEQ_LEN:
+      return seq_len;
+    case HR_TOKENS_FIXED:
+      return component->tokens;
+    case HR_TOKENS_PATCHES:
+      {
+        guint64 per_image = (guint64) (image_width / component->patch) * (image_height / component->patch);
+
+        per_image = MAX (1, per_image / MAX (1, component->token_merge));
+        return (guint) MIN ((guint64) G_MAXUINT, per_image * MAX (1, component->images));
+      }
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+guint64
+hr_component_linear_params (const HrComponent *c)
+{
+  guint64 q_dim, kv_dim, per_layer;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return 0;
+
+  q_dim = (guint64) c->heads * c->head_dim;
+  kv_dim = (guint64) c->kv_heads * c->head_dim;
+  per_layer = (guint64) c->hidden * q_dim      /* query */
+            + 2 * (guint64) c->hidden * kv_dim /* key, value */
+            + q_dim * c->hidden                /* output projection */
+            + (c->glu ? 3 : 2) * (guint64) c->hidden * c->intermediate;
+
+  return per_layer * c->layers;
+}
+
+guint64
+hr_component_embedding_params (const HrComponent *c)
+{
+  if (c->kind != HR_COMPONENT_TRANSFORMER || c->vocab == 0)
+    return 0;
+
+  return (guint64) c->vocab * c->hidden * (c->tied_embeddings ? 1 : 2);
+}
+
+static gboolean
+read_activation (HrReader    *parent,
+                 HrComponent *c)
+{
+  HrReader reader;
+  g_autofree char *pointer = hr_reader_child_pointer (parent, "activation");
+  gboolean ok = FALSE;
+  int value;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, "activation"),
+                       "\"activation\"", parent->error))
+    return FALSE;
+
+  if (!hr_reader_check_keys (&reader, activation_keys))
+    goto out;
+
+  if (!hr_reader_string (&reader, "source", FALSE, &c->act_source))
+    goto out;
+
+  c->has_activation = TRUE;
+  c->act_dtype = HR_DTYPE_FP32;
+  c->act_scaling = HR_SCALING_NONE;
+
+  if (hr_reader_has (&reader, "from_peak"))
+    {
+      HrReader peak;
+      g_autofree char *peak_pointer = hr_reader_child_pointer (&reader, "from_peak");
+      guint64 bytes = 0, batch = 0;
+
+      if (hr_reader_has (&reader, "bytes_per_sample"))
+        {
+          hr_reader_fail (&reader, "from_peak",
+                          "\"activation\" takes either \"bytes_per_sample\" or \"from_peak\", not both");
+          goto out;
+        }
+
+      if (!hr_reader_init (&peak, reader.doc, peak_pointer, hr_reader_get_node (&reader, "from_peak"),
+                           "\"from_peak\"", reader.error))
+        goto out;
+
+      value = HR_METRIC_DEVICE_USED;
+      if (!hr_reader_check_keys (&peak, from_peak_keys) ||
+          !hr_reader_uint (&peak, "bytes", TRUE, 1, G_MAXUINT64, &bytes) ||
+          !hr_reader_uint (&peak, "micro_batch", TRUE, 1, 1 << 20, &batch) ||
+          !hr_reader_require (&peak, "metric") ||
+          !hr_reader_enum (&peak, "metric", hr_metric_names, &value))
+        {
+          hr_reader_clear (&peak);
+          goto out;
+        }
+      hr_reader_clear (&peak);
+
+      c->act_from_peak = TRUE;
+      c->peak_bytes = bytes;
+      c->peak_micro_batch = (guint) batch;
+      c->peak_metric = value;
+    }
+  else
+    {
+      double bytes = 0;
+      guint64 seq = 0;
+
+      if (!hr_reader_double (&reader, "bytes_per_sample", TRUE, 0, 1e13, &bytes))
+        goto out;
+      c->act_bytes_per_sample = bytes;
+
+      value = c->act_dtype;
+      if (!hr_reader_enum (&reader, "dtype", act_dtype_names, &value))
+        goto out;
+      c->act_dtype = value;
+
+      value = c->act_scaling;
+      if (!hr_reader_enum (&reader, "scales_with", scaling_names, &value))
+        goto out;
+      c->act_scaling = value;
+
+      if (!hr_reader_size (&reader, "at_image_size", MAX_IMAGE_SIDE, &c->act_ref_width, &c->act_ref_height) ||
+          !hr_reader_uint (&reader, "at_seq_len", FALSE, 1, MAX_TOKENS, &seq))
+        goto out;
+      c->act_ref_seq_len = (guint) seq;
+
+      if (c->act_scaling == HR_SCALING_PIXELS && c->act_ref_width == 0)
+        {
+          hr_reader_fail (&reader, "scales_with",
+                          "\"scales_with\": \"pixels\" needs \"at_image_size\", the input size the figure was measured at");
+          goto out;
+        }
+      if (c->act_scaling == HR_SCALING_SEQ && c->act_ref_seq_len == 0)
+        {
+          hr_reader_fail (&reader, "scales_with",
+                          "\"scales_with\": \"seq\" needs \"at_seq_len\", the sequence length the figure was measured at");
+          goto out;
+        }
+    }
+
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok;
+}
+
+/* Reads the architecture keys shared by a top-level model and a component. */
+static gboolean
+read_shape (HrReader    *reader,
+            HrComponent *c,
+            gboolean     first_transformer)
+{
+  guint64 v;
+  int kind = -1;
+  int norm = -1;
+  JsonNode *tokens;
+
+  if (!hr_reader_enum (reader, "kind", hr_component_kind_names, &kind))
+    return FALSE;
+
+  if (kind < 0)
+    kind = hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
+             ? HR_COMPONENT_TRANSFORMER : HR_COMPONENT_MLP;
+  c->kind = kind;
+
+  if (hr_reader_has (reader, "activation") && !read_activation (reader, c))
+    return FALSE;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    {
+      if (!c->has_activation)
+        return hr_reader_fail (reader, NULL,
+                               "a \"%s\" part needs \"activation\": its activation memory has no closed form, "
+                               "so it must come from a measurement",
+                               hr_enum_to_nick (hr_component_kind_names, c->kind));
+      return TRUE;
+    }
+
+  if (c->has_activation)
+    return hr_reader_fail (reader, "activation",
+                           "a transformer's activations follow from its shape; \"activation\" is for "
+                           "CNN, U-Net, RSSM and MLP parts");
+
+  v = 0;
+  if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
+    return FALSE;
+  c->layers = v;
+  if (!hr_reader_uint (reader, "hidden", TRUE, 1, MAX_HIDDEN, &v))
+    return FALSE;
+  c->hidden = v;
+  if (!hr_reader_uint (reader, "heads", TRUE, 1, MAX_HIDDEN, &v))
+    return FALSE;
+  c->heads = v;
+
+  v = c->heads;
+  if (!hr_reader_uint (reader, "kv_heads", FALSE, 1, c->heads, &v))
+    return FALSE;
+  c->kv_heads = v;
+  if (c->heads % c->kv_heads != 0)
+    return hr_reader_fail (reader, "kv_heads", "\"kv_heads\" (%u) must divide \"heads\" (%u)",
+                           c->kv_heads, c->heads);
+
+  v = 0;
+  if (!hr_reader_uint (reader, "head_dim", FALSE, 1, MAX_HIDDEN, &v))
+    return FALSE;
+  if (v == 0)
+    {
+      if (c->hidden % c->heads != 0)
+        return hr_reader_fail (reader, "heads",
+                               "\"hidden\" (%u) is not a multiple of \"heads\" (%u): give \"head_dim\"",
+                               c->hidden, c->heads);
+      v = c->hidden / c->heads;
+    }
+  c->head_dim = v;
+
+  v = 4 * (guint64) c->hidden;
+  if (!hr_reader_uint (reader, "intermediate", FALSE, 1, 16 * (guint64) MAX_HIDDEN, &v))
+    return FALSE;
+  c->intermediate = v;
+
+  v = 0;
+  if (!hr_reader_uint (reader, "vocab", FALSE, 1, 1 << 26, &v))
+    return FALSE;
+  c->vocab = v;
+
+  if (!hr_reader_bool (reader, "glu", &c->glu) ||
+      !hr_reader_bool (reader, "dropout", &c->dropout) ||
+      !hr_reader_bool (reader, "tied_embeddings", &c->tied_embeddings))
+    return FALSE;
+
+  if (!hr_reader_enum (reader, "norm", norm_names, &norm))
+    return FALSE;
+  /* Gated-MLP families (LLaMA, Mistral, Qwen, Gemma) use RMSNorm; GPT-2,
+   * BERT, NeoX, Falcon and ViTs use LayerNorm. */
+  c->rmsnorm = norm >= 0 ? norm : c->glu;
+
+  v = 0;
+  if (!hr_reader_uint (reader, "max_seq_len", FALSE, 1, MAX_TOKENS, &v))
+    return FALSE;
+  c->max_seq_len = v;
+
+  c->images = 1;
+  c->token_merge = 1;
+  c->tokens_from = HR_TOKENS_SEQ_LEN;
+
+  tokens = hr_reader_get_node (reader, "tokens");
+  if (tokens != NULL && JSON_NODE_HOLDS_VALUE (tokens) &&
+      json_node_get_value_type (tokens) == G_TYPE_STRING)
+    {
+      if (!g_str_equal (json_node_get_string (tokens), "seq_len"))
+        return hr_reader_fail (reader, "tokens",
+                               "\"tokens\" must be an integer or \"seq_len\", not \"%s\"",
+                               json_node_get_string (tokens));
+    }
+  else if (tokens != NULL)
+    {
+      if (!hr_reader_uint (reader, "tokens", FALSE, 1, MAX_TOKENS, &v))
+        return FALSE;
+      c->tokens = v;
+      c->tokens_from = HR_TOKENS_FIXED;
+    }
+
+  if (hr_reader_has (reader, "patch"))
+    {
+      if (tokens != NULL)
+        return hr_reader_fail (reader, "patch", "give either \"tokens\" or \"patch\", not both");
+      if (!hr_reader_uint (reader, "patch", TRUE, 1, MAX_IMAGE_SIDE, &v))
+        return FALSE;
+      c->patch = v;
+      c->tokens_from = HR_TOKENS_PATCHES;
+
+      v = 1;
+      if (!hr_reader_uint (reader, "images", FALSE, 1, 1024, &v))
+        return FALSE;
+      c->images = v;
+      v = 1;
+      if (!hr_reader_uint (reader, "token_merge", FALSE, 1, 1 << 20, &v))
+        return FALSE;
+      c->token_merge = v;
+    }
+  else if (hr_reader_has (reader, "images") || hr_reader_has (reader, "token_merge"))
+    return hr_reader_fail (reader, hr_reader_has (reader, "images") ? "images" : "token_merge",
+                           "\"images\" and \"token_merge\" need \"patch\"");
+
+  (void) first_transformer;
+  return TRUE;
+}
+
+static HrComponent *
+read_component (HrJsonDoc   *doc,
+                const char  *pointer,
+                JsonNode    *node,
+                gboolean     first_transformer,
+                GError     **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  HrReader reader;
+  HrComponent *c = g_new0 (HrComponent, 1);
+  guint64 params = 0;
+  gboolean ok = FALSE;
+
+  if (!hr_reader_init (&reader, doc, pointer, node, "a component", error))
+    {
+      hr_component_free (c);
+      return NULL;
+    }
+
+  c->trainable = TRUE;
+
+  if (!hr_reader_check_keys (&reader, component_keys) ||
+      !hr_reader_string (&reader, "name", TRUE, &c->name) ||
+      !hr_reader_uint (&reader, "params", TRUE, 1, MAX_PARAMS, &params) ||
+      !hr_reader_bool (&reader, "trainable", &c->trainable) ||
+      !hr_reader_bool (&reader, "backprop", &c->backprop) ||
+      !read_shape (&reader, c, first_transformer))
+    goto out;
+
+  c->params = params;
+  if (c->trainable)
+    c->backprop = TRUE;
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  if (!ok)
+    {
+      hr_component_free (c);
+      return NULL;
+    }
+  return c;
+}
+
+HrModel *
+hr_model_from_json (HrJsonDoc   *doc,
+                    const char  *pointer,
+                    JsonNode    *node,
+                    GError     **error)
+{
+  g_autoptr(HrModel) model = g_new0 (HrModel, 1);
+  HrReader reader;
+  guint64 v = 0;
+  int value;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (doc != NULL, NULL);
+  g_return_val_if_fail (node != NULL, NULL);
+
+  model->components = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_component_free);
+
+  if (!hr_reader_init (&reader, doc, pointer, node, "the model", error))
+    return NULL;
+
+  if (!hr_reader_check_keys (&reader, model_keys) ||
+      !hr_reader_string (&reader, "id", TRUE, &model->id) ||
+      !hr_reader_string (&reader, "name", TRUE, &model->name) ||
+      !hr_reader_uint (&reader, "params", TRUE, 1, MAX_PARAMS, &model->params) ||
+      !hr_reader_string (&reader, "family", FALSE, &model->family) ||
+      !hr_reader_string (&reader, "source", FALSE, &model->source))
+    goto out;
+
+  if (model->id[0] == '\0')
+    {
+      hr_reader_fail (&reader, "id", "\"id\" must not be empty");
+      goto out;
+    }
+
+  if (model->family != NULL && !g_strv_contains (families, model->family))
+    {
+      g_autofree char *hint = hr_closest_word (model->family, families);
+
+      hr_reader_fail (&reader, "family",
+                      "\"family\" must be one of llm, encoder, vla, world-model, cnn, diffusion, other, not \"%s\"%s%s%s",
+                      model->family, hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+      goto out;
+    }
+
+  value = HR_FRAMEWORK_PYTORCH;
+  if (!hr_reader_enum (&reader, "framework", hr_framework_names, &value))
+    goto out;
+  model->framework = value;
+
+  if (!hr_reader_uint (&reader, "seq_len", FALSE, 1, MAX_TOKENS, &v))
+    goto out;
+  model->seq_len = v;
+  v = 0;
+  if (!hr_reader_uint (&reader, "micro_batch", FALSE, 1, 1 << 20, &v))
+    goto out;
+  model->micro_batch = v;
+  if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width, &model->image_height))
+    goto out;
+
+  value = -1;
+  if (!hr_reader_enum (&reader, "method", hr_method_names, &value))
+    goto out;
+  model->has_method = value >= 0;
+  model->method = MAX (value, 0);
+  value = -1;
+  if (!hr_reader_enum (&reader, "compute", hr_compute_names, &value))
+    goto out;
+  model->has_compute = value >= 0;
+  model->compute = MAX (value, 0);
+
+  if (hr_reader_has (&reader, "components"))
+    {
+      JsonNode *list = hr_reader_get_node (&reader, "components");
+      g_autofree char *list_pointer = hr_reader_child_pointer (&reader, "components");
+      guint64 sum = 0;
+      gboolean seen_transformer = FALSE;
+      JsonArray *array;
+
+      for (guint i = 0; model_keys[i] != NULL; i++)
+        {
+          /* The shape of a composite model belongs to its parts. */
+          if (i >= 12 && hr_reader_has (&reader, model_keys[i]))
+            {
+              hr_reader_fail (&reader, model_keys[i],
+                              "\"%s\" belongs to a component when the model lists \"components\"",
+                              model_keys[i]);
+              goto out;
+            }
+        }
+
+      if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) == 0)
+        {
+          hr_reader_fail (&reader, "components", "\"components\" must be a non-empty array of objects");
+          goto out;
+        }
+
+      array = json_node_get_array (list);
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          g_autofree char *item_pointer = hr_json_pointer_append_index (list_pointer, i);
+          HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i),
+                                           !seen_transformer, error);
+
+          if (c == NULL)
+            goto out;
+          if (c->kind == HR_COMPONENT_TRANSFORMER)
+            seen_transformer = TRUE;
+          sum += c->params;
+          g_ptr_array_add (model->components, c);
+        }
+
+      /* The parts must add up to the whole (2% covers rounding in model
+       * cards); otherwise one of the two numbers is wrong. */
+      if (fabs ((double) sum - (double) model->params) > 0.02 * (double) model->params)
+        {
+          hr_reader_fail (&reader, "params",
+                          "the components add up to %" G_GUINT64_FORMAT " parameters, but \"params\" says %"
+                          G_GUINT64_FORMAT, sum, model->params);
+          goto out;
+        }
+    }
+  else
+    {
+      HrComponent *c = g_new0 (HrComponent, 1);
+
+      c->name = g_strdup (model->name);
+      c->params = model->params;
+      c->trainable = TRUE;
+      c->backprop = TRUE;
+      g_ptr_array_add (model->components, c);
+      if (!read_shape (&reader, c, TRUE))
+        goto out;
+    }
+
+  if (model->family == NULL)
+    {
+      const HrComponent *first = g_ptr_array_index (model->components, 0);
+
+      model->family = g_strdup (first->kind == HR_COMPONENT_TRANSFORMER && first->vocab > 0 ? "llm" : "other");
+    }
+
+  model->json = json_node_ref (node);
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok ? g_steal_pointer (&model) : NULL;
+}
+
+HrGpu *
+hr_gpu_copy (const HrGpu *gpu)
+{
+  HrGpu *copy;
+
+  g_return_val_if_fail (gpu != NULL, NULL);
+
+  copy = g_memdup2 (gpu, sizeof *gpu);
+  copy->id = g_strdup (gpu->id);
+  copy->name = g_strdup (gpu->name);
+  copy->vendor = g_strdup (gpu->vendor);
+  copy->source = g_strdup (gpu->source);
+  copy->price_as_of = g_strdup (gpu->price_as_of);
+  copy->json = gpu->json != NULL ? json_node_ref (gpu->json) : NULL;
+  return copy;
+}
+
+void
+hr_gpu_free (HrGpu *gpu)
+{
+  if (gpu == NULL)
+    return;
+
+  g_free (gpu->id);
+  g_free (gpu->name);
+  g_free (gpu->vendor);
+  g_free (gpu->source);
+  g_free (gpu->price_as_of);
+  g_clear_pointer (&gpu->json, json_node_unref);
+  g_free (gpu);
+}
+
+HrGpu *
+hr_gpu_from_json (HrJsonDoc   *doc,
+                  const char  *pointer,
+                  JsonNode    *node,
+                  GError     **error)
+{
+  g_autoptr(HrGpu) gpu = g_new0 (HrGpu, 1);
+  HrReader reader;
+  guint64 v = 0;
+  int tier = HR_GPU_TIER_DATACENTER;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (doc != NULL, NULL);
+  g_return_val_if_fail (node != NULL, NULL);
+
+  gpu->price_usd = -1;
+  gpu->cloud_usd_per_hour = -1;
+
+  if (!hr_reader_init (&reader, doc, pointer, node, "the GPU", error))
+    return NULL;
+
+  /* 64 MiB is below any card that trains anything, and 2^44 bytes (16 TiB)
+   * above any single device: either bound means a unit mistake. */
+  if (!hr_reader_check_keys (&reader, gpu_keys) ||
+      !hr_reader_string (&reader, "id", TRUE, &gpu->id) ||
+      !hr_reader_string (&reader, "name", TRUE, &gpu->name) ||
+      !hr_reader_uint (&reader, "memory", TRUE, 64 << 20, G_GUINT64_CONSTANT (1) << 44, &gpu->memory) ||
+      !hr_reader_string (&reader, "vendor", FALSE, &gpu->vendor) ||
+      !hr_reader_string (&reader, "source", FALSE, &gpu->source) ||
+      !hr_reader_string (&reader, "price_as_of", FALSE, &gpu->price_as_of) ||
+      !hr_reader_enum (&reader, "tier", hr_gpu_tier_names, &tier) ||
+      !hr_reader_double (&reader, "memory_nominal_gb", FALSE, 0, 1e5, &gpu->memory_nominal_gb) ||
+      !hr_reader_uint (&reader, "bandwidth", FALSE, 0, G_GUINT64_CONSTANT (1) << 50, &gpu->bandwidth) ||
+      !hr_reader_nullable_double (&reader, "fp32_tflops", 0, 1e6, &gpu->fp32_tflops) ||
+      !hr_reader_nullable_double (&reader, "tf32_tflops", 0, 1e6, &gpu->tf32_tflops) ||
+      !hr_reader_nullable_double (&reader, "bf16_tflops", 0, 1e6, &gpu->bf16_tflops) ||
+      !hr_reader_uint (&reader, "tdp_watts", FALSE, 0, 100000, &v) ||
+      !hr_reader_nullable_double (&reader, "price_usd", 0, 1e8, &gpu->price_usd) ||
+      !hr_reader_nullable_double (&reader, "cloud_usd_per_hour", 0, 1e4, &gpu->cloud_usd_per_hour))
+    goto out;
+
+  if (gpu->id[0] == '\0')
+    {
+      hr_reader_fail (&reader, "id", "\"id\" must not be empty");
+      goto out;
+    }
+
+  gpu->tdp_watts = v;
+  gpu->tier = tier;
+  gpu->json = json_node_ref (node);
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok ? g_steal_pointer (&gpu) : NULL;
+}
+
+struct _HrCatalog {
+  GPtrArray  *models;   /* HrModel */
+  GPtrArray  *gpus;     /* HrGpu */
+  GHashTable *model_index;
+  GHashTable *gpu_index;
+  GPtrArray  *warnings;
+};
+
+HrCatalog *
+hr_catalog_new (void)
+{
+  HrCatalog *catalog = g_new0 (HrCatalog, 1);
+
+  catalog->models = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_model_free);
+  catalog->gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_gpu_free);
+  catalog->model_index = g_hash_table_new (g_str_hash, g_str_equal);
+  catalog->gpu_index = g_hash_table_new (g_str_hash, g_str_equal);
+  catalog->warnings = g_ptr_array_new_with_free_func (g_free);
+  g_ptr_array_add (catalog->warnings, NULL);
+  return catalog;
+}
+
+void
+hr_catalog_free (HrCatalog *catalog)
+{
+  if (catalog == NULL)
+    return;
+
+  g_hash_table_unref (catalog->model_index);
+  g_hash_table_unref (catalog->gpu_index);
+  g_ptr_array_unref (catalog->models);
+  g_ptr_array_unref (catalog->gpus);
+  g_ptr_array_unref (catalog->warnings);
+  g_free (catalog);
+}
+
+static gboolean
+valid_id (const char *id)
+{
+  for (const char *c = id; *c != '\0'; c++)
+    {
+      if (!g_ascii_islower (*c) && !g_ascii_isdigit (*c) && *c != '-' && *c != '.' && *c != '_')
+        return FALSE;
+    }
+
+  return id[0] != '\0';
+}
+
+typedef gpointer (*EntryReader) (HrJsonDoc *, const char *, JsonNode *, GError **);
+
+static gboolean
+load_entries (HrCatalog   *catalog,
+              HrJsonDoc   *doc,
+              GPtrArray   *list,
+              GHashTable  *index,
+              EntryReader  read_entry,
+              gsize        id_offset,
+              gsize        source_offset,
+              GError     **error)
+{
+  static const char * const file_keys[] = { "version", "entries", NULL };
+  g_autoptr(GPtrArray) loaded = g_ptr_array_new ();
+  g_autoptr(GHashTable) seen = g_hash_table_new (g_str_hash, g_str_equal);
+  HrReader reader;
+  guint64 version = 0;
+  JsonNode *entries;
+  JsonArray *array;
+  gboolean ok = FALSE;
+
+  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "a catalog file", error))
+    return FALSE;
+
+  if (!hr_reader_check_keys (&reader, file_keys) ||
+      !hr_reader_uint (&reader, "version", TRUE, 1, 1, &version) ||
+      !hr_reader_require (&reader, "entries"))
+    goto out;
+
+  entries = hr_reader_get_node (&reader, "entries");
+  if (!JSON_NODE_HOLDS_ARRAY (entries))
+    {
+      hr_reader_fail (&reader, "entries", "\"entries\" must be an array");
+      goto out;
+    }
+
+  array = json_node_get_array (entries);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      g_autofree char *pointer = hr_json_pointer_append_index ("/entries", i);
+      g_autofree char *id_pointer = NULL;
+      gpointer entry = read_entry (doc, pointer, json_array_get_element (array, i), error);
+      const char *id;
+      const char *source;
+
+      if (entry == NULL)
+        goto fail_entries;
+
+      id = G_STRUCT_MEMBER (const char *, entry, id_offset);
+      source = G_STRUCT_MEMBER (const char *, entry, source_offset);
+      g_ptr_array_add (loaded, entry);
+      id_pointer = hr_json_pointer_append (pointer, "id");
+
+      if (!valid_id (id))
+        {
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
+                             "catalog id \"%s\" may hold only lowercase letters, digits, '-', '.' and '_'", id);
+          goto fail_entries;
+        }
+
+      if (g_hash_table_contains (seen, id))
+        {
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
+                             "catalog id \"%s\" appears twice", id);
+          goto fail_entries;
+        }
+      g_hash_table_add (seen, (gpointer) id);
+
+      if (source == NULL || source[0] == '\0')
+        {
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
+                             "catalog entry \"%s\" has no \"source\": every number needs one", id);
+          goto fail_entries;
+        }
+    }
+
+  /* Only once the whole file is good does it change the catalog. */
+  for (guint i = 0; i < loaded->len; i++)
+    {
+      gpointer entry = g_ptr_array_index (loaded, i);
+      const char *id = G_STRUCT_MEMBER (const char *, entry, id_offset);
+      gpointer old = g_hash_table_lookup (index, id);
+
+      if (old != NULL)
+        {
+          guint pos = 0;
+
+          g_ptr_array_find (list, old, &pos);
+          g_hash_table_remove (index, id);
+          list->pdata[pos] = entry;
+          /* Free the replaced entry without disturbing the order. */
+          g_ptr_array_set_free_func (list, NULL);
+          g_ptr_array_set_free_func (list, list == catalog->models
+                                             ? (GDestroyNotify) hr_model_free
+                                             : (GDestroyNotify) hr_gpu_free);
+          if (list == catalog->models)
+            hr_model_free (old);
+          else
+            hr_gpu_free (old);
+        }
+      else
+        g_ptr_array_add (list, entry);
+
+      g_hash_table_insert (index, (gpointer) id, entry);
+    }
+  g_ptr_array_set_size (loaded, 0);
+  ok = TRUE;
+  goto out;
+
+fail_entries:
+  for (guint i = 0; i < loaded->len; i++)
+    {
+      if (list == catalog->models)
+        hr_model_free (g_ptr_array_index (loaded, i));
+      else
+        hr_gpu_free (g_ptr_array_index (loaded, i));
+    }
+
+out:
+  hr_reader_clear (&reader);
+  return ok;
+}
+
+gboolean
+hr_catalog_load_models (HrCatalog  *catalog,
+                        HrJsonDoc  *doc,
+                        GError    **error)
+{
+  g_return_val_if_fail (catalog != NULL, FALSE);
+  g_return_val_if_fail (doc != NULL, FALSE);
+
+  return load_entries (catalog, doc, catalog->models, catalog->model_index,
+                       (EntryReader) hr_model_from_json,
+                       G_STRUCT_OFFSET (HrModel, id), G_STRUCT_OFFSET (HrModel, source), error);
+}
+
+gboolean
+hr_catalog_load_gpus (HrCatalog  *catalog,
+                      HrJsonDoc  *doc,
+                      GError    **error)
+{
+  g_return_val_if_fail (catalog != NULL, FALSE);
+  g_return_val_if_fail (doc != NULL, FALSE);
+
+  return load_entries (catalog, doc, catalog->gpus, catalog->gpu_index,
+                       (EntryReader) hr_gpu_from_json,
+                       G_STRUCT_OFFSET (HrGpu, id), G_STRUCT_OFFSET (HrGpu, source), error);
+}
+
+static HrJsonDoc *
+load_resource (const char  *name,
+               GError     **error)
+{
+  g_autofree char *path = g_strconcat (RESOURCE_PREFIX, name, NULL);
+  g_autofree char *display = g_strconcat ("resource://", path, NULL);
+  g_autoptr(GBytes) bytes = g_resources_lookup_data (path, G_RESOURCE_LOOKUP_FLAGS_NONE, error);
+  gsize size = 0;
+  const char *data;
+
+  if (bytes == NULL)
+    return NULL;
+
+  data = g_bytes_get_data (bytes, &size);
+  return hr_json_doc_load_data (display, data, size, error);
+}
+
+static void
+load_user_file (HrCatalog  *catalog,
+                const char *name,
+                gboolean    models)
+{
+  g_autofree char *path = g_build_filename (g_get_user_data_dir (), "headroom", name, NULL);
+  g_autoptr(HrJsonDoc) doc = NULL;
+  g_autoptr(GError) error = NULL;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return;
+
+  doc = hr_json_doc_load_file (path, &error);
+  if (doc != NULL)
+    {
+      if (models)
+        hr_catalog_load_models (catalog, doc, &error);
+      else
+        hr_catalog_load_gpus (catalog, doc, &error);
+    }
+
+  if (error != NULL)
+    {
+      /* Keep the NULL terminator last. */
+      g_ptr_array_insert (catalog->warnings, catalog->warnings->len - 1,
+                          g_strdup_printf ("%s (your catalog was not loaded; the built-in entries are used)",
+                                           error->message));
+    }
+}
+
+HrCatalog *
+hr_catalog_get_default (void)
+{
+  static HrCatalog *catalog;
+
+  if (g_once_init_enter (&catalog))
+    {
+      HrCatalog *loaded = hr_catalog_new ();
+      g_autoptr(HrJsonDoc) models = NULL;
+      g_autoptr(HrJsonDoc) gpus = NULL;
+      g_autoptr(GError) error = NULL;
+
+      /* The built-in catalogs are part of the program: if they do not load
+       * the build is broken, and nothing could be estimated. */
+      models = load_resource ("models.json", &error);
+      if (models == NULL || !hr_catalog_load_models (loaded, models, &error))
+        g_error ("built-in model catalog: %s", error->message);
+      gpus = load_resource ("gpus.json", &error);
+      if (gpus == NULL || !hr_catalog_load_gpus (loaded, gpus, &error))
+        g_error ("built-in GPU catalog: %s", error->message);
+
+      load_user_file (loaded, "models.json", TRUE);
+      load_user_file (loaded, "gpus.json", FALSE);
+
+      g_once_init_leave (&catalog, loaded);
+    }
+
+  return catalog;
+}
+
+const char * const *
+hr_catalog_get_warnings (HrCatalog *catalog)
+{
+  g_return_val_if_fail (catalog != NULL, NULL);
+  return (const char * const *) catalog->warnings->pdata;
+}
+
+const HrModel *
+hr_catalog_find_model (HrCatalog  *catalog,
+                       const char *id)
+{
+  g_return_val_if_fail (catalog != NULL, NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  return g_hash_table_lookup (catalog->model_index, id);
+}
+
+const HrGpu *
+hr_catalog_find_gpu (HrCatalog  *catalog,
+                     const char *id)
+{
+  g_return_val_if_fail (catalog != NULL, NULL);
+  g_return_val_if_fail (id != NULL, NULL);
+
+  return g_hash_table_lookup (catalog->gpu_index, id);
+}
+
+GPtrArray *
+hr_catalog_get_models (HrCatalog *catalog)
+{
+  g_return_val_if_fail (catalog != NULL, NULL);
+  return catalog->models;
+}
+
+GPtrArray *
+hr_catalog_get_gpus (HrCatalog *catalog)
+{
+  g_return_val_if_fail (catalog != NULL, NULL);
+  return catalog->gpus;
+}
+
+static char *
+suggest (GPtrArray  *list,
+         gsize       id_offset,
+         const char *id)
+{
+  g_autoptr(GPtrArray) ids = g_ptr_array_new ();
+  g_autofree char *squashed = NULL;
+
+  for (guint i = 0; i < list->len; i++)
+    g_ptr_array_add (ids, G_STRUCT_MEMBER (char *, g_ptr_array_index (list, i), id_offset));
+  g_ptr_array_add (ids, NULL);
+
+  /* "llama2-7b" and "Llama-2-7B" should both find "llama-2-7b": compare
+   * without case and separators first. */
+  squashed = g_ascii_strdown (id, -1);
+  for (guint i = 0; i + 1 < ids->len; i++)
+    {
+      g_autofree char *a = g_strdelimit (g_strdup (squashed), "-_. ", '-');
+      g_autofree char *b = g_strdup (g_ptr_array_index (ids, i));
+      GString *sa = g_string_new (NULL), *sb = g_string_new (NULL);
+      gboolean same;
+
+      for (const char *c = a; *c; c++)
+        if (*c != '-')
+          g_string_append_c (sa, *c);
+      for (const char *c = b; *c; c++)
+        if (*c != '-' && *c != '.' && *c != '_')
+          g_string_append_c (sb, *c);
+      same = g_str_equal (sa->str, sb->str);
+      g_string_free (sa, TRUE);
+      g_string_free (sb, TRUE);
+      if (same)
+        return g_strdup (g_ptr_array_index (ids, i));
+    }
+
+  return hr_closest_word (squashed, (const char * const *) ids->pdata);
+}
+
+char *
+hr_catalog_suggest_model (HrCatalog  *catalog,
+                          const char *id)
+{
+  return suggest (catalog->models, G_STRUCT_OFFSET (HrModel, id), id);
+}
+
+char *
+hr_catalog_suggest_gpu (HrCatalog  *catalog,
+                        const char *id)
+{
+  return suggest (catalog->gpus, G_STRUCT_OFFSET (HrGpu, id), id);
+}

@@ -1,0 +1,184 @@
+/* hr-catalog.h: models and GPUs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "hr-json.h"
+#include "hr-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  HR_COMPONENT_TRANSFORMER,
+  HR_COMPONENT_CNN,
+  HR_COMPONENT_UNET,
+  HR_COMPONENT_RSSM,
+  HR_COMPONENT_MLP,
+} HrComponentKind;
+
+extern const HrEnumName hr_component_kind_names[];
+
+typedef enum {
+  HR_SCALING_PIXELS,
+  HR_SCALING_SEQ,
+  HR_SCALING_NONE,
+} HrScaling;
+
+typedef enum {
+  HR_TOKENS_SEQ_LEN,   /* the scenario's seq_len */
+  HR_TOKENS_FIXED,     /* a fixed count, such as an action chunk */
+  HR_TOKENS_PATCHES,   /* image patches, from the scenario's image_size */
+} HrTokenSource;
+
+typedef struct {
+  char            *name;
+  HrComponentKind  kind;
+  guint64          params;
+  gboolean         trainable;
+  gboolean         backprop;
+
+  /* kind == HR_COMPONENT_TRANSFORMER */
+  guint            layers;
+  guint            hidden;
+  guint            heads;
+  guint            kv_heads;
+  guint            head_dim;
+  guint            intermediate;
+  guint            vocab;
+  gboolean         glu;
+  gboolean         rmsnorm;
+  gboolean         dropout;
+  gboolean         tied_embeddings;
+  guint            max_seq_len;
+  HrTokenSource    tokens_from;
+  guint            tokens;
+  guint            patch;
+  guint            images;
+  guint            token_merge;
+
+  /* Calibrated activations (CNN, U-Net, RSSM, MLP) */
+  gboolean         has_activation;
+  double           act_bytes_per_sample;
+  HrDtype          act_dtype;
+  guint            act_ref_width;
+  guint            act_ref_height;
+  guint            act_ref_seq_len;
+  HrScaling        act_scaling;
+  gboolean         act_from_peak;
+  guint64          peak_bytes;
+  guint            peak_micro_batch;
+  HrMetric         peak_metric;
+  char            *act_source;
+} HrComponent;
+
+typedef struct {
+  char        *id;
+  char        *name;
+  char        *family;
+  char        *source;
+  guint64      params;
+  HrFramework  framework;
+
+  /* Scenario defaults; 0 (or FALSE) where the model names none. */
+  guint        seq_len;
+  guint        image_width;
+  guint        image_height;
+  guint        micro_batch;
+  gboolean     has_method;
+  HrMethod     method;
+  gboolean     has_compute;
+  HrCompute    compute;
+
+  /* One or more parts; a plain transformer has one, named after the model. */
+  GPtrArray   *components;
+
+  /* The object as written, for `models --json` and for saving scenarios. */
+  JsonNode    *json;
+} HrModel;
+
+typedef struct {
+  char       *id;
+  char       *name;
+  char       *vendor;
+  char       *source;
+  char       *price_as_of;
+  HrGpuTier   tier;
+  guint64     memory;
+  double      memory_nominal_gb;
+  guint64     bandwidth;
+  double      fp32_tflops;
+  double      tf32_tflops;
+  double      bf16_tflops;
+  guint       tdp_watts;
+  double      price_usd;           /* < 0 when unknown */
+  double      cloud_usd_per_hour;  /* < 0 when unknown */
+  JsonNode   *json;
+} HrGpu;
+
+HrComponent *hr_component_copy (const HrComponent *component);
+void         hr_component_free (HrComponent       *component);
+
+HrModel     *hr_model_copy     (const HrModel     *model);
+void         hr_model_free     (HrModel           *model);
+HrModel     *hr_model_from_json (HrJsonDoc        *doc,
+                                 const char       *pointer,
+                                 JsonNode         *node,
+                                 GError          **error);
+guint64      hr_model_trainable_default (const HrModel *model);
+
+HrGpu       *hr_gpu_copy       (const HrGpu       *gpu);
+void         hr_gpu_free       (HrGpu             *gpu);
+HrGpu       *hr_gpu_from_json  (HrJsonDoc         *doc,
+                                const char        *pointer,
+                                JsonNode          *node,
+                                GError           **error);
+
+/* Tokens one sample puts through a transformer component. */
+guint        hr_component_tokens (const HrComponent *component,
+                                  guint              seq_len,
+                                  guint              image_width,
+                                  guint              image_height);
+/* Parameters of the component's linear layers (the ones quantisation and
+ * LoRA act on), from its shape; 0 for calibrated components. */
+guint64      hr_component_linear_params (const HrComponent *component);
+/* Embedding (and untied output head) parameters. */
+guint64      hr_component_embedding_params (const HrComponent *component);
+
+typedef struct _HrCatalog HrCatalog;
+
+HrCatalog   *hr_catalog_new            (void);
+void         hr_catalog_free           (HrCatalog   *catalog);
+gboolean     hr_catalog_load_models    (HrCatalog   *catalog,
+                                        HrJsonDoc   *doc,
+                                        GError     **error);
+gboolean     hr_catalog_load_gpus      (HrCatalog   *catalog,
+                                        HrJsonDoc   *doc,
+                                        GError     **error);
+/* The catalogs built into hr-core, then the user's own files in
+ * $XDG_DATA_HOME/headroom/{models,gpus}.json, which add or override entries
+ * by id.  A user file that cannot be read is skipped with a warning kept in
+ * hr_catalog_get_warnings(): the built-in entries are never lost. */
+HrCatalog   *hr_catalog_get_default    (void);
+const char * const *hr_catalog_get_warnings (HrCatalog *catalog);
+
+const HrModel *hr_catalog_find_model   (HrCatalog   *catalog,
+                                        const char  *id);
+const HrGpu   *hr_catalog_find_gpu     (HrCatalog   *catalog,
+                                        const char  *id);
+/* Arrays of const HrModel * / const HrGpu *, in file order. */
+GPtrArray   *hr_catalog_get_models     (HrCatalog   *catalog);
+GPtrArray   *hr_catalog_get_gpus       (HrCatalog   *catalog);
+
+/* The closest ids to a misspelt one, for "did you mean" hints. */
+char        *hr_catalog_suggest_model  (HrCatalog   *catalog,
+                                        const char  *id);
+char        *hr_catalog_suggest_gpu    (HrCatalog   *catalog,
+                                        const char  *id);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrModel, hr_model_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrGpu, hr_gpu_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCatalog, hr_catalog_free)
+
+G_END_DECLS

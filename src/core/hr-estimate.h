@@ -1,0 +1,125 @@
+/* hr-estimate.h: a scenario's memory, in five buckets per GPU
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "hr-scenario.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  HR_BUCKET_WEIGHTS,
+  HR_BUCKET_GRADIENTS,
+  HR_BUCKET_OPTIMIZER,
+  HR_BUCKET_ACTIVATIONS,
+  HR_BUCKET_OVERHEAD,
+  HR_N_BUCKETS
+} HrBucket;
+
+extern const HrEnumName hr_bucket_names[];
+const char *hr_bucket_get_label (HrBucket bucket);
+
+/* One line of the breakdown: what it is, which bucket it belongs to, and
+ * its central figure with the range around it, in bytes per GPU. */
+typedef struct {
+  HrBucket  bucket;
+  char     *label;
+  double    bytes;
+  double    low;
+  double    high;
+  /* Whether the line counts in torch.cuda.max_memory_allocated (tensors),
+   * only in max_memory_reserved (the caching allocator's slack), or only in
+   * what nvidia-smi shows (the CUDA context, an XLA pool). */
+  HrMetric  metric;
+} HrEstimateItem;
+
+typedef struct {
+  /* Per GPU, device_used basis: the five buckets add up to `total`. */
+  guint64      buckets[HR_N_BUCKETS];
+  guint64      bucket_low[HR_N_BUCKETS];
+  guint64      bucket_high[HR_N_BUCKETS];
+  guint64      total;
+  guint64      low;
+  guint64      high;
+
+  /* The three views of the same peak. */
+  guint64      allocated_peak;
+  guint64      reserved_peak;
+  guint64      device_used;
+
+  guint64      host_ram;
+
+  /* The scenario's numbers that the estimate was made at. */
+  guint        micro_batch;
+  guint        seq_len;
+  guint64      params;
+  guint64      trainable_params;
+
+  /* The fit on the scenario's GPU, when it names one. */
+  gboolean     has_fit;
+  char        *gpu_id;
+  char        *gpu_name;
+  guint64      capacity;
+  guint64      usable;     /* capacity less the reserve (and, for JAX, the XLA pool limit) */
+  gboolean     fits;
+  guint        max_micro_batch;   /* 0 when not even micro-batch 1 fits */
+  gboolean     max_is_lower_bound;
+  char        *fit_reason;
+
+  GPtrArray   *items;        /* HrEstimateItem */
+  GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */
+  GPtrArray   *notes;        /* char *: assumptions, sources, warnings */
+} HrEstimate;
+
+HrEstimate *hr_estimate_new       (const HrScenario *scenario);
+HrEstimate *hr_estimate_copy      (const HrEstimate *estimate);
+void        hr_estimate_free      (HrEstimate       *estimate);
+
+/* The peak alone (no breakdown, no notes), for sweeps and searches. */
+typedef struct {
+  guint64 total;
+  guint64 low;
+  guint64 high;
+  guint64 allocated;
+  guint64 reserved;
+  guint64 device_used;
+  /* What the fit compares with `usable`: device_used for PyTorch and for
+   * JAX without preallocation, the XLA pool's use otherwise. */
+  guint64 need;
+} HrPeak;
+
+/* A scenario made ready for repeated estimates at different micro-batches
+ * (calibrations resolved once). */
+typedef struct _HrPlan HrPlan;
+
+HrPlan     *hr_plan_new           (const HrScenario *scenario);
+void        hr_plan_free          (HrPlan           *plan);
+const HrScenario *hr_plan_get_scenario (HrPlan      *plan);
+void        hr_plan_peak          (HrPlan           *plan,
+                                   guint             micro_batch,
+                                   HrPeak           *peak);
+/* Bytes the fit may use on @gpu: the capacity less the reserve (and under
+ * JAX preallocation, the part of the card XLA takes). */
+guint64     hr_plan_usable        (HrPlan           *plan,
+                                   const HrGpu      *gpu);
+/* The largest micro-batch whose need fits in @usable, 0 if none does;
+ * @lower_bound is set when the search stopped at its limit. */
+guint       hr_plan_max_micro_batch (HrPlan         *plan,
+                                     guint64         usable,
+                                     gboolean       *lower_bound);
+
+/* Korthikanti et al. 2022, "Reducing Activation Recomputation in Large
+ * Transformer Models", eq. 1: activation bytes of one layer with 16-bit
+ * activations and no parallelism, s * b * h * (34 + 5 * a * s / h). */
+double      hr_activations_korthikanti (double seq_len,
+                                        double micro_batch,
+                                        double hidden,
+                                        double heads,
+                                        double layers);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrEstimate, hr_estimate_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrPlan, hr_plan_free)
+
+G_END_DECLS

@@ -1,0 +1,963 @@
+/* hr-json.c: strict JSON reading with a position for every value
+ *
+ * json-glib's parser accepts duplicate keys (the last wins), unknown escapes
+ * and numbers that overflow to infinity, and an empty document.  A scenario
+ * is a contract other tools write, so Headroom reads it with this small
+ * RFC 8259 parser instead, which builds json-glib nodes, rejects all of
+ * those with the line and column, and remembers where every value sits so
+ * that later checks can point at it too.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-json"
+
+#include <errno.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-json.h"
+
+#define MAX_DEPTH 64
+
+G_DEFINE_QUARK (hr-error-quark, hr_error)
+
+typedef struct {
+  guint line;
+  guint column;
+  guint key_line;
+  guint key_column;
+} Position;
+
+struct _HrJsonDoc {
+  char       *name;
+  JsonNode   *root;
+  GHashTable *positions;  /* pointer -> Position */
+  GHashTable *origins;    /* pointer -> where a value not from the file came from */
+};
+
+typedef struct {
+  HrJsonDoc  *doc;
+  const char *text;
+  const char *end;
+  const char *p;
+  guint       line;
+  guint       depth;
+  GError    **error;
+} Parser;
+
+static guint
+column_of (Parser     *self,
+           const char *at)
+{
+  const char *start = at;
+  guint column = 1;
+
+  while (start > self->text && start[-1] != '\n')
+    start--;
+
+  /* Columns count characters, not bytes: skip UTF-8 continuation bytes. */
+  for (const char *c = start; c < at; c++)
+    {
+      if (((guchar) *c & 0xC0) != 0x80)
+        column++;
+    }
+
+  return column;
+}
+
+static gboolean G_GNUC_PRINTF (3, 4)
+fail_at (Parser     *self,
+         const char *at,
+         const char *format,
+         ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error (self->error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: %s",
+               self->doc->name, self->line, column_of (self, at), message);
+  return FALSE;
+}
+
+static gboolean G_GNUC_PRINTF (4, 5)
+fail_at_line (Parser     *self,
+              const char *at,
+              guint       line,
+              const char *format,
+              ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  g_set_error (self->error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: %s",
+               self->doc->name, line, column_of (self, at), message);
+  return FALSE;
+}
+
+static void
+skip_whitespace (Parser *self)
+{
+  while (self->p < self->end)
+    {
+      char c = *self->p;
+
+      if (c == '\n')
+        self->line++;
+      else if (c != ' ' && c != '\t' && c != '\r')
+        break;
+      self->p++;
+    }
+}
+
+static const char *
+describe_char (const char *at,
+               char        buf[16])
+{
+  guchar c = (guchar) *at;
+
+  if (c == '"')
+    return "'\"'";
+  if (c >= 0x20 && c < 0x7F)
+    {
+      g_snprintf (buf, 16, "'%c'", c);
+      return buf;
+    }
+  g_snprintf (buf, 16, "byte 0x%02X", c);
+  return buf;
+}
+
+static void
+record (Parser     *self,
+        const char *pointer,
+        const char *value_at,
+        guint       value_line,
+        const char *key_at,
+        guint       key_line)
+{
+  Position *pos = g_new0 (Position, 1);
+
+  pos->line = value_line;
+  pos->column = column_of (self, value_at);
+  pos->key_line = key_at != NULL ? key_line : pos->line;
+  pos->key_column = key_at != NULL ? column_of (self, key_at) : pos->column;
+
+  g_hash_table_insert (self->doc->positions, g_strdup (pointer), pos);
+}
+
+static gboolean parse_value (Parser      *self,
+                             const char  *pointer,
+                             JsonNode   **out);
+
+static gboolean
+parse_hex4 (Parser     *self,
+            const char *at,
+            gunichar   *out)
+{
+  gunichar value = 0;
+
+  if (self->end - at < 4)
+    return fail_at (self, at, "incomplete \\u escape in string");
+
+  for (guint i = 0; i < 4; i++)
+    {
+      int digit = g_ascii_xdigit_value (at[i]);
+
+      if (digit < 0)
+        return fail_at (self, at + i, "invalid \\u escape in string: expected four hex digits");
+      value = value * 16 + (gunichar) digit;
+    }
+
+  *out = value;
+  return TRUE;
+}
+
+static gboolean
+parse_string (Parser  *self,
+              char   **out)
+{
+  GString *str = g_string_new (NULL);
+  const char *start = self->p;
+  guint start_line = self->line;
+
+  g_assert (*self->p == '"');
+  self->p++;
+
+  while (TRUE)
+    {
+      guchar c;
+
+      if (self->p >= self->end)
+        {
+          g_string_free (str, TRUE);
+          return fail_at_line (self, start, start_line, "unterminated string");
+        }
+
+      c = (guchar) *self->p;
+
+      if (c == '"')
+        {
+          self->p++;
+          break;
+        }
+
+      if (c == '\n')
+        {
+          g_string_free (str, TRUE);
+          return fail_at (self, start, "unterminated string (a line break inside a string must be written \\n)");
+        }
+
+      if (c < 0x20)
+        {
+          g_string_free (str, TRUE);
+          return fail_at (self, self->p, "control character 0x%02X inside a string", c);
+        }
+
+      if (c == '\\')
+        {
+          const char *esc = self->p;
+          gunichar ch;
+
+          if (self->p + 1 >= self->end)
+            {
+              g_string_free (str, TRUE);
+              return fail_at (self, start, "unterminated string");
+            }
+
+          switch (self->p[1])
+            {
+            case '"': g_string_append_c (str, '"'); break;
+            case '\\': g_string_append_c (str, '\\'); break;
+            case '/': g_string_append_c (str, '/'); break;
+            case 'b': g_string_append_c (str, '\b'); break;
+            case 'f': g_string_append_c (str, '\f'); break;
+            case 'n': g_string_append_c (str, '\n'); break;
+            case 'r': g_string_append_c (str, '\r'); break;
+            case 't': g_string_append_c (str, '\t'); break;
+            case 'u':
+              if (!parse_hex4 (self, self->p + 2, &ch))
+                {
+                  g_string_free (str, TRUE);
+                  return FALSE;
+                }
+              self->p += 4;
+              if (ch >= 0xD800 && ch <= 0xDBFF)
+                {
+                  gunichar low;
+
+                  if (self->end - self->p < 8 || self->p[2] != '\\' || self->p[3] != 'u' ||
+                      !parse_hex4 (self, self->p + 4, &low) || low < 0xDC00 || low > 0xDFFF)
+                    {
+                      g_clear_error (self->error);
+                      g_string_free (str, TRUE);
+                      return fail_at (self, esc, "unpaired UTF-16 surrogate in \\u escape");
+                    }
+                  ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
+                  self->p += 6;
+                }
+              else if (ch >= 0xDC00 && ch <= 0xDFFF)
+                {
+                  g_string_free (str, TRUE);
+                  return fail_at (self, esc, "unpaired UTF-16 surrogate in \\u escape");
+                }
+              if (ch == 0)
+                {
+                  g_string_free (str, TRUE);
+                  return fail_at (self, esc, "\\u0000 is not allowed in a string");
+                }
+              g_string_append_unichar (str, ch);
+              break;
+            default:
+              {
+                char buf[16];
+
+                g_string_free (str, TRUE);
+                return fail_at (self, esc, "invalid escape \\%s in string",
+                                describe_char (self->p + 1, buf) + 1);
+              }
+            }
+          self->p += 2;
+          continue;
+        }
+
+      g_string_append_c (str, (char) c);
+      self->p++;
+    }
+
+  *out = g_string_free (str, FALSE);
+  return TRUE;
+}
+
+static gboolean
+parse_number (Parser    *self,
+              JsonNode **out)
+{
+  const char *start = self->p;
+  const char *q = self->p;
+  gboolean is_integer = TRUE;
+  g_autofree char *text = NULL;
+
+  if (q < self->end && *q == '-')
+    q++;
+
+  if (q >= self->end || !g_ascii_isdigit (*q))
+    return fail_at (self, start, "invalid number: expected a digit");
+
+  if (*q == '0')
+    {
+      q++;
+      if (q < self->end && g_ascii_isdigit (*q))
+        return fail_at (self, start, "invalid number: leading zeros are not allowed");
+    }
+  else
+    {
+      while (q < self->end && g_ascii_isdigit (*q))
+        q++;
+    }
+
+  if (q < self->end && *q == '.')
+    {
+      is_integer = FALSE;
+      q++;
+      if (q >= self->end || !g_ascii_isdigit (*q))
+        return fail_at (self, start, "invalid number: expected a digit after '.'");
+      while (q < self->end && g_ascii_isdigit (*q))
+        q++;
+    }
+
+  if (q < self->end && (*q == 'e' || *q == 'E'))
+    {
+      is_integer = FALSE;
+      q++;
+      if (q < self->end && (*q == '+' || *q == '-'))
+        q++;
+      if (q >= self->end || !g_ascii_isdigit (*q))
+        return fail_at (self, start, "invalid number: expected a digit in the exponent");
+      while (q < self->end && g_ascii_isdigit (*q))
+        q++;
+    }
+
+  if (q < self->end && (g_ascii_isalpha (*q) || *q == '_'))
+    return fail_at (self, q, "invalid number: unexpected '%c' after %.*s", *q, (int) MIN (q - start, 32), start);
+
+  text = g_strndup (start, q - start);
+  self->p = q;
+
+  /* Numbers are parsed with g_ascii_*: the desktop's locale never decides
+   * whether "0.5" is a half. */
+  if (is_integer)
+    {
+      char *endptr = NULL;
+      gint64 value;
+
+      errno = 0;
+      value = g_ascii_strtoll (text, &endptr, 10);
+      if (errno == 0 && endptr != NULL && *endptr == '\0')
+        {
+          *out = json_node_init_int (json_node_alloc (), value);
+          return TRUE;
+        }
+    }
+
+  {
+    double value = g_ascii_strtod (text, NULL);
+
+    if (!isfinite (value))
+      return fail_at (self, start, "number %s is out of range", text);
+    *out = json_node_init_double (json_node_alloc (), value);
+  }
+
+  return TRUE;
+}
+
+static gboolean
+parse_literal (Parser     *self,
+               const char *word,
+               JsonNode  **out)
+{
+  gsize len = strlen (word);
+  const char *start = self->p;
+
+  if ((gsize) (self->end - self->p) < len || strncmp (self->p, word, len) != 0 ||
+      (self->p + len < self->end && g_ascii_isalnum (self->p[len])))
+    {
+      const char *q = self->p;
+
+      while (q < self->end && (g_ascii_isalnum (*q) || *q == '_' || *q == '-'))
+        q++;
+      return fail_at (self, start,
+                      "unexpected word '%.*s': strings need double quotes, literals are true, false and null",
+                      (int) MIN (q - start, 40), start);
+    }
+
+  self->p += len;
+
+  if (g_str_equal (word, "true") || g_str_equal (word, "false"))
+    *out = json_node_init_boolean (json_node_alloc (), word[0] == 't');
+  else
+    *out = json_node_init_null (json_node_alloc ());
+
+  return TRUE;
+}
+
+static gboolean
+parse_object (Parser     *self,
+              const char *pointer,
+              JsonNode  **out)
+{
+  g_autoptr(JsonObject) object = json_object_new ();
+  const char *open = self->p;
+  guint open_line = self->line;
+
+  self->p++;  /* '{' */
+  skip_whitespace (self);
+
+  if (self->p < self->end && *self->p == '}')
+    {
+      self->p++;
+      *out = json_node_init_object (json_node_alloc (), object);
+      return TRUE;
+    }
+
+  while (TRUE)
+    {
+      g_autofree char *key = NULL;
+      g_autofree char *child_pointer = NULL;
+      JsonNode *child = NULL;
+      const char *key_at;
+      guint key_line;
+      const char *value_at;
+      guint value_line;
+      char buf[16];
+
+      skip_whitespace (self);
+      if (self->p >= self->end)
+        return fail_at_line (self, open, open_line, "unterminated object: '{' has no matching '}'");
+
+      if (*self->p != '"')
+        {
+          if (*self->p == '}')
+            return fail_at (self, self->p, "trailing comma before '}'");
+          return fail_at (self, self->p, "expected a key in double quotes, found %s%s",
+                          describe_char (self->p, buf),
+                          g_ascii_isdigit (*self->p)
+                            ? " (a decimal comma? JSON numbers use '.')" : "");
+        }
+
+      key_at = self->p;
+      key_line = self->line;
+      if (!parse_string (self, &key))
+        return FALSE;
+
+      if (json_object_has_member (object, key))
+        return fail_at_line (self, key_at, key_line, "duplicate key \"%s\"", key);
+
+      skip_whitespace (self);
+      if (self->p >= self->end || *self->p != ':')
+        {
+          if (self->p >= self->end)
+            return fail_at (self, self->p, "expected ':' after key \"%s\", found the end of the file", key);
+          return fail_at (self, self->p, "expected ':' after key \"%s\", found %s", key,
+                          describe_char (self->p, buf));
+        }
+      self->p++;
+      skip_whitespace (self);
+
+      child_pointer = hr_json_pointer_append (pointer, key);
+      value_at = self->p;
+      value_line = self->line;
+      if (self->p >= self->end)
+        return fail_at (self, self->p, "expected a value for \"%s\", found the end of the file", key);
+      if (*self->p == '}' || *self->p == ',')
+        return fail_at (self, self->p, "expected a value for \"%s\", found %s", key,
+                        describe_char (self->p, buf));
+
+      if (!parse_value (self, child_pointer, &child))
+        return FALSE;
+
+      record (self, child_pointer, value_at, value_line, key_at, key_line);
+      json_object_set_member (object, key, child);
+
+      skip_whitespace (self);
+      if (self->p >= self->end)
+        return fail_at (self, self->p, "unterminated object: expected ',' or '}' after the value of \"%s\"", key);
+      if (*self->p == ',')
+        {
+          self->p++;
+          continue;
+        }
+      if (*self->p == '}')
+        {
+          self->p++;
+          break;
+        }
+      return fail_at (self, self->p, "expected ',' or '}' after the value of \"%s\", found %s", key,
+                      describe_char (self->p, buf));
+    }
+
+  *out = json_node_init_object (json_node_alloc (), object);
+  return TRUE;
+}
+
+static gboolean
+parse_array (Parser     *self,
+             const char *pointer,
+             JsonNode  **out)
+{
+  g_autoptr(JsonArray) array = json_array_new ();
+  guint index = 0;
+
+  self->p++;  /* '[' */
+  skip_whitespace (self);
+
+  if (self->p < self->end && *self->p == ']')
+    {
+      self->p++;
+      *out = json_node_init_array (json_node_alloc (), array);
+      return TRUE;
+    }
+
+  while (TRUE)
+    {
+      g_autofree char *child_pointer = hr_json_pointer_append_index (pointer, index);
+      JsonNode *child = NULL;
+      const char *value_at;
+      guint value_line;
+      char buf[16];
+
+      skip_whitespace (self);
+      if (self->p >= self->end)
+        return fail_at (self, self->p, "unterminated array: expected a value or ']'");
+      if (*self->p == ']')
+        return fail_at (self, self->p, "trailing comma before ']'");
+
+      value_at = self->p;
+      value_line = self->line;
+      if (!parse_value (self, child_pointer, &child))
+        return FALSE;
+      record (self, child_pointer, value_at, value_line, NULL, 0);
+      json_array_add_element (array, child);
+      index++;
+
+      skip_whitespace (self);
+      if (self->p >= self->end)
+        return fail_at (self, self->p, "unterminated array: expected ',' or ']'");
+      if (*self->p == ',')
+        {
+          self->p++;
+          continue;
+        }
+      if (*self->p == ']')
+        {
+          self->p++;
+          break;
+        }
+      return fail_at (self, self->p, "expected ',' or ']' in array, found %s",
+                      describe_char (self->p, buf));
+    }
+
+  *out = json_node_init_array (json_node_alloc (), array);
+  return TRUE;
+}
+
+static gboolean
+parse_value (Parser      *self,
+             const char  *pointer,
+             JsonNode   **out)
+{
+  gboolean ret;
+  char buf[16];
+
+  skip_whitespace (self);
+
+  if (self->p >= self->end)
+    return fail_at (self, self->p, "expected a value, found the end of the file");
+
+  if (self->depth >= MAX_DEPTH)
+    return fail_at (self, self->p, "nested more than %d levels deep", MAX_DEPTH);
+
+  self->depth++;
+
+  switch (*self->p)
+    {
+    case '{':
+      ret = parse_object (self, pointer, out);
+      break;
+    case '[':
+      ret = parse_array (self, pointer, out);
+      break;
+    case '"':
+      {
+        char *str = NULL;
+
+        ret = parse_string (self, &str);
+        if (ret)
+          {
+            *out = json_node_init_string (json_node_alloc (), str);
+            g_free (str);
+          }
+      }
+      break;
+    case 't':
+      ret = parse_literal (self, "true", out);
+      break;
+    case 'f':
+      ret = parse_literal (self, "false", out);
+      break;
+    case 'n':
+      ret = parse_literal (self, "null", out);
+      break;
+    default:
+      if (*self->p == '-' || g_ascii_isdigit (*self->p))
+        ret = parse_number (self, out);
+      else if (g_ascii_isalpha (*self->p))
+        ret = parse_literal (self, "\x01", out);
+      else if (*self->p == '\'')
+        ret = fail_at (self, self->p, "strings need double quotes, not single quotes");
+      else
+        ret = fail_at (self, self->p, "expected a value, found %s", describe_char (self->p, buf));
+      break;
+    }
+
+  self->depth--;
+  return ret;
+}
+
+static void
+hr_json_doc_init_common (HrJsonDoc  *doc,
+                         const char *display_name)
+{
+  doc->name = g_strdup (display_name != NULL ? display_name : "<data>");
+  doc->positions = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  doc->origins = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+HrJsonDoc *
+hr_json_doc_load_data (const char  *display_name,
+                       const char  *data,
+                       gssize       length,
+                       GError     **error)
+{
+  g_autoptr(HrJsonDoc) doc = g_new0 (HrJsonDoc, 1);
+  const char *invalid = NULL;
+  Parser parser = { 0 };
+  JsonNode *root = NULL;
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  if (length < 0)
+    length = strlen (data);
+
+  hr_json_doc_init_common (doc, display_name);
+
+  parser.doc = doc;
+  parser.text = data;
+  parser.end = data + length;
+  parser.p = data;
+  parser.line = 1;
+  parser.error = error;
+
+  if (length > HR_JSON_MAX_FILE_SIZE)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
+                   "%s: file is %" G_GSSIZE_FORMAT " bytes, more than the %d MiB a JSON file of Headroom can be",
+                   doc->name, length, HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
+      return NULL;
+    }
+
+  {
+    const char *nul = memchr (data, '\0', length);
+
+    if (nul != NULL)
+      {
+        for (const char *c = data; c < nul; c++)
+          if (*c == '\n')
+            parser.line++;
+        g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
+                     "%s:%u:%u: the file holds a NUL byte: it is binary, not JSON text",
+                     doc->name, parser.line, column_of (&parser, nul));
+        return NULL;
+      }
+  }
+
+  if (!g_utf8_validate (data, length, &invalid))
+    {
+      for (const char *c = data; c < invalid; c++)
+        if (*c == '\n')
+          parser.line++;
+      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
+                   "%s:%u:%u: invalid UTF-8 (byte 0x%02X): the file is not UTF-8 text",
+                   doc->name, parser.line, column_of (&parser, invalid), (guchar) *invalid);
+      return NULL;
+    }
+
+  /* A UTF-8 byte order mark is harmless; skip it. */
+  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    {
+      parser.p += 3;
+    }
+
+  skip_whitespace (&parser);
+  if (parser.p >= parser.end)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: the file is empty: expected a JSON object",
+                   doc->name, parser.line, column_of (&parser, parser.p));
+      return NULL;
+    }
+
+  {
+    const char *value_at = parser.p;
+    guint value_line = parser.line;
+
+    if (!parse_value (&parser, "", &root))
+      return NULL;
+    record (&parser, "", value_at, value_line, NULL, 0);
+  }
+
+  skip_whitespace (&parser);
+  if (parser.p < parser.end)
+    {
+      json_node_unref (root);
+      return fail_at (&parser, parser.p, "unexpected text after the end of the JSON value"), NULL;
+    }
+
+  doc->root = root;
+  return g_steal_pointer (&doc);
+}
+
+HrJsonDoc *
+hr_json_doc_load_file (const char  *path,
+                       GError     **error)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileInfo) info = NULL;
+  g_autofree char *contents = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize length = 0;
+
+  g_return_val_if_fail (path != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  file = g_file_new_for_commandline_arg (path);
+  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
+                            G_FILE_QUERY_INFO_NONE, NULL, &local_error);
+  if (info == NULL)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      return NULL;
+    }
+
+  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: is a folder, not a file", path);
+      return NULL;
+    }
+
+  if (g_file_info_get_size (info) > HR_JSON_MAX_FILE_SIZE)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
+                   "%s: file is %" G_GOFFSET_FORMAT " bytes, more than the %d MiB a JSON file of Headroom can be",
+                   path, g_file_info_get_size (info), HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
+      return NULL;
+    }
+
+  if (!g_file_load_contents (file, NULL, &contents, &length, NULL, &local_error))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      return NULL;
+    }
+
+  return hr_json_doc_load_data (path, contents, length, error);
+}
+
+HrJsonDoc *
+hr_json_doc_new_for_node (const char *display_name,
+                          JsonNode   *root)
+{
+  HrJsonDoc *doc = g_new0 (HrJsonDoc, 1);
+
+  g_return_val_if_fail (root != NULL, NULL);
+
+  hr_json_doc_init_common (doc, display_name);
+  doc->root = json_node_ref (root);
+  return doc;
+}
+
+void
+hr_json_doc_free (HrJsonDoc *doc)
+{
+  if (doc == NULL)
+    return;
+
+  g_clear_pointer (&doc->root, json_node_unref);
+  g_clear_pointer (&doc->positions, g_hash_table_unref);
+  g_clear_pointer (&doc->origins, g_hash_table_unref);
+  g_free (doc->name);
+  g_free (doc);
+}
+
+JsonNode *
+hr_json_doc_get_root (HrJsonDoc *doc)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+  return doc->root;
+}
+
+const char *
+hr_json_doc_get_name (HrJsonDoc *doc)
+{
+  g_return_val_if_fail (doc != NULL, NULL);
+  return doc->name;
+}
+
+gboolean
+hr_json_doc_get_position (HrJsonDoc  *doc,
+                          const char *pointer,
+                          gboolean    of_key,
+                          guint      *line,
+                          guint      *column)
+{
+  Position *pos;
+
+  g_return_val_if_fail (doc != NULL, FALSE);
+  g_return_val_if_fail (pointer != NULL, FALSE);
+
+  pos = g_hash_table_lookup (doc->positions, pointer);
+  if (pos == NULL)
+    return FALSE;
+
+  if (line != NULL)
+    *line = of_key ? pos->key_line : pos->line;
+  if (column != NULL)
+    *column = of_key ? pos->key_column : pos->column;
+  return TRUE;
+}
+
+void
+hr_json_doc_set_position (HrJsonDoc  *doc,
+                          const char *pointer,
+                          guint       line,
+                          guint       column)
+{
+  Position *pos = g_new0 (Position, 1);
+
+  g_return_if_fail (doc != NULL);
+  g_return_if_fail (pointer != NULL);
+
+  pos->line = pos->key_line = line;
+  pos->column = pos->key_column = column;
+  g_hash_table_insert (doc->positions, g_strdup (pointer), pos);
+}
+
+void
+hr_json_doc_error (HrJsonDoc   *doc,
+                   GError     **error,
+                   HrError      code,
+                   const char  *pointer,
+                   gboolean     at_key,
+                   const char  *format,
+                   ...)
+{
+  g_autofree char *message = NULL;
+  g_autofree char *search = NULL;
+  guint line = 0;
+  guint column = 0;
+  va_list args;
+
+  g_return_if_fail (doc != NULL);
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  /* Walk up the pointer until a position (or the command-line option the
+   * value came from) is known: a missing key is reported at the object that
+   * lacks it. */
+  search = g_strdup (pointer != NULL ? pointer : "");
+  while (TRUE)
+    {
+      const char *origin = g_hash_table_lookup (doc->origins, search);
+      char *slash;
+
+      if (origin != NULL)
+        {
+          g_set_error (error, HR_ERROR, code, "%s: %s", origin, message);
+          return;
+        }
+      if (hr_json_doc_get_position (doc, search, at_key, &line, &column))
+        break;
+      slash = strrchr (search, '/');
+      if (slash == NULL)
+        break;
+      *slash = '\0';
+      at_key = FALSE;
+    }
+
+  if (line > 0)
+    g_set_error (error, HR_ERROR, code, "%s:%u:%u: %s", doc->name, line, column, message);
+  else
+    g_set_error (error, HR_ERROR, code, "%s: %s", doc->name, message);
+}
+
+void
+hr_json_doc_set_origin (HrJsonDoc  *doc,
+                        const char *pointer,
+                        const char *origin)
+{
+  g_return_if_fail (doc != NULL);
+  g_return_if_fail (pointer != NULL);
+  g_return_if_fail (origin != NULL);
+
+  g_hash_table_insert (doc->origins, g_strdup (pointer), g_strdup (origin));
+}
+
+char *
+hr_json_pointer_append (const char *pointer,
+                        const char *key)
+{
+  GString *str = g_string_new (pointer);
+
+  g_string_append_c (str, '/');
+  /* RFC 6901: '~' is written "~0" and '/' is written "~1". */
+  for (const char *c = key; *c != '\0'; c++)
+    {
+      if (*c == '~')
+        g_string_append (str, "~0");
+      else if (*c == '/')
+        g_string_append (str, "~1");
+      else
+        g_string_append_c (str, *c);
+    }
+
+  return g_string_free (str, FALSE);
+}
+
+char *
+hr_json_pointer_append_index (const char *pointer,
+                              guint       index)
+{
+  return g_strdup_printf ("%s/%u", pointer, index);
+}
+
+char *
+hr_json_node_to_string (JsonNode *node,
+                        gboolean  pretty)
+{
+  g_autoptr(JsonGenerator) generator = json_generator_new ();
+
+  json_generator_set_root (generator, node);
+  json_generator_set_pretty (generator, pretty);
+  json_generator_set_indent (generator, 2);
+  return json_generator_to_data (generator, NULL);
+}

@@ -1,0 +1,80 @@
+/* hr-json.h: strict JSON reading with a position for every value
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <json-glib/json-glib.h>
+
+G_BEGIN_DECLS
+
+#define HR_ERROR (hr_error_quark ())
+
+typedef enum {
+  HR_ERROR_IO,         /* the file cannot be read or written */
+  HR_ERROR_TOO_LARGE,  /* over the size a file of its kind can sensibly be */
+  HR_ERROR_BINARY,     /* not text */
+  HR_ERROR_PARSE,      /* not well-formed JSON (or CSV) */
+  HR_ERROR_INVALID,    /* well-formed, but a key or value is wrong */
+  HR_ERROR_NOT_FOUND,  /* names a catalog entry that does not exist */
+} HrError;
+
+GQuark hr_error_quark (void);
+
+/* Scenario and catalog files larger than this are refused before parsing. */
+#define HR_JSON_MAX_FILE_SIZE (16 * 1024 * 1024)
+
+typedef struct _HrJsonDoc HrJsonDoc;
+
+HrJsonDoc  *hr_json_doc_load_file  (const char   *path,
+                                    GError      **error);
+HrJsonDoc  *hr_json_doc_load_data  (const char   *display_name,
+                                    const char   *data,
+                                    gssize        length,
+                                    GError      **error);
+HrJsonDoc  *hr_json_doc_new_for_node (const char *display_name,
+                                      JsonNode   *root);
+void        hr_json_doc_free       (HrJsonDoc    *doc);
+
+JsonNode   *hr_json_doc_get_root   (HrJsonDoc    *doc);
+const char *hr_json_doc_get_name   (HrJsonDoc    *doc);
+
+/* Positions are kept per JSON pointer ("/model/components/0/params"). */
+gboolean    hr_json_doc_get_position (HrJsonDoc  *doc,
+                                      const char *pointer,
+                                      gboolean    of_key,
+                                      guint      *line,
+                                      guint      *column);
+void        hr_json_doc_set_position (HrJsonDoc  *doc,
+                                      const char *pointer,
+                                      guint       line,
+                                      guint       column);
+
+/* Marks a value as coming from elsewhere than the file ("--set seq_len=x"):
+ * errors about it, or anything inside it, name that instead of a position. */
+void        hr_json_doc_set_origin   (HrJsonDoc  *doc,
+                                      const char *pointer,
+                                      const char *origin);
+
+/* Sets @error to "NAME:LINE:COL: message" for the value (or key) at
+ * @pointer, falling back to the nearest enclosing value that has one. */
+void        hr_json_doc_error      (HrJsonDoc    *doc,
+                                    GError      **error,
+                                    HrError       code,
+                                    const char   *pointer,
+                                    gboolean      at_key,
+                                    const char   *format,
+                                    ...) G_GNUC_PRINTF (6, 7);
+
+char       *hr_json_pointer_append (const char   *pointer,
+                                    const char   *key);
+char       *hr_json_pointer_append_index (const char *pointer,
+                                          guint       index);
+
+char       *hr_json_node_to_string (JsonNode     *node,
+                                    gboolean      pretty);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrJsonDoc, hr_json_doc_free)
+
+G_END_DECLS

@@ -1,0 +1,766 @@
+/* hr-scenario.c: the one input of every estimate
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-scenario"
+
+#include <gio/gio.h>
+#include <string.h>
+
+#include "hr-reader.h"
+#include "hr-scenario.h"
+
+#define MAX_MICRO_BATCH (1u << 20)
+#define MAX_SEQ_LEN     (1u << 26)
+#define MAX_GPUS        1000000
+#define MAX_IMAGE_SIDE  65536
+
+static const char * const scenario_keys[] = {
+  "headroom_scenario", "name", "model", "task", "method", "trainable_params",
+  "lora", "weights_dtype", "compute", "optimizer", "micro_batch", "grad_accum",
+  "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
+  "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
+  "reserve", "replay", "quant_compute_dtype", NULL
+};
+
+static const char * const lora_keys[] = { "rank", "targets", NULL };
+static const char * const replay_keys[] = { "steps", "obs_shape", "obs_dtype", NULL };
+
+static void
+apply_defaults (HrScenario *self)
+{
+  self->name = g_strdup ("");
+  self->task = HR_TASK_FINETUNE;
+  self->method = HR_METHOD_FULL;
+  self->lora_rank = 16;
+  self->lora_targets = HR_LORA_TARGETS_ALL_LINEAR;
+  self->compute = HR_COMPUTE_BF16_MIXED;
+  self->weights_dtype = HR_DTYPE_BF16;
+  self->optimizer = HR_OPTIMIZER_ADAMW;
+  self->micro_batch = 1;
+  self->grad_accum = 1;
+  self->recompute = HR_RECOMPUTE_NONE;
+  self->attention = HR_ATTENTION_SDPA;
+  self->gpus = 1;
+  self->sharding = HR_SHARDING_NONE;
+  self->offload = HR_OFFLOAD_NONE;
+  self->framework = HR_FRAMEWORK_PYTORCH;
+  self->jax_preallocate = TRUE;
+  self->kv_dtype = HR_DTYPE_BF16;
+  /* transformers' BitsAndBytesConfig: bnb_4bit_compute_dtype defaults to
+   * torch.float32 */
+  self->quant_compute_dtype = HR_DTYPE_FP32;
+  self->reserve = HR_SCENARIO_DEFAULT_RESERVE;
+}
+
+/* Values that follow from others unless the file set them. */
+static void
+resolve_dependent (HrScenario *self)
+{
+  if (!self->weights_dtype_set)
+    self->weights_dtype = self->method == HR_METHOD_QLORA
+                            ? HR_DTYPE_NF4
+                            : hr_compute_default_weights_dtype (self->compute);
+  if (!self->optimizer_set)
+    self->optimizer = self->task == HR_TASK_INFERENCE ? HR_OPTIMIZER_NONE : HR_OPTIMIZER_ADAMW;
+  if (!self->framework_set && self->model != NULL)
+    self->framework = self->model->framework;
+}
+
+/* A new scenario for the window: the model's own defaults (its usual
+ * batch, method and precision) on top of the contract's. */
+HrScenario *
+hr_scenario_new_for_model (const HrModel *model)
+{
+  HrScenario *self = g_new0 (HrScenario, 1);
+
+  g_return_val_if_fail (model != NULL, NULL);
+
+  apply_defaults (self);
+  self->model = hr_model_copy (model);
+  if (model->micro_batch > 0)
+    self->micro_batch = model->micro_batch;
+  if (model->has_method)
+    self->method = model->method;
+  if (model->has_compute)
+    self->compute = model->compute;
+  resolve_dependent (self);
+  return self;
+}
+
+HrScenario *
+hr_scenario_copy (const HrScenario *scenario)
+{
+  HrScenario *copy;
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+
+  copy = g_memdup2 (scenario, sizeof *scenario);
+  copy->name = g_strdup (scenario->name);
+  copy->model = scenario->model != NULL ? hr_model_copy (scenario->model) : NULL;
+  copy->gpu = scenario->gpu != NULL ? hr_gpu_copy (scenario->gpu) : NULL;
+  return copy;
+}
+
+void
+hr_scenario_free (HrScenario *scenario)
+{
+  if (scenario == NULL)
+    return;
+
+  g_free (scenario->name);
+  g_clear_pointer (&scenario->model, hr_model_free);
+  g_clear_pointer (&scenario->gpu, hr_gpu_free);
+  g_free (scenario);
+}
+
+static gboolean
+read_model (HrScenario *self,
+            HrReader   *reader,
+            HrCatalog  *catalog)
+{
+  JsonNode *node = hr_reader_get_node (reader, "model");
+  g_autofree char *pointer = hr_reader_child_pointer (reader, "model");
+
+  if (node == NULL)
+    return hr_reader_require (reader, "model");
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      const char *id = json_node_get_string (node);
+      const HrModel *model = catalog != NULL ? hr_catalog_find_model (catalog, id) : NULL;
+
+      if (model == NULL)
+        {
+          g_autofree char *hint = catalog != NULL ? hr_catalog_suggest_model (catalog, id) : NULL;
+
+          hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
+                             "unknown model \"%s\"%s%s%s (`headroom-cli models` lists the catalog)",
+                             id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+          return FALSE;
+        }
+
+      self->model = hr_model_copy (model);
+      self->model_inline = FALSE;
+      return TRUE;
+    }
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      self->model = hr_model_from_json (reader->doc, pointer, node, reader->error);
+      self->model_inline = TRUE;
+      return self->model != NULL;
+    }
+
+  return hr_reader_fail (reader, "model", "\"model\" must be a catalog id (a string) or a model object");
+}
+
+static gboolean
+read_gpu (HrScenario *self,
+          HrReader   *reader,
+          HrCatalog  *catalog)
+{
+  JsonNode *node = hr_reader_get_node (reader, "gpu");
+  g_autofree char *pointer = hr_reader_child_pointer (reader, "gpu");
+
+  if (node == NULL || JSON_NODE_HOLDS_NULL (node))
+    return TRUE;
+
+  if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING)
+    {
+      const char *id = json_node_get_string (node);
+      const HrGpu *gpu = catalog != NULL ? hr_catalog_find_gpu (catalog, id) : NULL;
+
+      if (gpu == NULL)
+        {
+          g_autofree char *hint = catalog != NULL ? hr_catalog_suggest_gpu (catalog, id) : NULL;
+
+          hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
+                             "unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
+                             id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+          return FALSE;
+        }
+
+      self->gpu = hr_gpu_copy (gpu);
+      self->gpu_inline = FALSE;
+      return TRUE;
+    }
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      self->gpu = hr_gpu_from_json (reader->doc, pointer, node, reader->error);
+      self->gpu_inline = TRUE;
+      return self->gpu != NULL;
+    }
+
+  return hr_reader_fail (reader, "gpu", "\"gpu\" must be a catalog id (a string) or a GPU object");
+}
+
+static gboolean
+read_lora (HrScenario *self,
+           HrReader   *parent)
+{
+  HrReader reader;
+  g_autofree char *pointer = hr_reader_child_pointer (parent, "lora");
+  guint64 rank = self->lora_rank;
+  int targets = self->lora_targets;
+  gboolean ok;
+
+  if (!hr_reader_has (parent, "lora"))
+    return TRUE;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, "lora"),
+                       "\"lora\"", parent->error))
+    return FALSE;
+
+  ok = hr_reader_check_keys (&reader, lora_keys) &&
+       hr_reader_uint (&reader, "rank", FALSE, 1, 65536, &rank) &&
+       hr_reader_enum (&reader, "targets", hr_lora_targets_names, &targets);
+  hr_reader_clear (&reader);
+
+  self->lora_set = TRUE;
+  self->lora_rank = rank;
+  self->lora_targets = targets;
+  return ok;
+}
+
+static gboolean
+read_replay (HrScenario *self,
+             HrReader   *parent)
+{
+  HrReader reader;
+  g_autofree char *pointer = hr_reader_child_pointer (parent, "replay");
+  g_autofree char *shape_pointer = NULL;
+  JsonNode *shape;
+  guint64 steps = 0;
+  int dtype = HR_DTYPE_UINT8;
+  gboolean ok = FALSE;
+
+  if (!hr_reader_has (parent, "replay"))
+    return TRUE;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, "replay"),
+                       "\"replay\"", parent->error))
+    return FALSE;
+
+  if (!hr_reader_check_keys (&reader, replay_keys) ||
+      !hr_reader_uint (&reader, "steps", TRUE, 1, G_GUINT64_CONSTANT (1) << 40, &steps) ||
+      !hr_reader_require (&reader, "obs_shape") ||
+      !hr_reader_enum (&reader, "obs_dtype", hr_obs_dtype_names, &dtype))
+    goto out;
+
+  shape = hr_reader_get_node (&reader, "obs_shape");
+  shape_pointer = hr_reader_child_pointer (&reader, "obs_shape");
+  if (!JSON_NODE_HOLDS_ARRAY (shape) || json_array_get_length (json_node_get_array (shape)) == 0 ||
+      json_array_get_length (json_node_get_array (shape)) > G_N_ELEMENTS (self->replay.obs_shape))
+    {
+      hr_reader_fail (&reader, "obs_shape", "\"obs_shape\" must be an array of 1 to %u dimensions, such as [224, 224, 3]",
+                      (guint) G_N_ELEMENTS (self->replay.obs_shape));
+      goto out;
+    }
+
+  for (guint i = 0; i < json_array_get_length (json_node_get_array (shape)); i++)
+    {
+      JsonNode *dim = json_array_get_element (json_node_get_array (shape), i);
+
+      if (!JSON_NODE_HOLDS_VALUE (dim) || json_node_get_value_type (dim) != G_TYPE_INT64 ||
+          json_node_get_int (dim) < 1 || json_node_get_int (dim) > (1 << 24))
+        {
+          g_autofree char *dim_pointer = hr_json_pointer_append_index (shape_pointer, i);
+
+          hr_json_doc_error (reader.doc, reader.error, HR_ERROR_INVALID, dim_pointer, FALSE,
+                             "each dimension of \"obs_shape\" must be a positive integer");
+          goto out;
+        }
+      self->replay.obs_shape[i] = json_node_get_int (dim);
+      self->replay.obs_rank = i + 1;
+    }
+
+  self->has_replay = TRUE;
+  self->replay.steps = steps;
+  self->replay.obs_dtype = dtype;
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok;
+}
+
+#define READ_ENUM(key, names, field)                          \
+  G_STMT_START {                                              \
+    int v_ = (int) self->field;                               \
+    if (!hr_reader_enum (&reader, key, names, &v_))           \
+      goto out;                                               \
+    self->field = v_;                                         \
+  } G_STMT_END
+
+#define READ_UINT(key, min, max, field)                                   \
+  G_STMT_START {                                                          \
+    guint64 v_ = self->field;                                             \
+    if (!hr_reader_uint (&reader, key, FALSE, min, max, &v_))             \
+      goto out;                                                           \
+    self->field = v_;                                                     \
+  } G_STMT_END
+
+HrScenario *
+hr_scenario_new_from_doc (HrJsonDoc  *doc,
+                          HrCatalog  *catalog,
+                          GError    **error)
+{
+  g_autoptr(HrScenario) self = g_new0 (HrScenario, 1);
+  HrReader reader;
+  guint64 version = 0;
+  gboolean ok = FALSE;
+
+  g_return_val_if_fail (doc != NULL, NULL);
+  g_return_val_if_fail (error == NULL || *error == NULL, NULL);
+
+  apply_defaults (self);
+
+  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "a scenario", error))
+    return NULL;
+
+  if (!hr_reader_has (&reader, "headroom_scenario"))
+    {
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, "", FALSE,
+                         "not a Headroom scenario: the key \"headroom_scenario\": 1 is missing");
+      goto out;
+    }
+
+  if (!hr_reader_uint (&reader, "headroom_scenario", TRUE, 1, G_MAXINT, &version))
+    goto out;
+  if (version != 1)
+    {
+      hr_reader_fail (&reader, "headroom_scenario",
+                      "scenario format version %" G_GUINT64_FORMAT " was written by a newer Headroom; "
+                      "this one reads version 1", version);
+      goto out;
+    }
+
+  if (!hr_reader_check_keys (&reader, scenario_keys) ||
+      !hr_reader_string (&reader, "name", FALSE, &self->name) ||
+      !read_model (self, &reader, catalog))
+    goto out;
+
+  READ_ENUM ("task", hr_task_names, task);
+  READ_ENUM ("method", hr_method_names, method);
+
+  if (hr_reader_has (&reader, "trainable_params"))
+    {
+      if (!hr_reader_uint (&reader, "trainable_params", FALSE, 0, self->model->params,
+                           &self->trainable_params))
+        goto out;
+      self->trainable_params_set = TRUE;
+    }
+
+  if (!read_lora (self, &reader))
+    goto out;
+
+  if (hr_reader_has (&reader, "weights_dtype"))
+    {
+      READ_ENUM ("weights_dtype", hr_weights_dtype_names, weights_dtype);
+      self->weights_dtype_set = TRUE;
+    }
+
+  READ_ENUM ("compute", hr_compute_names, compute);
+
+  if (hr_reader_has (&reader, "optimizer"))
+    {
+      READ_ENUM ("optimizer", hr_optimizer_names, optimizer);
+      self->optimizer_set = TRUE;
+    }
+
+  READ_UINT ("micro_batch", 1, MAX_MICRO_BATCH, micro_batch);
+  READ_UINT ("grad_accum", 1, MAX_MICRO_BATCH, grad_accum);
+
+  if (hr_reader_has (&reader, "seq_len"))
+    {
+      READ_UINT ("seq_len", 1, MAX_SEQ_LEN, seq_len);
+      self->seq_len_set = TRUE;
+    }
+
+  if (hr_reader_has (&reader, "image_size"))
+    {
+      if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &self->image_width, &self->image_height))
+        goto out;
+      self->image_size_set = TRUE;
+    }
+
+  READ_ENUM ("recompute", hr_recompute_names, recompute);
+  READ_ENUM ("attention", hr_attention_names, attention);
+  READ_UINT ("gpus", 1, MAX_GPUS, gpus);
+  READ_ENUM ("sharding", hr_sharding_names, sharding);
+  READ_ENUM ("offload", hr_offload_names, offload);
+
+  if (hr_reader_has (&reader, "framework"))
+    {
+      READ_ENUM ("framework", hr_framework_names, framework);
+      self->framework_set = TRUE;
+    }
+
+  if (!hr_reader_bool (&reader, "jax_preallocate", &self->jax_preallocate))
+    goto out;
+
+  if (hr_reader_has (&reader, "context_len"))
+    {
+      READ_UINT ("context_len", 1, MAX_SEQ_LEN, context_len);
+      self->context_len_set = TRUE;
+    }
+
+  READ_ENUM ("kv_dtype", hr_kv_dtype_names, kv_dtype);
+
+  if (hr_reader_has (&reader, "quant_compute_dtype"))
+    {
+      READ_ENUM ("quant_compute_dtype", hr_quant_compute_dtype_names, quant_compute_dtype);
+      self->quant_compute_dtype_set = TRUE;
+    }
+
+  if (!read_gpu (self, &reader, catalog) ||
+      !hr_reader_double (&reader, "reserve", FALSE, 0.0, 0.5, &self->reserve) ||
+      !read_replay (self, &reader))
+    goto out;
+
+  /* Combinations that cannot be what the user meant. */
+  if (self->method == HR_METHOD_QLORA && self->weights_dtype_set &&
+      self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
+    {
+      hr_reader_fail (&reader, "weights_dtype",
+                      "\"method\": \"qlora\" keeps the frozen weights in 4 bits, so \"weights_dtype\" must be "
+                      "\"nf4\" or \"int4\", not \"%s\"",
+                      hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
+      goto out;
+    }
+
+  if (self->task == HR_TASK_INFERENCE && self->optimizer_set && self->optimizer != HR_OPTIMIZER_NONE)
+    {
+      hr_reader_fail (&reader, "optimizer",
+                      "\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it to \"none\"");
+      goto out;
+    }
+
+  if (self->offload != HR_OFFLOAD_NONE && self->task == HR_TASK_INFERENCE &&
+      self->offload == HR_OFFLOAD_OPTIMIZER)
+    {
+      hr_reader_fail (&reader, "offload",
+                      "\"task\": \"inference\" has no optimizer state to offload; use \"optimizer+params\" "
+                      "to keep the weights in host memory");
+      goto out;
+    }
+
+  resolve_dependent (self);
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok ? g_steal_pointer (&self) : NULL;
+}
+
+#undef READ_ENUM
+#undef READ_UINT
+
+HrScenario *
+hr_scenario_load (const char  *path,
+                  HrCatalog   *catalog,
+                  GError     **error)
+{
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_file (path, error);
+
+  if (doc == NULL)
+    return NULL;
+
+  return hr_scenario_new_from_doc (doc, catalog, error);
+}
+
+gboolean
+hr_json_doc_apply_set (HrJsonDoc   *doc,
+                       const char  *assignment,
+                       GError     **error)
+{
+  g_autofree char *origin = g_strdup_printf ("--set %s", assignment);
+  g_auto(GStrv) path = NULL;
+  g_autoptr(JsonNode) value = NULL;
+  g_autofree char *pointer = g_strdup ("");
+  const char *eq;
+  JsonNode *root;
+  JsonObject *object;
+  g_autofree char *key = NULL;
+
+  g_return_val_if_fail (doc != NULL, FALSE);
+  g_return_val_if_fail (assignment != NULL, FALSE);
+
+  eq = strchr (assignment, '=');
+  if (eq == NULL || eq == assignment)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: expected KEY=VALUE, such as micro_batch=16",
+                   origin);
+      return FALSE;
+    }
+
+  key = g_strndup (assignment, eq - assignment);
+  path = g_strsplit (key, ".", -1);
+
+  {
+    g_autoptr(HrJsonDoc) parsed = hr_json_doc_load_data (origin, eq + 1, -1, NULL);
+
+    /* JSON when it is JSON (16, true, [224, 224], "bf16"), else the text as
+     * a string, so that --set gpu=h100-sxm needs no quotes. */
+    if (parsed != NULL)
+      value = json_node_ref (hr_json_doc_get_root (parsed));
+    else
+      value = json_node_init_string (json_node_alloc (), eq + 1);
+  }
+
+  root = hr_json_doc_get_root (doc);
+  if (!JSON_NODE_HOLDS_OBJECT (root))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: the scenario is not a JSON object", origin);
+      return FALSE;
+    }
+
+  object = json_node_get_object (root);
+  for (guint i = 0; path[i] != NULL; i++)
+    {
+      char *child_pointer;
+
+      if (path[i][0] == '\0')
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: empty key name", origin);
+          return FALSE;
+        }
+
+      child_pointer = hr_json_pointer_append (pointer, path[i]);
+      g_free (pointer);
+      pointer = child_pointer;
+
+      if (path[i + 1] == NULL)
+        {
+          json_object_set_member (object, path[i], json_node_ref (value));
+          break;
+        }
+
+      if (!json_object_has_member (object, path[i]))
+        json_object_set_object_member (object, path[i], json_object_new ());
+
+      if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, path[i])))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: \"%s\" is not an object", origin, path[i]);
+          return FALSE;
+        }
+      object = json_object_get_object_member (object, path[i]);
+    }
+
+  hr_json_doc_set_origin (doc, pointer, origin);
+  return TRUE;
+}
+
+static void
+add_enum (JsonBuilder      *builder,
+          const char       *key,
+          const HrEnumName *names,
+          int               value)
+{
+  json_builder_set_member_name (builder, key);
+  json_builder_add_string_value (builder, hr_enum_to_nick (names, value));
+}
+
+JsonNode *
+hr_scenario_to_json (const HrScenario *self)
+{
+  g_autoptr(JsonBuilder) builder = json_builder_new ();
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "headroom_scenario");
+  json_builder_add_int_value (builder, 1);
+  json_builder_set_member_name (builder, "name");
+  json_builder_add_string_value (builder, self->name != NULL ? self->name : "");
+
+  json_builder_set_member_name (builder, "model");
+  if (self->model_inline && self->model->json != NULL)
+    json_builder_add_value (builder, json_node_copy (self->model->json));
+  else
+    json_builder_add_string_value (builder, self->model->id);
+
+  add_enum (builder, "task", hr_task_names, self->task);
+  add_enum (builder, "method", hr_method_names, self->method);
+  if (self->trainable_params_set)
+    {
+      json_builder_set_member_name (builder, "trainable_params");
+      json_builder_add_int_value (builder, self->trainable_params);
+    }
+  if (self->lora_set || self->method == HR_METHOD_LORA || self->method == HR_METHOD_QLORA)
+    {
+      json_builder_set_member_name (builder, "lora");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "rank");
+      json_builder_add_int_value (builder, self->lora_rank);
+      add_enum (builder, "targets", hr_lora_targets_names, self->lora_targets);
+      json_builder_end_object (builder);
+    }
+  if (self->weights_dtype_set)
+    add_enum (builder, "weights_dtype", hr_weights_dtype_names, self->weights_dtype);
+  add_enum (builder, "compute", hr_compute_names, self->compute);
+  if (self->optimizer_set)
+    add_enum (builder, "optimizer", hr_optimizer_names, self->optimizer);
+
+  json_builder_set_member_name (builder, "micro_batch");
+  json_builder_add_int_value (builder, self->micro_batch);
+  json_builder_set_member_name (builder, "grad_accum");
+  json_builder_add_int_value (builder, self->grad_accum);
+  if (self->seq_len_set)
+    {
+      json_builder_set_member_name (builder, "seq_len");
+      json_builder_add_int_value (builder, self->seq_len);
+    }
+  if (self->image_size_set)
+    {
+      json_builder_set_member_name (builder, "image_size");
+      json_builder_begin_array (builder);
+      json_builder_add_int_value (builder, self->image_width);
+      json_builder_add_int_value (builder, self->image_height);
+      json_builder_end_array (builder);
+    }
+  add_enum (builder, "recompute", hr_recompute_names, self->recompute);
+  add_enum (builder, "attention", hr_attention_names, self->attention);
+  json_builder_set_member_name (builder, "gpus");
+  json_builder_add_int_value (builder, self->gpus);
+  add_enum (builder, "sharding", hr_sharding_names, self->sharding);
+  add_enum (builder, "offload", hr_offload_names, self->offload);
+  if (self->framework_set)
+    add_enum (builder, "framework", hr_framework_names, self->framework);
+  if (!self->jax_preallocate)
+    {
+      json_builder_set_member_name (builder, "jax_preallocate");
+      json_builder_add_boolean_value (builder, FALSE);
+    }
+  if (self->context_len_set)
+    {
+      json_builder_set_member_name (builder, "context_len");
+      json_builder_add_int_value (builder, self->context_len);
+    }
+  if (self->task == HR_TASK_INFERENCE)
+    add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
+  if (self->quant_compute_dtype_set)
+    add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names, self->quant_compute_dtype);
+  if (self->gpu != NULL)
+    {
+      json_builder_set_member_name (builder, "gpu");
+      if (self->gpu_inline && self->gpu->json != NULL)
+        json_builder_add_value (builder, json_node_copy (self->gpu->json));
+      else
+        json_builder_add_string_value (builder, self->gpu->id);
+    }
+  json_builder_set_member_name (builder, "reserve");
+  json_builder_add_double_value (builder, self->reserve);
+  if (self->has_replay)
+    {
+      json_builder_set_member_name (builder, "replay");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "steps");
+      json_builder_add_int_value (builder, self->replay.steps);
+      json_builder_set_member_name (builder, "obs_shape");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < self->replay.obs_rank; i++)
+        json_builder_add_int_value (builder, self->replay.obs_shape[i]);
+      json_builder_end_array (builder);
+      add_enum (builder, "obs_dtype", hr_obs_dtype_names, self->replay.obs_dtype);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+
+  return json_builder_get_root (builder);
+}
+
+gboolean
+hr_scenario_save (const HrScenario  *scenario,
+                  const char        *path,
+                  GError           **error)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+  g_autofree char *with_newline = NULL;
+  g_autoptr(GError) local_error = NULL;
+
+  g_return_val_if_fail (scenario != NULL, FALSE);
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  node = hr_scenario_to_json (scenario);
+  text = hr_json_node_to_string (node, TRUE);
+  with_newline = g_strconcat (text, "\n", NULL);
+
+  /* g_file_set_contents writes a temporary file and renames it over the
+   * old one: a crash or a full disk never leaves half a scenario. */
+  if (!g_file_set_contents (path, with_newline, -1, &local_error))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+guint
+hr_scenario_get_seq_len (const HrScenario *self)
+{
+  const HrComponent *first = NULL;
+
+  if (self->seq_len_set)
+    return self->seq_len;
+  if (self->model->seq_len > 0)
+    return self->model->seq_len;
+
+  for (guint i = 0; i < self->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (self->model->components, i);
+
+      if (c->kind == HR_COMPONENT_TRANSFORMER && c->tokens_from == HR_TOKENS_SEQ_LEN)
+        {
+          first = c;
+          break;
+        }
+    }
+
+  /* 2048 tokens, or the model's whole context when that is shorter. */
+  if (first != NULL && first->max_seq_len > 0)
+    return MIN (2048, first->max_seq_len);
+  return 2048;
+}
+
+void
+hr_scenario_get_image_size (const HrScenario *self,
+                            guint            *width,
+                            guint            *height)
+{
+  if (self->image_size_set)
+    {
+      *width = self->image_width;
+      *height = self->image_height;
+    }
+  else if (self->model->image_width > 0)
+    {
+      *width = self->model->image_width;
+      *height = self->model->image_height;
+    }
+  else
+    {
+      /* ImageNet's 224 x 224, the input most vision backbones are sized for. */
+      *width = 224;
+      *height = 224;
+    }
+}
+
+guint
+hr_scenario_get_context_len (const HrScenario *self)
+{
+  return self->context_len_set ? self->context_len : hr_scenario_get_seq_len (self);
+}
+
+gboolean
+hr_scenario_is_training (const HrScenario *self)
+{
+  return self->task != HR_TASK_INFERENCE;
+}

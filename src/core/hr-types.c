@@ -1,0 +1,304 @@
+/* hr-types.c: names of enumerations and bytes per element
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-types"
+
+#include "hr-types.h"
+
+const HrEnumName hr_task_names[] = {
+  { HR_TASK_TRAIN, "train" },
+  { HR_TASK_FINETUNE, "finetune" },
+  { HR_TASK_INFERENCE, "inference" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_method_names[] = {
+  { HR_METHOD_FULL, "full" },
+  { HR_METHOD_FREEZE, "freeze" },
+  { HR_METHOD_LORA, "lora" },
+  { HR_METHOD_QLORA, "qlora" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_lora_targets_names[] = {
+  { HR_LORA_TARGETS_ATTENTION, "attention" },
+  { HR_LORA_TARGETS_ALL_LINEAR, "all-linear" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_weights_dtype_names[] = {
+  { HR_DTYPE_FP32, "fp32" },
+  { HR_DTYPE_BF16, "bf16" },
+  { HR_DTYPE_FP16, "fp16" },
+  { HR_DTYPE_FP8, "fp8" },
+  { HR_DTYPE_INT8, "int8" },
+  { HR_DTYPE_NF4, "nf4" },
+  { HR_DTYPE_INT4, "int4" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_kv_dtype_names[] = {
+  { HR_DTYPE_FP16, "fp16" },
+  { HR_DTYPE_BF16, "bf16" },
+  { HR_DTYPE_FP8, "fp8" },
+  { HR_DTYPE_INT8, "int8" },
+  { HR_DTYPE_INT4, "int4" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_quant_compute_dtype_names[] = {
+  { HR_DTYPE_FP32, "fp32" },
+  { HR_DTYPE_BF16, "bf16" },
+  { HR_DTYPE_FP16, "fp16" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_obs_dtype_names[] = {
+  { HR_DTYPE_UINT8, "uint8" },
+  { HR_DTYPE_FP16, "float16" },
+  { HR_DTYPE_BF16, "bfloat16" },
+  { HR_DTYPE_FP32, "float32" },
+  { HR_DTYPE_FP64, "float64" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_compute_names[] = {
+  { HR_COMPUTE_FP32, "fp32" },
+  { HR_COMPUTE_TF32, "tf32" },
+  { HR_COMPUTE_BF16_MIXED, "bf16-mixed" },
+  { HR_COMPUTE_FP16_MIXED, "fp16-mixed" },
+  { HR_COMPUTE_BF16_PURE, "bf16-pure" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_optimizer_names[] = {
+  { HR_OPTIMIZER_ADAMW, "adamw" },
+  { HR_OPTIMIZER_ADAM, "adam" },
+  { HR_OPTIMIZER_ADAMW_8BIT, "adamw-8bit" },
+  { HR_OPTIMIZER_PAGED_ADAMW_8BIT, "paged-adamw-8bit" },
+  { HR_OPTIMIZER_SGD, "sgd" },
+  { HR_OPTIMIZER_SGD_MOMENTUM, "sgd-momentum" },
+  { HR_OPTIMIZER_ADAFACTOR, "adafactor" },
+  { HR_OPTIMIZER_LION, "lion" },
+  { HR_OPTIMIZER_NONE, "none" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_recompute_names[] = {
+  { HR_RECOMPUTE_NONE, "none" },
+  { HR_RECOMPUTE_SELECTIVE, "selective" },
+  { HR_RECOMPUTE_FULL, "full" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_attention_names[] = {
+  { HR_ATTENTION_EAGER, "eager" },
+  { HR_ATTENTION_SDPA, "sdpa" },
+  { HR_ATTENTION_FLASH, "flash" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_sharding_names[] = {
+  { HR_SHARDING_NONE, "none" },
+  { HR_SHARDING_DDP, "ddp" },
+  { HR_SHARDING_ZERO1, "zero1" },
+  { HR_SHARDING_ZERO2, "zero2" },
+  { HR_SHARDING_ZERO3, "zero3" },
+  { HR_SHARDING_FSDP, "fsdp" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_offload_names[] = {
+  { HR_OFFLOAD_NONE, "none" },
+  { HR_OFFLOAD_OPTIMIZER, "optimizer" },
+  { HR_OFFLOAD_OPTIMIZER_PARAMS, "optimizer+params" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_framework_names[] = {
+  { HR_FRAMEWORK_PYTORCH, "pytorch" },
+  { HR_FRAMEWORK_JAX, "jax" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_gpu_tier_names[] = {
+  { HR_GPU_TIER_CONSUMER, "consumer" },
+  { HR_GPU_TIER_WORKSTATION, "workstation" },
+  { HR_GPU_TIER_DATACENTER, "datacenter" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_metric_names[] = {
+  { HR_METRIC_ALLOCATED, "allocated" },
+  { HR_METRIC_RESERVED, "reserved" },
+  { HR_METRIC_DEVICE_USED, "device_used" },
+  { 0, NULL },
+};
+
+gboolean
+hr_enum_from_nick (const HrEnumName *names,
+                   const char       *nick,
+                   int              *value)
+{
+  g_return_val_if_fail (names != NULL, FALSE);
+
+  if (nick == NULL)
+    return FALSE;
+
+  for (guint i = 0; names[i].nick != NULL; i++)
+    {
+      if (g_str_equal (names[i].nick, nick))
+        {
+          if (value != NULL)
+            *value = names[i].value;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+const char *
+hr_enum_to_nick (const HrEnumName *names,
+                 int               value)
+{
+  g_return_val_if_fail (names != NULL, NULL);
+
+  for (guint i = 0; names[i].nick != NULL; i++)
+    {
+      if (names[i].value == value)
+        return names[i].nick;
+    }
+
+  return NULL;
+}
+
+/* "a, b or c", for messages that list what is accepted. */
+char *
+hr_enum_list_nicks (const HrEnumName *names)
+{
+  GString *str = g_string_new (NULL);
+  guint n = 0;
+
+  g_return_val_if_fail (names != NULL, NULL);
+
+  while (names[n].nick != NULL)
+    n++;
+
+  for (guint i = 0; i < n; i++)
+    {
+      if (i > 0)
+        g_string_append (str, i + 1 == n ? " or " : ", ");
+      g_string_append_printf (str, "\"%s\"", names[i].nick);
+    }
+
+  return g_string_free (str, FALSE);
+}
+
+double
+hr_dtype_element_bytes (HrDtype dtype)
+{
+  switch (dtype)
+    {
+    case HR_DTYPE_FP64:
+      return 8.0;
+    case HR_DTYPE_FP32:
+      return 4.0;
+    case HR_DTYPE_BF16:
+    case HR_DTYPE_FP16:
+      return 2.0;
+    case HR_DTYPE_FP8:
+    case HR_DTYPE_INT8:
+    case HR_DTYPE_UINT8:
+      return 1.0;
+    case HR_DTYPE_NF4:
+    case HR_DTYPE_INT4:
+      return 0.5;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* Storage per parameter including quantisation constants.
+ *
+ * NF4 (and bitsandbytes FP4, which "int4" stands for here): 4 bits per weight
+ * plus one fp32 absmax per block of 64 weights, 0.5 + 4/64 = 0.5625 bytes.
+ * Double quantisation stores the absmax in 8 bits with one fp32 constant per
+ * 256 blocks: 0.5 + 1/64 + 4/(64 * 256) = 0.5159 bytes.  Source: Dettmers et
+ * al. 2023, "QLoRA", section 3 ("Double Quantization": 32/64 = 0.5 bits per
+ * parameter becomes 8/64 + 32/(64 * 256) = 0.127 bits).  GPTQ/AWQ int4 with
+ * group size 128 and fp16 scales take 0.52 bytes, inside that range.
+ *
+ * INT8 (LLM.int8, Dettmers et al. 2022): one byte per weight plus an fp32
+ * scale per output row, under 0.1% for hidden sizes of 1024 and up.
+ * FP8 (E4M3 with a per-tensor scale, NVIDIA Transformer Engine): one byte. */
+double
+hr_dtype_bytes_per_param (HrDtype  dtype,
+                          gboolean double_quant)
+{
+  switch (dtype)
+    {
+    case HR_DTYPE_NF4:
+    case HR_DTYPE_INT4:
+      return double_quant ? 0.5 + 1.0 / 64.0 + 4.0 / (64.0 * 256.0)
+                          : 0.5 + 4.0 / 64.0;
+    case HR_DTYPE_INT8:
+      return 1.0 + 4.0 / 4096.0;
+    default:
+      return hr_dtype_element_bytes (dtype);
+    }
+}
+
+gboolean
+hr_dtype_is_quantized (HrDtype dtype)
+{
+  return dtype == HR_DTYPE_NF4 || dtype == HR_DTYPE_INT4 ||
+         dtype == HR_DTYPE_INT8 || dtype == HR_DTYPE_FP8;
+}
+
+gboolean
+hr_compute_is_mixed (HrCompute compute)
+{
+  return compute == HR_COMPUTE_BF16_MIXED || compute == HR_COMPUTE_FP16_MIXED;
+}
+
+double
+hr_compute_activation_bytes (HrCompute compute)
+{
+  switch (compute)
+    {
+    case HR_COMPUTE_FP32:
+    case HR_COMPUTE_TF32:
+      /* TF32 changes the matmul precision, not the storage: tensors stay
+       * fp32 (NVIDIA A100 whitepaper, "TF32 Tensor Core"). */
+      return 4.0;
+    case HR_COMPUTE_BF16_MIXED:
+    case HR_COMPUTE_FP16_MIXED:
+    case HR_COMPUTE_BF16_PURE:
+      return 2.0;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+HrDtype
+hr_compute_default_weights_dtype (HrCompute compute)
+{
+  switch (compute)
+    {
+    case HR_COMPUTE_FP32:
+    case HR_COMPUTE_TF32:
+      return HR_DTYPE_FP32;
+    case HR_COMPUTE_FP16_MIXED:
+      return HR_DTYPE_FP16;
+    case HR_COMPUTE_BF16_MIXED:
+    case HR_COMPUTE_BF16_PURE:
+      return HR_DTYPE_BF16;
+    default:
+      g_assert_not_reached ();
+    }
+}
