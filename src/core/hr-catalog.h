@@ -66,6 +66,7 @@ typedef struct {
   guint            act_ref_height;
   guint            act_ref_seq_len;
   HrScaling        act_scaling;
+  double           act_spread;   /* the figure's relative uncertainty, ± */
   gboolean         act_from_peak;
   guint64          peak_bytes;
   guint            peak_micro_batch;

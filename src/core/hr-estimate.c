@@ -333,19 +333,37 @@ layer_bytes_per_token (const HrComponent *c,
   return bytes;
 }
 
-/* Bytes per token around the loss over a vocabulary of V.  transformers
- * upcasts the logits to fp32 before the loss (ForCausalLMLoss:
- * logits.float()); log_softmax saves its fp32 output; at the start of the
- * backward pass the gradient of the log-probabilities and of the logits
- * (both fp32) are alive beside it and the 16-bit logits: 2 + 4 + 4 + 4 = 14
- * bytes per vocabulary entry in 16-bit training, 16 in fp32.  This is often
- * the largest tensor of a small LLM; chunked or fused losses (LitGPT, Liger)
- * need a fraction of it. */
+/* Bytes per token around the loss over a vocabulary of V.
+ *
+ * "upcast", as transformers computes it (ForCausalLMLoss: logits.float()):
+ * log_softmax saves its fp32 output; at the start of the backward pass the
+ * gradients of the log-probabilities and of the logits (both fp32) are alive
+ * beside it and the 16-bit logits: 2 + 4 + 4 + 4 = 14 bytes per vocabulary
+ * entry in 16-bit training, 16 in fp32.  This is often the largest tensor of
+ * a small LLM.
+ * "chunked" (LitGPT's chunked_cross_entropy): the logits stay 16-bit and
+ * each chunk's log-probabilities are saved in the dtype the loss runs in
+ * (fp32 under autocast, bf16 in pure bf16).
+ * "fused" (Liger's fused linear cross-entropy): logits exist one chunk at a
+ * time and the hidden state's gradient is computed in the forward pass, so
+ * only that (h values a token) is kept. */
 static double
 logits_bytes_per_token (const HrComponent *c,
-                        double             e)
+                        double             e,
+                        HrLoss             loss,
+                        HrCompute          compute)
 {
-  return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
+  switch (loss)
+    {
+    case HR_LOSS_UPCAST:
+      return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
+    case HR_LOSS_CHUNKED:
+      return (e + (compute == HR_COMPUTE_BF16_PURE ? 2.0 : 4.0)) * c->vocab;
+    case HR_LOSS_FUSED:
+      return e * c->hidden;
+    default:
+      g_assert_not_reached ();
+    }
 }
 
 static void
@@ -440,7 +458,7 @@ part_activations_per_sample (HrPlan     *self,
         {
           if (part->regime.fc_saved)
             kept += e * c->hidden * t;
-          *logits_out = logits_bytes_per_token (c, e) * t;
+          *logits_out = logits_bytes_per_token (c, e, s->loss, s->compute) * t;
         }
 
       *layer_out = per_layer;
@@ -529,7 +547,14 @@ setup_parts (HrPlan *self)
               break;
             case HR_METHOD_LORA:
             case HR_METHOD_QLORA:
-              part.adapters = lora_params (c, s->lora_rank, s->lora_targets);
+              /* Parts without a transformer shape (a diffusion U-Net) get
+               * adapters on their attention layers too; without the shapes
+               * to count them, 1% of the part's parameters stands in
+               * (SD 1.5 LoRAs of rank 32 are 20-40M parameters, 2-5%). */
+              if (c->kind == HR_COMPONENT_TRANSFORMER)
+                part.adapters = lora_params (c, s->lora_rank, s->lora_targets);
+              else if (c->trainable)
+                part.adapters = 0.01 * part.params;
               break;
             default:
               g_assert_not_reached ();
@@ -586,8 +611,12 @@ setup_parts (HrPlan *self)
       p->frozen = p->params - p->trainable;
       p->backprop = self->training && (p->trainable > 0 || p->adapters > 0 || p->c->backprop);
 
+      /* A causal LM's loss runs over the vocabulary at every position; an
+       * encoder's only when pretraining (masked-LM head), not when it is
+       * fine-tuned with a task head. */
       if (p->c->kind == HR_COMPONENT_TRANSFORMER && p->c->vocab > 0 && !logits_taken &&
-          (g_strcmp0 (s->model->family, "llm") == 0 || g_strcmp0 (s->model->family, "encoder") == 0))
+          (g_strcmp0 (s->model->family, "llm") == 0 ||
+           (g_strcmp0 (s->model->family, "encoder") == 0 && s->task == HR_TASK_TRAIN)))
         {
           p->logits = TRUE;
           logits_taken = TRUE;
@@ -969,8 +998,8 @@ compute (HrPlan     *self,
 
           if (c->kind != HR_COMPONENT_TRANSFORMER)
             {
-              lo = 0.8;
-              hi = 1.25;
+              lo = 1.0 - c->act_spread;
+              hi = 1.0 + c->act_spread;
             }
 
           if (c->kind == HR_COMPONENT_TRANSFORMER)
@@ -986,9 +1015,11 @@ compute (HrPlan     *self,
                  c->act_source != NULL ? "calibrated" : "calibrated figure");
 
           if (logits > 0)
-            add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, logits * b, 0.3 * logits * b,
-                 logits * b,
-                 "%s: logits and loss over a %u-token vocabulary (fp32 upcast)", c->name, c->vocab);
+            add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, logits * b,
+                 (s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8) * logits * b, logits * b,
+                 "%s: logits and loss over a %u-token vocabulary (%s)", c->name, c->vocab,
+                 s->loss == HR_LOSS_UPCAST ? "upcast to fp32"
+                 : s->loss == HR_LOSS_CHUNKED ? "chunked cross-entropy" : "fused, one chunk at a time");
           activations_total += bytes + logits * b;
         }
       else if (self->training)
@@ -1164,75 +1195,90 @@ compute (HrPlan     *self,
     }
 }
 
-static void
-calibrate_from_peak (HrPlan      *self,
-                     HrComponent *component)
+static double
+probe_metric (HrScenario  *probe,
+              const char  *name,
+              HrDtype      dtype,
+              double       per_sample,
+              guint        batch,
+              HrMetric     metric)
 {
-  g_autoptr(HrScenario) probe = NULL;
-  g_autoptr(HrPlan) plan0 = NULL;
-  g_autoptr(HrPlan) plan1 = NULL;
-  HrPeak p0, p1;
-  double m0, m1, per_sample;
-  HrMetric metric = component->peak_metric;
-  guint batch = component->peak_micro_batch;
-  guint64 peak = component->peak_bytes;
-  char *message;
-
-  /* The published peak was measured on the model's own default setup;
-   * solve for the per-sample activations that make that setup's estimate
-   * meet it, exactly as seed 002 does for GR00T ((35 GB - floor) / 32). */
-  component->act_from_peak = FALSE;
-  component->act_scaling = HR_SCALING_NONE;
-  component->act_bytes_per_sample = 0;
-
-  probe = hr_scenario_new_for_model (self->scenario->model);
-  probe->micro_batch = batch;
-  component->act_dtype = hr_compute_activation_bytes (probe->compute) < 4 ? HR_DTYPE_BF16 : HR_DTYPE_FP32;
-  g_clear_pointer (&probe->gpu, hr_gpu_free);
-
-  plan0 = hr_plan_new (probe);
-  hr_plan_peak (plan0, batch, &p0);
+  g_autoptr(HrPlan) plan = NULL;
+  HrPeak peak;
 
   for (guint i = 0; i < probe->model->components->len; i++)
     {
       HrComponent *c = g_ptr_array_index (probe->model->components, i);
 
-      if (g_strcmp0 (c->name, component->name) == 0)
+      if (g_strcmp0 (c->name, name) == 0)
         {
           c->act_from_peak = FALSE;
           c->act_scaling = HR_SCALING_NONE;
-          c->act_dtype = component->act_dtype;
-          c->act_bytes_per_sample = 1e9;
+          c->act_dtype = dtype;
+          c->act_bytes_per_sample = per_sample;
         }
     }
-  plan1 = hr_plan_new (probe);
-  hr_plan_peak (plan1, batch, &p1);
 
-  m0 = metric == HR_METRIC_ALLOCATED ? p0.allocated : metric == HR_METRIC_RESERVED ? p0.reserved : p0.device_used;
-  m1 = metric == HR_METRIC_ALLOCATED ? p1.allocated : metric == HR_METRIC_RESERVED ? p1.reserved : p1.device_used;
+  plan = hr_plan_new (probe);
+  hr_plan_peak (plan, batch, &peak);
 
-  if (m1 > m0 && peak > m0)
-    per_sample = ((double) peak - m0) / ((m1 - m0) / 1e9);
-  else
-    per_sample = 0;
+  switch (metric)
+    {
+    case HR_METRIC_ALLOCATED:
+      return peak.allocated;
+    case HR_METRIC_RESERVED:
+      return peak.reserved;
+    case HR_METRIC_DEVICE_USED:
+      return peak.device_used;
+    default:
+      g_assert_not_reached ();
+    }
+}
 
+/* The published peak was measured on the model's own default setup: solve
+ * for the per-sample activations that make that setup's estimate meet it,
+ * as seed 002 does for GR00T ((35 GB - 6.56 GB floor) / 32 samples). */
+static void
+calibrate_from_peak (HrPlan      *self,
+                     HrComponent *component)
+{
+  g_autoptr(HrScenario) probe = NULL;
+  HrMetric metric = component->peak_metric;
+  guint batch = component->peak_micro_batch;
+  double peak = (double) component->peak_bytes;
+  double x0, x1, y0, y1, slope, rest, per_sample;
+  char *message;
+
+  component->act_from_peak = FALSE;
+  component->act_scaling = HR_SCALING_NONE;
+
+  probe = hr_scenario_new_for_model (self->scenario->model);
+  probe->micro_batch = batch;
+  g_clear_pointer (&probe->gpu, hr_gpu_free);
+  component->act_dtype = hr_compute_activation_bytes (probe->compute) < 4 ? HR_DTYPE_BF16 : HR_DTYPE_FP32;
+
+  /* The estimate is linear in the part's per-sample figure once that is
+   * large enough for the optimizer-step temporaries to stop mattering: two
+   * probes at the peak's scale give the line. */
+  x0 = peak / batch;
+  x1 = 0.5 * x0;
+  y0 = probe_metric (probe, component->name, component->act_dtype, x0, batch, metric);
+  y1 = probe_metric (probe, component->name, component->act_dtype, x1, batch, metric);
+  slope = (y0 - y1) / (x0 - x1);
+  rest = y0 - slope * x0;   /* everything but this part's activations */
+
+  per_sample = slope > 0 && peak > rest ? (peak - rest) / slope : 0;
   component->act_bytes_per_sample = per_sample;
 
   message = g_strdup_printf ("%s: %.3g GB of activations per sample, calibrated so that the default "
                              "setup (%s, %s) peaks at the published %.1f GB (%s) at micro-batch %u; "
-                             "everything else at that peak is %.2f GB",
+                             "everything else at that peak is %.2f GB%s",
                              component->name, per_sample / 1e9,
                              hr_enum_to_nick (hr_method_names, probe->method),
                              hr_enum_to_nick (hr_compute_names, probe->compute),
-                             peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch, m0 / 1e9);
-  if (peak <= m0)
-    {
-      char *old = message;
-
-      message = g_strconcat (old, ". The published peak is below the model state: the calibration "
-                             "cannot hold; check the catalog entry", NULL);
-      g_free (old);
-    }
+                             peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch, rest / 1e9,
+                             peak <= rest ? ". The published peak is below everything else: the "
+                                            "calibration cannot hold; check the catalog entry" : "");
   g_ptr_array_add (self->calibration_notes, message);
 }
 

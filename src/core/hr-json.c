@@ -278,13 +278,11 @@ parse_string (Parser  *self,
               g_string_append_unichar (str, ch);
               break;
             default:
-              {
-                char buf[16];
-
-                g_string_free (str, TRUE);
-                return fail_at (self, esc, "invalid escape \\%s in string",
-                                describe_char (self->p + 1, buf) + 1);
-              }
+              g_string_free (str, TRUE);
+              if ((guchar) self->p[1] >= 0x20 && (guchar) self->p[1] < 0x7F)
+                return fail_at (self, esc, "invalid escape \\%c in string (a backslash is written \\\\)",
+                                self->p[1]);
+              return fail_at (self, esc, "invalid escape in string");
             }
           self->p += 2;
           continue;

@@ -140,8 +140,12 @@ hr_closest_word (const char         *word,
     {
       guint d = edit_distance (word, candidates[i]);
 
-      /* A word that contains the typed one, or is contained in it, is a
-       * good guess too ("llama2-7b" for "llama-2-7b"). */
+      /* A word that begins the typed one, or that the typed one begins,
+       * is a good guess too ("training" for "train"). */
+      if (strlen (candidates[i]) >= 3 && strlen (word) >= 3 &&
+          (g_str_has_prefix (word, candidates[i]) || g_str_has_prefix (candidates[i], word)))
+        d = MIN (d, 1);
+
       if (d < best_distance)
         {
           best_distance = d;

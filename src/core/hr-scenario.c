@@ -23,7 +23,7 @@ static const char * const scenario_keys[] = {
   "lora", "weights_dtype", "compute", "optimizer", "micro_batch", "grad_accum",
   "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
-  "reserve", "replay", "quant_compute_dtype", NULL
+  "reserve", "replay", "quant_compute_dtype", "loss", NULL
 };
 
 static const char * const lora_keys[] = { "rank", "targets", NULL };
@@ -390,6 +390,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     }
 
   READ_ENUM ("recompute", hr_recompute_names, recompute);
+  READ_ENUM ("loss", hr_loss_names, loss);
   READ_ENUM ("attention", hr_attention_names, attention);
   READ_UINT ("gpus", 1, MAX_GPUS, gpus);
   READ_ENUM ("sharding", hr_sharding_names, sharding);
@@ -625,6 +626,8 @@ hr_scenario_to_json (const HrScenario *self)
       json_builder_end_array (builder);
     }
   add_enum (builder, "recompute", hr_recompute_names, self->recompute);
+  if (self->loss != HR_LOSS_UPCAST)
+    add_enum (builder, "loss", hr_loss_names, self->loss);
   add_enum (builder, "attention", hr_attention_names, self->attention);
   json_builder_set_member_name (builder, "gpus");
   json_builder_add_int_value (builder, self->gpus);

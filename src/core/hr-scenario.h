@@ -43,6 +43,7 @@ typedef struct {
   guint           image_width;
   guint           image_height;
   HrRecompute     recompute;
+  HrLoss          loss;
   HrAttention     attention;
   guint           gpus;
   HrSharding      sharding;

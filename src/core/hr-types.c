@@ -95,6 +95,13 @@ const HrEnumName hr_recompute_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_loss_names[] = {
+  { HR_LOSS_UPCAST, "upcast" },
+  { HR_LOSS_CHUNKED, "chunked" },
+  { HR_LOSS_FUSED, "fused" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_attention_names[] = {
   { HR_ATTENTION_EAGER, "eager" },
   { HR_ATTENTION_SDPA, "sdpa" },

@@ -60,6 +60,13 @@ typedef enum {
   HR_OPTIMIZER_NONE,
 } HrOptimizer;
 
+/* How the loss over a vocabulary is computed. */
+typedef enum {
+  HR_LOSS_UPCAST,    /* transformers: logits upcast to fp32, then cross-entropy */
+  HR_LOSS_CHUNKED,   /* LitGPT: cross-entropy over chunks of the logits */
+  HR_LOSS_FUSED,     /* Liger / Apple CCE: logits never materialised whole */
+} HrLoss;
+
 typedef enum {
   HR_RECOMPUTE_NONE,
   HR_RECOMPUTE_SELECTIVE,
@@ -123,6 +130,7 @@ extern const HrEnumName hr_obs_dtype_names[];
 extern const HrEnumName hr_compute_names[];
 extern const HrEnumName hr_optimizer_names[];
 extern const HrEnumName hr_recompute_names[];
+extern const HrEnumName hr_loss_names[];
 extern const HrEnumName hr_attention_names[];
 extern const HrEnumName hr_sharding_names[];
 extern const HrEnumName hr_offload_names[];

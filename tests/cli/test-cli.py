@@ -1,0 +1,179 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""headroom-cli's contract (SCENARIO.md): every key other tools rely on,
+exit statuses, positioned errors, and output that does not depend on the
+locale.  Usage: test-cli.py HEADROOM_CLI EXAMPLES_DIR"""
+
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+CLI = sys.argv[1]
+EXAMPLES = sys.argv[2]
+failures = []
+checks = 0
+
+
+def run(*args, stdin=None, env=None):
+    e = dict(os.environ)
+    if env:
+        e.update(env)
+    return subprocess.run([CLI, *args], input=stdin, capture_output=True, text=True, env=e, timeout=120)
+
+
+def check(cond, what):
+    global checks
+    checks += 1
+    if not cond:
+        failures.append(what)
+        print(f"not ok - {what}", file=sys.stderr)
+
+
+def is_size(v):
+    return isinstance(v, int) and not isinstance(v, bool) and v >= 0
+
+
+examples = sorted(os.path.join(EXAMPLES, f) for f in os.listdir(EXAMPLES) if f.endswith(".json"))
+check(len(examples) >= 10, f"at least 10 examples, found {len(examples)}")
+
+BUCKETS = ["weights", "gradients", "optimizer", "activations", "overhead"]
+VIEWS = ["total", "low", "high", "allocated_peak", "reserved_peak", "device_used"]
+
+for path in examples:
+    name = os.path.basename(path)
+    p = run("estimate", path, "--json")
+    check(p.returncode == 0, f"{name}: estimate exits 0 (got {p.returncode}: {p.stderr.strip()})")
+    if p.returncode:
+        continue
+    d = json.loads(p.stdout)
+    check(d.get("headroom_estimate") == 1, f"{name}: headroom_estimate is 1")
+    g = d["per_gpu"]
+    for k in BUCKETS + VIEWS:
+        check(is_size(g.get(k)), f"{name}: per_gpu.{k} is a size in bytes")
+    check(sum(g[k] for k in BUCKETS) == g["total"], f"{name}: buckets add up to total")
+    check(g["low"] <= g["total"] <= g["high"], f"{name}: low <= total <= high")
+    check(g["allocated_peak"] <= g["reserved_peak"] <= g["device_used"], f"{name}: allocated <= reserved <= device_used")
+    check(g["total"] == g["device_used"], f"{name}: total is the device_used estimate")
+    check(is_size(d["host"]["ram"]), f"{name}: host.ram is a size")
+    fit = d["fit"]
+    check(fit is not None and isinstance(fit["gpu"], str), f"{name}: fit names the GPU")
+    check(is_size(fit["capacity"]) and isinstance(fit["fits"], bool) and is_size(fit["max_micro_batch"]),
+          f"{name}: fit has capacity, fits, max_micro_batch")
+    check(isinstance(d["notes"], list) and all(isinstance(n, str) for n in d["notes"]) and d["notes"],
+          f"{name}: notes are strings")
+
+    t = run("estimate", path)
+    check(t.returncode == 0 and "GiB" in t.stdout, f"{name}: the table prints its unit")
+
+# GR00T N1.7: the seed's table within one sample on nominal cards
+want = {24: 16, 40: 32, 48: 40, 80: 72, 96: 88}
+gr00t = os.path.join(EXAMPLES, "gr00t-n1.7-h100.json")
+for gb, expect in want.items():
+    gpu = json.dumps({"id": f"n{gb}", "name": f"{gb} GB", "memory": gb * 10**9})
+    p = run("estimate", gr00t, "--json", "--set", f"gpu={gpu}")
+    got = json.loads(p.stdout)["fit"]["max_micro_batch"]
+    check(abs(got - expect) <= 1, f"GR00T N1.7 on {gb} GB: max micro-batch {got}, seed {expect}")
+
+# bad input: exit 2, FILE:LINE:COL: on stderr
+with tempfile.TemporaryDirectory() as tmp:
+    bad = os.path.join(tmp, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{\n  "headroom_scenario": 1,\n  "model": "llama-2-7b",\n  "micro_batch": -3\n}\n')
+    p = run("estimate", bad, "--json")
+    check(p.returncode == 2, f"bad value exits 2 (got {p.returncode})")
+    check(re.match(re.escape(bad) + r":4:18: ", p.stderr) is not None, f"bad value is positioned: {p.stderr!r}")
+    check(p.stdout == "", "nothing on stdout for bad input")
+
+    with open(bad, "w") as f:
+        f.write('{"headroom_scenario": 1, "model": "llama-2-7b",, }')
+    p = run("estimate", bad)
+    check(p.returncode == 2 and re.match(re.escape(bad) + r":1:48: ", p.stderr), f"syntax error positioned: {p.stderr!r}")
+
+    with open(bad, "wb") as f:
+        f.write(b"\x89PNG\r\n\x1a\n\x00\x00")
+    p = run("estimate", bad)
+    check(p.returncode == 2 and "binary" in p.stderr, f"binary file refused: {p.stderr!r}")
+
+    p = run("estimate", os.path.join(tmp, "missing.json"))
+    check(p.returncode == 2 and "missing.json" in p.stderr, "missing file exits 2 naming it")
+
+    p = run("sweep", examples[0], "--batch", "8:2")
+    check(p.returncode == 2 and "--batch" in p.stderr, "bad --batch exits 2")
+
+    p = run("estimate", examples[0], "--set", "micro_batch=lots")
+    check(p.returncode == 2 and p.stderr.startswith("--set micro_batch=lots: "), f"bad --set named: {p.stderr!r}")
+
+# standard input and --set
+scn = '{"headroom_scenario": 1, "model": "llama-3.1-8b", "method": "lora", "gpu": "rtx-4090"}'
+p = run("estimate", "-", "--json", stdin=scn)
+check(p.returncode == 0, f"scenario from stdin ({p.stderr.strip()})")
+a = json.loads(p.stdout)
+p = run("estimate", "-", "--json", "--set", "micro_batch=4", "--set", "gpu=h100-sxm", stdin=scn)
+b = json.loads(p.stdout)
+ratio = b["per_gpu"]["activations"] / a["per_gpu"]["activations"]
+check(3.5 < ratio < 4.5, f"--set micro_batch=4 quadruples the activations (x{ratio:.2f})")
+check(b["fit"]["gpu"] == "h100-sxm", "--set gpu=ID takes a bare catalog id")
+
+# numbers in JSON do not depend on the locale
+for loc in ("de_DE.UTF-8", "fr_FR.UTF-8"):
+    p = run("estimate", examples[0], "--json", env={"LC_ALL": loc})
+    check(p.returncode == 0 and json.loads(p.stdout) == json.loads(run("estimate", examples[0], "--json",
+                                                                       env={"LC_ALL": "C"}).stdout),
+          f"JSON output identical under {loc}")
+
+# sweep
+p = run("sweep", gr00t, "--batch", "1:16", "--json")
+d = json.loads(p.stdout)
+pts = d["points"]
+check(d["headroom_sweep"] == 1 and len(pts) == 16, "sweep 1:16 has 16 points")
+check(all(pts[i]["total"] <= pts[i + 1]["total"] for i in range(len(pts) - 1)), "sweep totals grow")
+check(all(is_size(x[k]) for x in pts for k in VIEWS), "sweep sizes are bytes")
+check(all(isinstance(x["fits"], bool) for x in pts), "sweep says whether each point fits")
+p = run("sweep", gr00t, "--batch", "1:64", "--pow2", "--csv")
+lines = p.stdout.strip().splitlines()
+check(lines[0].startswith("micro_batch,total_bytes,"), "sweep CSV header")
+check([int(l.split(",")[0]) for l in lines[1:]] == [1, 2, 4, 8, 16, 32, 64], "sweep --pow2 points")
+p = run("sweep", gr00t, "--batch", "4:12:4")
+check(p.returncode == 0 and "GiB" in p.stdout, "sweep table prints its unit")
+
+# fits
+p = run("fits", gr00t, "--gpus", "rtx-4090,h100-sxm", "--json")
+d = json.loads(p.stdout)
+check([g["gpu"] for g in d["gpus"]] == ["rtx-4090", "h100-sxm"], "fits lists the GPUs asked for, in order")
+check(all(isinstance(g["fits"], bool) and is_size(g["max_micro_batch"]) for g in d["gpus"]), "fits has fits and max")
+h100 = d["gpus"][1]
+check(h100["fits"] and h100["max_micro_batch"] >= 32, "GR00T at batch 32 fits an H100")
+p = run("fits", gr00t, "--gpus", "rtx-9999")
+check(p.returncode == 2 and "rtx-9999" in p.stderr, "unknown GPU in --gpus exits 2")
+p = run("fits", gr00t, "--json")
+check(len(json.loads(p.stdout)["gpus"]) >= 25, "fits checks every catalog GPU by default")
+
+# knobs
+p = run("knobs", os.path.join(EXAMPLES, "llama-3.1-8b-lora-4090.json"), "--json")
+d = json.loads(p.stdout)
+saved = [k["saved"] for k in d["knobs"]]
+check(len(saved) >= 4 and saved == sorted(saved, reverse=True), "knobs are sorted, best first")
+check(all(k["total_after"] + k["saved"] == d["total"] for k in d["knobs"]), "each knob's saving adds up")
+check(all(k["cost"] and k["source"] and k["speed"] > 0 for k in d["knobs"]), "each knob has a cost and a source")
+
+# catalogs
+p = run("models", "--json")
+d = json.loads(p.stdout)
+check(len(d["entries"]) >= 30 and all(e.get("source") for e in d["entries"]), "models --json: 30+ entries with sources")
+p = run("gpus", "--json")
+d = json.loads(p.stdout)
+check(len(d["entries"]) >= 25 and all(e.get("source") for e in d["entries"]), "gpus --json: 25+ entries with sources")
+check(all(e.get("price_as_of") for e in d["entries"] if e.get("price_usd") is not None), "GPU prices are dated")
+check("GiB" in run("gpus").stdout, "gpus table prints its unit")
+
+# usage
+check(run("frobnicate").returncode == 2, "unknown command exits 2")
+check(run("--help").returncode == 0, "--help exits 0")
+check(run("estimate", "--no-such-option", examples[0]).returncode == 2, "unknown option exits 2")
+check(run("estimate").returncode == 2, "missing scenario exits 2")
+
+print(f"{checks - len(failures)}/{checks} checks passed")
+sys.exit(1 if failures else 0)

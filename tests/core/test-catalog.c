@@ -1,0 +1,233 @@
+/* test-catalog.c: the built-in catalogs and the user's additions
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include "hr-core.h"
+
+static void
+test_models (void)
+{
+  static const char *required[] = {
+    /* every system in the seeds */
+    "dreamerv3-12m", "dreamerv3-25m", "dreamerv3-50m", "dreamerv3-100m", "dreamerv3-200m", "dreamerv3-400m",
+    "gr00t-n1.5", "gr00t-n1.7", "pi05", "smolvla", "act", "llama-2-7b", "llama-2-13b", "llama-2-70b",
+    "bert-base", "resnet-50", "sd-1.5", "dino-wm",
+    /* current open LLMs with GQA */
+    "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "qwen2.5-7b", "qwen2.5-72b", "mistral-7b", "gemma-2-9b",
+  };
+  static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b", "llama-2-70b" };
+  HrCatalog *catalog = hr_catalog_get_default ();
+  GPtrArray *models = hr_catalog_get_models (catalog);
+
+  g_assert_cmpuint (models->len, >=, 30);
+
+  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
+    {
+      if (hr_catalog_find_model (catalog, required[i]) == NULL)
+        g_error ("model \"%s\" is missing from the catalog", required[i]);
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (gqa); i++)
+    {
+      const HrModel *m = hr_catalog_find_model (catalog, gqa[i]);
+      const HrComponent *c = g_ptr_array_index (m->components, 0);
+
+      g_assert_cmpuint (c->kv_heads, <, c->heads);
+    }
+
+  for (guint i = 0; i < models->len; i++)
+    {
+      const HrModel *m = g_ptr_array_index (models, i);
+      guint64 sum = 0;
+
+      g_assert_nonnull (m->source);
+      g_assert_cmpuint (strlen (m->source), >, 20);
+      g_assert_cmpuint (m->params, >, 0);
+      g_assert_nonnull (m->family);
+      for (guint j = 0; j < m->components->len; j++)
+        {
+          const HrComponent *c = g_ptr_array_index (m->components, j);
+
+          sum += c->params;
+          /* every calibrated figure says where it comes from */
+          if (c->has_activation)
+            g_assert_nonnull (c->act_source);
+          /* a transformer's shape accounts for most of its parameters */
+          if (c->kind == HR_COMPONENT_TRANSFORMER && m->components->len == 1)
+            {
+              double shaped = (double) hr_component_linear_params (c) + hr_component_embedding_params (c);
+
+              if (shaped < 0.85 * c->params || shaped > 1.02 * c->params)
+                g_error ("%s: its shape gives %.3gB parameters, params says %.3gB", m->id, shaped / 1e9,
+                         c->params / 1e9);
+            }
+        }
+      g_assert_cmpfloat ((double) sum, >=, 0.98 * m->params);
+    }
+}
+
+static void
+test_gpus (void)
+{
+  static const char *required[] = {
+    "rtx-3060-12gb", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-5090d", "rtx-a6000", "rtx-6000-ada",
+    "a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "mi300x",
+  };
+  HrCatalog *catalog = hr_catalog_get_default ();
+  GPtrArray *gpus = hr_catalog_get_gpus (catalog);
+
+  g_assert_cmpuint (gpus->len, >=, 25);
+
+  for (guint i = 0; i < G_N_ELEMENTS (required); i++)
+    {
+      if (hr_catalog_find_gpu (catalog, required[i]) == NULL)
+        g_error ("GPU \"%s\" is missing from the catalog", required[i]);
+    }
+
+  /* SCENARIO.md: memory is what the driver reports */
+  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "h100-sxm")->memory, ==, G_GUINT64_CONSTANT (85520809984));
+  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "rtx-4090")->memory, ==, G_GUINT64_CONSTANT (25757220864));
+
+  for (guint i = 0; i < gpus->len; i++)
+    {
+      const HrGpu *g = g_ptr_array_index (gpus, i);
+
+      g_assert_nonnull (g->source);
+      g_assert_cmpuint (strlen (g->source), >, 20);
+      g_assert_cmpuint (g->memory, >, G_GUINT64_CONSTANT (4) << 30);
+      g_assert_cmpuint (g->bandwidth, >, 0);
+      g_assert_cmpfloat (g->fp32_tflops, >, 0);
+      g_assert_cmpuint (g->tdp_watts, >, 0);
+      /* a price needs a date */
+      if (g->price_usd >= 0 || g->cloud_usd_per_hour >= 0)
+        {
+          g_assert_nonnull (g->price_as_of);
+          g_assert_true (g_regex_match_simple ("^20[0-9][0-9]-[01][0-9](-[0-3][0-9])?$", g->price_as_of, 0, 0));
+        }
+      /* the driver's figure is close to the marketed size */
+      if (g->memory_nominal_gb > 0)
+        {
+          double ratio = g->memory / (g->memory_nominal_gb * 1e9);
+
+          if (ratio < 0.9 || ratio > 1.2)
+            g_error ("%s: %.0f bytes for a %.0f GB card", g->id, (double) g->memory, g->memory_nominal_gb);
+        }
+    }
+}
+
+static HrJsonDoc *
+doc (const char *text)
+{
+  g_autoptr(GError) error = NULL;
+  HrJsonDoc *d = hr_json_doc_load_data ("user.json", text, -1, &error);
+
+  g_assert_no_error (error);
+  return d;
+}
+
+static void
+test_user_entries (void)
+{
+  g_autoptr(HrCatalog) catalog = hr_catalog_new ();
+  g_autoptr(HrJsonDoc) first = doc ("{\"version\": 1, \"entries\": ["
+                                    " {\"id\": \"card\", \"name\": \"Card\", \"memory\": 24000000000, \"source\": \"test\"},"
+                                    " {\"id\": \"other\", \"name\": \"Other\", \"memory\": 8000000000, \"source\": \"test\"}]}");
+  g_autoptr(HrJsonDoc) override = doc ("{\"version\": 1, \"entries\": ["
+                                       " {\"id\": \"card\", \"name\": \"Card v2\", \"memory\": 48000000000, \"source\": \"mine\"}]}");
+  g_autoptr(HrJsonDoc) broken = doc ("{\"version\": 1, \"entries\": ["
+                                     " {\"id\": \"new\", \"name\": \"New\", \"memory\": 8000000000, \"source\": \"x\"},"
+                                     " {\"id\": \"card\", \"name\": \"Card v3\", \"memory\": 1, \"source\": \"x\"}]}");
+  g_autoptr(HrJsonDoc) unsourced = doc ("{\"version\": 1, \"entries\": ["
+                                        " {\"id\": \"nosrc\", \"name\": \"N\", \"memory\": 8000000000}]}");
+  g_autoptr(HrJsonDoc) dup = doc ("{\"version\": 1, \"entries\": ["
+                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, \"source\": \"x\"},"
+                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, \"source\": \"x\"}]}");
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (hr_catalog_load_gpus (catalog, first, &error));
+  g_assert_true (hr_catalog_load_gpus (catalog, override, &error));
+  g_assert_no_error (error);
+
+  /* an override replaces the entry in place */
+  g_assert_cmpuint (hr_catalog_get_gpus (catalog)->len, ==, 2);
+  g_assert_cmpstr (hr_catalog_find_gpu (catalog, "card")->name, ==, "Card v2");
+  g_assert_true (g_ptr_array_index (hr_catalog_get_gpus (catalog), 0) == hr_catalog_find_gpu (catalog, "card"));
+
+  /* a broken file changes nothing: not even its good first entry */
+  g_assert_false (hr_catalog_load_gpus (catalog, broken, &error));
+  g_assert_true (g_str_has_prefix (error->message, "user.json:1:"));
+  g_clear_error (&error);
+  g_assert_null (hr_catalog_find_gpu (catalog, "new"));
+  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "card")->memory, ==, 48000000000);
+
+  g_assert_false (hr_catalog_load_gpus (catalog, unsourced, &error));
+  g_assert_nonnull (strstr (error->message, "has no \"source\""));
+  g_clear_error (&error);
+
+  g_assert_false (hr_catalog_load_gpus (catalog, dup, &error));
+  g_assert_nonnull (strstr (error->message, "appears twice"));
+  g_clear_error (&error);
+
+  g_assert_cmpuint (hr_catalog_get_gpus (catalog)->len, ==, 2);
+
+  {
+    g_autofree char *hint = hr_catalog_suggest_gpu (catalog, "Card");
+
+    g_assert_cmpstr (hint, ==, "card");
+  }
+}
+
+static void
+test_examples (void)
+{
+  const char *dir = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  g_autoptr(GDir) listing = NULL;
+  g_autoptr(GError) error = NULL;
+  const char *name;
+  guint count = 0;
+
+  g_assert_nonnull (dir);
+  listing = g_dir_open (dir, 0, &error);
+  g_assert_no_error (error);
+
+  while ((name = g_dir_read_name (listing)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr(HrScenario) s = NULL;
+      g_autoptr(HrEstimate) est = NULL;
+
+      if (!g_str_has_suffix (name, ".json"))
+        continue;
+
+      s = hr_scenario_load (path, hr_catalog_get_default (), &error);
+      if (s == NULL)
+        g_error ("%s", error->message);
+      est = hr_estimate_new (s);
+      g_assert_cmpuint (est->total, >, 0);
+      g_assert_true (est->has_fit);
+      count++;
+    }
+
+  g_assert_cmpuint (count, >=, 10);
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/catalog/models", test_models);
+  g_test_add_func ("/catalog/gpus", test_gpus);
+  g_test_add_func ("/catalog/user-entries", test_user_entries);
+  g_test_add_func ("/catalog/examples", test_examples);
+
+  return g_test_run ();
+}

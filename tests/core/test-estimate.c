@@ -1,0 +1,613 @@
+/* test-estimate.c: the reference figures of DESIGN.md, and properties any
+ * estimate must have
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-core.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+static HrScenario *
+scenario (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("test", json, -1, &error);
+  HrScenario *s;
+
+  g_assert_no_error (error);
+  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+  return s;
+}
+
+static HrScenario *
+scenariof (const char *format,
+           ...) G_GNUC_PRINTF (1, 2);
+
+static HrScenario *
+scenariof (const char *format,
+           ...)
+{
+  g_autofree char *json = NULL;
+  va_list args;
+
+  va_start (args, format);
+  json = g_strdup_vprintf (format, args);
+  va_end (args);
+  return scenario (json);
+}
+
+static double
+model_state (const HrEstimate *est)
+{
+  return (double) est->buckets[HR_BUCKET_WEIGHTS] + est->buckets[HR_BUCKET_GRADIENTS] +
+         est->buckets[HR_BUCKET_OPTIMIZER];
+}
+
+static double
+item_bytes (const HrEstimate *est,
+            HrBucket          bucket,
+            const char       *label_part)
+{
+  double sum = 0;
+
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->items, i);
+
+      if (item->bucket == bucket && (label_part == NULL || strstr (item->label, label_part) != NULL))
+        sum += item->bytes;
+    }
+  return sum;
+}
+
+static gboolean
+has_note (const HrEstimate *est,
+          const char       *phrase)
+{
+  for (guint i = 0; i < est->notes->len; i++)
+    if (strstr (g_ptr_array_index (est->notes, i), phrase) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+#define assert_near(a, b, rel) \
+  G_STMT_START { \
+    double a_ = (a), b_ = (b); \
+    if (fabs (a_ - b_) > (rel) * fabs (b_)) \
+      g_error ("%s = %.6g, expected %.6g within %.1f%%", #a, a_, b_, 100.0 * (rel)); \
+  } G_STMT_END
+
+/* Seed 002, "Activations: the bucket that sets your batch size": SmolVLA's
+ * backbone by Korthikanti et al. eq. 1 with s=200, h=960, a=15, L=16:
+ * 0.28 GiB at batch 2, 1.14 GiB at 8, 4.54 GiB at 32; 200 -> 328 tokens
+ * doubles it, 328 -> 584 multiplies it by 2.4 again. */
+static void
+test_reference_smolvla_eq1 (void)
+{
+  double b2 = hr_activations_korthikanti (200, 2, 960, 15, 16);
+  double b8 = hr_activations_korthikanti (200, 8, 960, 15, 16);
+  double b32 = hr_activations_korthikanti (200, 32, 960, 15, 16);
+  double s328 = hr_activations_korthikanti (328, 2, 960, 15, 16);
+  double s584 = hr_activations_korthikanti (584, 2, 960, 15, 16);
+
+  g_assert_cmpfloat (fabs (b2 / GiB - 0.28), <, 0.005);
+  g_assert_cmpfloat (fabs (b8 / GiB - 1.14), <, 0.005);
+  g_assert_cmpfloat (fabs (b32 / GiB - 4.54), <, 0.005);
+  g_assert_cmpfloat (fabs (s328 / b2 - 2.0), <, 0.05);
+  g_assert_cmpfloat (fabs (s584 / s328 - 2.4), <, 0.05);
+}
+
+/* The estimator's own layer model reduces to eq. 1 for the case eq. 1
+ * describes: GPT-style layers (LayerNorm, 4h GELU MLP, dropout, MHA),
+ * eager attention, 16-bit activations, every weight training. */
+static void
+test_estimator_matches_eq1 (void)
+{
+  static const guint batches[] = { 2, 8, 32 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
+    {
+      g_autoptr(HrScenario) s = scenariof (
+        "{\"headroom_scenario\": 1, \"model\": {\"id\": \"gpt\", \"name\": \"GPT-style\", \"params\": 180000000,"
+        " \"layers\": 16, \"hidden\": 960, \"heads\": 15, \"norm\": \"layernorm\", \"dropout\": true},"
+        " \"task\": \"train\", \"attention\": \"eager\", \"compute\": \"bf16-mixed\", \"seq_len\": 200,"
+        " \"micro_batch\": %u}", batches[i]);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      double layers = item_bytes (est, HR_BUCKET_ACTIVATIONS, "16 layers");
+      double eq1 = hr_activations_korthikanti (200, batches[i], 960, 15, 16);
+
+      /* eq. 1 leaves out LayerNorm statistics and the final norm: < 1% */
+      assert_near (layers, eq1, 0.01);
+    }
+}
+
+static HrScenario *
+gr00t_on (guint64  memory,
+          gboolean tune_llm)
+{
+  return scenariof ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"task\": \"finetune\","
+                    " \"method\": \"%s\", \"compute\": \"bf16-mixed\", \"micro_batch\": 32,"
+                    " \"gpu\": {\"id\": \"nominal\", \"name\": \"Nominal\", \"memory\": %" G_GUINT64_FORMAT "}}",
+                    tune_llm ? "full" : "freeze", memory);
+}
+
+/* Seed 002, "Worked example: GR00T N1.7": 3.0B parameters, 40M trainable:
+ * a 6.56 GB model-state floor; NVIDIA's 35 GB peak at batch 32 gives
+ * 0.89 GB a sample; with a 10% reserve the largest batches are 16, 32, 40,
+ * 72 and 88 on 24, 40, 48, 80 and 96 GB; --tune-llm makes the state 48 GB. */
+static void
+test_reference_gr00t (void)
+{
+  static const struct { guint64 memory; guint max; } table[] = {
+    { 24000000000, 16 }, { 40000000000, 32 }, { 48000000000, 40 }, { 80000000000, 72 }, { 96000000000, 88 },
+  };
+  g_autoptr(HrScenario) s = gr00t_on (24000000000, FALSE);
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  g_autoptr(HrPlan) plan = hr_plan_new (s);
+  HrPeak p32, p33;
+
+  assert_near (model_state (est), 6.56e9, 0.002);
+  g_assert_cmpuint (est->trainable_params, ==, 40000000);
+
+  /* the calibration reproduces the published peak, and its slope the
+   * seed's 0.89 GB a sample */
+  hr_plan_peak (plan, 32, &p32);
+  hr_plan_peak (plan, 33, &p33);
+  assert_near ((double) p32.reserved, 35e9, 0.001);
+  assert_near ((double) (p33.reserved - p32.reserved), 0.89e9, 0.02);
+
+  for (guint i = 0; i < G_N_ELEMENTS (table); i++)
+    {
+      g_autoptr(HrScenario) on = gr00t_on (table[i].memory, FALSE);
+      g_autoptr(HrEstimate) fit = hr_estimate_new (on);
+
+      g_test_message ("%.0f GB: max micro-batch %u (seed: %u)", table[i].memory / 1e9,
+                      fit->max_micro_batch, table[i].max);
+      g_assert_cmpint (abs ((int) fit->max_micro_batch - (int) table[i].max), <=, 1);
+    }
+
+  /* the catalog's cards report more than their nominal size, so they fit
+   * more than the nominal table says */
+  {
+    static const char *cards[][2] = { { "a100-40gb", "40" }, { "a100-80gb", "80" }, { "rtx-4090", "24" } };
+
+    for (guint i = 0; i < G_N_ELEMENTS (cards); i++)
+      {
+        g_autoptr(HrScenario) nominal = gr00t_on (g_ascii_strtoull (cards[i][1], NULL, 10) * 1000000000ull, FALSE);
+        g_autoptr(HrScenario) real = hr_scenario_copy (nominal);
+        g_autoptr(HrEstimate) en = NULL;
+        g_autoptr(HrEstimate) er = NULL;
+
+        g_clear_pointer (&real->gpu, hr_gpu_free);
+        real->gpu = hr_gpu_copy (hr_catalog_find_gpu (hr_catalog_get_default (), cards[i][0]));
+        en = hr_estimate_new (nominal);
+        er = hr_estimate_new (real);
+        g_assert_cmpuint (real->gpu->memory, >, nominal->gpu->memory);
+        g_assert_cmpuint (er->max_micro_batch, >=, en->max_micro_batch);
+      }
+  }
+
+  /* --tune-llm: everything trains, 3.0B x 16 bytes = 48 GB of state (at a
+   * batch whose activations exceed the optimizer step's temporaries) */
+  {
+    g_autoptr(HrScenario) full = gr00t_on (80000000000, TRUE);
+    g_autoptr(HrEstimate) ef = hr_estimate_new (full);
+    double state = model_state (ef) - item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
+
+    assert_near (state, 48e9, 0.005);
+  }
+}
+
+/* Seed 002: lerobot's pi05 trains in float32 with nothing frozen, "so the
+ * model state alone is around 48 GB" (3.0B x 16).  The catalog's exact
+ * count is 3.35B (pi0.5's adaptive norms add 0.12B), so 53.7 GB. */
+static void
+test_reference_pi05 (void)
+{
+  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"pi05\", \"task\": \"finetune\","
+                                      " \"method\": \"full\", \"compute\": \"fp32\", \"micro_batch\": 8}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  double state = model_state (est) - item_bytes (est, HR_BUCKET_OPTIMIZER, "step temporaries");
+
+  assert_near (state, 16.0 * s->model->params, 0.001);
+  g_assert_cmpfloat (state, >, 48e9);
+  g_assert_cmpfloat (state, <, 54e9);
+}
+
+/* Seed 002, "Stop guessing": (b=2, 9.4 GB), (b=8, 14.8 GB) gives
+ * peak(b) = 7.6 + 0.90 b. */
+static void
+test_reference_two_point_fit (void)
+{
+  const double x[] = { 2, 8 };
+  const double y[] = { 9.4, 14.8 };
+  double floor_, per_sample, r2;
+
+  g_assert_true (hr_fit_line (x, y, 2, &floor_, &per_sample, &r2));
+  g_assert_cmpfloat (fabs (floor_ - 7.6), <, 1e-9);
+  g_assert_cmpfloat (fabs (per_sample - 0.90), <, 1e-9);
+  g_assert_cmpfloat (r2, ==, 1.0);
+
+  /* one distinct batch size is no line */
+  g_assert_false (hr_fit_line ((const double[]) { 4, 4 }, y, 2, NULL, NULL, NULL));
+}
+
+/* ZeRO (Rajbhandari et al. 2020) section 3.1: mixed-precision Adam holds
+ * 2 + 2 + 12 = 16 bytes per parameter; seed 002: frozen bf16 weights cost 2
+ * bytes per parameter. */
+static void
+test_reference_bytes_per_param (void)
+{
+  static const char *model =
+    "{\"id\": \"m\", \"name\": \"M\", \"params\": 1000000000, \"components\": ["
+    " {\"name\": \"frozen\", \"params\": 900000000, \"trainable\": false, \"layers\": 8, \"hidden\": 2048, \"heads\": 16},"
+    " {\"name\": \"head\", \"params\": 100000000, \"layers\": 2, \"hidden\": 1024, \"heads\": 8}]}";
+  g_autoptr(HrScenario) full = scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
+                                          " \"seq_len\": 256, \"micro_batch\": 64}", model);
+  g_autoptr(HrScenario) freeze = scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"freeze\","
+                                            " \"seq_len\": 256, \"micro_batch\": 64}", model);
+  g_autoptr(HrEstimate) ef = hr_estimate_new (full);
+  g_autoptr(HrEstimate) ez = hr_estimate_new (freeze);
+  double temp_f = item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
+  double temp_z = item_bytes (ez, HR_BUCKET_OPTIMIZER, "step temporaries");
+
+  assert_near (model_state (ef) - temp_f, 16.0 * 1e9, 1e-6);
+  g_assert_cmpfloat (item_bytes (ef, HR_BUCKET_WEIGHTS, NULL), ==, 2.0e9);
+  g_assert_cmpfloat (ef->buckets[HR_BUCKET_GRADIENTS], ==, 2.0e9);
+  assert_near (ef->buckets[HR_BUCKET_OPTIMIZER] - temp_f, 12.0e9, 1e-6);
+
+  /* 900M frozen at 2 bytes, 100M trainable at 16 */
+  assert_near (item_bytes (ez, HR_BUCKET_WEIGHTS, "frozen:"), 1.8e9, 1e-6);
+  assert_near (model_state (ez) - temp_z, 0.9e9 * 2 + 0.1e9 * 16, 1e-6);
+
+  /* plain fp32 Adam lands on 16 by a different route: 4 + 4 + 8 */
+  {
+    g_autoptr(HrScenario) fp32 = scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
+                                            " \"compute\": \"fp32\", \"seq_len\": 256, \"micro_batch\": 64}", model);
+    g_autoptr(HrEstimate) e32 = hr_estimate_new (fp32);
+    double temp = item_bytes (e32, HR_BUCKET_OPTIMIZER, "step temporaries");
+
+    g_assert_cmpfloat (e32->buckets[HR_BUCKET_WEIGHTS], ==, 4.0e9);
+    g_assert_cmpfloat (e32->buckets[HR_BUCKET_GRADIENTS], ==, 4.0e9);
+    assert_near (e32->buckets[HR_BUCKET_OPTIMIZER] - temp, 8.0e9, 1e-6);
+  }
+}
+
+/* Seed 004: LLaMA-2-70B needs ~140 GB for its parameters in 16 bits, a 7B
+ * model ~14 GB; a 13B model at 4 bits drops to ~6.5 GB. */
+static void
+test_reference_llm_weights (void)
+{
+  g_autoptr(HrScenario) s70 = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\","
+                                        " \"task\": \"inference\", \"weights_dtype\": \"fp16\"}");
+  g_autoptr(HrScenario) s7 = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\","
+                                       " \"task\": \"inference\", \"weights_dtype\": \"fp16\"}");
+  g_autoptr(HrScenario) s13 = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\","
+                                        " \"task\": \"inference\", \"weights_dtype\": \"nf4\"}");
+  g_autoptr(HrEstimate) e70 = hr_estimate_new (s70);
+  g_autoptr(HrEstimate) e7 = hr_estimate_new (s7);
+  g_autoptr(HrEstimate) e13 = hr_estimate_new (s13);
+  const HrComponent *c13 = g_ptr_array_index (s13->model->components, 0);
+  double payload13 = hr_component_linear_params (c13) * hr_dtype_element_bytes (HR_DTYPE_NF4);
+
+  assert_near ((double) e70->buckets[HR_BUCKET_WEIGHTS], 140e9, 0.02);
+  assert_near ((double) e7->buckets[HR_BUCKET_WEIGHTS], 14e9, 0.04);
+
+  /* 13B at half a byte is 6.5 GB of 4-bit payload; the estimate adds what
+   * the seed leaves out: one fp32 absmax per 64 weights, the 16-bit
+   * embeddings and norms, and one dequantised matrix. */
+  assert_near (payload13, 6.5e9, 0.03);
+  g_assert_cmpfloat (e13->buckets[HR_BUCKET_WEIGHTS], >, payload13);
+  g_assert_cmpfloat (e13->buckets[HR_BUCKET_WEIGHTS], <, 8.5e9);
+  g_assert_cmpfloat (hr_dtype_bytes_per_param (HR_DTYPE_NF4, FALSE), ==, 0.5625);
+  g_assert_cmpfloat (fabs (hr_dtype_bytes_per_param (HR_DTYPE_NF4, TRUE) - 0.5159), <, 1e-4);
+}
+
+/* Seed 000: DreamerV3 on an RTX 5090D under JAX shows 18-28 GB in
+ * nvidia-smi because XLA preallocates 75% of the card; the estimate must
+ * say so, and not claim the model needs it. */
+static void
+test_reference_dreamer_preallocation (void)
+{
+  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\", \"task\": \"train\","
+                                      " \"compute\": \"fp32\", \"micro_batch\": 16, \"seq_len\": 64,"
+                                      " \"framework\": \"jax\", \"gpu\": \"rtx-5090d\"}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  g_autoptr(HrScenario) off = hr_scenario_copy (s);
+  g_autoptr(HrEstimate) eoff = NULL;
+
+  g_assert_cmpfloat (est->device_used, >=, 0.75 * s->gpu->memory);
+  g_assert_cmpfloat (est->device_used, <=, 0.75 * s->gpu->memory + 1.5 * GiB);
+  g_assert_cmpfloat (est->allocated_peak, <, est->device_used - 4 * GiB);
+  g_assert_true (has_note (est, "preallocates 75%"));
+  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OVERHEAD, "XLA preallocation"), >, 1 * GiB);
+
+  /* without preallocation nvidia-smi shows the real use */
+  off->jax_preallocate = FALSE;
+  eoff = hr_estimate_new (off);
+  g_assert_cmpfloat (eoff->device_used, <, est->device_used);
+  g_assert_cmpfloat (item_bytes (eoff, HR_BUCKET_OVERHEAD, "XLA preallocation"), ==, 0);
+}
+
+/* Seed 001: a 200k-step buffer of 224x224x3 uint8 frames is ~30 GB of host
+ * RAM. */
+static void
+test_reference_replay (void)
+{
+  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"dino-wm\", \"task\": \"train\","
+                                      " \"replay\": {\"steps\": 200000, \"obs_shape\": [224, 224, 3],"
+                                      " \"obs_dtype\": \"uint8\"}}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+  assert_near ((double) est->host_ram, 30e9, 0.01);
+}
+
+/* Seed 000: $0.35 a GPU-hour at 18 h a day against a $2,200-2,800 card:
+ * buying "may approach cloud GPU total costs in about a year". */
+static void
+test_reference_break_even (void)
+{
+  double low = hr_cost_break_even_months (2200, 0.35, 18, 0, 0);
+  double high = hr_cost_break_even_months (2800, 0.35, 18, 0, 0);
+
+  g_assert_cmpfloat (fabs (low - 11.5), <, 0.1);
+  g_assert_cmpfloat (high, >, low);
+  g_assert_cmpfloat (high, <, 15);
+  g_assert_true (isinf (hr_cost_break_even_months (2200, 0.1, 18, 1000, 0.15)));
+}
+
+static const char *property_scenarios[] = {
+  "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\", \"seq_len\": 1024, \"gpu\": \"rtx-4090\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"qlora\", \"seq_len\": 2048}",
+  "{\"headroom_scenario\": 1, \"model\": \"smolvla\", \"method\": \"freeze\", \"seq_len\": 200}",
+  "{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"resnet-50\", \"task\": \"train\", \"compute\": \"fp16-mixed\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", \"method\": \"lora\", \"compute\": \"fp16-mixed\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"dreamerv3-50m\", \"task\": \"train\", \"gpu\": \"rtx-4090\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"qwen2.5-7b\", \"task\": \"inference\", \"context_len\": 8192}",
+  "{\"headroom_scenario\": 1, \"model\": \"bert-base\", \"attention\": \"eager\", \"seq_len\": 512}",
+  "{\"headroom_scenario\": 1, \"model\": \"tinyllama-1.1b\", \"task\": \"train\", \"sharding\": \"zero3\", \"gpus\": 4}",
+  "{\"headroom_scenario\": 1, \"model\": \"pi05\", \"compute\": \"fp32\", \"offload\": \"optimizer\"}",
+};
+
+static void
+test_property_consistent (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (property_scenarios); i++)
+    {
+      g_autoptr(HrScenario) s = scenario (property_scenarios[i]);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      guint64 sum = 0;
+
+      for (guint b = 0; b < HR_N_BUCKETS; b++)
+        {
+          sum += est->buckets[b];
+          g_assert_cmpuint (est->bucket_low[b], <=, est->bucket_high[b]);
+        }
+      g_assert_cmpuint (sum, ==, est->total);
+      g_assert_cmpuint (est->total, ==, est->device_used);
+      g_assert_cmpuint (est->low, <=, est->total);
+      g_assert_cmpuint (est->total, <=, est->high);
+      g_assert_cmpuint (est->allocated_peak, <=, est->reserved_peak);
+      g_assert_cmpuint (est->reserved_peak, <=, est->device_used);
+      g_assert_cmpuint (est->items->len, >, 0);
+      g_assert_cmpuint (est->notes->len, >, 0);
+    }
+}
+
+/* Peak memory never falls as the micro-batch grows, and grows over the
+ * range (it can stay flat while the optimizer step, not the activations,
+ * sets the peak). */
+static void
+test_property_peak_grows_with_batch (void)
+{
+  for (guint i = 0; i < G_N_ELEMENTS (property_scenarios); i++)
+    {
+      g_autoptr(HrScenario) s = scenario (property_scenarios[i]);
+      g_autoptr(GArray) points = hr_sweep_run (s, 1, 64, 1, FALSE);
+
+      g_assert_cmpuint (points->len, ==, 64);
+      for (guint j = 1; j < points->len; j++)
+        {
+          HrSweepPoint *a = &g_array_index (points, HrSweepPoint, j - 1);
+          HrSweepPoint *b = &g_array_index (points, HrSweepPoint, j);
+
+          g_assert_cmpuint (b->peak.total, >=, a->peak.total);
+          g_assert_cmpuint (b->peak.allocated, >=, a->peak.allocated);
+          g_assert_cmpuint (b->peak.high, >=, a->peak.high);
+        }
+      g_assert_cmpuint (g_array_index (points, HrSweepPoint, 63).peak.allocated, >,
+                        g_array_index (points, HrSweepPoint, 0).peak.allocated);
+    }
+}
+
+static double
+activations_of (const char *json)
+{
+  g_autoptr(HrScenario) s = scenario (json);
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+  return est->buckets[HR_BUCKET_ACTIVATIONS];
+}
+
+/* Flash attention never needs more than eager; recomputation lowers the
+ * activations, full more than selective. */
+static void
+test_property_attention_and_recompute (void)
+{
+  static const char *base = "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"seq_len\": 4096,"
+                            " \"micro_batch\": 2";
+  g_autofree char *eager = g_strconcat (base, ", \"attention\": \"eager\"}", NULL);
+  g_autofree char *sdpa = g_strconcat (base, ", \"attention\": \"sdpa\"}", NULL);
+  g_autofree char *flash = g_strconcat (base, ", \"attention\": \"flash\"}", NULL);
+  g_autofree char *selective = g_strconcat (base, ", \"attention\": \"eager\", \"recompute\": \"selective\"}", NULL);
+  g_autofree char *full = g_strconcat (base, ", \"attention\": \"eager\", \"recompute\": \"full\"}", NULL);
+  g_autofree char *gqa_eager = g_strdup ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"attention\": \"eager\"}");
+  g_autofree char *gqa_flash = g_strdup ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"attention\": \"flash\"}");
+
+  g_assert_cmpfloat (activations_of (flash), <=, activations_of (eager));
+  g_assert_cmpfloat (activations_of (sdpa), <=, activations_of (eager));
+  g_assert_cmpfloat (activations_of (flash), <=, activations_of (sdpa));
+  g_assert_cmpfloat (activations_of (gqa_flash), <, activations_of (gqa_eager));
+  g_assert_cmpfloat (activations_of (selective), <, activations_of (eager));
+  g_assert_cmpfloat (activations_of (full), <, activations_of (selective));
+  g_assert_cmpfloat (activations_of (full), <, 0.3 * activations_of (eager));
+}
+
+/* ZeRO-3 divides the model state by the GPU count (up to the gathered
+ * layers); ZeRO-1 the optimizer state only. */
+static void
+test_property_zero (void)
+{
+  static const char *fmt = "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\", \"sharding\": \"%s\", \"gpus\": %u,"
+                           " \"micro_batch\": 8, \"seq_len\": 4096}";
+  g_autoptr(HrScenario) one = scenariof (fmt, "none", 1);
+  g_autoptr(HrScenario) z3 = scenariof (fmt, "zero3", 8);
+  g_autoptr(HrScenario) z1 = scenariof (fmt, "zero1", 8);
+  g_autoptr(HrEstimate) e1 = hr_estimate_new (one);
+  g_autoptr(HrEstimate) e3 = hr_estimate_new (z3);
+  g_autoptr(HrEstimate) ez1 = hr_estimate_new (z1);
+  double gathered = item_bytes (e3, HR_BUCKET_WEIGHTS, "unsharded parameters");
+
+  g_assert_cmpfloat (gathered, >, 0);
+  assert_near (model_state (e3) - gathered, model_state (e1) / 8, 0.001);
+  assert_near ((double) ez1->buckets[HR_BUCKET_OPTIMIZER], e1->buckets[HR_BUCKET_OPTIMIZER] / 8.0, 0.001);
+  g_assert_cmpuint (ez1->buckets[HR_BUCKET_WEIGHTS], ==, e1->buckets[HR_BUCKET_WEIGHTS]);
+  g_assert_cmpuint (ez1->buckets[HR_BUCKET_GRADIENTS], ==, e1->buckets[HR_BUCKET_GRADIENTS]);
+  /* activations are per GPU: sharding does not touch them */
+  g_assert_cmpuint (e3->buckets[HR_BUCKET_ACTIVATIONS], ==, e1->buckets[HR_BUCKET_ACTIVATIONS]);
+}
+
+/* Inference keeps no gradients and no optimizer state; its KV cache counts
+ * KV heads (GQA), not query heads. */
+static void
+test_property_inference (void)
+{
+  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\","
+                                      " \"context_len\": 8192, \"micro_batch\": 4}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  const HrComponent *c = g_ptr_array_index (s->model->components, 0);
+  /* 2 (K, V) x 32 layers x 8 KV heads x 128 x 8192 tokens x 4 x 2 bytes */
+  double kv = 2.0 * 32 * 8 * 128 * 8192 * 4 * 2;
+
+  g_assert_cmpuint (c->kv_heads, ==, 8);
+  g_assert_cmpuint (est->buckets[HR_BUCKET_GRADIENTS], ==, 0);
+  g_assert_cmpuint (est->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
+  assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "KV cache"), kv, 1e-9);
+
+  /* fp8 halves it */
+  {
+    g_autoptr(HrScenario) fp8 = hr_scenario_copy (s);
+    g_autoptr(HrEstimate) e8 = NULL;
+
+    fp8->kv_dtype = HR_DTYPE_FP8;
+    e8 = hr_estimate_new (fp8);
+    assert_near (item_bytes (e8, HR_BUCKET_ACTIVATIONS, "KV cache"), kv / 2, 1e-9);
+  }
+}
+
+/* Frozen parts that no gradient reaches keep no activations; the part that
+ * trains does (seed 002, VLA fine-tuning). */
+static void
+test_property_frozen_parts (void)
+{
+  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\","
+                                      " \"micro_batch\": 8}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  const HrComponent *backbone = g_ptr_array_index (s->model->components, 0);
+  g_autofree char *backbone_label = g_strdup_printf ("%s: frozen, no backward", backbone->name);
+
+  g_assert_false (backbone->trainable);
+  g_assert_false (backbone->backprop);
+  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_ACTIVATIONS, backbone_label), <, 0.05 * GiB);
+  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_ACTIVATIONS, "per sample"), >, 1 * GiB);
+  g_assert_true (has_note (est, "frozen parts that no gradient flows through"));
+}
+
+/* The levers: each saves what it says, QLoRA stores less than LoRA, offload
+ * moves state to the host, DDP adds its buckets. */
+static void
+test_property_levers (void)
+{
+  g_autoptr(HrScenario) lora = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\"}");
+  g_autoptr(HrScenario) qlora = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"qlora\"}");
+  g_autoptr(HrScenario) off = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"offload\": \"optimizer\"}");
+  g_autoptr(HrScenario) on = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}");
+  g_autoptr(HrScenario) ddp = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"sharding\": \"ddp\", \"gpus\": 2}");
+  g_autoptr(HrEstimate) el = hr_estimate_new (lora);
+  g_autoptr(HrEstimate) eq = hr_estimate_new (qlora);
+  g_autoptr(HrEstimate) eoff = hr_estimate_new (off);
+  g_autoptr(HrEstimate) eon = hr_estimate_new (on);
+  g_autoptr(HrEstimate) eddp = hr_estimate_new (ddp);
+  g_autoptr(GPtrArray) knobs = hr_knobs_rank (on);
+
+  g_assert_cmpuint (eq->buckets[HR_BUCKET_WEIGHTS], <, el->buckets[HR_BUCKET_WEIGHTS] / 2);
+  g_assert_cmpuint (eoff->buckets[HR_BUCKET_OPTIMIZER], <, eon->buckets[HR_BUCKET_OPTIMIZER] / 100);
+  assert_near ((double) eoff->host_ram, eon->buckets[HR_BUCKET_OPTIMIZER] -
+               item_bytes (eon, HR_BUCKET_OPTIMIZER, "step temporaries"), 0.01);
+  assert_near ((double) eddp->buckets[HR_BUCKET_GRADIENTS], 2.0 * eon->buckets[HR_BUCKET_GRADIENTS], 1e-6);
+
+  g_assert_cmpuint (knobs->len, >=, 5);
+  for (guint i = 0; i < knobs->len; i++)
+    {
+      HrKnob *k = g_ptr_array_index (knobs, i);
+
+      g_assert_cmpint (k->saved, >, 0);
+      g_assert_cmpuint (k->after + k->saved, ==, eon->total);
+      if (i > 0)
+        g_assert_cmpint (k->saved, <=, ((HrKnob *) g_ptr_array_index (knobs, i - 1))->saved);
+      g_assert_nonnull (k->source);
+      g_assert_cmpfloat (k->speed, >, 0);
+    }
+}
+
+/* Nothing fits: the fit says why, in numbers. */
+static void
+test_property_nothing_fits (void)
+{
+  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\", \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+  g_assert_true (est->has_fit);
+  g_assert_false (est->fits);
+  g_assert_cmpuint (est->max_micro_batch, ==, 0);
+  g_assert_nonnull (strstr (est->fit_reason, "even micro-batch 1 needs"));
+  g_assert_nonnull (strstr (est->fit_reason, "GiB"));
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/reference/smolvla-eq1", test_reference_smolvla_eq1);
+  g_test_add_func ("/reference/estimator-eq1", test_estimator_matches_eq1);
+  g_test_add_func ("/reference/gr00t-n1.7", test_reference_gr00t);
+  g_test_add_func ("/reference/pi05-fp32", test_reference_pi05);
+  g_test_add_func ("/reference/two-point-fit", test_reference_two_point_fit);
+  g_test_add_func ("/reference/bytes-per-param", test_reference_bytes_per_param);
+  g_test_add_func ("/reference/llm-weights", test_reference_llm_weights);
+  g_test_add_func ("/reference/dreamer-preallocation", test_reference_dreamer_preallocation);
+  g_test_add_func ("/reference/replay-buffer", test_reference_replay);
+  g_test_add_func ("/reference/break-even", test_reference_break_even);
+  g_test_add_func ("/property/consistent", test_property_consistent);
+  g_test_add_func ("/property/peak-grows-with-batch", test_property_peak_grows_with_batch);
+  g_test_add_func ("/property/attention-and-recompute", test_property_attention_and_recompute);
+  g_test_add_func ("/property/zero", test_property_zero);
+  g_test_add_func ("/property/inference", test_property_inference);
+  g_test_add_func ("/property/frozen-parts", test_property_frozen_parts);
+  g_test_add_func ("/property/levers", test_property_levers);
+  g_test_add_func ("/property/nothing-fits", test_property_nothing_fits);
+
+  return g_test_run ();
+}

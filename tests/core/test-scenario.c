@@ -1,0 +1,413 @@
+/* test-scenario.c: parsing scenarios, and every way a file can be wrong
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <locale.h>
+#include <string.h>
+
+#include "hr-core.h"
+
+static HrScenario *
+parse (const char  *text,
+       GError     **error)
+{
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", text, -1, error);
+
+  if (doc == NULL)
+    return NULL;
+  return hr_scenario_new_from_doc (doc, hr_catalog_get_default (), error);
+}
+
+/* Parses @text, expects it to fail with a message that starts with
+ * "s.json:LINE:COL: " and contains @phrase. */
+static void
+expect_error (const char *text,
+              guint       line,
+              guint       column,
+              const char *phrase)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) scenario = parse (text, &error);
+  g_autofree char *prefix = g_strdup_printf ("s.json:%u:%u: ", line, column);
+
+  g_assert_null (scenario);
+  g_assert_nonnull (error);
+  g_assert_true (error->domain == HR_ERROR);
+  if (!g_str_has_prefix (error->message, prefix) || strstr (error->message, phrase) == NULL)
+    g_error ("for\n%s\nexpected \"%s…%s…\", got \"%s\"", text, prefix, phrase, error->message);
+}
+
+#define HEAD "{\n  \"headroom_scenario\": 1,\n  \"model\": \"llama-2-7b\",\n"
+
+static void
+test_minimal_defaults (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = parse ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}", &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (s);
+  /* SCENARIO.md's defaults */
+  g_assert_cmpstr (s->name, ==, "");
+  g_assert_cmpint (s->task, ==, HR_TASK_FINETUNE);
+  g_assert_cmpint (s->method, ==, HR_METHOD_FULL);
+  g_assert_cmpint (s->lora_rank, ==, 16);
+  g_assert_cmpint (s->lora_targets, ==, HR_LORA_TARGETS_ALL_LINEAR);
+  g_assert_cmpint (s->compute, ==, HR_COMPUTE_BF16_MIXED);
+  g_assert_cmpint (s->weights_dtype, ==, HR_DTYPE_BF16);
+  g_assert_cmpint (s->optimizer, ==, HR_OPTIMIZER_ADAMW);
+  g_assert_cmpint (s->micro_batch, ==, 1);
+  g_assert_cmpint (s->grad_accum, ==, 1);
+  g_assert_cmpint (s->recompute, ==, HR_RECOMPUTE_NONE);
+  g_assert_cmpint (s->attention, ==, HR_ATTENTION_SDPA);
+  g_assert_cmpint (s->gpus, ==, 1);
+  g_assert_cmpint (s->sharding, ==, HR_SHARDING_NONE);
+  g_assert_cmpint (s->offload, ==, HR_OFFLOAD_NONE);
+  g_assert_cmpint (s->framework, ==, HR_FRAMEWORK_PYTORCH);
+  g_assert_true (s->jax_preallocate);
+  g_assert_cmpint (s->kv_dtype, ==, HR_DTYPE_BF16);
+  g_assert_null (s->gpu);
+  g_assert_cmpfloat_with_epsilon (s->reserve, 0.10, 1e-12);
+  g_assert_false (s->has_replay);
+  g_assert_cmpuint (hr_scenario_get_context_len (s), ==, hr_scenario_get_seq_len (s));
+}
+
+static void
+test_dependent_defaults (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) inference = parse (HEAD "  \"task\": \"inference\"\n}", &error);
+  g_autoptr(HrScenario) qlora = NULL;
+  g_autoptr(HrScenario) fp32 = NULL;
+  g_autoptr(HrScenario) jax = NULL;
+
+  g_assert_no_error (error);
+  /* "adamw (none for inference)" */
+  g_assert_cmpint (inference->optimizer, ==, HR_OPTIMIZER_NONE);
+
+  /* "qlora implies nf4" */
+  qlora = parse (HEAD "  \"method\": \"qlora\"\n}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (qlora->weights_dtype, ==, HR_DTYPE_NF4);
+
+  /* weights_dtype follows compute */
+  fp32 = parse (HEAD "  \"compute\": \"fp32\"\n}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (fp32->weights_dtype, ==, HR_DTYPE_FP32);
+
+  /* framework comes from the model (DreamerV3 is a JAX code base) */
+  jax = parse ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\"}", &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (jax->framework, ==, HR_FRAMEWORK_JAX);
+}
+
+static void
+test_every_key (void)
+{
+  /* Every key and value SCENARIO.md lists is accepted. */
+  static const char *text =
+    "{\n"
+    "  \"headroom_scenario\": 1, \"name\": \"all\", \"model\": \"llama-3.1-8b\",\n"
+    "  \"task\": \"train\", \"method\": \"lora\", \"trainable_params\": 1000,\n"
+    "  \"lora\": {\"rank\": 8, \"targets\": \"attention\"}, \"weights_dtype\": \"int8\",\n"
+    "  \"compute\": \"fp16-mixed\", \"optimizer\": \"paged-adamw-8bit\", \"micro_batch\": 4,\n"
+    "  \"grad_accum\": 8, \"seq_len\": 1024, \"image_size\": [640, 480], \"recompute\": \"selective\",\n"
+    "  \"attention\": \"flash\", \"gpus\": 8, \"sharding\": \"zero2\", \"offload\": \"optimizer+params\",\n"
+    "  \"framework\": \"jax\", \"jax_preallocate\": false, \"context_len\": 4096, \"kv_dtype\": \"fp8\",\n"
+    "  \"gpu\": \"h100-sxm\", \"reserve\": 0.2,\n"
+    "  \"replay\": {\"steps\": 1000, \"obs_shape\": [84, 84, 4], \"obs_dtype\": \"float32\"},\n"
+    "  \"x-anything\": {\"ignored\": [1, 2]}\n"
+    "}\n";
+  static const char *values[][2] = {
+    { "task", "\"train\"" }, { "task", "\"finetune\"" }, { "task", "\"inference\"" },
+    { "method", "\"full\"" }, { "method", "\"freeze\"" }, { "method", "\"lora\"" }, { "method", "\"qlora\"" },
+    { "weights_dtype", "\"fp32\"" }, { "weights_dtype", "\"bf16\"" }, { "weights_dtype", "\"fp16\"" },
+    { "weights_dtype", "\"fp8\"" }, { "weights_dtype", "\"int8\"" }, { "weights_dtype", "\"nf4\"" },
+    { "weights_dtype", "\"int4\"" },
+    { "compute", "\"fp32\"" }, { "compute", "\"tf32\"" }, { "compute", "\"bf16-mixed\"" },
+    { "compute", "\"fp16-mixed\"" }, { "compute", "\"bf16-pure\"" },
+    { "optimizer", "\"adamw\"" }, { "optimizer", "\"adam\"" }, { "optimizer", "\"adamw-8bit\"" },
+    { "optimizer", "\"paged-adamw-8bit\"" }, { "optimizer", "\"sgd\"" }, { "optimizer", "\"sgd-momentum\"" },
+    { "optimizer", "\"adafactor\"" }, { "optimizer", "\"lion\"" }, { "optimizer", "\"none\"" },
+    { "recompute", "\"none\"" }, { "recompute", "\"selective\"" }, { "recompute", "\"full\"" },
+    { "attention", "\"eager\"" }, { "attention", "\"sdpa\"" }, { "attention", "\"flash\"" },
+    { "sharding", "\"none\"" }, { "sharding", "\"ddp\"" }, { "sharding", "\"zero1\"" },
+    { "sharding", "\"zero2\"" }, { "sharding", "\"zero3\"" }, { "sharding", "\"fsdp\"" },
+    { "offload", "\"none\"" }, { "offload", "\"optimizer\"" }, { "offload", "\"optimizer+params\"" },
+    { "framework", "\"pytorch\"" }, { "framework", "\"jax\"" },
+    { "kv_dtype", "\"fp16\"" }, { "kv_dtype", "\"bf16\"" }, { "kv_dtype", "\"fp8\"" },
+    { "kv_dtype", "\"int8\"" }, { "kv_dtype", "\"int4\"" },
+    { "image_size", "224" }, { "image_size", "[224, 160]" },
+    { "lora", "{\"rank\": 64, \"targets\": \"all-linear\"}" },
+    { "gpu", "{\"id\": \"x\", \"name\": \"X\", \"memory\": 24000000000}" },
+    { "model", "{\"id\": \"tiny\", \"name\": \"Tiny\", \"params\": 1000000, \"layers\": 2, \"hidden\": 64, \"heads\": 4}" },
+  };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = parse (text, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (s->name, ==, "all");
+  g_assert_cmpint (s->image_width, ==, 640);
+  g_assert_cmpint (s->image_height, ==, 480);
+  g_assert_cmpint (s->lora_rank, ==, 8);
+  g_assert_cmpint (s->replay.obs_rank, ==, 3);
+  g_assert_cmpint (s->replay.obs_dtype, ==, HR_DTYPE_FP32);
+  g_assert_false (s->jax_preallocate);
+  g_assert_cmpstr (s->gpu->id, ==, "h100-sxm");
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      gboolean is_model = g_str_equal (values[i][0], "model");
+      g_autofree char *one = g_strdup_printf ("{\"headroom_scenario\": 1%s, \"%s\": %s}",
+                                              is_model ? "" : ", \"model\": \"llama-2-7b\"",
+                                              values[i][0], values[i][1]);
+      g_autoptr(HrScenario) t = parse (one, &error);
+
+      if (t == NULL)
+        g_error ("%s: %s", one, error->message);
+    }
+}
+
+static void
+test_malformed (void)
+{
+  /* Not JSON at all */
+  expect_error ("", 1, 1, "the file is empty");
+  expect_error ("   \n\n", 3, 1, "the file is empty");
+  expect_error (HEAD "  \"micro_batch\": 8,\n}\n", 5, 1, "trailing comma before '}'");
+  expect_error (HEAD "  \"micro_batch\": 8\n  \"seq_len\": 10\n}\n", 5, 3, "expected ',' or '}'");
+  expect_error (HEAD "  \"micro_batch\" 8\n}\n", 4, 17, "expected ':' after key \"micro_batch\"");
+  expect_error (HEAD "  \"name\": \"a\\qb\"\n}\n", 4, 13, "invalid escape \\q in string");
+  expect_error (HEAD "  \"name\": \"open\n}\n", 4, 11, "unterminated string");
+  expect_error (HEAD "  \"reserve\": 0,1\n}\n", 4, 16, "decimal comma");
+  expect_error (HEAD "  \"micro_batch\": 1e999\n}\n", 4, 18, "out of range");
+  expect_error (HEAD "  \"micro_batch\": 08\n}\n", 4, 18, "leading zeros");
+  expect_error (HEAD "  \"name\": 'single'\n}\n", 4, 11, "double quotes");
+  expect_error (HEAD "  \"task\": train\n}\n", 4, 11, "strings need double quotes");
+  expect_error (HEAD "  \"name\": \"a\",\n  \"name\": \"b\"\n}\n", 5, 3, "duplicate key \"name\"");
+  expect_error ("{\"headroom_scenario\": 1} trailing", 1, 26, "unexpected text after the end");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": [1, 2,]}", 2, 17, "trailing comma");
+  expect_error ("{\"a\": {\"b\": 1}", 1, 15, "unterminated object");
+
+  /* Well-formed, but not a valid scenario */
+  expect_error ("[1, 2]", 1, 1, "must be a JSON object");
+  expect_error ("{\"model\": \"llama-2-7b\"}", 1, 1, "\"headroom_scenario\": 1 is missing");
+  expect_error ("{\"headroom_scenario\": 2, \"model\": \"llama-2-7b\"}", 1, 23, "newer Headroom");
+  expect_error ("{\"headroom_scenario\": 1}", 1, 1, "missing the required key \"model\"");
+  expect_error (HEAD "  \"micro_bacth\": 8\n}\n", 4, 3, "did you mean \"micro_batch\"");
+  expect_error (HEAD "  \"colour\": 8\n}\n", 4, 3, "unknown key \"colour\"");
+  expect_error (HEAD "  \"micro_batch\": \"8\"\n}\n", 4, 18, "must be an integer, not a string");
+  expect_error (HEAD "  \"micro_batch\": 0\n}\n", 4, 18, "between 1 and 1048576, not 0");
+  expect_error (HEAD "  \"micro_batch\": 2.5\n}\n", 4, 18, "whole number");
+  expect_error (HEAD "  \"reserve\": 0.7\n}\n", 4, 14, "between 0 and 0.5");
+  expect_error (HEAD "  \"task\": \"training\"\n}\n", 4, 11, "did you mean \"train\"");
+  expect_error (HEAD "  \"compute\": \"int8\"\n}\n", 4, 14, "\"compute\" must be");
+  expect_error (HEAD "  \"jax_preallocate\": \"yes\"\n}\n", 4, 22, "true or false");
+  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama2-7b\"}", 1, 35, "did you mean \"llama-2-7b\"");
+  expect_error (HEAD "  \"gpu\": \"rtx4090\"\n}\n", 4, 10, "did you mean \"rtx-4090\"");
+  expect_error (HEAD "  \"gpu\": 24\n}\n", 4, 10, "catalog id (a string) or a GPU object");
+  expect_error (HEAD "  \"gpu\": {\"id\": \"g\", \"name\": \"G\", \"memory\": 24}\n}\n", 4, 45, "\"memory\" must be");
+  expect_error (HEAD "  \"gpu\": {\"id\": \"g\", \"memory\": 24000000000}\n}\n", 4, 10, "missing the required key \"name\"");
+  expect_error (HEAD "  \"method\": \"qlora\",\n  \"weights_dtype\": \"bf16\"\n}\n", 5, 20, "must be \"nf4\" or \"int4\"");
+  expect_error (HEAD "  \"lora\": {\"rank\": 0}\n}\n", 4, 20, "between 1 and 65536");
+  expect_error (HEAD "  \"lora\": {\"rank\": 8, \"target\": \"all\"}\n}\n", 4, 23, "did you mean \"targets\"");
+  expect_error (HEAD "  \"image_size\": [224]\n}\n", 4, 17, "[width, height]");
+  expect_error (HEAD "  \"replay\": {\"steps\": 10, \"obs_shape\": [84, -1]}\n}\n", 4, 45, "positive integer");
+  expect_error (HEAD "  \"replay\": {\"obs_shape\": [84]}\n}\n", 4, 13, "missing the required key \"steps\"");
+  expect_error (HEAD "  \"task\": \"inference\",\n  \"optimizer\": \"adamw\"\n}\n", 5, 16, "runs no optimizer");
+  expect_error (HEAD "  \"trainable_params\": 99999999999\n}\n", 4, 23, "between 0 and");
+
+  /* Inline models */
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"layers\": 2}}",
+                2, 11, "missing the required key \"params\"");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
+                " \"layers\": 2, \"hidden\": 64, \"heads\": 8, \"kv_heads\": 3}}", 2, 101, "must divide");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
+                " \"layers\": 2, \"hidden\": 65, \"heads\": 8}}", 2, 86, "give \"head_dim\"");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 100,"
+                " \"components\": [{\"name\": \"a\", \"params\": 10, \"layers\": 1, \"hidden\": 8, \"heads\": 1}]}}",
+                2, 46, "the components add up to 10 parameters");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
+                " \"kind\": \"cnn\"}}", 2, 11, "needs \"activation\"");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
+                " \"kind\": \"cnn\", \"activation\": {\"bytes_per_sample\": 5, \"scales_with\": \"pixels\"}}}",
+                2, 118, "needs \"at_image_size\"");
+}
+
+static void
+test_binary_and_encoding (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrJsonDoc) doc = NULL;
+  const char nul[] = "{\"a\":\n 1\0}";
+  char big[64];
+
+  doc = hr_json_doc_load_data ("b.json", nul, sizeof nul - 1, &error);
+  g_assert_null (doc);
+  g_assert_error (error, HR_ERROR, HR_ERROR_BINARY);
+  g_assert_true (g_str_has_prefix (error->message, "b.json:2:3: "));
+  g_clear_error (&error);
+
+  doc = hr_json_doc_load_data ("b.json", "{\"name\": \"\xff\xfe\"}", -1, &error);
+  g_assert_null (doc);
+  g_assert_error (error, HR_ERROR, HR_ERROR_BINARY);
+  g_assert_true (g_str_has_prefix (error->message, "b.json:1:11: invalid UTF-8"));
+  g_clear_error (&error);
+
+  /* UTF-8 is fine, and columns count characters */
+  doc = hr_json_doc_load_data ("u.json", "{\"name\": \"Größe\", \"x\": }", -1, &error);
+  g_assert_null (doc);
+  g_assert_true (g_str_has_prefix (error->message, "u.json:1:24: "));
+  g_clear_error (&error);
+
+  /* a byte order mark is skipped */
+  doc = hr_json_doc_load_data ("bom.json", "\xEF\xBB\xBF{\"a\": 1}", -1, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&doc, hr_json_doc_free);
+
+  /* deep nesting is refused rather than overflowing the stack */
+  {
+    GString *deep = g_string_new (NULL);
+
+    for (guint i = 0; i < 200; i++)
+      g_string_append_c (deep, '[');
+    doc = hr_json_doc_load_data ("d.json", deep->str, deep->len, &error);
+    g_assert_null (doc);
+    g_assert_nonnull (strstr (error->message, "nested more than"));
+    g_clear_error (&error);
+    g_string_free (deep, TRUE);
+  }
+
+  /* files over the limit are refused before parsing */
+  memset (big, ' ', sizeof big);
+  doc = hr_json_doc_load_data ("big.json", big, HR_JSON_MAX_FILE_SIZE + 1, &error);
+  g_assert_null (doc);
+  g_assert_error (error, HR_ERROR, HR_ERROR_TOO_LARGE);
+  g_clear_error (&error);
+}
+
+static void
+test_file_errors (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-test-XXXXXX", NULL);
+  g_autofree char *missing = g_build_filename (dir, "missing.json", NULL);
+  g_autoptr(HrScenario) s = NULL;
+
+  s = hr_scenario_load (missing, hr_catalog_get_default (), &error);
+  g_assert_null (s);
+  g_assert_error (error, HR_ERROR, HR_ERROR_IO);
+  g_assert_true (g_str_has_prefix (error->message, missing));
+  g_clear_error (&error);
+
+  s = hr_scenario_load (dir, hr_catalog_get_default (), &error);
+  g_assert_null (s);
+  g_assert_nonnull (strstr (error->message, "is a folder"));
+  g_rmdir (dir);
+}
+
+static void
+test_set (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", HEAD "  \"micro_batch\": 2\n}", -1, &error);
+  g_autoptr(HrScenario) s = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (hr_json_doc_apply_set (doc, "micro_batch=16", &error));
+  g_assert_true (hr_json_doc_apply_set (doc, "gpu=rtx-4090", &error));
+  g_assert_true (hr_json_doc_apply_set (doc, "lora.rank=8", &error));
+  g_assert_true (hr_json_doc_apply_set (doc, "image_size=[640,480]", &error));
+  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (s->micro_batch, ==, 16);
+  g_assert_cmpstr (s->gpu->id, ==, "rtx-4090");
+  g_assert_cmpint (s->lora_rank, ==, 8);
+  g_assert_cmpint (s->image_width, ==, 640);
+  g_clear_pointer (&s, hr_scenario_free);
+
+  /* a bad value names the option, not a line of the file */
+  g_assert_true (hr_json_doc_apply_set (doc, "micro_batch=abc", &error));
+  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_null (s);
+  g_assert_true (g_str_has_prefix (error->message, "--set micro_batch=abc: "));
+  g_clear_error (&error);
+
+  g_assert_false (hr_json_doc_apply_set (doc, "=3", &error));
+  g_assert_nonnull (strstr (error->message, "KEY=VALUE"));
+}
+
+static void
+test_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-test-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "saved.json", NULL);
+  g_autoptr(HrScenario) a = parse (HEAD "  \"name\": \"trip\", \"method\": \"qlora\", \"micro_batch\": 3,\n"
+                                   "  \"seq_len\": 777, \"gpu\": {\"id\": \"g\", \"name\": \"G\", \"memory\": 48000000000},\n"
+                                   "  \"replay\": {\"steps\": 5, \"obs_shape\": [2, 3]}, \"loss\": \"chunked\"\n}", &error);
+  g_autoptr(HrScenario) b = NULL;
+  g_autoptr(HrEstimate) ea = NULL;
+  g_autoptr(HrEstimate) eb = NULL;
+
+  g_assert_no_error (error);
+  g_assert_true (hr_scenario_save (a, path, &error));
+  g_assert_no_error (error);
+  b = hr_scenario_load (path, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpstr (b->name, ==, "trip");
+  g_assert_cmpint (b->method, ==, HR_METHOD_QLORA);
+  g_assert_cmpint (b->weights_dtype, ==, HR_DTYPE_NF4);
+  g_assert_cmpint (b->micro_batch, ==, 3);
+  g_assert_cmpint (b->seq_len, ==, 777);
+  g_assert_true (b->gpu_inline);
+  g_assert_cmpuint (b->gpu->memory, ==, 48000000000);
+  g_assert_cmpint (b->loss, ==, HR_LOSS_CHUNKED);
+  g_assert_true (b->has_replay);
+
+  ea = hr_estimate_new (a);
+  eb = hr_estimate_new (b);
+  g_assert_cmpuint (ea->total, ==, eb->total);
+
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
+static void
+test_copy (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) a = parse (HEAD "  \"gpu\": \"rtx-4090\"\n}", &error);
+  g_autoptr(HrScenario) b = hr_scenario_copy (a);
+
+  g_assert_true (a->model != b->model);
+  g_assert_true (a->gpu != b->gpu);
+  g_assert_cmpstr (a->model->id, ==, b->model->id);
+  g_clear_pointer (&a, hr_scenario_free);
+  g_assert_cmpstr (b->gpu->id, ==, "rtx-4090");
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/scenario/defaults", test_minimal_defaults);
+  g_test_add_func ("/scenario/dependent-defaults", test_dependent_defaults);
+  g_test_add_func ("/scenario/every-key", test_every_key);
+  g_test_add_func ("/scenario/malformed", test_malformed);
+  g_test_add_func ("/scenario/binary-and-encoding", test_binary_and_encoding);
+  g_test_add_func ("/scenario/file-errors", test_file_errors);
+  g_test_add_func ("/scenario/set", test_set);
+  g_test_add_func ("/scenario/round-trip", test_round_trip);
+  g_test_add_func ("/scenario/copy", test_copy);
+
+  return g_test_run ();
+}
