@@ -145,7 +145,14 @@ int
 main (int    argc,
       char **argv)
 {
+  /* Tables follow the desktop's number format; machine-readable output
+   * (JSON, CSV), including the text inside it, never does. */
   setlocale (LC_ALL, "");
+  for (int i = 1; i < argc; i++)
+    {
+      if (g_str_equal (argv[i], "--json") || g_str_equal (argv[i], "--csv"))
+        setlocale (LC_NUMERIC, "C");
+    }
 
   if (argc < 2)
     {

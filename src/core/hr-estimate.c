@@ -1427,7 +1427,7 @@ add_notes (HrPlan     *self,
     "total is what nvidia-smi would show (device_used); allocated_peak is "
     "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved"));
 
-  if (!s->seq_len_set && s->model->seq_len == 0)
+  if (!s->seq_len_set && s->model->seq_len == 0 && est->seq_len > 0)
     g_ptr_array_add (notes, g_strdup_printf ("seq_len not given: %u tokens assumed", self->seq_len));
 
   if (self->training)
@@ -1572,7 +1572,6 @@ hr_estimate_new (const HrScenario *scenario)
   est->host_items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
   est->notes = g_ptr_array_new_with_free_func (g_free);
   est->micro_batch = scenario->micro_batch;
-  est->seq_len = plan->seq_len;
   est->params = scenario->model->params;
 
   for (guint i = 0; i < plan->parts->len; i++)
@@ -1580,6 +1579,10 @@ hr_estimate_new (const HrScenario *scenario)
       Part *p = &g_array_index (plan->parts, Part, i);
 
       trainable += (guint64) llround (p->trainable + p->adapters);
+      /* the sequence length matters only if some part reads it */
+      if ((p->c->kind == HR_COMPONENT_TRANSFORMER && p->c->tokens_from == HR_TOKENS_SEQ_LEN) ||
+          (p->c->has_activation && p->c->act_scaling == HR_SCALING_SEQ))
+        est->seq_len = plan->seq_len;
     }
   est->trainable_params = trainable;
 

@@ -53,7 +53,7 @@ typedef struct {
 
   /* The scenario's numbers that the estimate was made at. */
   guint        micro_batch;
-  guint        seq_len;
+  guint        seq_len;   /* 0 when no part of the model reads it */
   guint64      params;
   guint64      trainable_params;
 

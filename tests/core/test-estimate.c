@@ -467,11 +467,12 @@ test_property_attention_and_recompute (void)
 static void
 test_property_zero (void)
 {
-  static const char *fmt = "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\", \"sharding\": \"%s\", \"gpus\": %u,"
-                           " \"micro_batch\": 8, \"seq_len\": 4096}";
-  g_autoptr(HrScenario) one = scenariof (fmt, "none", 1);
-  g_autoptr(HrScenario) z3 = scenariof (fmt, "zero3", 8);
-  g_autoptr(HrScenario) z1 = scenariof (fmt, "zero1", 8);
+#define ZERO_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\", \"sharding\": \"%s\"," \
+                      " \"gpus\": %u, \"micro_batch\": 8, \"seq_len\": 4096}"
+  g_autoptr(HrScenario) one = scenariof (ZERO_SCENARIO, "none", 1);
+  g_autoptr(HrScenario) z3 = scenariof (ZERO_SCENARIO, "zero3", 8);
+  g_autoptr(HrScenario) z1 = scenariof (ZERO_SCENARIO, "zero1", 8);
+#undef ZERO_SCENARIO
   g_autoptr(HrEstimate) e1 = hr_estimate_new (one);
   g_autoptr(HrEstimate) e3 = hr_estimate_new (z3);
   g_autoptr(HrEstimate) ez1 = hr_estimate_new (z1);
