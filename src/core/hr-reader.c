@@ -59,6 +59,8 @@ hr_reader_init (HrReader    *reader,
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
                          "%s must be a JSON object, not %s", what, node_type_name (node));
+      /* a reader that failed to start needs no hr_reader_clear() */
+      g_clear_pointer (&reader->pointer, g_free);
       return FALSE;
     }
 
