@@ -13,4 +13,5 @@
 #include "hr-reader.h"
 #include "hr-scenario.h"
 #include "hr-sweep.h"
+#include "hr-tree.h"
 #include "hr-types.h"

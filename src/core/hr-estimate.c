@@ -41,10 +41,11 @@
  * optimizer state are allocated once.  PyTorch "CUDA semantics" notes on
  * the caching allocator and expandable_segments; seed 002 ("a large and
  * growing gap is fragmentation").  Central 8% of the transient memory and 2%
- * of the rest, with 0-30% and 0-5% as the range. */
+ * of the rest, with 0-20% and 0-5% as the range (variable sequence lengths
+ * reach the top of it; expandable_segments keeps it near the bottom). */
 #define FRAG_DYNAMIC      0.08
 #define FRAG_DYNAMIC_LOW  0.00
-#define FRAG_DYNAMIC_HIGH 0.30
+#define FRAG_DYNAMIC_HIGH 0.20
 #define FRAG_STATIC       0.02
 #define FRAG_STATIC_LOW   0.00
 #define FRAG_STATIC_HIGH  0.05
@@ -59,7 +60,7 @@
  * kernels, dropout left on).  A published per-sample figure is good to the
  * run-to-run variance its source reports (NVIDIA quotes 5-6% for GR00T). */
 #define ACT_CLOSED_LOW  0.85
-#define ACT_CLOSED_HIGH 1.25
+#define ACT_CLOSED_HIGH 1.20
 
 /* bitsandbytes' 8-bit optimizers quantise blocks of 2048 values with one
  * fp32 absmax each (Dettmers et al. 2022, "8-bit Optimizers via Block-wise
@@ -1526,6 +1527,7 @@ fit_on_gpu (HrPlan     *self,
   est->usable = hr_plan_usable (self, gpu);
 
   hr_plan_peak (self, est->micro_batch, &peak);
+  est->need = peak.need;
   est->fits = peak.need <= est->usable;
   est->max_micro_batch = hr_plan_max_micro_batch (self, est->usable, &lower);
   est->max_is_lower_bound = lower;

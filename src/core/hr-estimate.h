@@ -63,6 +63,7 @@ typedef struct {
   char        *gpu_name;
   guint64      capacity;
   guint64      usable;     /* capacity less the reserve (and, for JAX, the XLA pool limit) */
+  guint64      need;       /* what is compared with usable: device_used, or the XLA pool's use */
   gboolean     fits;
   guint        max_micro_batch;   /* 0 when not even micro-batch 1 fits */
   gboolean     max_is_lower_bound;

@@ -101,6 +101,23 @@ has_frozen_default (const HrScenario *s)
   return FALSE;
 }
 
+/* A causal LM computes its loss over the vocabulary (see hr-estimate.c). */
+static gboolean
+has_vocabulary_loss (const HrScenario *s)
+{
+  if (g_strcmp0 (s->model->family, "llm") != 0)
+    return FALSE;
+
+  for (guint i = 0; i < s->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (s->model->components, i);
+
+      if (c->kind == HR_COMPONENT_TRANSFORMER && c->vocab > 0)
+        return TRUE;
+    }
+  return FALSE;
+}
+
 static gint
 compare_saved (gconstpointer a,
                gconstpointer b)
@@ -229,6 +246,17 @@ hr_knobs_rank (const HrScenario *base)
                 "method=freeze", 0.7,
                 "faster steps; the frozen parts stop adapting to your data",
                 "the model's own fine-tuning defaults (catalog entry)");
+    }
+
+  if (training && base->loss == HR_LOSS_UPCAST && has_vocabulary_loss (base))
+    {
+      s = hr_scenario_copy (base);
+      s->loss = HR_LOSS_FUSED;
+      try_knob (&ranking, s, "fused-loss", "Fuse the output head with the loss (no full logits tensor)",
+                "loss=fused", 1.0,
+                "no slower: Liger's fused linear cross-entropy computes the logits chunk by chunk "
+                "(a chunked loss, loss=chunked, saves most of it too)",
+                "Hsu et al. 2024, Liger Kernel, section 3.3 (fused linear cross entropy)");
     }
 
   if (has_transformer (base) && hr_scenario_get_seq_len (base) >= 2)

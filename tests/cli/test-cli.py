@@ -169,6 +169,42 @@ check(len(d["entries"]) >= 25 and all(e.get("source") for e in d["entries"]), "g
 check(all(e.get("price_as_of") for e in d["entries"] if e.get("price_usd") is not None), "GPU prices are dated")
 check("GiB" in run("gpus").stdout, "gpus table prints its unit")
 
+# export: every example, bucket chart and curve, in PNG, SVG and PDF
+with tempfile.TemporaryDirectory() as tmp:
+    for path in examples:
+        stem = os.path.splitext(os.path.basename(path))[0]
+        for chart in ("buckets", "curve"):
+            for fmt in ("png", "svg", "pdf"):
+                out = os.path.join(tmp, f"{stem}-{chart}.{fmt}")
+                p = run("export", path, "--chart", chart, "-o", out, "--width", "640", "--height", "400")
+                ok = p.returncode == 0 and os.path.exists(out)
+                if ok:
+                    with open(out, "rb") as f:
+                        head = f.read(8)
+                    ok = head.startswith({"png": b"\x89PNG", "svg": b"<?xml", "pdf": b"%PDF"}[fmt])
+                check(ok, f"{stem}: export --chart {chart} as {fmt} ({p.stderr.strip()})")
+    out = os.path.join(tmp, "tree.svg")
+    p = run("export", gr00t, "--chart", "tree", "-o", out, "--theme", "dark")
+    check(p.returncode == 0 and "<desc" in open(out).read(), "export --chart tree as SVG with a description")
+    out = os.path.join(tmp, "hidpi.png")
+    p = run("export", gr00t, "--chart", "buckets", "-o", out, "--width", "400", "--height", "300", "--scale", "2")
+    with open(out, "rb") as f:
+        ihdr = f.read(24)
+    check(int.from_bytes(ihdr[16:20], "big") == 800 and int.from_bytes(ihdr[20:24], "big") == 600,
+          "--scale 2 doubles the PNG's pixels")
+    out = os.path.join(tmp, "chart.out")
+    p = run("export", gr00t, "--chart", "buckets", "-o", out, "--format", "svg", "--theme", "print")
+    check(p.returncode == 0 and open(out).read().startswith("<?xml"), "--format overrides the file name")
+    p = run("export", gr00t, "--chart", "pie", "-o", os.path.join(tmp, "x.png"))
+    check(p.returncode == 2 and "--chart" in p.stderr, "unknown chart exits 2")
+    p = run("export", gr00t, "--chart", "buckets", "-o", os.path.join(tmp, "x.bmp"))
+    check(p.returncode == 2, "unknown format exits 2")
+    p = run("export", gr00t, "--chart", "buckets", "-o", os.path.join(tmp, "no", "such", "dir.png"))
+    check(p.returncode == 1 and "dir.png" in p.stderr, "unwritable output exits 1 naming it")
+    report = os.path.join(tmp, "report.pdf")
+    p = run("report", gr00t, "-o", report)
+    check(p.returncode == 0 and open(report, "rb").read(5) == b"%PDF-", f"report writes a PDF ({p.stderr.strip()})")
+
 # usage
 check(run("frobnicate").returncode == 2, "unknown command exits 2")
 check(run("--help").returncode == 0, "--help exits 0")

@@ -1,0 +1,100 @@
+/* hr-chart-buckets.h: the five buckets as stacked bars
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <cairo.h>
+#include <pango/pango.h>
+
+#include "hr-chart-curve.h"
+#include "hr-chart-style.h"
+#include "hr-chart-types.h"
+
+G_BEGIN_DECLS
+
+/* One bar: one GPU, or one variant of a scenario (bf16 against fp32,
+ * batch 8 against 32). */
+typedef struct {
+  char    *label;
+  double   bytes[HR_N_BUCKETS];
+  double   low;              /* range of the total */
+  double   high;
+  double   capacity;         /* 0 without a card */
+  double   usable;           /* capacity less the reserve */
+  char    *card;             /* the card's name, NULL without one */
+  /* What the fit compares with `usable`: the total, except under JAX
+   * preallocation, where it is the model's use of XLA's pool. */
+  double   need;
+  gboolean fits;
+} HrBucketBar;
+
+typedef struct {
+  char      *title;
+  char      *subtitle;
+  GPtrArray *bars;           /* HrBucketBar, owned */
+} HrBucketChartData;
+
+HrBucketChartData *hr_bucket_chart_data_new    (void);
+void               hr_bucket_chart_data_free   (HrBucketChartData *data);
+HrBucketBar       *hr_bucket_chart_data_add_bar (HrBucketChartData *data,
+                                                 const char        *label);
+/* A bar from an estimate: its buckets, range and fit. */
+HrBucketBar       *hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
+                                                      const char        *label,
+                                                      const HrEstimate  *estimate);
+/* One bar for @scenario, titled with its name and model. */
+HrBucketChartData *hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario);
+
+double             hr_bucket_bar_total         (const HrBucketBar *bar);
+
+typedef struct {
+  HrRect        bar;                        /* the whole stack */
+  HrRect        segments[HR_N_BUCKETS];     /* bottom to top: weights first */
+  HrChartLabel  segment_labels[HR_N_BUCKETS];  /* text NULL when not shown */
+  gboolean      label_inside[HR_N_BUCKETS];
+  HrPoint       leader_from[HR_N_BUCKETS];  /* for labels beside the bar */
+  HrPoint       leader_to[HR_N_BUCKETS];
+  HrRect        range;                      /* the low-high bracket */
+  gboolean      has_capacity;
+  double        capacity_y;                 /* the card's memory */
+  double        usable_y;                   /* its usable part */
+  HrRect        reserve;                    /* the strip between the two */
+  HrChartLabel  capacity_label;
+  HrChartLabel  name;                       /* under the bar */
+  HrChartLabel  total;                      /* above the bar */
+  HrChartLabel  verdict;                    /* fits / does not fit, by how much */
+  gboolean      fits;
+} HrBucketBarLayout;
+
+typedef struct {
+  HrRect        bounds;
+  HrRect        plot;
+  double        y_max;
+  GArray       *y_ticks;       /* HrAxisTick */
+  GArray       *bars;          /* HrBucketBarLayout */
+  HrRect        legend_swatches[HR_N_BUCKETS];
+  HrChartLabel  legend_labels[HR_N_BUCKETS];
+  GArray       *labels;        /* HrChartLabel: title, subtitle, axis title */
+} HrBucketChartLayout;
+
+HrBucketChartLayout *hr_bucket_chart_layout      (const HrBucketChartData *data,
+                                                  const HrChartStyle      *style,
+                                                  PangoContext            *context,
+                                                  double                   width,
+                                                  double                   height);
+void                 hr_bucket_chart_layout_free (HrBucketChartLayout     *layout);
+double               hr_bucket_chart_y_position  (const HrBucketChartLayout *layout,
+                                                  double                     bytes);
+void                 hr_bucket_chart_render      (const HrBucketChartLayout *layout,
+                                                  const HrBucketChartData   *data,
+                                                  const HrChartStyle        *style,
+                                                  cairo_t                   *cr);
+/* "Peak 71.2 GiB of 80 GiB (fits, 8.8 GiB spare): weights 13.5, …" */
+char                *hr_bucket_chart_summary     (const HrBucketChartData   *data);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrBucketChartData, hr_bucket_chart_data_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrBucketChartLayout, hr_bucket_chart_layout_free)
+
+G_END_DECLS

@@ -1,0 +1,143 @@
+/* hr-chart-curve.h: predicted peak memory versus micro-batch
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <cairo.h>
+#include <pango/pango.h>
+
+#include "hr-chart-style.h"
+#include "hr-chart-types.h"
+#include "hr-sweep.h"
+
+G_BEGIN_DECLS
+
+/* One point of the predicted curve: the memory the fit compares with a
+ * card's usable memory (device_used under PyTorch, the XLA pool's use under
+ * JAX preallocation) and its low-high range. */
+typedef struct {
+  double batch;
+  double bytes;
+  double low;
+  double high;
+} HrCurveSample;
+
+/* A card drawn as a horizontal line at its usable memory. */
+typedef struct {
+  char     *label;            /* "GeForce RTX 4090" */
+  double    capacity;         /* bytes the driver reports */
+  double    usable;           /* capacity less the reserve: where the line is */
+  guint     max_micro_batch;  /* 0 when nothing fits */
+  gboolean  max_is_lower_bound;
+} HrCurveGpu;
+
+/* A measurement to overlay: batch and bytes (the measurements issue feeds
+ * these). */
+typedef struct {
+  double batch;
+  double bytes;
+} HrCurvePoint;
+
+typedef struct {
+  char      *title;
+  char      *subtitle;
+  GArray    *samples;        /* HrCurveSample, in increasing batch */
+  GPtrArray *gpus;           /* HrCurveGpu, owned */
+  gboolean   log2_x;
+
+  /* Overlay: measured points and a fitted line peak = floor + per_sample·b */
+  GArray    *measured;       /* HrCurvePoint, may be empty */
+  char      *measured_label;
+  gboolean   has_fit_line;
+  double     fit_floor;
+  double     fit_per_sample;
+  char      *fit_label;
+} HrCurveChartData;
+
+HrCurveChartData *hr_curve_chart_data_new  (void);
+void              hr_curve_chart_data_free (HrCurveChartData *data);
+void              hr_curve_chart_data_add_gpu (HrCurveChartData *data,
+                                               const char       *label,
+                                               double            capacity,
+                                               double            usable,
+                                               guint             max_micro_batch,
+                                               gboolean          max_is_lower_bound);
+void              hr_curve_chart_data_set_measurements (HrCurveChartData   *data,
+                                                        const HrCurvePoint *points,
+                                                        guint               n_points,
+                                                        const char         *label);
+void              hr_curve_chart_data_set_fit_line (HrCurveChartData *data,
+                                                    double            floor_bytes,
+                                                    double            per_sample_bytes,
+                                                    const char       *label);
+/* The sweep of @scenario from @from to @to (every integer, or the powers
+ * of two when @log2_x) with each of @gpus (const HrGpu *) as a line; the
+ * scenario's own GPU is used when @gpus is NULL. */
+HrCurveChartData *hr_curve_chart_data_new_for_scenario (const HrScenario *scenario,
+                                                        GPtrArray        *gpus,
+                                                        guint             from,
+                                                        guint             to,
+                                                        gboolean          log2_x);
+
+typedef struct {
+  double        value;
+  double        position;    /* x for the x axis, y for the y axis */
+  HrChartLabel  label;
+} HrAxisTick;
+
+typedef struct {
+  double        y;           /* the usable line */
+  double        x_start;
+  double        x_end;
+  HrChartLabel  label;       /* the card's name and usable memory */
+  gboolean      has_marker;  /* the largest batch that fits, on the curve */
+  HrPoint       marker;
+  HrChartLabel  marker_label;
+  int           color_index; /* into style->series */
+} HrCurveGpuLine;
+
+typedef struct {
+  HrRect        bounds;
+  HrRect        plot;        /* the axes' box */
+  double        x_min;
+  double        x_max;
+  double        y_min;
+  double        y_max;
+  gboolean      log2_x;
+  GArray       *x_ticks;     /* HrAxisTick */
+  GArray       *y_ticks;     /* HrAxisTick */
+  GArray       *curve;       /* HrPoint */
+  GArray       *band_low;    /* HrPoint */
+  GArray       *band_high;   /* HrPoint */
+  GArray       *gpu_lines;   /* HrCurveGpuLine */
+  GArray       *measured;    /* HrPoint */
+  gboolean      has_fit_line;
+  HrPoint       fit_start;
+  HrPoint       fit_end;
+  GArray       *labels;      /* HrChartLabel: title, subtitle, axis titles, legend */
+} HrCurveChartLayout;
+
+HrCurveChartLayout *hr_curve_chart_layout       (const HrCurveChartData *data,
+                                                 const HrChartStyle     *style,
+                                                 PangoContext           *context,
+                                                 double                  width,
+                                                 double                  height);
+void                hr_curve_chart_layout_free  (HrCurveChartLayout     *layout);
+/* Data to canvas and back, with the layout's axes. */
+double              hr_curve_chart_x_position   (const HrCurveChartLayout *layout,
+                                                 double                    batch);
+double              hr_curve_chart_y_position   (const HrCurveChartLayout *layout,
+                                                 double                    bytes);
+void                hr_curve_chart_render       (const HrCurveChartLayout *layout,
+                                                 const HrCurveChartData   *data,
+                                                 const HrChartStyle       *style,
+                                                 cairo_t                  *cr);
+/* A sentence for the accessible description and the SVG <desc>. */
+char               *hr_curve_chart_summary      (const HrCurveChartData   *data);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCurveChartData, hr_curve_chart_data_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCurveChartLayout, hr_curve_chart_layout_free)
+
+G_END_DECLS

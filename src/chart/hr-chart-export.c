@@ -1,0 +1,246 @@
+/* hr-chart-export.c: charts to PNG, SVG and PDF
+ *
+ * The chart draws in logical pixels whatever the surface: a PNG surface is
+ * scaled by the pixel ratio asked for, an SVG is written in px, and a PDF
+ * page is sized in points with a 72/96 scale, so the same renderer gives the
+ * same picture everywhere.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-chart"
+
+#include <cairo-pdf.h>
+#include <cairo-svg.h>
+#include <gio/gio.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-chart-export.h"
+#include "hr-chart-text.h"
+
+#define POINTS_PER_PIXEL (72.0 / 96.0)
+
+/* Each side of a PNG, in device pixels; beyond it an export is a mistake
+ * (and an image surface would need gigabytes). */
+#define MAX_PNG_SIDE 16384
+
+const HrEnumName hr_export_format_names[] = {
+  { HR_EXPORT_PNG, "png" },
+  { HR_EXPORT_SVG, "svg" },
+  { HR_EXPORT_PDF, "pdf" },
+  { 0, NULL },
+};
+
+gboolean
+hr_export_format_for_path (const char     *path,
+                           HrExportFormat *format)
+{
+  const char *dot;
+  g_autofree char *ext = NULL;
+  int value;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  dot = strrchr (path, '.');
+  if (dot == NULL || strchr (dot, G_DIR_SEPARATOR) != NULL)
+    return FALSE;
+
+  ext = g_ascii_strdown (dot + 1, -1);
+  if (!hr_enum_from_nick (hr_export_format_names, ext, &value))
+    return FALSE;
+
+  if (format != NULL)
+    *format = value;
+  return TRUE;
+}
+
+cairo_status_t
+hr_chart_append_to_byte_array (void                *closure,
+                               const unsigned char *data,
+                               unsigned int         length)
+{
+  g_byte_array_append (closure, data, length);
+  return CAIRO_STATUS_SUCCESS;
+}
+
+static void
+draw_on (cairo_t            *cr,
+         const HrChartStyle *style,
+         double              width,
+         double              height,
+         HrChartDrawFunc     draw,
+         gpointer            user_data)
+{
+  PangoContext *context = hr_chart_pango_context_new ();
+
+  hr_chart_prepare_cairo (cr);
+  draw (cr, context, style, width, height, user_data);
+  g_object_unref (context);
+}
+
+/* Puts <title> and <desc> (and role="img") into cairo's SVG, so that screen
+ * readers and file managers can say what the chart shows. */
+static GBytes *
+svg_with_text (GByteArray *svg,
+               const char *title,
+               const char *description)
+{
+  static const char role[] = " role=\"img\" aria-labelledby=\"hr-title hr-desc\"";
+  GString *out = g_string_new_len ((const char *) svg->data, svg->len);
+  const char *open = strstr (out->str, "<svg");
+  const char *end = open != NULL ? strchr (open, '>') : NULL;
+  g_autofree char *t = g_markup_escape_text (title != NULL ? title : "", -1);
+  g_autofree char *d = g_markup_escape_text (description != NULL ? description : "", -1);
+  g_autofree char *text = g_strdup_printf ("\n<title id=\"hr-title\">%s</title>\n<desc id=\"hr-desc\">%s</desc>",
+                                           t, d);
+  gsize insert_at;
+  gsize length;
+
+  if (end != NULL)
+    {
+      insert_at = end - out->str;
+      g_string_insert (out, insert_at, role);
+      g_string_insert (out, insert_at + strlen (role) + 1, text);
+    }
+
+  length = out->len;
+  return g_bytes_new_take (g_string_free (out, FALSE), length);
+}
+
+GBytes *
+hr_chart_export_bytes (const HrExportOptions *options,
+                       const HrChartStyle    *style,
+                       HrChartDrawFunc        draw,
+                       gpointer               user_data,
+                       GError               **error)
+{
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  cairo_surface_t *surface = NULL;
+  cairo_status_t status;
+  cairo_t *cr;
+
+  g_return_val_if_fail (options != NULL, NULL);
+  g_return_val_if_fail (style != NULL, NULL);
+  g_return_val_if_fail (draw != NULL, NULL);
+
+  if (!(options->width >= 16 && options->height >= 16 && options->width <= MAX_PNG_SIDE &&
+        options->height <= MAX_PNG_SIDE))
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                   "a chart must be between 16 and %d pixels on each side, not %g × %g",
+                   MAX_PNG_SIDE, options->width, options->height);
+      return NULL;
+    }
+
+  switch (options->format)
+    {
+    case HR_EXPORT_PNG:
+      {
+        double scale = options->scale > 0 ? options->scale : 1.0;
+        int w = (int) ceil (options->width * scale);
+        int h = (int) ceil (options->height * scale);
+
+        if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         "%d × %d pixels is larger than the %d pixels a side a PNG export allows",
+                         w, h, MAX_PNG_SIDE);
+            return NULL;
+          }
+
+        surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, w, h);
+        cr = cairo_create (surface);
+        cairo_scale (cr, scale, scale);
+        draw_on (cr, style, options->width, options->height, draw, user_data);
+        cairo_destroy (cr);
+        cairo_surface_flush (surface);
+        status = cairo_surface_write_to_png_stream (surface, hr_chart_append_to_byte_array, buffer);
+      }
+      break;
+
+    case HR_EXPORT_SVG:
+      surface = cairo_svg_surface_create_for_stream (hr_chart_append_to_byte_array, buffer, options->width, options->height);
+      cairo_svg_surface_set_document_unit (surface, CAIRO_SVG_UNIT_PX);
+      cr = cairo_create (surface);
+      draw_on (cr, style, options->width, options->height, draw, user_data);
+      cairo_destroy (cr);
+      cairo_surface_finish (surface);
+      status = cairo_surface_status (surface);
+      break;
+
+    case HR_EXPORT_PDF:
+      {
+        g_autofree char *creator = g_strdup_printf ("Headroom %s", PACKAGE_VERSION);
+
+        surface = cairo_pdf_surface_create_for_stream (hr_chart_append_to_byte_array, buffer,
+                                                       options->width * POINTS_PER_PIXEL,
+                                                       options->height * POINTS_PER_PIXEL);
+        if (options->title != NULL)
+          cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, options->title);
+        if (options->description != NULL)
+          cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT, options->description);
+        cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, creator);
+        cr = cairo_create (surface);
+        cairo_scale (cr, POINTS_PER_PIXEL, POINTS_PER_PIXEL);
+        draw_on (cr, style, options->width, options->height, draw, user_data);
+        cairo_destroy (cr);
+        cairo_surface_finish (surface);
+        status = cairo_surface_status (surface);
+      }
+      break;
+
+    default:
+      g_return_val_if_reached (NULL);
+    }
+
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "drawing the chart failed: %s",
+                   cairo_status_to_string (status));
+      return NULL;
+    }
+
+  if (options->format == HR_EXPORT_SVG)
+    return svg_with_text (buffer, options->title, options->description);
+
+  return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
+}
+
+gboolean
+hr_chart_export (const char            *path,
+                 const HrExportOptions *options,
+                 const HrChartStyle    *style,
+                 HrChartDrawFunc        draw,
+                 gpointer               user_data,
+                 GError               **error)
+{
+  g_autoptr(GBytes) bytes = NULL;
+  g_autoptr(GError) local_error = NULL;
+  gsize size = 0;
+  const char *data;
+
+  g_return_val_if_fail (path != NULL, FALSE);
+
+  bytes = hr_chart_export_bytes (options, style, draw, user_data, &local_error);
+  if (bytes == NULL)
+    {
+      g_set_error (error, local_error->domain, local_error->code, "%s: %s", path, local_error->message);
+      return FALSE;
+    }
+
+  /* A temporary file renamed over the target: an interrupted export never
+   * leaves half a file, and an earlier one survives a failure. */
+  data = g_bytes_get_data (bytes, &size);
+  if (!g_file_set_contents (path, data, size, &local_error))
+    {
+      g_set_error (error, local_error->domain, local_error->code, "%s", local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}

@@ -1,0 +1,486 @@
+/* hr-chart-report.c: a multi-page PDF report of one scenario
+ *
+ * A4 pages drawn in logical pixels (like every chart) on a PDF surface
+ * scaled to points: the scenario, the verdict and the bucket chart; the
+ * curve; the fit on every catalog GPU; the knobs; and the estimate's
+ * breakdown, assumptions and sources.  Text flows onto new pages as needed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-chart"
+
+#include <cairo-pdf.h>
+#include <gio/gio.h>
+#include <math.h>
+
+#include "hr-chart-buckets.h"
+#include "hr-chart-curve.h"
+#include "hr-chart-export.h"
+#include "hr-chart-report.h"
+#include "hr-chart-text.h"
+#include "hr-knobs.h"
+
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* A4, 210 × 297 mm, in logical pixels (1/96 inch), and in points. */
+#define PAGE_WIDTH   793.7
+#define PAGE_HEIGHT  1122.5
+#define MARGIN       64.0
+#define POINTS_PER_PIXEL (72.0 / 96.0)
+
+typedef struct {
+  cairo_t            *cr;
+  PangoContext       *context;
+  const HrChartStyle *style;
+  double              y;
+  guint               page;
+  const char         *footer;
+} Writer;
+
+static double
+content_width (void)
+{
+  return PAGE_WIDTH - 2 * MARGIN;
+}
+
+static void
+draw_footer (Writer *w)
+{
+  g_autofree char *text = g_strdup_printf ("%s · page %u", w->footer, w->page);
+
+  hr_chart_draw_text (w->cr, w->style, HR_CHART_FONT_SMALL, &w->style->muted, text,
+                      PAGE_WIDTH - MARGIN, PAGE_HEIGHT - MARGIN / 2 - 8, 0, HR_ALIGN_END);
+}
+
+static void
+new_page (Writer *w)
+{
+  draw_footer (w);
+  cairo_show_page (w->cr);
+  w->page++;
+  w->y = MARGIN;
+}
+
+/* Starts a new page unless @height more fits on this one. */
+static void
+need (Writer *w,
+      double  height)
+{
+  if (w->y + height > PAGE_HEIGHT - MARGIN)
+    new_page (w);
+}
+
+static void
+paragraph (Writer      *w,
+           HrChartFont  font,
+           const HrRgba *color,
+           const char  *text,
+           double       indent,
+           double       after)
+{
+  double h;
+
+  hr_chart_text_size (w->context, w->style, font, text, content_width () - indent, NULL, &h);
+  need (w, h);
+  hr_chart_draw_text (w->cr, w->style, font, color, text, MARGIN + indent, w->y, content_width () - indent,
+                      HR_ALIGN_START);
+  w->y += h + after;
+}
+
+static void
+heading (Writer     *w,
+         const char *text)
+{
+  double h;
+
+  hr_chart_text_size (w->context, w->style, HR_CHART_FONT_TITLE, text, 0, NULL, &h);
+  /* a heading never sits alone at the foot of a page */
+  need (w, h + 60);
+  w->y += 6;
+  hr_chart_draw_text (w->cr, w->style, HR_CHART_FONT_TITLE, &w->style->foreground, text, MARGIN, w->y, 0,
+                      HR_ALIGN_START);
+  w->y += h + 8;
+}
+
+/* One table row: cells at @columns (fractions of the width), wrapped. */
+static void
+row (Writer             *w,
+     HrChartFont         font,
+     const double       *columns,
+     guint               n,
+     const char * const *cells,
+     gboolean            rule)
+{
+  double height = 0;
+
+  for (guint i = 0; i < n; i++)
+    {
+      double right = i + 1 < n ? columns[i + 1] : 1.0;
+      double h;
+
+      hr_chart_text_size (w->context, w->style, font, cells[i], (right - columns[i]) * content_width () - 8, NULL, &h);
+      height = MAX (height, h);
+    }
+
+  need (w, height + 4);
+  for (guint i = 0; i < n; i++)
+    {
+      double right = i + 1 < n ? columns[i + 1] : 1.0;
+
+      hr_chart_draw_text (w->cr, w->style, font, &w->style->foreground, cells[i],
+                          MARGIN + columns[i] * content_width (), w->y,
+                          (right - columns[i]) * content_width () - 8, HR_ALIGN_START);
+    }
+  w->y += height + 2;
+
+  if (rule)
+    {
+      cairo_save (w->cr);
+      cairo_set_line_width (w->cr, w->style->thin_line_width);
+      hr_chart_set_color (w->cr, &w->style->grid);
+      cairo_move_to (w->cr, MARGIN, w->y + 0.5);
+      cairo_line_to (w->cr, PAGE_WIDTH - MARGIN, w->y + 0.5);
+      cairo_stroke (w->cr);
+      cairo_restore (w->cr);
+    }
+  w->y += 3;
+}
+
+static char *
+gib (double bytes)
+{
+  return g_strdup_printf ("%.2f GiB", bytes / GiB);
+}
+
+static void
+scenario_table (Writer           *w,
+                const HrScenario *s,
+                const HrEstimate *est)
+{
+  static const double columns[] = { 0.0, 0.32 };
+  g_autofree char *model = g_strdup_printf ("%s (%s, %.2fB parameters)", s->model->name, s->model->id,
+                                            s->model->params / 1e9);
+  g_autofree char *task = g_strdup_printf ("%s, %s; %.1fM parameters train",
+                                           hr_enum_to_nick (hr_task_names, s->task),
+                                           hr_enum_to_nick (hr_method_names, s->method),
+                                           est->trainable_params / 1e6);
+  g_autofree char *precision = g_strdup_printf ("compute %s, weights stored in %s",
+                                                hr_enum_to_nick (hr_compute_names, s->compute),
+                                                hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype));
+  g_autofree char *batch = g_strdup_printf ("%u per GPU, gradient accumulation %u", s->micro_batch, s->grad_accum);
+  g_autofree char *input = est->seq_len > 0 ? g_strdup_printf ("%u tokens per sample", est->seq_len)
+                                            : g_strdup ("(image or step-based input; see the model's entry)");
+  g_autofree char *memory = g_strdup_printf ("attention %s, recomputation %s, loss %s",
+                                             hr_enum_to_nick (hr_attention_names, s->attention),
+                                             hr_enum_to_nick (hr_recompute_names, s->recompute),
+                                             hr_enum_to_nick (hr_loss_names, s->loss));
+  g_autofree char *parallel = g_strdup_printf ("%u GPU%s, sharding %s, offload %s, %s", s->gpus,
+                                               s->gpus > 1 ? "s" : "", hr_enum_to_nick (hr_sharding_names, s->sharding),
+                                               hr_enum_to_nick (hr_offload_names, s->offload),
+                                               hr_enum_to_nick (hr_framework_names, s->framework));
+  g_autofree char *card = s->gpu != NULL
+    ? g_strdup_printf ("%s, %.2f GiB as the driver reports it, %.0f%% kept in reserve", s->gpu->name,
+                       s->gpu->memory / GiB, s->reserve * 100)
+    : g_strdup ("none named");
+  const char *rows[][2] = {
+    { "Model", model }, { "Task", task }, { "Precision", precision },
+    { "Optimizer", hr_enum_to_nick (hr_optimizer_names, s->optimizer) },
+    { "Micro-batch", batch }, { "Input", input }, { "Activations", memory },
+    { "Parallelism", parallel }, { "GPU", card },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    row (w, HR_CHART_FONT_BODY, columns, 2, rows[i], TRUE);
+}
+
+static void
+draw_buckets (Writer           *w,
+              const HrScenario *s,
+              double            height)
+{
+  g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
+  g_autoptr(HrBucketChartLayout) layout = NULL;
+  HrChartStyle *style = hr_chart_style_copy (w->style);
+
+  /* The page is already white: the chart draws no background of its own. */
+  style->transparent = TRUE;
+  need (w, height);
+  cairo_save (w->cr);
+  cairo_translate (w->cr, MARGIN, w->y);
+  layout = hr_bucket_chart_layout (data, style, w->context, content_width (), height);
+  hr_bucket_chart_render (layout, data, style, w->cr);
+  cairo_restore (w->cr);
+  w->y += height + 8;
+  hr_chart_style_free (style);
+}
+
+static void
+draw_curve (Writer           *w,
+            const HrScenario *s,
+            HrCatalog        *catalog,
+            double            height)
+{
+  static const char * const extra[] = { "rtx-4090", "a100-80gb", "h100-sxm" };
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(HrCurveChartData) data = NULL;
+  g_autoptr(HrCurveChartLayout) layout = NULL;
+  g_autoptr(GPtrArray) fits = NULL;
+  HrChartStyle *style = hr_chart_style_copy (w->style);
+  guint most = MAX (8, s->micro_batch), upper = 16;
+
+  if (s->gpu != NULL)
+    g_ptr_array_add (gpus, s->gpu);
+  for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
+    {
+      const HrGpu *gpu = hr_catalog_find_gpu (catalog, extra[i]);
+
+      if (gpu != NULL && (s->gpu == NULL || !g_str_equal (s->gpu->id, gpu->id)))
+        g_ptr_array_add (gpus, (gpointer) gpu);
+    }
+
+  fits = hr_fit_gpus (s, gpus);
+  for (guint i = 0; i < fits->len; i++)
+    most = MAX (most, ((HrGpuFit *) g_ptr_array_index (fits, i))->max_micro_batch);
+  while (upper < 2 * most && upper < 1024)
+    upper *= 2;
+
+  data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, upper, upper > 128);
+  style->transparent = TRUE;
+  need (w, height);
+  cairo_save (w->cr);
+  cairo_translate (w->cr, MARGIN, w->y);
+  layout = hr_curve_chart_layout (data, style, w->context, content_width (), height);
+  hr_curve_chart_render (layout, data, style, w->cr);
+  cairo_restore (w->cr);
+  w->y += height + 8;
+
+  {
+    g_autofree char *summary = hr_curve_chart_summary (data);
+
+    paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, summary, 0, 10);
+  }
+  hr_chart_style_free (style);
+}
+
+static void
+fit_table (Writer           *w,
+           const HrScenario *s,
+           HrCatalog        *catalog)
+{
+  static const double columns[] = { 0.0, 0.40, 0.54, 0.68, 0.82, 0.90 };
+  static const char * const header[] = { "GPU", "Memory", "Usable", "Needs", "Fits", "Max batch" };
+  g_autoptr(GPtrArray) fits = hr_fit_gpus (s, hr_catalog_get_gpus (catalog));
+  g_autofree char *intro = g_strdup_printf (
+    "At micro-batch %u, with %.0f%% of each card kept in reserve. Memory is what the driver reports; "
+    "\"Needs\" is the estimate the fit compares with the usable memory; \"Max batch\" is the largest "
+    "micro-batch that fits.", s->micro_batch, s->reserve * 100);
+
+  heading (w, "Fit on every GPU in the catalog");
+  paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, intro, 0, 6);
+  row (w, HR_CHART_FONT_BOLD, columns, G_N_ELEMENTS (columns), header, TRUE);
+
+  for (guint i = 0; i < fits->len; i++)
+    {
+      HrGpuFit *fit = g_ptr_array_index (fits, i);
+      g_autofree char *cap = gib (fit->capacity);
+      g_autofree char *usable = gib (fit->usable);
+      g_autofree char *needs = gib (fit->peak.need);
+      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup ("none")
+                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥ " : "", fit->max_micro_batch);
+      const char *cells[] = { fit->gpu_name, cap, usable, needs, fit->fits ? "yes" : "no", max };
+
+      row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
+    }
+}
+
+static void
+knob_table (Writer           *w,
+            const HrScenario *s)
+{
+  static const double columns[] = { 0.0, 0.05, 0.50, 0.63, 0.75 };
+  static const char * const header[] = { "", "Lever", "Saves", "Step time", "Cost" };
+  g_autoptr(GPtrArray) knobs = hr_knobs_rank (s);
+
+  heading (w, "What to change, best first");
+  if (knobs->len == 0)
+    {
+      paragraph (w, HR_CHART_FONT_BODY, &w->style->foreground, "No lever saves memory for this scenario.", 0, 8);
+      return;
+    }
+
+  row (w, HR_CHART_FONT_BOLD, columns, G_N_ELEMENTS (columns), header, TRUE);
+  for (guint i = 0; i < knobs->len; i++)
+    {
+      HrKnob *k = g_ptr_array_index (knobs, i);
+      g_autofree char *rank = g_strdup_printf ("%u.", i + 1);
+      g_autofree char *lever = g_strdup_printf ("%s (%s)", k->label, k->change);
+      g_autofree char *saves = gib (k->saved);
+      g_autofree char *speed = g_strdup_printf ("×%.2f", k->speed);
+      g_autofree char *cost = g_strdup_printf ("%s. Source: %s", k->cost, k->source);
+      const char *cells[] = { rank, lever, saves, speed, cost };
+
+      row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, TRUE);
+    }
+}
+
+static void
+breakdown (Writer           *w,
+           const HrScenario *s,
+           const HrEstimate *est)
+{
+  static const double columns[] = { 0.0, 0.14, 0.27 };
+
+  heading (w, "How the estimate is made");
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->items, i);
+      g_autofree char *size = gib (item->bytes);
+      const char *cells[] = { hr_bucket_get_label (item->bucket), size, item->label };
+
+      row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
+    }
+  w->y += 6;
+
+  heading (w, "Assumptions and sources");
+  for (guint i = 0; i < est->notes->len; i++)
+    {
+      g_autofree char *bullet = g_strdup_printf ("• %s", (const char *) g_ptr_array_index (est->notes, i));
+
+      paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, bullet, 0, 4);
+    }
+
+  {
+    g_autofree char *model = g_strdup_printf ("• Model catalog entry \"%s\": %s", s->model->id,
+                                              s->model->source != NULL ? s->model->source : "inline, no source given");
+
+    paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, model, 0, 4);
+  }
+  if (s->gpu != NULL)
+    {
+      g_autofree char *gpu = g_strdup_printf ("• GPU catalog entry \"%s\": %s", s->gpu->id,
+                                              s->gpu->source != NULL ? s->gpu->source : "inline, no source given");
+
+      paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, gpu, 0, 4);
+    }
+}
+
+gboolean
+hr_chart_report_write (const char          *path,
+                       const HrScenario    *scenario,
+                       HrCatalog           *catalog,
+                       const HrChartStyle  *style,
+                       GError             **error)
+{
+  g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  g_autoptr(HrEstimate) est = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *title = NULL;
+  g_autofree char *creator = NULL;
+  g_autofree char *headline = NULL;
+  g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+  g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
+  cairo_surface_t *surface;
+  cairo_status_t status;
+  Writer w = { 0 };
+
+  g_return_val_if_fail (path != NULL, FALSE);
+  g_return_val_if_fail (scenario != NULL, FALSE);
+  g_return_val_if_fail (catalog != NULL, FALSE);
+  g_return_val_if_fail (style != NULL, FALSE);
+
+  est = hr_estimate_new (scenario);
+  title = g_strdup_printf ("Headroom report: %s", scenario->name != NULL && scenario->name[0] != '\0'
+                                                    ? scenario->name : scenario->model->name);
+  creator = g_strdup_printf ("Headroom %s", PACKAGE_VERSION);
+
+  /* cairo writes the PDF into memory; the file is written atomically once
+   * the whole report exists. */
+  surface = cairo_pdf_surface_create_for_stream (hr_chart_append_to_byte_array, buffer,
+                                                 PAGE_WIDTH * POINTS_PER_PIXEL, PAGE_HEIGHT * POINTS_PER_PIXEL);
+  cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
+  cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, creator);
+  cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT,
+                                  "GPU memory estimate: buckets, peak versus micro-batch, fits, levers, sources");
+
+  w.cr = cairo_create (surface);
+  cairo_scale (w.cr, POINTS_PER_PIXEL, POINTS_PER_PIXEL);
+  hr_chart_prepare_cairo (w.cr);
+  w.context = hr_chart_pango_context_new ();
+  w.style = style;
+  w.y = MARGIN;
+  w.page = 1;
+  w.footer = title;
+
+  /* ---- page 1: what, the verdict, the buckets ---- */
+  paragraph (&w, HR_CHART_FONT_TITLE, &style->foreground, title, 0, 2);
+  {
+    g_autofree char *made = g_strdup_printf ("Made by %s on %s from the scenario below. Sizes are GiB "
+                                             "(2^30 bytes) per GPU.", creator, date);
+
+    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, made, 0, 14);
+  }
+  scenario_table (&w, scenario, est);
+  w.y += 8;
+
+  {
+    g_autofree char *total = gib (est->total);
+    g_autofree char *lo = gib (est->low);
+    g_autofree char *hi = gib (est->high);
+
+    if (est->has_fit)
+      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s) on %s: %s. The largest micro-batch that fits "
+                                  "is %u. %s.", total, lo, hi, est->gpu_name,
+                                  est->fits ? "fits" : "does not fit", est->max_micro_batch, est->fit_reason);
+    else
+      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s). No GPU is named: see the fit on "
+                                  "every catalog card below.", total, lo, hi);
+    paragraph (&w, HR_CHART_FONT_BOLD, &style->foreground, headline, 0, 6);
+  }
+  {
+    g_autofree char *views = g_strdup_printf (
+      "What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, max_memory_reserved %.2f GiB, "
+      "nvidia-smi %.2f GiB. Host RAM: %.2f GiB.", est->allocated_peak / GiB, est->reserved_peak / GiB,
+      est->device_used / GiB, est->host_ram / GiB);
+
+    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, views, 0, 10);
+  }
+  draw_buckets (&w, scenario, MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10));
+
+  /* ---- page 2: the curve ---- */
+  new_page (&w);
+  heading (&w, "Peak memory versus micro-batch");
+  draw_curve (&w, scenario, catalog, 520);
+
+  /* ---- then the tables and the sources, flowing ---- */
+  fit_table (&w, scenario, catalog);
+  w.y += 8;
+  knob_table (&w, scenario);
+  w.y += 8;
+  breakdown (&w, scenario, est);
+
+  draw_footer (&w);
+  cairo_show_page (w.cr);
+  g_object_unref (w.context);
+  cairo_destroy (w.cr);
+  cairo_surface_finish (surface);
+  status = cairo_surface_status (surface);
+  cairo_surface_destroy (surface);
+
+  if (status != CAIRO_STATUS_SUCCESS)
+    {
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: writing the report failed: %s", path,
+                   cairo_status_to_string (status));
+      return FALSE;
+    }
+
+  if (!g_file_set_contents (path, (const char *) buffer->data, buffer->len, &local_error))
+    {
+      g_set_error (error, local_error->domain, local_error->code, "%s", local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}

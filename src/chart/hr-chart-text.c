@@ -1,0 +1,351 @@
+/* hr-chart-text.c: measuring and drawing text with pango
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-chart"
+
+#include <math.h>
+
+#include "hr-chart-text.h"
+
+static cairo_font_options_t *
+font_options (void)
+{
+  cairo_font_options_t *options = cairo_font_options_create ();
+
+  /* Unhinted metrics: text measures the same at every scale and on every
+   * surface, so a layout made for the screen holds in a PDF. */
+  cairo_font_options_set_hint_metrics (options, CAIRO_HINT_METRICS_OFF);
+  cairo_font_options_set_hint_style (options, CAIRO_HINT_STYLE_NONE);
+  cairo_font_options_set_antialias (options, CAIRO_ANTIALIAS_GRAY);
+  return options;
+}
+
+static void
+setup_context (PangoContext *context)
+{
+  cairo_font_options_t *options = font_options ();
+
+  pango_cairo_context_set_resolution (context, HR_CHART_DPI);
+  pango_cairo_context_set_font_options (context, options);
+  pango_context_set_round_glyph_positions (context, FALSE);
+  cairo_font_options_destroy (options);
+}
+
+PangoContext *
+hr_chart_pango_context_new (void)
+{
+  PangoContext *context = pango_font_map_create_context (pango_cairo_font_map_get_default ());
+
+  setup_context (context);
+  return context;
+}
+
+void
+hr_chart_prepare_cairo (cairo_t *cr)
+{
+  cairo_font_options_t *options = font_options ();
+
+  cairo_set_font_options (cr, options);
+  cairo_font_options_destroy (options);
+}
+
+static PangoFontDescription *
+font_for (const HrChartStyle *style,
+          HrChartFont         font)
+{
+  PangoFontDescription *desc = pango_font_description_new ();
+  double size = style->font_size;
+
+  pango_font_description_set_family (desc, style->font_family);
+
+  switch (font)
+    {
+    case HR_CHART_FONT_SMALL:
+      size = style->small_size;
+      break;
+    case HR_CHART_FONT_TITLE:
+      size = style->title_size;
+      pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+      break;
+    case HR_CHART_FONT_BOLD:
+      pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+      break;
+    case HR_CHART_FONT_BODY:
+    default:
+      break;
+    }
+
+  pango_font_description_set_size (desc, (int) (size * PANGO_SCALE));
+  return desc;
+}
+
+static void
+fill_layout (PangoLayout        *layout,
+             const HrChartStyle *style,
+             HrChartFont         font,
+             const char         *text,
+             double              max_width)
+{
+  PangoFontDescription *desc = font_for (style, font);
+
+  pango_layout_set_font_description (layout, desc);
+  pango_font_description_free (desc);
+  pango_layout_set_text (layout, text != NULL ? text : "", -1);
+  if (max_width > 0)
+    {
+      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+    }
+}
+
+PangoLayout *
+hr_chart_text_layout (PangoContext       *context,
+                      const HrChartStyle *style,
+                      HrChartFont         font,
+                      const char         *text,
+                      double              max_width)
+{
+  PangoLayout *layout = pango_layout_new (context);
+
+  fill_layout (layout, style, font, text, max_width);
+  return layout;
+}
+
+void
+hr_chart_text_size (PangoContext       *context,
+                    const HrChartStyle *style,
+                    HrChartFont         font,
+                    const char         *text,
+                    double              max_width,
+                    double             *width,
+                    double             *height)
+{
+  g_autoptr(PangoLayout) layout = hr_chart_text_layout (context, style, font, text, max_width);
+  PangoRectangle logical;
+
+  pango_layout_get_extents (layout, NULL, &logical);
+  if (width != NULL)
+    *width = (double) logical.width / PANGO_SCALE;
+  if (height != NULL)
+    *height = (double) logical.height / PANGO_SCALE;
+}
+
+void
+hr_chart_label_place (PangoContext       *context,
+                      const HrChartStyle *style,
+                      HrChartLabel       *label,
+                      double              x,
+                      double              y)
+{
+  double w, h;
+
+  hr_chart_text_size (context, style, label->font, label->text, label->max_width, &w, &h);
+  label->box.width = w;
+  label->box.height = h;
+  label->box.y = y;
+  label->box.x = label->align == HR_ALIGN_CENTER ? x - w / 2
+               : label->align == HR_ALIGN_END ? x - w
+               : x;
+}
+
+static double
+text_width (PangoContext       *context,
+            const HrChartStyle *style,
+            HrChartFont         font,
+            const char         *text)
+{
+  double width;
+
+  hr_chart_text_size (context, style, font, text, 0, &width, NULL);
+  return width;
+}
+
+static char *
+truncated (const char *text,
+           glong       n_chars,
+           const char *suffix)
+{
+  g_autofree char *head = g_strndup (text, g_utf8_offset_to_pointer (text, n_chars) - text);
+
+  return g_strconcat (g_strchomp (head), "…", suffix, NULL);
+}
+
+char *
+hr_chart_text_ellipsize (PangoContext       *context,
+                         const HrChartStyle *style,
+                         HrChartFont         font,
+                         const char         *text,
+                         const char         *suffix,
+                         double              max_width)
+{
+  g_autofree char *whole = NULL;
+  g_autofree char *shortest = NULL;
+  glong lo = 0, hi;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (suffix == NULL)
+    suffix = "";
+
+  whole = g_strconcat (text, suffix, NULL);
+  if (text_width (context, style, font, whole) <= max_width)
+    return g_steal_pointer (&whole);
+
+  shortest = truncated (text, 0, suffix);
+  if (suffix[0] != '\0' && text_width (context, style, font, shortest) > max_width)
+    return hr_chart_text_ellipsize (context, style, font, text, "", max_width);
+
+  /* the longest start of @text that fits, by bisection */
+  hi = g_utf8_strlen (text, -1);
+  while (lo < hi)
+    {
+      glong mid = (lo + hi + 1) / 2;
+      g_autofree char *candidate = truncated (text, mid, suffix);
+
+      if (text_width (context, style, font, candidate) <= max_width)
+        lo = mid;
+      else
+        hi = mid - 1;
+    }
+  return truncated (text, lo, suffix);
+}
+
+HrChartLabel
+hr_chart_label_new (PangoContext       *context,
+                    const HrChartStyle *style,
+                    char               *text,
+                    HrChartFont         font,
+                    HrChartTextRole     role,
+                    HrAlign             align,
+                    double              max_width,
+                    double              x,
+                    double              y)
+{
+  HrChartLabel label = { 0 };
+
+  label.text = text;
+  label.font = font;
+  label.color_role = role;
+  label.align = align;
+  label.max_width = max_width;
+  hr_chart_label_place (context, style, &label, x, y);
+  return label;
+}
+
+static PangoLayout *
+cairo_layout (cairo_t            *cr,
+              const HrChartStyle *style,
+              HrChartFont         font,
+              const char         *text,
+              double              max_width)
+{
+  /* DESIGN.md: text comes from pango_cairo_create_layout (cr), made to
+   * measure exactly as the layout step did. */
+  PangoLayout *layout = pango_cairo_create_layout (cr);
+
+  setup_context (pango_layout_get_context (layout));
+  pango_layout_context_changed (layout);
+  fill_layout (layout, style, font, text, max_width);
+  return layout;
+}
+
+void
+hr_chart_draw_text (cairo_t            *cr,
+                    const HrChartStyle *style,
+                    HrChartFont         font,
+                    const HrRgba       *color,
+                    const char         *text,
+                    double              x,
+                    double              y,
+                    double              max_width,
+                    HrAlign             align)
+{
+  g_autoptr(PangoLayout) layout = cairo_layout (cr, style, font, text, max_width);
+  PangoRectangle logical;
+
+  pango_layout_get_extents (layout, NULL, &logical);
+  if (align == HR_ALIGN_CENTER)
+    x -= (double) logical.width / PANGO_SCALE / 2;
+  else if (align == HR_ALIGN_END)
+    x -= (double) logical.width / PANGO_SCALE;
+  if (max_width > 0)
+    pango_layout_set_alignment (layout, align == HR_ALIGN_CENTER ? PANGO_ALIGN_CENTER
+                                        : align == HR_ALIGN_END ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT);
+
+  cairo_save (cr);
+  hr_chart_set_color (cr, color);
+  cairo_move_to (cr, x - (double) logical.x / PANGO_SCALE, y);
+  pango_cairo_show_layout (cr, layout);
+  cairo_restore (cr);
+}
+
+void
+hr_chart_draw_label (cairo_t            *cr,
+                     const HrChartStyle *style,
+                     const HrChartLabel *label,
+                     const HrRgba       *fill)
+{
+  HrRgba color;
+
+  switch (label->color_role)
+    {
+    case HR_TEXT_MUTED:
+      color = style->muted;
+      break;
+    case HR_TEXT_GOOD:
+      color = style->good;
+      break;
+    case HR_TEXT_BAD:
+      color = style->bad;
+      break;
+    case HR_TEXT_ACCENT:
+      color = style->accent;
+      break;
+    case HR_TEXT_ON_FILL:
+      color = hr_chart_text_color_on (fill != NULL ? fill : &style->background);
+      break;
+    case HR_TEXT_FOREGROUND:
+    default:
+      color = style->foreground;
+      break;
+    }
+
+  /* The box is already where the text goes.  A wrapped label is laid out
+   * at its box's width (the widest line it was measured with), so its lines
+   * break as measured and align inside the box. */
+  if (label->max_width > 0)
+    {
+      g_autoptr(PangoLayout) layout = cairo_layout (cr, style, label->font, label->text, 0);
+
+      pango_layout_set_width (layout, (int) ceil ((label->box.width + 0.5) * PANGO_SCALE));
+      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+      pango_layout_set_alignment (layout, label->align == HR_ALIGN_CENTER ? PANGO_ALIGN_CENTER
+                                          : label->align == HR_ALIGN_END ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT);
+      cairo_save (cr);
+      hr_chart_set_color (cr, &color);
+      cairo_move_to (cr, label->box.x, label->box.y);
+      pango_cairo_show_layout (cr, layout);
+      cairo_restore (cr);
+    }
+  else
+    hr_chart_draw_text (cr, style, label->font, &color, label->text, label->box.x, label->box.y, 0,
+                        HR_ALIGN_START);
+}
+
+char *
+hr_chart_format_bytes (double bytes)
+{
+  const double gib = 1024.0 * 1024.0 * 1024.0;
+
+  if (bytes >= 100 * gib)
+    return g_strdup_printf ("%.0f GiB", bytes / gib);
+  if (bytes >= gib)
+    return g_strdup_printf ("%.1f GiB", bytes / gib);
+  if (bytes >= 1024.0 * 1024.0)
+    return g_strdup_printf ("%.0f MiB", bytes / (1024.0 * 1024.0));
+  return g_strdup_printf ("%.0f KiB", bytes / 1024.0);
+}

@@ -1,0 +1,83 @@
+/* hr-chart-text.h: measuring and drawing text with pango
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <pango/pangocairo.h>
+
+#include "hr-chart-style.h"
+#include "hr-chart-types.h"
+
+G_BEGIN_DECLS
+
+/* Charts are laid out at 96 logical pixels per inch, with metrics hinting
+ * off so that a layout measured once draws the same at any scale, on screen
+ * or in a PDF. */
+#define HR_CHART_DPI 96.0
+
+/* A context for laying text out when no cairo_t is at hand (tests, the
+ * layout step of an export). */
+PangoContext *hr_chart_pango_context_new   (void);
+/* Makes @cr's text match what hr_chart_pango_context_new() measured. */
+void          hr_chart_prepare_cairo       (cairo_t            *cr);
+
+PangoLayout  *hr_chart_text_layout         (PangoContext       *context,
+                                            const HrChartStyle *style,
+                                            HrChartFont         font,
+                                            const char         *text,
+                                            double              max_width);
+/* The size @text takes in @font (wrapped at @max_width when > 0). */
+void          hr_chart_text_size           (PangoContext       *context,
+                                            const HrChartStyle *style,
+                                            HrChartFont         font,
+                                            const char         *text,
+                                            double              max_width,
+                                            double             *width,
+                                            double             *height);
+/* @text cut short with an ellipsis where needed so that it and @suffix fit
+ * on one line of @max_width (the suffix goes too when even that is too
+ * wide).  Returns a new string. */
+char         *hr_chart_text_ellipsize      (PangoContext       *context,
+                                            const HrChartStyle *style,
+                                            HrChartFont         font,
+                                            const char         *text,
+                                            const char         *suffix,
+                                            double              max_width);
+/* A label of @text (taken), placed as hr_chart_label_place() does. */
+HrChartLabel  hr_chart_label_new           (PangoContext       *context,
+                                            const HrChartStyle *style,
+                                            char               *text,
+                                            HrChartFont         font,
+                                            HrChartTextRole     role,
+                                            HrAlign             align,
+                                            double              max_width,
+                                            double              x,
+                                            double              y);
+/* Fills @label->box for text anchored at (x, y): x is the start, centre or
+ * end according to @align, y the top. */
+void          hr_chart_label_place         (PangoContext       *context,
+                                            const HrChartStyle *style,
+                                            HrChartLabel       *label,
+                                            double              x,
+                                            double              y);
+void          hr_chart_draw_label          (cairo_t            *cr,
+                                            const HrChartStyle *style,
+                                            const HrChartLabel *label,
+                                            const HrRgba       *fill);
+/* Draws @text with its top-left corner at (x, y). */
+void          hr_chart_draw_text           (cairo_t            *cr,
+                                            const HrChartStyle *style,
+                                            HrChartFont         font,
+                                            const HrRgba       *color,
+                                            const char         *text,
+                                            double              x,
+                                            double              y,
+                                            double              max_width,
+                                            HrAlign             align);
+
+/* Bytes as "13.5 GiB" (or MiB below 1 GiB), in the locale's format. */
+char         *hr_chart_format_bytes        (double              bytes);
+
+G_END_DECLS

@@ -1,0 +1,306 @@
+/* hr-cli-export.c: the export and report commands
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "headroom-cli"
+
+#include <stdio.h>
+
+#include "hr-chart.h"
+#include "hr-cli.h"
+
+/* The cards a curve shows when the scenario names none: a consumer card,
+ * and the two data-centre cards most rented for training. */
+static const char * const default_curve_gpus[] = { "rtx-4090", "a100-80gb", "h100-sxm", NULL };
+
+typedef struct {
+  HrBucketChartData *buckets;
+  HrCurveChartData  *curve;
+  HrTreeNode        *tree;
+  const char        *tree_title;
+} ExportJob;
+
+static void
+draw_chart (cairo_t            *cr,
+            PangoContext       *context,
+            const HrChartStyle *style,
+            double              width,
+            double              height,
+            gpointer            user_data)
+{
+  ExportJob *job = user_data;
+
+  if (job->buckets != NULL)
+    {
+      g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (job->buckets, style, context, width, height);
+
+      hr_bucket_chart_render (layout, job->buckets, style, cr);
+    }
+  else if (job->curve != NULL)
+    {
+      g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (job->curve, style, context, width, height);
+
+      hr_curve_chart_render (layout, job->curve, style, cr);
+    }
+  else if (job->tree != NULL)
+    {
+      g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (job->tree, job->tree_title, style, context,
+                                                                 width, height);
+
+      hr_tree_chart_render (layout, style, cr);
+    }
+}
+
+static gboolean
+resolve_gpus (const char  *list,
+              GPtrArray   *gpus,
+              GError     **error)
+{
+  HrCatalog *catalog = hr_catalog_get_default ();
+  g_auto(GStrv) ids = g_strsplit (list, ",", -1);
+
+  if (g_str_equal (list, "all"))
+    {
+      GPtrArray *all = hr_catalog_get_gpus (catalog);
+
+      for (guint i = 0; i < all->len; i++)
+        g_ptr_array_add (gpus, g_ptr_array_index (all, i));
+      return TRUE;
+    }
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      const char *id = g_strstrip (ids[i]);
+      const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
+
+      if (gpu == NULL)
+        {
+          g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
+
+          g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
+                       "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
+                       id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+          return FALSE;
+        }
+      g_ptr_array_add (gpus, (gpointer) gpu);
+    }
+
+  return TRUE;
+}
+
+/* The batch range a curve needs to show where it stops fitting on every
+ * card: twice the largest micro-batch that fits (or the scenario's), to a
+ * power of two, at least 16. */
+static guint
+curve_upper_batch (const HrScenario *scenario,
+                   GPtrArray        *gpus)
+{
+  g_autoptr(GPtrArray) fits = hr_fit_gpus (scenario, gpus);
+  guint most = MAX (scenario->micro_batch, 8);
+  guint upper = 16;
+
+  for (guint i = 0; i < fits->len; i++)
+    most = MAX (most, ((HrGpuFit *) g_ptr_array_index (fits, i))->max_micro_batch);
+
+  while (upper < 2 * most && upper < 1024)
+    upper *= 2;
+  return upper;
+}
+
+int
+hr_cli_export (int    argc,
+               char **argv)
+{
+  g_autofree char *chart = NULL;
+  g_autofree char *output = NULL;
+  g_autofree char *format_name = NULL;
+  g_autofree char *theme_name = NULL;
+  g_autofree char *measurements = NULL;
+  g_autofree char *gpu_list = NULL;
+  g_auto(GStrv) sets = NULL;
+  double width = 1280, height = 800, scale = 1;
+  gboolean transparent = FALSE;
+  GOptionEntry entries[] = {
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, "Which chart", "buckets|curve|tree" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "File to write", "FILE" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "Format (default: from the file name)", "png|svg|pdf" },
+    { "width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Width in logical pixels (1/96 inch; default 1280)", "W" },
+    { "height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Height in logical pixels (default 800)", "H" },
+    { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale, "PNG pixels per logical pixel (2 for HiDPI or print)", "N" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, "Colours (default light)", "light|dark|print" },
+    { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, "Leave the background transparent", NULL },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, "Cards the curve shows (default: the scenario's)", "ID,ID…" },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME, &measurements, "Measured points to overlay", "FILE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)", "KEY=VALUE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrChartStyle) style = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrBucketChartData) buckets = NULL;
+  g_autoptr(HrCurveChartData) curve = NULL;
+  g_autoptr(HrTreeNode) tree = NULL;
+  g_autofree char *description = NULL;
+  const char *title = NULL;
+  ExportJob job = { 0 };
+  HrExportOptions options = { 0 };
+  int theme = HR_CHART_THEME_LIGHT;
+  int format_value = HR_EXPORT_PNG;
+  HrExportFormat format;
+
+  g_option_context_set_summary (context, "Export a chart as PNG, SVG or PDF.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!hr_cli_parse_options (context, &argc, &argv))
+    return HR_CLI_EXIT_USAGE;
+
+  if (argc != 2 || chart == NULL || output == NULL)
+    {
+      fprintf (stderr, "headroom-cli export: expected SCENARIO --chart buckets|curve|tree -o FILE\n");
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  if (format_name != NULL ? !hr_enum_from_nick (hr_export_format_names, format_name, &format_value)
+                          : !hr_export_format_for_path (output, &format))
+    {
+      fprintf (stderr, "headroom-cli export: %s: say --format png, svg or pdf\n",
+               format_name != NULL ? format_name : output);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  if (format_name != NULL)
+    format = format_value;
+
+  if (theme_name != NULL && !hr_enum_from_nick (hr_chart_theme_names, theme_name, &theme))
+    {
+      fprintf (stderr, "headroom-cli export: --theme %s: expected light, dark or print\n", theme_name);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  if (!(width >= 16 && height >= 16 && width <= 16384 && height <= 16384) || !(scale > 0 && scale <= 8))
+    {
+      fprintf (stderr, "headroom-cli export: --width and --height must be 16 to 16384, --scale above 0 up to 8\n");
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  if (measurements != NULL)
+    {
+      /* The importers (probe CSV, nvidia-smi, W&B, TensorBoard) come with
+       * `headroom-cli measure`; the curve already takes their points. */
+      fprintf (stderr, "headroom-cli export: --measurements %s: reading measurement files is not "
+                       "implemented yet\n", measurements);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  scenario = hr_cli_load_scenario (argv[1], sets, &error);
+  if (scenario == NULL)
+    return hr_cli_fail (error);
+
+  style = hr_chart_style_new (theme);
+  style->transparent = transparent;
+
+  if (g_str_equal (chart, "buckets"))
+    {
+      buckets = hr_bucket_chart_data_new_for_scenario (scenario);
+      description = hr_bucket_chart_summary (buckets);
+      title = buckets->title;
+      job.buckets = buckets;
+    }
+  else if (g_str_equal (chart, "curve"))
+    {
+      g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+      guint upper;
+
+      if (gpu_list != NULL)
+        {
+          if (!resolve_gpus (gpu_list, gpus, &error))
+            return hr_cli_fail (error);
+        }
+      else if (scenario->gpu != NULL)
+        g_ptr_array_add (gpus, scenario->gpu);
+      else
+        {
+          g_autofree char *defaults = g_strjoinv (",", (char **) default_curve_gpus);
+
+          resolve_gpus (defaults, gpus, NULL);
+        }
+
+      upper = curve_upper_batch (scenario, gpus);
+      curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, upper > 128);
+      description = hr_curve_chart_summary (curve);
+      title = curve->title;
+      job.curve = curve;
+    }
+  else if (g_str_equal (chart, "tree"))
+    {
+      tree = hr_tree_new_gpu_choice (scenario, hr_catalog_get_default ());
+      job.tree = tree;
+      job.tree_title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name : scenario->model->name;
+      description = hr_tree_chart_summary (tree);
+      title = job.tree_title;
+    }
+  else
+    {
+      fprintf (stderr, "headroom-cli export: --chart %s: expected buckets, curve or tree\n", chart);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  options.format = format;
+  options.width = width;
+  options.height = height;
+  options.scale = scale;
+  options.title = title;
+  options.description = description;
+
+  if (!hr_chart_export (output, &options, style, draw_chart, &job, &error))
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return HR_CLI_EXIT_FAILURE;
+    }
+
+  return HR_CLI_EXIT_OK;
+}
+
+int
+hr_cli_report (int    argc,
+               char **argv)
+{
+  g_autofree char *output = NULL;
+  g_auto(GStrv) sets = NULL;
+  GOptionEntry entries[] = {
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "PDF file to write", "FILE.pdf" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)", "KEY=VALUE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrChartStyle) style = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_set_summary (context, "Write a multi-page PDF report of a scenario.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  if (!hr_cli_parse_options (context, &argc, &argv))
+    return HR_CLI_EXIT_USAGE;
+
+  if (argc != 2 || output == NULL)
+    {
+      fprintf (stderr, "headroom-cli report: expected SCENARIO -o FILE.pdf\n");
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  scenario = hr_cli_load_scenario (argv[1], sets, &error);
+  if (scenario == NULL)
+    return hr_cli_fail (error);
+
+  style = hr_chart_style_new (HR_CHART_THEME_PRINT);
+  if (!hr_chart_report_write (output, scenario, hr_catalog_get_default (), style, &error))
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return HR_CLI_EXIT_FAILURE;
+    }
+
+  return HR_CLI_EXIT_OK;
+}
