@@ -499,9 +499,12 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
             double margin = bar->usable - bar->need;
             g_autofree char *amount = hr_chart_format_bytes (fabs (margin));
 
-            /* words and a sign, not only green and red */
-            text = bar->fits ? g_strdup_printf ("✓ Fits · %s to spare", amount)
-                             : g_strdup_printf ("✗ Does not fit · %s over", amount);
+            /* words and a sign, not only green and red; when the fit is
+             * not about the whole bar (JAX's pool), say what it is about */
+            gboolean pool = bar->need < 0.99 * total;
+
+            text = bar->fits ? g_strdup_printf ("✓ Fits · %s to spare%s", amount, pool ? " in XLA's pool" : "")
+                             : g_strdup_printf ("✗ Does not fit · %s over%s", amount, pool ? " XLA's pool" : "");
             bl.verdict = hr_chart_label_new (context, style, hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BOLD, text, "",
                                                                slot - 8),
                                      HR_CHART_FONT_BOLD, bar->fits ? HR_TEXT_GOOD : HR_TEXT_BAD,
@@ -516,6 +519,11 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
         char *text = bar->high > 0 ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB, bar->high / GiB)
                                    : g_strdup (t);
         double above = MIN (bl.bar.y, bar->high > 0 ? bl.range.y : bl.bar.y);
+        double block = 2 * text_h + 8;
+
+        /* over the card's line too when the two lines of text would cross it */
+        if (bl.has_capacity && bl.capacity_y < above && bl.capacity_y > above - block)
+          above = bl.capacity_y - 2;
 
         bl.total = hr_chart_label_new (context, style, hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BOLD, text, "", slot - 8),
                                HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
@@ -654,6 +662,7 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           cairo_stroke (cr);
           cairo_set_dash (cr, NULL, 0, 0);
 
+          hr_chart_draw_label_halo (cr, style, &bl->capacity_label);
           hr_chart_draw_label (cr, style, &bl->capacity_label, NULL);
         }
 
@@ -693,6 +702,8 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
                   cairo_line_to (cr, bl->leader_to[b].x, bl->leader_to[b].y);
                   cairo_stroke (cr);
                 }
+              if (!bl->label_inside[b])
+                hr_chart_draw_label_halo (cr, style, &bl->segment_labels[b]);
               hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
             }
         }

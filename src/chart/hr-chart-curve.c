@@ -180,19 +180,12 @@ hr_curve_chart_data_new_for_scenario (const HrScenario *scenario,
   for (guint i = 0; i < sweep->len; i++)
     {
       const HrSweepPoint *point = &g_array_index (sweep, HrSweepPoint, i);
+      /* the fit's own measure and its range (under JAX preallocation, the
+       * model's use of XLA's pool rather than the whole card) */
       HrCurveSample sample = {
-        point->micro_batch, point->peak.need, point->peak.low, point->peak.high,
+        point->micro_batch, point->peak.need, point->peak.need_low, point->peak.need_high,
       };
 
-      /* Under JAX preallocation the fit compares the model's use of XLA's
-       * pool, not the whole card: the range scales with it. */
-      if (point->peak.need != point->peak.total && point->peak.total > 0)
-        {
-          double scale = (double) point->peak.need / point->peak.total;
-
-          sample.low *= scale;
-          sample.high *= scale;
-        }
       g_array_append_val (data->samples, sample);
     }
 
@@ -1265,20 +1258,6 @@ draw_markers (const HrCurveChartLayout *layout,
 }
 
 /* Text over lines keeps a little of the background around it. */
-static void
-draw_halo (cairo_t            *cr,
-           const HrChartStyle *style,
-           const HrChartLabel *label)
-{
-  HrRgba halo = style->background;
-
-  halo.alpha = 0.85;
-  cairo_rectangle (cr, label->box.x - HALO, label->box.y,
-                   label->box.width + 2 * HALO, label->box.height);
-  hr_chart_set_color (cr, &halo);
-  cairo_fill (cr);
-}
-
 /* A card's name in its line's hue, darkened (or lightened) towards the
  * text colour until it reads as text (WCAG's 4.5:1). */
 static HrRgba
@@ -1374,12 +1353,12 @@ hr_curve_chart_render (const HrCurveChartLayout *layout,
       const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
       HrRgba color = line_text_color (style, &style->series[line->color_index]);
 
-      draw_halo (cr, style, &line->label);
+      hr_chart_draw_label_halo (cr, style, &line->label);
       hr_chart_draw_text (cr, style, line->label.font, &color, line->label.text,
                           line->label.box.x, line->label.box.y, 0, HR_ALIGN_START);
       if (line->has_marker)
         {
-          draw_halo (cr, style, &line->marker_label);
+          hr_chart_draw_label_halo (cr, style, &line->marker_label);
           hr_chart_draw_label (cr, style, &line->marker_label, NULL);
         }
     }

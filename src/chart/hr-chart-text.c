@@ -336,6 +336,26 @@ hr_chart_draw_label (cairo_t            *cr,
                         HR_ALIGN_START);
 }
 
+void
+hr_chart_draw_label_halo (cairo_t            *cr,
+                          const HrChartStyle *style,
+                          const HrChartLabel *label)
+{
+  const double pad = 2.0;
+  HrRgba halo = style->background;
+
+  if (style->transparent || label->text == NULL)
+    return;
+
+  halo.alpha = 0.85;
+  cairo_save (cr);
+  cairo_new_path (cr);
+  cairo_rectangle (cr, label->box.x - pad, label->box.y, label->box.width + 2 * pad, label->box.height);
+  hr_chart_set_color (cr, &halo);
+  cairo_fill (cr);
+  cairo_restore (cr);
+}
+
 char *
 hr_chart_format_bytes (double bytes)
 {

@@ -66,6 +66,11 @@ void          hr_chart_draw_label          (cairo_t            *cr,
                                             const HrChartStyle *style,
                                             const HrChartLabel *label,
                                             const HrRgba       *fill);
+/* A translucent patch of background behind @label, so that text over a
+ * line or a band stays readable (nothing on a transparent chart). */
+void          hr_chart_draw_label_halo     (cairo_t            *cr,
+                                            const HrChartStyle *style,
+                                            const HrChartLabel *label);
 /* Draws @text with its top-left corner at (x, y). */
 void          hr_chart_draw_text           (cairo_t            *cr,
                                             const HrChartStyle *style,

@@ -1143,7 +1143,18 @@ compute (HrPlan     *self,
         peak->total = peak->device_used;
         peak->low = (guint64) llround (MIN (low, device));
         peak->high = (guint64) llround (MAX (high, device));
-        peak->need = need > 0 ? (guint64) llround (need) : peak->device_used;
+        if (need > 0)
+          {
+            peak->need = (guint64) llround (need);
+            peak->need_low = (guint64) llround (MIN (reserved_low, need));
+            peak->need_high = (guint64) llround (MAX (reserved_high, need));
+          }
+        else
+          {
+            peak->need = peak->device_used;
+            peak->need_low = peak->low;
+            peak->need_high = peak->high;
+          }
       }
   }
 

@@ -89,6 +89,8 @@ typedef struct {
   /* What the fit compares with `usable`: device_used for PyTorch and for
    * JAX without preallocation, the XLA pool's use otherwise. */
   guint64 need;
+  guint64 need_low;
+  guint64 need_high;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches

@@ -4,7 +4,7 @@
 same curve (the same sweep, band and GPU lines) to a PNG of the same size,
 and prints the ratio.
 
-    python3 tests/bench/export-vs-matplotlib.py _build/src/cli/headroom-cli [SCENARIO] [RUNS]
+    /usr/bin/python3 tests/bench/export-vs-matplotlib.py _build/src/cli/headroom-cli [SCENARIO] [RUNS]
 
 Needs Debian's python3-matplotlib.  Both sides are timed as whole commands
 (a fresh process per run, as a script or a Makefile would call them), and
