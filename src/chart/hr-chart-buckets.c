@@ -124,20 +124,6 @@ hr_bucket_bar_total (const HrBucketBar *bar)
 }
 
 static void
-label_array_clear (gpointer data)
-{
-  hr_chart_label_clear (data);
-}
-
-static void
-tick_clear (gpointer data)
-{
-  HrAxisTick *tick = data;
-
-  hr_chart_label_clear (&tick->label);
-}
-
-static void
 bar_layout_clear (gpointer data)
 {
   HrBucketBarLayout *bar = data;
@@ -234,11 +220,11 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   layout = g_new0 (HrBucketChartLayout, 1);
   layout->bounds = (HrRect) { 0, 0, width, height };
   layout->y_ticks = g_array_new (FALSE, TRUE, sizeof (HrAxisTick));
-  g_array_set_clear_func (layout->y_ticks, tick_clear);
+  g_array_set_clear_func (layout->y_ticks, hr_axis_tick_clear);
   layout->bars = g_array_new (FALSE, TRUE, sizeof (HrBucketBarLayout));
   g_array_set_clear_func (layout->bars, bar_layout_clear);
   layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
-  g_array_set_clear_func (layout->labels, label_array_clear);
+  g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
 
   hr_chart_text_size (context, style, HR_CHART_FONT_BODY, "Ag", 0, NULL, &text_h);
   hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "Ag", 0, NULL, &small_h);
@@ -744,6 +730,19 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
     }
 
   cairo_restore (cr);
+}
+
+void
+hr_bucket_chart_draw (cairo_t            *cr,
+                      PangoContext       *context,
+                      const HrChartStyle *style,
+                      double              width,
+                      double              height,
+                      gpointer            data)
+{
+  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, width, height);
+
+  hr_bucket_chart_render (layout, data, style, cr);
 }
 
 char *

@@ -91,6 +91,14 @@ void                 hr_bucket_chart_render      (const HrBucketChartLayout *lay
                                                   const HrBucketChartData   *data,
                                                   const HrChartStyle        *style,
                                                   cairo_t                   *cr);
+/* Lays out and renders @data (a HrBucketChartData) in one call: an
+ * HrChartDrawFunc for exports and reports. */
+void                 hr_bucket_chart_draw        (cairo_t                  *cr,
+                                                  PangoContext             *context,
+                                                  const HrChartStyle       *style,
+                                                  double                    width,
+                                                  double                    height,
+                                                  gpointer                  data);
 /* "Peak 71.2 GiB of 80 GiB (fits, 8.8 GiB spare): weights 13.5, …" */
 char                *hr_bucket_chart_summary     (const HrBucketChartData   *data);
 

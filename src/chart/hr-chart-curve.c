@@ -209,15 +209,27 @@ hr_curve_chart_data_new_for_scenario (const HrScenario *scenario,
   return data;
 }
 
-/* Layout */
-
-static void
-tick_clear (gpointer item)
+void
+hr_curve_chart_batch_range (const HrScenario *scenario,
+                            GPtrArray        *gpus,
+                            guint            *to,
+                            gboolean         *log2_x)
 {
-  HrAxisTick *tick = item;
+  g_autoptr(GPtrArray) fits = hr_fit_gpus (scenario, gpus);
+  guint most = MAX (scenario->micro_batch, 8);
+  guint upper = 16;
 
-  hr_chart_label_clear (&tick->label);
+  for (guint i = 0; i < fits->len; i++)
+    most = MAX (most, ((HrGpuFit *) g_ptr_array_index (fits, i))->max_micro_batch);
+
+  while (upper < 2 * most && upper < 1024)
+    upper *= 2;
+
+  *to = upper;
+  *log2_x = upper > 128;
 }
+
+/* Layout */
 
 static void
 gpu_line_clear (gpointer item)
@@ -977,9 +989,9 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   layout->bounds = (HrRect) { 0, 0, width, height };
   layout->log2_x = data->log2_x;
   layout->x_ticks = g_array_new (FALSE, TRUE, sizeof (HrAxisTick));
-  g_array_set_clear_func (layout->x_ticks, tick_clear);
+  g_array_set_clear_func (layout->x_ticks, hr_axis_tick_clear);
   layout->y_ticks = g_array_new (FALSE, TRUE, sizeof (HrAxisTick));
-  g_array_set_clear_func (layout->y_ticks, tick_clear);
+  g_array_set_clear_func (layout->y_ticks, hr_axis_tick_clear);
   layout->curve = g_array_new (FALSE, TRUE, sizeof (HrPoint));
   layout->band_low = g_array_new (FALSE, TRUE, sizeof (HrPoint));
   layout->band_high = g_array_new (FALSE, TRUE, sizeof (HrPoint));
@@ -1373,6 +1385,19 @@ hr_curve_chart_render (const HrCurveChartLayout *layout,
     }
 
   cairo_restore (cr);
+}
+
+void
+hr_curve_chart_draw (cairo_t            *cr,
+                     PangoContext       *context,
+                     const HrChartStyle *style,
+                     double              width,
+                     double              height,
+                     gpointer            data)
+{
+  g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (data, style, context, width, height);
+
+  hr_curve_chart_render (layout, data, style, cr);
 }
 
 char *

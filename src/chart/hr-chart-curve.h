@@ -80,12 +80,13 @@ HrCurveChartData *hr_curve_chart_data_new_for_scenario (const HrScenario *scenar
                                                         guint             from,
                                                         guint             to,
                                                         gboolean          log2_x);
-
-typedef struct {
-  double        value;
-  double        position;    /* x for the x axis, y for the y axis */
-  HrChartLabel  label;
-} HrAxisTick;
+/* The micro-batches a curve of @scenario should span to show where it stops
+ * fitting on each of @gpus: 1 to twice the largest batch that fits (or the
+ * scenario's own), a power of two of at least 16; a log2 axis past 128. */
+void              hr_curve_chart_batch_range (const HrScenario *scenario,
+                                              GPtrArray        *gpus,
+                                              guint            *to,
+                                              gboolean         *log2_x);
 
 typedef struct {
   double        y;           /* the usable line */
@@ -134,6 +135,14 @@ void                hr_curve_chart_render       (const HrCurveChartLayout *layou
                                                  const HrCurveChartData   *data,
                                                  const HrChartStyle       *style,
                                                  cairo_t                  *cr);
+/* Lays out and renders @data (a HrCurveChartData) in one call: an
+ * HrChartDrawFunc for exports and reports. */
+void                hr_curve_chart_draw         (cairo_t                  *cr,
+                                                 PangoContext             *context,
+                                                 const HrChartStyle       *style,
+                                                 double                    width,
+                                                 double                    height,
+                                                 gpointer                  data);
 /* A sentence for the accessible description and the SVG <desc>. */
 char               *hr_curve_chart_summary      (const HrCurveChartData   *data);
 

@@ -196,13 +196,13 @@ scenario_table (Writer           *w,
     row (w, HR_CHART_FONT_BODY, columns, 2, rows[i], TRUE);
 }
 
+/* Draws a chart at the writer's place, the full text width, @height tall. */
 static void
-draw_buckets (Writer           *w,
-              const HrScenario *s,
-              double            height)
+embed (Writer          *w,
+       double           height,
+       HrChartDrawFunc  draw,
+       gpointer         data)
 {
-  g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
-  g_autoptr(HrBucketChartLayout) layout = NULL;
   HrChartStyle *style = hr_chart_style_copy (w->style);
 
   /* The page is already white: the chart draws no background of its own. */
@@ -210,26 +210,24 @@ draw_buckets (Writer           *w,
   need (w, height);
   cairo_save (w->cr);
   cairo_translate (w->cr, MARGIN, w->y);
-  layout = hr_bucket_chart_layout (data, style, w->context, content_width (), height);
-  hr_bucket_chart_render (layout, data, style, w->cr);
+  draw (w->cr, w->context, style, content_width (), height, data);
   cairo_restore (w->cr);
   w->y += height + 8;
   hr_chart_style_free (style);
 }
 
 static void
-draw_curve (Writer           *w,
-            const HrScenario *s,
-            HrCatalog        *catalog,
-            double            height)
+curve_section (Writer           *w,
+               const HrScenario *s,
+               HrCatalog        *catalog,
+               double            height)
 {
   static const char * const extra[] = { "rtx-4090", "a100-80gb", "h100-sxm" };
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   g_autoptr(HrCurveChartData) data = NULL;
-  g_autoptr(HrCurveChartLayout) layout = NULL;
-  g_autoptr(GPtrArray) fits = NULL;
-  HrChartStyle *style = hr_chart_style_copy (w->style);
-  guint most = MAX (8, s->micro_batch), upper = 16;
+  g_autofree char *summary = NULL;
+  gboolean log2_x;
+  guint upper;
 
   if (s->gpu != NULL)
     g_ptr_array_add (gpus, s->gpu);
@@ -241,28 +239,12 @@ draw_curve (Writer           *w,
         g_ptr_array_add (gpus, (gpointer) gpu);
     }
 
-  fits = hr_fit_gpus (s, gpus);
-  for (guint i = 0; i < fits->len; i++)
-    most = MAX (most, ((HrGpuFit *) g_ptr_array_index (fits, i))->max_micro_batch);
-  while (upper < 2 * most && upper < 1024)
-    upper *= 2;
+  hr_curve_chart_batch_range (s, gpus, &upper, &log2_x);
+  data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, upper, log2_x);
+  embed (w, height, hr_curve_chart_draw, data);
 
-  data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, upper, upper > 128);
-  style->transparent = TRUE;
-  need (w, height);
-  cairo_save (w->cr);
-  cairo_translate (w->cr, MARGIN, w->y);
-  layout = hr_curve_chart_layout (data, style, w->context, content_width (), height);
-  hr_curve_chart_render (layout, data, style, w->cr);
-  cairo_restore (w->cr);
-  w->y += height + 8;
-
-  {
-    g_autofree char *summary = hr_curve_chart_summary (data);
-
-    paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, summary, 0, 10);
-  }
-  hr_chart_style_free (style);
+  summary = hr_curve_chart_summary (data);
+  paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, summary, 0, 10);
 }
 
 static void
@@ -447,12 +429,16 @@ hr_chart_report_write (const char          *path,
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, views, 0, 10);
   }
-  draw_buckets (&w, scenario, MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10));
+  {
+    g_autoptr(HrBucketChartData) buckets = hr_bucket_chart_data_new_for_scenario (scenario);
+
+    embed (&w, MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10), hr_bucket_chart_draw, buckets);
+  }
 
   /* ---- page 2: the curve ---- */
   new_page (&w);
   heading (&w, "Peak memory versus micro-batch");
-  draw_curve (&w, scenario, catalog, 520);
+  curve_section (&w, scenario, catalog, 520);
 
   /* ---- then the tables and the sources, flowing ---- */
   fit_table (&w, scenario, catalog);

@@ -43,6 +43,12 @@ hr_chart_label_clear (HrChartLabel *label)
   g_clear_pointer (&label->text, g_free);
 }
 
+void
+hr_axis_tick_clear (gpointer tick)
+{
+  hr_chart_label_clear (&((HrAxisTick *) tick)->label);
+}
+
 double
 hr_nice_ticks (double  lo,
                double  hi,

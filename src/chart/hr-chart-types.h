@@ -47,6 +47,14 @@ typedef enum {
   HR_TEXT_ON_FILL,
 } HrChartTextRole;
 
+/* A tick on an axis: its value (in the axis's data units), where it is, and
+ * its label. */
+typedef struct {
+  double        value;
+  double        position;    /* x for the x axis, y for the y axis */
+  HrChartLabel  label;
+} HrAxisTick;
+
 gboolean hr_rect_contains      (const HrRect *rect,
                                 double        x,
                                 double        y);
@@ -58,6 +66,8 @@ gboolean hr_rect_inside        (const HrRect *inner,
                                 double        slack);
 
 void     hr_chart_label_clear  (HrChartLabel *label);
+/* A GArray clear function for HrAxisTick. */
+void     hr_axis_tick_clear    (gpointer      tick);
 
 /* "Nice" axis ticks (1, 2, 2.5, 5 × 10^n steps) covering [lo, hi] with about
  * @target ticks; returns the step and fills @ticks with the values. */

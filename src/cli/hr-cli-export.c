@@ -17,41 +17,22 @@
 static const char * const default_curve_gpus[] = { "rtx-4090", "a100-80gb", "h100-sxm", NULL };
 
 typedef struct {
-  HrBucketChartData *buckets;
-  HrCurveChartData  *curve;
-  HrTreeNode        *tree;
-  const char        *tree_title;
-} ExportJob;
+  const HrTreeNode *tree;
+  const char       *title;
+} TreeJob;
 
 static void
-draw_chart (cairo_t            *cr,
-            PangoContext       *context,
-            const HrChartStyle *style,
-            double              width,
-            double              height,
-            gpointer            user_data)
+draw_tree (cairo_t            *cr,
+           PangoContext       *context,
+           const HrChartStyle *style,
+           double              width,
+           double              height,
+           gpointer            user_data)
 {
-  ExportJob *job = user_data;
+  TreeJob *job = user_data;
+  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (job->tree, job->title, style, context, width, height);
 
-  if (job->buckets != NULL)
-    {
-      g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (job->buckets, style, context, width, height);
-
-      hr_bucket_chart_render (layout, job->buckets, style, cr);
-    }
-  else if (job->curve != NULL)
-    {
-      g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (job->curve, style, context, width, height);
-
-      hr_curve_chart_render (layout, job->curve, style, cr);
-    }
-  else if (job->tree != NULL)
-    {
-      g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (job->tree, job->tree_title, style, context,
-                                                                 width, height);
-
-      hr_tree_chart_render (layout, style, cr);
-    }
+  hr_tree_chart_render (layout, style, cr);
 }
 
 static gboolean
@@ -91,25 +72,6 @@ resolve_gpus (const char  *list,
   return TRUE;
 }
 
-/* The batch range a curve needs to show where it stops fitting on every
- * card: twice the largest micro-batch that fits (or the scenario's), to a
- * power of two, at least 16. */
-static guint
-curve_upper_batch (const HrScenario *scenario,
-                   GPtrArray        *gpus)
-{
-  g_autoptr(GPtrArray) fits = hr_fit_gpus (scenario, gpus);
-  guint most = MAX (scenario->micro_batch, 8);
-  guint upper = 16;
-
-  for (guint i = 0; i < fits->len; i++)
-    most = MAX (most, ((HrGpuFit *) g_ptr_array_index (fits, i))->max_micro_batch);
-
-  while (upper < 2 * most && upper < 1024)
-    upper *= 2;
-  return upper;
-}
-
 int
 hr_cli_export (int    argc,
                char **argv)
@@ -146,7 +108,9 @@ hr_cli_export (int    argc,
   g_autoptr(HrTreeNode) tree = NULL;
   g_autofree char *description = NULL;
   const char *title = NULL;
-  ExportJob job = { 0 };
+  TreeJob tree_job = { 0 };
+  HrChartDrawFunc draw = NULL;
+  gpointer draw_data = NULL;
   HrExportOptions options = { 0 };
   int theme = HR_CHART_THEME_LIGHT;
   int format_value = HR_EXPORT_PNG;
@@ -207,11 +171,13 @@ hr_cli_export (int    argc,
       buckets = hr_bucket_chart_data_new_for_scenario (scenario);
       description = hr_bucket_chart_summary (buckets);
       title = buckets->title;
-      job.buckets = buckets;
+      draw = hr_bucket_chart_draw;
+      draw_data = buckets;
     }
   else if (g_str_equal (chart, "curve"))
     {
       g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+      gboolean log2_x;
       guint upper;
 
       if (gpu_list != NULL)
@@ -228,19 +194,22 @@ hr_cli_export (int    argc,
           resolve_gpus (defaults, gpus, NULL);
         }
 
-      upper = curve_upper_batch (scenario, gpus);
-      curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, upper > 128);
+      hr_curve_chart_batch_range (scenario, gpus, &upper, &log2_x);
+      curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);
       description = hr_curve_chart_summary (curve);
       title = curve->title;
-      job.curve = curve;
+      draw = hr_curve_chart_draw;
+      draw_data = curve;
     }
   else if (g_str_equal (chart, "tree"))
     {
       tree = hr_tree_new_gpu_choice (scenario, hr_catalog_get_default ());
-      job.tree = tree;
-      job.tree_title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name : scenario->model->name;
+      tree_job.tree = tree;
+      tree_job.title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name : scenario->model->name;
       description = hr_tree_chart_summary (tree);
-      title = job.tree_title;
+      title = tree_job.title;
+      draw = draw_tree;
+      draw_data = &tree_job;
     }
   else
     {
@@ -255,7 +224,7 @@ hr_cli_export (int    argc,
   options.title = title;
   options.description = description;
 
-  if (!hr_chart_export (output, &options, style, draw_chart, &job, &error))
+  if (!hr_chart_export (output, &options, style, draw, draw_data, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return HR_CLI_EXIT_FAILURE;

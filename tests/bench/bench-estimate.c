@@ -11,26 +11,14 @@
 #include <stdio.h>
 
 #include "hr-core.h"
-
-static HrScenario *
-load (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("bench", json, -1, &error);
-  HrScenario *s;
-
-  g_assert_no_error (error);
-  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-  g_assert_no_error (error);
-  return s;
-}
+#include "hr-test-utils.h"
 
 int
 main (void)
 {
-  g_autoptr(HrScenario) vla = load ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\","
+  g_autoptr(HrScenario) vla = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\","
                                     " \"micro_batch\": 32, \"gpu\": \"h100-sxm\"}");
-  g_autoptr(HrScenario) llm = load ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"qlora\","
+  g_autoptr(HrScenario) llm = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"qlora\","
                                     " \"micro_batch\": 4, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}");
   GPtrArray *gpus = hr_catalog_get_gpus (hr_catalog_get_default ());
   const guint n_estimates = 2000;

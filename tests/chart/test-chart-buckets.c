@@ -11,21 +11,9 @@
 
 #include "hr-chart.h"
 #include "hr-core.h"
+#include "hr-test-utils.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
-
-static HrScenario *
-scenario (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("test", json, -1, &error);
-  HrScenario *s;
-
-  g_assert_no_error (error);
-  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-  g_assert_no_error (error);
-  return s;
-}
 
 static HrBucketChartLayout *
 layout_for (const HrBucketChartData *data,
@@ -54,7 +42,7 @@ assert_label_inside (const HrChartLabel *label,
 static void
 test_geometry (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\","
                                       " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": \"rtx-4090\"}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
@@ -170,7 +158,7 @@ static void
 test_labels_inside_canvas (void)
 {
   static const double sizes[][2] = { { 1280, 800 }, { 640, 400 }, { 480, 640 } };
-  g_autoptr(HrScenario) s = scenario (
+  g_autoptr(HrScenario) s = hr_test_scenario (
     "{\"headroom_scenario\": 1, \"name\": \"An unusually long scenario name that says far too much about the run it describes\","
     " \"model\": {\"id\": \"m\", \"name\": \"A model whose name goes on and on and on to test the layout\", \"params\": 7000000000,"
     " \"layers\": 32, \"hidden\": 4096, \"heads\": 32}, \"micro_batch\": 8,"
@@ -212,7 +200,7 @@ test_labels_inside_canvas (void)
 static void
 test_variants (void)
 {
-  g_autoptr(HrScenario) a = scenario ("{\"headroom_scenario\": 1, \"model\": \"resnet-50\", \"task\": \"train\","
+  g_autoptr(HrScenario) a = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"resnet-50\", \"task\": \"train\","
                                       " \"micro_batch\": 64, \"compute\": \"bf16-mixed\", \"gpu\": \"rtx-4090\"}");
   g_autoptr(HrScenario) b = hr_scenario_copy (a);
   g_autoptr(HrScenario) c = hr_scenario_copy (a);
@@ -300,7 +288,7 @@ assert_pixel_near (guint32       got,
 static void
 test_pixels (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\","
                                       " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": \"rtx-4090\"}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hr-core.h"
+#include "hr-test-utils.h"
 #include "hr-chart.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -22,19 +23,6 @@ static const char gr00t_json[] =
   " \"compute\": \"bf16-mixed\", \"optimizer\": \"adamw\", \"gpu\": \"h100-sxm\"}";
 
 static const char *const three_gpus[] = { "rtx-4090", "a100-40gb", "h100-sxm" };
-
-static HrScenario *
-scenario (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("test", json, -1, &error);
-  HrScenario *s;
-
-  g_assert_no_error (error);
-  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-  g_assert_no_error (error);
-  return s;
-}
 
 static GPtrArray *
 catalog_gpus (const char *const *ids,
@@ -57,7 +45,7 @@ static HrCurveChartData *
 gr00t_data (guint    to,
             gboolean log2_x)
 {
-  g_autoptr(HrScenario) s = scenario (gr00t_json);
+  g_autoptr(HrScenario) s = hr_test_scenario (gr00t_json);
   g_autoptr(GPtrArray) gpus = catalog_gpus (three_gpus, G_N_ELEMENTS (three_gpus));
 
   return hr_curve_chart_data_new_for_scenario (s, gpus, 1, to, log2_x);
@@ -187,7 +175,7 @@ assert_nice_ticks (const GArray *ticks,
 static void
 test_data_for_scenario (void)
 {
-  g_autoptr(HrScenario) s = scenario (gr00t_json);
+  g_autoptr(HrScenario) s = hr_test_scenario (gr00t_json);
   g_autoptr(GPtrArray) gpus = catalog_gpus (three_gpus, G_N_ELEMENTS (three_gpus));
   g_autoptr(HrCurveChartData) data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, 64, FALSE);
   g_autoptr(GPtrArray) fits = hr_fit_gpus (s, gpus);
@@ -240,7 +228,7 @@ test_data_for_scenario (void)
 static void
 test_data_log2_and_own_gpu (void)
 {
-  g_autoptr(HrScenario) s = scenario (gr00t_json);
+  g_autoptr(HrScenario) s = hr_test_scenario (gr00t_json);
   g_autoptr(HrCurveChartData) data = hr_curve_chart_data_new_for_scenario (s, NULL, 1, 256, TRUE);
   const HrCurveGpu *gpu;
 

@@ -28,20 +28,6 @@ example (void)
   return s;
 }
 
-static void
-draw_buckets (cairo_t            *cr,
-              PangoContext       *context,
-              const HrChartStyle *style,
-              double              width,
-              double              height,
-              gpointer            user_data)
-{
-  HrBucketChartData *data = user_data;
-  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, width, height);
-
-  hr_bucket_chart_render (layout, data, style, cr);
-}
-
 static GBytes *
 export (HrExportFormat  format,
         double          scale,
@@ -53,7 +39,7 @@ export (HrExportFormat  format,
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
   g_autoptr(GError) error = NULL;
   HrExportOptions options = { format, 640, 400, scale, title, description };
-  GBytes *bytes = hr_chart_export_bytes (&options, style, draw_buckets, data, &error);
+  GBytes *bytes = hr_chart_export_bytes (&options, style, hr_bucket_chart_draw, data, &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (bytes);
@@ -223,7 +209,7 @@ test_atomic_files (void)
   g_assert_true (g_file_set_contents (path, "earlier file", -1, NULL));
 
   /* a failed export leaves the earlier file as it was */
-  g_assert_false (hr_chart_export (path, &bad, style, draw_buckets, data, &error));
+  g_assert_false (hr_chart_export (path, &bad, style, hr_bucket_chart_draw, data, &error));
   g_assert_nonnull (strstr (error->message, path));
   g_clear_error (&error);
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
@@ -231,12 +217,12 @@ test_atomic_files (void)
   g_clear_pointer (&contents, g_free);
 
   /* a folder that does not exist is an error naming the file */
-  g_assert_false (hr_chart_export (missing, &good, style, draw_buckets, data, &error));
+  g_assert_false (hr_chart_export (missing, &good, style, hr_bucket_chart_draw, data, &error));
   g_assert_nonnull (strstr (error->message, "chart.png"));
   g_clear_error (&error);
 
   /* a good one replaces it, and no temporary file is left behind */
-  g_assert_true (hr_chart_export (path, &good, style, draw_buckets, data, &error));
+  g_assert_true (hr_chart_export (path, &good, style, hr_bucket_chart_draw, data, &error));
   g_assert_no_error (error);
   g_assert_true (g_file_get_contents (path, &contents, NULL, NULL));
   g_assert_cmpmem (contents, 8, "\x89PNG\r\n\x1a\n", 8);

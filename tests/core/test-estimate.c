@@ -11,38 +11,9 @@
 #include <string.h>
 
 #include "hr-core.h"
+#include "hr-test-utils.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
-
-static HrScenario *
-scenario (const char *json)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("test", json, -1, &error);
-  HrScenario *s;
-
-  g_assert_no_error (error);
-  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-  g_assert_no_error (error);
-  return s;
-}
-
-static HrScenario *
-scenariof (const char *format,
-           ...) G_GNUC_PRINTF (1, 2);
-
-static HrScenario *
-scenariof (const char *format,
-           ...)
-{
-  g_autofree char *json = NULL;
-  va_list args;
-
-  va_start (args, format);
-  json = g_strdup_vprintf (format, args);
-  va_end (args);
-  return scenario (json);
-}
 
 static double
 model_state (const HrEstimate *est)
@@ -115,7 +86,7 @@ test_estimator_matches_eq1 (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
     {
-      g_autoptr(HrScenario) s = scenariof (
+      g_autoptr(HrScenario) s = hr_test_scenariof (
         "{\"headroom_scenario\": 1, \"model\": {\"id\": \"gpt\", \"name\": \"GPT-style\", \"params\": 180000000,"
         " \"layers\": 16, \"hidden\": 960, \"heads\": 15, \"norm\": \"layernorm\", \"dropout\": true},"
         " \"task\": \"train\", \"attention\": \"eager\", \"compute\": \"bf16-mixed\", \"seq_len\": 200,"
@@ -133,7 +104,7 @@ static HrScenario *
 gr00t_on (guint64  memory,
           gboolean tune_llm)
 {
-  return scenariof ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"task\": \"finetune\","
+  return hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"task\": \"finetune\","
                     " \"method\": \"%s\", \"compute\": \"bf16-mixed\", \"micro_batch\": 32,"
                     " \"gpu\": {\"id\": \"nominal\", \"name\": \"Nominal\", \"memory\": %" G_GUINT64_FORMAT "}}",
                     tune_llm ? "full" : "freeze", memory);
@@ -212,7 +183,7 @@ test_reference_gr00t (void)
 static void
 test_reference_pi05 (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"pi05\", \"task\": \"finetune\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"pi05\", \"task\": \"finetune\","
                                       " \"method\": \"full\", \"compute\": \"fp32\", \"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   double state = model_state (est) - item_bytes (est, HR_BUCKET_OPTIMIZER, "step temporaries");
@@ -250,9 +221,9 @@ test_reference_bytes_per_param (void)
     "{\"id\": \"m\", \"name\": \"M\", \"params\": 1000000000, \"components\": ["
     " {\"name\": \"frozen\", \"params\": 900000000, \"trainable\": false, \"layers\": 8, \"hidden\": 2048, \"heads\": 16},"
     " {\"name\": \"head\", \"params\": 100000000, \"layers\": 2, \"hidden\": 1024, \"heads\": 8}]}";
-  g_autoptr(HrScenario) full = scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
+  g_autoptr(HrScenario) full = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
                                           " \"seq_len\": 256, \"micro_batch\": 64}", model);
-  g_autoptr(HrScenario) freeze = scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"freeze\","
+  g_autoptr(HrScenario) freeze = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"freeze\","
                                             " \"seq_len\": 256, \"micro_batch\": 64}", model);
   g_autoptr(HrEstimate) ef = hr_estimate_new (full);
   g_autoptr(HrEstimate) ez = hr_estimate_new (freeze);
@@ -270,7 +241,7 @@ test_reference_bytes_per_param (void)
 
   /* plain fp32 Adam lands on 16 by a different route: 4 + 4 + 8 */
   {
-    g_autoptr(HrScenario) fp32 = scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
+    g_autoptr(HrScenario) fp32 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
                                             " \"compute\": \"fp32\", \"seq_len\": 256, \"micro_batch\": 64}", model);
     g_autoptr(HrEstimate) e32 = hr_estimate_new (fp32);
     double temp = item_bytes (e32, HR_BUCKET_OPTIMIZER, "step temporaries");
@@ -286,11 +257,11 @@ test_reference_bytes_per_param (void)
 static void
 test_reference_llm_weights (void)
 {
-  g_autoptr(HrScenario) s70 = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\","
+  g_autoptr(HrScenario) s70 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\","
                                         " \"task\": \"inference\", \"weights_dtype\": \"fp16\"}");
-  g_autoptr(HrScenario) s7 = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\","
+  g_autoptr(HrScenario) s7 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\","
                                        " \"task\": \"inference\", \"weights_dtype\": \"fp16\"}");
-  g_autoptr(HrScenario) s13 = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\","
+  g_autoptr(HrScenario) s13 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\","
                                         " \"task\": \"inference\", \"weights_dtype\": \"nf4\"}");
   g_autoptr(HrEstimate) e70 = hr_estimate_new (s70);
   g_autoptr(HrEstimate) e7 = hr_estimate_new (s7);
@@ -317,7 +288,7 @@ test_reference_llm_weights (void)
 static void
 test_reference_dreamer_preallocation (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\", \"task\": \"train\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\", \"task\": \"train\","
                                       " \"compute\": \"fp32\", \"micro_batch\": 16, \"seq_len\": 64,"
                                       " \"framework\": \"jax\", \"gpu\": \"rtx-5090d\"}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
@@ -342,7 +313,7 @@ test_reference_dreamer_preallocation (void)
 static void
 test_reference_replay (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"dino-wm\", \"task\": \"train\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"dino-wm\", \"task\": \"train\","
                                       " \"replay\": {\"steps\": 200000, \"obs_shape\": [224, 224, 3],"
                                       " \"obs_dtype\": \"uint8\"}}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
@@ -383,7 +354,7 @@ test_property_consistent (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (property_scenarios); i++)
     {
-      g_autoptr(HrScenario) s = scenario (property_scenarios[i]);
+      g_autoptr(HrScenario) s = hr_test_scenario (property_scenarios[i]);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
       guint64 sum = 0;
 
@@ -411,7 +382,7 @@ test_property_peak_grows_with_batch (void)
 {
   for (guint i = 0; i < G_N_ELEMENTS (property_scenarios); i++)
     {
-      g_autoptr(HrScenario) s = scenario (property_scenarios[i]);
+      g_autoptr(HrScenario) s = hr_test_scenario (property_scenarios[i]);
       g_autoptr(GArray) points = hr_sweep_run (s, 1, 64, 1, FALSE);
 
       g_assert_cmpuint (points->len, ==, 64);
@@ -432,7 +403,7 @@ test_property_peak_grows_with_batch (void)
 static double
 activations_of (const char *json)
 {
-  g_autoptr(HrScenario) s = scenario (json);
+  g_autoptr(HrScenario) s = hr_test_scenario (json);
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
   return est->buckets[HR_BUCKET_ACTIVATIONS];
@@ -469,9 +440,9 @@ test_property_zero (void)
 {
 #define ZERO_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\", \"sharding\": \"%s\"," \
                       " \"gpus\": %u, \"micro_batch\": 8, \"seq_len\": 4096}"
-  g_autoptr(HrScenario) one = scenariof (ZERO_SCENARIO, "none", 1);
-  g_autoptr(HrScenario) z3 = scenariof (ZERO_SCENARIO, "zero3", 8);
-  g_autoptr(HrScenario) z1 = scenariof (ZERO_SCENARIO, "zero1", 8);
+  g_autoptr(HrScenario) one = hr_test_scenariof (ZERO_SCENARIO, "none", 1);
+  g_autoptr(HrScenario) z3 = hr_test_scenariof (ZERO_SCENARIO, "zero3", 8);
+  g_autoptr(HrScenario) z1 = hr_test_scenariof (ZERO_SCENARIO, "zero1", 8);
 #undef ZERO_SCENARIO
   g_autoptr(HrEstimate) e1 = hr_estimate_new (one);
   g_autoptr(HrEstimate) e3 = hr_estimate_new (z3);
@@ -492,7 +463,7 @@ test_property_zero (void)
 static void
 test_property_inference (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\","
                                       " \"context_len\": 8192, \"micro_batch\": 4}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *c = g_ptr_array_index (s->model->components, 0);
@@ -520,7 +491,7 @@ test_property_inference (void)
 static void
 test_property_frozen_parts (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\","
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\","
                                       " \"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *backbone = g_ptr_array_index (s->model->components, 0);
@@ -538,11 +509,11 @@ test_property_frozen_parts (void)
 static void
 test_property_levers (void)
 {
-  g_autoptr(HrScenario) lora = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\"}");
-  g_autoptr(HrScenario) qlora = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"qlora\"}");
-  g_autoptr(HrScenario) off = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"offload\": \"optimizer\"}");
-  g_autoptr(HrScenario) on = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}");
-  g_autoptr(HrScenario) ddp = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"sharding\": \"ddp\", \"gpus\": 2}");
+  g_autoptr(HrScenario) lora = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\"}");
+  g_autoptr(HrScenario) qlora = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"qlora\"}");
+  g_autoptr(HrScenario) off = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"offload\": \"optimizer\"}");
+  g_autoptr(HrScenario) on = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}");
+  g_autoptr(HrScenario) ddp = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"sharding\": \"ddp\", \"gpus\": 2}");
   g_autoptr(HrEstimate) el = hr_estimate_new (lora);
   g_autoptr(HrEstimate) eq = hr_estimate_new (qlora);
   g_autoptr(HrEstimate) eoff = hr_estimate_new (off);
@@ -574,7 +545,7 @@ test_property_levers (void)
 static void
 test_property_nothing_fits (void)
 {
-  g_autoptr(HrScenario) s = scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\", \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\", \"gpu\": \"rtx-4090\"}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
   g_assert_true (est->has_fit);
