@@ -1092,6 +1092,26 @@ compute (HrPlan     *self,
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, CUBLAS_WORKSPACE_BYTES, 8.0 * MiB,
        CUBLAS_WORKSPACE_BYTES, "cuBLAS workspace");
 
+  /* The checkpoint-write spike: saving a consolidated checkpoint of a
+   * sharded model gathers every 16-bit weight on one GPU (DeepSpeed's
+   * stage3_gather_16bit_weights_on_model_save; FSDP's FULL_STATE_DICT
+   * without offload_to_cpu).  It happens between steps, with the activations
+   * freed, and only if the run saves that way: counted in the range only. */
+  if (self->training && shard_weights && s->gpus > 1 && !offload_params)
+    {
+      double full = 0;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+
+          full += (p->params + p->adapters) * 2.0;
+        }
+      full = MAX (0, full * (1.0 - 1.0 / s->gpus) - activations_total);
+      add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, 0, 0, full,
+           "saving a consolidated checkpoint: the whole model in 16 bits on one GPU (range only)");
+    }
+
   static_total = acc.by_metric[HR_METRIC_ALLOCATED] - activations_total;
   dynamic_total = activations_total;
   frag = FRAG_DYNAMIC * dynamic_total + FRAG_STATIC * static_total;
@@ -1478,6 +1498,10 @@ add_notes (HrPlan     *self,
       if (s->grad_accum > 1)
         g_ptr_array_add (notes, g_strdup_printf (
           "gradient accumulation over %u steps multiplies the batch, not the peak", s->grad_accum));
+      if ((s->sharding == HR_SHARDING_ZERO3 || s->sharding == HR_SHARDING_FSDP) && s->gpus > 1)
+        g_ptr_array_add (notes, g_strdup (
+          "the high end of the range allows for saving a consolidated checkpoint, which gathers the whole "
+          "16-bit model on one GPU; save sharded checkpoints to avoid that spike"));
       if (s->sharding != HR_SHARDING_NONE && s->gpus == 1)
         g_ptr_array_add (notes, g_strdup_printf (
           "sharding \"%s\" with one GPU divides nothing; set gpus", hr_enum_to_nick (hr_sharding_names, s->sharding)));
