@@ -1445,6 +1445,15 @@ hr_plan_max_micro_batch (HrPlan   *self,
   return lo;
 }
 
+static gboolean
+has_transformer_part (HrPlan *self)
+{
+  for (guint i = 0; i < self->parts->len; i++)
+    if (g_array_index (self->parts, Part, i).c->kind == HR_COMPONENT_TRANSFORMER)
+      return TRUE;
+  return FALSE;
+}
+
 static void
 add_notes (HrPlan     *self,
            HrEstimate *est)
@@ -1486,7 +1495,7 @@ add_notes (HrPlan     *self,
         "gradients are counted alongside all activations, as with gradient accumulation; "
         "without it the real peak can be lower by up to the gradient size"));
 
-      if (s->attention != HR_ATTENTION_EAGER)
+      if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
         g_ptr_array_add (notes, g_strdup_printf (
           "%s attention keeps no s² score matrix%s", hr_enum_to_nick (hr_attention_names, s->attention),
           s->attention == HR_ATTENTION_SDPA ? "; K and V are expanded to every head as transformers' "

@@ -340,6 +340,21 @@ hr_knobs_rank (const HrScenario *base)
                 "Dettmers et al. 2022, LLM.int8()");
     }
 
+  if (!training && base->sharding == HR_SHARDING_NONE && has_transformer (base))
+    {
+      guint n = base->gpus > 1 ? base->gpus : 2;
+      g_autofree char *label = g_strdup_printf ("Split the weights and KV cache over %u GPUs (tensor or "
+                                                "pipeline parallel)", n);
+      g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
+
+      s = hr_scenario_copy (base);
+      s->sharding = HR_SHARDING_FSDP;
+      s->gpus = n;
+      try_knob (&ranking, s, "split", label, change, 1.1,
+                "needs more GPUs; each token crosses the interconnect (NVLink keeps it cheap)",
+                "Shoeybi et al. 2019, Megatron-LM, section 3 (tensor parallelism)");
+    }
+
   if (!training && base->micro_batch >= 2)
     {
       g_autofree char *change = g_strdup_printf ("micro_batch=%u", base->micro_batch / 2);
