@@ -68,6 +68,8 @@ static const char * const model_keys[] = {
   SHAPE_KEYS, NULL
 };
 
+static const char * const shape_keys[] = { SHAPE_KEYS, NULL };
+
 static const char * const component_keys[] = {
   "name", "params", "trainable", "backprop", "source", SHAPE_KEYS, NULL
 };
@@ -324,8 +326,7 @@ out:
 /* Reads the architecture keys shared by a top-level model and a component. */
 static gboolean
 read_shape (HrReader    *reader,
-            HrComponent *c,
-            gboolean     first_transformer)
+            HrComponent *c)
 {
   guint64 v;
   int kind = -1;
@@ -459,7 +460,6 @@ read_shape (HrReader    *reader,
     return hr_reader_fail (reader, hr_reader_has (reader, "images") ? "images" : "token_merge",
                            "\"images\" and \"token_merge\" need \"patch\"");
 
-  (void) first_transformer;
   return TRUE;
 }
 
@@ -467,7 +467,6 @@ static HrComponent *
 read_component (HrJsonDoc   *doc,
                 const char  *pointer,
                 JsonNode    *node,
-                gboolean     first_transformer,
                 GError     **error)
 {
   g_autoptr(GError) local_error = NULL;
@@ -489,7 +488,7 @@ read_component (HrJsonDoc   *doc,
       !hr_reader_uint (&reader, "params", TRUE, 1, MAX_PARAMS, &params) ||
       !hr_reader_bool (&reader, "trainable", &c->trainable) ||
       !hr_reader_bool (&reader, "backprop", &c->backprop) ||
-      !read_shape (&reader, c, first_transformer))
+      !read_shape (&reader, c))
     goto out;
 
   c->params = params;
@@ -582,17 +581,16 @@ hr_model_from_json (HrJsonDoc   *doc,
       JsonNode *list = hr_reader_get_node (&reader, "components");
       g_autofree char *list_pointer = hr_reader_child_pointer (&reader, "components");
       guint64 sum = 0;
-      gboolean seen_transformer = FALSE;
       JsonArray *array;
 
-      for (guint i = 0; model_keys[i] != NULL; i++)
+      for (guint i = 0; shape_keys[i] != NULL; i++)
         {
           /* The shape of a composite model belongs to its parts. */
-          if (i >= 12 && hr_reader_has (&reader, model_keys[i]))
+          if (hr_reader_has (&reader, shape_keys[i]))
             {
-              hr_reader_fail (&reader, model_keys[i],
+              hr_reader_fail (&reader, shape_keys[i],
                               "\"%s\" belongs to a component when the model lists \"components\"",
-                              model_keys[i]);
+                              shape_keys[i]);
               goto out;
             }
         }
@@ -607,13 +605,10 @@ hr_model_from_json (HrJsonDoc   *doc,
       for (guint i = 0; i < json_array_get_length (array); i++)
         {
           g_autofree char *item_pointer = hr_json_pointer_append_index (list_pointer, i);
-          HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i),
-                                           !seen_transformer, error);
+          HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i), error);
 
           if (c == NULL)
             goto out;
-          if (c->kind == HR_COMPONENT_TRANSFORMER)
-            seen_transformer = TRUE;
           sum += c->params;
           g_ptr_array_add (model->components, c);
         }
@@ -637,7 +632,7 @@ hr_model_from_json (HrJsonDoc   *doc,
       c->trainable = TRUE;
       c->backprop = TRUE;
       g_ptr_array_add (model->components, c);
-      if (!read_shape (&reader, c, TRUE))
+      if (!read_shape (&reader, c))
         goto out;
     }
 
