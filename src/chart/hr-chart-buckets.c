@@ -102,8 +102,8 @@ hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
   g_autoptr(HrEstimate) est = hr_estimate_new (scenario);
   g_autofree char *label = g_strdup_printf ("micro-batch %u", scenario->micro_batch);
 
-  data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name
-                                                                               : scenario->model->name);
+  data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
+                            ? scenario->name : scenario->model->name);
   data->subtitle = g_strdup_printf ("%s · %s · %s · %s%s", scenario->model->name,
                                     hr_enum_to_nick (hr_task_names, scenario->task),
                                     hr_enum_to_nick (hr_method_names, scenario->method),
@@ -234,9 +234,12 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   if (data->title != NULL && data->title[0] != '\0')
     {
       HrChartLabel title = hr_chart_label_new (context, style,
-                                       hr_chart_text_ellipsize (context, style, HR_CHART_FONT_TITLE, data->title, "",
-                                                 width - 2 * MARGIN),
-                                       HR_CHART_FONT_TITLE, HR_TEXT_FOREGROUND, HR_ALIGN_START, 0, MARGIN, top);
+                                               hr_chart_text_ellipsize (context, style,
+                                                                        HR_CHART_FONT_TITLE,
+                                                                        data->title, "",
+                                                                        width - 2 * MARGIN),
+                                               HR_CHART_FONT_TITLE, HR_TEXT_FOREGROUND,
+                                               HR_ALIGN_START, 0, MARGIN, top);
 
       top += title.box.height + 2;
       g_array_append_val (layout->labels, title);
@@ -244,9 +247,12 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   if (data->subtitle != NULL && data->subtitle[0] != '\0')
     {
       HrChartLabel subtitle = hr_chart_label_new (context, style,
-                                          hr_chart_text_ellipsize (context, style, HR_CHART_FONT_SMALL, data->subtitle, "",
-                                                    width - 2 * MARGIN),
-                                          HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_START, 0, MARGIN, top);
+                                                  hr_chart_text_ellipsize (context, style,
+                                                                           HR_CHART_FONT_SMALL,
+                                                                           data->subtitle, "",
+                                                                           width - 2 * MARGIN),
+                                                  HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                                                  HR_ALIGN_START, 0, MARGIN, top);
 
       top += subtitle.box.height;
       g_array_append_val (layout->labels, subtitle);
@@ -264,7 +270,8 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       {
         double w;
 
-        hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, hr_bucket_get_label (i), 0, &w, NULL);
+        hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, hr_bucket_get_label (i), 0, &w,
+                            NULL);
         if (x > MARGIN && x + 14 + 5 + w > width - MARGIN)
           {
             x = MARGIN;
@@ -282,9 +289,11 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       {
         layout->legend_swatches[i] = swatches[i];
         layout->legend_swatches[i].y += bottom + (small_h - 14) / 2;
-        layout->legend_labels[i] = hr_chart_label_new (context, style, g_strdup (hr_bucket_get_label (i)),
-                                               HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND, HR_ALIGN_START, 0,
-                                               label_x[i], bottom + label_row[i]);
+        layout->legend_labels[i] = hr_chart_label_new (context, style,
+                                                       g_strdup (hr_bucket_get_label (i)),
+                                                       HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
+                                                       HR_ALIGN_START, 0,
+                                                       label_x[i], bottom + label_row[i]);
       }
     bottom -= 14;
   }
@@ -320,7 +329,9 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   layout->y_max = g_array_index (values, double, values->len - 1) * GiB;
   if (layout->y_max < needed * 1.02)
     {
-      double step = values->len > 1 ? g_array_index (values, double, 1) - g_array_index (values, double, 0) : 1;
+      double step = values->len > 1
+                      ? g_array_index (values, double, 1) - g_array_index (values, double, 0)
+                      : 1;
       double next = g_array_index (values, double, values->len - 1) + step;
 
       g_array_append_val (values, next);
@@ -347,8 +358,9 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
   {
     /* the unit, just above the axis's top tick */
-    HrChartLabel axis = hr_chart_label_new (context, style, g_strdup ("GiB per GPU"), HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
-                                    HR_ALIGN_START, 0, MARGIN, top - small_h * 1.5 - 10);
+    HrChartLabel axis = hr_chart_label_new (context, style, g_strdup ("GiB per GPU"),
+                                            HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                                            HR_ALIGN_START, 0, MARGIN, top - small_h * 1.5 - 10);
 
     g_array_append_val (layout->labels, axis);
   }
@@ -360,8 +372,9 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
       tick.value = v * GiB;
       tick.position = hr_bucket_chart_y_position (layout, tick.value);
-      tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%g", v), HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
-                               HR_ALIGN_END, 0, layout->plot.x - 8, 0);
+      tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%g", v),
+                                       HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                                       HR_ALIGN_END, 0, layout->plot.x - 8, 0);
       tick.label.box.y = tick.position - tick.label.box.height / 2;
       g_array_append_val (layout->y_ticks, tick);
     }
@@ -385,7 +398,8 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       HrChartLabel *beside[HR_N_BUCKETS];
       guint n_beside = 0;
 
-      bl.bar = (HrRect) { bar_x, hr_bucket_chart_y_position (layout, total), bar_w, total / layout->y_max * layout->plot.height };
+      bl.bar = (HrRect) { bar_x, hr_bucket_chart_y_position (layout, total), bar_w,
+                         total / layout->y_max * layout->plot.height };
 
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         {
@@ -405,11 +419,14 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
               g_autofree char *percent = share > 0 && share < 1 ? g_strdup ("<1%")
                                                                 : g_strdup_printf ("%.0f%%", share);
               char *text = g_strdup_printf ("%s  %s · %s", hr_bucket_get_label (b), size, percent);
-              char *shown = hr_chart_text_ellipsize (context, style, HR_CHART_FONT_SMALL, text, "", max_w);
+              char *shown = hr_chart_text_ellipsize (context, style, HR_CHART_FONT_SMALL, text,
+                                                     "", max_w);
 
               g_free (text);
-              bl.segment_labels[b] = hr_chart_label_new (context, style, shown, HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
-                                                 HR_ALIGN_START, 0, bar_x + bar_w + LABEL_GAP, 0);
+              bl.segment_labels[b] = hr_chart_label_new (context, style, shown,
+                                                         HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
+                                                         HR_ALIGN_START, 0,
+                                                         bar_x + bar_w + LABEL_GAP, 0);
               bl.segment_labels[b].box.y = y + h / 2 - bl.segment_labels[b].box.height / 2;
               beside[n_beside++] = &bl.segment_labels[b];
             }
@@ -421,9 +438,11 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
               hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, size, 0, &w, &th);
               if (w + 6 <= bar_w && th + 2 <= h)
                 {
-                  bl.segment_labels[b] = hr_chart_label_new (context, style, g_strdup (size), HR_CHART_FONT_SMALL,
-                                                     HR_TEXT_ON_FILL, HR_ALIGN_CENTER, 0, bar_x + bar_w / 2,
-                                                     y + h / 2 - th / 2);
+                  bl.segment_labels[b] = hr_chart_label_new (context, style, g_strdup (size),
+                                                             HR_CHART_FONT_SMALL,
+                                                             HR_TEXT_ON_FILL, HR_ALIGN_CENTER, 0,
+                                                             bar_x + bar_w / 2,
+                                                             y + h / 2 - th / 2);
                   bl.label_inside[b] = TRUE;
                 }
             }
@@ -438,15 +457,19 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
           for (guint k = 0; k < n_beside; k++)
             ordered[k] = beside[n_beside - 1 - k];
-          spread_labels (ordered, n_beside, layout->plot.y - 2 * text_h, layout->plot.y + layout->plot.height);
+          spread_labels (ordered, n_beside, layout->plot.y - 2 * text_h,
+                         layout->plot.y + layout->plot.height);
 
           for (guint b = 0; b < HR_N_BUCKETS; b++)
             {
               if (bl.segment_labels[b].text == NULL)
                 continue;
-              bl.leader_from[b] = (HrPoint) { bar_x + bar_w + 1, bl.segments[b].y + bl.segments[b].height / 2 };
-              bl.leader_to[b] = (HrPoint) { bar_x + bar_w + LABEL_GAP - 3,
-                                            bl.segment_labels[b].box.y + bl.segment_labels[b].box.height / 2 };
+              bl.leader_from[b] = (HrPoint) { bar_x + bar_w + 1,
+                                             bl.segments[b].y + bl.segments[b].height / 2 };
+              bl.leader_to[b] = (HrPoint) {
+                bar_x + bar_w + LABEL_GAP - 3,
+                bl.segment_labels[b].box.y + bl.segment_labels[b].box.height / 2,
+              };
             }
         }
 
@@ -473,10 +496,15 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
           bl.usable_y = hr_bucket_chart_y_position (layout, bar->usable);
           bl.reserve = (HrRect) { left, bl.capacity_y, right - left, bl.usable_y - bl.capacity_y };
 
-          text = g_strdup_printf ("%s · %s, %s usable", bar->card != NULL ? bar->card : "card", cap, usable);
+          text = g_strdup_printf ("%s · %s, %s usable", bar->card != NULL ? bar->card : "card",
+                                  cap, usable);
           bl.capacity_label = hr_chart_label_new (context, style,
-                                          hr_chart_text_ellipsize (context, style, HR_CHART_FONT_SMALL, text, "", right - left - 8),
-                                          HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_END, 0, right - 2, 0);
+                                                  hr_chart_text_ellipsize (context, style,
+                                                                           HR_CHART_FONT_SMALL,
+                                                                           text, "",
+                                                                           right - left - 8),
+                                                  HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                                                  HR_ALIGN_END, 0, right - 2, 0);
           g_free (text);
           bl.capacity_label.box.y = bl.capacity_y - bl.capacity_label.box.height - 2;
           bl.fits = bar->fits;
@@ -489,12 +517,17 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
              * not about the whole bar (JAX's pool), say what it is about */
             gboolean pool = bar->need < 0.99 * total;
 
-            text = bar->fits ? g_strdup_printf ("✓ Fits · %s to spare%s", amount, pool ? " in XLA's pool" : "")
-                             : g_strdup_printf ("✗ Does not fit · %s over%s", amount, pool ? " XLA's pool" : "");
-            bl.verdict = hr_chart_label_new (context, style, hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BOLD, text, "",
+            text = bar->fits ? g_strdup_printf ("✓ Fits · %s to spare%s", amount,
+                                                pool ? " in XLA's pool" : "")
+                             : g_strdup_printf ("✗ Does not fit · %s over%s", amount,
+                                                pool ? " XLA's pool" : "");
+            bl.verdict = hr_chart_label_new (context, style,
+                                             hr_chart_text_ellipsize (context, style,
+                                                                      HR_CHART_FONT_BOLD, text, "",
                                                                slot - 8),
-                                     HR_CHART_FONT_BOLD, bar->fits ? HR_TEXT_GOOD : HR_TEXT_BAD,
-                                     HR_ALIGN_CENTER, 0, bar_x + bar_w / 2, 0);
+                                             HR_CHART_FONT_BOLD,
+                                             bar->fits ? HR_TEXT_GOOD : HR_TEXT_BAD,
+                                             HR_ALIGN_CENTER, 0, bar_x + bar_w / 2, 0);
             g_free (text);
           }
         }
@@ -502,7 +535,8 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       /* the total (and its range) over the bar, the verdict above that */
       {
         g_autofree char *t = hr_chart_format_bytes (total);
-        char *text = bar->high > 0 ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB, bar->high / GiB)
+        char *text = bar->high > 0 ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB,
+                                                      bar->high / GiB)
                                    : g_strdup (t);
         double above = MIN (bl.bar.y, bar->high > 0 ? bl.range.y : bl.bar.y);
         double block = 2 * text_h + 8;
@@ -511,9 +545,12 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
         if (bl.has_capacity && bl.capacity_y < above && bl.capacity_y > above - block)
           above = bl.capacity_y - 2;
 
-        bl.total = hr_chart_label_new (context, style, hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BOLD, text, "", slot - 8),
-                               HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
-                               bar_x + bar_w / 2, 0);
+        bl.total = hr_chart_label_new (context, style,
+                                       hr_chart_text_ellipsize (context, style,
+                                                                HR_CHART_FONT_BOLD, text, "",
+                                                                slot - 8),
+                                       HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
+                                       bar_x + bar_w / 2, 0);
         g_free (text);
         bl.total.box.y = above - bl.total.box.height - 4;
 
@@ -545,7 +582,8 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
                     hr_rect_intersects (&bl.capacity_label.box, &bl.segment_labels[b].box))
                   clear = FALSE;
               if (hr_rect_intersects (&bl.capacity_label.box, &bl.total.box) ||
-                  (bl.verdict.text != NULL && hr_rect_intersects (&bl.capacity_label.box, &bl.verdict.box)) ||
+                  (bl.verdict.text != NULL && hr_rect_intersects (&bl.capacity_label.box,
+                                                                  &bl.verdict.box)) ||
                   hr_rect_intersects (&bl.capacity_label.box, &bl.bar))
                 clear = FALSE;
               if (clear)
@@ -561,15 +599,17 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
           {
             if (all[k]->text == NULL)
               continue;
-            all[k]->box.x = CLAMP (all[k]->box.x, slot_x + 2, slot_x + slot - all[k]->box.width - 2);
+            all[k]->box.x = CLAMP (all[k]->box.x, slot_x + 2,
+                                   slot_x + slot - all[k]->box.width - 2);
             all[k]->box.x = MAX (all[k]->box.x, 2);
             all[k]->box.y = MAX (all[k]->box.y, 2);
           }
       }
 
-      bl.name = hr_chart_label_new (context, style, g_strdup (bar->label), HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND,
-                            HR_ALIGN_CENTER, slot - 8, bar_x + bar_w / 2,
-                            layout->plot.y + layout->plot.height + 6);
+      bl.name = hr_chart_label_new (context, style, g_strdup (bar->label), HR_CHART_FONT_BOLD,
+                                    HR_TEXT_FOREGROUND,
+                                    HR_ALIGN_CENTER, slot - 8, bar_x + bar_w / 2,
+                                    layout->plot.y + layout->plot.height + 6);
       bl.name.box.x = CLAMP (bl.name.box.x, slot_x + 2, slot_x + slot - bl.name.box.width - 2);
 
       g_array_append_val (layout->bars, bl);
@@ -740,7 +780,8 @@ hr_bucket_chart_draw (cairo_t            *cr,
                       double              height,
                       gpointer            data)
 {
-  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, width, height);
+  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, width,
+                                                                  height);
 
   hr_bucket_chart_render (layout, data, style, cr);
 }
@@ -771,7 +812,8 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
           if (bar->fits)
             g_string_append_printf (str, "fits, %.1f GiB spare", (bar->usable - bar->need) / gib);
           else
-            g_string_append_printf (str, "does not fit, %.1f GiB over", (bar->need - bar->usable) / gib);
+            g_string_append_printf (str, "does not fit, %.1f GiB over",
+                                    (bar->need - bar->usable) / gib);
           g_string_append (str, ")");
         }
       if (bar->high > 0)

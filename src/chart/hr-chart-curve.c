@@ -307,7 +307,8 @@ line_label_new (PangoContext       *context,
                 double              x,
                 double              y)
 {
-  return hr_chart_label_new (context, style, hr_chart_text_ellipsize (context, style, font, text, "", max_width),
+  return hr_chart_label_new (context, style,
+                             hr_chart_text_ellipsize (context, style, font, text, "", max_width),
                              font, role, HR_ALIGN_START, 0, x, y);
 }
 
@@ -474,7 +475,7 @@ layout_y_ticks (HrCurveChartLayout     *layout,
 
       tick.value = k * step * GiB;
       tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%.*f", decimals, k * step),
-                              HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_END, 0, 0, 0);
+                                       HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_END, 0, 0, 0);
       g_array_append_val (layout->y_ticks, tick);
     }
 }
@@ -520,9 +521,11 @@ add_x_tick (HrCurveChartLayout *layout,
 
   tick.value = value;
   tick.position = hr_curve_chart_x_position (layout, value);
-  tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%.0f", value), HR_CHART_FONT_SMALL,
-                          HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, tick.position,
-                          layout->plot.y + layout->plot.height + TICK_LENGTH + TICK_LABEL_GAP);
+  tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%.0f", value),
+                                   HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0,
+                                   tick.position,
+                                   layout->plot.y + layout->plot.height + TICK_LENGTH +
+                                   TICK_LABEL_GAP);
   keep_inside (&tick.label.box, &layout->bounds);
   g_array_append_val (layout->x_ticks, tick);
 }
@@ -878,6 +881,7 @@ layout_gpu_lines (HrCurveChartLayout     *layout,
   g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (HrRect));
   g_autoptr(GPtrArray) order = NULL;
   const HrRect *plot = &layout->plot;
+  double max_width = MIN (plot->width * 0.6, plot->width - 2 * LABEL_INSET);
 
   for (guint i = 0; i < data->gpus->len; i++)
     {
@@ -901,8 +905,9 @@ layout_gpu_lines (HrCurveChartLayout     *layout,
           line.marker.x = hr_curve_chart_x_position (layout, gpu->max_micro_batch);
           if (!polyline_y_at (layout->curve, line.marker.x, &line.marker.y))
             line.marker.y = line.y;
-          line.marker_label = hr_chart_label_new (context, style, max_batch_text (gpu), HR_CHART_FONT_SMALL,
-                                         HR_TEXT_FOREGROUND, HR_ALIGN_START, 0, 0, 0);
+          line.marker_label = hr_chart_label_new (context, style, max_batch_text (gpu),
+                                                  HR_CHART_FONT_SMALL,
+                                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, 0, 0, 0);
           dot = (HrRect) { line.marker.x - MARKER_RADIUS, line.marker.y - MARKER_RADIUS,
                            2 * MARKER_RADIUS, 2 * MARKER_RADIUS };
           g_array_append_val (placed, dot);
@@ -918,9 +923,10 @@ layout_gpu_lines (HrCurveChartLayout     *layout,
         }
 
       line.label = hr_chart_label_new (context, style,
-                              hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BODY, gpu->label, suffix,
-                                        MIN (plot->width * 0.6, plot->width - 2 * LABEL_INSET)),
-                              HR_CHART_FONT_BODY, HR_TEXT_FOREGROUND, HR_ALIGN_START, 0, 0, 0);
+                                       hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BODY,
+                                                                gpu->label, suffix, max_width),
+                                       HR_CHART_FONT_BODY, HR_TEXT_FOREGROUND, HR_ALIGN_START, 0,
+                                       0, 0);
       g_array_append_val (layout->gpu_lines, line);
     }
 
@@ -1023,7 +1029,7 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   y += 14;
 
   y_title = hr_chart_label_new (context, style, g_strdup ("Peak memory (GiB)"), HR_CHART_FONT_BODY,
-                       HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
+                                HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
   make_legend (data, style, context, inner, legend);
   if (y_title.box.width + 2 * LEGEND_SPACING + legend_width (legend) <= inner)
     flow_legend (legend, pad + inner, y, inner);
@@ -1036,8 +1042,9 @@ hr_curve_chart_layout (const HrCurveChartData *data,
 
   /* From the bottom: the x axis's title, then its tick labels. */
   x_title = hr_chart_label_new (context, style,
-                       g_strdup (data->log2_x ? "Micro-batch (log₂ scale)" : "Micro-batch"),
-                       HR_CHART_FONT_BODY, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
+                                g_strdup (data->log2_x ? "Micro-batch (log₂ "
+                                                         "scale)" : "Micro-batch"),
+                                HR_CHART_FONT_BODY, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
   hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "0", 0, NULL, &tick_height);
   bottom = height - pad - x_title.box.height - 6 - tick_height - TICK_LABEL_GAP - TICK_LENGTH;
 
@@ -1395,7 +1402,8 @@ hr_curve_chart_draw (cairo_t            *cr,
                      double              height,
                      gpointer            data)
 {
-  g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (data, style, context, width, height);
+  g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (data, style, context, width,
+                                                                height);
 
   hr_curve_chart_render (layout, data, style, cr);
 }

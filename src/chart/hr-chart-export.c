@@ -94,7 +94,8 @@ svg_with_text (GByteArray *svg,
   const char *end = open != NULL ? strchr (open, '>') : NULL;
   g_autofree char *t = g_markup_escape_text (title != NULL ? title : "", -1);
   g_autofree char *d = g_markup_escape_text (description != NULL ? description : "", -1);
-  g_autofree char *text = g_strdup_printf ("\n<title id=\"hr-title\">%s</title>\n<desc id=\"hr-desc\">%s</desc>",
+  g_autofree char *text = g_strdup_printf ("\n<title id=\"hr-title\">%s</title>\n<desc "
+                                           "id=\"hr-desc\">%s</desc>",
                                            t, d);
   gsize insert_at;
   gsize length;
@@ -162,7 +163,8 @@ hr_chart_export_bytes (const HrExportOptions *options,
       break;
 
     case HR_EXPORT_SVG:
-      surface = cairo_svg_surface_create_for_stream (hr_chart_append_to_byte_array, buffer, options->width, options->height);
+      surface = cairo_svg_surface_create_for_stream (hr_chart_append_to_byte_array, buffer,
+                                                     options->width, options->height);
       cairo_svg_surface_set_document_unit (surface, CAIRO_SVG_UNIT_PX);
       cr = cairo_create (surface);
       draw_on (cr, style, options->width, options->height, draw, user_data);
@@ -181,7 +183,8 @@ hr_chart_export_bytes (const HrExportOptions *options,
         if (options->title != NULL)
           cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, options->title);
         if (options->description != NULL)
-          cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT, options->description);
+          cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT,
+                                          options->description);
         cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, creator);
         cr = cairo_create (surface);
         cairo_scale (cr, POINTS_PER_PIXEL, POINTS_PER_PIXEL);
@@ -229,7 +232,8 @@ hr_chart_export (const char            *path,
   bytes = hr_chart_export_bytes (options, style, draw, user_data, &local_error);
   if (bytes == NULL)
     {
-      g_set_error (error, local_error->domain, local_error->code, "%s: %s", path, local_error->message);
+      g_set_error (error, local_error->domain, local_error->code, "%s: %s", path,
+                   local_error->message);
       return FALSE;
     }
 

@@ -85,7 +85,8 @@ paragraph (Writer      *w,
 
   hr_chart_text_size (w->context, w->style, font, text, content_width () - indent, NULL, &h);
   need (w, h);
-  hr_chart_draw_text (w->cr, w->style, font, color, text, MARGIN + indent, w->y, content_width () - indent,
+  hr_chart_draw_text (w->cr, w->style, font, color, text, MARGIN + indent, w->y,
+                      content_width () - indent,
                       HR_ALIGN_START);
   w->y += h + after;
 }
@@ -100,8 +101,8 @@ heading (Writer     *w,
   /* a heading never sits alone at the foot of a page */
   need (w, h + 60);
   w->y += 6;
-  hr_chart_draw_text (w->cr, w->style, HR_CHART_FONT_TITLE, &w->style->foreground, text, MARGIN, w->y, 0,
-                      HR_ALIGN_START);
+  hr_chart_draw_text (w->cr, w->style, HR_CHART_FONT_TITLE, &w->style->foreground, text, MARGIN,
+                      w->y, 0, HR_ALIGN_START);
   w->y += h + 8;
 }
 
@@ -121,7 +122,8 @@ row (Writer             *w,
       double right = i + 1 < n ? columns[i + 1] : 1.0;
       double h;
 
-      hr_chart_text_size (w->context, w->style, font, cells[i], (right - columns[i]) * content_width () - 8, NULL, &h);
+      hr_chart_text_size (w->context, w->style, font, cells[i],
+                          (right - columns[i]) * content_width () - 8, NULL, &h);
       height = MAX (height, h);
     }
 
@@ -161,7 +163,8 @@ scenario_table (Writer           *w,
                 const HrEstimate *est)
 {
   static const double columns[] = { 0.0, 0.32 };
-  g_autofree char *model = g_strdup_printf ("%s (%s, %.2fB parameters)", s->model->name, s->model->id,
+  g_autofree char *model = g_strdup_printf ("%s (%s, %.2fB parameters)", s->model->name,
+                                            s->model->id,
                                             s->model->params / 1e9);
   g_autofree char *task = g_strdup_printf ("%s, %s; %.1fM parameters train",
                                            hr_enum_to_nick (hr_task_names, s->task),
@@ -169,20 +172,25 @@ scenario_table (Writer           *w,
                                            est->trainable_params / 1e6);
   g_autofree char *precision = g_strdup_printf ("compute %s, weights stored in %s",
                                                 hr_enum_to_nick (hr_compute_names, s->compute),
-                                                hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype));
-  g_autofree char *batch = g_strdup_printf ("%u per GPU, gradient accumulation %u", s->micro_batch, s->grad_accum);
+                                                hr_enum_to_nick (hr_weights_dtype_names,
+                                                                 s->weights_dtype));
+  g_autofree char *batch = g_strdup_printf ("%u per GPU, gradient accumulation %u",
+                                            s->micro_batch, s->grad_accum);
   g_autofree char *input = est->seq_len > 0 ? g_strdup_printf ("%u tokens per sample", est->seq_len)
-                                            : g_strdup ("(image or step-based input; see the model's entry)");
+                                            : g_strdup ("(image or step-based input; see the "
+                                                        "model's entry)");
   g_autofree char *memory = g_strdup_printf ("attention %s, recomputation %s, loss %s",
                                              hr_enum_to_nick (hr_attention_names, s->attention),
                                              hr_enum_to_nick (hr_recompute_names, s->recompute),
                                              hr_enum_to_nick (hr_loss_names, s->loss));
   g_autofree char *parallel = g_strdup_printf ("%u GPU%s, sharding %s, offload %s, %s", s->gpus,
-                                               s->gpus > 1 ? "s" : "", hr_enum_to_nick (hr_sharding_names, s->sharding),
+                                               s->gpus > 1 ? "s" : "",
+                                               hr_enum_to_nick (hr_sharding_names, s->sharding),
                                                hr_enum_to_nick (hr_offload_names, s->offload),
                                                hr_enum_to_nick (hr_framework_names, s->framework));
   g_autofree char *card = s->gpu != NULL
-    ? g_strdup_printf ("%s, %.2f GiB as the driver reports it, %.0f%% kept in reserve", s->gpu->name,
+    ? g_strdup_printf ("%s, %.2f GiB as the driver reports it, %.0f%% kept in reserve",
+                       s->gpu->name,
                        s->gpu->memory / GiB, s->reserve * 100)
     : g_strdup ("none named");
   const char *rows[][2] = {
@@ -256,9 +264,9 @@ fit_table (Writer           *w,
   static const char * const header[] = { "GPU", "Memory", "Usable", "Needs", "Fits", "Max batch" };
   g_autoptr(GPtrArray) fits = hr_fit_gpus (s, hr_catalog_get_gpus (catalog));
   g_autofree char *intro = g_strdup_printf (
-    "At micro-batch %u, with %.0f%% of each card kept in reserve. Memory is what the driver reports; "
-    "\"Needs\" is the estimate the fit compares with the usable memory; \"Max batch\" is the largest "
-    "micro-batch that fits.", s->micro_batch, s->reserve * 100);
+    "At micro-batch %u, with %.0f%% of each card kept in reserve. Memory is what the driver "
+    "reports; \"Needs\" is the estimate the fit compares with the usable memory; \"Max batch\" "
+    "is the largest micro-batch that fits.", s->micro_batch, s->reserve * 100);
 
   heading (w, "Fit on every GPU in the catalog");
   paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, intro, 0, 6);
@@ -271,7 +279,8 @@ fit_table (Writer           *w,
       g_autofree char *usable = gib (fit->usable);
       g_autofree char *needs = gib (fit->peak.need);
       g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup ("none")
-                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥ " : "", fit->max_micro_batch);
+                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥ " : "",
+                                                fit->max_micro_batch);
       const char *cells[] = { fit->gpu_name, cap, usable, needs, fit->fits ? "yes" : "no", max };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
@@ -289,7 +298,8 @@ knob_table (Writer           *w,
   heading (w, "What to change, best first");
   if (knobs->len == 0)
     {
-      paragraph (w, HR_CHART_FONT_BODY, &w->style->foreground, "No lever saves memory for this scenario.", 0, 8);
+      paragraph (w, HR_CHART_FONT_BODY, &w->style->foreground,
+                 "No lever saves memory for this scenario.", 0, 8);
       return;
     }
 
@@ -329,21 +339,24 @@ breakdown (Writer           *w,
   heading (w, "Assumptions and sources");
   for (guint i = 0; i < est->notes->len; i++)
     {
-      g_autofree char *bullet = g_strdup_printf ("• %s", (const char *) g_ptr_array_index (est->notes, i));
+      g_autofree char *bullet = g_strdup_printf ("• %s",
+                                                 (const char *) g_ptr_array_index (est->notes, i));
 
       paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, bullet, 0, 4);
     }
 
   {
     g_autofree char *model = g_strdup_printf ("• Model catalog entry \"%s\": %s", s->model->id,
-                                              s->model->source != NULL ? s->model->source : "inline, no source given");
+                                              s->model->source != NULL ? s->model->source
+                                                                       : "inline, no source given");
 
     paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, model, 0, 4);
   }
   if (s->gpu != NULL)
     {
       g_autofree char *gpu = g_strdup_printf ("• GPU catalog entry \"%s\": %s", s->gpu->id,
-                                              s->gpu->source != NULL ? s->gpu->source : "inline, no source given");
+                                              s->gpu->source != NULL ? s->gpu->source
+                                                                     : "inline, no source given");
 
       paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, gpu, 0, 4);
     }
@@ -374,18 +387,21 @@ hr_chart_report_write (const char          *path,
   g_return_val_if_fail (style != NULL, FALSE);
 
   est = hr_estimate_new (scenario);
-  title = g_strdup_printf ("Headroom report: %s", scenario->name != NULL && scenario->name[0] != '\0'
+  title = g_strdup_printf ("Headroom report: %s",
+                           scenario->name != NULL && scenario->name[0] != '\0'
                                                     ? scenario->name : scenario->model->name);
   creator = g_strdup_printf ("Headroom %s", PACKAGE_VERSION);
 
   /* cairo writes the PDF into memory; the file is written atomically once
    * the whole report exists. */
   surface = cairo_pdf_surface_create_for_stream (hr_chart_append_to_byte_array, buffer,
-                                                 PAGE_WIDTH * POINTS_PER_PIXEL, PAGE_HEIGHT * POINTS_PER_PIXEL);
+                                                 PAGE_WIDTH * POINTS_PER_PIXEL,
+                                                 PAGE_HEIGHT * POINTS_PER_PIXEL);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, creator);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT,
-                                  "GPU memory estimate: buckets, peak versus micro-batch, fits, levers, sources");
+                                  "GPU memory estimate: buckets, peak versus micro-batch, fits, "
+                                  "levers, sources");
 
   w.cr = cairo_create (surface);
   cairo_scale (w.cr, POINTS_PER_PIXEL, POINTS_PER_PIXEL);
@@ -399,8 +415,8 @@ hr_chart_report_write (const char          *path,
   /* ---- page 1: what, the verdict, the buckets ---- */
   paragraph (&w, HR_CHART_FONT_TITLE, &style->foreground, title, 0, 2);
   {
-    g_autofree char *made = g_strdup_printf ("Made by %s on %s from the scenario below. Sizes are GiB "
-                                             "(2^30 bytes) per GPU.", creator, date);
+    g_autofree char *made = g_strdup_printf ("Made by %s on %s from the scenario below. "
+                                             "Sizes are GiB (2^30 bytes) per GPU.", creator, date);
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, made, 0, 14);
   }
@@ -413,19 +429,21 @@ hr_chart_report_write (const char          *path,
     g_autofree char *hi = gib (est->high);
 
     if (est->has_fit)
-      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s) on %s: %s. The largest micro-batch that fits "
-                                  "is %u. %s.", total, lo, hi, est->gpu_name,
-                                  est->fits ? "fits" : "does not fit", est->max_micro_batch, est->fit_reason);
+      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s) on %s: %s. The largest "
+                                  "micro-batch that fits is %u. %s.", total, lo, hi, est->gpu_name,
+                                  est->fits ? "fits" : "does not fit", est->max_micro_batch,
+                                  est->fit_reason);
     else
-      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s). No GPU is named: see the fit on "
-                                  "every catalog card below.", total, lo, hi);
+      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s). No GPU is named: see the "
+                                  "fit on every catalog card below.", total, lo, hi);
     paragraph (&w, HR_CHART_FONT_BOLD, &style->foreground, headline, 0, 6);
   }
   {
     g_autofree char *views = g_strdup_printf (
-      "What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, max_memory_reserved %.2f GiB, "
-      "nvidia-smi %.2f GiB. Host RAM: %.2f GiB.", est->allocated_peak / GiB, est->reserved_peak / GiB,
-      est->device_used / GiB, est->host_ram / GiB);
+      "What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, "
+      "max_memory_reserved %.2f GiB, nvidia-smi %.2f GiB. Host RAM: %.2f GiB.",
+      est->allocated_peak / GiB, est->reserved_peak / GiB, est->device_used / GiB,
+      est->host_ram / GiB);
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, views, 0, 10);
   }

@@ -21,7 +21,9 @@ const HrEnumName hr_chart_theme_names[] = {
 static HrRgba
 hex (guint32 rgb)
 {
-  HrRgba c = { ((rgb >> 16) & 0xFF) / 255.0, ((rgb >> 8) & 0xFF) / 255.0, (rgb & 0xFF) / 255.0, 1.0 };
+  HrRgba c = {
+    ((rgb >> 16) & 0xFF) / 255.0, ((rgb >> 8) & 0xFF) / 255.0, (rgb & 0xFF) / 255.0, 1.0,
+  };
 
   return c;
 }
@@ -198,7 +200,8 @@ hr_chart_text_color_on (const HrRgba *background)
   static const HrRgba black = { 0, 0, 0, 1 };
   static const HrRgba white = { 1, 1, 1, 1 };
 
-  return hr_rgba_contrast (&black, background) >= hr_rgba_contrast (&white, background) ? black : white;
+  return hr_rgba_contrast (&black, background) >= hr_rgba_contrast (&white,
+                                                                    background) ? black : white;
 }
 
 HrRgba

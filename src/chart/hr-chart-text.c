@@ -236,6 +236,21 @@ hr_chart_label_new (PangoContext       *context,
   return label;
 }
 
+static PangoAlignment
+pango_alignment (HrAlign align)
+{
+  switch (align)
+    {
+    case HR_ALIGN_CENTER:
+      return PANGO_ALIGN_CENTER;
+    case HR_ALIGN_END:
+      return PANGO_ALIGN_RIGHT;
+    case HR_ALIGN_START:
+    default:
+      return PANGO_ALIGN_LEFT;
+    }
+}
+
 static PangoLayout *
 cairo_layout (cairo_t            *cr,
               const HrChartStyle *style,
@@ -273,8 +288,7 @@ hr_chart_draw_text (cairo_t            *cr,
   else if (align == HR_ALIGN_END)
     x -= (double) logical.width / PANGO_SCALE;
   if (max_width > 0)
-    pango_layout_set_alignment (layout, align == HR_ALIGN_CENTER ? PANGO_ALIGN_CENTER
-                                        : align == HR_ALIGN_END ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT);
+    pango_layout_set_alignment (layout, pango_alignment (align));
 
   cairo_save (cr);
   hr_chart_set_color (cr, color);
@@ -323,8 +337,7 @@ hr_chart_draw_label (cairo_t            *cr,
 
       pango_layout_set_width (layout, (int) ceil ((label->box.width + 0.5) * PANGO_SCALE));
       pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
-      pango_layout_set_alignment (layout, label->align == HR_ALIGN_CENTER ? PANGO_ALIGN_CENTER
-                                          : label->align == HR_ALIGN_END ? PANGO_ALIGN_RIGHT : PANGO_ALIGN_LEFT);
+      pango_layout_set_alignment (layout, pango_alignment (label->align));
       cairo_save (cr);
       hr_chart_set_color (cr, &color);
       cairo_move_to (cr, label->box.x, label->box.y);
@@ -350,7 +363,8 @@ hr_chart_draw_label_halo (cairo_t            *cr,
   halo.alpha = 0.85;
   cairo_save (cr);
   cairo_new_path (cr);
-  cairo_rectangle (cr, label->box.x - pad, label->box.y, label->box.width + 2 * pad, label->box.height);
+  cairo_rectangle (cr, label->box.x - pad, label->box.y, label->box.width + 2 * pad,
+                   label->box.height);
   hr_chart_set_color (cr, &halo);
   cairo_fill (cr);
   cairo_restore (cr);

@@ -53,7 +53,9 @@ print_entries_json (const char *kind,
   json_builder_set_member_name (b, "entries");
   json_builder_begin_array (b);
   for (guint i = 0; i < entries->len; i++)
-    json_builder_add_value (b, json_node_copy (G_STRUCT_MEMBER (JsonNode *, g_ptr_array_index (entries, i),
+    json_builder_add_value (b,
+                            json_node_copy (G_STRUCT_MEMBER (JsonNode *,
+                                                             g_ptr_array_index (entries, i),
                                                                 json_offset)));
   json_builder_end_array (b);
   json_builder_end_object (b);
@@ -88,7 +90,8 @@ hr_cli_models (int    argc,
       printf ("%-18s %-34.34s %-12s %9.2fB %9.2fB\n", m->id, m->name, m->family, m->params / 1e9,
               trainable / 1e9);
     }
-  printf ("\n%u models; `headroom-cli models --json` shows each entry's architecture and source.\n", models->len);
+  printf ("\n%u models; `headroom-cli models --json` shows each entry's architecture and "
+          "source.\n", models->len);
 
   return HR_CLI_EXIT_OK;
 }
@@ -111,15 +114,18 @@ hr_cli_gpus (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf ("%-17s %-34s %11s %8s %9s %10s %9s\n", "ID", "Name", "Memory GiB", "TB/s", "BF16 TF", "Price USD",
-          "Cloud $/h");
+  printf ("%-17s %-34s %11s %8s %9s %10s %9s\n", "ID", "Name", "Memory GiB", "TB/s", "BF16 TF",
+          "Price USD", "Cloud $/h");
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *g = g_ptr_array_index (gpus, i);
-      g_autofree char *price = g->price_usd >= 0 ? g_strdup_printf ("%.0f", g->price_usd) : g_strdup ("–");
-      g_autofree char *cloud = g->cloud_usd_per_hour >= 0 ? g_strdup_printf ("%.2f", g->cloud_usd_per_hour)
-                                                          : g_strdup ("–");
-      g_autofree char *bf16 = g->bf16_tflops > 0 ? g_strdup_printf ("%.0f", g->bf16_tflops) : g_strdup ("–");
+      g_autofree char *price = g->price_usd >= 0 ? g_strdup_printf ("%.0f", g->price_usd)
+                                                 : g_strdup ("–");
+      g_autofree char *cloud = g->cloud_usd_per_hour >= 0
+                                 ? g_strdup_printf ("%.2f", g->cloud_usd_per_hour)
+                                 : g_strdup ("–");
+      g_autofree char *bf16 = g->bf16_tflops > 0 ? g_strdup_printf ("%.0f", g->bf16_tflops)
+                                                 : g_strdup ("–");
 
       printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s\n", g->id, g->name, g->memory / GiB,
               g->bandwidth / 1e12, bf16, price, cloud);

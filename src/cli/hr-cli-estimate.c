@@ -19,7 +19,8 @@ static char **opt_sets;
 
 #define COMMON_OPTIONS \
   { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "Print JSON (sizes in bytes)", NULL }, \
-  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, "Override a scenario key (repeatable)", "KEY=VALUE" }
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, "Override a scenario key (repeatable)", \
+    "KEY=VALUE" }
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -46,7 +47,8 @@ begin (const char      *usage,
 
   if (argc != 2)
     {
-      fprintf (stderr, "headroom-cli %s: expected one scenario file (or - for standard input)\n", argv[0]);
+      fprintf (stderr, "headroom-cli %s: expected one scenario file (or - for standard input)\n",
+               argv[0]);
       *status = HR_CLI_EXIT_USAGE;
       return NULL;
     }
@@ -267,7 +269,8 @@ print_estimate (const HrScenario *s,
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
       g_autofree char *v = hr_cli_gib (item->bytes);
 
-      printf ("  %-12s %10s  %s\n", hr_enum_to_nick (hr_bucket_names, item->bucket), v, item->label);
+      printf ("  %-12s %10s  %s\n", hr_enum_to_nick (hr_bucket_names, item->bucket), v,
+              item->label);
     }
 
   printf ("\nNotes:\n");
@@ -332,7 +335,8 @@ parse_range (const char  *text,
 
 bad:
   g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-               "--batch %s: expected FROM:TO or FROM:TO:STEP with 1 ≤ FROM ≤ TO ≤ 1048576", text);
+               "--batch %s: expected FROM:TO or FROM:TO:STEP with 1 ≤ FROM ≤ TO ≤ 1048576",
+               text);
   return FALSE;
 }
 
@@ -344,7 +348,8 @@ hr_cli_sweep (int    argc,
   gboolean csv = FALSE, pow2 = FALSE;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
-    { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, "Micro-batches to sweep (default 1:64)", "FROM:TO[:STEP]" },
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, "Micro-batches to sweep (default 1:64)",
+     "FROM:TO[:STEP]" },
     { "pow2", 0, 0, G_OPTION_ARG_NONE, &pow2, "Only the powers of two in the range", NULL },
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Print CSV (sizes in bytes)", NULL },
     { NULL }
@@ -411,14 +416,14 @@ hr_cli_sweep (int    argc,
     }
   else if (csv)
     {
-      printf ("micro_batch,total_bytes,low_bytes,high_bytes,allocated_bytes,reserved_bytes,device_used_bytes%s\n",
-              scenario->gpu != NULL ? ",fits" : "");
+      printf ("micro_batch,total_bytes,low_bytes,high_bytes,allocated_bytes,reserved_bytes,"
+              "device_used_bytes%s\n", scenario->gpu != NULL ? ",fits" : "");
       for (guint i = 0; i < points->len; i++)
         {
           HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
 
-          printf ("%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                  ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "%s\n",
+          printf ("%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                  ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "%s\n",
                   p->micro_batch, p->peak.total, p->peak.low, p->peak.high, p->peak.allocated,
                   p->peak.reserved, p->peak.device_used,
                   scenario->gpu == NULL ? "" : p->peak.need <= usable ? ",true" : ",false");
@@ -426,14 +431,16 @@ hr_cli_sweep (int    argc,
     }
   else
     {
-      printf ("%-11s %12s %12s %12s %12s %12s%s\n", "Micro-batch", "Total GiB", "Low GiB", "High GiB",
-              "Alloc GiB", "Reserved GiB", scenario->gpu != NULL ? "  Fits" : "");
+      printf ("%-11s %12s %12s %12s %12s %12s%s\n", "Micro-batch", "Total GiB", "Low GiB",
+              "High GiB", "Alloc GiB", "Reserved GiB", scenario->gpu != NULL ? "  Fits" : "");
       for (guint i = 0; i < points->len; i++)
         {
           HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
 
-          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f%s\n", p->micro_batch, p->peak.total / GiB,
-                  p->peak.low / GiB, p->peak.high / GiB, p->peak.allocated / GiB, p->peak.reserved / GiB,
+          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f%s\n", p->micro_batch,
+                  p->peak.total / GiB,
+                  p->peak.low / GiB, p->peak.high / GiB, p->peak.allocated / GiB,
+                  p->peak.reserved / GiB,
                   scenario->gpu == NULL ? "" : p->peak.need <= usable ? "  yes" : "  no");
         }
       if (scenario->gpu != NULL)
@@ -460,7 +467,8 @@ hr_cli_fits (int    argc,
   HrCatalog *catalog;
   int status;
 
-  scenario = begin ("SCENARIO", "Which GPUs the scenario fits on, and the largest micro-batch on each.",
+  scenario = begin ("SCENARIO",
+                    "Which GPUs the scenario fits on, and the largest micro-batch on each.",
                     entries, argc, argv, &status);
   if (scenario == NULL)
     return status;
@@ -487,7 +495,8 @@ hr_cli_fits (int    argc,
             {
               g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
 
-              fprintf (stderr, "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)\n",
+              fprintf (stderr,
+                       "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)\n",
                        id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
               return HR_CLI_EXIT_USAGE;
             }
@@ -542,15 +551,17 @@ hr_cli_fits (int    argc,
 
   printf ("%s at micro-batch %u, %.0f%% reserve\n\n", scenario->model->name, scenario->micro_batch,
           scenario->reserve * 100);
-  printf ("%-20s %11s %11s %11s  %-5s %10s\n", "GPU", "Memory GiB", "Usable GiB", "Needs GiB", "Fits",
-          "Max batch");
+  printf ("%-20s %11s %11s %11s  %-5s %10s\n", "GPU", "Memory GiB", "Usable GiB", "Needs GiB",
+          "Fits", "Max batch");
   for (guint i = 0; i < fits->len; i++)
     {
       HrGpuFit *fit = g_ptr_array_index (fits, i);
       g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup ("none")
-                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥" : "", fit->max_micro_batch);
+                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥" : "",
+                                                fit->max_micro_batch);
 
-      printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s\n", fit->gpu_id, fit->capacity / GiB, fit->usable / GiB,
+      printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s\n", fit->gpu_id, fit->capacity / GiB,
+              fit->usable / GiB,
               fit->peak.need / GiB, fit->fits ? "yes" : "no", max);
     }
 

@@ -30,7 +30,8 @@ draw_tree (cairo_t            *cr,
            gpointer            user_data)
 {
   TreeJob *job = user_data;
-  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (job->tree, job->title, style, context, width, height);
+  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (job->tree, job->title, style,
+                                                              context, width, height);
 
   hr_tree_chart_render (layout, style, cr);
 }
@@ -88,15 +89,23 @@ hr_cli_export (int    argc,
   GOptionEntry entries[] = {
     { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, "Which chart", "buckets|curve|tree" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "File to write", "FILE" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "Format (default: from the file name)", "png|svg|pdf" },
-    { "width", 0, 0, G_OPTION_ARG_DOUBLE, &width, "Width in logical pixels (1/96 inch; default 1280)", "W" },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "Format (default: from the file name)",
+     "png|svg|pdf" },
+    { "width", 0, 0, G_OPTION_ARG_DOUBLE, &width,
+     "Width in logical pixels (1/96 inch; default 1280)", "W" },
     { "height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Height in logical pixels (default 800)", "H" },
-    { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale, "PNG pixels per logical pixel (2 for HiDPI or print)", "N" },
-    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, "Colours (default light)", "light|dark|print" },
-    { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, "Leave the background transparent", NULL },
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, "Cards the curve shows (default: the scenario's)", "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME, &measurements, "Measured points to overlay", "FILE" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)", "KEY=VALUE" },
+    { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale,
+     "PNG pixels per logical pixel (2 for HiDPI or print)", "N" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, "Colours (default light)",
+     "light|dark|print" },
+    { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, "Leave the background transparent",
+     NULL },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
+     "Cards the curve shows (default: the scenario's)", "ID,ID…" },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME, &measurements, "Measured points to overlay",
+     "FILE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
+     "KEY=VALUE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
@@ -123,7 +132,8 @@ hr_cli_export (int    argc,
 
   if (argc != 2 || chart == NULL || output == NULL)
     {
-      fprintf (stderr, "headroom-cli export: expected SCENARIO --chart buckets|curve|tree -o FILE\n");
+      fprintf (stderr,
+               "headroom-cli export: expected SCENARIO --chart buckets|curve|tree -o FILE\n");
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -140,13 +150,17 @@ hr_cli_export (int    argc,
 
   if (theme_name != NULL && !hr_enum_from_nick (hr_chart_theme_names, theme_name, &theme))
     {
-      fprintf (stderr, "headroom-cli export: --theme %s: expected light, dark or print\n", theme_name);
+      fprintf (stderr, "headroom-cli export: --theme %s: expected light, dark or print\n",
+               theme_name);
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (!(width >= 16 && height >= 16 && width <= 16384 && height <= 16384) || !(scale > 0 && scale <= 8))
+  if (!(width >= 16 && height >= 16 && width <= 16384 && height <= 16384) ||
+      !(scale > 0 && scale <= 8))
     {
-      fprintf (stderr, "headroom-cli export: --width and --height must be 16 to 16384, --scale above 0 up to 8\n");
+      fprintf (stderr,
+               "headroom-cli export: --width and --height must be 16 to 16384, "
+               "--scale above 0 up to 8\n");
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -205,7 +219,8 @@ hr_cli_export (int    argc,
     {
       tree = hr_tree_new_gpu_choice (scenario, hr_catalog_get_default ());
       tree_job.tree = tree;
-      tree_job.title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name : scenario->model->name;
+      tree_job.title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name
+                                                                          : scenario->model->name;
       description = hr_tree_chart_summary (tree);
       title = tree_job.title;
       draw = draw_tree;
@@ -241,7 +256,8 @@ hr_cli_report (int    argc,
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "PDF file to write", "FILE.pdf" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)", "KEY=VALUE" },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
+     "KEY=VALUE" },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");

@@ -19,7 +19,8 @@ static const struct {
   HrCliCommand  run;
   const char   *summary;
 } commands[] = {
-  { "estimate", hr_cli_estimate, "the five buckets, the range, the three views, host RAM and the fit" },
+  { "estimate", hr_cli_estimate,
+   "the five buckets, the range, the three views, host RAM and the fit" },
   { "sweep", hr_cli_sweep, "peak memory versus micro-batch" },
   { "fits", hr_cli_fits, "for each GPU: fits or not, and the largest micro-batch" },
   { "knobs", hr_cli_knobs, "each lever, the memory it saves and what it costs, best first" },
@@ -89,7 +90,8 @@ hr_cli_load_scenario (const char  *path,
           if (data->len > HR_JSON_MAX_FILE_SIZE)
             {
               g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                           "<stdin>: more than the %d MiB a scenario can be", HR_JSON_MAX_FILE_SIZE >> 20);
+                           "<stdin>: more than the %d MiB a scenario can be",
+                           HR_JSON_MAX_FILE_SIZE >> 20);
               return NULL;
             }
         }
@@ -162,7 +164,8 @@ main (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") || g_str_equal (argv[1], "help"))
+  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+      g_str_equal (argv[1], "help"))
     {
       print_usage (stdout);
       return HR_CLI_EXIT_OK;

@@ -128,7 +128,8 @@ hr_model_copy (const HrModel *model)
   copy->json = model->json != NULL ? json_node_ref (model->json) : NULL;
   copy->components = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_component_free);
   for (guint i = 0; i < model->components->len; i++)
-    g_ptr_array_add (copy->components, hr_component_copy (g_ptr_array_index (model->components, i)));
+    g_ptr_array_add (copy->components,
+                     hr_component_copy (g_ptr_array_index (model->components, i)));
 
   return copy;
 }
@@ -178,7 +179,8 @@ hr_component_tokens (const HrComponent *component,
       return component->tokens;
     case HR_TOKENS_PATCHES:
       {
-        guint64 per_image = (guint64) (image_width / component->patch) * (image_height / component->patch);
+        guint64 per_image = (guint64) (image_width / component->patch) *
+                            (image_height / component->patch);
 
         per_image = MAX (1, per_image / MAX (1, component->token_merge));
         return (guint) MIN ((guint64) G_MAXUINT, per_image * MAX (1, component->images));
@@ -253,11 +255,13 @@ read_activation (HrReader    *parent,
       if (hr_reader_has (&reader, "bytes_per_sample"))
         {
           hr_reader_fail (&reader, "from_peak",
-                          "\"activation\" takes either \"bytes_per_sample\" or \"from_peak\", not both");
+                          "\"activation\" takes either \"bytes_per_sample\" or "
+                          "\"from_peak\", not both");
           goto out;
         }
 
-      if (!hr_reader_init (&peak, reader.doc, peak_pointer, hr_reader_get_node (&reader, "from_peak"),
+      if (!hr_reader_init (&peak, reader.doc, peak_pointer,
+                           hr_reader_get_node (&reader, "from_peak"),
                            "\"from_peak\"", reader.error))
         goto out;
 
@@ -297,7 +301,8 @@ read_activation (HrReader    *parent,
         goto out;
       c->act_scaling = value;
 
-      if (!hr_reader_size (&reader, "at_image_size", MAX_IMAGE_SIDE, &c->act_ref_width, &c->act_ref_height) ||
+      if (!hr_reader_size (&reader, "at_image_size", MAX_IMAGE_SIDE, &c->act_ref_width,
+                           &c->act_ref_height) ||
           !hr_reader_uint (&reader, "at_seq_len", FALSE, 1, MAX_TOKENS, &seq))
         goto out;
       c->act_ref_seq_len = (guint) seq;
@@ -305,13 +310,15 @@ read_activation (HrReader    *parent,
       if (c->act_scaling == HR_SCALING_PIXELS && c->act_ref_width == 0)
         {
           hr_reader_fail (&reader, "scales_with",
-                          "\"scales_with\": \"pixels\" needs \"at_image_size\", the input size the figure was measured at");
+                          "\"scales_with\": \"pixels\" needs \"at_image_size\", the input size "
+                          "the figure was measured at");
           goto out;
         }
       if (c->act_scaling == HR_SCALING_SEQ && c->act_ref_seq_len == 0)
         {
           hr_reader_fail (&reader, "scales_with",
-                          "\"scales_with\": \"seq\" needs \"at_seq_len\", the sequence length the figure was measured at");
+                          "\"scales_with\": \"seq\" needs \"at_seq_len\", the sequence length "
+                          "the figure was measured at");
           goto out;
         }
     }
@@ -348,7 +355,8 @@ read_shape (HrReader    *reader,
     {
       if (!c->has_activation)
         return hr_reader_fail (reader, NULL,
-                               "a \"%s\" part needs \"activation\": its activation memory has no closed form, "
+                               "a \"%s\" part needs \"activation\": its activation memory has no "
+                               "closed form, "
                                "so it must come from a measurement",
                                hr_enum_to_nick (hr_component_kind_names, c->kind));
       return TRUE;
@@ -356,8 +364,8 @@ read_shape (HrReader    *reader,
 
   if (c->has_activation)
     return hr_reader_fail (reader, "activation",
-                           "a transformer's activations follow from its shape; \"activation\" is for "
-                           "CNN, U-Net, RSSM and MLP parts");
+                           "a transformer's activations follow from its shape; "
+                           "\"activation\" is for CNN, U-Net, RSSM and MLP parts");
 
   v = 0;
   if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
@@ -385,7 +393,8 @@ read_shape (HrReader    *reader,
     {
       if (c->hidden % c->heads != 0)
         return hr_reader_fail (reader, "heads",
-                               "\"hidden\" (%u) is not a multiple of \"heads\" (%u): give \"head_dim\"",
+                               "\"hidden\" (%u) is not a multiple of \"heads\" (%u): give "
+                               "\"head_dim\"",
                                c->hidden, c->heads);
       v = c->hidden / c->heads;
     }
@@ -545,8 +554,10 @@ hr_model_from_json (HrJsonDoc   *doc,
       g_autofree char *hint = hr_closest_word (model->family, families);
 
       hr_reader_fail (&reader, "family",
-                      "\"family\" must be one of llm, encoder, vla, world-model, cnn, diffusion, other, not \"%s\"%s%s%s",
-                      model->family, hint ? " (did you mean \"" : "", hint ? hint : "", hint ? "\"?)" : "");
+                      "\"family\" must be one of llm, encoder, vla, world-model, cnn, diffusion, "
+                      "other, not \"%s\"%s%s%s",
+                      model->family, hint ? " (did you mean \"" : "", hint ? hint : "",
+                      hint ? "\"?)" : "");
       goto out;
     }
 
@@ -562,7 +573,8 @@ hr_model_from_json (HrJsonDoc   *doc,
   if (!hr_reader_uint (&reader, "micro_batch", FALSE, 1, 1 << 20, &v))
     goto out;
   model->micro_batch = v;
-  if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width, &model->image_height))
+  if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
+                       &model->image_height))
     goto out;
 
   value = -1;
@@ -597,7 +609,8 @@ hr_model_from_json (HrJsonDoc   *doc,
 
       if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) == 0)
         {
-          hr_reader_fail (&reader, "components", "\"components\" must be a non-empty array of objects");
+          hr_reader_fail (&reader, "components",
+                          "\"components\" must be a non-empty array of objects");
           goto out;
         }
 
@@ -605,7 +618,8 @@ hr_model_from_json (HrJsonDoc   *doc,
       for (guint i = 0; i < json_array_get_length (array); i++)
         {
           g_autofree char *item_pointer = hr_json_pointer_append_index (list_pointer, i);
-          HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i), error);
+          HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i),
+                                           error);
 
           if (c == NULL)
             goto out;
@@ -618,7 +632,8 @@ hr_model_from_json (HrJsonDoc   *doc,
       if (fabs ((double) sum - (double) model->params) > 0.02 * (double) model->params)
         {
           hr_reader_fail (&reader, "params",
-                          "the components add up to %" G_GUINT64_FORMAT " parameters, but \"params\" says %"
+                          "the components add up to %" G_GUINT64_FORMAT " parameters, but "
+                          "\"params\" says %"
                           G_GUINT64_FORMAT, sum, model->params);
           goto out;
         }
@@ -640,7 +655,8 @@ hr_model_from_json (HrJsonDoc   *doc,
     {
       const HrComponent *first = g_ptr_array_index (model->components, 0);
 
-      model->family = g_strdup (first->kind == HR_COMPONENT_TRANSFORMER && first->vocab > 0 ? "llm" : "other");
+      model->family = g_strdup (first->kind == HR_COMPONENT_TRANSFORMER && first->vocab > 0
+                                  ? "llm" : "other");
     }
 
   model->json = json_node_ref (node);
@@ -709,13 +725,15 @@ hr_gpu_from_json (HrJsonDoc   *doc,
   if (!hr_reader_check_keys (&reader, gpu_keys) ||
       !hr_reader_string (&reader, "id", TRUE, &gpu->id) ||
       !hr_reader_string (&reader, "name", TRUE, &gpu->name) ||
-      !hr_reader_uint (&reader, "memory", TRUE, 64 << 20, G_GUINT64_CONSTANT (1) << 44, &gpu->memory) ||
+      !hr_reader_uint (&reader, "memory", TRUE, 64 << 20, G_GUINT64_CONSTANT (1) << 44,
+                       &gpu->memory) ||
       !hr_reader_string (&reader, "vendor", FALSE, &gpu->vendor) ||
       !hr_reader_string (&reader, "source", FALSE, &gpu->source) ||
       !hr_reader_string (&reader, "price_as_of", FALSE, &gpu->price_as_of) ||
       !hr_reader_enum (&reader, "tier", hr_gpu_tier_names, &tier) ||
       !hr_reader_double (&reader, "memory_nominal_gb", FALSE, 0, 1e5, &gpu->memory_nominal_gb) ||
-      !hr_reader_uint (&reader, "bandwidth", FALSE, 0, G_GUINT64_CONSTANT (1) << 50, &gpu->bandwidth) ||
+      !hr_reader_uint (&reader, "bandwidth", FALSE, 0, G_GUINT64_CONSTANT (1) << 50,
+                       &gpu->bandwidth) ||
       !hr_reader_nullable_double (&reader, "fp32_tflops", 0, 1e6, &gpu->fp32_tflops) ||
       !hr_reader_nullable_double (&reader, "tf32_tflops", 0, 1e6, &gpu->tf32_tflops) ||
       !hr_reader_nullable_double (&reader, "bf16_tflops", 0, 1e6, &gpu->bf16_tflops) ||
@@ -844,7 +862,8 @@ load_entries (HrCatalog   *catalog,
       if (!valid_id (id))
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
-                             "catalog id \"%s\" may hold only lowercase letters, digits, '-', '.' and '_'", id);
+                             "catalog id \"%s\" may hold only lowercase letters, digits, '-', "
+                             "'.' and '_'", id);
           goto fail_entries;
         }
 
@@ -979,7 +998,8 @@ load_user_file (HrCatalog  *catalog,
     {
       /* Keep the NULL terminator last. */
       g_ptr_array_insert (catalog->warnings, catalog->warnings->len - 1,
-                          g_strdup_printf ("%s (your catalog was not loaded; the built-in entries are used)",
+                          g_strdup_printf ("%s (your catalog was not loaded; the built-in "
+                                           "entries are used)",
                                            error->message));
     }
 }

@@ -766,6 +766,7 @@ compute (HrPlan     *self,
   double grads_total = 0, states_total = 0, step_temp = 0;
   double activations_total = 0;
   double largest_layer = 0;
+  double widest_quantized = 0;
   double static_total, dynamic_total;
   double host = 0;
   double frag, frag_low, frag_high;
@@ -803,33 +804,22 @@ compute (HrPlan     *self,
                  on_device (self, frozen_bytes, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 0.99, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 1.02, shard_weights, offload_params),
-                 "%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), the rest 16-bit",
-                 c->name, p->frozen / 1e9, wname, q_bytes);
+                 "%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
+                 "the rest 16-bit", c->name, p->frozen / 1e9, wname, q_bytes);
 
-          /* bitsandbytes quantises each weight on the GPU from its 16-bit
-           * copy while loading, and dequantises one back to 16 bits for
-           * every matmul (Linear4bit: Params4bit.cuda, then
-           * dequantize_4bit in MatMul4Bit forward and backward).  One
-           * 16-bit matrix is therefore alive beside the quantised model: the
-           * widest projection, or the output head where the library
-           * quantises it too (LitGPT and Lightning Fabric do; transformers
-           * keeps it 16-bit).  The larger of the two is counted. */
+          /* see the 16-bit staging copy below */
           if (p->frozen > 0 && !offload_params)
-            {
-              double widest = 2.0 * MAX ((double) c->hidden * c->intermediate,
-                                         (double) c->hidden * c->vocab);
-
-              add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, widest, 0.3 * widest, 2.0 * widest,
-                   "%s: the 16-bit copy of one weight matrix that quantising and dequantising needs",
-                   c->name);
-            }
+            widest_quantized = MAX (widest_quantized,
+                                    2.0 * MAX ((double) c->hidden * c->intermediate,
+                                               (double) c->hidden * c->vocab));
         }
       else
         {
           double per = hr_dtype_bytes_per_param (s->weights_dtype, FALSE);
 
           if (hr_dtype_is_quantized (s->weights_dtype))
-            note (&acc, "%s: %s storage applied to all of its weights; quantising convolutions is rare, "
+            note (&acc,
+                  "%s: %s storage applied to all of its weights; quantising convolutions is rare, "
                   "so this part is likely 16-bit in practice", c->name, wname);
           frozen_bytes = p->frozen * per;
           if (p->frozen > 0)
@@ -869,21 +859,36 @@ compute (HrPlan     *self,
         {
           /* the linear layers, and the output head (a matmul too) */
           double linear = c->kind == HR_COMPONENT_TRANSFORMER
-                            ? (double) hr_component_linear_params (c) + (double) c->vocab * c->hidden
+                            ? (double) hr_component_linear_params (c) +
+                              (double) c->vocab * c->hidden
                             : p->params;
           double bytes = 2.0 * MIN (linear, p->params);
 
           add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, bytes, 0.8 * bytes, bytes,
-               "%s: 16-bit copies of fp32 weights that autocast keeps for the backward pass", c->name);
+               "%s: 16-bit copies of fp32 weights that autocast keeps for the backward pass",
+               c->name);
         }
     }
+
+  /* bitsandbytes quantises each weight on the GPU from its 16-bit copy while
+   * loading, and dequantises one back to 16 bits for every matmul
+   * (Linear4bit: Params4bit.cuda, then dequantize_4bit in MatMul4Bit forward
+   * and backward).  One 16-bit matrix is therefore alive beside the
+   * quantised model: the widest projection, or the output head where the
+   * library quantises it too (LitGPT and Lightning Fabric do; transformers
+   * keeps it 16-bit).  The larger of the two is counted, once. */
+  if (widest_quantized > 0)
+    add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, widest_quantized, 0.3 * widest_quantized,
+         2.0 * widest_quantized,
+         "the 16-bit copy of one weight matrix that quantising and dequantising needs");
 
   /* PyTorch FSDP (FlatParameter) reshards a unit after its backward from a
    * hook on its gradient; frozen parameters have none, so every frozen
    * weight gathered for the backward pass stays unsharded until the pass
    * ends, in buffers of its own beside the shards (pytorch/pytorch#95805;
-   * LitGPT's FSDP LoRA runs peak at the full frozen model plus its shards).  DeepSpeed ZeRO-3, and FSDP2's
-   * fully_shard, release them: choose "zero3" for that behaviour. */
+   * LitGPT's FSDP LoRA runs peak at the full frozen model plus its
+   * shards).  DeepSpeed ZeRO-3, and FSDP2's fully_shard, release them:
+   * choose "zero3" for that behaviour. */
   if (s->sharding == HR_SHARDING_FSDP && s->gpus > 1 && self->training && !offload_params)
     {
       double frozen_full = 0;
@@ -905,7 +910,8 @@ compute (HrPlan     *self,
    * forward_prefetch / backward_prefetch; DeepSpeed stage3_prefetch). */
   if ((shard_weights && s->gpus > 1) || offload_params)
     {
-      double storage = trainable_total + adapters_total > 0 ? MAX (self->w_bytes, q_bytes) : q_bytes;
+      double storage = trainable_total + adapters_total > 0 ? MAX (self->w_bytes,
+                                                                   q_bytes) : q_bytes;
       double bytes = 2.0 * largest_layer * storage;
 
       add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, bytes, 0.5 * bytes, 1.5 * bytes,
@@ -1007,12 +1013,15 @@ compute (HrPlan     *self,
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, bytes, lo * bytes, hi * bytes,
                  "%s: %u layers × %u tokens × micro-batch %u%s%s", c->name, c->layers, p->tokens,
                  micro_batch,
-                 s->recompute == HR_RECOMPUTE_FULL ? ", layer inputs only (full recomputation)" : "",
-                 p->trainable < p->params && p->adapters <= 0 && !hr_dtype_is_quantized (s->weights_dtype)
+                 s->recompute == HR_RECOMPUTE_FULL
+                   ? ", layer inputs only (full recomputation)" : "",
+                 p->trainable < p->params && p->adapters <= 0 &&
+                 !hr_dtype_is_quantized (s->weights_dtype)
                    ? ", frozen weights keep no inputs" : "");
           else
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, bytes, lo * bytes, hi * bytes,
-                 "%s: %.3g GB per sample × micro-batch %u (%s)", c->name, per_sample / 1e9, micro_batch,
+                 "%s: %.3g GB per sample × micro-batch %u (%s)", c->name, per_sample / 1e9,
+                 micro_batch,
                  c->act_source != NULL ? "calibrated" : "calibrated figure");
 
           if (logits > 0)
@@ -1020,7 +1029,8 @@ compute (HrPlan     *self,
                  (s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8) * logits * b, logits * b,
                  "%s: logits and loss over a %u-token vocabulary (%s)", c->name, c->vocab,
                  s->loss == HR_LOSS_UPCAST ? "upcast to fp32"
-                 : s->loss == HR_LOSS_CHUNKED ? "chunked cross-entropy" : "fused, one chunk at a time");
+                 : s->loss == HR_LOSS_CHUNKED ? "chunked cross-entropy"
+                 : "fused, one chunk at a time");
           activations_total += bytes + logits * b;
         }
       else if (self->training)
@@ -1043,7 +1053,8 @@ compute (HrPlan     *self,
 
           add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, ws, 0.5 * ws, 2.0 * ws,
                "%s: forward working set of one layer%s", c->name,
-               c->kind == HR_COMPONENT_TRANSFORMER ? " over the prompt" : " (a tenth of the training figure)");
+               c->kind == HR_COMPONENT_TRANSFORMER ? " over the prompt" : " (a tenth of the "
+                                                     "training figure)");
           activations_total += ws;
 
           if (p->kv_cache)
@@ -1057,11 +1068,13 @@ compute (HrPlan     *self,
                 kv_bytes += 4.0 / 64.0;
               /* K and V for every layer, KV head and cached token: GQA
                * keeps kv_heads, not heads (Ainslie et al. 2023). */
-              kv = 2.0 * c->layers * c->kv_heads * c->head_dim * (double) self->context_len * b * kv_bytes;
+              kv = 2.0 * c->layers * c->kv_heads * c->head_dim * (double) self->context_len *
+                   b * kv_bytes;
               kv = sharded (self, kv, shard_weights);
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, kv, kv, kv * 1.05,
                    "%s: KV cache, %u layers × %u KV heads × %u tokens in %s", c->name, c->layers,
-                   c->kv_heads, self->context_len, hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
+                   c->kv_heads, self->context_len,
+                   hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
               activations_total += kv;
             }
 
@@ -1126,8 +1139,10 @@ compute (HrPlan     *self,
   {
     double allocated = acc.by_metric[HR_METRIC_ALLOCATED];
     double reserved = allocated + acc.by_metric[HR_METRIC_RESERVED];
-    double reserved_low = acc.by_metric_low[HR_METRIC_ALLOCATED] + acc.by_metric_low[HR_METRIC_RESERVED];
-    double reserved_high = acc.by_metric_high[HR_METRIC_ALLOCATED] + acc.by_metric_high[HR_METRIC_RESERVED];
+    double reserved_low = acc.by_metric_low[HR_METRIC_ALLOCATED] +
+                          acc.by_metric_low[HR_METRIC_RESERVED];
+    double reserved_high = acc.by_metric_high[HR_METRIC_ALLOCATED] +
+                           acc.by_metric_high[HR_METRIC_RESERVED];
     double need = 0;
 
     if (s->framework == HR_FRAMEWORK_JAX && s->jax_preallocate)
@@ -1194,7 +1209,8 @@ compute (HrPlan     *self,
           double job = host * (shard_weights || shard_states ? 1.0 : MAX (1, s->gpus));
 
           item->label = g_strdup_printf ("offloaded %s for the whole job",
-                                         offload_params ? "weights and optimizer state" : "optimizer state");
+                                         offload_params ? "weights and optimizer "
+                                                          "state" : "optimizer state");
           item->bytes = item->low = job;
           item->high = job * 1.1;
           g_ptr_array_add (est->host_items, item);
@@ -1287,7 +1303,8 @@ calibrate_from_peak (HrPlan      *self,
   probe = hr_scenario_new_for_model (self->scenario->model);
   probe->micro_batch = batch;
   g_clear_pointer (&probe->gpu, hr_gpu_free);
-  component->act_dtype = hr_compute_activation_bytes (probe->compute) < 4 ? HR_DTYPE_BF16 : HR_DTYPE_FP32;
+  component->act_dtype = hr_compute_activation_bytes (probe->compute) < 4 ? HR_DTYPE_BF16
+                                                                           : HR_DTYPE_FP32;
 
   /* The estimate is linear in the part's per-sample figure once that is
    * large enough for the optimizer-step temporaries to stop mattering: two
@@ -1302,15 +1319,17 @@ calibrate_from_peak (HrPlan      *self,
   per_sample = slope > 0 && peak > rest ? (peak - rest) / slope : 0;
   component->act_bytes_per_sample = per_sample;
 
-  message = g_strdup_printf ("%s: %.3g GB of activations per sample, calibrated so that the default "
-                             "setup (%s, %s) peaks at the published %.1f GB (%s) at micro-batch %u; "
-                             "everything else at that peak is %.2f GB%s",
+  message = g_strdup_printf ("%s: %.3g GB of activations per sample, calibrated so that the "
+                             "default setup (%s, %s) peaks at the published %.1f GB (%s) at "
+                             "micro-batch %u; everything else at that peak is %.2f GB%s",
                              component->name, per_sample / 1e9,
                              hr_enum_to_nick (hr_method_names, probe->method),
                              hr_enum_to_nick (hr_compute_names, probe->compute),
-                             peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch, rest / 1e9,
+                             peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch,
+                             rest / 1e9,
                              peak <= rest ? ". The published peak is below everything else: the "
-                                            "calibration cannot hold; check the catalog entry" : "");
+                                            "calibration cannot hold; check the catalog "
+                                            "entry" : "");
   g_ptr_array_add (self->calibration_notes, message);
 }
 
@@ -1469,7 +1488,8 @@ add_notes (HrPlan     *self,
     "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved"));
 
   if (!s->seq_len_set && s->model->seq_len == 0 && est->seq_len > 0)
-    g_ptr_array_add (notes, g_strdup_printf ("seq_len not given: %u tokens assumed", self->seq_len));
+    g_ptr_array_add (notes,
+                     g_strdup_printf ("seq_len not given: %u tokens assumed", self->seq_len));
 
   if (self->training)
     {
@@ -1497,8 +1517,10 @@ add_notes (HrPlan     *self,
 
       if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
         g_ptr_array_add (notes, g_strdup_printf (
-          "%s attention keeps no s² score matrix%s", hr_enum_to_nick (hr_attention_names, s->attention),
-          s->attention == HR_ATTENTION_SDPA ? "; K and V are expanded to every head as transformers' "
+          "%s attention keeps no s² score matrix%s",
+          hr_enum_to_nick (hr_attention_names, s->attention),
+          s->attention == HR_ATTENTION_SDPA ? "; K and V are expanded to every head as "
+                                              "transformers' "
                                               "repeat_kv does before SDPA" : ""));
       if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->attention != HR_ATTENTION_EAGER)
         g_ptr_array_add (notes, g_strdup (
@@ -1509,14 +1531,18 @@ add_notes (HrPlan     *self,
           "gradient accumulation over %u steps multiplies the batch, not the peak", s->grad_accum));
       if ((s->sharding == HR_SHARDING_ZERO3 || s->sharding == HR_SHARDING_FSDP) && s->gpus > 1)
         g_ptr_array_add (notes, g_strdup (
-          "the high end of the range allows for saving a consolidated checkpoint, which gathers the whole "
+          "the high end of the range allows for saving a consolidated checkpoint, which gathers "
+          "the whole "
           "16-bit model on one GPU; save sharded checkpoints to avoid that spike"));
       if (s->sharding != HR_SHARDING_NONE && s->gpus == 1)
         g_ptr_array_add (notes, g_strdup_printf (
-          "sharding \"%s\" with one GPU divides nothing; set gpus", hr_enum_to_nick (hr_sharding_names, s->sharding)));
+          "sharding \"%s\" with one GPU divides nothing; set gpus",
+          hr_enum_to_nick (hr_sharding_names, s->sharding)));
     }
   else if (s->method != HR_METHOD_FULL || s->trainable_params_set)
-    g_ptr_array_add (notes, g_strdup ("inference trains nothing: method and trainable_params are ignored"));
+    g_ptr_array_add (notes,
+                     g_strdup ("inference trains nothing: method and trainable_params are "
+                               "ignored"));
 
   if (s->optimizer == HR_OPTIMIZER_PAGED_ADAMW_8BIT)
     g_ptr_array_add (notes, g_strdup (
@@ -1527,18 +1553,22 @@ add_notes (HrPlan     *self,
     {
       if (s->jax_preallocate)
         g_ptr_array_add (notes, g_strdup_printf (
-          "JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi "
-          "shows that pool%s, not what the model needs (allocated_peak, %.1f GiB); the model must fit "
+          "JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
+          "nvidia-smi "
+          "shows that pool%s, not what the model needs (allocated_peak, %.1f GiB); the model "
+          "must fit "
           "inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
           "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use",
           s->gpu != NULL ? "" : " (no GPU given, so the pool is not counted)",
           est->allocated_peak / GiB));
       else
-        g_ptr_array_add (notes, g_strdup ("JAX without preallocation: XLA's BFC allocator grows as needed"));
+        g_ptr_array_add (notes,
+                         g_strdup ("JAX without preallocation: XLA's BFC allocator grows as "
+                                   "needed"));
       g_ptr_array_add (notes, g_strdup (
-        "under JAX, reserved_peak stands for the XLA allocator's peak in use and allocated_peak for "
-        "the live buffers; remat (jax.checkpoint) trades compute for activations like PyTorch's "
-        "recomputation"));
+        "under JAX, reserved_peak stands for the XLA allocator's peak in use and allocated_peak "
+        "for the live buffers; remat (jax.checkpoint) trades compute for activations like "
+        "PyTorch's recomputation"));
     }
 
   for (guint i = 0; i < self->parts->len; i++)
@@ -1546,14 +1576,16 @@ add_notes (HrPlan     *self,
       Part *p = &g_array_index (self->parts, Part, i);
 
       if (p->c->has_activation && p->c->act_source != NULL)
-        g_ptr_array_add (notes, g_strdup_printf ("%s activations: %s", p->c->name, p->c->act_source));
+        g_ptr_array_add (notes,
+                         g_strdup_printf ("%s activations: %s", p->c->name, p->c->act_source));
     }
 
   if (s->has_replay)
     g_ptr_array_add (notes, g_strdup ("the replay buffer lives in host RAM, not on the GPU"));
   if (s->offload != HR_OFFLOAD_NONE)
     g_ptr_array_add (notes, g_strdup (
-      "offloaded bytes move to host RAM; each step moves them over PCIe (ZeRO-Offload, Ren et al. 2021)"));
+      "offloaded bytes move to host RAM; each step moves them over PCIe (ZeRO-Offload, Ren et "
+      "al. 2021)"));
 }
 
 static void
@@ -1585,8 +1617,10 @@ fit_on_gpu (HrPlan     *self,
       hr_plan_peak (self, 1, &one);
       est->fit_reason = g_strdup_printf (
         "even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
-        "(%.1f GiB less the %.0f%% reserve%s); weights, gradients and optimizer state alone are %.1f GiB",
-        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB, self->scenario->reserve * 100,
+        "(%.1f GiB less the %.0f%% reserve%s); weights, gradients and optimizer state alone are "
+        "%.1f GiB",
+        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
+        self->scenario->reserve * 100,
         self->scenario->framework == HR_FRAMEWORK_JAX && self->scenario->jax_preallocate
           ? ", inside XLA's 75% pool" : "",
         state / GiB);
@@ -1674,14 +1708,16 @@ hr_estimate_copy (const HrEstimate *estimate)
 
   for (guint i = 0; i < estimate->items->len; i++)
     {
-      HrEstimateItem *item = g_memdup2 (g_ptr_array_index (estimate->items, i), sizeof (HrEstimateItem));
+      HrEstimateItem *item = g_memdup2 (g_ptr_array_index (estimate->items, i),
+                                        sizeof (HrEstimateItem));
 
       item->label = g_strdup (item->label);
       g_ptr_array_add (copy->items, item);
     }
   for (guint i = 0; i < estimate->host_items->len; i++)
     {
-      HrEstimateItem *item = g_memdup2 (g_ptr_array_index (estimate->host_items, i), sizeof (HrEstimateItem));
+      HrEstimateItem *item = g_memdup2 (g_ptr_array_index (estimate->host_items, i),
+                                        sizeof (HrEstimateItem));
 
       item->label = g_strdup (item->label);
       g_ptr_array_add (copy->host_items, item);

@@ -214,7 +214,8 @@ parse_string (Parser  *self,
       if (c == '\n')
         {
           g_string_free (str, TRUE);
-          return fail_at (self, start, "unterminated string (a line break inside a string must be written \\n)");
+          return fail_at (self, start,
+                          "unterminated string (a line break inside a string must be written \\n)");
         }
 
       if (c < 0x20)
@@ -280,7 +281,8 @@ parse_string (Parser  *self,
             default:
               g_string_free (str, TRUE);
               if ((guchar) self->p[1] >= 0x20 && (guchar) self->p[1] < 0x7F)
-                return fail_at (self, esc, "invalid escape \\%c in string (a backslash is written \\\\)",
+                return fail_at (self, esc,
+                                "invalid escape \\%c in string (a backslash is written \\\\)",
                                 self->p[1]);
               return fail_at (self, esc, "invalid escape in string");
             }
@@ -346,7 +348,8 @@ parse_number (Parser    *self,
     }
 
   if (q < self->end && (g_ascii_isalpha (*q) || *q == '_'))
-    return fail_at (self, q, "invalid number: unexpected '%c' after %.*s", *q, (int) MIN (q - start, 32), start);
+    return fail_at (self, q, "invalid number: unexpected '%c' after %.*s", *q,
+                    (int) MIN (q - start, 32), start);
 
   text = g_strndup (start, q - start);
   self->p = q;
@@ -394,7 +397,8 @@ parse_literal (Parser     *self,
       while (q < self->end && (g_ascii_isalnum (*q) || *q == '_' || *q == '-'))
         q++;
       return fail_at (self, start,
-                      "unexpected word '%.*s': strings need double quotes, literals are true, false and null",
+                      "unexpected word '%.*s': strings need double quotes, literals are true, "
+                      "false and null",
                       (int) MIN (q - start, 40), start);
     }
 
@@ -464,7 +468,8 @@ parse_object (Parser     *self,
       if (self->p >= self->end || *self->p != ':')
         {
           if (self->p >= self->end)
-            return fail_at (self, self->p, "expected ':' after key \"%s\", found the end of the file", key);
+            return fail_at (self, self->p,
+                            "expected ':' after key \"%s\", found the end of the file", key);
           return fail_at (self, self->p, "expected ':' after key \"%s\", found %s", key,
                           describe_char (self->p, buf));
         }
@@ -475,7 +480,8 @@ parse_object (Parser     *self,
       value_at = self->p;
       value_line = self->line;
       if (self->p >= self->end)
-        return fail_at (self, self->p, "expected a value for \"%s\", found the end of the file", key);
+        return fail_at (self, self->p, "expected a value for \"%s\", found the end of the file",
+                        key);
       if (*self->p == '}' || *self->p == ',')
         return fail_at (self, self->p, "expected a value for \"%s\", found %s", key,
                         describe_char (self->p, buf));
@@ -488,7 +494,8 @@ parse_object (Parser     *self,
 
       skip_whitespace (self);
       if (self->p >= self->end)
-        return fail_at (self, self->p, "unterminated object: expected ',' or '}' after the value of \"%s\"", key);
+        return fail_at (self, self->p,
+                        "unterminated object: expected ',' or '}' after the value of \"%s\"", key);
       if (*self->p == ',')
         {
           self->p++;
@@ -669,7 +676,8 @@ hr_json_doc_load_data (const char  *display_name,
   if (length > HR_JSON_MAX_FILE_SIZE)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: file is %" G_GSSIZE_FORMAT " bytes, more than the %d MiB a JSON file of Headroom can be",
+                   "%s: file is %" G_GSSIZE_FORMAT " bytes, more than the %d MiB a JSON file of "
+                   "Headroom can be",
                    doc->name, length, HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
       return NULL;
     }
@@ -709,7 +717,8 @@ hr_json_doc_load_data (const char  *display_name,
   skip_whitespace (&parser);
   if (parser.p >= parser.end)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: the file is empty: expected a JSON object",
+      g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
+                   "%s:%u:%u: the file is empty: expected a JSON object",
                    doc->name, parser.line, column_of (&parser, parser.p));
       return NULL;
     }
@@ -765,7 +774,8 @@ hr_json_doc_load_file (const char  *path,
   if (g_file_info_get_size (info) > HR_JSON_MAX_FILE_SIZE)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: file is %" G_GOFFSET_FORMAT " bytes, more than the %d MiB a JSON file of Headroom can be",
+                   "%s: file is %" G_GOFFSET_FORMAT " bytes, more than the %d MiB a JSON file of "
+                   "Headroom can be",
                    path, g_file_info_get_size (info), HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
       return NULL;
     }

@@ -156,7 +156,8 @@ hr_knobs_rank (const HrScenario *base)
       if (!s->weights_dtype_set)
         s->weights_dtype = HR_DTYPE_BF16;
       try_knob (&ranking, s, "bf16", "Train in bf16 mixed precision", "compute=bf16-mixed", 0.6,
-                "usually faster: tensor cores run bf16 at twice TF32's rate and half the bytes move; "
+                "usually faster: tensor cores run bf16 at twice TF32's rate and half the bytes "
+                "move; "
                 "check that the loss stays stable",
                 "NVIDIA, Mixed Precision Training guide (Micikevicius et al. 2018)");
     }
@@ -185,7 +186,8 @@ hr_knobs_rank (const HrScenario *base)
     {
       s = hr_scenario_copy (base);
       s->attention = HR_ATTENTION_SDPA;
-      try_knob (&ranking, s, "sdpa", "Use fused attention (SDPA or FlashAttention)", "attention=sdpa", 0.85,
+      try_knob (&ranking, s, "sdpa", "Use fused attention (SDPA or FlashAttention)",
+                "attention=sdpa", 0.85,
                 "faster: the s² score matrix is never written to memory",
                 "Dao et al. 2022, FlashAttention (2-4x faster attention)");
     }
@@ -195,7 +197,8 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->optimizer = HR_OPTIMIZER_ADAMW_8BIT;
       s->optimizer_set = TRUE;
-      try_knob (&ranking, s, "adamw-8bit", "Use 8-bit AdamW (bitsandbytes)", "optimizer=adamw-8bit", 1.0,
+      try_knob (&ranking, s, "adamw-8bit", "Use 8-bit AdamW (bitsandbytes)",
+                "optimizer=adamw-8bit", 1.0,
                 "about the same speed and accuracy as 32-bit Adam",
                 "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, section 4");
     }
@@ -209,7 +212,8 @@ hr_knobs_rank (const HrScenario *base)
                 "method=lora", 0.75,
                 "faster steps (no weight gradients for the frozen base); adapters may learn less "
                 "than full fine-tuning on large distribution shifts",
-                "Hu et al. 2021, LoRA, section 4.2; Biderman et al. 2024, LoRA Learns Less and Forgets Less");
+                "Hu et al. 2021, LoRA, section 4.2; Biderman et al. 2024, LoRA Learns Less and "
+                "Forgets Less");
     }
 
   if (training && base->method == HR_METHOD_LORA)
@@ -218,7 +222,8 @@ hr_knobs_rank (const HrScenario *base)
       s->method = HR_METHOD_QLORA;
       s->weights_dtype_set = FALSE;
       s->weights_dtype = HR_DTYPE_NF4;
-      try_knob (&ranking, s, "qlora", "Quantise the frozen base to 4 bits (QLoRA)", "method=qlora", 1.35,
+      try_knob (&ranking, s, "qlora", "Quantise the frozen base to 4 bits (QLoRA)",
+                "method=qlora", 1.35,
                 "slower steps: every matmul dequantises its weight",
                 "Dettmers et al. 2023, QLoRA, section 5; bitsandbytes benchmarks");
     }
@@ -228,13 +233,17 @@ hr_knobs_rank (const HrScenario *base)
       base->compute != HR_COMPUTE_TF32)
     {
       s = hr_scenario_copy (base);
-      s->quant_compute_dtype = base->compute == HR_COMPUTE_FP16_MIXED ? HR_DTYPE_FP16 : HR_DTYPE_BF16;
+      s->quant_compute_dtype = base->compute == HR_COMPUTE_FP16_MIXED ? HR_DTYPE_FP16
+                                                                      : HR_DTYPE_BF16;
       s->quant_compute_dtype_set = TRUE;
-      try_knob (&ranking, s, "quant-compute", "Compute the 4-bit layers in 16 bits (bnb_4bit_compute_dtype)",
-                s->quant_compute_dtype == HR_DTYPE_FP16 ? "quant_compute_dtype=fp16" : "quant_compute_dtype=bf16",
+      try_knob (&ranking, s, "quant-compute",
+                "Compute the 4-bit layers in 16 bits (bnb_4bit_compute_dtype)",
+                s->quant_compute_dtype == HR_DTYPE_FP16 ? "quant_compute_dtype=fp16"
+                                                        : "quant_compute_dtype=bf16",
                 0.9,
                 "faster too: no fp32 copy of each projection's input",
-                "transformers BitsAndBytesConfig docs (bnb_4bit_compute_dtype); Dettmers et al. 2023, QLoRA");
+                "transformers BitsAndBytesConfig docs (bnb_4bit_compute_dtype); Dettmers et al. "
+                "2023, QLoRA");
     }
 
   if (training && base->method == HR_METHOD_FULL && has_frozen_default (base))
@@ -252,7 +261,8 @@ hr_knobs_rank (const HrScenario *base)
     {
       s = hr_scenario_copy (base);
       s->loss = HR_LOSS_FUSED;
-      try_knob (&ranking, s, "fused-loss", "Fuse the output head with the loss (no full logits tensor)",
+      try_knob (&ranking, s, "fused-loss",
+                "Fuse the output head with the loss (no full logits tensor)",
                 "loss=fused", 1.0,
                 "no slower: Liger's fused linear cross-entropy computes the logits chunk by chunk "
                 "(a chunked loss, loss=chunked, saves most of it too)",
@@ -269,14 +279,16 @@ hr_knobs_rank (const HrScenario *base)
       s->seq_len_set = TRUE;
       try_knob (&ranking, s, "shorter-seq", "Halve the sequence length", change, 0.5,
                 "each sample sees half the context (truncate or pack data accordingly)",
-                "activations are linear in tokens, attention scores quadratic (Korthikanti et al. 2022, eq. 1)");
+                "activations are linear in tokens, attention scores quadratic (Korthikanti et "
+                "al. 2022, eq. 1)");
     }
 
   if (training && (base->sharding == HR_SHARDING_NONE || base->sharding == HR_SHARDING_DDP ||
                    base->sharding == HR_SHARDING_ZERO1 || base->sharding == HR_SHARDING_ZERO2))
     {
       guint n = base->gpus > 1 ? base->gpus : 4;
-      g_autofree char *label = g_strdup_printf ("Shard weights, gradients and optimizer state over %u GPUs "
+      g_autofree char *label = g_strdup_printf ("Shard weights, gradients and optimizer state "
+                                                "over %u GPUs "
                                                 "(ZeRO-3 / FSDP)", n);
       g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
 
@@ -296,25 +308,30 @@ hr_knobs_rank (const HrScenario *base)
       s->offload = HR_OFFLOAD_OPTIMIZER;
       try_knob (&ranking, s, "offload", "Offload optimizer state to CPU RAM (ZeRO-Offload)",
                 "offload=optimizer", 1.4,
-                "slower steps: the optimizer runs on the CPU and state crosses PCIe; needs host RAM",
+                "slower steps: the optimizer runs on the CPU and state crosses PCIe; needs host "
+                "RAM",
                 "Ren et al. 2021, ZeRO-Offload, section 6");
     }
 
   if (training && base->micro_batch >= 2)
     {
-      g_autofree char *change = g_strdup_printf ("micro_batch=%u grad_accum=%u", base->micro_batch / 2,
+      g_autofree char *change = g_strdup_printf ("micro_batch=%u grad_accum=%u",
+                                                 base->micro_batch / 2,
                                                  base->grad_accum * 2);
 
       s = hr_scenario_copy (base);
       s->micro_batch = base->micro_batch / 2;
       s->grad_accum = base->grad_accum * 2;
-      try_knob (&ranking, s, "accumulate", "Halve the micro-batch and accumulate gradients twice as long",
+      try_knob (&ranking, s, "accumulate",
+                "Halve the micro-batch and accumulate gradients twice as long",
                 change, 1.1,
                 "same effective batch; smaller matmuls use the GPU less well",
-                "PyTorch/transformers gradient accumulation; the throughput loss depends on the model");
+                "PyTorch/transformers gradient accumulation; the throughput loss depends on the "
+                "model");
     }
 
-  if (!training && (base->kv_dtype == HR_DTYPE_BF16 || base->kv_dtype == HR_DTYPE_FP16) && has_transformer (base))
+  if (!training && (base->kv_dtype == HR_DTYPE_BF16 || base->kv_dtype == HR_DTYPE_FP16) &&
+      has_transformer (base))
     {
       s = hr_scenario_copy (base);
       s->kv_dtype = HR_DTYPE_FP8;
@@ -328,14 +345,16 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->weights_dtype = HR_DTYPE_NF4;
       s->weights_dtype_set = TRUE;
-      try_knob (&ranking, s, "weights-4bit", "Load the weights in 4 bits (NF4)", "weights_dtype=nf4", 1.2,
+      try_knob (&ranking, s, "weights-4bit", "Load the weights in 4 bits (NF4)",
+                "weights_dtype=nf4", 1.2,
                 "slightly lower quality; dequantisation costs time at large batch",
                 "Dettmers et al. 2023, QLoRA (NF4 matches 16-bit on most benchmarks)");
 
       s = hr_scenario_copy (base);
       s->weights_dtype = HR_DTYPE_INT8;
       s->weights_dtype_set = TRUE;
-      try_knob (&ranking, s, "weights-8bit", "Load the weights in 8 bits (LLM.int8)", "weights_dtype=int8", 1.3,
+      try_knob (&ranking, s, "weights-8bit", "Load the weights in 8 bits (LLM.int8)",
+                "weights_dtype=int8", 1.3,
                 "near 16-bit quality; LLM.int8's outlier handling slows matmuls",
                 "Dettmers et al. 2022, LLM.int8()");
     }
@@ -343,7 +362,8 @@ hr_knobs_rank (const HrScenario *base)
   if (!training && base->sharding == HR_SHARDING_NONE && has_transformer (base))
     {
       guint n = base->gpus > 1 ? base->gpus : 2;
-      g_autofree char *label = g_strdup_printf ("Split the weights and KV cache over %u GPUs (tensor or "
+      g_autofree char *label = g_strdup_printf ("Split the weights and KV cache over %u GPUs "
+                                                "(tensor or "
                                                 "pipeline parallel)", n);
       g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
 

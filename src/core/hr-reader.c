@@ -229,7 +229,8 @@ hr_reader_string (HrReader    *reader,
     return required ? hr_reader_require (reader, key) : TRUE;
 
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return hr_reader_fail (reader, key, "\"%s\" must be a string, not %s", key, node_type_name (node));
+    return hr_reader_fail (reader, key, "\"%s\" must be a string, not %s", key,
+                           node_type_name (node));
 
   g_free (*out);
   *out = g_strdup (json_node_get_string (node));
@@ -286,16 +287,19 @@ hr_reader_uint (HrReader   *reader,
                                g_ascii_dtostr ((char[G_ASCII_DTOSTR_BUF_SIZE]) { 0 },
                                                G_ASCII_DTOSTR_BUF_SIZE,
                                                json_node_get_double (node)));
-      return hr_reader_fail (reader, key, "\"%s\" must be an integer, not %s", key, node_type_name (node));
+      return hr_reader_fail (reader, key, "\"%s\" must be an integer, not %s", key,
+                             node_type_name (node));
     }
 
   if (value < (double) min || value > (double) max)
     {
       if (max == G_MAXUINT64 || max >= (guint64) 1 << 53)
-        return hr_reader_fail (reader, key, "\"%s\" must be at least %" G_GUINT64_FORMAT ", not %.0f",
+        return hr_reader_fail (reader, key,
+                               "\"%s\" must be at least %" G_GUINT64_FORMAT ", not %.0f",
                                key, min, value);
       return hr_reader_fail (reader, key,
-                             "\"%s\" must be between %" G_GUINT64_FORMAT " and %" G_GUINT64_FORMAT ", not %.0f",
+                             "\"%s\" must be between %" G_GUINT64_FORMAT " and "
+                             "%" G_GUINT64_FORMAT ", not %.0f",
                              key, min, max, value);
     }
 
@@ -321,7 +325,8 @@ hr_reader_double (HrReader   *reader,
   if (!JSON_NODE_HOLDS_VALUE (node) ||
       (json_node_get_value_type (node) != G_TYPE_DOUBLE &&
        json_node_get_value_type (node) != G_TYPE_INT64))
-    return hr_reader_fail (reader, key, "\"%s\" must be a number, not %s", key, node_type_name (node));
+    return hr_reader_fail (reader, key, "\"%s\" must be a number, not %s", key,
+                           node_type_name (node));
 
   value = json_node_get_double (node);
   if (value < min || value > max)
@@ -360,7 +365,8 @@ hr_reader_bool (HrReader   *reader,
     return TRUE;
 
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    return hr_reader_fail (reader, key, "\"%s\" must be true or false, not %s", key, node_type_name (node));
+    return hr_reader_fail (reader, key, "\"%s\" must be true or false, not %s", key,
+                           node_type_name (node));
 
   *out = json_node_get_boolean (node);
   return TRUE;
@@ -414,7 +420,8 @@ hr_reader_size (HrReader   *reader,
   if (node_to_integer (node, &w))
     {
       if (w < 1 || w > max)
-        return hr_reader_fail (reader, key, "\"%s\" must be between 1 and %u pixels, not %.0f", key, max, w);
+        return hr_reader_fail (reader, key, "\"%s\" must be between 1 and %u pixels, not %.0f",
+                               key, max, w);
       *width = *height = (guint) w;
       return TRUE;
     }
@@ -428,13 +435,15 @@ hr_reader_size (HrReader   *reader,
           node_to_integer (json_array_get_element (array, 1), &h))
         {
           if (w < 1 || h < 1 || w > max || h > max)
-            return hr_reader_fail (reader, key, "\"%s\" must be between 1 and %u pixels on each side", key, max);
+            return hr_reader_fail (reader, key,
+                                   "\"%s\" must be between 1 and %u pixels on each side", key, max);
           *width = (guint) w;
           *height = (guint) h;
           return TRUE;
         }
     }
 
-  return hr_reader_fail (reader, key, "\"%s\" must be an integer or an array [width, height], not %s",
+  return hr_reader_fail (reader, key,
+                         "\"%s\" must be an integer or an array [width, height], not %s",
                          key, node_type_name (node));
 }

@@ -139,7 +139,8 @@ read_model (HrScenario *self,
 
           hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
                              "unknown model \"%s\"%s%s%s (`headroom-cli models` lists the catalog)",
-                             id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+                             id, hint ? "; did you mean \"" : "", hint ? hint : "",
+                             hint ? "\"?" : "");
           return FALSE;
         }
 
@@ -155,7 +156,8 @@ read_model (HrScenario *self,
       return self->model != NULL;
     }
 
-  return hr_reader_fail (reader, "model", "\"model\" must be a catalog id (a string) or a model object");
+  return hr_reader_fail (reader, "model",
+                         "\"model\" must be a catalog id (a string) or a model object");
 }
 
 static gboolean
@@ -180,7 +182,8 @@ read_gpu (HrScenario *self,
 
           hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
                              "unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
-                             id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+                             id, hint ? "; did you mean \"" : "", hint ? hint : "",
+                             hint ? "\"?" : "");
           return FALSE;
         }
 
@@ -257,7 +260,8 @@ read_replay (HrScenario *self,
   if (!JSON_NODE_HOLDS_ARRAY (shape) || json_array_get_length (json_node_get_array (shape)) == 0 ||
       json_array_get_length (json_node_get_array (shape)) > G_N_ELEMENTS (self->replay.obs_shape))
     {
-      hr_reader_fail (&reader, "obs_shape", "\"obs_shape\" must be an array of 1 to %u dimensions, such as [224, 224, 3]",
+      hr_reader_fail (&reader, "obs_shape",
+                      "\"obs_shape\" must be an array of 1 to %u dimensions, such as [224, 224, 3]",
                       (guint) G_N_ELEMENTS (self->replay.obs_shape));
       goto out;
     }
@@ -335,7 +339,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   if (version != 1)
     {
       hr_reader_fail (&reader, "headroom_scenario",
-                      "scenario format version %" G_GUINT64_FORMAT " was written by a newer Headroom; "
+                      "scenario format version %" G_GUINT64_FORMAT " was written by a newer "
+                      "Headroom; "
                       "this one reads version 1", version);
       goto out;
     }
@@ -384,7 +389,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
 
   if (hr_reader_has (&reader, "image_size"))
     {
-      if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &self->image_width, &self->image_height))
+      if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &self->image_width,
+                           &self->image_height))
         goto out;
       self->image_size_set = TRUE;
     }
@@ -429,16 +435,19 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
     {
       hr_reader_fail (&reader, "weights_dtype",
-                      "\"method\": \"qlora\" keeps the frozen weights in 4 bits, so \"weights_dtype\" must be "
+                      "\"method\": \"qlora\" keeps the frozen weights in 4 bits, so "
+                      "\"weights_dtype\" must be "
                       "\"nf4\" or \"int4\", not \"%s\"",
                       hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
       goto out;
     }
 
-  if (self->task == HR_TASK_INFERENCE && self->optimizer_set && self->optimizer != HR_OPTIMIZER_NONE)
+  if (self->task == HR_TASK_INFERENCE && self->optimizer_set &&
+      self->optimizer != HR_OPTIMIZER_NONE)
     {
       hr_reader_fail (&reader, "optimizer",
-                      "\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it to \"none\"");
+                      "\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it "
+                      "to \"none\"");
       goto out;
     }
 
@@ -446,7 +455,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       self->offload == HR_OFFLOAD_OPTIMIZER)
     {
       hr_reader_fail (&reader, "offload",
-                      "\"task\": \"inference\" has no optimizer state to offload; use \"optimizer+params\" "
+                      "\"task\": \"inference\" has no optimizer state to offload; use "
+                      "\"optimizer+params\" "
                       "to keep the weights in host memory");
       goto out;
     }
@@ -495,7 +505,8 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
   eq = strchr (assignment, '=');
   if (eq == NULL || eq == assignment)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: expected KEY=VALUE, such as micro_batch=16",
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   "%s: expected KEY=VALUE, such as micro_batch=16",
                    origin);
       return FALSE;
     }
@@ -517,7 +528,8 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
   root = hr_json_doc_get_root (doc);
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: the scenario is not a JSON object", origin);
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: the scenario is not a JSON object",
+                   origin);
       return FALSE;
     }
 
@@ -547,7 +559,8 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
 
       if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, path[i])))
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: \"%s\" is not an object", origin, path[i]);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: \"%s\" is not an object", origin,
+                       path[i]);
           return FALSE;
         }
       object = json_object_get_object_member (object, path[i]);
@@ -648,7 +661,8 @@ hr_scenario_to_json (const HrScenario *self)
   if (self->task == HR_TASK_INFERENCE)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
   if (self->quant_compute_dtype_set)
-    add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names, self->quant_compute_dtype);
+    add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names,
+              self->quant_compute_dtype);
   if (self->gpu != NULL)
     {
       json_builder_set_member_name (builder, "gpu");

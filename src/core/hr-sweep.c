@@ -109,9 +109,11 @@ hr_fit_gpus (const HrScenario *scenario,
         }
       else if (!fit->fits)
         fit->reason = g_strdup_printf ("micro-batch %u needs %.1f GiB of %.1f GiB usable",
-                                       scenario->micro_batch, fit->peak.need / GiB, fit->usable / GiB);
+                                       scenario->micro_batch, fit->peak.need / GiB,
+                                       fit->usable / GiB);
       else
-        fit->reason = g_strdup_printf ("%.1f GiB to spare", ((double) fit->usable - fit->peak.need) / GiB);
+        fit->reason = g_strdup_printf ("%.1f GiB to spare",
+                                       ((double) fit->usable - fit->peak.need) / GiB);
 
       g_ptr_array_add (fits, fit);
     }

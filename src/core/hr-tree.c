@@ -143,7 +143,8 @@ card_detail (const CardFit *fit,
     g_string_append_printf (str, "about $%.2f an hour", fit->gpu->cloud_usd_per_hour);
   if (fit->max_micro_batch > 0)
     /* a no-break space keeps "·" from starting a wrapped line */
-    g_string_append_printf (str, "%smicro-batch up to %u", str->len > 0 ? "\u00A0· " : "", fit->max_micro_batch);
+    g_string_append_printf (str, "%smicro-batch up to %u", str->len > 0 ? "\u00A0· " : "",
+                            fit->max_micro_batch);
 
   return g_string_free (str, FALSE);
 }
@@ -154,14 +155,16 @@ add_buy_or_rent (HrTreeNode    *parent,
                  const char    *answer,
                  const CardFit *fit)
 {
-  HrTreeNode *often = hr_tree_node_add (parent, hr_tree_node_new ("Train daily, for months?", answer));
+  HrTreeNode *often = hr_tree_node_add (parent,
+                                        hr_tree_node_new ("Train daily, for months?", answer));
   g_autofree char *buy = g_strdup_printf ("Buy %s", fit->gpu->name);
   g_autofree char *rent = g_strdup_printf ("Rent %s in the cloud", fit->gpu->name);
   g_autofree char *buy_detail = card_detail (fit, TRUE);
   g_autofree char *rent_detail = card_detail (fit, FALSE);
 
   hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (buy, "Yes")), buy_detail);
-  hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (rent, "No, now and then")), rent_detail);
+  hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (rent, "No, now and then")),
+                           rent_detail);
   return often;
 }
 
@@ -218,7 +221,9 @@ hr_tree_new_gpu_choice (const HrScenario *scenario,
 
   if (question != NULL)
     {
-      HrTreeNode *more = hr_tree_node_add (question, hr_tree_node_new ("Shard over several GPUs, or apply the "
+      HrTreeNode *more = hr_tree_node_add (question,
+                                           hr_tree_node_new ("Shard over several GPUs, or apply "
+                                                             "the "
                                                                        "memory knobs first", "No"));
 
       hr_tree_node_set_detail (more, "headroom-cli knobs ranks them");

@@ -19,7 +19,8 @@
 #define HEIGHT 800
 #define FRAMES 200
 
-typedef void (*Frame) (cairo_t *cr, PangoContext *context, const HrChartStyle *style, gpointer data);
+typedef void (*Frame) (cairo_t *cr, PangoContext *context, const HrChartStyle *style,
+                       gpointer data);
 
 static void
 buckets_frame (cairo_t            *cr,
@@ -27,7 +28,8 @@ buckets_frame (cairo_t            *cr,
                const HrChartStyle *style,
                gpointer            data)
 {
-  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, WIDTH, HEIGHT);
+  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, WIDTH,
+                                                                  HEIGHT);
 
   hr_bucket_chart_render (layout, data, style, cr);
 }
@@ -38,7 +40,8 @@ curve_frame (cairo_t            *cr,
              const HrChartStyle *style,
              gpointer            data)
 {
-  g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (data, style, context, WIDTH, HEIGHT);
+  g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (data, style, context, WIDTH,
+                                                                HEIGHT);
 
   hr_curve_chart_render (layout, data, style, cr);
 }
@@ -49,7 +52,8 @@ tree_frame (cairo_t            *cr,
             const HrChartStyle *style,
             gpointer            data)
 {
-  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (data, "GPU choice", style, context, WIDTH, HEIGHT);
+  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (data, "GPU choice", style, context,
+                                                              WIDTH, HEIGHT);
 
   hr_tree_chart_render (layout, style, cr);
 }
@@ -83,7 +87,8 @@ time_frames (const char         *name,
   cairo_surface_flush (surface);
   elapsed = g_get_monotonic_time () - start;
 
-  printf ("%-8s %7.2f ms per frame at %d×%d (%u frames)\n", name, elapsed / 1000.0 / FRAMES, WIDTH, HEIGHT,
+  printf ("%-8s %7.2f ms per frame at %d×%d (%u frames)\n", name, elapsed / 1000.0 / FRAMES,
+          WIDTH, HEIGHT,
           FRAMES);
   g_object_unref (context);
   cairo_surface_destroy (surface);
@@ -94,7 +99,9 @@ main (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data (
-    "bench", "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"lora\", \"micro_batch\": 2,"
+    "bench",
+    "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"lora\", "
+    "\"micro_batch\": 2,"
     " \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1, &error);
   g_autoptr(HrScenario) s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);

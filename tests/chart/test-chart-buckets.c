@@ -35,15 +35,18 @@ assert_label_inside (const HrChartLabel *label,
   if (label->text == NULL)
     return;
   if (!hr_rect_inside (&label->box, canvas, 0.5))
-    g_error ("label \"%s\" at %.1f,%.1f %.1fx%.1f leaves the %.0fx%.0f canvas", label->text, label->box.x,
+    g_error ("label \"%s\" at %.1f,%.1f %.1fx%.1f leaves the %.0fx%.0f canvas", label->text,
+             label->box.x,
              label->box.y, label->box.width, label->box.height, canvas->width, canvas->height);
 }
 
 static void
 test_geometry (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\","
-                                      " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"llama-2-7b\", \"method\": \"lora\","
+                                              " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": "
+                                              "\"rtx-4090\"}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
   g_autoptr(HrBucketChartLayout) layout = layout_for (data, style, 1280, 800);
@@ -66,7 +69,8 @@ test_geometry (void)
     {
       const HrRect *seg = &bl->segments[b];
 
-      g_assert_cmpfloat (fabs (seg->height - bar->bytes[b] / layout->y_max * layout->plot.height), <, 1e-6);
+      g_assert_cmpfloat (fabs (seg->height - bar->bytes[b] / layout->y_max * layout->plot.height),
+                         <, 1e-6);
       g_assert_cmpfloat (fabs (seg->y + seg->height - (bottom - stacked)), <, 1e-6);
       stacked += seg->height;
     }
@@ -75,19 +79,23 @@ test_geometry (void)
 
   /* the card: its line, its usable line, the reserve strip between */
   g_assert_true (bl->has_capacity);
-  g_assert_cmpfloat (fabs (bl->capacity_y - hr_bucket_chart_y_position (layout, bar->capacity)), <, 1e-9);
-  g_assert_cmpfloat (fabs (bl->usable_y - hr_bucket_chart_y_position (layout, bar->usable)), <, 1e-9);
+  g_assert_cmpfloat (fabs (bl->capacity_y - hr_bucket_chart_y_position (layout, bar->capacity)),
+                     <, 1e-9);
+  g_assert_cmpfloat (fabs (bl->usable_y - hr_bucket_chart_y_position (layout, bar->usable)), <,
+                     1e-9);
   g_assert_cmpfloat (fabs (bl->reserve.y - bl->capacity_y), <, 1e-9);
   g_assert_cmpfloat (fabs (bl->reserve.y + bl->reserve.height - bl->usable_y), <, 1e-9);
   g_assert_cmpfloat (bl->capacity_y, <, bl->usable_y);
 
   /* the range bracket spans low to high */
   g_assert_cmpfloat (fabs (bl->range.y - hr_bucket_chart_y_position (layout, bar->high)), <, 1e-9);
-  g_assert_cmpfloat (fabs (bl->range.y + bl->range.height - hr_bucket_chart_y_position (layout, bar->low)), <, 1e-9);
+  g_assert_cmpfloat (fabs (bl->range.y + bl->range.height -
+                           hr_bucket_chart_y_position (layout, bar->low)), <, 1e-9);
 
   /* nice ticks: whole multiples of one step */
   {
-    double step = g_array_index (layout->y_ticks, HrAxisTick, 1).value - g_array_index (layout->y_ticks, HrAxisTick, 0).value;
+    double step = g_array_index (layout->y_ticks, HrAxisTick,
+                                 1).value - g_array_index (layout->y_ticks, HrAxisTick, 0).value;
 
     for (guint i = 0; i < layout->y_ticks->len; i++)
       {
@@ -95,7 +103,9 @@ test_geometry (void)
         double k = tick->value / step;
 
         g_assert_cmpfloat (fabs (k - round (k)), <, 1e-9);
-        g_assert_cmpfloat (fabs (tick->position - hr_bucket_chart_y_position (layout, tick->value)), <, 1e-9);
+        g_assert_cmpfloat (fabs (tick->position - hr_bucket_chart_y_position (layout,
+                                                                              tick->value)), <,
+                                                                              1e-9);
       }
   }
 
@@ -109,12 +119,14 @@ test_geometry (void)
       g_assert_nonnull (strstr (bl->segment_labels[a].text, "%"));
       for (guint b = a + 1; b < HR_N_BUCKETS; b++)
         if (bl->segment_labels[b].text != NULL)
-          g_assert_false (hr_rect_intersects (&bl->segment_labels[a].box, &bl->segment_labels[b].box));
+          g_assert_false (hr_rect_intersects (&bl->segment_labels[a].box,
+                                              &bl->segment_labels[b].box));
     }
 
   /* the verdict says it in words */
   g_assert_nonnull (bl->verdict.text);
-  g_assert_true (strstr (bl->verdict.text, "Fits") != NULL || strstr (bl->verdict.text, "Does not fit") != NULL);
+  g_assert_true (strstr (bl->verdict.text, "Fits") != NULL || strstr (bl->verdict.text,
+                                                                      "Does not fit") != NULL);
   g_assert_cmpint (bl->fits, ==, bar->fits);
 }
 
@@ -147,7 +159,8 @@ test_small_segments (void)
       assert_label_inside (&bl->segment_labels[a], &canvas);
       for (guint b = a + 1; b < HR_N_BUCKETS; b++)
         {
-          g_assert_false (hr_rect_intersects (&bl->segment_labels[a].box, &bl->segment_labels[b].box));
+          g_assert_false (hr_rect_intersects (&bl->segment_labels[a].box,
+                                              &bl->segment_labels[b].box));
           /* higher segments keep their names higher */
           g_assert_cmpfloat (bl->segment_labels[b].box.y, <, bl->segment_labels[a].box.y);
         }
@@ -159,11 +172,18 @@ test_labels_inside_canvas (void)
 {
   static const double sizes[][2] = { { 1280, 800 }, { 640, 400 }, { 480, 640 } };
   g_autoptr(HrScenario) s = hr_test_scenario (
-    "{\"headroom_scenario\": 1, \"name\": \"An unusually long scenario name that says far too much about the run it describes\","
-    " \"model\": {\"id\": \"m\", \"name\": \"A model whose name goes on and on and on to test the layout\", \"params\": 7000000000,"
-    " \"layers\": 32, \"hidden\": 4096, \"heads\": 32}, \"micro_batch\": 8,"
-    " \"gpu\": {\"id\": \"g\", \"name\": \"An accelerator with an extraordinarily long marketing name 96 GB\","
-    " \"memory\": 96000000000}}");
+                                              "{\"headroom_scenario\": 1, \"name\": \"An "
+                                              "unusually long scenario name that says far too "
+                                              "much about the run it describes\","
+                                              " \"model\": {\"id\": \"m\", \"name\": \"A model "
+                                              "whose name goes on and on and on to test the "
+                                              "layout\", \"params\": 7000000000,"
+                                              " \"layers\": 32, \"hidden\": 4096, \"heads\": "
+                                              "32}, \"micro_batch\": 8,"
+                                              " \"gpu\": {\"id\": \"g\", \"name\": \"An "
+                                              "accelerator with an extraordinarily long "
+                                              "marketing name 96 GB\","
+                                              " \"memory\": 96000000000}}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
 
   for (guint t = 0; t < 3; t++)
@@ -200,8 +220,10 @@ test_labels_inside_canvas (void)
 static void
 test_variants (void)
 {
-  g_autoptr(HrScenario) a = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"resnet-50\", \"task\": \"train\","
-                                      " \"micro_batch\": 64, \"compute\": \"bf16-mixed\", \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrScenario) a = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"resnet-50\", \"task\": \"train\","
+                                              " \"micro_batch\": 64, \"compute\": "
+                                              "\"bf16-mixed\", \"gpu\": \"rtx-4090\"}");
   g_autoptr(HrScenario) b = hr_scenario_copy (a);
   g_autoptr(HrScenario) c = hr_scenario_copy (a);
   g_autoptr(HrEstimate) ea = NULL;
@@ -236,7 +258,8 @@ test_variants (void)
                      g_array_index (layout->bars, HrBucketBarLayout, 0).bar.y);
   /* batch 256 does not fit a 4090, and says so */
   g_assert_false (g_array_index (layout->bars, HrBucketBarLayout, 2).fits);
-  g_assert_nonnull (strstr (g_array_index (layout->bars, HrBucketBarLayout, 2).verdict.text, "Does not fit"));
+  g_assert_nonnull (strstr (g_array_index (layout->bars, HrBucketBarLayout, 2).verdict.text,
+                            "Does not fit"));
 }
 
 static void
@@ -258,7 +281,9 @@ test_summary (void)
   bar->card = g_strdup ("H100");
 
   text = hr_bucket_chart_summary (data);
-  g_assert_cmpstr (text, ==, "Peak 71.2 GiB of 80 GiB on H100 (fits, 8.8 GiB spare): weights 13.5, gradients 13.5, "
+  g_assert_cmpstr (text, ==,
+                   "Peak 71.2 GiB of 80 GiB on H100 (fits, 8.8 GiB spare): weights 13.5, "
+                   "gradients 13.5, "
                              "optimizer 27.0, activations 15.9, overhead 1.3 GiB.");
 }
 
@@ -279,7 +304,8 @@ assert_pixel_near (guint32       got,
 {
   int r = (got >> 16) & 0xFF, g = (got >> 8) & 0xFF, b = got & 0xFF;
 
-  if (abs (r - (int) round (want->red * 255)) > 2 || abs (g - (int) round (want->green * 255)) > 2 ||
+  if (abs (r - (int) round (want->red * 255)) > 2 ||
+      abs (g - (int) round (want->green * 255)) > 2 ||
       abs (b - (int) round (want->blue * 255)) > 2)
     g_error ("pixel %02x%02x%02x, expected %02x%02x%02x", r, g, b, (int) round (want->red * 255),
              (int) round (want->green * 255), (int) round (want->blue * 255));
@@ -288,8 +314,10 @@ assert_pixel_near (guint32       got,
 static void
 test_pixels (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\","
-                                      " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"llama-2-7b\", \"method\": \"lora\","
+                                              " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": "
+                                              "\"rtx-4090\"}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
 
   for (guint t = 0; t < 3; t++)
@@ -307,7 +335,8 @@ test_pixels (void)
 
       /* the background, and the weights segment (solid) in its colour */
       assert_pixel_near (pixel (surface, 3, 3), &style->background);
-      assert_pixel_near (pixel (surface, (int) (w->x + w->width / 2), (int) (w->y + w->height * 0.8)),
+      assert_pixel_near (pixel (surface, (int) (w->x + w->width / 2),
+                                (int) (w->y + w->height * 0.8)),
                          &style->bucket[HR_BUCKET_WEIGHTS]);
       cairo_surface_destroy (surface);
     }

@@ -18,8 +18,10 @@ example (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data (
-    "test", "{\"headroom_scenario\": 1, \"name\": \"Tom & Jerry <test>\", \"model\": \"llama-3.1-8b\","
-    " \"method\": \"lora\", \"micro_batch\": 2, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1, &error);
+    "test",
+    "{\"headroom_scenario\": 1, \"name\": \"Tom & Jerry <test>\", \"model\": \"llama-3.1-8b\","
+    " \"method\": \"lora\", \"micro_batch\": 2, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1,
+    &error);
   HrScenario *s;
 
   g_assert_no_error (error);
@@ -92,13 +94,16 @@ test_png (void)
 static void
 test_svg (void)
 {
-  g_autoptr(GBytes) bytes = export (HR_EXPORT_SVG, 1, "Peak & fit <buckets>", "Peak 9.0 GiB of 24 GiB \"fits\"");
+  g_autoptr(GBytes) bytes = export (HR_EXPORT_SVG, 1, "Peak & fit <buckets>",
+                                    "Peak 9.0 GiB of 24 GiB \"fits\"");
   gsize size = 0;
   const char *data = g_bytes_get_data (bytes, &size);
   g_autofree char *text = g_strndup (data, size);
   const char *svg = strstr (text, "<svg");
-  const char *title = strstr (text, "<title id=\"hr-title\">Peak &amp; fit &lt;buckets&gt;</title>");
-  const char *desc = strstr (text, "<desc id=\"hr-desc\">Peak 9.0 GiB of 24 GiB &quot;fits&quot;</desc>");
+  const char *title = strstr (text,
+                              "<title id=\"hr-title\">Peak &amp; fit &lt;buckets&gt;</title>");
+  const char *desc = strstr (text,
+                             "<desc id=\"hr-desc\">Peak 9.0 GiB of 24 GiB &quot;fits&quot;</desc>");
 
   g_assert_nonnull (svg);
   g_assert_nonnull (title);
@@ -131,7 +136,8 @@ run (const char *const *argv)
   g_autoptr(GError) error = NULL;
   int status = 0;
 
-  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL, NULL, NULL,
+  if (!g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
+                     NULL, NULL,
                      &out, NULL, &status, &error))
     g_error ("%s: %s (poppler-utils provides it; .ci/run installs it)", argv[0], error->message);
   g_assert_true (g_spawn_check_wait_status (status, NULL));
@@ -179,8 +185,10 @@ test_pdf (void)
   /* every font is embedded */
   fonts = run ((const char *[]) { "pdffonts", path, NULL });
   g_assert_true (g_regex_match_simple ("^-+", fonts, G_REGEX_MULTILINE, 0));
-  g_assert_false (g_regex_match_simple (" no +(yes|no) +(yes|no) +[0-9]+ +[0-9]+$", fonts, G_REGEX_MULTILINE, 0));
-  g_assert_true (g_regex_match_simple (" yes +(yes|no) +(yes|no) +[0-9]+ +[0-9]+$", fonts, G_REGEX_MULTILINE, 0));
+  g_assert_false (g_regex_match_simple (" no +(yes|no) +(yes|no) +[0-9]+ +[0-9]+$", fonts,
+                                        G_REGEX_MULTILINE, 0));
+  g_assert_true (g_regex_match_simple (" yes +(yes|no) +(yes|no) +[0-9]+ +[0-9]+$", fonts,
+                                       G_REGEX_MULTILINE, 0));
 
   g_unlink (path);
   g_rmdir (dir);
@@ -255,7 +263,8 @@ test_report (void)
   g_assert_no_error (error);
 
   info = run ((const char *[]) { "pdfinfo", path, NULL });
-  g_assert_true (g_regex_match_simple ("^Title: +Headroom report: Tom & Jerry <test>$", info, G_REGEX_MULTILINE, 0));
+  g_assert_true (g_regex_match_simple ("^Title: +Headroom report: Tom & Jerry <test>$", info,
+                                       G_REGEX_MULTILINE, 0));
   g_assert_true (g_regex_match_simple ("^Creator: +Headroom ", info, G_REGEX_MULTILINE, 0));
   {
     g_autoptr(GRegex) pages = g_regex_new ("^Pages: +([0-9]+)$", G_REGEX_MULTILINE, 0, NULL);
@@ -268,10 +277,12 @@ test_report (void)
     g_assert_cmpint (atoi (n), >=, 3);
   }
   /* A4 */
-  g_assert_true (g_regex_match_simple ("^Page size: +595\\.[0-9]+ x 841\\.[0-9]+ pts", info, G_REGEX_MULTILINE, 0));
+  g_assert_true (g_regex_match_simple ("^Page size: +595\\.[0-9]+ x 841\\.[0-9]+ pts", info,
+                                       G_REGEX_MULTILINE, 0));
 
   fonts = run ((const char *[]) { "pdffonts", path, NULL });
-  g_assert_false (g_regex_match_simple (" no +(yes|no) +(yes|no) +[0-9]+ +[0-9]+$", fonts, G_REGEX_MULTILINE, 0));
+  g_assert_false (g_regex_match_simple (" no +(yes|no) +(yes|no) +[0-9]+ +[0-9]+$", fonts,
+                                        G_REGEX_MULTILINE, 0));
 
   /* the sections are there, as text a reader can search */
   text = run ((const char *[]) { "pdftotext", "-layout", path, "-", NULL });

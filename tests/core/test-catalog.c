@@ -15,13 +15,17 @@ test_models (void)
 {
   static const char *required[] = {
     /* every system in the seeds */
-    "dreamerv3-12m", "dreamerv3-25m", "dreamerv3-50m", "dreamerv3-100m", "dreamerv3-200m", "dreamerv3-400m",
-    "gr00t-n1.5", "gr00t-n1.7", "pi05", "smolvla", "act", "llama-2-7b", "llama-2-13b", "llama-2-70b",
+    "dreamerv3-12m", "dreamerv3-25m", "dreamerv3-50m", "dreamerv3-100m", "dreamerv3-200m",
+    "dreamerv3-400m",
+    "gr00t-n1.5", "gr00t-n1.7", "pi05", "smolvla", "act", "llama-2-7b", "llama-2-13b",
+    "llama-2-70b",
     "bert-base", "resnet-50", "sd-1.5", "dino-wm",
     /* current open LLMs with GQA */
-    "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "qwen2.5-7b", "qwen2.5-72b", "mistral-7b", "gemma-2-9b",
+    "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "qwen2.5-7b", "qwen2.5-72b", "mistral-7b",
+    "gemma-2-9b",
   };
-  static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b", "llama-2-70b" };
+  static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b",
+                              "llama-2-70b" };
   HrCatalog *catalog = hr_catalog_get_default ();
   GPtrArray *models = hr_catalog_get_models (catalog);
 
@@ -61,10 +65,12 @@ test_models (void)
           /* a transformer's shape accounts for most of its parameters */
           if (c->kind == HR_COMPONENT_TRANSFORMER && m->components->len == 1)
             {
-              double shaped = (double) hr_component_linear_params (c) + hr_component_embedding_params (c);
+              double shaped = (double) hr_component_linear_params (c) +
+                              hr_component_embedding_params (c);
 
               if (shaped < 0.85 * c->params || shaped > 1.02 * c->params)
-                g_error ("%s: its shape gives %.3gB parameters, params says %.3gB", m->id, shaped / 1e9,
+                g_error ("%s: its shape gives %.3gB parameters, params says %.3gB", m->id,
+                         shaped / 1e9,
                          c->params / 1e9);
             }
         }
@@ -91,8 +97,10 @@ test_gpus (void)
     }
 
   /* SCENARIO.md: memory is what the driver reports */
-  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "h100-sxm")->memory, ==, G_GUINT64_CONSTANT (85520809984));
-  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "rtx-4090")->memory, ==, G_GUINT64_CONSTANT (25757220864));
+  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "h100-sxm")->memory, ==,
+                    G_GUINT64_CONSTANT (85520809984));
+  g_assert_cmpuint (hr_catalog_find_gpu (catalog, "rtx-4090")->memory, ==,
+                    G_GUINT64_CONSTANT (25757220864));
 
   for (guint i = 0; i < gpus->len; i++)
     {
@@ -108,7 +116,8 @@ test_gpus (void)
       if (g->price_usd >= 0 || g->cloud_usd_per_hour >= 0)
         {
           g_assert_nonnull (g->price_as_of);
-          g_assert_true (g_regex_match_simple ("^20[0-9][0-9]-[01][0-9](-[0-3][0-9])?$", g->price_as_of, 0, 0));
+          g_assert_true (g_regex_match_simple ("^20[0-9][0-9]-[01][0-9](-[0-3][0-9])?$",
+                                               g->price_as_of, 0, 0));
         }
       /* the driver's figure is close to the marketed size */
       if (g->memory_nominal_gb > 0)
@@ -116,7 +125,8 @@ test_gpus (void)
           double ratio = g->memory / (g->memory_nominal_gb * 1e9);
 
           if (ratio < 0.9 || ratio > 1.2)
-            g_error ("%s: %.0f bytes for a %.0f GB card", g->id, (double) g->memory, g->memory_nominal_gb);
+            g_error ("%s: %.0f bytes for a %.0f GB card", g->id, (double) g->memory,
+                     g->memory_nominal_gb);
         }
     }
 }
@@ -136,18 +146,26 @@ test_user_entries (void)
 {
   g_autoptr(HrCatalog) catalog = hr_catalog_new ();
   g_autoptr(HrJsonDoc) first = doc ("{\"version\": 1, \"entries\": ["
-                                    " {\"id\": \"card\", \"name\": \"Card\", \"memory\": 24000000000, \"source\": \"test\"},"
-                                    " {\"id\": \"other\", \"name\": \"Other\", \"memory\": 8000000000, \"source\": \"test\"}]}");
+                                    " {\"id\": \"card\", \"name\": \"Card\", \"memory\": "
+                                    "24000000000, \"source\": \"test\"},"
+                                    " {\"id\": \"other\", \"name\": \"Other\", \"memory\": "
+                                    "8000000000, \"source\": \"test\"}]}");
   g_autoptr(HrJsonDoc) override = doc ("{\"version\": 1, \"entries\": ["
-                                       " {\"id\": \"card\", \"name\": \"Card v2\", \"memory\": 48000000000, \"source\": \"mine\"}]}");
+                                       " {\"id\": \"card\", \"name\": \"Card v2\", \"memory\": "
+                                       "48000000000, \"source\": \"mine\"}]}");
   g_autoptr(HrJsonDoc) broken = doc ("{\"version\": 1, \"entries\": ["
-                                     " {\"id\": \"new\", \"name\": \"New\", \"memory\": 8000000000, \"source\": \"x\"},"
-                                     " {\"id\": \"card\", \"name\": \"Card v3\", \"memory\": 1, \"source\": \"x\"}]}");
+                                     " {\"id\": \"new\", \"name\": \"New\", \"memory\": "
+                                     "8000000000, \"source\": \"x\"},"
+                                     " {\"id\": \"card\", \"name\": \"Card v3\", \"memory\": 1, "
+                                     "\"source\": \"x\"}]}");
   g_autoptr(HrJsonDoc) unsourced = doc ("{\"version\": 1, \"entries\": ["
-                                        " {\"id\": \"nosrc\", \"name\": \"N\", \"memory\": 8000000000}]}");
+                                        " {\"id\": \"nosrc\", \"name\": \"N\", \"memory\": "
+                                        "8000000000}]}");
   g_autoptr(HrJsonDoc) dup = doc ("{\"version\": 1, \"entries\": ["
-                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, \"source\": \"x\"},"
-                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, \"source\": \"x\"}]}");
+                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, "
+                                  "\"source\": \"x\"},"
+                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, "
+                                  "\"source\": \"x\"}]}");
   g_autoptr(GError) error = NULL;
 
   g_assert_true (hr_catalog_load_gpus (catalog, first, &error));
@@ -157,7 +175,8 @@ test_user_entries (void)
   /* an override replaces the entry in place */
   g_assert_cmpuint (hr_catalog_get_gpus (catalog)->len, ==, 2);
   g_assert_cmpstr (hr_catalog_find_gpu (catalog, "card")->name, ==, "Card v2");
-  g_assert_true (g_ptr_array_index (hr_catalog_get_gpus (catalog), 0) == hr_catalog_find_gpu (catalog, "card"));
+  g_assert_true (g_ptr_array_index (hr_catalog_get_gpus (catalog),
+                                    0) == hr_catalog_find_gpu (catalog, "card"));
 
   /* a broken file changes nothing: not even its good first entry */
   g_assert_false (hr_catalog_load_gpus (catalog, broken, &error));

@@ -33,7 +33,8 @@ item_bytes (const HrEstimate *est,
     {
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
 
-      if (item->bucket == bucket && (label_part == NULL || strstr (item->label, label_part) != NULL))
+      if (item->bucket == bucket && (label_part == NULL || strstr (item->label,
+                                                                   label_part) != NULL))
         sum += item->bytes;
     }
   return sum;
@@ -87,10 +88,16 @@ test_estimator_matches_eq1 (void)
   for (guint i = 0; i < G_N_ELEMENTS (batches); i++)
     {
       g_autoptr(HrScenario) s = hr_test_scenariof (
-        "{\"headroom_scenario\": 1, \"model\": {\"id\": \"gpt\", \"name\": \"GPT-style\", \"params\": 180000000,"
-        " \"layers\": 16, \"hidden\": 960, \"heads\": 15, \"norm\": \"layernorm\", \"dropout\": true},"
-        " \"task\": \"train\", \"attention\": \"eager\", \"compute\": \"bf16-mixed\", \"seq_len\": 200,"
-        " \"micro_batch\": %u}", batches[i]);
+                                                   "{\"headroom_scenario\": 1, \"model\": "
+                                                   "{\"id\": \"gpt\", \"name\": \"GPT-style\", "
+                                                   "\"params\": 180000000,"
+                                                   " \"layers\": 16, \"hidden\": 960, \"heads\": "
+                                                   "15, \"norm\": \"layernorm\", \"dropout\": "
+                                                   "true},"
+                                                   " \"task\": \"train\", \"attention\": "
+                                                   "\"eager\", \"compute\": \"bf16-mixed\", "
+                                                   "\"seq_len\": 200,"
+                                                   " \"micro_batch\": %u}", batches[i]);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
       double layers = item_bytes (est, HR_BUCKET_ACTIVATIONS, "16 layers");
       double eq1 = hr_activations_korthikanti (200, batches[i], 960, 15, 16);
@@ -104,10 +111,12 @@ static HrScenario *
 gr00t_on (guint64  memory,
           gboolean tune_llm)
 {
-  return hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"task\": \"finetune\","
-                    " \"method\": \"%s\", \"compute\": \"bf16-mixed\", \"micro_batch\": 32,"
-                    " \"gpu\": {\"id\": \"nominal\", \"name\": \"Nominal\", \"memory\": %" G_GUINT64_FORMAT "}}",
-                    tune_llm ? "full" : "freeze", memory);
+  return hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"task\": "
+                            "\"finetune\","
+                            " \"method\": \"%s\", \"compute\": \"bf16-mixed\", \"micro_batch\": 32,"
+                            " \"gpu\": {\"id\": \"nominal\", \"name\": \"Nominal\", \"memory\": "
+                            "%" G_GUINT64_FORMAT "}}",
+                            tune_llm ? "full" : "freeze", memory);
 }
 
 /* Seed 002, "Worked example: GR00T N1.7": 3.0B parameters, 40M trainable:
@@ -118,7 +127,8 @@ static void
 test_reference_gr00t (void)
 {
   static const struct { guint64 memory; guint max; } table[] = {
-    { 24000000000, 16 }, { 40000000000, 32 }, { 48000000000, 40 }, { 80000000000, 72 }, { 96000000000, 88 },
+    { 24000000000, 16 }, { 40000000000, 32 }, { 48000000000, 40 }, { 80000000000, 72 },
+    { 96000000000, 88 },
   };
   g_autoptr(HrScenario) s = gr00t_on (24000000000, FALSE);
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
@@ -148,11 +158,13 @@ test_reference_gr00t (void)
   /* the catalog's cards report more than their nominal size, so they fit
    * more than the nominal table says */
   {
-    static const char *cards[][2] = { { "a100-40gb", "40" }, { "a100-80gb", "80" }, { "rtx-4090", "24" } };
+    static const char *cards[][2] = { { "a100-40gb", "40" }, { "a100-80gb", "80" },
+                                     { "rtx-4090", "24" } };
 
     for (guint i = 0; i < G_N_ELEMENTS (cards); i++)
       {
-        g_autoptr(HrScenario) nominal = gr00t_on (g_ascii_strtoull (cards[i][1], NULL, 10) * 1000000000ull, FALSE);
+        g_autoptr(HrScenario) nominal = gr00t_on (g_ascii_strtoull (cards[i][1], NULL,
+                                                                    10) * 1000000000ull, FALSE);
         g_autoptr(HrScenario) real = hr_scenario_copy (nominal);
         g_autoptr(HrEstimate) en = NULL;
         g_autoptr(HrEstimate) er = NULL;
@@ -183,8 +195,10 @@ test_reference_gr00t (void)
 static void
 test_reference_pi05 (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"pi05\", \"task\": \"finetune\","
-                                      " \"method\": \"full\", \"compute\": \"fp32\", \"micro_batch\": 8}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"pi05\", "
+                                              "\"task\": \"finetune\","
+                                              " \"method\": \"full\", \"compute\": \"fp32\", "
+                                              "\"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   double state = model_state (est) - item_bytes (est, HR_BUCKET_OPTIMIZER, "step temporaries");
 
@@ -219,12 +233,16 @@ test_reference_bytes_per_param (void)
 {
   static const char *model =
     "{\"id\": \"m\", \"name\": \"M\", \"params\": 1000000000, \"components\": ["
-    " {\"name\": \"frozen\", \"params\": 900000000, \"trainable\": false, \"layers\": 8, \"hidden\": 2048, \"heads\": 16},"
+    " {\"name\": \"frozen\", \"params\": 900000000, \"trainable\": false, \"layers\": 8, "
+    "\"hidden\": 2048, \"heads\": 16},"
     " {\"name\": \"head\", \"params\": 100000000, \"layers\": 2, \"hidden\": 1024, \"heads\": 8}]}";
-  g_autoptr(HrScenario) full = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
-                                          " \"seq_len\": 256, \"micro_batch\": 64}", model);
-  g_autoptr(HrScenario) freeze = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"freeze\","
-                                            " \"seq_len\": 256, \"micro_batch\": 64}", model);
+  g_autoptr(HrScenario) full = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, "
+                                                  "\"method\": \"full\","
+                                                  " \"seq_len\": 256, \"micro_batch\": 64}", model);
+  g_autoptr(HrScenario) freeze = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, "
+                                                    "\"method\": \"freeze\","
+                                                    " \"seq_len\": 256, \"micro_batch\": 64}",
+                                                    model);
   g_autoptr(HrEstimate) ef = hr_estimate_new (full);
   g_autoptr(HrEstimate) ez = hr_estimate_new (freeze);
   double temp_f = item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
@@ -241,8 +259,10 @@ test_reference_bytes_per_param (void)
 
   /* plain fp32 Adam lands on 16 by a different route: 4 + 4 + 8 */
   {
-    g_autoptr(HrScenario) fp32 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, \"method\": \"full\","
-                                            " \"compute\": \"fp32\", \"seq_len\": 256, \"micro_batch\": 64}", model);
+    g_autoptr(HrScenario) fp32 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, "
+                                                    "\"method\": \"full\","
+                                                    " \"compute\": \"fp32\", \"seq_len\": 256, "
+                                                    "\"micro_batch\": 64}", model);
     g_autoptr(HrEstimate) e32 = hr_estimate_new (fp32);
     double temp = item_bytes (e32, HR_BUCKET_OPTIMIZER, "step temporaries");
 
@@ -257,12 +277,18 @@ test_reference_bytes_per_param (void)
 static void
 test_reference_llm_weights (void)
 {
-  g_autoptr(HrScenario) s70 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\","
-                                        " \"task\": \"inference\", \"weights_dtype\": \"fp16\"}");
-  g_autoptr(HrScenario) s7 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\","
-                                       " \"task\": \"inference\", \"weights_dtype\": \"fp16\"}");
-  g_autoptr(HrScenario) s13 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\","
-                                        " \"task\": \"inference\", \"weights_dtype\": \"nf4\"}");
+  g_autoptr(HrScenario) s70 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                "\"llama-2-70b\","
+                                                " \"task\": \"inference\", \"weights_dtype\": "
+                                                "\"fp16\"}");
+  g_autoptr(HrScenario) s7 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                               "\"llama-2-7b\","
+                                               " \"task\": \"inference\", \"weights_dtype\": "
+                                               "\"fp16\"}");
+  g_autoptr(HrScenario) s13 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                "\"llama-2-13b\","
+                                                " \"task\": \"inference\", \"weights_dtype\": "
+                                                "\"nf4\"}");
   g_autoptr(HrEstimate) e70 = hr_estimate_new (s70);
   g_autoptr(HrEstimate) e7 = hr_estimate_new (s7);
   g_autoptr(HrEstimate) e13 = hr_estimate_new (s13);
@@ -288,9 +314,11 @@ test_reference_llm_weights (void)
 static void
 test_reference_dreamer_preallocation (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\", \"task\": \"train\","
-                                      " \"compute\": \"fp32\", \"micro_batch\": 16, \"seq_len\": 64,"
-                                      " \"framework\": \"jax\", \"gpu\": \"rtx-5090d\"}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"dreamerv3-200m\", \"task\": \"train\","
+                                              " \"compute\": \"fp32\", \"micro_batch\": 16, "
+                                              "\"seq_len\": 64,"
+                                              " \"framework\": \"jax\", \"gpu\": \"rtx-5090d\"}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   g_autoptr(HrScenario) off = hr_scenario_copy (s);
   g_autoptr(HrEstimate) eoff = NULL;
@@ -313,9 +341,11 @@ test_reference_dreamer_preallocation (void)
 static void
 test_reference_replay (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"dino-wm\", \"task\": \"train\","
-                                      " \"replay\": {\"steps\": 200000, \"obs_shape\": [224, 224, 3],"
-                                      " \"obs_dtype\": \"uint8\"}}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"dino-wm\", \"task\": \"train\","
+                                              " \"replay\": {\"steps\": 200000, \"obs_shape\": "
+                                              "[224, 224, 3],"
+                                              " \"obs_dtype\": \"uint8\"}}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
   assert_near ((double) est->host_ram, 30e9, 0.01);
@@ -336,17 +366,26 @@ test_reference_break_even (void)
 }
 
 static const char *property_scenarios[] = {
-  "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\", \"seq_len\": 1024, \"gpu\": \"rtx-4090\"}",
-  "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"qlora\", \"seq_len\": 2048}",
+  "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\", \"seq_len\": "
+  "1024, \"gpu\": \"rtx-4090\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"qlora\", \"seq_len\": "
+  "2048}",
   "{\"headroom_scenario\": 1, \"model\": \"smolvla\", \"method\": \"freeze\", \"seq_len\": 200}",
   "{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\"}",
-  "{\"headroom_scenario\": 1, \"model\": \"resnet-50\", \"task\": \"train\", \"compute\": \"fp16-mixed\"}",
-  "{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", \"method\": \"lora\", \"compute\": \"fp16-mixed\"}",
-  "{\"headroom_scenario\": 1, \"model\": \"dreamerv3-50m\", \"task\": \"train\", \"gpu\": \"rtx-4090\"}",
-  "{\"headroom_scenario\": 1, \"model\": \"qwen2.5-7b\", \"task\": \"inference\", \"context_len\": 8192}",
-  "{\"headroom_scenario\": 1, \"model\": \"bert-base\", \"attention\": \"eager\", \"seq_len\": 512}",
-  "{\"headroom_scenario\": 1, \"model\": \"tinyllama-1.1b\", \"task\": \"train\", \"sharding\": \"zero3\", \"gpus\": 4}",
-  "{\"headroom_scenario\": 1, \"model\": \"pi05\", \"compute\": \"fp32\", \"offload\": \"optimizer\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"resnet-50\", \"task\": \"train\", \"compute\": "
+  "\"fp16-mixed\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", \"method\": \"lora\", \"compute\": "
+  "\"fp16-mixed\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"dreamerv3-50m\", \"task\": \"train\", \"gpu\": "
+  "\"rtx-4090\"}",
+  "{\"headroom_scenario\": 1, \"model\": \"qwen2.5-7b\", \"task\": \"inference\", "
+  "\"context_len\": 8192}",
+  "{\"headroom_scenario\": 1, \"model\": \"bert-base\", \"attention\": \"eager\", \"seq_len\": "
+  "512}",
+  "{\"headroom_scenario\": 1, \"model\": \"tinyllama-1.1b\", \"task\": \"train\", \"sharding\": "
+  "\"zero3\", \"gpus\": 4}",
+  "{\"headroom_scenario\": 1, \"model\": \"pi05\", \"compute\": \"fp32\", \"offload\": "
+  "\"optimizer\"}",
 };
 
 static void
@@ -414,15 +453,22 @@ activations_of (const char *json)
 static void
 test_property_attention_and_recompute (void)
 {
-  static const char *base = "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"seq_len\": 4096,"
+  static const char *base = "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"seq_len\": "
+                            "4096,"
                             " \"micro_batch\": 2";
   g_autofree char *eager = g_strconcat (base, ", \"attention\": \"eager\"}", NULL);
   g_autofree char *sdpa = g_strconcat (base, ", \"attention\": \"sdpa\"}", NULL);
   g_autofree char *flash = g_strconcat (base, ", \"attention\": \"flash\"}", NULL);
-  g_autofree char *selective = g_strconcat (base, ", \"attention\": \"eager\", \"recompute\": \"selective\"}", NULL);
-  g_autofree char *full = g_strconcat (base, ", \"attention\": \"eager\", \"recompute\": \"full\"}", NULL);
-  g_autofree char *gqa_eager = g_strdup ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"attention\": \"eager\"}");
-  g_autofree char *gqa_flash = g_strdup ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"attention\": \"flash\"}");
+  g_autofree char *selective = g_strconcat (base,
+                                            ", \"attention\": \"eager\", \"recompute\": "
+                                            "\"selective\"}", NULL);
+  g_autofree char *full = g_strconcat (base,
+                                       ", \"attention\": \"eager\", \"recompute\": \"full\"}",
+                                       NULL);
+  g_autofree char *gqa_eager = g_strdup ("{\"headroom_scenario\": 1, \"model\": "
+                                         "\"llama-3.1-8b\", \"attention\": \"eager\"}");
+  g_autofree char *gqa_flash = g_strdup ("{\"headroom_scenario\": 1, \"model\": "
+                                         "\"llama-3.1-8b\", \"attention\": \"flash\"}");
 
   g_assert_cmpfloat (activations_of (flash), <=, activations_of (eager));
   g_assert_cmpfloat (activations_of (sdpa), <=, activations_of (eager));
@@ -438,8 +484,8 @@ test_property_attention_and_recompute (void)
 static void
 test_property_zero (void)
 {
-#define ZERO_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\", \"sharding\": \"%s\"," \
-                      " \"gpus\": %u, \"micro_batch\": 8, \"seq_len\": 4096}"
+#define ZERO_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\"," \
+                      " \"sharding\": \"%s\", \"gpus\": %u, \"micro_batch\": 8, \"seq_len\": 4096}"
   g_autoptr(HrScenario) one = hr_test_scenariof (ZERO_SCENARIO, "none", 1);
   g_autoptr(HrScenario) z3 = hr_test_scenariof (ZERO_SCENARIO, "zero3", 8);
   g_autoptr(HrScenario) z1 = hr_test_scenariof (ZERO_SCENARIO, "zero1", 8);
@@ -451,7 +497,8 @@ test_property_zero (void)
 
   g_assert_cmpfloat (gathered, >, 0);
   assert_near (model_state (e3) - gathered, model_state (e1) / 8, 0.001);
-  assert_near ((double) ez1->buckets[HR_BUCKET_OPTIMIZER], e1->buckets[HR_BUCKET_OPTIMIZER] / 8.0, 0.001);
+  assert_near ((double) ez1->buckets[HR_BUCKET_OPTIMIZER], e1->buckets[HR_BUCKET_OPTIMIZER] / 8.0,
+               0.001);
   g_assert_cmpuint (ez1->buckets[HR_BUCKET_WEIGHTS], ==, e1->buckets[HR_BUCKET_WEIGHTS]);
   g_assert_cmpuint (ez1->buckets[HR_BUCKET_GRADIENTS], ==, e1->buckets[HR_BUCKET_GRADIENTS]);
   /* activations are per GPU: sharding does not touch them */
@@ -463,8 +510,9 @@ test_property_zero (void)
 static void
 test_property_inference (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\","
-                                      " \"context_len\": 8192, \"micro_batch\": 4}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"llama-3.1-8b\", \"task\": \"inference\","
+                                              " \"context_len\": 8192, \"micro_batch\": 4}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *c = g_ptr_array_index (s->model->components, 0);
   /* 2 (K, V) x 32 layers x 8 KV heads x 128 x 8192 tokens x 4 x 2 bytes */
@@ -491,8 +539,9 @@ test_property_inference (void)
 static void
 test_property_frozen_parts (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"method\": \"freeze\","
-                                      " \"micro_batch\": 8}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"gr00t-n1.7\", \"method\": \"freeze\","
+                                              " \"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *backbone = g_ptr_array_index (s->model->components, 0);
   g_autofree char *backbone_label = g_strdup_printf ("%s: frozen, no backward", backbone->name);
@@ -509,11 +558,17 @@ test_property_frozen_parts (void)
 static void
 test_property_levers (void)
 {
-  g_autoptr(HrScenario) lora = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"lora\"}");
-  g_autoptr(HrScenario) qlora = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": \"qlora\"}");
-  g_autoptr(HrScenario) off = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"offload\": \"optimizer\"}");
-  g_autoptr(HrScenario) on = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}");
-  g_autoptr(HrScenario) ddp = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"sharding\": \"ddp\", \"gpus\": 2}");
+  g_autoptr(HrScenario) lora = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                 "\"llama-2-7b\", \"method\": \"lora\"}");
+  g_autoptr(HrScenario) qlora = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                  "\"llama-2-7b\", \"method\": \"qlora\"}");
+  g_autoptr(HrScenario) off = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                "\"llama-2-7b\", \"offload\": \"optimizer\"}");
+  g_autoptr(HrScenario) on = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                               "\"llama-2-7b\"}");
+  g_autoptr(HrScenario) ddp = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                "\"llama-2-7b\", \"sharding\": \"ddp\", "
+                                                "\"gpus\": 2}");
   g_autoptr(HrEstimate) el = hr_estimate_new (lora);
   g_autoptr(HrEstimate) eq = hr_estimate_new (qlora);
   g_autoptr(HrEstimate) eoff = hr_estimate_new (off);
@@ -525,7 +580,8 @@ test_property_levers (void)
   g_assert_cmpuint (eoff->buckets[HR_BUCKET_OPTIMIZER], <, eon->buckets[HR_BUCKET_OPTIMIZER] / 100);
   assert_near ((double) eoff->host_ram, eon->buckets[HR_BUCKET_OPTIMIZER] -
                item_bytes (eon, HR_BUCKET_OPTIMIZER, "step temporaries"), 0.01);
-  assert_near ((double) eddp->buckets[HR_BUCKET_GRADIENTS], 2.0 * eon->buckets[HR_BUCKET_GRADIENTS], 1e-6);
+  assert_near ((double) eddp->buckets[HR_BUCKET_GRADIENTS],
+               2.0 * eon->buckets[HR_BUCKET_GRADIENTS], 1e-6);
 
   g_assert_cmpuint (knobs->len, >=, 5);
   for (guint i = 0; i < knobs->len; i++)
@@ -545,7 +601,8 @@ test_property_levers (void)
 static void
 test_property_nothing_fits (void)
 {
-  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"llama-2-70b\", \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"llama-2-70b\", \"gpu\": \"rtx-4090\"}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
   g_assert_true (est->has_fit);

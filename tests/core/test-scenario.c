@@ -115,36 +115,45 @@ test_every_key (void)
     "  \"task\": \"train\", \"method\": \"lora\", \"trainable_params\": 1000,\n"
     "  \"lora\": {\"rank\": 8, \"targets\": \"attention\"}, \"weights_dtype\": \"int8\",\n"
     "  \"compute\": \"fp16-mixed\", \"optimizer\": \"paged-adamw-8bit\", \"micro_batch\": 4,\n"
-    "  \"grad_accum\": 8, \"seq_len\": 1024, \"image_size\": [640, 480], \"recompute\": \"selective\",\n"
-    "  \"attention\": \"flash\", \"gpus\": 8, \"sharding\": \"zero2\", \"offload\": \"optimizer+params\",\n"
-    "  \"framework\": \"jax\", \"jax_preallocate\": false, \"context_len\": 4096, \"kv_dtype\": \"fp8\",\n"
+    "  \"grad_accum\": 8, \"seq_len\": 1024, \"image_size\": [640, 480], \"recompute\": "
+    "\"selective\",\n"
+    "  \"attention\": \"flash\", \"gpus\": 8, \"sharding\": \"zero2\", \"offload\": "
+    "\"optimizer+params\",\n"
+    "  \"framework\": \"jax\", \"jax_preallocate\": false, \"context_len\": 4096, \"kv_dtype\": "
+    "\"fp8\",\n"
     "  \"gpu\": \"h100-sxm\", \"reserve\": 0.2,\n"
     "  \"replay\": {\"steps\": 1000, \"obs_shape\": [84, 84, 4], \"obs_dtype\": \"float32\"},\n"
     "  \"x-anything\": {\"ignored\": [1, 2]}\n"
     "}\n";
   static const char *values[][2] = {
     { "task", "\"train\"" }, { "task", "\"finetune\"" }, { "task", "\"inference\"" },
-    { "method", "\"full\"" }, { "method", "\"freeze\"" }, { "method", "\"lora\"" }, { "method", "\"qlora\"" },
-    { "weights_dtype", "\"fp32\"" }, { "weights_dtype", "\"bf16\"" }, { "weights_dtype", "\"fp16\"" },
+    { "method", "\"full\"" }, { "method", "\"freeze\"" }, { "method", "\"lora\"" },
+    { "method", "\"qlora\"" },
+    { "weights_dtype", "\"fp32\"" }, { "weights_dtype", "\"bf16\"" },
+    { "weights_dtype", "\"fp16\"" },
     { "weights_dtype", "\"fp8\"" }, { "weights_dtype", "\"int8\"" }, { "weights_dtype", "\"nf4\"" },
     { "weights_dtype", "\"int4\"" },
     { "compute", "\"fp32\"" }, { "compute", "\"tf32\"" }, { "compute", "\"bf16-mixed\"" },
     { "compute", "\"fp16-mixed\"" }, { "compute", "\"bf16-pure\"" },
     { "optimizer", "\"adamw\"" }, { "optimizer", "\"adam\"" }, { "optimizer", "\"adamw-8bit\"" },
-    { "optimizer", "\"paged-adamw-8bit\"" }, { "optimizer", "\"sgd\"" }, { "optimizer", "\"sgd-momentum\"" },
+    { "optimizer", "\"paged-adamw-8bit\"" }, { "optimizer", "\"sgd\"" },
+    { "optimizer", "\"sgd-momentum\"" },
     { "optimizer", "\"adafactor\"" }, { "optimizer", "\"lion\"" }, { "optimizer", "\"none\"" },
     { "recompute", "\"none\"" }, { "recompute", "\"selective\"" }, { "recompute", "\"full\"" },
     { "attention", "\"eager\"" }, { "attention", "\"sdpa\"" }, { "attention", "\"flash\"" },
     { "sharding", "\"none\"" }, { "sharding", "\"ddp\"" }, { "sharding", "\"zero1\"" },
     { "sharding", "\"zero2\"" }, { "sharding", "\"zero3\"" }, { "sharding", "\"fsdp\"" },
-    { "offload", "\"none\"" }, { "offload", "\"optimizer\"" }, { "offload", "\"optimizer+params\"" },
+    { "offload", "\"none\"" }, { "offload", "\"optimizer\"" },
+    { "offload", "\"optimizer+params\"" },
     { "framework", "\"pytorch\"" }, { "framework", "\"jax\"" },
     { "kv_dtype", "\"fp16\"" }, { "kv_dtype", "\"bf16\"" }, { "kv_dtype", "\"fp8\"" },
     { "kv_dtype", "\"int8\"" }, { "kv_dtype", "\"int4\"" },
     { "image_size", "224" }, { "image_size", "[224, 160]" },
     { "lora", "{\"rank\": 64, \"targets\": \"all-linear\"}" },
     { "gpu", "{\"id\": \"x\", \"name\": \"X\", \"memory\": 24000000000}" },
-    { "model", "{\"id\": \"tiny\", \"name\": \"Tiny\", \"params\": 1000000, \"layers\": 2, \"hidden\": 64, \"heads\": 4}" },
+    { "model",
+     "{\"id\": \"tiny\", \"name\": \"Tiny\", \"params\": 1000000, \"layers\": 2, \"hidden\": 64, "
+     "\"heads\": 4}" },
   };
   g_autoptr(GError) error = NULL;
   g_autoptr(HrScenario) s = parse (text, &error);
@@ -207,34 +216,51 @@ test_malformed (void)
   expect_error (HEAD "  \"task\": \"training\"\n}\n", 4, 11, "did you mean \"train\"");
   expect_error (HEAD "  \"compute\": \"int8\"\n}\n", 4, 14, "\"compute\" must be");
   expect_error (HEAD "  \"jax_preallocate\": \"yes\"\n}\n", 4, 22, "true or false");
-  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama2-7b\"}", 1, 35, "did you mean \"llama-2-7b\"");
+  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama2-7b\"}", 1, 35,
+                "did you mean \"llama-2-7b\"");
   expect_error (HEAD "  \"gpu\": \"rtx4090\"\n}\n", 4, 10, "did you mean \"rtx-4090\"");
   expect_error (HEAD "  \"gpu\": 24\n}\n", 4, 10, "catalog id (a string) or a GPU object");
-  expect_error (HEAD "  \"gpu\": {\"id\": \"g\", \"name\": \"G\", \"memory\": 24}\n}\n", 4, 45, "\"memory\" must be");
-  expect_error (HEAD "  \"gpu\": {\"id\": \"g\", \"memory\": 24000000000}\n}\n", 4, 10, "missing the required key \"name\"");
-  expect_error (HEAD "  \"method\": \"qlora\",\n  \"weights_dtype\": \"bf16\"\n}\n", 5, 20, "must be \"nf4\" or \"int4\"");
+  expect_error (HEAD "  \"gpu\": {\"id\": \"g\", \"name\": \"G\", \"memory\": 24}\n}\n", 4, 45,
+                "\"memory\" must be");
+  expect_error (HEAD "  \"gpu\": {\"id\": \"g\", \"memory\": 24000000000}\n}\n", 4, 10,
+                "missing the required key \"name\"");
+  expect_error (HEAD "  \"method\": \"qlora\",\n  \"weights_dtype\": \"bf16\"\n}\n", 5, 20,
+                "must be \"nf4\" or \"int4\"");
   expect_error (HEAD "  \"lora\": {\"rank\": 0}\n}\n", 4, 20, "between 1 and 65536");
-  expect_error (HEAD "  \"lora\": {\"rank\": 8, \"target\": \"all\"}\n}\n", 4, 23, "did you mean \"targets\"");
+  expect_error (HEAD "  \"lora\": {\"rank\": 8, \"target\": \"all\"}\n}\n", 4, 23,
+                "did you mean \"targets\"");
   expect_error (HEAD "  \"image_size\": [224]\n}\n", 4, 17, "[width, height]");
-  expect_error (HEAD "  \"replay\": {\"steps\": 10, \"obs_shape\": [84, -1]}\n}\n", 4, 45, "positive integer");
-  expect_error (HEAD "  \"replay\": {\"obs_shape\": [84]}\n}\n", 4, 13, "missing the required key \"steps\"");
-  expect_error (HEAD "  \"task\": \"inference\",\n  \"optimizer\": \"adamw\"\n}\n", 5, 16, "runs no optimizer");
+  expect_error (HEAD "  \"replay\": {\"steps\": 10, \"obs_shape\": [84, -1]}\n}\n", 4, 45,
+                "positive integer");
+  expect_error (HEAD "  \"replay\": {\"obs_shape\": [84]}\n}\n", 4, 13,
+                "missing the required key \"steps\"");
+  expect_error (HEAD "  \"task\": \"inference\",\n  \"optimizer\": \"adamw\"\n}\n", 5, 16,
+                "runs no optimizer");
   expect_error (HEAD "  \"trainable_params\": 99999999999\n}\n", 4, 23, "between 0 and");
 
   /* Inline models */
-  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"layers\": 2}}",
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"layers\": 2}}",
                 2, 11, "missing the required key \"params\"");
-  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
-                " \"layers\": 2, \"hidden\": 64, \"heads\": 8, \"kv_heads\": 3}}", 2, 101, "must divide");
-  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10,"
+                " \"layers\": 2, \"hidden\": 64, \"heads\": 8, \"kv_heads\": 3}}", 2, 101,
+                "must divide");
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10,"
                 " \"layers\": 2, \"hidden\": 65, \"heads\": 8}}", 2, 86, "give \"head_dim\"");
-  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 100,"
-                " \"components\": [{\"name\": \"a\", \"params\": 10, \"layers\": 1, \"hidden\": 8, \"heads\": 1}]}}",
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 100,"
+                " \"components\": [{\"name\": \"a\", \"params\": 10, \"layers\": 1, \"hidden\": "
+                "8, \"heads\": 1}]}}",
                 2, 46, "the components add up to 10 parameters");
-  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10,"
                 " \"kind\": \"cnn\"}}", 2, 11, "needs \"activation\"");
-  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10,"
-                " \"kind\": \"cnn\", \"activation\": {\"bytes_per_sample\": 5, \"scales_with\": \"pixels\"}}}",
+  expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10,"
+                " \"kind\": \"cnn\", \"activation\": {\"bytes_per_sample\": 5, \"scales_with\": "
+                "\"pixels\"}}}",
                 2, 118, "needs \"at_image_size\"");
 }
 
@@ -314,7 +340,8 @@ static void
 test_set (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", HEAD "  \"micro_batch\": 2\n}", -1, &error);
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", HEAD "  \"micro_batch\": 2\n}", -1,
+                                                    &error);
   g_autoptr(HrScenario) s = NULL;
 
   g_assert_no_error (error);
@@ -347,9 +374,12 @@ test_round_trip (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("headroom-test-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "saved.json", NULL);
-  g_autoptr(HrScenario) a = parse (HEAD "  \"name\": \"trip\", \"method\": \"qlora\", \"micro_batch\": 3,\n"
-                                   "  \"seq_len\": 777, \"gpu\": {\"id\": \"g\", \"name\": \"G\", \"memory\": 48000000000},\n"
-                                   "  \"replay\": {\"steps\": 5, \"obs_shape\": [2, 3]}, \"loss\": \"chunked\"\n}", &error);
+  g_autoptr(HrScenario) a = parse (HEAD "  \"name\": \"trip\", \"method\": \"qlora\", "
+                                        "\"micro_batch\": 3,\n"
+                                   "  \"seq_len\": 777, \"gpu\": {\"id\": \"g\", \"name\": "
+                                   "\"G\", \"memory\": 48000000000},\n"
+                                   "  \"replay\": {\"steps\": 5, \"obs_shape\": [2, 3]}, "
+                                   "\"loss\": \"chunked\"\n}", &error);
   g_autoptr(HrScenario) b = NULL;
   g_autoptr(HrEstimate) ea = NULL;
   g_autoptr(HrEstimate) eb = NULL;
