@@ -219,16 +219,19 @@ hr_tree_new_gpu_choice (const HrScenario *scenario,
       question = node;
     }
 
-  if (question != NULL)
-    {
-      HrTreeNode *more = hr_tree_node_add (question,
-                                           hr_tree_node_new ("Shard over several GPUs, or apply "
-                                                             "the "
-                                                                       "memory knobs first", "No"));
+  /* A user catalog may leave out every reference card. */
+  if (question == NULL)
+    return hr_tree_node_new ("The catalog holds none of the reference cards (RTX 4090, RTX 5090, "
+                             "H100 SXM) to decide with", NULL);
 
-      hr_tree_node_set_detail (more, "headroom-cli knobs ranks them");
-      more->chosen = on_path;
-    }
+  {
+    HrTreeNode *more = hr_tree_node_new ("Shard over several GPUs, or apply the memory knobs first",
+                                         "No");
+
+    hr_tree_node_add (question, more);
+    hr_tree_node_set_detail (more, "headroom-cli knobs ranks them");
+    more->chosen = on_path;
+  }
 
   return root;
 }
