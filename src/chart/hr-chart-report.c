@@ -415,8 +415,8 @@ hr_chart_report_write (const char          *path,
   /* ---- page 1: what, the verdict, the buckets ---- */
   paragraph (&w, HR_CHART_FONT_TITLE, &style->foreground, title, 0, 2);
   {
-    g_autofree char *made = g_strdup_printf ("Made by %s on %s from the scenario below. "
-                                             "Sizes are GiB (2^30 bytes) per GPU.", creator, date);
+    g_autofree char *made = g_strdup_printf ("Made by %s on %s from the scenario below. Sizes "
+                                             "are GiB (2^30 bytes) per GPU.", creator, date);
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, made, 0, 14);
   }
@@ -440,8 +440,8 @@ hr_chart_report_write (const char          *path,
   }
   {
     g_autofree char *views = g_strdup_printf (
-      "What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, "
-      "max_memory_reserved %.2f GiB, nvidia-smi %.2f GiB. Host RAM: %.2f GiB.",
+      "What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, max_memory_reserved "
+      "%.2f GiB, nvidia-smi %.2f GiB. Host RAM: %.2f GiB.",
       est->allocated_peak / GiB, est->reserved_peak / GiB, est->device_used / GiB,
       est->host_ram / GiB);
 

@@ -159,8 +159,8 @@ hr_cli_export (int    argc,
       !(scale > 0 && scale <= 8))
     {
       fprintf (stderr,
-               "headroom-cli export: --width and --height must be 16 to 16384, "
-               "--scale above 0 up to 8\n");
+               "headroom-cli export: --width and --height must be 16 to 16384, --scale above 0 "
+               "up to 8\n");
       return HR_CLI_EXIT_USAGE;
     }
 

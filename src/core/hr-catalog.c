@@ -255,8 +255,8 @@ read_activation (HrReader    *parent,
       if (hr_reader_has (&reader, "bytes_per_sample"))
         {
           hr_reader_fail (&reader, "from_peak",
-                          "\"activation\" takes either \"bytes_per_sample\" or "
-                          "\"from_peak\", not both");
+                          "\"activation\" takes either \"bytes_per_sample\" or \"from_peak\", "
+                          "not both");
           goto out;
         }
 
@@ -356,16 +356,15 @@ read_shape (HrReader    *reader,
       if (!c->has_activation)
         return hr_reader_fail (reader, NULL,
                                "a \"%s\" part needs \"activation\": its activation memory has no "
-                               "closed form, "
-                               "so it must come from a measurement",
+                               "closed form, so it must come from a measurement",
                                hr_enum_to_nick (hr_component_kind_names, c->kind));
       return TRUE;
     }
 
   if (c->has_activation)
     return hr_reader_fail (reader, "activation",
-                           "a transformer's activations follow from its shape; "
-                           "\"activation\" is for CNN, U-Net, RSSM and MLP parts");
+                           "a transformer's activations follow from its shape; \"activation\" is "
+                           "for CNN, U-Net, RSSM and MLP parts");
 
   v = 0;
   if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
@@ -633,7 +632,7 @@ hr_model_from_json (HrJsonDoc   *doc,
         {
           hr_reader_fail (&reader, "params",
                           "the components add up to %" G_GUINT64_FORMAT " parameters, but "
-                          "\"params\" says %"
+                                                                        "\"params\" says %"
                           G_GUINT64_FORMAT, sum, model->params);
           goto out;
         }

@@ -804,8 +804,8 @@ compute (HrPlan     *self,
                  on_device (self, frozen_bytes, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 0.99, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 1.02, shard_weights, offload_params),
-                 "%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
-                 "the rest 16-bit", c->name, p->frozen / 1e9, wname, q_bytes);
+                 "%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), the rest "
+                 "16-bit", c->name, p->frozen / 1e9, wname, q_bytes);
 
           /* see the 16-bit staging copy below */
           if (p->frozen > 0 && !offload_params)
@@ -819,8 +819,8 @@ compute (HrPlan     *self,
 
           if (hr_dtype_is_quantized (s->weights_dtype))
             note (&acc,
-                  "%s: %s storage applied to all of its weights; quantising convolutions is rare, "
-                  "so this part is likely 16-bit in practice", c->name, wname);
+                  "%s: %s storage applied to all of its weights; quantising convolutions is "
+                  "rare, so this part is likely 16-bit in practice", c->name, wname);
           frozen_bytes = p->frozen * per;
           if (p->frozen > 0)
             add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED,
@@ -1054,7 +1054,7 @@ compute (HrPlan     *self,
           add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, ws, 0.5 * ws, 2.0 * ws,
                "%s: forward working set of one layer%s", c->name,
                c->kind == HR_COMPONENT_TRANSFORMER ? " over the prompt" : " (a tenth of the "
-                                                     "training figure)");
+                                                                          "training figure)");
           activations_total += ws;
 
           if (p->kv_cache)
@@ -1503,8 +1503,8 @@ add_notes (HrPlan     *self,
             any_frozen_no_backprop = TRUE;
           if (p->logits)
             g_ptr_array_add (notes, g_strdup (
-              "the loss is counted the way transformers computes it (logits upcast to fp32); "
-              "a chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less"));
+              "the loss is counted the way transformers computes it (logits upcast to fp32); a "
+              "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less"));
         }
 
       if (any_frozen_no_backprop)
@@ -1512,16 +1512,15 @@ add_notes (HrPlan     *self,
           "frozen parts that no gradient flows through keep no activations for the backward pass"));
 
       g_ptr_array_add (notes, g_strdup (
-        "gradients are counted alongside all activations, as with gradient accumulation; "
-        "without it the real peak can be lower by up to the gradient size"));
+        "gradients are counted alongside all activations, as with gradient accumulation; without "
+        "it the real peak can be lower by up to the gradient size"));
 
       if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
         g_ptr_array_add (notes, g_strdup_printf (
           "%s attention keeps no s² score matrix%s",
           hr_enum_to_nick (hr_attention_names, s->attention),
           s->attention == HR_ATTENTION_SDPA ? "; K and V are expanded to every head as "
-                                              "transformers' "
-                                              "repeat_kv does before SDPA" : ""));
+                                              "transformers' repeat_kv does before SDPA" : ""));
       if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->attention != HR_ATTENTION_EAGER)
         g_ptr_array_add (notes, g_strdup (
           "selective recomputation only drops the attention score matrix, which this attention "
@@ -1532,8 +1531,7 @@ add_notes (HrPlan     *self,
       if ((s->sharding == HR_SHARDING_ZERO3 || s->sharding == HR_SHARDING_FSDP) && s->gpus > 1)
         g_ptr_array_add (notes, g_strdup (
           "the high end of the range allows for saving a consolidated checkpoint, which gathers "
-          "the whole "
-          "16-bit model on one GPU; save sharded checkpoints to avoid that spike"));
+          "the whole 16-bit model on one GPU; save sharded checkpoints to avoid that spike"));
       if (s->sharding != HR_SHARDING_NONE && s->gpus == 1)
         g_ptr_array_add (notes, g_strdup_printf (
           "sharding \"%s\" with one GPU divides nothing; set gpus",
@@ -1554,10 +1552,8 @@ add_notes (HrPlan     *self,
       if (s->jax_preallocate)
         g_ptr_array_add (notes, g_strdup_printf (
           "JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
-          "nvidia-smi "
-          "shows that pool%s, not what the model needs (allocated_peak, %.1f GiB); the model "
-          "must fit "
-          "inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
+          "nvidia-smi shows that pool%s, not what the model needs (allocated_peak, %.1f GiB); "
+          "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
           "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use",
           s->gpu != NULL ? "" : " (no GPU given, so the pool is not counted)",
           est->allocated_peak / GiB));
@@ -1616,9 +1612,8 @@ fit_on_gpu (HrPlan     *self,
 
       hr_plan_peak (self, 1, &one);
       est->fit_reason = g_strdup_printf (
-        "even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
-        "(%.1f GiB less the %.0f%% reserve%s); weights, gradients and optimizer state alone are "
-        "%.1f GiB",
+        "even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s (%.1f GiB less "
+        "the %.0f%% reserve%s); weights, gradients and optimizer state alone are %.1f GiB",
         one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
         self->scenario->reserve * 100,
         self->scenario->framework == HR_FRAMEWORK_JAX && self->scenario->jax_preallocate

@@ -677,7 +677,7 @@ hr_json_doc_load_data (const char  *display_name,
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
                    "%s: file is %" G_GSSIZE_FORMAT " bytes, more than the %d MiB a JSON file of "
-                   "Headroom can be",
+                                                   "Headroom can be",
                    doc->name, length, HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
       return NULL;
     }
@@ -775,7 +775,7 @@ hr_json_doc_load_file (const char  *path,
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
                    "%s: file is %" G_GOFFSET_FORMAT " bytes, more than the %d MiB a JSON file of "
-                   "Headroom can be",
+                                                    "Headroom can be",
                    path, g_file_info_get_size (info), HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
       return NULL;
     }

@@ -157,8 +157,7 @@ hr_knobs_rank (const HrScenario *base)
         s->weights_dtype = HR_DTYPE_BF16;
       try_knob (&ranking, s, "bf16", "Train in bf16 mixed precision", "compute=bf16-mixed", 0.6,
                 "usually faster: tensor cores run bf16 at twice TF32's rate and half the bytes "
-                "move; "
-                "check that the loss stays stable",
+                "move; check that the loss stays stable",
                 "NVIDIA, Mixed Precision Training guide (Micikevicius et al. 2018)");
     }
 
@@ -264,8 +263,8 @@ hr_knobs_rank (const HrScenario *base)
       try_knob (&ranking, s, "fused-loss",
                 "Fuse the output head with the loss (no full logits tensor)",
                 "loss=fused", 1.0,
-                "no slower: Liger's fused linear cross-entropy computes the logits chunk by chunk "
-                "(a chunked loss, loss=chunked, saves most of it too)",
+                "no slower: Liger's fused linear cross-entropy computes the logits chunk by "
+                "chunk (a chunked loss, loss=chunked, saves most of it too)",
                 "Hsu et al. 2024, Liger Kernel, section 3.3 (fused linear cross entropy)");
     }
 
@@ -288,8 +287,7 @@ hr_knobs_rank (const HrScenario *base)
     {
       guint n = base->gpus > 1 ? base->gpus : 4;
       g_autofree char *label = g_strdup_printf ("Shard weights, gradients and optimizer state "
-                                                "over %u GPUs "
-                                                "(ZeRO-3 / FSDP)", n);
+                                                "over %u GPUs (ZeRO-3 / FSDP)", n);
       g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
 
       s = hr_scenario_copy (base);
@@ -363,8 +361,7 @@ hr_knobs_rank (const HrScenario *base)
     {
       guint n = base->gpus > 1 ? base->gpus : 2;
       g_autofree char *label = g_strdup_printf ("Split the weights and KV cache over %u GPUs "
-                                                "(tensor or "
-                                                "pipeline parallel)", n);
+                                                "(tensor or pipeline parallel)", n);
       g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
 
       s = hr_scenario_copy (base);

@@ -340,8 +340,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     {
       hr_reader_fail (&reader, "headroom_scenario",
                       "scenario format version %" G_GUINT64_FORMAT " was written by a newer "
-                      "Headroom; "
-                      "this one reads version 1", version);
+                                                                   "Headroom; this one reads "
+                                                                   "version 1", version);
       goto out;
     }
 
@@ -436,8 +436,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     {
       hr_reader_fail (&reader, "weights_dtype",
                       "\"method\": \"qlora\" keeps the frozen weights in 4 bits, so "
-                      "\"weights_dtype\" must be "
-                      "\"nf4\" or \"int4\", not \"%s\"",
+                      "\"weights_dtype\" must be \"nf4\" or \"int4\", not \"%s\"",
                       hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
       goto out;
     }
@@ -456,8 +455,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     {
       hr_reader_fail (&reader, "offload",
                       "\"task\": \"inference\" has no optimizer state to offload; use "
-                      "\"optimizer+params\" "
-                      "to keep the weights in host memory");
+                      "\"optimizer+params\" to keep the weights in host memory");
       goto out;
     }
 

@@ -101,8 +101,7 @@ main (void)
   g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data (
     "bench",
     "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"lora\", "
-    "\"micro_batch\": 2,"
-    " \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1, &error);
+    "\"micro_batch\": 2, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1, &error);
   g_autoptr(HrScenario) s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();

@@ -17,12 +17,12 @@ int
 main (void)
 {
   g_autoptr(HrScenario) vla = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                                "\"gr00t-n1.7\", \"method\": \"freeze\","
-                                                " \"micro_batch\": 32, \"gpu\": \"h100-sxm\"}");
+                                                "\"gr00t-n1.7\", \"method\": \"freeze\", "
+                                                "\"micro_batch\": 32, \"gpu\": \"h100-sxm\"}");
   g_autoptr(HrScenario) llm = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                                "\"llama-3.1-8b\", \"method\": \"qlora\","
-                                                " \"micro_batch\": 4, \"seq_len\": 2048, "
-                                                "\"gpu\": \"rtx-4090\"}");
+                                                "\"llama-3.1-8b\", \"method\": \"qlora\", "
+                                                "\"micro_batch\": 4, \"seq_len\": 2048, \"gpu\": "
+                                                "\"rtx-4090\"}");
   GPtrArray *gpus = hr_catalog_get_gpus (hr_catalog_get_default ());
   const guint n_estimates = 2000;
   guint64 checksum = 0;

@@ -44,8 +44,8 @@ static void
 test_geometry (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"llama-2-7b\", \"method\": \"lora\","
-                                              " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": "
+                                              "\"llama-2-7b\", \"method\": \"lora\", "
+                                              "\"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": "
                                               "\"rtx-4090\"}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
@@ -174,16 +174,15 @@ test_labels_inside_canvas (void)
   g_autoptr(HrScenario) s = hr_test_scenario (
                                               "{\"headroom_scenario\": 1, \"name\": \"An "
                                               "unusually long scenario name that says far too "
-                                              "much about the run it describes\","
-                                              " \"model\": {\"id\": \"m\", \"name\": \"A model "
-                                              "whose name goes on and on and on to test the "
-                                              "layout\", \"params\": 7000000000,"
-                                              " \"layers\": 32, \"hidden\": 4096, \"heads\": "
-                                              "32}, \"micro_batch\": 8,"
-                                              " \"gpu\": {\"id\": \"g\", \"name\": \"An "
-                                              "accelerator with an extraordinarily long "
-                                              "marketing name 96 GB\","
-                                              " \"memory\": 96000000000}}");
+                                              "much about the run it describes\", \"model\": "
+                                              "{\"id\": \"m\", \"name\": \"A model whose name "
+                                              "goes on and on and on to test the layout\", "
+                                              "\"params\": 7000000000, \"layers\": 32, "
+                                              "\"hidden\": 4096, \"heads\": 32}, "
+                                              "\"micro_batch\": 8, \"gpu\": {\"id\": \"g\", "
+                                              "\"name\": \"An accelerator with an "
+                                              "extraordinarily long marketing name 96 GB\", "
+                                              "\"memory\": 96000000000}}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
 
   for (guint t = 0; t < 3; t++)
@@ -221,9 +220,9 @@ static void
 test_variants (void)
 {
   g_autoptr(HrScenario) a = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"resnet-50\", \"task\": \"train\","
-                                              " \"micro_batch\": 64, \"compute\": "
-                                              "\"bf16-mixed\", \"gpu\": \"rtx-4090\"}");
+                                              "\"resnet-50\", \"task\": \"train\", "
+                                              "\"micro_batch\": 64, \"compute\": \"bf16-mixed\", "
+                                              "\"gpu\": \"rtx-4090\"}");
   g_autoptr(HrScenario) b = hr_scenario_copy (a);
   g_autoptr(HrScenario) c = hr_scenario_copy (a);
   g_autoptr(HrEstimate) ea = NULL;
@@ -283,8 +282,7 @@ test_summary (void)
   text = hr_bucket_chart_summary (data);
   g_assert_cmpstr (text, ==,
                    "Peak 71.2 GiB of 80 GiB on H100 (fits, 8.8 GiB spare): weights 13.5, "
-                   "gradients 13.5, "
-                             "optimizer 27.0, activations 15.9, overhead 1.3 GiB.");
+                   "gradients 13.5, optimizer 27.0, activations 15.9, overhead 1.3 GiB.");
 }
 
 static guint32
@@ -315,8 +313,8 @@ static void
 test_pixels (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"llama-2-7b\", \"method\": \"lora\","
-                                              " \"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": "
+                                              "\"llama-2-7b\", \"method\": \"lora\", "
+                                              "\"seq_len\": 2048, \"micro_batch\": 4, \"gpu\": "
                                               "\"rtx-4090\"}");
   g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (s);
 

@@ -18,9 +18,9 @@
 
 /* data/examples/gr00t-n1.7-h100.json */
 static const char gr00t_json[] =
-  "{\"headroom_scenario\": 1, \"name\": \"GR00T N1.7 fine-tune\", \"model\": \"gr00t-n1.7\","
-  " \"task\": \"finetune\", \"method\": \"freeze\", \"micro_batch\": 32,"
-  " \"compute\": \"bf16-mixed\", \"optimizer\": \"adamw\", \"gpu\": \"h100-sxm\"}";
+  "{\"headroom_scenario\": 1, \"name\": \"GR00T N1.7 fine-tune\", \"model\": \"gr00t-n1.7\", "
+  "\"task\": \"finetune\", \"method\": \"freeze\", \"micro_batch\": 32, \"compute\": "
+  "\"bf16-mixed\", \"optimizer\": \"adamw\", \"gpu\": \"h100-sxm\"}";
 
 static const char *const three_gpus[] = { "rtx-4090", "a100-40gb", "h100-sxm" };
 
@@ -535,8 +535,9 @@ test_layout_labels_inside (void)
 
   g_assert_cmpuint (strlen (long_name), ==, 60);
   g_free (straight->title);
-  straight->title = g_strdup ("A title far longer than any canvas could hold on one line, because "
-                              "somebody named their scenario after the whole experiment plan");
+  straight->title = g_strdup ("A title far longer than any canvas could hold on one line, "
+                              "because somebody named their scenario after the whole experiment "
+                              "plan");
   straight->subtitle = g_strdup ("A subtitle that also goes on and on about the model, method, "
                                  "compute, sequence length, and much more");
   add_straight_gpu (straight, long_name, 40);

@@ -19,8 +19,8 @@ example (void)
   g_autoptr(GError) error = NULL;
   g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data (
     "test",
-    "{\"headroom_scenario\": 1, \"name\": \"Tom & Jerry <test>\", \"model\": \"llama-3.1-8b\","
-    " \"method\": \"lora\", \"micro_batch\": 2, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1,
+    "{\"headroom_scenario\": 1, \"name\": \"Tom & Jerry <test>\", \"model\": \"llama-3.1-8b\", "
+    "\"method\": \"lora\", \"micro_batch\": 2, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1,
     &error);
   HrScenario *s;
 

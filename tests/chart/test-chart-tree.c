@@ -503,17 +503,17 @@ test_summary (void)
   g_autofree char *fan_text = hr_tree_chart_summary (fan);
 
   g_test_message ("%s", text);
-  g_assert_true (g_str_has_prefix (text, "Decision path: Fits on one 24 GB card? → Yes → "
-                                         "Train daily, for months? (not answered yet). 6 options: "
-                                         "Buy GeForce RTX 4090 ("));
+  g_assert_true (g_str_has_prefix (text, "Decision path: Fits on one 24 GB card? → Yes → Train "
+                                         "daily, for months? (not answered yet). 6 options: Buy "
+                                         "GeForce RTX 4090 ("));
   g_assert_nonnull (strstr (text, "; Shard over several GPUs, or apply the memory knobs first ("));
   g_assert_null (strchr (text, '<'));
 
   g_assert_cmpstr (fan_text, ==,
-                   "Decision path: Which budget? → $5,000 → Card 5. 8 options: "
-                   "Card 1 (a detail line); Card 2 (a detail line); Card 3 (a detail line); "
-                   "Card 4 (a detail line); Card 5 (a detail line); Card 6 (a detail line); "
-                   "Card 7 (a detail line); Card 8 (a detail line).");
+                   "Decision path: Which budget? → $5,000 → Card 5. 8 options: Card 1 (a detail "
+                   "line); Card 2 (a detail line); Card 3 (a detail line); Card 4 (a detail "
+                   "line); Card 5 (a detail line); Card 6 (a detail line); Card 7 (a detail "
+                   "line); Card 8 (a detail line).");
 }
 
 /* The pixel at (x, y) is @color, to within two levels a channel. */

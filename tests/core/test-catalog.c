@@ -145,27 +145,23 @@ static void
 test_user_entries (void)
 {
   g_autoptr(HrCatalog) catalog = hr_catalog_new ();
-  g_autoptr(HrJsonDoc) first = doc ("{\"version\": 1, \"entries\": ["
-                                    " {\"id\": \"card\", \"name\": \"Card\", \"memory\": "
-                                    "24000000000, \"source\": \"test\"},"
-                                    " {\"id\": \"other\", \"name\": \"Other\", \"memory\": "
-                                    "8000000000, \"source\": \"test\"}]}");
-  g_autoptr(HrJsonDoc) override = doc ("{\"version\": 1, \"entries\": ["
-                                       " {\"id\": \"card\", \"name\": \"Card v2\", \"memory\": "
-                                       "48000000000, \"source\": \"mine\"}]}");
-  g_autoptr(HrJsonDoc) broken = doc ("{\"version\": 1, \"entries\": ["
-                                     " {\"id\": \"new\", \"name\": \"New\", \"memory\": "
-                                     "8000000000, \"source\": \"x\"},"
-                                     " {\"id\": \"card\", \"name\": \"Card v3\", \"memory\": 1, "
-                                     "\"source\": \"x\"}]}");
-  g_autoptr(HrJsonDoc) unsourced = doc ("{\"version\": 1, \"entries\": ["
-                                        " {\"id\": \"nosrc\", \"name\": \"N\", \"memory\": "
-                                        "8000000000}]}");
-  g_autoptr(HrJsonDoc) dup = doc ("{\"version\": 1, \"entries\": ["
-                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, "
-                                  "\"source\": \"x\"},"
-                                  " {\"id\": \"a\", \"name\": \"A\", \"memory\": 8000000000, "
-                                  "\"source\": \"x\"}]}");
+  g_autoptr(HrJsonDoc) first = doc ("{\"version\": 1, \"entries\": [ {\"id\": \"card\", "
+                                    "\"name\": \"Card\", \"memory\": 24000000000, \"source\": "
+                                    "\"test\"}, {\"id\": \"other\", \"name\": \"Other\", "
+                                    "\"memory\": 8000000000, \"source\": \"test\"}]}");
+  g_autoptr(HrJsonDoc) override = doc ("{\"version\": 1, \"entries\": [ {\"id\": \"card\", "
+                                       "\"name\": \"Card v2\", \"memory\": 48000000000, "
+                                       "\"source\": \"mine\"}]}");
+  g_autoptr(HrJsonDoc) broken = doc ("{\"version\": 1, \"entries\": [ {\"id\": \"new\", "
+                                     "\"name\": \"New\", \"memory\": 8000000000, \"source\": "
+                                     "\"x\"}, {\"id\": \"card\", \"name\": \"Card v3\", "
+                                     "\"memory\": 1, \"source\": \"x\"}]}");
+  g_autoptr(HrJsonDoc) unsourced = doc ("{\"version\": 1, \"entries\": [ {\"id\": \"nosrc\", "
+                                        "\"name\": \"N\", \"memory\": 8000000000}]}");
+  g_autoptr(HrJsonDoc) dup = doc ("{\"version\": 1, \"entries\": [ {\"id\": \"a\", \"name\": "
+                                  "\"A\", \"memory\": 8000000000, \"source\": \"x\"}, {\"id\": "
+                                  "\"a\", \"name\": \"A\", \"memory\": 8000000000, \"source\": "
+                                  "\"x\"}]}");
   g_autoptr(GError) error = NULL;
 
   g_assert_true (hr_catalog_load_gpus (catalog, first, &error));

@@ -90,14 +90,12 @@ test_estimator_matches_eq1 (void)
       g_autoptr(HrScenario) s = hr_test_scenariof (
                                                    "{\"headroom_scenario\": 1, \"model\": "
                                                    "{\"id\": \"gpt\", \"name\": \"GPT-style\", "
-                                                   "\"params\": 180000000,"
-                                                   " \"layers\": 16, \"hidden\": 960, \"heads\": "
-                                                   "15, \"norm\": \"layernorm\", \"dropout\": "
-                                                   "true},"
-                                                   " \"task\": \"train\", \"attention\": "
-                                                   "\"eager\", \"compute\": \"bf16-mixed\", "
-                                                   "\"seq_len\": 200,"
-                                                   " \"micro_batch\": %u}", batches[i]);
+                                                   "\"params\": 180000000, \"layers\": 16, "
+                                                   "\"hidden\": 960, \"heads\": 15, \"norm\": "
+                                                   "\"layernorm\", \"dropout\": true}, \"task\": "
+                                                   "\"train\", \"attention\": \"eager\", "
+                                                   "\"compute\": \"bf16-mixed\", \"seq_len\": "
+                                                   "200, \"micro_batch\": %u}", batches[i]);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
       double layers = item_bytes (est, HR_BUCKET_ACTIVATIONS, "16 layers");
       double eq1 = hr_activations_korthikanti (200, batches[i], 960, 15, 16);
@@ -112,10 +110,9 @@ gr00t_on (guint64  memory,
           gboolean tune_llm)
 {
   return hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": \"gr00t-n1.7\", \"task\": "
-                            "\"finetune\","
-                            " \"method\": \"%s\", \"compute\": \"bf16-mixed\", \"micro_batch\": 32,"
-                            " \"gpu\": {\"id\": \"nominal\", \"name\": \"Nominal\", \"memory\": "
-                            "%" G_GUINT64_FORMAT "}}",
+                            "\"finetune\", \"method\": \"%s\", \"compute\": \"bf16-mixed\", "
+                            "\"micro_batch\": 32, \"gpu\": {\"id\": \"nominal\", \"name\": "
+                            "\"Nominal\", \"memory\": %" G_GUINT64_FORMAT "}}",
                             tune_llm ? "full" : "freeze", memory);
 }
 
@@ -196,9 +193,8 @@ static void
 test_reference_pi05 (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": \"pi05\", "
-                                              "\"task\": \"finetune\","
-                                              " \"method\": \"full\", \"compute\": \"fp32\", "
-                                              "\"micro_batch\": 8}");
+                                              "\"task\": \"finetune\", \"method\": \"full\", "
+                                              "\"compute\": \"fp32\", \"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   double state = model_state (est) - item_bytes (est, HR_BUCKET_OPTIMIZER, "step temporaries");
 
@@ -232,16 +228,16 @@ static void
 test_reference_bytes_per_param (void)
 {
   static const char *model =
-    "{\"id\": \"m\", \"name\": \"M\", \"params\": 1000000000, \"components\": ["
-    " {\"name\": \"frozen\", \"params\": 900000000, \"trainable\": false, \"layers\": 8, "
-    "\"hidden\": 2048, \"heads\": 16},"
-    " {\"name\": \"head\", \"params\": 100000000, \"layers\": 2, \"hidden\": 1024, \"heads\": 8}]}";
+    "{\"id\": \"m\", \"name\": \"M\", \"params\": 1000000000, \"components\": [ {\"name\": "
+    "\"frozen\", \"params\": 900000000, \"trainable\": false, \"layers\": 8, \"hidden\": 2048, "
+    "\"heads\": 16}, {\"name\": \"head\", \"params\": 100000000, \"layers\": 2, \"hidden\": "
+    "1024, \"heads\": 8}]}";
   g_autoptr(HrScenario) full = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, "
-                                                  "\"method\": \"full\","
-                                                  " \"seq_len\": 256, \"micro_batch\": 64}", model);
+                                                  "\"method\": \"full\", \"seq_len\": 256, "
+                                                  "\"micro_batch\": 64}", model);
   g_autoptr(HrScenario) freeze = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, "
-                                                    "\"method\": \"freeze\","
-                                                    " \"seq_len\": 256, \"micro_batch\": 64}",
+                                                    "\"method\": \"freeze\", \"seq_len\": 256, "
+                                                    "\"micro_batch\": 64}",
                                                     model);
   g_autoptr(HrEstimate) ef = hr_estimate_new (full);
   g_autoptr(HrEstimate) ez = hr_estimate_new (freeze);
@@ -260,8 +256,8 @@ test_reference_bytes_per_param (void)
   /* plain fp32 Adam lands on 16 by a different route: 4 + 4 + 8 */
   {
     g_autoptr(HrScenario) fp32 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": %s, "
-                                                    "\"method\": \"full\","
-                                                    " \"compute\": \"fp32\", \"seq_len\": 256, "
+                                                    "\"method\": \"full\", \"compute\": "
+                                                    "\"fp32\", \"seq_len\": 256, "
                                                     "\"micro_batch\": 64}", model);
     g_autoptr(HrEstimate) e32 = hr_estimate_new (fp32);
     double temp = item_bytes (e32, HR_BUCKET_OPTIMIZER, "step temporaries");
@@ -278,17 +274,14 @@ static void
 test_reference_llm_weights (void)
 {
   g_autoptr(HrScenario) s70 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                                "\"llama-2-70b\","
-                                                " \"task\": \"inference\", \"weights_dtype\": "
-                                                "\"fp16\"}");
+                                                "\"llama-2-70b\", \"task\": \"inference\", "
+                                                "\"weights_dtype\": \"fp16\"}");
   g_autoptr(HrScenario) s7 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                               "\"llama-2-7b\","
-                                               " \"task\": \"inference\", \"weights_dtype\": "
-                                               "\"fp16\"}");
+                                               "\"llama-2-7b\", \"task\": \"inference\", "
+                                               "\"weights_dtype\": \"fp16\"}");
   g_autoptr(HrScenario) s13 = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                                "\"llama-2-13b\","
-                                                " \"task\": \"inference\", \"weights_dtype\": "
-                                                "\"nf4\"}");
+                                                "\"llama-2-13b\", \"task\": \"inference\", "
+                                                "\"weights_dtype\": \"nf4\"}");
   g_autoptr(HrEstimate) e70 = hr_estimate_new (s70);
   g_autoptr(HrEstimate) e7 = hr_estimate_new (s7);
   g_autoptr(HrEstimate) e13 = hr_estimate_new (s13);
@@ -315,10 +308,10 @@ static void
 test_reference_dreamer_preallocation (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"dreamerv3-200m\", \"task\": \"train\","
-                                              " \"compute\": \"fp32\", \"micro_batch\": 16, "
-                                              "\"seq_len\": 64,"
-                                              " \"framework\": \"jax\", \"gpu\": \"rtx-5090d\"}");
+                                              "\"dreamerv3-200m\", \"task\": \"train\", "
+                                              "\"compute\": \"fp32\", \"micro_batch\": 16, "
+                                              "\"seq_len\": 64, \"framework\": \"jax\", \"gpu\": "
+                                              "\"rtx-5090d\"}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   g_autoptr(HrScenario) off = hr_scenario_copy (s);
   g_autoptr(HrEstimate) eoff = NULL;
@@ -342,10 +335,9 @@ static void
 test_reference_replay (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"dino-wm\", \"task\": \"train\","
-                                              " \"replay\": {\"steps\": 200000, \"obs_shape\": "
-                                              "[224, 224, 3],"
-                                              " \"obs_dtype\": \"uint8\"}}");
+                                              "\"dino-wm\", \"task\": \"train\", \"replay\": "
+                                              "{\"steps\": 200000, \"obs_shape\": [224, 224, 3], "
+                                              "\"obs_dtype\": \"uint8\"}}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
   assert_near ((double) est->host_ram, 30e9, 0.01);
@@ -454,8 +446,7 @@ static void
 test_property_attention_and_recompute (void)
 {
   static const char *base = "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"seq_len\": "
-                            "4096,"
-                            " \"micro_batch\": 2";
+                            "4096, \"micro_batch\": 2";
   g_autofree char *eager = g_strconcat (base, ", \"attention\": \"eager\"}", NULL);
   g_autofree char *sdpa = g_strconcat (base, ", \"attention\": \"sdpa\"}", NULL);
   g_autofree char *flash = g_strconcat (base, ", \"attention\": \"flash\"}", NULL);
@@ -511,8 +502,8 @@ static void
 test_property_inference (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"llama-3.1-8b\", \"task\": \"inference\","
-                                              " \"context_len\": 8192, \"micro_batch\": 4}");
+                                              "\"llama-3.1-8b\", \"task\": \"inference\", "
+                                              "\"context_len\": 8192, \"micro_batch\": 4}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *c = g_ptr_array_index (s->model->components, 0);
   /* 2 (K, V) x 32 layers x 8 KV heads x 128 x 8192 tokens x 4 x 2 bytes */
@@ -540,8 +531,8 @@ static void
 test_property_frozen_parts (void)
 {
   g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
-                                              "\"gr00t-n1.7\", \"method\": \"freeze\","
-                                              " \"micro_batch\": 8}");
+                                              "\"gr00t-n1.7\", \"method\": \"freeze\", "
+                                              "\"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *backbone = g_ptr_array_index (s->model->components, 0);
   g_autofree char *backbone_label = g_strdup_printf ("%s: frozen, no backward", backbone->name);
