@@ -19,48 +19,23 @@
 #define HEIGHT 800
 #define FRAMES 200
 
-typedef void (*Frame) (cairo_t *cr, PangoContext *context, const HrChartStyle *style,
-                       gpointer data);
-
-static void
-buckets_frame (cairo_t            *cr,
-               PangoContext       *context,
-               const HrChartStyle *style,
-               gpointer            data)
-{
-  g_autoptr(HrBucketChartLayout) layout = hr_bucket_chart_layout (data, style, context, WIDTH,
-                                                                  HEIGHT);
-
-  hr_bucket_chart_render (layout, data, style, cr);
-}
-
-static void
-curve_frame (cairo_t            *cr,
-             PangoContext       *context,
-             const HrChartStyle *style,
-             gpointer            data)
-{
-  g_autoptr(HrCurveChartLayout) layout = hr_curve_chart_layout (data, style, context, WIDTH,
-                                                                HEIGHT);
-
-  hr_curve_chart_render (layout, data, style, cr);
-}
-
 static void
 tree_frame (cairo_t            *cr,
             PangoContext       *context,
             const HrChartStyle *style,
+            double              width,
+            double              height,
             gpointer            data)
 {
   g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (data, "GPU choice", style, context,
-                                                              WIDTH, HEIGHT);
+                                                             width, height);
 
   hr_tree_chart_render (layout, style, cr);
 }
 
 static void
 time_frames (const char         *name,
-             Frame               frame,
+             HrChartDrawFunc     frame,
              const HrChartStyle *style,
              gpointer            data)
 {
@@ -72,7 +47,7 @@ time_frames (const char         *name,
   {
     cairo_t *cr = cairo_create (surface);
 
-    frame (cr, context, style, data);
+    frame (cr, context, style, WIDTH, HEIGHT, data);
     cairo_destroy (cr);
   }
 
@@ -81,7 +56,7 @@ time_frames (const char         *name,
     {
       cairo_t *cr = cairo_create (surface);
 
-      frame (cr, context, style, data);
+      frame (cr, context, style, WIDTH, HEIGHT, data);
       cairo_destroy (cr);
     }
   cairo_surface_flush (surface);
@@ -118,8 +93,8 @@ main (void)
   curve = hr_curve_chart_data_new_for_scenario (s, gpus, 1, 64, FALSE);
   tree = hr_tree_new_gpu_choice (s, hr_catalog_get_default ());
 
-  time_frames ("buckets", buckets_frame, style, buckets);
-  time_frames ("curve", curve_frame, style, curve);
+  time_frames ("buckets", hr_bucket_chart_draw, style, buckets);
+  time_frames ("curve", hr_curve_chart_draw, style, curve);
   time_frames ("tree", tree_frame, style, tree);
   return 0;
 }
