@@ -210,6 +210,28 @@ hr_curve_chart_data_new_for_scenario (const HrScenario *scenario,
 }
 
 void
+hr_curve_chart_add_reference_gpus (GPtrArray *gpus,
+                                   HrCatalog *catalog)
+{
+  static const char * const reference[] = { "rtx-4090", "a100-80gb", "h100-sxm" };
+
+  g_return_if_fail (gpus != NULL);
+  g_return_if_fail (catalog != NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (reference); i++)
+    {
+      const HrGpu *gpu = hr_catalog_find_gpu (catalog, reference[i]);
+      gboolean present = FALSE;
+
+      for (guint j = 0; j < gpus->len && gpu != NULL; j++)
+        present |= g_str_equal (((const HrGpu *) g_ptr_array_index (gpus, j))->id, gpu->id);
+
+      if (gpu != NULL && !present)
+        g_ptr_array_add (gpus, (gpointer) gpu);
+    }
+}
+
+void
 hr_curve_chart_batch_range (const HrScenario *scenario,
                             GPtrArray        *gpus,
                             guint            *to,

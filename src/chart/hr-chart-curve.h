@@ -80,6 +80,11 @@ HrCurveChartData *hr_curve_chart_data_new_for_scenario (const HrScenario *scenar
                                                         guint             from,
                                                         guint             to,
                                                         gboolean          log2_x);
+/* Appends to @gpus (const HrGpu *) the cards a curve shows for reference,
+ * a consumer card and the two data-centre cards most rented for training,
+ * where @catalog has them and @gpus does not already. */
+void              hr_curve_chart_add_reference_gpus (GPtrArray *gpus,
+                                                     HrCatalog *catalog);
 /* The micro-batches a curve of @scenario should span to show where it stops
  * fitting on each of @gpus: 1 to twice the largest batch that fits (or the
  * scenario's own), a power of two of at least 16; a log2 axis past 128. */

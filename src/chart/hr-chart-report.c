@@ -230,7 +230,6 @@ curve_section (Writer           *w,
                HrCatalog        *catalog,
                double            height)
 {
-  static const char * const extra[] = { "rtx-4090", "a100-80gb", "h100-sxm" };
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   g_autoptr(HrCurveChartData) data = NULL;
   g_autofree char *summary = NULL;
@@ -239,13 +238,7 @@ curve_section (Writer           *w,
 
   if (s->gpu != NULL)
     g_ptr_array_add (gpus, s->gpu);
-  for (guint i = 0; i < G_N_ELEMENTS (extra); i++)
-    {
-      const HrGpu *gpu = hr_catalog_find_gpu (catalog, extra[i]);
-
-      if (gpu != NULL && (s->gpu == NULL || !g_str_equal (s->gpu->id, gpu->id)))
-        g_ptr_array_add (gpus, (gpointer) gpu);
-    }
+  hr_curve_chart_add_reference_gpus (gpus, catalog);
 
   hr_curve_chart_batch_range (s, gpus, &upper, &log2_x);
   data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, upper, log2_x);

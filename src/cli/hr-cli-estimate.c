@@ -464,7 +464,7 @@ hr_cli_fits (int    argc,
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   g_autoptr(GPtrArray) fits = NULL;
-  HrCatalog *catalog;
+  g_autoptr(GError) error = NULL;
   int status;
 
   scenario = begin ("SCENARIO",
@@ -473,36 +473,8 @@ hr_cli_fits (int    argc,
   if (scenario == NULL)
     return status;
 
-  catalog = hr_catalog_get_default ();
-
-  if (gpu_list == NULL || g_str_equal (gpu_list, "all"))
-    {
-      GPtrArray *all = hr_catalog_get_gpus (catalog);
-
-      for (guint i = 0; i < all->len; i++)
-        g_ptr_array_add (gpus, g_ptr_array_index (all, i));
-    }
-  else
-    {
-      g_auto(GStrv) ids = g_strsplit (gpu_list, ",", -1);
-
-      for (guint i = 0; ids[i] != NULL; i++)
-        {
-          const char *id = g_strstrip (ids[i]);
-          const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
-
-          if (gpu == NULL)
-            {
-              g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
-
-              fprintf (stderr,
-                       "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)\n",
-                       id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
-              return HR_CLI_EXIT_USAGE;
-            }
-          g_ptr_array_add (gpus, (gpointer) gpu);
-        }
-    }
+  if (!hr_cli_resolve_gpus (gpu_list != NULL ? gpu_list : "all", gpus, &error))
+    return hr_cli_fail (error);
 
   fits = hr_fit_gpus (scenario, gpus);
 

@@ -14,8 +14,6 @@
 
 /* The cards a curve shows when the scenario names none: a consumer card,
  * and the two data-centre cards most rented for training. */
-static const char * const default_curve_gpus[] = { "rtx-4090", "a100-80gb", "h100-sxm", NULL };
-
 typedef struct {
   const HrTreeNode *tree;
   const char       *title;
@@ -34,43 +32,6 @@ draw_tree (cairo_t            *cr,
                                                               context, width, height);
 
   hr_tree_chart_render (layout, style, cr);
-}
-
-static gboolean
-resolve_gpus (const char  *list,
-              GPtrArray   *gpus,
-              GError     **error)
-{
-  HrCatalog *catalog = hr_catalog_get_default ();
-  g_auto(GStrv) ids = g_strsplit (list, ",", -1);
-
-  if (g_str_equal (list, "all"))
-    {
-      GPtrArray *all = hr_catalog_get_gpus (catalog);
-
-      for (guint i = 0; i < all->len; i++)
-        g_ptr_array_add (gpus, g_ptr_array_index (all, i));
-      return TRUE;
-    }
-
-  for (guint i = 0; ids[i] != NULL; i++)
-    {
-      const char *id = g_strstrip (ids[i]);
-      const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
-
-      if (gpu == NULL)
-        {
-          g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
-
-          g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
-                       "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
-                       id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
-          return FALSE;
-        }
-      g_ptr_array_add (gpus, (gpointer) gpu);
-    }
-
-  return TRUE;
 }
 
 int
@@ -196,17 +157,13 @@ hr_cli_export (int    argc,
 
       if (gpu_list != NULL)
         {
-          if (!resolve_gpus (gpu_list, gpus, &error))
+          if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
             return hr_cli_fail (error);
         }
       else if (scenario->gpu != NULL)
         g_ptr_array_add (gpus, scenario->gpu);
       else
-        {
-          g_autofree char *defaults = g_strjoinv (",", (char **) default_curve_gpus);
-
-          resolve_gpus (defaults, gpus, NULL);
-        }
+        hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
 
       hr_curve_chart_batch_range (scenario, gpus, &upper, &log2_x);
       curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);

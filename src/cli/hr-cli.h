@@ -39,6 +39,12 @@ HrScenario *hr_cli_load_scenario (const char     *path,
                                   char          **sets,
                                   GError        **error);
 
+/* Appends the GPUs a --gpus option names ("all", or ID,ID…) to @gpus; an
+ * unknown id is an error with the closest one as a hint. */
+gboolean    hr_cli_resolve_gpus  (const char     *list,
+                                  GPtrArray      *gpus,
+                                  GError        **error);
+
 /* Bytes as GiB with the unit, in the locale's number format. */
 char       *hr_cli_gib           (double          bytes);
 void        hr_cli_print_json    (JsonNode       *node);

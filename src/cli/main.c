@@ -112,6 +112,43 @@ hr_cli_load_scenario (const char  *path,
   return hr_scenario_new_from_doc (doc, catalog, error);
 }
 
+gboolean
+hr_cli_resolve_gpus (const char  *list,
+                     GPtrArray   *gpus,
+                     GError     **error)
+{
+  HrCatalog *catalog = hr_catalog_get_default ();
+  g_auto(GStrv) ids = g_strsplit (list, ",", -1);
+
+  if (g_str_equal (list, "all"))
+    {
+      GPtrArray *all = hr_catalog_get_gpus (catalog);
+
+      for (guint i = 0; i < all->len; i++)
+        g_ptr_array_add (gpus, g_ptr_array_index (all, i));
+      return TRUE;
+    }
+
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      const char *id = g_strstrip (ids[i]);
+      const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
+
+      if (gpu == NULL)
+        {
+          g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
+
+          g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
+                       "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
+                       id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+          return FALSE;
+        }
+      g_ptr_array_add (gpus, (gpointer) gpu);
+    }
+
+  return TRUE;
+}
+
 char *
 hr_cli_gib (double bytes)
 {
