@@ -168,7 +168,8 @@ const HrModel *hr_catalog_find_model   (HrCatalog   *catalog,
                                         const char  *id);
 const HrGpu   *hr_catalog_find_gpu     (HrCatalog   *catalog,
                                         const char  *id);
-/* Arrays of const HrModel * / const HrGpu *, in file order. */
+/* Arrays of const HrModel * / const HrGpu *, in file order; owned by the
+ * catalog (transfer none). */
 GPtrArray   *hr_catalog_get_models     (HrCatalog   *catalog);
 GPtrArray   *hr_catalog_get_gpus       (HrCatalog   *catalog);
 

@@ -57,8 +57,8 @@ apply_defaults (HrScenario *self)
 }
 
 /* Values that follow from others unless the file set them. */
-static void
-resolve_dependent (HrScenario *self)
+void
+hr_scenario_resolve (HrScenario *self)
 {
   if (!self->weights_dtype_set)
     self->weights_dtype = self->method == HR_METHOD_QLORA
@@ -87,7 +87,7 @@ hr_scenario_new_for_model (const HrModel *model)
     self->method = model->method;
   if (model->has_compute)
     self->compute = model->compute;
-  resolve_dependent (self);
+  hr_scenario_resolve (self);
   return self;
 }
 
@@ -459,7 +459,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       goto out;
     }
 
-  resolve_dependent (self);
+  hr_scenario_resolve (self);
   ok = TRUE;
 
 out:

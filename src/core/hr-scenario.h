@@ -90,6 +90,12 @@ gboolean    hr_scenario_save          (const HrScenario *scenario,
                                        const char       *path,
                                        GError          **error);
 
+/* Recomputes the values that follow from others (the weights dtype from the
+ * method and precision, the optimizer from the task, the framework from the
+ * model) wherever the scenario does not set them itself: call it after
+ * changing a field in place. */
+void        hr_scenario_resolve         (HrScenario       *scenario);
+
 /* Resolved values that depend on the model. */
 guint       hr_scenario_get_seq_len     (const HrScenario *scenario);
 void        hr_scenario_get_image_size  (const HrScenario *scenario,

@@ -1,0 +1,334 @@
+/* hr-application.c: the Headroom application
+ *
+ * Actions and their accelerators are set here, in one table.  `headroom
+ * FILE.json` opens a scenario; `headroom --screenshot=OUT.png [FILE]` draws
+ * the window once, writes it as a PNG and exits.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gi18n.h>
+
+#include "hr-application.h"
+#include "hr-preferences.h"
+#include "hr-window.h"
+
+struct _HrApplication
+{
+  AdwApplication  parent_instance;
+
+  char           *screenshot;
+  int             screenshot_width;
+  int             screenshot_height;
+  int             status;
+};
+
+G_DEFINE_FINAL_TYPE (HrApplication, hr_application, ADW_TYPE_APPLICATION)
+
+static const struct {
+  const char *action;
+  const char *accels[3];
+} accels[] = {
+  { "app.quit", { "<Control>q", NULL } },
+  { "app.preferences", { "<Control>comma", NULL } },
+  { "win.new", { "<Control>n", NULL } },
+  { "win.open", { "<Control>o", NULL } },
+  { "win.save", { "<Control>s", NULL } },
+  { "win.save-as", { "<Control><Shift>s", NULL } },
+  { "win.export", { "<Control>e", NULL } },
+  { "win.export-report", { "<Control><Shift>e", NULL } },
+  { "win.search-models", { "<Control>f", NULL } },
+  { "win.toggle-sidebar", { "F9", NULL } },
+  { "win.show-help-overlay", { "<Control>question", NULL } },
+  { "window.close", { "<Control>w", NULL } },
+};
+
+static HrWindow *
+get_window (HrApplication *self)
+{
+  GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
+
+  if (window == NULL)
+    window = GTK_WINDOW (hr_window_new (GTK_APPLICATION (self)));
+  return HR_WINDOW (window);
+}
+
+static gboolean
+screenshot_tick (GtkWidget     *widget,
+                 GdkFrameClock *clock,
+                 gpointer       user_data)
+{
+  HrApplication *self = HR_APPLICATION (user_data);
+  int frames = GPOINTER_TO_INT (g_object_get_data (G_OBJECT (widget), "hr-frames")) + 1;
+  g_autoptr(GError) error = NULL;
+
+  /* A few frames, so that lists, charts and the window size have settled. */
+  g_object_set_data (G_OBJECT (widget), "hr-frames", GINT_TO_POINTER (frames));
+  if (frames < 4)
+    return G_SOURCE_CONTINUE;
+
+  if (!hr_window_screenshot (HR_WINDOW (widget), self->screenshot, &error))
+    {
+      g_printerr ("headroom: %s\n", error->message);
+      self->status = 1;
+    }
+  g_application_quit (G_APPLICATION (self));
+  return G_SOURCE_REMOVE;
+}
+
+static void
+present (HrApplication *self,
+         HrWindow      *window)
+{
+  if (self->screenshot != NULL)
+    {
+      if (self->screenshot_width > 0 && self->screenshot_height > 0)
+        {
+          gtk_window_unmaximize (GTK_WINDOW (window));
+          gtk_window_set_default_size (GTK_WINDOW (window), self->screenshot_width,
+                                       self->screenshot_height);
+        }
+      gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
+    }
+  gtk_window_present (GTK_WINDOW (window));
+}
+
+static void
+hr_application_activate (GApplication *app)
+{
+  HrApplication *self = HR_APPLICATION (app);
+  gboolean fresh = gtk_application_get_active_window (GTK_APPLICATION (app)) == NULL;
+  HrWindow *window = get_window (self);
+
+  /* The scenario that was open last time comes back; a file that has gone
+   * or broken since only costs a toast. */
+  if (fresh && self->screenshot == NULL)
+    {
+      g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+      g_autofree char *last = g_settings_get_string (settings, "last-scenario");
+
+      if (last[0] != '\0')
+        {
+          g_autoptr(GFile) file = g_file_new_for_path (last);
+          g_autoptr(GError) error = NULL;
+
+          if (!hr_window_load_file (window, file, &error))
+            {
+              g_message ("%s", error->message);
+              g_settings_set_string (settings, "last-scenario", "");
+            }
+        }
+    }
+  present (self, window);
+}
+
+static void
+hr_application_open (GApplication  *app,
+                     GFile        **files,
+                     int            n_files,
+                     const char    *hint)
+{
+  HrApplication *self = HR_APPLICATION (app);
+  HrWindow *window = get_window (self);
+
+  if (n_files > 0)
+    {
+      if (self->screenshot != NULL)
+        {
+          g_autoptr(GError) error = NULL;
+
+          if (!hr_window_load_file (window, files[0], &error))
+            {
+              g_printerr ("headroom: %s\n", error->message);
+              self->status = 2;
+              g_application_quit (app);
+              return;
+            }
+        }
+      else
+        hr_window_open_file (window, files[0]);
+    }
+  present (self, window);
+}
+
+static int
+hr_application_handle_local_options (GApplication *app,
+                                     GVariantDict *options)
+{
+  HrApplication *self = HR_APPLICATION (app);
+  const char *size = NULL;
+
+  if (g_variant_dict_contains (options, "version"))
+    {
+      g_print ("headroom %s\n", PACKAGE_VERSION);
+      return 0;
+    }
+  if (g_variant_dict_lookup (options, "screenshot", "^ay", &self->screenshot))
+    {
+      /* A screenshot run is its own process: it never hands the file to a
+       * Headroom that is already open. */
+      g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
+    }
+  if (g_variant_dict_lookup (options, "screenshot-size", "&s", &size))
+    {
+      if (sscanf (size, "%dx%d", &self->screenshot_width, &self->screenshot_height) != 2
+          || self->screenshot_width < 200 || self->screenshot_height < 200
+          || self->screenshot_width > 8000 || self->screenshot_height > 8000)
+        {
+          g_printerr (_("headroom: --screenshot-size wants WIDTHxHEIGHT, such as 1280x800\n"));
+          return 2;
+        }
+    }
+  return -1;
+}
+
+static void
+quit_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  g_application_quit (G_APPLICATION (user_data));
+}
+
+static void
+preferences_activated (GSimpleAction *action,
+                       GVariant      *parameter,
+                       gpointer       user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+
+  gtk_window_present (GTK_WINDOW (hr_preferences_new (parent)));
+}
+
+static void
+about_activated (GSimpleAction *action,
+                 GVariant      *parameter,
+                 gpointer       user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  static const char *developers[] = { "The Headroom developers", NULL };
+  static const char *formulas[] = {
+    "Korthikanti et al. 2022, “Reducing Activation Recomputation in Large Transformer "
+    "Models” (activation memory, eq. 1) https://arxiv.org/abs/2205.05198",
+    "Rajbhandari et al. 2020, “ZeRO: Memory Optimizations Toward Training Trillion "
+    "Parameter Models” (optimizer, gradient and parameter sharding) "
+    "https://arxiv.org/abs/1910.02054",
+    "Dettmers et al. 2023, “QLoRA: Efficient Finetuning of Quantized LLMs” (NF4 storage, "
+    "double quantisation, paged optimizers) https://arxiv.org/abs/2305.14314",
+    "Hu et al. 2021, “LoRA: Low-Rank Adaptation of Large Language Models” "
+    "https://arxiv.org/abs/2106.09685",
+    "Okabe and Ito 2008, “Color Universal Design” (chart colours)",
+    NULL
+  };
+  GtkWidget *about = NULL;
+
+#if ADW_CHECK_VERSION (1, 4, 0)
+  /* The metainfo compiled into the resources gives the release notes,
+   * name, developer and links. */
+  if (g_resources_get_info ("/io/github/vramlab/Headroom/" APP_ID ".metainfo.xml", 0, NULL,
+                            NULL, NULL))
+    about = adw_about_window_new_from_appdata ("/io/github/vramlab/Headroom/" APP_ID
+                                               ".metainfo.xml", PACKAGE_VERSION);
+#endif
+  /* libadwaita 1.2 cannot read the metainfo: the same fields, by hand. */
+  if (about == NULL)
+    {
+      about = adw_about_window_new ();
+      adw_about_window_set_application_name (ADW_ABOUT_WINDOW (about), _("Headroom"));
+      adw_about_window_set_version (ADW_ABOUT_WINDOW (about), PACKAGE_VERSION);
+      adw_about_window_set_developer_name (ADW_ABOUT_WINDOW (about),
+                                           _("The Headroom developers"));
+      adw_about_window_set_license_type (ADW_ABOUT_WINDOW (about), GTK_LICENSE_GPL_3_0);
+      adw_about_window_set_website (ADW_ABOUT_WINDOW (about),
+                                    "https://github.com/vramlab/headroom");
+      adw_about_window_set_issue_url (ADW_ABOUT_WINDOW (about),
+                                      "https://github.com/vramlab/headroom/issues");
+    }
+  adw_about_window_set_application_icon (ADW_ABOUT_WINDOW (about), APP_ID);
+  adw_about_window_set_comments (ADW_ABOUT_WINDOW (about),
+                                 _("Plans GPU memory for training, fine-tuning and running "
+                                   "AI models: how the peak splits into weights, gradients, "
+                                   "optimizer state, activations and overhead, where it stops "
+                                   "fitting, and which lever buys the most memory.\n\n"
+                                   "Every figure is an estimate with a range. Check it against "
+                                   "a measurement on your own card before you spend money."));
+  adw_about_window_set_developers (ADW_ABOUT_WINDOW (about), developers);
+  adw_about_window_add_acknowledgement_section (ADW_ABOUT_WINDOW (about),
+                                                _("Formulas and figures"), formulas);
+  gtk_window_set_transient_for (GTK_WINDOW (about), parent);
+  gtk_window_present (GTK_WINDOW (about));
+}
+
+static void
+hr_application_startup (GApplication *app)
+{
+  static const GActionEntry entries[] = {
+    { "quit", quit_activated, NULL, NULL, NULL, { 0 } },
+    { "preferences", preferences_activated, NULL, NULL, NULL, { 0 } },
+    { "about", about_activated, NULL, NULL, NULL, { 0 } },
+  };
+
+  G_APPLICATION_CLASS (hr_application_parent_class)->startup (app);
+
+  g_action_map_add_action_entries (G_ACTION_MAP (app), entries, G_N_ELEMENTS (entries), app);
+  for (guint i = 0; i < G_N_ELEMENTS (accels); i++)
+    gtk_application_set_accels_for_action (GTK_APPLICATION (app), accels[i].action,
+                                           accels[i].accels);
+}
+
+static void
+hr_application_finalize (GObject *object)
+{
+  HrApplication *self = HR_APPLICATION (object);
+
+  g_free (self->screenshot);
+  G_OBJECT_CLASS (hr_application_parent_class)->finalize (object);
+}
+
+static void
+hr_application_class_init (HrApplicationClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GApplicationClass *app_class = G_APPLICATION_CLASS (klass);
+
+  object_class->finalize = hr_application_finalize;
+  app_class->activate = hr_application_activate;
+  app_class->open = hr_application_open;
+  app_class->startup = hr_application_startup;
+  app_class->handle_local_options = hr_application_handle_local_options;
+}
+
+static void
+hr_application_init (HrApplication *self)
+{
+  static const GOptionEntry options[] = {
+    { "screenshot", 0, 0, G_OPTION_ARG_FILENAME, NULL,
+      N_("Draw the window once into a PNG file and quit"), N_("FILE") },
+    { "screenshot-size", 0, 0, G_OPTION_ARG_STRING, NULL,
+      N_("Window size for --screenshot, such as 1280x800"), N_("WIDTHxHEIGHT") },
+    { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and quit"), NULL },
+    { NULL }
+  };
+
+  g_application_add_main_option_entries (G_APPLICATION (self), options);
+  g_application_set_option_context_parameter_string (G_APPLICATION (self), _("[FILE.json]"));
+}
+
+HrApplication *
+hr_application_new (void)
+{
+  return g_object_new (HR_TYPE_APPLICATION,
+                       "application-id", APP_ID,
+                       "flags", G_APPLICATION_HANDLES_OPEN,
+                       "resource-base-path", "/io/github/vramlab/Headroom",
+                       NULL);
+}
+
+/* Non-zero when a --screenshot run failed. */
+int
+hr_application_get_status (HrApplication *self)
+{
+  return self->status;
+}

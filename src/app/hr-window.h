@@ -1,0 +1,73 @@
+/* hr-window.h: the main window
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <adwaita.h>
+
+#include "hr-chart-view.h"
+#include "hr-core.h"
+
+G_BEGIN_DECLS
+
+#define HR_TYPE_WINDOW (hr_window_get_type ())
+G_DECLARE_FINAL_TYPE (HrWindow, hr_window, HR, WINDOW, AdwApplicationWindow)
+
+/* What the export dialog can write. */
+typedef enum {
+  HR_EXPORT_WHAT_BUCKETS,
+  HR_EXPORT_WHAT_CURVE,
+  HR_EXPORT_WHAT_REPORT,
+} HrExportWhat;
+
+HrWindow         *hr_window_new              (GtkApplication *application);
+
+/* Loads a scenario file; on failure the error names the file, line and
+ * column, and the window keeps the scenario it had. */
+gboolean          hr_window_load_file        (HrWindow       *self,
+                                              GFile          *file,
+                                              GError        **error);
+/* The same, with the error shown in a dialog. */
+void              hr_window_open_file        (HrWindow       *self,
+                                              GFile          *file);
+gboolean          hr_window_save_file        (HrWindow       *self,
+                                              GFile          *file,
+                                              GError        **error);
+/* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
+void              hr_window_load_default     (HrWindow       *self);
+
+const HrScenario *hr_window_get_scenario     (HrWindow       *self);
+GFile            *hr_window_get_file         (HrWindow       *self);
+/* The model and GPU pickers, as a user would use them. */
+gboolean          hr_window_select_model     (HrWindow       *self,
+                                              const char     *model_id);
+gboolean          hr_window_set_gpu_active   (HrWindow       *self,
+                                              const char     *gpu_id,
+                                              gboolean        active);
+/* GPU ids in the comparison, the scenario's own first. */
+GStrv             hr_window_dup_gpu_ids      (HrWindow       *self);
+/* One line per compared GPU, as the Verdict list shows it. */
+GStrv             hr_window_dup_verdicts     (HrWindow       *self);
+HrChartView      *hr_window_get_chart        (HrWindow       *self,
+                                              HrChartKind     kind);
+
+gboolean          hr_window_export           (HrWindow       *self,
+                                              HrExportWhat    what,
+                                              const char     *path,
+                                              HrExportFormat  format,
+                                              double          width,
+                                              double          height,
+                                              double          scale,
+                                              HrChartTheme    theme,
+                                              gboolean        transparent,
+                                              GError        **error);
+void              hr_window_show_toast_for_file (HrWindow    *self,
+                                                 const char  *message,
+                                                 GFile       *file);
+gboolean          hr_window_screenshot       (HrWindow       *self,
+                                              const char     *path,
+                                              GError        **error);
+
+G_END_DECLS
