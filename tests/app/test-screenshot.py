@@ -1,0 +1,65 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""`headroom FILE --screenshot=OUT.png`: the window drawn once, then exit.
+
+Also checks that a broken scenario given on the command line fails with the
+file's line and column and no PNG."""
+
+import os
+import struct
+import subprocess
+import sys
+import tempfile
+
+headroom, examples = sys.argv[1], sys.argv[2]
+failures = 0
+checks = 0
+
+
+def check(cond, what):
+    global failures, checks
+    checks += 1
+    if not cond:
+        failures += 1
+        print(f"not ok - {what}")
+
+
+def png_size(path):
+    with open(path, "rb") as f:
+        head = f.read(24)
+    if head[:8] != b"\x89PNG\r\n\x1a\n":
+        return None
+    return struct.unpack(">II", head[16:24])
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    env = dict(os.environ)
+    for name in ("XDG_CONFIG_HOME", "XDG_CACHE_HOME"):
+        env[name] = os.path.join(tmp, name.lower())
+    out = os.path.join(tmp, "window.png")
+    scenario = os.path.join(examples, "smolvla-4090.json")
+    r = subprocess.run([headroom, "--screenshot=" + out, "--screenshot-size=1000x700", scenario],
+                       env=env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0, f"screenshot exits 0 (got {r.returncode}: {r.stderr.strip()})")
+    size = png_size(out) if os.path.exists(out) else None
+    # The window frame (client-side decorations) takes a few pixels of the
+    # requested size.
+    check(size is not None and 960 <= size[0] <= 1000 and 660 <= size[1] <= 700,
+          f"screenshot is a PNG of about 1000x700 (got {size})")
+
+    broken = os.path.join(tmp, "broken.json")
+    with open(broken, "w") as f:
+        f.write('{\n  "headroom_scenario": 1,\n  "model": "smolvla",\n  "micro_batch": 0\n}\n')
+    out2 = os.path.join(tmp, "broken.png")
+    r = subprocess.run([headroom, "--screenshot=" + out2, broken],
+                       env=env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 2, f"broken scenario exits 2 (got {r.returncode})")
+    check(f"{broken}:4:" in r.stderr, f"message names FILE:LINE (got {r.stderr.strip()!r})")
+    check(not os.path.exists(out2), "no PNG for a broken scenario")
+
+    r = subprocess.run([headroom, "--screenshot-size=12"], env=env, capture_output=True,
+                       text=True, timeout=60)
+    check(r.returncode == 2 and "WIDTHxHEIGHT" in r.stderr, "bad --screenshot-size is refused")
+
+print(f"{checks - failures} of {checks} checks passed")
+sys.exit(1 if failures else 0)

@@ -1,0 +1,380 @@
+/* test-window.c: the window, driven through its widgets
+ *
+ * Runs on a real display (Xvfb in CI).  Without one the test fails: a
+ * display test that skips proves nothing.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+
+#include "hr-export-dialog.h"
+#include "hr-window.h"
+
+static char *tmp_dir;
+
+static void
+iterate (void)
+{
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Presents the window and waits until its charts have a size. */
+static HrWindow *
+new_window (void)
+{
+  HrWindow *window = hr_window_new (NULL);
+  HrChartView *view = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  while (gtk_widget_get_width (GTK_WIDGET (view)) == 0 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (view)), >, 0);
+  return window;
+}
+
+static GtkWidget *
+child (HrWindow   *window,
+       const char *name)
+{
+  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW, name);
+
+  g_assert_nonnull (object);
+  return GTK_WIDGET (object);
+}
+
+static char *
+tmp_path (const char *name)
+{
+  return g_build_filename (tmp_dir, name, NULL);
+}
+
+static void
+test_default_scenario (void)
+{
+  HrWindow *window = new_window ();
+  const HrScenario *s = hr_window_get_scenario (window);
+  g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+  g_auto(GStrv) verdicts = hr_window_dup_verdicts (window);
+  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+
+  /* Never an empty window: a real model, real cards, drawn charts. */
+  g_assert_cmpstr (s->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpstr (ids[0], ==, "rtx-4090");
+  g_assert_cmpuint (g_strv_length (ids), ==, 4);
+  g_assert_cmpuint (g_strv_length (verdicts), ==, 4);
+  g_assert_true (g_str_has_prefix (verdicts[0], "GeForce RTX 4090: "));
+  g_assert_nonnull (hr_chart_view_get_summary (buckets));
+  g_assert_nonnull (strstr (hr_chart_view_get_summary (buckets), "GeForce RTX 4090"));
+  g_assert_nonnull (hr_chart_view_get_summary (curve));
+  g_assert_true (gtk_accessible_get_accessible_role (GTK_ACCESSIBLE (buckets))
+                 == GTK_ACCESSIBLE_ROLE_IMG);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_pick_and_change (void)
+{
+  HrWindow *window = new_window ();
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (child (window, "micro_batch_spin"));
+  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  g_autofree char *before = NULL;
+  g_auto(GStrv) verdicts = NULL;
+  g_auto(GStrv) ids = NULL;
+  g_autofree char *path = tmp_path ("picked.json");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) saved = NULL;
+
+  /* The model picker, as a click on its row does it. */
+  g_assert_true (hr_window_select_model (window, "smolvla"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+
+  /* Only the RTX 3090 and the H100 SXM remain in the comparison. */
+  g_assert_true (hr_window_set_gpu_active (window, "rtx-4090", FALSE));
+  g_assert_true (hr_window_set_gpu_active (window, "rtx-5090", FALSE));
+  g_assert_true (hr_window_set_gpu_active (window, "a100-80gb", FALSE));
+  g_assert_true (hr_window_set_gpu_active (window, "rtx-3090", TRUE));
+  ids = hr_window_dup_gpu_ids (window);
+  g_assert_cmpstrv (ids, ((const char *[]) { "h100-sxm", "rtx-3090", NULL }));
+  g_assert_cmpstr (hr_window_get_scenario (window)->gpu->id, ==, "h100-sxm");
+
+  before = g_strdup (hr_chart_view_get_summary (buckets));
+  gtk_spin_button_set_value (batch, 24);
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, 24);
+
+  /* The verdict and the chart's description follow in the same turn. */
+  verdicts = hr_window_dup_verdicts (window);
+  g_assert_cmpuint (g_strv_length (verdicts), ==, 2);
+  g_assert_true (g_str_has_prefix (verdicts[0], "H100 SXM5 80GB: Fits with "));
+  g_assert_nonnull (strstr (verdicts[0], "at micro-batch 24"));
+  g_assert_true (g_str_has_prefix (verdicts[1], "GeForce RTX 3090: "));
+  g_assert_cmpstr (before, !=, hr_chart_view_get_summary (buckets));
+  g_assert_nonnull (strstr (hr_chart_view_get_summary (buckets), "micro-batch 24")
+                    ? strstr (hr_chart_view_get_summary (buckets), "micro-batch 24")
+                    : strstr (hr_chart_view_get_summary (buckets), "H100"));
+
+  g_assert_true (hr_window_save_file (window, file, &error));
+  g_assert_no_error (error);
+  saved = hr_scenario_load (path, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (saved->model->id, ==, "smolvla");
+  g_assert_cmpuint (saved->micro_batch, ==, 24);
+  g_assert_cmpstr (saved->gpu->id, ==, "h100-sxm");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_settings_that_apply (void)
+{
+  HrWindow *window = new_window ();
+  AdwComboRow *task = ADW_COMBO_ROW (child (window, "task_row"));
+  GtkWidget *optimizer = child (window, "optimizer_row");
+  GtkWidget *kv = child (window, "kv_dtype_row");
+  GtkWidget *image = child (window, "image_size_row");
+
+  g_assert_true (gtk_widget_get_visible (optimizer));
+  g_assert_false (gtk_widget_get_visible (kv));
+  g_assert_false (gtk_widget_get_visible (image));
+
+  /* Inference has no optimizer but a KV cache. */
+  adw_combo_row_set_selected (task, 2);
+  g_assert_cmpint (hr_window_get_scenario (window)->task, ==, HR_TASK_INFERENCE);
+  g_assert_cmpint (hr_window_get_scenario (window)->optimizer, ==, HR_OPTIMIZER_NONE);
+  g_assert_false (gtk_widget_get_visible (optimizer));
+  g_assert_true (gtk_widget_get_visible (kv));
+
+  /* A vision model reads the image size. */
+  g_assert_true (hr_window_select_model (window, "vit-b-16"));
+  g_assert_true (gtk_widget_get_visible (image));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_broken_file (void)
+{
+  HrWindow *window = new_window ();
+  g_autofree char *path = tmp_path ("broken.json");
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autofree char *expected = NULL;
+  GListModel *toplevels;
+  gboolean dialog_found = FALSE;
+  guint micro_batch = hr_window_get_scenario (window)->micro_batch;
+
+  g_assert_true (g_file_set_contents (path,
+                                      "{\n  \"headroom_scenario\": 1,\n  \"model\": \"llama-3.1-8b\",\n"
+                                      "  \"micro_batch\": \"lots\"\n}\n", -1, NULL));
+  g_assert_false (hr_window_load_file (window, file, &error));
+  g_assert_nonnull (error);
+  expected = g_strdup_printf ("%s:4:", path);
+  g_assert_true (g_str_has_prefix (error->message, expected));
+  g_assert_nonnull (strstr (error->message, "micro_batch"));
+
+  /* The scenario the user had is untouched. */
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+  g_assert_null (hr_window_get_file (window));
+
+  /* Opening it as the user does shows the same message in a dialog. */
+  hr_window_open_file (window, file);
+  iterate ();
+  toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (item))
+        {
+          const char *body = adw_message_dialog_get_body (ADW_MESSAGE_DIALOG (item));
+
+          g_assert_true (g_str_has_prefix (body, expected));
+          g_assert_nonnull (strstr (adw_message_dialog_get_heading (ADW_MESSAGE_DIALOG (item)),
+                                    "broken.json"));
+          dialog_found = TRUE;
+          gtk_window_destroy (GTK_WINDOW (item));
+        }
+    }
+  g_assert_true (dialog_found);
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+assert_starts_with (const char *path,
+                    const char *magic,
+                    gsize       len)
+{
+  g_autofree char *data = NULL;
+  gsize size;
+
+  g_assert_true (g_file_get_contents (path, &data, &size, NULL));
+  g_assert_cmpuint (size, >, len);
+  g_assert_cmpmem (data, len, magic, len);
+}
+
+static void
+test_export (void)
+{
+  HrWindow *window = new_window ();
+  static const struct {
+    HrExportWhat    what;
+    HrExportFormat  format;
+    const char     *name;
+    const char     *magic;
+  } cases[] = {
+    { HR_EXPORT_WHAT_BUCKETS, HR_EXPORT_PNG, "buckets.png", "\x89PNG" },
+    { HR_EXPORT_WHAT_BUCKETS, HR_EXPORT_SVG, "buckets.svg", "<?xml" },
+    { HR_EXPORT_WHAT_BUCKETS, HR_EXPORT_PDF, "buckets.pdf", "%PDF" },
+    { HR_EXPORT_WHAT_CURVE, HR_EXPORT_PNG, "curve.png", "\x89PNG" },
+    { HR_EXPORT_WHAT_CURVE, HR_EXPORT_SVG, "curve.svg", "<?xml" },
+    { HR_EXPORT_WHAT_CURVE, HR_EXPORT_PDF, "curve.pdf", "%PDF" },
+    { HR_EXPORT_WHAT_REPORT, HR_EXPORT_PDF, "report.pdf", "%PDF" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *path = tmp_path (cases[i].name);
+      g_autoptr(GError) error = NULL;
+
+      g_assert_true (hr_window_export (window, cases[i].what, path, cases[i].format, 800, 500,
+                                       2, HR_CHART_THEME_PRINT, FALSE, &error));
+      g_assert_no_error (error);
+      assert_starts_with (path, cases[i].magic, strlen (cases[i].magic));
+    }
+
+  /* And through the dialog, as the Export button finishes it. */
+  {
+    HrExportDialog *dialog = hr_export_dialog_new (window, HR_EXPORT_WHAT_CURVE);
+    g_autofree char *path = tmp_path ("dialog.svg");
+    g_autoptr(GFile) file = g_file_new_for_path (path);
+    g_autoptr(GError) error = NULL;
+    g_autofree char *svg = NULL;
+
+    hr_export_dialog_set_format (dialog, HR_EXPORT_SVG);
+    g_assert_true (hr_export_dialog_export_to (dialog, file, &error));
+    g_assert_no_error (error);
+    g_assert_true (g_file_get_contents (path, &svg, NULL, NULL));
+    g_assert_nonnull (strstr (svg, "<title id="));
+    gtk_window_destroy (GTK_WINDOW (dialog));
+  }
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_hover_and_dark (void)
+{
+  HrWindow *window = new_window ();
+  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  AdwStyleManager *manager = adw_style_manager_get_default ();
+  g_autoptr(HrChartStyle) light = NULL;
+  g_autoptr(HrChartStyle) dark = NULL;
+  gboolean found_weights = FALSE;
+  gboolean found_curve = FALSE;
+  int width = gtk_widget_get_width (GTK_WIDGET (buckets));
+  int height = gtk_widget_get_height (GTK_WIDGET (buckets));
+
+  /* Somewhere over the chart, the pointer finds a weights segment, and
+   * the tooltip says how much it is. */
+  for (int x = 0; x < width && !found_weights; x += 4)
+    for (int y = 0; y < height && !found_weights; y += 4)
+      {
+        g_autofree char *text = hr_chart_view_describe_at (buckets, x, y);
+
+        if (text != NULL && strstr (text, "Weights") != NULL && strstr (text, "GiB") != NULL)
+          found_weights = TRUE;
+      }
+  g_assert_true (found_weights);
+
+  for (int x = 0; x < gtk_widget_get_width (GTK_WIDGET (curve)) && !found_curve; x += 8)
+    {
+      g_autofree char *text = hr_chart_view_describe_at (curve, x,
+                                                         gtk_widget_get_height (GTK_WIDGET (curve)) / 2);
+
+      if (text != NULL && g_str_has_prefix (text, "Micro-batch "))
+        found_curve = TRUE;
+    }
+  g_assert_true (found_curve);
+  g_assert_null (hr_chart_view_describe_at (buckets, 1, 1));
+
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_LIGHT);
+  iterate ();
+  light = hr_chart_view_make_style (buckets);
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_FORCE_DARK);
+  iterate ();
+  dark = hr_chart_view_make_style (buckets);
+  g_assert_cmpint (light->theme, ==, HR_CHART_THEME_LIGHT);
+  g_assert_cmpint (dark->theme, ==, HR_CHART_THEME_DARK);
+  /* The text colour comes from the widget, and the dark theme's is light. */
+  g_assert_cmpfloat (hr_rgba_luminance (&dark->foreground), >, hr_rgba_luminance (&light->foreground));
+  adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+test_screenshot (void)
+{
+  HrWindow *window = new_window ();
+  g_autofree char *path = tmp_path ("window.png");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GdkTexture) texture = NULL;
+  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (hr_window_screenshot (window, path, &error));
+  g_assert_no_error (error);
+  texture = gdk_texture_new_from_filename (path, &error);
+  g_assert_no_error (error);
+  g_assert_cmpint (gdk_texture_get_width (texture), ==, gtk_widget_get_width (GTK_WIDGET (window)));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  tmp_dir = g_dir_make_tmp ("headroom-test-window-XXXXXX", NULL);
+  g_assert_nonnull (tmp_dir);
+  g_test_init (&argc, &argv, NULL);
+
+  if (!gtk_init_check ())
+    {
+      g_printerr ("test-window: no display; run it under xvfb-run\n");
+      return 1;
+    }
+  adw_init ();
+
+  g_test_add_func ("/window/default-scenario", test_default_scenario);
+  g_test_add_func ("/window/pick-and-change", test_pick_and_change);
+  g_test_add_func ("/window/settings-that-apply", test_settings_that_apply);
+  g_test_add_func ("/window/broken-file", test_broken_file);
+  g_test_add_func ("/window/export", test_export);
+  g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
+  g_test_add_func ("/window/screenshot", test_screenshot);
+  status = g_test_run ();
+
+  {
+    g_autoptr(GDir) dir = g_dir_open (tmp_dir, 0, NULL);
+    const char *name;
+
+    while (dir != NULL && (name = g_dir_read_name (dir)) != NULL)
+      {
+        g_autofree char *path = tmp_path (name);
+
+        g_remove (path);
+      }
+    g_rmdir (tmp_dir);
+  }
+  return status;
+}
