@@ -517,10 +517,21 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
              * not about the whole bar (JAX's pool), say what it is about */
             gboolean pool = bar->need < 0.99 * total;
 
+            double text_w, unused;
+
             text = bar->fits ? g_strdup_printf ("✓ Fits · %s to spare%s", amount,
                                                 pool ? " in XLA's pool" : "")
                              : g_strdup_printf ("✗ Does not fit · %s over%s", amount,
                                                 pool ? " XLA's pool" : "");
+            /* a narrow slot gets the short form rather than an ellipsis
+             * that hides the amount */
+            hr_chart_text_size (context, style, HR_CHART_FONT_BOLD, text, 0, &text_w, &unused);
+            if (text_w > slot - 8)
+              {
+                g_free (text);
+                text = bar->fits ? g_strdup_printf ("✓ %s spare", amount)
+                                 : g_strdup_printf ("✗ %s over", amount);
+              }
             bl.verdict = hr_chart_label_new (context, style,
                                              hr_chart_text_ellipsize (context, style,
                                                                       HR_CHART_FONT_BOLD, text, "",
@@ -538,8 +549,18 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
         char *text = bar->high > 0 ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB,
                                                       bar->high / GiB)
                                    : g_strdup (t);
+        double text_w, unused;
         double above = MIN (bl.bar.y, bar->high > 0 ? bl.range.y : bl.bar.y);
         double block = 2 * text_h + 8;
+
+        /* the range is drawn as the bracket anyway: without room, the
+         * label keeps the total alone */
+        hr_chart_text_size (context, style, HR_CHART_FONT_BOLD, text, 0, &text_w, &unused);
+        if (text_w > slot - 8)
+          {
+            g_free (text);
+            text = g_strdup (t);
+          }
 
         /* over the card's line too when the two lines of text would cross it */
         if (bl.has_capacity && bl.capacity_y < above && bl.capacity_y > above - block)
