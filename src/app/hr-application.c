@@ -184,12 +184,18 @@ hr_application_handle_local_options (GApplication *app,
   return -1;
 }
 
+/* Closing each window lets one with unsaved changes ask first; the
+ * application ends when the last one has gone. */
 static void
 quit_activated (GSimpleAction *action,
                 GVariant      *parameter,
                 gpointer       user_data)
 {
-  g_application_quit (G_APPLICATION (user_data));
+  GList *windows = g_list_copy (gtk_application_get_windows (GTK_APPLICATION (user_data)));
+
+  for (GList *l = windows; l != NULL; l = l->next)
+    gtk_window_close (l->data);
+  g_list_free (windows);
 }
 
 static void

@@ -1620,6 +1620,58 @@ hr_window_size_allocate (GtkWidget *widget,
 }
 
 static void
+on_close_response (AdwMessageDialog *dialog,
+                   const char       *response,
+                   HrWindow         *self)
+{
+  g_autoptr(GError) error = NULL;
+
+  if (g_str_equal (response, "discard"))
+    {
+      self->modified = FALSE;
+      gtk_window_close (GTK_WINDOW (self));
+    }
+  else if (g_str_equal (response, "save"))
+    {
+      if (self->file == NULL)
+        save_as_action (GTK_WIDGET (self), "win.save-as", NULL);
+      else if (!hr_window_save_file (self, self->file, &error))
+        show_error (self, _("Could not save the scenario"), error->message);
+      else
+        gtk_window_close (GTK_WINDOW (self));
+    }
+}
+
+/* Closing with unsaved changes asks first, as every GNOME editor does. */
+static gboolean
+hr_window_close_request (GtkWindow *window)
+{
+  HrWindow *self = HR_WINDOW (window);
+  GtkWidget *dialog;
+
+  if (!self->modified)
+    return GTK_WINDOW_CLASS (hr_window_parent_class)->close_request (window);
+
+  dialog = adw_message_dialog_new (window, _("Save Changes?"),
+                                   _("The scenario has changes that are not saved. "
+                                     "Closing without saving loses them."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "cancel", _("_Cancel"),
+                                    "discard", _("_Discard"),
+                                    "save", _("_Save"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard",
+                                              ADW_RESPONSE_DESTRUCTIVE);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
+  return TRUE;
+}
+
+static void
 hr_window_dispose (GObject *object)
 {
   HrWindow *self = HR_WINDOW (object);
@@ -1662,6 +1714,7 @@ hr_window_class_init (HrWindowClass *klass)
   object_class->dispose = hr_window_dispose;
   object_class->finalize = hr_window_finalize;
   widget_class->size_allocate = hr_window_size_allocate;
+  GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
   gtk_widget_class_set_template_from_resource (widget_class,
