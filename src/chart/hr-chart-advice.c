@@ -18,6 +18,8 @@
 #define CELL_PAD     6.0   /* text to the column's right edge */
 #define ROW_PAD      5.0   /* text to the row's rules */
 #define SECTION_GAP 12.0
+/* Narrower than this, the table is set in the small font. */
+#define NARROW     1000.0
 
 /* Columns: header and the share of the table's width each takes. */
 static const struct {
@@ -148,6 +150,7 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
   const HrAdvice *advice;
   double left = MARGIN, inner = MAX (width - 2 * MARGIN, 1), y = MARGIN, h;
   double bottom = height - MARGIN;
+  HrChartFont body = width < NARROW ? HR_CHART_FONT_SMALL : HR_CHART_FONT_BODY;
 
   g_return_val_if_fail (data != NULL && data->advice != NULL, NULL);
   g_return_val_if_fail (style != NULL, NULL);
@@ -190,8 +193,8 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
 
     for (guint c = 0; c < N_COLUMNS; c++)
       header[c] = (char *) columns[c].header;
-    y += add_row (layout, context, style, header, HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, left,
-                  inner, y);
+    y += add_row (layout, context, style, header, width < NARROW ? body : HR_CHART_FONT_BOLD,
+                  HR_TEXT_FOREGROUND, left, inner, y);
     g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
   }
 
@@ -202,7 +205,7 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
       double row_height;
 
       row_cells (r, i + 1, cells);
-      hr_chart_text_size (context, style, HR_CHART_FONT_BODY, cells[1], 0, NULL, &row_height);
+      hr_chart_text_size (context, style, body, cells[1], 0, NULL, &row_height);
       if (y + row_height + 2 * ROW_PAD > bottom)
         {
           for (guint c = 0; c < N_COLUMNS; c++)
@@ -210,7 +213,7 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
           break;
         }
       row_height = add_row (layout, context, style, cells,
-                            i == 0 ? HR_CHART_FONT_BOLD : HR_CHART_FONT_BODY,
+                            i == 0 && width >= NARROW ? HR_CHART_FONT_BOLD : body,
                             HR_TEXT_FOREGROUND, left, inner, y);
       if (i == 0)
         layout->best = (HrRect) { left, y, inner, row_height };
