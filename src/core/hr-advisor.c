@@ -1344,8 +1344,8 @@ host_advice (HrAdvice               *advice,
   host->ram = round_up_to (host->ram_need, ram_sizes, G_N_ELEMENTS (ram_sizes));
   g_ptr_array_add (host->reasons,
                    g_strdup_printf ("RAM: %.0f GB of replay buffer or offloaded state, %.0f GB "
-                                    "of pinned staging and prefetch (twice the %.0f GB the "
-                                    "card%s hold), 8 GB for the system",
+                                    "of pinned staging and prefetch (twice the %.0f GB on the "
+                                    "card%s), 8 GB for the system",
                                     est->host_ram / GB, 2.0 * est->device_used * rec->count / GB,
                                     (double) est->device_used * rec->count / GB,
                                     rec->count > 1 ? "s" : ""));
