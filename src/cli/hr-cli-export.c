@@ -102,8 +102,8 @@ hr_cli_export (int    argc,
 
   if (argc != 2 || chart == NULL || output == NULL)
     {
-      fprintf (stderr,
-               "headroom-cli export: expected SCENARIO --chart buckets|curve|tree|advice -o FILE\n");
+      fprintf (stderr, "headroom-cli export: expected SCENARIO --chart "
+                       "buckets|curve|tree|advice -o FILE\n");
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -225,7 +225,9 @@ hr_cli_export (int    argc,
     }
   else
     {
-      fprintf (stderr, "headroom-cli export: --chart %s: expected buckets, curve, tree or advice\n", chart);
+      fprintf (stderr,
+               "headroom-cli export: --chart %s: expected buckets, curve, tree or advice\n",
+               chart);
       return HR_CLI_EXIT_USAGE;
     }
 
