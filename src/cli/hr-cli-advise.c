@@ -9,6 +9,7 @@
 
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "hr-cli.h"
 
@@ -33,6 +34,8 @@ hr_cli_advise_option_group (HrAdviceFlags *flags)
      "Electricity price (default 0.17, the U.S. average)", "USD" },
     { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
      "The code runs on AMD cards (ROCm) too", NULL },
+    { "answer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &flags->answers,
+     "Answer a question of the tree yourself (repeatable)", "NODE=ANSWER" },
     { NULL }
   };
   GOptionGroup *group = g_option_group_new ("advise", "Advice options:",
@@ -329,7 +332,43 @@ hr_cli_advise_run (const HrScenario *scenario,
   if (!hr_cli_advise_facts (flags, scenario, &facts, error))
     return FALSE;
 
-  hr_advisor_walk_auto (walk, &facts);
+  /* --answer NODE=ANSWER decides its question; the facts the others. */
+  for (guint i = 0; flags->answers != NULL && flags->answers[i] != NULL; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (flags->answers[i], "=", 2);
+
+      if (g_strv_length (parts) != 2 || hr_advisor_get_node (advisor, parts[0]) == NULL ||
+          hr_advisor_node_is_leaf (hr_advisor_get_node (advisor, parts[0])))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "--answer %s: expected QUESTION=ANSWER with a question of the tree "
+                       "(workload, usage, prefer, budget, runs, features, stack)",
+                       flags->answers[i]);
+          return FALSE;
+        }
+    }
+  while (!hr_advisor_walk_is_done (walk))
+    {
+      const HrAdvisorNode *node = hr_advisor_walk_get_current (walk);
+      const char *chosen = NULL;
+
+      for (guint i = 0; flags->answers != NULL && flags->answers[i] != NULL; i++)
+        {
+          gsize len = strlen (node->id);
+
+          if (g_str_has_prefix (flags->answers[i], node->id) && flags->answers[i][len] == '=')
+            chosen = flags->answers[i] + len + 1;
+        }
+
+      if (chosen == NULL)
+        hr_advisor_walk_auto_step (walk, &facts);
+      else if (!hr_advisor_walk_answer (walk, chosen, error))
+        {
+          g_prefix_error (error, "--answer %s=%s: ", node->id, chosen);
+          return FALSE;
+        }
+    }
+
   /* What the user typed wins over the answer's typical figure; the task
    * is the scenario's unless the walk said otherwise. */
   facts.known &= ~HR_FACT_TASK;
@@ -366,6 +405,7 @@ hr_cli_advise (int    argc,
   if (!hr_cli_parse_options (context, &argc, &argv))
     {
       g_free (flags.prefer);
+      g_strfreev (flags.answers);
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -380,18 +420,21 @@ hr_cli_advise (int    argc,
     {
       fprintf (stderr, "headroom-cli advise: --runs must be 1 to 1024 and --budget 0 or more\n");
       g_free (flags.prefer);
+      g_strfreev (flags.answers);
       return HR_CLI_EXIT_USAGE;
     }
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
   if (scenario == NULL || !hr_cli_advise_run (scenario, &flags, &walk, &advice, &error))
     {
       g_free (flags.prefer);
+      g_strfreev (flags.answers);
       if (scenario == NULL)
         return hr_cli_fail (error);
       fprintf (stderr, "headroom-cli advise: %s\n", error->message);
       return HR_CLI_EXIT_USAGE;
     }
   g_free (flags.prefer);
+  g_strfreev (flags.answers);
 
   if (json)
     {

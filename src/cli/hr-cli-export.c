@@ -79,6 +79,7 @@ hr_cli_export (int    argc,
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autofree char *prefer = NULL;
+  g_auto(GStrv) answers = NULL;
   g_autofree char *leaf = NULL;
   HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
   HrAdviceChartData advice_job = { 0 };
@@ -99,6 +100,7 @@ hr_cli_export (int    argc,
     return HR_CLI_EXIT_USAGE;
   /* the option group's string, freed when the command returns */
   prefer = advice_flags.prefer;
+  answers = advice_flags.answers;
 
   if (argc != 2 || chart == NULL || output == NULL)
     {

@@ -39,9 +39,10 @@ typedef struct {
   gboolean  datacenter;
   double    usd_per_kwh;
   gboolean  rocm;
+  char    **answers;   /* "NODE=ANSWER", chosen over the facts */
 } HrAdviceFlags;
 
-#define HR_ADVICE_FLAGS_INIT { -1, -1, -1, NULL, 0, FALSE, -1, FALSE }
+#define HR_ADVICE_FLAGS_INIT { -1, -1, -1, NULL, 0, FALSE, -1, FALSE, NULL }
 
 /* The option group for @flags (which must outlive it). */
 GOptionGroup *hr_cli_advise_option_group (HrAdviceFlags *flags);

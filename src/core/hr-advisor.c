@@ -833,6 +833,33 @@ answer_matches (const HrAdvisorAnswer *answer,
   return any;
 }
 
+const HrAdvisorAnswer *
+hr_advisor_walk_auto_step (HrAdvisorWalk        *walk,
+                           const HrAdviceInputs *facts)
+{
+  const HrAdvisorNode *node;
+  const HrAdvisorAnswer *chosen = NULL;
+
+  g_return_val_if_fail (walk != NULL, NULL);
+  g_return_val_if_fail (facts != NULL, NULL);
+
+  node = hr_advisor_walk_get_current (walk);
+  if (hr_advisor_node_is_leaf (node))
+    return NULL;
+
+  for (guint i = 0; i < node->answers->len && chosen == NULL; i++)
+    if (answer_matches (g_ptr_array_index (node->answers, i), facts))
+      chosen = g_ptr_array_index (node->answers, i);
+  /* exactly one default per question (checked on load) */
+  for (guint i = 0; i < node->answers->len && chosen == NULL; i++)
+    if (((HrAdvisorAnswer *) g_ptr_array_index (node->answers, i))->is_default)
+      chosen = g_ptr_array_index (node->answers, i);
+
+  g_ptr_array_add (walk->nodes, (gpointer) node);
+  g_ptr_array_add (walk->answers, (gpointer) chosen);
+  return chosen;
+}
+
 void
 hr_advisor_walk_auto (HrAdvisorWalk        *walk,
                       const HrAdviceInputs *facts)
@@ -841,21 +868,8 @@ hr_advisor_walk_auto (HrAdvisorWalk        *walk,
   g_return_if_fail (facts != NULL);
 
   /* The tree has no cycles (checked on load), so this ends. */
-  while (!hr_advisor_walk_is_done (walk))
-    {
-      const HrAdvisorNode *node = hr_advisor_walk_get_current (walk);
-      const HrAdvisorAnswer *chosen = NULL;
-
-      for (guint i = 0; i < node->answers->len && chosen == NULL; i++)
-        if (answer_matches (g_ptr_array_index (node->answers, i), facts))
-          chosen = g_ptr_array_index (node->answers, i);
-      for (guint i = 0; i < node->answers->len && chosen == NULL; i++)
-        if (((HrAdvisorAnswer *) g_ptr_array_index (node->answers, i))->is_default)
-          chosen = g_ptr_array_index (node->answers, i);
-
-      g_ptr_array_add (walk->nodes, (gpointer) node);
-      g_ptr_array_add (walk->answers, (gpointer) chosen);
-    }
+  while (hr_advisor_walk_auto_step (walk, facts) != NULL)
+    ;
 }
 
 guint
@@ -1044,9 +1058,33 @@ card_tflops (const HrGpu      *gpu,
     }
 }
 
-/* The fewest cards of @gpu that run @base with its reserve at its
- * micro-batch: as it is, else sharded (FSDP, as ZeRO-3) over 2, 4, 8…
- * cards.  Returns 0 when none up to @max_cards does. */
+/* Whether @base runs on @n cards of @gpu split by @sharding, with its
+ * reserve at its micro-batch; sets the largest micro-batch when it does. */
+static gboolean
+fits_on (const HrScenario *base,
+         const HrGpu      *gpu,
+         guint             n,
+         HrSharding        sharding,
+         guint            *max_micro_batch)
+{
+  g_autoptr(HrScenario) s = hr_scenario_copy (base);
+  g_autoptr(GPtrArray) one = g_ptr_array_new ();
+  g_autoptr(GPtrArray) fits = NULL;
+  HrGpuFit *fit;
+
+  s->gpus = n;
+  s->sharding = sharding;
+  g_ptr_array_add (one, (gpointer) gpu);
+  fits = hr_fit_gpus (s, one);
+  fit = g_ptr_array_index (fits, 0);
+  *max_micro_batch = fit->max_micro_batch;
+  return fit->fits;
+}
+
+/* The fewest cards of @gpu that run @base: as it is, else with its state
+ * split over the cards (FSDP, which is ZeRO-3, or the run's own ZeRO-3) on
+ * as many cards, then on twice as many, up to @max_cards.  Returns 0 when
+ * none does. */
 static guint
 fit_cards (const HrScenario *base,
            const HrGpu      *gpu,
@@ -1054,35 +1092,22 @@ fit_cards (const HrScenario *base,
            HrSharding       *sharding,
            guint            *max_micro_batch)
 {
-  g_autoptr(GPtrArray) one = g_ptr_array_new ();
-  gboolean can_shard = base->sharding != HR_SHARDING_ZERO3 && base->sharding != HR_SHARDING_FSDP;
-  guint start = base->gpus;
+  gboolean sharded = base->sharding == HR_SHARDING_ZERO3 || base->sharding == HR_SHARDING_FSDP;
+  HrSharding split = sharded ? base->sharding : HR_SHARDING_FSDP;
 
-  g_ptr_array_add (one, (gpointer) gpu);
-
-  for (guint n = start; n <= max_cards; n = n == start && n == 1 ? 2 : n * 2)
+  if (fits_on (base, gpu, base->gpus, base->sharding, max_micro_batch))
     {
-      g_autoptr(HrScenario) s = hr_scenario_copy (base);
-      g_autoptr(GPtrArray) fits = NULL;
-      HrGpuFit *fit;
+      *sharding = base->sharding;
+      return base->gpus;
+    }
 
-      if (n != start || (base->gpus > 1 && can_shard && n != base->gpus))
+  for (guint n = sharded || base->gpus == 1 ? base->gpus * 2 : base->gpus; n <= max_cards; n *= 2)
+    {
+      if (fits_on (base, gpu, n, split, max_micro_batch))
         {
-          s->gpus = n;
-          s->sharding = HR_SHARDING_FSDP;
-        }
-      fits = hr_fit_gpus (s, one);
-      fit = g_ptr_array_index (fits, 0);
-      if (fit->fits)
-        {
-          *sharding = s->sharding;
-          *max_micro_batch = fit->max_micro_batch;
+          *sharding = split;
           return n;
         }
-      /* A run already split over its cards with ZeRO-3 or FSDP only gets
-       * more cards; one that is not gets split. */
-      if (n == start && !can_shard && base->gpus == 1)
-        break;
     }
 
   return 0;

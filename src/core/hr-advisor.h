@@ -134,6 +134,9 @@ gboolean             hr_advisor_walk_answer   (HrAdvisorWalk *walk,
  * whose conditions the known facts meet, else its default. */
 void                 hr_advisor_walk_auto     (HrAdvisorWalk        *walk,
                                                const HrAdviceInputs *facts);
+/* One step of that; NULL (and nothing done) when the walk is done. */
+const HrAdvisorAnswer *hr_advisor_walk_auto_step (HrAdvisorWalk        *walk,
+                                                  const HrAdviceInputs *facts);
 /* Steps answered so far; step @i asked node @i and took answer @i. */
 guint                hr_advisor_walk_get_n_steps (HrAdvisorWalk *walk);
 const HrAdvisorNode *hr_advisor_walk_get_step_node   (HrAdvisorWalk *walk,

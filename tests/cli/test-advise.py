@@ -136,6 +136,17 @@ for prefer in ("buy", "rent"):
     d = advise(STUDENT, "--prefer", prefer)
     check(all(r["choice"] == prefer for r in d["recommendations"]), f"--prefer {prefer} is kept")
 
+# ---- answering a question oneself ----
+d = advise(TEAM, "--answer", "workload=inference", "--answer", "usage=occasional")
+check(d["inputs"]["task"] == "inference" and d["path"][0]["answer"] == "Inference",
+      "--answer workload=inference changes the task")
+check(d["path"][1]["answer_id"] == "occasional" and d["recommendations"][0]["choice"] == "rent",
+      "--answer usage=occasional: rent")
+p = run("advise", os.path.join(HERE, TEAM), "--answer", "usage=sometimes")
+check(p.returncode == 2 and "\"occasional\"" in p.stderr, f"unknown answer lists the answers: {p.stderr!r}")
+p = run("advise", os.path.join(HERE, TEAM), "--answer", "colour=red")
+check(p.returncode == 2 and "--answer colour=red" in p.stderr, "unknown question exits 2")
+
 # ---- locale, bad input ----
 a = run("advise", os.path.join(HERE, LAB), "--json", env={"LC_ALL": "C"}).stdout
 b = run("advise", os.path.join(HERE, LAB), "--json", env={"LC_ALL": "de_DE.UTF-8"}).stdout

@@ -256,6 +256,42 @@ test_multi_gpu (void)
   g_assert_true (sharded);
 }
 
+/* A run already split with FSDP on one card gets more cards, not a
+ * different split; a DDP run over four cards is split over those four
+ * before more are added. */
+static void
+test_sharded_scenarios (void)
+{
+  static const char * const team[] = {
+    "train", "daily", "rent", "team", "one", "yes", "cuda", NULL
+  };
+  static const char * const sharding[] = { "fsdp", "ddp" };
+
+  for (guint k = 0; k < G_N_ELEMENTS (sharding); k++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
+        "\"method\": \"full\", \"micro_batch\": 1, \"seq_len\": 2048, \"recompute\": "
+        "\"full\", \"attention\": \"flash\", \"gpus\": %u, \"sharding\": \"%s\"}",
+        k == 0 ? 1 : 4, sharding[k]);
+      g_autoptr(HrAdvice) advice = walk_and_advise (s, team, NULL);
+      const HrRecommendation *h100 = NULL;
+
+      for (guint i = 0; i < advice->recommendations->len; i++)
+        {
+          const HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
+
+          if (g_str_equal (r->gpu_id, "h100-sxm"))
+            h100 = r;
+        }
+      g_assert_nonnull (h100);
+      g_assert_cmpint (h100->sharding, ==, HR_SHARDING_FSDP);
+      /* 8B × 16 bytes over FSDP: two 80 GB cards at least, four from DDP */
+      g_assert_cmpuint (h100->gpus_per_run, >=, k == 0 ? 2 : 4);
+      g_assert_cmpuint (h100->gpus_per_run, <=, k == 0 ? 4 : 4);
+    }
+}
+
 /* Ranking: within budget first, then the rank the answers chose. */
 static void
 test_ranking (void)
@@ -416,6 +452,7 @@ main (int    argc,
   g_test_add_func ("/advisor/walk-back", test_walk_back);
   g_test_add_func ("/advisor/break-even-seed", test_break_even_seed);
   g_test_add_func ("/advisor/multi-gpu", test_multi_gpu);
+  g_test_add_func ("/advisor/sharded-scenarios", test_sharded_scenarios);
   g_test_add_func ("/advisor/ranking", test_ranking);
   g_test_add_func ("/advisor/host", test_host_advice);
   g_test_add_func ("/advisor/invalid", test_invalid_trees);
