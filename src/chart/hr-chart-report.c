@@ -16,11 +16,13 @@
 #include <gio/gio.h>
 #include <math.h>
 
+#include "hr-chart-advice.h"
 #include "hr-chart-buckets.h"
 #include "hr-chart-curve.h"
 #include "hr-chart-export.h"
 #include "hr-chart-report.h"
 #include "hr-chart-text.h"
+#include "hr-chart-tree.h"
 #include "hr-knobs.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -355,6 +357,72 @@ breakdown (Writer           *w,
     }
 }
 
+static void
+draw_advisor_tree (cairo_t            *cr,
+                   PangoContext       *context,
+                   const HrChartStyle *style,
+                   double              width,
+                   double              height,
+                   gpointer            data)
+{
+  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (data, NULL, style, context, width,
+                                                              height);
+
+  hr_tree_chart_render (layout, style, cr);
+}
+
+/* The table is laid out wider than the page and scaled to it, so that
+ * its twelve columns keep their text. */
+static void
+draw_advice_table (cairo_t            *cr,
+                   PangoContext       *context,
+                   const HrChartStyle *style,
+                   double              width,
+                   double              height,
+                   gpointer            data)
+{
+  const double wide = 880;
+  double scale = MIN (1.0, width / wide);
+
+  cairo_save (cr);
+  cairo_scale (cr, scale, scale);
+  hr_advice_chart_draw (cr, context, style, width / scale, height / scale, data);
+  cairo_restore (cr);
+}
+
+/* The advisor answered from the scenario alone (its task; the tree's
+ * defaults for the rest): the path, then the costed table. */
+static void
+advice_section (Writer           *w,
+                const HrScenario *s,
+                HrCatalog        *catalog)
+{
+  g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (hr_advisor_get_default ());
+  HrAdviceInputs facts = { .known = HR_FACT_TASK, .task = s->task };
+  HrAdviceInputs inputs;
+  g_autoptr(HrAdvice) advice = NULL;
+  g_autoptr(HrTreeNode) tree = NULL;
+  g_autofree char *words = NULL;
+  g_autofree char *path = NULL;
+  HrAdviceChartData table = { 0 };
+
+  hr_advisor_walk_auto (walk, &facts);
+  hr_advisor_walk_get_inputs (walk, NULL, &inputs);
+  advice = hr_advice_new (s, catalog, &inputs,
+                          hr_advisor_walk_get_current (walk)->max_recommendations);
+  tree = hr_advisor_walk_to_tree (walk, NULL);
+  words = hr_tree_path_text (tree);
+  path = g_strdup_printf ("Decision path: %s. Answered from the scenario and the tree's "
+                          "defaults; `headroom-cli advise` takes your own hours, months, "
+                          "budget and preference.", words);
+
+  heading (w, "What to buy or rent");
+  embed (w, 420, draw_advisor_tree, tree);
+  table.advice = advice;
+  table.path = path;
+  embed (w, MAX (360, PAGE_HEIGHT - MARGIN - w->y - 10), draw_advice_table, &table);
+}
+
 gboolean
 hr_chart_report_write (const char          *path,
                        const HrScenario    *scenario,
@@ -457,6 +525,10 @@ hr_chart_report_write (const char          *path,
   knob_table (&w, scenario);
   w.y += 8;
   breakdown (&w, scenario, est);
+
+  /* ---- last page: the advisor ---- */
+  new_page (&w);
+  advice_section (&w, scenario, catalog);
 
   draw_footer (&w);
   cairo_show_page (w.cr);

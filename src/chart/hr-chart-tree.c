@@ -568,7 +568,17 @@ draw_node (cairo_t                 *cr,
   rounded_rectangle (cr, &inner, radius - line / 2);
   hr_chart_set_color (cr, ln->chosen ? &style->accent : &style->node_border);
   cairo_set_line_width (cr, line);
+  /* The question being asked now has a dashed border: the current step
+   * is told apart by more than colour. */
+  if (ln->node->current)
+    {
+      double dash[] = { 4.0 * layout->scale, 3.0 * layout->scale };
+
+      cairo_set_line_width (cr, 2 * line);
+      cairo_set_dash (cr, dash, G_N_ELEMENTS (dash), 0);
+    }
   cairo_stroke (cr);
+  cairo_set_dash (cr, NULL, 0, 0);
 
   draw_scaled_label (cr, style, &ln->text, layout->scale, &fill);
   if (ln->detail.text != NULL)

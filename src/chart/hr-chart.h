@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "hr-chart-advice.h"
 #include "hr-chart-buckets.h"
 #include "hr-chart-curve.h"
 #include "hr-chart-export.h"

@@ -48,7 +48,7 @@ hr_cli_export (int    argc,
   double width = 1280, height = 800, scale = 1;
   gboolean transparent = FALSE;
   GOptionEntry entries[] = {
-    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, "Which chart", "buckets|curve|tree" },
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, "Which chart", "buckets|curve|tree|advice" },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "File to write", "FILE" },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "Format (default: from the file name)",
      "png|svg|pdf" },
@@ -76,6 +76,13 @@ hr_cli_export (int    argc,
   g_autoptr(HrBucketChartData) buckets = NULL;
   g_autoptr(HrCurveChartData) curve = NULL;
   g_autoptr(HrTreeNode) tree = NULL;
+  g_autoptr(HrAdvisorWalk) walk = NULL;
+  g_autoptr(HrAdvice) advice = NULL;
+  g_autofree char *prefer = NULL;
+  g_auto(GStrv) answers = NULL;
+  g_autofree char *leaf = NULL;
+  HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
+  HrAdviceChartData advice_job = { 0 };
   g_autofree char *description = NULL;
   const char *title = NULL;
   TreeJob tree_job = { 0 };
@@ -88,13 +95,17 @@ hr_cli_export (int    argc,
 
   g_option_context_set_summary (context, "Export a chart as PNG, SVG or PDF.");
   g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, hr_cli_advise_option_group (&advice_flags));
   if (!hr_cli_parse_options (context, &argc, &argv))
     return HR_CLI_EXIT_USAGE;
+  /* the option group's string, freed when the command returns */
+  prefer = advice_flags.prefer;
+  answers = advice_flags.answers;
 
   if (argc != 2 || chart == NULL || output == NULL)
     {
-      fprintf (stderr,
-               "headroom-cli export: expected SCENARIO --chart buckets|curve|tree -o FILE\n");
+      fprintf (stderr, "headroom-cli export: expected SCENARIO --chart "
+                       "buckets|curve|tree|advice -o FILE\n");
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -172,20 +183,53 @@ hr_cli_export (int    argc,
       draw = hr_curve_chart_draw;
       draw_data = curve;
     }
-  else if (g_str_equal (chart, "tree"))
+  else if (g_str_equal (chart, "tree") || g_str_equal (chart, "advice"))
     {
-      tree = hr_tree_new_gpu_choice (scenario, hr_catalog_get_default ());
+      const HrRecommendation *best;
+
+      /* The advisor's tree, answered from the advise options and the
+       * scenario, with its path and the costed table. */
+      if (!hr_cli_advise_run (scenario, &advice_flags, &walk, &advice, &error))
+        {
+          fprintf (stderr, "headroom-cli export: %s\n", error->message);
+          return HR_CLI_EXIT_USAGE;
+        }
+      best = advice->recommendations->len > 0 ? g_ptr_array_index (advice->recommendations, 0)
+                                              : NULL;
+      if (best != NULL)
+        leaf = g_strdup_printf ("%s %u × %s\u00A0· micro-batch up to %u",
+                                best->choice == HR_ADVICE_CHOICE_BUY ? "Buy" : "Rent",
+                                best->count, best->gpu_name, best->max_micro_batch);
+      tree = hr_advisor_walk_to_tree (walk, leaf != NULL ? leaf : "no card fits");
       tree_job.tree = tree;
       tree_job.title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name
                                                                           : scenario->model->name;
-      description = hr_tree_chart_summary (tree);
       title = tree_job.title;
-      draw = draw_tree;
-      draw_data = &tree_job;
+      if (g_str_equal (chart, "tree"))
+        {
+          description = hr_tree_chart_summary (tree);
+          draw = draw_tree;
+          draw_data = &tree_job;
+        }
+      else
+        {
+          g_autofree char *words = hr_tree_path_text (tree);
+
+          g_free (leaf);
+          leaf = g_strdup_printf ("Decision path: %s.", words);
+          advice_job.advice = advice;
+          advice_job.title = title;
+          advice_job.path = leaf;
+          description = hr_advice_chart_summary (&advice_job);
+          draw = hr_advice_chart_draw;
+          draw_data = &advice_job;
+        }
     }
   else
     {
-      fprintf (stderr, "headroom-cli export: --chart %s: expected buckets, curve or tree\n", chart);
+      fprintf (stderr,
+               "headroom-cli export: --chart %s: expected buckets, curve, tree or advice\n",
+               chart);
       return HR_CLI_EXIT_USAGE;
     }
 

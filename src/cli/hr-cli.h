@@ -26,6 +26,36 @@ int   hr_cli_models    (int argc, char **argv);
 int   hr_cli_gpus      (int argc, char **argv);
 int   hr_cli_export    (int argc, char **argv);
 int   hr_cli_report    (int argc, char **argv);
+int   hr_cli_advise    (int argc, char **argv);
+
+/* The advise options, shared by `advise` and `export --chart tree|advice`;
+ * negative numbers and NULL: not given. */
+typedef struct {
+  double    hours_per_day;
+  double    months;
+  double    budget;
+  char     *prefer;
+  int       runs;
+  gboolean  datacenter;
+  double    usd_per_kwh;
+  gboolean  rocm;
+  char    **answers;   /* "NODE=ANSWER", chosen over the facts */
+} HrAdviceFlags;
+
+#define HR_ADVICE_FLAGS_INIT { -1, -1, -1, NULL, 0, FALSE, -1, FALSE, NULL }
+
+/* The option group for @flags (which must outlive it). */
+GOptionGroup *hr_cli_advise_option_group (HrAdviceFlags *flags);
+gboolean    hr_cli_advise_facts  (HrAdviceFlags    *flags,
+                                  const HrScenario *scenario,
+                                  HrAdviceInputs   *facts,
+                                  GError          **error);
+/* Walks the built-in tree from the flags and the scenario, and advises. */
+gboolean    hr_cli_advise_run    (const HrScenario *scenario,
+                                  HrAdviceFlags    *flags,
+                                  HrAdvisorWalk   **walk,
+                                  HrAdvice        **advice,
+                                  GError          **error);
 
 /* Parses the command's options; prints the message and returns FALSE on a
  * usage error. */

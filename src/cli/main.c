@@ -26,6 +26,7 @@ static const struct {
   { "knobs", hr_cli_knobs, "each lever, the memory it saves and what it costs, best first" },
   { "export", hr_cli_export, "a chart as PNG, SVG or PDF" },
   { "report", hr_cli_report, "a multi-page PDF report" },
+  { "advise", hr_cli_advise, "the decision-tree path and costed GPU recommendations" },
   { "models", hr_cli_models, "the model catalog" },
   { "gpus", hr_cli_gpus, "the GPU catalog" },
 };

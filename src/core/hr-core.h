@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "hr-advisor.h"
 #include "hr-catalog.h"
 #include "hr-cost.h"
 #include "hr-estimate.h"

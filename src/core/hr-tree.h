@@ -18,6 +18,7 @@ struct _HrTreeNode {
   char       *detail;       /* optional second line: a price, a batch size */
   char       *edge_label;   /* NULL at the root */
   gboolean    chosen;       /* on the path the user's answers take */
+  gboolean    current;      /* the question being asked now */
   GPtrArray  *children;     /* HrTreeNode, owned */
 };
 

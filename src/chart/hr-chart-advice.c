@@ -1,0 +1,348 @@
+/* hr-chart-advice.c: the advisor's recommendations as a table
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-chart"
+
+#include <math.h>
+
+#include "hr-chart-advice.h"
+#include "hr-chart-text.h"
+
+#define MARGIN      16.0
+#define TITLE_GAP    6.0
+#define PATH_GAP    14.0
+#define CELL_PAD     6.0   /* text to the column's right edge */
+#define ROW_PAD      5.0   /* text to the row's rules */
+#define SECTION_GAP 12.0
+/* Narrower than this, the table is set in the small font. */
+#define NARROW     1000.0
+
+/* Columns: header and the share of the table's width each takes. */
+static const struct {
+  const char *header;
+  double      share;
+  HrAlign     align;
+} columns[] = {
+  { "", 0.035, HR_ALIGN_START },
+  { "GPU", 0.205, HR_ALIGN_START },
+  { "Cards", 0.055, HR_ALIGN_END },
+  { "Memory", 0.085, HR_ALIGN_END },
+  { "Price", 0.095, HR_ALIGN_END },
+  { "$/GB", 0.06, HR_ALIGN_END },
+  { "Cloud", 0.075, HR_ALIGN_END },
+  { "Power/mo", 0.08, HR_ALIGN_END },
+  { "Break-even", 0.095, HR_ALIGN_END },
+  { "Choice", 0.075, HR_ALIGN_END },
+  { "Batch", 0.055, HR_ALIGN_END },
+  { "As of", 0.08, HR_ALIGN_END },
+};
+
+#define N_COLUMNS G_N_ELEMENTS (columns)
+
+void
+hr_advice_chart_layout_free (HrAdviceChartLayout *layout)
+{
+  if (layout == NULL)
+    return;
+
+  g_array_unref (layout->labels);
+  g_array_unref (layout->rules);
+  g_free (layout);
+}
+
+/* "$1900", or "$0.34/h" with @hourly; "–" when unknown. */
+static char *
+money (double   usd,
+       gboolean hourly)
+{
+  if (usd < 0 || !isfinite (usd))
+    return g_strdup ("–");
+  return hourly ? g_strdup_printf ("$%.2f/h", usd) : g_strdup_printf ("$%.0f", usd);
+}
+
+/* The cells of one recommendation, in column order (owned strings). */
+static void
+row_cells (const HrRecommendation *r,
+           guint                   rank,
+           char                  **cells)
+{
+  cells[0] = g_strdup_printf ("%u.", rank);
+  cells[1] = r->gpus_per_run > 1
+    ? g_strdup_printf ("%s (sharded over %u)", r->gpu_name, r->gpus_per_run)
+    : g_strdup (r->gpu_name);
+  cells[2] = g_strdup_printf ("%u", r->count);
+  cells[3] = hr_chart_format_bytes (r->memory);
+  cells[4] = money (r->price_usd, FALSE);
+  cells[5] = money (r->price_per_gb, FALSE);
+  cells[6] = money (r->cloud_usd_per_hour, TRUE);
+  cells[7] = r->choice == HR_ADVICE_CHOICE_BUY ? money (r->power_usd_per_month, FALSE)
+                                               : g_strdup ("–");
+  cells[8] = isfinite (r->break_even_months) ? g_strdup_printf ("%.1f mo", r->break_even_months)
+             : isnan (r->break_even_months) ? g_strdup ("–") : g_strdup ("never");
+  cells[9] = g_strdup_printf ("%s%s", r->choice == HR_ADVICE_CHOICE_BUY ? "Buy" : "Rent",
+                              r->within_budget ? "" : "*");
+  cells[10] = g_strdup_printf ("%u", r->max_micro_batch);
+  cells[11] = g_strdup (r->price_as_of != NULL ? r->price_as_of : "–");
+}
+
+static void
+add_label (HrAdviceChartLayout *layout,
+           PangoContext        *context,
+           const HrChartStyle  *style,
+           const char          *text,
+           HrChartFont          font,
+           HrChartTextRole      role,
+           HrAlign              align,
+           double               max_width,
+           double               x,
+           double               y)
+{
+  HrChartLabel label = hr_chart_label_new (context, style, g_strdup (text), font, role, align,
+                                           max_width, x, y);
+
+  g_array_append_val (layout->labels, label);
+}
+
+/* Lays out one table row of @cells at @y; returns its height. */
+static double
+add_row (HrAdviceChartLayout *layout,
+         PangoContext        *context,
+         const HrChartStyle  *style,
+         char               **cells,
+         HrChartFont          font,
+         HrChartTextRole      role,
+         double               left,
+         double               width,
+         double               y)
+{
+  double x = left, height = 0;
+
+  for (guint c = 0; c < N_COLUMNS; c++)
+    {
+      double w = columns[c].share * width;
+      g_autofree char *text = hr_chart_text_ellipsize (context, style, font, cells[c], NULL,
+                                                       w - CELL_PAD);
+      double anchor = columns[c].align == HR_ALIGN_END ? x + w - CELL_PAD : x;
+      double h;
+
+      hr_chart_text_size (context, style, font, text, 0, NULL, &h);
+      add_label (layout, context, style, text, font, role, columns[c].align, 0, anchor,
+                 y + ROW_PAD);
+      height = MAX (height, h);
+      x += w;
+    }
+
+  return height + 2 * ROW_PAD;
+}
+
+HrAdviceChartLayout *
+hr_advice_chart_layout (const HrAdviceChartData *data,
+                        const HrChartStyle      *style,
+                        PangoContext            *context,
+                        double                   width,
+                        double                   height)
+{
+  HrAdviceChartLayout *layout;
+  const HrAdvice *advice;
+  double left = MARGIN, inner = MAX (width - 2 * MARGIN, 1), y = MARGIN, h;
+  double bottom = height - MARGIN;
+  HrChartFont body = width < NARROW ? HR_CHART_FONT_SMALL : HR_CHART_FONT_BODY;
+
+  g_return_val_if_fail (data != NULL && data->advice != NULL, NULL);
+  g_return_val_if_fail (style != NULL, NULL);
+  g_return_val_if_fail (PANGO_IS_CONTEXT (context), NULL);
+
+  advice = data->advice;
+  layout = g_new0 (HrAdviceChartLayout, 1);
+  layout->bounds = (HrRect) { 0, 0, width, height };
+  layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
+  g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
+  layout->rules = g_array_new (FALSE, TRUE, sizeof (HrRect));
+  layout->n_columns = N_COLUMNS;
+
+  if (data->title != NULL && data->title[0] != '\0')
+    {
+      hr_chart_text_size (context, style, HR_CHART_FONT_TITLE, data->title, inner, NULL, &h);
+      add_label (layout, context, style, data->title, HR_CHART_FONT_TITLE, HR_TEXT_FOREGROUND,
+                 HR_ALIGN_START, inner, left, y);
+      y += h + TITLE_GAP;
+    }
+  if (data->path != NULL && data->path[0] != '\0')
+    {
+      hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, data->path, inner, NULL, &h);
+      add_label (layout, context, style, data->path, HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                 HR_ALIGN_START, inner, left, y);
+      y += h;
+    }
+  y += PATH_GAP;
+
+  if (advice->recommendations->len == 0)
+    {
+      add_label (layout, context, style, "No GPU in the catalog runs this scenario with its "
+                                         "reserve.", HR_CHART_FONT_BOLD, HR_TEXT_BAD,
+                 HR_ALIGN_START, inner, left, y);
+      return layout;
+    }
+
+  {
+    char *header[N_COLUMNS];
+
+    for (guint c = 0; c < N_COLUMNS; c++)
+      header[c] = (char *) columns[c].header;
+    y += add_row (layout, context, style, header, width < NARROW ? body : HR_CHART_FONT_BOLD,
+                  HR_TEXT_FOREGROUND, left, inner, y);
+    g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
+  }
+
+  for (guint i = 0; i < advice->recommendations->len; i++)
+    {
+      const HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
+      char *cells[N_COLUMNS];
+      double row_height;
+
+      row_cells (r, i + 1, cells);
+      hr_chart_text_size (context, style, body, cells[1], 0, NULL, &row_height);
+      if (y + row_height + 2 * ROW_PAD > bottom)
+        {
+          for (guint c = 0; c < N_COLUMNS; c++)
+            g_free (cells[c]);
+          break;
+        }
+      row_height = add_row (layout, context, style, cells,
+                            i == 0 && width >= NARROW ? HR_CHART_FONT_BOLD : body,
+                            HR_TEXT_FOREGROUND, left, inner, y);
+      if (i == 0)
+        layout->best = (HrRect) { left, y, inner, row_height };
+      y += row_height;
+      g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
+      layout->n_rows++;
+      for (guint c = 0; c < N_COLUMNS; c++)
+        g_free (cells[c]);
+    }
+  y += SECTION_GAP;
+
+  /* Then, while there is room: the best option in words, the host, the
+   * notes. */
+  {
+    const HrRecommendation *best = g_ptr_array_index (advice->recommendations, 0);
+    GString *host = g_string_new (NULL);
+    g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
+
+    g_ptr_array_add (lines, g_strdup_printf ("%s.", best->summary));
+    g_string_printf (host, "Host: %u CPU cores, %.0f GB RAM, %.0f TB NVMe disk",
+                     advice->host.cpu_cores, advice->host.ram / 1e9, advice->host.disk / 1e12);
+    if (advice->host.psu_watts > 0)
+      g_string_append_printf (host, ", %u W power supply", advice->host.psu_watts);
+    g_string_append (host, ". Choice * : over budget.");
+    g_ptr_array_add (lines, g_string_free (host, FALSE));
+    for (guint i = 0; i < advice->notes->len; i++)
+      g_ptr_array_add (lines, g_strdup (g_ptr_array_index (advice->notes, i)));
+
+    for (guint i = 0; i < lines->len; i++)
+      {
+        const char *text = g_ptr_array_index (lines, i);
+        HrChartFont font = i == 0 ? HR_CHART_FONT_BOLD : HR_CHART_FONT_SMALL;
+
+        hr_chart_text_size (context, style, font, text, inner, NULL, &h);
+        if (y + h > bottom)
+          break;
+        add_label (layout, context, style, text, font,
+                   i == 0 ? HR_TEXT_ACCENT : HR_TEXT_MUTED, HR_ALIGN_START, inner, left, y);
+        y += h + 4;
+      }
+  }
+
+  return layout;
+}
+
+void
+hr_advice_chart_render (const HrAdviceChartLayout *layout,
+                        const HrChartStyle        *style,
+                        cairo_t                   *cr)
+{
+  g_return_if_fail (layout != NULL);
+  g_return_if_fail (style != NULL);
+  g_return_if_fail (cr != NULL);
+
+  cairo_save (cr);
+  hr_chart_prepare_cairo (cr);
+  hr_chart_paint_background (cr, style, layout->bounds.width, layout->bounds.height);
+
+  /* The best option is tinted with the accent and set in bold: it does
+   * not rest on colour alone. */
+  if (layout->best.width > 0)
+    {
+      HrRgba tint = hr_rgba_mix (&style->background, &style->accent, 0.14);
+
+      cairo_rectangle (cr, layout->best.x, layout->best.y, layout->best.width,
+                       layout->best.height);
+      hr_chart_set_color (cr, &tint);
+      cairo_fill (cr);
+    }
+
+  cairo_set_line_width (cr, style->thin_line_width);
+  hr_chart_set_color (cr, &style->grid);
+  for (guint i = 0; i < layout->rules->len; i++)
+    {
+      const HrRect *rule = &g_array_index (layout->rules, HrRect, i);
+
+      cairo_move_to (cr, rule->x, floor (rule->y) + 0.5);
+      cairo_line_to (cr, rule->x + rule->width, floor (rule->y) + 0.5);
+    }
+  cairo_stroke (cr);
+
+  for (guint i = 0; i < layout->labels->len; i++)
+    hr_chart_draw_label (cr, style, &g_array_index (layout->labels, HrChartLabel, i), NULL);
+
+  cairo_restore (cr);
+}
+
+void
+hr_advice_chart_draw (cairo_t            *cr,
+                      PangoContext       *context,
+                      const HrChartStyle *style,
+                      double              width,
+                      double              height,
+                      gpointer            data)
+{
+  g_autoptr(HrAdviceChartLayout) layout = hr_advice_chart_layout (data, style, context, width,
+                                                                  height);
+
+  hr_advice_chart_render (layout, style, cr);
+}
+
+char *
+hr_advice_chart_summary (const HrAdviceChartData *data)
+{
+  GString *str = g_string_new (NULL);
+  const HrAdvice *advice;
+
+  g_return_val_if_fail (data != NULL && data->advice != NULL, NULL);
+
+  advice = data->advice;
+  if (data->path != NULL)
+    g_string_append_printf (str, "%s ", data->path);
+  if (advice->recommendations->len == 0)
+    {
+      g_string_append (str, "No GPU in the catalog runs this scenario with its reserve.");
+      return g_string_free (str, FALSE);
+    }
+
+  g_string_append_printf (str, "%u recommendations, best first. ",
+                          advice->recommendations->len);
+  for (guint i = 0; i < advice->recommendations->len; i++)
+    {
+      const HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
+
+      g_string_append_printf (str, "%u. %s%s. ", i + 1, r->summary,
+                              r->within_budget ? "" : " (over budget)");
+    }
+  g_string_append_printf (str, "Host: %u CPU cores, %.0f GB RAM, %.0f TB disk.",
+                          advice->host.cpu_cores, advice->host.ram / 1e9,
+                          advice->host.disk / 1e12);
+  return g_string_free (str, FALSE);
+}

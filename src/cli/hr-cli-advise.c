@@ -1,0 +1,449 @@
+/* hr-cli-advise.c: the advise command
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "headroom-cli"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hr-cli.h"
+
+#define GB 1e9
+
+GOptionGroup *
+hr_cli_advise_option_group (HrAdviceFlags *flags)
+{
+  GOptionEntry entries[] = {
+    { "hours-per-day", 0, 0, G_OPTION_ARG_DOUBLE, &flags->hours_per_day,
+     "Hours a day the GPUs run", "H" },
+    { "months", 0, 0, G_OPTION_ARG_DOUBLE, &flags->months, "Months of use to plan for", "M" },
+    { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &flags->budget,
+     "Most to spend on cards (or on rent over the months)", "USD" },
+    { "prefer", 0, 0, G_OPTION_ARG_STRING, &flags->prefer, "Buy, rent, or whichever costs less",
+     "buy|rent|cheaper" },
+    { "runs", 0, 0, G_OPTION_ARG_INT, &flags->runs, "Independent runs (seeds, sweeps) at once",
+     "N" },
+    { "datacenter", 0, 0, G_OPTION_ARG_NONE, &flags->datacenter,
+     "Needs data-centre features (ECC, NVLink)", NULL },
+    { "usd-per-kwh", 0, 0, G_OPTION_ARG_DOUBLE, &flags->usd_per_kwh,
+     "Electricity price (default 0.17, the U.S. average)", "USD" },
+    { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
+     "The code runs on AMD cards (ROCm) too", NULL },
+    { "answer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &flags->answers,
+     "Answer a question of the tree yourself (repeatable)", "NODE=ANSWER" },
+    { NULL }
+  };
+  GOptionGroup *group = g_option_group_new ("advise", "Advice options:",
+                                            "Show the advice options", NULL, NULL);
+
+  g_option_group_add_entries (group, entries);
+  return group;
+}
+
+gboolean
+hr_cli_advise_facts (HrAdviceFlags   *flags,
+                     const HrScenario *scenario,
+                     HrAdviceInputs  *facts,
+                     GError         **error)
+{
+  int value;
+
+  *facts = (HrAdviceInputs) { 0 };
+  facts->known = HR_FACT_TASK;
+  facts->task = scenario->task;
+
+  if (flags->hours_per_day >= 0)
+    {
+      if (flags->hours_per_day > 24)
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "--hours-per-day must be between 0 and 24, not %g", flags->hours_per_day);
+          return FALSE;
+        }
+      facts->known |= HR_FACT_HOURS_PER_DAY;
+      facts->hours_per_day = flags->hours_per_day;
+    }
+  if (flags->months >= 0)
+    {
+      if (flags->months <= 0 || flags->months > 240)
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "--months must be above 0 and at most 240, not %g", flags->months);
+          return FALSE;
+        }
+      facts->known |= HR_FACT_MONTHS;
+      facts->months = flags->months;
+    }
+  if (flags->budget >= 0)
+    {
+      facts->known |= HR_FACT_BUDGET;
+      facts->budget_usd = flags->budget;
+    }
+  if (flags->prefer != NULL)
+    {
+      if (!hr_enum_from_nick (hr_advice_prefer_names, flags->prefer, &value))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "--prefer %s: expected buy, rent or cheaper", flags->prefer);
+          return FALSE;
+        }
+      facts->known |= HR_FACT_PREFER;
+      facts->prefer = value;
+    }
+  if (flags->runs > 0)
+    {
+      facts->known |= HR_FACT_RUNS;
+      facts->runs = flags->runs;
+    }
+  if (flags->datacenter)
+    {
+      facts->known |= HR_FACT_DATACENTER;
+      facts->datacenter = TRUE;
+    }
+  if (flags->rocm)
+    {
+      facts->known |= HR_FACT_ROCM;
+      facts->rocm = TRUE;
+    }
+  if (flags->usd_per_kwh >= 0)
+    {
+      if (flags->usd_per_kwh > 10)
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "--usd-per-kwh must be between 0 and 10, not %g", flags->usd_per_kwh);
+          return FALSE;
+        }
+      facts->known |= HR_FACT_USD_PER_KWH;
+      facts->usd_per_kwh = flags->usd_per_kwh;
+    }
+
+  return TRUE;
+}
+
+static void
+add_money (JsonBuilder *builder,
+           const char  *name,
+           double       usd)
+{
+  json_builder_set_member_name (builder, name);
+  if (usd >= 0 && isfinite (usd))
+    json_builder_add_double_value (builder, round (usd * 100) / 100);
+  else
+    json_builder_add_null_value (builder);
+}
+
+static JsonNode *
+advice_to_json (HrAdvisorWalk *walk,
+                HrAdvice      *advice)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const HrAdviceInputs *in = &advice->inputs;
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "headroom_advice");
+  json_builder_add_int_value (b, 1);
+
+  json_builder_set_member_name (b, "path");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < hr_advisor_walk_get_n_steps (walk); i++)
+    {
+      const HrAdvisorNode *node = hr_advisor_walk_get_step_node (walk, i);
+      const HrAdvisorAnswer *answer = hr_advisor_walk_get_step_answer (walk, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "node");
+      json_builder_add_string_value (b, node->id);
+      json_builder_set_member_name (b, "question");
+      json_builder_add_string_value (b, node->question);
+      json_builder_set_member_name (b, "answer_id");
+      json_builder_add_string_value (b, answer->id);
+      json_builder_set_member_name (b, "answer");
+      json_builder_add_string_value (b, answer->label);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "inputs");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "task");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_task_names, in->task));
+  json_builder_set_member_name (b, "hours_per_day");
+  json_builder_add_double_value (b, in->hours_per_day);
+  json_builder_set_member_name (b, "months");
+  json_builder_add_double_value (b, in->months);
+  add_money (b, "budget_usd", (in->known & HR_FACT_BUDGET) ? in->budget_usd : -1);
+  json_builder_set_member_name (b, "prefer");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_prefer_names, in->prefer));
+  json_builder_set_member_name (b, "runs");
+  json_builder_add_int_value (b, in->runs);
+  json_builder_set_member_name (b, "datacenter");
+  json_builder_add_boolean_value (b, in->datacenter);
+  json_builder_set_member_name (b, "rocm");
+  json_builder_add_boolean_value (b, in->rocm);
+  json_builder_set_member_name (b, "rank");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_rank_names, in->rank));
+  json_builder_set_member_name (b, "usd_per_kwh");
+  json_builder_add_double_value (b, in->usd_per_kwh);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "recommendations");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < advice->recommendations->len; i++)
+    {
+      HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "gpu");
+      json_builder_add_string_value (b, r->gpu_id);
+      json_builder_set_member_name (b, "name");
+      json_builder_add_string_value (b, r->gpu_name);
+      json_builder_set_member_name (b, "memory");
+      json_builder_add_int_value (b, r->memory);
+      json_builder_set_member_name (b, "count");
+      json_builder_add_int_value (b, r->count);
+      json_builder_set_member_name (b, "gpus_per_run");
+      json_builder_add_int_value (b, r->gpus_per_run);
+      json_builder_set_member_name (b, "runs");
+      json_builder_add_int_value (b, r->runs);
+      json_builder_set_member_name (b, "sharding");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_sharding_names, r->sharding));
+      json_builder_set_member_name (b, "fits");
+      json_builder_add_boolean_value (b, r->fits);
+      json_builder_set_member_name (b, "max_micro_batch");
+      json_builder_add_int_value (b, r->max_micro_batch);
+      add_money (b, "price_usd", r->price_usd);
+      add_money (b, "price_per_gb", r->price_per_gb);
+      add_money (b, "cloud_usd_per_hour", r->cloud_usd_per_hour);
+      json_builder_set_member_name (b, "price_as_of");
+      if (r->price_as_of != NULL)
+        json_builder_add_string_value (b, r->price_as_of);
+      else
+        json_builder_add_null_value (b);
+      add_money (b, "power_usd_per_month", r->power_usd_per_month);
+      json_builder_set_member_name (b, "break_even_months");
+      if (isfinite (r->break_even_months))
+        json_builder_add_double_value (b, round (r->break_even_months * 10) / 10);
+      else
+        json_builder_add_null_value (b);
+      add_money (b, "buy_cost", r->buy_cost);
+      add_money (b, "rent_cost", r->rent_cost);
+      add_money (b, "cost", r->cost);
+      json_builder_set_member_name (b, "tflops");
+      json_builder_add_double_value (b, round (r->tflops * 10) / 10);
+      json_builder_set_member_name (b, "choice");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_choice_names, r->choice));
+      json_builder_set_member_name (b, "within_budget");
+      json_builder_add_boolean_value (b, r->within_budget);
+      json_builder_set_member_name (b, "summary");
+      json_builder_add_string_value (b, r->summary);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
+  json_builder_set_member_name (b, "host");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "cpu_cores");
+  json_builder_add_int_value (b, advice->host.cpu_cores);
+  json_builder_set_member_name (b, "ram");
+  json_builder_add_int_value (b, advice->host.ram);
+  json_builder_set_member_name (b, "disk");
+  json_builder_add_int_value (b, advice->host.disk);
+  json_builder_set_member_name (b, "psu_watts");
+  json_builder_add_int_value (b, advice->host.psu_watts);
+  json_builder_set_member_name (b, "reasons");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < advice->host.reasons->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (advice->host.reasons, i));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "notes");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < advice->notes->len; i++)
+    json_builder_add_string_value (b, g_ptr_array_index (advice->notes, i));
+  json_builder_end_array (b);
+  json_builder_end_object (b);
+
+  return json_builder_get_root (b);
+}
+
+static void
+print_table (HrAdvisorWalk *walk,
+             HrAdvice      *advice)
+{
+  for (guint i = 0; i < hr_advisor_walk_get_n_steps (walk); i++)
+    printf ("%-44s %s\n", hr_advisor_walk_get_step_node (walk, i)->question,
+            hr_advisor_walk_get_step_answer (walk, i)->label);
+  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s\n", "", "GPU", "Cards", "Memory",
+          "Price", "$/GB", "Cloud/h", "Break-even", "Choice", "Batch");
+  for (guint i = 0; i < advice->recommendations->len; i++)
+    {
+      HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
+      g_autofree char *mem = hr_cli_gib (r->memory);
+      g_autofree char *price = r->price_usd >= 0 ? g_strdup_printf ("$%.0f", r->price_usd)
+                                                 : g_strdup ("–");
+      g_autofree char *per_gb = r->price_per_gb >= 0 ? g_strdup_printf ("$%.0f", r->price_per_gb)
+                                                     : g_strdup ("–");
+      g_autofree char *cloud = r->cloud_usd_per_hour >= 0
+                                 ? g_strdup_printf ("$%.2f", r->cloud_usd_per_hour)
+                                 : g_strdup ("–");
+      g_autofree char *even = isfinite (r->break_even_months)
+                                ? g_strdup_printf ("%.1f mo", r->break_even_months)
+                                : isnan (r->break_even_months) ? g_strdup ("–")
+                                                               : g_strdup ("never");
+      g_autofree char *rank = g_strdup_printf ("%u.", i + 1);
+
+      printf ("%-3s %-20s %5u %10s %8s %6s %8s %11s %6s %5u%s\n", rank, r->gpu_id, r->count,
+              mem, price, per_gb, cloud, even,
+              hr_enum_to_nick (hr_advice_choice_names, r->choice), r->max_micro_batch,
+              r->within_budget ? "" : "  (over budget)");
+    }
+
+  if (advice->recommendations->len > 0)
+    printf ("\n%s.\n", ((HrRecommendation *) g_ptr_array_index (advice->recommendations,
+                                                                0))->summary);
+  printf ("\nHost: %u CPU cores, %.0f GB RAM, %.0f TB NVMe disk", advice->host.cpu_cores,
+          advice->host.ram / GB, advice->host.disk / 1e12);
+  if (advice->host.psu_watts > 0)
+    printf (", %u W power supply", advice->host.psu_watts);
+  printf ("\n");
+  for (guint i = 0; i < advice->host.reasons->len; i++)
+    printf ("  %s\n", (char *) g_ptr_array_index (advice->host.reasons, i));
+  for (guint i = 0; i < advice->notes->len; i++)
+    printf ("Note: %s\n", (char *) g_ptr_array_index (advice->notes, i));
+}
+
+gboolean
+hr_cli_advise_run (const HrScenario *scenario,
+                   HrAdviceFlags    *flags,
+                   HrAdvisorWalk   **walk_out,
+                   HrAdvice        **advice_out,
+                   GError          **error)
+{
+  HrAdvisor *advisor = hr_advisor_get_default ();
+  g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (advisor);
+  HrAdviceInputs facts, inputs;
+
+  if (!hr_cli_advise_facts (flags, scenario, &facts, error))
+    return FALSE;
+
+  /* --answer NODE=ANSWER decides its question; the facts the others. */
+  for (guint i = 0; flags->answers != NULL && flags->answers[i] != NULL; i++)
+    {
+      g_auto(GStrv) parts = g_strsplit (flags->answers[i], "=", 2);
+
+      if (g_strv_length (parts) != 2 || hr_advisor_get_node (advisor, parts[0]) == NULL ||
+          hr_advisor_node_is_leaf (hr_advisor_get_node (advisor, parts[0])))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "--answer %s: expected QUESTION=ANSWER with a question of the tree "
+                       "(workload, usage, prefer, budget, runs, features, stack)",
+                       flags->answers[i]);
+          return FALSE;
+        }
+    }
+  while (!hr_advisor_walk_is_done (walk))
+    {
+      const HrAdvisorNode *node = hr_advisor_walk_get_current (walk);
+      const char *chosen = NULL;
+
+      for (guint i = 0; flags->answers != NULL && flags->answers[i] != NULL; i++)
+        {
+          gsize len = strlen (node->id);
+
+          if (g_str_has_prefix (flags->answers[i], node->id) && flags->answers[i][len] == '=')
+            chosen = flags->answers[i] + len + 1;
+        }
+
+      if (chosen == NULL)
+        hr_advisor_walk_auto_step (walk, &facts);
+      else if (!hr_advisor_walk_answer (walk, chosen, error))
+        {
+          g_prefix_error (error, "--answer %s=%s: ", node->id, chosen);
+          return FALSE;
+        }
+    }
+
+  /* What the user typed wins over the answer's typical figure; the task
+   * is the scenario's unless the walk said otherwise. */
+  facts.known &= ~HR_FACT_TASK;
+  hr_advisor_walk_get_inputs (walk, &facts, &inputs);
+  *advice_out = hr_advice_new (scenario, hr_catalog_get_default (), &inputs,
+                               hr_advisor_walk_get_current (walk)->max_recommendations);
+  *walk_out = g_steal_pointer (&walk);
+  return TRUE;
+}
+
+int
+hr_cli_advise (int    argc,
+               char **argv)
+{
+  HrAdviceFlags flags = HR_ADVICE_FLAGS_INIT;
+  gboolean json = FALSE;
+  g_auto(GStrv) sets = NULL;
+  GOptionEntry entries[] = {
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
+     "KEY=VALUE" },
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrAdvisorWalk) walk = NULL;
+  g_autoptr(HrAdvice) advice = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_option_context_set_summary (context, "Walk the buy-or-rent decision tree and recommend "
+                                         "GPUs that fit the scenario, ranked by cost.");
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, hr_cli_advise_option_group (&flags));
+  if (!hr_cli_parse_options (context, &argc, &argv))
+    {
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  if (argc != 2)
+    {
+      fprintf (stderr, "headroom-cli advise: expected SCENARIO [--hours-per-day H] [--months M] "
+                       "[--budget USD] [--prefer buy|rent] [--json]\n");
+      return HR_CLI_EXIT_USAGE;
+    }
+  if (flags.runs < 0 || flags.runs > 1024 ||
+      (flags.budget < 0 && flags.budget != -1))
+    {
+      fprintf (stderr, "headroom-cli advise: --runs must be 1 to 1024 and --budget 0 or more\n");
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
+      return HR_CLI_EXIT_USAGE;
+    }
+  scenario = hr_cli_load_scenario (argv[1], sets, &error);
+  if (scenario == NULL || !hr_cli_advise_run (scenario, &flags, &walk, &advice, &error))
+    {
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
+      if (scenario == NULL)
+        return hr_cli_fail (error);
+      fprintf (stderr, "headroom-cli advise: %s\n", error->message);
+      return HR_CLI_EXIT_USAGE;
+    }
+  g_free (flags.prefer);
+  g_strfreev (flags.answers);
+
+  if (json)
+    {
+      g_autoptr(JsonNode) node = advice_to_json (walk, advice);
+
+      hr_cli_print_json (node);
+    }
+  else
+    print_table (walk, advice);
+
+  return HR_CLI_EXIT_OK;
+}
