@@ -479,10 +479,23 @@ hr_calibration_new (HrPlan                 *plan,
   self->measured_per_sample = measured_fit->per_sample;
   /* The activations are the part that grows with the batch: their scale is
    * the ratio of slopes; what remains of the difference is the overhead
-   * (workspaces, context, fragmentation) no formula predicts. */
+   * (workspaces, context, fragmentation) no formula predicts. Where the
+   * estimate bends (optimizer temporaries that the activations overtake),
+   * the least-squares map from estimate to measurement, measured ≈ α + β ·
+   * estimate, follows it better than the ratio of two straight lines. */
   self->activation_scale = predicted_fit->per_sample > 0 && measured_fit->per_sample > 0
                            ? measured_fit->per_sample / predicted_fit->per_sample : 1.0;
   self->overhead_shift = measured_fit->floor - predicted_fit->floor;
+  {
+    g_autoptr(HrFit) map = hr_fit_linear ((double *) predicted->data,
+                                          (double *) measured->data, n, NULL);
+
+    if (map != NULL && map->per_sample > 0)
+      {
+        self->activation_scale = map->per_sample;
+        self->overhead_shift = map->floor + (map->per_sample - 1.0) * predicted_fit->floor;
+      }
+  }
 
   for (guint i = 0; i < n; i++)
     {

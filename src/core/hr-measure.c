@@ -1580,8 +1580,11 @@ read_stats_object (HrMeasureParser *self,
 
       series = hr_measurement_find_series (self->result, keys[i].metric);
       if (series == NULL)
-        series = g_ptr_array_index (self->result->series,
-                                    add_series (self, keys[i].key, keys[i].metric));
+        {
+          int added = add_series (self, keys[i].key, keys[i].metric);
+
+          series = g_ptr_array_index (self->result->series, added);
+        }
       point.batch = batch;
       point.seq_len = seq;
       point.t = NAN;
