@@ -1512,5 +1512,13 @@ hr_curve_chart_summary (const HrCurveChartData *data)
   if (data->gpus->len > 0)
     g_string_append_c (summary, '.');
 
+  if (data->measured->len > 0)
+    g_string_append_printf (summary, " %u measured point%s: %s.", data->measured->len,
+                            data->measured->len == 1 ? "" : "s",
+                            data->measured_label != NULL ? data->measured_label : "measured");
+  if (data->has_fit_line)
+    g_string_append_printf (summary, " Fitted line, %s.",
+                            data->fit_label != NULL ? data->fit_label : "fit");
+
   return g_string_free (summary, FALSE);
 }
