@@ -1117,7 +1117,8 @@ parse_timestamp (const Field *f,
 static HrMeasureSeries *
 gpu_series (HrMeasureParser *self,
             const char      *key,
-            const char      *gpu_name)
+            const char      *gpu_name,
+            guint            gpu_name_length)
 {
   gpointer value;
   g_autofree char *name = NULL;
@@ -1127,7 +1128,7 @@ gpu_series (HrMeasureParser *self,
     return g_ptr_array_index (self->result->series, GPOINTER_TO_INT (value) - 1);
 
   if (gpu_name != NULL)
-    name = g_strdup_printf ("GPU %s (%s)", key, gpu_name);
+    name = g_strdup_printf ("GPU %s (%.*s)", key, (int) gpu_name_length, gpu_name);
   else
     name = g_strdup_printf ("GPU %s", key);
   index = add_series (self, name, HR_METRIC_DEVICE_USED);
@@ -1155,7 +1156,8 @@ read_row (HrMeasureParser *self,
             g_array_index (self->fields, Field, n_columns).length == 0))
         return fail (self, HR_ERROR_PARSE,
                      g_array_index (self->fields, Field,
-                                    MIN (self->fields->len, n_columns) - 1).column,
+                                    self->fields->len > n_columns ? n_columns
+                                                                  : self->fields->len - 1).column,
                      "%u fields, but the header on line %u has %u", self->fields->len,
                      self->header_line, n_columns);
     }
@@ -1257,12 +1259,15 @@ read_row (HrMeasureParser *self,
         series = g_ptr_array_index (self->result->series, c->series);
       else
         {
-          g_autofree char *key = gpu_key != NULL ? g_strndup (gpu_key->text, gpu_key->length)
-                                                 : g_strdup ("0");
-          g_autofree char *name = gpu_name != NULL ? g_strndup (gpu_name->text, gpu_name->length)
-                                                   : NULL;
+          /* The GPU's key on the stack: a log has millions of rows and a
+           * handful of GPUs. */
+          char key[128];
+          guint key_length = gpu_key != NULL ? MIN (gpu_key->length, sizeof key - 1) : 1;
 
-          series = gpu_series (self, key, name);
+          memcpy (key, gpu_key != NULL ? gpu_key->text : "0", key_length);
+          key[key_length] = '\0';
+          series = gpu_series (self, key, gpu_name != NULL ? gpu_name->text : NULL,
+                               gpu_name != NULL ? gpu_name->length : 0);
         }
 
       if (oom)
