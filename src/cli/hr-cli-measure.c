@@ -329,8 +329,8 @@ print_text (const HrMeasurement *measurement,
     {
       g_autofree char *gap_text = hr_cli_gib (gap);
 
-      printf ("Fragmentation: reserved exceeds allocated by up to %s (%.0f%% of reserved)", gap_text,
-              fraction * 100);
+      printf ("Fragmentation: reserved exceeds allocated by up to %s (%.0f%% of reserved)",
+              gap_text, fraction * 100);
       if (!isnan (at_batch))
         printf (" at micro-batch %.0f", at_batch);
       printf ("\n");

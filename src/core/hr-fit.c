@@ -297,8 +297,9 @@ hr_fit_series (const HrMeasureSeries  *series,
         }
       if (!least_squares (columns, (double *) y->data, n, 3, c))
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: the batch sizes and sequence "
-                       "lengths do not vary enough for floor + b·(s·k₁ + s²·k₂)", series->name);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       "%s: the batch sizes and sequence lengths do not vary enough for "
+                       "floor + b·(s·k₁ + s²·k₂)", series->name);
           return NULL;
         }
 
