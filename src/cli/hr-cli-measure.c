@@ -13,22 +13,6 @@
 
 #include "hr-cli-measure.h"
 
-/* The series a fit (and a calibration) is made from: the first, in the
- * order allocated, reserved, device used, with two batch sizes or more. */
-static const HrMeasureSeries *
-sweep_series (const HrMeasurement *measurement)
-{
-  for (guint i = 0; i < measurement->series->len; i++)
-    {
-      const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
-
-      if (hr_measure_series_is_sweep (s))
-        return s;
-    }
-
-  return NULL;
-}
-
 static void
 add_nullable (JsonBuilder *builder,
               const char  *name,
@@ -515,7 +499,7 @@ hr_cli_measure (int    argc,
   if (measurement == NULL)
     return hr_cli_fail (error);
 
-  sweep = sweep_series (measurement);
+  sweep = hr_measurement_get_sweep (measurement);
   if (sweep != NULL)
     fit = hr_fit_series (sweep, NULL);
 
@@ -577,7 +561,7 @@ hr_cli_measure_overlay (HrCurveChartData    *curve,
 {
   g_autoptr(GArray) points = g_array_new (FALSE, TRUE, sizeof (HrCurvePoint));
   g_autoptr(GString) label = g_string_new (NULL);
-  const HrMeasureSeries *sweep = sweep_series (measurement);
+  const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
   g_autofree char *base = g_path_get_basename (measurement->name);
 
   for (guint i = 0; i < measurement->series->len; i++)

@@ -205,6 +205,22 @@ hr_measure_series_is_sweep (const HrMeasureSeries *series)
   return FALSE;
 }
 
+const HrMeasureSeries *
+hr_measurement_get_sweep (const HrMeasurement *measurement)
+{
+  g_return_val_if_fail (measurement != NULL, NULL);
+
+  for (guint i = 0; i < measurement->series->len; i++)
+    {
+      const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+
+      if (hr_measure_series_is_sweep (s))
+        return s;
+    }
+
+  return NULL;
+}
+
 /* ------------------------------------------------------------------------
  * The streaming reader
  * --------------------------------------------------------------------- */
@@ -1756,10 +1772,11 @@ hr_measurement_parse_data (const char             *display_name,
   return hr_measure_parser_finish (parser, error);
 }
 
-HrMeasurement *
-hr_measurement_load_file (const char             *path,
-                          const HrMeasureOptions *options,
-                          GError                **error)
+static HrMeasurement *
+load_file (const char              *path,
+           const HrMeasureOptions  *options,
+           GCancellable            *cancellable,
+           GError                 **error)
 {
   g_autoptr(GFile) file = NULL;
   g_autoptr(GFileInputStream) stream = NULL;
@@ -1768,13 +1785,14 @@ hr_measurement_load_file (const char             *path,
   g_autofree char *buffer = NULL;
   const gsize chunk = 1 << 20;
 
-  g_return_val_if_fail (path != NULL, NULL);
-
   file = g_file_new_for_path (path);
-  stream = g_file_read (file, NULL, &local_error);
+  stream = g_file_read (file, cancellable, &local_error);
   if (stream == NULL)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
       return NULL;
     }
 
@@ -1783,11 +1801,15 @@ hr_measurement_load_file (const char             *path,
 
   for (;;)
     {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, chunk, NULL, &local_error);
+      gssize n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, chunk, cancellable,
+                                      &local_error);
 
       if (n < 0)
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          else
+            g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
           return NULL;
         }
       if (n == 0)
@@ -1797,4 +1819,82 @@ hr_measurement_load_file (const char             *path,
     }
 
   return hr_measure_parser_finish (parser, error);
+}
+
+HrMeasurement *
+hr_measurement_load_file (const char             *path,
+                          const HrMeasureOptions *options,
+                          GError                **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return load_file (path, options, NULL, error);
+}
+
+typedef struct {
+  char             *path;
+  HrMeasureOptions  options;
+} LoadJob;
+
+static void
+load_job_free (gpointer data)
+{
+  LoadJob *job = data;
+
+  g_free (job->path);
+  hr_measure_options_clear (&job->options);
+  g_free (job);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  GError *error = NULL;
+  HrMeasurement *measurement = load_file (job->path, &job->options, cancellable, &error);
+
+  if (measurement == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, measurement, (GDestroyNotify) hr_measurement_free);
+}
+
+void
+hr_measurement_load_file_async (const char             *path,
+                                const HrMeasureOptions *options,
+                                GCancellable           *cancellable,
+                                GAsyncReadyCallback     callback,
+                                gpointer                user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LoadJob *job;
+
+  g_return_if_fail (path != NULL);
+
+  job = g_new0 (LoadJob, 1);
+  job->path = g_strdup (path);
+  if (options != NULL)
+    {
+      job->options = *options;
+      job->options.batch_column = g_strdup (options->batch_column);
+      job->options.memory_column = g_strdup (options->memory_column);
+      job->options.seq_column = g_strdup (options->seq_column);
+    }
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, hr_measurement_load_file_async);
+  g_task_set_task_data (task, job, load_job_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+HrMeasurement *
+hr_measurement_load_file_finish (GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
 }

@@ -6,6 +6,8 @@
 
 #pragma once
 
+#include <gio/gio.h>
+
 #include "hr-json.h"
 #include "hr-types.h"
 
@@ -107,6 +109,10 @@ HrMeasureSeries *hr_measurement_find_series (const HrMeasurement *measurement,
                                              HrMetric             metric);
 /* Whether the series has at least two distinct batch sizes. */
 gboolean         hr_measure_series_is_sweep (const HrMeasureSeries *series);
+/* The series a fit and a calibration are made from: the first sweep in
+ * the order allocated, reserved, device used; NULL when none is a sweep
+ * (a log over time). */
+const HrMeasureSeries *hr_measurement_get_sweep (const HrMeasurement *measurement);
 
 /* Streaming reader: feed it the file in chunks of any size, then finish.
  * Every format goes through it; the format is recognised from the first
@@ -135,6 +141,15 @@ HrMeasurement   *hr_measurement_parse_data (const char             *display_name
 HrMeasurement   *hr_measurement_load_file  (const char             *path,
                                             const HrMeasureOptions *options,
                                             GError                **error);
+/* The same in a worker thread, for the window: a huge log never blocks
+ * it, and @cancellable stops the read between chunks. */
+void             hr_measurement_load_file_async  (const char             *path,
+                                                  const HrMeasureOptions *options,
+                                                  GCancellable           *cancellable,
+                                                  GAsyncReadyCallback     callback,
+                                                  gpointer                user_data);
+HrMeasurement   *hr_measurement_load_file_finish (GAsyncResult           *result,
+                                                  GError                **error);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureSeries, hr_measure_series_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasurement, hr_measurement_free)

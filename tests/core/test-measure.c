@@ -541,6 +541,56 @@ test_calibration (void)
   }
 }
 
+static void
+loaded_cb (GObject      *source,
+           GAsyncResult *result,
+           gpointer      user_data)
+{
+  GAsyncResult **out = user_data;
+
+  *out = g_object_ref (result);
+}
+
+/* The window's path: a worker thread, the sweep chosen by the core, and a
+ * cancelled load that says so. */
+static void
+test_async (void)
+{
+  g_autofree char *path = fixture ("probe-torch.csv");
+  g_autoptr(GAsyncResult) result = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrMeasurement) m = NULL;
+  g_autoptr(GCancellable) cancellable = g_cancellable_new ();
+  const HrMeasureSeries *sweep;
+
+  hr_measurement_load_file_async (path, NULL, NULL, loaded_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  m = hr_measurement_load_file_finish (result, &error);
+  g_assert_no_error (error);
+  sweep = hr_measurement_get_sweep (m);
+  g_assert_nonnull (sweep);
+  g_assert_cmpint (sweep->metric, ==, HR_METRIC_ALLOCATED);
+  g_assert_cmpuint (sweep->points->len, ==, 6);
+
+  g_clear_object (&result);
+  g_clear_pointer (&m, hr_measurement_free);
+  g_cancellable_cancel (cancellable);
+  hr_measurement_load_file_async (path, NULL, cancellable, loaded_cb, &result);
+  while (result == NULL)
+    g_main_context_iteration (NULL, TRUE);
+  m = hr_measurement_load_file_finish (result, &error);
+  g_assert_null (m);
+  g_assert_error (error, G_IO_ERROR, G_IO_ERROR_CANCELLED);
+
+  /* A log over time has no sweep. */
+  {
+    g_autoptr(HrMeasurement) smi = load ("nvidia-smi.csv", NULL);
+
+    g_assert_null (hr_measurement_get_sweep (smi));
+  }
+}
+
 /* Numbers in files never follow the locale: run under a decimal-comma
  * locale (meson runs this test a second time with LC_ALL=de_DE.UTF-8). */
 static void
@@ -579,6 +629,7 @@ main (int    argc,
   g_test_add_func ("/measure/row-limit", test_row_limit);
   g_test_add_func ("/measure/malformed", test_malformed);
   g_test_add_func ("/measure/calibration", test_calibration);
+  g_test_add_func ("/measure/async", test_async);
   g_test_add_func ("/measure/locale", test_locale);
 
   return g_test_run ();
