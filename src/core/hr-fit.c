@@ -558,6 +558,70 @@ hr_calibration_peak (const HrCalibration *self,
   hr_calibration_apply (self, peak);
 }
 
+static guint64
+add_clamped (guint64 value,
+             double  delta)
+{
+  return (guint64) MAX (0.0, llround ((double) value + delta));
+}
+
+void
+hr_calibration_apply_estimate (const HrCalibration *self,
+                               HrPlan              *plan,
+                               HrEstimate          *estimate)
+{
+  HrPeak peak;
+  double activation_delta, overhead_delta, delta, band;
+  guint64 old_total = estimate->total, total = 0;
+  const double GB = 1e9;
+
+  g_return_if_fail (self != NULL);
+  g_return_if_fail (plan != NULL);
+  g_return_if_fail (estimate != NULL);
+
+  hr_plan_peak (plan, estimate->micro_batch, &peak);
+  activation_delta = (self->activation_scale - 1.0) *
+                     (peak_metric (&peak, self->metric) - self->predicted_floor);
+  overhead_delta = self->overhead_shift;
+
+  estimate->buckets[HR_BUCKET_ACTIVATIONS] = add_clamped (estimate->buckets[HR_BUCKET_ACTIVATIONS],
+                                                          activation_delta);
+  estimate->buckets[HR_BUCKET_OVERHEAD] = add_clamped (estimate->buckets[HR_BUCKET_OVERHEAD],
+                                                       overhead_delta);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    total += estimate->buckets[b];
+  delta = (double) total - (double) old_total;
+
+  /* The measured buckets are known to the band; the others keep theirs. */
+  for (guint b = HR_BUCKET_ACTIVATIONS; b <= HR_BUCKET_OVERHEAD; b++)
+    {
+      estimate->bucket_low[b] = estimate->buckets[b];
+      estimate->bucket_high[b] = estimate->buckets[b];
+    }
+
+  estimate->total = total;
+  estimate->device_used = total;
+  estimate->allocated_peak = add_clamped (estimate->allocated_peak, delta);
+  estimate->reserved_peak = add_clamped (estimate->reserved_peak, delta);
+  band = MAX (self->band_bytes, self->band_fraction * (double) total);
+  estimate->low = add_clamped (total, -band);
+  estimate->high = add_clamped (total, band);
+
+  if (estimate->has_fit)
+    {
+      estimate->need = add_clamped (estimate->need, delta);
+      estimate->fits = estimate->need <= estimate->usable;
+      estimate->max_micro_batch = hr_calibration_max_micro_batch (self, plan, estimate->usable,
+                                                                  &estimate->max_is_lower_bound);
+    }
+
+  g_ptr_array_add (estimate->notes,
+                   g_strdup_printf ("Calibrated by a measurement (%u points): activations ×%.3g, "
+                                    "overhead %+.2f GB; the range is the measurement's scatter, "
+                                    "±%.2f GB", self->points->len, self->activation_scale,
+                                    overhead_delta / GB, band / GB));
+}
+
 guint
 hr_calibration_max_micro_batch (const HrCalibration *self,
                                 HrPlan              *plan,

@@ -101,6 +101,13 @@ void           hr_calibration_peak  (const HrCalibration   *calibration,
                                      HrPlan                *plan,
                                      guint                  micro_batch,
                                      HrPeak                *peak);
+/* @estimate (from hr_estimate_new of @plan's scenario) made calibrated:
+ * the activation and overhead buckets take the correction, the views and
+ * the range follow, and the fit on the scenario's card is made again with
+ * the calibrated need. What the window's "Use calibration" applies. */
+void           hr_calibration_apply_estimate (const HrCalibration *calibration,
+                                              HrPlan              *plan,
+                                              HrEstimate          *estimate);
 /* The largest micro-batch whose calibrated need fits in @usable. */
 guint          hr_calibration_max_micro_batch (const HrCalibration *calibration,
                                                HrPlan              *plan,

@@ -530,6 +530,32 @@ test_calibration (void)
     g_assert_cmpuint (above.need, >, usable);
   }
 
+  /* The estimate itself, calibrated: buckets still add up, the peak
+   * meets the measured one, the fit is made again. */
+  {
+    g_autoptr(HrScenario) at16 = hr_scenario_copy (scenario);
+    g_autoptr(HrEstimate) est = NULL;
+    guint64 sum = 0, before_state;
+
+    at16->micro_batch = 16;
+    est = hr_estimate_new (at16);
+    before_state = est->buckets[HR_BUCKET_WEIGHTS] + est->buckets[HR_BUCKET_OPTIMIZER];
+    hr_calibration_apply_estimate (calibration, plan, est);
+    for (guint b = 0; b < HR_N_BUCKETS; b++)
+      sum += est->buckets[b];
+    g_assert_cmpuint (sum, ==, est->total);
+    g_assert_cmpuint (est->total, ==, est->device_used);
+    g_assert_cmpuint (est->buckets[HR_BUCKET_WEIGHTS] + est->buckets[HR_BUCKET_OPTIMIZER], ==,
+                      before_state);
+    g_assert_cmpfloat (fabs ((double) est->allocated_peak - point_bytes (allocated, 4)), <,
+                       0.05 * point_bytes (allocated, 4));
+    g_assert_cmpuint (est->low, <=, est->total);
+    g_assert_cmpuint (est->high, >=, est->total);
+    if (est->has_fit)
+      g_assert_cmpuint (est->max_micro_batch, ==,
+                        hr_calibration_max_micro_batch (calibration, plan, est->usable, NULL));
+  }
+
   /* A time series cannot calibrate. */
   {
     g_autoptr(HrMeasurement) smi = load ("nvidia-smi.csv", NULL);
