@@ -1262,14 +1262,43 @@ draw_fit_line (const HrCurveChartLayout *layout,
   cairo_restore (cr);
 }
 
+const char *
+hr_curve_marker_name (HrMetric metric)
+{
+  switch (metric)
+    {
+    case HR_METRIC_RESERVED:
+      return "\u25A0";
+    case HR_METRIC_DEVICE_USED:
+      return "\u25B2";
+    case HR_METRIC_ALLOCATED:
+    default:
+      return "\u25CF";
+    }
+}
+
 static void
 draw_point (cairo_t            *cr,
             const HrChartStyle *style,
             double              x,
-            double              y)
+            double              y,
+            HrMetric            metric)
 {
+  /* The square and the triangle enclose about the circle's area. */
+  double half = POINT_RADIUS * 0.89, tri = POINT_RADIUS * 1.35;
+
   cairo_new_sub_path (cr);
-  cairo_arc (cr, x, y, POINT_RADIUS, 0, 2 * G_PI);
+  if (metric == HR_METRIC_RESERVED)
+    cairo_rectangle (cr, x - half, y - half, 2 * half, 2 * half);
+  else if (metric == HR_METRIC_DEVICE_USED)
+    {
+      cairo_move_to (cr, x, y - tri);
+      cairo_line_to (cr, x + tri * 0.866, y + tri * 0.5);
+      cairo_line_to (cr, x - tri * 0.866, y + tri * 0.5);
+      cairo_close_path (cr);
+    }
+  else
+    cairo_arc (cr, x, y, POINT_RADIUS, 0, 2 * G_PI);
   hr_chart_set_color (cr, &style->background);
   cairo_fill_preserve (cr);
   cairo_set_line_width (cr, 1.5);
@@ -1338,7 +1367,7 @@ draw_swatch (cairo_t                  *cr,
       cairo_fill (cr);
       break;
     case LEGEND_MEASURED:
-      draw_point (cr, style, x + SWATCH_WIDTH / 2, y);
+      draw_point (cr, style, x + SWATCH_WIDTH / 2, y, HR_METRIC_ALLOCATED);
       break;
     case LEGEND_FIT:
       cairo_set_dash (cr, fit_dashes, G_N_ELEMENTS (fit_dashes), 0);
@@ -1385,7 +1414,9 @@ hr_curve_chart_render (const HrCurveChartLayout *layout,
     {
       const HrPoint *p = &g_array_index (layout->measured, HrPoint, i);
 
-      draw_point (cr, style, p->x, p->y);
+      draw_point (cr, style, p->x, p->y,
+                  i < data->measured->len ? g_array_index (data->measured, HrCurvePoint,
+                                                           i).metric : HR_METRIC_ALLOCATED);
     }
   draw_markers (layout, style, cr);
 
@@ -1480,6 +1511,14 @@ hr_curve_chart_summary (const HrCurveChartData *data)
     }
   if (data->gpus->len > 0)
     g_string_append_c (summary, '.');
+
+  if (data->measured->len > 0)
+    g_string_append_printf (summary, " %u measured point%s: %s.", data->measured->len,
+                            data->measured->len == 1 ? "" : "s",
+                            data->measured_label != NULL ? data->measured_label : "measured");
+  if (data->has_fit_line)
+    g_string_append_printf (summary, " Fitted line, %s.",
+                            data->fit_label != NULL ? data->fit_label : "fit");
 
   return g_string_free (summary, FALSE);
 }

@@ -33,12 +33,17 @@ typedef struct {
   gboolean  max_is_lower_bound;
 } HrCurveGpu;
 
-/* A measurement to overlay: batch and bytes (the measurements issue feeds
- * these). */
+/* A measurement to overlay: batch and bytes, and which measure it is,
+ * drawn as its own marker shape (a circle for allocated, a square for
+ * reserved, a triangle for device used), so that colour never carries it. */
 typedef struct {
-  double batch;
-  double bytes;
+  double   batch;
+  double   bytes;
+  HrMetric metric;
 } HrCurvePoint;
+
+/* The marker of @metric as a character for legends: "●", "■" or "▲". */
+const char       *hr_curve_marker_name (HrMetric metric);
 
 typedef struct {
   char      *title;

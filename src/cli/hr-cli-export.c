@@ -7,10 +7,12 @@
 
 #define G_LOG_DOMAIN "headroom-cli"
 
+#include <math.h>
 #include <stdio.h>
 
 #include "hr-chart.h"
 #include "hr-cli.h"
+#include "hr-cli-measure.h"
 
 /* The cards a curve shows when the scenario names none: a consumer card,
  * and the two data-centre cards most rented for training. */
@@ -83,6 +85,7 @@ hr_cli_export (int    argc,
   g_autofree char *leaf = NULL;
   HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
   HrAdviceChartData advice_job = { 0 };
+  g_autoptr(HrMeasurement) measurement = NULL;
   g_autofree char *description = NULL;
   const char *title = NULL;
   TreeJob tree_job = { 0 };
@@ -136,12 +139,10 @@ hr_cli_export (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (measurements != NULL)
+  if (measurements != NULL && !g_str_equal (chart, "curve"))
     {
-      /* The importers (probe CSV, nvidia-smi, W&B, TensorBoard) come with
-       * `headroom-cli measure`; the curve already takes their points. */
-      fprintf (stderr, "headroom-cli export: --measurements %s: reading measurement files is not "
-                       "implemented yet\n", measurements);
+      fprintf (stderr, "headroom-cli export: --measurements goes on the curve chart "
+                       "(--chart curve)\n");
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -177,7 +178,30 @@ hr_cli_export (int    argc,
         hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
 
       hr_curve_chart_batch_range (scenario, gpus, &upper, &log2_x);
+      if (measurements != NULL)
+        {
+          HrMeasureOptions measure_options = { 0 };
+
+          measurement = hr_measurement_load_file (measurements, &measure_options, &error);
+          if (measurement == NULL)
+            return hr_cli_fail (error);
+          /* The curve spans the measured batches too. */
+          for (guint i = 0; i < measurement->series->len; i++)
+            {
+              const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+
+              for (guint j = 0; j < s->points->len; j++)
+                {
+                  double b = g_array_index (s->points, HrMeasurePoint, j).batch;
+
+                  while (!isnan (b) && b > upper && upper < (1u << 20))
+                    upper *= 2;
+                }
+            }
+        }
       curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);
+      if (measurement != NULL)
+        hr_cli_measure_overlay (curve, measurement, scenario);
       description = hr_curve_chart_summary (curve);
       title = curve->title;
       draw = hr_curve_chart_draw;

@@ -56,6 +56,7 @@ gboolean    hr_cli_advise_run    (const HrScenario *scenario,
                                   HrAdvisorWalk   **walk,
                                   HrAdvice        **advice,
                                   GError          **error);
+int   hr_cli_measure   (int argc, char **argv);
 
 /* Parses the command's options; prints the message and returns FALSE on a
  * usage error. */

@@ -24,6 +24,7 @@ static const struct {
   { "sweep", hr_cli_sweep, "peak memory versus micro-batch" },
   { "fits", hr_cli_fits, "for each GPU: fits or not, and the largest micro-batch" },
   { "knobs", hr_cli_knobs, "each lever, the memory it saves and what it costs, best first" },
+  { "measure", hr_cli_measure, "import a measurement file, fit it, compare with a scenario" },
   { "export", hr_cli_export, "a chart as PNG, SVG or PDF" },
   { "report", hr_cli_report, "a multi-page PDF report" },
   { "advise", hr_cli_advise, "the decision-tree path and costed GPU recommendations" },

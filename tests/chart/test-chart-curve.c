@@ -798,6 +798,60 @@ test_render_pixels (void)
     }
 }
 
+/* Allocated, reserved and device-used points are told apart by shape, not
+ * colour: a circle, a square and a triangle (its apex above the circle). */
+static void
+test_render_marker_shapes (void)
+{
+  const HrMetric metrics[] = { HR_METRIC_ALLOCATED, HR_METRIC_RESERVED, HR_METRIC_DEVICE_USED };
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  cairo_surface_t *surfaces[3];
+  HrPoint at = { 0 };
+
+  g_assert_cmpstr (hr_curve_marker_name (HR_METRIC_ALLOCATED), !=,
+                   hr_curve_marker_name (HR_METRIC_RESERVED));
+  g_assert_cmpstr (hr_curve_marker_name (HR_METRIC_RESERVED), !=,
+                   hr_curve_marker_name (HR_METRIC_DEVICE_USED));
+
+  for (guint m = 0; m < G_N_ELEMENTS (metrics); m++)
+    {
+      g_autoptr(HrCurveChartData) data = straight_data ();
+      HrCurvePoint point = { 40, 57 * GiB, metrics[m] };
+      g_autoptr(HrCurveChartLayout) layout = NULL;
+      cairo_t *cr;
+
+      hr_curve_chart_data_set_measurements (data, &point, 1, NULL);
+      layout = layout_for (data, HR_CHART_THEME_LIGHT, 800, 500);
+      at = g_array_index (layout->measured, HrPoint, 0);
+      surfaces[m] = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 800, 500);
+      cr = cairo_create (surfaces[m]);
+      hr_curve_chart_render (layout, data, style, cr);
+      cairo_destroy (cr);
+      cairo_surface_flush (surfaces[m]);
+    }
+
+  /* The triangle's apex, 5.4 px up and its stroke's miter above it: ink
+   * for device used only; the circle ends 4.75 px up. */
+  g_assert_false (same_color (pixel (surfaces[2], (int) floor (at.x), (int) floor (at.y - 6)),
+                              &style->background));
+  g_assert_true (same_color (pixel (surfaces[0], (int) floor (at.x), (int) floor (at.y - 6)),
+                             &style->background));
+  /* The three shapes differ somewhere in the point's box. */
+  for (guint a = 0; a < 3; a++)
+    for (guint b = a + 1; b < 3; b++)
+      {
+        gboolean differ = FALSE;
+
+        for (int y = (int) at.y - 7; y <= (int) at.y + 7 && !differ; y++)
+          for (int x = (int) at.x - 7; x <= (int) at.x + 7 && !differ; x++)
+            differ = pixel (surfaces[a], x, y) != pixel (surfaces[b], x, y);
+        g_assert_true (differ);
+      }
+
+  for (guint m = 0; m < G_N_ELEMENTS (metrics); m++)
+    cairo_surface_destroy (surfaces[m]);
+}
+
 static void
 test_summary (void)
 {
@@ -848,6 +902,7 @@ main (int    argc,
   g_test_add_func ("/curve/layout/labels-apart", test_layout_labels_apart);
   g_test_add_func ("/curve/layout/overlay", test_layout_overlay);
   g_test_add_func ("/curve/render/pixels", test_render_pixels);
+  g_test_add_func ("/curve/render/marker-shapes", test_render_marker_shapes);
   g_test_add_func ("/curve/summary", test_summary);
 
   return g_test_run ();

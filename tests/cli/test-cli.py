@@ -205,6 +205,72 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run("report", gr00t, "-o", report)
     check(p.returncode == 0 and open(report, "rb").read(5) == b"%PDF-", f"report writes a PDF ({p.stderr.strip()})")
 
+# measure: SCENARIO.md's `measure --json` shape for every fixture, the
+# seed's two-point fit, the scenario comparison, bad files exit 2 naming
+# file:line:col, and measured points on the exported curve.
+MEASURE = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "measure")
+for name in sorted(os.listdir(MEASURE)):
+    path = os.path.join(MEASURE, name)
+    if not os.path.isfile(path):
+        continue
+    p = run("measure", path, "--json")
+    check(p.returncode == 0, f"measure {name} exits 0 ({p.stderr.strip()})")
+    if p.returncode:
+        continue
+    d = json.loads(p.stdout)
+    check(d.get("headroom_measurement") == 1 and isinstance(d.get("format"), str), f"measure {name}: header")
+    check(len(d["series"]) >= 1, f"measure {name}: at least one series")
+    for s in d["series"]:
+        check(s["metric"] in ("allocated", "reserved", "device_used"), f"measure {name}: metric")
+        check(is_size(s["peak"]) and s["peak"] == max(q["bytes"] for q in s["points"]), f"measure {name}: peak is the largest point")
+        for q in s["points"]:
+            check(is_size(q["bytes"]) and "batch" in q and "t" in q, f"measure {name}: point shape")
+            check((q["batch"] is None) != (q["t"] is None) or (q["batch"] is None and q["t"] is None),
+                  f"measure {name}: a point has a batch or a time, not both")
+    f = d["fit"]
+    check(f is None or (isinstance(f["floor"], int) and isinstance(f["per_sample"], int) and 0 <= f["r2"] <= 1),
+          f"measure {name}: fit shape")
+p = run("measure", os.path.join(MEASURE, "seed-two-point.csv"), "--json", env={"LC_ALL": "de_DE.UTF-8"})
+d = json.loads(p.stdout)
+check(d["fit"]["floor"] == 7600000000 and d["fit"]["per_sample"] == 900000000 and d["fit"]["r2"] == 1.0,
+      "measure: the seed's (2, 9.4 GB), (8, 14.8 GB) give 7.6 GB + 0.90 GB·b, under de_DE too")
+p = run("measure", os.path.join(MEASURE, "nvidia-smi.csv"), "--json")
+d = json.loads(p.stdout)
+check(d["format"] == "nvidia-smi" and d["fit"] is None and len(d["series"]) == 2
+      and d["series"][0]["name"] == "GPU 0 (NVIDIA A100-SXM4-80GB)" and d["series"][0]["peak"] == 61234 * 1024 * 1024,
+      "measure: nvidia-smi gives a series per GPU, MiB binary, no fit")
+p = run("measure", os.path.join(MEASURE, "semicolon-decimal-comma.csv"), "--json",
+        "--batch-column", "Batch", "--memory-column", "Step time (s)", "--unit", "GB", "--delimiter", ";")
+d = json.loads(p.stdout) if p.returncode == 0 else {}
+check(p.returncode == 0 and d["series"][0]["points"][0]["bytes"] == 410000000,
+      f"measure: the mapping options pick columns and units ({p.stderr.strip()})")
+p = run("measure", os.path.join(MEASURE, "probe-torch.csv"), "--json", "--scenario",
+        os.path.join(EXAMPLES, "smolvla-4090.json"), "--gpus", "rtx-4090,a100-80gb")
+d = json.loads(p.stdout) if p.returncode == 0 else {}
+c = d.get("comparison", {})
+check(p.returncode == 0 and len(c.get("points", [])) == 6 and len(c.get("gpus", [])) == 2
+      and c["uncalibrated"]["mean_relative_error"] > 0 and c["calibration"]["activation_scale"] > 0
+      and all(is_size(g["calibrated_max_micro_batch"]) for g in c["gpus"]),
+      f"measure --scenario compares and calibrates ({p.stderr.strip()})")
+check(d.get("fragmentation", {}).get("bytes") == 13025411072 - 11388502016, "measure: fragmentation is the largest reserved-allocated gap")
+BAD = os.path.join(MEASURE, "bad")
+for name in ("not-a-number.csv", "binary.csv", "stats-string.json", "unknown-columns.csv"):
+    p = run("measure", os.path.join(BAD, name))
+    check(p.returncode == 2 and re.search(re.escape(name) + r":\d+", p.stderr), f"measure bad/{name} exits 2 naming file:line")
+check(run("measure", os.path.join(MEASURE, "no-such-file.csv")).returncode == 2, "measure: a missing file exits 2")
+check(run("measure", os.path.join(MEASURE, "tab.tsv"), "--unit", "parsecs").returncode == 2, "measure: unknown --unit exits 2")
+with tempfile.TemporaryDirectory() as tmp:
+    smol = os.path.join(EXAMPLES, "smolvla-4090.json")
+    for name in ("probe-torch.csv", "nvidia-smi.csv"):
+        for fmt in ("png", "svg"):
+            out = os.path.join(tmp, f"m.{fmt}")
+            p = run("export", smol, "--chart", "curve", "-o", out, "--measurements", os.path.join(MEASURE, name))
+            check(p.returncode == 0 and os.path.getsize(out) > 0, f"export --measurements {name} as {fmt} ({p.stderr.strip()})")
+    svg = open(os.path.join(tmp, "m.svg")).read()
+    check("measured" in svg, "export --measurements: the legend names the measurement")
+    p = run("export", smol, "--chart", "curve", "-o", os.path.join(tmp, "x.png"), "--measurements", os.path.join(BAD, "binary.csv"))
+    check(p.returncode == 2 and "binary.csv:" in p.stderr, "export --measurements with a bad file exits 2")
+
 # usage
 check(run("frobnicate").returncode == 2, "unknown command exits 2")
 check(run("--help").returncode == 0, "--help exits 0")

@@ -1,0 +1,1900 @@
+/* hr-measure.c: measured peaks read from probe CSVs, nvidia-smi logs,
+ * W&B and TensorBoard exports, memory_stats() dumps and mapped CSVs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-measure"
+
+#include <math.h>
+#include <string.h>
+
+#include "hr-measure.h"
+
+const HrEnumName hr_measure_format_names[] = {
+  { HR_MEASURE_FORMAT_PROBE, "headroom-probe" },
+  { HR_MEASURE_FORMAT_NVIDIA_SMI, "nvidia-smi" },
+  { HR_MEASURE_FORMAT_WANDB, "wandb" },
+  { HR_MEASURE_FORMAT_TENSORBOARD, "tensorboard" },
+  { HR_MEASURE_FORMAT_TORCH_STATS, "torch-memory-stats" },
+  { HR_MEASURE_FORMAT_JAX_STATS, "jax-memory-stats" },
+  { HR_MEASURE_FORMAT_GENERIC, "csv" },
+  { 0, NULL }
+};
+
+const HrEnumName hr_measure_unit_names[] = {
+  { HR_MEASURE_UNIT_BYTES, "bytes" },
+  { HR_MEASURE_UNIT_KIB, "KiB" },
+  { HR_MEASURE_UNIT_MIB, "MiB" },
+  { HR_MEASURE_UNIT_GIB, "GiB" },
+  { HR_MEASURE_UNIT_KB, "KB" },
+  { HR_MEASURE_UNIT_MB, "MB" },
+  { HR_MEASURE_UNIT_GB, "GB" },
+  { 0, NULL }
+};
+
+/* SCENARIO.md: GB and MB are decimal, GiB and MiB binary (IEC 80000-13). */
+double
+hr_measure_unit_bytes (HrMeasureUnit unit)
+{
+  switch (unit)
+    {
+    case HR_MEASURE_UNIT_NONE:
+    case HR_MEASURE_UNIT_BYTES:
+      return 1.0;
+    case HR_MEASURE_UNIT_KIB:
+      return 1024.0;
+    case HR_MEASURE_UNIT_MIB:
+      return 1024.0 * 1024.0;
+    case HR_MEASURE_UNIT_GIB:
+      return 1024.0 * 1024.0 * 1024.0;
+    case HR_MEASURE_UNIT_KB:
+      return 1e3;
+    case HR_MEASURE_UNIT_MB:
+      return 1e6;
+    case HR_MEASURE_UNIT_GB:
+      return 1e9;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+gboolean
+hr_measure_unit_from_string (const char    *text,
+                             HrMeasureUnit *unit)
+{
+  static const struct {
+    const char    *name;
+    HrMeasureUnit  unit;
+  } units[] = {
+    { "b", HR_MEASURE_UNIT_BYTES }, { "bytes", HR_MEASURE_UNIT_BYTES },
+    { "byte", HR_MEASURE_UNIT_BYTES },
+    { "kib", HR_MEASURE_UNIT_KIB }, { "mib", HR_MEASURE_UNIT_MIB },
+    { "gib", HR_MEASURE_UNIT_GIB }, { "kb", HR_MEASURE_UNIT_KB },
+    { "mb", HR_MEASURE_UNIT_MB }, { "gb", HR_MEASURE_UNIT_GB },
+  };
+
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    {
+      if (g_ascii_strcasecmp (text, units[i].name) == 0)
+        {
+          *unit = units[i].unit;
+          return TRUE;
+        }
+    }
+
+  return FALSE;
+}
+
+void
+hr_measure_options_clear (HrMeasureOptions *options)
+{
+  if (options == NULL)
+    return;
+
+  g_clear_pointer (&options->batch_column, g_free);
+  g_clear_pointer (&options->memory_column, g_free);
+  g_clear_pointer (&options->seq_column, g_free);
+}
+
+void
+hr_measure_series_free (HrMeasureSeries *series)
+{
+  if (series == NULL)
+    return;
+
+  g_free (series->name);
+  g_array_unref (series->points);
+  g_free (series);
+}
+
+static HrMeasureSeries *
+series_new (const char *name,
+            HrMetric    metric)
+{
+  HrMeasureSeries *series = g_new0 (HrMeasureSeries, 1);
+
+  series->name = g_strdup (name);
+  series->metric = metric;
+  series->points = g_array_new (FALSE, FALSE, sizeof (HrMeasurePoint));
+  return series;
+}
+
+void
+hr_measurement_free (HrMeasurement *measurement)
+{
+  if (measurement == NULL)
+    return;
+
+  g_free (measurement->name);
+  g_ptr_array_unref (measurement->series);
+  g_ptr_array_unref (measurement->config_keys);
+  g_ptr_array_unref (measurement->config_values);
+  g_ptr_array_unref (measurement->notes);
+  g_free (measurement);
+}
+
+static HrMeasurement *
+measurement_new (const char *name)
+{
+  HrMeasurement *m = g_new0 (HrMeasurement, 1);
+
+  m->name = g_strdup (name);
+  m->series = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measure_series_free);
+  m->config_keys = g_ptr_array_new_with_free_func (g_free);
+  m->config_values = g_ptr_array_new_with_free_func (g_free);
+  m->notes = g_ptr_array_new_with_free_func (g_free);
+  return m;
+}
+
+const char *
+hr_measurement_get_config (const HrMeasurement *measurement,
+                           const char          *key)
+{
+  g_return_val_if_fail (measurement != NULL, NULL);
+
+  for (guint i = 0; i < measurement->config_keys->len; i++)
+    {
+      if (g_str_equal (g_ptr_array_index (measurement->config_keys, i), key))
+        return g_ptr_array_index (measurement->config_values, i);
+    }
+
+  return NULL;
+}
+
+HrMeasureSeries *
+hr_measurement_find_series (const HrMeasurement *measurement,
+                            HrMetric             metric)
+{
+  g_return_val_if_fail (measurement != NULL, NULL);
+
+  for (guint i = 0; i < measurement->series->len; i++)
+    {
+      HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+
+      if (s->metric == metric)
+        return s;
+    }
+
+  return NULL;
+}
+
+gboolean
+hr_measure_series_is_sweep (const HrMeasureSeries *series)
+{
+  double first = NAN;
+
+  g_return_val_if_fail (series != NULL, FALSE);
+
+  for (guint i = 0; i < series->points->len; i++)
+    {
+      double b = g_array_index (series->points, HrMeasurePoint, i).batch;
+
+      if (isnan (b))
+        continue;
+      if (isnan (first))
+        first = b;
+      else if (b != first)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+const HrMeasureSeries *
+hr_measurement_get_sweep (const HrMeasurement *measurement)
+{
+  g_return_val_if_fail (measurement != NULL, NULL);
+
+  for (guint i = 0; i < measurement->series->len; i++)
+    {
+      const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+
+      if (hr_measure_series_is_sweep (s))
+        return s;
+    }
+
+  return NULL;
+}
+
+/* ------------------------------------------------------------------------
+ * The streaming reader
+ * --------------------------------------------------------------------- */
+
+/* What a column of a recognised format holds. */
+typedef enum {
+  ROLE_NONE,
+  ROLE_BATCH,
+  ROLE_SEQ,
+  ROLE_TIME,         /* seconds, or a timestamp for nvidia-smi */
+  ROLE_STEP,         /* a time axis in steps, when no clock is given */
+  ROLE_STATUS,       /* probe: ok / oom */
+  ROLE_GPU_INDEX,
+  ROLE_GPU_NAME,
+  ROLE_MEMORY,       /* a memory value into series `series` */
+} Role;
+
+typedef struct {
+  char          *name;      /* as written, unquoted and trimmed */
+  char          *base;      /* lower case, without a "[unit]" or "(unit)" */
+  HrMeasureUnit  unit;      /* from the brackets, NONE when there are none */
+  Role           role;
+  int            series;    /* for ROLE_MEMORY: index into the result's series, -1 for
+                             * nvidia-smi, where the row's GPU picks the series */
+  gboolean       is_max;    /* W&B __MAX */
+} Column;
+
+typedef struct {
+  const char *text;
+  guint       length;
+  guint       column;     /* 1-based position in the line */
+} Field;
+
+struct _HrMeasureParser {
+  char             *name;
+  HrMeasureOptions  options;
+  guint             max_rows;
+
+  GString          *pending;     /* a line not yet ended */
+  guint             line;        /* lines completed so far */
+  gboolean          started;
+  gboolean          is_json;
+  GString          *json;
+  gboolean          have_header;
+  guint             header_line;
+  char              delimiter;   /* ' ' means runs of blanks */
+  GArray           *columns;     /* Column */
+  GArray           *fields;      /* Field, reused for every line */
+
+  HrMeasurement    *result;
+  GHashTable       *gpu_series;  /* nvidia-smi: GPU key → series index + 1 */
+  gboolean          has_t0;
+  double            t0;
+  gboolean          time_is_step;
+  gboolean          time_is_timestamp;
+  GError           *error;       /* the first error; feeding stops there */
+};
+
+static void
+column_clear (gpointer data)
+{
+  Column *c = data;
+
+  g_free (c->name);
+  g_free (c->base);
+}
+
+HrMeasureParser *
+hr_measure_parser_new (const char             *display_name,
+                       const HrMeasureOptions *options)
+{
+  HrMeasureParser *self = g_new0 (HrMeasureParser, 1);
+
+  self->name = g_strdup (display_name != NULL ? display_name : "<data>");
+  if (options != NULL)
+    {
+      self->options = *options;
+      self->options.batch_column = g_strdup (options->batch_column);
+      self->options.memory_column = g_strdup (options->memory_column);
+      self->options.seq_column = g_strdup (options->seq_column);
+    }
+  self->max_rows = self->options.max_rows > 0 ? self->options.max_rows
+                                               : HR_MEASURE_DEFAULT_MAX_ROWS;
+  self->pending = g_string_new (NULL);
+  self->columns = g_array_new (FALSE, TRUE, sizeof (Column));
+  g_array_set_clear_func (self->columns, column_clear);
+  self->fields = g_array_new (FALSE, FALSE, sizeof (Field));
+  self->result = measurement_new (self->name);
+  self->gpu_series = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  return self;
+}
+
+void
+hr_measure_parser_free (HrMeasureParser *self)
+{
+  if (self == NULL)
+    return;
+
+  g_free (self->name);
+  hr_measure_options_clear (&self->options);
+  g_string_free (self->pending, TRUE);
+  if (self->json != NULL)
+    g_string_free (self->json, TRUE);
+  g_array_unref (self->columns);
+  g_array_unref (self->fields);
+  g_clear_pointer (&self->result, hr_measurement_free);
+  g_hash_table_unref (self->gpu_series);
+  g_clear_error (&self->error);
+  g_free (self);
+}
+
+static gboolean
+fail (HrMeasureParser *self,
+      HrError          code,
+      guint            column,
+      const char      *format,
+      ...) G_GNUC_PRINTF (4, 5);
+
+/* "NAME:LINE:COL: message" (or "NAME:LINE: ..." without a column). */
+static gboolean
+fail (HrMeasureParser *self,
+      HrError          code,
+      guint            column,
+      const char      *format,
+      ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+
+  if (self->error != NULL)
+    return FALSE;
+
+  if (column > 0)
+    self->error = g_error_new (HR_ERROR, code, "%s:%u:%u: %s", self->name, self->line, column,
+                               message);
+  else
+    self->error = g_error_new (HR_ERROR, code, "%s:%u: %s", self->name, self->line, message);
+  return FALSE;
+}
+
+static void
+note (HrMeasureParser *self,
+      const char      *format,
+      ...) G_GNUC_PRINTF (2, 3);
+
+static void
+note (HrMeasureParser *self,
+      const char      *format,
+      ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+static gboolean
+is_blank (const char *s,
+          gsize       length)
+{
+  for (gsize i = 0; i < length; i++)
+    {
+      if (s[i] != ' ' && s[i] != '\t')
+        return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* Splits @line (writable, NUL-terminated) into self->fields, in place:
+ * quotes are removed ("" inside quotes is one quote), fields are trimmed. */
+static gboolean
+split_fields (HrMeasureParser *self,
+              char            *line,
+              gsize            length)
+{
+  char *p = line, *end = line + length;
+
+  g_array_set_size (self->fields, 0);
+
+  if (self->delimiter == ' ')
+    {
+      while (p < end)
+        {
+          Field f;
+
+          while (p < end && (*p == ' ' || *p == '\t'))
+            p++;
+          if (p == end)
+            break;
+          f.text = p;
+          f.column = p - line + 1;
+          while (p < end && *p != ' ' && *p != '\t')
+            p++;
+          f.length = p - f.text;
+          g_array_append_val (self->fields, f);
+        }
+      return TRUE;
+    }
+
+  for (;;)
+    {
+      Field f;
+      char *out;
+
+      while (p < end && (*p == ' ' || *p == '\t') && *p != self->delimiter)
+        p++;
+      f.column = p - line + 1;
+
+      if (p < end && *p == '"')
+        {
+          guint quote_column = f.column;
+
+          p++;
+          out = p;
+          f.text = p;
+          for (;;)
+            {
+              if (p == end)
+                return fail (self, HR_ERROR_PARSE, quote_column,
+                             "a quoted field has no closing quote");
+              if (*p == '"')
+                {
+                  if (p + 1 < end && p[1] == '"')
+                    {
+                      *out++ = '"';
+                      p += 2;
+                      continue;
+                    }
+                  p++;
+                  break;
+                }
+              *out++ = *p++;
+            }
+          f.length = out - f.text;
+          while (p < end && (*p == ' ' || *p == '\t') && *p != self->delimiter)
+            p++;
+          if (p < end && *p != self->delimiter)
+            return fail (self, HR_ERROR_PARSE, p - line + 1,
+                         "text after a quoted field; expected '%c' or the end of the line",
+                         self->delimiter);
+        }
+      else
+        {
+          f.text = p;
+          while (p < end && *p != self->delimiter)
+            p++;
+          f.length = p - f.text;
+          while (f.length > 0 && (f.text[f.length - 1] == ' ' || f.text[f.length - 1] == '\t'))
+            f.length--;
+        }
+
+      g_array_append_val (self->fields, f);
+      if (p == end)
+        break;
+      p++;   /* the delimiter */
+    }
+
+  return TRUE;
+}
+
+static char
+detect_delimiter (const char *line)
+{
+  guint commas = 0, semicolons = 0, tabs = 0;
+  gboolean quoted = FALSE;
+
+  for (const char *p = line; *p != '\0'; p++)
+    {
+      if (*p == '"')
+        quoted = !quoted;
+      else if (quoted)
+        continue;
+      else if (*p == ',')
+        commas++;
+      else if (*p == ';')
+        semicolons++;
+      else if (*p == '\t')
+        tabs++;
+    }
+
+  if (tabs > 0 && tabs >= commas && tabs >= semicolons)
+    return '\t';
+  if (semicolons > 0 && semicolons >= commas)
+    return ';';
+  if (commas > 0)
+    return ',';
+  return strchr (line, ' ') != NULL ? ' ' : ',';
+}
+
+static gboolean
+is_missing (const char *s,
+            guint       length)
+{
+  static const char * const missing[] = {
+    "[N/A]", "N/A", "NA", "[Not Supported]", "nan", "NaN", "null", "None", "-", NULL
+  };
+
+  if (length == 0)
+    return TRUE;
+
+  for (guint i = 0; missing[i] != NULL; i++)
+    {
+      if (strlen (missing[i]) == length && g_ascii_strncasecmp (s, missing[i], length) == 0)
+        return TRUE;
+    }
+
+  return FALSE;
+}
+
+/* A number as files write it, never in the locale's format: "1234.5",
+ * "1,5" when decimal commas are on, "1e9", and an optional unit after it
+ * ("81920 MiB"). */
+static gboolean
+parse_number (HrMeasureParser *self,
+              const Field     *field,
+              const char      *column_name,
+              double          *value,
+              HrMeasureUnit   *unit)
+{
+  char buffer[128];
+  char *end;
+  gboolean comma_decimal;
+  guint length = field->length;
+
+  *unit = HR_MEASURE_UNIT_NONE;
+
+  if (length >= sizeof buffer)
+    return fail (self, HR_ERROR_INVALID, field->column,
+                 "column \"%s\": a value of %u characters is not a number", column_name, length);
+
+  memcpy (buffer, field->text, length);
+  buffer[length] = '\0';
+
+  /* "1,5" in a semicolon- or tab-separated file is one and a half. */
+  comma_decimal = self->options.decimal_comma ||
+                  (self->delimiter != ',' && strchr (buffer, '.') == NULL);
+  if (comma_decimal)
+    {
+      char *comma = strchr (buffer, ',');
+
+      if (comma != NULL && strchr (comma + 1, ',') == NULL)
+        *comma = '.';
+    }
+
+  if (!(g_ascii_isdigit (buffer[0]) || buffer[0] == '.' ||
+        ((buffer[0] == '-' || buffer[0] == '+') &&
+         (g_ascii_isdigit (buffer[1]) || buffer[1] == '.'))))
+    goto bad;
+
+  *value = g_ascii_strtod (buffer, &end);
+  if (end == buffer || !isfinite (*value))
+    goto bad;
+
+  while (*end == ' ')
+    end++;
+  if (*end != '\0' && !hr_measure_unit_from_string (end, unit))
+    goto bad;
+
+  return TRUE;
+
+bad:
+  {
+    g_autofree char *shown = g_strndup (field->text, MIN (length, 40));
+
+    return fail (self, HR_ERROR_INVALID, field->column, "column \"%s\": \"%s%s\" is not a number%s",
+                 column_name, shown, length > 40 ? "…" : "",
+                 strchr (shown, ',') != NULL && !self->options.decimal_comma
+                 ? " (if the comma is a decimal comma, say so)" : "");
+  }
+}
+
+/* "memory.used [MiB]" → base "memory.used", unit MiB; "peak (GB)" too;
+ * "peak_gb" → unit GB. */
+static void
+column_init (Column     *c,
+             const char *text,
+             guint       length)
+{
+  g_autofree char *name = g_strndup (text, length);
+  const char *open = strrchr (name, '[');
+  const char *paren = strrchr (name, '(');
+  static const char * const suffixes[] = { "_bytes", "_kib", "_mib", "_gib", "_kb", "_mb", "_gb",
+                                           NULL };
+
+  c->name = g_strdup (name);
+  c->unit = HR_MEASURE_UNIT_NONE;
+  c->series = -1;
+
+  if (open == NULL || (paren != NULL && paren > open))
+    open = paren;
+
+  if (open != NULL && open > name)
+    {
+      const char *close = strchr (open, *open == '[' ? ']' : ')');
+
+      if (close != NULL && close[1] == '\0')
+        {
+          g_autofree char *unit = g_strndup (open + 1, close - open - 1);
+          HrMeasureUnit u;
+
+          if (hr_measure_unit_from_string (g_strstrip (unit), &u))
+            {
+              c->unit = u;
+              name[open - name] = '\0';
+              g_strstrip (name);
+            }
+        }
+    }
+
+  c->base = g_ascii_strdown (name, -1);
+
+  if (c->unit == HR_MEASURE_UNIT_NONE)
+    {
+      for (guint i = 0; suffixes[i] != NULL; i++)
+        {
+          if (g_str_has_suffix (c->base, suffixes[i]))
+            {
+              hr_measure_unit_from_string (suffixes[i] + 1, &c->unit);
+              break;
+            }
+        }
+    }
+}
+
+static int
+find_column (HrMeasureParser    *self,
+             const char * const *names)
+{
+  for (guint n = 0; names[n] != NULL; n++)
+    {
+      for (guint i = 0; i < self->columns->len; i++)
+        {
+          if (g_str_equal (g_array_index (self->columns, Column, i).base, names[n]))
+            return i;
+        }
+    }
+
+  return -1;
+}
+
+static int
+add_series (HrMeasureParser *self,
+            const char      *name,
+            HrMetric         metric)
+{
+  g_ptr_array_add (self->result->series, series_new (name, metric));
+  return self->result->series->len - 1;
+}
+
+/* A column named by the options: its header name (any case), or its
+ * 1-based number. */
+static int
+named_column (HrMeasureParser *self,
+              const char      *option,
+              const char      *what)
+{
+  guint64 number;
+
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      Column *c = &g_array_index (self->columns, Column, i);
+
+      if (g_ascii_strcasecmp (c->name, option) == 0 || g_str_equal (c->base, option))
+        return i;
+    }
+
+  if (g_ascii_string_to_unsigned (option, 10, 1, self->columns->len, &number, NULL))
+    return number - 1;
+
+  {
+    g_autoptr(GString) names = g_string_new (NULL);
+
+    for (guint i = 0; i < self->columns->len; i++)
+      g_string_append_printf (names, "%s\"%s\"", i > 0 ? ", " : "",
+                              g_array_index (self->columns, Column, i).name);
+    fail (self, HR_ERROR_INVALID, 0, "no column \"%s\" for the %s; the columns are %s", option,
+          what, names->str);
+  }
+  return -2;
+}
+
+static gboolean
+setup_probe (HrMeasureParser *self)
+{
+  static const char * const batch[] = { "micro_batch", NULL };
+  static const char * const seq[] = { "seq_len", NULL };
+  static const char * const status[] = { "status", NULL };
+  static const struct {
+    const char *column;
+    HrMetric    metric;
+  } memory[] = {
+    { "max_memory_allocated", HR_METRIC_ALLOCATED },
+    { "max_memory_reserved", HR_METRIC_RESERVED },
+    { "device_used", HR_METRIC_DEVICE_USED },
+  };
+  int b = find_column (self, batch);
+
+  self->result->format = HR_MEASURE_FORMAT_PROBE;
+  if (b < 0)
+    return fail (self, HR_ERROR_INVALID, 0, "a probe file needs a \"micro_batch\" column");
+  g_array_index (self->columns, Column, b).role = ROLE_BATCH;
+
+  if (find_column (self, seq) >= 0)
+    g_array_index (self->columns, Column, find_column (self, seq)).role = ROLE_SEQ;
+  if (find_column (self, status) >= 0)
+    g_array_index (self->columns, Column, find_column (self, status)).role = ROLE_STATUS;
+
+  for (guint i = 0; i < G_N_ELEMENTS (memory); i++)
+    {
+      const char * const names[] = { memory[i].column, NULL };
+      int c = find_column (self, names);
+
+      if (c < 0)
+        continue;
+      g_array_index (self->columns, Column, c).role = ROLE_MEMORY;
+      g_array_index (self->columns, Column, c).series = add_series (self, memory[i].column,
+                                                                      memory[i].metric);
+    }
+
+  if (self->result->series->len == 0)
+    return fail (self, HR_ERROR_INVALID, 0, "a probe file needs at least one of the columns "
+                 "\"max_memory_allocated\", \"max_memory_reserved\", \"device_used\"");
+  return TRUE;
+}
+
+static gboolean
+setup_nvidia_smi (HrMeasureParser *self)
+{
+  static const char * const used[] = { "memory.used", NULL };
+  static const char * const time[] = { "timestamp", NULL };
+  static const char * const index[] = { "index", "uuid", "pci.bus_id", NULL };
+  static const char * const name[] = { "name", NULL };
+  int c;
+
+  self->result->format = HR_MEASURE_FORMAT_NVIDIA_SMI;
+  c = find_column (self, used);
+  g_array_index (self->columns, Column, c).role = ROLE_MEMORY;
+  /* nvidia-smi reports memory in MiB whether or not the header says so. */
+  if (g_array_index (self->columns, Column, c).unit == HR_MEASURE_UNIT_NONE)
+    g_array_index (self->columns, Column, c).unit = HR_MEASURE_UNIT_MIB;
+
+  if ((c = find_column (self, time)) >= 0)
+    {
+      g_array_index (self->columns, Column, c).role = ROLE_TIME;
+      self->time_is_timestamp = TRUE;
+    }
+  else
+    note (self, "no timestamp column: t counts samples");
+  if ((c = find_column (self, index)) >= 0)
+    g_array_index (self->columns, Column, c).role = ROLE_GPU_INDEX;
+  if ((c = find_column (self, name)) >= 0)
+    g_array_index (self->columns, Column, c).role = ROLE_GPU_NAME;
+  return TRUE;
+}
+
+/* "run - system/gpu.0.memoryAllocatedBytes__MAX" → GPU 0, max. */
+static gboolean
+wandb_gpu_column (const char *base,
+                  guint      *gpu,
+                  gboolean   *process,
+                  gboolean   *is_min,
+                  gboolean   *is_max)
+{
+  const char *p = strstr (base, "gpu.");
+  const char *rest;
+  char *end;
+
+  if (p == NULL)
+    return FALSE;
+  p += 4;
+  *process = g_str_has_prefix (p, "process.");
+  if (*process)
+    p += strlen ("process.");
+  if (!g_ascii_isdigit (*p))
+    return FALSE;
+  *gpu = (guint) g_ascii_strtoull (p, &end, 10);
+  rest = end;
+  if (!g_str_has_prefix (rest, ".memoryallocatedbytes"))
+    return FALSE;
+  rest += strlen (".memoryallocatedbytes");
+  *is_min = g_str_equal (rest, "__min");
+  *is_max = g_str_equal (rest, "__max");
+  return *rest == '\0' || *is_min || *is_max;
+}
+
+static gboolean
+setup_wandb (HrMeasureParser *self)
+{
+  static const char * const seconds[] = { "_runtime", "relative time (process)",
+                                          "relative time (wall)", "_timestamp", NULL };
+  static const char * const steps[] = { "step", "_step", NULL };
+  int c;
+
+  self->result->format = HR_MEASURE_FORMAT_WANDB;
+
+  /* Per GPU, the __MAX column when there is one: a peak is what it is for. */
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      Column *col = &g_array_index (self->columns, Column, i);
+      guint gpu;
+      gboolean process, is_min, is_max, better = TRUE;
+      g_autofree char *name = NULL;
+      int existing = -1;
+
+      if (!wandb_gpu_column (col->base, &gpu, &process, &is_min, &is_max) || is_min)
+        continue;
+
+      name = g_strdup_printf ("GPU %u%s", gpu, process ? " (process)" : "");
+      for (guint j = 0; j < self->columns->len; j++)
+        {
+          Column *other = &g_array_index (self->columns, Column, j);
+
+          if (other->role == ROLE_MEMORY &&
+              g_str_equal (((HrMeasureSeries *) g_ptr_array_index (self->result->series,
+                                                                   other->series))->name,
+                           name))
+            {
+              existing = j;
+              better = is_max && !other->is_max;
+            }
+        }
+
+      if (existing >= 0 && !better)
+        continue;
+      col->role = ROLE_MEMORY;
+      col->is_max = is_max;
+      col->unit = HR_MEASURE_UNIT_BYTES;
+      if (existing >= 0)
+        {
+          Column *other = &g_array_index (self->columns, Column, existing);
+
+          col->series = other->series;
+          other->role = ROLE_NONE;
+        }
+      else
+        col->series = add_series (self, name, HR_METRIC_DEVICE_USED);
+    }
+
+  if ((c = find_column (self, seconds)) >= 0)
+    {
+      g_array_index (self->columns, Column, c).role = ROLE_TIME;
+    }
+  else if ((c = find_column (self, steps)) >= 0)
+    {
+      g_array_index (self->columns, Column, c).role = ROLE_STEP;
+      self->time_is_step = TRUE;
+      note (self, "no time column (\"_runtime\" or \"Relative Time (Process)\"): t is the step");
+    }
+
+  return TRUE;
+}
+
+static gboolean
+setup_tensorboard (HrMeasureParser *self)
+{
+  self->result->format = HR_MEASURE_FORMAT_TENSORBOARD;
+  g_array_index (self->columns, Column, 0).role = ROLE_TIME;
+  g_array_index (self->columns, Column, 2).role = ROLE_MEMORY;
+  g_array_index (self->columns, Column, 2).unit = self->options.unit;
+  if (self->options.unit == HR_MEASURE_UNIT_NONE)
+    note (self, "TensorBoard does not record the scalar's unit: read as bytes");
+  if (!self->options.has_metric)
+    note (self, "TensorBoard does not record which measure the scalar is: read as "
+                "max_memory_allocated");
+  g_array_index (self->columns, Column, 2).series =
+    add_series (self, "Value", self->options.has_metric ? self->options.metric
+                                                        : HR_METRIC_ALLOCATED);
+  return TRUE;
+}
+
+static gboolean
+setup_generic (HrMeasureParser *self)
+{
+  static const char * const batch_names[] = { "micro_batch", "batch_size", "batch", "microbatch",
+                                              "micro-batch", "batch size", "bs", NULL };
+  static const char * const seq_names[] = { "seq_len", "seq", "sequence_length", "seqlen",
+                                            "sequence length", NULL };
+  int b, m = -1, s = -1;
+  Column *memory;
+
+  self->result->format = HR_MEASURE_FORMAT_GENERIC;
+
+  b = self->options.batch_column != NULL
+      ? named_column (self, self->options.batch_column, "batch size")
+      : find_column (self, batch_names);
+  if (b == -2)
+    return FALSE;
+
+  if (self->options.memory_column != NULL)
+    {
+      m = named_column (self, self->options.memory_column, "memory");
+      if (m == -2)
+        return FALSE;
+    }
+  else
+    {
+      for (guint i = 0; i < self->columns->len; i++)
+        {
+          const char *base = g_array_index (self->columns, Column, i).base;
+
+          if ((int) i != b && (strstr (base, "mem") != NULL || strstr (base, "peak") != NULL ||
+                               strstr (base, "vram") != NULL))
+            {
+              if (m >= 0)
+                return fail (self, HR_ERROR_INVALID, 0, "columns \"%s\" and \"%s\" could both "
+                             "be the memory: say which (--memory-column)",
+                             g_array_index (self->columns, Column, m).name,
+                             g_array_index (self->columns, Column, i).name);
+              m = i;
+            }
+        }
+    }
+
+  if (b < 0 || m < 0)
+    {
+      g_autoptr(GString) names = g_string_new (NULL);
+
+      for (guint i = 0; i < self->columns->len; i++)
+        g_string_append_printf (names, "%s\"%s\"", i > 0 ? ", " : "",
+                                g_array_index (self->columns, Column, i).name);
+      return fail (self, HR_ERROR_INVALID, 0, "not a format Headroom recognises, and no %s "
+                   "column was named (--batch-column, --memory-column); the columns are %s",
+                   b < 0 ? "batch-size" : "memory", names->str);
+    }
+
+  if (b == m)
+    return fail (self, HR_ERROR_INVALID, 0, "the batch and memory columns are the same column");
+
+  if (self->options.seq_column != NULL)
+    {
+      s = named_column (self, self->options.seq_column, "sequence length");
+      if (s == -2)
+        return FALSE;
+    }
+  else
+    s = find_column (self, seq_names);
+
+  g_array_index (self->columns, Column, b).role = ROLE_BATCH;
+  if (s >= 0 && s != b && s != m)
+    g_array_index (self->columns, Column, s).role = ROLE_SEQ;
+
+  memory = &g_array_index (self->columns, Column, m);
+  memory->role = ROLE_MEMORY;
+  if (self->options.unit != HR_MEASURE_UNIT_NONE)
+    memory->unit = self->options.unit;
+  if (memory->unit == HR_MEASURE_UNIT_NONE)
+    return fail (self, HR_ERROR_INVALID, 0, "column \"%s\" does not say its unit; give it "
+                 "(--unit bytes, KiB, MiB, GiB, KB, MB or GB)", memory->name);
+  if (!self->options.has_metric)
+    note (self, "column \"%s\" read as max_memory_allocated (say another measure with "
+          "--metric)", memory->name);
+  memory->series = add_series (self, memory->name,
+                               self->options.has_metric ? self->options.metric
+                                                        : HR_METRIC_ALLOCATED);
+  return TRUE;
+}
+
+static gboolean
+read_header (HrMeasureParser *self,
+             char            *line,
+             gsize            length)
+{
+  static const char * const probe_memory[] = { "max_memory_allocated", "max_memory_reserved",
+                                               "device_used", NULL };
+  static const char * const probe_batch[] = { "micro_batch", NULL };
+  static const char * const used[] = { "memory.used", NULL };
+  gboolean mapped = self->options.batch_column != NULL || self->options.memory_column != NULL;
+
+  self->delimiter = self->options.delimiter != 0 ? self->options.delimiter
+                                                 : detect_delimiter (line);
+  if (!split_fields (self, line, length))
+    return FALSE;
+
+  self->have_header = TRUE;
+  self->header_line = self->line;
+
+  for (guint i = 0; i < self->fields->len; i++)
+    {
+      const Field *f = &g_array_index (self->fields, Field, i);
+      Column c = { 0 };
+
+      if (self->options.no_header)
+        {
+          g_autofree char *name = g_strdup_printf ("%u", i + 1);
+
+          column_init (&c, name, strlen (name));
+        }
+      else
+        {
+          if (f->length == 0)
+            return fail (self, HR_ERROR_INVALID, f->column, "column %u has no name in the "
+                         "header", i + 1);
+          column_init (&c, f->text, f->length);
+        }
+      g_array_append_val (self->columns, c);
+    }
+
+  if (mapped || self->options.no_header)
+    return setup_generic (self);
+  if (find_column (self, probe_batch) >= 0 && find_column (self, probe_memory) >= 0)
+    return setup_probe (self);
+  if (hr_measurement_get_config (self->result, "headroom-probe") != NULL)
+    return setup_probe (self);
+  if (find_column (self, used) >= 0)
+    return setup_nvidia_smi (self);
+
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      guint gpu;
+      gboolean process, is_min, is_max;
+
+      if (wandb_gpu_column (g_array_index (self->columns, Column, i).base, &gpu, &process,
+                           &is_min, &is_max))
+        return setup_wandb (self);
+    }
+
+  if (self->columns->len == 3 &&
+      g_str_equal (g_array_index (self->columns, Column, 0).base, "wall time") &&
+      g_str_equal (g_array_index (self->columns, Column, 1).base, "step") &&
+      g_str_equal (g_array_index (self->columns, Column, 2).base, "value"))
+    return setup_tensorboard (self);
+
+  return setup_generic (self);
+}
+
+/* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant,
+ * "chrono-Compatible Low-Level Date Algorithms", days_from_civil). */
+static gint64
+days_from_civil (gint64 y,
+                 guint  m,
+                 guint  d)
+{
+  gint64 era, yoe, doy, doe;
+
+  y -= m <= 2;
+  era = (y >= 0 ? y : y - 399) / 400;
+  yoe = y - era * 400;
+  doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+  doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+  return era * 146097 + doe - 719468;
+}
+
+/* nvidia-smi's "2024/05/14 10:31:02.123" (also with '-' in the date or a
+ * 'T' between), in seconds. */
+static gboolean
+parse_timestamp (const Field *f,
+                 double      *seconds)
+{
+  char buffer[64];
+  guint y, mo, d, h, mi;
+  double s;
+  char *end;
+
+  if (f->length >= sizeof buffer)
+    return FALSE;
+  memcpy (buffer, f->text, f->length);
+  buffer[f->length] = '\0';
+
+  for (char *p = buffer; *p != '\0'; p++)
+    {
+      if (*p == '/' || *p == '-' || *p == ':' || *p == 'T')
+        *p = ' ';
+    }
+
+  {
+    char *p = buffer;
+
+    y = (guint) g_ascii_strtoull (p, &end, 10);
+    if (end == p)
+      return FALSE;
+    p = end;
+    mo = (guint) g_ascii_strtoull (p, &end, 10);
+    if (end == p)
+      return FALSE;
+    p = end;
+    d = (guint) g_ascii_strtoull (p, &end, 10);
+    if (end == p)
+      return FALSE;
+    p = end;
+    h = (guint) g_ascii_strtoull (p, &end, 10);
+    if (end == p)
+      return FALSE;
+    p = end;
+    mi = (guint) g_ascii_strtoull (p, &end, 10);
+    if (end == p)
+      return FALSE;
+    p = end;
+    s = g_ascii_strtod (p, &end);
+    if (end == p)
+      return FALSE;
+    while (*end == ' ')
+      end++;
+    if (*end != '\0')
+      return FALSE;
+  }
+
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(s >= 0 && s < 61))
+    return FALSE;
+
+  *seconds = (double) days_from_civil (y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+  return TRUE;
+}
+
+static HrMeasureSeries *
+gpu_series (HrMeasureParser *self,
+            const char      *key,
+            const char      *gpu_name,
+            guint            gpu_name_length)
+{
+  gpointer value;
+  g_autofree char *name = NULL;
+  int index;
+
+  if (g_hash_table_lookup_extended (self->gpu_series, key, NULL, &value))
+    return g_ptr_array_index (self->result->series, GPOINTER_TO_INT (value) - 1);
+
+  if (gpu_name != NULL)
+    name = g_strdup_printf ("GPU %s (%.*s)", key, (int) gpu_name_length, gpu_name);
+  else
+    name = g_strdup_printf ("GPU %s", key);
+  index = add_series (self, name, HR_METRIC_DEVICE_USED);
+  g_hash_table_insert (self->gpu_series, g_strdup (key), GINT_TO_POINTER (index + 1));
+  return g_ptr_array_index (self->result->series, index);
+}
+
+static gboolean
+read_row (HrMeasureParser *self,
+          char            *line,
+          gsize            length)
+{
+  double batch = NAN, seq = NAN, t = NAN;
+  gboolean oom = FALSE;
+  const Field *gpu_key = NULL, *gpu_name = NULL;
+  guint n_columns = self->columns->len;
+
+  if (!split_fields (self, line, length))
+    return FALSE;
+
+  if (self->fields->len != n_columns)
+    {
+      /* A trailing delimiter makes one empty field more: allowed. */
+      if (!(self->fields->len == n_columns + 1 &&
+            g_array_index (self->fields, Field, n_columns).length == 0))
+        return fail (self, HR_ERROR_PARSE,
+                     g_array_index (self->fields, Field,
+                                    self->fields->len > n_columns ? n_columns
+                                                                  : self->fields->len - 1).column,
+                     "%u fields, but the header on line %u has %u", self->fields->len,
+                     self->header_line, n_columns);
+    }
+
+  if (++self->result->rows > self->max_rows)
+    return fail (self, HR_ERROR_TOO_LARGE, 0, "more than %u data rows; Headroom reads at most "
+                 "that many from one file (keep every n-th row, or split the file)",
+                 self->max_rows);
+
+  /* First the row's coordinates, then its values. */
+  for (guint i = 0; i < n_columns; i++)
+    {
+      const Column *c = &g_array_index (self->columns, Column, i);
+      const Field *f = &g_array_index (self->fields, Field, i);
+      HrMeasureUnit unit;
+      double v;
+
+      switch (c->role)
+        {
+        case ROLE_BATCH:
+        case ROLE_SEQ:
+          if (is_missing (f->text, f->length))
+            {
+              if (c->role == ROLE_BATCH)
+                return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": no batch size",
+                             c->name);
+              break;
+            }
+          if (!parse_number (self, f, c->name, &v, &unit))
+            return FALSE;
+          if (!(v >= 1 && v <= 1e9) || unit != HR_MEASURE_UNIT_NONE)
+            return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": %.*s is not a %s "
+                         "(a whole number from 1)", c->name, (int) f->length, f->text,
+                         c->role == ROLE_BATCH ? "batch size" : "sequence length");
+          if (c->role == ROLE_BATCH)
+            batch = v;
+          else
+            seq = v;
+          break;
+
+        case ROLE_TIME:
+        case ROLE_STEP:
+          if (is_missing (f->text, f->length))
+            break;
+          if (self->time_is_timestamp)
+            {
+              if (!parse_timestamp (f, &v))
+                return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": \"%.*s\" is not "
+                             "a timestamp like 2024/05/14 10:31:02.123", c->name,
+                             (int) MIN (f->length, 40), f->text);
+            }
+          else if (!parse_number (self, f, c->name, &v, &unit))
+            return FALSE;
+          if (!self->has_t0)
+            {
+              self->has_t0 = TRUE;
+              self->t0 = v;
+            }
+          t = v - self->t0;
+          break;
+
+        case ROLE_STATUS:
+          if (f->length == 3 && g_ascii_strncasecmp (f->text, "oom", 3) == 0)
+            oom = TRUE;
+          else if (!(f->length == 0 || (f->length == 2 && g_ascii_strncasecmp (f->text, "ok",
+                                                                                2) == 0)))
+            return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": \"%.*s\"; expected "
+                         "ok or oom", c->name, (int) MIN (f->length, 40), f->text);
+          break;
+
+        case ROLE_GPU_INDEX:
+          gpu_key = f;
+          break;
+
+        case ROLE_GPU_NAME:
+          gpu_name = f;
+          break;
+
+        case ROLE_NONE:
+        case ROLE_MEMORY:
+        default:
+          break;
+        }
+    }
+
+  for (guint i = 0; i < n_columns; i++)
+    {
+      const Column *c = &g_array_index (self->columns, Column, i);
+      const Field *f = &g_array_index (self->fields, Field, i);
+      HrMeasureSeries *series;
+      HrMeasurePoint point;
+      HrMeasureUnit unit;
+      double v;
+
+      if (c->role != ROLE_MEMORY)
+        continue;
+
+      if (c->series >= 0)
+        series = g_ptr_array_index (self->result->series, c->series);
+      else
+        {
+          /* The GPU's key on the stack: a log has millions of rows and a
+           * handful of GPUs. */
+          char key[128];
+          guint key_length = gpu_key != NULL ? MIN (gpu_key->length, sizeof key - 1) : 1;
+
+          memcpy (key, gpu_key != NULL ? gpu_key->text : "0", key_length);
+          key[key_length] = '\0';
+          series = gpu_series (self, key, gpu_name != NULL ? gpu_name->text : NULL,
+                               gpu_name != NULL ? gpu_name->length : 0);
+        }
+
+      if (oom)
+        {
+          if (!isnan (batch) && (series->oom_batch == 0 || batch < series->oom_batch))
+            series->oom_batch = (guint) batch;
+          continue;
+        }
+
+      if (is_missing (f->text, f->length))
+        {
+          self->result->missing++;
+          continue;
+        }
+
+      if (!parse_number (self, f, c->name, &v, &unit))
+        return FALSE;
+      if (unit == HR_MEASURE_UNIT_NONE)
+        unit = c->unit;
+      v *= hr_measure_unit_bytes (unit);
+      if (!(v >= 0 && v < 1e16))
+        return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": %.*s is not a memory "
+                     "size (0 to 10 PB)", c->name, (int) MIN (f->length, 40), f->text);
+
+      point.batch = batch;
+      point.seq_len = seq;
+      point.t = t;
+      if (self->result->format == HR_MEASURE_FORMAT_NVIDIA_SMI && !self->time_is_timestamp)
+        point.t = series->points->len;
+      point.bytes = v;
+      point.line = self->line;
+      if (v > series->peak || series->points->len == 0)
+        {
+          series->peak = v;
+          series->peak_index = series->points->len;
+        }
+      g_array_append_val (series->points, point);
+    }
+
+  return TRUE;
+}
+
+/* "# key: value" before the header: a probe's configuration. */
+static void
+read_comment (HrMeasureParser *self,
+              const char      *line)
+{
+  const char *colon;
+  g_autofree char *key = NULL;
+  g_autofree char *value = NULL;
+
+  if (self->have_header)
+    return;
+
+  line++;
+  colon = strchr (line, ':');
+  if (colon == NULL)
+    return;
+
+  key = g_strstrip (g_strndup (line, colon - line));
+  value = g_strstrip (g_strdup (colon + 1));
+  if (key[0] == '\0' || strchr (key, ' ') != NULL)
+    return;
+
+  g_ptr_array_add (self->result->config_keys, g_steal_pointer (&key));
+  g_ptr_array_add (self->result->config_values, g_steal_pointer (&value));
+}
+
+static gboolean
+read_line (HrMeasureParser *self,
+           char            *line,
+           gsize            length)
+{
+  const char *first;
+
+  self->line++;
+
+  if (length > 0 && line[length - 1] == '\r')
+    line[--length] = '\0';
+
+  if (!self->started)
+    {
+      self->started = TRUE;
+      if (length >= 3 && memcmp (line, "\xef\xbb\xbf", 3) == 0)
+        {
+          line += 3;
+          length -= 3;
+        }
+    }
+
+  if (self->is_json)
+    {
+      g_string_append_len (self->json, line, length);
+      g_string_append_c (self->json, '\n');
+      if (self->json->len > HR_MEASURE_MAX_JSON_SIZE)
+        return fail (self, HR_ERROR_TOO_LARGE, 0, "a memory_stats() dump larger than %d MiB",
+                     HR_MEASURE_MAX_JSON_SIZE >> 20);
+      return TRUE;
+    }
+
+  if (!g_utf8_validate (line, length, &first))
+    return fail (self, HR_ERROR_BINARY, first - line + 1, "not UTF-8 text");
+
+  if (is_blank (line, length))
+    return TRUE;
+
+  first = line;
+  while (*first == ' ' || *first == '\t')
+    first++;
+
+  if (*first == '#')
+    {
+      read_comment (self, first);
+      return TRUE;
+    }
+
+  if (!self->have_header)
+    {
+      if (*first == '{' || *first == '[')
+        {
+          self->is_json = TRUE;
+          self->json = g_string_new (NULL);
+          /* Keep the line numbers of the JSON parser's messages right. */
+          for (guint i = 1; i < self->line; i++)
+            g_string_append_c (self->json, '\n');
+          g_string_append_len (self->json, line, length);
+          g_string_append_c (self->json, '\n');
+          return TRUE;
+        }
+
+      if (!read_header (self, line, length))
+        return FALSE;
+      if (!self->options.no_header)
+        return TRUE;
+    }
+
+  return read_row (self, line, length);
+}
+
+gboolean
+hr_measure_parser_feed (HrMeasureParser  *self,
+                        const char       *data,
+                        gsize             length,
+                        GError          **error)
+{
+  const char *p = data, *end = data + length;
+
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (self->error != NULL)
+    goto failed;
+
+  if (!self->started && self->pending->len == 0 && length >= 2 &&
+      ((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe))
+    {
+      self->line = 1;
+      fail (self, HR_ERROR_BINARY, 0, "UTF-16 text; save the file as UTF-8");
+      goto failed;
+    }
+
+  if (memchr (data, '\0', length) != NULL)
+    {
+      const char *nul = memchr (data, '\0', length);
+      guint line = self->line + 1;
+
+      for (const char *q = data; q < nul; q++)
+        line += *q == '\n';
+      self->line = line;
+      fail (self, HR_ERROR_BINARY, 0, "not a text file (a NUL byte); Headroom reads CSV and "
+                                      "JSON measurement files");
+      goto failed;
+    }
+
+  while (p < end)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+
+      if (nl == NULL)
+        {
+          g_string_append_len (self->pending, p, end - p);
+          if (self->pending->len > 1024 * 1024)
+            {
+              self->line++;
+              fail (self, HR_ERROR_PARSE, 0, "a line longer than 1 MiB; is this a text file?");
+              goto failed;
+            }
+          break;
+        }
+
+      g_string_append_len (self->pending, p, nl - p);
+      if (!read_line (self, self->pending->str, self->pending->len))
+        goto failed;
+      g_string_truncate (self->pending, 0);
+      p = nl + 1;
+    }
+
+  return TRUE;
+
+failed:
+  if (error != NULL)
+    *error = g_error_copy (self->error);
+  return FALSE;
+}
+
+static gboolean
+json_number (HrJsonDoc   *doc,
+             JsonObject  *object,
+             const char  *pointer,
+             const char  *key,
+             double      *value,
+             GError     **error)
+{
+  JsonNode *node = json_object_get_member (object, key);
+  g_autofree char *child = NULL;
+
+  if (node == NULL)
+    return TRUE;
+
+  child = hr_json_pointer_append (pointer, key);
+  if (!JSON_NODE_HOLDS_VALUE (node) ||
+      (json_node_get_value_type (node) != G_TYPE_INT64 &&
+       json_node_get_value_type (node) != G_TYPE_DOUBLE) ||
+      !(json_node_get_double (node) >= 0))
+    {
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                         "\"%s\" must be a number of bytes (0 or more)", key);
+      return FALSE;
+    }
+
+  *value = json_node_get_double (node);
+  return TRUE;
+}
+
+/* One memory_stats() dump: a flat object of PyTorch's or JAX's keys, or
+ * {"micro_batch": 8, "seq_len": 512, "memory_stats": {...}}. */
+static gboolean
+read_stats_object (HrMeasureParser *self,
+                   HrJsonDoc       *doc,
+                   JsonNode        *node,
+                   const char      *pointer,
+                   guint            index,
+                   GError         **error)
+{
+  static const struct {
+    const char *key;
+    HrMetric    metric;
+    HrMeasureFormat format;
+  } keys[] = {
+    { "allocated_bytes.all.peak", HR_METRIC_ALLOCATED, HR_MEASURE_FORMAT_TORCH_STATS },
+    { "reserved_bytes.all.peak", HR_METRIC_RESERVED, HR_MEASURE_FORMAT_TORCH_STATS },
+    { "peak_bytes_in_use", HR_METRIC_ALLOCATED, HR_MEASURE_FORMAT_JAX_STATS },
+    { "peak_pool_bytes", HR_METRIC_RESERVED, HR_MEASURE_FORMAT_JAX_STATS },
+  };
+  JsonObject *object;
+  JsonObject *stats;
+  g_autofree char *stats_pointer = NULL;
+  double batch = NAN, seq = NAN;
+  gboolean found = FALSE;
+  guint line = 0, column = 0;
+
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    {
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
+                         "a memory_stats() dump must be a JSON object");
+      return FALSE;
+    }
+
+  object = stats = json_node_get_object (node);
+  stats_pointer = g_strdup (pointer);
+
+  if (json_object_has_member (object, "memory_stats"))
+    {
+      JsonNode *inner = json_object_get_member (object, "memory_stats");
+
+      g_free (stats_pointer);
+      stats_pointer = hr_json_pointer_append (pointer, "memory_stats");
+      if (!JSON_NODE_HOLDS_OBJECT (inner))
+        {
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, stats_pointer, FALSE,
+                             "\"memory_stats\" must be a JSON object");
+          return FALSE;
+        }
+      stats = json_node_get_object (inner);
+    }
+
+  if (!json_number (doc, object, pointer, "micro_batch", &batch, error) ||
+      !json_number (doc, object, pointer, "seq_len", &seq, error))
+    return FALSE;
+  if (!isnan (batch) && !(batch >= 1))
+    {
+      g_autofree char *child = hr_json_pointer_append (pointer, "micro_batch");
+
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                         "\"micro_batch\" must be 1 or more");
+      return FALSE;
+    }
+
+  hr_json_doc_get_position (doc, pointer, FALSE, &line, &column);
+
+  for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+    {
+      double v = NAN;
+      HrMeasureSeries *series;
+      HrMeasurePoint point;
+
+      if (!json_number (doc, stats, stats_pointer, keys[i].key, &v, error))
+        return FALSE;
+      if (isnan (v))
+        continue;
+
+      if (found && self->result->format != keys[i].format)
+        continue;
+      found = TRUE;
+      self->result->format = keys[i].format;
+
+      series = hr_measurement_find_series (self->result, keys[i].metric);
+      if (series == NULL)
+        {
+          int added = add_series (self, keys[i].key, keys[i].metric);
+
+          series = g_ptr_array_index (self->result->series, added);
+        }
+      point.batch = batch;
+      point.seq_len = seq;
+      point.t = NAN;
+      point.bytes = v;
+      point.line = line;
+      if (v > series->peak || series->points->len == 0)
+        {
+          series->peak = v;
+          series->peak_index = series->points->len;
+        }
+      g_array_append_val (series->points, point);
+    }
+
+  if (!found)
+    {
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, stats_pointer, FALSE,
+                         "a memory_stats() dump needs \"allocated_bytes.all.peak\" (PyTorch) or "
+                         "\"peak_bytes_in_use\" (JAX)");
+      return FALSE;
+    }
+
+  if (self->result->format == HR_MEASURE_FORMAT_JAX_STATS && index == 0 &&
+      json_object_has_member (stats, "bytes_limit"))
+    {
+      double limit = 0;
+
+      if (!json_number (doc, stats, stats_pointer, "bytes_limit", &limit, error))
+        return FALSE;
+      note (self, "XLA's pool limit (bytes_limit) is %.2f GB: with preallocation on, "
+                  "nvidia-smi shows about that much whatever the model needs", limit / 1e9);
+    }
+
+  self->result->rows++;
+  return TRUE;
+}
+
+static gboolean
+read_json (HrMeasureParser  *self,
+           GError          **error)
+{
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data (self->name, self->json->str, self->json->len,
+                                                    error);
+  JsonNode *root;
+
+  if (doc == NULL)
+    return FALSE;
+
+  root = hr_json_doc_get_root (doc);
+  if (JSON_NODE_HOLDS_ARRAY (root))
+    {
+      JsonArray *array = json_node_get_array (root);
+
+      if (json_array_get_length (array) == 0)
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s:1:1: an empty list of "
+                       "memory_stats() dumps", self->name);
+          return FALSE;
+        }
+
+      for (guint i = 0; i < json_array_get_length (array); i++)
+        {
+          g_autofree char *pointer = hr_json_pointer_append_index ("", i);
+
+          if (!read_stats_object (self, doc, json_array_get_element (array, i), pointer, i,
+                                  error))
+            return FALSE;
+        }
+      return TRUE;
+    }
+
+  return read_stats_object (self, doc, root, "", 0, error);
+}
+
+static int
+compare_metric (gconstpointer a,
+                gconstpointer b)
+{
+  const HrMeasureSeries *sa = *(HrMeasureSeries * const *) a;
+  const HrMeasureSeries *sb = *(HrMeasureSeries * const *) b;
+
+  return (int) sa->metric - (int) sb->metric;
+}
+
+HrMeasurement *
+hr_measure_parser_finish (HrMeasureParser  *self,
+                          GError          **error)
+{
+  HrMeasurement *result;
+  gboolean any = FALSE;
+
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->error == NULL && self->pending->len > 0)
+    {
+      g_autofree char *last = g_strndup (self->pending->str, self->pending->len);
+
+      g_string_truncate (self->pending, 0);
+      read_line (self, last, strlen (last));
+    }
+
+  if (self->error != NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&self->error));
+      return NULL;
+    }
+
+  if (self->is_json)
+    {
+      if (!read_json (self, error))
+        return NULL;
+    }
+  else if (!self->have_header)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: no measurements: the file is empty%s",
+                   self->name, self->line > 0 ? " but for blank and comment lines" : "");
+      return NULL;
+    }
+
+  for (guint i = self->result->series->len; i > 0; i--)
+    {
+      HrMeasureSeries *s = g_ptr_array_index (self->result->series, i - 1);
+
+      if (s->points->len > 0)
+        any = TRUE;
+      else if (s->oom_batch == 0)
+        g_ptr_array_remove_index (self->result->series, i - 1);
+    }
+
+  if (!any)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: no measurements: %u data rows, and "
+                   "every memory value is missing", self->name, self->result->rows);
+      return NULL;
+    }
+
+  /* Probe and memory_stats() series in the order allocated, reserved,
+   * device used; GPUs in the order the file first names them. */
+  if (self->result->format != HR_MEASURE_FORMAT_NVIDIA_SMI &&
+      self->result->format != HR_MEASURE_FORMAT_WANDB)
+    g_ptr_array_sort (self->result->series, compare_metric);
+
+  if (self->result->missing > 0)
+    note (self, "%u values were missing (empty, [N/A] or [Not Supported]) and are left out",
+          self->result->missing);
+
+  result = g_steal_pointer (&self->result);
+  self->result = measurement_new (self->name);
+  return result;
+}
+
+HrMeasurement *
+hr_measurement_parse_data (const char             *display_name,
+                           const char             *data,
+                           gsize                   length,
+                           const HrMeasureOptions *options,
+                           GError                **error)
+{
+  g_autoptr(HrMeasureParser) parser = hr_measure_parser_new (display_name, options);
+
+  g_return_val_if_fail (data != NULL || length == 0, NULL);
+
+  if (!hr_measure_parser_feed (parser, data, length, error))
+    return NULL;
+  return hr_measure_parser_finish (parser, error);
+}
+
+static HrMeasurement *
+load_file (const char              *path,
+           const HrMeasureOptions  *options,
+           GCancellable            *cancellable,
+           GError                 **error)
+{
+  g_autoptr(GFile) file = NULL;
+  g_autoptr(GFileInputStream) stream = NULL;
+  g_autoptr(HrMeasureParser) parser = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *buffer = NULL;
+  const gsize chunk = 1 << 20;
+
+  file = g_file_new_for_path (path);
+  stream = g_file_read (file, cancellable, &local_error);
+  if (stream == NULL)
+    {
+      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      return NULL;
+    }
+
+  parser = hr_measure_parser_new (path, options);
+  buffer = g_malloc (chunk);
+
+  for (;;)
+    {
+      gssize n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, chunk, cancellable,
+                                      &local_error);
+
+      if (n < 0)
+        {
+          if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+            g_propagate_error (error, g_steal_pointer (&local_error));
+          else
+            g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+          return NULL;
+        }
+      if (n == 0)
+        break;
+      if (!hr_measure_parser_feed (parser, buffer, n, error))
+        return NULL;
+    }
+
+  return hr_measure_parser_finish (parser, error);
+}
+
+HrMeasurement *
+hr_measurement_load_file (const char             *path,
+                          const HrMeasureOptions *options,
+                          GError                **error)
+{
+  g_return_val_if_fail (path != NULL, NULL);
+
+  return load_file (path, options, NULL, error);
+}
+
+typedef struct {
+  char             *path;
+  HrMeasureOptions  options;
+} LoadJob;
+
+static void
+load_job_free (gpointer data)
+{
+  LoadJob *job = data;
+
+  g_free (job->path);
+  hr_measure_options_clear (&job->options);
+  g_free (job);
+}
+
+static void
+load_thread (GTask        *task,
+             gpointer      source_object,
+             gpointer      task_data,
+             GCancellable *cancellable)
+{
+  LoadJob *job = task_data;
+  GError *error = NULL;
+  HrMeasurement *measurement = load_file (job->path, &job->options, cancellable, &error);
+
+  if (measurement == NULL)
+    g_task_return_error (task, error);
+  else
+    g_task_return_pointer (task, measurement, (GDestroyNotify) hr_measurement_free);
+}
+
+void
+hr_measurement_load_file_async (const char             *path,
+                                const HrMeasureOptions *options,
+                                GCancellable           *cancellable,
+                                GAsyncReadyCallback     callback,
+                                gpointer                user_data)
+{
+  g_autoptr(GTask) task = NULL;
+  LoadJob *job;
+
+  g_return_if_fail (path != NULL);
+
+  job = g_new0 (LoadJob, 1);
+  job->path = g_strdup (path);
+  if (options != NULL)
+    {
+      job->options = *options;
+      job->options.batch_column = g_strdup (options->batch_column);
+      job->options.memory_column = g_strdup (options->memory_column);
+      job->options.seq_column = g_strdup (options->seq_column);
+    }
+
+  task = g_task_new (NULL, cancellable, callback, user_data);
+  g_task_set_source_tag (task, hr_measurement_load_file_async);
+  g_task_set_task_data (task, job, load_job_free);
+  g_task_run_in_thread (task, load_thread);
+}
+
+HrMeasurement *
+hr_measurement_load_file_finish (GAsyncResult  *result,
+                                 GError       **error)
+{
+  g_return_val_if_fail (g_task_is_valid (result, NULL), NULL);
+
+  return g_task_propagate_pointer (G_TASK (result), error);
+}

@@ -1,0 +1,158 @@
+/* hr-measure.h: measured peaks read from probe CSVs, nvidia-smi logs,
+ * W&B and TensorBoard exports, memory_stats() dumps and mapped CSVs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <gio/gio.h>
+
+#include "hr-json.h"
+#include "hr-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  HR_MEASURE_FORMAT_PROBE,        /* Headroom's probe CSV (data/probe/) */
+  HR_MEASURE_FORMAT_NVIDIA_SMI,   /* nvidia-smi --query-gpu=... --format=csv */
+  HR_MEASURE_FORMAT_WANDB,        /* W&B CSV export of system/gpu.N.* */
+  HR_MEASURE_FORMAT_TENSORBOARD,  /* TensorBoard scalar CSV: Wall time,Step,Value */
+  HR_MEASURE_FORMAT_TORCH_STATS,  /* torch.cuda.memory_stats() as JSON */
+  HR_MEASURE_FORMAT_JAX_STATS,    /* jax Device.memory_stats() as JSON */
+  HR_MEASURE_FORMAT_GENERIC,      /* any CSV, through a column mapping */
+} HrMeasureFormat;
+
+extern const HrEnumName hr_measure_format_names[];
+
+/* Units a mapped CSV's memory column may be in. */
+typedef enum {
+  HR_MEASURE_UNIT_NONE,   /* not said: taken from the header, or an error */
+  HR_MEASURE_UNIT_BYTES,
+  HR_MEASURE_UNIT_KIB,
+  HR_MEASURE_UNIT_MIB,
+  HR_MEASURE_UNIT_GIB,
+  HR_MEASURE_UNIT_KB,
+  HR_MEASURE_UNIT_MB,
+  HR_MEASURE_UNIT_GB,
+} HrMeasureUnit;
+
+extern const HrEnumName hr_measure_unit_names[];
+double   hr_measure_unit_bytes      (HrMeasureUnit  unit);
+/* "MiB", "GB", "bytes", "B"... (case as the units are written) to a unit. */
+gboolean hr_measure_unit_from_string (const char    *text,
+                                      HrMeasureUnit *unit);
+
+/* The default row limit: a file with more data rows is refused with a
+ * message rather than filling memory. */
+#define HR_MEASURE_DEFAULT_MAX_ROWS 20000000u
+/* JSON dumps are read whole; larger ones are refused. */
+#define HR_MEASURE_MAX_JSON_SIZE (64 * 1024 * 1024)
+
+/* How to read a file whose format is not recognised from its header (and
+ * overrides for ones that are). Columns are header names, or 1-based
+ * numbers when the file has no header row. */
+typedef struct {
+  char           delimiter;       /* 0: detected from the header line */
+  gboolean       decimal_comma;   /* "1,5" is one and a half */
+  gboolean       no_header;       /* the first row is data */
+  char          *batch_column;
+  char          *memory_column;
+  char          *seq_column;
+  HrMeasureUnit  unit;
+  HrMetric       metric;          /* of a mapped memory column */
+  gboolean       has_metric;
+  guint          max_rows;        /* 0: HR_MEASURE_DEFAULT_MAX_ROWS */
+} HrMeasureOptions;
+
+void hr_measure_options_clear (HrMeasureOptions *options);
+
+/* One measured figure. batch, seq_len and t are NAN when the file does not
+ * give them: a time series has no batch, a batch sweep no t. */
+typedef struct {
+  double  batch;
+  double  seq_len;
+  double  t;          /* seconds from the series' first sample */
+  double  bytes;
+  guint   line;       /* where it was read, for residual tables */
+} HrMeasurePoint;
+
+typedef struct {
+  char     *name;     /* "GPU 0 (NVIDIA A100-SXM4-80GB)", "max_memory_allocated" */
+  HrMetric  metric;
+  GArray   *points;   /* HrMeasurePoint, in file order */
+  double    peak;     /* largest bytes, 0 when empty */
+  guint     peak_index;
+  /* The first batch the probe recorded as out of memory, 0 when none. */
+  guint     oom_batch;
+} HrMeasureSeries;
+
+typedef struct {
+  char            *name;      /* the file's display name */
+  HrMeasureFormat  format;
+  GPtrArray       *series;    /* HrMeasureSeries */
+  /* "key: value" lines of a probe's commented header (model, precision,
+   * optimizer, gpu, torch, cuda...), in file order. */
+  GPtrArray       *config_keys;
+  GPtrArray       *config_values;
+  GPtrArray       *notes;     /* char *: skipped values, assumptions */
+  guint            rows;      /* data rows read */
+  guint            missing;   /* values that were empty, [N/A] or [Not Supported] */
+} HrMeasurement;
+
+void             hr_measure_series_free  (HrMeasureSeries *series);
+void             hr_measurement_free     (HrMeasurement   *measurement);
+const char      *hr_measurement_get_config (const HrMeasurement *measurement,
+                                            const char          *key);
+/* The series of @metric, NULL when there is none. */
+HrMeasureSeries *hr_measurement_find_series (const HrMeasurement *measurement,
+                                             HrMetric             metric);
+/* Whether the series has at least two distinct batch sizes. */
+gboolean         hr_measure_series_is_sweep (const HrMeasureSeries *series);
+/* The series a fit and a calibration are made from: the first sweep in
+ * the order allocated, reserved, device used; NULL when none is a sweep
+ * (a log over time). */
+const HrMeasureSeries *hr_measurement_get_sweep (const HrMeasurement *measurement);
+
+/* Streaming reader: feed it the file in chunks of any size, then finish.
+ * Every format goes through it; the format is recognised from the first
+ * line that is not blank or a comment (or, for JSON, from its first
+ * character). Errors name the file, line and column. */
+typedef struct _HrMeasureParser HrMeasureParser;
+
+HrMeasureParser *hr_measure_parser_new    (const char             *display_name,
+                                           const HrMeasureOptions *options);
+void             hr_measure_parser_free   (HrMeasureParser        *parser);
+gboolean         hr_measure_parser_feed   (HrMeasureParser        *parser,
+                                           const char             *data,
+                                           gsize                   length,
+                                           GError                **error);
+HrMeasurement   *hr_measure_parser_finish (HrMeasureParser        *parser,
+                                           GError                **error);
+
+/* The whole of @data at once: the entry point for fuzzing. @options may be
+ * NULL. */
+HrMeasurement   *hr_measurement_parse_data (const char             *display_name,
+                                            const char             *data,
+                                            gsize                   length,
+                                            const HrMeasureOptions *options,
+                                            GError                **error);
+/* @path read in chunks. */
+HrMeasurement   *hr_measurement_load_file  (const char             *path,
+                                            const HrMeasureOptions *options,
+                                            GError                **error);
+/* The same in a worker thread, for the window: a huge log never blocks
+ * it, and @cancellable stops the read between chunks. */
+void             hr_measurement_load_file_async  (const char             *path,
+                                                  const HrMeasureOptions *options,
+                                                  GCancellable           *cancellable,
+                                                  GAsyncReadyCallback     callback,
+                                                  gpointer                user_data);
+HrMeasurement   *hr_measurement_load_file_finish (GAsyncResult           *result,
+                                                  GError                **error);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureSeries, hr_measure_series_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasurement, hr_measurement_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureParser, hr_measure_parser_free)
+
+G_END_DECLS

@@ -1,0 +1,127 @@
+/* bench-measure.c: how fast a large nvidia-smi log is imported and fitted
+ *
+ * Run with `meson test --benchmark`; it prints MB/s and never fails on
+ * speed (DESIGN.md: performance is measured, not asserted). With --write
+ * FILE it only writes the generated log (tests/bench/measure-vs-pandas.py
+ * times pandas on the same file); with --file FILE it times that file.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <glib/gstdio.h>
+#include <stdio.h>
+#include <unistd.h>
+
+#include "hr-core.h"
+
+#define N_ROWS 1000000
+#define N_GPUS 4
+
+/* nvidia-smi --query-gpu=timestamp,index,name,memory.used,memory.total,
+ * utilization.gpu --format=csv -l 1, four GPUs interleaved. */
+static GString *
+generate_log (void)
+{
+  GString *log = g_string_sized_new ((gsize) N_ROWS * 96);
+  guint32 state = 12345;
+
+  g_string_append (log, "timestamp, index, name, memory.used [MiB], memory.total [MiB], "
+                        "utilization.gpu [%]\n");
+  for (guint i = 0; i < N_ROWS; i++)
+    {
+      guint second = i / N_GPUS, gpu = i % N_GPUS;
+      guint used;
+
+      state = state * 1664525u + 1013904223u;   /* Numerical Recipes' LCG */
+      used = 20000 + (second % 600) * 80 + (state >> 20) % 512;
+      g_string_append_printf (log, "2024/05/14 %02u:%02u:%02u.%03u, %u, NVIDIA A100-SXM4-80GB, "
+                                   "%u MiB, 81920 MiB, %u %%\n",
+                              (second / 3600) % 24, (second / 60) % 60, second % 60,
+                              (i * 7) % 1000, gpu, used, (state >> 8) % 100);
+    }
+
+  return log;
+}
+
+static double
+import_and_fit (const char *name,
+                const char *path,
+                const char *data,
+                gsize       length)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrMeasurement) m = NULL;
+  g_autoptr(HrFit) fit = NULL;
+  g_autoptr(GArray) t = NULL;
+  g_autoptr(GArray) y = NULL;
+  HrMeasureSeries *gpu0;
+  gint64 start = g_get_monotonic_time ();
+  double seconds;
+
+  if (path != NULL)
+    m = hr_measurement_load_file (path, NULL, &error);
+  else
+    m = hr_measurement_parse_data (name, data, length, NULL, &error);
+  g_assert_no_error (error);
+
+  /* The same fit pandas is timed on: GPU 0's memory over time. */
+  gpu0 = g_ptr_array_index (m->series, 0);
+  t = g_array_sized_new (FALSE, FALSE, sizeof (double), gpu0->points->len);
+  y = g_array_sized_new (FALSE, FALSE, sizeof (double), gpu0->points->len);
+  for (guint i = 0; i < gpu0->points->len; i++)
+    {
+      const HrMeasurePoint *p = &g_array_index (gpu0->points, HrMeasurePoint, i);
+
+      g_array_append_val (t, p->t);
+      g_array_append_val (y, p->bytes);
+    }
+  fit = hr_fit_linear ((double *) t->data, (double *) y->data, t->len, &error);
+  g_assert_no_error (error);
+
+  seconds = (g_get_monotonic_time () - start) / 1e6;
+  g_assert_cmpuint (m->series->len, ==, N_GPUS);
+  printf ("%s: %u rows, %u GPUs, peak of GPU 0 %.0f MiB, slope %.3g B/s: %.3f s, %.1f MB/s\n",
+          name, m->rows, m->series->len, gpu0->peak / 1048576.0, fit->per_sample, seconds,
+          length / seconds / 1e6);
+  return seconds;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  g_autoptr(GString) log = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *path = NULL;
+  int fd;
+
+  if (argc == 3 && g_str_equal (argv[1], "--file"))
+    {
+      g_autofree char *contents = NULL;
+      gsize length;
+
+      g_assert_true (g_file_get_contents (argv[2], &contents, &length, &error));
+      import_and_fit ("nvidia-smi log, streamed from the file", argv[2], NULL, length);
+      return 0;
+    }
+
+  log = generate_log ();
+
+  if (argc == 3 && g_str_equal (argv[1], "--write"))
+    {
+      g_assert_true (g_file_set_contents (argv[2], log->str, log->len, &error));
+      return 0;
+    }
+
+  import_and_fit ("nvidia-smi log, from memory", NULL, log->str, log->len);
+
+  fd = g_file_open_tmp ("headroom-bench-XXXXXX.csv", &path, &error);
+  g_assert_no_error (error);
+  close (fd);
+  g_assert_true (g_file_set_contents (path, log->str, log->len, &error));
+  import_and_fit ("nvidia-smi log, streamed from a file", path, NULL, log->len);
+  g_unlink (path);
+  return 0;
+}
