@@ -10,6 +10,7 @@
 #include <math.h>
 
 #include "hr-chart-curve.h"
+#include "hr-fit.h"
 #include "hr-chart-text.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -120,6 +121,117 @@ hr_curve_chart_data_set_measurements (HrCurveChartData   *data,
   copy = g_strdup (label);
   g_free (data->measured_label);
   data->measured_label = copy;
+}
+
+static const char *
+metric_label (HrMetric metric)
+{
+  switch (metric)
+    {
+    case HR_METRIC_ALLOCATED:
+      return "allocated";
+    case HR_METRIC_RESERVED:
+      return "reserved";
+    case HR_METRIC_DEVICE_USED:
+    default:
+      return "device used";
+    }
+}
+
+void
+hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
+                                     const HrMeasurement *measurement,
+                                     guint                at_batch)
+{
+  g_autoptr(GString) label = g_string_new (NULL);
+  const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
+  g_autofree char *base = g_path_get_basename (measurement->name);
+
+  g_return_if_fail (data != NULL);
+  g_return_if_fail (measurement != NULL);
+
+  for (guint i = 0; i < measurement->series->len; i++)
+    {
+      const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+
+      if (s->points->len == 0)
+        continue;
+
+      if (hr_measure_series_is_sweep (s) || sweep == NULL)
+        {
+          /* A log over time was taken on one run: its peak belongs at the
+           * scenario's micro-batch. */
+          gboolean over_time = !hr_measure_series_is_sweep (s);
+
+          for (guint j = 0; j < s->points->len; j++)
+            {
+              const HrMeasurePoint *p = &g_array_index (s->points, HrMeasurePoint, j);
+              HrCurvePoint point = { 0 };
+
+              if (over_time && j != s->peak_index)
+                continue;
+              point.batch = over_time || isnan (p->batch) ? at_batch : p->batch;
+              point.bytes = p->bytes;
+              point.metric = s->metric;
+              g_array_append_val (data->measured, point);
+            }
+        }
+    }
+
+  if (data->measured_label != NULL)
+    g_string_append_printf (label, "%s; ", data->measured_label);
+  g_string_append_printf (label, "measured (%s", base);
+  for (guint i = 0; i < measurement->series->len; i++)
+    {
+      const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+      gboolean seen = FALSE;
+
+      for (guint j = 0; j < i; j++)
+        seen |= ((HrMeasureSeries *) g_ptr_array_index (measurement->series, j))->metric ==
+                s->metric;
+      if (!seen)
+        g_string_append_printf (label, "; %s %s", hr_curve_marker_name (s->metric),
+                                metric_label (s->metric));
+    }
+  g_string_append (label, ")");
+  if (sweep == NULL)
+    g_string_append_printf (label, ", peak at micro-batch %u", at_batch);
+  g_free (data->measured_label);
+  data->measured_label = g_string_free (g_steal_pointer (&label), FALSE);
+
+  if (sweep != NULL)
+    {
+      g_autoptr(HrFit) fit = hr_fit_series (sweep, NULL);
+
+      if (fit != NULL)
+        {
+          g_autofree char *floor_text = hr_chart_format_bytes (fit->floor);
+          g_autofree char *slope = hr_chart_format_bytes (fit->per_sample);
+          g_autofree char *fit_label = g_strdup_printf ("fit: %s + %s·b (R² %.3f)", floor_text,
+                                                        slope, fit->r2);
+
+          hr_curve_chart_data_set_fit_line (data, fit->floor, fit->per_sample, fit_label);
+        }
+    }
+}
+
+guint
+hr_curve_chart_measurement_batch_range (const HrMeasurement *measurement,
+                                        guint                upper)
+{
+  for (guint i = 0; i < measurement->series->len; i++)
+    {
+      const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
+
+      for (guint j = 0; j < s->points->len; j++)
+        {
+          double b = g_array_index (s->points, HrMeasurePoint, j).batch;
+
+          while (!isnan (b) && b > upper && upper < (1u << 20))
+            upper *= 2;
+        }
+    }
+  return upper;
 }
 
 void

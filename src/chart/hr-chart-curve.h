@@ -10,6 +10,7 @@
 
 #include "hr-chart-style.h"
 #include "hr-chart-types.h"
+#include "hr-measure.h"
 #include "hr-sweep.h"
 
 G_BEGIN_DECLS
@@ -73,6 +74,15 @@ void              hr_curve_chart_data_set_measurements (HrCurveChartData   *data
                                                         const HrCurvePoint *points,
                                                         guint               n_points,
                                                         const char         *label);
+/* Adds a measurement's points (a sweep's points, or a log's peak placed
+ * at @at_batch) to the overlay, after any added before, and its fitted
+ * line when it is a sweep. */
+void              hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
+                                                       const HrMeasurement *measurement,
+                                                       guint                at_batch);
+/* @upper doubled until it spans the measurement's batch sizes. */
+guint             hr_curve_chart_measurement_batch_range (const HrMeasurement *measurement,
+                                                          guint                upper);
 void              hr_curve_chart_data_set_fit_line (HrCurveChartData *data,
                                                     double            floor_bytes,
                                                     double            per_sample_bytes,

@@ -186,22 +186,11 @@ hr_cli_export (int    argc,
           if (measurement == NULL)
             return hr_cli_fail (error);
           /* The curve spans the measured batches too. */
-          for (guint i = 0; i < measurement->series->len; i++)
-            {
-              const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
-
-              for (guint j = 0; j < s->points->len; j++)
-                {
-                  double b = g_array_index (s->points, HrMeasurePoint, j).batch;
-
-                  while (!isnan (b) && b > upper && upper < (1u << 20))
-                    upper *= 2;
-                }
-            }
+          upper = hr_curve_chart_measurement_batch_range (measurement, upper);
         }
       curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);
       if (measurement != NULL)
-        hr_cli_measure_overlay (curve, measurement, scenario);
+        hr_curve_chart_data_add_measurement (curve, measurement, scenario->micro_batch);
       description = hr_curve_chart_summary (curve);
       title = curve->title;
       draw = hr_curve_chart_draw;

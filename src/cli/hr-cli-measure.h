@@ -16,10 +16,5 @@ gboolean hr_cli_measure_options (HrMeasureOptions    *options,
                                  const char          *delimiter,
                                  const char          *metric,
                                  GError             **error);
-/* Puts @measurement's points (a log over time: its peak, at the
- * scenario's micro-batch) and its fitted line on @curve. */
-void     hr_cli_measure_overlay (HrCurveChartData    *curve,
-                                 const HrMeasurement *measurement,
-                                 const HrScenario    *scenario);
 
 G_END_DECLS
