@@ -264,8 +264,10 @@ print_estimate (const HrScenario *s,
       /* Translators: GPU name, its memory, the usable part, "fits" or
        * "DOES NOT FIT", the micro-batch, then "at least " or nothing before
        * the largest micro-batch, and the reason. */
-      printf (_("\nFit on %s (%s, %s usable): %s at micro-batch %u; largest micro-batch %s%u\n  %s\n"),
-              est->gpu_name, cap, usable, est->fits ? _("fits") : _("DOES NOT FIT"), est->micro_batch,
+      printf (_("\nFit on %s (%s, %s usable): %s at micro-batch %u; "
+                "largest micro-batch %s%u\n  %s\n"),
+              est->gpu_name, cap, usable, est->fits ? _("fits") : _("DOES NOT FIT"),
+              est->micro_batch,
               est->max_is_lower_bound ? _("at least ") : "", est->max_micro_batch, est->fit_reason);
     }
 
@@ -293,7 +295,8 @@ hr_cli_estimate (int    argc,
   g_autoptr(HrEstimate) est = NULL;
   int status;
 
-  scenario = begin (N_("SCENARIO"), N_("Estimate the memory of a scenario."), entries, argc, argv, &status);
+  scenario = begin (N_("SCENARIO"), N_("Estimate the memory of a scenario."), entries, argc, argv,
+                    &status);
   if (scenario == NULL)
     return status;
 
@@ -367,7 +370,8 @@ hr_cli_sweep (int    argc,
   guint64 usable = 0;
   int status;
 
-  scenario = begin (N_("SCENARIO"), N_("Peak memory versus micro-batch."), entries, argc, argv, &status);
+  scenario = begin (N_("SCENARIO"), N_("Peak memory versus micro-batch."), entries, argc, argv,
+                    &status);
   if (scenario == NULL)
     return status;
 
@@ -437,7 +441,8 @@ hr_cli_sweep (int    argc,
     }
   else
     {
-      printf ("%-11s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), _("Total GiB"), _("Low GiB"),
+      printf ("%-11s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), _("Total GiB"),
+              _("Low GiB"),
               _("High GiB"), _("Alloc GiB"), _("Reserved GiB"), scenario->gpu != NULL ? "  " : "",
               scenario->gpu != NULL ? _("Fits") : "");
       for (guint i = 0; i < points->len; i++)
@@ -466,7 +471,8 @@ hr_cli_fits (int    argc,
   g_autofree char *gpu_list = NULL;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, N_("GPUs to check (default all)"), "all|ID,ID…" },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, N_("GPUs to check (default all)"),
+     "all|ID,ID…" },
     { NULL }
   };
   g_autoptr(HrScenario) scenario = NULL;
@@ -529,7 +535,8 @@ hr_cli_fits (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf (_("%s at micro-batch %u, %.0f%% reserve\n\n"), scenario->model->name, scenario->micro_batch,
+  printf (_("%s at micro-batch %u, %.0f%% reserve\n\n"), scenario->model->name,
+          scenario->micro_batch,
           scenario->reserve * 100);
   printf ("%-20s %11s %11s %11s  %-5s %10s\n", _("GPU"), _("Memory GiB"), _("Usable GiB"),
           _("Needs GiB"), _("Fits"), _("Max batch"));
