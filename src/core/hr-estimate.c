@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "hr-estimate"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -68,7 +69,7 @@
 #define OPT8_BYTES_PER_STATE (1.0 + 4.0 / 2048.0)
 
 static const char *bucket_labels[] = {
-  "Weights", "Gradients", "Optimizer state", "Activations", "Overhead",
+  N_("Weights"), N_("Gradients"), N_("Optimizer state"), N_("Activations"), N_("Overhead"),
 };
 
 const HrEnumName hr_bucket_names[] = {
@@ -84,7 +85,7 @@ const char *
 hr_bucket_get_label (HrBucket bucket)
 {
   g_return_val_if_fail (bucket < HR_N_BUCKETS, NULL);
-  return bucket_labels[bucket];
+  return _(bucket_labels[bucket]);
 }
 
 double
@@ -1484,12 +1485,12 @@ add_notes (HrPlan     *self,
     g_ptr_array_add (notes, g_strdup (g_ptr_array_index (self->calibration_notes, i)));
 
   g_ptr_array_add (notes, g_strdup (
-    "total is what nvidia-smi would show (device_used); allocated_peak is "
-    "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved"));
+    _("total is what nvidia-smi would show (device_used); allocated_peak is "
+      "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved")));
 
   if (!s->seq_len_set && s->model->seq_len == 0 && est->seq_len > 0)
     g_ptr_array_add (notes,
-                     g_strdup_printf ("seq_len not given: %u tokens assumed", self->seq_len));
+                     g_strdup_printf (_("seq_len not given: %u tokens assumed"), self->seq_len));
 
   if (self->training)
     {
@@ -1503,68 +1504,79 @@ add_notes (HrPlan     *self,
             any_frozen_no_backprop = TRUE;
           if (p->logits)
             g_ptr_array_add (notes, g_strdup (
-              "the loss is counted the way transformers computes it (logits upcast to fp32); a "
-              "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less"));
+              _("the loss is counted the way transformers computes it (logits upcast to fp32); a "
+                "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less")));
         }
 
       if (any_frozen_no_backprop)
         g_ptr_array_add (notes, g_strdup (
-          "frozen parts that no gradient flows through keep no activations for the backward pass"));
+          _("frozen parts that no gradient flows through keep no activations for the backward "
+            "pass")));
 
       g_ptr_array_add (notes, g_strdup (
-        "gradients are counted alongside all activations, as with gradient accumulation; without "
-        "it the real peak can be lower by up to the gradient size"));
+        _("gradients are counted alongside all activations, as with gradient accumulation; "
+          "without it the real peak can be lower by up to the gradient size")));
 
       if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
         g_ptr_array_add (notes, g_strdup_printf (
-          "%s attention keeps no s² score matrix%s",
-          hr_enum_to_nick (hr_attention_names, s->attention),
-          s->attention == HR_ATTENTION_SDPA ? "; K and V are expanded to every head as "
-                                              "transformers' repeat_kv does before SDPA" : ""));
+          s->attention == HR_ATTENTION_SDPA
+            /* Translators: %s is an attention kernel id (sdpa, flash). */
+            ? _("%s attention keeps no s² score matrix; K and V are expanded to every head as "
+                "transformers' repeat_kv does before SDPA")
+            : _("%s attention keeps no s² score matrix"),
+          hr_enum_to_nick (hr_attention_names, s->attention)));
       if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->attention != HR_ATTENTION_EAGER)
         g_ptr_array_add (notes, g_strdup (
-          "selective recomputation only drops the attention score matrix, which this attention "
-          "kernel never keeps: it saves nothing here"));
+          _("selective recomputation only drops the attention score matrix, which this "
+            "attention kernel never keeps: it saves nothing here")));
       if (s->grad_accum > 1)
         g_ptr_array_add (notes, g_strdup_printf (
-          "gradient accumulation over %u steps multiplies the batch, not the peak", s->grad_accum));
+          _("gradient accumulation over %u steps multiplies the batch, not the peak"),
+          s->grad_accum));
       if ((s->sharding == HR_SHARDING_ZERO3 || s->sharding == HR_SHARDING_FSDP) && s->gpus > 1)
         g_ptr_array_add (notes, g_strdup (
-          "the high end of the range allows for saving a consolidated checkpoint, which gathers "
-          "the whole 16-bit model on one GPU; save sharded checkpoints to avoid that spike"));
+          _("the high end of the range allows for saving a consolidated checkpoint, which "
+            "gathers the whole 16-bit model on one GPU; save sharded checkpoints to avoid that "
+            "spike")));
       if (s->sharding != HR_SHARDING_NONE && s->gpus == 1)
         g_ptr_array_add (notes, g_strdup_printf (
-          "sharding \"%s\" with one GPU divides nothing; set gpus",
+          _("sharding \"%s\" with one GPU divides nothing; set gpus"),
           hr_enum_to_nick (hr_sharding_names, s->sharding)));
     }
   else if (s->method != HR_METHOD_FULL || s->trainable_params_set)
     g_ptr_array_add (notes,
-                     g_strdup ("inference trains nothing: method and trainable_params are "
-                               "ignored"));
+                     g_strdup (_("inference trains nothing: method and trainable_params are "
+                                 "ignored")));
 
   if (s->optimizer == HR_OPTIMIZER_PAGED_ADAMW_8BIT)
     g_ptr_array_add (notes, g_strdup (
-      "paged optimizer state lives in CUDA unified memory: nvidia-smi shows it, PyTorch's "
-      "allocator statistics do not, and it moves to host RAM under pressure"));
+      _("paged optimizer state lives in CUDA unified memory: nvidia-smi shows it, PyTorch's "
+        "allocator statistics do not, and it moves to host RAM under pressure")));
 
   if (s->framework == HR_FRAMEWORK_JAX)
     {
       if (s->jax_preallocate)
         g_ptr_array_add (notes, g_strdup_printf (
-          "JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
-          "nvidia-smi shows that pool%s, not what the model needs (allocated_peak, %.1f GiB); "
-          "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
-          "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use",
-          s->gpu != NULL ? "" : " (no GPU given, so the pool is not counted)",
+          s->gpu != NULL
+            ? _("JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
+                "nvidia-smi shows that pool, not what the model needs (allocated_peak, "
+                "%.1f GiB); the model must fit inside the pool. "
+                "XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
+                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use")
+            : _("JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
+                "nvidia-smi shows that pool (no GPU given, so the pool is not counted), not what "
+                "the model needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
+                "XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
+                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use"),
           est->allocated_peak / GiB));
       else
         g_ptr_array_add (notes,
-                         g_strdup ("JAX without preallocation: XLA's BFC allocator grows as "
-                                   "needed"));
+                         g_strdup (_("JAX without preallocation: XLA's BFC allocator grows as "
+                                     "needed")));
       g_ptr_array_add (notes, g_strdup (
-        "under JAX, reserved_peak stands for the XLA allocator's peak in use and allocated_peak "
-        "for the live buffers; remat (jax.checkpoint) trades compute for activations like "
-        "PyTorch's recomputation"));
+        _("under JAX, reserved_peak stands for the XLA allocator's peak in use and "
+          "allocated_peak for the live buffers; remat (jax.checkpoint) trades compute for "
+          "activations like PyTorch's recomputation")));
     }
 
   for (guint i = 0; i < self->parts->len; i++)
@@ -1573,15 +1585,16 @@ add_notes (HrPlan     *self,
 
       if (p->c->has_activation && p->c->act_source != NULL)
         g_ptr_array_add (notes,
-                         g_strdup_printf ("%s activations: %s", p->c->name, p->c->act_source));
+                         g_strdup_printf (_("%s activations: %s"), p->c->name,
+                                          p->c->act_source));
     }
 
   if (s->has_replay)
-    g_ptr_array_add (notes, g_strdup ("the replay buffer lives in host RAM, not on the GPU"));
+    g_ptr_array_add (notes, g_strdup (_("the replay buffer lives in host RAM, not on the GPU")));
   if (s->offload != HR_OFFLOAD_NONE)
     g_ptr_array_add (notes, g_strdup (
-      "offloaded bytes move to host RAM; each step moves them over PCIe (ZeRO-Offload, Ren et "
-      "al. 2021)"));
+      _("offloaded bytes move to host RAM; each step moves them over PCIe (ZeRO-Offload, Ren et "
+        "al. 2021)")));
 }
 
 static void
@@ -1612,22 +1625,25 @@ fit_on_gpu (HrPlan     *self,
 
       hr_plan_peak (self, 1, &one);
       est->fit_reason = g_strdup_printf (
-        "even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s (%.1f GiB less "
-        "the %.0f%% reserve%s); weights, gradients and optimizer state alone are %.1f GiB",
-        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
-        self->scenario->reserve * 100,
         self->scenario->framework == HR_FRAMEWORK_JAX && self->scenario->jax_preallocate
-          ? ", inside XLA's 75% pool" : "",
-        state / GiB);
+          ? _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
+              "(%.1f GiB less the %.0f%% reserve, inside XLA's 75%% pool); weights, gradients "
+              "and optimizer state alone are %.1f GiB")
+          : _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
+              "(%.1f GiB less the %.0f%% reserve); weights, gradients and optimizer state "
+              "alone are %.1f GiB"),
+        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
+        self->scenario->reserve * 100, state / GiB);
     }
   else if (!est->fits)
     est->fit_reason = g_strdup_printf (
-      "micro-batch %u needs %.1f GiB, over the %.1f GiB usable; micro-batch %u fits",
+      _("micro-batch %u needs %.1f GiB, over the %.1f GiB usable; micro-batch %u fits"),
       est->micro_batch, peak.need / GiB, est->usable / GiB, est->max_micro_batch);
   else
     est->fit_reason = g_strdup_printf (
-      "fits with %.1f GiB to spare beyond the reserve; up to micro-batch %s%u",
-      ((double) est->usable - peak.need) / GiB, lower ? "at least " : "", est->max_micro_batch);
+      lower ? _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch at least %u")
+            : _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch %u"),
+      ((double) est->usable - peak.need) / GiB, est->max_micro_batch);
 }
 
 HrEstimate *
