@@ -13,6 +13,7 @@ import os
 import re
 import subprocess
 import sys
+import tempfile
 
 cli, examples = sys.argv[1:3]
 scenario = os.path.join(examples, "smolvla-4090.json")
@@ -53,6 +54,19 @@ check(p.returncode == 0 and "Commands:" in p.stdout, "--help stays English in th
 
 p = run(GERMAN, "no-such-command")
 check(p.returncode == 2 and "unbekannter Befehl" in p.stderr, f"errors are German: {p.stderr[:120]!r}")
+
+# The core's messages come from the same domain, positions unchanged.
+with tempfile.TemporaryDirectory() as tmp:
+    bad = os.path.join(tmp, "bad.json")
+    with open(bad, "w") as f:
+        f.write('{"headroom_scenario": 1, "model": "smolvla", "micro_btch": 2}')
+    p = run(GERMAN, "estimate", bad)
+    check(p.returncode == 2 and p.stderr.startswith(bad + ":1:") and
+          "unbekannter Schlüssel „micro_btch“" in p.stderr and "micro_batch" in p.stderr,
+          f"core errors are German and positioned: {p.stderr.strip()!r}")
+    p = run(ENGLISH, "estimate", bad)
+    check(p.returncode == 2 and 'unknown key "micro_btch"' in p.stderr,
+          f"core errors stay English in the C locale: {p.stderr.strip()!r}")
 
 # GOption reads option descriptions and the summary from our domain.
 p = run(GERMAN, "estimate", "--help")
