@@ -805,8 +805,8 @@ compute (HrPlan     *self,
                  on_device (self, frozen_bytes, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 0.99, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 1.02, shard_weights, offload_params),
-                 "%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), the rest "
-                 "16-bit", c->name, p->frozen / 1e9, wname, q_bytes);
+                 _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), the "
+                   "rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
 
           /* see the 16-bit staging copy below */
           if (p->frozen > 0 && !offload_params)
@@ -820,16 +820,17 @@ compute (HrPlan     *self,
 
           if (hr_dtype_is_quantized (s->weights_dtype))
             note (&acc,
-                  "%s: %s storage applied to all of its weights; quantising convolutions is "
-                  "rare, so this part is likely 16-bit in practice", c->name, wname);
+                  _("%s: %s storage applied to all of its weights; quantising convolutions is "
+                    "rare, so this part is likely 16-bit in practice"), c->name, wname);
           frozen_bytes = p->frozen * per;
           if (p->frozen > 0)
             add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED,
                  on_device (self, frozen_bytes, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 0.99, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 1.01, shard_weights, offload_params),
-                 "%s: %.2fB %s parameters in %s (%g bytes each)", c->name, p->frozen / 1e9,
-                 self->training ? "frozen" : "", wname, per);
+                 self->training ? _("%s: %.2fB frozen parameters in %s (%g bytes each)")
+                                : _("%s: %.2fB parameters in %s (%g bytes each)"),
+                 c->name, p->frozen / 1e9, wname, per);
         }
 
       if (offload_params)
@@ -841,14 +842,16 @@ compute (HrPlan     *self,
           double bytes = n * self->w_bytes;
 
           if (hr_dtype_is_quantized (s->weights_dtype) && p->trainable > 0)
-            note (&acc, "%s: trainable weights cannot stay %s; counted in 16 bits", c->name, wname);
+            note (&acc, _("%s: trainable weights cannot stay %s; counted in 16 bits"), c->name,
+                  wname);
 
           add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED,
                on_device (self, bytes, shard_weights, offload_params),
                on_device (self, bytes, shard_weights, offload_params),
                on_device (self, bytes * 1.01, shard_weights, offload_params),
-               "%s: %.1fM trainable %s in %g-byte precision", c->name, n / 1e6,
-               p->adapters > 0 ? "LoRA parameters" : "parameters", self->w_bytes);
+               p->adapters > 0 ? _("%s: %.1fM trainable LoRA parameters in %g-byte precision")
+                               : _("%s: %.1fM trainable parameters in %g-byte precision"),
+               c->name, n / 1e6, self->w_bytes);
           if (offload_params)
             host += bytes;
         }
@@ -866,7 +869,7 @@ compute (HrPlan     *self,
           double bytes = 2.0 * MIN (linear, p->params);
 
           add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, bytes, 0.8 * bytes, bytes,
-               "%s: 16-bit copies of fp32 weights that autocast keeps for the backward pass",
+               _("%s: 16-bit copies of fp32 weights that autocast keeps for the backward pass"),
                c->name);
         }
     }
@@ -881,7 +884,7 @@ compute (HrPlan     *self,
   if (widest_quantized > 0)
     add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, widest_quantized, 0.3 * widest_quantized,
          2.0 * widest_quantized,
-         "the 16-bit copy of one weight matrix that quantising and dequantising needs");
+         _("the 16-bit copy of one weight matrix that quantising and dequantising needs"));
 
   /* PyTorch FSDP (FlatParameter) reshards a unit after its backward from a
    * hook on its gradient; frozen parameters have none, so every frozen
@@ -903,7 +906,8 @@ compute (HrPlan     *self,
         }
 
       add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, frozen_full, 0, frozen_full,
-           "FSDP: frozen weights gathered for the backward pass are not resharded until it ends");
+           _("FSDP: frozen weights gathered for the backward pass are not resharded until it "
+             "ends"));
     }
 
   /* ZeRO-3 / FSDP gather each layer's parameters before use and prefetch
@@ -916,7 +920,7 @@ compute (HrPlan     *self,
       double bytes = 2.0 * largest_layer * storage;
 
       add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, bytes, 0.5 * bytes, 1.5 * bytes,
-           "unsharded parameters of the layer in use and the one prefetched");
+           _("unsharded parameters of the layer in use and the one prefetched"));
     }
 
   /* ---- gradients and optimizer state ---- */
@@ -928,8 +932,10 @@ compute (HrPlan     *self,
       add (&acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED,
            sharded (self, grads_total, shard_grads), sharded (self, grads_total, shard_grads),
            sharded (self, grads_total, shard_grads),
-           "gradients of %.1fM trainable parameters (%g bytes each)%s", n / 1e6, self->g_bytes,
-           shard_grads && s->gpus > 1 ? ", sharded" : "");
+           shard_grads && s->gpus > 1
+             ? _("gradients of %.1fM trainable parameters (%g bytes each), sharded")
+             : _("gradients of %.1fM trainable parameters (%g bytes each)"),
+           n / 1e6, self->g_bytes);
 
       if (s->sharding == HR_SHARDING_DDP && s->gpus > 1)
         {
@@ -939,7 +945,7 @@ compute (HrPlan     *self,
            * "gradient_as_bucket_view ... saved memory size will be equal to
            * the total gradients size"). */
           add (&acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, grads_total, 0, grads_total,
-               "DDP gradient buckets for all-reduce (a second copy of the gradients)");
+               _("DDP gradient buckets for all-reduce (a second copy of the gradients)"));
         }
 
       for (guint i = 0; i < self->parts->len; i++)
@@ -961,7 +967,7 @@ compute (HrPlan     *self,
                  on_device (self, master, shard_states, offload_states),
                  on_device (self, master, shard_states, offload_states),
                  on_device (self, master, shard_states, offload_states),
-                 "%s: fp32 master copy of the trainable weights", p->c->name);
+                 _("%s: fp32 master copy of the trainable weights"), p->c->name);
 
           if (states > 0)
             {
@@ -974,8 +980,11 @@ compute (HrPlan     *self,
                    on_device (self, states, shard_states, offload_states),
                    paged ? 0 : on_device (self, states, shard_states, offload_states),
                    on_device (self, states * 1.01, shard_states, offload_states),
-                   "%s: %s state (%.3g bytes per trainable parameter)%s", p->c->name, oname,
-                   states / np, paged ? ", paged: can move to host RAM" : "");
+                   paged
+                     ? _("%s: %s state (%.3g bytes per trainable parameter), paged: can move to "
+                         "host RAM")
+                     : _("%s: %s state (%.3g bytes per trainable parameter)"),
+                   p->c->name, oname, states / np);
             }
 
           /* torch.optim's default foreach implementation builds one
@@ -1012,26 +1021,33 @@ compute (HrPlan     *self,
 
           if (c->kind == HR_COMPONENT_TRANSFORMER)
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, bytes, lo * bytes, hi * bytes,
-                 "%s: %u layers × %u tokens × micro-batch %u%s%s", c->name, c->layers, p->tokens,
-                 micro_batch,
+                 /* Translators: the two %s at the end are the optional clauses
+                  * ", layer inputs only (full recomputation)" and ", frozen
+                  * weights keep no inputs", translated on their own. */
+                 _("%s: %u layers × %u tokens × micro-batch %u%s%s"), c->name, c->layers,
+                 p->tokens, micro_batch,
                  s->recompute == HR_RECOMPUTE_FULL
-                   ? ", layer inputs only (full recomputation)" : "",
+                   ? _(", layer inputs only (full recomputation)") : "",
                  p->trainable < p->params && p->adapters <= 0 &&
                  !hr_dtype_is_quantized (s->weights_dtype)
-                   ? ", frozen weights keep no inputs" : "");
+                   ? _(", frozen weights keep no inputs") : "");
           else
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, bytes, lo * bytes, hi * bytes,
-                 "%s: %.3g GB per sample × micro-batch %u (%s)", c->name, per_sample / 1e9,
-                 micro_batch,
-                 c->act_source != NULL ? "calibrated" : "calibrated figure");
+                 c->act_source != NULL
+                   ? _("%s: %.3g GB per sample × micro-batch %u (calibrated)")
+                   : _("%s: %.3g GB per sample × micro-batch %u (calibrated figure)"),
+                 c->name, per_sample / 1e9, micro_batch);
 
           if (logits > 0)
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, logits * b,
                  (s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8) * logits * b, logits * b,
-                 "%s: logits and loss over a %u-token vocabulary (%s)", c->name, c->vocab,
-                 s->loss == HR_LOSS_UPCAST ? "upcast to fp32"
-                 : s->loss == HR_LOSS_CHUNKED ? "chunked cross-entropy"
-                 : "fused, one chunk at a time");
+                 s->loss == HR_LOSS_UPCAST
+                   ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
+                   : s->loss == HR_LOSS_CHUNKED
+                   ? _("%s: logits and loss over a %u-token vocabulary (chunked cross-entropy)")
+                   : _("%s: logits and loss over a %u-token vocabulary (fused, one chunk at a "
+                       "time)"),
+                 c->name, c->vocab);
           activations_total += bytes + logits * b;
         }
       else if (self->training)
@@ -1044,7 +1060,7 @@ compute (HrPlan     *self,
               double out = e * c->hidden * p->tokens * b;
 
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, out, out, 2 * out,
-                   "%s: frozen, no backward: only its output features are kept", c->name);
+                   _("%s: frozen, no backward: only its output features are kept"), c->name);
               activations_total += out;
             }
         }
@@ -1053,9 +1069,10 @@ compute (HrPlan     *self,
           double ws = part_forward_working_set (self, p) * b;
 
           add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, ws, 0.5 * ws, 2.0 * ws,
-               "%s: forward working set of one layer%s", c->name,
-               c->kind == HR_COMPONENT_TRANSFORMER ? " over the prompt" : " (a tenth of the "
-                                                                          "training figure)");
+               c->kind == HR_COMPONENT_TRANSFORMER
+                 ? _("%s: forward working set of one layer over the prompt")
+                 : _("%s: forward working set of one layer (a tenth of the training figure)"),
+               c->name);
           activations_total += ws;
 
           if (p->kv_cache)
@@ -1073,7 +1090,8 @@ compute (HrPlan     *self,
                    b * kv_bytes;
               kv = sharded (self, kv, shard_weights);
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, kv, kv, kv * 1.05,
-                   "%s: KV cache, %u layers × %u KV heads × %u tokens in %s", c->name, c->layers,
+                   _("%s: KV cache, %u layers × %u KV heads × %u tokens in %s"), c->name,
+                   c->layers,
                    c->kv_heads, self->context_len,
                    hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
               activations_total += kv;
@@ -1085,7 +1103,7 @@ compute (HrPlan     *self,
               double logits = b * c->vocab * (e + 4.0);
 
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, logits, logits, 2 * logits,
-                   "%s: next-token logits", c->name);
+                   _("%s: next-token logits"), c->name);
               activations_total += logits;
             }
         }
@@ -1099,12 +1117,12 @@ compute (HrPlan     *self,
       double extra = offload_states ? 0 : MAX (0, temp - activations_total);
 
       add (&acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, extra, extra, extra,
-           "optimizer step temporaries (foreach), beyond what the freed activations leave");
+           _("optimizer step temporaries (foreach), beyond what the freed activations leave"));
     }
 
   /* ---- overhead ---- */
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, CUBLAS_WORKSPACE_BYTES, 8.0 * MiB,
-       CUBLAS_WORKSPACE_BYTES, "cuBLAS workspace");
+       CUBLAS_WORKSPACE_BYTES, _("cuBLAS workspace"));
 
   /* The checkpoint-write spike: saving a consolidated checkpoint of a
    * sharded model gathers every 16-bit weight on one GPU (DeepSpeed's
@@ -1123,7 +1141,8 @@ compute (HrPlan     *self,
         }
       full = MAX (0, full * (1.0 - 1.0 / s->gpus) - activations_total);
       add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, 0, 0, full,
-           "saving a consolidated checkpoint: the whole model in 16 bits on one GPU (range only)");
+           _("saving a consolidated checkpoint: the whole model in 16 bits on one GPU (range "
+             "only)"));
     }
 
   static_total = acc.by_metric[HR_METRIC_ALLOCATED] - activations_total;
@@ -1132,10 +1151,10 @@ compute (HrPlan     *self,
   frag_low = FRAG_DYNAMIC_LOW * dynamic_total + FRAG_STATIC_LOW * static_total;
   frag_high = FRAG_DYNAMIC_HIGH * dynamic_total + FRAG_STATIC_HIGH * static_total;
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, frag, frag_low, frag_high,
-       "allocator fragmentation (reserved but not allocated)");
+       _("allocator fragmentation (reserved but not allocated)"));
 
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, CUDA_CONTEXT_BYTES, CUDA_CONTEXT_LOW_BYTES,
-       CUDA_CONTEXT_HIGH_BYTES, "CUDA context and library kernels");
+       CUDA_CONTEXT_HIGH_BYTES, _("CUDA context and library kernels"));
 
   {
     double allocated = acc.by_metric[HR_METRIC_ALLOCATED];
@@ -1156,7 +1175,7 @@ compute (HrPlan     *self,
 
             add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, MAX (0, pool - reserved),
                  MAX (0, pool - reserved_high), MAX (0, pool - reserved_low),
-                 "XLA preallocation: the rest of the 75%% of the card JAX takes up front");
+                 _("XLA preallocation: the rest of the 75%% of the card JAX takes up front"));
           }
         need = reserved;
       }
@@ -1209,9 +1228,9 @@ compute (HrPlan     *self,
           HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
           double job = host * (shard_weights || shard_states ? 1.0 : MAX (1, s->gpus));
 
-          item->label = g_strdup_printf ("offloaded %s for the whole job",
-                                         offload_params ? "weights and optimizer "
-                                                          "state" : "optimizer state");
+          item->label = g_strdup (offload_params
+                                    ? _("offloaded weights and optimizer state for the whole job")
+                                    : _("offloaded optimizer state for the whole job"));
           item->bytes = item->low = job;
           item->high = job * 1.1;
           g_ptr_array_add (est->host_items, item);
@@ -1234,8 +1253,8 @@ compute (HrPlan     *self,
            * step beside a frame (seed 001: 224×224×3 uint8 × 200k ≈ 30 GB) */
           item->bytes = item->low = (double) s->replay.steps * frame;
           item->high = item->bytes * 1.1;
-          item->label = g_strdup_printf ("replay buffer: %" G_GUINT64_FORMAT " steps × %s %s",
-                                         s->replay.steps, shape->str,
+          item->label = g_strdup_printf (_("replay buffer: %.0f steps × %s %s"),
+                                         (double) s->replay.steps, shape->str,
                                          hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
           g_string_free (shape, TRUE);
           g_ptr_array_add (est->host_items, item);
@@ -1320,17 +1339,17 @@ calibrate_from_peak (HrPlan      *self,
   per_sample = slope > 0 && peak > rest ? (peak - rest) / slope : 0;
   component->act_bytes_per_sample = per_sample;
 
-  message = g_strdup_printf ("%s: %.3g GB of activations per sample, calibrated so that the "
-                             "default setup (%s, %s) peaks at the published %.1f GB (%s) at "
-                             "micro-batch %u; everything else at that peak is %.2f GB%s",
+  message = g_strdup_printf (_("%s: %.3g GB of activations per sample, calibrated so that the "
+                               "default setup (%s, %s) peaks at the published %.1f GB (%s) at "
+                               "micro-batch %u; everything else at that peak is %.2f GB%s"),
                              component->name, per_sample / 1e9,
                              hr_enum_to_nick (hr_method_names, probe->method),
                              hr_enum_to_nick (hr_compute_names, probe->compute),
                              peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch,
                              rest / 1e9,
-                             peak <= rest ? ". The published peak is below everything else: the "
-                                            "calibration cannot hold; check the catalog "
-                                            "entry" : "");
+                             peak <= rest ? _(". The published peak is below everything else: "
+                                              "the calibration cannot hold; check the catalog "
+                                              "entry") : "");
   g_ptr_array_add (self->calibration_notes, message);
 }
 

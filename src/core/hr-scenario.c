@@ -352,9 +352,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   if (version != 1)
     {
       hr_reader_fail (&reader, "headroom_scenario",
-                      "scenario format version %" G_GUINT64_FORMAT " was written by a newer "
-                                                                   "Headroom; this one reads "
-                                                                   "version 1", version);
+                      _("scenario format version %.0f was written by a newer Headroom; this one "
+                        "reads version 1"), (double) version);
       goto out;
     }
 
