@@ -68,6 +68,17 @@ with tempfile.TemporaryDirectory() as tmp:
     check(p.returncode == 2 and 'unknown key "micro_btch"' in p.stderr,
           f"core errors stay English in the C locale: {p.stderr.strip()!r}")
 
+# Charts: the exported SVG's accessible summary follows the language.
+with tempfile.TemporaryDirectory() as tmp:
+    svg = os.path.join(tmp, "curve.svg")
+    p = run(GERMAN, "export", scenario, "--chart", "curve", "-o", svg)
+    text = open(svg, encoding="utf-8").read() if p.returncode == 0 else ""
+    check("<desc id=\"hr-desc\">Der Spitzenspeicher wächst von" in text,
+          f"curve summary is German ({p.stderr.strip()})")
+    p = run(ENGLISH, "export", scenario, "--chart", "curve", "-o", svg)
+    text = open(svg, encoding="utf-8").read() if p.returncode == 0 else ""
+    check("<desc id=\"hr-desc\">Peak memory grows from" in text, "curve summary stays English in C")
+
 # GOption reads option descriptions and the summary from our domain.
 p = run(GERMAN, "estimate", "--help")
 check(p.returncode == 0 and "JSON ausgeben" in p.stdout and "SZENARIO" in p.stdout,
