@@ -106,7 +106,7 @@ hr_application_activate (GApplication *app)
    * or broken since only costs a toast. */
   if (fresh && self->screenshot == NULL)
     {
-      g_autoptr(GSettings) settings = g_settings_new (APP_ID);
+      g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
       g_autofree char *last = g_settings_get_string (settings, "last-scenario");
 
       if (last[0] != '\0')

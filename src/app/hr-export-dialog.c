@@ -247,7 +247,7 @@ hr_export_dialog_init (HrExportDialog *self)
   GtkWidget *group = adw_preferences_group_new ();
   GtkWidget *look = adw_preferences_group_new ();
 
-  self->settings = g_settings_new (APP_ID);
+  self->settings = g_settings_new (SCHEMA_ID);
 
   gtk_window_set_title (GTK_WINDOW (self), _("Export"));
   gtk_window_set_modal (GTK_WINDOW (self), TRUE);

@@ -95,7 +95,7 @@ hr_preferences_new (GtkWindow *parent)
   GtkWidget *page = adw_preferences_page_new ();
   GtkWidget *display = adw_preferences_group_new ();
   GtkWidget *planning = adw_preferences_group_new ();
-  GSettings *settings = g_settings_new (APP_ID);
+  GSettings *settings = g_settings_new (SCHEMA_ID);
   AdwComboRow *unit_row, *theme_row;
 
   g_object_set_data_full (G_OBJECT (window), "hr-settings", settings, g_object_unref);

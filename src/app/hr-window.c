@@ -1805,7 +1805,7 @@ hr_window_init (HrWindow *self)
   gtk_widget_init_template (GTK_WIDGET (self));
 
   self->catalog = hr_catalog_get_default ();
-  self->settings = g_settings_new (APP_ID);
+  self->settings = g_settings_new (SCHEMA_ID);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
   self->verdicts = g_ptr_array_new_with_free_func (g_free);
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -13,6 +13,8 @@
 
 #define G_LOG_DOMAIN "hr-chart"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 
 #include "hr-chart-buckets.h"
@@ -100,7 +102,7 @@ hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
 {
   HrBucketChartData *data = hr_bucket_chart_data_new ();
   g_autoptr(HrEstimate) est = hr_estimate_new (scenario);
-  g_autofree char *label = g_strdup_printf ("micro-batch %u", scenario->micro_batch);
+  g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
 
   data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
                             ? scenario->name : scenario->model->name);
@@ -108,7 +110,7 @@ hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
                                     hr_enum_to_nick (hr_task_names, scenario->task),
                                     hr_enum_to_nick (hr_method_names, scenario->method),
                                     hr_enum_to_nick (hr_compute_names, scenario->compute),
-                                    scenario->gpus > 1 ? " · per GPU" : "");
+                                    scenario->gpus > 1 ? _(" · per GPU") : "");
   hr_bucket_chart_data_add_estimate (data, label, est);
   return data;
 }
@@ -358,7 +360,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
   {
     /* the unit, just above the axis's top tick */
-    HrChartLabel axis = hr_chart_label_new (context, style, g_strdup ("GiB per GPU"),
+    HrChartLabel axis = hr_chart_label_new (context, style, g_strdup (_("GiB per GPU")),
                                             HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
                                             HR_ALIGN_START, 0, MARGIN, top - small_h * 1.5 - 10);
 
@@ -496,8 +498,10 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
           bl.usable_y = hr_bucket_chart_y_position (layout, bar->usable);
           bl.reserve = (HrRect) { left, bl.capacity_y, right - left, bl.usable_y - bl.capacity_y };
 
-          text = g_strdup_printf ("%s · %s, %s usable", bar->card != NULL ? bar->card : "card",
-                                  cap, usable);
+          /* Translators: a card's name (or "card"), its memory and the
+           * part of it that is usable. */
+          text = g_strdup_printf (_("%s · %s, %s usable"),
+                                  bar->card != NULL ? bar->card : _("card"), cap, usable);
           bl.capacity_label = hr_chart_label_new (context, style,
                                                   hr_chart_text_ellipsize (context, style,
                                                                            HR_CHART_FONT_SMALL,
@@ -519,18 +523,20 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
             double text_w, unused;
 
-            text = bar->fits ? g_strdup_printf ("✓ Fits · %s to spare%s", amount,
-                                                pool ? " in XLA's pool" : "")
-                             : g_strdup_printf ("✗ Does not fit · %s over%s", amount,
-                                                pool ? " XLA's pool" : "");
+            if (bar->fits)
+              text = g_strdup_printf (pool ? _("✓ Fits · %s to spare in XLA's pool")
+                                           : _("✓ Fits · %s to spare"), amount);
+            else
+              text = g_strdup_printf (pool ? _("✗ Does not fit · %s over XLA's pool")
+                                           : _("✗ Does not fit · %s over"), amount);
             /* a narrow slot gets the short form rather than an ellipsis
              * that hides the amount */
             hr_chart_text_size (context, style, HR_CHART_FONT_BOLD, text, 0, &text_w, &unused);
             if (text_w > slot - 8)
               {
                 g_free (text);
-                text = bar->fits ? g_strdup_printf ("✓ %s spare", amount)
-                                 : g_strdup_printf ("✗ %s over", amount);
+                text = bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
+                                 : g_strdup_printf (_("✗ %s over"), amount);
               }
             bl.verdict = hr_chart_label_new (context, style,
                                              hr_chart_text_ellipsize (context, style,
@@ -825,20 +831,22 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
       if (data->bars->len > 1)
         g_string_append_printf (str, "%s: ", bar->label);
 
-      g_string_append_printf (str, "Peak %.1f GiB", total / gib);
-      if (bar->capacity > 0)
-        {
-          g_string_append_printf (str, " of %.0f GiB on %s (", bar->capacity / gib,
-                                  bar->card != NULL ? bar->card : "the card");
-          if (bar->fits)
-            g_string_append_printf (str, "fits, %.1f GiB spare", (bar->usable - bar->need) / gib);
-          else
-            g_string_append_printf (str, "does not fit, %.1f GiB over",
-                                    (bar->need - bar->usable) / gib);
-          g_string_append (str, ")");
-        }
+      if (bar->capacity <= 0)
+        g_string_append_printf (str, _("Peak %.1f GiB"), total / gib);
+      else if (bar->fits)
+        g_string_append_printf (str, _("Peak %.1f GiB of %.0f GiB on %s (fits, %.1f GiB spare)"),
+                                total / gib, bar->capacity / gib,
+                                bar->card != NULL ? bar->card : _("the card"),
+                                (bar->usable - bar->need) / gib);
+      else
+        g_string_append_printf (str, _("Peak %.1f GiB of %.0f GiB on %s (does not fit, %.1f GiB "
+                                       "over)"),
+                                total / gib, bar->capacity / gib,
+                                bar->card != NULL ? bar->card : _("the card"),
+                                (bar->need - bar->usable) / gib);
       if (bar->high > 0)
-        g_string_append_printf (str, ", range %.1f to %.1f GiB", bar->low / gib, bar->high / gib);
+        g_string_append_printf (str, _(", range %.1f to %.1f GiB"), bar->low / gib,
+                                bar->high / gib);
       g_string_append (str, ": ");
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         g_string_append_printf (str, "%s%s %.1f", b > 0 ? ", " : "",

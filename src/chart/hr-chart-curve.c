@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-chart"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 
 #include "hr-chart-curve.h"
@@ -263,7 +265,7 @@ scenario_subtitle (const HrScenario *scenario)
                           hr_enum_to_nick (hr_compute_names, scenario->compute));
   /* only when some part of the model reads the sequence length */
   if (estimate->seq_len > 0)
-    g_string_append_printf (subtitle, " · %u tokens", estimate->seq_len);
+    g_string_append_printf (subtitle, _(" · %u tokens"), estimate->seq_len);
   return g_string_free (subtitle, FALSE);
 }
 
@@ -475,13 +477,13 @@ legend_text (const HrCurveChartData *data,
   switch (entry)
     {
     case LEGEND_PREDICTION:
-      return "prediction";
+      return _("prediction");
     case LEGEND_RANGE:
-      return "range";
+      return _("range");
     case LEGEND_MEASURED:
-      return data->measured_label != NULL ? data->measured_label : "measured";
+      return data->measured_label != NULL ? data->measured_label : _("measured");
     case LEGEND_FIT:
-      return data->fit_label != NULL ? data->fit_label : "fit";
+      return data->fit_label != NULL ? data->fit_label : _("fit");
     default:
       g_assert_not_reached ();
     }
@@ -1003,7 +1005,8 @@ compare_line_y (gconstpointer a,
 static char *
 max_batch_text (const HrCurveGpu *gpu)
 {
-  return g_strdup_printf (gpu->max_is_lower_bound ? "max ≥ %u" : "max %u", gpu->max_micro_batch);
+  return g_strdup_printf (gpu->max_is_lower_bound ? _("max ≥ %u") : _("max %u"),
+                          gpu->max_micro_batch);
 }
 
 static void
@@ -1045,15 +1048,15 @@ layout_gpu_lines (HrCurveChartLayout     *layout,
           dot = (HrRect) { line.marker.x - MARKER_RADIUS, line.marker.y - MARKER_RADIUS,
                            2 * MARKER_RADIUS, 2 * MARKER_RADIUS };
           g_array_append_val (placed, dot);
-          suffix = g_strdup_printf (" · %s usable", usable);
+          suffix = g_strdup_printf (_(" · %s usable"), usable);
         }
       else if (gpu->max_micro_batch == 0)
-        suffix = g_strdup_printf (" · %s usable · nothing fits", usable);
+        suffix = g_strdup_printf (_(" · %s usable · nothing fits"), usable);
       else
         {
           g_autofree char *max = max_batch_text (gpu);
 
-          suffix = g_strdup_printf (" · %s usable · %s", usable, max);
+          suffix = g_strdup_printf (_(" · %s usable · %s"), usable, max);
         }
 
       line.label = hr_chart_label_new (context, style,
@@ -1162,7 +1165,8 @@ hr_curve_chart_layout (const HrCurveChartData *data,
     }
   y += 14;
 
-  y_title = hr_chart_label_new (context, style, g_strdup ("Peak memory (GiB)"), HR_CHART_FONT_BODY,
+  y_title = hr_chart_label_new (context, style, g_strdup (_("Peak memory (GiB)")),
+                                HR_CHART_FONT_BODY,
                                 HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
   make_legend (data, style, context, inner, legend);
   if (y_title.box.width + 2 * LEGEND_SPACING + legend_width (legend) <= inner)
@@ -1176,8 +1180,8 @@ hr_curve_chart_layout (const HrCurveChartData *data,
 
   /* From the bottom: the x axis's title, then its tick labels. */
   x_title = hr_chart_label_new (context, style,
-                                g_strdup (data->log2_x ? "Micro-batch (log₂ "
-                                                         "scale)" : "Micro-batch"),
+                                g_strdup (data->log2_x ? _("Micro-batch (log₂ scale)")
+                                                       : _("Micro-batch")),
                                 HR_CHART_FONT_BODY, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
   hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "0", 0, NULL, &tick_height);
   bottom = height - pad - x_title.box.height - 6 - tick_height - TICK_LABEL_GAP - TICK_LENGTH;
@@ -1591,33 +1595,42 @@ hr_curve_chart_summary (const HrCurveChartData *data)
       g_autofree char *to = hr_chart_format_bytes (last->bytes);
 
       if (data->samples->len == 1)
-        g_string_append_printf (summary, "Peak memory is %s at micro-batch %.0f.",
+        g_string_append_printf (summary, _("Peak memory is %s at micro-batch %.0f."),
                                 from, first->batch);
       else
         g_string_append_printf (summary,
-                                "Peak memory %s from %s at micro-batch %.0f to %s at %.0f.",
-                                last->bytes > first->bytes ? "grows" : "goes",
+                                last->bytes > first->bytes
+                                  ? _("Peak memory grows from %s at micro-batch %.0f to %s at "
+                                      "%.0f.")
+                                  : _("Peak memory goes from %s at micro-batch %.0f to %s at "
+                                      "%.0f."),
                                 from, first->batch, to, last->batch);
     }
   else
-    g_string_append (summary, "No predicted peak memory.");
+    g_string_append (summary, _("No predicted peak memory."));
 
   for (guint i = 0; i < data->gpus->len; i++)
     {
       const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, i);
       g_autofree char *usable = hr_chart_format_bytes (gpu->usable);
 
-      g_string_append_printf (summary, i == 0 ? " On %s (%s usable)" : "; on %s (%s usable)",
+      g_string_append_printf (summary, i == 0 ? _(" On %s (%s usable)") : _("; on %s (%s usable)"),
                               gpu->label, usable);
       if (gpu->max_micro_batch == 0)
-        g_string_append (summary, " not even micro-batch 1 fits");
+        g_string_append (summary, _(" not even micro-batch 1 fits"));
       else
         {
-          g_string_append_printf (summary,
-                                  said_largest ? " it is %s%u"
-                                               : " the largest micro-batch that fits is %s%u",
-                                  gpu->max_is_lower_bound ? "at least " : "",
-                                  gpu->max_micro_batch);
+          if (said_largest)
+            g_string_append_printf (summary,
+                                    gpu->max_is_lower_bound ? _(" it is at least %u")
+                                                            : _(" it is %u"),
+                                    gpu->max_micro_batch);
+          else
+            g_string_append_printf (summary,
+                                    gpu->max_is_lower_bound
+                                      ? _(" the largest micro-batch that fits is at least %u")
+                                      : _(" the largest micro-batch that fits is %u"),
+                                    gpu->max_micro_batch);
           said_largest = TRUE;
         }
     }

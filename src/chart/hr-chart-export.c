@@ -12,6 +12,8 @@
 
 #define G_LOG_DOMAIN "hr-chart"
 
+#include <glib/gi18n-lib.h>
+
 #include <cairo-pdf.h>
 #include <cairo-svg.h>
 #include <gio/gio.h>
@@ -131,7 +133,7 @@ hr_chart_export_bytes (const HrExportOptions *options,
         options->height <= MAX_PNG_SIDE))
     {
       g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                   "a chart must be between 16 and %d pixels on each side, not %g × %g",
+                   _("a chart must be between 16 and %d pixels on each side, not %g × %g"),
                    MAX_PNG_SIDE, options->width, options->height);
       return NULL;
     }
@@ -147,7 +149,8 @@ hr_chart_export_bytes (const HrExportOptions *options,
         if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE)
           {
             g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-                         "%d × %d pixels is larger than the %d pixels a side a PNG export allows",
+                         _("%d × %d pixels is larger than the %d pixels a side a PNG export "
+                           "allows"),
                          w, h, MAX_PNG_SIDE);
             return NULL;
           }
@@ -203,7 +206,7 @@ hr_chart_export_bytes (const HrExportOptions *options,
 
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "drawing the chart failed: %s",
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("drawing the chart failed: %s"),
                    cairo_status_to_string (status));
       return NULL;
     }

@@ -12,6 +12,8 @@
 
 #define G_LOG_DOMAIN "hr-chart"
 
+#include <glib/gi18n-lib.h>
+
 #include <cairo-pdf.h>
 #include <gio/gio.h>
 #include <math.h>
@@ -51,7 +53,7 @@ content_width (void)
 static void
 draw_footer (Writer *w)
 {
-  g_autofree char *text = g_strdup_printf ("%s · page %u", w->footer, w->page);
+  g_autofree char *text = g_strdup_printf (_("%s · page %u"), w->footer, w->page);
 
   hr_chart_draw_text (w->cr, w->style, HR_CHART_FONT_SMALL, &w->style->muted, text,
                       PAGE_WIDTH - MARGIN, PAGE_HEIGHT - MARGIN / 2 - 8, 0, HR_ALIGN_END);
@@ -165,41 +167,44 @@ scenario_table (Writer           *w,
                 const HrEstimate *est)
 {
   static const double columns[] = { 0.0, 0.32 };
-  g_autofree char *model = g_strdup_printf ("%s (%s, %.2fB parameters)", s->model->name,
+  g_autofree char *model = g_strdup_printf (_("%s (%s, %.2fB parameters)"), s->model->name,
                                             s->model->id,
                                             s->model->params / 1e9);
-  g_autofree char *task = g_strdup_printf ("%s, %s; %.1fM parameters train",
+  g_autofree char *task = g_strdup_printf (_("%s, %s; %.1fM parameters train"),
                                            hr_enum_to_nick (hr_task_names, s->task),
                                            hr_enum_to_nick (hr_method_names, s->method),
                                            est->trainable_params / 1e6);
-  g_autofree char *precision = g_strdup_printf ("compute %s, weights stored in %s",
+  g_autofree char *precision = g_strdup_printf (_("compute %s, weights stored in %s"),
                                                 hr_enum_to_nick (hr_compute_names, s->compute),
                                                 hr_enum_to_nick (hr_weights_dtype_names,
                                                                  s->weights_dtype));
-  g_autofree char *batch = g_strdup_printf ("%u per GPU, gradient accumulation %u",
+  g_autofree char *batch = g_strdup_printf (_("%u per GPU, gradient accumulation %u"),
                                             s->micro_batch, s->grad_accum);
-  g_autofree char *input = est->seq_len > 0 ? g_strdup_printf ("%u tokens per sample", est->seq_len)
-                                            : g_strdup ("(image or step-based input; see the "
-                                                        "model's entry)");
-  g_autofree char *memory = g_strdup_printf ("attention %s, recomputation %s, loss %s",
+  g_autofree char *input = est->seq_len > 0
+    ? g_strdup_printf (_("%u tokens per sample"), est->seq_len)
+    : g_strdup (_("(image or step-based input; see the model's entry)"));
+  g_autofree char *memory = g_strdup_printf (_("attention %s, recomputation %s, loss %s"),
                                              hr_enum_to_nick (hr_attention_names, s->attention),
                                              hr_enum_to_nick (hr_recompute_names, s->recompute),
                                              hr_enum_to_nick (hr_loss_names, s->loss));
-  g_autofree char *parallel = g_strdup_printf ("%u GPU%s, sharding %s, offload %s, %s", s->gpus,
-                                               s->gpus > 1 ? "s" : "",
+  g_autofree char *parallel = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                            "%u GPU, sharding %s, offload %s, %s",
+                                                            "%u GPUs, sharding %s, offload %s, %s",
+                                                            s->gpus),
+                                               s->gpus,
                                                hr_enum_to_nick (hr_sharding_names, s->sharding),
                                                hr_enum_to_nick (hr_offload_names, s->offload),
                                                hr_enum_to_nick (hr_framework_names, s->framework));
   g_autofree char *card = s->gpu != NULL
-    ? g_strdup_printf ("%s, %.2f GiB as the driver reports it, %.0f%% kept in reserve",
+    ? g_strdup_printf (_("%s, %.2f GiB as the driver reports it, %.0f%% kept in reserve"),
                        s->gpu->name,
                        s->gpu->memory / GiB, s->reserve * 100)
-    : g_strdup ("none named");
+    : g_strdup (_("none named"));
   const char *rows[][2] = {
-    { "Model", model }, { "Task", task }, { "Precision", precision },
-    { "Optimizer", hr_enum_to_nick (hr_optimizer_names, s->optimizer) },
-    { "Micro-batch", batch }, { "Input", input }, { "Activations", memory },
-    { "Parallelism", parallel }, { "GPU", card },
+    { _("Model"), model }, { _("Task"), task }, { _("Precision"), precision },
+    { _("Optimizer"), hr_enum_to_nick (hr_optimizer_names, s->optimizer) },
+    { _("Micro-batch"), batch }, { _("Input"), input }, { _("Activations"), memory },
+    { _("Parallelism"), parallel }, { _("GPU"), card },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
@@ -256,14 +261,15 @@ fit_table (Writer           *w,
            HrCatalog        *catalog)
 {
   static const double columns[] = { 0.0, 0.40, 0.54, 0.68, 0.82, 0.90 };
-  static const char * const header[] = { "GPU", "Memory", "Usable", "Needs", "Fits", "Max batch" };
+  const char *header[] = { _("GPU"), _("Memory"), _("Usable"), _("Needs"), _("Fits"),
+                           _("Max batch") };
   g_autoptr(GPtrArray) fits = hr_fit_gpus (s, hr_catalog_get_gpus (catalog));
   g_autofree char *intro = g_strdup_printf (
-    "At micro-batch %u, with %.0f%% of each card kept in reserve. Memory is what the driver "
-    "reports; \"Needs\" is the estimate the fit compares with the usable memory; \"Max batch\" "
-    "is the largest micro-batch that fits.", s->micro_batch, s->reserve * 100);
+    _("At micro-batch %u, with %.0f%% of each card kept in reserve. Memory is what the driver "
+      "reports; \"Needs\" is the estimate the fit compares with the usable memory; \"Max "
+      "batch\" is the largest micro-batch that fits."), s->micro_batch, s->reserve * 100);
 
-  heading (w, "Fit on every GPU in the catalog");
+  heading (w, _("Fit on every GPU in the catalog"));
   paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, intro, 0, 6);
   row (w, HR_CHART_FONT_BOLD, columns, G_N_ELEMENTS (columns), header, TRUE);
 
@@ -273,10 +279,11 @@ fit_table (Writer           *w,
       g_autofree char *cap = gib (fit->capacity);
       g_autofree char *usable = gib (fit->usable);
       g_autofree char *needs = gib (fit->peak.need);
-      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup ("none")
+      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup (_("none"))
                              : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥ " : "",
                                                 fit->max_micro_batch);
-      const char *cells[] = { fit->gpu_name, cap, usable, needs, fit->fits ? "yes" : "no", max };
+      const char *cells[] = { fit->gpu_name, cap, usable, needs, fit->fits ? _("yes") : _("no"),
+                              max };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
     }
@@ -287,14 +294,14 @@ knob_table (Writer           *w,
             const HrScenario *s)
 {
   static const double columns[] = { 0.0, 0.05, 0.50, 0.63, 0.75 };
-  static const char * const header[] = { "", "Lever", "Saves", "Step time", "Cost" };
+  const char *header[] = { "", _("Lever"), _("Saves"), _("Step time"), _("Cost") };
   g_autoptr(GPtrArray) knobs = hr_knobs_rank (s);
 
-  heading (w, "What to change, best first");
+  heading (w, _("What to change, best first"));
   if (knobs->len == 0)
     {
       paragraph (w, HR_CHART_FONT_BODY, &w->style->foreground,
-                 "No lever saves memory for this scenario.", 0, 8);
+                 _("No lever saves memory for this scenario."), 0, 8);
       return;
     }
 
@@ -306,7 +313,7 @@ knob_table (Writer           *w,
       g_autofree char *lever = g_strdup_printf ("%s (%s)", k->label, k->change);
       g_autofree char *saves = gib (k->saved);
       g_autofree char *speed = g_strdup_printf ("×%.2f", k->speed);
-      g_autofree char *cost = g_strdup_printf ("%s. Source: %s", k->cost, k->source);
+      g_autofree char *cost = g_strdup_printf (_("%s. Source: %s"), k->cost, k->source);
       const char *cells[] = { rank, lever, saves, speed, cost };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, TRUE);
@@ -320,7 +327,7 @@ breakdown (Writer           *w,
 {
   static const double columns[] = { 0.0, 0.14, 0.27 };
 
-  heading (w, "How the estimate is made");
+  heading (w, _("How the estimate is made"));
   for (guint i = 0; i < est->items->len; i++)
     {
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
@@ -331,7 +338,7 @@ breakdown (Writer           *w,
     }
   w->y += 6;
 
-  heading (w, "Assumptions and sources");
+  heading (w, _("Assumptions and sources"));
   for (guint i = 0; i < est->notes->len; i++)
     {
       g_autofree char *bullet = g_strdup_printf ("• %s",
@@ -341,17 +348,19 @@ breakdown (Writer           *w,
     }
 
   {
-    g_autofree char *model = g_strdup_printf ("• Model catalog entry \"%s\": %s", s->model->id,
-                                              s->model->source != NULL ? s->model->source
-                                                                       : "inline, no source given");
+    g_autofree char *model = g_strdup_printf (_("• Model catalog entry \"%s\": %s"), s->model->id,
+                                              s->model->source != NULL
+                                                ? s->model->source
+                                                : _("inline, no source given"));
 
     paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, model, 0, 4);
   }
   if (s->gpu != NULL)
     {
-      g_autofree char *gpu = g_strdup_printf ("• GPU catalog entry \"%s\": %s", s->gpu->id,
-                                              s->gpu->source != NULL ? s->gpu->source
-                                                                     : "inline, no source given");
+      g_autofree char *gpu = g_strdup_printf (_("• GPU catalog entry \"%s\": %s"), s->gpu->id,
+                                              s->gpu->source != NULL
+                                                ? s->gpu->source
+                                                : _("inline, no source given"));
 
       paragraph (w, HR_CHART_FONT_SMALL, &w->style->foreground, gpu, 0, 4);
     }
@@ -448,7 +457,7 @@ hr_chart_report_write (const char          *path,
   g_return_val_if_fail (style != NULL, FALSE);
 
   est = hr_estimate_new (scenario);
-  title = g_strdup_printf ("Headroom report: %s",
+  title = g_strdup_printf (_("Headroom report: %s"),
                            scenario->name != NULL && scenario->name[0] != '\0'
                                                     ? scenario->name : scenario->model->name);
   creator = g_strdup_printf ("Headroom %s", PACKAGE_VERSION);
@@ -461,8 +470,8 @@ hr_chart_report_write (const char          *path,
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, creator);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT,
-                                  "GPU memory estimate: buckets, peak versus micro-batch, fits, "
-                                  "levers, sources");
+                                  _("GPU memory estimate: buckets, peak versus micro-batch, "
+                                    "fits, levers, sources"));
 
   w.cr = cairo_create (surface);
   cairo_scale (w.cr, POINTS_PER_PIXEL, POINTS_PER_PIXEL);
@@ -476,8 +485,9 @@ hr_chart_report_write (const char          *path,
   /* ---- page 1: what, the verdict, the buckets ---- */
   paragraph (&w, HR_CHART_FONT_TITLE, &style->foreground, title, 0, 2);
   {
-    g_autofree char *made = g_strdup_printf ("Made by %s on %s from the scenario below. Sizes "
-                                             "are GiB (2^30 bytes) per GPU.", creator, date);
+    g_autofree char *made = g_strdup_printf (_("Made by %s on %s from the scenario below. "
+                                               "Sizes are GiB (2^30 bytes) per GPU."),
+                                             creator, date);
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, made, 0, 14);
   }
@@ -490,19 +500,22 @@ hr_chart_report_write (const char          *path,
     g_autofree char *hi = gib (est->high);
 
     if (est->has_fit)
-      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s) on %s: %s. The largest "
-                                  "micro-batch that fits is %u. %s.", total, lo, hi, est->gpu_name,
-                                  est->fits ? "fits" : "does not fit", est->max_micro_batch,
+      headline = g_strdup_printf (est->fits
+                                    ? _("Peak %s per GPU (likely %s to %s) on %s: fits. The "
+                                        "largest micro-batch that fits is %u. %s.")
+                                    : _("Peak %s per GPU (likely %s to %s) on %s: does not fit. "
+                                        "The largest micro-batch that fits is %u. %s."),
+                                  total, lo, hi, est->gpu_name, est->max_micro_batch,
                                   est->fit_reason);
     else
-      headline = g_strdup_printf ("Peak %s per GPU (likely %s to %s). No GPU is named: see the "
-                                  "fit on every catalog card below.", total, lo, hi);
+      headline = g_strdup_printf (_("Peak %s per GPU (likely %s to %s). No GPU is named: see "
+                                    "the fit on every catalog card below."), total, lo, hi);
     paragraph (&w, HR_CHART_FONT_BOLD, &style->foreground, headline, 0, 6);
   }
   {
     g_autofree char *views = g_strdup_printf (
-      "What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, max_memory_reserved "
-      "%.2f GiB, nvidia-smi %.2f GiB. Host RAM: %.2f GiB.",
+      _("What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, "
+        "max_memory_reserved %.2f GiB, nvidia-smi %.2f GiB. Host RAM: %.2f GiB."),
       est->allocated_peak / GiB, est->reserved_peak / GiB, est->device_used / GiB,
       est->host_ram / GiB);
 
@@ -516,7 +529,7 @@ hr_chart_report_write (const char          *path,
 
   /* ---- page 2: the curve ---- */
   new_page (&w);
-  heading (&w, "Peak memory versus micro-batch");
+  heading (&w, _("Peak memory versus micro-batch"));
   curve_section (&w, scenario, catalog, 520);
 
   /* ---- then the tables and the sources, flowing ---- */
@@ -540,7 +553,8 @@ hr_chart_report_write (const char          *path,
 
   if (status != CAIRO_STATUS_SUCCESS)
     {
-      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, "%s: writing the report failed: %s", path,
+      g_set_error (error, G_IO_ERROR, G_IO_ERROR_FAILED, _("%s: writing the report failed: %s"),
+                   path,
                    cairo_status_to_string (status));
       return FALSE;
     }

@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-chart"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 
 #include "hr-chart-text.h"
@@ -680,15 +682,15 @@ hr_tree_chart_summary (const HrTreeNode *root)
   path = hr_tree_path_text (root);
   collect_leaves (root, leaves);
 
-  str = g_string_new ("Decision path: ");
+  str = g_string_new (_("Decision path: "));
   g_string_append (str, path);
   if (!g_str_has_suffix (path, "."))
     g_string_append_c (str, '.');
 
   if (leaves->len == 1)
-    g_string_append (str, " One option: ");
+    g_string_append (str, _(" One option: "));
   else
-    g_string_append_printf (str, " %u options: ", leaves->len);
+    g_string_append_printf (str, _(" %u options: "), leaves->len);
 
   for (guint i = 0; i < leaves->len; i++)
     {

@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "headroom-cli"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "hr-cli.h"
@@ -20,7 +21,7 @@ parse_catalog_options (const char  *summary,
                        char       **argv)
 {
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, json, "Print the entries as stored (JSON)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, json, N_("Print the entries as stored (JSON)"), NULL },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
@@ -32,7 +33,7 @@ parse_catalog_options (const char  *summary,
 
   if (argc > 1)
     {
-      fprintf (stderr, "headroom-cli %s: unexpected argument \"%s\"\n", argv[0], argv[1]);
+      fprintf (stderr, _("headroom-cli %s: unexpected argument \"%s\"\n"), argv[0], argv[1]);
       return FALSE;
     }
 
@@ -70,7 +71,7 @@ hr_cli_models (int    argc,
   gboolean json = FALSE;
   GPtrArray *models;
 
-  if (!parse_catalog_options ("The model catalog.", &json, argc, argv))
+  if (!parse_catalog_options (N_("The model catalog."), &json, argc, argv))
     return HR_CLI_EXIT_USAGE;
 
   models = hr_catalog_get_models (hr_catalog_get_default ());
@@ -81,7 +82,8 @@ hr_cli_models (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf ("%-18s %-34s %-12s %10s %10s\n", "ID", "Name", "Family", "Params", "Trainable");
+  printf ("%-18s %-34s %-12s %10s %10s\n", _("ID"), _("Name"), _("Family"),
+          _("Params"), _("Trainable"));
   for (guint i = 0; i < models->len; i++)
     {
       const HrModel *m = g_ptr_array_index (models, i);
@@ -90,8 +92,11 @@ hr_cli_models (int    argc,
       printf ("%-18s %-34.34s %-12s %9.2fB %9.2fB\n", m->id, m->name, m->family, m->params / 1e9,
               trainable / 1e9);
     }
-  printf ("\n%u models; `headroom-cli models --json` shows each entry's architecture and "
-          "source.\n", models->len);
+  printf (g_dngettext (GETTEXT_PACKAGE,
+                       "\n%u model; `headroom-cli models --json` shows its architecture and "
+                       "source.\n",
+                       "\n%u models; `headroom-cli models --json` shows each entry's "
+                       "architecture and source.\n", models->len), models->len);
 
   return HR_CLI_EXIT_OK;
 }
@@ -103,7 +108,7 @@ hr_cli_gpus (int    argc,
   gboolean json = FALSE;
   GPtrArray *gpus;
 
-  if (!parse_catalog_options ("The GPU catalog.", &json, argc, argv))
+  if (!parse_catalog_options (N_("The GPU catalog."), &json, argc, argv))
     return HR_CLI_EXIT_USAGE;
 
   gpus = hr_catalog_get_gpus (hr_catalog_get_default ());
@@ -114,8 +119,8 @@ hr_cli_gpus (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf ("%-17s %-34s %11s %8s %9s %10s %9s\n", "ID", "Name", "Memory GiB", "TB/s", "BF16 TF",
-          "Price USD", "Cloud $/h");
+  printf ("%-17s %-34s %11s %8s %9s %10s %9s\n", _("ID"), _("Name"),
+          _("Memory GiB"), _("TB/s"), _("BF16 TF"), _("Price USD"), _("Cloud $/h"));
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *g = g_ptr_array_index (gpus, i);
@@ -130,8 +135,12 @@ hr_cli_gpus (int    argc,
       printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s\n", g->id, g->name, g->memory / GiB,
               g->bandwidth / 1e12, bf16, price, cloud);
     }
-  printf ("\n%u GPUs; memory is what the driver reports. Prices: see `headroom-cli gpus --json` "
-          "for each one's date and source.\n", gpus->len);
+  printf (g_dngettext (GETTEXT_PACKAGE,
+                       "\n%u GPU; memory is what the driver reports. Prices: see "
+                       "`headroom-cli gpus --json` for their date and source.\n",
+                       "\n%u GPUs; memory is what the driver reports. Prices: see "
+                       "`headroom-cli gpus --json` for each one's date and source.\n",
+                       gpus->len), gpus->len);
 
   return HR_CLI_EXIT_OK;
 }

@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "headroom-cli"
 
+#include <glib/gi18n.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -18,9 +19,9 @@ static gboolean opt_json;
 static char **opt_sets;
 
 #define COMMON_OPTIONS \
-  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, "Print JSON (sizes in bytes)", NULL }, \
-  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, "Override a scenario key (repeatable)", \
-    "KEY=VALUE" }
+  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
+  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, N_("Override a scenario key (repeatable)"), \
+    N_("KEY=VALUE") }
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -47,7 +48,7 @@ begin (const char      *usage,
 
   if (argc != 2)
     {
-      fprintf (stderr, "headroom-cli %s: expected one scenario file (or - for standard input)\n",
+      fprintf (stderr, _("headroom-cli %s: expected one scenario file (or - for standard input)\n"),
                argv[0]);
       *status = HR_CLI_EXIT_USAGE;
       return NULL;
@@ -71,14 +72,16 @@ print_scenario_line (const HrScenario *s,
   if (s->name != NULL && s->name[0] != '\0')
     printf ("%s\n", s->name);
 
-  printf ("%s (%.2fB parameters, %.1fM trainable) · %s · %s · %s · micro-batch %u",
+  /* Translators: model name, billions of parameters, millions of them
+   * trainable, then the task, method and precision ids and the batch. */
+  printf (_("%s (%.2fB parameters, %.1fM trainable) · %s · %s · %s · micro-batch %u"),
           s->model->name, s->model->params / 1e9, est->trainable_params / 1e6,
           hr_enum_to_nick (hr_task_names, s->task), hr_enum_to_nick (hr_method_names, s->method),
           hr_enum_to_nick (hr_compute_names, s->compute), s->micro_batch);
   if (est->seq_len > 0)
-    printf (" · %u tokens", est->seq_len);
+    printf (_(" · %u tokens"), est->seq_len);
   if (s->gpus > 1)
-    printf (" · %u GPUs (%s)", s->gpus, hr_enum_to_nick (hr_sharding_names, s->sharding));
+    printf (_(" · %u GPUs (%s)"), s->gpus, hr_enum_to_nick (hr_sharding_names, s->sharding));
   printf ("\n\n");
 }
 
@@ -222,7 +225,7 @@ print_estimate (const HrScenario *s,
 {
   print_scenario_line (s, est);
 
-  printf ("%-17s %12s   %s\n", "Bucket (per GPU)", "Estimate", "Range");
+  printf ("%-17s %12s   %s\n", _("Bucket (per GPU)"), _("Estimate"), _("Range"));
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
       g_autofree char *v = hr_cli_gib (est->buckets[i]);
@@ -241,9 +244,9 @@ print_estimate (const HrScenario *s,
     g_autofree char *d = hr_cli_gib (est->device_used);
     g_autofree char *h = hr_cli_gib (est->host_ram);
 
-    printf ("%-17s %12s   %s – %s\n\n", "Total", t, lo, hi);
-    printf ("Views: allocated %s · reserved %s · nvidia-smi %s\n", a, r, d);
-    printf ("Host RAM: %s\n", h);
+    printf ("%-17s %12s   %s – %s\n\n", _("Total"), t, lo, hi);
+    printf (_("Views: allocated %s · reserved %s · nvidia-smi %s\n"), a, r, d);
+    printf (_("Host RAM: %s\n"), h);
     for (guint i = 0; i < est->host_items->len; i++)
       {
         HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
@@ -258,12 +261,17 @@ print_estimate (const HrScenario *s,
       g_autofree char *cap = hr_cli_gib (est->capacity);
       g_autofree char *usable = hr_cli_gib (est->usable);
 
-      printf ("\nFit on %s (%s, %s usable): %s at micro-batch %u; largest micro-batch %s%u\n  %s\n",
-              est->gpu_name, cap, usable, est->fits ? "fits" : "DOES NOT FIT", est->micro_batch,
-              est->max_is_lower_bound ? "at least " : "", est->max_micro_batch, est->fit_reason);
+      /* Translators: GPU name, its memory, the usable part, "fits" or
+       * "DOES NOT FIT", the micro-batch, then "at least " or nothing before
+       * the largest micro-batch, and the reason. */
+      printf (_("\nFit on %s (%s, %s usable): %s at micro-batch %u; "
+                "largest micro-batch %s%u\n  %s\n"),
+              est->gpu_name, cap, usable, est->fits ? _("fits") : _("DOES NOT FIT"),
+              est->micro_batch,
+              est->max_is_lower_bound ? _("at least ") : "", est->max_micro_batch, est->fit_reason);
     }
 
-  printf ("\nBreakdown:\n");
+  printf ("\n%s\n", _("Breakdown:"));
   for (guint i = 0; i < est->items->len; i++)
     {
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
@@ -273,7 +281,7 @@ print_estimate (const HrScenario *s,
               item->label);
     }
 
-  printf ("\nNotes:\n");
+  printf ("\n%s\n", _("Notes:"));
   for (guint i = 0; i < est->notes->len; i++)
     printf ("  - %s\n", (const char *) g_ptr_array_index (est->notes, i));
 }
@@ -287,7 +295,8 @@ hr_cli_estimate (int    argc,
   g_autoptr(HrEstimate) est = NULL;
   int status;
 
-  scenario = begin ("SCENARIO", "Estimate the memory of a scenario.", entries, argc, argv, &status);
+  scenario = begin (N_("SCENARIO"), N_("Estimate the memory of a scenario."), entries, argc, argv,
+                    &status);
   if (scenario == NULL)
     return status;
 
@@ -335,7 +344,7 @@ parse_range (const char  *text,
 
 bad:
   g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-               "--batch %s: expected FROM:TO or FROM:TO:STEP with 1 ≤ FROM ≤ TO ≤ 1048576",
+               _("--batch %s: expected FROM:TO or FROM:TO:STEP with 1 ≤ FROM ≤ TO ≤ 1048576"),
                text);
   return FALSE;
 }
@@ -348,10 +357,10 @@ hr_cli_sweep (int    argc,
   gboolean csv = FALSE, pow2 = FALSE;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
-    { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, "Micro-batches to sweep (default 1:64)",
+    { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, N_("Micro-batches to sweep (default 1:64)"),
      "FROM:TO[:STEP]" },
-    { "pow2", 0, 0, G_OPTION_ARG_NONE, &pow2, "Only the powers of two in the range", NULL },
-    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, "Print CSV (sizes in bytes)", NULL },
+    { "pow2", 0, 0, G_OPTION_ARG_NONE, &pow2, N_("Only the powers of two in the range"), NULL },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
   g_autoptr(HrScenario) scenario = NULL;
@@ -361,7 +370,8 @@ hr_cli_sweep (int    argc,
   guint64 usable = 0;
   int status;
 
-  scenario = begin ("SCENARIO", "Peak memory versus micro-batch.", entries, argc, argv, &status);
+  scenario = begin (N_("SCENARIO"), N_("Peak memory versus micro-batch."), entries, argc, argv,
+                    &status);
   if (scenario == NULL)
     return status;
 
@@ -431,20 +441,23 @@ hr_cli_sweep (int    argc,
     }
   else
     {
-      printf ("%-11s %12s %12s %12s %12s %12s%s\n", "Micro-batch", "Total GiB", "Low GiB",
-              "High GiB", "Alloc GiB", "Reserved GiB", scenario->gpu != NULL ? "  Fits" : "");
+      printf ("%-11s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), _("Total GiB"),
+              _("Low GiB"),
+              _("High GiB"), _("Alloc GiB"), _("Reserved GiB"), scenario->gpu != NULL ? "  " : "",
+              scenario->gpu != NULL ? _("Fits") : "");
       for (guint i = 0; i < points->len; i++)
         {
           HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
 
-          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f%s\n", p->micro_batch,
+          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f%s%s\n", p->micro_batch,
                   p->peak.total / GiB,
                   p->peak.low / GiB, p->peak.high / GiB, p->peak.allocated / GiB,
                   p->peak.reserved / GiB,
-                  scenario->gpu == NULL ? "" : p->peak.need <= usable ? "  yes" : "  no");
+                  scenario->gpu == NULL ? "" : "  ",
+                  scenario->gpu == NULL ? "" : p->peak.need <= usable ? _("yes") : _("no"));
         }
       if (scenario->gpu != NULL)
-        printf ("\n%s: %.2f GiB usable (%.0f%% reserve)\n", scenario->gpu->name, usable / GiB,
+        printf (_("\n%s: %.2f GiB usable (%.0f%% reserve)\n"), scenario->gpu->name, usable / GiB,
                 scenario->reserve * 100);
     }
 
@@ -458,7 +471,8 @@ hr_cli_fits (int    argc,
   g_autofree char *gpu_list = NULL;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, "GPUs to check (default all)", "all|ID,ID…" },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, N_("GPUs to check (default all)"),
+     "all|ID,ID…" },
     { NULL }
   };
   g_autoptr(HrScenario) scenario = NULL;
@@ -467,8 +481,8 @@ hr_cli_fits (int    argc,
   g_autoptr(GError) error = NULL;
   int status;
 
-  scenario = begin ("SCENARIO",
-                    "Which GPUs the scenario fits on, and the largest micro-batch on each.",
+  scenario = begin (N_("SCENARIO"),
+                    N_("Which GPUs the scenario fits on, and the largest micro-batch on each."),
                     entries, argc, argv, &status);
   if (scenario == NULL)
     return status;
@@ -521,20 +535,21 @@ hr_cli_fits (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf ("%s at micro-batch %u, %.0f%% reserve\n\n", scenario->model->name, scenario->micro_batch,
+  printf (_("%s at micro-batch %u, %.0f%% reserve\n\n"), scenario->model->name,
+          scenario->micro_batch,
           scenario->reserve * 100);
-  printf ("%-20s %11s %11s %11s  %-5s %10s\n", "GPU", "Memory GiB", "Usable GiB", "Needs GiB",
-          "Fits", "Max batch");
+  printf ("%-20s %11s %11s %11s  %-5s %10s\n", _("GPU"), _("Memory GiB"), _("Usable GiB"),
+          _("Needs GiB"), _("Fits"), _("Max batch"));
   for (guint i = 0; i < fits->len; i++)
     {
       HrGpuFit *fit = g_ptr_array_index (fits, i);
-      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup ("none")
+      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup (_("none"))
                              : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥" : "",
                                                 fit->max_micro_batch);
 
       printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s\n", fit->gpu_id, fit->capacity / GiB,
               fit->usable / GiB,
-              fit->peak.need / GiB, fit->fits ? "yes" : "no", max);
+              fit->peak.need / GiB, fit->fits ? _("yes") : _("no"), max);
     }
 
   return HR_CLI_EXIT_OK;
@@ -550,7 +565,7 @@ hr_cli_knobs (int    argc,
   g_autoptr(HrEstimate) est = NULL;
   int status;
 
-  scenario = begin ("SCENARIO", "The levers that reduce memory, the one saving most first.",
+  scenario = begin (N_("SCENARIO"), N_("The levers that reduce memory, the one saving most first."),
                     entries, argc, argv, &status);
   if (scenario == NULL)
     return status;
@@ -610,12 +625,16 @@ hr_cli_knobs (int    argc,
   {
     g_autofree char *t = hr_cli_gib (est->total);
 
-    printf ("%s: %s now%s\n\n", scenario->model->name, t,
-            est->has_fit ? (est->fits ? " (fits)" : " (does not fit)") : "");
+    if (!est->has_fit)
+      printf (_("%s: %s now\n\n"), scenario->model->name, t);
+    else if (est->fits)
+      printf (_("%s: %s now (fits)\n\n"), scenario->model->name, t);
+    else
+      printf (_("%s: %s now (does not fit)\n\n"), scenario->model->name, t);
   }
 
   if (knobs->len == 0)
-    printf ("No lever saves memory for this scenario.\n");
+    printf ("%s\n", _("No lever saves memory for this scenario."));
 
   for (guint i = 0; i < knobs->len; i++)
     {
@@ -623,11 +642,18 @@ hr_cli_knobs (int    argc,
       g_autofree char *saved = hr_cli_gib (k->saved);
       g_autofree char *after = hr_cli_gib (k->after);
 
-      printf ("%2u. %s\n    saves %s (to %s)", i + 1, k->label, saved, after);
-      if (k->has_fit)
-        printf (", then %s, max micro-batch %u", k->fits_after ? "fits" : "still does not fit",
+      printf ("%2u. %s\n    ", i + 1, k->label);
+      if (!k->has_fit)
+        printf (_("saves %s (to %s)"), saved, after);
+      else if (k->fits_after)
+        printf (_("saves %s (to %s), then fits, max micro-batch %u"), saved, after,
                 k->max_micro_batch_after);
-      printf ("\n    step time ×%.2f: %s\n    --set %s\n", k->speed, k->cost, k->change);
+      else
+        printf (_("saves %s (to %s), then still does not fit, max micro-batch %u"), saved, after,
+                k->max_micro_batch_after);
+      printf ("\n    ");
+      printf (_("step time ×%.2f: %s"), k->speed, k->cost);
+      printf ("\n    --set %s\n", k->change);
     }
 
   return HR_CLI_EXIT_OK;

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "headroom-cli"
 
 #include <math.h>
+#include <glib/gi18n.h>
 #include <stdio.h>
 
 #include "hr-chart.h"
@@ -50,28 +51,30 @@ hr_cli_export (int    argc,
   double width = 1280, height = 800, scale = 1;
   gboolean transparent = FALSE;
   GOptionEntry entries[] = {
-    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, "Which chart", "buckets|curve|tree|advice" },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "File to write", "FILE" },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, "Format (default: from the file name)",
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"),
+      "buckets|curve|tree|advice" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write"), N_("FILE") },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("Format (default: from the file name)"),
      "png|svg|pdf" },
     { "width", 0, 0, G_OPTION_ARG_DOUBLE, &width,
-     "Width in logical pixels (1/96 inch; default 1280)", "W" },
-    { "height", 0, 0, G_OPTION_ARG_DOUBLE, &height, "Height in logical pixels (default 800)", "H" },
+     N_("Width in logical pixels (1/96 inch; default 1280)"), "W" },
+    { "height", 0, 0, G_OPTION_ARG_DOUBLE, &height, N_("Height in logical pixels (default 800)"),
+     "H" },
     { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale,
-     "PNG pixels per logical pixel (2 for HiDPI or print)", "N" },
-    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, "Colours (default light)",
+     N_("PNG pixels per logical pixel (2 for HiDPI or print)"), "N" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default light)"),
      "light|dark|print" },
-    { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, "Leave the background transparent",
+    { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, N_("Leave the background transparent"),
      NULL },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
-     "Cards the curve shows (default: the scenario's)", "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME, &measurements, "Measured points to overlay",
-     "FILE" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
-     "KEY=VALUE" },
+     N_("Cards the curve shows (default: the scenario's)"), "ID,ID…" },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME, &measurements, N_("Measured points to overlay"),
+     N_("FILE") },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
+     N_("KEY=VALUE") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrChartStyle) style = NULL;
   g_autoptr(GError) error = NULL;
@@ -96,7 +99,7 @@ hr_cli_export (int    argc,
   int format_value = HR_EXPORT_PNG;
   HrExportFormat format;
 
-  g_option_context_set_summary (context, "Export a chart as PNG, SVG or PDF.");
+  g_option_context_set_summary (context, N_("Export a chart as PNG, SVG or PDF."));
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, hr_cli_advise_option_group (&advice_flags));
   if (!hr_cli_parse_options (context, &argc, &argv))
@@ -107,15 +110,15 @@ hr_cli_export (int    argc,
 
   if (argc != 2 || chart == NULL || output == NULL)
     {
-      fprintf (stderr, "headroom-cli export: expected SCENARIO --chart "
-                       "buckets|curve|tree|advice -o FILE\n");
+      fprintf (stderr, _("headroom-cli export: expected SCENARIO --chart "
+                         "buckets|curve|tree|advice -o FILE\n"));
       return HR_CLI_EXIT_USAGE;
     }
 
   if (format_name != NULL ? !hr_enum_from_nick (hr_export_format_names, format_name, &format_value)
                           : !hr_export_format_for_path (output, &format))
     {
-      fprintf (stderr, "headroom-cli export: %s: say --format png, svg or pdf\n",
+      fprintf (stderr, _("headroom-cli export: %s: say --format png, svg or pdf\n"),
                format_name != NULL ? format_name : output);
       return HR_CLI_EXIT_USAGE;
     }
@@ -125,7 +128,7 @@ hr_cli_export (int    argc,
 
   if (theme_name != NULL && !hr_enum_from_nick (hr_chart_theme_names, theme_name, &theme))
     {
-      fprintf (stderr, "headroom-cli export: --theme %s: expected light, dark or print\n",
+      fprintf (stderr, _("headroom-cli export: --theme %s: expected light, dark or print\n"),
                theme_name);
       return HR_CLI_EXIT_USAGE;
     }
@@ -134,15 +137,15 @@ hr_cli_export (int    argc,
       !(scale > 0 && scale <= 8))
     {
       fprintf (stderr,
-               "headroom-cli export: --width and --height must be 16 to 16384, --scale above 0 "
-               "up to 8\n");
+               _("headroom-cli export: --width and --height must be 16 to 16384, --scale above 0 "
+                 "up to 8\n"));
       return HR_CLI_EXIT_USAGE;
     }
 
   if (measurements != NULL && !g_str_equal (chart, "curve"))
     {
-      fprintf (stderr, "headroom-cli export: --measurements goes on the curve chart "
-                       "(--chart curve)\n");
+      fprintf (stderr, _("headroom-cli export: --measurements goes on the curve chart "
+                         "(--chart curve)\n"));
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -241,7 +244,7 @@ hr_cli_export (int    argc,
   else
     {
       fprintf (stderr,
-               "headroom-cli export: --chart %s: expected buckets, curve, tree or advice\n",
+               _("headroom-cli export: --chart %s: expected buckets, curve, tree or advice\n"),
                chart);
       return HR_CLI_EXIT_USAGE;
     }
@@ -269,24 +272,24 @@ hr_cli_report (int    argc,
   g_autofree char *output = NULL;
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, "PDF file to write", "FILE.pdf" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
-     "KEY=VALUE" },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("PDF file to write"), N_("FILE.pdf") },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
+     N_("KEY=VALUE") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrChartStyle) style = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_option_context_set_summary (context, "Write a multi-page PDF report of a scenario.");
+  g_option_context_set_summary (context, N_("Write a multi-page PDF report of a scenario."));
   g_option_context_add_main_entries (context, entries, NULL);
   if (!hr_cli_parse_options (context, &argc, &argv))
     return HR_CLI_EXIT_USAGE;
 
   if (argc != 2 || output == NULL)
     {
-      fprintf (stderr, "headroom-cli report: expected SCENARIO -o FILE.pdf\n");
+      fprintf (stderr, _("headroom-cli report: expected SCENARIO -o FILE.pdf\n"));
       return HR_CLI_EXIT_USAGE;
     }
 

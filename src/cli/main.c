@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "headroom-cli"
 
+#include <glib/gi18n.h>
 #include <locale.h>
 #include <stdio.h>
 #include <string.h>
@@ -20,27 +21,30 @@ static const struct {
   const char   *summary;
 } commands[] = {
   { "estimate", hr_cli_estimate,
-   "the five buckets, the range, the three views, host RAM and the fit" },
-  { "sweep", hr_cli_sweep, "peak memory versus micro-batch" },
-  { "fits", hr_cli_fits, "for each GPU: fits or not, and the largest micro-batch" },
-  { "knobs", hr_cli_knobs, "each lever, the memory it saves and what it costs, best first" },
-  { "measure", hr_cli_measure, "import a measurement file, fit it, compare with a scenario" },
-  { "export", hr_cli_export, "a chart as PNG, SVG or PDF" },
-  { "report", hr_cli_report, "a multi-page PDF report" },
-  { "advise", hr_cli_advise, "the decision-tree path and costed GPU recommendations" },
-  { "models", hr_cli_models, "the model catalog" },
-  { "gpus", hr_cli_gpus, "the GPU catalog" },
+   N_("the five buckets, the range, the three views, host RAM and the fit") },
+  { "sweep", hr_cli_sweep, N_("peak memory versus micro-batch") },
+  { "fits", hr_cli_fits, N_("for each GPU: fits or not, and the largest micro-batch") },
+  { "knobs", hr_cli_knobs, N_("each lever, the memory it saves and what it costs, best first") },
+  { "measure", hr_cli_measure, N_("import a measurement file, fit it, compare with a scenario") },
+  { "export", hr_cli_export, N_("a chart as PNG, SVG or PDF") },
+  { "report", hr_cli_report, N_("a multi-page PDF report") },
+  { "advise", hr_cli_advise, N_("the decision-tree path and costed GPU recommendations") },
+  { "models", hr_cli_models, N_("the model catalog") },
+  { "gpus", hr_cli_gpus, N_("the GPU catalog") },
 };
 
 static void
 print_usage (FILE *out)
 {
-  fprintf (out, "Usage: headroom-cli COMMAND [OPTION…]\n\n"
-                "Plans GPU memory for training, fine-tuning and inference.\n\nCommands:\n");
+  fprintf (out, "%s\n\n%s\n\n%s\n",
+           _("Usage: headroom-cli COMMAND [OPTION…]"),
+           _("Plans GPU memory for training, fine-tuning and inference."),
+           _("Commands:"));
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
-    fprintf (out, "  %-10s %s\n", commands[i].name, commands[i].summary);
-  fprintf (out, "\nRun `headroom-cli COMMAND --help` for a command's options.\n"
-                "Scenario files are described in SCENARIO.md; sizes in --json output are bytes.\n");
+    fprintf (out, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
+  fprintf (out, "\n%s\n%s\n",
+           _("Run `headroom-cli COMMAND --help` for a command's options."),
+           _("Scenario files are described in SCENARIO.md; sizes in --json output are bytes."));
 }
 
 gboolean
@@ -49,6 +53,10 @@ hr_cli_parse_options (GOptionContext  *context,
                       char          ***argv)
 {
   g_autoptr(GError) error = NULL;
+
+  /* Option descriptions, their argument names and the summary come from
+   * this domain. */
+  g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
@@ -78,7 +86,7 @@ hr_cli_load_scenario (const char  *path,
   const char * const *warnings = hr_catalog_get_warnings (catalog);
 
   for (guint i = 0; warnings[i] != NULL; i++)
-    fprintf (stderr, "headroom-cli: warning: %s\n", warnings[i]);
+    fprintf (stderr, _("headroom-cli: warning: %s\n"), warnings[i]);
 
   if (g_strcmp0 (path, "-") == 0)
     {
@@ -92,7 +100,7 @@ hr_cli_load_scenario (const char  *path,
           if (data->len > HR_JSON_MAX_FILE_SIZE)
             {
               g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                           "<stdin>: more than the %d MiB a scenario can be",
+                           _("<stdin>: more than the %d MiB a scenario can be"),
                            HR_JSON_MAX_FILE_SIZE >> 20);
               return NULL;
             }
@@ -140,9 +148,16 @@ hr_cli_resolve_gpus (const char  *list,
         {
           g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
 
-          g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
-                       "--gpus: unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
-                       id, hint ? "; did you mean \"" : "", hint ? hint : "", hint ? "\"?" : "");
+          if (hint != NULL)
+            /* Translators: the first %s is what the user typed, the
+             * second a catalog id close to it. */
+            g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
+                         _("--gpus: unknown GPU \"%s\"; did you mean \"%s\"? "
+                           "(`headroom-cli gpus` lists the catalog)"), id, hint);
+          else
+            g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
+                         _("--gpus: unknown GPU \"%s\" (`headroom-cli gpus` lists the catalog)"),
+                         id);
           return FALSE;
         }
       g_ptr_array_add (gpus, (gpointer) gpu);
@@ -188,14 +203,27 @@ int
 main (int    argc,
       char **argv)
 {
-  /* Tables follow the desktop's number format; machine-readable output
-   * (JSON, CSV), including the text inside it, never does. */
+  const char *localedir = g_getenv ("HEADROOM_LOCALEDIR");
+
+  /* Tables and messages follow the desktop's language and number format;
+   * machine-readable output (JSON, CSV), including the text inside it,
+   * never does: under LC_MESSAGES=C gettext also ignores $LANGUAGE. */
   setlocale (LC_ALL, "");
   for (int i = 1; i < argc; i++)
     {
       if (g_str_equal (argv[i], "--json") || g_str_equal (argv[i], "--csv"))
-        setlocale (LC_NUMERIC, "C");
+        {
+          setlocale (LC_NUMERIC, "C");
+          setlocale (LC_MESSAGES, "C");
+        }
     }
+
+  /* HEADROOM_LOCALEDIR runs the build tree's translations (the tests set
+   * it to <build>/po); an installed headroom-cli reads its own. */
+  bindtextdomain (GETTEXT_PACKAGE,
+                  localedir != NULL && localedir[0] != '\0' ? localedir : LOCALEDIR);
+  bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
+  textdomain (GETTEXT_PACKAGE);
 
   if (argc < 2)
     {
@@ -222,7 +250,7 @@ main (int    argc,
         return commands[i].run (argc - 1, argv + 1);
     }
 
-  fprintf (stderr, "headroom-cli: unknown command \"%s\"\n\n", argv[1]);
+  fprintf (stderr, _("headroom-cli: unknown command \"%s\"\n\n"), argv[1]);
   print_usage (stderr);
   return HR_CLI_EXIT_USAGE;
 }

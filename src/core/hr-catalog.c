@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-catalog"
 
+#include <glib/gi18n-lib.h>
+
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
@@ -255,8 +257,8 @@ read_activation (HrReader    *parent,
       if (hr_reader_has (&reader, "bytes_per_sample"))
         {
           hr_reader_fail (&reader, "from_peak",
-                          "\"activation\" takes either \"bytes_per_sample\" or \"from_peak\", "
-                          "not both");
+                          _("\"activation\" takes either \"bytes_per_sample\" or \"from_peak\", "
+                            "not both"));
           goto out;
         }
 
@@ -310,15 +312,15 @@ read_activation (HrReader    *parent,
       if (c->act_scaling == HR_SCALING_PIXELS && c->act_ref_width == 0)
         {
           hr_reader_fail (&reader, "scales_with",
-                          "\"scales_with\": \"pixels\" needs \"at_image_size\", the input size "
-                          "the figure was measured at");
+                          _("\"scales_with\": \"pixels\" needs \"at_image_size\", the input size "
+                            "the figure was measured at"));
           goto out;
         }
       if (c->act_scaling == HR_SCALING_SEQ && c->act_ref_seq_len == 0)
         {
           hr_reader_fail (&reader, "scales_with",
-                          "\"scales_with\": \"seq\" needs \"at_seq_len\", the sequence length "
-                          "the figure was measured at");
+                          _("\"scales_with\": \"seq\" needs \"at_seq_len\", the sequence length "
+                            "the figure was measured at"));
           goto out;
         }
     }
@@ -355,16 +357,16 @@ read_shape (HrReader    *reader,
     {
       if (!c->has_activation)
         return hr_reader_fail (reader, NULL,
-                               "a \"%s\" part needs \"activation\": its activation memory has no "
-                               "closed form, so it must come from a measurement",
+                               _("a \"%s\" part needs \"activation\": its activation memory has no "
+                                 "closed form, so it must come from a measurement"),
                                hr_enum_to_nick (hr_component_kind_names, c->kind));
       return TRUE;
     }
 
   if (c->has_activation)
     return hr_reader_fail (reader, "activation",
-                           "a transformer's activations follow from its shape; \"activation\" is "
-                           "for CNN, U-Net, RSSM and MLP parts");
+                           _("a transformer's activations follow from its shape; \"activation\" is "
+                             "for CNN, U-Net, RSSM and MLP parts"));
 
   v = 0;
   if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
@@ -382,7 +384,7 @@ read_shape (HrReader    *reader,
     return FALSE;
   c->kv_heads = v;
   if (c->heads % c->kv_heads != 0)
-    return hr_reader_fail (reader, "kv_heads", "\"kv_heads\" (%u) must divide \"heads\" (%u)",
+    return hr_reader_fail (reader, "kv_heads", _("\"kv_heads\" (%u) must divide \"heads\" (%u)"),
                            c->kv_heads, c->heads);
 
   v = 0;
@@ -392,8 +394,8 @@ read_shape (HrReader    *reader,
     {
       if (c->hidden % c->heads != 0)
         return hr_reader_fail (reader, "heads",
-                               "\"hidden\" (%u) is not a multiple of \"heads\" (%u): give "
-                               "\"head_dim\"",
+                               _("\"hidden\" (%u) is not a multiple of \"heads\" (%u): give "
+                                 "\"head_dim\""),
                                c->hidden, c->heads);
       v = c->hidden / c->heads;
     }
@@ -435,7 +437,7 @@ read_shape (HrReader    *reader,
     {
       if (!g_str_equal (json_node_get_string (tokens), "seq_len"))
         return hr_reader_fail (reader, "tokens",
-                               "\"tokens\" must be an integer or \"seq_len\", not \"%s\"",
+                               _("\"tokens\" must be an integer or \"seq_len\", not \"%s\""),
                                json_node_get_string (tokens));
     }
   else if (tokens != NULL)
@@ -449,7 +451,7 @@ read_shape (HrReader    *reader,
   if (hr_reader_has (reader, "patch"))
     {
       if (tokens != NULL)
-        return hr_reader_fail (reader, "patch", "give either \"tokens\" or \"patch\", not both");
+        return hr_reader_fail (reader, "patch", _("give either \"tokens\" or \"patch\", not both"));
       if (!hr_reader_uint (reader, "patch", TRUE, 1, MAX_IMAGE_SIDE, &v))
         return FALSE;
       c->patch = v;
@@ -466,7 +468,7 @@ read_shape (HrReader    *reader,
     }
   else if (hr_reader_has (reader, "images") || hr_reader_has (reader, "token_merge"))
     return hr_reader_fail (reader, hr_reader_has (reader, "images") ? "images" : "token_merge",
-                           "\"images\" and \"token_merge\" need \"patch\"");
+                           _("\"images\" and \"token_merge\" need \"patch\""));
 
   return TRUE;
 }
@@ -483,7 +485,7 @@ read_component (HrJsonDoc   *doc,
   guint64 params = 0;
   gboolean ok = FALSE;
 
-  if (!hr_reader_init (&reader, doc, pointer, node, "a component", error))
+  if (!hr_reader_init (&reader, doc, pointer, node, _("a component"), error))
     {
       hr_component_free (c);
       return NULL;
@@ -531,7 +533,7 @@ hr_model_from_json (HrJsonDoc   *doc,
 
   model->components = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_component_free);
 
-  if (!hr_reader_init (&reader, doc, pointer, node, "the model", error))
+  if (!hr_reader_init (&reader, doc, pointer, node, _("the model"), error))
     return NULL;
 
   if (!hr_reader_check_keys (&reader, model_keys) ||
@@ -544,7 +546,7 @@ hr_model_from_json (HrJsonDoc   *doc,
 
   if (model->id[0] == '\0')
     {
-      hr_reader_fail (&reader, "id", "\"id\" must not be empty");
+      hr_reader_fail (&reader, "id", _("\"id\" must not be empty"));
       goto out;
     }
 
@@ -552,11 +554,15 @@ hr_model_from_json (HrJsonDoc   *doc,
     {
       g_autofree char *hint = hr_closest_word (model->family, families);
 
-      hr_reader_fail (&reader, "family",
-                      "\"family\" must be one of llm, encoder, vla, world-model, cnn, diffusion, "
-                      "other, not \"%s\"%s%s%s",
-                      model->family, hint ? " (did you mean \"" : "", hint ? hint : "",
-                      hint ? "\"?)" : "");
+      if (hint != NULL)
+        hr_reader_fail (&reader, "family",
+                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
+                          "diffusion, other, not \"%s\" (did you mean \"%s\"?)"),
+                        model->family, hint);
+      else
+        hr_reader_fail (&reader, "family",
+                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
+                          "diffusion, other, not \"%s\""), model->family);
       goto out;
     }
 
@@ -600,7 +606,8 @@ hr_model_from_json (HrJsonDoc   *doc,
           if (hr_reader_has (&reader, shape_keys[i]))
             {
               hr_reader_fail (&reader, shape_keys[i],
-                              "\"%s\" belongs to a component when the model lists \"components\"",
+                              _("\"%s\" belongs to a component when the model lists "
+                                "\"components\""),
                               shape_keys[i]);
               goto out;
             }
@@ -609,7 +616,7 @@ hr_model_from_json (HrJsonDoc   *doc,
       if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) == 0)
         {
           hr_reader_fail (&reader, "components",
-                          "\"components\" must be a non-empty array of objects");
+                          _("\"components\" must be a non-empty array of objects"));
           goto out;
         }
 
@@ -631,9 +638,8 @@ hr_model_from_json (HrJsonDoc   *doc,
       if (fabs ((double) sum - (double) model->params) > 0.02 * (double) model->params)
         {
           hr_reader_fail (&reader, "params",
-                          "the components add up to %" G_GUINT64_FORMAT " parameters, but "
-                                                                        "\"params\" says %"
-                          G_GUINT64_FORMAT, sum, model->params);
+                          _("the components add up to %.0f parameters, but \"params\" says %.0f"),
+                          (double) sum, (double) model->params);
           goto out;
         }
     }
@@ -716,7 +722,7 @@ hr_gpu_from_json (HrJsonDoc   *doc,
   gpu->price_usd = -1;
   gpu->cloud_usd_per_hour = -1;
 
-  if (!hr_reader_init (&reader, doc, pointer, node, "the GPU", error))
+  if (!hr_reader_init (&reader, doc, pointer, node, _("the GPU"), error))
     return NULL;
 
   /* 64 MiB is below any card that trains anything, and 2^44 bytes (16 TiB)
@@ -743,7 +749,7 @@ hr_gpu_from_json (HrJsonDoc   *doc,
 
   if (gpu->id[0] == '\0')
     {
-      hr_reader_fail (&reader, "id", "\"id\" must not be empty");
+      hr_reader_fail (&reader, "id", _("\"id\" must not be empty"));
       goto out;
     }
 
@@ -826,7 +832,8 @@ load_entries (HrCatalog   *catalog,
   JsonArray *array;
   gboolean ok = FALSE;
 
-  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "a catalog file", error))
+  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), _("a catalog file"),
+                       error))
     return FALSE;
 
   if (!hr_reader_check_keys (&reader, file_keys) ||
@@ -837,7 +844,7 @@ load_entries (HrCatalog   *catalog,
   entries = hr_reader_get_node (&reader, "entries");
   if (!JSON_NODE_HOLDS_ARRAY (entries))
     {
-      hr_reader_fail (&reader, "entries", "\"entries\" must be an array");
+      hr_reader_fail (&reader, "entries", _("\"entries\" must be an array"));
       goto out;
     }
 
@@ -861,15 +868,15 @@ load_entries (HrCatalog   *catalog,
       if (!valid_id (id))
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
-                             "catalog id \"%s\" may hold only lowercase letters, digits, '-', "
-                             "'.' and '_'", id);
+                             _("catalog id \"%s\" may hold only lowercase letters, digits, '-', "
+                               "'.' and '_'"), id);
           goto fail_entries;
         }
 
       if (g_hash_table_contains (seen, id))
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
-                             "catalog id \"%s\" appears twice", id);
+                             _("catalog id \"%s\" appears twice"), id);
           goto fail_entries;
         }
       g_hash_table_add (seen, (gpointer) id);
@@ -877,7 +884,8 @@ load_entries (HrCatalog   *catalog,
       if (source == NULL || source[0] == '\0')
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                             "catalog entry \"%s\" has no \"source\": every number needs one", id);
+                             _("catalog entry \"%s\" has no \"source\": every number needs one"),
+                             id);
           goto fail_entries;
         }
     }
@@ -997,8 +1005,8 @@ load_user_file (HrCatalog  *catalog,
     {
       /* Keep the NULL terminator last. */
       g_ptr_array_insert (catalog->warnings, catalog->warnings->len - 1,
-                          g_strdup_printf ("%s (your catalog was not loaded; the built-in "
-                                           "entries are used)",
+                          g_strdup_printf (_("%s (your catalog was not loaded; the built-in "
+                                             "entries are used)"),
                                            error->message));
     }
 }

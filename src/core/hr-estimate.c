@@ -11,6 +11,7 @@
 
 #define G_LOG_DOMAIN "hr-estimate"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -68,7 +69,7 @@
 #define OPT8_BYTES_PER_STATE (1.0 + 4.0 / 2048.0)
 
 static const char *bucket_labels[] = {
-  "Weights", "Gradients", "Optimizer state", "Activations", "Overhead",
+  N_("Weights"), N_("Gradients"), N_("Optimizer state"), N_("Activations"), N_("Overhead"),
 };
 
 const HrEnumName hr_bucket_names[] = {
@@ -84,7 +85,7 @@ const char *
 hr_bucket_get_label (HrBucket bucket)
 {
   g_return_val_if_fail (bucket < HR_N_BUCKETS, NULL);
-  return bucket_labels[bucket];
+  return _(bucket_labels[bucket]);
 }
 
 double
@@ -804,8 +805,8 @@ compute (HrPlan     *self,
                  on_device (self, frozen_bytes, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 0.99, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 1.02, shard_weights, offload_params),
-                 "%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), the rest "
-                 "16-bit", c->name, p->frozen / 1e9, wname, q_bytes);
+                 _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), the "
+                   "rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
 
           /* see the 16-bit staging copy below */
           if (p->frozen > 0 && !offload_params)
@@ -819,16 +820,17 @@ compute (HrPlan     *self,
 
           if (hr_dtype_is_quantized (s->weights_dtype))
             note (&acc,
-                  "%s: %s storage applied to all of its weights; quantising convolutions is "
-                  "rare, so this part is likely 16-bit in practice", c->name, wname);
+                  _("%s: %s storage applied to all of its weights; quantising convolutions is "
+                    "rare, so this part is likely 16-bit in practice"), c->name, wname);
           frozen_bytes = p->frozen * per;
           if (p->frozen > 0)
             add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED,
                  on_device (self, frozen_bytes, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 0.99, shard_weights, offload_params),
                  on_device (self, frozen_bytes * 1.01, shard_weights, offload_params),
-                 "%s: %.2fB %s parameters in %s (%g bytes each)", c->name, p->frozen / 1e9,
-                 self->training ? "frozen" : "", wname, per);
+                 self->training ? _("%s: %.2fB frozen parameters in %s (%g bytes each)")
+                                : _("%s: %.2fB parameters in %s (%g bytes each)"),
+                 c->name, p->frozen / 1e9, wname, per);
         }
 
       if (offload_params)
@@ -840,14 +842,16 @@ compute (HrPlan     *self,
           double bytes = n * self->w_bytes;
 
           if (hr_dtype_is_quantized (s->weights_dtype) && p->trainable > 0)
-            note (&acc, "%s: trainable weights cannot stay %s; counted in 16 bits", c->name, wname);
+            note (&acc, _("%s: trainable weights cannot stay %s; counted in 16 bits"), c->name,
+                  wname);
 
           add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED,
                on_device (self, bytes, shard_weights, offload_params),
                on_device (self, bytes, shard_weights, offload_params),
                on_device (self, bytes * 1.01, shard_weights, offload_params),
-               "%s: %.1fM trainable %s in %g-byte precision", c->name, n / 1e6,
-               p->adapters > 0 ? "LoRA parameters" : "parameters", self->w_bytes);
+               p->adapters > 0 ? _("%s: %.1fM trainable LoRA parameters in %g-byte precision")
+                               : _("%s: %.1fM trainable parameters in %g-byte precision"),
+               c->name, n / 1e6, self->w_bytes);
           if (offload_params)
             host += bytes;
         }
@@ -865,7 +869,7 @@ compute (HrPlan     *self,
           double bytes = 2.0 * MIN (linear, p->params);
 
           add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, bytes, 0.8 * bytes, bytes,
-               "%s: 16-bit copies of fp32 weights that autocast keeps for the backward pass",
+               _("%s: 16-bit copies of fp32 weights that autocast keeps for the backward pass"),
                c->name);
         }
     }
@@ -880,7 +884,7 @@ compute (HrPlan     *self,
   if (widest_quantized > 0)
     add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, widest_quantized, 0.3 * widest_quantized,
          2.0 * widest_quantized,
-         "the 16-bit copy of one weight matrix that quantising and dequantising needs");
+         _("the 16-bit copy of one weight matrix that quantising and dequantising needs"));
 
   /* PyTorch FSDP (FlatParameter) reshards a unit after its backward from a
    * hook on its gradient; frozen parameters have none, so every frozen
@@ -902,7 +906,8 @@ compute (HrPlan     *self,
         }
 
       add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, frozen_full, 0, frozen_full,
-           "FSDP: frozen weights gathered for the backward pass are not resharded until it ends");
+           _("FSDP: frozen weights gathered for the backward pass are not resharded until it "
+             "ends"));
     }
 
   /* ZeRO-3 / FSDP gather each layer's parameters before use and prefetch
@@ -915,7 +920,7 @@ compute (HrPlan     *self,
       double bytes = 2.0 * largest_layer * storage;
 
       add (&acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, bytes, 0.5 * bytes, 1.5 * bytes,
-           "unsharded parameters of the layer in use and the one prefetched");
+           _("unsharded parameters of the layer in use and the one prefetched"));
     }
 
   /* ---- gradients and optimizer state ---- */
@@ -927,8 +932,10 @@ compute (HrPlan     *self,
       add (&acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED,
            sharded (self, grads_total, shard_grads), sharded (self, grads_total, shard_grads),
            sharded (self, grads_total, shard_grads),
-           "gradients of %.1fM trainable parameters (%g bytes each)%s", n / 1e6, self->g_bytes,
-           shard_grads && s->gpus > 1 ? ", sharded" : "");
+           shard_grads && s->gpus > 1
+             ? _("gradients of %.1fM trainable parameters (%g bytes each), sharded")
+             : _("gradients of %.1fM trainable parameters (%g bytes each)"),
+           n / 1e6, self->g_bytes);
 
       if (s->sharding == HR_SHARDING_DDP && s->gpus > 1)
         {
@@ -938,7 +945,7 @@ compute (HrPlan     *self,
            * "gradient_as_bucket_view ... saved memory size will be equal to
            * the total gradients size"). */
           add (&acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, grads_total, 0, grads_total,
-               "DDP gradient buckets for all-reduce (a second copy of the gradients)");
+               _("DDP gradient buckets for all-reduce (a second copy of the gradients)"));
         }
 
       for (guint i = 0; i < self->parts->len; i++)
@@ -960,7 +967,7 @@ compute (HrPlan     *self,
                  on_device (self, master, shard_states, offload_states),
                  on_device (self, master, shard_states, offload_states),
                  on_device (self, master, shard_states, offload_states),
-                 "%s: fp32 master copy of the trainable weights", p->c->name);
+                 _("%s: fp32 master copy of the trainable weights"), p->c->name);
 
           if (states > 0)
             {
@@ -973,8 +980,11 @@ compute (HrPlan     *self,
                    on_device (self, states, shard_states, offload_states),
                    paged ? 0 : on_device (self, states, shard_states, offload_states),
                    on_device (self, states * 1.01, shard_states, offload_states),
-                   "%s: %s state (%.3g bytes per trainable parameter)%s", p->c->name, oname,
-                   states / np, paged ? ", paged: can move to host RAM" : "");
+                   paged
+                     ? _("%s: %s state (%.3g bytes per trainable parameter), paged: can move to "
+                         "host RAM")
+                     : _("%s: %s state (%.3g bytes per trainable parameter)"),
+                   p->c->name, oname, states / np);
             }
 
           /* torch.optim's default foreach implementation builds one
@@ -1011,26 +1021,33 @@ compute (HrPlan     *self,
 
           if (c->kind == HR_COMPONENT_TRANSFORMER)
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, bytes, lo * bytes, hi * bytes,
-                 "%s: %u layers × %u tokens × micro-batch %u%s%s", c->name, c->layers, p->tokens,
-                 micro_batch,
+                 /* Translators: the two %s at the end are the optional clauses
+                  * ", layer inputs only (full recomputation)" and ", frozen
+                  * weights keep no inputs", translated on their own. */
+                 _("%s: %u layers × %u tokens × micro-batch %u%s%s"), c->name, c->layers,
+                 p->tokens, micro_batch,
                  s->recompute == HR_RECOMPUTE_FULL
-                   ? ", layer inputs only (full recomputation)" : "",
+                   ? _(", layer inputs only (full recomputation)") : "",
                  p->trainable < p->params && p->adapters <= 0 &&
                  !hr_dtype_is_quantized (s->weights_dtype)
-                   ? ", frozen weights keep no inputs" : "");
+                   ? _(", frozen weights keep no inputs") : "");
           else
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, bytes, lo * bytes, hi * bytes,
-                 "%s: %.3g GB per sample × micro-batch %u (%s)", c->name, per_sample / 1e9,
-                 micro_batch,
-                 c->act_source != NULL ? "calibrated" : "calibrated figure");
+                 c->act_source != NULL
+                   ? _("%s: %.3g GB per sample × micro-batch %u (calibrated)")
+                   : _("%s: %.3g GB per sample × micro-batch %u (calibrated figure)"),
+                 c->name, per_sample / 1e9, micro_batch);
 
           if (logits > 0)
             add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, logits * b,
                  (s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8) * logits * b, logits * b,
-                 "%s: logits and loss over a %u-token vocabulary (%s)", c->name, c->vocab,
-                 s->loss == HR_LOSS_UPCAST ? "upcast to fp32"
-                 : s->loss == HR_LOSS_CHUNKED ? "chunked cross-entropy"
-                 : "fused, one chunk at a time");
+                 s->loss == HR_LOSS_UPCAST
+                   ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
+                   : s->loss == HR_LOSS_CHUNKED
+                   ? _("%s: logits and loss over a %u-token vocabulary (chunked cross-entropy)")
+                   : _("%s: logits and loss over a %u-token vocabulary (fused, one chunk at a "
+                       "time)"),
+                 c->name, c->vocab);
           activations_total += bytes + logits * b;
         }
       else if (self->training)
@@ -1043,7 +1060,7 @@ compute (HrPlan     *self,
               double out = e * c->hidden * p->tokens * b;
 
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, out, out, 2 * out,
-                   "%s: frozen, no backward: only its output features are kept", c->name);
+                   _("%s: frozen, no backward: only its output features are kept"), c->name);
               activations_total += out;
             }
         }
@@ -1052,9 +1069,10 @@ compute (HrPlan     *self,
           double ws = part_forward_working_set (self, p) * b;
 
           add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, ws, 0.5 * ws, 2.0 * ws,
-               "%s: forward working set of one layer%s", c->name,
-               c->kind == HR_COMPONENT_TRANSFORMER ? " over the prompt" : " (a tenth of the "
-                                                                          "training figure)");
+               c->kind == HR_COMPONENT_TRANSFORMER
+                 ? _("%s: forward working set of one layer over the prompt")
+                 : _("%s: forward working set of one layer (a tenth of the training figure)"),
+               c->name);
           activations_total += ws;
 
           if (p->kv_cache)
@@ -1072,7 +1090,8 @@ compute (HrPlan     *self,
                    b * kv_bytes;
               kv = sharded (self, kv, shard_weights);
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, kv, kv, kv * 1.05,
-                   "%s: KV cache, %u layers × %u KV heads × %u tokens in %s", c->name, c->layers,
+                   _("%s: KV cache, %u layers × %u KV heads × %u tokens in %s"), c->name,
+                   c->layers,
                    c->kv_heads, self->context_len,
                    hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
               activations_total += kv;
@@ -1084,7 +1103,7 @@ compute (HrPlan     *self,
               double logits = b * c->vocab * (e + 4.0);
 
               add (&acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, logits, logits, 2 * logits,
-                   "%s: next-token logits", c->name);
+                   _("%s: next-token logits"), c->name);
               activations_total += logits;
             }
         }
@@ -1098,12 +1117,12 @@ compute (HrPlan     *self,
       double extra = offload_states ? 0 : MAX (0, temp - activations_total);
 
       add (&acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, extra, extra, extra,
-           "optimizer step temporaries (foreach), beyond what the freed activations leave");
+           _("optimizer step temporaries (foreach), beyond what the freed activations leave"));
     }
 
   /* ---- overhead ---- */
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, CUBLAS_WORKSPACE_BYTES, 8.0 * MiB,
-       CUBLAS_WORKSPACE_BYTES, "cuBLAS workspace");
+       CUBLAS_WORKSPACE_BYTES, _("cuBLAS workspace"));
 
   /* The checkpoint-write spike: saving a consolidated checkpoint of a
    * sharded model gathers every 16-bit weight on one GPU (DeepSpeed's
@@ -1122,7 +1141,8 @@ compute (HrPlan     *self,
         }
       full = MAX (0, full * (1.0 - 1.0 / s->gpus) - activations_total);
       add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, 0, 0, full,
-           "saving a consolidated checkpoint: the whole model in 16 bits on one GPU (range only)");
+           _("saving a consolidated checkpoint: the whole model in 16 bits on one GPU (range "
+             "only)"));
     }
 
   static_total = acc.by_metric[HR_METRIC_ALLOCATED] - activations_total;
@@ -1131,10 +1151,10 @@ compute (HrPlan     *self,
   frag_low = FRAG_DYNAMIC_LOW * dynamic_total + FRAG_STATIC_LOW * static_total;
   frag_high = FRAG_DYNAMIC_HIGH * dynamic_total + FRAG_STATIC_HIGH * static_total;
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, frag, frag_low, frag_high,
-       "allocator fragmentation (reserved but not allocated)");
+       _("allocator fragmentation (reserved but not allocated)"));
 
   add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, CUDA_CONTEXT_BYTES, CUDA_CONTEXT_LOW_BYTES,
-       CUDA_CONTEXT_HIGH_BYTES, "CUDA context and library kernels");
+       CUDA_CONTEXT_HIGH_BYTES, _("CUDA context and library kernels"));
 
   {
     double allocated = acc.by_metric[HR_METRIC_ALLOCATED];
@@ -1155,7 +1175,7 @@ compute (HrPlan     *self,
 
             add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, MAX (0, pool - reserved),
                  MAX (0, pool - reserved_high), MAX (0, pool - reserved_low),
-                 "XLA preallocation: the rest of the 75%% of the card JAX takes up front");
+                 _("XLA preallocation: the rest of the 75%% of the card JAX takes up front"));
           }
         need = reserved;
       }
@@ -1208,9 +1228,9 @@ compute (HrPlan     *self,
           HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
           double job = host * (shard_weights || shard_states ? 1.0 : MAX (1, s->gpus));
 
-          item->label = g_strdup_printf ("offloaded %s for the whole job",
-                                         offload_params ? "weights and optimizer "
-                                                          "state" : "optimizer state");
+          item->label = g_strdup (offload_params
+                                    ? _("offloaded weights and optimizer state for the whole job")
+                                    : _("offloaded optimizer state for the whole job"));
           item->bytes = item->low = job;
           item->high = job * 1.1;
           g_ptr_array_add (est->host_items, item);
@@ -1233,8 +1253,8 @@ compute (HrPlan     *self,
            * step beside a frame (seed 001: 224×224×3 uint8 × 200k ≈ 30 GB) */
           item->bytes = item->low = (double) s->replay.steps * frame;
           item->high = item->bytes * 1.1;
-          item->label = g_strdup_printf ("replay buffer: %" G_GUINT64_FORMAT " steps × %s %s",
-                                         s->replay.steps, shape->str,
+          item->label = g_strdup_printf (_("replay buffer: %.0f steps × %s %s"),
+                                         (double) s->replay.steps, shape->str,
                                          hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
           g_string_free (shape, TRUE);
           g_ptr_array_add (est->host_items, item);
@@ -1319,17 +1339,17 @@ calibrate_from_peak (HrPlan      *self,
   per_sample = slope > 0 && peak > rest ? (peak - rest) / slope : 0;
   component->act_bytes_per_sample = per_sample;
 
-  message = g_strdup_printf ("%s: %.3g GB of activations per sample, calibrated so that the "
-                             "default setup (%s, %s) peaks at the published %.1f GB (%s) at "
-                             "micro-batch %u; everything else at that peak is %.2f GB%s",
+  message = g_strdup_printf (_("%s: %.3g GB of activations per sample, calibrated so that the "
+                               "default setup (%s, %s) peaks at the published %.1f GB (%s) at "
+                               "micro-batch %u; everything else at that peak is %.2f GB%s"),
                              component->name, per_sample / 1e9,
                              hr_enum_to_nick (hr_method_names, probe->method),
                              hr_enum_to_nick (hr_compute_names, probe->compute),
                              peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch,
                              rest / 1e9,
-                             peak <= rest ? ". The published peak is below everything else: the "
-                                            "calibration cannot hold; check the catalog "
-                                            "entry" : "");
+                             peak <= rest ? _(". The published peak is below everything else: "
+                                              "the calibration cannot hold; check the catalog "
+                                              "entry") : "");
   g_ptr_array_add (self->calibration_notes, message);
 }
 
@@ -1484,12 +1504,12 @@ add_notes (HrPlan     *self,
     g_ptr_array_add (notes, g_strdup (g_ptr_array_index (self->calibration_notes, i)));
 
   g_ptr_array_add (notes, g_strdup (
-    "total is what nvidia-smi would show (device_used); allocated_peak is "
-    "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved"));
+    _("total is what nvidia-smi would show (device_used); allocated_peak is "
+      "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved")));
 
   if (!s->seq_len_set && s->model->seq_len == 0 && est->seq_len > 0)
     g_ptr_array_add (notes,
-                     g_strdup_printf ("seq_len not given: %u tokens assumed", self->seq_len));
+                     g_strdup_printf (_("seq_len not given: %u tokens assumed"), self->seq_len));
 
   if (self->training)
     {
@@ -1503,68 +1523,79 @@ add_notes (HrPlan     *self,
             any_frozen_no_backprop = TRUE;
           if (p->logits)
             g_ptr_array_add (notes, g_strdup (
-              "the loss is counted the way transformers computes it (logits upcast to fp32); a "
-              "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less"));
+              _("the loss is counted the way transformers computes it (logits upcast to fp32); a "
+                "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less")));
         }
 
       if (any_frozen_no_backprop)
         g_ptr_array_add (notes, g_strdup (
-          "frozen parts that no gradient flows through keep no activations for the backward pass"));
+          _("frozen parts that no gradient flows through keep no activations for the backward "
+            "pass")));
 
       g_ptr_array_add (notes, g_strdup (
-        "gradients are counted alongside all activations, as with gradient accumulation; without "
-        "it the real peak can be lower by up to the gradient size"));
+        _("gradients are counted alongside all activations, as with gradient accumulation; "
+          "without it the real peak can be lower by up to the gradient size")));
 
       if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
         g_ptr_array_add (notes, g_strdup_printf (
-          "%s attention keeps no s² score matrix%s",
-          hr_enum_to_nick (hr_attention_names, s->attention),
-          s->attention == HR_ATTENTION_SDPA ? "; K and V are expanded to every head as "
-                                              "transformers' repeat_kv does before SDPA" : ""));
+          s->attention == HR_ATTENTION_SDPA
+            /* Translators: %s is an attention kernel id (sdpa, flash). */
+            ? _("%s attention keeps no s² score matrix; K and V are expanded to every head as "
+                "transformers' repeat_kv does before SDPA")
+            : _("%s attention keeps no s² score matrix"),
+          hr_enum_to_nick (hr_attention_names, s->attention)));
       if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->attention != HR_ATTENTION_EAGER)
         g_ptr_array_add (notes, g_strdup (
-          "selective recomputation only drops the attention score matrix, which this attention "
-          "kernel never keeps: it saves nothing here"));
+          _("selective recomputation only drops the attention score matrix, which this "
+            "attention kernel never keeps: it saves nothing here")));
       if (s->grad_accum > 1)
         g_ptr_array_add (notes, g_strdup_printf (
-          "gradient accumulation over %u steps multiplies the batch, not the peak", s->grad_accum));
+          _("gradient accumulation over %u steps multiplies the batch, not the peak"),
+          s->grad_accum));
       if ((s->sharding == HR_SHARDING_ZERO3 || s->sharding == HR_SHARDING_FSDP) && s->gpus > 1)
         g_ptr_array_add (notes, g_strdup (
-          "the high end of the range allows for saving a consolidated checkpoint, which gathers "
-          "the whole 16-bit model on one GPU; save sharded checkpoints to avoid that spike"));
+          _("the high end of the range allows for saving a consolidated checkpoint, which "
+            "gathers the whole 16-bit model on one GPU; save sharded checkpoints to avoid that "
+            "spike")));
       if (s->sharding != HR_SHARDING_NONE && s->gpus == 1)
         g_ptr_array_add (notes, g_strdup_printf (
-          "sharding \"%s\" with one GPU divides nothing; set gpus",
+          _("sharding \"%s\" with one GPU divides nothing; set gpus"),
           hr_enum_to_nick (hr_sharding_names, s->sharding)));
     }
   else if (s->method != HR_METHOD_FULL || s->trainable_params_set)
     g_ptr_array_add (notes,
-                     g_strdup ("inference trains nothing: method and trainable_params are "
-                               "ignored"));
+                     g_strdup (_("inference trains nothing: method and trainable_params are "
+                                 "ignored")));
 
   if (s->optimizer == HR_OPTIMIZER_PAGED_ADAMW_8BIT)
     g_ptr_array_add (notes, g_strdup (
-      "paged optimizer state lives in CUDA unified memory: nvidia-smi shows it, PyTorch's "
-      "allocator statistics do not, and it moves to host RAM under pressure"));
+      _("paged optimizer state lives in CUDA unified memory: nvidia-smi shows it, PyTorch's "
+        "allocator statistics do not, and it moves to host RAM under pressure")));
 
   if (s->framework == HR_FRAMEWORK_JAX)
     {
       if (s->jax_preallocate)
         g_ptr_array_add (notes, g_strdup_printf (
-          "JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
-          "nvidia-smi shows that pool%s, not what the model needs (allocated_peak, %.1f GiB); "
-          "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
-          "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use",
-          s->gpu != NULL ? "" : " (no GPU given, so the pool is not counted)",
+          s->gpu != NULL
+            ? _("JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
+                "nvidia-smi shows that pool, not what the model needs (allocated_peak, "
+                "%.1f GiB); the model must fit inside the pool. "
+                "XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
+                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use")
+            : _("JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
+                "nvidia-smi shows that pool (no GPU given, so the pool is not counted), not what "
+                "the model needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
+                "XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
+                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use"),
           est->allocated_peak / GiB));
       else
         g_ptr_array_add (notes,
-                         g_strdup ("JAX without preallocation: XLA's BFC allocator grows as "
-                                   "needed"));
+                         g_strdup (_("JAX without preallocation: XLA's BFC allocator grows as "
+                                     "needed")));
       g_ptr_array_add (notes, g_strdup (
-        "under JAX, reserved_peak stands for the XLA allocator's peak in use and allocated_peak "
-        "for the live buffers; remat (jax.checkpoint) trades compute for activations like "
-        "PyTorch's recomputation"));
+        _("under JAX, reserved_peak stands for the XLA allocator's peak in use and "
+          "allocated_peak for the live buffers; remat (jax.checkpoint) trades compute for "
+          "activations like PyTorch's recomputation")));
     }
 
   for (guint i = 0; i < self->parts->len; i++)
@@ -1573,15 +1604,16 @@ add_notes (HrPlan     *self,
 
       if (p->c->has_activation && p->c->act_source != NULL)
         g_ptr_array_add (notes,
-                         g_strdup_printf ("%s activations: %s", p->c->name, p->c->act_source));
+                         g_strdup_printf (_("%s activations: %s"), p->c->name,
+                                          p->c->act_source));
     }
 
   if (s->has_replay)
-    g_ptr_array_add (notes, g_strdup ("the replay buffer lives in host RAM, not on the GPU"));
+    g_ptr_array_add (notes, g_strdup (_("the replay buffer lives in host RAM, not on the GPU")));
   if (s->offload != HR_OFFLOAD_NONE)
     g_ptr_array_add (notes, g_strdup (
-      "offloaded bytes move to host RAM; each step moves them over PCIe (ZeRO-Offload, Ren et "
-      "al. 2021)"));
+      _("offloaded bytes move to host RAM; each step moves them over PCIe (ZeRO-Offload, Ren et "
+        "al. 2021)")));
 }
 
 static void
@@ -1612,22 +1644,25 @@ fit_on_gpu (HrPlan     *self,
 
       hr_plan_peak (self, 1, &one);
       est->fit_reason = g_strdup_printf (
-        "even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s (%.1f GiB less "
-        "the %.0f%% reserve%s); weights, gradients and optimizer state alone are %.1f GiB",
-        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
-        self->scenario->reserve * 100,
         self->scenario->framework == HR_FRAMEWORK_JAX && self->scenario->jax_preallocate
-          ? ", inside XLA's 75% pool" : "",
-        state / GiB);
+          ? _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
+              "(%.1f GiB less the %.0f%% reserve, inside XLA's 75%% pool); weights, gradients "
+              "and optimizer state alone are %.1f GiB")
+          : _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
+              "(%.1f GiB less the %.0f%% reserve); weights, gradients and optimizer state "
+              "alone are %.1f GiB"),
+        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
+        self->scenario->reserve * 100, state / GiB);
     }
   else if (!est->fits)
     est->fit_reason = g_strdup_printf (
-      "micro-batch %u needs %.1f GiB, over the %.1f GiB usable; micro-batch %u fits",
+      _("micro-batch %u needs %.1f GiB, over the %.1f GiB usable; micro-batch %u fits"),
       est->micro_batch, peak.need / GiB, est->usable / GiB, est->max_micro_batch);
   else
     est->fit_reason = g_strdup_printf (
-      "fits with %.1f GiB to spare beyond the reserve; up to micro-batch %s%u",
-      ((double) est->usable - peak.need) / GiB, lower ? "at least " : "", est->max_micro_batch);
+      lower ? _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch at least %u")
+            : _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch %u"),
+      ((double) est->usable - peak.need) / GiB, est->max_micro_batch);
 }
 
 HrEstimate *

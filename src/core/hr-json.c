@@ -14,6 +14,8 @@
 
 #define G_LOG_DOMAIN "hr-json"
 
+#include <glib/gi18n-lib.h>
+
 #include <errno.h>
 #include <math.h>
 #include <string.h>
@@ -133,7 +135,7 @@ describe_char (const char *at,
       g_snprintf (buf, 16, "'%c'", c);
       return buf;
     }
-  g_snprintf (buf, 16, "byte 0x%02X", c);
+  g_snprintf (buf, 16, _("byte 0x%02X"), c);
   return buf;
 }
 
@@ -167,14 +169,14 @@ parse_hex4 (Parser     *self,
   gunichar value = 0;
 
   if (self->end - at < 4)
-    return fail_at (self, at, "incomplete \\u escape in string");
+    return fail_at (self, at, _("incomplete \\u escape in string"));
 
   for (guint i = 0; i < 4; i++)
     {
       int digit = g_ascii_xdigit_value (at[i]);
 
       if (digit < 0)
-        return fail_at (self, at + i, "invalid \\u escape in string: expected four hex digits");
+        return fail_at (self, at + i, _("invalid \\u escape in string: expected four hex digits"));
       value = value * 16 + (gunichar) digit;
     }
 
@@ -200,7 +202,7 @@ parse_string (Parser  *self,
       if (self->p >= self->end)
         {
           g_string_free (str, TRUE);
-          return fail_at_line (self, start, start_line, "unterminated string");
+          return fail_at_line (self, start, start_line, _("unterminated string"));
         }
 
       c = (guchar) *self->p;
@@ -215,13 +217,14 @@ parse_string (Parser  *self,
         {
           g_string_free (str, TRUE);
           return fail_at (self, start,
-                          "unterminated string (a line break inside a string must be written \\n)");
+                          _("unterminated string (a line break inside a string must be written "
+                            "\\n)"));
         }
 
       if (c < 0x20)
         {
           g_string_free (str, TRUE);
-          return fail_at (self, self->p, "control character 0x%02X inside a string", c);
+          return fail_at (self, self->p, _("control character 0x%02X inside a string"), c);
         }
 
       if (c == '\\')
@@ -232,7 +235,7 @@ parse_string (Parser  *self,
           if (self->p + 1 >= self->end)
             {
               g_string_free (str, TRUE);
-              return fail_at (self, start, "unterminated string");
+              return fail_at (self, start, _("unterminated string"));
             }
 
           switch (self->p[1])
@@ -261,7 +264,7 @@ parse_string (Parser  *self,
                     {
                       g_clear_error (self->error);
                       g_string_free (str, TRUE);
-                      return fail_at (self, esc, "unpaired UTF-16 surrogate in \\u escape");
+                      return fail_at (self, esc, _("unpaired UTF-16 surrogate in \\u escape"));
                     }
                   ch = 0x10000 + ((ch - 0xD800) << 10) + (low - 0xDC00);
                   self->p += 6;
@@ -269,12 +272,12 @@ parse_string (Parser  *self,
               else if (ch >= 0xDC00 && ch <= 0xDFFF)
                 {
                   g_string_free (str, TRUE);
-                  return fail_at (self, esc, "unpaired UTF-16 surrogate in \\u escape");
+                  return fail_at (self, esc, _("unpaired UTF-16 surrogate in \\u escape"));
                 }
               if (ch == 0)
                 {
                   g_string_free (str, TRUE);
-                  return fail_at (self, esc, "\\u0000 is not allowed in a string");
+                  return fail_at (self, esc, _("\\u0000 is not allowed in a string"));
                 }
               g_string_append_unichar (str, ch);
               break;
@@ -282,9 +285,9 @@ parse_string (Parser  *self,
               g_string_free (str, TRUE);
               if ((guchar) self->p[1] >= 0x20 && (guchar) self->p[1] < 0x7F)
                 return fail_at (self, esc,
-                                "invalid escape \\%c in string (a backslash is written \\\\)",
+                                _("invalid escape \\%c in string (a backslash is written \\\\)"),
                                 self->p[1]);
-              return fail_at (self, esc, "invalid escape in string");
+              return fail_at (self, esc, _("invalid escape in string"));
             }
           self->p += 2;
           continue;
@@ -311,13 +314,13 @@ parse_number (Parser    *self,
     q++;
 
   if (q >= self->end || !g_ascii_isdigit (*q))
-    return fail_at (self, start, "invalid number: expected a digit");
+    return fail_at (self, start, _("invalid number: expected a digit"));
 
   if (*q == '0')
     {
       q++;
       if (q < self->end && g_ascii_isdigit (*q))
-        return fail_at (self, start, "invalid number: leading zeros are not allowed");
+        return fail_at (self, start, _("invalid number: leading zeros are not allowed"));
     }
   else
     {
@@ -330,7 +333,7 @@ parse_number (Parser    *self,
       is_integer = FALSE;
       q++;
       if (q >= self->end || !g_ascii_isdigit (*q))
-        return fail_at (self, start, "invalid number: expected a digit after '.'");
+        return fail_at (self, start, _("invalid number: expected a digit after '.'"));
       while (q < self->end && g_ascii_isdigit (*q))
         q++;
     }
@@ -342,13 +345,13 @@ parse_number (Parser    *self,
       if (q < self->end && (*q == '+' || *q == '-'))
         q++;
       if (q >= self->end || !g_ascii_isdigit (*q))
-        return fail_at (self, start, "invalid number: expected a digit in the exponent");
+        return fail_at (self, start, _("invalid number: expected a digit in the exponent"));
       while (q < self->end && g_ascii_isdigit (*q))
         q++;
     }
 
   if (q < self->end && (g_ascii_isalpha (*q) || *q == '_'))
-    return fail_at (self, q, "invalid number: unexpected '%c' after %.*s", *q,
+    return fail_at (self, q, _("invalid number: unexpected '%c' after %.*s"), *q,
                     (int) MIN (q - start, 32), start);
 
   text = g_strndup (start, q - start);
@@ -374,7 +377,7 @@ parse_number (Parser    *self,
     double value = g_ascii_strtod (text, NULL);
 
     if (!isfinite (value))
-      return fail_at (self, start, "number %s is out of range", text);
+      return fail_at (self, start, _("number %s is out of range"), text);
     *out = json_node_init_double (json_node_alloc (), value);
   }
 
@@ -397,8 +400,8 @@ parse_literal (Parser     *self,
       while (q < self->end && (g_ascii_isalnum (*q) || *q == '_' || *q == '-'))
         q++;
       return fail_at (self, start,
-                      "unexpected word '%.*s': strings need double quotes, literals are true, "
-                      "false and null",
+                      _("unexpected word '%.*s': strings need double quotes, literals are true, "
+                        "false and null"),
                       (int) MIN (q - start, 40), start);
     }
 
@@ -444,16 +447,17 @@ parse_object (Parser     *self,
 
       skip_whitespace (self);
       if (self->p >= self->end)
-        return fail_at_line (self, open, open_line, "unterminated object: '{' has no matching '}'");
+        return fail_at_line (self, open, open_line,
+                             _("unterminated object: '{' has no matching '}'"));
 
       if (*self->p != '"')
         {
           if (*self->p == '}')
-            return fail_at (self, self->p, "trailing comma before '}'");
-          return fail_at (self, self->p, "expected a key in double quotes, found %s%s",
+            return fail_at (self, self->p, _("trailing comma before '}'"));
+          return fail_at (self, self->p, _("expected a key in double quotes, found %s%s"),
                           describe_char (self->p, buf),
                           g_ascii_isdigit (*self->p)
-                            ? " (a decimal comma? JSON numbers use '.')" : "");
+                            ? _(" (a decimal comma? JSON numbers use '.')") : "");
         }
 
       key_at = self->p;
@@ -462,15 +466,15 @@ parse_object (Parser     *self,
         return FALSE;
 
       if (json_object_has_member (object, key))
-        return fail_at_line (self, key_at, key_line, "duplicate key \"%s\"", key);
+        return fail_at_line (self, key_at, key_line, _("duplicate key \"%s\""), key);
 
       skip_whitespace (self);
       if (self->p >= self->end || *self->p != ':')
         {
           if (self->p >= self->end)
             return fail_at (self, self->p,
-                            "expected ':' after key \"%s\", found the end of the file", key);
-          return fail_at (self, self->p, "expected ':' after key \"%s\", found %s", key,
+                            _("expected ':' after key \"%s\", found the end of the file"), key);
+          return fail_at (self, self->p, _("expected ':' after key \"%s\", found %s"), key,
                           describe_char (self->p, buf));
         }
       self->p++;
@@ -480,10 +484,10 @@ parse_object (Parser     *self,
       value_at = self->p;
       value_line = self->line;
       if (self->p >= self->end)
-        return fail_at (self, self->p, "expected a value for \"%s\", found the end of the file",
+        return fail_at (self, self->p, _("expected a value for \"%s\", found the end of the file"),
                         key);
       if (*self->p == '}' || *self->p == ',')
-        return fail_at (self, self->p, "expected a value for \"%s\", found %s", key,
+        return fail_at (self, self->p, _("expected a value for \"%s\", found %s"), key,
                         describe_char (self->p, buf));
 
       if (!parse_value (self, child_pointer, &child))
@@ -495,7 +499,8 @@ parse_object (Parser     *self,
       skip_whitespace (self);
       if (self->p >= self->end)
         return fail_at (self, self->p,
-                        "unterminated object: expected ',' or '}' after the value of \"%s\"", key);
+                        _("unterminated object: expected ',' or '}' after the value of \"%s\""),
+                        key);
       if (*self->p == ',')
         {
           self->p++;
@@ -506,7 +511,8 @@ parse_object (Parser     *self,
           self->p++;
           break;
         }
-      return fail_at (self, self->p, "expected ',' or '}' after the value of \"%s\", found %s", key,
+      return fail_at (self, self->p, _("expected ',' or '}' after the value of \"%s\", found %s"),
+                      key,
                       describe_char (self->p, buf));
     }
 
@@ -542,9 +548,9 @@ parse_array (Parser     *self,
 
       skip_whitespace (self);
       if (self->p >= self->end)
-        return fail_at (self, self->p, "unterminated array: expected a value or ']'");
+        return fail_at (self, self->p, _("unterminated array: expected a value or ']'"));
       if (*self->p == ']')
-        return fail_at (self, self->p, "trailing comma before ']'");
+        return fail_at (self, self->p, _("trailing comma before ']'"));
 
       value_at = self->p;
       value_line = self->line;
@@ -556,7 +562,7 @@ parse_array (Parser     *self,
 
       skip_whitespace (self);
       if (self->p >= self->end)
-        return fail_at (self, self->p, "unterminated array: expected ',' or ']'");
+        return fail_at (self, self->p, _("unterminated array: expected ',' or ']'"));
       if (*self->p == ',')
         {
           self->p++;
@@ -567,7 +573,7 @@ parse_array (Parser     *self,
           self->p++;
           break;
         }
-      return fail_at (self, self->p, "expected ',' or ']' in array, found %s",
+      return fail_at (self, self->p, _("expected ',' or ']' in array, found %s"),
                       describe_char (self->p, buf));
     }
 
@@ -586,10 +592,10 @@ parse_value (Parser      *self,
   skip_whitespace (self);
 
   if (self->p >= self->end)
-    return fail_at (self, self->p, "expected a value, found the end of the file");
+    return fail_at (self, self->p, _("expected a value, found the end of the file"));
 
   if (self->depth >= MAX_DEPTH)
-    return fail_at (self, self->p, "nested more than %d levels deep", MAX_DEPTH);
+    return fail_at (self, self->p, _("nested more than %d levels deep"), MAX_DEPTH);
 
   self->depth++;
 
@@ -628,9 +634,10 @@ parse_value (Parser      *self,
       else if (g_ascii_isalpha (*self->p))
         ret = parse_literal (self, "\x01", out);
       else if (*self->p == '\'')
-        ret = fail_at (self, self->p, "strings need double quotes, not single quotes");
+        ret = fail_at (self, self->p, _("strings need double quotes, not single quotes"));
       else
-        ret = fail_at (self, self->p, "expected a value, found %s", describe_char (self->p, buf));
+        ret = fail_at (self, self->p, _("expected a value, found %s"),
+                       describe_char (self->p, buf));
       break;
     }
 
@@ -676,9 +683,8 @@ hr_json_doc_load_data (const char  *display_name,
   if (length > HR_JSON_MAX_FILE_SIZE)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: file is %" G_GSSIZE_FORMAT " bytes, more than the %d MiB a JSON file of "
-                                                   "Headroom can be",
-                   doc->name, length, HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
+                   _("%s: file is %.0f bytes, more than the %d MiB a JSON file of Headroom can be"),
+                   doc->name, (double) length, HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
       return NULL;
     }
 
@@ -691,7 +697,7 @@ hr_json_doc_load_data (const char  *display_name,
           if (*c == '\n')
             parser.line++;
         g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
-                     "%s:%u:%u: the file holds a NUL byte: it is binary, not JSON text",
+                     _("%s:%u:%u: the file holds a NUL byte: it is binary, not JSON text"),
                      doc->name, parser.line, column_of (&parser, nul));
         return NULL;
       }
@@ -703,7 +709,7 @@ hr_json_doc_load_data (const char  *display_name,
         if (*c == '\n')
           parser.line++;
       g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
-                   "%s:%u:%u: invalid UTF-8 (byte 0x%02X): the file is not UTF-8 text",
+                   _("%s:%u:%u: invalid UTF-8 (byte 0x%02X): the file is not UTF-8 text"),
                    doc->name, parser.line, column_of (&parser, invalid), (guchar) *invalid);
       return NULL;
     }
@@ -718,7 +724,7 @@ hr_json_doc_load_data (const char  *display_name,
   if (parser.p >= parser.end)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
-                   "%s:%u:%u: the file is empty: expected a JSON object",
+                   _("%s:%u:%u: the file is empty: expected a JSON object"),
                    doc->name, parser.line, column_of (&parser, parser.p));
       return NULL;
     }
@@ -736,7 +742,8 @@ hr_json_doc_load_data (const char  *display_name,
   if (parser.p < parser.end)
     {
       json_node_unref (root);
-      return fail_at (&parser, parser.p, "unexpected text after the end of the JSON value"), NULL;
+      return fail_at (&parser, parser.p,
+                      _("unexpected text after the end of the JSON value")), NULL;
     }
 
   doc->root = root;
@@ -767,16 +774,16 @@ hr_json_doc_load_file (const char  *path,
 
   if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: is a folder, not a file", path);
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: is a folder, not a file"), path);
       return NULL;
     }
 
   if (g_file_info_get_size (info) > HR_JSON_MAX_FILE_SIZE)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: file is %" G_GOFFSET_FORMAT " bytes, more than the %d MiB a JSON file of "
-                                                    "Headroom can be",
-                   path, g_file_info_get_size (info), HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
+                   _("%s: file is %.0f bytes, more than the %d MiB a JSON file of Headroom can be"),
+                   path, (double) g_file_info_get_size (info),
+                   HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
       return NULL;
     }
 

@@ -11,6 +11,8 @@
 
 #define G_LOG_DOMAIN "hr-knobs"
 
+#include <glib/gi18n-lib.h>
+
 #include "hr-knobs.h"
 
 void
@@ -155,9 +157,9 @@ hr_knobs_rank (const HrScenario *base)
       s->compute = HR_COMPUTE_BF16_MIXED;
       if (!s->weights_dtype_set)
         s->weights_dtype = HR_DTYPE_BF16;
-      try_knob (&ranking, s, "bf16", "Train in bf16 mixed precision", "compute=bf16-mixed", 0.6,
-                "usually faster: tensor cores run bf16 at twice TF32's rate and half the bytes "
-                "move; check that the loss stays stable",
+      try_knob (&ranking, s, "bf16", _("Train in bf16 mixed precision"), "compute=bf16-mixed", 0.6,
+                _("usually faster: tensor cores run bf16 at twice TF32's rate and half the bytes "
+                  "move; check that the loss stays stable"),
                 "NVIDIA, Mixed Precision Training guide (Micikevicius et al. 2018)");
     }
 
@@ -165,18 +167,18 @@ hr_knobs_rank (const HrScenario *base)
     {
       s = hr_scenario_copy (base);
       s->recompute = HR_RECOMPUTE_FULL;
-      try_knob (&ranking, s, "recompute-full", "Recompute activations (gradient checkpointing)",
+      try_knob (&ranking, s, "recompute-full", _("Recompute activations (gradient checkpointing)"),
                 "recompute=full", 1.33,
-                "one extra forward pass per step, about a third more compute",
+                _("one extra forward pass per step, about a third more compute"),
                 "Korthikanti et al. 2022, section 5 (full recomputation: 30-40% overhead)");
 
       if (base->attention == HR_ATTENTION_EAGER)
         {
           s = hr_scenario_copy (base);
           s->recompute = HR_RECOMPUTE_SELECTIVE;
-          try_knob (&ranking, s, "recompute-selective", "Recompute only the attention scores",
+          try_knob (&ranking, s, "recompute-selective", _("Recompute only the attention scores"),
                     "recompute=selective", 1.03,
-                    "a few percent more compute",
+                    _("a few percent more compute"),
                     "Korthikanti et al. 2022, table 4 (selective recomputation: 2-4% overhead)");
         }
     }
@@ -185,9 +187,9 @@ hr_knobs_rank (const HrScenario *base)
     {
       s = hr_scenario_copy (base);
       s->attention = HR_ATTENTION_SDPA;
-      try_knob (&ranking, s, "sdpa", "Use fused attention (SDPA or FlashAttention)",
+      try_knob (&ranking, s, "sdpa", _("Use fused attention (SDPA or FlashAttention)"),
                 "attention=sdpa", 0.85,
-                "faster: the s² score matrix is never written to memory",
+                _("faster: the s² score matrix is never written to memory"),
                 "Dao et al. 2022, FlashAttention (2-4x faster attention)");
     }
 
@@ -196,9 +198,9 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->optimizer = HR_OPTIMIZER_ADAMW_8BIT;
       s->optimizer_set = TRUE;
-      try_knob (&ranking, s, "adamw-8bit", "Use 8-bit AdamW (bitsandbytes)",
+      try_knob (&ranking, s, "adamw-8bit", _("Use 8-bit AdamW (bitsandbytes)"),
                 "optimizer=adamw-8bit", 1.0,
-                "about the same speed and accuracy as 32-bit Adam",
+                _("about the same speed and accuracy as 32-bit Adam"),
                 "Dettmers et al. 2022, 8-bit Optimizers via Block-wise Quantization, section 4");
     }
 
@@ -207,10 +209,10 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->method = HR_METHOD_LORA;
       s->trainable_params_set = FALSE;
-      try_knob (&ranking, s, "lora", "Fine-tune with LoRA adapters instead of all weights",
+      try_knob (&ranking, s, "lora", _("Fine-tune with LoRA adapters instead of all weights"),
                 "method=lora", 0.75,
-                "faster steps (no weight gradients for the frozen base); adapters may learn less "
-                "than full fine-tuning on large distribution shifts",
+                _("faster steps (no weight gradients for the frozen base); adapters may learn less "
+                  "than full fine-tuning on large distribution shifts"),
                 "Hu et al. 2021, LoRA, section 4.2; Biderman et al. 2024, LoRA Learns Less and "
                 "Forgets Less");
     }
@@ -221,9 +223,9 @@ hr_knobs_rank (const HrScenario *base)
       s->method = HR_METHOD_QLORA;
       s->weights_dtype_set = FALSE;
       s->weights_dtype = HR_DTYPE_NF4;
-      try_knob (&ranking, s, "qlora", "Quantise the frozen base to 4 bits (QLoRA)",
+      try_knob (&ranking, s, "qlora", _("Quantise the frozen base to 4 bits (QLoRA)"),
                 "method=qlora", 1.35,
-                "slower steps: every matmul dequantises its weight",
+                _("slower steps: every matmul dequantises its weight"),
                 "Dettmers et al. 2023, QLoRA, section 5; bitsandbytes benchmarks");
     }
 
@@ -236,11 +238,11 @@ hr_knobs_rank (const HrScenario *base)
                                                                       : HR_DTYPE_BF16;
       s->quant_compute_dtype_set = TRUE;
       try_knob (&ranking, s, "quant-compute",
-                "Compute the 4-bit layers in 16 bits (bnb_4bit_compute_dtype)",
+                _("Compute the 4-bit layers in 16 bits (bnb_4bit_compute_dtype)"),
                 s->quant_compute_dtype == HR_DTYPE_FP16 ? "quant_compute_dtype=fp16"
                                                         : "quant_compute_dtype=bf16",
                 0.9,
-                "faster too: no fp32 copy of each projection's input",
+                _("faster too: no fp32 copy of each projection's input"),
                 "transformers BitsAndBytesConfig docs (bnb_4bit_compute_dtype); Dettmers et al. "
                 "2023, QLoRA");
     }
@@ -250,9 +252,9 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->method = HR_METHOD_FREEZE;
       s->trainable_params_set = FALSE;
-      try_knob (&ranking, s, "freeze", "Freeze the parts the model's authors freeze by default",
+      try_knob (&ranking, s, "freeze", _("Freeze the parts the model's authors freeze by default"),
                 "method=freeze", 0.7,
-                "faster steps; the frozen parts stop adapting to your data",
+                _("faster steps; the frozen parts stop adapting to your data"),
                 "the model's own fine-tuning defaults (catalog entry)");
     }
 
@@ -261,10 +263,10 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->loss = HR_LOSS_FUSED;
       try_knob (&ranking, s, "fused-loss",
-                "Fuse the output head with the loss (no full logits tensor)",
+                _("Fuse the output head with the loss (no full logits tensor)"),
                 "loss=fused", 1.0,
-                "no slower: Liger's fused linear cross-entropy computes the logits chunk by "
-                "chunk (a chunked loss, loss=chunked, saves most of it too)",
+                _("no slower: Liger's fused linear cross-entropy computes the logits chunk by "
+                  "chunk (a chunked loss, loss=chunked, saves most of it too)"),
                 "Hsu et al. 2024, Liger Kernel, section 3.3 (fused linear cross entropy)");
     }
 
@@ -276,8 +278,8 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->seq_len = seq / 2;
       s->seq_len_set = TRUE;
-      try_knob (&ranking, s, "shorter-seq", "Halve the sequence length", change, 0.5,
-                "each sample sees half the context (truncate or pack data accordingly)",
+      try_knob (&ranking, s, "shorter-seq", _("Halve the sequence length"), change, 0.5,
+                _("each sample sees half the context (truncate or pack data accordingly)"),
                 "activations are linear in tokens, attention scores quadratic (Korthikanti et "
                 "al. 2022, eq. 1)");
     }
@@ -286,16 +288,17 @@ hr_knobs_rank (const HrScenario *base)
                    base->sharding == HR_SHARDING_ZERO1 || base->sharding == HR_SHARDING_ZERO2))
     {
       guint n = base->gpus > 1 ? base->gpus : 4;
-      g_autofree char *label = g_strdup_printf ("Shard weights, gradients and optimizer state "
-                                                "over %u GPUs (ZeRO-3 / FSDP)", n);
+      g_autofree char *label = g_strdup_printf (_("Shard weights, gradients and optimizer "
+                                                  "state over %u GPUs (ZeRO-3 / FSDP)"), n);
       g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
 
       s = hr_scenario_copy (base);
       s->sharding = HR_SHARDING_FSDP;
       s->gpus = n;
       try_knob (&ranking, s, "fsdp", label, change, 1.15,
-                base->gpus > 1 ? "more communication per step (1.5x a plain all-reduce)"
-                               : "needs more GPUs, and 1.5x the communication of data parallelism",
+                base->gpus > 1 ? _("more communication per step (1.5x a plain all-reduce)")
+                               : _("needs more GPUs, and 1.5x the communication of data "
+                                   "parallelism"),
                 "Rajbhandari et al. 2020, ZeRO, section 7 (stage 3 communication volume 1.5x)");
     }
 
@@ -304,10 +307,10 @@ hr_knobs_rank (const HrScenario *base)
     {
       s = hr_scenario_copy (base);
       s->offload = HR_OFFLOAD_OPTIMIZER;
-      try_knob (&ranking, s, "offload", "Offload optimizer state to CPU RAM (ZeRO-Offload)",
+      try_knob (&ranking, s, "offload", _("Offload optimizer state to CPU RAM (ZeRO-Offload)"),
                 "offload=optimizer", 1.4,
-                "slower steps: the optimizer runs on the CPU and state crosses PCIe; needs host "
-                "RAM",
+                _("slower steps: the optimizer runs on the CPU and state crosses PCIe; needs host "
+                  "RAM"),
                 "Ren et al. 2021, ZeRO-Offload, section 6");
     }
 
@@ -321,9 +324,9 @@ hr_knobs_rank (const HrScenario *base)
       s->micro_batch = base->micro_batch / 2;
       s->grad_accum = base->grad_accum * 2;
       try_knob (&ranking, s, "accumulate",
-                "Halve the micro-batch and accumulate gradients twice as long",
+                _("Halve the micro-batch and accumulate gradients twice as long"),
                 change, 1.1,
-                "same effective batch; smaller matmuls use the GPU less well",
+                _("same effective batch; smaller matmuls use the GPU less well"),
                 "PyTorch/transformers gradient accumulation; the throughput loss depends on the "
                 "model");
     }
@@ -333,8 +336,8 @@ hr_knobs_rank (const HrScenario *base)
     {
       s = hr_scenario_copy (base);
       s->kv_dtype = HR_DTYPE_FP8;
-      try_knob (&ranking, s, "kv-fp8", "Store the KV cache in fp8", "kv_dtype=fp8", 1.0,
-                "small accuracy loss on long contexts",
+      try_knob (&ranking, s, "kv-fp8", _("Store the KV cache in fp8"), "kv_dtype=fp8", 1.0,
+                _("small accuracy loss on long contexts"),
                 "vLLM docs, Quantized KV Cache (FP8 E4M3)");
     }
 
@@ -343,32 +346,32 @@ hr_knobs_rank (const HrScenario *base)
       s = hr_scenario_copy (base);
       s->weights_dtype = HR_DTYPE_NF4;
       s->weights_dtype_set = TRUE;
-      try_knob (&ranking, s, "weights-4bit", "Load the weights in 4 bits (NF4)",
+      try_knob (&ranking, s, "weights-4bit", _("Load the weights in 4 bits (NF4)"),
                 "weights_dtype=nf4", 1.2,
-                "slightly lower quality; dequantisation costs time at large batch",
+                _("slightly lower quality; dequantisation costs time at large batch"),
                 "Dettmers et al. 2023, QLoRA (NF4 matches 16-bit on most benchmarks)");
 
       s = hr_scenario_copy (base);
       s->weights_dtype = HR_DTYPE_INT8;
       s->weights_dtype_set = TRUE;
-      try_knob (&ranking, s, "weights-8bit", "Load the weights in 8 bits (LLM.int8)",
+      try_knob (&ranking, s, "weights-8bit", _("Load the weights in 8 bits (LLM.int8)"),
                 "weights_dtype=int8", 1.3,
-                "near 16-bit quality; LLM.int8's outlier handling slows matmuls",
+                _("near 16-bit quality; LLM.int8's outlier handling slows matmuls"),
                 "Dettmers et al. 2022, LLM.int8()");
     }
 
   if (!training && base->sharding == HR_SHARDING_NONE && has_transformer (base))
     {
       guint n = base->gpus > 1 ? base->gpus : 2;
-      g_autofree char *label = g_strdup_printf ("Split the weights and KV cache over %u GPUs "
-                                                "(tensor or pipeline parallel)", n);
+      g_autofree char *label = g_strdup_printf (_("Split the weights and KV cache over %u GPUs "
+                                                  "(tensor or pipeline parallel)"), n);
       g_autofree char *change = g_strdup_printf ("sharding=fsdp gpus=%u", n);
 
       s = hr_scenario_copy (base);
       s->sharding = HR_SHARDING_FSDP;
       s->gpus = n;
       try_knob (&ranking, s, "split", label, change, 1.1,
-                "needs more GPUs; each token crosses the interconnect (NVLink keeps it cheap)",
+                _("needs more GPUs; each token crosses the interconnect (NVLink keeps it cheap)"),
                 "Shoeybi et al. 2019, Megatron-LM, section 3 (tensor parallelism)");
     }
 
@@ -378,8 +381,9 @@ hr_knobs_rank (const HrScenario *base)
 
       s = hr_scenario_copy (base);
       s->micro_batch = base->micro_batch / 2;
-      try_knob (&ranking, s, "smaller-batch", "Serve half as many sequences at once", change, 2.0,
-                "half the throughput", "the KV cache and activations are linear in the batch");
+      try_knob (&ranking, s, "smaller-batch", _("Serve half as many sequences at once"), change,
+                2.0,
+                _("half the throughput"), "the KV cache and activations are linear in the batch");
     }
 
   g_ptr_array_sort (ranking.knobs, compare_saved);

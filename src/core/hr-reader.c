@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-reader"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 #include <string.h>
 
@@ -16,24 +18,24 @@ static const char *
 node_type_name (JsonNode *node)
 {
   if (JSON_NODE_HOLDS_OBJECT (node))
-    return "an object";
+    return _("an object");
   if (JSON_NODE_HOLDS_ARRAY (node))
-    return "an array";
+    return _("an array");
   if (JSON_NODE_HOLDS_NULL (node))
-    return "null";
+    return _("null");
 
   switch (json_node_get_value_type (node))
     {
     case G_TYPE_STRING:
-      return "a string";
+      return _("a string");
     case G_TYPE_BOOLEAN:
-      return "a boolean";
+      return _("a boolean");
     case G_TYPE_INT64:
-      return "an integer";
+      return _("an integer");
     case G_TYPE_DOUBLE:
-      return "a number";
+      return _("a number");
     default:
-      return "a value";
+      return _("a value");
     }
 }
 
@@ -58,7 +60,7 @@ hr_reader_init (HrReader    *reader,
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                         "%s must be a JSON object, not %s", what, node_type_name (node));
+                         _("%s must be a JSON object, not %s"), what, node_type_name (node));
       /* a reader that failed to start needs no hr_reader_clear() */
       g_clear_pointer (&reader->pointer, g_free);
       return FALSE;
@@ -179,11 +181,11 @@ hr_reader_check_keys (HrReader           *reader,
       hint = hr_closest_word (key, allowed);
       if (hint != NULL)
         hr_json_doc_error (reader->doc, reader->error, HR_ERROR_INVALID, pointer, TRUE,
-                           "unknown key \"%s\" in %s; did you mean \"%s\"?",
+                           _("unknown key \"%s\" in %s; did you mean \"%s\"?"),
                            key, reader->what, hint);
       else
         hr_json_doc_error (reader->doc, reader->error, HR_ERROR_INVALID, pointer, TRUE,
-                           "unknown key \"%s\" in %s (keys starting with \"x-\" are ignored)",
+                           _("unknown key \"%s\" in %s (keys starting with \"x-\" are ignored)"),
                            key, reader->what);
       return FALSE;
     }
@@ -213,7 +215,7 @@ hr_reader_require (HrReader   *reader,
     return TRUE;
 
   hr_json_doc_error (reader->doc, reader->error, HR_ERROR_INVALID, reader->pointer, FALSE,
-                     "%s is missing the required key \"%s\"", reader->what, key);
+                     _("%s is missing the required key \"%s\""), reader->what, key);
   return FALSE;
 }
 
@@ -229,7 +231,7 @@ hr_reader_string (HrReader    *reader,
     return required ? hr_reader_require (reader, key) : TRUE;
 
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
-    return hr_reader_fail (reader, key, "\"%s\" must be a string, not %s", key,
+    return hr_reader_fail (reader, key, _("\"%s\" must be a string, not %s"), key,
                            node_type_name (node));
 
   g_free (*out);
@@ -283,11 +285,11 @@ hr_reader_uint (HrReader   *reader,
   if (!node_to_integer (node, &value))
     {
       if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_DOUBLE)
-        return hr_reader_fail (reader, key, "\"%s\" must be a whole number, not %s", key,
+        return hr_reader_fail (reader, key, _("\"%s\" must be a whole number, not %s"), key,
                                g_ascii_dtostr ((char[G_ASCII_DTOSTR_BUF_SIZE]) { 0 },
                                                G_ASCII_DTOSTR_BUF_SIZE,
                                                json_node_get_double (node)));
-      return hr_reader_fail (reader, key, "\"%s\" must be an integer, not %s", key,
+      return hr_reader_fail (reader, key, _("\"%s\" must be an integer, not %s"), key,
                              node_type_name (node));
     }
 
@@ -295,12 +297,11 @@ hr_reader_uint (HrReader   *reader,
     {
       if (max == G_MAXUINT64 || max >= (guint64) 1 << 53)
         return hr_reader_fail (reader, key,
-                               "\"%s\" must be at least %" G_GUINT64_FORMAT ", not %.0f",
-                               key, min, value);
+                               _("\"%s\" must be at least %.0f, not %.0f"),
+                               key, (double) min, value);
       return hr_reader_fail (reader, key,
-                             "\"%s\" must be between %" G_GUINT64_FORMAT " and "
-                             "%" G_GUINT64_FORMAT ", not %.0f",
-                             key, min, max, value);
+                             _("\"%s\" must be between %.0f and %.0f, not %.0f"),
+                             key, (double) min, (double) max, value);
     }
 
   *out = (guint64) value;
@@ -325,12 +326,12 @@ hr_reader_double (HrReader   *reader,
   if (!JSON_NODE_HOLDS_VALUE (node) ||
       (json_node_get_value_type (node) != G_TYPE_DOUBLE &&
        json_node_get_value_type (node) != G_TYPE_INT64))
-    return hr_reader_fail (reader, key, "\"%s\" must be a number, not %s", key,
+    return hr_reader_fail (reader, key, _("\"%s\" must be a number, not %s"), key,
                            node_type_name (node));
 
   value = json_node_get_double (node);
   if (value < min || value > max)
-    return hr_reader_fail (reader, key, "\"%s\" must be between %s and %s, not %s", key,
+    return hr_reader_fail (reader, key, _("\"%s\" must be between %s and %s, not %s"), key,
                            g_ascii_formatd (a, sizeof a, "%g", min),
                            g_ascii_formatd (b, sizeof b, "%g", max),
                            g_ascii_formatd (c, sizeof c, "%g", value));
@@ -365,7 +366,7 @@ hr_reader_bool (HrReader   *reader,
     return TRUE;
 
   if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-    return hr_reader_fail (reader, key, "\"%s\" must be true or false, not %s", key,
+    return hr_reader_fail (reader, key, _("\"%s\" must be true or false, not %s"), key,
                            node_type_name (node));
 
   *out = json_node_get_boolean (node);
@@ -399,9 +400,9 @@ hr_reader_enum (HrReader         *reader,
   hint = hr_closest_word (value, (const char * const *) nicks->pdata);
 
   if (hint != NULL)
-    return hr_reader_fail (reader, key, "\"%s\" is \"%s\"; did you mean \"%s\"? (accepted: %s)",
+    return hr_reader_fail (reader, key, _("\"%s\" is \"%s\"; did you mean \"%s\"? (accepted: %s)"),
                            key, value, hint, accepted);
-  return hr_reader_fail (reader, key, "\"%s\" must be %s, not \"%s\"", key, accepted, value);
+  return hr_reader_fail (reader, key, _("\"%s\" must be %s, not \"%s\""), key, accepted, value);
 }
 
 gboolean
@@ -420,7 +421,7 @@ hr_reader_size (HrReader   *reader,
   if (node_to_integer (node, &w))
     {
       if (w < 1 || w > max)
-        return hr_reader_fail (reader, key, "\"%s\" must be between 1 and %u pixels, not %.0f",
+        return hr_reader_fail (reader, key, _("\"%s\" must be between 1 and %u pixels, not %.0f"),
                                key, max, w);
       *width = *height = (guint) w;
       return TRUE;
@@ -436,7 +437,8 @@ hr_reader_size (HrReader   *reader,
         {
           if (w < 1 || h < 1 || w > max || h > max)
             return hr_reader_fail (reader, key,
-                                   "\"%s\" must be between 1 and %u pixels on each side", key, max);
+                                   _("\"%s\" must be between 1 and %u pixels on each side"),
+                                   key, max);
           *width = (guint) w;
           *height = (guint) h;
           return TRUE;
@@ -444,6 +446,6 @@ hr_reader_size (HrReader   *reader,
     }
 
   return hr_reader_fail (reader, key,
-                         "\"%s\" must be an integer or an array [width, height], not %s",
+                         _("\"%s\" must be an integer or an array [width, height], not %s"),
                          key, node_type_name (node));
 }

@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-scenario"
 
+#include <glib/gi18n-lib.h>
+
 #include <gio/gio.h>
 #include <string.h>
 
@@ -137,10 +139,14 @@ read_model (HrScenario *self,
         {
           g_autofree char *hint = catalog != NULL ? hr_catalog_suggest_model (catalog, id) : NULL;
 
-          hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
-                             "unknown model \"%s\"%s%s%s (`headroom-cli models` lists the catalog)",
-                             id, hint ? "; did you mean \"" : "", hint ? hint : "",
-                             hint ? "\"?" : "");
+          if (hint != NULL)
+            hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
+                               _("unknown model \"%s\"; did you mean \"%s\"? "
+                                 "(`headroom-cli models` lists the catalog)"), id, hint);
+          else
+            hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
+                               _("unknown model \"%s\" (`headroom-cli models` lists the catalog)"),
+                               id);
           return FALSE;
         }
 
@@ -157,7 +163,7 @@ read_model (HrScenario *self,
     }
 
   return hr_reader_fail (reader, "model",
-                         "\"model\" must be a catalog id (a string) or a model object");
+                         _("\"model\" must be a catalog id (a string) or a model object"));
 }
 
 static gboolean
@@ -180,10 +186,14 @@ read_gpu (HrScenario *self,
         {
           g_autofree char *hint = catalog != NULL ? hr_catalog_suggest_gpu (catalog, id) : NULL;
 
-          hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
-                             "unknown GPU \"%s\"%s%s%s (`headroom-cli gpus` lists the catalog)",
-                             id, hint ? "; did you mean \"" : "", hint ? hint : "",
-                             hint ? "\"?" : "");
+          if (hint != NULL)
+            hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
+                               _("unknown GPU \"%s\"; did you mean \"%s\"? "
+                                 "(`headroom-cli gpus` lists the catalog)"), id, hint);
+          else
+            hr_json_doc_error (reader->doc, reader->error, HR_ERROR_NOT_FOUND, pointer, FALSE,
+                               _("unknown GPU \"%s\" (`headroom-cli gpus` lists the catalog)"),
+                               id);
           return FALSE;
         }
 
@@ -199,7 +209,8 @@ read_gpu (HrScenario *self,
       return self->gpu != NULL;
     }
 
-  return hr_reader_fail (reader, "gpu", "\"gpu\" must be a catalog id (a string) or a GPU object");
+  return hr_reader_fail (reader, "gpu", _("\"gpu\" must be a catalog id (a string) or a GPU "
+                                          "object"));
 }
 
 static gboolean
@@ -261,7 +272,8 @@ read_replay (HrScenario *self,
       json_array_get_length (json_node_get_array (shape)) > G_N_ELEMENTS (self->replay.obs_shape))
     {
       hr_reader_fail (&reader, "obs_shape",
-                      "\"obs_shape\" must be an array of 1 to %u dimensions, such as [224, 224, 3]",
+                      _("\"obs_shape\" must be an array of 1 to %u dimensions, such as [224, "
+                        "224, 3]"),
                       (guint) G_N_ELEMENTS (self->replay.obs_shape));
       goto out;
     }
@@ -276,7 +288,7 @@ read_replay (HrScenario *self,
           g_autofree char *dim_pointer = hr_json_pointer_append_index (shape_pointer, i);
 
           hr_json_doc_error (reader.doc, reader.error, HR_ERROR_INVALID, dim_pointer, FALSE,
-                             "each dimension of \"obs_shape\" must be a positive integer");
+                             _("each dimension of \"obs_shape\" must be a positive integer"));
           goto out;
         }
       self->replay.obs_shape[i] = json_node_get_int (dim);
@@ -324,13 +336,14 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
 
   apply_defaults (self);
 
-  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "a scenario", error))
+  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), _("a scenario"),
+                       error))
     return NULL;
 
   if (!hr_reader_has (&reader, "headroom_scenario"))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, "", FALSE,
-                         "not a Headroom scenario: the key \"headroom_scenario\": 1 is missing");
+                         _("not a Headroom scenario: the key \"headroom_scenario\": 1 is missing"));
       goto out;
     }
 
@@ -339,9 +352,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   if (version != 1)
     {
       hr_reader_fail (&reader, "headroom_scenario",
-                      "scenario format version %" G_GUINT64_FORMAT " was written by a newer "
-                                                                   "Headroom; this one reads "
-                                                                   "version 1", version);
+                      _("scenario format version %.0f was written by a newer Headroom; this one "
+                        "reads version 1"), (double) version);
       goto out;
     }
 
@@ -435,8 +447,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
     {
       hr_reader_fail (&reader, "weights_dtype",
-                      "\"method\": \"qlora\" keeps the frozen weights in 4 bits, so "
-                      "\"weights_dtype\" must be \"nf4\" or \"int4\", not \"%s\"",
+                      _("\"method\": \"qlora\" keeps the frozen weights in 4 bits, so "
+                        "\"weights_dtype\" must be \"nf4\" or \"int4\", not \"%s\""),
                       hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
       goto out;
     }
@@ -445,8 +457,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       self->optimizer != HR_OPTIMIZER_NONE)
     {
       hr_reader_fail (&reader, "optimizer",
-                      "\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it "
-                      "to \"none\"");
+                      _("\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it "
+                        "to \"none\""));
       goto out;
     }
 
@@ -454,8 +466,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       self->offload == HR_OFFLOAD_OPTIMIZER)
     {
       hr_reader_fail (&reader, "offload",
-                      "\"task\": \"inference\" has no optimizer state to offload; use "
-                      "\"optimizer+params\" to keep the weights in host memory");
+                      _("\"task\": \"inference\" has no optimizer state to offload; use "
+                        "\"optimizer+params\" to keep the weights in host memory"));
       goto out;
     }
 
@@ -504,7 +516,7 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
   if (eq == NULL || eq == assignment)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "%s: expected KEY=VALUE, such as micro_batch=16",
+                   _("%s: expected KEY=VALUE, such as micro_batch=16"),
                    origin);
       return FALSE;
     }
@@ -526,7 +538,7 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
   root = hr_json_doc_get_root (doc);
   if (!JSON_NODE_HOLDS_OBJECT (root))
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: the scenario is not a JSON object",
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: the scenario is not a JSON object"),
                    origin);
       return FALSE;
     }
@@ -538,7 +550,7 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
 
       if (path[i][0] == '\0')
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: empty key name", origin);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: empty key name"), origin);
           return FALSE;
         }
 
@@ -557,7 +569,7 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
 
       if (!JSON_NODE_HOLDS_OBJECT (json_object_get_member (object, path[i])))
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: \"%s\" is not an object", origin,
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: \"%s\" is not an object"), origin,
                        path[i]);
           return FALSE;
         }

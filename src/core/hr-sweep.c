@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-sweep"
 
+#include <glib/gi18n-lib.h>
+
 #include <math.h>
 
 #include "hr-sweep.h"
@@ -104,15 +106,15 @@ hr_fit_gpus (const HrScenario *scenario,
           HrPeak one;
 
           hr_plan_peak (plan, 1, &one);
-          fit->reason = g_strdup_printf ("micro-batch 1 needs %.1f GiB of %.1f GiB usable",
+          fit->reason = g_strdup_printf (_("micro-batch 1 needs %.1f GiB of %.1f GiB usable"),
                                          one.need / GiB, fit->usable / GiB);
         }
       else if (!fit->fits)
-        fit->reason = g_strdup_printf ("micro-batch %u needs %.1f GiB of %.1f GiB usable",
+        fit->reason = g_strdup_printf (_("micro-batch %u needs %.1f GiB of %.1f GiB usable"),
                                        scenario->micro_batch, fit->peak.need / GiB,
                                        fit->usable / GiB);
       else
-        fit->reason = g_strdup_printf ("%.1f GiB to spare",
+        fit->reason = g_strdup_printf (_("%.1f GiB to spare"),
                                        ((double) fit->usable - fit->peak.need) / GiB);
 
       g_ptr_array_add (fits, fit);

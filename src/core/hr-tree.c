@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-tree"
 
+#include <glib/gi18n-lib.h>
+
 #include "hr-sweep.h"
 #include "hr-tree.h"
 
@@ -99,7 +101,7 @@ hr_tree_path_text (const HrTreeNode *root)
         }
 
       if (next == NULL && !hr_tree_node_is_leaf (node))
-        g_string_append (str, " (not answered yet)");
+        g_string_append (str, _(" (not answered yet)"));
       node = next;
     }
 
@@ -138,13 +140,16 @@ card_detail (const CardFit *fit,
   GString *str = g_string_new (NULL);
 
   if (buy && fit->gpu->price_usd >= 0)
-    g_string_append_printf (str, "about $%.0f", fit->gpu->price_usd);
+    g_string_append_printf (str, _("about $%.0f"), fit->gpu->price_usd);
   else if (!buy && fit->gpu->cloud_usd_per_hour >= 0)
-    g_string_append_printf (str, "about $%.2f an hour", fit->gpu->cloud_usd_per_hour);
+    g_string_append_printf (str, _("about $%.2f an hour"), fit->gpu->cloud_usd_per_hour);
   if (fit->max_micro_batch > 0)
     /* a no-break space keeps "·" from starting a wrapped line */
-    g_string_append_printf (str, "%smicro-batch up to %u", str->len > 0 ? "\u00A0· " : "",
-                            fit->max_micro_batch);
+    {
+      if (str->len > 0)
+        g_string_append (str, "\u00A0· ");
+      g_string_append_printf (str, _("micro-batch up to %u"), fit->max_micro_batch);
+    }
 
   return g_string_free (str, FALSE);
 }
@@ -156,14 +161,14 @@ add_buy_or_rent (HrTreeNode    *parent,
                  const CardFit *fit)
 {
   HrTreeNode *often = hr_tree_node_add (parent,
-                                        hr_tree_node_new ("Train daily, for months?", answer));
-  g_autofree char *buy = g_strdup_printf ("Buy %s", fit->gpu->name);
-  g_autofree char *rent = g_strdup_printf ("Rent %s in the cloud", fit->gpu->name);
+                                        hr_tree_node_new (_("Train daily, for months?"), answer));
+  g_autofree char *buy = g_strdup_printf (_("Buy %s"), fit->gpu->name);
+  g_autofree char *rent = g_strdup_printf (_("Rent %s in the cloud"), fit->gpu->name);
   g_autofree char *buy_detail = card_detail (fit, TRUE);
   g_autofree char *rent_detail = card_detail (fit, FALSE);
 
-  hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (buy, "Yes")), buy_detail);
-  hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (rent, "No, now and then")),
+  hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (buy, _("Yes"))), buy_detail);
+  hr_tree_node_set_detail (hr_tree_node_add (often, hr_tree_node_new (rent, _("No, now and then"))),
                            rent_detail);
   return often;
 }
@@ -176,9 +181,9 @@ hr_tree_new_gpu_choice (const HrScenario *scenario,
    * with the fit questions answered by the estimate: a 24 GB card, a 32 GB
    * card, an 80 GB card, then more than one. */
   static const struct { const char *id; const char *question; } tiers[] = {
-    { "rtx-4090", "Fits on one 24 GB card?" },
-    { "rtx-5090", "Fits on one 32 GB card?" },
-    { "h100-sxm", "Fits on one 80 GB card?" },
+    { "rtx-4090", N_("Fits on one 24 GB card?") },
+    { "rtx-5090", N_("Fits on one 32 GB card?") },
+    { "h100-sxm", N_("Fits on one 80 GB card?") },
   };
   HrTreeNode *root = NULL;
   HrTreeNode *question = NULL;
@@ -196,7 +201,7 @@ hr_tree_new_gpu_choice (const HrScenario *scenario,
       if (fit.gpu == NULL)
         continue;
 
-      node = hr_tree_node_new (tiers[i].question, question != NULL ? "No" : NULL);
+      node = hr_tree_node_new (_(tiers[i].question), question != NULL ? _("No") : NULL);
       node->chosen = on_path;
       if (question == NULL)
         root = node;
@@ -205,14 +210,14 @@ hr_tree_new_gpu_choice (const HrScenario *scenario,
 
       if (fit.gpu->tier == HR_GPU_TIER_DATACENTER)
         {
-          g_autofree char *rent = g_strdup_printf ("Rent %s", fit.gpu->name);
+          g_autofree char *rent = g_strdup_printf (_("Rent %s"), fit.gpu->name);
           g_autofree char *detail = card_detail (&fit, FALSE);
 
-          yes = hr_tree_node_add (node, hr_tree_node_new (rent, "Yes"));
+          yes = hr_tree_node_add (node, hr_tree_node_new (rent, _("Yes")));
           hr_tree_node_set_detail (yes, detail);
         }
       else
-        yes = add_buy_or_rent (node, "Yes", &fit);
+        yes = add_buy_or_rent (node, _("Yes"), &fit);
 
       yes->chosen = on_path && fit.fits;
       on_path = on_path && !fit.fits;
@@ -221,15 +226,15 @@ hr_tree_new_gpu_choice (const HrScenario *scenario,
 
   /* A user catalog may leave out every reference card. */
   if (question == NULL)
-    return hr_tree_node_new ("The catalog holds none of the reference cards (RTX 4090, RTX 5090, "
-                             "H100 SXM) to decide with", NULL);
+    return hr_tree_node_new (_("The catalog holds none of the reference cards (RTX 4090, "
+                               "RTX 5090, H100 SXM) to decide with"), NULL);
 
   {
-    HrTreeNode *more = hr_tree_node_new ("Shard over several GPUs, or apply the memory knobs first",
-                                         "No");
+    HrTreeNode *more = hr_tree_node_new (_("Shard over several GPUs, or apply the memory knobs "
+                                           "first"), _("No"));
 
     hr_tree_node_add (question, more);
-    hr_tree_node_set_detail (more, "headroom-cli knobs ranks them");
+    hr_tree_node_set_detail (more, _("headroom-cli knobs ranks them"));
     more->chosen = on_path;
   }
 

@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-types"
 
+#include <glib/gi18n-lib.h>
+
 #include "hr-types.h"
 
 const HrEnumName hr_task_names[] = {
@@ -199,7 +201,9 @@ hr_enum_list_nicks (const HrEnumName *names)
   for (guint i = 0; i < n; i++)
     {
       if (i > 0)
-        g_string_append (str, i + 1 == n ? " or " : ", ");
+        /* Translators: joins the last two of a list of accepted values,
+         * as in "a", "b" or "c". */
+        g_string_append (str, i + 1 == n ? _(" or ") : ", ");
       g_string_append_printf (str, "\"%s\"", names[i].nick);
     }
 
