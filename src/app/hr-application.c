@@ -20,6 +20,7 @@ struct _HrApplication
   AdwApplication  parent_instance;
 
   char           *screenshot;
+  char          **measurements;
   int             screenshot_width;
   int             screenshot_height;
   int             status;
@@ -38,6 +39,7 @@ static const struct {
   { "win.save", { "<Control>s", NULL } },
   { "win.save-as", { "<Control><Shift>s", NULL } },
   { "win.export", { "<Control>e", NULL } },
+  { "win.import-measurements", { "<Control>i", NULL } },
   { "win.export-report", { "<Control><Shift>e", NULL } },
   { "win.search-models", { "<Control>f", NULL } },
   { "win.toggle-sidebar", { "F9", NULL } },
@@ -78,10 +80,36 @@ screenshot_tick (GtkWidget     *widget,
   return G_SOURCE_REMOVE;
 }
 
+/* --measurements: read at once, so that a screenshot shows them. */
+static gboolean
+add_measurements (HrApplication *self,
+                  HrWindow      *window)
+{
+  for (guint i = 0; self->measurements != NULL && self->measurements[i] != NULL; i++)
+    {
+      g_autoptr(GFile) file = g_file_new_for_commandline_arg (self->measurements[i]);
+      g_autoptr(GError) error = NULL;
+
+      if (!hr_window_add_measurement_file (window, file, &error))
+        {
+          g_printerr ("headroom: %s\n", error->message);
+          self->status = 2;
+          return FALSE;
+        }
+    }
+  g_clear_pointer (&self->measurements, g_strfreev);
+  return TRUE;
+}
+
 static void
 present (HrApplication *self,
          HrWindow      *window)
 {
+  if (!add_measurements (self, window) && self->screenshot != NULL)
+    {
+      g_application_quit (G_APPLICATION (self));
+      return;
+    }
   if (self->screenshot != NULL)
     {
       if (self->screenshot_width > 0 && self->screenshot_height > 0)
@@ -148,7 +176,11 @@ hr_application_open (GApplication  *app,
             }
         }
       else
-        hr_window_open_file (window, files[0]);
+        {
+          /* A scenario opens; a CSV or a memory_stats() dump is imported. */
+          for (int i = 0; i < n_files; i++)
+            hr_window_open_any (window, files[i]);
+        }
     }
   present (self, window);
 }
@@ -171,6 +203,7 @@ hr_application_handle_local_options (GApplication *app,
        * Headroom that is already open. */
       g_application_set_flags (app, g_application_get_flags (app) | G_APPLICATION_NON_UNIQUE);
     }
+  g_variant_dict_lookup (options, "measurements", "^aay", &self->measurements);
   if (g_variant_dict_lookup (options, "screenshot-size", "&s", &size))
     {
       if (sscanf (size, "%dx%d", &self->screenshot_width, &self->screenshot_height) != 2
@@ -290,6 +323,7 @@ hr_application_finalize (GObject *object)
   HrApplication *self = HR_APPLICATION (object);
 
   g_free (self->screenshot);
+  g_strfreev (self->measurements);
   G_OBJECT_CLASS (hr_application_parent_class)->finalize (object);
 }
 
@@ -314,6 +348,8 @@ hr_application_init (HrApplication *self)
       N_("Draw the window once into a PNG file and quit"), N_("FILE") },
     { "screenshot-size", 0, 0, G_OPTION_ARG_STRING, NULL,
       N_("Window size for --screenshot, such as 1280x800"), N_("WIDTHxHEIGHT") },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, NULL,
+      N_("Import a measurement file (repeatable)"), N_("FILE") },
     { "version", 0, 0, G_OPTION_ARG_NONE, NULL, N_("Print the version and quit"), NULL },
     { NULL }
   };

@@ -34,6 +34,9 @@ struct _HrWindow
   GHashTable           *model_rows;    /* id → GtkListBoxRow */
   GHashTable           *gpu_checks;    /* id → GtkCheckButton */
   GPtrArray            *verdicts;      /* char * */
+  GPtrArray            *measurements;  /* MeasureSet */
+  HrCalibration        *calibration;   /* applied to every GPU; NULL when off */
+  GCancellable         *cancellable;
 
   /* Template */
   AdwToastOverlay      *toast_overlay;
@@ -88,7 +91,26 @@ struct _HrWindow
   GtkListBox           *host_list;
   AdwPreferencesGroup  *host_group;
   GtkListBox           *notes_list;
+  GtkListBox           *measure_list;
+  AdwActionRow         *calibrate_row;
+  GtkSwitch            *calibrate_switch;
 };
+
+/* One imported measurement file. */
+typedef struct {
+  HrMeasurement *measurement;
+  char          *path;
+} MeasureSet;
+
+static void
+measure_set_free (gpointer data)
+{
+  MeasureSet *set = data;
+
+  hr_measurement_free (set->measurement);
+  g_free (set->path);
+  g_free (set);
+}
 
 G_DEFINE_FINAL_TYPE (HrWindow, hr_window, ADW_TYPE_APPLICATION_WINDOW)
 
@@ -625,10 +647,26 @@ refresh_verdicts (HrWindow  *self,
   fits = hr_fit_gpus (self->scenario, gpus);
   for (guint i = 0; i < fits->len; i++)
     {
-      const HrGpuFit *fit = g_ptr_array_index (fits, i);
+      HrGpuFit *fit = g_ptr_array_index (fits, i);
       g_autofree char *text = NULL;
       GtkWidget *row;
       GtkWidget *icon;
+
+      /* With a calibration, the measured model decides on every card. */
+      if (self->calibration != NULL)
+        {
+          g_autoptr(HrScenario) s = hr_scenario_copy (self->scenario);
+          g_autoptr(HrPlan) plan = NULL;
+
+          g_clear_pointer (&s->gpu, hr_gpu_free);
+          s->gpu = hr_gpu_copy (g_ptr_array_index (gpus, i));
+          plan = hr_plan_new (s);
+          hr_calibration_peak (self->calibration, plan, s->micro_batch, &fit->peak);
+          fit->fits = fit->peak.need <= fit->usable;
+          fit->max_micro_batch = hr_calibration_max_micro_batch (self->calibration, plan,
+                                                                 fit->usable,
+                                                                 &fit->max_is_lower_bound);
+        }
 
       if (fit->fits)
         {
@@ -668,6 +706,47 @@ refresh_verdicts (HrWindow  *self,
     }
 }
 
+/* The calibrated model for the curve: each sample, and the largest
+ * micro-batch on each card. */
+static void
+calibrate_curve (HrWindow         *self,
+                 HrCurveChartData *curve,
+                 GPtrArray        *gpus)
+{
+  g_autoptr(HrPlan) plan = hr_plan_new (self->scenario);
+
+  for (guint i = 0; i < curve->samples->len; i++)
+    {
+      HrCurveSample *sample = &g_array_index (curve->samples, HrCurveSample, i);
+      HrPeak peak;
+
+      hr_calibration_peak (self->calibration, plan, (guint) sample->batch, &peak);
+      sample->bytes = peak.need;
+      sample->low = peak.need_low;
+      sample->high = peak.need_high;
+    }
+  for (guint i = 0; i < curve->gpus->len && i < gpus->len; i++)
+    {
+      HrCurveGpu *line = g_ptr_array_index (curve->gpus, i);
+      g_autoptr(HrScenario) s = hr_scenario_copy (self->scenario);
+      g_autoptr(HrPlan) gpu_plan = NULL;
+
+      g_clear_pointer (&s->gpu, hr_gpu_free);
+      s->gpu = hr_gpu_copy (g_ptr_array_index (gpus, i));
+      gpu_plan = hr_plan_new (s);
+      line->max_micro_batch = hr_calibration_max_micro_batch (self->calibration, gpu_plan,
+                                                              (guint64) line->usable,
+                                                              &line->max_is_lower_bound);
+    }
+  {
+    char *subtitle = g_strdup_printf (_("%s · calibrated by measurement"),
+                                      curve->subtitle != NULL ? curve->subtitle : "");
+
+    g_free (curve->subtitle);
+    curve->subtitle = subtitle;
+  }
+}
+
 static void
 refresh_charts (HrWindow  *self,
                 GPtrArray *gpus)
@@ -696,6 +775,12 @@ refresh_charts (HrWindow  *self,
           g_clear_pointer (&s->gpu, hr_gpu_free);
           s->gpu = hr_gpu_copy (gpu);
           est = hr_estimate_new (s);
+          if (self->calibration != NULL)
+            {
+              g_autoptr(HrPlan) plan = hr_plan_new (s);
+
+              hr_calibration_apply_estimate (self->calibration, plan, est);
+            }
           hr_bucket_chart_data_add_estimate (buckets, gpu->name, est);
         }
     }
@@ -706,7 +791,22 @@ refresh_charts (HrWindow  *self,
   if (curve_gpus->len == 0)
     hr_curve_chart_add_reference_gpus (curve_gpus, self->catalog);
   hr_curve_chart_batch_range (self->scenario, curve_gpus, &upper, &log2_x);
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const MeasureSet *set = g_ptr_array_index (self->measurements, i);
+
+      upper = hr_curve_chart_measurement_batch_range (set->measurement, upper);
+    }
   curve = hr_curve_chart_data_new_for_scenario (self->scenario, curve_gpus, 1, upper, log2_x);
+  if (self->calibration != NULL)
+    calibrate_curve (self, curve, curve_gpus);
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const MeasureSet *set = g_ptr_array_index (self->measurements, i);
+
+      hr_curve_chart_data_add_measurement (curve, set->measurement,
+                                           self->scenario->micro_batch);
+    }
   hr_chart_view_set_curve (self->curve_view, curve);
 }
 
@@ -850,6 +950,209 @@ refresh_title (HrWindow *self)
   adw_window_title_set_subtitle (self->window_title, subtitle);
 }
 
+/* The first imported sweep: what a calibration is made from. */
+static const HrMeasureSeries *
+first_sweep (HrWindow *self)
+{
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const MeasureSet *set = g_ptr_array_index (self->measurements, i);
+      const HrMeasureSeries *sweep = hr_measurement_get_sweep (set->measurement);
+
+      if (sweep != NULL)
+        return sweep;
+    }
+  return NULL;
+}
+
+static void
+update_calibration (HrWindow *self)
+{
+  const HrMeasureSeries *sweep = first_sweep (self);
+  g_autoptr(HrPlan) plan = NULL;
+  g_autoptr(HrCalibration) calibration = NULL;
+  g_autoptr(GError) error = NULL;
+
+  g_clear_pointer (&self->calibration, hr_calibration_free);
+  if (sweep == NULL)
+    {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row), FALSE);
+      adw_action_row_set_subtitle (self->calibrate_row,
+                                   _("Needs a measurement at two or more micro-batches"));
+      return;
+    }
+
+  plan = hr_plan_new (self->scenario);
+  calibration = hr_calibration_new (plan, sweep, &error);
+  if (calibration == NULL)
+    {
+      gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row), FALSE);
+      adw_action_row_set_subtitle (self->calibrate_row, error->message);
+      return;
+    }
+
+  gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row), TRUE);
+  {
+    g_autofree char *shift = fmt_bytes (self, fabs (calibration->overhead_shift));
+    g_autofree char *band = fmt_bytes (self, calibration->band_bytes);
+    g_autofree char *subtitle = NULL;
+
+    /* TRANSLATORS: "Activations ×1.12, overhead +0.40 GiB, then ±0.31 GiB:
+     * applies to every GPU" */
+    subtitle = g_strdup_printf (_("Activations ×%.2f, overhead %s%s, then ±%s: applies to "
+                                  "every GPU compared"),
+                                calibration->activation_scale,
+                                calibration->overhead_shift < 0 ? "−" : "+", shift, band);
+    adw_action_row_set_subtitle (self->calibrate_row, subtitle);
+  }
+  if (gtk_switch_get_active (self->calibrate_switch))
+    self->calibration = g_steal_pointer (&calibration);
+}
+
+static void
+on_remove_measurement (GtkButton *button,
+                       HrWindow  *self)
+{
+  MeasureSet *set = g_object_get_data (G_OBJECT (button), "hr-set");
+
+  g_ptr_array_remove (self->measurements, set);
+  refresh (self);
+}
+
+static char *
+measure_set_summary (HrWindow   *self,
+                     MeasureSet *set,
+                     HrFit     **fit_out)
+{
+  const HrMeasureSeries *sweep = hr_measurement_get_sweep (set->measurement);
+  g_autoptr(HrFit) fit = NULL;
+  g_autoptr(HrPlan) plan = NULL;
+  g_autoptr(HrCalibration) calibration = NULL;
+  GString *text = g_string_new (NULL);
+
+  if (sweep == NULL)
+    {
+      /* A log over time: its peak. */
+      for (guint i = 0; i < set->measurement->series->len; i++)
+        {
+          const HrMeasureSeries *series = g_ptr_array_index (set->measurement->series, i);
+          g_autofree char *peak = fmt_bytes (self, series->peak);
+
+          g_string_append_printf (text, "%s%s: peak %s", i > 0 ? " · " : "", series->name, peak);
+        }
+      return g_string_free (text, FALSE);
+    }
+
+  fit = hr_fit_series (sweep, NULL);
+  if (fit != NULL)
+    {
+      g_autofree char *floor_text = fmt_bytes (self, fit->floor);
+      g_autofree char *slope = fmt_bytes (self, fit->per_sample);
+
+      g_string_append_printf (text, _("Fit %s + %s per sample, R² %.3f"), floor_text, slope,
+                              fit->r2);
+    }
+  plan = hr_plan_new (self->scenario);
+  calibration = hr_calibration_new (plan, sweep, NULL);
+  if (calibration != NULL)
+    g_string_append_printf (text, _(" · the estimate was off by %.0f%% on average, %.0f%% at "
+                                    "most"),
+                            100 * calibration->mean_relative_error,
+                            100 * calibration->max_relative_error);
+  if (sweep->oom_batch > 0)
+    g_string_append_printf (text, _(" · out of memory at micro-batch %u"), sweep->oom_batch);
+  if (fit_out != NULL)
+    *fit_out = g_steal_pointer (&fit);
+  return g_string_free (text, FALSE);
+}
+
+static void
+refresh_measurements (HrWindow *self)
+{
+  GtkWidget *child = gtk_widget_get_next_sibling (GTK_WIDGET (self->calibrate_row));
+
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_list_box_remove (self->measure_list, child);
+      child = next;
+    }
+
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      MeasureSet *set = g_ptr_array_index (self->measurements, i);
+      const HrMeasureSeries *sweep = hr_measurement_get_sweep (set->measurement);
+      g_autoptr(HrFit) fit = NULL;
+      g_autofree char *summary = measure_set_summary (self, set, &fit);
+      g_autofree char *name = g_path_get_basename (set->path);
+      g_autoptr(HrPlan) plan = hr_plan_new (self->scenario);
+      GtkWidget *row = adw_expander_row_new ();
+      GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
+
+      adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), summary);
+      gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+      gtk_widget_add_css_class (remove, "flat");
+      gtk_widget_set_tooltip_text (remove, _("Remove this measurement"));
+      gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                      _("Remove this measurement"), -1);
+      g_object_set_data (G_OBJECT (remove), "hr-set", set);
+      g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_measurement), self);
+      adw_expander_row_add_action (ADW_EXPANDER_ROW (row), remove);
+
+      /* The points, with the fit's residual and the estimate beside each. */
+      for (guint s = 0; s < set->measurement->series->len; s++)
+        {
+          const HrMeasureSeries *series = g_ptr_array_index (set->measurement->series, s);
+
+          if (series != sweep)
+            continue;
+          for (guint j = 0; j < series->points->len; j++)
+            {
+              const HrMeasurePoint *p = &g_array_index (series->points, HrMeasurePoint, j);
+              g_autofree char *measured = fmt_bytes (self, p->bytes);
+              g_autofree char *title = NULL;
+              g_autofree char *detail = NULL;
+              GString *sub = g_string_new (NULL);
+              HrPeak peak;
+              double predicted;
+
+              if (isnan (p->batch) || p->batch < 1)
+                continue;
+              hr_plan_peak (plan, (guint) p->batch, &peak);
+              predicted = series->metric == HR_METRIC_ALLOCATED ? peak.allocated
+                          : series->metric == HR_METRIC_RESERVED ? peak.reserved
+                          : peak.device_used;
+              title = g_strdup_printf (_("Micro-batch %.0f: %s measured"), p->batch, measured);
+              if (fit != NULL && j < fit->residuals->len
+                  && !isnan (g_array_index (fit->residuals, double, j)))
+                {
+                  double r = g_array_index (fit->residuals, double, j);
+                  g_autofree char *res = fmt_bytes (self, fabs (r));
+
+                  g_string_append_printf (sub, _("fit residual %s%s"), r < 0 ? "−" : "+", res);
+                }
+              {
+                g_autofree char *est = fmt_bytes (self, predicted);
+
+                g_string_append_printf (sub, _("%sestimate %s (%+.0f%%)"),
+                                        sub->len > 0 ? " · " : "", est,
+                                        100.0 * (predicted - p->bytes) / p->bytes);
+              }
+              detail = g_string_free (sub, FALSE);
+              adw_expander_row_add_row (ADW_EXPANDER_ROW (row), text_row (title, detail, NULL));
+            }
+        }
+      for (guint n = 0; n < set->measurement->notes->len; n++)
+        adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
+                                  text_row (g_ptr_array_index (set->measurement->notes, n), NULL,
+                                            NULL));
+      gtk_list_box_append (self->measure_list, row);
+    }
+}
+
 static void
 refresh (HrWindow *self)
 {
@@ -864,8 +1167,24 @@ refresh (HrWindow *self)
   g_autofree char *headline = NULL;
   g_autofree char *detail = NULL;
 
-  headline = g_strdup_printf (self->scenario->gpus > 1 ? _("%s peak per GPU") : _("%s peak"),
-                              peak);
+  update_calibration (self);
+  if (self->calibration != NULL)
+    {
+      g_autoptr(HrPlan) plan = hr_plan_new (self->scenario);
+
+      hr_calibration_apply_estimate (self->calibration, plan, est);
+      g_free (peak);
+      g_free (range);
+      peak = fmt_bytes (self, (double) est->total);
+      range = hr_format_bytes_range (est->low, est->high, display_unit (self));
+    }
+
+  if (self->calibration != NULL)
+    headline = g_strdup_printf (self->scenario->gpus > 1 ? _("%s peak per GPU, calibrated")
+                                                         : _("%s peak, calibrated"), peak);
+  else
+    headline = g_strdup_printf (self->scenario->gpus > 1 ? _("%s peak per GPU") : _("%s peak"),
+                                peak);
   detail = g_strdup_printf (_("Likely range %s · allocated %s · reserved %s · "
                               "%s parameters, %s trained"),
                             range, alloc, reserved, params, trainable);
@@ -877,6 +1196,7 @@ refresh (HrWindow *self)
   refresh_knobs (self);
   refresh_host (self, est);
   refresh_notes (self, est);
+  refresh_measurements (self);
   refresh_pickers (self);
   refresh_title (self);
 }
@@ -1417,9 +1737,333 @@ on_drop (GtkDropTarget *target,
   files = gdk_file_list_get_files (g_value_get_boxed (value));
   if (files == NULL)
     return FALSE;
-  hr_window_open_file (self, files->data);
+  for (GSList *l = files; l != NULL; l = l->next)
+    hr_window_open_any (self, l->data);
   g_slist_free (files);
   return TRUE;
+}
+
+/* ------------------------------------------------------------------ */
+/* Measurements                                                         */
+
+static void
+add_measurement (HrWindow      *self,
+                 HrMeasurement *measurement,
+                 const char    *path)
+{
+  MeasureSet *set = g_new0 (MeasureSet, 1);
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *message = g_strdup_printf (_("Imported “%s”"), name);
+
+  set->measurement = measurement;
+  set->path = g_strdup (path);
+  g_ptr_array_add (self->measurements, set);
+  refresh (self);
+  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+}
+
+gboolean
+hr_window_add_measurement_file (HrWindow *self,
+                                GFile    *file,
+                                GError  **error)
+{
+  g_autofree char *path = g_file_get_path (file);
+  HrMeasureOptions options = { 0 };
+  HrMeasurement *measurement;
+
+  if (path == NULL)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("Only local files can be imported"));
+      return FALSE;
+    }
+  measurement = hr_measurement_load_file (path, &options, error);
+  if (measurement == NULL)
+    return FALSE;
+  add_measurement (self, measurement, path);
+  return TRUE;
+}
+
+guint
+hr_window_get_n_measurements (HrWindow *self)
+{
+  return self->measurements->len;
+}
+
+void
+hr_window_remove_measurement (HrWindow *self,
+                              guint     index)
+{
+  g_return_if_fail (index < self->measurements->len);
+  g_ptr_array_remove_index (self->measurements, index);
+  refresh (self);
+}
+
+void
+hr_window_set_use_calibration (HrWindow *self,
+                               gboolean  use)
+{
+  gtk_switch_set_active (self->calibrate_switch, use);
+}
+
+gboolean
+hr_window_get_calibrated (HrWindow *self)
+{
+  return self->calibration != NULL;
+}
+
+typedef struct {
+  HrWindow *self;
+  char     *path;
+} ImportJob;
+
+static void
+import_finished (GObject      *source,
+                 GAsyncResult *result,
+                 gpointer      user_data)
+{
+  ImportJob *job = user_data;
+  g_autoptr(GError) error = NULL;
+  HrMeasurement *measurement = hr_measurement_load_file_finish (result, &error);
+
+  if (measurement != NULL)
+    add_measurement (job->self, measurement, job->path);
+  else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
+    {
+      g_autofree char *name = g_path_get_basename (job->path);
+      g_autofree char *heading = g_strdup_printf (_("Could not import “%s”"), name);
+
+      show_error (job->self, heading, error->message);
+    }
+  g_object_unref (job->self);
+  g_free (job->path);
+  g_free (job);
+}
+
+/* In a worker thread: a log of millions of rows never blocks the window. */
+static void
+import_measurement (HrWindow *self,
+                    GFile    *file)
+{
+  g_autofree char *path = g_file_get_path (file);
+  HrMeasureOptions options = { 0 };
+  ImportJob *job;
+
+  if (path == NULL)
+    {
+      show_error (self, _("Could not import"), _("Only local files can be imported"));
+      return;
+    }
+  job = g_new0 (ImportJob, 1);
+  job->self = g_object_ref (self);
+  job->path = g_strdup (path);
+  hr_measurement_load_file_async (path, &options, self->cancellable, import_finished, job);
+}
+
+void
+hr_window_import_measurement (HrWindow *self,
+                              GFile    *file)
+{
+  import_measurement (self, file);
+}
+
+/* A dropped or opened file is a scenario when it says so in its first
+ * kilobytes; anything else goes to the measurement importers. */
+static gboolean
+looks_like_scenario (GFile *file)
+{
+  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
+  char buffer[4096];
+  gssize n;
+
+  if (stream == NULL)
+    return TRUE;   /* the scenario reader gives the clearer message */
+  n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, sizeof buffer - 1, NULL, NULL);
+  if (n <= 0)
+    return TRUE;
+  buffer[n] = '\0';
+  return g_strstr_len (buffer, n, "\"headroom_scenario\"") != NULL;
+}
+
+void
+hr_window_open_any (HrWindow *self,
+                    GFile    *file)
+{
+  if (looks_like_scenario (file))
+    hr_window_open_file (self, file);
+  else
+    import_measurement (self, file);
+}
+
+static void
+on_calibrate_changed (GtkSwitch  *sw,
+                      GParamSpec *pspec,
+                      HrWindow   *self)
+{
+  refresh (self);
+}
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+static void
+import_chosen (GObject      *source,
+               GAsyncResult *result,
+               gpointer      user_data)
+{
+  g_autoptr(HrWindow) self = user_data;
+  g_autoptr(GFile) file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (source), result, NULL);
+
+  if (file != NULL)
+    import_measurement (self, file);
+}
+#else
+static void
+import_response (GtkNativeDialog *dialog,
+                 int              response,
+                 HrWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+
+      import_measurement (self, file);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+import_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  HrWindow *self = HR_WINDOW (widget);
+#if GTK_CHECK_VERSION (4, 10, 0)
+  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
+
+  gtk_file_dialog_set_title (dialog, _("Import Measurements"));
+  gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, import_chosen, g_object_ref (self));
+#else
+  GtkFileChooserNative *dialog;
+
+  dialog = gtk_file_chooser_native_new (_("Import Measurements"), GTK_WINDOW (self),
+                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"),
+                                        _("_Cancel"));
+  g_signal_connect (dialog, "response", G_CALLBACK (import_response), self);
+  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
+#endif
+}
+
+static gboolean
+save_probe_script (GFile   *file,
+                   GError **error)
+{
+  g_autoptr(GBytes) bytes = g_resources_lookup_data ("/io/github/vramlab/Headroom/probe/"
+                                                     "headroom_probe_torch.py", 0, error);
+
+  if (bytes == NULL)
+    return FALSE;
+  /* g_file_replace_contents writes beside and renames: atomic. */
+  return g_file_replace_contents (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                  NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, error);
+}
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+static void
+probe_save_finished (GObject      *source,
+                     GAsyncResult *result,
+                     gpointer      user_data)
+{
+  g_autoptr(HrWindow) self = user_data;
+  g_autoptr(GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
+  g_autoptr(GError) error = NULL;
+
+  if (file == NULL)
+    return;
+  if (!save_probe_script (file, &error))
+    show_error (self, _("Could not save the script"), error->message);
+  else
+    hr_window_show_toast_for_file (self, _("Probe script saved"), file);
+}
+#else
+static void
+probe_save_response (GtkNativeDialog *dialog,
+                     int              response,
+                     HrWindow        *self)
+{
+  if (response == GTK_RESPONSE_ACCEPT)
+    {
+      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
+      g_autoptr(GError) error = NULL;
+
+      if (!save_probe_script (file, &error))
+        show_error (self, _("Could not save the script"), error->message);
+      else
+        hr_window_show_toast_for_file (self, _("Probe script saved"), file);
+    }
+  g_object_unref (dialog);
+}
+#endif
+
+static void
+on_probe_response (AdwMessageDialog *dialog,
+                   const char       *response,
+                   HrWindow         *self)
+{
+  if (!g_str_equal (response, "save"))
+    return;
+#if GTK_CHECK_VERSION (4, 10, 0)
+  {
+    g_autoptr(GtkFileDialog) chooser = gtk_file_dialog_new ();
+
+    gtk_file_dialog_set_initial_name (chooser, "headroom_probe_torch.py");
+    gtk_file_dialog_save (chooser, GTK_WINDOW (self), NULL, probe_save_finished,
+                          g_object_ref (self));
+  }
+#else
+  {
+    GtkFileChooserNative *chooser;
+
+    chooser = gtk_file_chooser_native_new (_("Save the Probe Script"), GTK_WINDOW (self),
+                                           GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
+                                           _("_Cancel"));
+    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "headroom_probe_torch.py");
+    g_signal_connect (chooser, "response", G_CALLBACK (probe_save_response), self);
+    gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
+  }
+#endif
+}
+
+static void
+probe_help_action (GtkWidget  *widget,
+                   const char *action_name,
+                   GVariant   *parameter)
+{
+  HrWindow *self = HR_WINDOW (widget);
+  GtkWidget *dialog;
+
+  dialog = adw_message_dialog_new (GTK_WINDOW (self), _("Measure on Your GPU"),
+                                   _("Headroom's probe script runs a few real training steps "
+                                     "of your model at each micro-batch, records PyTorch's "
+                                     "peak allocated and reserved memory and what the device "
+                                     "shows, stops cleanly at the first out-of-memory, and "
+                                     "writes a CSV that Headroom reads.\n\n"
+                                     "Save the script, write a small Python file with build(), "
+                                     "make_batch() and optionally loss() for your model, and "
+                                     "run:\n\n"
+                                     "python3 headroom_probe_torch.py --module my_model.py "
+                                     "--batches 1,2,4,8,16 -o run.csv\n\n"
+                                     "Then drop run.csv on this window. --demo probes a small "
+                                     "built-in transformer; a JAX version is installed beside "
+                                     "it."));
+  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
+                                    "close", _("_Close"),
+                                    "save", _("_Save Script…"),
+                                    NULL);
+  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save",
+                                              ADW_RESPONSE_SUGGESTED);
+  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
+  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "close");
+  g_signal_connect (dialog, "response", G_CALLBACK (on_probe_response), self);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 /* ------------------------------------------------------------------ */
@@ -1686,6 +2330,9 @@ hr_window_dispose (GObject *object)
       g_settings_set_boolean (self->settings, "window-maximized",
                               gtk_window_is_maximized (GTK_WINDOW (self)));
     }
+  if (self->cancellable != NULL)
+    g_cancellable_cancel (self->cancellable);
+  g_clear_object (&self->cancellable);
   gtk_widget_dispose_template (GTK_WIDGET (self), HR_TYPE_WINDOW);
   G_OBJECT_CLASS (hr_window_parent_class)->dispose (object);
 }
@@ -1698,6 +2345,8 @@ hr_window_finalize (GObject *object)
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
   g_clear_pointer (&self->verdicts, g_ptr_array_unref);
+  g_clear_pointer (&self->measurements, g_ptr_array_unref);
+  g_clear_pointer (&self->calibration, hr_calibration_free);
   g_clear_pointer (&self->model_rows, g_hash_table_unref);
   g_clear_pointer (&self->gpu_checks, g_hash_table_unref);
   g_clear_object (&self->file);
@@ -1772,6 +2421,9 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (host_list);
   BIND (host_group);
   BIND (notes_list);
+  BIND (measure_list);
+  BIND (calibrate_row);
+  BIND (calibrate_switch);
 #undef BIND
 
   gtk_widget_class_install_action (widget_class, "win.open", NULL, open_action);
@@ -1785,6 +2437,9 @@ hr_window_class_init (HrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.search-models", NULL,
                                    search_models_action);
   gtk_widget_class_install_action (widget_class, "win.open-uri", "s", open_uri_activated);
+  gtk_widget_class_install_action (widget_class, "win.import-measurements", NULL,
+                                   import_action);
+  gtk_widget_class_install_action (widget_class, "win.probe-help", NULL, probe_help_action);
 }
 
 static void
@@ -1808,6 +2463,8 @@ hr_window_init (HrWindow *self)
   self->settings = g_settings_new (SCHEMA_ID);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
   self->verdicts = g_ptr_array_new_with_free_func (g_free);
+  self->measurements = g_ptr_array_new_with_free_func (measure_set_free);
+  self->cancellable = g_cancellable_new ();
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
@@ -1838,6 +2495,8 @@ hr_window_init (HrWindow *self)
     g_signal_connect (spins[i], "value-changed", G_CALLBACK (on_spin_changed), self);
   g_signal_connect (self->preallocate_switch, "notify::active",
                     G_CALLBACK (on_preallocate_changed), self);
+  g_signal_connect (self->calibrate_switch, "notify::active",
+                    G_CALLBACK (on_calibrate_changed), self);
 
   gtk_list_box_set_filter_func (self->model_list, row_matches, self->model_search, NULL);
   gtk_list_box_set_header_func (self->model_list, header_func, NULL, NULL);

@@ -66,6 +66,22 @@ gboolean          hr_window_export           (HrWindow       *self,
 void              hr_window_show_toast_for_file (HrWindow    *self,
                                                  const char  *message,
                                                  GFile       *file);
+/* Measurements: a file read at once (for the command line and tests), or
+ * in a worker thread with errors in a dialog (for the user's clicks). */
+gboolean          hr_window_add_measurement_file (HrWindow   *self,
+                                                  GFile      *file,
+                                                  GError    **error);
+void              hr_window_import_measurement (HrWindow     *self,
+                                                GFile        *file);
+guint             hr_window_get_n_measurements (HrWindow     *self);
+void              hr_window_remove_measurement (HrWindow     *self,
+                                                guint         index);
+void              hr_window_set_use_calibration (HrWindow    *self,
+                                                 gboolean     use);
+gboolean          hr_window_get_calibrated   (HrWindow       *self);
+/* A scenario opens, anything else is imported as a measurement. */
+void              hr_window_open_any         (HrWindow       *self,
+                                              GFile          *file);
 gboolean          hr_window_screenshot       (HrWindow       *self,
                                               const char     *path,
                                               GError        **error);

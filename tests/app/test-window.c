@@ -320,6 +320,68 @@ test_hover_and_dark (void)
 }
 
 static void
+test_measurements (void)
+{
+  HrWindow *window = new_window ();
+  const char *dir = g_getenv ("HEADROOM_MEASURE_DIR");
+  g_autofree char *probe = g_build_filename (dir, "probe-torch.csv", NULL);
+  g_autofree char *log = g_build_filename (dir, "nvidia-smi.csv", NULL);
+  g_autoptr(GFile) probe_file = g_file_new_for_path (probe);
+  g_autoptr(GFile) log_file = g_file_new_for_path (log);
+  g_autofree char *bad = tmp_path ("bad.csv");
+  g_autoptr(GFile) bad_file = g_file_new_for_path (bad);
+  g_autoptr(GError) error = NULL;
+  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  HrCurveChartData *data;
+  g_auto(GStrv) before = NULL;
+  g_auto(GStrv) after = NULL;
+  gint64 deadline;
+
+  g_assert_true (hr_window_select_model (window, "smolvla"));
+  before = hr_window_dup_verdicts (window);
+
+  /* A probe sweep: its points and its fitted line go on the curve. */
+  g_assert_true (hr_window_add_measurement_file (window, probe_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+  data = hr_chart_view_get_data (curve);
+  g_assert_cmpuint (data->measured->len, >=, 6);
+  g_assert_true (data->has_fit_line);
+  g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "easured"));
+
+  /* Calibrated, every card's verdict follows the measurement. */
+  g_assert_false (hr_window_get_calibrated (window));
+  hr_window_set_use_calibration (window, TRUE);
+  g_assert_true (hr_window_get_calibrated (window));
+  after = hr_window_dup_verdicts (window);
+  g_assert_cmpuint (g_strv_length (after), ==, g_strv_length (before));
+  g_assert_cmpstr (after[0], !=, before[0]);
+
+  /* A log over time, dropped as the user drops it: read in a thread. */
+  hr_window_open_any (window, log_file);
+  deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
+  while (hr_window_get_n_measurements (window) < 2 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, TRUE);
+  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+
+  /* A broken file names its line and column and changes nothing. */
+  g_assert_true (g_file_set_contents (bad, "micro_batch,max_memory_allocated\n1,1000\n2,lots\n",
+                                      -1, NULL));
+  g_assert_false (hr_window_add_measurement_file (window, bad_file, &error));
+  g_assert_nonnull (error);
+  g_assert_nonnull (strstr (error->message, "bad.csv:3:"));
+  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+
+  hr_window_remove_measurement (window, 0);
+  hr_window_remove_measurement (window, 0);
+  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+  g_assert_false (hr_window_get_calibrated (window));
+  data = hr_chart_view_get_data (curve);
+  g_assert_cmpuint (data->measured->len, ==, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
 test_screenshot (void)
 {
   HrWindow *window = new_window ();
@@ -361,6 +423,7 @@ main (int   argc,
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
+  g_test_add_func ("/window/measurements", test_measurements);
   g_test_add_func ("/window/screenshot", test_screenshot);
   status = g_test_run ();
 
