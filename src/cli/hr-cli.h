@@ -26,6 +26,7 @@ int   hr_cli_models    (int argc, char **argv);
 int   hr_cli_gpus      (int argc, char **argv);
 int   hr_cli_export    (int argc, char **argv);
 int   hr_cli_report    (int argc, char **argv);
+int   hr_cli_import_model (int argc, char **argv);
 
 /* Parses the command's options; prints the message and returns FALSE on a
  * usage error. */

@@ -28,6 +28,8 @@ static const struct {
   { "report", hr_cli_report, "a multi-page PDF report" },
   { "models", hr_cli_models, "the model catalog" },
   { "gpus", hr_cli_gpus, "the GPU catalog" },
+  { "import-model", hr_cli_import_model,
+   "a model from a config.json, safetensors or GGUF header, or a model folder" },
 };
 
 static void
