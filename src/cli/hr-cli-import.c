@@ -44,7 +44,7 @@ print_human (const HrImport *import)
             printf ("%-34.34s %'16" G_GUINT64_FORMAT " %10.2f %12s\n", d->dtype, d->params,
                     d->bits_per_weight, size);
           else
-            printf ("%-34.34s %16s %10s %12s\n", d->dtype, "–", "–", size);
+            printf ("%-34.34s %18s %12s %12s\n", d->dtype, "–", "–", size);  /* 3-byte dash */
         }
       printf ("%-34s %16s %10s %12s\n", "weights in the files", "", "", total);
       if (import->quantization != NULL)

@@ -206,6 +206,14 @@ take_weights (HrImport *import,
 
   for (guint i = 0; i < weights->read->len; i++)
     g_ptr_array_add (import->read, g_strdup (g_ptr_array_index (weights->read, i)));
+  for (guint i = 0; i < weights->notes->len; i++)
+    {
+      const char *note = g_ptr_array_index (weights->notes, i);
+
+      /* The weights-only advice does not apply once the config is read. */
+      if (!g_str_has_prefix (note, "no config.json"))
+        g_ptr_array_add (import->notes, g_strdup (note));
+    }
   for (guint i = 0; i < weights->dtypes->len; i++)
     {
       HrImportDtype *d = g_ptr_array_index (weights->dtypes, i);
