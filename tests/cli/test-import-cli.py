@@ -139,6 +139,9 @@ with tempfile.TemporaryDirectory() as tmp:
     ids = {e["id"]: e for e in json.loads(p.stdout)["entries"]}
     check("my-qwen" in ids and ids["my-qwen"]["params"] == 494032768, "models lists the imported model")
     check(ids["llama-2-7b"]["params"] == 494032768, "the user's entry overrides the built-in one")
+    t = run("models", env=env).stdout
+    check("Custom, from " in t and "my-qwen" in t and "llama-2-7b (overrides the built-in entry)" in t,
+          "the models table marks custom entries")
     scen = os.path.join(tmp, "s.json")
     with open(scen, "w") as f:
         json.dump({"headroom_scenario": 1, "model": "my-qwen", "task": "finetune", "method": "lora",
