@@ -29,6 +29,9 @@
 #define MAX_VOCAB        (G_GUINT64_CONSTANT (1) << 26)
 #define MAX_EXPERTS      4096
 #define MAX_POSITIONS    (G_GUINT64_CONSTANT (1) << 26)
+/* A rotary context length stores nothing, so any value is read (and only
+ * one a scenario can use is passed on). */
+#define MAX_CONTEXT      (G_GUINT64_CONSTANT (1) << 52)
 #define MAX_IMAGE_SIDE   65536
 #define REQUIRED         G_MAXUINT64
 
@@ -351,7 +354,7 @@ read_gated_decoder (Cfg                 *cfg,
       !cfg_arch (cfg, "hidden_size", family->hidden, MAX_WIDTH, &s->hidden) ||
       !cfg_arch (cfg, "num_hidden_layers", family->layers, MAX_LAYERS, &s->layers) ||
       !cfg_heads (cfg, s, "num_attention_heads", family->heads, "num_key_value_heads") ||
-      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_POSITIONS, &s->max_seq_len) ||
+      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_CONTEXT, &s->max_seq_len) ||
       !cfg_bool (cfg, "tie_word_embeddings", (family->flags & DEC_TIED_DEFAULT) != 0, &s->tied))
     return FALSE;
 
@@ -439,7 +442,7 @@ read_gpt_neox (Cfg   *cfg,
       !cfg_uint (cfg, "num_hidden_layers", REQUIRED, MAX_LAYERS, &s->layers) ||
       !cfg_heads (cfg, s, "num_attention_heads", 0, NULL) ||
       !cfg_uint (cfg, "intermediate_size", REQUIRED, 1 << 28, &s->intermediate) ||
-      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_POSITIONS, &s->max_seq_len) ||
+      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_CONTEXT, &s->max_seq_len) ||
       !cfg_bool (cfg, "tie_word_embeddings", FALSE, &s->tied) ||
       !cfg_bool (cfg, "attention_bias", TRUE, &bias))
     return FALSE;
@@ -468,7 +471,7 @@ read_falcon (Cfg   *cfg,
       !cfg_bool (cfg, "parallel_attn", TRUE, &parallel) ||
       !cfg_bool (cfg, "bias", FALSE, &bias) ||
       !cfg_bool (cfg, "tie_word_embeddings", TRUE, &s->tied) ||
-      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_POSITIONS, &s->max_seq_len))
+      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_CONTEXT, &s->max_seq_len))
     return FALSE;
 
   if (new_arch)
@@ -700,15 +703,20 @@ read_generic (Cfg        *cfg,
 {
   g_autofree char *act = NULL;
 
-  if (!cfg_uint (cfg, "hidden_size|n_embd|d_model|dim", REQUIRED, MAX_WIDTH, &s->hidden) ||
-      !cfg_uint (cfg, "num_hidden_layers|n_layer|num_layers|n_layers", REQUIRED, MAX_LAYERS,
+  /* A vision tower's own width is embed_dim where both are given (Qwen2-VL:
+   * hidden_size there is the width it projects to). */
+  if (!cfg_uint (cfg, g_str_has_prefix (cfg->prefix, "vision_config")
+                        ? "embed_dim|hidden_size|width|d_model|dim"
+                        : "hidden_size|n_embd|d_model|dim",
+                 REQUIRED, MAX_WIDTH, &s->hidden) ||
+      !cfg_uint (cfg, "num_hidden_layers|n_layer|num_layers|n_layers|depth", REQUIRED, MAX_LAYERS,
                  &s->layers) ||
       !cfg_heads (cfg, s, "num_attention_heads|n_head|num_heads|n_heads", 0,
                   "num_key_value_heads|n_kv_heads|num_kv_heads") ||
       !cfg_uint (cfg, "intermediate_size|n_inner|ffn_dim|d_ff|ffn_hidden_size", 4 * s->hidden,
                  1 << 28, &s->intermediate) ||
       !cfg_uint (cfg, "vocab_size", 0, MAX_VOCAB, &s->vocab) ||
-      !cfg_uint (cfg, "max_position_embeddings|n_positions|max_seq_len", 0, MAX_POSITIONS,
+      !cfg_uint (cfg, "max_position_embeddings|n_positions|max_seq_len", 0, MAX_CONTEXT,
                  &s->max_seq_len) ||
       !cfg_bool (cfg, "tie_word_embeddings", FALSE, &s->tied))
     return FALSE;
@@ -800,10 +808,10 @@ read_nested (HrJsonDoc  *doc,
       json_node_take_object (filled, json_object_new ());
       node = filled;
       hr_import_add_note (import, "%s not given: the defaults of %s assumed", key,
-                          default_type);
+                          default_type != NULL ? default_type : "its family");
     }
 
-  if (JSON_NODE_HOLDS_OBJECT (node) &&
+  if (default_type != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
       !json_object_has_member (json_node_get_object (node), "model_type"))
     {
       /* Older configs omit the nested model_type: the parent's class
@@ -1135,22 +1143,33 @@ read_config_object (HrJsonDoc  *doc,
     {
       Shape *sub = NULL;
 
+      /* Nested configs without a model_type are read from the generic
+       * fields: the parent's type says nothing Headroom knows about them. */
       if (cfg_get (&cfg, "vision_config") != NULL &&
-          !read_nested (doc, &cfg, "vision_config", "siglip_vision_model", import, parts, &sub,
-                        error))
+          !read_nested (doc, &cfg, "vision_config", NULL, import, parts, &sub, error))
         goto out;
-      if (cfg_get (&cfg, "text_config") != NULL &&
-          !read_nested (doc, &cfg, "text_config", "llama", import, parts, &sub, error))
-        goto out;
+      if (cfg_get (&cfg, "text_config") != NULL)
+        {
+          if (!read_nested (doc, &cfg, "text_config", NULL, import, parts, &sub, error))
+            goto out;
+        }
+      else if (cfg_get (&cfg, "num_hidden_layers") != NULL)
+        {
+          /* Qwen2-VL and its kin keep the language model at the top level. */
+          s = shape_new ("language model");
+          if (!read_generic (&cfg, model_type, s) || !check_count (&cfg, s))
+            goto out;
+        }
       hr_import_add_note (import, "model_type \"%s\" is read as its nested configs; the "
                                   "connector between them is not counted",
                           model_type != NULL ? model_type : "(none)");
-      if (parts->family == NULL)
+      if (parts->family == NULL || s != NULL)
         parts->family = "llm";
     }
   else
     {
-      s = shape_new (nested ? "language model" : "decoder");
+      s = shape_new (!nested ? "decoder" : g_str_has_prefix (what, "vision") ? "vision encoder"
+                                                                           : "language model");
       if (!read_generic (&cfg, model_type, s) || !check_count (&cfg, s))
         goto out;
       if (parts->family == NULL)

@@ -220,6 +220,36 @@ test_unknown_type (void)
   g_assert_cmpstr (model->id, ==, "mystery");
 }
 
+static void
+test_unknown_multimodal (void)
+{
+  /* Qwen2-VL-7B's shape: the language model at the top level, a vision
+   * tower whose hidden_size is the width it projects to (embed_dim is its
+   * own).  Neither is a family Headroom knows; both are read generically. */
+  static const char json[] =
+    "{\"model_type\": \"qwen2_vl\", \"hidden_act\": \"silu\", \"hidden_size\": 3584,"
+    " \"intermediate_size\": 18944, \"num_attention_heads\": 28, \"num_hidden_layers\": 28,"
+    " \"num_key_value_heads\": 4, \"tie_word_embeddings\": false, \"vocab_size\": 152064,"
+    " \"vision_config\": {\"depth\": 32, \"embed_dim\": 1280, \"mlp_ratio\": 4,"
+    " \"num_heads\": 16, \"hidden_size\": 3584, \"patch_size\": 14}}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) import = hr_import_hf_config_parse ("vl.json", json, strlen (json), &error);
+  g_autoptr(HrModel) model = NULL;
+  const HrComponent *vision;
+
+  g_assert_no_error (error);
+  model = model_of (import);
+  g_assert_cmpuint (model->components->len, ==, 2);
+  vision = g_ptr_array_index (model->components, 0);
+  g_assert_cmpstr (vision->name, ==, "vision encoder");
+  g_assert_cmpuint (vision->hidden, ==, 1280);
+  g_assert_cmpuint (vision->layers, ==, 32);
+  /* Qwen2-VL-7B is published at 8.29B (model card); the generic reading
+   * misses the biases and the merger, and says so. */
+  g_assert_cmpfloat (fabs (import->params - 8.29e9) / 8.29e9, <, 0.01);
+  g_assert_cmpuint (import->notes->len, ==, 3);
+}
+
 /* ---- safetensors ------------------------------------------------------------ */
 
 static GByteArray *
@@ -882,6 +912,7 @@ main (int    argc,
   g_test_add_func ("/import/hf/composite", test_composite);
   g_test_add_func ("/import/hf/bad", test_bad_configs);
   g_test_add_func ("/import/hf/unknown-type", test_unknown_type);
+  g_test_add_func ("/import/hf/unknown-multimodal", test_unknown_multimodal);
   g_test_add_func ("/import/safetensors/counts", test_safetensors);
   g_test_add_func ("/import/safetensors/hostile", test_safetensors_hostile);
   g_test_add_func ("/import/safetensors/quantized", test_safetensors_quantized);
