@@ -1038,31 +1038,35 @@ load_user_file (HrCatalog  *catalog,
 }
 
 HrCatalog *
+hr_catalog_new_default (void)
+{
+  HrCatalog *loaded = hr_catalog_new ();
+  g_autoptr(HrJsonDoc) models = NULL;
+  g_autoptr(HrJsonDoc) gpus = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* The built-in catalogs are part of the program: if they do not load
+   * the build is broken, and nothing could be estimated. */
+  models = load_resource ("models.json", &error);
+  if (models == NULL || !hr_catalog_load_models (loaded, models, &error))
+    g_error ("built-in model catalog: %s", error->message);
+  gpus = load_resource ("gpus.json", &error);
+  if (gpus == NULL || !hr_catalog_load_gpus (loaded, gpus, &error))
+    g_error ("built-in GPU catalog: %s", error->message);
+
+  load_user_file (loaded, "models.json", TRUE);
+  load_user_file (loaded, "gpus.json", FALSE);
+
+  return loaded;
+}
+
+HrCatalog *
 hr_catalog_get_default (void)
 {
   static HrCatalog *catalog;
 
   if (g_once_init_enter (&catalog))
-    {
-      HrCatalog *loaded = hr_catalog_new ();
-      g_autoptr(HrJsonDoc) models = NULL;
-      g_autoptr(HrJsonDoc) gpus = NULL;
-      g_autoptr(GError) error = NULL;
-
-      /* The built-in catalogs are part of the program: if they do not load
-       * the build is broken, and nothing could be estimated. */
-      models = load_resource ("models.json", &error);
-      if (models == NULL || !hr_catalog_load_models (loaded, models, &error))
-        g_error ("built-in model catalog: %s", error->message);
-      gpus = load_resource ("gpus.json", &error);
-      if (gpus == NULL || !hr_catalog_load_gpus (loaded, gpus, &error))
-        g_error ("built-in GPU catalog: %s", error->message);
-
-      load_user_file (loaded, "models.json", TRUE);
-      load_user_file (loaded, "gpus.json", FALSE);
-
-      g_once_init_leave (&catalog, loaded);
-    }
+    g_once_init_leave (&catalog, hr_catalog_new_default ());
 
   return catalog;
 }

@@ -172,6 +172,10 @@ gboolean     hr_catalog_load_gpus      (HrCatalog   *catalog,
  * by id.  A user file that cannot be read is skipped with a warning kept in
  * hr_catalog_get_warnings(): the built-in entries are never lost. */
 HrCatalog   *hr_catalog_get_default    (void);
+/* A new catalog read the same way, as the files are now: what the window
+ * reads again after hr_user_catalog_save() or _remove() (free it with
+ * hr_catalog_free). */
+HrCatalog   *hr_catalog_new_default    (void);
 const char * const *hr_catalog_get_warnings (HrCatalog *catalog);
 
 const HrModel *hr_catalog_find_model   (HrCatalog   *catalog,

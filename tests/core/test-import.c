@@ -880,6 +880,26 @@ test_user_catalog (void)
   list = hr_user_catalog_list (HR_USER_CATALOG_GPUS, &error);
   g_assert_cmpuint (json_array_get_length (list), ==, 0);
 
+  /* A catalog read again sees the change; removing the override brings the
+   * built-in entry back. */
+  {
+    g_autoptr(HrCatalog) fresh = hr_catalog_new_default ();
+
+    g_assert_null (hr_catalog_find_gpu (fresh, "lab-card"));
+    g_assert_cmpint (hr_catalog_find_model (fresh, "llama-2-7b")->origin, ==,
+                     HR_ORIGIN_USER_OVERRIDE);
+  }
+  g_assert_true (hr_user_catalog_remove (HR_USER_CATALOG_MODELS, "llama-2-7b", &error));
+  {
+    g_autoptr(HrCatalog) fresh = hr_catalog_new_default ();
+    const HrModel *builtin = hr_catalog_find_model (fresh, "llama-2-7b");
+
+    g_assert_cmpint (builtin->origin, ==, HR_ORIGIN_BUILTIN);
+    g_assert_cmpuint (builtin->params, ==, G_GUINT64_CONSTANT (6738415616));
+    g_assert_cmpint (hr_catalog_find_model (fresh, "my-qwen-variant")->origin, ==,
+                     HR_ORIGIN_USER);
+  }
+
   /* A user file that cannot be read is never written over. */
   g_file_set_contents (gpus_path, "{\"version\": 1, \"entries\": [", -1, &error);
   g_assert_no_error (error);
