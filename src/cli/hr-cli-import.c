@@ -78,7 +78,8 @@ hr_cli_import_model (int    argc,
   g_autofree char *name = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      "Print what was read, with the model object, as JSON (sizes in bytes)", NULL },
+      "Print the model object, with what was read and assumed under \"x-import\" (sizes "
+      "in bytes)", NULL },
     { "add", 0, 0, G_OPTION_ARG_NONE, &add,
       "Keep the model in your catalog ($XDG_DATA_HOME/headroom/models.json), replacing an "
       "entry there with the same id; an id of the built-in catalog is overridden, never "
@@ -152,8 +153,16 @@ hr_cli_import_model (int    argc,
 
   if (json)
     {
-      g_autoptr(JsonNode) node = hr_import_to_json (import);
+      g_autoptr(JsonNode) node = hr_import_model_json (import);
 
+      if (node == NULL)
+        {
+          g_set_error (&error, HR_ERROR, HR_ERROR_INVALID,
+                       "%s: the weights alone do not give the architecture, so there is no "
+                       "model object to print; import the folder or the config.json beside "
+                       "them (without --json, the counts by dtype are shown)", argv[1]);
+          return hr_cli_fail (error);
+        }
       hr_cli_print_json (node);
     }
   else

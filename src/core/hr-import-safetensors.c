@@ -76,6 +76,7 @@ read_shape (HrJsonDoc   *doc,
             JsonNode    *node,
             const char  *tensor,
             guint64     *numel,
+            GArray      *dims,
             GError     **error)
 {
   JsonArray *array;
@@ -120,6 +121,7 @@ read_shape (HrJsonDoc   *doc,
           return FALSE;
         }
       n *= (guint64) v;
+      g_array_append_val (dims, v);
     }
 
   *numel = n;
@@ -161,6 +163,112 @@ bad:
   hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
                      "tensor \"%s\": \"data_offsets\" must be [begin, end] with 0 <= begin "
                      "<= end", tensor);
+  return FALSE;
+}
+
+/* The number after the first ".layers." (or "h.", "blocks.", "layer."),
+ * and the rest of the name after it; -1 when the tensor is not in a layer. */
+static gint64
+layer_index (const char  *name,
+             const char **rest)
+{
+  static const char * const markers[] = { "layers.", "h.", "blocks.", "layer.", NULL };
+
+  for (guint i = 0; markers[i] != NULL; i++)
+    {
+      const char *p = name;
+
+      while ((p = strstr (p, markers[i])) != NULL)
+        {
+          const char *d = p + strlen (markers[i]);
+          char *end = NULL;
+          guint64 v;
+
+          if ((p == name || p[-1] == '.') && g_ascii_isdigit (*d))
+            {
+              v = g_ascii_strtoull (d, &end, 10);
+              if (end != NULL && *end == '.' && v < 1000000)
+                {
+                  *rest = end + 1;
+                  return v;
+                }
+            }
+          p++;
+        }
+    }
+  return -1;
+}
+
+/* Keeps what the architecture can be told from: the count of layers and
+ * experts, and the shapes of layer 0 (as "L.rest") and of the tensors
+ * outside the layers. */
+static void
+remember_shape (HrImport   *import,
+                const char *name,
+                GArray     *dims)
+{
+  const char *rest = NULL;
+  gint64 layer = layer_index (name, &rest);
+  const char *experts;
+  g_autofree char *key = NULL;
+  GArray *copy;
+
+  if (import->tensor_shapes == NULL)
+    import->tensor_shapes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
+                                                   (GDestroyNotify) g_array_unref);
+
+  if (layer >= 0)
+    {
+      import->tensor_layers = MAX (import->tensor_layers, (guint) layer + 1);
+      if ((experts = strstr (rest, "experts.")) != NULL && g_ascii_isdigit (experts[8]))
+        {
+          guint64 e = g_ascii_strtoull (experts + 8, NULL, 10);
+
+          if (e < 65536)
+            import->tensor_experts = MAX (import->tensor_experts, (guint) e + 1);
+        }
+      if (layer != 0)
+        return;
+      key = g_strconcat ("L.", rest, NULL);
+    }
+  else
+    key = g_strdup (name);
+
+  copy = g_array_sized_new (FALSE, FALSE, sizeof (guint64), dims->len);
+  g_array_append_vals (copy, dims->data, dims->len);
+  g_hash_table_replace (import->tensor_shapes, g_steal_pointer (&key), copy);
+}
+
+/* The first remembered tensor whose name ends with one of @suffixes
+ * ("|"-separated), in layer 0 when @in_layer; its first two dims. */
+static gboolean
+find_shape (HrImport   *import,
+            gboolean    in_layer,
+            const char *suffixes,
+            guint64    *d0,
+            guint64    *d1)
+{
+  g_auto(GStrv) list = g_strsplit (suffixes, "|", -1);
+  GHashTableIter iter;
+  gpointer key, value;
+
+  for (guint i = 0; list[i] != NULL; i++)
+    {
+      g_hash_table_iter_init (&iter, import->tensor_shapes);
+      while (g_hash_table_iter_next (&iter, &key, &value))
+        {
+          GArray *dims = value;
+
+          if (g_str_has_prefix (key, "L.") != in_layer || !g_str_has_suffix (key, list[i]))
+            continue;
+          if (in_layer && strstr (key, "experts.") != NULL &&
+              strstr (key, "experts.0.") == NULL)
+            continue;
+          *d0 = dims->len > 0 ? g_array_index (dims, guint64, 0) : 0;
+          *d1 = dims->len > 1 ? g_array_index (dims, guint64, 1) : 0;
+          return TRUE;
+        }
+    }
   return FALSE;
 }
 
@@ -210,6 +318,7 @@ hr_safetensors_parse_header (HrImport    *import,
       JsonNode *node = json_object_get_member (root, name);
       g_autofree char *dtype = NULL;
       guint64 numel = 0, begin = 0, end = 0, params;
+      g_autoptr(GArray) dims = g_array_new (FALSE, FALSE, sizeof (guint64));
       HrReader reader;
       guint bits;
       gboolean ok;
@@ -229,7 +338,7 @@ hr_safetensors_parse_header (HrImport    *import,
           g_autofree char *offsets_pointer = hr_reader_child_pointer (&reader, "data_offsets");
 
           ok = read_shape (doc, shape_pointer, hr_reader_get_node (&reader, "shape"), name,
-                           &numel, error) &&
+                           &numel, dims, error) &&
                read_offsets (doc, offsets_pointer, hr_reader_get_node (&reader, "data_offsets"),
                              name, &begin, &end, error);
         }
@@ -242,7 +351,7 @@ hr_safetensors_parse_header (HrImport    *import,
                              G_GUINT64_FORMAT " bytes, but its data_offsets span %"
                              G_GUINT64_FORMAT, name, numel, dtype, (numel * bits + 7) / 8,
                              end - begin);
-      if (ok && data_size > 0 && end > data_size)
+      if (ok && data_size != G_MAXUINT64 && end > data_size)
         ok = hr_reader_fail (&reader, "data_offsets",
                              "tensor \"%s\" ends at byte %" G_GUINT64_FORMAT " of the data, "
                              "but the file holds only %" G_GUINT64_FORMAT " bytes after the "
@@ -250,6 +359,8 @@ hr_safetensors_parse_header (HrImport    *import,
       hr_reader_clear (&reader);
       if (!ok)
         return FALSE;
+
+      remember_shape (import, name, dims);
 
       if (is_quant_constant (name))
         {
@@ -357,10 +468,18 @@ hr_import_safetensors_parse (const char    *display_name,
     }
 
   import = hr_import_new (HR_IMPORT_SAFETENSORS, display_name);
+  /* A buffer that stops right after the header holds no data to check the
+   * byte ranges against; one that goes on must hold all of it. */
   if (!hr_safetensors_parse_header (import, display_name, (const char *) data + 8, n,
-                                    length - 8 - n, error))
+                                    length - 8 == n ? G_MAXUINT64 : length - 8 - n, error))
     return NULL;
   hr_import_finish_dtypes (import);
+  {
+    g_autofree char *base = g_path_get_basename (display_name);
+    g_autofree char *stem = g_strndup (base, strcspn (base, "."));
+
+    hr_import_safetensors_guess_model (import, stem);
+  }
   return g_steal_pointer (&import);
 }
 
@@ -533,8 +652,164 @@ hr_import_safetensors_load (const char  *path,
     }
 
   hr_import_finish_dtypes (import);
-  hr_import_add_note (import, "no config.json was read: the weights give the exact count, but "
-                              "not the architecture; import the model's folder (or its "
-                              "config.json) to plan with it");
+  {
+    g_autofree char *base = g_path_get_basename (path);
+    g_autofree char *dir = g_path_get_dirname (path);
+    g_autofree char *dir_base = g_path_get_basename (dir);
+    g_autofree char *name = NULL;
+
+    /* "model.safetensors" and shard names say less than the folder's. */
+    if (g_str_has_prefix (base, "model") && !g_str_equal (dir_base, "."))
+      name = g_strdup (dir_base);
+    else
+      name = g_strndup (base, strcspn (base, "."));
+    hr_import_safetensors_guess_model (import, name);
+  }
+  hr_import_add_note (import, "no config.json was read: the architecture comes from the "
+                              "tensor names; import the model's folder (or its config.json) "
+                              "for one read from the config");
   return g_steal_pointer (&import);
+}
+
+/* ---- Telling the architecture from the weights -------------------------- */
+
+void
+hr_import_safetensors_guess_model (HrImport   *import,
+                                   const char *name)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autofree char *id = NULL;
+  g_autofree char *source = NULL;
+  guint64 vocab = 0, hidden = 0, q = 0, k = 0, inter = 0, d0 = 0, d1 = 0, head_dim;
+  gboolean glu = FALSE, tied;
+  const char *head_note = NULL;
+
+  g_return_if_fail (import != NULL);
+
+  if (import->model != NULL || import->tensor_shapes == NULL || import->params == 0)
+    return;
+
+  if (!find_shape (import, FALSE, "embed_tokens.weight|wte.weight|tok_embeddings.weight|"
+                                  "word_embeddings.weight|embed_in.weight", &vocab, &hidden) ||
+      import->tensor_layers == 0 || vocab == 0 || hidden == 0 || hidden > (1u << 24) ||
+      vocab > (1u << 26))
+    {
+      hr_import_add_note (import, "the tensor names are not a layout Headroom can read an "
+                                  "architecture from (no token embedding and numbered layers)");
+      return;
+    }
+
+  /* Linear weights are [out, in]; GPT-2's Conv1D ones are [in, out]. */
+  if (find_shape (import, TRUE, "q_proj.weight|attention.wq.weight", &q, &d1))
+    {
+      if (!find_shape (import, TRUE, "k_proj.weight|attention.wk.weight", &k, &d1))
+        k = q;
+    }
+  else if (find_shape (import, TRUE, "query_key_value.weight|qkv_proj.weight", &d0, &d1) &&
+           d0 == 3 * hidden)
+    q = k = hidden;
+  else if (find_shape (import, TRUE, "c_attn.weight", &d0, &d1) && d1 == 3 * hidden)
+    q = k = hidden;
+  else
+    {
+      q = k = hidden;
+      head_note = "the attention projections are fused or unnamed: as many key/value heads as "
+                  "query heads assumed";
+    }
+
+  if (find_shape (import, TRUE, "gate_up_proj.weight", &d0, &d1))
+    {
+      glu = TRUE;
+      inter = d0 / 2;
+    }
+  else if (find_shape (import, TRUE, "gate_proj.weight|feed_forward.w1.weight|.w1.weight",
+                       &d0, &d1))
+    {
+      glu = TRUE;
+      inter = d0;
+    }
+  else if (find_shape (import, TRUE, "c_fc.weight", &d0, &d1))
+    inter = d1;
+  else if (find_shape (import, TRUE, "dense_h_to_4h.weight|fc1.weight|up_proj.weight|"
+                                     "intermediate.dense.weight", &d0, &d1))
+    inter = d0;
+  else
+    {
+      inter = 4 * hidden;
+      hr_import_add_note (import, "no MLP weight recognised: an intermediate width of 4 x "
+                                  "hidden assumed for activations");
+    }
+  if (inter == 0 || inter > (1u << 28))
+    inter = 4 * hidden;
+
+  tied = !find_shape (import, FALSE, "lm_head.weight|embed_out.weight|output.weight", &d0,
+                      &d1);
+
+  /* The head width is not stored anywhere in the weights: 128 is what
+   * Llama, Mistral and Qwen use at 7B and up, 64 the smaller models. */
+  head_dim = (q % 128 == 0 && k % 128 == 0 && q / 128 >= 8) ? 128 : 64;
+  if (q % head_dim != 0 || k % head_dim != 0 || k == 0 || (q / head_dim) % (k / head_dim) != 0)
+    {
+      head_dim = q;
+      k = q;
+    }
+  hr_import_add_note (import, "the head width is not in the weights: %" G_GUINT64_FORMAT
+                              " assumed (%" G_GUINT64_FORMAT " heads, %" G_GUINT64_FORMAT
+                              " key/value); it changes only the attention estimate",
+                      head_dim, q / head_dim, k / head_dim);
+  if (head_note != NULL)
+    hr_import_add_note (import, "%s", head_note);
+  if (import->tensor_experts > 0)
+    hr_import_add_note (import, "%u experts per layer are stored; how many run per token is "
+                                "not in the weights, so every parameter is counted as active",
+                        import->tensor_experts);
+  if (import->quantization != NULL)
+    hr_import_add_note (import, "the weights are quantised (%s): shapes read from packed "
+                                "tensors may be off", import->quantization);
+
+  id = hr_import_make_id (name);
+  source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
+                            "parameter count from the tensors, architecture guessed from their "
+                            "names and shapes", import->path);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, id);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, name);
+  json_builder_set_member_name (b, "family");
+  json_builder_add_string_value (b, "llm");
+  json_builder_set_member_name (b, "params");
+  json_builder_add_int_value (b, import->params);
+  json_builder_set_member_name (b, "framework");
+  json_builder_add_string_value (b, "pytorch");
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, source);
+  json_builder_set_member_name (b, "layers");
+  json_builder_add_int_value (b, import->tensor_layers);
+  json_builder_set_member_name (b, "hidden");
+  json_builder_add_int_value (b, hidden);
+  json_builder_set_member_name (b, "heads");
+  json_builder_add_int_value (b, q / head_dim);
+  json_builder_set_member_name (b, "kv_heads");
+  json_builder_add_int_value (b, k / head_dim);
+  json_builder_set_member_name (b, "head_dim");
+  json_builder_add_int_value (b, head_dim);
+  json_builder_set_member_name (b, "intermediate");
+  json_builder_add_int_value (b, inter);
+  json_builder_set_member_name (b, "vocab");
+  json_builder_add_int_value (b, vocab);
+  json_builder_set_member_name (b, "tied_embeddings");
+  json_builder_add_boolean_value (b, tied);
+  json_builder_set_member_name (b, "glu");
+  json_builder_add_boolean_value (b, glu);
+  json_builder_set_member_name (b, "norm");
+  json_builder_add_string_value (b, glu ? "rmsnorm" : "layernorm");
+  json_builder_end_object (b);
+
+  import->model = json_builder_get_root (b);
+  hr_import_add_read (import, "architecture from the tensor names: %u layers, hidden %"
+                              G_GUINT64_FORMAT ", %s MLP %" G_GUINT64_FORMAT ", vocab %"
+                              G_GUINT64_FORMAT " (%s head)", import->tensor_layers, hidden,
+                      glu ? "gated" : "plain", inter, vocab, tied ? "tied" : "untied");
 }

@@ -16,8 +16,8 @@ G_BEGIN_DECLS
 #define HR_SAFETENSORS_MAX_HEADER HR_JSON_MAX_FILE_SIZE
 
 /* Adds the tensors of one header (the JSON after the length) to @import's
- * per-dtype table.  @file_size, when not 0, is checked against the byte
- * ranges the header gives.  The entry point a fuzz target calls. */
+ * per-dtype table.  @data_size, the bytes after the header (G_MAXUINT64 when
+ * unknown), is checked against the byte ranges the header gives. */
 gboolean  hr_safetensors_parse_header (HrImport    *import,
                                        const char  *display_name,
                                        const char  *json,
@@ -26,7 +26,8 @@ gboolean  hr_safetensors_parse_header (HrImport    *import,
                                        GError     **error);
 
 /* A whole file's first bytes (length prefix + header) held in memory;
- * @length may stop after the header. */
+ * @length may stop right after the header.  The entry point a fuzz target
+ * calls. */
 HrImport *hr_import_safetensors_parse (const char    *display_name,
                                        const guint8  *data,
                                        gsize          length,
@@ -44,5 +45,12 @@ gboolean  hr_import_safetensors_add_file (HrImport   *import,
 gboolean  hr_import_safetensors_add_index (HrImport   *import,
                                            const char *path,
                                            GError    **error);
+
+/* Without a config.json: a model object from the tensor names and shapes
+ * kept while reading (Llama-, GPT-2- and NeoX-style names), with notes
+ * saying what was assumed; leaves import->model NULL when the names follow
+ * no layout it knows. */
+void      hr_import_safetensors_guess_model (HrImport   *import,
+                                             const char *name);
 
 G_END_DECLS

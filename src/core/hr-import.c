@@ -56,6 +56,7 @@ hr_import_free (HrImport *import)
   g_ptr_array_unref (import->dtypes);
   g_ptr_array_unref (import->read);
   g_ptr_array_unref (import->notes);
+  g_clear_pointer (&import->tensor_shapes, g_hash_table_unref);
   g_free (import);
 }
 
@@ -360,8 +361,13 @@ hr_import_folder (const char  *path,
           return NULL;
         }
       if (weights->format == HR_IMPORT_SAFETENSORS)
-        hr_import_add_note (weights, "no config.json in the folder: the weights give the exact "
-                                     "count, but not the architecture");
+        {
+          g_autofree char *base = g_path_get_basename (path);
+
+          hr_import_safetensors_guess_model (weights, base);
+          hr_import_add_note (weights, "no config.json in the folder: the architecture comes "
+                                       "from the tensor names");
+        }
       import = g_steal_pointer (&weights);
     }
   else if (weights == NULL)
@@ -473,6 +479,7 @@ add_strings (JsonBuilder *b,
   json_builder_end_array (b);
 }
 
+/* Everything the import found, as stored under "x-import": sizes in bytes. */
 static JsonNode *
 import_details (const HrImport *import)
 {
@@ -483,50 +490,11 @@ import_details (const HrImport *import)
   json_builder_add_string_value (b, hr_import_format_names[import->format]);
   json_builder_set_member_name (b, "path");
   json_builder_add_string_value (b, import->path);
-  json_builder_set_member_name (b, "params_exact");
-  json_builder_add_boolean_value (b, import->params_exact);
-  if (import->experts > 0)
-    {
-      json_builder_set_member_name (b, "active_params");
-      json_builder_add_int_value (b, import->active_params);
-      json_builder_set_member_name (b, "experts");
-      json_builder_add_int_value (b, import->experts);
-      json_builder_set_member_name (b, "experts_per_token");
-      json_builder_add_int_value (b, import->experts_per_token);
-    }
-  if (import->quantization != NULL)
-    {
-      json_builder_set_member_name (b, "quantization");
-      json_builder_add_string_value (b, import->quantization);
-    }
-  add_strings (b, "notes", import->notes);
-  json_builder_end_object (b);
-  return json_builder_get_root (b);
-}
-
-JsonNode *
-hr_import_to_json (const HrImport *import)
-{
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-
-  g_return_val_if_fail (import != NULL, NULL);
-
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "headroom_import");
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "format");
-  json_builder_add_string_value (b, hr_import_format_names[import->format]);
-  json_builder_set_member_name (b, "path");
-  json_builder_add_string_value (b, import->path);
   json_builder_set_member_name (b, "model_type");
   if (import->model_type != NULL)
     json_builder_add_string_value (b, import->model_type);
   else
     json_builder_add_null_value (b);
-  json_builder_set_member_name (b, "params");
-  json_builder_add_int_value (b, import->params);
-  json_builder_set_member_name (b, "active_params");
-  json_builder_add_int_value (b, import->active_params);
   json_builder_set_member_name (b, "params_exact");
   json_builder_add_boolean_value (b, import->params_exact);
   json_builder_set_member_name (b, "params_from_config");
@@ -534,6 +502,8 @@ hr_import_to_json (const HrImport *import)
     json_builder_add_int_value (b, import->params_from_config);
   else
     json_builder_add_null_value (b);
+  json_builder_set_member_name (b, "active_params");
+  json_builder_add_int_value (b, import->active_params);
   json_builder_set_member_name (b, "experts");
   json_builder_add_int_value (b, import->experts);
   json_builder_set_member_name (b, "experts_per_token");
@@ -569,12 +539,6 @@ hr_import_to_json (const HrImport *import)
 
   add_strings (b, "read", import->read);
   add_strings (b, "notes", import->notes);
-
-  json_builder_set_member_name (b, "model");
-  if (import->model != NULL)
-    json_builder_add_value (b, hr_import_model_json (import));
-  else
-    json_builder_add_null_value (b);
   json_builder_end_object (b);
 
   return json_builder_get_root (b);

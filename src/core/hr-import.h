@@ -54,6 +54,14 @@ typedef struct {
 
   GPtrArray      *read;          /* char *: what was read, one line each */
   GPtrArray      *notes;         /* char *: what was assumed, one line each */
+
+  /* Kept while reading safetensors headers, to tell an architecture from
+   * tensor names and shapes when no config.json is there: the shapes of the
+   * first layer's and the other non-repeated tensors (name -> GArray of
+   * guint64), and how many layers and experts the names number. */
+  GHashTable     *tensor_shapes;
+  guint           tensor_layers;
+  guint           tensor_experts;
 } HrImport;
 
 HrImport   *hr_import_new          (HrImportFormat  format,
@@ -83,12 +91,12 @@ HrImport   *hr_import_path         (const char     *path,
 HrImport   *hr_import_folder       (const char     *path,
                                     GError        **error);
 
-/* The import as printed by `headroom-cli import-model --json`. */
-JsonNode   *hr_import_to_json      (const HrImport *import);
-
-/* A copy of the model object with the import's details under "x-import"
- * (format, path, exactness, experts, quantisation, notes): what the user
- * catalog stores.  NULL when the import has no model. */
+/* A copy of the model object with everything the import found under
+ * "x-import" (format, path, exactness, experts, quantisation, the count per
+ * dtype, what was read and what was assumed; ignored by the model reader, as
+ * every "x-" key is): what `import-model --json` prints, what a scenario can
+ * hold inline, and what the user catalog stores.  NULL when the import has
+ * no model (weights whose architecture cannot be told). */
 JsonNode   *hr_import_model_json   (const HrImport *import);
 
 /* A catalog id made from a model's name ("Qwen/Qwen2.5-7B" -> "qwen2.5-7b"). */

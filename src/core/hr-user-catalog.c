@@ -39,12 +39,13 @@ load_entries (HrUserCatalogKind   kind,
     return json_array_new ();
 
   doc = hr_json_doc_load_file (path, error);
-  if (doc == NULL)
-    return NULL;
-
-  scratch = hr_catalog_new ();
-  ok = kind == HR_USER_CATALOG_MODELS ? hr_catalog_load_models (scratch, doc, error)
-                                      : hr_catalog_load_gpus (scratch, doc, error);
+  ok = doc != NULL;
+  if (ok)
+    {
+      scratch = hr_catalog_new ();
+      ok = kind == HR_USER_CATALOG_MODELS ? hr_catalog_load_models (scratch, doc, error)
+                                          : hr_catalog_load_gpus (scratch, doc, error);
+    }
   if (!ok)
     {
       g_prefix_error (error, "your catalog cannot be read, so it is left as it is: ");

@@ -57,14 +57,24 @@ check(p.returncode == 0 and "import-model" in p.stdout, "the command list names 
 p = run("import-model", "--help")
 check(p.returncode == 0 and "--add" in p.stdout and "--json" in p.stdout, "import-model --help documents --add and --json")
 
-# A config.json: the architecture's count, what was read, the model object.
+# A config.json: the model object, with what was read under "x-import".
 p = run("import-model", os.path.join(FIXTURES, "llama-2-7b-hf", "config.json"), "--json")
 check(p.returncode == 0, f"config import exits 0: {p.stderr}")
 d = json.loads(p.stdout)
-check(d["headroom_import"] == 1 and d["format"] == "config.json", "format config.json")
-check(d["params"] == 6738415616 and d["params_exact"] is False, "Llama 2 7B: 6,738,415,616 from the architecture")
-check(d["model"]["id"] == "llama-2-7b-hf" and d["model"]["layers"] == 32, "the model object carries the shape")
-check(d["model"]["x-import"]["format"] == "config.json", "the model records where it came from")
+x = d["x-import"]
+check(x["format"] == "config.json" and x["model_type"] == "llama", "x-import says what was read")
+check(d["params"] == 6738415616 and x["params_exact"] is False, "Llama 2 7B: 6,738,415,616 from the architecture")
+check(d["id"] == "llama-2-7b-hf" and d["layers"] == 32 and d["heads"] == 32, "the model object carries the shape")
+check(isinstance(x["notes"], list) and isinstance(x["read"], list) and x["read"], "read and notes are lists")
+
+# The object is a model a scenario can hold inline.
+with tempfile.TemporaryDirectory() as tmp:
+    scen = os.path.join(tmp, "inline.json")
+    with open(scen, "w") as f:
+        json.dump({"headroom_scenario": 1, "model": d, "task": "inference", "seq_len": 512,
+                   "gpu": "rtx-4090"}, f)
+    p = run("estimate", scen, "--json")
+    check(p.returncode == 0, f"the printed object works inline in a scenario: {p.stderr!r}")
 
 # A folder: LLaVA's nested configs; the human output says what was assumed.
 p = run("import-model", os.path.join(FIXTURES, "llava-1.5-7b-hf"))
@@ -93,11 +103,28 @@ with tempfile.TemporaryDirectory() as tmp:
     os.mkdir(os.path.dirname(st))
     safetensors(st, [("embed.weight", "BF16", [16, 8], 2), ("norm.weight", "F32", [8], 4)])
     p = run("import-model", st, "--json")
-    check(p.returncode == 0, f"safetensors import exits 0: {p.stderr}")
+    check(p.returncode == 2 and p.stdout == "" and "architecture" in p.stderr,
+          f"--json without an architecture exits 2 and says why: {p.stderr!r}")
+    p = run("import-model", st)
+    check(p.returncode == 0 and "136" in p.stdout and "BF16" in p.stdout, "the counts are still shown")
+    # Llama-style names: the architecture is told from the tensors.
+    st2 = os.path.join(tmp, "named", "model.safetensors")
+    os.mkdir(os.path.dirname(st2))
+    safetensors(st2, [("model.embed_tokens.weight", "BF16", [32, 16], 2),
+                      ("model.layers.0.self_attn.q_proj.weight", "BF16", [16, 16], 2),
+                      ("model.layers.0.self_attn.k_proj.weight", "BF16", [16, 16], 2),
+                      ("model.layers.0.mlp.gate_proj.weight", "BF16", [48, 16], 2),
+                      ("model.layers.1.mlp.gate_proj.weight", "BF16", [48, 16], 2),
+                      ("model.norm.weight", "F32", [16], 4)])
+    p = run("import-model", st2, "--json")
+    check(p.returncode == 0, f"safetensors with Llama names imports: {p.stderr}")
     d = json.loads(p.stdout)
-    check(d["params"] == 136 and d["params_exact"] is True, "safetensors: exact count 136")
-    check({x["dtype"]: x["params"] for x in d["dtypes"]} == {"BF16": 128, "F32": 8}, "counts per dtype")
-    check(d["model"] is None, "no model without a config")
+    x = d["x-import"]
+    check(d["params"] == 32 * 16 + 16 * 16 * 2 + 48 * 16 * 2 + 16 and x["params_exact"] is True, "safetensors: exact count")
+    check({e["dtype"]: e["params"] for e in x["dtypes"]} == {"BF16": 32 * 16 + 16 * 16 * 2 + 48 * 16 * 2, "F32": 16},
+          "counts per dtype")
+    check(d["id"] == "named" and d["layers"] == 2 and d["intermediate"] == 48 and d["glu"] is True,
+          "the architecture comes from the tensor names")
     p = run("import-model", st, "--add", env={"XDG_DATA_HOME": tmp})
     check(p.returncode == 2 and "config.json" in p.stderr, "--add without an architecture exits 2")
     with open(st, "r+b") as f:
@@ -120,9 +147,11 @@ with tempfile.TemporaryDirectory() as tmp:
     p = run("import-model", gg, "--json")
     check(p.returncode == 0, f"gguf import exits 0: {p.stderr}")
     d = json.loads(p.stdout)
-    check(d["format"] == "gguf" and d["params"] == 640, "gguf: 640 parameters")
-    check(d["dtypes"][0]["dtype"] == "Q8_0" and d["dtypes"][0]["bits_per_weight"] == 8.5, "Q8_0 is 8.5 bits per weight")
-    check(d["quantization"] is not None and d["quantization"].startswith("8-bit"), "gguf says it is 8-bit")
+    x = d["x-import"]
+    check(x["format"] == "gguf" and d["params"] == 640, "gguf: 640 parameters")
+    check(x["dtypes"][0]["dtype"] == "Q8_0" and x["dtypes"][0]["bits_per_weight"] == 8.5, "Q8_0 is 8.5 bits per weight")
+    check(x["quantization"] is not None and x["quantization"].startswith("8-bit"), "gguf says it is 8-bit")
+    check(d["layers"] == 1 and d["hidden"] == 64 and d["max_seq_len"] == 2048, "gguf metadata gives the shape")
 
     # --add keeps the model in the user catalog; the catalog and estimate see it.
     env = {"XDG_DATA_HOME": tmp}
@@ -134,7 +163,7 @@ with tempfile.TemporaryDirectory() as tmp:
     check(p.returncode == 0 and p.stderr.startswith("Replaced"), "--add again replaces")
     p = run("import-model", cfg, "--add", "--id", "llama-2-7b", "--json", env=env)
     check(p.returncode == 0 and "overrides the built-in" in p.stderr, "a built-in id is overridden, visibly")
-    check(json.loads(p.stdout)["headroom_import"] == 1, "--json output stays one document with --add")
+    check(json.loads(p.stdout)["id"] == "llama-2-7b", "--json output stays one document with --add")
     p = run("models", "--json", env=env)
     ids = {e["id"]: e for e in json.loads(p.stdout)["entries"]}
     check("my-qwen" in ids and ids["my-qwen"]["params"] == 494032768, "models lists the imported model")

@@ -407,6 +407,60 @@ test_safetensors_quantized (void)
   g_assert_cmpstr (f->quantization, ==, "FP8");
 }
 
+static void
+test_safetensors_guess (void)
+{
+  /* Llama 3.1 8B's shapes (header only: no data follows, none is read). */
+  static const struct { const char *name; guint64 rows, cols; } t[] = {
+    { "model.embed_tokens.weight", 128256, 4096 },
+    { "model.layers.0.self_attn.q_proj.weight", 4096, 4096 },
+    { "model.layers.0.self_attn.k_proj.weight", 1024, 4096 },
+    { "model.layers.0.self_attn.v_proj.weight", 1024, 4096 },
+    { "model.layers.0.self_attn.o_proj.weight", 4096, 4096 },
+    { "model.layers.0.mlp.gate_proj.weight", 14336, 4096 },
+    { "model.layers.0.mlp.up_proj.weight", 14336, 4096 },
+    { "model.layers.0.mlp.down_proj.weight", 4096, 14336 },
+    { "model.layers.31.mlp.down_proj.weight", 4096, 14336 },
+    { "model.norm.weight", 1, 4096 },
+    { "lm_head.weight", 128256, 4096 },
+  };
+  g_autoptr(GString) header = g_string_new ("{");
+  g_autoptr(GByteArray) bytes = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) import = NULL;
+  g_autoptr(HrModel) model = NULL;
+  const HrComponent *c;
+  guint64 offset = 0;
+
+  for (guint i = 0; i < G_N_ELEMENTS (t); i++)
+    {
+      guint64 size = t[i].rows * t[i].cols * 2;
+
+      g_string_append_printf (header, "%s\"%s\": {\"dtype\": \"BF16\", \"shape\": [%"
+                              G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "], \"data_offsets\": [%"
+                              G_GUINT64_FORMAT ", %" G_GUINT64_FORMAT "]}", i ? ", " : "",
+                              t[i].name, t[i].rows, t[i].cols, offset, offset + size);
+      offset += size;
+    }
+  g_string_append (header, "}");
+  bytes = safetensors_bytes (header->str, 0);
+
+  import = hr_import_safetensors_parse ("llama.safetensors", bytes->data, bytes->len, &error);
+  g_assert_no_error (error);
+  model = model_of (import);
+  c = g_ptr_array_index (model->components, 0);
+  g_assert_cmpuint (c->layers, ==, 32);
+  g_assert_cmpuint (c->hidden, ==, 4096);
+  g_assert_cmpuint (c->heads, ==, 32);
+  g_assert_cmpuint (c->kv_heads, ==, 8);
+  g_assert_cmpuint (c->intermediate, ==, 14336);
+  g_assert_cmpuint (c->vocab, ==, 128256);
+  g_assert_true (c->glu);
+  g_assert_false (c->tied_embeddings);
+  g_assert_cmpstr (model->id, ==, "llama");
+  g_assert_cmpuint (model->params, ==, import->params);
+}
+
 /* ---- folders: config.json + safetensors shards -------------------------- */
 
 /* A tiny Llama: vocab 16, hidden 8, 1 layer, 2 heads (1 KV head of 4),
@@ -936,6 +990,7 @@ main (int    argc,
   g_test_add_func ("/import/safetensors/counts", test_safetensors);
   g_test_add_func ("/import/safetensors/hostile", test_safetensors_hostile);
   g_test_add_func ("/import/safetensors/quantized", test_safetensors_quantized);
+  g_test_add_func ("/import/safetensors/guess", test_safetensors_guess);
   g_test_add_func ("/import/folder", test_folder);
   g_test_add_func ("/import/gguf/counts", test_gguf);
   g_test_add_func ("/import/gguf/hostile", test_gguf_hostile);
