@@ -231,6 +231,25 @@ typedef struct {
   GHashTable *arrays;   /* key -> guint64 *, array lengths */
 } Meta;
 
+/* What a header held besides its tensors' dtypes. */
+typedef struct {
+  Meta     meta;
+  guint32  version;
+  guint64  n_tensors;
+  guint64  n_kv;
+  guint64  expert_params;   /* elements of the stacked expert tensors ("_exps.") */
+  gboolean has_output;      /* an untied output.weight */
+} GgufHeader;
+
+static void
+header_clear (GgufHeader *h)
+{
+  g_clear_pointer (&h->meta.ints, g_hash_table_unref);
+  g_clear_pointer (&h->meta.strings, g_hash_table_unref);
+  g_clear_pointer (&h->meta.arrays, g_hash_table_unref);
+  memset (h, 0, sizeof *h);
+}
+
 static gboolean
 read_value (Gguf       *g,
             guint32     type,
@@ -478,21 +497,23 @@ static HrImport *
 parse (const char    *display_name,
        const guint8  *data,
        gsize          length,
+       GgufHeader    *h,
        gboolean      *was_truncated,
        GError       **error)
 {
   g_autoptr(HrImport) import = NULL;
-  g_autoptr(GHashTable) ints = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autoptr(GHashTable) strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free,
-                                                          g_free);
-  g_autoptr(GHashTable) arrays = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-  g_autofree char *name = NULL;
-  Meta meta = { ints, strings, arrays };
+  Meta meta;
   Gguf g = { display_name, data, length, 0, FALSE, error, "the preamble" };
   guint32 magic = 0, version = 0;
   guint64 n_tensors = 0, n_kv = 0, expert_params = 0;
   gboolean has_output = FALSE;
   const char *arch;
+
+  header_clear (h);
+  h->meta.ints = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  h->meta.strings = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  h->meta.arrays = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  meta = h->meta;
 
   *was_truncated = FALSE;
   if (!read_u32 (&g, &magic))
@@ -539,12 +560,7 @@ parse (const char    *display_name,
         goto fail;
     }
 
-  arch = g_hash_table_lookup (strings, "general.architecture");
-  if (arch == NULL)
-    {
-      hr_import_add_note (import, "no general.architecture in the metadata");
-      arch = "unknown";
-    }
+  arch = g_hash_table_lookup (meta.strings, "general.architecture");
   import->model_type = g_strdup (arch);
 
   g.section = "the tensor infos";
@@ -614,26 +630,11 @@ parse (const char    *display_name,
                             numel / ggml_types[t].block * ggml_types[t].bytes);
     }
 
-  hr_import_finish_dtypes (import);
-  import->active_params = import->params;
-  hr_import_add_read (import, "%s: GGUF v%u, architecture %s, %" G_GUINT64_FORMAT " tensors, %"
-                      G_GUINT64_FORMAT " metadata keys", display_name, version, arch, n_tensors,
-                      n_kv);
-
-  name = g_strdup (g_hash_table_lookup (strings, "general.name"));
-  if (name == NULL || name[0] == '\0')
-    {
-      g_autofree char *base = g_path_get_basename (display_name);
-
-      g_free (name);
-      name = g_str_has_suffix (base, ".gguf") ? g_strndup (base, strlen (base) - 5)
-                                              : g_steal_pointer (&base);
-    }
-  if (import->params > 0)
-    build_model (import, &meta, arch, name, has_output, expert_params);
-  else
-    hr_import_add_note (import, "the file lists no tensors");
-
+  h->version = version;
+  h->n_tensors = n_tensors;
+  h->n_kv = n_kv;
+  h->expert_params = expert_params;
+  h->has_output = has_output;
   return g_steal_pointer (&import);
 
 truncated:
@@ -643,23 +644,73 @@ fail:
   return NULL;
 }
 
+/* Totals, what was read, and the model object from the metadata. */
+static void
+finish (HrImport   *import,
+        GgufHeader *h,
+        const char *display_name,
+        guint       files)
+{
+  const char *arch = g_hash_table_lookup (h->meta.strings, "general.architecture");
+  g_autofree char *name = g_strdup (g_hash_table_lookup (h->meta.strings, "general.name"));
+
+  hr_import_finish_dtypes (import);
+  import->active_params = import->params;
+  if (files > 1)
+    hr_import_add_read (import, "%s and the %u other parts of the split: GGUF v%u, "
+                                "architecture %s, %" G_GUINT64_FORMAT " tensors",
+                        display_name, files - 1, h->version, arch != NULL ? arch : "not given",
+                        h->n_tensors);
+  else
+    hr_import_add_read (import, "%s: GGUF v%u, architecture %s, %" G_GUINT64_FORMAT " tensors, %"
+                        G_GUINT64_FORMAT " metadata keys", display_name, h->version,
+                        arch != NULL ? arch : "not given", h->n_tensors, h->n_kv);
+
+  if (arch == NULL)
+    {
+      hr_import_add_note (import, "no general.architecture in the metadata");
+      arch = "unknown";
+    }
+
+  if (name == NULL || name[0] == '\0')
+    {
+      g_autofree char *base = g_path_get_basename (display_name);
+
+      g_free (name);
+      name = g_str_has_suffix (base, ".gguf") ? g_strndup (base, strlen (base) - 5)
+                                              : g_steal_pointer (&base);
+    }
+  if (import->params > 0)
+    build_model (import, &h->meta, arch, name, h->has_output, h->expert_params);
+  else
+    hr_import_add_note (import, "the file lists no tensors");
+}
+
 HrImport *
 hr_import_gguf_parse (const char    *display_name,
                       const guint8  *data,
                       gsize          length,
                       GError       **error)
 {
+  GgufHeader h = { { NULL, NULL, NULL }, 0, 0, 0, 0, FALSE };
   gboolean was_truncated;
+  HrImport *import;
 
   g_return_val_if_fail (display_name != NULL, NULL);
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
-  return parse (display_name, data, length, &was_truncated, error);
+  import = parse (display_name, data, length, &h, &was_truncated, error);
+  if (import != NULL)
+    finish (import, &h, display_name, 1);
+  header_clear (&h);
+  return import;
 }
 
-HrImport *
-hr_import_gguf_load (const char  *path,
-                     GError     **error)
+/* The header of one file, read in growing steps until it is whole. */
+static HrImport *
+load_header (const char  *path,
+             GgufHeader  *h,
+             GError     **error)
 {
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GFileInputStream) stream = NULL;
@@ -667,8 +718,6 @@ hr_import_gguf_load (const char  *path,
   g_autoptr(GError) local_error = NULL;
   g_autoptr(GByteArray) buf = g_byte_array_new ();
   guint64 size, want;
-
-  g_return_val_if_fail (path != NULL, NULL);
 
   stream = g_file_read (file, NULL, &local_error);
   if (stream != NULL)
@@ -701,7 +750,7 @@ hr_import_gguf_load (const char  *path,
         }
       g_byte_array_set_size (buf, old + got);
 
-      import = parse (path, buf->data, buf->len, &was_truncated, &parse_error);
+      import = parse (path, buf->data, buf->len, h, &was_truncated, &parse_error);
       if (import != NULL)
         return import;
       if (!was_truncated || buf->len >= size || buf->len < want)
@@ -718,4 +767,88 @@ hr_import_gguf_load (const char  *path,
         }
       want = MIN (size, MIN (MAX_HEADER, want * 4));
     }
+}
+
+/* llama.cpp's gguf-split names the parts NAME-00001-of-00003.gguf and
+ * records split.count in each; the metadata is in the first. */
+static gboolean
+split_part_path (const char *path,
+                 guint       count,
+                 guint       number,
+                 char      **out)
+{
+  g_autofree char *suffix = g_strdup_printf ("-of-%05u.gguf", count);
+  const char *end;
+  gsize stem;
+
+  if (!g_str_has_suffix (path, suffix) || strlen (path) < strlen (suffix) + 6)
+    return FALSE;
+  end = path + strlen (path) - strlen (suffix);
+  stem = end - 6 - path;
+  if (end[-6] != '-')
+    return FALSE;
+  *out = g_strdup_printf ("%.*s-%05u-of-%05u.gguf", (int) stem, path, number, count);
+  return TRUE;
+}
+
+HrImport *
+hr_import_gguf_load (const char  *path,
+                     GError     **error)
+{
+  GgufHeader h = { { NULL, NULL, NULL }, 0, 0, 0, 0, FALSE };
+  g_autoptr(HrImport) import = NULL;
+  const guint64 *count;
+  guint files = 1;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  import = load_header (path, &h, error);
+  if (import == NULL)
+    {
+      header_clear (&h);
+      return NULL;
+    }
+
+  count = g_hash_table_lookup (h.meta.ints, "split.count");
+  if (count != NULL && *count > 1 && *count <= 10000)
+    {
+      g_autofree char *first = NULL;
+
+      if (!split_part_path (path, *count, 1, &first) || !g_str_equal (first, path))
+        {
+          hr_import_add_note (import, "this is one part of a model split in %" G_GUINT64_FORMAT
+                                      ": import the first part (…-00001-of-…) or the folder to "
+                                      "count them all", *count);
+        }
+      else
+        {
+          for (guint i = 2; i <= *count; i++)
+            {
+              g_autofree char *part = NULL;
+              GgufHeader ph = { { NULL, NULL, NULL }, 0, 0, 0, 0, FALSE };
+              g_autoptr(HrImport) more = NULL;
+
+              split_part_path (path, *count, i, &part);
+              more = load_header (part, &ph, error);
+              if (more == NULL)
+                {
+                  header_clear (&ph);
+                  header_clear (&h);
+                  g_prefix_error (error, "part %u of %" G_GUINT64_FORMAT " of the split: ", i,
+                                  *count);
+                  return NULL;
+                }
+              hr_import_merge_dtypes (import, more);
+              h.n_tensors += ph.n_tensors;
+              h.expert_params += ph.expert_params;
+              h.has_output |= ph.has_output;
+              header_clear (&ph);
+              files++;
+            }
+        }
+    }
+
+  finish (import, &h, path, files);
+  header_clear (&h);
+  return g_steal_pointer (&import);
 }

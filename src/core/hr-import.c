@@ -84,11 +84,12 @@ hr_import_add_note (HrImport   *import,
   va_end (args);
 }
 
-void
-hr_import_add_tensor (HrImport   *import,
-                      const char *dtype,
-                      guint64     params,
-                      guint64     bytes)
+static void
+add_tensors (HrImport   *import,
+             const char *dtype,
+             guint64     params,
+             guint64     bytes,
+             guint       tensors)
 {
   HrImportDtype *d = NULL;
 
@@ -112,7 +113,28 @@ hr_import_add_tensor (HrImport   *import,
 
   d->params += params;
   d->bytes += bytes;
-  d->tensors++;
+  d->tensors += tensors;
+}
+
+void
+hr_import_add_tensor (HrImport   *import,
+                      const char *dtype,
+                      guint64     params,
+                      guint64     bytes)
+{
+  add_tensors (import, dtype, params, bytes, 1);
+}
+
+void
+hr_import_merge_dtypes (HrImport       *import,
+                        const HrImport *other)
+{
+  for (guint i = 0; i < other->dtypes->len; i++)
+    {
+      const HrImportDtype *d = g_ptr_array_index (other->dtypes, i);
+
+      add_tensors (import, d->dtype, d->params, d->bytes, d->tensors);
+    }
 }
 
 static gint
@@ -215,14 +237,7 @@ take_weights (HrImport *import,
       if (!g_str_has_prefix (note, "no config.json"))
         g_ptr_array_add (import->notes, g_strdup (note));
     }
-  for (guint i = 0; i < weights->dtypes->len; i++)
-    {
-      HrImportDtype *d = g_ptr_array_index (weights->dtypes, i);
-
-      hr_import_add_tensor (import, d->dtype, d->params, d->bytes);
-      ((HrImportDtype *) g_ptr_array_index (import->dtypes, import->dtypes->len - 1))->tensors =
-        d->tensors;
-    }
+  hr_import_merge_dtypes (import, weights);
 
   hr_import_finish_dtypes (import);
   g_clear_pointer (&import->quantization, g_free);
@@ -344,7 +359,7 @@ hr_import_folder (const char  *path,
       weights = hr_import_gguf_load (file, error);
       if (weights == NULL)
         return NULL;
-      if (ggufs->len > 1)
+      if (ggufs->len > 1 && strstr (g_ptr_array_index (ggufs, 0), "-00001-of-") == NULL)
         hr_import_add_note (weights, "%u GGUF files in the folder: %s was read",
                             ggufs->len, (char *) g_ptr_array_index (ggufs, 0));
     }

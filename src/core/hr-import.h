@@ -79,6 +79,9 @@ void        hr_import_add_tensor   (HrImport       *import,
                                     const char     *dtype,
                                     guint64         params,
                                     guint64         bytes);
+/* Adds @other's per-dtype table to @import's (the shards of one model). */
+void        hr_import_merge_dtypes (HrImport       *import,
+                                    const HrImport *other);
 /* Sorts the dtype table, fills bits per weight and `quantization`. */
 void        hr_import_finish_dtypes (HrImport      *import);
 

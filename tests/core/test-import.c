@@ -668,8 +668,19 @@ tensor (GByteArray    *b,
 
 /* A tiny Llama-architecture GGUF v3: token embeddings in Q4_K, an F32 norm,
  * MoE up-projections in F16, no output.weight (tied). */
+static void
+kv_split_count (GByteArray *b,
+                guint16     count)
+{
+  guint8 v[2] = { count & 0xff, count >> 8 };
+
+  put_str (b, "split.count");
+  put_u32 (b, 2);   /* GGUF_TYPE_UINT16, as gguf-split writes it */
+  g_byte_array_append (b, v, 2);
+}
+
 static GByteArray *
-tiny_gguf (void)
+tiny_gguf_part (gboolean split)
 {
   GByteArray *b = g_byte_array_new ();
   const guint64 embd[] = { 256, 32 };
@@ -678,8 +689,10 @@ tiny_gguf (void)
 
   g_byte_array_append (b, (const guint8 *) "GGUF", 4);
   put_u32 (b, 3);
-  put_u64 (b, 3);    /* tensors */
-  put_u64 (b, 10);   /* metadata keys */
+  put_u64 (b, 3);                /* tensors */
+  put_u64 (b, split ? 11 : 10);  /* metadata keys */
+  if (split)
+    kv_split_count (b, 2);
   kv_str (b, "general.architecture", "llama");
   kv_str (b, "general.name", "Tiny Llama");
   kv_u32 (b, "llama.block_count", 1);
@@ -704,6 +717,12 @@ tiny_gguf (void)
   tensor (b, "blk.0.attn_norm.weight", 1, norm, 0 /* F32 */, 4608);
   tensor (b, "blk.0.ffn_up_exps.weight", 3, exps, 1 /* F16 */, 5632);
   return b;
+}
+
+static GByteArray *
+tiny_gguf (void)
+{
+  return tiny_gguf_part (FALSE);
 }
 
 static void
@@ -849,6 +868,44 @@ test_gguf_file (void)
   g_assert_nonnull (import->model);
 
   g_remove (path);
+
+  /* A model split by gguf-split: the parts add up, the output head of the
+   * second part unties the embeddings. */
+  {
+    g_autofree char *p1 = g_build_filename (dir, "tiny-00001-of-00002.gguf", NULL);
+    g_autofree char *p2 = g_build_filename (dir, "tiny-00002-of-00002.gguf", NULL);
+    g_autoptr(GByteArray) first = tiny_gguf_part (TRUE);
+    g_autoptr(GByteArray) second = g_byte_array_new ();
+    g_autoptr(HrModel) model = NULL;
+    const guint64 out[] = { 256, 32 };
+
+    g_byte_array_append (second, (const guint8 *) "GGUF", 4);
+    put_u32 (second, 3);
+    put_u64 (second, 1);
+    put_u64 (second, 1);
+    kv_split_count (second, 2);
+    tensor (second, "output.weight", 2, out, 8 /* Q8_0 */, 0);
+    write_bytes (p1, first);
+    write_bytes (p2, second);
+
+    g_clear_pointer (&import, hr_import_free);
+    import = hr_import_path (dir, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (import->params, ==, 256 * 32 + 256 + 256 * 64 * 4 + 256 * 32);
+    g_assert_cmpuint (find_dtype (import, "Q8_0")->bytes, ==, 32 * 8 * 34);
+    model = model_of (import);
+    g_assert_false (((HrComponent *) g_ptr_array_index (model->components, 0))->tied_embeddings);
+
+    /* The second part alone says it is one. */
+    g_clear_pointer (&import, hr_import_free);
+    import = hr_import_path (p2, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (import->params, ==, 256 * 32);
+    g_assert_nonnull (strstr (g_ptr_array_index (import->notes, 0), "one part of a model"));
+
+    g_remove (p1);
+    g_remove (p2);
+  }
   g_rmdir (dir);
 }
 
