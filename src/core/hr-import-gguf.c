@@ -28,9 +28,10 @@
 #define MAX_ARRAY_DEPTH 4
 #define MAX_DIM         (G_GUINT64_CONSTANT (1) << 40)
 /* The loader reads this much of the file first, then more if the header
- * (mostly the tokenizer's vocabulary) is longer, up to the second limit. */
+ * (mostly the tokenizer's vocabulary and merges, some megabytes for a
+ * 256k-token vocabulary) is longer, up to the second limit. */
 #define FIRST_READ      (8u << 20)
-#define MAX_HEADER      (G_GUINT64_CONSTANT (512) << 20)
+#define MAX_HEADER      (G_GUINT64_CONSTANT (64) << 20)
 
 enum {
   GGUF_UINT8, GGUF_INT8, GGUF_UINT16, GGUF_INT16, GGUF_UINT32, GGUF_INT32, GGUF_FLOAT32,

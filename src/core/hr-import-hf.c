@@ -740,9 +740,8 @@ read_generic (Cfg        *cfg,
 
 /* ---- Reading one (sub-)config into shapes -------------------------------- */
 
-static const char *
-describe_shape (const Shape *s,
-                char         buf[512])
+static char *
+describe_shape (const Shape *s)
 {
   g_autoptr(GString) str = g_string_new (NULL);
 
@@ -764,8 +763,7 @@ describe_shape (const Shape *s,
   if (s->patch > 0)
     g_string_append_printf (str, ", patch %" G_GUINT64_FORMAT, s->patch);
   g_string_append_printf (str, ": %.0f parameters", s->params);
-  g_strlcpy (buf, str->str, 512);
-  return buf;
+  return g_string_free (g_steal_pointer (&str), FALSE);
 }
 
 typedef struct {
@@ -838,9 +836,8 @@ check_count (Cfg   *cfg,
 }
 
 static gboolean
-read_t5 (HrJsonDoc *doc,
-         Cfg       *cfg,
-         Parts     *parts)
+read_t5 (Cfg   *cfg,
+         Parts *parts)
 {
   guint64 d_model, d_kv, d_ff, enc_layers, dec_layers, heads, vocab, buckets, max_len = 0;
   gboolean tied, glu;
@@ -848,7 +845,6 @@ read_t5 (HrJsonDoc *doc,
   double inner, attn, ffn, rel, enc, dec, embed;
   Shape *e, *d;
 
-  (void) doc;
   /* modeling_t5.py: no biases, T5LayerNorm (weight only), a relative
    * attention bias (buckets x heads) in the first layer of each stack, a
    * shared embedding, lm_head tied unless tie_word_embeddings is false
@@ -910,14 +906,6 @@ read_t5 (HrJsonDoc *doc,
   return TRUE;
 }
 
-static void
-set_model_type (HrImport   *import,
-                const char *model_type)
-{
-  if (import->model_type == NULL)
-    import->model_type = g_strdup (model_type);
-}
-
 static gboolean
 read_config_object (HrJsonDoc  *doc,
                     const char *pointer,
@@ -940,8 +928,8 @@ read_config_object (HrJsonDoc  *doc,
     return FALSE;
 
   model_type = cfg_string (&cfg, "model_type");
-  if (!nested)
-    set_model_type (import, model_type);
+  if (!nested && import->model_type == NULL)
+    import->model_type = g_strdup (model_type);
   family = find_decoder_family (model_type);
 
   if (family != NULL)
@@ -981,7 +969,7 @@ read_config_object (HrJsonDoc  *doc,
     }
   else if (g_strcmp0 (model_type, "t5") == 0 || g_strcmp0 (model_type, "mt5") == 0)
     {
-      if (!read_t5 (doc, &cfg, parts))
+      if (!read_t5 (&cfg, parts))
         goto out;
     }
   else if (g_strcmp0 (model_type, "vit") == 0 || g_strcmp0 (model_type, "clip_vision_model") == 0 ||
@@ -1291,7 +1279,6 @@ import_from_doc (HrJsonDoc  *doc,
   g_autofree char *source = NULL;
   Parts parts = { 0 };
   double total = 0, active = 0;
-  char buf[512];
 
   import = hr_import_new (HR_IMPORT_HF_CONFIG, display_name);
   parts.shapes = shapes;
@@ -1311,7 +1298,7 @@ import_from_doc (HrJsonDoc  *doc,
           import->experts = s->experts;
           import->experts_per_token = s->experts_per_token;
         }
-      hr_import_add_read (import, "%s", describe_shape (s, buf));
+      g_ptr_array_add (import->read, describe_shape (s));
     }
   total += parts.extra;
   active += parts.extra;
