@@ -57,6 +57,19 @@ typedef struct {
   guint64   positions;      /* rows of a learned position table */
   guint     experts;
   guint     experts_per_token;
+  guint64   shared_intermediate; /* always-on shared experts' MLP width (Qwen-MoE, DeepSeek) */
+  gboolean  shared_gate;    /* a hidden x 1 sigmoid gate on the shared expert (Qwen-MoE) */
+  gboolean  router_bias;    /* DeepSeek-V3's e_score_correction_bias */
+  guint64   dense_layers;   /* leading layers with a dense MLP (DeepSeek first_k_dense_replace) */
+  guint64   dense_intermediate;
+  /* Multi-head latent attention (DeepSeek-V2/V3): low-rank query and
+   * key/value projections instead of q, k, v. */
+  gboolean  mla;
+  guint64   q_lora_rank;    /* 0: a plain query projection */
+  guint64   kv_lora_rank;
+  guint64   qk_nope_dim;
+  guint64   qk_rope_dim;
+  guint64   v_head_dim;
   double    extra;          /* parameters outside the blocks (poolers, heads, patch embedding) */
   guint64   max_seq_len;
   guint64   patch;
@@ -106,7 +119,23 @@ shape_count (Shape *s)
       return;
     }
 
-  attn = hidden * q_dim + 2 * hidden * kv_dim + q_dim * hidden;
+  if (s->mla)
+    {
+      /* modeling_deepseek.py DeepseekV3Attention: q_a_proj, q_a_layernorm,
+       * q_b_proj (or q_proj), kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj,
+       * o_proj; no biases. */
+      double qk_head = (double) s->qk_nope_dim + s->qk_rope_dim;
+
+      attn = s->q_lora_rank > 0
+               ? hidden * s->q_lora_rank + s->q_lora_rank +
+                 (double) s->q_lora_rank * s->heads * qk_head
+               : hidden * s->heads * qk_head;
+      attn += hidden * ((double) s->kv_lora_rank + s->qk_rope_dim) + s->kv_lora_rank;
+      attn += (double) s->kv_lora_rank * s->heads * ((double) s->qk_nope_dim + s->v_head_dim);
+      attn += (double) s->heads * s->v_head_dim * hidden;
+    }
+  else
+    attn = hidden * q_dim + 2 * hidden * kv_dim + q_dim * hidden;
   if (s->qkv_bias)
     attn += q_dim + 2 * kv_dim;
   if (s->out_bias)
@@ -123,10 +152,13 @@ shape_count (Shape *s)
   if (s->experts > 0)
     {
       /* A linear router without bias picks experts_per_token of the
-       * experts for each token; every expert is stored. */
-      router = hidden * s->experts;
-      block_active += s->experts_per_token * mlp + router;
-      block += s->experts * mlp + router;
+       * experts for each token; every expert is stored.  Shared experts
+       * run for every token. */
+      double shared = 3 * hidden * s->shared_intermediate + (s->shared_gate ? hidden : 0);
+
+      router = hidden * s->experts + (s->router_bias ? s->experts : 0);
+      block_active += s->experts_per_token * mlp + router + shared;
+      block += s->experts * mlp + router + shared;
     }
   else
     {
@@ -140,8 +172,15 @@ shape_count (Shape *s)
   if (s->final_norm)
     outside += norm;
 
-  s->params = outside + s->layers * block;
-  s->active = outside + s->layers * block_active;
+  s->params = outside + (double) (s->layers - s->dense_layers) * block;
+  s->active = outside + (double) (s->layers - s->dense_layers) * block_active;
+  if (s->dense_layers > 0)
+    {
+      double dense = attn + s->norms_per_layer * norm + 3 * hidden * s->dense_intermediate;
+
+      s->params += s->dense_layers * dense;
+      s->active += s->dense_layers * dense;
+    }
 }
 
 /* Reading one config object: the root, or a nested text_config/vision_config. */
@@ -306,6 +345,7 @@ enum {
   DEC_QK_NORM      = 1 << 4,  /* RMSNorm on queries and keys (Qwen3, Gemma 3) */
   DEC_MOE_MIXTRAL  = 1 << 5,  /* num_local_experts experts of intermediate_size */
   DEC_MOE_QWEN     = 1 << 6,  /* num_experts experts of moe_intermediate_size */
+  DEC_SHARED_EXPERT = 1 << 7, /* plus a gated shared expert (Qwen2-MoE) */
 };
 
 typedef struct {
@@ -324,6 +364,7 @@ static const DecoderFamily decoder_families[] = {
   { "qwen2", "Qwen2", DEC_QKV_BIAS, 0, 0, 0, 0, 0 },
   { "qwen3", "Qwen3", DEC_BIAS_KEY | DEC_QK_NORM, 0, 0, 0, 0, 0 },
   { "qwen3_moe", "Qwen3-MoE", DEC_BIAS_KEY | DEC_QK_NORM | DEC_MOE_QWEN, 0, 0, 0, 0, 0 },
+  { "qwen2_moe", "Qwen2-MoE", DEC_QKV_BIAS | DEC_MOE_QWEN | DEC_SHARED_EXPERT, 0, 0, 0, 0, 0 },
   { "gemma", "Gemma", DEC_TIED_DEFAULT | DEC_BIAS_KEY, 0, 0, 0, 0, 0 },
   { "gemma2", "Gemma 2", DEC_TIED_DEFAULT | DEC_BIAS_KEY | DEC_FOUR_NORMS, 0, 0, 0, 0, 0 },
   { "gemma3_text", "Gemma 3", DEC_TIED_DEFAULT | DEC_BIAS_KEY | DEC_FOUR_NORMS | DEC_QK_NORM,
@@ -392,12 +433,96 @@ read_gated_decoder (Cfg                 *cfg,
       if (!cfg_uint (cfg, "num_experts_per_tok", 2, s->experts, &v))
         return FALSE;
       s->experts_per_token = v;
+      if (family->flags & DEC_SHARED_EXPERT)
+        {
+          if (!cfg_uint (cfg, "shared_expert_intermediate_size", REQUIRED, 1 << 28,
+                         &s->shared_intermediate))
+            return FALSE;
+          s->shared_gate = TRUE;
+        }
       if (family->flags & DEC_MOE_QWEN)
         hr_import_add_note (cfg->import, "%severy layer is taken as a mixture-of-experts "
                                          "layer (decoder_sparse_step 1, no mlp_only_layers)",
                             cfg->prefix);
     }
 
+  return TRUE;
+}
+
+/* ---- DeepSeek-V2/V3: latent attention, shared and routed experts ---------- */
+
+static gboolean
+read_deepseek (Cfg   *cfg,
+               Shape *s)
+{
+  guint64 v = 0, mtp = 0;
+  g_autofree char *topk = NULL;
+
+  /* modeling_deepseek.py (deepseek-ai/DeepSeek-V3): the first
+   * first_k_dense_replace layers have a dense MLP, the others n_routed_experts
+   * experts of moe_intermediate_size plus n_shared_experts always on. */
+  if (!cfg_uint (cfg, "vocab_size", REQUIRED, MAX_VOCAB, &s->vocab) ||
+      !cfg_uint (cfg, "hidden_size", REQUIRED, MAX_WIDTH, &s->hidden) ||
+      !cfg_uint (cfg, "num_hidden_layers", REQUIRED, MAX_LAYERS, &s->layers) ||
+      !cfg_uint (cfg, "num_attention_heads", REQUIRED, MAX_WIDTH, &s->heads) ||
+      !cfg_uint (cfg, "intermediate_size", REQUIRED, 1 << 28, &s->dense_intermediate) ||
+      !cfg_uint (cfg, "moe_intermediate_size", REQUIRED, 1 << 28, &s->intermediate) ||
+      !cfg_uint (cfg, "kv_lora_rank", REQUIRED, MAX_WIDTH, &s->kv_lora_rank) ||
+      !cfg_uint (cfg, "qk_nope_head_dim", REQUIRED, MAX_WIDTH, &s->qk_nope_dim) ||
+      !cfg_uint (cfg, "qk_rope_head_dim", REQUIRED, MAX_WIDTH, &s->qk_rope_dim) ||
+      !cfg_uint (cfg, "v_head_dim", REQUIRED, MAX_WIDTH, &s->v_head_dim) ||
+      !cfg_uint (cfg, "max_position_embeddings", 0, MAX_CONTEXT, &s->max_seq_len) ||
+      !cfg_bool (cfg, "tie_word_embeddings", FALSE, &s->tied))
+    return FALSE;
+
+  if (cfg_get (cfg, "q_lora_rank") != NULL &&
+      !cfg_uint (cfg, "q_lora_rank", 0, MAX_WIDTH, &s->q_lora_rank))
+    return FALSE;
+
+  if (cfg_get (cfg, "n_routed_experts") != NULL)
+    {
+      if (!cfg_uint (cfg, "n_routed_experts", REQUIRED, MAX_EXPERTS, &v))
+        return FALSE;
+      s->experts = v;
+      if (!cfg_uint (cfg, "num_experts_per_tok", REQUIRED, s->experts, &v))
+        return FALSE;
+      s->experts_per_token = v;
+      v = 0;
+      if (cfg_get (cfg, "n_shared_experts") != NULL &&
+          !cfg_uint (cfg, "n_shared_experts", 0, 1024, &v))
+        return FALSE;
+      s->shared_intermediate = v * s->intermediate;
+      if (!cfg_uint (cfg, "first_k_dense_replace", 0, s->layers, &s->dense_layers))
+        return FALSE;
+      topk = cfg_string (cfg, "topk_method");
+      s->router_bias = g_strcmp0 (topk, "noaux_tc") == 0;
+    }
+  else
+    {
+      s->dense_layers = s->layers;
+      s->intermediate = s->dense_intermediate;
+    }
+
+  if (cfg_get (cfg, "num_nextn_predict_layers") != NULL &&
+      !cfg_uint (cfg, "num_nextn_predict_layers", 0, 64, &mtp))
+    return FALSE;
+  if (mtp > 0)
+    hr_import_add_note (cfg->import, "the %" G_GUINT64_FORMAT " multi-token-prediction "
+                                     "layer(s) a checkpoint may add are not counted, as in the "
+                                     "published total", mtp);
+
+  /* For the estimator: attention heads of the value width; the KV cache of
+   * latent attention (kv_lora_rank + qk_rope_head_dim per token and layer)
+   * is smaller than this shape says. */
+  s->mla = TRUE;
+  s->kv_heads = s->heads;
+  s->head_dim = s->v_head_dim;
+  s->glu = TRUE;
+  s->layernorm = FALSE;
+  hr_import_add_note (cfg->import, "multi-head latent attention caches %" G_GUINT64_FORMAT
+                                   " values per token and layer; the KV cache is planned as "
+                                   "full heads, an upper bound",
+                      s->kv_lora_rank + s->qk_rope_dim);
   return TRUE;
 }
 
@@ -936,6 +1061,14 @@ read_config_object (HrJsonDoc  *doc,
     {
       s = shape_new (nested ? "language model" : "decoder");
       if (!read_gated_decoder (&cfg, family, s) || !check_count (&cfg, s))
+        goto out;
+      parts->family = "llm";
+    }
+  else if (g_strcmp0 (model_type, "deepseek_v2") == 0 ||
+           g_strcmp0 (model_type, "deepseek_v3") == 0)
+    {
+      s = shape_new (nested ? "language model" : "decoder");
+      if (!read_deepseek (&cfg, s) || !check_count (&cfg, s))
         goto out;
       parts->family = "llm";
     }

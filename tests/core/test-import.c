@@ -30,6 +30,9 @@ static const struct {
   { "qwen2.5-0.5b", 0.494e9, G_GUINT64_CONSTANT (494032768) },
   { "qwen2.5-7b", 7.61e9, G_GUINT64_CONSTANT (7615616512) },
   { "qwen3-8b", 8.2e9, 0 },
+  { "qwen1.5-moe-a2.7b", 14.3e9, 0 },
+  { "deepseek-v2-lite", 15.7e9, 0 },
+  { "deepseek-v3", 671e9, 0 },
   { "gemma-2b", 2.51e9, G_GUINT64_CONSTANT (2506172416) },
   { "gemma-2-9b", 9.24e9, G_GUINT64_CONSTANT (9241705984) },
   { "gemma-3-4b-it", 4.3e9, G_GUINT64_CONSTANT (4300079472) },
@@ -121,6 +124,30 @@ test_moe (void)
   g_assert_cmpint (json_object_get_int_member (details, "active_params"), ==,
                    import->active_params);
   g_assert_cmpint (json_object_get_int_member (details, "experts"), ==, 8);
+}
+
+static void
+test_moe_shared (void)
+{
+  g_autofree char *qwen = fixture_path ("qwen1.5-moe-a2.7b");
+  g_autofree char *deepseek = fixture_path ("deepseek-v3");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) q = hr_import_hf_config_load (qwen, &error);
+  g_autoptr(HrImport) d = NULL;
+
+  /* Qwen1.5-MoE-A2.7B's model card: 14.3B in total, 2.7B activated (four
+   * of 60 routed experts and the shared expert). */
+  g_assert_no_error (error);
+  g_assert_cmpuint (q->experts, ==, 60);
+  g_assert_cmpfloat (fabs (q->active_params - 2.7e9) / 2.7e9, <=, 0.005);
+
+  /* DeepSeek-V3: latent attention, 3 dense layers, 256 routed experts (8 per
+   * token) and one shared; 671B total (technical report, Table 1 notes). */
+  d = hr_import_hf_config_load (deepseek, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (d->experts, ==, 256);
+  g_assert_cmpuint (d->experts_per_token, ==, 8);
+  g_assert_cmpuint (d->active_params, <, d->params / 10);
 }
 
 static void
@@ -1040,6 +1067,7 @@ main (int    argc,
 
   g_test_add_func ("/import/hf/real-configs", test_real_configs);
   g_test_add_func ("/import/hf/moe", test_moe);
+  g_test_add_func ("/import/hf/moe-shared", test_moe_shared);
   g_test_add_func ("/import/hf/composite", test_composite);
   g_test_add_func ("/import/hf/bad", test_bad_configs);
   g_test_add_func ("/import/hf/unknown-type", test_unknown_type);
