@@ -387,7 +387,12 @@ test_safetensors_hostile (void)
   g_assert_error (error, HR_ERROR, HR_ERROR_TOO_LARGE);
 
   expect_safetensors_error ("{\"w\": {\"dtype\": \"F16\", \"shape\": [4], "
-                            "\"data_offsets\": [0, 6]}}", 6, "span 6");
+                            "\"data_offsets\": [0, 6]}}", 6, "h.safetensors:1:54: ");
+  /* Columns count characters on a one-line header, after earlier values. */
+  expect_safetensors_error ("{\"\xc3\xa9\": {\"dtype\": \"F32\", \"shape\": [1], "
+                            "\"data_offsets\": [0, 4]}, \"w\": {\"dtype\": \"F16\", "
+                            "\"shape\": [4], \"data_offsets\": [0, 6]}}", 10,
+                            "h.safetensors:1:115: ");
   expect_safetensors_error ("{\"w\": {\"dtype\": \"Q9\", \"shape\": [4], "
                             "\"data_offsets\": [0, 4]}}", 4, "unknown dtype");
   expect_safetensors_error ("{\"w\": {\"dtype\": \"F32\", \"shape\": [1099511627776, "
