@@ -189,6 +189,7 @@ typedef struct {
   HrImport  *import;
   const char *prefix;      /* "" or "text_config." for notes */
   gboolean   defaults_ok;  /* nested configs may rely on transformers' defaults */
+  char       what[64];     /* "the config", or "\"text_config\"" for messages */
 } Cfg;
 
 static gboolean
@@ -205,7 +206,12 @@ cfg_init (Cfg        *cfg,
   cfg->import = import;
   cfg->defaults_ok = nested;
   cfg->prefix = nested ? what : "";
-  return hr_reader_init (&cfg->reader, doc, pointer, node, nested ? what : "the config", error);
+  /* @what is "text_config." when nested: the member's name, quoted. */
+  if (nested)
+    g_snprintf (cfg->what, sizeof cfg->what, "\"%.*s\"", (int) strcspn (what, "."), what);
+  else
+    g_strlcpy (cfg->what, "the config", sizeof cfg->what);
+  return hr_reader_init (&cfg->reader, doc, pointer, node, cfg->what, error);
 }
 
 /* A member, with JSON null taken as absent ("head_dim": null). */
@@ -301,13 +307,19 @@ cfg_heads (Cfg        *cfg,
            Shape      *s,
            const char *heads_keys,
            guint64     heads_default,
-           const char *kv_keys)
+           const char *kv_keys,
+           guint64     kv_default)
 {
+  guint64 kv_def;
+
   if (!cfg_arch (cfg, heads_keys, heads_default, MAX_WIDTH, &s->heads))
     return FALSE;
 
+  /* Without the key, as many KV heads as heads, unless a nested config
+   * relies on a family default that has fewer (MistralConfig: 8). */
+  kv_def = cfg->defaults_ok && kv_default > 0 && kv_default <= s->heads ? kv_default : s->heads;
   s->kv_heads = s->heads;
-  if (kv_keys != NULL && !cfg_uint (cfg, kv_keys, s->heads, s->heads, &s->kv_heads))
+  if (kv_keys != NULL && !cfg_uint (cfg, kv_keys, kv_def, s->heads, &s->kv_heads))
     return FALSE;
 
   if (s->heads % s->kv_heads != 0)
@@ -353,14 +365,14 @@ typedef struct {
   const char *label;
   guint       flags;
   /* transformers' defaults, for nested configs that leave them out */
-  guint64     vocab, hidden, intermediate, layers, heads;
+  guint64     vocab, hidden, intermediate, layers, heads, kv_heads;
 } DecoderFamily;
 
 static const DecoderFamily decoder_families[] = {
   /* LlamaConfig defaults: the 7B model (configuration_llama.py). */
   { "llama", "Llama", DEC_BIAS_KEY, 32000, 4096, 11008, 32, 32 },
-  { "mistral", "Mistral", 0, 32000, 4096, 14336, 32, 32 },
-  { "mixtral", "Mixtral", DEC_MOE_MIXTRAL, 32000, 4096, 14336, 32, 32 },
+  { "mistral", "Mistral", 0, 32000, 4096, 14336, 32, 32, 8 },
+  { "mixtral", "Mixtral", DEC_MOE_MIXTRAL, 32000, 4096, 14336, 32, 32, 8 },
   { "qwen2", "Qwen2", DEC_QKV_BIAS, 0, 0, 0, 0, 0 },
   { "qwen3", "Qwen3", DEC_BIAS_KEY | DEC_QK_NORM, 0, 0, 0, 0, 0 },
   { "qwen3_moe", "Qwen3-MoE", DEC_BIAS_KEY | DEC_QK_NORM | DEC_MOE_QWEN, 0, 0, 0, 0, 0 },
@@ -394,7 +406,8 @@ read_gated_decoder (Cfg                 *cfg,
   if (!cfg_arch (cfg, "vocab_size", family->vocab, MAX_VOCAB, &s->vocab) ||
       !cfg_arch (cfg, "hidden_size", family->hidden, MAX_WIDTH, &s->hidden) ||
       !cfg_arch (cfg, "num_hidden_layers", family->layers, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "num_attention_heads", family->heads, "num_key_value_heads") ||
+      !cfg_heads (cfg, s, "num_attention_heads", family->heads, "num_key_value_heads",
+                  family->kv_heads) ||
       !cfg_uint (cfg, "max_position_embeddings", 0, MAX_CONTEXT, &s->max_seq_len) ||
       !cfg_bool (cfg, "tie_word_embeddings", (family->flags & DEC_TIED_DEFAULT) != 0, &s->tied))
     return FALSE;
@@ -539,7 +552,7 @@ read_gpt2 (Cfg   *cfg,
   if (!cfg_uint (cfg, "vocab_size", REQUIRED, MAX_VOCAB, &s->vocab) ||
       !cfg_uint (cfg, "n_embd|hidden_size", REQUIRED, MAX_WIDTH, &s->hidden) ||
       !cfg_uint (cfg, "n_layer|num_hidden_layers", REQUIRED, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "n_head|num_attention_heads", 0, NULL) ||
+      !cfg_heads (cfg, s, "n_head|num_attention_heads", 0, NULL, 0) ||
       !cfg_uint (cfg, "n_positions|max_position_embeddings", REQUIRED, MAX_POSITIONS,
                  &s->positions) ||
       !cfg_uint (cfg, "n_inner", 4 * s->hidden, 1 << 28, &inner) ||
@@ -565,7 +578,7 @@ read_gpt_neox (Cfg   *cfg,
   if (!cfg_uint (cfg, "vocab_size", REQUIRED, MAX_VOCAB, &s->vocab) ||
       !cfg_uint (cfg, "hidden_size", REQUIRED, MAX_WIDTH, &s->hidden) ||
       !cfg_uint (cfg, "num_hidden_layers", REQUIRED, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "num_attention_heads", 0, NULL) ||
+      !cfg_heads (cfg, s, "num_attention_heads", 0, NULL, 0) ||
       !cfg_uint (cfg, "intermediate_size", REQUIRED, 1 << 28, &s->intermediate) ||
       !cfg_uint (cfg, "max_position_embeddings", 0, MAX_CONTEXT, &s->max_seq_len) ||
       !cfg_bool (cfg, "tie_word_embeddings", FALSE, &s->tied) ||
@@ -601,14 +614,14 @@ read_falcon (Cfg   *cfg,
 
   if (new_arch)
     {
-      if (!cfg_heads (cfg, s, "num_attention_heads|n_head", 0, "num_kv_heads|n_head_kv") ||
+      if (!cfg_heads (cfg, s, "num_attention_heads|n_head", 0, "num_kv_heads|n_head_kv", 0) ||
           !cfg_uint (cfg, "num_ln_in_parallel_attn", 2, 2, &ln_parallel))
         return FALSE;
       s->norms_per_layer = ln_parallel;
     }
   else
     {
-      if (!cfg_heads (cfg, s, "num_attention_heads|n_head", 0, NULL))
+      if (!cfg_heads (cfg, s, "num_attention_heads|n_head", 0, NULL, 0))
         return FALSE;
       s->kv_heads = multi_query ? 1 : s->heads;
       s->norms_per_layer = parallel ? 1 : 2;
@@ -635,7 +648,7 @@ read_opt (Cfg   *cfg,
   if (!cfg_uint (cfg, "vocab_size", REQUIRED, MAX_VOCAB, &s->vocab) ||
       !cfg_uint (cfg, "hidden_size", REQUIRED, MAX_WIDTH, &s->hidden) ||
       !cfg_uint (cfg, "num_hidden_layers", REQUIRED, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "num_attention_heads", 0, NULL) ||
+      !cfg_heads (cfg, s, "num_attention_heads", 0, NULL, 0) ||
       !cfg_uint (cfg, "ffn_dim", REQUIRED, 1 << 28, &s->intermediate) ||
       !cfg_uint (cfg, "max_position_embeddings", REQUIRED, MAX_POSITIONS, &max_pos) ||
       !cfg_uint (cfg, "word_embed_proj_dim", s->hidden, MAX_WIDTH, &proj_dim) ||
@@ -681,7 +694,7 @@ read_bert (Cfg   *cfg,
   if (!cfg_uint (cfg, "vocab_size", REQUIRED, MAX_VOCAB, &s->vocab) ||
       !cfg_uint (cfg, "hidden_size", REQUIRED, MAX_WIDTH, &s->hidden) ||
       !cfg_uint (cfg, "num_hidden_layers", REQUIRED, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "num_attention_heads", 0, NULL) ||
+      !cfg_heads (cfg, s, "num_attention_heads", 0, NULL, 0) ||
       !cfg_uint (cfg, "intermediate_size", REQUIRED, 1 << 28, &s->intermediate) ||
       !cfg_uint (cfg, "max_position_embeddings", 512, MAX_POSITIONS, &s->positions) ||
       !cfg_uint (cfg, "type_vocab_size", 2, 1 << 20, &types))
@@ -724,7 +737,7 @@ read_vision (Cfg        *cfg,
 
   if (!cfg_arch (cfg, "hidden_size", def_width, MAX_WIDTH, &s->hidden) ||
       !cfg_arch (cfg, "num_hidden_layers", def_width ? 12 : 0, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "num_attention_heads", def_width ? 12 : 0, NULL) ||
+      !cfg_heads (cfg, s, "num_attention_heads", def_width ? 12 : 0, NULL, 0) ||
       !cfg_arch (cfg, "intermediate_size", def_width ? 3072 : 0, 1 << 28, &s->intermediate) ||
       !cfg_uint (cfg, "image_size", 224, MAX_IMAGE_SIDE, image_side) ||
       !cfg_uint (cfg, "patch_size", def_patch, MAX_IMAGE_SIDE, &s->patch) ||
@@ -798,7 +811,7 @@ read_text_tower (Cfg      *cfg,
   if (!cfg_arch (cfg, "vocab_size", siglip ? 32000 : 49408, MAX_VOCAB, &s->vocab) ||
       !cfg_arch (cfg, "hidden_size", siglip ? 768 : 512, MAX_WIDTH, &s->hidden) ||
       !cfg_arch (cfg, "num_hidden_layers", 12, MAX_LAYERS, &s->layers) ||
-      !cfg_heads (cfg, s, "num_attention_heads", siglip ? 12 : 8, NULL) ||
+      !cfg_heads (cfg, s, "num_attention_heads", siglip ? 12 : 8, NULL, 0) ||
       !cfg_arch (cfg, "intermediate_size", siglip ? 3072 : 2048, 1 << 28, &s->intermediate) ||
       !cfg_arch (cfg, "max_position_embeddings", siglip ? 64 : 77, MAX_POSITIONS,
                  &s->positions))
@@ -837,7 +850,7 @@ read_generic (Cfg        *cfg,
       !cfg_uint (cfg, "num_hidden_layers|n_layer|num_layers|n_layers|depth", REQUIRED, MAX_LAYERS,
                  &s->layers) ||
       !cfg_heads (cfg, s, "num_attention_heads|n_head|num_heads|n_heads", 0,
-                  "num_key_value_heads|n_kv_heads|num_kv_heads") ||
+                  "num_key_value_heads|n_kv_heads|num_kv_heads", 0) ||
       !cfg_uint (cfg, "intermediate_size|n_inner|ffn_dim|d_ff|ffn_hidden_size", 4 * s->hidden,
                  1 << 28, &s->intermediate) ||
       !cfg_uint (cfg, "vocab_size", 0, MAX_VOCAB, &s->vocab) ||
