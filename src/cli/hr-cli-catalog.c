@@ -64,6 +64,34 @@ print_entries_json (const char *kind,
   hr_cli_print_json (node);
 }
 
+/* Lists the entries of the user's catalog under a table, so that they
+ * stand out as the window's "custom" badge does. */
+static void
+print_custom (GPtrArray         *entries,
+              gsize              id_offset,
+              gsize              origin_offset,
+              HrUserCatalogKind  kind)
+{
+  g_autoptr(GString) list = g_string_new (NULL);
+  g_autofree char *path = hr_user_catalog_get_path (kind);
+
+  for (guint i = 0; i < entries->len; i++)
+    {
+      gpointer e = g_ptr_array_index (entries, i);
+      HrOrigin origin = G_STRUCT_MEMBER (HrOrigin, e, origin_offset);
+
+      if (origin == HR_ORIGIN_BUILTIN)
+        continue;
+      g_string_append_printf (list, "%s%s%s", list->len > 0 ? ", " : "",
+                              G_STRUCT_MEMBER (const char *, e, id_offset),
+                              origin == HR_ORIGIN_USER_OVERRIDE ? " (overrides the built-in entry)"
+                                                                : "");
+    }
+
+  if (list->len > 0)
+    printf ("\nCustom, from %s: %s\n", path, list->str);
+}
+
 int
 hr_cli_models (int    argc,
                char **argv)
@@ -92,6 +120,8 @@ hr_cli_models (int    argc,
       printf ("%-18s %-34.34s %-12s %9.2fB %9.2fB\n", m->id, m->name, m->family, m->params / 1e9,
               trainable / 1e9);
     }
+  print_custom (models, G_STRUCT_OFFSET (HrModel, id), G_STRUCT_OFFSET (HrModel, origin),
+                HR_USER_CATALOG_MODELS);
   printf (g_dngettext (GETTEXT_PACKAGE,
                        "\n%u model; `headroom-cli models --json` shows its architecture and "
                        "source.\n",
@@ -135,6 +165,8 @@ hr_cli_gpus (int    argc,
       printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s\n", g->id, g->name, g->memory / GiB,
               g->bandwidth / 1e12, bf16, price, cloud);
     }
+  print_custom (gpus, G_STRUCT_OFFSET (HrGpu, id), G_STRUCT_OFFSET (HrGpu, origin),
+                HR_USER_CATALOG_GPUS);
   printf (g_dngettext (GETTEXT_PACKAGE,
                        "\n%u GPU; memory is what the driver reports. Prices: see "
                        "`headroom-cli gpus --json` for their date and source.\n",

@@ -57,6 +57,7 @@ gboolean    hr_cli_advise_run    (const HrScenario *scenario,
                                   HrAdvice        **advice,
                                   GError          **error);
 int   hr_cli_measure   (int argc, char **argv);
+int   hr_cli_import_model (int argc, char **argv);
 
 /* Parses the command's options; prints the message and returns FALSE on a
  * usage error. */

@@ -31,6 +31,8 @@ static const struct {
   { "advise", hr_cli_advise, N_("the decision-tree path and costed GPU recommendations") },
   { "models", hr_cli_models, N_("the model catalog") },
   { "gpus", hr_cli_gpus, N_("the GPU catalog") },
+  { "import-model", hr_cli_import_model,
+   N_("a model from a config.json, safetensors or GGUF header, or a model folder") },
 };
 
 static void

@@ -980,6 +980,30 @@ load_resource (const char  *name,
   return hr_json_doc_load_data (display, data, size, error);
 }
 
+/* Marks the entries the user's file added or replaced. */
+static void
+mark_user_entries (HrCatalog  *catalog,
+                   HrJsonDoc  *doc,
+                   gboolean    models,
+                   GHashTable *builtin_ids)
+{
+  JsonArray *entries = json_object_get_array_member (
+    json_node_get_object (hr_json_doc_get_root (doc)), "entries");
+
+  for (guint i = 0; i < json_array_get_length (entries); i++)
+    {
+      JsonObject *entry = json_array_get_object_element (entries, i);
+      const char *id = json_object_get_string_member (entry, "id");
+      HrOrigin origin = g_hash_table_contains (builtin_ids, id) ? HR_ORIGIN_USER_OVERRIDE
+                                                                : HR_ORIGIN_USER;
+
+      if (models)
+        ((HrModel *) g_hash_table_lookup (catalog->model_index, id))->origin = origin;
+      else
+        ((HrGpu *) g_hash_table_lookup (catalog->gpu_index, id))->origin = origin;
+    }
+}
+
 static void
 load_user_file (HrCatalog  *catalog,
                 const char *name,
@@ -988,17 +1012,27 @@ load_user_file (HrCatalog  *catalog,
   g_autofree char *path = g_build_filename (g_get_user_data_dir (), "headroom", name, NULL);
   g_autoptr(HrJsonDoc) doc = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GHashTable) builtin_ids = NULL;
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     return;
 
+  builtin_ids = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  {
+    GHashTableIter iter;
+    gpointer key;
+
+    g_hash_table_iter_init (&iter, models ? catalog->model_index : catalog->gpu_index);
+    while (g_hash_table_iter_next (&iter, &key, NULL))
+      g_hash_table_add (builtin_ids, g_strdup (key));
+  }
+
   doc = hr_json_doc_load_file (path, &error);
   if (doc != NULL)
     {
-      if (models)
-        hr_catalog_load_models (catalog, doc, &error);
-      else
-        hr_catalog_load_gpus (catalog, doc, &error);
+      if (models ? hr_catalog_load_models (catalog, doc, &error)
+                 : hr_catalog_load_gpus (catalog, doc, &error))
+        mark_user_entries (catalog, doc, models, builtin_ids);
     }
 
   if (error != NULL)
@@ -1012,31 +1046,35 @@ load_user_file (HrCatalog  *catalog,
 }
 
 HrCatalog *
+hr_catalog_new_default (void)
+{
+  HrCatalog *loaded = hr_catalog_new ();
+  g_autoptr(HrJsonDoc) models = NULL;
+  g_autoptr(HrJsonDoc) gpus = NULL;
+  g_autoptr(GError) error = NULL;
+
+  /* The built-in catalogs are part of the program: if they do not load
+   * the build is broken, and nothing could be estimated. */
+  models = load_resource ("models.json", &error);
+  if (models == NULL || !hr_catalog_load_models (loaded, models, &error))
+    g_error ("built-in model catalog: %s", error->message);
+  gpus = load_resource ("gpus.json", &error);
+  if (gpus == NULL || !hr_catalog_load_gpus (loaded, gpus, &error))
+    g_error ("built-in GPU catalog: %s", error->message);
+
+  load_user_file (loaded, "models.json", TRUE);
+  load_user_file (loaded, "gpus.json", FALSE);
+
+  return loaded;
+}
+
+HrCatalog *
 hr_catalog_get_default (void)
 {
   static HrCatalog *catalog;
 
   if (g_once_init_enter (&catalog))
-    {
-      HrCatalog *loaded = hr_catalog_new ();
-      g_autoptr(HrJsonDoc) models = NULL;
-      g_autoptr(HrJsonDoc) gpus = NULL;
-      g_autoptr(GError) error = NULL;
-
-      /* The built-in catalogs are part of the program: if they do not load
-       * the build is broken, and nothing could be estimated. */
-      models = load_resource ("models.json", &error);
-      if (models == NULL || !hr_catalog_load_models (loaded, models, &error))
-        g_error ("built-in model catalog: %s", error->message);
-      gpus = load_resource ("gpus.json", &error);
-      if (gpus == NULL || !hr_catalog_load_gpus (loaded, gpus, &error))
-        g_error ("built-in GPU catalog: %s", error->message);
-
-      load_user_file (loaded, "models.json", TRUE);
-      load_user_file (loaded, "gpus.json", FALSE);
-
-      g_once_init_leave (&catalog, loaded);
-    }
+    g_once_init_leave (&catalog, hr_catalog_new_default ());
 
   return catalog;
 }

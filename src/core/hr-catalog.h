@@ -32,6 +32,13 @@ typedef enum {
   HR_TOKENS_PATCHES,   /* image patches, from the scenario's image_size */
 } HrTokenSource;
 
+/* Where a catalog entry comes from, for a "custom" badge in the pickers. */
+typedef enum {
+  HR_ORIGIN_BUILTIN,        /* the catalog built into Headroom */
+  HR_ORIGIN_USER,           /* the user's catalog ($XDG_DATA_HOME/headroom) */
+  HR_ORIGIN_USER_OVERRIDE,  /* the user's catalog, replacing the built-in entry of that id */
+} HrOrigin;
+
 typedef struct {
   char            *name;
   HrComponentKind  kind;
@@ -97,6 +104,8 @@ typedef struct {
 
   /* The object as written, for `models --json` and for saving scenarios. */
   JsonNode    *json;
+
+  HrOrigin     origin;
 } HrModel;
 
 typedef struct {
@@ -116,6 +125,7 @@ typedef struct {
   double      price_usd;           /* < 0 when unknown */
   double      cloud_usd_per_hour;  /* < 0 when unknown */
   JsonNode   *json;
+  HrOrigin    origin;
 } HrGpu;
 
 HrComponent *hr_component_copy (const HrComponent *component);
@@ -162,6 +172,10 @@ gboolean     hr_catalog_load_gpus      (HrCatalog   *catalog,
  * by id.  A user file that cannot be read is skipped with a warning kept in
  * hr_catalog_get_warnings(): the built-in entries are never lost. */
 HrCatalog   *hr_catalog_get_default    (void);
+/* A new catalog read the same way, as the files are now: what the window
+ * reads again after hr_user_catalog_save() or _remove() (free it with
+ * hr_catalog_free). */
+HrCatalog   *hr_catalog_new_default    (void);
 const char * const *hr_catalog_get_warnings (HrCatalog *catalog);
 
 const HrModel *hr_catalog_find_model   (HrCatalog   *catalog,

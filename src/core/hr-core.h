@@ -18,3 +18,8 @@
 #include "hr-sweep.h"
 #include "hr-tree.h"
 #include "hr-types.h"
+#include "hr-import.h"
+#include "hr-import-gguf.h"
+#include "hr-import-hf.h"
+#include "hr-import-safetensors.h"
+#include "hr-user-catalog.h"

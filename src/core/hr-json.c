@@ -48,7 +48,13 @@ typedef struct {
   guint       line;
   guint       depth;
   GError    **error;
+  GArray     *columns;  /* ColumnMark, in text order: where counting can resume */
 } Parser;
+
+typedef struct {
+  const char *at;
+  guint       column;
+} ColumnMark;
 
 static guint
 column_of (Parser     *self,
@@ -56,15 +62,47 @@ column_of (Parser     *self,
 {
   const char *start = at;
   guint column = 1;
+  guint lo = 0, hi = self->columns != NULL ? self->columns->len : 0;
 
-  while (start > self->text && start[-1] != '\n')
-    start--;
+  /* Resume from the last column computed at or before @at, so that a long
+   * single-line document (a safetensors header) is not rescanned from its
+   * start for every value. */
+  while (lo < hi)
+    {
+      guint mid = (lo + hi) / 2;
+
+      if (g_array_index (self->columns, ColumnMark, mid).at <= at)
+        lo = mid + 1;
+      else
+        hi = mid;
+    }
+  if (lo > 0)
+    {
+      const ColumnMark *mark = &g_array_index (self->columns, ColumnMark, lo - 1);
+
+      start = mark->at;
+      column = mark->column;
+    }
+  else
+    start = self->text;
 
   /* Columns count characters, not bytes: skip UTF-8 continuation bytes. */
   for (const char *c = start; c < at; c++)
     {
-      if (((guchar) *c & 0xC0) != 0x80)
+      if (*c == '\n')
+        column = 1;
+      else if (((guchar) *c & 0xC0) != 0x80)
         column++;
+    }
+
+  /* A mark every 64 bytes or more keeps the list small and the scans short. */
+  if (self->columns != NULL &&
+      (self->columns->len == 0 ||
+       g_array_index (self->columns, ColumnMark, self->columns->len - 1).at + 64 <= at))
+    {
+      ColumnMark mark = { at, column };
+
+      g_array_append_val (self->columns, mark);
     }
 
   return column;
@@ -663,6 +701,7 @@ hr_json_doc_load_data (const char  *display_name,
   g_autoptr(HrJsonDoc) doc = g_new0 (HrJsonDoc, 1);
   const char *invalid = NULL;
   Parser parser = { 0 };
+  g_autoptr(GArray) columns = g_array_new (FALSE, FALSE, sizeof (ColumnMark));
   JsonNode *root = NULL;
 
   g_return_val_if_fail (data != NULL || length == 0, NULL);
@@ -679,6 +718,7 @@ hr_json_doc_load_data (const char  *display_name,
   parser.p = data;
   parser.line = 1;
   parser.error = error;
+  parser.columns = columns;
 
   if (length > HR_JSON_MAX_FILE_SIZE)
     {

@@ -1,0 +1,237 @@
+/* hr-user-catalog.c: the user's own models and GPUs
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-user-catalog"
+
+#include <errno.h>
+#include <glib/gstdio.h>
+
+#include "hr-catalog.h"
+#include "hr-user-catalog.h"
+
+static const char *
+file_name (HrUserCatalogKind kind)
+{
+  return kind == HR_USER_CATALOG_MODELS ? "models.json" : "gpus.json";
+}
+
+char *
+hr_user_catalog_get_path (HrUserCatalogKind kind)
+{
+  return g_build_filename (g_get_user_data_dir (), "headroom", file_name (kind), NULL);
+}
+
+/* The entries of the user's file, checked the way the catalog reads them. */
+static JsonArray *
+load_entries (HrUserCatalogKind   kind,
+              const char         *path,
+              GError            **error)
+{
+  g_autoptr(HrJsonDoc) doc = NULL;
+  g_autoptr(HrCatalog) scratch = NULL;
+  gboolean ok;
+
+  if (!g_file_test (path, G_FILE_TEST_EXISTS))
+    return json_array_new ();
+
+  doc = hr_json_doc_load_file (path, error);
+  ok = doc != NULL;
+  if (ok)
+    {
+      scratch = hr_catalog_new ();
+      ok = kind == HR_USER_CATALOG_MODELS ? hr_catalog_load_models (scratch, doc, error)
+                                          : hr_catalog_load_gpus (scratch, doc, error);
+    }
+  if (!ok)
+    {
+      g_prefix_error (error, "your catalog cannot be read, so it is left as it is: ");
+      return NULL;
+    }
+
+  return json_array_ref (json_object_get_array_member (
+                           json_node_get_object (hr_json_doc_get_root (doc)), "entries"));
+}
+
+JsonArray *
+hr_user_catalog_list (HrUserCatalogKind   kind,
+                      GError            **error)
+{
+  g_autofree char *path = hr_user_catalog_get_path (kind);
+
+  return load_entries (kind, path, error);
+}
+
+static const char *
+entry_id (JsonNode *entry)
+{
+  JsonObject *object;
+
+  if (!JSON_NODE_HOLDS_OBJECT (entry))
+    return NULL;
+  object = json_node_get_object (entry);
+  if (!json_object_has_member (object, "id"))
+    return NULL;
+  return json_object_get_string_member_with_default (object, "id", NULL);
+}
+
+/* Checks the new file as the catalog will read it, then writes it over the
+ * old one in one rename. */
+static gboolean
+write_entries (HrUserCatalogKind   kind,
+               const char         *path,
+               JsonArray          *entries,
+               GError            **error)
+{
+  g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
+  g_autoptr(HrJsonDoc) doc = NULL;
+  g_autoptr(HrCatalog) scratch = NULL;
+  g_autoptr(GError) local_error = NULL;
+  g_autofree char *dir = g_path_get_dirname (path);
+  g_autofree char *text = NULL;
+  g_autofree char *with_newline = NULL;
+  JsonObject *object = json_object_new ();
+  gboolean ok;
+
+  json_object_set_int_member (object, "version", 1);
+  json_object_set_array_member (object, "entries", json_array_ref (entries));
+  json_node_take_object (root, object);
+
+  text = hr_json_node_to_string (root, TRUE);
+  with_newline = g_strconcat (text, "\n", NULL);
+
+  /* Read back exactly what will be written, with positions, so a bad entry
+   * is reported as the catalog would report it and never reaches the disk. */
+  doc = hr_json_doc_load_data (path, with_newline, -1, error);
+  if (doc == NULL)
+    return FALSE;
+  scratch = hr_catalog_new ();
+  ok = kind == HR_USER_CATALOG_MODELS ? hr_catalog_load_models (scratch, doc, error)
+                                      : hr_catalog_load_gpus (scratch, doc, error);
+  if (!ok)
+    return FALSE;
+
+  if (g_mkdir_with_parents (dir, 0700) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", dir, g_strerror (saved));
+      return FALSE;
+    }
+
+  /* g_file_set_contents writes a temporary file and renames it over the
+   * old one: a crash or a full disk never leaves half a catalog. */
+  if (!g_file_set_contents (path, with_newline, -1, &local_error))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+gboolean
+hr_user_catalog_save (HrUserCatalogKind   kind,
+                      JsonNode           *entry,
+                      gboolean           *replaced,
+                      GError            **error)
+{
+  g_autofree char *path = hr_user_catalog_get_path (kind);
+  g_autoptr(JsonArray) old = NULL;
+  g_autoptr(JsonArray) entries = json_array_new ();
+  const char *id;
+  gboolean found = FALSE;
+
+  g_return_val_if_fail (entry != NULL, FALSE);
+
+  id = entry_id (entry);
+  if (id == NULL)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   "a %s entry needs a string \"id\" to be saved",
+                   kind == HR_USER_CATALOG_MODELS ? "model" : "GPU");
+      return FALSE;
+    }
+
+  old = load_entries (kind, path, error);
+  if (old == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < json_array_get_length (old); i++)
+    {
+      JsonNode *e = json_array_get_element (old, i);
+
+      if (g_strcmp0 (entry_id (e), id) == 0)
+        {
+          /* Replaced where it stood, so the file keeps its order. */
+          json_array_add_element (entries, json_node_copy (entry));
+          found = TRUE;
+        }
+      else
+        json_array_add_element (entries, json_node_copy (e));
+    }
+  if (!found)
+    json_array_add_element (entries, json_node_copy (entry));
+
+  if (!write_entries (kind, path, entries, error))
+    return FALSE;
+
+  if (replaced != NULL)
+    *replaced = found;
+  return TRUE;
+}
+
+gboolean
+hr_user_catalog_save_model (JsonNode  *model,
+                            gboolean  *replaced,
+                            GError   **error)
+{
+  return hr_user_catalog_save (HR_USER_CATALOG_MODELS, model, replaced, error);
+}
+
+gboolean
+hr_user_catalog_save_gpu (JsonNode  *gpu,
+                          gboolean  *replaced,
+                          GError   **error)
+{
+  return hr_user_catalog_save (HR_USER_CATALOG_GPUS, gpu, replaced, error);
+}
+
+gboolean
+hr_user_catalog_remove (HrUserCatalogKind   kind,
+                        const char         *id,
+                        GError            **error)
+{
+  g_autofree char *path = hr_user_catalog_get_path (kind);
+  g_autoptr(JsonArray) old = NULL;
+  g_autoptr(JsonArray) entries = json_array_new ();
+  gboolean found = FALSE;
+
+  g_return_val_if_fail (id != NULL, FALSE);
+
+  old = load_entries (kind, path, error);
+  if (old == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < json_array_get_length (old); i++)
+    {
+      JsonNode *e = json_array_get_element (old, i);
+
+      if (g_strcmp0 (entry_id (e), id) == 0)
+        found = TRUE;
+      else
+        json_array_add_element (entries, json_node_copy (e));
+    }
+
+  if (!found)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND, "%s: no %s \"%s\" in your catalog",
+                   path, kind == HR_USER_CATALOG_MODELS ? "model" : "GPU", id);
+      return FALSE;
+    }
+
+  return write_entries (kind, path, entries, error);
+}
