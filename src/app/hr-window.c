@@ -1749,7 +1749,8 @@ on_drop (GtkDropTarget *target,
 static void
 add_measurement (HrWindow      *self,
                  HrMeasurement *measurement,
-                 const char    *path)
+                 const char    *path,
+                 gboolean       toast)
 {
   MeasureSet *set = g_new0 (MeasureSet, 1);
   g_autofree char *name = g_path_get_basename (path);
@@ -1759,7 +1760,8 @@ add_measurement (HrWindow      *self,
   set->path = g_strdup (path);
   g_ptr_array_add (self->measurements, set);
   refresh (self);
-  adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+  if (toast)
+    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
 gboolean
@@ -1779,7 +1781,7 @@ hr_window_add_measurement_file (HrWindow *self,
   measurement = hr_measurement_load_file (path, &options, error);
   if (measurement == NULL)
     return FALSE;
-  add_measurement (self, measurement, path);
+  add_measurement (self, measurement, path, FALSE);
   return TRUE;
 }
 
@@ -1826,7 +1828,7 @@ import_finished (GObject      *source,
   HrMeasurement *measurement = hr_measurement_load_file_finish (result, &error);
 
   if (measurement != NULL)
-    add_measurement (job->self, measurement, job->path);
+    add_measurement (job->self, measurement, job->path, TRUE);
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_autofree char *name = g_path_get_basename (job->path);
