@@ -39,6 +39,7 @@ static const struct {
   { "win.save-as", { "<Control><Shift>s", NULL } },
   { "win.export", { "<Control>e", NULL } },
   { "win.export-report", { "<Control><Shift>e", NULL } },
+  { "win.advise", { "<Control>b", NULL } },
   { "win.search-models", { "<Control>f", NULL } },
   { "win.toggle-sidebar", { "F9", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },

@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "hr-advisor-dialog.h"
 #include "hr-export-dialog.h"
 #include "hr-format.h"
 #include "hr-window.h"
@@ -1706,6 +1707,16 @@ hr_window_finalize (GObject *object)
 }
 
 static void
+advise_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  HrWindow *self = HR_WINDOW (widget);
+
+  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new (self, hr_window_get_scenario (self))));
+}
+
+static void
 hr_window_class_init (HrWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -1785,6 +1796,7 @@ hr_window_class_init (HrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.search-models", NULL,
                                    search_models_action);
   gtk_widget_class_install_action (widget_class, "win.open-uri", "s", open_uri_activated);
+  gtk_widget_class_install_action (widget_class, "win.advise", NULL, advise_action);
 }
 
 static void
