@@ -351,8 +351,12 @@ test_export (void)
   g_clear_error (&error);
   g_assert_false (g_file_test (early, G_FILE_TEST_EXISTS));
 
+  /* The first answer to every question, as a click on its row. */
   while (!hr_advisor_walk_is_done (hr_advisor_dialog_get_walk (dialog)))
-    g_assert_true (press (GTK_WINDOW (dialog), "Return"));
+    g_assert_true (hr_advisor_dialog_answer (dialog, 0));
+  g_assert_false (hr_advisor_dialog_answer (dialog, 0));
+  g_assert_cmpstr (hr_advisor_walk_get_step_answer (hr_advisor_dialog_get_walk (dialog), 1)->id,
+                   ==, "daily");
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
