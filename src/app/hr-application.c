@@ -41,6 +41,7 @@ static const struct {
   { "win.export", { "<Control>e", NULL } },
   { "win.import-measurements", { "<Control>i", NULL } },
   { "win.export-report", { "<Control><Shift>e", NULL } },
+  { "win.advise", { "<Control>b", NULL } },
   { "win.search-models", { "<Control>f", NULL } },
   { "win.toggle-sidebar", { "F9", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },

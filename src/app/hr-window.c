@@ -13,6 +13,7 @@
 
 #include <glib/gi18n.h>
 
+#include "hr-advisor-dialog.h"
 #include "hr-export-dialog.h"
 #include "hr-format.h"
 #include "hr-window.h"
@@ -2357,6 +2358,16 @@ hr_window_finalize (GObject *object)
 }
 
 static void
+advise_action (GtkWidget  *widget,
+               const char *action_name,
+               GVariant   *parameter)
+{
+  HrWindow *self = HR_WINDOW (widget);
+
+  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new (self, hr_window_get_scenario (self))));
+}
+
+static void
 hr_window_class_init (HrWindowClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
@@ -2442,6 +2453,7 @@ hr_window_class_init (HrWindowClass *klass)
   gtk_widget_class_install_action (widget_class, "win.import-measurements", NULL,
                                    import_action);
   gtk_widget_class_install_action (widget_class, "win.probe-help", NULL, probe_help_action);
+  gtk_widget_class_install_action (widget_class, "win.advise", NULL, advise_action);
 }
 
 static void

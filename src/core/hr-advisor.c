@@ -1224,6 +1224,7 @@ recommend_gpu (const HrScenario     *scenario,
   guint max_micro_batch = 0;
   guint per_run;
   double card_hours;
+  gboolean budgeted, buy_fits, rent_fits;
 
   /* Most research code (flash-attn, custom CUDA kernels) runs on NVIDIA
    * cards only, unless the user says it runs on ROCm. */
@@ -1271,17 +1272,25 @@ recommend_gpu (const HrScenario     *scenario,
                                  (double) gpu->tdp_watts * rec->count, in->usd_per_kwh)
     : NAN;
 
+  /* A budget caps what is paid up front for cards, or the rent over the
+   * planned months. */
+  budgeted = (in->known & HR_FACT_BUDGET) && in->budget_usd >= 0;
+  buy_fits = can_buy && (!budgeted || gpu->price_usd * rec->count <= in->budget_usd);
+  rent_fits = can_rent && (!budgeted || rec->rent_cost <= in->budget_usd);
+
   if (can_buy && (!can_rent || rec->buy_cost <= rec->rent_cost))
     rec->choice = HR_ADVICE_CHOICE_BUY;
   else
     rec->choice = HR_ADVICE_CHOICE_RENT;
+  /* Whichever costs less, within the budget: two years of renting 18
+   * hours a day can cost more than the budget that buys the card (seed
+   * 000's RTX 5090D at $2,200-2,800 where electricity is dear). */
+  if (rec->choice == HR_ADVICE_CHOICE_BUY && !buy_fits && rent_fits)
+    rec->choice = HR_ADVICE_CHOICE_RENT;
+  else if (rec->choice == HR_ADVICE_CHOICE_RENT && !rent_fits && buy_fits)
+    rec->choice = HR_ADVICE_CHOICE_BUY;
   rec->cost = rec->choice == HR_ADVICE_CHOICE_BUY ? rec->buy_cost : rec->rent_cost;
-
-  /* A budget caps what is paid up front for cards, or the rent over the
-   * planned months. */
-  rec->within_budget = !(in->known & HR_FACT_BUDGET) || in->budget_usd < 0 ||
-                       (rec->choice == HR_ADVICE_CHOICE_BUY ? gpu->price_usd * rec->count
-                                                            : rec->rent_cost) <= in->budget_usd;
+  rec->within_budget = rec->choice == HR_ADVICE_CHOICE_BUY ? buy_fits : rent_fits;
   rec->summary = describe (rec, in);
   return rec;
 }

@@ -119,6 +119,52 @@ test_dreamer_seed (void)
                      ==, HR_ADVICE_CHOICE_RENT);
 }
 
+/* The seed's cards at any electricity price: where two years of renting
+ * 18 hours a day would cost less than buying but more than the budget,
+ * the card is bought within it, not rented over it. */
+static void
+test_dreamer_seed_dear_power (void)
+{
+  static const char * const limited[] = {
+    "train", "daily", "cheaper", "limited", "one", "no", "cuda", NULL
+  };
+  static const char * const sufficient[] = {
+    "train", "daily", "cheaper", "sufficient", "one", "no", "cuda", NULL
+  };
+  static const struct {
+    const char * const *answers;
+    const char         *gpu;
+  } cases[] = { { limited, "rtx-4090" }, { sufficient, "rtx-5090d" } };
+  static const double prices[] = { 0.30, 0.50 };
+  g_autoptr(HrScenario) s = hr_test_scenario (DREAMER_SCENARIO);
+
+  for (guint p = 0; p < G_N_ELEMENTS (prices); p++)
+    for (guint c = 0; c < G_N_ELEMENTS (cases); c++)
+      {
+        g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (hr_advisor_get_default ());
+        HrAdviceInputs overrides = { .known = HR_FACT_USD_PER_KWH, .usd_per_kwh = prices[p] };
+        HrAdviceInputs inputs;
+        g_autoptr(HrAdvice) advice = NULL;
+        const HrRecommendation *r;
+
+        for (guint i = 0; cases[c].answers[i] != NULL; i++)
+          g_assert_true (hr_advisor_walk_answer (walk, cases[c].answers[i], NULL));
+        hr_advisor_walk_get_inputs (walk, &overrides, &inputs);
+        advice = hr_advice_new (s, hr_catalog_get_default (), &inputs, 6);
+        r = first (advice);
+        g_assert_cmpstr (r->gpu_id, ==, cases[c].gpu);
+        g_assert_cmpint (r->choice, ==, HR_ADVICE_CHOICE_BUY);
+        g_assert_true (r->within_budget);
+        /* at $0.30 the RTX 5090D would cost less rented, but more than
+         * the budget */
+        if (p == 0 && c == 1)
+          {
+            g_assert_cmpfloat (r->rent_cost, <, r->buy_cost);
+            g_assert_cmpfloat (r->rent_cost, >, inputs.budget_usd);
+          }
+      }
+}
+
 /* The same tree answered from facts, as `headroom-cli advise` does. */
 static void
 test_walk_auto (void)
@@ -448,6 +494,7 @@ main (int    argc,
 
   g_test_add_func ("/advisor/default-tree", test_default_tree);
   g_test_add_func ("/advisor/dreamer-seed", test_dreamer_seed);
+  g_test_add_func ("/advisor/dreamer-seed-dear-power", test_dreamer_seed_dear_power);
   g_test_add_func ("/advisor/walk-auto", test_walk_auto);
   g_test_add_func ("/advisor/walk-back", test_walk_back);
   g_test_add_func ("/advisor/break-even-seed", test_break_even_seed);
