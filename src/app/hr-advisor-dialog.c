@@ -602,6 +602,28 @@ join_lines (GPtrArray  *lines,
   return g_string_free (str, FALSE);
 }
 
+
+/* The heading says how the list is ranked: the budget answer decides
+ * whether it is by cost alone, by cost per unit of compute, or by memory. */
+static const char *
+ranking_title (const HrAdvice *advice,
+               const char     *fallback)
+{
+  if (advice == NULL)
+    return fallback;
+  switch (advice->inputs.rank)
+    {
+    case HR_ADVICE_RANK_VALUE:
+      return _("GPUs that fit, ranked by cost per TFLOP/s for your use");
+    case HR_ADVICE_RANK_COST:
+      return _("GPUs that fit, ranked by cost for your use");
+    case HR_ADVICE_RANK_MEMORY:
+      return _("GPUs that fit, most memory per card first");
+    default:
+      return fallback;
+    }
+}
+
 static void
 show_result (HrAdvisorDialog *self)
 {
@@ -619,7 +641,7 @@ show_result (HrAdvisorDialog *self)
   self->advice = hr_advice_new (self->scenario, hr_catalog_get_default (), &inputs,
                                 leaf->max_recommendations);
 
-  gtk_label_set_label (self->result_label, leaf->recommend);
+  gtk_label_set_label (self->result_label, ranking_title (self->advice, leaf->recommend));
   clear_list (self->recommendations_list);
   g_ptr_array_set_size (self->summaries, 0);
   for (guint i = 0; i < self->advice->recommendations->len; i++)
@@ -849,7 +871,7 @@ hr_advisor_dialog_export (HrAdvisorDialog  *self,
   else
     {
       table.advice = self->advice;
-      table.title = _("GPUs that fit, ranked by cost for your use");
+      table.title = ranking_title (self->advice, _("GPUs that fit, ranked by cost for your use"));
       table.path = self->tree->summary;
       description = hr_advice_chart_summary (&table);
       options.width = 1200;
