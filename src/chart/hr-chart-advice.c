@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "hr-chart"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "hr-chart-advice.h"
@@ -28,17 +29,18 @@ static const struct {
   HrAlign     align;
 } columns[] = {
   { "", 0.035, HR_ALIGN_START },
-  { "GPU", 0.205, HR_ALIGN_START },
-  { "Cards", 0.055, HR_ALIGN_END },
-  { "Memory", 0.085, HR_ALIGN_END },
-  { "Price", 0.095, HR_ALIGN_END },
-  { "$/GB", 0.06, HR_ALIGN_END },
-  { "Cloud", 0.075, HR_ALIGN_END },
-  { "Power/mo", 0.08, HR_ALIGN_END },
-  { "Break-even", 0.095, HR_ALIGN_END },
-  { "Choice", 0.075, HR_ALIGN_END },
-  { "Batch", 0.055, HR_ALIGN_END },
-  { "As of", 0.08, HR_ALIGN_END },
+  /* Translators: column headings of the advice table; keep them short. */
+  { N_("GPU"), 0.205, HR_ALIGN_START },
+  { N_("Cards"), 0.055, HR_ALIGN_END },
+  { N_("Memory"), 0.085, HR_ALIGN_END },
+  { N_("Price"), 0.095, HR_ALIGN_END },
+  { N_("$/GB"), 0.06, HR_ALIGN_END },
+  { N_("Cloud"), 0.075, HR_ALIGN_END },
+  { N_("Power/mo"), 0.08, HR_ALIGN_END },
+  { N_("Break-even"), 0.095, HR_ALIGN_END },
+  { N_("Choice"), 0.075, HR_ALIGN_END },
+  { N_("Batch"), 0.055, HR_ALIGN_END },
+  { N_("As of"), 0.08, HR_ALIGN_END },
 };
 
 #define N_COLUMNS G_N_ELEMENTS (columns)
@@ -72,7 +74,7 @@ row_cells (const HrRecommendation *r,
 {
   cells[0] = g_strdup_printf ("%u.", rank);
   cells[1] = r->gpus_per_run > 1
-    ? g_strdup_printf ("%s (sharded over %u)", r->gpu_name, r->gpus_per_run)
+    ? g_strdup_printf (_("%s (sharded over %u)"), r->gpu_name, r->gpus_per_run)
     : g_strdup (r->gpu_name);
   cells[2] = g_strdup_printf ("%u", r->count);
   cells[3] = hr_chart_format_bytes (r->memory);
@@ -81,9 +83,12 @@ row_cells (const HrRecommendation *r,
   cells[6] = money (r->cloud_usd_per_hour, TRUE);
   cells[7] = r->choice == HR_ADVICE_CHOICE_BUY ? money (r->power_usd_per_month, FALSE)
                                                : g_strdup ("–");
-  cells[8] = isfinite (r->break_even_months) ? g_strdup_printf ("%.1f mo", r->break_even_months)
-             : isnan (r->break_even_months) ? g_strdup ("–") : g_strdup ("never");
-  cells[9] = g_strdup_printf ("%s%s", r->choice == HR_ADVICE_CHOICE_BUY ? "Buy" : "Rent",
+  cells[8] = isfinite (r->break_even_months)
+             ? g_strdup_printf (_("%.1f mo"), r->break_even_months)
+             : isnan (r->break_even_months) ? g_strdup ("–") : g_strdup (_("never"));
+  cells[9] = g_strdup_printf ("%s%s", r->choice == HR_ADVICE_CHOICE_BUY
+                                        ? C_("advice choice", "Buy")
+                                        : C_("advice choice", "Rent"),
                               r->within_budget ? "" : "*");
   cells[10] = g_strdup_printf ("%u", r->max_micro_batch);
   cells[11] = g_strdup (r->price_as_of != NULL ? r->price_as_of : "–");
@@ -182,8 +187,9 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
 
   if (advice->recommendations->len == 0)
     {
-      add_label (layout, context, style, "No GPU in the catalog runs this scenario with its "
-                                         "reserve.", HR_CHART_FONT_BOLD, HR_TEXT_BAD,
+      add_label (layout, context, style,
+                 _("No GPU in the catalog runs this scenario with its reserve."),
+                 HR_CHART_FONT_BOLD, HR_TEXT_BAD,
                  HR_ALIGN_START, inner, left, y);
       return layout;
     }
@@ -192,7 +198,7 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
     char *header[N_COLUMNS];
 
     for (guint c = 0; c < N_COLUMNS; c++)
-      header[c] = (char *) columns[c].header;
+      header[c] = (char *) (columns[c].header[0] != '\0' ? _(columns[c].header) : "");
     y += add_row (layout, context, style, header, width < NARROW ? body : HR_CHART_FONT_BOLD,
                   HR_TEXT_FOREGROUND, left, inner, y);
     g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
@@ -233,11 +239,11 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
     g_autoptr(GPtrArray) lines = g_ptr_array_new_with_free_func (g_free);
 
     g_ptr_array_add (lines, g_strdup_printf ("%s.", best->summary));
-    g_string_printf (host, "Host: %u CPU cores, %.0f GB RAM, %.0f TB NVMe disk",
+    g_string_printf (host, _("Host: %u CPU cores, %.0f GB RAM, %.0f TB NVMe disk"),
                      advice->host.cpu_cores, advice->host.ram / 1e9, advice->host.disk / 1e12);
     if (advice->host.psu_watts > 0)
-      g_string_append_printf (host, ", %u W power supply", advice->host.psu_watts);
-    g_string_append (host, ". Choice * : over budget.");
+      g_string_append_printf (host, _(", %u W power supply"), advice->host.psu_watts);
+    g_string_append (host, _(". Choice * : over budget."));
     g_ptr_array_add (lines, g_string_free (host, FALSE));
     for (guint i = 0; i < advice->notes->len; i++)
       g_ptr_array_add (lines, g_strdup (g_ptr_array_index (advice->notes, i)));
@@ -328,20 +334,24 @@ hr_advice_chart_summary (const HrAdviceChartData *data)
     g_string_append_printf (str, "%s ", data->path);
   if (advice->recommendations->len == 0)
     {
-      g_string_append (str, "No GPU in the catalog runs this scenario with its reserve.");
+      g_string_append (str, _("No GPU in the catalog runs this scenario with its reserve."));
       return g_string_free (str, FALSE);
     }
 
-  g_string_append_printf (str, "%u recommendations, best first. ",
+  g_string_append_printf (str, g_dngettext (GETTEXT_PACKAGE, "%u recommendation, best first. ",
+                                            "%u recommendations, best first. ",
+                                            advice->recommendations->len),
                           advice->recommendations->len);
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       const HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
 
-      g_string_append_printf (str, "%u. %s%s. ", i + 1, r->summary,
-                              r->within_budget ? "" : " (over budget)");
+      if (r->within_budget)
+        g_string_append_printf (str, "%u. %s. ", i + 1, r->summary);
+      else
+        g_string_append_printf (str, _("%u. %s (over budget). "), i + 1, r->summary);
     }
-  g_string_append_printf (str, "Host: %u CPU cores, %.0f GB RAM, %.0f TB disk.",
+  g_string_append_printf (str, _("Host: %u CPU cores, %.0f GB RAM, %.0f TB disk."),
                           advice->host.cpu_cores, advice->host.ram / 1e9,
                           advice->host.disk / 1e12);
   return g_string_free (str, FALSE);

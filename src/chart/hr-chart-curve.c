@@ -131,12 +131,12 @@ metric_label (HrMetric metric)
   switch (metric)
     {
     case HR_METRIC_ALLOCATED:
-      return "allocated";
+      return _("allocated");
     case HR_METRIC_RESERVED:
-      return "reserved";
+      return _("reserved");
     case HR_METRIC_DEVICE_USED:
     default:
-      return "device used";
+      return _("device used");
     }
 }
 
@@ -182,7 +182,10 @@ hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
 
   if (data->measured_label != NULL)
     g_string_append_printf (label, "%s; ", data->measured_label);
-  g_string_append_printf (label, "measured (%s", base);
+  /* Translators: the legend of measured points: the file's name, then
+   * each series' marker and what it measures, then maybe where the peak
+   * was placed. */
+  g_string_append_printf (label, _("measured (%s"), base);
   for (guint i = 0; i < measurement->series->len; i++)
     {
       const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
@@ -197,7 +200,7 @@ hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
     }
   g_string_append (label, ")");
   if (sweep == NULL)
-    g_string_append_printf (label, ", peak at micro-batch %u", at_batch);
+    g_string_append_printf (label, _(", peak at micro-batch %u"), at_batch);
   g_free (data->measured_label);
   data->measured_label = g_string_free (g_steal_pointer (&label), FALSE);
 
@@ -209,8 +212,8 @@ hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
         {
           g_autofree char *floor_text = hr_chart_format_bytes (fit->floor);
           g_autofree char *slope = hr_chart_format_bytes (fit->per_sample);
-          g_autofree char *fit_label = g_strdup_printf ("fit: %s + %s·b (R² %.3f)", floor_text,
-                                                        slope, fit->r2);
+          g_autofree char *fit_label = g_strdup_printf (_("fit: %s + %s·b (R² %.3f)"),
+                                                        floor_text, slope, fit->r2);
 
           hr_curve_chart_data_set_fit_line (data, fit->floor, fit->per_sample, fit_label);
         }
@@ -1638,12 +1641,14 @@ hr_curve_chart_summary (const HrCurveChartData *data)
     g_string_append_c (summary, '.');
 
   if (data->measured->len > 0)
-    g_string_append_printf (summary, " %u measured point%s: %s.", data->measured->len,
-                            data->measured->len == 1 ? "" : "s",
-                            data->measured_label != NULL ? data->measured_label : "measured");
+    g_string_append_printf (summary, g_dngettext (GETTEXT_PACKAGE, " %u measured point: %s.",
+                                                  " %u measured points: %s.",
+                                                  data->measured->len),
+                            data->measured->len,
+                            data->measured_label != NULL ? data->measured_label : _("measured"));
   if (data->has_fit_line)
-    g_string_append_printf (summary, " Fitted line, %s.",
-                            data->fit_label != NULL ? data->fit_label : "fit");
+    g_string_append_printf (summary, _(" Fitted line, %s."),
+                            data->fit_label != NULL ? data->fit_label : _("fit"));
 
   return g_string_free (summary, FALSE);
 }

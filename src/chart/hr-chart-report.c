@@ -421,11 +421,11 @@ advice_section (Writer           *w,
                           hr_advisor_walk_get_current (walk)->max_recommendations);
   tree = hr_advisor_walk_to_tree (walk, NULL);
   words = hr_tree_path_text (tree);
-  path = g_strdup_printf ("Decision path: %s. Answered from the scenario and the tree's "
-                          "defaults; `headroom-cli advise` takes your own hours, months, "
-                          "budget and preference.", words);
+  path = g_strdup_printf (_("Decision path: %s. Answered from the scenario and the tree's "
+                            "defaults; `headroom-cli advise` takes your own hours, months, "
+                            "budget and preference."), words);
 
-  heading (w, "What to buy or rent");
+  heading (w, _("What to buy or rent"));
   embed (w, 420, draw_advisor_tree, tree);
   table.advice = advice;
   table.path = path;

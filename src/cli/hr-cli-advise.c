@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "hr-cli.h"
 
 #define GB 1e9
@@ -20,27 +22,30 @@ hr_cli_advise_option_group (HrAdviceFlags *flags)
 {
   GOptionEntry entries[] = {
     { "hours-per-day", 0, 0, G_OPTION_ARG_DOUBLE, &flags->hours_per_day,
-     "Hours a day the GPUs run", "H" },
-    { "months", 0, 0, G_OPTION_ARG_DOUBLE, &flags->months, "Months of use to plan for", "M" },
+     N_("Hours a day the GPUs run"), N_("H") },
+    { "months", 0, 0, G_OPTION_ARG_DOUBLE, &flags->months, N_("Months of use to plan for"),
+     N_("M") },
     { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &flags->budget,
-     "Most to spend on cards (or on rent over the months)", "USD" },
-    { "prefer", 0, 0, G_OPTION_ARG_STRING, &flags->prefer, "Buy, rent, or whichever costs less",
+     N_("Most to spend on cards (or on rent over the months)"), "USD" },
+    { "prefer", 0, 0, G_OPTION_ARG_STRING, &flags->prefer, N_("Buy, rent, or whichever costs less"),
      "buy|rent|cheaper" },
-    { "runs", 0, 0, G_OPTION_ARG_INT, &flags->runs, "Independent runs (seeds, sweeps) at once",
-     "N" },
+    { "runs", 0, 0, G_OPTION_ARG_INT, &flags->runs, N_("Independent runs (seeds, sweeps) at once"),
+     N_("N") },
     { "datacenter", 0, 0, G_OPTION_ARG_NONE, &flags->datacenter,
-     "Needs data-centre features (ECC, NVLink)", NULL },
+     N_("Needs data-centre features (ECC, NVLink)"), NULL },
     { "usd-per-kwh", 0, 0, G_OPTION_ARG_DOUBLE, &flags->usd_per_kwh,
-     "Electricity price (default 0.17, the U.S. average)", "USD" },
+     N_("Electricity price (default 0.17, the U.S. average)"), "USD" },
     { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
-     "The code runs on AMD cards (ROCm) too", NULL },
+     N_("The code runs on AMD cards (ROCm) too"), NULL },
     { "answer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &flags->answers,
-     "Answer a question of the tree yourself (repeatable)", "NODE=ANSWER" },
+     N_("Answer a question of the tree yourself (repeatable)"), N_("NODE=ANSWER") },
     { NULL }
   };
-  GOptionGroup *group = g_option_group_new ("advise", "Advice options:",
-                                            "Show the advice options", NULL, NULL);
+  GOptionGroup *group = g_option_group_new ("advise", N_("Advice options:"),
+                                            N_("Show the advice options"), NULL, NULL);
 
+  /* A group's texts are translated from its own domain, not the context's. */
+  g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
   g_option_group_add_entries (group, entries);
   return group;
 }
@@ -62,7 +67,7 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
       if (flags->hours_per_day > 24)
         {
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       "--hours-per-day must be between 0 and 24, not %g", flags->hours_per_day);
+                       _("--hours-per-day must be between 0 and 24, not %g"), flags->hours_per_day);
           return FALSE;
         }
       facts->known |= HR_FACT_HOURS_PER_DAY;
@@ -73,7 +78,7 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
       if (flags->months <= 0 || flags->months > 240)
         {
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       "--months must be above 0 and at most 240, not %g", flags->months);
+                       _("--months must be above 0 and at most 240, not %g"), flags->months);
           return FALSE;
         }
       facts->known |= HR_FACT_MONTHS;
@@ -89,7 +94,7 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
       if (!hr_enum_from_nick (hr_advice_prefer_names, flags->prefer, &value))
         {
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       "--prefer %s: expected buy, rent or cheaper", flags->prefer);
+                       _("--prefer %s: expected buy, rent or cheaper"), flags->prefer);
           return FALSE;
         }
       facts->known |= HR_FACT_PREFER;
@@ -115,7 +120,7 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
       if (flags->usd_per_kwh > 10)
         {
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       "--usd-per-kwh must be between 0 and 10, not %g", flags->usd_per_kwh);
+                       _("--usd-per-kwh must be between 0 and 10, not %g"), flags->usd_per_kwh);
           return FALSE;
         }
       facts->known |= HR_FACT_USD_PER_KWH;
@@ -279,8 +284,10 @@ print_table (HrAdvisorWalk *walk,
   for (guint i = 0; i < hr_advisor_walk_get_n_steps (walk); i++)
     printf ("%-44s %s\n", hr_advisor_walk_get_step_node (walk, i)->question,
             hr_advisor_walk_get_step_answer (walk, i)->label);
-  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s\n", "", "GPU", "Cards", "Memory",
-          "Price", "$/GB", "Cloud/h", "Break-even", "Choice", "Batch");
+  /* Translators: column headings of the advice table; keep them short. */
+  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s\n", "", _("GPU"), _("Cards"),
+          _("Memory"), _("Price"), _("$/GB"), _("Cloud/h"), _("Break-even"), _("Choice"),
+          _("Batch"));
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
@@ -293,29 +300,31 @@ print_table (HrAdvisorWalk *walk,
                                  ? g_strdup_printf ("$%.2f", r->cloud_usd_per_hour)
                                  : g_strdup ("–");
       g_autofree char *even = isfinite (r->break_even_months)
-                                ? g_strdup_printf ("%.1f mo", r->break_even_months)
+                                ? g_strdup_printf (_("%.1f mo"), r->break_even_months)
                                 : isnan (r->break_even_months) ? g_strdup ("–")
-                                                               : g_strdup ("never");
+                                                               : g_strdup (_("never"));
       g_autofree char *rank = g_strdup_printf ("%u.", i + 1);
 
       printf ("%-3s %-20s %5u %10s %8s %6s %8s %11s %6s %5u%s\n", rank, r->gpu_id, r->count,
               mem, price, per_gb, cloud, even,
-              hr_enum_to_nick (hr_advice_choice_names, r->choice), r->max_micro_batch,
-              r->within_budget ? "" : "  (over budget)");
+              r->choice == HR_ADVICE_CHOICE_BUY ? C_("advice choice", "buy")
+                                                : C_("advice choice", "rent"),
+              r->max_micro_batch, r->within_budget ? "" : _("  (over budget)"));
     }
 
   if (advice->recommendations->len > 0)
     printf ("\n%s.\n", ((HrRecommendation *) g_ptr_array_index (advice->recommendations,
                                                                 0))->summary);
-  printf ("\nHost: %u CPU cores, %.0f GB RAM, %.0f TB NVMe disk", advice->host.cpu_cores,
+  printf ("\n");
+  printf (_("Host: %u CPU cores, %.0f GB RAM, %.0f TB NVMe disk"), advice->host.cpu_cores,
           advice->host.ram / GB, advice->host.disk / 1e12);
   if (advice->host.psu_watts > 0)
-    printf (", %u W power supply", advice->host.psu_watts);
+    printf (_(", %u W power supply"), advice->host.psu_watts);
   printf ("\n");
   for (guint i = 0; i < advice->host.reasons->len; i++)
     printf ("  %s\n", (char *) g_ptr_array_index (advice->host.reasons, i));
   for (guint i = 0; i < advice->notes->len; i++)
-    printf ("Note: %s\n", (char *) g_ptr_array_index (advice->notes, i));
+    printf (_("Note: %s\n"), (char *) g_ptr_array_index (advice->notes, i));
 }
 
 gboolean
@@ -341,8 +350,8 @@ hr_cli_advise_run (const HrScenario *scenario,
           hr_advisor_node_is_leaf (hr_advisor_get_node (advisor, parts[0])))
         {
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       "--answer %s: expected QUESTION=ANSWER with a question of the tree "
-                       "(workload, usage, prefer, budget, runs, features, stack)",
+                       _("--answer %s: expected QUESTION=ANSWER with a question of the tree "
+                         "(workload, usage, prefer, budget, runs, features, stack)"),
                        flags->answers[i]);
           return FALSE;
         }
@@ -387,19 +396,20 @@ hr_cli_advise (int    argc,
   gboolean json = FALSE;
   g_auto(GStrv) sets = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output", NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
-     "KEY=VALUE" },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
+     N_("KEY=VALUE") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("SCENARIO");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autoptr(GError) error = NULL;
 
-  g_option_context_set_summary (context, "Walk the buy-or-rent decision tree and recommend "
-                                         "GPUs that fit the scenario, ranked by cost.");
+  g_option_context_set_summary (context, N_("Walk the buy-or-rent decision tree and "
+                                            "recommend GPUs that fit the scenario, ranked "
+                                            "by cost."));
   g_option_context_add_main_entries (context, entries, NULL);
   g_option_context_add_group (context, hr_cli_advise_option_group (&flags));
   if (!hr_cli_parse_options (context, &argc, &argv))
@@ -411,14 +421,15 @@ hr_cli_advise (int    argc,
 
   if (argc != 2)
     {
-      fprintf (stderr, "headroom-cli advise: expected SCENARIO [--hours-per-day H] [--months M] "
-                       "[--budget USD] [--prefer buy|rent] [--json]\n");
+      fprintf (stderr, "%s\n", _("headroom-cli advise: expected SCENARIO [--hours-per-day H] "
+                                 "[--months M] [--budget USD] [--prefer buy|rent] [--json]"));
       return HR_CLI_EXIT_USAGE;
     }
   if (flags.runs < 0 || flags.runs > 1024 ||
       (flags.budget < 0 && flags.budget != -1))
     {
-      fprintf (stderr, "headroom-cli advise: --runs must be 1 to 1024 and --budget 0 or more\n");
+      fprintf (stderr, "%s\n",
+               _("headroom-cli advise: --runs must be 1 to 1024 and --budget 0 or more"));
       g_free (flags.prefer);
       g_strfreev (flags.answers);
       return HR_CLI_EXIT_USAGE;
@@ -430,7 +441,7 @@ hr_cli_advise (int    argc,
       g_strfreev (flags.answers);
       if (scenario == NULL)
         return hr_cli_fail (error);
-      fprintf (stderr, "headroom-cli advise: %s\n", error->message);
+      fprintf (stderr, _("headroom-cli advise: %s\n"), error->message);
       return HR_CLI_EXIT_USAGE;
     }
   g_free (flags.prefer);

@@ -82,14 +82,22 @@ print_custom (GPtrArray         *entries,
 
       if (origin == HR_ORIGIN_BUILTIN)
         continue;
-      g_string_append_printf (list, "%s%s%s", list->len > 0 ? ", " : "",
-                              G_STRUCT_MEMBER (const char *, e, id_offset),
-                              origin == HR_ORIGIN_USER_OVERRIDE ? " (overrides the built-in entry)"
-                                                                : "");
+      if (list->len > 0)
+        g_string_append (list, ", ");
+      if (origin == HR_ORIGIN_USER_OVERRIDE)
+        /* Translators: a catalog id. */
+        g_string_append_printf (list, _("%s (overrides the built-in entry)"),
+                                G_STRUCT_MEMBER (const char *, e, id_offset));
+      else
+        g_string_append (list, G_STRUCT_MEMBER (const char *, e, id_offset));
     }
 
   if (list->len > 0)
-    printf ("\nCustom, from %s: %s\n", path, list->str);
+    {
+      printf ("\n");
+      /* Translators: the user's catalog file, then the ids in it. */
+      printf (_("Custom, from %s: %s\n"), path, list->str);
+    }
 }
 
 int

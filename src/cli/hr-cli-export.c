@@ -207,16 +207,20 @@ hr_cli_export (int    argc,
        * scenario, with its path and the costed table. */
       if (!hr_cli_advise_run (scenario, &advice_flags, &walk, &advice, &error))
         {
-          fprintf (stderr, "headroom-cli export: %s\n", error->message);
+          fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
           return HR_CLI_EXIT_USAGE;
         }
       best = advice->recommendations->len > 0 ? g_ptr_array_index (advice->recommendations, 0)
                                               : NULL;
-      if (best != NULL)
-        leaf = g_strdup_printf ("%s %u × %s\u00A0· micro-batch up to %u",
-                                best->choice == HR_ADVICE_CHOICE_BUY ? "Buy" : "Rent",
+      /* Translators: the count, the card's name, then the largest
+       * micro-batch; "\u00A0" is a no-break space. */
+      if (best != NULL && best->choice == HR_ADVICE_CHOICE_BUY)
+        leaf = g_strdup_printf (_("Buy %u × %s\u00A0· micro-batch up to %u"),
                                 best->count, best->gpu_name, best->max_micro_batch);
-      tree = hr_advisor_walk_to_tree (walk, leaf != NULL ? leaf : "no card fits");
+      else if (best != NULL)
+        leaf = g_strdup_printf (_("Rent %u × %s\u00A0· micro-batch up to %u"),
+                                best->count, best->gpu_name, best->max_micro_batch);
+      tree = hr_advisor_walk_to_tree (walk, leaf != NULL ? leaf : _("no card fits"));
       tree_job.tree = tree;
       tree_job.title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name
                                                                           : scenario->model->name;
@@ -232,7 +236,7 @@ hr_cli_export (int    argc,
           g_autofree char *words = hr_tree_path_text (tree);
 
           g_free (leaf);
-          leaf = g_strdup_printf ("Decision path: %s.", words);
+          leaf = g_strdup_printf (_("Decision path: %s."), words);
           advice_job.advice = advice;
           advice_job.title = title;
           advice_job.path = leaf;

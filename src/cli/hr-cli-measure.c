@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <glib/gi18n.h>
+
 #include "hr-cli-measure.h"
 
 static void
@@ -266,8 +268,10 @@ print_text (const HrMeasurement *measurement,
 {
   double gap, fraction, at_batch;
 
-  printf ("%s: %s, %u rows\n", measurement->name,
-          hr_enum_to_nick (hr_measure_format_names, measurement->format), measurement->rows);
+  printf (g_dngettext (GETTEXT_PACKAGE, "%s: %s, %u row\n", "%s: %s, %u rows\n",
+                       measurement->rows),
+          measurement->name, hr_enum_to_nick (hr_measure_format_names, measurement->format),
+          measurement->rows);
   for (guint i = 0; i < measurement->config_keys->len; i++)
     printf ("  %s: %s\n", (char *) g_ptr_array_index (measurement->config_keys, i),
             (char *) g_ptr_array_index (measurement->config_values, i));
@@ -277,20 +281,20 @@ print_text (const HrMeasurement *measurement,
       const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
       g_autofree char *peak = hr_cli_gib (s->peak);
 
-      printf ("%s (%s): %u points, peak %s", s->name, hr_enum_to_nick (hr_metric_names,
-                                                                        s->metric),
-              s->points->len, peak);
+      printf (g_dngettext (GETTEXT_PACKAGE, "%s (%s): %u point, peak %s",
+                           "%s (%s): %u points, peak %s", s->points->len),
+              s->name, hr_enum_to_nick (hr_metric_names, s->metric), s->points->len, peak);
       if (s->points->len > 0)
         {
           const HrMeasurePoint *p = &g_array_index (s->points, HrMeasurePoint, s->peak_index);
 
           if (!isnan (p->batch))
-            printf (" at micro-batch %.0f", p->batch);
+            printf (_(" at micro-batch %.0f"), p->batch);
           else if (!isnan (p->t))
-            printf (" at t = %.1f s", p->t);
+            printf (_(" at t = %.1f s"), p->t);
         }
       if (s->oom_batch > 0)
-        printf ("; out of memory at micro-batch %u", s->oom_batch);
+        printf (_("; out of memory at micro-batch %u"), s->oom_batch);
       printf ("\n");
     }
 
@@ -300,36 +304,42 @@ print_text (const HrMeasurement *measurement,
       g_autofree char *slope = hr_cli_gib (fit->per_sample);
       g_autofree char *rmse = hr_cli_gib (fit->rmse);
 
-      printf ("Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u points\n",
+      printf (g_dngettext (GETTEXT_PACKAGE,
+                           "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u point\n",
+                           "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u points\n",
+                           fit->n_points),
               fit->series, floor_text, slope, fit->r2, rmse, fit->n_points);
       if (fit->has_seq)
-        printf ("  varies with sequence length s: per sample %.4g·s + %.4g·s² bytes\n",
+        printf (_("  varies with sequence length s: per sample %.4g·s + %.4g·s² bytes\n"),
                 fit->per_token, fit->per_token2);
     }
   else
-    printf ("No fit: no series has two or more batch sizes\n");
+    printf ("%s\n", _("No fit: no series has two or more batch sizes"));
 
   if (hr_measurement_fragmentation (measurement, &gap, &fraction, &at_batch))
     {
       g_autofree char *gap_text = hr_cli_gib (gap);
 
-      printf ("Fragmentation: reserved exceeds allocated by up to %s (%.0f%% of reserved)",
+      printf (_("Fragmentation: reserved exceeds allocated by up to %s (%.0f%% of reserved)"),
               gap_text, fraction * 100);
       if (!isnan (at_batch))
-        printf (" at micro-batch %.0f", at_batch);
+        printf (_(" at micro-batch %.0f"), at_batch);
       printf ("\n");
     }
 
   for (guint i = 0; i < measurement->notes->len; i++)
-    printf ("Note: %s\n", (char *) g_ptr_array_index (measurement->notes, i));
+    printf (_("Note: %s\n"), (char *) g_ptr_array_index (measurement->notes, i));
 
   if (scenario == NULL)
     return;
 
-  printf ("\nAgainst %s (%s):\n  %6s %12s %12s %9s %12s\n",
+  printf ("\n");
+  printf (_("Against %s (%s):\n"),
           scenario->name != NULL ? scenario->name : scenario->model->name,
-          hr_enum_to_nick (hr_metric_names, calibration->metric), "batch", "measured",
-          "estimate", "error", "calibrated");
+          hr_enum_to_nick (hr_metric_names, calibration->metric));
+  /* Translators: column headings of the comparison table; keep them short. */
+  printf ("  %6s %12s %12s %9s %12s\n", _("batch"), _("measured"), _("estimate"), _("error"),
+          _("calibrated"));
   for (guint i = 0; i < calibration->points->len; i++)
     {
       const HrCalibrationPoint *p = &g_array_index (calibration->points, HrCalibrationPoint, i);
@@ -346,15 +356,21 @@ print_text (const HrMeasurement *measurement,
     g_autofree char *shift = hr_cli_gib (calibration->overhead_shift);
     g_autofree char *band = hr_cli_gib (calibration->band_bytes);
 
-    printf ("Uncalibrated estimate: off by %s on average (%.1f%%; worst %.1f%%), %s\n", mean,
-            100 * calibration->mean_relative_error, 100 * calibration->max_relative_error,
-            calibration->mean_error > 0 ? "too high" : "too low");
-    printf ("Calibration: activations ×%.3f, overhead %s%s, band ±%s or ±%.0f%%\n",
+    if (calibration->mean_error > 0)
+      printf (_("Uncalibrated estimate: too high by %s on average (%.1f%%; worst %.1f%%)\n"),
+              mean, 100 * calibration->mean_relative_error,
+              100 * calibration->max_relative_error);
+    else
+      printf (_("Uncalibrated estimate: too low by %s on average (%.1f%%; worst %.1f%%)\n"),
+              mean, 100 * calibration->mean_relative_error,
+              100 * calibration->max_relative_error);
+    printf (_("Calibration: activations ×%.3f, overhead %s%s, band ±%s or ±%.0f%%\n"),
             calibration->activation_scale, calibration->overhead_shift >= 0 ? "+" : "", shift,
             band, 100 * calibration->band_fraction);
   }
 
-  printf ("  %-22s %12s %10s %11s\n", "GPU", "usable", "max batch", "calibrated");
+  /* Translators: column headings; keep them short. */
+  printf ("  %-22s %12s %10s %11s\n", _("GPU"), _("usable"), _("max batch"), _("calibrated"));
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *gpu = g_ptr_array_index (gpus, i);
@@ -383,8 +399,8 @@ hr_cli_measure_options (HrMeasureOptions  *options,
 
       if (!hr_measure_unit_from_string (unit, &u))
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "--unit %s: expected bytes, KiB, MiB, "
-                       "GiB, KB, MB or GB", unit);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--unit %s: expected bytes, KiB, MiB, "
+                                                            "GiB, KB, MB or GB"), unit);
           return FALSE;
         }
       options->unit = u;
@@ -400,8 +416,8 @@ hr_cli_measure_options (HrMeasureOptions  *options,
         options->delimiter = delimiter[0];
       else
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "--delimiter %s: expected , ; | tab "
-                       "or space", delimiter);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--delimiter %s: expected , ; | tab "
+                                                            "or space"), delimiter);
           return FALSE;
         }
     }
@@ -410,8 +426,8 @@ hr_cli_measure_options (HrMeasureOptions  *options,
     {
       if (!hr_enum_from_nick (hr_metric_names, metric, &value))
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "--metric %s: expected allocated, "
-                       "reserved or device_used", metric);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--metric %s: expected allocated, "
+                                                            "reserved or device_used"), metric);
           return FALSE;
         }
       options->metric = value;
@@ -436,32 +452,32 @@ hr_cli_measure (int    argc,
   g_auto(GStrv) sets = NULL;
   gboolean json = FALSE, decimal_comma = FALSE, no_header = FALSE;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, "Machine-readable output (SCENARIO.md)", NULL },
+    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output (SCENARIO.md)"), NULL },
     { "batch-column", 0, 0, G_OPTION_ARG_STRING, &batch_column,
-     "The micro-batch column of a CSV (header name, or number)", "C" },
+     N_("The micro-batch column of a CSV (header name, or number)"), "C" },
     { "memory-column", 0, 0, G_OPTION_ARG_STRING, &memory_column,
-     "The memory column of a CSV (header name, or number)", "C" },
+     N_("The memory column of a CSV (header name, or number)"), "C" },
     { "seq-column", 0, 0, G_OPTION_ARG_STRING, &seq_column,
-     "The sequence-length column of a CSV", "C" },
-    { "unit", 0, 0, G_OPTION_ARG_STRING, &unit, "Unit of the memory column",
+     N_("The sequence-length column of a CSV"), "C" },
+    { "unit", 0, 0, G_OPTION_ARG_STRING, &unit, N_("Unit of the memory column"),
      "bytes|KiB|MiB|GiB|KB|MB|GB" },
     { "delimiter", 0, 0, G_OPTION_ARG_STRING, &delimiter,
-     "Field separator (default: detected)", ",|;|tab|space" },
-    { "decimal-comma", 0, 0, G_OPTION_ARG_NONE, &decimal_comma, "Numbers are written 1,5",
+     N_("Field separator (default: detected)"), ",|;|tab|space" },
+    { "decimal-comma", 0, 0, G_OPTION_ARG_NONE, &decimal_comma, N_("Numbers are written 1,5"),
      NULL },
     { "no-header", 0, 0, G_OPTION_ARG_NONE, &no_header,
-     "The first row is data; columns are numbered from 1", NULL },
-    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, "Which measure a mapped column is",
+     N_("The first row is data; columns are numbered from 1"), NULL },
+    { "metric", 0, 0, G_OPTION_ARG_STRING, &metric, N_("Which measure a mapped column is"),
      "allocated|reserved|device_used" },
     { "scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario_path,
-     "Compare with this scenario's estimate and calibrate it", "SCENARIO" },
+     N_("Compare with this scenario's estimate and calibrate it"), N_("SCENARIO") },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
-     "Cards the calibrated estimate is applied to", "ID,ID…" },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, "Override a scenario key (repeatable)",
-     "KEY=VALUE" },
+     N_("Cards the calibrated estimate is applied to"), N_("ID,ID…") },
+    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
+     N_("KEY=VALUE") },
     { NULL }
   };
-  g_autoptr(GOptionContext) context = g_option_context_new ("FILE");
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE"));
   g_autoptr(GError) error = NULL;
   g_autoptr(HrMeasurement) measurement = NULL;
   g_autoptr(HrFit) fit = NULL;
@@ -472,21 +488,21 @@ hr_cli_measure (int    argc,
   HrMeasureOptions options = { 0 };
   const HrMeasureSeries *sweep;
 
-  g_option_context_set_summary (context, "Import a measurement file and fit "
-                                         "peak = floor + per_sample·b.");
+  g_option_context_set_summary (context, N_("Import a measurement file and fit "
+                                            "peak = floor + per_sample·b."));
   g_option_context_add_main_entries (context, entries, NULL);
   if (!hr_cli_parse_options (context, &argc, &argv))
     return HR_CLI_EXIT_USAGE;
 
   if (argc != 2)
     {
-      fprintf (stderr, "headroom-cli measure: expected FILE\n");
+      fprintf (stderr, "%s\n", _("headroom-cli measure: expected FILE"));
       return HR_CLI_EXIT_USAGE;
     }
 
   if (!hr_cli_measure_options (&options, unit, delimiter, metric, &error))
     {
-      fprintf (stderr, "headroom-cli measure: %s\n", error->message);
+      fprintf (stderr, _("headroom-cli measure: %s\n"), error->message);
       return HR_CLI_EXIT_USAGE;
     }
   options.batch_column = batch_column;
@@ -510,8 +526,8 @@ hr_cli_measure (int    argc,
         return hr_cli_fail (error);
       if (sweep == NULL)
         {
-          fprintf (stderr, "%s: no series has two or more batch sizes: nothing to compare "
-                           "with the estimate's curve\n", measurement->name);
+          fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
+                             "with the estimate's curve\n"), measurement->name);
           return HR_CLI_EXIT_USAGE;
         }
 

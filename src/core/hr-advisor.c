@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "hr-advisor"
 
+#include <glib/gi18n-lib.h>
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
@@ -274,16 +275,16 @@ read_when (HrReader *parent,
 
           if (!hr_reader_init (&range, reader.doc, range_pointer,
                                hr_reader_get_node (&reader, l->data),
-                               "a condition on a number ({\"min\": …, \"max\": …})",
+                               _("a condition on a number ({\"min\": …, \"max\": …})"),
                                reader.error))
             goto out;
           good = hr_reader_check_keys (&range, range_keys) &&
                  hr_reader_double (&range, "min", FALSE, 0, 1e9, &cond.min) &&
                  hr_reader_double (&range, "max", FALSE, 0, 1e9, &cond.max);
           if (good && !hr_reader_has (&range, "min") && !hr_reader_has (&range, "max"))
-            good = hr_reader_fail (&range, NULL, "a condition needs \"min\", \"max\" or both");
+            good = hr_reader_fail (&range, NULL, _("a condition needs \"min\", \"max\" or both"));
           else if (good && cond.min > cond.max)
-            good = hr_reader_fail (&range, "min", "\"min\" is above \"max\"");
+            good = hr_reader_fail (&range, "min", _("\"min\" is above \"max\""));
           hr_reader_clear (&range);
           if (!good)
             goto out;
@@ -304,6 +305,25 @@ out:
   return ok;
 }
 
+/* The tree's texts (questions, their help, answers, the leaf's text) are
+ * shown as they are read: in the user's language where po/ has them
+ * (data/advisor-strings.h marks them for xgettext).  Under LC_MESSAGES=C,
+ * as for --json, they stay the file's. */
+static void
+translate_text (char **text)
+{
+  const char *translated;
+
+  if (*text == NULL || **text == '\0')
+    return;
+  translated = g_dgettext (GETTEXT_PACKAGE, *text);
+  if (translated != *text)
+    {
+      g_free (*text);
+      *text = g_strdup (translated);
+    }
+}
+
 static HrAdvisorAnswer *
 read_answer (HrJsonDoc   *doc,
              const char  *pointer,
@@ -316,7 +336,7 @@ read_answer (HrJsonDoc   *doc,
   gboolean ok = FALSE;
 
   answer->when = g_array_new (FALSE, FALSE, sizeof (HrAdvisorCondition));
-  if (!hr_reader_init (&reader, doc, pointer, node, "an answer", error))
+  if (!hr_reader_init (&reader, doc, pointer, node, _("an answer"), error))
     {
       answer_free (answer);
       return NULL;
@@ -328,6 +348,7 @@ read_answer (HrJsonDoc   *doc,
       !hr_reader_string (&reader, "next", TRUE, &answer->next) ||
       !hr_reader_bool (&reader, "default", &answer->is_default))
     goto out;
+  translate_text (&answer->label);
   if (hr_reader_has (&reader, "set") && !read_set (&reader, &answer->set))
     goto out;
   if (hr_reader_has (&reader, "when") && !read_when (&reader, answer->when))
@@ -359,7 +380,7 @@ read_node (HrJsonDoc   *doc,
   guint defaults = 0;
 
   node->answers = g_ptr_array_new_with_free_func ((GDestroyNotify) answer_free);
-  if (!hr_reader_init (&reader, doc, pointer, json, "an advisor node", error))
+  if (!hr_reader_init (&reader, doc, pointer, json, _("an advisor node"), error))
     {
       node_free (node);
       return NULL;
@@ -370,12 +391,14 @@ read_node (HrJsonDoc   *doc,
       !hr_reader_string (&reader, "question", FALSE, &node->question) ||
       !hr_reader_string (&reader, "help", FALSE, &node->help))
     goto out;
+  translate_text (&node->question);
+  translate_text (&node->help);
 
   if (node->question != NULL && hr_reader_has (&reader, "recommend"))
     {
       hr_reader_fail (&reader, "recommend",
-                      "a node is a question (\"question\" and \"answers\") or a leaf "
-                      "(\"recommend\"), not both");
+                      _("a node is a question (\"question\" and \"answers\") or a leaf "
+                        "(\"recommend\"), not both"));
       goto out;
     }
 
@@ -388,13 +411,13 @@ read_node (HrJsonDoc   *doc,
 
       if (!hr_reader_has (&reader, "recommend"))
         {
-          hr_reader_fail (&reader, NULL, "advisor node \"%s\" has neither \"question\" nor "
-                                         "\"recommend\"", node->id);
+          hr_reader_fail (&reader, NULL, _("advisor node \"%s\" has neither \"question\" nor "
+                                           "\"recommend\""), node->id);
           goto out;
         }
       if (hr_reader_has (&reader, "answers"))
         {
-          hr_reader_fail (&reader, "answers", "a \"recommend\" leaf takes no \"answers\"");
+          hr_reader_fail (&reader, "answers", _("a \"recommend\" leaf takes no \"answers\""));
           goto out;
         }
       if (!hr_reader_init (&leaf, doc, leaf_pointer, hr_reader_get_node (&reader, "recommend"),
@@ -406,6 +429,7 @@ read_node (HrJsonDoc   *doc,
       hr_reader_clear (&leaf);
       if (!good)
         goto out;
+      translate_text (&node->recommend);
       node->max_recommendations = max;
       ok = TRUE;
       goto out;
@@ -421,7 +445,8 @@ read_node (HrJsonDoc   *doc,
 
     if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) < 2)
       {
-        hr_reader_fail (&reader, "answers", "\"answers\" must be an array of two or more answers");
+        hr_reader_fail (&reader, "answers",
+                        _("\"answers\" must be an array of two or more answers"));
         goto out;
       }
 
@@ -439,7 +464,7 @@ read_node (HrJsonDoc   *doc,
             g_autofree char *id_pointer = hr_json_pointer_append (p, "id");
 
             hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
-                               "answer id \"%s\" appears twice in \"%s\"", answer->id, node->id);
+                               _("answer id \"%s\" appears twice in \"%s\""), answer->id, node->id);
             goto out;
           }
         if (answer->is_default)
@@ -449,8 +474,8 @@ read_node (HrJsonDoc   *doc,
     if (defaults != 1)
       {
         hr_reader_fail (&reader, "answers",
-                        "question \"%s\" has %u answers marked \"default\": it needs exactly one, "
-                        "taken when no fact decides", node->id, defaults);
+                        _("question \"%s\" has %u answers marked \"default\": it needs exactly "
+                          "one, taken when no fact decides"), node->id, defaults);
         goto out;
       }
   }
@@ -498,8 +523,8 @@ check_cycles (HrAdvisor     *advisor,
           g_ptr_array_find (advisor->nodes, node, &index);
           pointer = g_strdup_printf ("/nodes/%u/answers/%u/next", index, i);
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                             "answer \"%s\" of \"%s\" leads back to \"%s\": the advisor would "
-                             "loop (%s)", answer->id, node->id, answer->next, loop->str);
+                             _("answer \"%s\" of \"%s\" leads back to \"%s\": the advisor would "
+                               "loop (%s)"), answer->id, node->id, answer->next, loop->str);
           return FALSE;
         }
       if (seen == 0 && !check_cycles (advisor, doc, next, state, path, error))
@@ -531,7 +556,7 @@ hr_advisor_new_from_doc (HrJsonDoc  *doc,
   advisor->nodes = g_ptr_array_new_with_free_func ((GDestroyNotify) node_free);
   advisor->index = g_hash_table_new (g_str_hash, g_str_equal);
 
-  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "the advisor tree", error))
+  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), _("the advisor tree"), error))
     return NULL;
 
   if (!hr_reader_check_keys (&reader, keys) ||
@@ -544,7 +569,7 @@ hr_advisor_new_from_doc (HrJsonDoc  *doc,
   list = hr_reader_get_node (&reader, "nodes");
   if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) == 0)
     {
-      hr_reader_fail (&reader, "nodes", "\"nodes\" must be a non-empty array");
+      hr_reader_fail (&reader, "nodes", _("\"nodes\" must be a non-empty array"));
       goto out;
     }
 
@@ -562,7 +587,7 @@ hr_advisor_new_from_doc (HrJsonDoc  *doc,
           g_autofree char *id_pointer = hr_json_pointer_append (pointer, "id");
 
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
-                             "node id \"%s\" appears twice", node->id);
+                             _("node id \"%s\" appears twice"), node->id);
           goto out;
         }
     }
@@ -581,7 +606,7 @@ hr_advisor_new_from_doc (HrJsonDoc  *doc,
             continue;
           pointer = g_strdup_printf ("/nodes/%u/answers/%u/next", i, k);
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                             "answer \"%s\" of \"%s\" leads to \"%s\", which is no node's id",
+                             _("answer \"%s\" of \"%s\" leads to \"%s\", which is no node's id"),
                              answer->id, node->id, answer->next);
           goto out;
         }
@@ -589,7 +614,7 @@ hr_advisor_new_from_doc (HrJsonDoc  *doc,
 
   if (!g_hash_table_contains (advisor->index, advisor->start))
     {
-      hr_reader_fail (&reader, "start", "\"start\" names \"%s\", which is no node's id",
+      hr_reader_fail (&reader, "start", _("\"start\" names \"%s\", which is no node's id"),
                       advisor->start);
       goto out;
     }
@@ -609,7 +634,7 @@ hr_advisor_new_from_doc (HrJsonDoc  *doc,
         continue;
       pointer = g_strdup_printf ("/nodes/%u", i);
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                         "node \"%s\" is never reached from \"%s\"", node->id, advisor->start);
+                         _("node \"%s\" is never reached from \"%s\""), node->id, advisor->start);
       goto out;
     }
   ok = TRUE;
@@ -765,7 +790,7 @@ hr_advisor_walk_answer (HrAdvisorWalk  *walk,
   if (hr_advisor_node_is_leaf (node))
     {
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "the advisor has no question left to answer (it is at \"%s\")", node->id);
+                   _("the advisor has no question left to answer (it is at \"%s\")"), node->id);
       return FALSE;
     }
 
@@ -778,7 +803,7 @@ hr_advisor_walk_answer (HrAdvisorWalk  *walk,
         g_string_append_printf (ids, "%s\"%s\"", i > 0 ? ", " : "",
                                 ((HrAdvisorAnswer *) g_ptr_array_index (node->answers, i))->id);
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "\"%s\" is no answer to \"%s\" (%s); its answers are %s", answer_id, node->id,
+                   _("\"%s\" is no answer to \"%s\" (%s); its answers are %s"), answer_id, node->id,
                    node->question, ids->str);
       return FALSE;
     }
@@ -1179,29 +1204,37 @@ describe (const HrRecommendation *rec,
     {
       g_autofree char *price = money (rec->price_usd);
 
-      g_string_append_printf (str, "Buy %u × %s (%s each, as of %s)", rec->count, rec->gpu_name,
-                              price, rec->price_as_of != NULL ? rec->price_as_of : "undated");
+      /* Translators: the count, the card, its price, the price's date. */
+      if (rec->price_as_of != NULL)
+        g_string_append_printf (str, _("Buy %u × %s (%s each, as of %s)"), rec->count,
+                                rec->gpu_name, price, rec->price_as_of);
+      else
+        g_string_append_printf (str, _("Buy %u × %s (%s each, undated)"), rec->count,
+                                rec->gpu_name, price);
     }
+  else if (rec->price_as_of != NULL)
+    g_string_append_printf (str, _("Rent %u × %s ($%.2f an hour each, as of %s)"), rec->count,
+                            rec->gpu_name, rec->cloud_usd_per_hour, rec->price_as_of);
   else
-    g_string_append_printf (str, "Rent %u × %s ($%.2f an hour each, as of %s)", rec->count,
-                            rec->gpu_name, rec->cloud_usd_per_hour,
-                            rec->price_as_of != NULL ? rec->price_as_of : "undated");
+    g_string_append_printf (str, _("Rent %u × %s ($%.2f an hour each, undated)"), rec->count,
+                            rec->gpu_name, rec->cloud_usd_per_hour);
 
   if (rec->gpus_per_run > 1)
-    g_string_append_printf (str, ": each run sharded over %u cards (%s)", rec->gpus_per_run,
-                            rec->sharding == HR_SHARDING_FSDP ? "FSDP or ZeRO-3"
-                            : hr_enum_to_nick (hr_sharding_names, rec->sharding));
-  if (rec->runs > 1)
-    g_string_append_printf (str, "%s%u independent runs, one per %s", rec->gpus_per_run > 1 ? "; "
-                                                                                           : ": ",
-                            rec->runs, rec->gpus_per_run > 1 ? "group" : "card");
-  g_string_append_printf (str, "; micro-batch up to %u", rec->max_micro_batch);
+    g_string_append_printf (str, _(": each run sharded over %u cards (%s)"), rec->gpus_per_run,
+                            rec->sharding == HR_SHARDING_FSDP
+                              ? _("FSDP or ZeRO-3")
+                              : hr_enum_to_nick (hr_sharding_names, rec->sharding));
+  if (rec->runs > 1 && rec->gpus_per_run > 1)
+    g_string_append_printf (str, _("; %u independent runs, one per group"), rec->runs);
+  else if (rec->runs > 1)
+    g_string_append_printf (str, _(": %u independent runs, one per card"), rec->runs);
+  g_string_append_printf (str, _("; micro-batch up to %u"), rec->max_micro_batch);
 
   if (isfinite (rec->break_even_months))
-    g_string_append_printf (str, "; buying pays off after %.1f months at %g h a day",
+    g_string_append_printf (str, _("; buying pays off after %.1f months at %g h a day"),
                             rec->break_even_months, in->hours_per_day);
   else if (rec->price_usd >= 0 && rec->cloud_usd_per_hour >= 0)
-    g_string_append (str, "; at this use, renting always costs less");
+    g_string_append (str, _("; at this use, renting always costs less"));
 
   return g_string_free (str, FALSE);
 }
@@ -1363,12 +1396,14 @@ host_advice (HrAdvice               *advice,
     cores_per_gpu = 4;
   host->cpu_cores = cores_per_gpu * rec->count + 2;
   g_ptr_array_add (host->reasons,
-                   g_strdup_printf ("CPU: %u cores per GPU for %s, and 2 for the system",
+                   g_strdup_printf (_("CPU: %u cores per GPU for %s, and 2 for the system"),
                                     cores_per_gpu,
-                                    world_model ? "environments and replay sampling (seed 000: "
-                                                  "12-16 cores beside one RTX 4090)"
-                                    : images ? "DataLoader workers decoding and augmenting images"
-                                             : "DataLoader workers"));
+                                    world_model
+                                      ? _("environments and replay sampling (seed 000: 12-16 "
+                                          "cores beside one RTX 4090)")
+                                      : images
+                                      ? _("DataLoader workers decoding and augmenting images")
+                                      : _("DataLoader workers")));
 
   /* RAM: the host bytes the estimate counts (replay buffer, offloaded
    * state), plus twice what the cards hold for pinned staging and the
@@ -1377,12 +1412,17 @@ host_advice (HrAdvice               *advice,
   host->ram_need = est->host_ram + 2 * est->device_used * rec->count + system_ram;
   host->ram = round_up_to (host->ram_need, ram_sizes, G_N_ELEMENTS (ram_sizes));
   g_ptr_array_add (host->reasons,
-                   g_strdup_printf ("RAM: %.0f GB of replay buffer or offloaded state, %.0f GB "
-                                    "of pinned staging and prefetch (twice the %.0f GB on the "
-                                    "card%s), 8 GB for the system",
+                   g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                 "RAM: %.0f GB of replay buffer or offloaded "
+                                                 "state, %.0f GB of pinned staging and prefetch "
+                                                 "(twice the %.0f GB on the card), 8 GB for the "
+                                                 "system",
+                                                 "RAM: %.0f GB of replay buffer or offloaded "
+                                                 "state, %.0f GB of pinned staging and prefetch "
+                                                 "(twice the %.0f GB on the cards), 8 GB for the "
+                                                 "system", rec->count),
                                     est->host_ram / GB, 2.0 * est->device_used * rec->count / GB,
-                                    (double) est->device_used * rec->count / GB,
-                                    rec->count > 1 ? "s" : ""));
+                                    (double) est->device_used * rec->count / GB));
 
   /* Disk: the weights as downloaded, the last few checkpoints of the full
    * training state (weights and optimizer state), the replay buffer
@@ -1401,9 +1441,9 @@ host_advice (HrAdvice               *advice,
   host->disk = MAX (min_disk, round_up_to (host->disk_need, disk_sizes,
                                            G_N_ELEMENTS (disk_sizes)));
   g_ptr_array_add (host->reasons,
-                   g_strdup_printf ("Disk (NVMe): %.1f GB of weights, %u checkpoints of %.1f GB "
-                                    "per run, %.0f GB of replay or offload dumps, 50 GB of logs "
-                                    "per run; 1 TB at least",
+                   g_strdup_printf (_("Disk (NVMe): %.1f GB of weights, %u checkpoints of %.1f GB "
+                                      "per run, %.0f GB of replay or offload dumps, 50 GB of logs "
+                                      "per run; 1 TB at least"),
                                     weights_file / GB, checkpoints_kept, checkpoint / GB,
                                     est->host_ram / GB));
 
@@ -1417,8 +1457,8 @@ host_advice (HrAdvice               *advice,
 
       host->psu_watts = (guint) (ceil (watts * 1.2 / 50.0) * 50);
       g_ptr_array_add (host->reasons,
-                       g_strdup_printf ("Power supply: %.0f W of cards and system, a fifth spare",
-                                        watts));
+                       g_strdup_printf (_("Power supply: %.0f W of cards and system, a fifth "
+                                          "spare"), watts));
     }
 }
 
@@ -1452,7 +1492,7 @@ hr_advice_new (const HrScenario     *scenario,
       if (s->task == HR_TASK_INFERENCE && !s->optimizer_set)
         s->optimizer = HR_OPTIMIZER_NONE;
       g_ptr_array_add (advice->notes,
-                       g_strdup_printf ("The scenario's task is taken as \"%s\", as answered.",
+                       g_strdup_printf (_("The scenario's task is taken as \"%s\", as answered."),
                                         hr_enum_to_nick (hr_task_names, s->task)));
     }
 
@@ -1475,12 +1515,12 @@ hr_advice_new (const HrScenario     *scenario,
 
   if (advice->recommendations->len == 0)
     g_ptr_array_add (advice->notes,
-                     g_strdup ("No card in the catalog runs this scenario with its reserve, "
-                               "even sharded: `headroom-cli knobs` ranks what to change."));
+                     g_strdup (_("No card in the catalog runs this scenario with its reserve, "
+                                 "even sharded: `headroom-cli knobs` ranks what to change.")));
   else if (within == 0 && (inputs->known & HR_FACT_BUDGET))
     g_ptr_array_add (advice->notes,
-                     g_strdup ("Nothing that fits stays within the budget: the cheapest options "
-                               "are listed anyway."));
+                     g_strdup (_("Nothing that fits stays within the budget: the cheapest options "
+                                 "are listed anyway.")));
 
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
@@ -1490,8 +1530,8 @@ hr_advice_new (const HrScenario     *scenario,
       if (gpu != NULL && g_strcmp0 (gpu->vendor, "amd") == 0)
         {
           g_ptr_array_add (advice->notes,
-                           g_strdup_printf ("%s is an AMD card: check that your framework's ROCm "
-                                            "build supports it before you choose it.",
+                           g_strdup_printf (_("%s is an AMD card: check that your framework's ROCm "
+                                              "build supports it before you choose it."),
                                             rec->gpu_name));
           break;
         }
@@ -1503,28 +1543,29 @@ hr_advice_new (const HrScenario     *scenario,
 
       if (est->fits)
         g_ptr_array_add (advice->notes,
-                         g_strdup_printf ("Your %s already runs this at micro-batch %u (up to "
-                                          "%u): a new card buys speed or headroom, not the "
-                                          "ability to run it.", est->gpu_name, s->micro_batch,
+                         g_strdup_printf (_("Your %s already runs this at micro-batch %u (up to "
+                                            "%u): a new card buys speed or headroom, not the "
+                                            "ability to run it."), est->gpu_name, s->micro_batch,
                                           est->max_micro_batch));
       else if (est->max_micro_batch > 0)
         g_ptr_array_add (advice->notes,
-                         g_strdup_printf ("Your %s runs micro-batch %u at most: with gradient "
-                                          "accumulation over %u steps it trains at the same "
-                                          "batch, more slowly, with nothing bought.",
+                         g_strdup_printf (_("Your %s runs micro-batch %u at most: with gradient "
+                                            "accumulation over %u steps it trains at the same "
+                                            "batch, more slowly, with nothing bought."),
                                           est->gpu_name, est->max_micro_batch,
                                           (s->micro_batch + est->max_micro_batch - 1) /
                                             est->max_micro_batch));
       else
         g_ptr_array_add (advice->notes,
-                         g_strdup_printf ("Your %s cannot run this even at micro-batch 1.",
+                         g_strdup_printf (_("Your %s cannot run this even at micro-batch 1."),
                                           est->gpu_name));
     }
 
   g_ptr_array_add (advice->notes,
-                   g_strdup_printf ("Costs assume %g hours a day for %g months and electricity at "
-                                    "$%.2f per kWh; cloud prices leave out storage and instance "
-                                    "fees (seed 000). Prices are typical ones on the date shown.",
+                   g_strdup_printf (_("Costs assume %g hours a day for %g months and electricity "
+                                      "at $%.2f per kWh; cloud prices leave out storage and "
+                                      "instance fees (seed 000). Prices are typical ones on the "
+                                      "date shown."),
                                     inputs->hours_per_day, inputs->months, inputs->usd_per_kwh));
 
   host_advice (advice, s, advice->recommendations->len > 0

@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "hr-fit"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 
 #include "hr-fit.h"
@@ -197,9 +198,14 @@ hr_fit_linear (const double  *x,
 
   if (n < 2 || count_distinct (x, n) < 2)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "a line needs points at two or more batch sizes; these have %s",
-                   n == 0 ? "none" : "one");
+      if (n == 0)
+        g_set_error_literal (error, HR_ERROR, HR_ERROR_INVALID,
+                             _("a line needs points at two or more batch sizes; these have "
+                               "none"));
+      else
+        g_set_error_literal (error, HR_ERROR, HR_ERROR_INVALID,
+                             _("a line needs points at two or more batch sizes; these have "
+                               "one"));
       return NULL;
     }
 
@@ -213,8 +219,8 @@ hr_fit_linear (const double  *x,
 
   if (!least_squares (columns, y, n, 2, c))
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "the batch sizes are too close together "
-                   "for a line");
+      g_set_error_literal (error, HR_ERROR, HR_ERROR_INVALID,
+                           _("the batch sizes are too close together for a line"));
       return NULL;
     }
 
@@ -298,8 +304,8 @@ hr_fit_series (const HrMeasureSeries  *series,
       if (!least_squares (columns, (double *) y->data, n, 3, c))
         {
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       "%s: the batch sizes and sequence lengths do not vary enough for "
-                       "floor + b·(s·k₁ + s²·k₂)", series->name);
+                       _("%s: the batch sizes and sequence lengths do not vary enough for "
+                         "floor + b·(s·k₁ + s²·k₂)"), series->name);
           return NULL;
         }
 
@@ -468,9 +474,14 @@ hr_calibration_new (HrPlan                 *plan,
   predicted_fit = hr_fit_linear ((double *) batch->data, (double *) predicted->data, n, NULL);
   if (measured_fit == NULL || predicted_fit == NULL)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "%s: a calibration needs points at two or more batch sizes%s", series->name,
-                   self->seq_len > 0 ? " at the scenario's sequence length" : "");
+      if (self->seq_len > 0)
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                     _("%s: a calibration needs points at two or more batch sizes at the "
+                       "scenario's sequence length"), series->name);
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                     _("%s: a calibration needs points at two or more batch sizes"),
+                     series->name);
       return NULL;
     }
 
@@ -616,9 +627,15 @@ hr_calibration_apply_estimate (const HrCalibration *self,
     }
 
   g_ptr_array_add (estimate->notes,
-                   g_strdup_printf ("Calibrated by a measurement (%u points): activations ×%.3g, "
-                                    "overhead %+.2f GB; the range is the measurement's scatter, "
-                                    "±%.2f GB", self->points->len, self->activation_scale,
+                   g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                 "Calibrated by a measurement (%u point): "
+                                                 "activations ×%.3g, overhead %+.2f GB; the "
+                                                 "range is the measurement's scatter, ±%.2f GB",
+                                                 "Calibrated by a measurement (%u points): "
+                                                 "activations ×%.3g, overhead %+.2f GB; the "
+                                                 "range is the measurement's scatter, ±%.2f GB",
+                                                 self->points->len),
+                                    self->points->len, self->activation_scale,
                                     overhead_delta / GB, band / GB));
 }
 

@@ -13,6 +13,8 @@
 
 #define G_LOG_DOMAIN "hr-import"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <gio/gio.h>
 #include <math.h>
 #include <string.h>
@@ -116,7 +118,7 @@ typedef struct {
   gsize         pos;
   gboolean      truncated;
   GError      **error;
-  const char   *section;   /* for messages: "the metadata", "the tensor infos" */
+  const char   *section;   /* for messages: _("the metadata"), _("the tensor infos") */
 } Gguf;
 
 static gboolean
@@ -124,7 +126,7 @@ truncated (Gguf *g)
 {
   if (!g->truncated)
     g_set_error (g->error, HR_ERROR, HR_ERROR_PARSE,
-                 "%s: truncated at byte %" G_GSIZE_FORMAT " in %s of the GGUF header", g->name,
+                 _("%s: truncated at byte %zu in %s of the GGUF header"), g->name,
                  g->length, g->section);
   g->truncated = TRUE;
   return FALSE;
@@ -141,7 +143,7 @@ fail (Gguf       *g,
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
-  g_set_error (g->error, HR_ERROR, HR_ERROR_INVALID, "%s: byte %" G_GSIZE_FORMAT ": %s",
+  g_set_error (g->error, HR_ERROR, HR_ERROR_INVALID, _("%s: byte %zu: %s"),
                g->name, g->pos, message);
   return FALSE;
 }
@@ -197,8 +199,8 @@ read_string (Gguf         *g,
   if (!read_u64 (g, &n))
     return FALSE;
   if (n > max)
-    return fail (g, "a string of %" G_GUINT64_FORMAT " bytes in %s, more than %"
-                 G_GUINT64_FORMAT, n, g->section, max);
+    return fail (g, _("a string of %" PRIu64 " bytes in %s, more than %"
+                   PRIu64), n, g->section, max);
   if (!need (g, n))
     return FALSE;
   *out = (const char *) g->data + g->pos;
@@ -299,7 +301,7 @@ read_value (Gguf       *g,
       gsize item_size;
 
       if (depth >= MAX_ARRAY_DEPTH)
-        return fail (g, "arrays nested more than %d deep", MAX_ARRAY_DEPTH);
+        return fail (g, _("arrays nested more than %d deep"), MAX_ARRAY_DEPTH);
       if (!read_u32 (g, &item_type) || !read_u64 (g, &count))
         return FALSE;
 
@@ -316,7 +318,7 @@ read_value (Gguf       *g,
           return TRUE;
         }
       if (item_type != GGUF_STRING && item_type != GGUF_ARRAY)
-        return fail (g, "unknown array item type %u", item_type);
+        return fail (g, _("unknown array item type %u"), item_type);
       /* Each string or array item takes at least 8 bytes. */
       if (count > (g->length - g->pos) / 8)
         return truncated (g);
@@ -328,7 +330,7 @@ read_value (Gguf       *g,
       return TRUE;
     }
 
-  return fail (g, "unknown metadata value type %u", type);
+  return fail (g, _("unknown metadata value type %u"), type);
 }
 
 static const guint64 *
@@ -391,17 +393,17 @@ build_model (HrImport   *import,
       import->experts_per_token = *used;
       import->active_params = import->params -
                               (guint64) ((double) expert_params * (*experts - *used) / *experts);
-      hr_import_add_note (import, "mixture of experts: all %u experts are stored, %u run per "
-                                  "token (%" G_GUINT64_FORMAT " active parameters)",
+      hr_import_add_note (import, _("mixture of experts: all %u experts are stored, %u run per "
+                                    "token (%" PRIu64 " active parameters)"),
                           import->experts, import->experts_per_token, import->active_params);
     }
 
   if (layers == NULL || hidden == NULL || heads == NULL || *layers == 0 || *hidden == 0 ||
       *heads == 0 || *layers > 100000 || *hidden > (1u << 24) || *heads > *hidden)
     {
-      hr_import_add_note (import, "the metadata lacks %s.block_count, embedding_length or "
-                                  "attention.head_count: the counts are exact, but no model "
-                                  "can be planned from them", arch);
+      hr_import_add_note (import, _("the metadata lacks %s.block_count, embedding_length or "
+                                    "attention.head_count: the counts are exact, but no model "
+                                    "can be planned from them"), arch);
       return;
     }
 
@@ -411,8 +413,8 @@ build_model (HrImport   *import,
       g_autofree char *kv_key = g_strconcat (arch, ".attention.head_count_kv", NULL);
 
       if (g_hash_table_contains (meta->arrays, kv_key))
-        hr_import_add_note (import, "the key/value heads vary by layer: %" G_GUINT64_FORMAT
-                                    " (every head) assumed for the KV cache", *heads);
+        hr_import_add_note (import, _("the key/value heads vary by layer: %" PRIu64
+                                      " (every head) assumed for the KV cache"), *heads);
     }
   if (*heads % kv_heads != 0)
     kv_heads = *heads;
@@ -420,8 +422,8 @@ build_model (HrImport   *import,
                                                                      : *hidden / *heads;
   if (head_dim == 0 || (key_len == NULL && *hidden % *heads != 0))
     {
-      hr_import_add_note (import, "the head width does not follow from the metadata: no "
-                                  "model can be planned from it");
+      hr_import_add_note (import, _("the head width does not follow from the metadata: no "
+                                    "model can be planned from it"));
       return;
     }
 
@@ -431,8 +433,8 @@ build_model (HrImport   *import,
     {
       glu = TRUE;
       if (!g_strv_contains (gated_mlp_archs, arch))
-        hr_import_add_note (import, "architecture \"%s\" is not one Headroom knows: a gated "
-                                    "MLP and RMSNorm are assumed", arch);
+        hr_import_add_note (import, _("architecture \"%s\" is not one Headroom knows: a gated "
+                                      "MLP and RMSNorm are assumed"), arch);
     }
 
   id = hr_import_make_id (name);
@@ -471,8 +473,8 @@ build_model (HrImport   *import,
       json_builder_add_int_value (b, *ffn);
     }
   else
-    hr_import_add_note (import, "no single %s.feed_forward_length: 4 x hidden assumed for "
-                                "activations", arch);
+    hr_import_add_note (import, _("no single %s.feed_forward_length: 4 x hidden assumed for "
+                                  "activations"), arch);
   if (vocab_n > 0 && vocab_n < (1u << 26))
     {
       json_builder_set_member_name (b, "vocab");
@@ -504,7 +506,7 @@ parse (const char    *display_name,
 {
   g_autoptr(HrImport) import = NULL;
   Meta meta;
-  Gguf g = { display_name, data, length, 0, FALSE, error, "the preamble" };
+  Gguf g = { display_name, data, length, 0, FALSE, error, _("the preamble") };
   guint32 magic = 0, version = 0;
   guint64 n_tensors = 0, n_kv = 0, expert_params = 0;
   gboolean has_output = FALSE;
@@ -522,31 +524,31 @@ parse (const char    *display_name,
   /* "GGUF" read as a little-endian u32 */
   if (magic != 0x46554747)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, "%s: not a GGUF file (it does not start "
-                                                    "with \"GGUF\")", display_name);
+      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, _("%s: not a GGUF file (it does not start "
+                                                      "with \"GGUF\")"), display_name);
       return NULL;
     }
   if (!read_u32 (&g, &version) || !read_u64 (&g, &n_tensors) || !read_u64 (&g, &n_kv))
     goto truncated;
   if (version != 2 && version != 3)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: GGUF version %u; Headroom reads "
-                                                      "versions 2 and 3", display_name,
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: GGUF version %u; Headroom reads "
+                                                        "versions 2 and 3"), display_name,
                    version);
       return NULL;
     }
   if (n_tensors > MAX_TENSORS || n_kv > MAX_KV)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "%s: the header claims %" G_GUINT64_FORMAT " tensors and %" G_GUINT64_FORMAT
-                   " metadata keys, more than any model has (at most %u and %u are read)",
+                   _("%s: the header claims %" PRIu64 " tensors and %" PRIu64
+                     " metadata keys, more than any model has (at most %u and %u are read)"),
                    display_name, n_tensors, n_kv, MAX_TENSORS, MAX_KV);
       return NULL;
     }
 
   import = hr_import_new (HR_IMPORT_GGUF, display_name);
 
-  g.section = "the metadata";
+  g.section = _("the metadata");
   for (guint64 i = 0; i < n_kv; i++)
     {
       const char *key;
@@ -564,7 +566,7 @@ parse (const char    *display_name,
   arch = g_hash_table_lookup (meta.strings, "general.architecture");
   import->model_type = g_strdup (arch);
 
-  g.section = "the tensor infos";
+  g.section = _("the tensor infos");
   /* Each tensor info takes at least 8 + 4 + 8 + 4 + 8 bytes. */
   if (n_tensors > (g.length - g.pos) / 32)
     {
@@ -583,7 +585,7 @@ parse (const char    *display_name,
         goto fail;
       if (n_dims > MAX_DIMS)
         {
-          fail (&g, "tensor %" G_GUINT64_FORMAT " has %u dimensions, more than ggml's %d", i,
+          fail (&g, _("tensor %" PRIu64 " has %u dimensions, more than ggml's %d"), i,
                 n_dims, MAX_DIMS);
           goto fail;
         }
@@ -595,8 +597,8 @@ parse (const char    *display_name,
             goto fail;
           if (dim > MAX_DIM || (dim > 0 && numel > G_MAXUINT64 / 64 / dim))
             {
-              fail (&g, "tensor %" G_GUINT64_FORMAT " has a dimension of %" G_GUINT64_FORMAT
-                    ", more than any file holds", i, dim);
+              fail (&g, _("tensor %" PRIu64 " has a dimension of %" PRIu64
+                      ", more than any file holds"), i, dim);
               goto fail;
             }
           if (d == 0)
@@ -609,14 +611,14 @@ parse (const char    *display_name,
       t = find_type (type);
       if (t < 0)
         {
-          fail (&g, "tensor %" G_GUINT64_FORMAT " has ggml type %u, which Headroom does not "
-                "know", i, type);
+          fail (&g, _("tensor %" PRIu64 " has ggml type %u, which Headroom does not "
+                      "know"), i, type);
           goto fail;
         }
       if (ne0 % ggml_types[t].block != 0)
         {
-          fail (&g, "tensor %" G_GUINT64_FORMAT ": a row of %" G_GUINT64_FORMAT " is not a "
-                "whole number of %s blocks of %u", i, ne0, ggml_types[t].name,
+          fail (&g, _("tensor %" PRIu64 ": a row of %" PRIu64 " is not a "
+                      "whole number of %s blocks of %u"), i, ne0, ggml_types[t].name,
                 ggml_types[t].block);
           goto fail;
         }
@@ -658,18 +660,18 @@ finish (HrImport   *import,
   hr_import_finish_dtypes (import);
   import->active_params = import->params;
   if (files > 1)
-    hr_import_add_read (import, "%s and the %u other parts of the split: GGUF v%u, "
-                                "architecture %s, %" G_GUINT64_FORMAT " tensors",
-                        display_name, files - 1, h->version, arch != NULL ? arch : "not given",
+    hr_import_add_read (import, _("%s and the %u other parts of the split: GGUF v%u, "
+                                  "architecture %s, %" PRIu64 " tensors"),
+                        display_name, files - 1, h->version, arch != NULL ? arch : _("not given"),
                         h->n_tensors);
   else
-    hr_import_add_read (import, "%s: GGUF v%u, architecture %s, %" G_GUINT64_FORMAT " tensors, %"
-                        G_GUINT64_FORMAT " metadata keys", display_name, h->version,
-                        arch != NULL ? arch : "not given", h->n_tensors, h->n_kv);
+    hr_import_add_read (import, _("%s: GGUF v%u, architecture %s, %" PRIu64 " tensors, %"
+                          PRIu64 " metadata keys"), display_name, h->version,
+                        arch != NULL ? arch : _("not given"), h->n_tensors, h->n_kv);
 
   if (arch == NULL)
     {
-      hr_import_add_note (import, "no general.architecture in the metadata");
+      hr_import_add_note (import, _("no general.architecture in the metadata"));
       arch = "unknown";
     }
 
@@ -684,7 +686,7 @@ finish (HrImport   *import,
   if (import->params > 0)
     build_model (import, &h->meta, arch, name, h->has_output, h->expert_params);
   else
-    hr_import_add_note (import, "the file lists no tensors");
+    hr_import_add_note (import, _("the file lists no tensors"));
 }
 
 HrImport *
@@ -762,8 +764,8 @@ load_header (const char  *path,
       if (want >= MAX_HEADER)
         {
           g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                       "%s: the GGUF header runs past its first %" G_GUINT64_FORMAT " MiB; "
-                       "Headroom reads no more", path, MAX_HEADER >> 20);
+                       _("%s: the GGUF header runs past its first %" PRIu64 " MiB; "
+                         "Headroom reads no more"), path, MAX_HEADER >> 20);
           return NULL;
         }
       want = MIN (size, MIN (MAX_HEADER, want * 4));
@@ -817,9 +819,9 @@ hr_import_gguf_load (const char  *path,
 
       if (!split_part_path (path, *count, 1, &first) || !g_str_equal (first, path))
         {
-          hr_import_add_note (import, "this is one part of a model split in %" G_GUINT64_FORMAT
-                                      ": import the first part (…-00001-of-…) or the folder to "
-                                      "count them all", *count);
+          hr_import_add_note (import, _("this is one part of a model split in %" PRIu64
+                                        ": import the first part (…-00001-of-…) or the folder to "
+                                        "count them all"), *count);
         }
       else
         {
@@ -835,7 +837,7 @@ hr_import_gguf_load (const char  *path,
                 {
                   header_clear (&ph);
                   header_clear (&h);
-                  g_prefix_error (error, "part %u of %" G_GUINT64_FORMAT " of the split: ", i,
+                  g_prefix_error (error, _("part %u of %" PRIu64 " of the split: "), i,
                                   *count);
                   return NULL;
                 }

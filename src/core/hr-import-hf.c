@@ -13,6 +13,8 @@
 
 #define G_LOG_DOMAIN "hr-import"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -189,7 +191,7 @@ typedef struct {
   HrImport  *import;
   const char *prefix;      /* "" or "text_config." for notes */
   gboolean   defaults_ok;  /* nested configs may rely on transformers' defaults */
-  char       what[64];     /* "the config", or "\"text_config\"" for messages */
+  char       what[64];     /* _("the config"), or "\"text_config\"" for messages */
 } Cfg;
 
 static gboolean
@@ -210,7 +212,7 @@ cfg_init (Cfg        *cfg,
   if (nested)
     g_snprintf (cfg->what, sizeof cfg->what, "\"%.*s\"", (int) strcspn (what, "."), what);
   else
-    g_strlcpy (cfg->what, "the config", sizeof cfg->what);
+    g_strlcpy (cfg->what, _("the config"), sizeof cfg->what);
   return hr_reader_init (&cfg->reader, doc, pointer, node, cfg->what, error);
 }
 
@@ -271,8 +273,8 @@ cfg_arch (Cfg        *cfg,
     return hr_reader_require (&cfg->reader, names[0]);
 
   *out = family_default;
-  hr_import_add_note (cfg->import, "%s%s not given: %" G_GUINT64_FORMAT " assumed "
-                                   "(the family's default in transformers)",
+  hr_import_add_note (cfg->import, _("%s%s not given: %" PRIu64 " assumed "
+                                     "(the family's default in transformers)"),
                       cfg->prefix, names[0], family_default);
   return TRUE;
 }
@@ -327,8 +329,8 @@ cfg_heads (Cfg        *cfg,
       g_auto(GStrv) names = g_strsplit (kv_keys, "|", -1);
 
       return hr_reader_fail (&cfg->reader, names[0],
-                             "%" G_GUINT64_FORMAT " key/value heads do not divide %"
-                             G_GUINT64_FORMAT " attention heads", s->kv_heads, s->heads);
+                             _("%" PRIu64 " key/value heads do not divide %"
+                               PRIu64 " attention heads"), s->kv_heads, s->heads);
     }
 
   if (cfg_get (cfg, "head_dim") != NULL)
@@ -339,8 +341,8 @@ cfg_heads (Cfg        *cfg,
       g_auto(GStrv) names = g_strsplit (heads_keys, "|", -1);
 
       return hr_reader_fail (&cfg->reader, names[0],
-                             "the hidden size %" G_GUINT64_FORMAT " is not a multiple of %"
-                             G_GUINT64_FORMAT " heads, and \"head_dim\" is not given",
+                             _("the hidden size %" PRIu64 " is not a multiple of %"
+                               PRIu64 " heads, and \"head_dim\" is not given"),
                              s->hidden, s->heads);
     }
   s->head_dim = s->hidden / s->heads;
@@ -454,8 +456,8 @@ read_gated_decoder (Cfg                 *cfg,
           s->shared_gate = TRUE;
         }
       if (family->flags & DEC_MOE_QWEN)
-        hr_import_add_note (cfg->import, "%severy layer is taken as a mixture-of-experts "
-                                         "layer (decoder_sparse_step 1, no mlp_only_layers)",
+        hr_import_add_note (cfg->import, _("%severy layer is taken as a mixture-of-experts "
+                                           "layer (decoder_sparse_step 1, no mlp_only_layers)"),
                             cfg->prefix);
     }
 
@@ -520,9 +522,9 @@ read_deepseek (Cfg   *cfg,
       !cfg_uint (cfg, "num_nextn_predict_layers", 0, 64, &mtp))
     return FALSE;
   if (mtp > 0)
-    hr_import_add_note (cfg->import, "the %" G_GUINT64_FORMAT " multi-token-prediction "
-                                     "layer(s) a checkpoint may add are not counted, as in the "
-                                     "published total", mtp);
+    hr_import_add_note (cfg->import, _("the %" PRIu64 " multi-token-prediction "
+                                       "layer(s) a checkpoint may add are not counted, as in the "
+                                       "published total"), mtp);
 
   /* For the estimator: attention heads of the value width; the KV cache of
    * latent attention (kv_lora_rank + qk_rope_head_dim per token and layer)
@@ -532,9 +534,9 @@ read_deepseek (Cfg   *cfg,
   s->head_dim = s->v_head_dim;
   s->glu = TRUE;
   s->layernorm = FALSE;
-  hr_import_add_note (cfg->import, "multi-head latent attention caches %" G_GUINT64_FORMAT
-                                   " values per token and layer; the KV cache is planned as "
-                                   "full heads, an upper bound",
+  hr_import_add_note (cfg->import, _("multi-head latent attention caches %" PRIu64
+                                     " values per token and layer; the KV cache is planned as "
+                                     "full heads, an upper bound"),
                       s->kv_lora_rank + s->qk_rope_dim);
   return TRUE;
 }
@@ -707,8 +709,8 @@ read_bert (Cfg   *cfg,
   s->final_norm = FALSE;
   s->extra = (double) types * s->hidden + 2.0 * s->hidden + (double) s->hidden * s->hidden +
              s->hidden;
-  hr_import_add_note (cfg->import, "counted as the bare encoder with its pooler (what "
-                                   "%sModel stores); a task head adds its own weights",
+  hr_import_add_note (cfg->import, _("counted as the bare encoder with its pooler (what "
+                                     "%sModel stores); a task head adds its own weights"),
                       g_strcmp0 (cfg->import->model_type, "bert") == 0 ? "Bert" : "Roberta");
   return TRUE;
 }
@@ -751,8 +753,8 @@ read_vision (Cfg        *cfg,
 
   if (*image_side < s->patch)
     return hr_reader_fail (&cfg->reader, "patch_size",
-                           "the patch (%" G_GUINT64_FORMAT " pixels) is larger than the image (%"
-                           G_GUINT64_FORMAT ")", s->patch, *image_side);
+                           _("the patch (%" PRIu64 " pixels) is larger than the image (%"
+                             PRIu64 ")"), s->patch, *image_side);
 
   patches = (*image_side / s->patch) * (*image_side / s->patch);
   s->is_vision = TRUE;
@@ -865,14 +867,14 @@ read_generic (Cfg        *cfg,
   s->glu = act != NULL && g_str_equal (act, "silu");
   s->layernorm = !s->glu;
   hr_import_add_note (cfg->import,
-                      "%smodel_type \"%s\" is not one Headroom knows: read as a decoder-only "
-                      "transformer from the generic fields, with a %s MLP, %s, no biases, "
-                      "%s; the count may be off by the parts that assumption misses",
-                      cfg->prefix, model_type != NULL ? model_type : "(none)",
-                      s->glu ? "gated (hidden_act silu)" : "plain two-layer",
+                      _("%smodel_type \"%s\" is not one Headroom knows: read as a decoder-only "
+                        "transformer from the generic fields, with a %s MLP, %s, no biases, "
+                        "%s; the count may be off by the parts that assumption misses"),
+                      cfg->prefix, model_type != NULL ? model_type : _("(none)"),
+                      s->glu ? _("gated (hidden_act silu)") : _("plain two-layer"),
                       s->layernorm ? "LayerNorm" : "RMSNorm",
-                      s->tied ? "embeddings tied to the output head"
-                              : (s->vocab ? "an untied output head" : "no vocabulary"));
+                      s->tied ? _("embeddings tied to the output head")
+                              : (s->vocab ? _("an untied output head") : _("no vocabulary")));
   return TRUE;
 }
 
@@ -883,24 +885,29 @@ describe_shape (const Shape *s)
 {
   g_autoptr(GString) str = g_string_new (NULL);
 
-  g_string_append_printf (str, "%s: %" G_GUINT64_FORMAT " layers, hidden %" G_GUINT64_FORMAT
-                          ", %" G_GUINT64_FORMAT " heads", s->name, s->layers, s->hidden,
-                          s->heads);
+  /* Translators: the part's name (as in the model file: "decoder",
+   * "vision encoder"), its layers, hidden size and attention heads. */
+  g_string_append_printf (str, _("%s: %" PRIu64 " layers, hidden %" PRIu64 ", %" PRIu64
+                                 " heads"), s->name, s->layers, s->hidden, s->heads);
   if (s->kv_heads != s->heads)
-    g_string_append_printf (str, " (%" G_GUINT64_FORMAT " key/value)", s->kv_heads);
+    g_string_append_printf (str, _(" (%" PRIu64 " key/value)"), s->kv_heads);
   if (s->head_dim * s->heads != s->hidden)
-    g_string_append_printf (str, " of %" G_GUINT64_FORMAT, s->head_dim);
-  g_string_append_printf (str, ", %s MLP %" G_GUINT64_FORMAT, s->glu ? "gated" : "plain",
-                          s->intermediate);
+    g_string_append_printf (str, _(" of %" PRIu64), s->head_dim);
+  if (s->glu)
+    g_string_append_printf (str, _(", gated MLP %" PRIu64), s->intermediate);
+  else
+    g_string_append_printf (str, _(", plain MLP %" PRIu64), s->intermediate);
   if (s->experts > 0)
-    g_string_append_printf (str, " x %u experts (%u per token)", s->experts,
+    g_string_append_printf (str, _(" x %u experts (%u per token)"), s->experts,
                             s->experts_per_token);
-  if (s->vocab > 0)
-    g_string_append_printf (str, ", vocab %" G_GUINT64_FORMAT "%s", s->vocab,
-                            s->is_vision ? "" : (s->tied ? " (tied head)" : " (untied head)"));
+  if (s->vocab > 0 && s->is_vision)
+    g_string_append_printf (str, _(", vocab %" PRIu64), s->vocab);
+  else if (s->vocab > 0)
+    g_string_append_printf (str, s->tied ? _(", vocab %" PRIu64 " (tied head)")
+                                         : _(", vocab %" PRIu64 " (untied head)"), s->vocab);
   if (s->patch > 0)
-    g_string_append_printf (str, ", patch %" G_GUINT64_FORMAT, s->patch);
-  g_string_append_printf (str, ": %.0f parameters", s->params);
+    g_string_append_printf (str, _(", patch %" PRIu64), s->patch);
+  g_string_append_printf (str, _(": %.0f parameters"), s->params);
   return g_string_free (g_steal_pointer (&str), FALSE);
 }
 
@@ -943,8 +950,8 @@ read_nested (HrJsonDoc  *doc,
       filled = json_node_new (JSON_NODE_OBJECT);
       json_node_take_object (filled, json_object_new ());
       node = filled;
-      hr_import_add_note (import, "%s not given: the defaults of %s assumed", key,
-                          default_type != NULL ? default_type : "its family");
+      hr_import_add_note (import, _("%s not given: the defaults of %s assumed"), key,
+                          default_type != NULL ? default_type : _("its family"));
     }
 
   if (default_type != NULL && JSON_NODE_HOLDS_OBJECT (node) &&
@@ -968,8 +975,8 @@ check_count (Cfg   *cfg,
   shape_count (s);
   if (!(s->params <= MAX_PARAMS) || s->params < 1)
     return hr_reader_fail (&cfg->reader, NULL,
-                           "the architecture adds up to %.3g parameters, which no model has: "
-                           "check the sizes", s->params);
+                           _("the architecture adds up to %.3g parameters, which no model has: "
+                             "check the sizes"), s->params);
   return TRUE;
 }
 
@@ -1040,7 +1047,7 @@ read_t5 (Cfg   *cfg,
   shape_count (d);
   parts->family = "llm";
   parts->seq_len = 512;
-  hr_import_add_note (cfg->import, "the shared token embedding is counted with the encoder");
+  hr_import_add_note (cfg->import, _("the shared token embedding is counted with the encoder"));
   return TRUE;
 }
 
@@ -1159,13 +1166,13 @@ read_config_object (HrJsonDoc  *doc,
               else if (!cfg_uint (&cfg, "num_labels", 2, 1 << 24, &n))
                 goto out;
               s->extra += (double) n * s->hidden + n;
-              hr_import_add_note (import, "counted with the image-classification head over %"
-                                          G_GUINT64_FORMAT " labels", n);
+              hr_import_add_note (import, _("counted with the image-classification head over %"
+                                            PRIu64 " labels"), n);
             }
           else
             {
               s->extra += (double) s->hidden * s->hidden + s->hidden;
-              hr_import_add_note (import, "counted as ViTModel with its pooler");
+              hr_import_add_note (import, _("counted as ViTModel with its pooler"));
             }
         }
 
@@ -1192,7 +1199,7 @@ read_config_object (HrJsonDoc  *doc,
                       cfg_get (&cfg, "text_config") != NULL ||
                       cfg_get (&cfg, "vision_config") != NULL))
     {
-      hr_reader_fail (&cfg.reader, NULL, "a nested config cannot hold further nested configs");
+      hr_reader_fail (&cfg.reader, NULL, _("a nested config cannot hold further nested configs"));
       goto out;
     }
   else if (g_strcmp0 (model_type, "clip") == 0 || g_strcmp0 (model_type, "siglip") == 0)
@@ -1212,7 +1219,7 @@ read_config_object (HrJsonDoc  *doc,
       if (text == NULL || vision == NULL)
         {
           hr_reader_fail (&cfg.reader, text == NULL ? "text_config" : "vision_config",
-                          "the %s must describe one transformer tower",
+                          _("the %s must describe one transformer tower"),
                           text == NULL ? "text_config" : "vision_config");
           goto out;
         }
@@ -1248,7 +1255,7 @@ read_config_object (HrJsonDoc  *doc,
       if (text == NULL || vision == NULL)
         {
           hr_reader_fail (&cfg.reader, text == NULL ? "text_config" : "vision_config",
-                          "the %s must describe one transformer",
+                          _("the %s must describe one transformer"),
                           text == NULL ? "text_config" : "vision_config");
           goto out;
         }
@@ -1267,9 +1274,9 @@ read_config_object (HrJsonDoc  *doc,
           text->extra += (double) vision->hidden * text->hidden + (double) text->hidden *
                          text->hidden + (bias ? 2.0 * text->hidden : 0);
         }
-      hr_import_add_note (import, "the multimodal projector is counted with the language "
-                                  "model; every vision layer is counted, as the checkpoint "
-                                  "stores them all");
+      hr_import_add_note (import, _("the multimodal projector is counted with the language "
+                                    "model; every vision layer is counted, as the checkpoint "
+                                    "stores them all"));
       shape_count (text);
       parts->family = "llm";
     }
@@ -1294,9 +1301,9 @@ read_config_object (HrJsonDoc  *doc,
           if (!read_generic (&cfg, model_type, s) || !check_count (&cfg, s))
             goto out;
         }
-      hr_import_add_note (import, "model_type \"%s\" is read as its nested configs; the "
-                                  "connector between them is not counted",
-                          model_type != NULL ? model_type : "(none)");
+      hr_import_add_note (import, _("model_type \"%s\" is read as its nested configs; the "
+                                    "connector between them is not counted"),
+                          model_type != NULL ? model_type : _("(none)"));
       if (parts->family == NULL || s != NULL)
         parts->family = "llm";
     }
@@ -1452,17 +1459,17 @@ import_from_doc (HrJsonDoc  *doc,
   if (!(total <= MAX_PARAMS))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, "", FALSE,
-                         "the architecture adds up to %.3g parameters, which no model has: "
-                         "check the sizes", total);
+                         _("the architecture adds up to %.3g parameters, which no model has: "
+                           "check the sizes"), total);
       return NULL;
     }
 
   import->params = (guint64) total;
   import->active_params = (guint64) active;
   if (import->experts > 0)
-    hr_import_add_note (import, "mixture of experts: all %u experts are stored (%"
-                                G_GUINT64_FORMAT " parameters), %u run per token (%"
-                                G_GUINT64_FORMAT " active)", import->experts, import->params,
+    hr_import_add_note (import, _("mixture of experts: all %u experts are stored (%"
+                                  PRIu64 " parameters), %u run per token (%"
+                                  PRIu64 " active)"), import->experts, import->params,
                         import->experts_per_token, import->active_params);
 
   name = model_display_name (doc, display_name);

@@ -13,6 +13,8 @@
 
 #define G_LOG_DOMAIN "hr-import"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <gio/gio.h>
 #include <string.h>
 
@@ -85,7 +87,7 @@ read_shape (HrJsonDoc   *doc,
   if (!JSON_NODE_HOLDS_ARRAY (node))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                         "tensor \"%s\": \"shape\" must be an array of integers", tensor);
+                         _("tensor \"%s\": \"shape\" must be an array of integers"), tensor);
       return FALSE;
     }
 
@@ -93,7 +95,7 @@ read_shape (HrJsonDoc   *doc,
   if (json_array_get_length (array) > MAX_RANK)
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                         "tensor \"%s\" has %u dimensions, more than %d", tensor,
+                         _("tensor \"%s\" has %u dimensions, more than %d"), tensor,
                          json_array_get_length (array), MAX_RANK);
       return FALSE;
     }
@@ -108,7 +110,7 @@ read_shape (HrJsonDoc   *doc,
           (v = json_node_get_int (d)) < 0 || (guint64) v > MAX_DIM)
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, p, FALSE,
-                             "tensor \"%s\": a dimension must be an integer from 0 to 2^40",
+                             _("tensor \"%s\": a dimension must be an integer from 0 to 2^40"),
                              tensor);
           return FALSE;
         }
@@ -117,7 +119,7 @@ read_shape (HrJsonDoc   *doc,
       if (v > 0 && n > G_MAXUINT64 / (guint64) v / 64)
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, p, FALSE,
-                             "tensor \"%s\" has more elements than any file can hold", tensor);
+                             _("tensor \"%s\" has more elements than any file can hold"), tensor);
           return FALSE;
         }
       n *= (guint64) v;
@@ -161,8 +163,8 @@ read_offsets (HrJsonDoc   *doc,
 
 bad:
   hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                     "tensor \"%s\": \"data_offsets\" must be [begin, end] with 0 <= begin "
-                     "<= end", tensor);
+                     _("tensor \"%s\": \"data_offsets\" must be [begin, end] with 0 <= begin "
+                       "<= end"), tensor);
   return FALSE;
 }
 
@@ -292,8 +294,8 @@ hr_safetensors_parse_header (HrImport    *import,
   if (length > HR_SAFETENSORS_MAX_HEADER)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: the safetensors header is %" G_GSIZE_FORMAT " bytes, more than the %d "
-                   "MiB Headroom reads", display_name, length, HR_SAFETENSORS_MAX_HEADER >> 20);
+                   _("%s: the safetensors header is %zu bytes, more than the %d "
+                     "MiB Headroom reads"), display_name, length, HR_SAFETENSORS_MAX_HEADER >> 20);
       return FALSE;
     }
 
@@ -304,7 +306,7 @@ hr_safetensors_parse_header (HrImport    *import,
   if (!JSON_NODE_HOLDS_OBJECT (hr_json_doc_get_root (doc)))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, "", FALSE,
-                         "a safetensors header must be a JSON object of tensors");
+                         _("a safetensors header must be a JSON object of tensors"));
       return FALSE;
     }
 
@@ -326,7 +328,7 @@ hr_safetensors_parse_header (HrImport    *import,
       if (g_str_equal (name, "__metadata__"))
         continue;
 
-      if (!hr_reader_init (&reader, doc, pointer, node, "a tensor entry", error))
+      if (!hr_reader_init (&reader, doc, pointer, node, _("a tensor entry"), error))
         return FALSE;
       ok = hr_reader_check_keys (&reader, tensor_keys) &&
            hr_reader_string (&reader, "dtype", TRUE, &dtype) &&
@@ -343,19 +345,19 @@ hr_safetensors_parse_header (HrImport    *import,
                              name, &begin, &end, error);
         }
       if (ok && (bits = dtype_bits (dtype)) == 0)
-        ok = hr_reader_fail (&reader, "dtype", "tensor \"%s\": unknown dtype \"%s\"", name,
+        ok = hr_reader_fail (&reader, "dtype", _("tensor \"%s\": unknown dtype \"%s\""), name,
                              dtype);
       if (ok && end - begin != (numel * bits + 7) / 8)
         ok = hr_reader_fail (&reader, "data_offsets",
-                             "tensor \"%s\": %" G_GUINT64_FORMAT " elements of %s take %"
-                             G_GUINT64_FORMAT " bytes, but its data_offsets span %"
-                             G_GUINT64_FORMAT, name, numel, dtype, (numel * bits + 7) / 8,
+                             _("tensor \"%s\": %" PRIu64 " elements of %s take %"
+                               PRIu64 " bytes, but its data_offsets span %"
+                               PRIu64), name, numel, dtype, (numel * bits + 7) / 8,
                              end - begin);
       if (ok && data_size != G_MAXUINT64 && end > data_size)
         ok = hr_reader_fail (&reader, "data_offsets",
-                             "tensor \"%s\" ends at byte %" G_GUINT64_FORMAT " of the data, "
-                             "but the file holds only %" G_GUINT64_FORMAT " bytes after the "
-                             "header (truncated download?)", name, end, data_size);
+                             _("tensor \"%s\" ends at byte %" PRIu64 " of the data, "
+                               "but the file holds only %" PRIu64 " bytes after the "
+                               "header (truncated download?)"), name, end, data_size);
       hr_reader_clear (&reader);
       if (!ok)
         return FALSE;
@@ -399,8 +401,8 @@ hr_safetensors_parse_header (HrImport    *import,
     }
 
   if (packed > 0)
-    hr_import_add_note (import, "GPTQ/AWQ qweight tensors are taken as 4-bit (eight weights "
-                                "per 32-bit word)");
+    hr_import_add_note (import, _("GPTQ/AWQ qweight tensors are taken as 4-bit (eight weights "
+                                  "per 32-bit word)"));
   return TRUE;
 }
 
@@ -417,8 +419,8 @@ split_prefix (const char    *display_name,
   if (length < 8)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
-                   "%s: %" G_GSIZE_FORMAT " bytes, too short for a safetensors file (the "
-                   "header length alone takes 8)", display_name, length);
+                   _("%s: %zu bytes, too short for a safetensors file (the "
+                     "header length alone takes 8)"), display_name, length);
       return FALSE;
     }
 
@@ -428,16 +430,16 @@ split_prefix (const char    *display_name,
   if (n > HR_SAFETENSORS_MAX_HEADER)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: the safetensors header claims %" G_GUINT64_FORMAT " bytes, more than "
-                   "the %d MiB Headroom reads (not a safetensors file?)", display_name, n,
+                   _("%s: the safetensors header claims %" PRIu64 " bytes, more than "
+                     "the %d MiB Headroom reads (not a safetensors file?)"), display_name, n,
                    HR_SAFETENSORS_MAX_HEADER >> 20);
       return FALSE;
     }
   if (n < 2)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
-                   "%s: a safetensors header of %" G_GUINT64_FORMAT " bytes cannot hold a JSON "
-                   "object", display_name, n);
+                   _("%s: a safetensors header of %" PRIu64 " bytes cannot hold a JSON "
+                     "object"), display_name, n);
       return FALSE;
     }
 
@@ -462,8 +464,8 @@ hr_import_safetensors_parse (const char    *display_name,
   if (length - 8 < n)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
-                   "%s: truncated: the header should be %" G_GUINT64_FORMAT " bytes, only %"
-                   G_GSIZE_FORMAT " follow", display_name, n, length - 8);
+                   _("%s: truncated: the header should be %" PRIu64 " bytes, only %zu follow"),
+                   display_name, n, length - 8);
       return NULL;
     }
 
@@ -518,8 +520,8 @@ hr_import_safetensors_add_file (HrImport   *import,
   if (size - 8 < n)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
-                   "%s: truncated: the header should be %" G_GUINT64_FORMAT " bytes, the file "
-                   "has %" G_GUINT64_FORMAT " after the length", path, n, size - 8);
+                   _("%s: truncated: the header should be %" PRIu64 " bytes, the file "
+                     "has %" PRIu64 " after the length"), path, n, size - 8);
       return FALSE;
     }
 
@@ -532,7 +534,7 @@ hr_import_safetensors_add_file (HrImport   *import,
     }
   if (got != n)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, "%s: truncated inside the header", path);
+      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, _("%s: truncated inside the header"), path);
       return FALSE;
     }
 
@@ -556,7 +558,7 @@ hr_import_safetensors_add_index (HrImport   *import,
 
   if (doc == NULL)
     return FALSE;
-  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "the index", error))
+  if (!hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), _("the index"), error))
     return FALSE;
   if (!hr_reader_require (&reader, "weight_map"))
     goto out;
@@ -564,7 +566,7 @@ hr_import_safetensors_add_index (HrImport   *import,
   map = hr_reader_get_node (&reader, "weight_map");
   if (!JSON_NODE_HOLDS_OBJECT (map))
     {
-      hr_reader_fail (&reader, "weight_map", "\"weight_map\" must map tensor names to files");
+      hr_reader_fail (&reader, "weight_map", _("\"weight_map\" must map tensor names to files"));
       goto out;
     }
 
@@ -579,7 +581,7 @@ hr_import_safetensors_add_index (HrImport   *import,
       if (!JSON_NODE_HOLDS_VALUE (file) || json_node_get_value_type (file) != G_TYPE_STRING)
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, p, FALSE,
-                             "the file of tensor \"%s\" must be a string", (char *) l->data);
+                             _("the file of tensor \"%s\" must be a string"), (char *) l->data);
           goto out;
         }
       shard = json_node_get_string (file);
@@ -588,7 +590,7 @@ hr_import_safetensors_add_index (HrImport   *import,
           g_str_equal (shard, ".") || g_str_equal (shard, ".."))
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, p, FALSE,
-                             "shard \"%s\" must be a file name in the index's folder", shard);
+                             _("shard \"%s\" must be a file name in the index's folder"), shard);
           goto out;
         }
       if (!g_hash_table_contains (seen, shard))
@@ -596,7 +598,7 @@ hr_import_safetensors_add_index (HrImport   *import,
           if (shards->len >= MAX_SHARDS)
             {
               hr_json_doc_error (doc, error, HR_ERROR_INVALID, p, FALSE,
-                                 "the index names more than %d shards", MAX_SHARDS);
+                                 _("the index names more than %d shards"), MAX_SHARDS);
               goto out;
             }
           g_hash_table_add (seen, (gpointer) shard);
@@ -613,7 +615,7 @@ hr_import_safetensors_add_index (HrImport   *import,
       if (!g_file_test (shard_path, G_FILE_TEST_EXISTS))
         {
           g_set_error (error, HR_ERROR, HR_ERROR_IO,
-                       "%s: shard %s is not in %s; the exact count needs every shard's header",
+                       _("%s: shard %s is not in %s; the exact count needs every shard's header"),
                        path, shard, dir);
           goto out;
         }
@@ -621,7 +623,7 @@ hr_import_safetensors_add_index (HrImport   *import,
         goto out;
     }
 
-  hr_import_add_read (import, "%s: %u tensors in %u shards", path,
+  hr_import_add_read (import, _("%s: %u tensors in %u shards"), path,
                       json_object_get_size (object), shards->len);
   ok = TRUE;
 
@@ -648,7 +650,7 @@ hr_import_safetensors_load (const char  *path,
     {
       if (!hr_import_safetensors_add_file (import, path, error))
         return NULL;
-      hr_import_add_read (import, "%s: safetensors header", path);
+      hr_import_add_read (import, _("%s: safetensors header"), path);
     }
 
   hr_import_finish_dtypes (import);
@@ -665,9 +667,9 @@ hr_import_safetensors_load (const char  *path,
       name = g_strndup (base, strcspn (base, "."));
     hr_import_safetensors_guess_model (import, name);
   }
-  hr_import_add_note (import, "no config.json was read: the architecture comes from the "
-                              "tensor names; import the model's folder (or its config.json) "
-                              "for one read from the config");
+  hr_import_add_note (import, _("no config.json was read: the architecture comes from the "
+                                "tensor names; import the model's folder (or its config.json) "
+                                "for one read from the config"));
   return g_steal_pointer (&import);
 }
 
@@ -694,8 +696,8 @@ hr_import_safetensors_guess_model (HrImport   *import,
       import->tensor_layers == 0 || vocab == 0 || hidden == 0 || hidden > (1u << 24) ||
       vocab > (1u << 26))
     {
-      hr_import_add_note (import, "the tensor names are not a layout Headroom can read an "
-                                  "architecture from (no token embedding and numbered layers)");
+      hr_import_add_note (import, _("the tensor names are not a layout Headroom can read an "
+                                    "architecture from (no token embedding and numbered layers)"));
       return;
     }
 
@@ -713,8 +715,8 @@ hr_import_safetensors_guess_model (HrImport   *import,
   else
     {
       q = k = hidden;
-      head_note = "the attention projections are fused or unnamed: as many key/value heads as "
-                  "query heads assumed";
+      head_note = _("the attention projections are fused or unnamed: as many key/value heads "
+                    "as query heads assumed");
     }
 
   if (find_shape (import, TRUE, "gate_up_proj.weight", &d0, &d1))
@@ -736,8 +738,8 @@ hr_import_safetensors_guess_model (HrImport   *import,
   else
     {
       inter = 4 * hidden;
-      hr_import_add_note (import, "no MLP weight recognised: an intermediate width of 4 x "
-                                  "hidden assumed for activations");
+      hr_import_add_note (import, _("no MLP weight recognised: an intermediate width of 4 x "
+                                    "hidden assumed for activations"));
     }
   if (inter == 0 || inter > (1u << 28))
     inter = 4 * hidden;
@@ -753,19 +755,19 @@ hr_import_safetensors_guess_model (HrImport   *import,
       head_dim = q;
       k = q;
     }
-  hr_import_add_note (import, "the head width is not in the weights: %" G_GUINT64_FORMAT
-                              " assumed (%" G_GUINT64_FORMAT " heads, %" G_GUINT64_FORMAT
-                              " key/value); it changes only the attention estimate",
+  hr_import_add_note (import, _("the head width is not in the weights: %" PRIu64
+                                " assumed (%" PRIu64 " heads, %" PRIu64
+                                " key/value); it changes only the attention estimate"),
                       head_dim, q / head_dim, k / head_dim);
   if (head_note != NULL)
     hr_import_add_note (import, "%s", head_note);
   if (import->tensor_experts > 0)
-    hr_import_add_note (import, "%u experts per layer are stored; how many run per token is "
-                                "not in the weights, so every parameter is counted as active",
+    hr_import_add_note (import, _("%u experts per layer are stored; how many run per token is "
+                                  "not in the weights, so every parameter is counted as active"),
                         import->tensor_experts);
   if (import->quantization != NULL)
-    hr_import_add_note (import, "the weights are quantised (%s): shapes read from packed "
-                                "tensors may be off", import->quantization);
+    hr_import_add_note (import, _("the weights are quantised (%s): shapes read from packed "
+                                  "tensors may be off"), import->quantization);
 
   id = hr_import_make_id (name);
   source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
@@ -808,8 +810,22 @@ hr_import_safetensors_guess_model (HrImport   *import,
   json_builder_end_object (b);
 
   import->model = json_builder_get_root (b);
-  hr_import_add_read (import, "architecture from the tensor names: %u layers, hidden %"
-                              G_GUINT64_FORMAT ", %s MLP %" G_GUINT64_FORMAT ", vocab %"
-                              G_GUINT64_FORMAT " (%s head)", import->tensor_layers, hidden,
-                      glu ? "gated" : "plain", inter, vocab, tied ? "tied" : "untied");
+  /* Translators: the layers, the hidden size, the MLP's width, the
+   * vocabulary. */
+  if (glu && tied)
+    hr_import_add_read (import, _("architecture from the tensor names: %u layers, hidden %" PRIu64
+                                  ", gated MLP %" PRIu64 ", vocab %" PRIu64 " (tied head)"),
+                        import->tensor_layers, hidden, inter, vocab);
+  else if (glu)
+    hr_import_add_read (import, _("architecture from the tensor names: %u layers, hidden %" PRIu64
+                                  ", gated MLP %" PRIu64 ", vocab %" PRIu64 " (untied head)"),
+                        import->tensor_layers, hidden, inter, vocab);
+  else if (tied)
+    hr_import_add_read (import, _("architecture from the tensor names: %u layers, hidden %" PRIu64
+                                  ", plain MLP %" PRIu64 ", vocab %" PRIu64 " (tied head)"),
+                        import->tensor_layers, hidden, inter, vocab);
+  else
+    hr_import_add_read (import, _("architecture from the tensor names: %u layers, hidden %" PRIu64
+                                  ", plain MLP %" PRIu64 ", vocab %" PRIu64 " (untied head)"),
+                        import->tensor_layers, hidden, inter, vocab);
 }

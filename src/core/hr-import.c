@@ -7,6 +7,8 @@
 
 #define G_LOG_DOMAIN "hr-import"
 
+#include <glib/gi18n-lib.h>
+#include <inttypes.h>
 #include <errno.h>
 #include <gio/gio.h>
 #include <math.h>
@@ -189,11 +191,11 @@ hr_import_finish_dtypes (HrImport *import)
   if (fp8 * 2 > total)
     import->quantization = g_strdup ("FP8");
   else if (four_bit * 2 > total)
-    import->quantization = g_strdup_printf ("4-bit (%.2f bits per weight overall)", overall);
+    import->quantization = g_strdup_printf (_("4-bit (%.2f bits per weight overall)"), overall);
   else if (eight_bit * 2 > total)
-    import->quantization = g_strdup_printf ("8-bit (%.2f bits per weight overall)", overall);
+    import->quantization = g_strdup_printf (_("8-bit (%.2f bits per weight overall)"), overall);
   else if (total > 0 && overall < 12)
-    import->quantization = g_strdup_printf ("mixed, %.2f bits per weight overall", overall);
+    import->quantization = g_strdup_printf (_("mixed, %.2f bits per weight overall"), overall);
 }
 
 char *
@@ -233,8 +235,11 @@ take_weights (HrImport *import,
     {
       const char *note = g_ptr_array_index (weights->notes, i);
 
-      /* The weights-only advice does not apply once the config is read. */
-      if (!g_str_has_prefix (note, "no config.json"))
+      /* The weights-only advice (hr-import-safetensors.c's) does not apply
+       * once the config is read; the note is in the user's language. */
+      if (!g_str_equal (note, _("no config.json was read: the architecture comes from the "
+                                "tensor names; import the model's folder (or its "
+                                "config.json) for one read from the config")))
         g_ptr_array_add (import->notes, g_strdup (note));
     }
   hr_import_merge_dtypes (import, weights);
@@ -247,7 +252,7 @@ take_weights (HrImport *import,
     {
       import->params = from_config;
       import->params_exact = FALSE;
-      hr_import_add_note (import, "the weights list no tensors: the count is the config's");
+      hr_import_add_note (import, _("the weights list no tensors: the count is the config's"));
       return;
     }
 
@@ -259,9 +264,9 @@ take_weights (HrImport *import,
     import->active_params = weights->active_params;
 
   if (fabs ((double) weights->params - (double) from_config) > 0.005 * (double) from_config)
-    hr_import_add_note (import, "the config's architecture gives %" G_GUINT64_FORMAT
-                                " parameters, the weights hold %" G_GUINT64_FORMAT
-                                "; the weights' exact count is used",
+    hr_import_add_note (import, _("the config's architecture gives %" PRIu64
+                                  " parameters, the weights hold %" PRIu64
+                                  "; the weights' exact count is used"),
                         from_config, weights->params);
 }
 
@@ -275,7 +280,7 @@ combine (const char *config_path,
   if (import == NULL)
     return NULL;
   take_weights (import, weights);
-  hr_import_add_read (import, "%s: the architecture", config_path);
+  hr_import_add_read (import, _("%s: the architecture"), config_path);
   return g_steal_pointer (&import);
 }
 
@@ -344,12 +349,12 @@ hr_import_folder (const char  *path,
            * transformers shards and consolidated.safetensors. */
           if (others && g_str_has_prefix (name, "consolidated"))
             {
-              hr_import_add_note (weights, "%s skipped: it repeats the other shards", name);
+              hr_import_add_note (weights, _("%s skipped: it repeats the other shards"), name);
               continue;
             }
           if (!hr_import_safetensors_add_file (weights, file, error))
             return NULL;
-          hr_import_add_read (weights, "%s: safetensors header", file);
+          hr_import_add_read (weights, _("%s: safetensors header"), file);
         }
     }
   else if (ggufs->len > 0)
@@ -360,7 +365,7 @@ hr_import_folder (const char  *path,
       if (weights == NULL)
         return NULL;
       if (ggufs->len > 1 && strstr (g_ptr_array_index (ggufs, 0), "-00001-of-") == NULL)
-        hr_import_add_note (weights, "%u GGUF files in the folder: %s was read",
+        hr_import_add_note (weights, _("%u GGUF files in the folder: %s was read"),
                             ggufs->len, (char *) g_ptr_array_index (ggufs, 0));
     }
 
@@ -372,7 +377,7 @@ hr_import_folder (const char  *path,
       if (weights == NULL)
         {
           g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
-                       "%s: no config.json, .safetensors or .gguf file in this folder", path);
+                       _("%s: no config.json, .safetensors or .gguf file in this folder"), path);
           return NULL;
         }
       if (weights->format == HR_IMPORT_SAFETENSORS)
@@ -380,8 +385,8 @@ hr_import_folder (const char  *path,
           g_autofree char *base = g_path_get_basename (path);
 
           hr_import_safetensors_guess_model (weights, base);
-          hr_import_add_note (weights, "no config.json in the folder: the architecture comes "
-                                       "from the tensor names");
+          hr_import_add_note (weights, _("no config.json in the folder: the architecture comes "
+                                         "from the tensor names"));
         }
       import = g_steal_pointer (&weights);
     }
@@ -390,8 +395,8 @@ hr_import_folder (const char  *path,
       import = hr_import_hf_config_load (config, error);
       if (import == NULL)
         return NULL;
-      hr_import_add_note (import, "no weights in the folder: the count is computed from the "
-                                  "architecture");
+      hr_import_add_note (import, _("no weights in the folder: the count is computed from the "
+                                    "architecture"));
     }
   else
     {
@@ -424,7 +429,7 @@ hr_import_path (const char  *path,
 
   if (!g_file_test (path, G_FILE_TEST_EXISTS))
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: no such file or folder", path);
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: no such file or folder"), path);
       return NULL;
     }
 

@@ -8,6 +8,7 @@
 
 #define G_LOG_DOMAIN "hr-measure"
 
+#include <glib/gi18n-lib.h>
 #include <math.h>
 #include <string.h>
 
@@ -446,7 +447,7 @@ split_fields (HrMeasureParser *self,
             {
               if (p == end)
                 return fail (self, HR_ERROR_PARSE, quote_column,
-                             "a quoted field has no closing quote");
+                             _("a quoted field has no closing quote"));
               if (*p == '"')
                 {
                   if (p + 1 < end && p[1] == '"')
@@ -465,7 +466,7 @@ split_fields (HrMeasureParser *self,
             p++;
           if (p < end && *p != self->delimiter)
             return fail (self, HR_ERROR_PARSE, p - line + 1,
-                         "text after a quoted field; expected '%c' or the end of the line",
+                         _("text after a quoted field; expected '%c' or the end of the line"),
                          self->delimiter);
         }
       else
@@ -555,7 +556,7 @@ parse_number (HrMeasureParser *self,
 
   if (length >= sizeof buffer)
     return fail (self, HR_ERROR_INVALID, field->column,
-                 "column \"%s\": a value of %u characters is not a number", column_name, length);
+                 _("column \"%s\": a value of %u characters is not a number"), column_name, length);
 
   memcpy (buffer, field->text, length);
   buffer[length] = '\0';
@@ -591,10 +592,13 @@ bad:
   {
     g_autofree char *shown = g_strndup (field->text, MIN (length, 40));
 
-    return fail (self, HR_ERROR_INVALID, field->column, "column \"%s\": \"%s%s\" is not a number%s",
-                 column_name, shown, length > 40 ? "…" : "",
-                 strchr (shown, ',') != NULL && !self->options.decimal_comma
-                 ? " (if the comma is a decimal comma, say so)" : "");
+    if (strchr (shown, ',') != NULL && !self->options.decimal_comma)
+      return fail (self, HR_ERROR_INVALID, field->column,
+                   _("column \"%s\": \"%s%s\" is not a number (if the comma is a decimal "
+                     "comma, say so)"), column_name, shown, length > 40 ? "…" : "");
+    return fail (self, HR_ERROR_INVALID, field->column,
+                 _("column \"%s\": \"%s%s\" is not a number"), column_name, shown,
+                 length > 40 ? "…" : "");
   }
 }
 
@@ -702,7 +706,9 @@ named_column (HrMeasureParser *self,
     for (guint i = 0; i < self->columns->len; i++)
       g_string_append_printf (names, "%s\"%s\"", i > 0 ? ", " : "",
                               g_array_index (self->columns, Column, i).name);
-    fail (self, HR_ERROR_INVALID, 0, "no column \"%s\" for the %s; the columns are %s", option,
+    /* Translators: the second %s is "the batch size", "the memory" or
+     * "the sequence length", translated on their own. */
+    fail (self, HR_ERROR_INVALID, 0, _("no column \"%s\" for %s; the columns are %s"), option,
           what, names->str);
   }
   return -2;
@@ -726,7 +732,7 @@ setup_probe (HrMeasureParser *self)
 
   self->result->format = HR_MEASURE_FORMAT_PROBE;
   if (b < 0)
-    return fail (self, HR_ERROR_INVALID, 0, "a probe file needs a \"micro_batch\" column");
+    return fail (self, HR_ERROR_INVALID, 0, _("a probe file needs a \"micro_batch\" column"));
   g_array_index (self->columns, Column, b).role = ROLE_BATCH;
 
   if (find_column (self, seq) >= 0)
@@ -747,8 +753,9 @@ setup_probe (HrMeasureParser *self)
     }
 
   if (self->result->series->len == 0)
-    return fail (self, HR_ERROR_INVALID, 0, "a probe file needs at least one of the columns "
-                 "\"max_memory_allocated\", \"max_memory_reserved\", \"device_used\"");
+    return fail (self, HR_ERROR_INVALID, 0,
+                 _("a probe file needs at least one of the columns \"max_memory_allocated\", "
+                   "\"max_memory_reserved\", \"device_used\""));
   return TRUE;
 }
 
@@ -774,7 +781,7 @@ setup_nvidia_smi (HrMeasureParser *self)
       self->time_is_timestamp = TRUE;
     }
   else
-    note (self, "no timestamp column: t counts samples");
+    note (self, _("no timestamp column: t counts samples"));
   if ((c = find_column (self, index)) >= 0)
     g_array_index (self->columns, Column, c).role = ROLE_GPU_INDEX;
   if ((c = find_column (self, name)) >= 0)
@@ -873,7 +880,7 @@ setup_wandb (HrMeasureParser *self)
     {
       g_array_index (self->columns, Column, c).role = ROLE_STEP;
       self->time_is_step = TRUE;
-      note (self, "no time column (\"_runtime\" or \"Relative Time (Process)\"): t is the step");
+      note (self, _("no time column (\"_runtime\" or \"Relative Time (Process)\"): t is the step"));
     }
 
   return TRUE;
@@ -887,10 +894,10 @@ setup_tensorboard (HrMeasureParser *self)
   g_array_index (self->columns, Column, 2).role = ROLE_MEMORY;
   g_array_index (self->columns, Column, 2).unit = self->options.unit;
   if (self->options.unit == HR_MEASURE_UNIT_NONE)
-    note (self, "TensorBoard does not record the scalar's unit: read as bytes");
+    note (self, _("TensorBoard does not record the scalar's unit: read as bytes"));
   if (!self->options.has_metric)
-    note (self, "TensorBoard does not record which measure the scalar is: read as "
-                "max_memory_allocated");
+    note (self, _("TensorBoard does not record which measure the scalar is: read as "
+                  "max_memory_allocated"));
   g_array_index (self->columns, Column, 2).series =
     add_series (self, "Value", self->options.has_metric ? self->options.metric
                                                         : HR_METRIC_ALLOCATED);
@@ -910,14 +917,14 @@ setup_generic (HrMeasureParser *self)
   self->result->format = HR_MEASURE_FORMAT_GENERIC;
 
   b = self->options.batch_column != NULL
-      ? named_column (self, self->options.batch_column, "batch size")
+      ? named_column (self, self->options.batch_column, _("the batch size"))
       : find_column (self, batch_names);
   if (b == -2)
     return FALSE;
 
   if (self->options.memory_column != NULL)
     {
-      m = named_column (self, self->options.memory_column, "memory");
+      m = named_column (self, self->options.memory_column, _("the memory"));
       if (m == -2)
         return FALSE;
     }
@@ -931,8 +938,9 @@ setup_generic (HrMeasureParser *self)
                                strstr (base, "vram") != NULL))
             {
               if (m >= 0)
-                return fail (self, HR_ERROR_INVALID, 0, "columns \"%s\" and \"%s\" could both "
-                             "be the memory: say which (--memory-column)",
+                return fail (self, HR_ERROR_INVALID, 0,
+                             _("columns \"%s\" and \"%s\" could both be the memory: say which "
+                               "(--memory-column)"),
                              g_array_index (self->columns, Column, m).name,
                              g_array_index (self->columns, Column, i).name);
               m = i;
@@ -947,17 +955,21 @@ setup_generic (HrMeasureParser *self)
       for (guint i = 0; i < self->columns->len; i++)
         g_string_append_printf (names, "%s\"%s\"", i > 0 ? ", " : "",
                                 g_array_index (self->columns, Column, i).name);
-      return fail (self, HR_ERROR_INVALID, 0, "not a format Headroom recognises, and no %s "
-                   "column was named (--batch-column, --memory-column); the columns are %s",
-                   b < 0 ? "batch-size" : "memory", names->str);
+      if (b < 0)
+        return fail (self, HR_ERROR_INVALID, 0,
+                     _("not a format Headroom recognises, and no batch-size column was named "
+                       "(--batch-column, --memory-column); the columns are %s"), names->str);
+      return fail (self, HR_ERROR_INVALID, 0,
+                   _("not a format Headroom recognises, and no memory column was named "
+                     "(--batch-column, --memory-column); the columns are %s"), names->str);
     }
 
   if (b == m)
-    return fail (self, HR_ERROR_INVALID, 0, "the batch and memory columns are the same column");
+    return fail (self, HR_ERROR_INVALID, 0, _("the batch and memory columns are the same column"));
 
   if (self->options.seq_column != NULL)
     {
-      s = named_column (self, self->options.seq_column, "sequence length");
+      s = named_column (self, self->options.seq_column, _("the sequence length"));
       if (s == -2)
         return FALSE;
     }
@@ -973,11 +985,12 @@ setup_generic (HrMeasureParser *self)
   if (self->options.unit != HR_MEASURE_UNIT_NONE)
     memory->unit = self->options.unit;
   if (memory->unit == HR_MEASURE_UNIT_NONE)
-    return fail (self, HR_ERROR_INVALID, 0, "column \"%s\" does not say its unit; give it "
-                 "(--unit bytes, KiB, MiB, GiB, KB, MB or GB)", memory->name);
+    return fail (self, HR_ERROR_INVALID, 0,
+                 _("column \"%s\" does not say its unit; give it (--unit bytes, KiB, MiB, GiB, "
+                   "KB, MB or GB)"), memory->name);
   if (!self->options.has_metric)
-    note (self, "column \"%s\" read as max_memory_allocated (say another measure with "
-          "--metric)", memory->name);
+    note (self, _("column \"%s\" read as max_memory_allocated (say another measure with "
+                  "--metric)"), memory->name);
   memory->series = add_series (self, memory->name,
                                self->options.has_metric ? self->options.metric
                                                         : HR_METRIC_ALLOCATED);
@@ -1017,8 +1030,8 @@ read_header (HrMeasureParser *self,
       else
         {
           if (f->length == 0)
-            return fail (self, HR_ERROR_INVALID, f->column, "column %u has no name in the "
-                         "header", i + 1);
+            return fail (self, HR_ERROR_INVALID, f->column, _("column %u has no name in the "
+                                                              "header"), i + 1);
           column_init (&c, f->text, f->length);
         }
       g_array_append_val (self->columns, c);
@@ -1174,13 +1187,14 @@ read_row (HrMeasureParser *self,
                      g_array_index (self->fields, Field,
                                     self->fields->len > n_columns ? n_columns
                                                                   : self->fields->len - 1).column,
-                     "%u fields, but the header on line %u has %u", self->fields->len,
+                     _("%u fields, but the header on line %u has %u"), self->fields->len,
                      self->header_line, n_columns);
     }
 
   if (++self->result->rows > self->max_rows)
-    return fail (self, HR_ERROR_TOO_LARGE, 0, "more than %u data rows; Headroom reads at most "
-                 "that many from one file (keep every n-th row, or split the file)",
+    return fail (self, HR_ERROR_TOO_LARGE, 0,
+                 _("more than %u data rows; Headroom reads at most that many from one file (keep "
+                   "every n-th row, or split the file)"),
                  self->max_rows);
 
   /* First the row's coordinates, then its values. */
@@ -1198,16 +1212,18 @@ read_row (HrMeasureParser *self,
           if (is_missing (f->text, f->length))
             {
               if (c->role == ROLE_BATCH)
-                return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": no batch size",
+                return fail (self, HR_ERROR_INVALID, f->column, _("column \"%s\": no batch size"),
                              c->name);
               break;
             }
           if (!parse_number (self, f, c->name, &v, &unit))
             return FALSE;
           if (!(v >= 1 && v <= 1e9) || unit != HR_MEASURE_UNIT_NONE)
-            return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": %.*s is not a %s "
-                         "(a whole number from 1)", c->name, (int) f->length, f->text,
-                         c->role == ROLE_BATCH ? "batch size" : "sequence length");
+            return fail (self, HR_ERROR_INVALID, f->column,
+                         c->role == ROLE_BATCH
+                           ? _("column \"%s\": %.*s is not a batch size (a whole number from 1)")
+                           : _("column \"%s\": %.*s is not a sequence length (a whole number "
+                               "from 1)"), c->name, (int) f->length, f->text);
           if (c->role == ROLE_BATCH)
             batch = v;
           else
@@ -1221,8 +1237,9 @@ read_row (HrMeasureParser *self,
           if (self->time_is_timestamp)
             {
               if (!parse_timestamp (f, &v))
-                return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": \"%.*s\" is not "
-                             "a timestamp like 2024/05/14 10:31:02.123", c->name,
+                return fail (self, HR_ERROR_INVALID, f->column,
+                             _("column \"%s\": \"%.*s\" is not a timestamp like 2024/05/14 "
+                               "10:31:02.123"), c->name,
                              (int) MIN (f->length, 40), f->text);
             }
           else if (!parse_number (self, f, c->name, &v, &unit))
@@ -1240,8 +1257,9 @@ read_row (HrMeasureParser *self,
             oom = TRUE;
           else if (!(f->length == 0 || (f->length == 2 && g_ascii_strncasecmp (f->text, "ok",
                                                                                 2) == 0)))
-            return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": \"%.*s\"; expected "
-                         "ok or oom", c->name, (int) MIN (f->length, 40), f->text);
+            return fail (self, HR_ERROR_INVALID, f->column,
+                         _("column \"%s\": \"%.*s\"; expected ok or oom"),
+                         c->name, (int) MIN (f->length, 40), f->text);
           break;
 
         case ROLE_GPU_INDEX:
@@ -1305,8 +1323,9 @@ read_row (HrMeasureParser *self,
         unit = c->unit;
       v *= hr_measure_unit_bytes (unit);
       if (!(v >= 0 && v < 1e16))
-        return fail (self, HR_ERROR_INVALID, f->column, "column \"%s\": %.*s is not a memory "
-                     "size (0 to 10 PB)", c->name, (int) MIN (f->length, 40), f->text);
+        return fail (self, HR_ERROR_INVALID, f->column,
+                     _("column \"%s\": %.*s is not a memory size (0 to 10 PB)"),
+                     c->name, (int) MIN (f->length, 40), f->text);
 
       point.batch = batch;
       point.seq_len = seq;
@@ -1379,13 +1398,13 @@ read_line (HrMeasureParser *self,
       g_string_append_len (self->json, line, length);
       g_string_append_c (self->json, '\n');
       if (self->json->len > HR_MEASURE_MAX_JSON_SIZE)
-        return fail (self, HR_ERROR_TOO_LARGE, 0, "a memory_stats() dump larger than %d MiB",
+        return fail (self, HR_ERROR_TOO_LARGE, 0, _("a memory_stats() dump larger than %d MiB"),
                      HR_MEASURE_MAX_JSON_SIZE >> 20);
       return TRUE;
     }
 
   if (!g_utf8_validate (line, length, &first))
-    return fail (self, HR_ERROR_BINARY, first - line + 1, "not UTF-8 text");
+    return fail (self, HR_ERROR_BINARY, first - line + 1, _("not UTF-8 text"));
 
   if (is_blank (line, length))
     return TRUE;
@@ -1440,7 +1459,7 @@ hr_measure_parser_feed (HrMeasureParser  *self,
       ((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe))
     {
       self->line = 1;
-      fail (self, HR_ERROR_BINARY, 0, "UTF-16 text; save the file as UTF-8");
+      fail (self, HR_ERROR_BINARY, 0, _("UTF-16 text; save the file as UTF-8"));
       goto failed;
     }
 
@@ -1452,8 +1471,8 @@ hr_measure_parser_feed (HrMeasureParser  *self,
       for (const char *q = data; q < nul; q++)
         line += *q == '\n';
       self->line = line;
-      fail (self, HR_ERROR_BINARY, 0, "not a text file (a NUL byte); Headroom reads CSV and "
-                                      "JSON measurement files");
+      fail (self, HR_ERROR_BINARY, 0, _("not a text file (a NUL byte); Headroom reads CSV and "
+                                        "JSON measurement files"));
       goto failed;
     }
 
@@ -1467,7 +1486,7 @@ hr_measure_parser_feed (HrMeasureParser  *self,
           if (self->pending->len > 1024 * 1024)
             {
               self->line++;
-              fail (self, HR_ERROR_PARSE, 0, "a line longer than 1 MiB; is this a text file?");
+              fail (self, HR_ERROR_PARSE, 0, _("a line longer than 1 MiB; is this a text file?"));
               goto failed;
             }
           break;
@@ -1509,7 +1528,7 @@ json_number (HrJsonDoc   *doc,
       !(json_node_get_double (node) >= 0))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
-                         "\"%s\" must be a number of bytes (0 or more)", key);
+                         _("\"%s\" must be a number of bytes (0 or more)"), key);
       return FALSE;
     }
 
@@ -1547,7 +1566,7 @@ read_stats_object (HrMeasureParser *self,
   if (!JSON_NODE_HOLDS_OBJECT (node))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
-                         "a memory_stats() dump must be a JSON object");
+                         _("a memory_stats() dump must be a JSON object"));
       return FALSE;
     }
 
@@ -1563,7 +1582,7 @@ read_stats_object (HrMeasureParser *self,
       if (!JSON_NODE_HOLDS_OBJECT (inner))
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, stats_pointer, FALSE,
-                             "\"memory_stats\" must be a JSON object");
+                             _("\"memory_stats\" must be a JSON object"));
           return FALSE;
         }
       stats = json_node_get_object (inner);
@@ -1577,7 +1596,7 @@ read_stats_object (HrMeasureParser *self,
       g_autofree char *child = hr_json_pointer_append (pointer, "micro_batch");
 
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
-                         "\"micro_batch\" must be 1 or more");
+                         _("\"micro_batch\" must be 1 or more"));
       return FALSE;
     }
 
@@ -1622,8 +1641,8 @@ read_stats_object (HrMeasureParser *self,
   if (!found)
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, stats_pointer, FALSE,
-                         "a memory_stats() dump needs \"allocated_bytes.all.peak\" (PyTorch) or "
-                         "\"peak_bytes_in_use\" (JAX)");
+                         _("a memory_stats() dump needs \"allocated_bytes.all.peak\" (PyTorch) or "
+                           "\"peak_bytes_in_use\" (JAX)"));
       return FALSE;
     }
 
@@ -1634,8 +1653,8 @@ read_stats_object (HrMeasureParser *self,
 
       if (!json_number (doc, stats, stats_pointer, "bytes_limit", &limit, error))
         return FALSE;
-      note (self, "XLA's pool limit (bytes_limit) is %.2f GB: with preallocation on, "
-                  "nvidia-smi shows about that much whatever the model needs", limit / 1e9);
+      note (self, _("XLA's pool limit (bytes_limit) is %.2f GB: with preallocation on, "
+                    "nvidia-smi shows about that much whatever the model needs"), limit / 1e9);
     }
 
   self->result->rows++;
@@ -1660,8 +1679,8 @@ read_json (HrMeasureParser  *self,
 
       if (json_array_get_length (array) == 0)
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s:1:1: an empty list of "
-                       "memory_stats() dumps", self->name);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s:1:1: an empty list of "
+                                                            "memory_stats() dumps"), self->name);
           return FALSE;
         }
 
@@ -1719,8 +1738,13 @@ hr_measure_parser_finish (HrMeasureParser  *self,
     }
   else if (!self->have_header)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: no measurements: the file is empty%s",
-                   self->name, self->line > 0 ? " but for blank and comment lines" : "");
+      if (self->line > 0)
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                     _("%s: no measurements: the file is empty but for blank and comment lines"),
+                     self->name);
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: no measurements: the file is empty"),
+                     self->name);
       return NULL;
     }
 
@@ -1736,8 +1760,9 @@ hr_measure_parser_finish (HrMeasureParser  *self,
 
   if (!any)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s: no measurements: %u data rows, and "
-                   "every memory value is missing", self->name, self->result->rows);
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: no measurements: %u data rows, and every memory value is missing"),
+                   self->name, self->result->rows);
       return NULL;
     }
 
@@ -1748,7 +1773,7 @@ hr_measure_parser_finish (HrMeasureParser  *self,
     g_ptr_array_sort (self->result->series, compare_metric);
 
   if (self->result->missing > 0)
-    note (self, "%u values were missing (empty, [N/A] or [Not Supported]) and are left out",
+    note (self, _("%u values were missing (empty, [N/A] or [Not Supported]) and are left out"),
           self->result->missing);
 
   result = g_steal_pointer (&self->result);

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "hr-user-catalog"
 
 #include <errno.h>
+#include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
 
 #include "hr-catalog.h"
@@ -48,7 +49,7 @@ load_entries (HrUserCatalogKind   kind,
     }
   if (!ok)
     {
-      g_prefix_error (error, "your catalog cannot be read, so it is left as it is: ");
+      g_prefix_error (error, _("your catalog cannot be read, so it is left as it is: "));
       return NULL;
     }
 
@@ -150,9 +151,10 @@ hr_user_catalog_save (HrUserCatalogKind   kind,
   id = entry_id (entry);
   if (id == NULL)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   "a %s entry needs a string \"id\" to be saved",
-                   kind == HR_USER_CATALOG_MODELS ? "model" : "GPU");
+      g_set_error_literal (error, HR_ERROR, HR_ERROR_INVALID,
+                           kind == HR_USER_CATALOG_MODELS
+                             ? _("a model entry needs a string \"id\" to be saved")
+                             : _("a GPU entry needs a string \"id\" to be saved"));
       return FALSE;
     }
 
@@ -228,8 +230,12 @@ hr_user_catalog_remove (HrUserCatalogKind   kind,
 
   if (!found)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND, "%s: no %s \"%s\" in your catalog",
-                   path, kind == HR_USER_CATALOG_MODELS ? "model" : "GPU", id);
+      if (kind == HR_USER_CATALOG_MODELS)
+        g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND, _("%s: no model \"%s\" in your catalog"),
+                     path, id);
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND, _("%s: no GPU \"%s\" in your catalog"),
+                     path, id);
       return FALSE;
     }
 

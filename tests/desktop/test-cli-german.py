@@ -17,6 +17,8 @@ import tempfile
 
 cli, examples = sys.argv[1:3]
 scenario = os.path.join(examples, "smolvla-4090.json")
+probe = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "data", "measure",
+                     "probe-torch.csv")
 GERMAN = {"LANGUAGE": "de", "LC_ALL": "de_DE.UTF-8"}
 ENGLISH = {"LANGUAGE": "", "LC_ALL": "C.UTF-8"}
 failures = []
@@ -79,6 +81,30 @@ with tempfile.TemporaryDirectory() as tmp:
     text = open(svg, encoding="utf-8").read() if p.returncode == 0 else ""
     check("<desc id=\"hr-desc\">Peak memory grows from" in text, "curve summary stays English in C")
 
+# measure: a bad measurement file is reported in German, positioned; the
+# comparison table and the advisor (its tree's questions come from
+# data/advisor.json through data/advisor-strings.h) speak German too.
+with tempfile.TemporaryDirectory() as tmp:
+    bad = os.path.join(tmp, "bad.csv")
+    with open(bad, "w") as f:
+        f.write("micro_batch,max_memory_allocated\n1,1000\n2,abc\n")
+    p = run(GERMAN, "measure", bad)
+    check(p.returncode == 2 and p.stderr.startswith(bad + ":3:3: ") and
+          "Spalte „max_memory_allocated“: „abc“ ist keine Zahl" in p.stderr,
+          f"measure errors are German and positioned: {p.stderr.strip()!r}")
+    p = run(ENGLISH, "measure", bad)
+    check(p.returncode == 2 and 'column "max_memory_allocated": "abc" is not a number' in p.stderr,
+          f"measure errors stay English in the C locale: {p.stderr.strip()!r}")
+
+p = run(GERMAN, "measure", probe, "--scenario", scenario)
+check(p.returncode == 0 and "Anpassung (" in p.stdout and "Verglichen mit" in p.stdout and
+      "Unkalibrierte Schätzung" in p.stdout, f"measure output is German: {p.stdout[:300]!r}")
+
+p = run(GERMAN, "advise", scenario)
+check(p.returncode == 0 and "Was möchten Sie ausführen?" in p.stdout and
+      "Rechner:" in p.stdout and "What will you run?" not in p.stdout,
+      f"advise output, the tree's questions included, is German: {p.stdout[:300]!r}")
+
 # GOption reads option descriptions and the summary from our domain.
 p = run(GERMAN, "estimate", "--help")
 check(p.returncode == 0 and "JSON ausgeben" in p.stdout and "SZENARIO" in p.stdout,
@@ -93,11 +119,12 @@ check(re.search(r"\b\d+,\d\d GiB\b", p.stdout) is not None and
 
 # Machine-readable output never follows the language or the number format.
 for args in (("estimate", scenario, "--json"), ("knobs", scenario, "--json"),
-             ("sweep", scenario, "--batch", "1:4", "--json")):
+             ("sweep", scenario, "--batch", "1:4", "--json"), ("advise", scenario, "--json"),
+             ("measure", probe, "--scenario", scenario, "--json")):
     de = run(GERMAN, *args)
     c = run(ENGLISH, *args)
-    check(de.returncode == 0 and json.loads(de.stdout) == json.loads(c.stdout),
-          f"{' '.join(args[:1] + args[2:])}: JSON identical in German and C")
+    check(de.returncode == 0 and de.stdout == c.stdout and json.loads(de.stdout),
+          f"{' '.join(args[:1] + args[2:])}: JSON byte-identical in German and C")
 de = run(GERMAN, "sweep", scenario, "--batch", "1:4", "--csv")
 c = run(ENGLISH, "sweep", scenario, "--batch", "1:4", "--csv")
 check(de.returncode == 0 and de.stdout == c.stdout, "sweep --csv identical in German and C")
