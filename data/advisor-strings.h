@@ -18,7 +18,8 @@ N_("Inference");
 /* Translators: the advisor's question "usage" */
 N_("Long-term, high-frequency use?");
 /* Translators: help for the advisor's question "usage" */
-N_("Seed 000 buys a card for 18 hours a day over the long term and rents for occasional use.");
+N_("The DreamerV3 GPU guide buys a card for 18 hours a day over the long term and rents for "
+   "occasional use.");
 /* Translators: an answer to the advisor's question "usage" */
 N_("Yes: most of the day, for months");
 /* Translators: an answer to the advisor's question "usage" */
@@ -36,8 +37,8 @@ N_("Rent in the cloud");
 /* Translators: the advisor's question "budget" */
 N_("Sufficient budget?");
 /* Translators: help for the advisor's question "budget" */
-N_("Seed 000, section 6: under $1,100 a used RTX 3090; $1,600-2,200 an RTX 4090; $2,200-2,800 "
-   "an RTX 5090D.");
+N_("The DreamerV3 GPU guide, section 6: under $1,100 a used RTX 3090; $1,600-2,200 an RTX "
+   "4090; $2,200-2,800 an RTX 5090D.");
 /* Translators: an answer to the advisor's question "budget" */
 N_("Tight: under $1,100");
 /* Translators: an answer to the advisor's question "budget" */
@@ -49,7 +50,8 @@ N_("Lab or team budget");
 /* Translators: the advisor's question "runs" */
 N_("Several seeds or sweeps in parallel?");
 /* Translators: help for the advisor's question "runs" */
-N_("Seed 000, section 4: run independent seeds one per card rather than split one run.");
+N_("The DreamerV3 GPU guide, section 4: run independent seeds one per card rather than split "
+   "one run.");
 /* Translators: an answer to the advisor's question "runs" */
 N_("One run at a time");
 /* Translators: an answer to the advisor's question "runs" */
