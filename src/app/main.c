@@ -15,10 +15,15 @@ main (int   argc,
       char *argv[])
 {
   g_autoptr(HrApplication) app = NULL;
+  const char *localedir = g_getenv ("HEADROOM_LOCALEDIR");
   int status;
 
+  /* HEADROOM_LOCALEDIR runs the build tree's translations (`meson devenv`
+   * and the tests set it to <build>/po); an installed Headroom reads its
+   * own. */
   setlocale (LC_ALL, "");
-  bindtextdomain (GETTEXT_PACKAGE, LOCALEDIR);
+  bindtextdomain (GETTEXT_PACKAGE,
+                  localedir != NULL && localedir[0] != '\0' ? localedir : LOCALEDIR);
   bind_textdomain_codeset (GETTEXT_PACKAGE, "UTF-8");
   textdomain (GETTEXT_PACKAGE);
 
