@@ -42,6 +42,8 @@ static const struct {
   { "win.import-measurements", { "<Control>i", NULL } },
   { "win.export-report", { "<Control><Shift>e", NULL } },
   { "win.search-models", { "<Control>f", NULL } },
+  { "win.add-model", { "<Control><Shift>m", NULL } },
+  { "win.add-gpu", { "<Control><Shift>g", NULL } },
   { "win.toggle-sidebar", { "F9", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },
   { "window.close", { "<Control>w", NULL } },
