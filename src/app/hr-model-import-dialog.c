@@ -303,7 +303,8 @@ update_id (HrModelImportDialog *self)
     }
   else
     {
-      gtk_widget_add_css_class (GTK_WIDGET (self->id_row), "error");
+      if (self->import->model != NULL)
+        gtk_widget_add_css_class (GTK_WIDGET (self->id_row), "error");
       gtk_widget_add_css_class (GTK_WIDGET (self->id_label), "error");
     }
   gtk_widget_set_sensitive (GTK_WIDGET (self->add_button), ok);
@@ -352,6 +353,9 @@ show_model (HrModelImportDialog *self)
   gtk_widget_set_visible (GTK_WIDGET (self->add_error_label), FALSE);
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->add_error_label));
 
+  /* Nothing to name when the files do not give a model. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->name_row), model != NULL);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->id_row), model != NULL);
   g_signal_connect (self->name_row, "changed", G_CALLBACK (on_entry_changed), self);
   g_signal_connect (self->id_row, "changed", G_CALLBACK (on_entry_changed), self);
   update_id (self);

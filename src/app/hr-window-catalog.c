@@ -221,6 +221,7 @@ on_remove_clicked (GtkButton *button,
   adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "remove",
                                               ADW_RESPONSE_DESTRUCTIVE);
   adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
 
   /* The row goes away when the lists are rebuilt: the dialog keeps its own
    * copy of what to remove. */
@@ -289,6 +290,9 @@ hr_window_decorate_catalog_row (HrWindow          *self,
       g_signal_connect (edit, "clicked", G_CALLBACK (on_edit_clicked), entry);
       adw_action_row_add_suffix (row, edit);
     }
+  /* The pickers are as wide as their rows: room for the name beside the
+   * badge and buttons. */
+  gtk_widget_set_size_request (GTK_WIDGET (row), 340, -1);
   remove = flat_button ("user-trash-symbolic", _("Remove From Your Catalog"));
   g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_clicked), entry);
   adw_action_row_add_suffix (row, remove);

@@ -340,6 +340,26 @@ test_import_and_add (void)
   g_assert_true (gtk_list_box_row_is_selected (GTK_LIST_BOX_ROW (row)));
   g_assert_cmpstr (badge_text (row), ==, "Custom");
   g_assert_null (badge_text (picker_row (window, "model_list", "llama-3.1-8b")));
+  {
+    /* The picker as the user finds it, for the screenshot. */
+    GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                                   HR_TYPE_WINDOW,
+                                                                   "model_button"));
+    GtkWidget *popover = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                                    HR_TYPE_WINDOW,
+                                                                    "model_popover"));
+    GtkWidget *search = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                                   HR_TYPE_WINDOW,
+                                                                   "model_search"));
+
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    settle (popover);
+    gtk_editable_set_text (GTK_EDITABLE (search), "mi");
+    settle (popover);
+    g_assert_true (gtk_widget_get_child_visible (row));
+    screenshot (popover, "model-picker.png");
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  }
   g_assert_true (hr_window_select_model (window, "llama-3.1-8b"));
   g_assert_true (hr_window_select_model (window, "my-mixtral"));
   g_assert_cmpuint (hr_window_get_scenario (window)->model->params, ==, 46702792704);
