@@ -29,6 +29,7 @@ typedef struct {
   AdwEntryRow    *as_of;
   GtkLabel       *badge;
   GtkWidget      *reset_row;
+  guint           save_source;  /* a save waiting for the spin buttons to settle */
 } PriceRow;
 
 struct _HrPricesPage
@@ -48,9 +49,13 @@ enum {
 
 static guint signals[N_SIGNALS];
 
+/* Clicking "+" ten times is one edit: saved once, when the clicks stop. */
+#define SAVE_DELAY_MS 600
+
 static void
 price_row_free (PriceRow *row)
 {
+  g_clear_handle_id (&row->save_source, g_source_remove);
   g_free (row->id);
   g_free (row);
 }
@@ -174,6 +179,16 @@ save_row_or_warn (PriceRow *row)
     show_error (row->page, error->message);
 }
 
+static gboolean
+save_timeout_cb (gpointer user_data)
+{
+  PriceRow *row = user_data;
+
+  row->save_source = 0;
+  save_row_or_warn (row);
+  return G_SOURCE_REMOVE;
+}
+
 static void
 on_price_changed (GtkSpinButton *spin,
                   PriceRow      *row)
@@ -188,7 +203,28 @@ on_price_changed (GtkSpinButton *spin,
   row->page->updating++;
   gtk_editable_set_text (GTK_EDITABLE (row->as_of), today);
   row->page->updating--;
-  save_row_or_warn (row);
+  g_clear_handle_id (&row->save_source, g_source_remove);
+  row->save_source = g_timeout_add (SAVE_DELAY_MS, save_timeout_cb, row);
+}
+
+/* Saves what is still waiting, so closing Preferences loses nothing. */
+static void
+flush_saves (HrPricesPage *self)
+{
+  GHashTableIter iter;
+  gpointer value;
+
+  g_hash_table_iter_init (&iter, self->rows);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    {
+      PriceRow *row = value;
+
+      if (row->save_source != 0)
+        {
+          g_clear_handle_id (&row->save_source, g_source_remove);
+          save_row_or_warn (row);
+        }
+    }
 }
 
 static void
@@ -196,7 +232,10 @@ on_as_of_apply (AdwEntryRow *entry,
                 PriceRow    *row)
 {
   if (row->page->updating == 0)
-    save_row_or_warn (row);
+    {
+      g_clear_handle_id (&row->save_source, g_source_remove);
+      save_row_or_warn (row);
+    }
 }
 
 static void
@@ -278,6 +317,23 @@ add_gpu_row (HrPricesPage        *self,
 }
 
 static void
+hr_prices_page_unmap (GtkWidget *widget)
+{
+  flush_saves (HR_PRICES_PAGE (widget));
+  GTK_WIDGET_CLASS (hr_prices_page_parent_class)->unmap (widget);
+}
+
+static void
+hr_prices_page_dispose (GObject *object)
+{
+  HrPricesPage *self = HR_PRICES_PAGE (object);
+
+  if (self->rows != NULL)
+    flush_saves (self);
+  G_OBJECT_CLASS (hr_prices_page_parent_class)->dispose (object);
+}
+
+static void
 hr_prices_page_finalize (GObject *object)
 {
   HrPricesPage *self = HR_PRICES_PAGE (object);
@@ -290,8 +346,11 @@ static void
 hr_prices_page_class_init (HrPricesPageClass *klass)
 {
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  object_class->dispose = hr_prices_page_dispose;
   object_class->finalize = hr_prices_page_finalize;
+  widget_class->unmap = hr_prices_page_unmap;
 
   /**
    * HrPricesPage::changed:
@@ -370,6 +429,7 @@ hr_prices_page_set_prices (HrPricesPage  *self,
   if (row == NULL)
     return FALSE;
 
+  g_clear_handle_id (&row->save_source, g_source_remove);
   self->updating++;
   gtk_spin_button_set_value (row->price, price_usd);
   gtk_spin_button_set_value (row->cloud, cloud_usd_per_hour);
@@ -391,6 +451,7 @@ hr_prices_page_reset (HrPricesPage  *self,
   row = find_row (self, gpu_id, error);
   if (row == NULL)
     return FALSE;
+  g_clear_handle_id (&row->save_source, g_source_remove);
   if (!hr_user_catalog_remove (HR_USER_CATALOG_GPUS, gpu_id, error))
     return FALSE;
 

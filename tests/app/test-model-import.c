@@ -684,6 +684,31 @@ test_prices (void)
   file_after = read_file (gpus_path);
   g_assert_cmpstr (file_before, ==, file_after);
 
+  /* A click on the row's spin button, as the user edits: saved once the
+   * clicks stop, dated today. */
+  {
+    GtkWidget *row = hr_prices_page_get_row (page, "rtx-3090");
+    GtkSpinButton *price = GTK_SPIN_BUTTON (find_descendant (row, GTK_TYPE_SPIN_BUTTON));
+    g_autofree char *today = NULL;
+    g_autoptr(GDateTime) now = g_date_time_new_now_local ();
+    g_autoptr(JsonObject) edited = NULL;
+    gint64 deadline;
+
+    gtk_spin_button_set_value (price, 950);
+    gtk_spin_button_set_value (price, 900);
+    g_assert_null (user_entry (HR_USER_CATALOG_GPUS, "rtx-3090"));
+    deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    while (!hr_prices_page_is_custom (page, "rtx-3090") && g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, TRUE);
+    edited = user_entry (HR_USER_CATALOG_GPUS, "rtx-3090");
+    g_assert_nonnull (edited);
+    g_assert_cmpfloat (json_object_get_double_member (edited, "price_usd"), ==, 900);
+    today = g_date_time_format (now, "%Y-%m-%d");
+    g_assert_cmpstr (json_object_get_string_member (edited, "price_as_of"), ==, today);
+    g_assert_true (hr_prices_page_reset (page, "rtx-3090", &error));
+    g_assert_no_error (error);
+  }
+
   /* Reset brings the built-in price back. */
   g_assert_true (hr_prices_page_reset (page, "rtx-4090", &error));
   g_assert_no_error (error);

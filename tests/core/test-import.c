@@ -1057,6 +1057,11 @@ test_user_catalog (void)
                      HR_ORIGIN_USER);
     g_assert_true (hr_catalog_find_gpu (catalog, "rtx-4090") != old_4090);
     g_assert_cmpstr (old_4090->id, ==, "rtx-4090");
+
+    /* Files as they were: nothing is read again. */
+    old_4090 = hr_catalog_find_gpu (catalog, "rtx-4090");
+    hr_catalog_reload_default ();
+    g_assert_true (hr_catalog_find_gpu (catalog, "rtx-4090") == old_4090);
   }
   g_assert_true (hr_catalog_id_is_valid ("qwen2.5-7b_v2"));
   g_assert_false (hr_catalog_id_is_valid (""));
