@@ -552,6 +552,8 @@ test_gpu_editor (void)
                          "2026-11-20");
   g_assert_true (hr_gpu_editor_can_save (editor));
   g_assert_cmpstr (hr_gpu_editor_get_message (editor), ==, "A new card in your catalog");
+  settle (GTK_WIDGET (editor));
+  screenshot (GTK_WIDGET (editor), "gpu-editor.png");
 
   g_assert_true (hr_gpu_editor_save (editor, &error));
   g_assert_no_error (error);
@@ -575,6 +577,23 @@ test_gpu_editor (void)
   g_assert_cmpstr (badge_text (row), ==, "Custom");
   ids = hr_window_dup_gpu_ids (window);
   g_assert_true (g_strv_contains ((const char * const *) ids, "lab-rtx-6000-ada-48gb"));
+  {
+    GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                                   HR_TYPE_WINDOW, "gpu_button"));
+    GtkWidget *popover = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                                    HR_TYPE_WINDOW,
+                                                                    "gpu_popover"));
+    GtkWidget *search = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
+                                                                   HR_TYPE_WINDOW,
+                                                                   "gpu_search"));
+
+    gtk_menu_button_popup (GTK_MENU_BUTTON (button));
+    settle (popover);
+    gtk_editable_set_text (GTK_EDITABLE (search), "6000");
+    settle (popover);
+    screenshot (popover, "gpu-picker.png");
+    gtk_menu_button_popdown (GTK_MENU_BUTTON (button));
+  }
 
   /* Editing it keeps its id. */
   click (find_button_with_tooltip (row, "Edit This Card"));
