@@ -252,6 +252,8 @@ flat_button (const char *icon_name,
 
   gtk_widget_set_valign (button, GTK_ALIGN_CENTER);
   gtk_widget_set_tooltip_text (button, tooltip);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (button), GTK_ACCESSIBLE_PROPERTY_LABEL, tooltip,
+                                  -1);
   gtk_widget_add_css_class (button, "flat");
   return button;
 }
