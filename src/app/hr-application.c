@@ -43,6 +43,8 @@ static const struct {
   { "win.export-report", { "<Control><Shift>e", NULL } },
   { "win.advise", { "<Control>b", NULL } },
   { "win.search-models", { "<Control>f", NULL } },
+  { "win.add-model", { "<Control><Shift>m", NULL } },
+  { "win.add-gpu", { "<Control><Shift>g", NULL } },
   { "win.toggle-sidebar", { "F9", NULL } },
   { "win.show-help-overlay", { "<Control>question", NULL } },
   { "window.close", { "<Control>w", NULL } },

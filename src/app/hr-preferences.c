@@ -11,6 +11,23 @@
 #include <glib/gi18n.h>
 
 #include "hr-preferences.h"
+#include "hr-prices-page.h"
+#include "hr-window.h"
+
+/* A price edit changed the catalog: every window shows the new prices. */
+static void
+on_prices_changed (HrPricesPage *page,
+                   GtkWindow    *parent)
+{
+  GtkApplication *app = gtk_window_get_application (parent);
+  GList *windows = app != NULL ? gtk_application_get_windows (app) : NULL;
+
+  if (windows == NULL && HR_IS_WINDOW (parent))
+    hr_window_reload_catalog (HR_WINDOW (parent), NULL);
+  for (GList *l = windows; l != NULL; l = l->next)
+    if (HR_IS_WINDOW (l->data))
+      hr_window_reload_catalog (l->data, NULL);
+}
 
 static AdwComboRow *
 enum_row (GSettings   *settings,
@@ -97,12 +114,15 @@ hr_preferences_new (GtkWindow *parent)
   GtkWidget *planning = adw_preferences_group_new ();
   GSettings *settings = g_settings_new (SCHEMA_ID);
   AdwComboRow *unit_row, *theme_row;
+  GtkWidget *prices;
 
   g_object_set_data_full (G_OBJECT (window), "hr-settings", settings, g_object_unref);
   gtk_window_set_transient_for (GTK_WINDOW (window), parent);
   gtk_window_set_modal (GTK_WINDOW (window), TRUE);
   adw_preferences_window_set_search_enabled (ADW_PREFERENCES_WINDOW (window), FALSE);
 
+  adw_preferences_page_set_title (ADW_PREFERENCES_PAGE (page), _("General"));
+  adw_preferences_page_set_icon_name (ADW_PREFERENCES_PAGE (page), "preferences-system-symbolic");
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (display), _("Display"));
   unit_row = enum_row (settings, "display-unit", _("Memory unit"),
                        _("PyTorch and nvidia-smi count in GiB; vendors print GB on the box"),
@@ -131,5 +151,9 @@ hr_preferences_new (GtkWindow *parent)
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (display));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (planning));
   adw_preferences_window_add (ADW_PREFERENCES_WINDOW (window), ADW_PREFERENCES_PAGE (page));
+  prices = hr_prices_page_new ();
+  if (parent != NULL)
+    g_signal_connect_object (prices, "changed", G_CALLBACK (on_prices_changed), parent, 0);
+  adw_preferences_window_add (ADW_PREFERENCES_WINDOW (window), ADW_PREFERENCES_PAGE (prices));
   return window;
 }

@@ -16,6 +16,8 @@
 #include "hr-advisor-dialog.h"
 #include "hr-export-dialog.h"
 #include "hr-format.h"
+#include "hr-model-import-dialog.h"
+#include "hr-window-catalog.h"
 #include "hr-window.h"
 
 #define DEFAULT_SCENARIO_RESOURCE "/io/github/vramlab/Headroom/default-scenario.json"
@@ -1300,6 +1302,8 @@ fill_model_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (row), "hr-id", g_strdup (model->id), g_free);
       set_row_search (row, family, hr_family_order (model->family) * 1000 + i,
                       model->name, model->id, family, NULL);
+      hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_MODELS,
+                                      model->id, model->origin);
       gtk_list_box_append (self->model_list, row);
       g_hash_table_insert (self->model_rows, g_strdup (model->id), row);
     }
@@ -1341,9 +1345,48 @@ fill_gpu_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (check), "hr-id", g_strdup (gpu->id), g_free);
       g_signal_connect (check, "toggled", G_CALLBACK (on_gpu_toggled), self);
       set_row_search (row, tier, gpu->tier * 1000 + i, gpu->name, gpu->id, tier, NULL);
+      hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_GPUS,
+                                      gpu->id, gpu->origin);
       gtk_list_box_append (self->gpu_list, row);
       g_hash_table_insert (self->gpu_checks, g_strdup (gpu->id), check);
     }
+}
+
+void
+hr_window_reload_catalog (HrWindow   *self,
+                          const char *select_model_id)
+{
+  const HrModel *model;
+  const HrGpu *gpu;
+
+  g_return_if_fail (HR_IS_WINDOW (self));
+
+  /* The user's catalog changed: read it again and rebuild the pickers.
+   * The scenario keeps its own copies; its GPU takes the new prices. */
+  hr_catalog_reload_default ();
+  self->updating++;
+  list_box_clear (self->model_list);
+  list_box_clear (self->gpu_list);
+  g_hash_table_remove_all (self->model_rows);
+  g_hash_table_remove_all (self->gpu_checks);
+  fill_model_list (self);
+  fill_gpu_list (self);
+  self->updating--;
+  if (self->scenario->gpu != NULL && !self->scenario->gpu_inline
+      && (gpu = hr_catalog_find_gpu (self->catalog, self->scenario->gpu->id)) != NULL)
+    {
+      hr_gpu_free (self->scenario->gpu);
+      self->scenario->gpu = hr_gpu_copy (gpu);
+    }
+
+  model = select_model_id != NULL ? hr_catalog_find_model (self->catalog, select_model_id)
+                                  : NULL;
+  if (model != NULL && g_strcmp0 (model->id, self->scenario->model->id) == 0)
+    change_model (self, model);   /* the same id, imported again */
+  else if (model != NULL)
+    hr_window_select_model (self, model->id);
+  sync_widgets (self);
+  refresh (self);
 }
 
 static void
@@ -1891,7 +1934,9 @@ void
 hr_window_open_any (HrWindow *self,
                     GFile    *file)
 {
-  if (looks_like_scenario (file))
+  if (hr_model_import_file_is_model (file))
+    hr_window_import_model (self, file);
+  else if (looks_like_scenario (file))
     hr_window_open_file (self, file);
   else
     import_measurement (self, file);
@@ -2454,6 +2499,9 @@ hr_window_class_init (HrWindowClass *klass)
                                    import_action);
   gtk_widget_class_install_action (widget_class, "win.probe-help", NULL, probe_help_action);
   gtk_widget_class_install_action (widget_class, "win.advise", NULL, advise_action);
+  gtk_widget_class_install_action (widget_class, "win.add-model", NULL,
+                                   hr_window_add_model_action);
+  gtk_widget_class_install_action (widget_class, "win.add-gpu", NULL, hr_window_add_gpu_action);
 }
 
 static void

@@ -79,9 +79,14 @@ void              hr_window_remove_measurement (HrWindow     *self,
 void              hr_window_set_use_calibration (HrWindow    *self,
                                                  gboolean     use);
 gboolean          hr_window_get_calibrated   (HrWindow       *self);
-/* A scenario opens, anything else is imported as a measurement. */
+/* A scenario opens, a model (a folder, config.json, safetensors, GGUF) goes
+ * to the import dialog, anything else is imported as a measurement. */
 void              hr_window_open_any         (HrWindow       *self,
                                               GFile          *file);
+/* Reads the catalog again after the user's catalog changed, rebuilds the
+ * pickers and selects @select_model_id (NULL: keeps the model). */
+void              hr_window_reload_catalog   (HrWindow       *self,
+                                              const char     *select_model_id);
 gboolean          hr_window_screenshot       (HrWindow       *self,
                                               const char     *path,
                                               GError        **error);

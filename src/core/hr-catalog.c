@@ -799,16 +799,19 @@ hr_catalog_free (HrCatalog *catalog)
   g_free (catalog);
 }
 
-static gboolean
-valid_id (const char *id)
+gboolean
+hr_catalog_id_is_valid (const char *id)
 {
+  if (id == NULL || id[0] == '\0')
+    return FALSE;
+
   for (const char *c = id; *c != '\0'; c++)
     {
       if (!g_ascii_islower (*c) && !g_ascii_isdigit (*c) && *c != '-' && *c != '.' && *c != '_')
         return FALSE;
     }
 
-  return id[0] != '\0';
+  return TRUE;
 }
 
 typedef gpointer (*EntryReader) (HrJsonDoc *, const char *, JsonNode *, GError **);
@@ -865,7 +868,7 @@ load_entries (HrCatalog   *catalog,
       g_ptr_array_add (loaded, entry);
       id_pointer = hr_json_pointer_append (pointer, "id");
 
-      if (!valid_id (id))
+      if (!hr_catalog_id_is_valid (id))
         {
           hr_json_doc_error (doc, error, HR_ERROR_INVALID, id_pointer, FALSE,
                              _("catalog id \"%s\" may hold only lowercase letters, digits, '-', "
@@ -1068,15 +1071,80 @@ hr_catalog_new_default (void)
   return loaded;
 }
 
+static HrCatalog *default_catalog;
+static char *default_user_files;   /* the user's files as the default catalog read them */
+
+/* Both user files' contents, or that they are missing: what decides
+ * whether the default catalog must be read again. */
+static char *
+read_user_files (void)
+{
+  static const char * const names[] = { "models.json", "gpus.json" };
+  GString *snapshot = g_string_new (NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (names); i++)
+    {
+      g_autofree char *path = g_build_filename (g_get_user_data_dir (), "headroom", names[i],
+                                                NULL);
+      g_autofree char *contents = NULL;
+      gsize length = 0;
+
+      if (g_file_get_contents (path, &contents, &length, NULL))
+        {
+          g_string_append_printf (snapshot, "%s %" G_GSIZE_FORMAT "\n", names[i], length);
+          g_string_append_len (snapshot, contents, length);
+        }
+      else
+        g_string_append_printf (snapshot, "%s none\n", names[i]);
+    }
+  return g_string_free (snapshot, FALSE);
+}
+
+static HrCatalog *
+load_default (void)
+{
+  /* Read before the catalog: a change in between only costs one more
+   * reload later. */
+  g_free (default_user_files);
+  default_user_files = read_user_files ();
+  return hr_catalog_new_default ();
+}
+
 HrCatalog *
 hr_catalog_get_default (void)
 {
-  static HrCatalog *catalog;
+  if (g_once_init_enter (&default_catalog))
+    g_once_init_leave (&default_catalog, load_default ());
 
-  if (g_once_init_enter (&catalog))
-    g_once_init_leave (&catalog, hr_catalog_new_default ());
+  return default_catalog;
+}
 
-  return catalog;
+void
+hr_catalog_reload_default (void)
+{
+  static GPtrArray *retired;
+  HrCatalog *catalog = hr_catalog_get_default ();
+  g_autofree char *user_files = read_user_files ();
+  HrCatalog *fresh;
+  HrCatalog swap;
+
+  /* The window and the page that saved both ask; the files decide. */
+  if (g_strcmp0 (user_files, default_user_files) == 0)
+    return;
+
+  fresh = load_default ();
+  swap = *catalog;
+
+  /* The default catalog keeps its address, so every holder of it sees the
+   * new entries.  Entries handed out before (charts keep const HrGpu
+   * pointers until their next redraw) must stay valid: the old contents
+   * are kept, not freed.  A reload follows a user's save, so they are few
+   * (about 0.4 MiB each). */
+  *catalog = *fresh;
+  *fresh = swap;
+  if (retired == NULL)
+    retired = g_ptr_array_new ();
+  g_ptr_array_add (retired, fresh);
 }
 
 const char * const *

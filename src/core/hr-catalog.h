@@ -176,7 +176,14 @@ HrCatalog   *hr_catalog_get_default    (void);
  * reads again after hr_user_catalog_save() or _remove() (free it with
  * hr_catalog_free). */
 HrCatalog   *hr_catalog_new_default    (void);
+/* Reads the catalogs again into the default one when the user's files
+ * changed since it read them (nothing otherwise): hr_catalog_get_default()
+ * keeps its address and finds the new entries; entries found before stay
+ * valid.  Main thread only. */
+void         hr_catalog_reload_default (void);
 const char * const *hr_catalog_get_warnings (HrCatalog *catalog);
+/* Whether @id may be a catalog id: lowercase letters, digits, '-', '.', '_'. */
+gboolean     hr_catalog_id_is_valid    (const char  *id);
 
 const HrModel *hr_catalog_find_model   (HrCatalog   *catalog,
                                         const char  *id);

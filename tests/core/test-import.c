@@ -1043,6 +1043,31 @@ test_user_catalog (void)
                      HR_ORIGIN_USER);
   }
 
+  /* The default catalog read again in place: the same address, the new
+   * entries, and an entry found before still readable (charts hold them). */
+  {
+    const HrGpu *old_4090 = hr_catalog_find_gpu (catalog, "rtx-4090");
+
+    hr_catalog_reload_default ();
+    g_assert_true (hr_catalog_get_default () == catalog);
+    g_assert_null (hr_catalog_find_gpu (catalog, "lab-card"));
+    g_assert_cmpint (hr_catalog_find_model (catalog, "llama-2-7b")->origin, ==,
+                     HR_ORIGIN_BUILTIN);
+    g_assert_cmpint (hr_catalog_find_model (catalog, "my-qwen-variant")->origin, ==,
+                     HR_ORIGIN_USER);
+    g_assert_true (hr_catalog_find_gpu (catalog, "rtx-4090") != old_4090);
+    g_assert_cmpstr (old_4090->id, ==, "rtx-4090");
+
+    /* Files as they were: nothing is read again. */
+    old_4090 = hr_catalog_find_gpu (catalog, "rtx-4090");
+    hr_catalog_reload_default ();
+    g_assert_true (hr_catalog_find_gpu (catalog, "rtx-4090") == old_4090);
+  }
+  g_assert_true (hr_catalog_id_is_valid ("qwen2.5-7b_v2"));
+  g_assert_false (hr_catalog_id_is_valid (""));
+  g_assert_false (hr_catalog_id_is_valid ("Qwen2.5"));
+  g_assert_false (hr_catalog_id_is_valid ("my model"));
+
   /* A user file that cannot be read is never written over. */
   g_file_set_contents (gpus_path, "{\"version\": 1, \"entries\": [", -1, &error);
   g_assert_no_error (error);
