@@ -13,6 +13,7 @@
 #define G_LOG_DOMAIN "hr-model-import-dialog"
 
 #include <glib/gi18n.h>
+#include <inttypes.h>
 #include <string.h>
 
 #include "hr-format.h"
@@ -156,12 +157,12 @@ show_dtypes (HrModelImportDialog *self)
 
       if (d->params > 0)
         subtitle = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                 "%'" G_GUINT64_FORMAT " parameters in %u "
+                                                 "%'" PRIu64 " parameters in %u "
                                                  "tensor · %.2f bits each · %s",
-                                                 "%'" G_GUINT64_FORMAT " parameters in %u "
+                                                 "%'" PRIu64 " parameters in %u "
                                                  "tensors · %.2f bits each · %s",
                                                  d->tensors),
-                                    d->params, d->tensors, d->bits_per_weight, bytes);
+                                    (uint64_t) d->params, d->tensors, d->bits_per_weight, bytes);
       else
         subtitle = g_strdup_printf (_("Quantisation constants · %s"), bytes);
       adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
