@@ -45,8 +45,72 @@ typedef struct {
   const char *p;
   guint       line;
   guint       depth;
+  guint       values;
   GError    **error;
+  /* The last column worked out, so that the columns of values met in
+   * order cost one pass over the text, not one pass each over their line
+   * (a 16 MiB file on one line would otherwise take hours). */
+  const char *column_at;
+  guint       column;
 } Parser;
+
+char *
+hr_text_printable (const char *text,
+                   gssize      length)
+{
+  GString *out;
+  const char *end;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (text);
+  end = text + length;
+  out = g_string_sized_new (length);
+
+  for (const char *c = text; c < end;)
+    {
+      gunichar ch = g_utf8_get_char_validated (c, end - c);
+
+      if (ch == (gunichar) -1 || ch == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02X", (guchar) *c);
+          c++;
+          continue;
+        }
+
+      /* Control characters would end the line or drive the terminal, and
+       * direction overrides would show the text in another order. */
+      if (ch == '\n')
+        g_string_append (out, "\\n");
+      else if (ch == '\t')
+        g_string_append (out, "\\t");
+      else if (ch == '\r')
+        g_string_append (out, "\\r");
+      else if (ch < 0x20 || ch == 0x7F)
+        g_string_append_printf (out, "\\x%02X", ch);
+      else if ((ch >= 0x80 && ch < 0xA0) || ch == 0x2028 || ch == 0x2029 ||
+               (ch >= 0x202A && ch <= 0x202E) || (ch >= 0x2066 && ch <= 0x2069))
+        g_string_append_printf (out, "\\u%04X", ch);
+      else
+        g_string_append_len (out, c, g_utf8_next_char (c) - c);
+
+      c = g_utf8_next_char (c);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/* Sets @error with @message made printable (see hr_text_printable()). */
+static void
+set_printable_error (GError     **error,
+                     HrError      code,
+                     const char  *message)
+{
+  g_autofree char *printable = hr_text_printable (message, -1);
+
+  g_set_error_literal (error, HR_ERROR, code, printable);
+}
 
 static guint
 column_of (Parser     *self,
@@ -55,16 +119,28 @@ column_of (Parser     *self,
   const char *start = at;
   guint column = 1;
 
-  while (start > self->text && start[-1] != '\n')
-    start--;
+  if (self->column_at != NULL && self->column_at <= at)
+    {
+      start = self->column_at;
+      column = self->column;
+    }
+  else
+    {
+      while (start > self->text && start[-1] != '\n')
+        start--;
+    }
 
   /* Columns count characters, not bytes: skip UTF-8 continuation bytes. */
   for (const char *c = start; c < at; c++)
     {
-      if (((guchar) *c & 0xC0) != 0x80)
+      if (*c == '\n')
+        column = 1;
+      else if (((guchar) *c & 0xC0) != 0x80)
         column++;
     }
 
+  self->column_at = at;
+  self->column = column;
   return column;
 }
 
@@ -75,14 +151,16 @@ fail_at (Parser     *self,
          ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *full = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (self->error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: %s",
-               self->doc->name, self->line, column_of (self, at), message);
+  full = g_strdup_printf ("%s:%u:%u: %s", self->doc->name, self->line, column_of (self, at),
+                          message);
+  set_printable_error (self->error, HR_ERROR_PARSE, full);
   return FALSE;
 }
 
@@ -94,14 +172,15 @@ fail_at_line (Parser     *self,
               ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *full = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (self->error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: %s",
-               self->doc->name, line, column_of (self, at), message);
+  full = g_strdup_printf ("%s:%u:%u: %s", self->doc->name, line, column_of (self, at), message);
+  set_printable_error (self->error, HR_ERROR_PARSE, full);
   return FALSE;
 }
 
@@ -137,20 +216,22 @@ describe_char (const char *at,
   return buf;
 }
 
+/* Columns are taken when the parser reaches a value or key, in file
+ * order; the value itself is recorded once it has been read. */
 static void
 record (Parser     *self,
         const char *pointer,
-        const char *value_at,
         guint       value_line,
-        const char *key_at,
-        guint       key_line)
+        guint       value_column,
+        guint       key_line,
+        guint       key_column)
 {
   Position *pos = g_new0 (Position, 1);
 
   pos->line = value_line;
-  pos->column = column_of (self, value_at);
-  pos->key_line = key_at != NULL ? key_line : pos->line;
-  pos->key_column = key_at != NULL ? column_of (self, key_at) : pos->column;
+  pos->column = value_column;
+  pos->key_line = key_line > 0 ? key_line : pos->line;
+  pos->key_column = key_line > 0 ? key_column : pos->column;
 
   g_hash_table_insert (self->doc->positions, g_strdup (pointer), pos);
 }
@@ -438,8 +519,9 @@ parse_object (Parser     *self,
       JsonNode *child = NULL;
       const char *key_at;
       guint key_line;
-      const char *value_at;
+      guint key_column;
       guint value_line;
+      guint value_column;
       char buf[16];
 
       skip_whitespace (self);
@@ -458,6 +540,7 @@ parse_object (Parser     *self,
 
       key_at = self->p;
       key_line = self->line;
+      key_column = column_of (self, key_at);
       if (!parse_string (self, &key))
         return FALSE;
 
@@ -477,8 +560,8 @@ parse_object (Parser     *self,
       skip_whitespace (self);
 
       child_pointer = hr_json_pointer_append (pointer, key);
-      value_at = self->p;
       value_line = self->line;
+      value_column = column_of (self, self->p);
       if (self->p >= self->end)
         return fail_at (self, self->p, "expected a value for \"%s\", found the end of the file",
                         key);
@@ -489,7 +572,7 @@ parse_object (Parser     *self,
       if (!parse_value (self, child_pointer, &child))
         return FALSE;
 
-      record (self, child_pointer, value_at, value_line, key_at, key_line);
+      record (self, child_pointer, value_line, value_column, key_line, key_column);
       json_object_set_member (object, key, child);
 
       skip_whitespace (self);
@@ -536,8 +619,8 @@ parse_array (Parser     *self,
     {
       g_autofree char *child_pointer = hr_json_pointer_append_index (pointer, index);
       JsonNode *child = NULL;
-      const char *value_at;
       guint value_line;
+      guint value_column;
       char buf[16];
 
       skip_whitespace (self);
@@ -546,11 +629,11 @@ parse_array (Parser     *self,
       if (*self->p == ']')
         return fail_at (self, self->p, "trailing comma before ']'");
 
-      value_at = self->p;
       value_line = self->line;
+      value_column = column_of (self, self->p);
       if (!parse_value (self, child_pointer, &child))
         return FALSE;
-      record (self, child_pointer, value_at, value_line, NULL, 0);
+      record (self, child_pointer, value_line, value_column, 0, 0);
       json_array_add_element (array, child);
       index++;
 
@@ -590,6 +673,10 @@ parse_value (Parser      *self,
 
   if (self->depth >= MAX_DEPTH)
     return fail_at (self, self->p, "nested more than %d levels deep", MAX_DEPTH);
+
+  if (++self->values > HR_JSON_MAX_VALUES)
+    return fail_at (self, self->p, "more than %d values: larger than any Headroom file can be",
+                    HR_JSON_MAX_VALUES);
 
   self->depth++;
 
@@ -724,12 +811,12 @@ hr_json_doc_load_data (const char  *display_name,
     }
 
   {
-    const char *value_at = parser.p;
     guint value_line = parser.line;
+    guint value_column = column_of (&parser, parser.p);
 
     if (!parse_value (&parser, "", &root))
       return NULL;
-    record (&parser, "", value_at, value_line, NULL, 0);
+    record (&parser, "", value_line, value_column, 0, 0);
   }
 
   skip_whitespace (&parser);
@@ -879,6 +966,7 @@ hr_json_doc_error (HrJsonDoc   *doc,
 {
   g_autofree char *message = NULL;
   g_autofree char *search = NULL;
+  g_autofree char *full = NULL;
   guint line = 0;
   guint column = 0;
   va_list args;
@@ -900,7 +988,9 @@ hr_json_doc_error (HrJsonDoc   *doc,
 
       if (origin != NULL)
         {
-          g_set_error (error, HR_ERROR, code, "%s: %s", origin, message);
+          g_autofree char *from = g_strdup_printf ("%s: %s", origin, message);
+
+          set_printable_error (error, code, from);
           return;
         }
       if (hr_json_doc_get_position (doc, search, at_key, &line, &column))
@@ -913,9 +1003,10 @@ hr_json_doc_error (HrJsonDoc   *doc,
     }
 
   if (line > 0)
-    g_set_error (error, HR_ERROR, code, "%s:%u:%u: %s", doc->name, line, column, message);
+    full = g_strdup_printf ("%s:%u:%u: %s", doc->name, line, column, message);
   else
-    g_set_error (error, HR_ERROR, code, "%s: %s", doc->name, message);
+    full = g_strdup_printf ("%s: %s", doc->name, message);
+  set_printable_error (error, code, full);
 }
 
 void
