@@ -8,6 +8,7 @@
 #include "hr-catalog.h"
 #include "hr-cost.h"
 #include "hr-estimate.h"
+#include "hr-file.h"
 #include "hr-json.h"
 #include "hr-knobs.h"
 #include "hr-reader.h"

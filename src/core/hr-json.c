@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-file.h"
 #include "hr-json.h"
 
 #define MAX_DEPTH 64
@@ -391,6 +392,9 @@ parse_number (Parser    *self,
   if (q < self->end && *q == '-')
     q++;
 
+  if (self->end - q >= 8 && strncmp (q, "Infinity", 8) == 0)
+    return fail_at (self, start, "-Infinity is not a JSON number: write a finite number");
+
   if (q >= self->end || !g_ascii_isdigit (*q))
     return fail_at (self, start, "invalid number: expected a digit");
 
@@ -532,6 +536,10 @@ parse_object (Parser     *self,
         {
           if (*self->p == '}')
             return fail_at (self, self->p, "trailing comma before '}'");
+          if (*self->p == '/' && self->end - self->p >= 2 &&
+              (self->p[1] == '/' || self->p[1] == '*'))
+            return fail_at (self, self->p, "JSON has no comments (a key starting with \"x-\" "
+                                           "can hold a note)");
           return fail_at (self, self->p, "expected a key in double quotes, found %s%s",
                           describe_char (self->p, buf),
                           g_ascii_isdigit (*self->p)
@@ -712,6 +720,14 @@ parse_value (Parser      *self,
     default:
       if (*self->p == '-' || g_ascii_isdigit (*self->p))
         ret = parse_number (self, out);
+      else if ((self->end - self->p >= 3 && strncmp (self->p, "NaN", 3) == 0) ||
+               (self->end - self->p >= 8 && strncmp (self->p, "Infinity", 8) == 0))
+        ret = fail_at (self, self->p, "%s is not a JSON number: write a finite number",
+                       *self->p == 'N' ? "NaN" : "Infinity");
+      else if (*self->p == '/' && self->end - self->p >= 2 &&
+               (self->p[1] == '/' || self->p[1] == '*'))
+        ret = fail_at (self, self->p, "JSON has no comments (a key starting with \"x-\" can "
+                                      "hold a note)");
       else if (g_ascii_isalpha (*self->p))
         ret = parse_literal (self, "\x01", out);
       else if (*self->p == '\'')
@@ -769,36 +785,58 @@ hr_json_doc_load_data (const char  *display_name,
       return NULL;
     }
 
+  /* Text that is not UTF-8 gets a message saying what it is instead, since
+   * "byte 0x00" helps nobody who saved a file from Notepad as "Unicode". */
+  if (length >= 2 && (memcmp (data, "\xFF\xFE", 2) == 0 || memcmp (data, "\xFE\xFF", 2) == 0))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
+                   "%s:1:1: the file is UTF-16 text (it starts with a UTF-16 byte order mark); "
+                   "save it as UTF-8", doc->name);
+      return NULL;
+    }
+  if (length >= 4 && ((data[0] == '\0') != (data[1] == '\0')) &&
+      ((data[2] == '\0') != (data[3] == '\0')) && (data[0] == '\0') == (data[2] == '\0'))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
+                   "%s:1:1: the file looks like UTF-16 text (every other byte is NUL); "
+                   "save it as UTF-8", doc->name);
+      return NULL;
+    }
+
+  /* A UTF-8 byte order mark is harmless: skip it, and count columns after
+   * it as an editor does. */
+  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    {
+      parser.text += 3;
+      parser.p += 3;
+    }
+
   {
-    const char *nul = memchr (data, '\0', length);
+    const char *nul = memchr (parser.p, '\0', parser.end - parser.p);
 
     if (nul != NULL)
       {
-        for (const char *c = data; c < nul; c++)
+        for (const char *c = parser.p; c < nul; c++)
           if (*c == '\n')
             parser.line++;
-        g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
-                     "%s:%u:%u: the file holds a NUL byte: it is binary, not JSON text",
-                     doc->name, parser.line, column_of (&parser, nul));
+        fail_at (&parser, nul, "the file holds a NUL byte: it is binary, not JSON text");
+        if (error != NULL)
+          (*error)->code = HR_ERROR_BINARY;
         return NULL;
       }
   }
 
-  if (!g_utf8_validate (data, length, &invalid))
+  if (!g_utf8_validate (parser.p, parser.end - parser.p, &invalid))
     {
-      for (const char *c = data; c < invalid; c++)
+      for (const char *c = parser.p; c < invalid; c++)
         if (*c == '\n')
           parser.line++;
-      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
-                   "%s:%u:%u: invalid UTF-8 (byte 0x%02X): the file is not UTF-8 text",
-                   doc->name, parser.line, column_of (&parser, invalid), (guchar) *invalid);
+      fail_at (&parser, invalid,
+               "invalid UTF-8 (byte 0x%02X): save the file as UTF-8 (this may be Latin-1 or "
+               "Windows-1252 text)", (guchar) *invalid);
+      if (error != NULL)
+        (*error)->code = HR_ERROR_BINARY;
       return NULL;
-    }
-
-  /* A UTF-8 byte order mark is harmless; skip it. */
-  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
-    {
-      parser.p += 3;
     }
 
   skip_whitespace (&parser);
@@ -834,46 +872,19 @@ HrJsonDoc *
 hr_json_doc_load_file (const char  *path,
                        GError     **error)
 {
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GFileInfo) info = NULL;
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const char *data;
   gsize length = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  file = g_file_new_for_commandline_arg (path);
-  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                            G_FILE_QUERY_INFO_NONE, NULL, &local_error);
-  if (info == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
+  bytes = hr_file_load (path, HR_JSON_MAX_FILE_SIZE, "a JSON file of Headroom", error);
+  if (bytes == NULL)
+    return NULL;
 
-  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: is a folder, not a file", path);
-      return NULL;
-    }
-
-  if (g_file_info_get_size (info) > HR_JSON_MAX_FILE_SIZE)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   "%s: file is %" G_GOFFSET_FORMAT " bytes, more than the %d MiB a JSON file of "
-                                                    "Headroom can be",
-                   path, g_file_info_get_size (info), HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
-      return NULL;
-    }
-
-  if (!g_file_load_contents (file, NULL, &contents, &length, NULL, &local_error))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
-
-  return hr_json_doc_load_data (path, contents, length, error);
+  data = g_bytes_get_data (bytes, &length);
+  return hr_json_doc_load_data (path, data, length, error);
 }
 
 HrJsonDoc *

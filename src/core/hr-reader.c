@@ -293,14 +293,21 @@ hr_reader_uint (HrReader   *reader,
 
   if (value < (double) min || value > (double) max)
     {
+      char shown[G_ASCII_DTOSTR_BUF_SIZE];
+
+      /* 1e+30 rather than the 31 digits of the nearest double. */
+      g_ascii_formatd (shown, sizeof shown, fabs (value) < 1e15 ? "%.0f" : "%g", value);
+      if (min == max)
+        return hr_reader_fail (reader, key, "\"%s\" must be %" G_GUINT64_FORMAT ", not %s",
+                               key, min, shown);
       if (max == G_MAXUINT64 || max >= (guint64) 1 << 53)
         return hr_reader_fail (reader, key,
-                               "\"%s\" must be at least %" G_GUINT64_FORMAT ", not %.0f",
-                               key, min, value);
+                               "\"%s\" must be at least %" G_GUINT64_FORMAT ", not %s",
+                               key, min, shown);
       return hr_reader_fail (reader, key,
                              "\"%s\" must be between %" G_GUINT64_FORMAT " and "
-                             "%" G_GUINT64_FORMAT ", not %.0f",
-                             key, min, max, value);
+                             "%" G_GUINT64_FORMAT ", not %s",
+                             key, min, max, shown);
     }
 
   *out = (guint64) value;
