@@ -7,6 +7,7 @@
 
 #include "hr-catalog.h"
 #include "hr-cost.h"
+#include "hr-csv-write.h"
 #include "hr-estimate.h"
 #include "hr-file.h"
 #include "hr-json.h"
