@@ -477,7 +477,6 @@ read_component (HrJsonDoc   *doc,
                 JsonNode    *node,
                 GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   HrReader reader;
   HrComponent *c = g_new0 (HrComponent, 1);
   guint64 params = 0;
