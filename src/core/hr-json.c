@@ -1060,14 +1060,79 @@ hr_json_pointer_append_index (const char *pointer,
   return g_strdup_printf ("%s/%u", pointer, index);
 }
 
+/* The shortest text that reads back as exactly @value: "0.15", where
+ * json-glib writes all 17 digits ("0.14999999999999999"). */
+static void
+append_shortest_double (GString *out,
+                        double   value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int digits = 1; digits <= 17; digits++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        break;
+    }
+
+  /* Keep it a JSON number with a fraction or exponent, so that it reads
+   * back as a double ("2" would become an integer). */
+  g_string_append (out, buf);
+  if (strpbrk (buf, ".eE") == NULL)
+    g_string_append (out, ".0");
+}
+
 char *
 hr_json_node_to_string (JsonNode *node,
                         gboolean  pretty)
 {
   g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+  GString *out;
 
   json_generator_set_root (generator, node);
   json_generator_set_pretty (generator, pretty);
   json_generator_set_indent (generator, 2);
-  return json_generator_to_data (generator, NULL);
+  text = json_generator_to_data (generator, NULL);
+
+  /* Rewrite each number with a fraction or an exponent (outside strings)
+   * in its shortest form; json-glib's layout is kept as it is. */
+  out = g_string_sized_new (strlen (text));
+  for (const char *c = text; *c != '\0';)
+    {
+      if (*c == '"')
+        {
+          const char *start = c++;
+
+          while (*c != '\0' && *c != '"')
+            c += (*c == '\\' && c[1] != '\0') ? 2 : 1;
+          if (*c == '"')
+            c++;
+          g_string_append_len (out, start, c - start);
+        }
+      else if (*c == '-' || g_ascii_isdigit (*c))
+        {
+          const char *start = c;
+
+          while (*c == '-' || *c == '+' || *c == '.' || *c == 'e' || *c == 'E' ||
+                 g_ascii_isdigit (*c))
+            c++;
+          if (memchr (start, '.', c - start) != NULL || memchr (start, 'e', c - start) != NULL ||
+              memchr (start, 'E', c - start) != NULL)
+            {
+              g_autofree char *number = g_strndup (start, c - start);
+
+              append_shortest_double (out, g_ascii_strtod (number, NULL));
+            }
+          else
+            g_string_append_len (out, start, c - start);
+        }
+      else
+        g_string_append_c (out, *c++);
+    }
+
+  return g_string_free (out, FALSE);
 }
