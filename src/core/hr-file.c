@@ -154,10 +154,11 @@ hr_file_load (const char  *path,
 
   {
     gsize length = data->len;
+    g_autoptr(GBytes) with_nul = NULL;
 
     g_byte_array_append (data, (const guint8 *) "", 1);
-    return g_bytes_new_from_bytes (g_byte_array_free_to_bytes (g_steal_pointer (&data)), 0,
-                                   length);
+    with_nul = g_byte_array_free_to_bytes (g_steal_pointer (&data));
+    return g_bytes_new_from_bytes (with_nul, 0, length);
   }
 }
 
