@@ -1081,6 +1081,9 @@ suggest (GPtrArray  *list,
   g_autoptr(GPtrArray) ids = g_ptr_array_new ();
   g_autofree char *squashed = NULL;
 
+  if (strlen (id) > HR_CLOSEST_WORD_MAX)
+    return NULL;
+
   for (guint i = 0; i < list->len; i++)
     g_ptr_array_add (ids, G_STRUCT_MEMBER (char *, g_ptr_array_index (list, i), id_offset));
   g_ptr_array_add (ids, NULL);

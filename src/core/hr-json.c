@@ -23,6 +23,9 @@
 
 #define MAX_DEPTH 64
 
+/* Longer messages are shortened in the middle. */
+#define MAX_MESSAGE_CHARS 600
+
 G_DEFINE_QUARK (hr-error-quark, hr_error)
 
 typedef struct {
@@ -102,15 +105,31 @@ hr_text_printable (const char *text,
   return g_string_free (out, FALSE);
 }
 
-/* Sets @error with @message made printable (see hr_text_printable()). */
+/* Sets @error to "@where: @message", made printable (see
+ * hr_text_printable()).  A message quoting a megabyte-long key would fill
+ * the terminal, so a long one keeps its start (what is wrong) and its end
+ * (the hint); @where, the file and position, is always whole. */
 static void
 set_printable_error (GError     **error,
                      HrError      code,
+                     const char  *where,
                      const char  *message)
 {
-  g_autofree char *printable = hr_text_printable (message, -1);
+  g_autofree char *place = hr_text_printable (where, -1);
+  g_autofree char *text = hr_text_printable (message, -1);
+  glong length = g_utf8_strlen (text, -1);
 
-  g_set_error_literal (error, HR_ERROR, code, printable);
+  if (length > MAX_MESSAGE_CHARS)
+    {
+      const char *head_end = g_utf8_offset_to_pointer (text, MAX_MESSAGE_CHARS / 2);
+      const char *tail = g_utf8_offset_to_pointer (text, length - MAX_MESSAGE_CHARS / 4);
+
+      g_set_error (error, HR_ERROR, code, "%s: %.*s … %s", place, (int) (head_end - text), text,
+                   tail);
+      return;
+    }
+
+  g_set_error (error, HR_ERROR, code, "%s: %s", place, text);
 }
 
 static guint
@@ -152,16 +171,15 @@ fail_at (Parser     *self,
          ...)
 {
   g_autofree char *message = NULL;
-  g_autofree char *full = NULL;
+  g_autofree char *where = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  full = g_strdup_printf ("%s:%u:%u: %s", self->doc->name, self->line, column_of (self, at),
-                          message);
-  set_printable_error (self->error, HR_ERROR_PARSE, full);
+  where = g_strdup_printf ("%s:%u:%u", self->doc->name, self->line, column_of (self, at));
+  set_printable_error (self->error, HR_ERROR_PARSE, where, message);
   return FALSE;
 }
 
@@ -173,15 +191,15 @@ fail_at_line (Parser     *self,
               ...)
 {
   g_autofree char *message = NULL;
-  g_autofree char *full = NULL;
+  g_autofree char *where = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  full = g_strdup_printf ("%s:%u:%u: %s", self->doc->name, line, column_of (self, at), message);
-  set_printable_error (self->error, HR_ERROR_PARSE, full);
+  where = g_strdup_printf ("%s:%u:%u", self->doc->name, line, column_of (self, at));
+  set_printable_error (self->error, HR_ERROR_PARSE, where, message);
   return FALSE;
 }
 
@@ -977,7 +995,7 @@ hr_json_doc_error (HrJsonDoc   *doc,
 {
   g_autofree char *message = NULL;
   g_autofree char *search = NULL;
-  g_autofree char *full = NULL;
+  g_autofree char *where = NULL;
   guint line = 0;
   guint column = 0;
   va_list args;
@@ -999,9 +1017,7 @@ hr_json_doc_error (HrJsonDoc   *doc,
 
       if (origin != NULL)
         {
-          g_autofree char *from = g_strdup_printf ("%s: %s", origin, message);
-
-          set_printable_error (error, code, from);
+          set_printable_error (error, code, origin, message);
           return;
         }
       if (hr_json_doc_get_position (doc, search, at_key, &line, &column))
@@ -1014,10 +1030,10 @@ hr_json_doc_error (HrJsonDoc   *doc,
     }
 
   if (line > 0)
-    full = g_strdup_printf ("%s:%u:%u: %s", doc->name, line, column, message);
+    where = g_strdup_printf ("%s:%u:%u", doc->name, line, column);
   else
-    full = g_strdup_printf ("%s: %s", doc->name, message);
-  set_printable_error (error, code, full);
+    where = g_strdup (doc->name);
+  set_printable_error (error, code, where, message);
 }
 
 void

@@ -138,6 +138,11 @@ hr_closest_word (const char         *word,
   guint best_distance = G_MAXUINT;
   guint limit = MAX (2, strlen (word) / 3);
 
+  /* No key or id is this long: a hint would cost time (the distance is
+   * quadratic) and help nobody. */
+  if (strlen (word) > HR_CLOSEST_WORD_MAX)
+    return NULL;
+
   for (guint i = 0; candidates[i] != NULL; i++)
     {
       guint d = edit_distance (word, candidates[i]);

@@ -4,7 +4,7 @@
 headroom-cli: the exact message the user sees, the exit status, and no
 hang (each run has a time limit).  Files whose name starts with '@' are
 made here, at test time: a 2 GB sparse file, a folder, an unreadable file,
-symbolic links, a pipe, a file with too many values.
+symbolic links, a pipe, a file with too many values, a megabyte-long key.
 
 Usage: test-bad-input.py HEADROOM_CLI BAD_DIR SCENARIO"""
 
@@ -49,6 +49,9 @@ def make(name, tmp):
         pass
     elif name == "@fifo.json":
         os.mkfifo(path)
+    elif name == "@long-key.json":
+        with open(path, "w") as f:
+            f.write('{"headroom_scenario": 1, "' + "k" * 1000000 + '": 1}')
     elif name == "@many-values.json":
         with open(path, "w") as f:
             f.write('{"headroom_scenario": 1, "x-values": [' + ",".join(["0"] * 1000001) + "]}")
