@@ -3,8 +3,9 @@
  * Usage: kill-writer KIND PATH [VARIANT]
  * KIND is scenario, png, svg, pdf (a chart export) or report.  With
  * VARIANT (0 or 1), writes that version of PATH once, prints how many
- * seconds the write took and exits: the reference copies.  Without, prints "ready" once set up and then writes
- * version 1, 0, 1, 0... to PATH until it is killed.
+ * seconds the write took and exits: the reference copies.  Without,
+ * prints "ready" once set up and then writes version 1, 0, 1, 0... to
+ * PATH until it is killed.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -15,7 +15,8 @@ import tempfile
 
 CLI, SCENARIO = sys.argv[1:3]
 NAMES = {
-    "f-eq": ("=HYPERLINK(\"http://example.com\",\"click\")", "'=HYPERLINK(\"http://example.com\",\"click\")"),
+    "f-eq": ("=HYPERLINK(\"http://example.com\",\"click\")",
+             "'=HYPERLINK(\"http://example.com\",\"click\")"),
     "f-plus": ("+cmd|' /C calc'!A0", "'+cmd|' /C calc'!A0"),
     "f-minus": ("-2+3", "'-2+3"),
     "f-at": ("@SUM(1,2)", "'@SUM(1,2)"),
