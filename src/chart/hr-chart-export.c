@@ -22,6 +22,7 @@
 
 #include "hr-chart-export.h"
 #include "hr-chart-text.h"
+#include "hr-file.h"
 
 #define POINTS_PER_PIXEL (72.0 / 96.0)
 
@@ -243,11 +244,5 @@ hr_chart_export (const char            *path,
   /* A temporary file renamed over the target: an interrupted export never
    * leaves half a file, and an earlier one survives a failure. */
   data = g_bytes_get_data (bytes, &size);
-  if (!g_file_set_contents (path, data, size, &local_error))
-    {
-      g_set_error (error, local_error->domain, local_error->code, "%s", local_error->message);
-      return FALSE;
-    }
-
-  return TRUE;
+  return hr_file_write_atomic (path, data, size, error);
 }

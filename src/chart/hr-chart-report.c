@@ -25,6 +25,7 @@
 #include "hr-chart-report.h"
 #include "hr-chart-text.h"
 #include "hr-chart-tree.h"
+#include "hr-file.h"
 #include "hr-knobs.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -441,7 +442,6 @@ hr_chart_report_write (const char          *path,
 {
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
   g_autoptr(HrEstimate) est = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *title = NULL;
   g_autofree char *creator = NULL;
   g_autofree char *headline = NULL;
@@ -559,11 +559,6 @@ hr_chart_report_write (const char          *path,
       return FALSE;
     }
 
-  if (!g_file_set_contents (path, (const char *) buffer->data, buffer->len, &local_error))
-    {
-      g_set_error (error, local_error->domain, local_error->code, "%s", local_error->message);
-      return FALSE;
-    }
-
-  return TRUE;
+  /* The previous report stays whole until the new one is complete. */
+  return hr_file_write_atomic (path, buffer->data, buffer->len, error);
 }

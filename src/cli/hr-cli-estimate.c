@@ -469,10 +469,12 @@ hr_cli_fits (int    argc,
              char **argv)
 {
   g_autofree char *gpu_list = NULL;
+  gboolean csv = FALSE;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, N_("GPUs to check (default all)"),
      "all|ID,ID…" },
+    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
   g_autoptr(HrScenario) scenario = NULL;
@@ -532,6 +534,31 @@ hr_cli_fits (int    argc,
       json_builder_end_object (b);
       node = json_builder_get_root (b);
       hr_cli_print_json (node);
+      return HR_CLI_EXIT_OK;
+    }
+
+  if (csv)
+    {
+      g_autoptr(GString) out = g_string_new ("gpu,name,capacity_bytes,usable_bytes,need_bytes,"
+                                             "fits,max_micro_batch,reason\n");
+
+      /* Names and reasons come from catalogs and scenarios anyone can
+       * write: hr_csv_append_text() keeps them from running as formulas. */
+      for (guint i = 0; i < fits->len; i++)
+        {
+          HrGpuFit *fit = g_ptr_array_index (fits, i);
+
+          hr_csv_append_text (out, fit->gpu_id);
+          g_string_append_c (out, ',');
+          hr_csv_append_text (out, fit->gpu_name != NULL ? fit->gpu_name : "");
+          g_string_append_printf (out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                                  ",%" G_GUINT64_FORMAT ",%s,%u,",
+                                  fit->capacity, fit->usable, fit->peak.need,
+                                  fit->fits ? "true" : "false", fit->max_micro_batch);
+          hr_csv_append_text (out, fit->reason != NULL ? fit->reason : "");
+          g_string_append_c (out, '\n');
+        }
+      fputs (out->str, stdout);
       return HR_CLI_EXIT_OK;
     }
 

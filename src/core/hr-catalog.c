@@ -479,7 +479,6 @@ read_component (HrJsonDoc   *doc,
                 JsonNode    *node,
                 GError     **error)
 {
-  g_autoptr(GError) local_error = NULL;
   HrReader reader;
   HrComponent *c = g_new0 (HrComponent, 1);
   guint64 params = 0;
@@ -1195,6 +1194,9 @@ suggest (GPtrArray  *list,
 {
   g_autoptr(GPtrArray) ids = g_ptr_array_new ();
   g_autofree char *squashed = NULL;
+
+  if (strlen (id) > HR_CLOSEST_WORD_MAX)
+    return NULL;
 
   for (guint i = 0; i < list->len; i++)
     g_ptr_array_add (ids, G_STRUCT_MEMBER (char *, g_ptr_array_index (list, i), id_offset));

@@ -20,9 +20,13 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-file.h"
 #include "hr-json.h"
 
 #define MAX_DEPTH 64
+
+/* Longer messages are shortened in the middle. */
+#define MAX_MESSAGE_CHARS 600
 
 G_DEFINE_QUARK (hr-error-quark, hr_error)
 
@@ -47,14 +51,88 @@ typedef struct {
   const char *p;
   guint       line;
   guint       depth;
+  guint       values;
   GError    **error;
-  GArray     *columns;  /* ColumnMark, in text order: where counting can resume */
+  /* The last column worked out, so that the columns of values met in
+   * order cost one pass over the text, not one pass each over their line
+   * (a 16 MiB file on one line would otherwise take hours). */
+  const char *column_at;
+  guint       column;
 } Parser;
 
-typedef struct {
-  const char *at;
-  guint       column;
-} ColumnMark;
+char *
+hr_text_printable (const char *text,
+                   gssize      length)
+{
+  GString *out;
+  const char *end;
+
+  g_return_val_if_fail (text != NULL, NULL);
+
+  if (length < 0)
+    length = strlen (text);
+  end = text + length;
+  out = g_string_sized_new (length);
+
+  for (const char *c = text; c < end;)
+    {
+      gunichar ch = g_utf8_get_char_validated (c, end - c);
+
+      if (ch == (gunichar) -1 || ch == (gunichar) -2)
+        {
+          g_string_append_printf (out, "\\x%02X", (guchar) *c);
+          c++;
+          continue;
+        }
+
+      /* Control characters would end the line or drive the terminal, and
+       * direction overrides would show the text in another order. */
+      if (ch == '\n')
+        g_string_append (out, "\\n");
+      else if (ch == '\t')
+        g_string_append (out, "\\t");
+      else if (ch == '\r')
+        g_string_append (out, "\\r");
+      else if (ch < 0x20 || ch == 0x7F)
+        g_string_append_printf (out, "\\x%02X", ch);
+      else if ((ch >= 0x80 && ch < 0xA0) || ch == 0x2028 || ch == 0x2029 ||
+               (ch >= 0x202A && ch <= 0x202E) || (ch >= 0x2066 && ch <= 0x2069))
+        g_string_append_printf (out, "\\u%04X", ch);
+      else
+        g_string_append_len (out, c, g_utf8_next_char (c) - c);
+
+      c = g_utf8_next_char (c);
+    }
+
+  return g_string_free (out, FALSE);
+}
+
+/* Sets @error to "@where: @message", made printable (see
+ * hr_text_printable()).  A message quoting a megabyte-long key would fill
+ * the terminal, so a long one keeps its start (what is wrong) and its end
+ * (the hint); @where, the file and position, is always whole. */
+static void
+set_printable_error (GError     **error,
+                     HrError      code,
+                     const char  *where,
+                     const char  *message)
+{
+  g_autofree char *place = hr_text_printable (where, -1);
+  g_autofree char *text = hr_text_printable (message, -1);
+  glong length = g_utf8_strlen (text, -1);
+
+  if (length > MAX_MESSAGE_CHARS)
+    {
+      const char *head_end = g_utf8_offset_to_pointer (text, MAX_MESSAGE_CHARS / 2);
+      const char *tail = g_utf8_offset_to_pointer (text, length - MAX_MESSAGE_CHARS / 4);
+
+      g_set_error (error, HR_ERROR, code, "%s: %.*s … %s", place, (int) (head_end - text), text,
+                   tail);
+      return;
+    }
+
+  g_set_error (error, HR_ERROR, code, "%s: %s", place, text);
+}
 
 static guint
 column_of (Parser     *self,
@@ -62,29 +140,17 @@ column_of (Parser     *self,
 {
   const char *start = at;
   guint column = 1;
-  guint lo = 0, hi = self->columns != NULL ? self->columns->len : 0;
 
-  /* Resume from the last column computed at or before @at, so that a long
-   * single-line document (a safetensors header) is not rescanned from its
-   * start for every value. */
-  while (lo < hi)
+  if (self->column_at != NULL && self->column_at <= at)
     {
-      guint mid = (lo + hi) / 2;
-
-      if (g_array_index (self->columns, ColumnMark, mid).at <= at)
-        lo = mid + 1;
-      else
-        hi = mid;
-    }
-  if (lo > 0)
-    {
-      const ColumnMark *mark = &g_array_index (self->columns, ColumnMark, lo - 1);
-
-      start = mark->at;
-      column = mark->column;
+      start = self->column_at;
+      column = self->column;
     }
   else
-    start = self->text;
+    {
+      while (start > self->text && start[-1] != '\n')
+        start--;
+    }
 
   /* Columns count characters, not bytes: skip UTF-8 continuation bytes. */
   for (const char *c = start; c < at; c++)
@@ -95,16 +161,8 @@ column_of (Parser     *self,
         column++;
     }
 
-  /* A mark every 64 bytes or more keeps the list small and the scans short. */
-  if (self->columns != NULL &&
-      (self->columns->len == 0 ||
-       g_array_index (self->columns, ColumnMark, self->columns->len - 1).at + 64 <= at))
-    {
-      ColumnMark mark = { at, column };
-
-      g_array_append_val (self->columns, mark);
-    }
-
+  self->column_at = at;
+  self->column = column;
   return column;
 }
 
@@ -115,14 +173,15 @@ fail_at (Parser     *self,
          ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *where = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (self->error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: %s",
-               self->doc->name, self->line, column_of (self, at), message);
+  where = g_strdup_printf ("%s:%u:%u", self->doc->name, self->line, column_of (self, at));
+  set_printable_error (self->error, HR_ERROR_PARSE, where, message);
   return FALSE;
 }
 
@@ -134,14 +193,15 @@ fail_at_line (Parser     *self,
               ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *where = NULL;
   va_list args;
 
   va_start (args, format);
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (self->error, HR_ERROR, HR_ERROR_PARSE, "%s:%u:%u: %s",
-               self->doc->name, line, column_of (self, at), message);
+  where = g_strdup_printf ("%s:%u:%u", self->doc->name, line, column_of (self, at));
+  set_printable_error (self->error, HR_ERROR_PARSE, where, message);
   return FALSE;
 }
 
@@ -177,20 +237,22 @@ describe_char (const char *at,
   return buf;
 }
 
+/* Columns are taken when the parser reaches a value or key, in file
+ * order; the value itself is recorded once it has been read. */
 static void
 record (Parser     *self,
         const char *pointer,
-        const char *value_at,
         guint       value_line,
-        const char *key_at,
-        guint       key_line)
+        guint       value_column,
+        guint       key_line,
+        guint       key_column)
 {
   Position *pos = g_new0 (Position, 1);
 
   pos->line = value_line;
-  pos->column = column_of (self, value_at);
-  pos->key_line = key_at != NULL ? key_line : pos->line;
-  pos->key_column = key_at != NULL ? column_of (self, key_at) : pos->column;
+  pos->column = value_column;
+  pos->key_line = key_line > 0 ? key_line : pos->line;
+  pos->key_column = key_line > 0 ? key_column : pos->column;
 
   g_hash_table_insert (self->doc->positions, g_strdup (pointer), pos);
 }
@@ -351,6 +413,9 @@ parse_number (Parser    *self,
   if (q < self->end && *q == '-')
     q++;
 
+  if (self->end - q >= 8 && strncmp (q, "Infinity", 8) == 0)
+    return fail_at (self, start, _("-Infinity is not a JSON number: write a finite number"));
+
   if (q >= self->end || !g_ascii_isdigit (*q))
     return fail_at (self, start, _("invalid number: expected a digit"));
 
@@ -479,8 +544,9 @@ parse_object (Parser     *self,
       JsonNode *child = NULL;
       const char *key_at;
       guint key_line;
-      const char *value_at;
+      guint key_column;
       guint value_line;
+      guint value_column;
       char buf[16];
 
       skip_whitespace (self);
@@ -492,6 +558,10 @@ parse_object (Parser     *self,
         {
           if (*self->p == '}')
             return fail_at (self, self->p, _("trailing comma before '}'"));
+          if (*self->p == '/' && self->end - self->p >= 2 &&
+              (self->p[1] == '/' || self->p[1] == '*'))
+            return fail_at (self, self->p, _("JSON has no comments (a key starting with \"x-\" "
+                                             "can hold a note)"));
           return fail_at (self, self->p, _("expected a key in double quotes, found %s%s"),
                           describe_char (self->p, buf),
                           g_ascii_isdigit (*self->p)
@@ -500,6 +570,7 @@ parse_object (Parser     *self,
 
       key_at = self->p;
       key_line = self->line;
+      key_column = column_of (self, key_at);
       if (!parse_string (self, &key))
         return FALSE;
 
@@ -519,8 +590,8 @@ parse_object (Parser     *self,
       skip_whitespace (self);
 
       child_pointer = hr_json_pointer_append (pointer, key);
-      value_at = self->p;
       value_line = self->line;
+      value_column = column_of (self, self->p);
       if (self->p >= self->end)
         return fail_at (self, self->p, _("expected a value for \"%s\", found the end of the file"),
                         key);
@@ -531,7 +602,7 @@ parse_object (Parser     *self,
       if (!parse_value (self, child_pointer, &child))
         return FALSE;
 
-      record (self, child_pointer, value_at, value_line, key_at, key_line);
+      record (self, child_pointer, value_line, value_column, key_line, key_column);
       json_object_set_member (object, key, child);
 
       skip_whitespace (self);
@@ -580,8 +651,8 @@ parse_array (Parser     *self,
     {
       g_autofree char *child_pointer = hr_json_pointer_append_index (pointer, index);
       JsonNode *child = NULL;
-      const char *value_at;
       guint value_line;
+      guint value_column;
       char buf[16];
 
       skip_whitespace (self);
@@ -590,11 +661,11 @@ parse_array (Parser     *self,
       if (*self->p == ']')
         return fail_at (self, self->p, _("trailing comma before ']'"));
 
-      value_at = self->p;
       value_line = self->line;
+      value_column = column_of (self, self->p);
       if (!parse_value (self, child_pointer, &child))
         return FALSE;
-      record (self, child_pointer, value_at, value_line, NULL, 0);
+      record (self, child_pointer, value_line, value_column, 0, 0);
       json_array_add_element (array, child);
       index++;
 
@@ -635,6 +706,10 @@ parse_value (Parser      *self,
   if (self->depth >= MAX_DEPTH)
     return fail_at (self, self->p, _("nested more than %d levels deep"), MAX_DEPTH);
 
+  if (++self->values > HR_JSON_MAX_VALUES)
+    return fail_at (self, self->p, _("more than %d values: larger than any Headroom file can be"),
+                    HR_JSON_MAX_VALUES);
+
   self->depth++;
 
   switch (*self->p)
@@ -669,6 +744,14 @@ parse_value (Parser      *self,
     default:
       if (*self->p == '-' || g_ascii_isdigit (*self->p))
         ret = parse_number (self, out);
+      else if ((self->end - self->p >= 3 && strncmp (self->p, "NaN", 3) == 0) ||
+               (self->end - self->p >= 8 && strncmp (self->p, "Infinity", 8) == 0))
+        ret = fail_at (self, self->p, _("%s is not a JSON number: write a finite number"),
+                       *self->p == 'N' ? "NaN" : "Infinity");
+      else if (*self->p == '/' && self->end - self->p >= 2 &&
+               (self->p[1] == '/' || self->p[1] == '*'))
+        ret = fail_at (self, self->p, _("JSON has no comments (a key starting with \"x-\" can "
+                                        "hold a note)"));
       else if (g_ascii_isalpha (*self->p))
         ret = parse_literal (self, "\x01", out);
       else if (*self->p == '\'')
@@ -701,7 +784,6 @@ hr_json_doc_load_data (const char  *display_name,
   g_autoptr(HrJsonDoc) doc = g_new0 (HrJsonDoc, 1);
   const char *invalid = NULL;
   Parser parser = { 0 };
-  g_autoptr(GArray) columns = g_array_new (FALSE, FALSE, sizeof (ColumnMark));
   JsonNode *root = NULL;
 
   g_return_val_if_fail (data != NULL || length == 0, NULL);
@@ -718,7 +800,6 @@ hr_json_doc_load_data (const char  *display_name,
   parser.p = data;
   parser.line = 1;
   parser.error = error;
-  parser.columns = columns;
 
   if (length > HR_JSON_MAX_FILE_SIZE)
     {
@@ -728,36 +809,58 @@ hr_json_doc_load_data (const char  *display_name,
       return NULL;
     }
 
+  /* Text that is not UTF-8 gets a message saying what it is instead, since
+   * "byte 0x00" helps nobody who saved a file from Notepad as "Unicode". */
+  if (length >= 2 && (memcmp (data, "\xFF\xFE", 2) == 0 || memcmp (data, "\xFE\xFF", 2) == 0))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
+                   "%s:1:1: the file is UTF-16 text (it starts with a UTF-16 byte order mark); "
+                   "save it as UTF-8", doc->name);
+      return NULL;
+    }
+  if (length >= 4 && ((data[0] == '\0') != (data[1] == '\0')) &&
+      ((data[2] == '\0') != (data[3] == '\0')) && (data[0] == '\0') == (data[2] == '\0'))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
+                   "%s:1:1: the file looks like UTF-16 text (every other byte is NUL); "
+                   "save it as UTF-8", doc->name);
+      return NULL;
+    }
+
+  /* A UTF-8 byte order mark is harmless: skip it, and count columns after
+   * it as an editor does. */
+  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
+    {
+      parser.text += 3;
+      parser.p += 3;
+    }
+
   {
-    const char *nul = memchr (data, '\0', length);
+    const char *nul = memchr (parser.p, '\0', parser.end - parser.p);
 
     if (nul != NULL)
       {
-        for (const char *c = data; c < nul; c++)
+        for (const char *c = parser.p; c < nul; c++)
           if (*c == '\n')
             parser.line++;
-        g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
-                     _("%s:%u:%u: the file holds a NUL byte: it is binary, not JSON text"),
-                     doc->name, parser.line, column_of (&parser, nul));
+        fail_at (&parser, nul, _("the file holds a NUL byte: it is binary, not JSON text"));
+        if (error != NULL)
+          (*error)->code = HR_ERROR_BINARY;
         return NULL;
       }
   }
 
-  if (!g_utf8_validate (data, length, &invalid))
+  if (!g_utf8_validate (parser.p, parser.end - parser.p, &invalid))
     {
-      for (const char *c = data; c < invalid; c++)
+      for (const char *c = parser.p; c < invalid; c++)
         if (*c == '\n')
           parser.line++;
-      g_set_error (error, HR_ERROR, HR_ERROR_BINARY,
-                   _("%s:%u:%u: invalid UTF-8 (byte 0x%02X): the file is not UTF-8 text"),
-                   doc->name, parser.line, column_of (&parser, invalid), (guchar) *invalid);
+      fail_at (&parser, invalid,
+               _("invalid UTF-8 (byte 0x%02X): save the file as UTF-8 (this may be Latin-1 or "
+                 "Windows-1252 text)"), (guchar) *invalid);
+      if (error != NULL)
+        (*error)->code = HR_ERROR_BINARY;
       return NULL;
-    }
-
-  /* A UTF-8 byte order mark is harmless; skip it. */
-  if (length >= 3 && memcmp (data, "\xEF\xBB\xBF", 3) == 0)
-    {
-      parser.p += 3;
     }
 
   skip_whitespace (&parser);
@@ -770,12 +873,12 @@ hr_json_doc_load_data (const char  *display_name,
     }
 
   {
-    const char *value_at = parser.p;
     guint value_line = parser.line;
+    guint value_column = column_of (&parser, parser.p);
 
     if (!parse_value (&parser, "", &root))
       return NULL;
-    record (&parser, "", value_at, value_line, NULL, 0);
+    record (&parser, "", value_line, value_column, 0, 0);
   }
 
   skip_whitespace (&parser);
@@ -794,46 +897,19 @@ HrJsonDoc *
 hr_json_doc_load_file (const char  *path,
                        GError     **error)
 {
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GFileInfo) info = NULL;
-  g_autofree char *contents = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GBytes) bytes = NULL;
+  const char *data;
   gsize length = 0;
 
   g_return_val_if_fail (path != NULL, NULL);
   g_return_val_if_fail (error == NULL || *error == NULL, NULL);
 
-  file = g_file_new_for_commandline_arg (path);
-  info = g_file_query_info (file, G_FILE_ATTRIBUTE_STANDARD_SIZE "," G_FILE_ATTRIBUTE_STANDARD_TYPE,
-                            G_FILE_QUERY_INFO_NONE, NULL, &local_error);
-  if (info == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
+  bytes = hr_file_load (path, HR_JSON_MAX_FILE_SIZE, _("a JSON file of Headroom"), error);
+  if (bytes == NULL)
+    return NULL;
 
-  if (g_file_info_get_file_type (info) == G_FILE_TYPE_DIRECTORY)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: is a folder, not a file"), path);
-      return NULL;
-    }
-
-  if (g_file_info_get_size (info) > HR_JSON_MAX_FILE_SIZE)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
-                   _("%s: file is %.0f bytes, more than the %d MiB a JSON file of Headroom can be"),
-                   path, (double) g_file_info_get_size (info),
-                   HR_JSON_MAX_FILE_SIZE / (1024 * 1024));
-      return NULL;
-    }
-
-  if (!g_file_load_contents (file, NULL, &contents, &length, NULL, &local_error))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
-
-  return hr_json_doc_load_data (path, contents, length, error);
+  data = g_bytes_get_data (bytes, &length);
+  return hr_json_doc_load_data (path, data, length, error);
 }
 
 HrJsonDoc *
@@ -926,6 +1002,7 @@ hr_json_doc_error (HrJsonDoc   *doc,
 {
   g_autofree char *message = NULL;
   g_autofree char *search = NULL;
+  g_autofree char *where = NULL;
   guint line = 0;
   guint column = 0;
   va_list args;
@@ -947,7 +1024,7 @@ hr_json_doc_error (HrJsonDoc   *doc,
 
       if (origin != NULL)
         {
-          g_set_error (error, HR_ERROR, code, "%s: %s", origin, message);
+          set_printable_error (error, code, origin, message);
           return;
         }
       if (hr_json_doc_get_position (doc, search, at_key, &line, &column))
@@ -960,9 +1037,10 @@ hr_json_doc_error (HrJsonDoc   *doc,
     }
 
   if (line > 0)
-    g_set_error (error, HR_ERROR, code, "%s:%u:%u: %s", doc->name, line, column, message);
+    where = g_strdup_printf ("%s:%u:%u", doc->name, line, column);
   else
-    g_set_error (error, HR_ERROR, code, "%s: %s", doc->name, message);
+    where = g_strdup (doc->name);
+  set_printable_error (error, code, where, message);
 }
 
 void
@@ -1005,14 +1083,79 @@ hr_json_pointer_append_index (const char *pointer,
   return g_strdup_printf ("%s/%u", pointer, index);
 }
 
+/* The shortest text that reads back as exactly @value: "0.15", where
+ * json-glib writes all 17 digits ("0.14999999999999999"). */
+static void
+append_shortest_double (GString *out,
+                        double   value)
+{
+  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+
+  for (int digits = 1; digits <= 17; digits++)
+    {
+      char format[8];
+
+      g_snprintf (format, sizeof format, "%%.%dg", digits);
+      g_ascii_formatd (buf, sizeof buf, format, value);
+      if (g_ascii_strtod (buf, NULL) == value)
+        break;
+    }
+
+  /* Keep it a JSON number with a fraction or exponent, so that it reads
+   * back as a double ("2" would become an integer). */
+  g_string_append (out, buf);
+  if (strpbrk (buf, ".eE") == NULL)
+    g_string_append (out, ".0");
+}
+
 char *
 hr_json_node_to_string (JsonNode *node,
                         gboolean  pretty)
 {
   g_autoptr(JsonGenerator) generator = json_generator_new ();
+  g_autofree char *text = NULL;
+  GString *out;
 
   json_generator_set_root (generator, node);
   json_generator_set_pretty (generator, pretty);
   json_generator_set_indent (generator, 2);
-  return json_generator_to_data (generator, NULL);
+  text = json_generator_to_data (generator, NULL);
+
+  /* Rewrite each number with a fraction or an exponent (outside strings)
+   * in its shortest form; json-glib's layout is kept as it is. */
+  out = g_string_sized_new (strlen (text));
+  for (const char *c = text; *c != '\0';)
+    {
+      if (*c == '"')
+        {
+          const char *start = c++;
+
+          while (*c != '\0' && *c != '"')
+            c += (*c == '\\' && c[1] != '\0') ? 2 : 1;
+          if (*c == '"')
+            c++;
+          g_string_append_len (out, start, c - start);
+        }
+      else if (*c == '-' || g_ascii_isdigit (*c))
+        {
+          const char *start = c;
+
+          while (*c == '-' || *c == '+' || *c == '.' || *c == 'e' || *c == 'E' ||
+                 g_ascii_isdigit (*c))
+            c++;
+          if (memchr (start, '.', c - start) != NULL || memchr (start, 'e', c - start) != NULL ||
+              memchr (start, 'E', c - start) != NULL)
+            {
+              g_autofree char *number = g_strndup (start, c - start);
+
+              append_shortest_double (out, g_ascii_strtod (number, NULL));
+            }
+          else
+            g_string_append_len (out, start, c - start);
+        }
+      else
+        g_string_append_c (out, *c++);
+    }
+
+  return g_string_free (out, FALSE);
 }

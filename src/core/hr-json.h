@@ -24,6 +24,9 @@ GQuark hr_error_quark (void);
 
 /* Scenario and catalog files larger than this are refused before parsing. */
 #define HR_JSON_MAX_FILE_SIZE (16 * 1024 * 1024)
+/* ... and so are documents of more values than this (the built-in model
+ * catalog holds a few thousand): every value keeps its position. */
+#define HR_JSON_MAX_VALUES 1000000
 
 typedef struct _HrJsonDoc HrJsonDoc;
 
@@ -71,6 +74,13 @@ char       *hr_json_pointer_append (const char   *pointer,
                                     const char   *key);
 char       *hr_json_pointer_append_index (const char *pointer,
                                           guint       index);
+
+/* @text with what must not reach a terminal or a one-line message written
+ * as escapes: control characters ("\n", "\x1B"), C1 controls, line and
+ * paragraph separators, direction overrides, and bytes that are not UTF-8
+ * ("\xFF").  Every message that quotes a file's text goes through it. */
+char       *hr_text_printable      (const char   *text,
+                                    gssize        length);
 
 char       *hr_json_node_to_string (JsonNode     *node,
                                     gboolean      pretty);

@@ -5,6 +5,8 @@
 
 #include "config.h"
 
+#include <inttypes.h>
+
 #define G_LOG_DOMAIN "hr-reader"
 
 #include <glib/gi18n-lib.h>
@@ -139,6 +141,11 @@ hr_closest_word (const char         *word,
   const char *best = NULL;
   guint best_distance = G_MAXUINT;
   guint limit = MAX (2, strlen (word) / 3);
+
+  /* No key or id is this long: a hint would cost time (the distance is
+   * quadratic) and help nobody. */
+  if (strlen (word) > HR_CLOSEST_WORD_MAX)
+    return NULL;
 
   for (guint i = 0; candidates[i] != NULL; i++)
     {
@@ -295,13 +302,20 @@ hr_reader_uint (HrReader   *reader,
 
   if (value < (double) min || value > (double) max)
     {
+      char shown[G_ASCII_DTOSTR_BUF_SIZE];
+
+      /* 1e+30 rather than the 31 digits of the nearest double. */
+      g_ascii_formatd (shown, sizeof shown, fabs (value) < 1e15 ? "%.0f" : "%g", value);
+      if (min == max)
+        return hr_reader_fail (reader, key, _("\"%s\" must be %" PRIu64 ", not %s"),
+                               key, (uint64_t) min, shown);
       if (max == G_MAXUINT64 || max >= (guint64) 1 << 53)
         return hr_reader_fail (reader, key,
-                               _("\"%s\" must be at least %.0f, not %.0f"),
-                               key, (double) min, value);
+                               _("\"%s\" must be at least %" PRIu64 ", not %s"),
+                               key, (uint64_t) min, shown);
       return hr_reader_fail (reader, key,
-                             _("\"%s\" must be between %.0f and %.0f, not %.0f"),
-                             key, (double) min, (double) max, value);
+                             _("\"%s\" must be between %" PRIu64 " and %" PRIu64 ", not %s"),
+                             key, (uint64_t) min, (uint64_t) max, shown);
     }
 
   *out = (guint64) value;

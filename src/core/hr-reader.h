@@ -81,6 +81,9 @@ gboolean  hr_reader_fail        (HrReader     *reader,
                                  const char   *format,
                                  ...) G_GNUC_PRINTF (3, 4);
 
+/* The candidate closest to @word, for "did you mean" hints; NULL when
+ * none is close, or when @word is longer than HR_CLOSEST_WORD_MAX. */
+#define HR_CLOSEST_WORD_MAX 128
 char     *hr_closest_word       (const char          *word,
                                  const char * const  *candidates);
 

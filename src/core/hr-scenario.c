@@ -12,6 +12,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "hr-file.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
 
@@ -710,7 +711,6 @@ hr_scenario_save (const HrScenario  *scenario,
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *text = NULL;
   g_autofree char *with_newline = NULL;
-  g_autoptr(GError) local_error = NULL;
 
   g_return_val_if_fail (scenario != NULL, FALSE);
   g_return_val_if_fail (path != NULL, FALSE);
@@ -719,15 +719,9 @@ hr_scenario_save (const HrScenario  *scenario,
   text = hr_json_node_to_string (node, TRUE);
   with_newline = g_strconcat (text, "\n", NULL);
 
-  /* g_file_set_contents writes a temporary file and renames it over the
-   * old one: a crash or a full disk never leaves half a scenario. */
-  if (!g_file_set_contents (path, with_newline, -1, &local_error))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return FALSE;
-    }
-
-  return TRUE;
+  /* A temporary file renamed over the old one: a crash or a full disk
+   * never leaves half a scenario. */
+  return hr_file_write_atomic (path, with_newline, strlen (with_newline), error);
 }
 
 guint
