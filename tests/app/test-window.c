@@ -319,6 +319,73 @@ test_hover_and_dark (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The bad-input corpus (tests/data/bad/expected.tsv) through the window's
+ * open path: the same message as headroom-cli, and the scenario the user had
+ * is untouched.  Files made at test time ('@' names) are left to the CLI's
+ * test, except a folder and a missing file, which the window meets too. */
+static void
+test_bad_corpus (void)
+{
+  HrWindow *window = new_window ();
+  const char *dir = g_getenv ("HEADROOM_BAD_DIR");
+  g_autofree char *table_path = g_build_filename (dir, "expected.tsv", NULL);
+  g_autofree char *table = NULL;
+  g_auto(GStrv) lines = NULL;
+  guint checked = 0;
+  const HrScenario *before = hr_window_get_scenario (window);
+  g_autofree char *model = g_strdup (before->model->id);
+  guint micro_batch = before->micro_batch;
+
+  g_assert_true (g_file_get_contents (table_path, &table, NULL, NULL));
+  lines = g_strsplit (table, "\n", -1);
+  for (guint i = 0; lines[i] != NULL; i++)
+    {
+      g_auto(GStrv) cols = NULL;
+      g_autofree char *path = NULL;
+      g_autoptr(GFile) file = NULL;
+      g_autoptr(GError) error = NULL;
+      g_autoptr(GString) want = NULL;
+
+      if (lines[i][0] == '#' || lines[i][0] == '\0')
+        continue;
+      cols = g_strsplit (lines[i], "\t", 4);
+      g_assert_cmpuint (g_strv_length (cols), ==, 4);
+      if (!g_str_equal (cols[1], "estimate"))
+        continue;
+      if (cols[0][0] == '@')
+        {
+          if (g_str_equal (cols[0], "@folder.json"))
+            {
+              path = tmp_path ("folder.json");
+              g_assert_cmpint (g_mkdir_with_parents (path, 0700), ==, 0);
+            }
+          else if (g_str_equal (cols[0], "@missing.json"))
+            path = tmp_path ("missing.json");
+          else
+            continue;
+        }
+      else
+        path = g_build_filename (dir, cols[0], NULL);
+
+      file = g_file_new_for_path (path);
+      g_assert_false (hr_window_load_file (window, file, &error));
+      g_assert_nonnull (error);
+      want = g_string_new (cols[3]);
+      g_string_replace (want, "{FILE}", path, 0);
+      if (g_strcmp0 (error->message, want->str) != 0)
+        g_error ("%s: the window says\n  %s\nbut headroom-cli says\n  %s", cols[0],
+                 error->message, want->str);
+      g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, model);
+      g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+      if (g_str_equal (cols[0], "@folder.json"))
+        g_rmdir (path);
+      checked++;
+    }
+  g_test_message ("%u files of the bad-input corpus", checked);
+  g_assert_cmpuint (checked, >=, 40);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 static void
 test_measurements (void)
 {
@@ -424,6 +491,7 @@ main (int   argc,
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
   g_test_add_func ("/window/measurements", test_measurements);
+  g_test_add_func ("/window/bad-corpus", test_bad_corpus);
   g_test_add_func ("/window/screenshot", test_screenshot);
   status = g_test_run ();
 
