@@ -683,10 +683,11 @@ refresh_verdicts (HrWindow  *self,
       else if (fit->max_micro_batch > 0)
         {
           g_autofree char *over = fmt_bytes (self, (double) fit->peak.need - fit->usable);
+          g_autofree char *knob = best_knob_for (self, g_ptr_array_index (gpus, i));
 
           text = g_strdup_printf (_("Does not fit by %s at micro-batch %u; "
-                                    "largest micro-batch %u"),
-                                  over, self->scenario->micro_batch, fit->max_micro_batch);
+                                    "largest micro-batch %u, or %s"),
+                                  over, self->scenario->micro_batch, fit->max_micro_batch, knob);
         }
       else
         {
