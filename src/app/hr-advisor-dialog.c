@@ -22,6 +22,7 @@
 #include <math.h>
 
 #include "hr-advisor-dialog.h"
+#include "hr-file-chooser.h"
 #include "hr-format.h"
 
 /* ------------------------------------------------------------------ */
@@ -40,23 +41,10 @@ struct _HrAdvisorTree
 
 G_DEFINE_FINAL_TYPE (HrAdvisorTree, hr_advisor_tree, GTK_TYPE_WIDGET)
 
-/* Light or dark after the desktop, in the widget's own text colour, as
- * HrChartView draws. */
 static HrChartStyle *
 hr_advisor_tree_make_style (HrAdvisorTree *self)
 {
-  gboolean dark = adw_style_manager_get_dark (adw_style_manager_get_default ());
-  HrChartStyle *style = hr_chart_style_new (dark ? HR_CHART_THEME_DARK : HR_CHART_THEME_LIGHT);
-  GdkRGBA color;
-
-#if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (GTK_WIDGET (self), &color);
-#else
-  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (self)), &color);
-#endif
-  style->foreground = (HrRgba) { color.red, color.green, color.blue, 1.0 };
-  style->transparent = TRUE;
-  return style;
+  return hr_chart_style_new_for_widget (GTK_WIDGET (self));
 }
 
 /* The layout at the widget's size: what is drawn, and what a click hits. */
@@ -911,33 +899,12 @@ finish_export (HrAdvisorDialog *self,
     }
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
 static void
-save_finished (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+export_chosen (GFile    *file,
+               gpointer  user_data)
 {
-  g_autoptr(HrAdvisorDialog) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    finish_export (self, file);
+  finish_export (HR_ADVISOR_DIALOG (user_data), file);
 }
-#else
-static void
-save_response (GtkNativeDialog *dialog,
-               int              response,
-               HrAdvisorDialog *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      finish_export (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 export_action (GtkWidget  *widget,
@@ -952,26 +919,8 @@ export_action (GtkWidget  *widget,
                                                   : HR_ADVISOR_EXPORT_TREE;
   name = self->export_what == HR_ADVISOR_EXPORT_TABLE ? "headroom-advice.png"
                                                       : "headroom-advisor-tree.png";
-#if GTK_CHECK_VERSION (4, 10, 0)
-  {
-    g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
-
-    gtk_file_dialog_set_title (dialog, _("Export"));
-    gtk_file_dialog_set_initial_name (dialog, name);
-    gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, save_finished, g_object_ref (self));
-  }
-#else
-  {
-    GtkFileChooserNative *dialog;
-
-    dialog = gtk_file_chooser_native_new (_("Export"), GTK_WINDOW (self),
-                                          GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
-                                          _("_Cancel"));
-    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-    g_signal_connect_object (dialog, "response", G_CALLBACK (save_response), self, 0);
-    gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-  }
-#endif
+  hr_file_chooser_save (GTK_WINDOW (self), _("Export"), _("_Export"), name, NULL, export_chosen,
+                        g_object_ref (self), g_object_unref);
 }
 
 /* ------------------------------------------------------------------ */

@@ -41,7 +41,7 @@ clear_data (HrChartView *self)
 }
 
 HrChartStyle *
-hr_chart_view_make_style (HrChartView *self)
+hr_chart_style_new_for_widget (GtkWidget *widget)
 {
   AdwStyleManager *manager = adw_style_manager_get_default ();
   gboolean dark = adw_style_manager_get_dark (manager);
@@ -49,15 +49,21 @@ hr_chart_view_make_style (HrChartView *self)
   GdkRGBA color;
 
 #if GTK_CHECK_VERSION (4, 10, 0)
-  gtk_widget_get_color (GTK_WIDGET (self), &color);
+  gtk_widget_get_color (widget, &color);
 #else
-  gtk_style_context_get_color (gtk_widget_get_style_context (GTK_WIDGET (self)), &color);
+  gtk_style_context_get_color (gtk_widget_get_style_context (widget), &color);
 #endif
   /* The widget's text colour, so the chart follows the theme (and a high
    * contrast one) like the labels around it. */
   style->foreground = (HrRgba) { color.red, color.green, color.blue, 1.0 };
   style->transparent = TRUE;
   return style;
+}
+
+HrChartStyle *
+hr_chart_view_make_style (HrChartView *self)
+{
+  return hr_chart_style_new_for_widget (GTK_WIDGET (self));
 }
 
 HrChartDrawFunc

@@ -34,6 +34,8 @@ const char   *hr_chart_view_get_title    (HrChartView       *self);
 /* The style the view draws with: light or dark after the desktop, with the
  * widget's own text colour, over a transparent background. */
 HrChartStyle *hr_chart_view_make_style   (HrChartView       *self);
+/* The same for any widget that draws a chart. */
+HrChartStyle *hr_chart_style_new_for_widget (GtkWidget      *widget);
 /* The draw function and data for exporting what the view shows. */
 HrChartDrawFunc hr_chart_view_get_draw_func (HrChartView    *self);
 /* What the pointer at (x, y) points at, in words; NULL over nothing. */

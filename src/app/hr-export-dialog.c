@@ -8,6 +8,7 @@
 #include <glib/gi18n.h>
 
 #include "hr-export-dialog.h"
+#include "hr-file-chooser.h"
 
 struct _HrExportDialog
 {
@@ -164,33 +165,12 @@ finish_export (HrExportDialog *self,
   gtk_window_destroy (GTK_WINDOW (self));
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
 static void
-save_finished (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+export_chosen (GFile    *file,
+               gpointer  user_data)
 {
-  g_autoptr(HrExportDialog) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    finish_export (self, file);
+  finish_export (HR_EXPORT_DIALOG (user_data), file);
 }
-#else
-static void
-save_response (GtkNativeDialog *dialog,
-               int              response,
-               HrExportDialog  *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      finish_export (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 on_export_clicked (HrExportDialog *self)
@@ -199,22 +179,9 @@ on_export_clicked (HrExportDialog *self)
   HrExportFormat format = get_format (self);
   g_autofree char *name = g_strdup_printf ("headroom-%s.%s", what_names[get_what (self)],
                                            hr_enum_to_nick (hr_export_format_names, format));
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
-  gtk_file_dialog_set_title (dialog, _("Export"));
-  gtk_file_dialog_set_initial_name (dialog, name);
-  gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, save_finished, g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog;
-
-  dialog = gtk_file_chooser_native_new (_("Export"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Export"),
-                                        _("_Cancel"));
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  g_signal_connect (dialog, "response", G_CALLBACK (save_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  hr_file_chooser_save (GTK_WINDOW (self), _("Export"), _("_Export"), name, NULL, export_chosen,
+                        g_object_ref (self), g_object_unref);
 }
 
 static void

@@ -12,6 +12,7 @@
 
 #include <glib/gi18n.h>
 
+#include "hr-file-chooser.h"
 #include "hr-gpu-editor.h"
 #include "hr-model-import-dialog.h"
 #include "hr-window-catalog.h"
@@ -60,33 +61,12 @@ hr_window_import_model (HrWindow *self,
   return GTK_WINDOW (dialog);
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
 static void
-model_chosen (GObject      *source,
-              GAsyncResult *result,
-              gpointer      user_data)
+model_chosen (GFile    *file,
+              gpointer  user_data)
 {
-  g_autoptr(HrWindow) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    hr_window_import_model (self, file);
+  hr_window_import_model (HR_WINDOW (user_data), file);
 }
-#else
-static void
-model_response (GtkNativeDialog *dialog,
-                int              response,
-                HrWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      hr_window_import_model (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static GtkFileFilter *
 model_filter (void)
@@ -107,21 +87,9 @@ hr_window_add_model_action (GtkWidget  *widget,
 {
   HrWindow *self = HR_WINDOW (widget);
   g_autoptr(GtkFileFilter) filter = model_filter ();
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
-  gtk_file_dialog_set_title (dialog, _("Add Model"));
-  gtk_file_dialog_set_default_filter (dialog, filter);
-  gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, model_chosen, g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog;
-
-  dialog = gtk_file_chooser_native_new (_("Add Model"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Read"), _("_Cancel"));
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_signal_connect (dialog, "response", G_CALLBACK (model_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  hr_file_chooser_open (GTK_WINDOW (self), _("Add Model"), _("_Read"), filter, model_chosen,
+                        g_object_ref (self), g_object_unref);
 }
 
 static void

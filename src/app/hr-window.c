@@ -15,6 +15,7 @@
 
 #include "hr-advisor-dialog.h"
 #include "hr-export-dialog.h"
+#include "hr-file-chooser.h"
 #include "hr-format.h"
 #include "hr-model-import-dialog.h"
 #include "hr-window-catalog.h"
@@ -1578,62 +1579,23 @@ json_filter (void)
   return filter;
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
 static void
-open_finished (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+open_chosen (GFile    *file,
+             gpointer  user_data)
 {
-  g_autoptr(HrWindow) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    hr_window_open_file (self, file);
+  hr_window_open_file (HR_WINDOW (user_data), file);
 }
 
 static void
-save_finished (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+save_chosen (GFile    *file,
+             gpointer  user_data)
 {
-  g_autoptr(HrWindow) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
+  HrWindow *self = HR_WINDOW (user_data);
   g_autoptr(GError) error = NULL;
 
-  if (file != NULL && !hr_window_save_file (self, file, &error))
+  if (!hr_window_save_file (self, file, &error))
     show_error (self, _("Could not save the scenario"), error->message);
 }
-#else
-static void
-open_response (GtkNativeDialog *dialog,
-               int              response,
-               HrWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      hr_window_open_file (self, file);
-    }
-  g_object_unref (dialog);
-}
-
-static void
-save_response (GtkNativeDialog *dialog,
-               int              response,
-               HrWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autoptr(GError) error = NULL;
-
-      if (!hr_window_save_file (self, file, &error))
-        show_error (self, _("Could not save the scenario"), error->message);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 open_action (GtkWidget  *widget,
@@ -1642,21 +1604,9 @@ open_action (GtkWidget  *widget,
 {
   HrWindow *self = HR_WINDOW (widget);
   g_autoptr(GtkFileFilter) filter = json_filter ();
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
-  gtk_file_dialog_set_title (dialog, _("Open a Scenario"));
-  gtk_file_dialog_set_default_filter (dialog, filter);
-  gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, open_finished, g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog;
-
-  dialog = gtk_file_chooser_native_new (_("Open a Scenario"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Open"), _("_Cancel"));
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  g_signal_connect (dialog, "response", G_CALLBACK (open_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  hr_file_chooser_open (GTK_WINDOW (self), _("Open a Scenario"), _("_Open"), filter,
+                        open_chosen, g_object_ref (self), g_object_unref);
 }
 
 static char *
@@ -1680,23 +1630,9 @@ save_as_action (GtkWidget  *widget,
   HrWindow *self = HR_WINDOW (widget);
   g_autoptr(GtkFileFilter) filter = json_filter ();
   g_autofree char *name = suggested_name (self);
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
-  gtk_file_dialog_set_title (dialog, _("Save the Scenario"));
-  gtk_file_dialog_set_initial_name (dialog, name);
-  gtk_file_dialog_set_default_filter (dialog, filter);
-  gtk_file_dialog_save (dialog, GTK_WINDOW (self), NULL, save_finished, g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog;
-
-  dialog = gtk_file_chooser_native_new (_("Save the Scenario"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"), _("_Cancel"));
-  gtk_file_chooser_add_filter (GTK_FILE_CHOOSER (dialog), filter);
-  gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (dialog), name);
-  g_signal_connect (dialog, "response", G_CALLBACK (save_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  hr_file_chooser_save (GTK_WINDOW (self), _("Save the Scenario"), _("_Save"), name, filter,
+                        save_chosen, g_object_ref (self), g_object_unref);
 }
 
 static void
@@ -1951,33 +1887,12 @@ on_calibrate_changed (GtkSwitch  *sw,
   refresh (self);
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
 static void
-import_chosen (GObject      *source,
-               GAsyncResult *result,
-               gpointer      user_data)
+import_chosen (GFile    *file,
+               gpointer  user_data)
 {
-  g_autoptr(HrWindow) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_open_finish (GTK_FILE_DIALOG (source), result, NULL);
-
-  if (file != NULL)
-    import_measurement (self, file);
+  import_measurement (HR_WINDOW (user_data), file);
 }
-#else
-static void
-import_response (GtkNativeDialog *dialog,
-                 int              response,
-                 HrWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-
-      import_measurement (self, file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 import_action (GtkWidget  *widget,
@@ -1985,20 +1900,9 @@ import_action (GtkWidget  *widget,
                GVariant   *parameter)
 {
   HrWindow *self = HR_WINDOW (widget);
-#if GTK_CHECK_VERSION (4, 10, 0)
-  g_autoptr(GtkFileDialog) dialog = gtk_file_dialog_new ();
 
-  gtk_file_dialog_set_title (dialog, _("Import Measurements"));
-  gtk_file_dialog_open (dialog, GTK_WINDOW (self), NULL, import_chosen, g_object_ref (self));
-#else
-  GtkFileChooserNative *dialog;
-
-  dialog = gtk_file_chooser_native_new (_("Import Measurements"), GTK_WINDOW (self),
-                                        GTK_FILE_CHOOSER_ACTION_OPEN, _("_Import"),
-                                        _("_Cancel"));
-  g_signal_connect (dialog, "response", G_CALLBACK (import_response), self);
-  gtk_native_dialog_show (GTK_NATIVE_DIALOG (dialog));
-#endif
+  hr_file_chooser_open (GTK_WINDOW (self), _("Import Measurements"), _("_Import"), NULL,
+                        import_chosen, g_object_ref (self), g_object_unref);
 }
 
 static gboolean
@@ -2015,42 +1919,18 @@ save_probe_script (GFile   *file,
                                   NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, error);
 }
 
-#if GTK_CHECK_VERSION (4, 10, 0)
 static void
-probe_save_finished (GObject      *source,
-                     GAsyncResult *result,
-                     gpointer      user_data)
+probe_save_chosen (GFile    *file,
+                   gpointer  user_data)
 {
-  g_autoptr(HrWindow) self = user_data;
-  g_autoptr(GFile) file = gtk_file_dialog_save_finish (GTK_FILE_DIALOG (source), result, NULL);
+  HrWindow *self = HR_WINDOW (user_data);
   g_autoptr(GError) error = NULL;
 
-  if (file == NULL)
-    return;
   if (!save_probe_script (file, &error))
     show_error (self, _("Could not save the script"), error->message);
   else
     hr_window_show_toast_for_file (self, _("Probe script saved"), file);
 }
-#else
-static void
-probe_save_response (GtkNativeDialog *dialog,
-                     int              response,
-                     HrWindow        *self)
-{
-  if (response == GTK_RESPONSE_ACCEPT)
-    {
-      g_autoptr(GFile) file = gtk_file_chooser_get_file (GTK_FILE_CHOOSER (dialog));
-      g_autoptr(GError) error = NULL;
-
-      if (!save_probe_script (file, &error))
-        show_error (self, _("Could not save the script"), error->message);
-      else
-        hr_window_show_toast_for_file (self, _("Probe script saved"), file);
-    }
-  g_object_unref (dialog);
-}
-#endif
 
 static void
 on_probe_response (AdwMessageDialog *dialog,
@@ -2059,26 +1939,9 @@ on_probe_response (AdwMessageDialog *dialog,
 {
   if (!g_str_equal (response, "save"))
     return;
-#if GTK_CHECK_VERSION (4, 10, 0)
-  {
-    g_autoptr(GtkFileDialog) chooser = gtk_file_dialog_new ();
-
-    gtk_file_dialog_set_initial_name (chooser, "headroom_probe_torch.py");
-    gtk_file_dialog_save (chooser, GTK_WINDOW (self), NULL, probe_save_finished,
-                          g_object_ref (self));
-  }
-#else
-  {
-    GtkFileChooserNative *chooser;
-
-    chooser = gtk_file_chooser_native_new (_("Save the Probe Script"), GTK_WINDOW (self),
-                                           GTK_FILE_CHOOSER_ACTION_SAVE, _("_Save"),
-                                           _("_Cancel"));
-    gtk_file_chooser_set_current_name (GTK_FILE_CHOOSER (chooser), "headroom_probe_torch.py");
-    g_signal_connect (chooser, "response", G_CALLBACK (probe_save_response), self);
-    gtk_native_dialog_show (GTK_NATIVE_DIALOG (chooser));
-  }
-#endif
+  hr_file_chooser_save (GTK_WINDOW (self), _("Save the Probe Script"), _("_Save"),
+                        "headroom_probe_torch.py", NULL, probe_save_chosen, g_object_ref (self),
+                        g_object_unref);
 }
 
 static void
