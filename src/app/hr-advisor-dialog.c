@@ -1301,30 +1301,7 @@ hr_advisor_dialog_screenshot (HrAdvisorDialog *self,
                               const char      *path,
                               GError         **error)
 {
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
-  int height = gtk_widget_get_height (GTK_WIDGET (self));
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
-
   g_return_val_if_fail (HR_IS_ADVISOR_DIALOG (self), FALSE);
 
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL || renderer == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: the window has not been drawn yet"),
-                   path);
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  if (!gdk_texture_save_to_png (texture, path))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: could not write the PNG"), path);
-      return FALSE;
-    }
-  return TRUE;
+  return hr_widget_screenshot (GTK_WIDGET (self), path, error);
 }

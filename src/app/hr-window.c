@@ -2048,17 +2048,17 @@ hr_window_show_toast_for_file (HrWindow   *self,
 /* Screenshots                                                          */
 
 gboolean
-hr_window_screenshot (HrWindow   *self,
+hr_widget_screenshot (GtkWidget  *widget,
                       const char *path,
                       GError    **error)
 {
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (GTK_WIDGET (self));
+  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
-  int width = gtk_widget_get_width (GTK_WIDGET (self));
-  int height = gtk_widget_get_height (GTK_WIDGET (self));
-  GskRenderer *renderer = gtk_native_get_renderer (GTK_NATIVE (self));
+  int width = gtk_widget_get_width (widget);
+  int height = gtk_widget_get_height (widget);
+  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
 
   gdk_paintable_snapshot (paintable, snapshot, width, height);
   node = gtk_snapshot_free_to_node (snapshot);
@@ -2076,6 +2076,14 @@ hr_window_screenshot (HrWindow   *self,
       return FALSE;
     }
   return TRUE;
+}
+
+gboolean
+hr_window_screenshot (HrWindow   *self,
+                      const char *path,
+                      GError    **error)
+{
+  return hr_widget_screenshot (GTK_WIDGET (self), path, error);
 }
 
 /* ------------------------------------------------------------------ */

@@ -87,6 +87,10 @@ void              hr_window_open_any         (HrWindow       *self,
  * pickers and selects @select_model_id (NULL: keeps the model). */
 void              hr_window_reload_catalog   (HrWindow       *self,
                                               const char     *select_model_id);
+/* Renders a realized widget (a window, a dialog) into a PNG file. */
+gboolean          hr_widget_screenshot       (GtkWidget      *widget,
+                                              const char     *path,
+                                              GError        **error);
 gboolean          hr_window_screenshot       (HrWindow       *self,
                                               const char     *path,
                                               GError        **error);

@@ -207,24 +207,14 @@ screenshot (GtkWidget  *window,
 {
   const char *dir = g_getenv ("HEADROOM_SCREENSHOT_DIR");
   g_autofree char *path = g_build_filename (dir != NULL ? dir : tmp_dir, name, NULL);
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (window);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GdkTexture) read_back = NULL;
   g_autoptr(GError) error = NULL;
-  int width = gtk_widget_get_width (window);
-  int height = gtk_widget_get_height (window);
 
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  g_assert_nonnull (node);
-  texture = gsk_renderer_render_texture (gtk_native_get_renderer (GTK_NATIVE (window)), node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  g_assert_true (gdk_texture_save_to_png (texture, path));
+  g_assert_true (hr_widget_screenshot (window, path, &error));
+  g_assert_no_error (error);
   read_back = gdk_texture_new_from_filename (path, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (gdk_texture_get_width (read_back), ==, width);
+  g_assert_cmpint (gdk_texture_get_width (read_back), ==, gtk_widget_get_width (window));
 }
 
 static char *
