@@ -1399,8 +1399,8 @@ host_advice (HrAdvice               *advice,
                    g_strdup_printf (_("CPU: %u cores per GPU for %s, and 2 for the system"),
                                     cores_per_gpu,
                                     world_model
-                                      ? _("environments and replay sampling (seed 000: 12-16 "
-                                          "cores beside one RTX 4090)")
+                                      ? _("environments and replay sampling (the DreamerV3 "
+                                          "GPU guide: 12-16 cores beside one RTX 4090)")
                                       : images
                                       ? _("DataLoader workers decoding and augmenting images")
                                       : _("DataLoader workers")));
@@ -1564,8 +1564,8 @@ hr_advice_new (const HrScenario     *scenario,
   g_ptr_array_add (advice->notes,
                    g_strdup_printf (_("Costs assume %g hours a day for %g months and electricity "
                                       "at $%.2f per kWh; cloud prices leave out storage and "
-                                      "instance fees (seed 000). Prices are typical ones on the "
-                                      "date shown."),
+                                      "instance fees (the DreamerV3 GPU guide). Prices are "
+                                      "typical ones on the date shown."),
                                     inputs->hours_per_day, inputs->months, inputs->usd_per_kwh));
 
   host_advice (advice, s, advice->recommendations->len > 0
