@@ -222,6 +222,9 @@ hr_measurement_get_sweep (const HrMeasurement *measurement)
   return NULL;
 }
 
+/* A longer line is refused: a file without newlines is no CSV. */
+#define MAX_LINE (1024 * 1024)
+
 /* ------------------------------------------------------------------------
  * The streaming reader
  * --------------------------------------------------------------------- */
@@ -1380,6 +1383,13 @@ read_line (HrMeasureParser *self,
 
   self->line++;
 
+  if (!self->started && length >= 2 && (guchar) line[0] == 0xff && (guchar) line[1] == 0xfe)
+    return fail (self, HR_ERROR_BINARY, 0, _("UTF-16 text; save the file as UTF-8"));
+
+  if (memchr (line, '\0', length) != NULL)
+    return fail (self, HR_ERROR_BINARY, 0, _("not a text file (a NUL byte); Headroom reads CSV "
+                                             "and JSON measurement files"));
+
   if (length > 0 && line[length - 1] == '\r')
     line[--length] = '\0';
 
@@ -1455,40 +1465,22 @@ hr_measure_parser_feed (HrMeasureParser  *self,
   if (self->error != NULL)
     goto failed;
 
-  if (!self->started && self->pending->len == 0 && length >= 2 &&
-      ((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe))
-    {
-      self->line = 1;
-      fail (self, HR_ERROR_BINARY, 0, _("UTF-16 text; save the file as UTF-8"));
-      goto failed;
-    }
-
-  if (memchr (data, '\0', length) != NULL)
-    {
-      const char *nul = memchr (data, '\0', length);
-      guint line = self->line + 1;
-
-      for (const char *q = data; q < nul; q++)
-        line += *q == '\n';
-      self->line = line;
-      fail (self, HR_ERROR_BINARY, 0, _("not a text file (a NUL byte); Headroom reads CSV and "
-                                        "JSON measurement files"));
-      goto failed;
-    }
-
+  /* Every check is made line by line, in file order, so that the message
+   * does not depend on where the chunks are cut. */
   while (p < end)
     {
       const char *nl = memchr (p, '\n', end - p);
 
+      if (self->pending->len + ((nl != NULL ? nl : end) - p) > MAX_LINE)
+        {
+          self->line++;
+          fail (self, HR_ERROR_PARSE, 0, _("a line longer than 1 MiB; is this a text file?"));
+          goto failed;
+        }
+
       if (nl == NULL)
         {
           g_string_append_len (self->pending, p, end - p);
-          if (self->pending->len > 1024 * 1024)
-            {
-              self->line++;
-              fail (self, HR_ERROR_PARSE, 0, _("a line longer than 1 MiB; is this a text file?"));
-              goto failed;
-            }
           break;
         }
 
@@ -1719,10 +1711,12 @@ hr_measure_parser_finish (HrMeasureParser  *self,
 
   if (self->error == NULL && self->pending->len > 0)
     {
-      g_autofree char *last = g_strndup (self->pending->str, self->pending->len);
+      /* With its NUL: a NUL byte in the last line is found there too. */
+      gsize length = self->pending->len;
+      g_autofree char *last = g_memdup2 (self->pending->str, length + 1);
 
       g_string_truncate (self->pending, 0);
-      read_line (self, last, strlen (last));
+      read_line (self, last, length);
     }
 
   if (self->error != NULL)

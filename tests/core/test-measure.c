@@ -382,6 +382,53 @@ test_streaming (void)
     }
 }
 
+/* The message for a bad file is the same whole and in any chunks: the
+ * first problem in file order (found by fuzz-measure: a NUL byte further
+ * on used to win over an error on an earlier line, and a UTF-16 mark split
+ * over two chunks was read as bad UTF-8). */
+static void
+test_streaming_errors (void)
+{
+  static const struct {
+    const char *data;
+    gsize       length;
+    const char *message;
+  } cases[] = {
+    { "micro_batch,peak_mib\n\xff\n3,4\0\n", 28, "t.csv:2:1: not UTF-8 text" },
+    { "micro_batch,max_memory_allocated\n1,100\n2,2\0\1\n", 45,
+      "t.csv:3: not a text file (a NUL byte)" },
+    { "\xff\xfem\0i\0\n\0", 8, "t.csv:1: UTF-16 text" },
+    { "micro_batch,max_memory_allocated\n1,5\n2,6\0", 41, "t.csv:3: not a text file" },
+  };
+
+  for (guint n = 0; n < G_N_ELEMENTS (cases); n++)
+    {
+      g_autoptr(GError) whole_error = NULL;
+      g_autoptr(HrMeasurement) whole = hr_measurement_parse_data ("t.csv", cases[n].data,
+                                                                  cases[n].length, NULL,
+                                                                  &whole_error);
+
+      g_assert_null (whole);
+      g_assert_nonnull (whole_error);
+      if (!g_str_has_prefix (whole_error->message, cases[n].message))
+        g_error ("expected \"%s\", got \"%s\"", cases[n].message, whole_error->message);
+
+      for (gsize cut = 0; cut <= cases[n].length; cut++)
+        {
+          g_autoptr(HrMeasureParser) parser = hr_measure_parser_new ("t.csv", NULL);
+          g_autoptr(HrMeasurement) m = NULL;
+          g_autoptr(GError) error = NULL;
+
+          if (hr_measure_parser_feed (parser, cases[n].data, cut, &error) &&
+              hr_measure_parser_feed (parser, cases[n].data + cut, cases[n].length - cut, &error))
+            m = hr_measure_parser_finish (parser, &error);
+          g_assert_null (m);
+          g_assert_nonnull (error);
+          g_assert_cmpstr (error->message, ==, whole_error->message);
+        }
+    }
+}
+
 static void
 test_row_limit (void)
 {
@@ -652,6 +699,7 @@ main (int    argc,
   g_test_add_func ("/measure/csv-dialects", test_csv_dialects);
   g_test_add_func ("/measure/mapping", test_mapping);
   g_test_add_func ("/measure/streaming", test_streaming);
+  g_test_add_func ("/measure/streaming-errors", test_streaming_errors);
   g_test_add_func ("/measure/row-limit", test_row_limit);
   g_test_add_func ("/measure/malformed", test_malformed);
   g_test_add_func ("/measure/calibration", test_calibration);
