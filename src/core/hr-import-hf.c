@@ -445,7 +445,8 @@ read_gated_decoder (Cfg                 *cfg,
       if (!cfg_uint (cfg, experts_key, REQUIRED, MAX_EXPERTS, &v))
         return FALSE;
       s->experts = v;
-      if (!cfg_uint (cfg, "num_experts_per_tok", 2, s->experts, &v))
+      /* Top-2 unless said, and never more than there are experts. */
+      if (!cfg_uint (cfg, "num_experts_per_tok", MIN (2, s->experts), s->experts, &v))
         return FALSE;
       s->experts_per_token = v;
       if (family->flags & DEC_SHARED_EXPERT)

@@ -126,6 +126,25 @@ test_moe (void)
   g_assert_cmpint (json_object_get_int_member (details, "experts"), ==, 8);
 }
 
+/* One expert and no num_experts_per_tok: the default top-2 is one, never
+ * more active parameters than stored ones (found by fuzz-hf-config). */
+static void
+test_moe_one_expert (void)
+{
+  static const char config[] =
+    "{\"model_type\": \"mixtral\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+    " \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"num_key_value_heads\": 2,"
+    " \"num_local_experts\": 1, \"vocab_size\": 100}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) import = hr_import_hf_config_parse ("one/config.json", config,
+                                                          sizeof config - 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (import->experts, ==, 1);
+  g_assert_cmpuint (import->experts_per_token, ==, 1);
+  g_assert_cmpuint (import->active_params, ==, import->params);
+}
+
 static void
 test_moe_shared (void)
 {
@@ -1097,6 +1116,7 @@ main (int    argc,
 
   g_test_add_func ("/import/hf/real-configs", test_real_configs);
   g_test_add_func ("/import/hf/moe", test_moe);
+  g_test_add_func ("/import/hf/moe-one-expert", test_moe_one_expert);
   g_test_add_func ("/import/hf/moe-shared", test_moe_shared);
   g_test_add_func ("/import/hf/composite", test_composite);
   g_test_add_func ("/import/hf/bad", test_bad_configs);
