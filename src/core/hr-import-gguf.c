@@ -508,7 +508,7 @@ parse (const char    *display_name,
   Meta meta;
   Gguf g = { display_name, data, length, 0, FALSE, error, _("the preamble") };
   guint32 magic = 0, version = 0;
-  guint64 n_tensors = 0, n_kv = 0, expert_params = 0;
+  guint64 n_tensors = 0, n_kv = 0, expert_params = 0, total = 0;
   gboolean has_output = FALSE;
   const char *arch;
 
@@ -620,6 +620,15 @@ parse (const char    *display_name,
           fail (&g, _("tensor %" PRIu64 ": a row of %" PRIu64 " is not a "
                       "whole number of %s blocks of %u"), i, ne0, ggml_types[t].name,
                 ggml_types[t].block);
+          goto fail;
+        }
+
+      /* Each count is below 2^58, so the sum cannot wrap before this. */
+      total += numel;
+      if (total > HR_IMPORT_MAX_PARAMS)
+        {
+          fail (&g, _("tensor %" PRIu64 " brings the count to more than %" PRIu64
+                      " parameters, more than any model has"), i, HR_IMPORT_MAX_PARAMS);
           goto fail;
         }
 

@@ -423,6 +423,12 @@ test_safetensors_hostile (void)
   expect_safetensors_error ("{\"w\": {\"dtype\": \"F32\", \"shape\": [1], "
                             "\"data_offsets\": [0, 4], \"extra\": 1}}", 4, "unknown key");
   expect_safetensors_error ("[1, 2]", 0, "JSON object");
+  /* 2^44 parameters: more than the catalog takes (found by fuzz-gguf, the
+   * same in both readers); the message points at the tensor. */
+  expect_safetensors_error ("{\"w\": {\"dtype\": \"F32\", \"shape\": [1099511627776, 16], "
+                            "\"data_offsets\": [0, 70368744177664]}}", 0,
+                            "h.safetensors:1:7: tensor \"w\" brings the count to more than "
+                            "10000000000000 parameters");
 }
 
 static void
@@ -882,6 +888,16 @@ test_gguf_hostile (void)
   put_u32 (value, 77);
   expect_gguf_error (value, "unknown metadata value type");
   expect_gguf_error (tensors, "truncated");
+  /* 2^44 parameters in one tensor: every count is checked against the
+   * catalog's limit, so that none wraps around and the model is taken. */
+  {
+    const guint64 huge[] = { G_GUINT64_CONSTANT (1) << 40, 16 };
+    g_autoptr(GByteArray) too_many = gguf_preamble (3, 1, 0);
+
+    tensor (too_many, "t", 2, huge, 0 /* F32 */, 0);
+    expect_gguf_error (too_many, "tensor 0 brings the count to more than 10000000000000 "
+                       "parameters");
+  }
   {
     guint8 not_gguf[] = "PK\x03\x04 a zip file";
     g_autoptr(GError) error = NULL;
