@@ -289,8 +289,10 @@ read_value (Gguf       *g,
 
       if (!read_string (g, G_MAXUINT64, &s, &n))
         return FALSE;
+      /* gguf.md says UTF-8, but a name that is not would be written into
+       * the model object and the user catalog as it is. */
       if (key != NULL && n <= 1024)
-        g_hash_table_insert (meta->strings, g_strdup (key), g_strndup (s, n));
+        g_hash_table_insert (meta->strings, g_strdup (key), g_utf8_make_valid (s, n));
       return TRUE;
     }
 

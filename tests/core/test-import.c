@@ -816,6 +816,31 @@ test_gguf (void)
   g_assert_cmpuint (c->vocab, ==, 32);
   g_assert_true (c->tied_embeddings);
 
+  /* A name that is not UTF-8 reaches the model as UTF-8, so that the
+   * saved model reads back (found by fuzz-gguf). */
+  {
+    g_autoptr(GByteArray) latin1 = tiny_gguf ();
+    guint8 *name = NULL;
+    g_autoptr(GError) e = NULL;
+    g_autoptr(HrImport) bad = NULL;
+    g_autoptr(JsonNode) node = NULL;
+    g_autoptr(HrJsonDoc) doc = NULL;
+    g_autofree char *text = NULL;
+
+    for (guint i = 0; i + 10 <= latin1->len && name == NULL; i++)
+      if (memcmp (latin1->data + i, "Tiny Llama", 10) == 0)
+        name = latin1->data + i;
+    g_assert_nonnull (name);
+    name[4] = 0xe9;   /* "Tiny\xe9Llama", Latin-1 */
+    bad = hr_import_gguf_parse ("tiny.gguf", latin1->data, latin1->len, &e);
+    g_assert_no_error (e);
+    node = hr_import_model_json (bad);
+    text = hr_json_node_to_string (node, FALSE);
+    doc = hr_json_doc_load_data ("saved.json", text, -1, &e);
+    g_assert_no_error (e);
+    g_assert_nonnull (strstr (text, "Tiny\xef\xbf\xbdLlama"));
+  }
+
   /* Every prefix of the header is an error (truncated), never a crash. */
   for (gsize len = 0; len < b->len; len++)
     {
