@@ -805,6 +805,17 @@ split_part_path (const char *path,
   return TRUE;
 }
 
+/* Parameters in the dtype table so far (each part's are below 2^44). */
+static guint64
+dtype_params (const HrImport *import)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < import->dtypes->len; i++)
+    total += ((const HrImportDtype *) g_ptr_array_index (import->dtypes, i))->params;
+  return total;
+}
+
 HrImport *
 hr_import_gguf_load (const char  *path,
                      GError     **error)
@@ -858,6 +869,16 @@ hr_import_gguf_load (const char  *path,
               h.has_output |= ph.has_output;
               header_clear (&ph);
               files++;
+              /* Each part is within the limit; together they may not be. */
+              if (dtype_params (import) > HR_IMPORT_MAX_PARAMS)
+                {
+                  g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                               _("%s: the first %u parts of the split add up to more than %"
+                                 PRIu64 " parameters, more than any model has"), path, i,
+                               HR_IMPORT_MAX_PARAMS);
+                  header_clear (&h);
+                  return NULL;
+                }
             }
         }
     }

@@ -995,6 +995,25 @@ test_gguf_file (void)
     g_assert_cmpuint (import->params, ==, 256 * 32);
     g_assert_nonnull (strstr (g_ptr_array_index (import->notes, 0), "one part of a model"));
 
+    /* Two parts of 8.8·10^12 parameters each: over the catalog's limit
+     * together, though each is under it. */
+    {
+      const guint64 big[] = { G_GUINT64_CONSTANT (1) << 40, 8 };
+      g_autoptr(GByteArray) half = gguf_preamble (3, 1, 1);
+
+      kv_split_count (half, 2);
+      tensor (half, "t", 2, big, 0 /* F32 */, 0);
+      write_bytes (p1, half);
+      write_bytes (p2, half);
+      g_clear_pointer (&import, hr_import_free);
+      import = hr_import_path (p1, &error);
+      g_assert_null (import);
+      g_assert_error (error, HR_ERROR, HR_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "the first 2 parts of the split add up to more "
+                                                "than 10000000000000 parameters"));
+      g_clear_error (&error);
+    }
+
     g_remove (p1);
     g_remove (p2);
   }
