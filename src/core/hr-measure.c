@@ -260,6 +260,7 @@ typedef struct {
 
 struct _HrMeasureParser {
   char             *name;
+  char             *shown_name;  /* the name as messages show it (hr_text_printable) */
   HrMeasureOptions  options;
   guint             max_rows;
 
@@ -299,6 +300,7 @@ hr_measure_parser_new (const char             *display_name,
   HrMeasureParser *self = g_new0 (HrMeasureParser, 1);
 
   self->name = g_strdup (display_name != NULL ? display_name : "<data>");
+  self->shown_name = hr_text_printable (self->name, -1);
   if (options != NULL)
     {
       self->options = *options;
@@ -324,6 +326,7 @@ hr_measure_parser_free (HrMeasureParser *self)
     return;
 
   g_free (self->name);
+  g_free (self->shown_name);
   hr_measure_options_clear (&self->options);
   g_string_free (self->pending, TRUE);
   if (self->json != NULL)
@@ -352,6 +355,7 @@ fail (HrMeasureParser *self,
       ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *shown = NULL;
   va_list args;
 
   va_start (args, format);
@@ -361,11 +365,15 @@ fail (HrMeasureParser *self,
   if (self->error != NULL)
     return FALSE;
 
+  /* Messages quote column names and values: a control character there
+   * would drive the terminal, and a value cut at 40 bytes may end inside
+   * a character.  Shown escaped, as the JSON reader's are. */
+  shown = hr_text_printable (message, -1);
   if (column > 0)
-    self->error = g_error_new (HR_ERROR, code, "%s:%u:%u: %s", self->name, self->line, column,
-                               message);
+    self->error = g_error_new (HR_ERROR, code, "%s:%u:%u: %s", self->shown_name, self->line,
+                               column, shown);
   else
-    self->error = g_error_new (HR_ERROR, code, "%s:%u: %s", self->name, self->line, message);
+    self->error = g_error_new (HR_ERROR, code, "%s:%u: %s", self->shown_name, self->line, shown);
   return FALSE;
 }
 
@@ -1671,8 +1679,8 @@ read_json (HrMeasureParser  *self,
 
       if (json_array_get_length (array) == 0)
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s:1:1: an empty list of "
-                                                            "memory_stats() dumps"), self->name);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       _("%s:1:1: an empty list of memory_stats() dumps"), self->shown_name);
           return FALSE;
         }
 
@@ -1735,10 +1743,10 @@ hr_measure_parser_finish (HrMeasureParser  *self,
       if (self->line > 0)
         g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                      _("%s: no measurements: the file is empty but for blank and comment lines"),
-                     self->name);
+                     self->shown_name);
       else
         g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: no measurements: the file is empty"),
-                     self->name);
+                     self->shown_name);
       return NULL;
     }
 
@@ -1756,7 +1764,7 @@ hr_measure_parser_finish (HrMeasureParser  *self,
     {
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                    _("%s: no measurements: %u data rows, and every memory value is missing"),
-                   self->name, self->result->rows);
+                   self->shown_name, self->result->rows);
       return NULL;
     }
 

@@ -429,6 +429,35 @@ test_streaming_errors (void)
     }
 }
 
+/* Messages quote column names and values: shown escaped, as the JSON
+ * reader's are, and a value cut at 40 bytes never ends inside a
+ * character. */
+static void
+test_printable_messages (void)
+{
+  static const char escape[] = "a\x1b[31m,b\x01\n1,2\n";
+  g_autoptr(GString) cut = g_string_new ("micro_batch,peak_mib\n1,");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrMeasurement) m = NULL;
+
+  m = hr_measurement_parse_data ("t\x1b.csv", escape, sizeof escape - 1, NULL, &error);
+  g_assert_null (m);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error->message, "t\\x1B.csv:1: "));
+  g_assert_nonnull (strstr (error->message, "\"a\\x1B[31m\", \"b\\x01\""));
+  g_clear_error (&error);
+
+  /* 39 ASCII bytes, then a two-byte character across the cut. */
+  for (guint i = 0; i < 39; i++)
+    g_string_append_c (cut, 'x');
+  g_string_append (cut, "\xc3\xa9\n");
+  m = hr_measurement_parse_data ("t.csv", cut->str, cut->len, NULL, &error);
+  g_assert_null (m);
+  g_assert_nonnull (error);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  g_assert_nonnull (strstr (error->message, "is not a number"));
+}
+
 static void
 test_row_limit (void)
 {
@@ -700,6 +729,7 @@ main (int    argc,
   g_test_add_func ("/measure/mapping", test_mapping);
   g_test_add_func ("/measure/streaming", test_streaming);
   g_test_add_func ("/measure/streaming-errors", test_streaming_errors);
+  g_test_add_func ("/measure/printable-messages", test_printable_messages);
   g_test_add_func ("/measure/row-limit", test_row_limit);
   g_test_add_func ("/measure/malformed", test_malformed);
   g_test_add_func ("/measure/calibration", test_calibration);

@@ -23,7 +23,8 @@ hr_fuzz_setup (void)
 }
 
 /* A refusal is a message the user reads: from Headroom's own domain, not
- * empty, one line, and naming where (a file name, or the --set option). */
+ * empty, one printable line of UTF-8, and naming where (a file name, or the
+ * --set option). */
 void
 hr_fuzz_check_error (const GError *error)
 {
@@ -34,6 +35,10 @@ hr_fuzz_check_error (const GError *error)
   HR_FUZZ_CHECK (strchr (error->message, '\n') == NULL, "message on several lines: %s",
                  error->message);
   HR_FUZZ_CHECK (g_utf8_validate (error->message, -1, NULL), "message is not UTF-8");
+  /* Control characters would drive the terminal (hr_text_printable). */
+  for (const char *c = error->message; *c != '\0'; c++)
+    HR_FUZZ_CHECK ((guchar) *c >= 0x20 && *c != 0x7f, "control character 0x%02X in: %s",
+                   (guchar) *c, error->message);
 }
 
 /* SCENARIO.md: the five buckets add up to the total, the total lies in
