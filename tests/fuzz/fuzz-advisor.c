@@ -92,7 +92,8 @@ walk_to_leaf (HrAdvisor     *advisor,
                      "answer %s did not lead to %s", answer->id, answer->next);
     }
 
-  HR_FUZZ_CHECK (hr_advisor_node_is_leaf (hr_advisor_walk_get_current (walk)), "done, not at a leaf");
+  HR_FUZZ_CHECK (hr_advisor_node_is_leaf (hr_advisor_walk_get_current (walk)),
+                 "done, not at a leaf");
   return hr_advisor_walk_get_current (walk);
 }
 
