@@ -235,6 +235,12 @@ test_bad_configs (void)
                 "huge.json:", "which no model has");
   expect_error ("neg.json", "{\"model_type\": \"gpt2\", \"vocab_size\": -5}", "neg.json:1:",
                 "vocab_size");
+  /* A required key given as null is an error at the null, never a size
+   * of 0 (found by fuzz-hf-config: OPT's "ffn_dim": null). */
+  expect_error ("null.json",
+                "{\"model_type\": \"opt\", \"hidden_size\": 768, \"num_hidden_layers\": 1,\n"
+                " \"num_attention_heads\": 12, \"vocab_size\": 50272, \"ffn_dim\": null}",
+                "null.json:2:61: ", "gives \"ffn_dim\" as null; it is required");
   /* A nested config may not nest again. */
   expect_error ("deep.json",
                 "{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"llava\"}}",
