@@ -284,7 +284,9 @@ hr_fit_series (const HrMeasureSeries  *series,
       fit = hr_fit_linear ((double *) x->data, (double *) y->data, x->len, error);
       if (fit == NULL)
         {
-          g_prefix_error (error, "%s: ", series->name);
+          g_autofree char *shown = hr_text_printable (series->name, -1);
+
+          g_prefix_error (error, "%s: ", shown);
           return NULL;
         }
     }
@@ -303,9 +305,11 @@ hr_fit_series (const HrMeasureSeries  *series,
         }
       if (!least_squares (columns, (double *) y->data, n, 3, c))
         {
+          g_autofree char *shown = hr_text_printable (series->name, -1);
+
           g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                        _("%s: the batch sizes and sequence lengths do not vary enough for "
-                         "floor + b·(s·k₁ + s²·k₂)"), series->name);
+                         "floor + b·(s·k₁ + s²·k₂)"), shown);
           return NULL;
         }
 
@@ -474,14 +478,15 @@ hr_calibration_new (HrPlan                 *plan,
   predicted_fit = hr_fit_linear ((double *) batch->data, (double *) predicted->data, n, NULL);
   if (measured_fit == NULL || predicted_fit == NULL)
     {
+      g_autofree char *shown = hr_text_printable (series->name, -1);
+
       if (self->seq_len > 0)
         g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                      _("%s: a calibration needs points at two or more batch sizes at the "
-                       "scenario's sequence length"), series->name);
+                       "scenario's sequence length"), shown);
       else
         g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                     _("%s: a calibration needs points at two or more batch sizes"),
-                     series->name);
+                     _("%s: a calibration needs points at two or more batch sizes"), shown);
       return NULL;
     }
 

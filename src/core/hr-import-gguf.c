@@ -289,8 +289,10 @@ read_value (Gguf       *g,
 
       if (!read_string (g, G_MAXUINT64, &s, &n))
         return FALSE;
+      /* gguf.md says UTF-8, but a name that is not would be written into
+       * the model object and the user catalog as it is. */
       if (key != NULL && n <= 1024)
-        g_hash_table_insert (meta->strings, g_strdup (key), g_strndup (s, n));
+        g_hash_table_insert (meta->strings, g_strdup (key), g_utf8_make_valid (s, n));
       return TRUE;
     }
 
@@ -508,7 +510,7 @@ parse (const char    *display_name,
   Meta meta;
   Gguf g = { display_name, data, length, 0, FALSE, error, _("the preamble") };
   guint32 magic = 0, version = 0;
-  guint64 n_tensors = 0, n_kv = 0, expert_params = 0;
+  guint64 n_tensors = 0, n_kv = 0, expert_params = 0, total = 0;
   gboolean has_output = FALSE;
   const char *arch;
 
@@ -620,6 +622,15 @@ parse (const char    *display_name,
           fail (&g, _("tensor %" PRIu64 ": a row of %" PRIu64 " is not a "
                       "whole number of %s blocks of %u"), i, ne0, ggml_types[t].name,
                 ggml_types[t].block);
+          goto fail;
+        }
+
+      /* Each count is below 2^58, so the sum cannot wrap before this. */
+      total += numel;
+      if (total > HR_IMPORT_MAX_PARAMS)
+        {
+          fail (&g, _("tensor %" PRIu64 " brings the count to more than %" PRIu64
+                      " parameters, more than any model has"), i, HR_IMPORT_MAX_PARAMS);
           goto fail;
         }
 
@@ -794,6 +805,17 @@ split_part_path (const char *path,
   return TRUE;
 }
 
+/* Parameters in the dtype table so far (each part's are below 2^44). */
+static guint64
+dtype_params (const HrImport *import)
+{
+  guint64 total = 0;
+
+  for (guint i = 0; i < import->dtypes->len; i++)
+    total += ((const HrImportDtype *) g_ptr_array_index (import->dtypes, i))->params;
+  return total;
+}
+
 HrImport *
 hr_import_gguf_load (const char  *path,
                      GError     **error)
@@ -847,6 +869,16 @@ hr_import_gguf_load (const char  *path,
               h.has_output |= ph.has_output;
               header_clear (&ph);
               files++;
+              /* Each part is within the limit; together they may not be. */
+              if (dtype_params (import) > HR_IMPORT_MAX_PARAMS)
+                {
+                  g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                               _("%s: the first %u parts of the split add up to more than %"
+                                 PRIu64 " parameters, more than any model has"), path, i,
+                               HR_IMPORT_MAX_PARAMS);
+                  header_clear (&h);
+                  return NULL;
+                }
             }
         }
     }

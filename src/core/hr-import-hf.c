@@ -226,6 +226,18 @@ cfg_get (Cfg        *cfg,
   return node != NULL && !JSON_NODE_HOLDS_NULL (node) ? node : NULL;
 }
 
+/* A required key that is absent, or null (which cfg_get takes as absent):
+ * an error either way, never a value left unset. */
+static gboolean
+cfg_require (Cfg        *cfg,
+             const char *key)
+{
+  if (hr_reader_get_node (&cfg->reader, key) != NULL)
+    return hr_reader_fail (&cfg->reader, key, _("%s gives \"%s\" as null; it is required"),
+                           cfg->what, key);
+  return hr_reader_require (&cfg->reader, key);
+}
+
 /* The first of @keys ("hidden_size|n_embd") that is present, read as an
  * integer in [1, @max].  When none is: @def if there is one (REQUIRED means
  * none), with a note when @def stands for a value a nested config left to
@@ -246,7 +258,7 @@ cfg_uint (Cfg        *cfg,
     }
 
   if (def == REQUIRED)
-    return hr_reader_require (&cfg->reader, names[0]);
+    return cfg_require (cfg, names[0]);
 
   *out = def;
   return TRUE;
@@ -270,7 +282,7 @@ cfg_arch (Cfg        *cfg,
     }
 
   if (!cfg->defaults_ok || family_default == 0)
-    return hr_reader_require (&cfg->reader, names[0]);
+    return cfg_require (cfg, names[0]);
 
   *out = family_default;
   hr_import_add_note (cfg->import, _("%s%s not given: %" PRIu64 " assumed "
@@ -445,7 +457,8 @@ read_gated_decoder (Cfg                 *cfg,
       if (!cfg_uint (cfg, experts_key, REQUIRED, MAX_EXPERTS, &v))
         return FALSE;
       s->experts = v;
-      if (!cfg_uint (cfg, "num_experts_per_tok", 2, s->experts, &v))
+      /* Top-2 unless said, and never more than there are experts. */
+      if (!cfg_uint (cfg, "num_experts_per_tok", MIN (2, s->experts), s->experts, &v))
         return FALSE;
       s->experts_per_token = v;
       if (family->flags & DEC_SHARED_EXPERT)

@@ -286,10 +286,18 @@ hr_safetensors_parse_header (HrImport    *import,
   g_autoptr(HrJsonDoc) doc = NULL;
   g_autoptr(GList) members = NULL;
   JsonObject *root;
-  guint64 packed = 0;
+  guint64 packed = 0, total = 0;
 
   g_return_val_if_fail (import != NULL, FALSE);
   g_return_val_if_fail (display_name != NULL, FALSE);
+
+  /* The shards read before this one count too. */
+  for (guint i = 0; i < import->dtypes->len; i++)
+    {
+      const HrImportDtype *d = g_ptr_array_index (import->dtypes, i);
+
+      total += d->params;
+    }
 
   if (length > HR_SAFETENSORS_MAX_HEADER)
     {
@@ -320,6 +328,7 @@ hr_safetensors_parse_header (HrImport    *import,
       JsonNode *node = json_object_get_member (root, name);
       g_autofree char *dtype = NULL;
       guint64 numel = 0, begin = 0, end = 0, params;
+      const char *kind;
       g_autoptr(GArray) dims = g_array_new (FALSE, FALSE, sizeof (guint64));
       HrReader reader;
       guint bits;
@@ -364,40 +373,49 @@ hr_safetensors_parse_header (HrImport    *import,
 
       remember_shape (import, name, dims);
 
+      /* What the tensor counts as, and under which name in the table. */
+      kind = dtype;
+      params = numel;
       if (is_quant_constant (name))
         {
-          hr_import_add_tensor (import, "quantization constants", 0, end - begin);
-          continue;
+          kind = "quantization constants";
+          params = 0;
         }
-
-      params = numel;
-      if (g_str_has_suffix (name, ".qweight") && (g_str_equal (dtype, "I32") ||
-                                                  g_str_equal (dtype, "U32")))
+      else if (g_str_has_suffix (name, ".qweight") && (g_str_equal (dtype, "I32") ||
+                                                       g_str_equal (dtype, "U32")))
         {
           /* GPTQ / AWQ pack eight 4-bit weights into each 32-bit word. */
+          kind = "INT4 (GPTQ/AWQ, packed in I32)";
           params = numel * 8;
           packed += params;
-          hr_import_add_tensor (import, "INT4 (GPTQ/AWQ, packed in I32)", params, end - begin);
-          continue;
         }
-      if (g_str_equal (dtype, "U8") && g_str_has_suffix (name, ".weight"))
+      else if (g_str_equal (dtype, "U8") && g_str_has_suffix (name, ".weight"))
         {
           g_autofree char *nf4 = g_strconcat (name, ".quant_state.bitsandbytes__nf4", NULL);
           g_autofree char *fp4 = g_strconcat (name, ".quant_state.bitsandbytes__fp4", NULL);
 
-          if (json_object_has_member (root, nf4) || json_object_has_member (root, fp4))
-            {
-              /* bitsandbytes stores two 4-bit weights per byte. */
-              params = numel * 2;
-              hr_import_add_tensor (import, json_object_has_member (root, nf4)
-                                              ? "NF4 (bitsandbytes, packed in U8)"
-                                              : "FP4 (bitsandbytes, packed in U8)",
-                                    params, end - begin);
-              continue;
-            }
+          /* bitsandbytes stores two 4-bit weights per byte. */
+          if (json_object_has_member (root, nf4))
+            kind = "NF4 (bitsandbytes, packed in U8)";
+          else if (json_object_has_member (root, fp4))
+            kind = "FP4 (bitsandbytes, packed in U8)";
+          if (kind != dtype)
+            params = numel * 2;
         }
 
-      hr_import_add_tensor (import, dtype, params, end - begin);
+      /* Each count is below 2^61 (read_shape), so the sum cannot wrap
+       * before this; the constants count too, for their bytes. */
+      total += MAX (params, numel);
+      if (total > HR_IMPORT_MAX_PARAMS)
+        {
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, pointer, FALSE,
+                             _("tensor \"%s\" brings the count to more than %" PRIu64
+                               " parameters, more than any model has"), name,
+                             HR_IMPORT_MAX_PARAMS);
+          return FALSE;
+        }
+
+      hr_import_add_tensor (import, kind, params, end - begin);
     }
 
   if (packed > 0)

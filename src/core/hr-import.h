@@ -18,6 +18,11 @@ typedef enum {
 
 extern const char * const hr_import_format_names[];
 
+/* The most parameters a catalog model may have (data/CATALOG.md): weights'
+ * headers that add up to more are refused, so that every import makes a
+ * model the catalog takes and no count wraps around. */
+#define HR_IMPORT_MAX_PARAMS G_GUINT64_CONSTANT (10000000000000)
+
 /* Parameters stored at one element type, as the weights' headers list them. */
 typedef struct {
   char    *dtype;           /* as the file names it: "BF16", "F8_E4M3", "Q4_K"… */

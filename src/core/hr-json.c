@@ -1128,13 +1128,24 @@ hr_json_node_to_string (JsonNode *node,
     {
       if (*c == '"')
         {
-          const char *start = c++;
-
+          g_string_append_c (out, *c++);
           while (*c != '\0' && *c != '"')
-            c += (*c == '\\' && c[1] != '\0') ? 2 : 1;
+            {
+              if (*c == '\\' && c[1] != '\0')
+                {
+                  g_string_append_len (out, c, 2);
+                  c += 2;
+                }
+              /* json-glib 1.6 writes U+001F as it is, which no JSON
+               * reader (ours included) accepts: escape every control
+               * character it left. */
+              else if ((guchar) *c < 0x20)
+                g_string_append_printf (out, "\\u%04x", (guchar) *c++);
+              else
+                g_string_append_c (out, *c++);
+            }
           if (*c == '"')
-            c++;
-          g_string_append_len (out, start, c - start);
+            g_string_append_c (out, *c++);
         }
       else if (*c == '-' || g_ascii_isdigit (*c))
         {

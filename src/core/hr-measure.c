@@ -222,6 +222,9 @@ hr_measurement_get_sweep (const HrMeasurement *measurement)
   return NULL;
 }
 
+/* A longer line is refused: a file without newlines is no CSV. */
+#define MAX_LINE (1024 * 1024)
+
 /* ------------------------------------------------------------------------
  * The streaming reader
  * --------------------------------------------------------------------- */
@@ -257,6 +260,7 @@ typedef struct {
 
 struct _HrMeasureParser {
   char             *name;
+  char             *shown_name;  /* the name as messages show it (hr_text_printable) */
   HrMeasureOptions  options;
   guint             max_rows;
 
@@ -296,6 +300,7 @@ hr_measure_parser_new (const char             *display_name,
   HrMeasureParser *self = g_new0 (HrMeasureParser, 1);
 
   self->name = g_strdup (display_name != NULL ? display_name : "<data>");
+  self->shown_name = hr_text_printable (self->name, -1);
   if (options != NULL)
     {
       self->options = *options;
@@ -321,6 +326,7 @@ hr_measure_parser_free (HrMeasureParser *self)
     return;
 
   g_free (self->name);
+  g_free (self->shown_name);
   hr_measure_options_clear (&self->options);
   g_string_free (self->pending, TRUE);
   if (self->json != NULL)
@@ -349,6 +355,7 @@ fail (HrMeasureParser *self,
       ...)
 {
   g_autofree char *message = NULL;
+  g_autofree char *shown = NULL;
   va_list args;
 
   va_start (args, format);
@@ -358,11 +365,15 @@ fail (HrMeasureParser *self,
   if (self->error != NULL)
     return FALSE;
 
+  /* Messages quote column names and values: a control character there
+   * would drive the terminal, and a value cut at 40 bytes may end inside
+   * a character.  Shown escaped, as the JSON reader's are. */
+  shown = hr_text_printable (message, -1);
   if (column > 0)
-    self->error = g_error_new (HR_ERROR, code, "%s:%u:%u: %s", self->name, self->line, column,
-                               message);
+    self->error = g_error_new (HR_ERROR, code, "%s:%u:%u: %s", self->shown_name, self->line,
+                               column, shown);
   else
-    self->error = g_error_new (HR_ERROR, code, "%s:%u: %s", self->name, self->line, message);
+    self->error = g_error_new (HR_ERROR, code, "%s:%u: %s", self->shown_name, self->line, shown);
   return FALSE;
 }
 
@@ -1380,6 +1391,13 @@ read_line (HrMeasureParser *self,
 
   self->line++;
 
+  if (!self->started && length >= 2 && (guchar) line[0] == 0xff && (guchar) line[1] == 0xfe)
+    return fail (self, HR_ERROR_BINARY, 0, _("UTF-16 text; save the file as UTF-8"));
+
+  if (memchr (line, '\0', length) != NULL)
+    return fail (self, HR_ERROR_BINARY, 0, _("not a text file (a NUL byte); Headroom reads CSV "
+                                             "and JSON measurement files"));
+
   if (length > 0 && line[length - 1] == '\r')
     line[--length] = '\0';
 
@@ -1455,40 +1473,22 @@ hr_measure_parser_feed (HrMeasureParser  *self,
   if (self->error != NULL)
     goto failed;
 
-  if (!self->started && self->pending->len == 0 && length >= 2 &&
-      ((guchar) data[0] == 0xff && (guchar) data[1] == 0xfe))
-    {
-      self->line = 1;
-      fail (self, HR_ERROR_BINARY, 0, _("UTF-16 text; save the file as UTF-8"));
-      goto failed;
-    }
-
-  if (memchr (data, '\0', length) != NULL)
-    {
-      const char *nul = memchr (data, '\0', length);
-      guint line = self->line + 1;
-
-      for (const char *q = data; q < nul; q++)
-        line += *q == '\n';
-      self->line = line;
-      fail (self, HR_ERROR_BINARY, 0, _("not a text file (a NUL byte); Headroom reads CSV and "
-                                        "JSON measurement files"));
-      goto failed;
-    }
-
+  /* Every check is made line by line, in file order, so that the message
+   * does not depend on where the chunks are cut. */
   while (p < end)
     {
       const char *nl = memchr (p, '\n', end - p);
 
+      if (self->pending->len + ((nl != NULL ? nl : end) - p) > MAX_LINE)
+        {
+          self->line++;
+          fail (self, HR_ERROR_PARSE, 0, _("a line longer than 1 MiB; is this a text file?"));
+          goto failed;
+        }
+
       if (nl == NULL)
         {
           g_string_append_len (self->pending, p, end - p);
-          if (self->pending->len > 1024 * 1024)
-            {
-              self->line++;
-              fail (self, HR_ERROR_PARSE, 0, _("a line longer than 1 MiB; is this a text file?"));
-              goto failed;
-            }
           break;
         }
 
@@ -1679,8 +1679,8 @@ read_json (HrMeasureParser  *self,
 
       if (json_array_get_length (array) == 0)
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s:1:1: an empty list of "
-                                                            "memory_stats() dumps"), self->name);
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       _("%s:1:1: an empty list of memory_stats() dumps"), self->shown_name);
           return FALSE;
         }
 
@@ -1719,10 +1719,12 @@ hr_measure_parser_finish (HrMeasureParser  *self,
 
   if (self->error == NULL && self->pending->len > 0)
     {
-      g_autofree char *last = g_strndup (self->pending->str, self->pending->len);
+      /* With its NUL: a NUL byte in the last line is found there too. */
+      gsize length = self->pending->len;
+      g_autofree char *last = g_memdup2 (self->pending->str, length + 1);
 
       g_string_truncate (self->pending, 0);
-      read_line (self, last, strlen (last));
+      read_line (self, last, length);
     }
 
   if (self->error != NULL)
@@ -1741,10 +1743,10 @@ hr_measure_parser_finish (HrMeasureParser  *self,
       if (self->line > 0)
         g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                      _("%s: no measurements: the file is empty but for blank and comment lines"),
-                     self->name);
+                     self->shown_name);
       else
         g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: no measurements: the file is empty"),
-                     self->name);
+                     self->shown_name);
       return NULL;
     }
 
@@ -1762,7 +1764,7 @@ hr_measure_parser_finish (HrMeasureParser  *self,
     {
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                    _("%s: no measurements: %u data rows, and every memory value is missing"),
-                   self->name, self->result->rows);
+                   self->shown_name, self->result->rows);
       return NULL;
     }
 

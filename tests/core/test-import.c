@@ -126,6 +126,25 @@ test_moe (void)
   g_assert_cmpint (json_object_get_int_member (details, "experts"), ==, 8);
 }
 
+/* One expert and no num_experts_per_tok: the default top-2 is one, never
+ * more active parameters than stored ones (found by fuzz-hf-config). */
+static void
+test_moe_one_expert (void)
+{
+  static const char config[] =
+    "{\"model_type\": \"mixtral\", \"hidden_size\": 64, \"intermediate_size\": 128,"
+    " \"num_attention_heads\": 4, \"num_hidden_layers\": 2, \"num_key_value_heads\": 2,"
+    " \"num_local_experts\": 1, \"vocab_size\": 100}";
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) import = hr_import_hf_config_parse ("one/config.json", config,
+                                                          sizeof config - 1, &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (import->experts, ==, 1);
+  g_assert_cmpuint (import->experts_per_token, ==, 1);
+  g_assert_cmpuint (import->active_params, ==, import->params);
+}
+
 static void
 test_moe_shared (void)
 {
@@ -216,6 +235,12 @@ test_bad_configs (void)
                 "huge.json:", "which no model has");
   expect_error ("neg.json", "{\"model_type\": \"gpt2\", \"vocab_size\": -5}", "neg.json:1:",
                 "vocab_size");
+  /* A required key given as null is an error at the null, never a size
+   * of 0 (found by fuzz-hf-config: OPT's "ffn_dim": null). */
+  expect_error ("null.json",
+                "{\"model_type\": \"opt\", \"hidden_size\": 768, \"num_hidden_layers\": 1,\n"
+                " \"num_attention_heads\": 12, \"vocab_size\": 50272, \"ffn_dim\": null}",
+                "null.json:2:61: ", "gives \"ffn_dim\" as null; it is required");
   /* A nested config may not nest again. */
   expect_error ("deep.json",
                 "{\"model_type\": \"llava\", \"text_config\": {\"model_type\": \"llava\"}}",
@@ -404,6 +429,12 @@ test_safetensors_hostile (void)
   expect_safetensors_error ("{\"w\": {\"dtype\": \"F32\", \"shape\": [1], "
                             "\"data_offsets\": [0, 4], \"extra\": 1}}", 4, "unknown key");
   expect_safetensors_error ("[1, 2]", 0, "JSON object");
+  /* 2^44 parameters: more than the catalog takes (found by fuzz-gguf, the
+   * same in both readers); the message points at the tensor. */
+  expect_safetensors_error ("{\"w\": {\"dtype\": \"F32\", \"shape\": [1099511627776, 16], "
+                            "\"data_offsets\": [0, 70368744177664]}}", 0,
+                            "h.safetensors:1:7: tensor \"w\" brings the count to more than "
+                            "10000000000000 parameters");
 }
 
 static void
@@ -791,6 +822,31 @@ test_gguf (void)
   g_assert_cmpuint (c->vocab, ==, 32);
   g_assert_true (c->tied_embeddings);
 
+  /* A name that is not UTF-8 reaches the model as UTF-8, so that the
+   * saved model reads back (found by fuzz-gguf). */
+  {
+    g_autoptr(GByteArray) latin1 = tiny_gguf ();
+    guint8 *name = NULL;
+    g_autoptr(GError) e = NULL;
+    g_autoptr(HrImport) bad = NULL;
+    g_autoptr(JsonNode) node = NULL;
+    g_autoptr(HrJsonDoc) doc = NULL;
+    g_autofree char *text = NULL;
+
+    for (guint i = 0; i + 10 <= latin1->len && name == NULL; i++)
+      if (memcmp (latin1->data + i, "Tiny Llama", 10) == 0)
+        name = latin1->data + i;
+    g_assert_nonnull (name);
+    name[4] = 0xe9;   /* "Tiny\xe9Llama", Latin-1 */
+    bad = hr_import_gguf_parse ("tiny.gguf", latin1->data, latin1->len, &e);
+    g_assert_no_error (e);
+    node = hr_import_model_json (bad);
+    text = hr_json_node_to_string (node, FALSE);
+    doc = hr_json_doc_load_data ("saved.json", text, -1, &e);
+    g_assert_no_error (e);
+    g_assert_nonnull (strstr (text, "Tiny\xef\xbf\xbdLlama"));
+  }
+
   /* Every prefix of the header is an error (truncated), never a crash. */
   for (gsize len = 0; len < b->len; len++)
     {
@@ -863,6 +919,16 @@ test_gguf_hostile (void)
   put_u32 (value, 77);
   expect_gguf_error (value, "unknown metadata value type");
   expect_gguf_error (tensors, "truncated");
+  /* 2^44 parameters in one tensor: every count is checked against the
+   * catalog's limit, so that none wraps around and the model is taken. */
+  {
+    const guint64 huge[] = { G_GUINT64_CONSTANT (1) << 40, 16 };
+    g_autoptr(GByteArray) too_many = gguf_preamble (3, 1, 0);
+
+    tensor (too_many, "t", 2, huge, 0 /* F32 */, 0);
+    expect_gguf_error (too_many, "tensor 0 brings the count to more than 10000000000000 "
+                       "parameters");
+  }
   {
     guint8 not_gguf[] = "PK\x03\x04 a zip file";
     g_autoptr(GError) error = NULL;
@@ -934,6 +1000,25 @@ test_gguf_file (void)
     g_assert_no_error (error);
     g_assert_cmpuint (import->params, ==, 256 * 32);
     g_assert_nonnull (strstr (g_ptr_array_index (import->notes, 0), "one part of a model"));
+
+    /* Two parts of 8.8·10^12 parameters each: over the catalog's limit
+     * together, though each is under it. */
+    {
+      const guint64 big[] = { G_GUINT64_CONSTANT (1) << 40, 8 };
+      g_autoptr(GByteArray) half = gguf_preamble (3, 1, 1);
+
+      kv_split_count (half, 2);
+      tensor (half, "t", 2, big, 0 /* F32 */, 0);
+      write_bytes (p1, half);
+      write_bytes (p2, half);
+      g_clear_pointer (&import, hr_import_free);
+      import = hr_import_path (p1, &error);
+      g_assert_null (import);
+      g_assert_error (error, HR_ERROR, HR_ERROR_INVALID);
+      g_assert_nonnull (strstr (error->message, "the first 2 parts of the split add up to more "
+                                                "than 10000000000000 parameters"));
+      g_clear_error (&error);
+    }
 
     g_remove (p1);
     g_remove (p2);
@@ -1097,6 +1182,7 @@ main (int    argc,
 
   g_test_add_func ("/import/hf/real-configs", test_real_configs);
   g_test_add_func ("/import/hf/moe", test_moe);
+  g_test_add_func ("/import/hf/moe-one-expert", test_moe_one_expert);
   g_test_add_func ("/import/hf/moe-shared", test_moe_shared);
   g_test_add_func ("/import/hf/composite", test_composite);
   g_test_add_func ("/import/hf/bad", test_bad_configs);

@@ -382,6 +382,82 @@ test_streaming (void)
     }
 }
 
+/* The message for a bad file is the same whole and in any chunks: the
+ * first problem in file order (found by fuzz-measure: a NUL byte further
+ * on used to win over an error on an earlier line, and a UTF-16 mark split
+ * over two chunks was read as bad UTF-8). */
+static void
+test_streaming_errors (void)
+{
+  static const struct {
+    const char *data;
+    gsize       length;
+    const char *message;
+  } cases[] = {
+    { "micro_batch,peak_mib\n\xff\n3,4\0\n", 28, "t.csv:2:1: not UTF-8 text" },
+    { "micro_batch,max_memory_allocated\n1,100\n2,2\0\1\n", 45,
+      "t.csv:3: not a text file (a NUL byte)" },
+    { "\xff\xfem\0i\0\n\0", 8, "t.csv:1: UTF-16 text" },
+    { "micro_batch,max_memory_allocated\n1,5\n2,6\0", 41, "t.csv:3: not a text file" },
+  };
+
+  for (guint n = 0; n < G_N_ELEMENTS (cases); n++)
+    {
+      g_autoptr(GError) whole_error = NULL;
+      g_autoptr(HrMeasurement) whole = hr_measurement_parse_data ("t.csv", cases[n].data,
+                                                                  cases[n].length, NULL,
+                                                                  &whole_error);
+
+      g_assert_null (whole);
+      g_assert_nonnull (whole_error);
+      if (!g_str_has_prefix (whole_error->message, cases[n].message))
+        g_error ("expected \"%s\", got \"%s\"", cases[n].message, whole_error->message);
+
+      for (gsize cut = 0; cut <= cases[n].length; cut++)
+        {
+          g_autoptr(HrMeasureParser) parser = hr_measure_parser_new ("t.csv", NULL);
+          g_autoptr(HrMeasurement) m = NULL;
+          g_autoptr(GError) error = NULL;
+
+          if (hr_measure_parser_feed (parser, cases[n].data, cut, &error) &&
+              hr_measure_parser_feed (parser, cases[n].data + cut, cases[n].length - cut, &error))
+            m = hr_measure_parser_finish (parser, &error);
+          g_assert_null (m);
+          g_assert_nonnull (error);
+          g_assert_cmpstr (error->message, ==, whole_error->message);
+        }
+    }
+}
+
+/* Messages quote column names and values: shown escaped, as the JSON
+ * reader's are, and a value cut at 40 bytes never ends inside a
+ * character. */
+static void
+test_printable_messages (void)
+{
+  static const char escape[] = "a\x1b[31m,b\x01\n1,2\n";
+  g_autoptr(GString) cut = g_string_new ("micro_batch,peak_mib\n1,");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrMeasurement) m = NULL;
+
+  m = hr_measurement_parse_data ("t\x1b.csv", escape, sizeof escape - 1, NULL, &error);
+  g_assert_null (m);
+  g_assert_nonnull (error);
+  g_assert_true (g_str_has_prefix (error->message, "t\\x1B.csv:1: "));
+  g_assert_nonnull (strstr (error->message, "\"a\\x1B[31m\", \"b\\x01\""));
+  g_clear_error (&error);
+
+  /* 39 ASCII bytes, then a two-byte character across the cut. */
+  for (guint i = 0; i < 39; i++)
+    g_string_append_c (cut, 'x');
+  g_string_append (cut, "\xc3\xa9\n");
+  m = hr_measurement_parse_data ("t.csv", cut->str, cut->len, NULL, &error);
+  g_assert_null (m);
+  g_assert_nonnull (error);
+  g_assert_true (g_utf8_validate (error->message, -1, NULL));
+  g_assert_nonnull (strstr (error->message, "is not a number"));
+}
+
 static void
 test_row_limit (void)
 {
@@ -652,6 +728,8 @@ main (int    argc,
   g_test_add_func ("/measure/csv-dialects", test_csv_dialects);
   g_test_add_func ("/measure/mapping", test_mapping);
   g_test_add_func ("/measure/streaming", test_streaming);
+  g_test_add_func ("/measure/streaming-errors", test_streaming_errors);
+  g_test_add_func ("/measure/printable-messages", test_printable_messages);
   g_test_add_func ("/measure/row-limit", test_row_limit);
   g_test_add_func ("/measure/malformed", test_malformed);
   g_test_add_func ("/measure/calibration", test_calibration);

@@ -408,6 +408,31 @@ test_round_trip (void)
   g_rmdir (dir);
 }
 
+/* Every control character in a string is saved escaped: json-glib 1.6
+ * wrote U+001F as it is, and the saved file could not be opened again
+ * (found by fuzz-gguf, through a model name). */
+static void
+test_round_trip_control_characters (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) a = parse (HEAD "  \"name\": \"a\\u001fb\\u0001c\\u007f\\n\"\n}", &error);
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(HrJsonDoc) doc = NULL;
+  g_autoptr(HrScenario) b = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  g_assert_cmpstr (a->name, ==, "a\x1f" "b\x01" "c\x7f\n");
+  node = hr_scenario_to_json (a);
+  text = hr_json_node_to_string (node, TRUE);
+  g_assert_nonnull (strstr (text, "a\\u001fb\\u0001c"));
+  doc = hr_json_doc_load_data ("saved.json", text, -1, &error);
+  g_assert_no_error (error);
+  b = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+  g_assert_cmpstr (b->name, ==, a->name);
+}
+
 static void
 test_copy (void)
 {
@@ -437,6 +462,8 @@ main (int    argc,
   g_test_add_func ("/scenario/file-errors", test_file_errors);
   g_test_add_func ("/scenario/set", test_set);
   g_test_add_func ("/scenario/round-trip", test_round_trip);
+  g_test_add_func ("/scenario/round-trip-control-characters",
+                   test_round_trip_control_characters);
   g_test_add_func ("/scenario/copy", test_copy);
 
   return g_test_run ();

@@ -7,6 +7,7 @@
 
 #define G_LOG_DOMAIN "hr-fuzz"
 
+#include <math.h>
 #include <string.h>
 
 #include "hr-fuzz.h"
@@ -22,7 +23,8 @@ hr_fuzz_setup (void)
 }
 
 /* A refusal is a message the user reads: from Headroom's own domain, not
- * empty, one line, and naming where (a file name, or the --set option). */
+ * empty, one printable line of UTF-8, and naming where (a file name, or the
+ * --set option). */
 void
 hr_fuzz_check_error (const GError *error)
 {
@@ -33,6 +35,10 @@ hr_fuzz_check_error (const GError *error)
   HR_FUZZ_CHECK (strchr (error->message, '\n') == NULL, "message on several lines: %s",
                  error->message);
   HR_FUZZ_CHECK (g_utf8_validate (error->message, -1, NULL), "message is not UTF-8");
+  /* Control characters would drive the terminal (hr_text_printable). */
+  for (const char *c = error->message; *c != '\0'; c++)
+    HR_FUZZ_CHECK ((guchar) *c >= 0x20 && *c != 0x7f, "control character 0x%02X in: %s",
+                   (guchar) *c, error->message);
 }
 
 /* SCENARIO.md: the five buckets add up to the total, the total lies in
@@ -69,4 +75,90 @@ hr_fuzz_check_estimate (const HrScenario *scenario)
   HR_FUZZ_CHECK (est->total == est->device_used, "total is not the device_used view");
   if (est->has_fit)
     HR_FUZZ_CHECK (est->usable <= est->capacity, "usable more than the card holds");
+}
+
+/* An accepted import (config.json, safetensors, GGUF): the per-dtype table
+ * adds up to the totals without wrapping around, the active parameters are
+ * some of the stored ones, and the model object, when there is one, reads
+ * back through the catalog's model reader, as the user catalog stores it
+ * and as `import-model --json` prints it. */
+void
+hr_fuzz_check_import (const HrImport *import)
+{
+  g_autoptr(JsonNode) node = NULL;
+  g_autoptr(HrJsonDoc) doc = NULL;
+  g_autoptr(HrJsonDoc) text_doc = NULL;
+  g_autoptr(HrModel) model = NULL;
+  g_autoptr(HrModel) again = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = NULL;
+  double params = 0, bytes = 0;
+  guint64 sum_params = 0, sum_bytes = 0;
+
+  HR_FUZZ_CHECK (import->active_params <= import->params,
+                 "active %" G_GUINT64_FORMAT " of %" G_GUINT64_FORMAT,
+                 import->active_params, import->params);
+
+  for (guint i = 0; i < import->dtypes->len; i++)
+    {
+      const HrImportDtype *d = g_ptr_array_index (import->dtypes, i);
+
+      HR_FUZZ_CHECK (d->dtype != NULL && d->dtype[0] != '\0', "dtype %u has no name", i);
+      HR_FUZZ_CHECK (d->tensors > 0, "%s counts no tensor", d->dtype);
+      HR_FUZZ_CHECK (isfinite (d->bits_per_weight) && d->bits_per_weight >= 0,
+                     "%s: %g bits per weight", d->dtype, d->bits_per_weight);
+      /* Largest first. */
+      if (i > 0)
+        HR_FUZZ_CHECK (((const HrImportDtype *) g_ptr_array_index (import->dtypes,
+                                                                   i - 1))->params >= d->params,
+                       "dtypes out of order at %s", d->dtype);
+      sum_params += d->params;
+      sum_bytes += d->bytes;
+      /* The same sums in floating point: a total that wrapped around
+       * differs from them by 2^64. */
+      params += (double) d->params;
+      bytes += (double) d->bytes;
+    }
+
+  if (import->dtypes->len > 0)
+    {
+      HR_FUZZ_CHECK (import->params_exact, "a dtype table, but the count is not exact");
+      HR_FUZZ_CHECK (sum_params == import->params,
+                     "dtypes add up to %" G_GUINT64_FORMAT " parameters, the total is %"
+                     G_GUINT64_FORMAT, sum_params, import->params);
+      HR_FUZZ_CHECK (sum_bytes == import->weight_bytes,
+                     "dtypes add up to %" G_GUINT64_FORMAT " bytes, the total is %"
+                     G_GUINT64_FORMAT, sum_bytes, import->weight_bytes);
+      HR_FUZZ_CHECK (fabs (params - (double) import->params) <= 1e-6 * params + 1 &&
+                     fabs (bytes - (double) import->weight_bytes) <= 1e-6 * bytes + 1,
+                     "a total wrapped around: %" G_GUINT64_FORMAT " parameters (%g), %"
+                     G_GUINT64_FORMAT " bytes (%g)", import->params, params,
+                     import->weight_bytes, bytes);
+    }
+
+  node = hr_import_model_json (import);
+  if (node == NULL)
+    {
+      HR_FUZZ_CHECK (import->model == NULL, "a model, but no model JSON");
+      return;
+    }
+
+  HR_FUZZ_CHECK (import->params > 0, "a model of no parameters");
+  doc = hr_json_doc_new_for_node ("imported", node);
+  model = hr_model_from_json (doc, "", node, &error);
+  HR_FUZZ_CHECK (model != NULL, "the imported model is refused: %s", error->message);
+  HR_FUZZ_CHECK (model->params == import->params,
+                 "the model has %" G_GUINT64_FORMAT " parameters, the import %"
+                 G_GUINT64_FORMAT, model->params, import->params);
+
+  /* Saved as text and read again (the user catalog). */
+  text = hr_json_node_to_string (node, FALSE);
+  text_doc = hr_json_doc_load_data ("saved.json", text, -1, &error);
+  HR_FUZZ_CHECK (text_doc != NULL, "the saved model does not parse: %s\n%s", error->message,
+                 text);
+  again = hr_model_from_json (text_doc, "", hr_json_doc_get_root (text_doc), &error);
+  HR_FUZZ_CHECK (again != NULL, "the saved model is refused: %s\n%s", error->message, text);
+  HR_FUZZ_CHECK (g_str_equal (again->id, model->id) && again->params == model->params &&
+                 again->components->len == model->components->len,
+                 "the saved model reads back differently:\n%s", text);
 }

@@ -30,5 +30,6 @@ G_BEGIN_DECLS
 void hr_fuzz_setup          (void);
 void hr_fuzz_check_error    (const GError     *error);
 void hr_fuzz_check_estimate (const HrScenario *scenario);
+void hr_fuzz_check_import   (const HrImport   *import);
 
 G_END_DECLS
