@@ -1043,7 +1043,9 @@ measure_set_summary (HrWindow   *self,
           const HrMeasureSeries *series = g_ptr_array_index (set->measurement->series, i);
           g_autofree char *peak = fmt_bytes (self, series->peak);
 
-          g_string_append_printf (text, "%s%s: peak %s", i > 0 ? " · " : "", series->name, peak);
+          if (i > 0)
+            g_string_append (text, " · ");
+          g_string_append_printf (text, _("%s: peak %s"), series->name, peak);
         }
       return g_string_free (text, FALSE);
     }
