@@ -38,7 +38,12 @@ static const char *what_labels[] = {
   NULL
 };
 
-static const char *format_labels[] = { N_("PNG image"), N_("SVG drawing"), N_("PDF document"), NULL };
+static const char *format_labels[] = {
+  N_("PNG image"),
+  N_("SVG drawing"),
+  N_("PDF document"),
+  NULL
+};
 static const char *theme_labels[] = { N_("Light"), N_("Dark"), N_("Print"), NULL };
 
 static AdwComboRow *

@@ -170,7 +170,8 @@ test_broken_file (void)
   guint micro_batch = hr_window_get_scenario (window)->micro_batch;
 
   g_assert_true (g_file_set_contents (path,
-                                      "{\n  \"headroom_scenario\": 1,\n  \"model\": \"llama-3.1-8b\",\n"
+                                      "{\n  \"headroom_scenario\": 1,\n"
+                                      "  \"model\": \"llama-3.1-8b\",\n"
                                       "  \"micro_batch\": \"lots\"\n}\n", -1, NULL));
   g_assert_false (hr_window_load_file (window, file, &error));
   g_assert_nonnull (error);
@@ -296,8 +297,8 @@ test_hover_and_dark (void)
 
   for (int x = 0; x < gtk_widget_get_width (GTK_WIDGET (curve)) && !found_curve; x += 8)
     {
-      g_autofree char *text = hr_chart_view_describe_at (curve, x,
-                                                         gtk_widget_get_height (GTK_WIDGET (curve)) / 2);
+      int middle = gtk_widget_get_height (GTK_WIDGET (curve)) / 2;
+      g_autofree char *text = hr_chart_view_describe_at (curve, x, middle);
 
       if (text != NULL && g_str_has_prefix (text, "Micro-batch "))
         found_curve = TRUE;
@@ -314,7 +315,8 @@ test_hover_and_dark (void)
   g_assert_cmpint (light->theme, ==, HR_CHART_THEME_LIGHT);
   g_assert_cmpint (dark->theme, ==, HR_CHART_THEME_DARK);
   /* The text colour comes from the widget, and the dark theme's is light. */
-  g_assert_cmpfloat (hr_rgba_luminance (&dark->foreground), >, hr_rgba_luminance (&light->foreground));
+  g_assert_cmpfloat (hr_rgba_luminance (&dark->foreground), >,
+                     hr_rgba_luminance (&light->foreground));
   adw_style_manager_set_color_scheme (manager, ADW_COLOR_SCHEME_DEFAULT);
   gtk_window_destroy (GTK_WINDOW (window));
 }
