@@ -305,8 +305,10 @@ print_text (const HrMeasurement *measurement,
       g_autofree char *rmse = hr_cli_gib (fit->rmse);
 
       printf (g_dngettext (GETTEXT_PACKAGE,
-                           "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u point\n",
-                           "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u points\n",
+                           "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u "
+                           "point\n",
+                           "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u "
+                           "points\n",
                            fit->n_points),
               fit->series, floor_text, slope, fit->r2, rmse, fit->n_points);
       if (fit->has_seq)

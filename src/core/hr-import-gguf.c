@@ -842,8 +842,8 @@ hr_import_gguf_load (const char  *path,
       if (!split_part_path (path, *count, 1, &first) || !g_str_equal (first, path))
         {
           hr_import_add_note (import, _("this is one part of a model split in %" PRIu64
-                                        ": import the first part (…-00001-of-…) or the folder to "
-                                        "count them all"), *count);
+                                        ": import the first part (…-00001-of-…) or the "
+                                        "folder to count them all"), *count);
         }
       else
         {
