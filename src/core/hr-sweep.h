@@ -40,15 +40,6 @@ void        hr_gpu_fit_free         (HrGpuFit *fit);
 GPtrArray  *hr_fit_gpus             (const HrScenario *scenario,
                                      GPtrArray        *gpus);
 
-/* Least-squares line peak = floor + per_sample * batch, through points
- * (x, y); FALSE when fewer than two distinct x.  r2 is 1 for two points. */
-gboolean    hr_fit_line             (const double *x,
-                                     const double *y,
-                                     guint         n,
-                                     double       *floor,
-                                     double       *per_sample,
-                                     double       *r2);
-
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrGpuFit, hr_gpu_fit_free)
 
 G_END_DECLS

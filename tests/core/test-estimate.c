@@ -210,15 +210,19 @@ test_reference_two_point_fit (void)
 {
   const double x[] = { 2, 8 };
   const double y[] = { 9.4, 14.8 };
-  double floor_, per_sample, r2;
+  g_autoptr(HrFit) fit = hr_fit_linear (x, y, 2, NULL);
+  g_autoptr(HrFit) none = NULL;
+  g_autoptr(GError) error = NULL;
 
-  g_assert_true (hr_fit_line (x, y, 2, &floor_, &per_sample, &r2));
-  g_assert_cmpfloat (fabs (floor_ - 7.6), <, 1e-9);
-  g_assert_cmpfloat (fabs (per_sample - 0.90), <, 1e-9);
-  g_assert_cmpfloat (r2, ==, 1.0);
+  g_assert_nonnull (fit);
+  g_assert_cmpfloat (fabs (fit->floor - 7.6), <, 1e-9);
+  g_assert_cmpfloat (fabs (fit->per_sample - 0.90), <, 1e-9);
+  g_assert_cmpfloat (fit->r2, ==, 1.0);
 
   /* one distinct batch size is no line */
-  g_assert_false (hr_fit_line ((const double[]) { 4, 4 }, y, 2, NULL, NULL, NULL));
+  none = hr_fit_linear ((const double[]) { 4, 4 }, y, 2, &error);
+  g_assert_null (none);
+  g_assert_error (error, HR_ERROR, HR_ERROR_INVALID);
 }
 
 /* ZeRO (Rajbhandari et al. 2020) section 3.1: mixed-precision Adam holds
