@@ -228,6 +228,12 @@ hr_plan_setup_regime (HrPlan *self,
   /* Under autocast with fp32 weights the residual stream stays fp32: the
    * embedding output is fp32 and adding bf16 outputs to it promotes. */
   r->e_res = hr_compute_is_mixed (s->compute) && s->weights_dtype == HR_DTYPE_FP32 ? 4.0 : r->e;
+  /* ... and so it does after every LayerNorm: layer_norm is on autocast's
+   * fp32 list, so its output is fp32 whatever the weights' dtype (PyTorch
+   * "Automatic Mixed Precision", CUDA ops that autocast to float32);
+   * LLaMA-style RMSNorm is plain code that returns the input's dtype. */
+  if (hr_compute_is_mixed (s->compute) && !c->rmsnorm)
+    r->e_res = 4.0;
   r->compiled = s->compile;
 
   /* FSDP1 units that mix frozen and trainable parameters under

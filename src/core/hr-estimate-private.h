@@ -53,8 +53,10 @@ typedef struct {
   double       params;
   double       trainable;  /* base parameters that train */
   double       adapters;   /* adapter parameters added that train */
-  double       adapter_frozen;  /* adapter parameters added that stay frozen (LoRA-FA's A, VeRA's A and B) */
-  double       adapter_state;   /* extra fp32 values per adapter parameter kept by the method (AdaLoRA) */
+  /* adapter parameters added that stay frozen (LoRA-FA's A, VeRA's A and B) */
+  double       adapter_frozen;
+  /* extra fp32 values per adapter parameter the method keeps (AdaLoRA) */
+  double       adapter_state;
   double       frozen;
   gboolean     backprop;   /* keeps activations for a backward pass */
   gboolean     logits;     /* computes the loss over a vocabulary */

@@ -83,6 +83,38 @@ hr_plan_setup_sharding (HrPlan *self)
   sp->shard_weights = multi && (k == HR_SHARDING_ZERO3 || sp->fsdp);
   sp->reshard_after_forward = s->reshard_after_forward;
 
+  /* The Trainer's DeepSpeed example configs say "auto" for the bucket
+   * sizes, and transformers fills them from the model's hidden size
+   * (integrations/deepspeed.py, HfTrainerDeepSpeedConfig.
+   * trainer_config_finalize: reduce_bucket_size h^2,
+   * stage3_prefetch_bucket_size 0.9 h^2, stage3_param_persistence_threshold
+   * 10 h); accelerate fills them the same way. */
+  if (sp->zero && (stack_is (s, HR_STACK_TRANSFORMERS) || stack_is (s, HR_STACK_TRL) ||
+                   stack_is (s, HR_STACK_AXOLOTL) || stack_is (s, HR_STACK_ACCELERATE)))
+    {
+      HrDeepSpeed *ds = &self->scenario->deepspeed;
+      guint hidden = 0;
+
+      for (guint i = 0; i < s->model->components->len; i++)
+        {
+          const HrComponent *c = g_ptr_array_index (s->model->components, i);
+
+          if (c->kind == HR_COMPONENT_TRANSFORMER)
+            hidden = MAX (hidden, c->hidden);
+        }
+      if (hidden > 0)
+        {
+          double h = hidden;
+
+          if (!(ds->set & HR_DS_REDUCE_BUCKET_SIZE))
+            ds->reduce_bucket_size = (guint64) (h * h);
+          if (!(ds->set & HR_DS_PREFETCH_BUCKET_SIZE))
+            ds->prefetch_bucket_size = (guint64) (0.9 * h * h);
+          if (!(ds->set & HR_DS_PARAM_PERSISTENCE))
+            ds->param_persistence_threshold = (guint64) (10 * h);
+        }
+    }
+
   sp->offload_states = s->offload != HR_OFFLOAD_NONE;
   sp->offload_params = s->offload == HR_OFFLOAD_OPTIMIZER_PARAMS;
   if (s->has_deepspeed)
@@ -210,53 +242,63 @@ zero3_live_params (HrPlan            *self,
 }
 
 /* Parameters DeepSpeed ZeRO-3 keeps whole on every GPU: tensors of fewer
- * than stage3_param_persistence_threshold values (the norms; LoRA's small
- * matrices) are not partitioned (ds_persist; stage3.py). */
+ * than stage3_param_persistence_threshold values are not partitioned
+ * (ds_persist; stage3.py, partition_parameters.py): the norms, with the
+ * default threshold of 1e5, and LoRA's small matrices.  The tensors of a
+ * transformer follow from its shape; a part without one is taken to have
+ * none that small. */
 static double
 zero3_persistent_params (HrPlan     *self,
                          const Part *p)
 {
   const HrComponent *c = p->c;
   double threshold = (double) self->scenario->deepspeed.param_persistence_threshold;
+  double h = c->hidden, I = c->intermediate, V = c->vocab, L = c->layers;
+  double q = (double) c->heads * c->head_dim, kv = (double) c->kv_heads * c->head_dim;
   double persistent = 0;
+  /* one layer's weight matrices: q, k, v, o, then gate (gated MLPs), up,
+   * down, as (rows, columns) */
+  double shapes[][2] = { { q, h }, { kv, h }, { kv, h }, { h, q }, { I, h }, { I, h }, { h, I } };
+  HrModule modules[] = { HR_MODULE_Q, HR_MODULE_K, HR_MODULE_V, HR_MODULE_O,
+                         HR_MODULE_GATE, HR_MODULE_UP, HR_MODULE_DOWN };
+  guint lora = hr_scenario_get_lora_modules (self->scenario);
+  double r = self->scenario->lora_rank;
+  double adapter_total = 0, adapter_small = 0;
 
   if (c->kind != HR_COMPONENT_TRANSFORMER)
     return 0;
 
   /* two norms a layer and the final one, a weight (and a LayerNorm bias)
    * of `hidden` each */
-  if ((double) c->hidden < threshold)
-    persistent += (2.0 * c->layers + 1.0) * c->hidden * (c->rmsnorm ? 1.0 : 2.0);
+  if (h < threshold)
+    persistent += (2.0 * L + 1.0) * h * (c->rmsnorm ? 1.0 : 2.0);
 
-  /* LoRA's A (r x in) and B (out x r) per adapted matrix */
-  if (p->adapters > 0 && c->layers > 0)
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
     {
-      double r = self->scenario->lora_rank;
-      double h = c->hidden, I = c->intermediate;
-      double q = (double) c->heads * c->head_dim, kv = (double) c->kv_heads * c->head_dim;
-      double dims[] = { h, q, h, kv, h, kv, q, h, h, I, h, I, I, h };
-      guint modules = hr_scenario_get_lora_modules (self->scenario);
-      HrModule order[] = { HR_MODULE_Q, HR_MODULE_K, HR_MODULE_V, HR_MODULE_O,
-                           HR_MODULE_GATE, HR_MODULE_UP, HR_MODULE_DOWN };
-      double small = 0, all = 0;
+      double rows = shapes[i][0], cols = shapes[i][1];
 
-      for (guint i = 0; i < G_N_ELEMENTS (order); i++)
+      if (modules[i] == HR_MODULE_GATE && !c->glu)
+        continue;
+      if (rows * cols < threshold)
+        persistent += L * rows * cols;
+      if (lora & modules[i])
         {
-          double in = dims[2 * i], out = dims[2 * i + 1];
-
-          if (!(modules & order[i]) || (order[i] == HR_MODULE_GATE && !c->glu))
-            continue;
-          all += r * (in + out);
-          if (r * in < threshold)
-            small += r * in;
-          if (r * out < threshold)
-            small += r * out;
+          /* A (r x in) and B (out x r) */
+          adapter_total += r * (rows + cols);
+          adapter_small += (r * cols < threshold ? r * cols : 0) +
+                           (r * rows < threshold ? r * rows : 0);
         }
-      if (all > 0)
-        persistent += p->adapters * small / all;
     }
 
-  return persistent;
+  if (V > 0 && V * h < threshold)
+    persistent += V * h * (c->tied_embeddings ? 1.0 : 2.0);
+
+  /* the adapters the scenario adds, in the proportion of their small
+   * matrices (the method's own shapes scale with the same modules) */
+  if (p->adapters > 0 && adapter_total > 0)
+    persistent += p->adapters * adapter_small / adapter_total;
+
+  return MIN (persistent, p->params + p->adapters);
 }
 
 void
@@ -527,24 +569,62 @@ hr_plan_add_gradients (HrPlan *self,
     }
 
   grads_total = n * grad_bytes;
-  hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-              hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
-              hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
-              hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
-              sp->whole_unit_grads
-                ? _("gradients of whole FSDP1 units: frozen weights beside adapters get one too "
-                    "(%.1fM parameters, %g bytes each), sharded")
-                : sp->shard_grads
-                ? _("gradients of %.1fM trainable parameters (%g bytes each), sharded")
-                : _("gradients of %.1fM trainable parameters (%g bytes each)"),
-              n / 1e6, grad_bytes);
-  if (on_host)
+
+  if (s->optimizer_in_bwd)
+    {
+      /* torchtune's optimizer_in_bwd gives every parameter an optimizer of
+       * its own and steps it from a post-accumulate-grad hook, which then
+       * zeroes the gradient (training/memory.py @bd2a0fc,
+       * register_optim_in_bwd_hooks: optim_dict[param].step(),
+       * .zero_grad()): no full gradient buffer, only the gradients of the
+       * tensor just computed, at most the largest one.  Under FSDP2 the
+       * hook fires on the sharded parameter. */
+      double largest = 0;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+          const HrComponent *c = p->c;
+          double biggest;
+
+          if (p->trainable <= 0 && p->adapters <= 0)
+            continue;
+          if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
+            biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * c->intermediate);
+          else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
+            biggest = (p->trainable + p->adapters) / c->layers;
+          else
+            biggest = p->trainable + p->adapters;
+          largest = MAX (largest, MIN (biggest, p->trainable + p->adapters));
+        }
+      largest = hr_plan_sharded (self, largest * grad_bytes, sp->shard_grads);
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
+                  0.5 * largest, 2.0 * largest,
+                  _("gradients under optimizer_in_bwd: each is stepped and freed as soon as it "
+                    "is computed, so only the largest tensor's is alive"));
+    }
+  else
+    {
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
+                  hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
+                  hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
+                  sp->whole_unit_grads
+                    ? _("gradients of whole FSDP1 units: frozen weights beside adapters get one "
+                        "too (%.1fM parameters, %g bytes each), sharded")
+                    : sp->shard_grads
+                    ? _("gradients of %.1fM trainable parameters (%g bytes each), sharded")
+                    : _("gradients of %.1fM trainable parameters (%g bytes each)"),
+                  n / 1e6, grad_bytes);
+    }
+
+  if (on_host && !s->optimizer_in_bwd)
     acc->host_states += hr_plan_sharded (self, grads_total, sp->shard_grads);
 
   /* FSDP reduce-scatters one group's unsharded gradients while the next
    * group's backward runs (ReduceScatterState keeps the input alive until
    * the next reduce-scatter, _fsdp_param_group.py post_backward) */
-  if (sp->fsdp && sp->dp > 1 && !s->optimizer_in_bwd)
+  if (sp->fsdp && sp->dp > 1)
     {
       double layer = 0;
 
