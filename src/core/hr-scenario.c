@@ -133,6 +133,21 @@ hr_scenario_resolve (HrScenario *self)
    * defaults to "adamw_torch_fused" on PyTorch 2.8 and later
    * (transformers training_args.py, default_optim).  Without a stack,
    * torch.optim's own default, foreach. */
+  /* The dtype 4-bit layers compute in: Lightning's BitsandbytesPrecision
+   * sets compute_dtype to the precision's dtype
+   * (lightning/fabric/plugins/precision/bitsandbytes.py @71aed75), as
+   * LitGPT uses it; torchtune's and Unsloth's NF4 layers dequantise to the
+   * activations' dtype.  transformers' BitsAndBytesConfig keeps float32. */
+  if (!self->quant_compute_dtype_set)
+    self->quant_compute_dtype =
+      self->stack_set && (self->stack == HR_STACK_LITGPT || self->stack == HR_STACK_LIGHTNING ||
+                          self->stack == HR_STACK_TORCHTUNE || self->stack == HR_STACK_UNSLOTH)
+        ? (self->compute == HR_COMPUTE_FP16_MIXED || self->compute == HR_COMPUTE_FP16_PURE
+             ? HR_DTYPE_FP16
+             : self->compute == HR_COMPUTE_FP32 || self->compute == HR_COMPUTE_TF32
+             ? HR_DTYPE_FP32 : HR_DTYPE_BF16)
+        : HR_DTYPE_FP32;
+
   if (!self->optimizer_impl_set)
     self->optimizer_impl =
       self->stack_set && (self->stack == HR_STACK_TORCHTUNE || self->stack == HR_STACK_TORCHTITAN ||
