@@ -1096,6 +1096,305 @@ def serving_rows():
             bound="upper_bound", capacity=gib * GIB)
 
 
+# ---------------------------------------------------------------------------
+# Detection and segmentation: OpenMMLab model zoos
+# ---------------------------------------------------------------------------
+MM_METRIC = ("metric allocated: the model zoo 'report[s] the GPU memory as the maximum value of "
+             "torch.cuda.max_memory_allocated() for all 8 GPUs' (mmdetection docs/model_zoo.md, 'Common "
+             "settings'); mmcv TextLoggerHook._get_max_memory logs max_memory_allocated // 2**20 reduced with MAX "
+             "over ranks (open-mmlab/mmcv mmcv/runner/hooks/logger/text.py @797fc9a8), and the tables' 'GB' is "
+             "that MiB figure / 1024 (GiB); never reset, so it is the peak over the whole run")
+DET_COMMON = ("configs/_base_: batch 2 images per GPU on 8 V100, Resize to (1333, 800) keeping the ratio and "
+              "padding to a multiple of 32, so the largest batch is about 1344 x 800; SGD momentum 0.9, fp32; "
+              "ResNet with frozen_stages=1 (stem and stage 1 frozen) and norm_eval=True (BatchNorm in eval mode, "
+              "frozen statistics), FPN neck")
+SEG_COMMON = ("mmsegmentation configs/_base_: ResNetV1c backbone (deep stem) with dilation (D8: output stride 8), "
+              "SyncBN trained, auxiliary FCN head on stage 3, SGD momentum 0.9, fp32 unless 'amp' in the name; "
+              "random crop of the stated size, so every sample is exactly the crop")
+DET_IDS_NOTE = ("model ids here are the catalog ids the vision families are expected to use; rows fail with "
+                "'unknown model' until the catalog has them")
+
+
+@family
+def vision_rows():
+    det = [
+        (601, "faster-rcnn-r50-fpn", "faster_rcnn", "faster_rcnn_r50_fpn_1x_coco", 4.0, "fp32", "sgd-momentum", ""),
+        (602, "faster-rcnn-r101-fpn", "faster_rcnn", "faster_rcnn_r101_fpn_1x_coco", 6.0, "fp32", "sgd-momentum", ""),
+        (603, "faster-rcnn-x101-64x4d-fpn", "faster_rcnn", "faster_rcnn_x101_64x4d_fpn_1x_coco", 10.3, "fp32",
+         "sgd-momentum", "ResNeXt-101 64x4d backbone"),
+        (604, "retinanet-r50-fpn", "retinanet", "retinanet_r50_fpn_1x_coco", 3.8, "fp32", "sgd-momentum",
+         "one-stage, focal loss, 9 anchors per location"),
+        (605, "retinanet-r50-fpn", "retinanet", "retinanet_r50_fpn_fp16_1x_coco", 2.8, "fp16-mixed", "sgd-momentum",
+         "mixed precision (mmcv fp16 with loss scaling, fp32 master weights)"),
+        (606, "mask-rcnn-r50-fpn", "mask_rcnn", "mask_rcnn_r50_fpn_1x_coco", 4.4, "fp32", "sgd-momentum",
+         "adds the 28x28 mask head"),
+        (607, "mask-rcnn-x101-64x4d-fpn", "mask_rcnn", "mask_rcnn_x101_64x4d_fpn_1x_coco", 10.7, "fp32", "sgd-momentum",
+         "ResNeXt-101 64x4d backbone"),
+        (608, "detr-r50", "detr", "detr_r50_8xb2-150e_coco", 7.9, "fp32", "adamw",
+         "DETR: ResNet-50 (frozen stage 1, norm_eval) + 6+6-layer transformer with 100 queries, AdamW, "
+         "multi-scale training with random crops (max 1333 x 800), mmdet 3.x"),
+    ]
+    commits = {"faster_rcnn": "0ed37e3b", "retinanet": "0847deb6", "mask_rcnn": "0190d6bb", "detr": "19bceba5"}
+    for rid, mid, coll, cfg, gib, compute, opt, extra in det:
+        s = {"name": f"mmdetection {cfg}, batch 2 per GPU", "task": "train", "model": mid, "method": "full",
+             "compute": compute, "optimizer": opt, "micro_batch": 2, "image_size": [1344, 800], "gpus": 8,
+             "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/{coll}/{cfg}.py", "frozen_stages": 1, "norm_eval": True}}
+        add(rid, "detector", "high" if coll != "detr" else "medium", "allocated", gib, GIB, s,
+            f"open-mmlab/mmdetection configs/{coll}/metafile.yml @{commits[coll]}",
+            f"model '{cfg}', Metadata 'Training Memory (GB): {gib}'",
+            [MM_METRIC, DET_COMMON, DET_IDS_NOTE] + ([extra] if extra else []) +
+            ["trained on 8x V100 ('Training Resources: 8x V100 GPUs'); card size not stated, not scored"])
+    seg = [
+        (621, "pspnet-r50-d8", "pspnet", "pspnet_r50-d8_4xb2-40k_cityscapes-512x1024", 6.1, 2, [1024, 512], 4, "fp32"),
+        (622, "pspnet-r101-d8", "pspnet", "pspnet_r101-d8_4xb2-40k_cityscapes-512x1024", 9.6, 2, [1024, 512], 4, "fp32"),
+        (623, "pspnet-r18-d8", "pspnet", "pspnet_r18-d8_4xb2-80k_cityscapes-512x1024", 1.7, 2, [1024, 512], 4, "fp32"),
+        (624, "pspnet-r101-d8", "pspnet", "pspnet_r101-d8_4xb2-amp-80k_cityscapes-512x1024", 5.34, 2, [1024, 512], 4,
+         "fp16-mixed"),
+        (625, "pspnet-r50-d8", "pspnet", "pspnet_r50-d8_4xb4-80k_ade20k-512x512", 8.5, 4, [512, 512], 4, "fp32"),
+        (627, "deeplabv3plus-r50-d8", "deeplabv3plus", "deeplabv3plus_r50-d8_4xb2-40k_cityscapes-512x1024", 7.5, 2,
+         [1024, 512], 4, "fp32"),
+        (628, "deeplabv3plus-r101-d8", "deeplabv3plus", "deeplabv3plus_r101-d8_4xb2-40k_cityscapes-512x1024", 11.0, 2,
+         [1024, 512], 4, "fp32"),
+        (629, "deeplabv3plus-r50-d8", "deeplabv3plus", "deeplabv3plus_r50-d8_4xb4-80k_ade20k-512x512", 10.6, 4,
+         [512, 512], 4, "fp32"),
+        (630, "segformer-mit-b0", "segformer", "segformer_mit-b0_8x1_1024x1024_160k_cityscapes", 3.64, 1,
+         [1024, 1024], 8, "fp32"),
+        (631, "segformer-mit-b5", "segformer", "segformer_mit-b5_8x1_1024x1024_160k_cityscapes", 18.0, 1,
+         [1024, 1024], 8, "fp32"),
+        (632, "segformer-mit-b0", "segformer", "segformer_mit-b0_512x512_160k_ade20k", 2.1, 2, [512, 512], 8, "fp32"),
+    ]
+    commits = {"pspnet": ("pspnet/pspnet.yml", "02e04cc2"), "deeplabv3plus": ("deeplabv3plus/deeplabv3plus.yml", "02e04cc2"),
+               "segformer": ("segformer/segformer.yml", "37872ea1")}
+    for rid, mid, coll, cfg, gib, batch, size, ngpu, compute in seg:
+        path, commit = commits[coll]
+        s = {"name": f"mmsegmentation {cfg}", "task": "train", "model": mid, "method": "full", "compute": compute,
+             "optimizer": "adamw" if coll == "segformer" else "sgd-momentum", "micro_batch": batch,
+             "image_size": size, "gpus": ngpu, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/{coll}/{cfg}.py"}}
+        notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
+                                                                      "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
+                 SEG_COMMON if coll != "segformer" else
+                 "SegFormer: Mix Transformer encoder (efficient attention with spatial reduction) and an all-MLP "
+                 "decoder, AdamW, fp32, random crop of the stated size",
+                 f"batch {batch} per GPU on {ngpu} GPUs (the config name's '{ngpu}x{batch}' / '{ngpu}xb{batch}')",
+                 DET_IDS_NOTE]
+        add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
+            f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
+            notes)
+
+
+# ---------------------------------------------------------------------------
+# Diffusion training statements in diffusers' examples (bounds) and README figures
+# ---------------------------------------------------------------------------
+DIFF_SRC = "huggingface/diffusers examples/{path} @58eb52c0"
+DIFF_NOTE = ("diffusers' training scripts cast the frozen VAE and text encoder (and a frozen UNet) to the "
+             "--mixed_precision dtype (fp32 without it), encode latents under no_grad and keep the trained "
+             "model in fp32; the attention processor of current diffusers with PyTorch 2 is SDPA")
+UB_NOTE = ("upper bound: the README says the run fits on a card of that size; capacity taken as the nominal "
+           "GiB of such a card")
+
+
+@family
+def diffusion_rows():
+    base = {"task": "finetune", "model": "sd-1.5", "image_size": 512, "gpus": 1, "sharding": "none",
+            "attention": "sdpa", "framework": "pytorch"}
+    db = DIFF_SRC.format(path="dreambooth/README.md")
+    prior = ("--with_prior_preservation: each step concatenates the instance image and a class image, "
+             "so the UNet sees batch 2 (micro_batch 2)")
+    add(701, "diffusion_unet", "medium", "device_used", 16, GIB, dict(base,
+        name="DreamBooth SD v1-4 (full UNet), gradient checkpointing + 8-bit Adam, fits 16 GB", method="full",
+        compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit", micro_batch=2, grad_accum=2, recompute="full"),
+        db, "section 'Training on a 16GB GPU'",
+        [UB_NOTE, DIFF_NOTE, prior, "no --mixed_precision in the command: fp32 UNet, fp32 frozen parts",
+         "SD v1-4 has SD v1-5's shapes, so the catalog's sd-1.5 stands in"],
+        bound="upper_bound", capacity=16 * GIB,
+        stack_config="accelerate launch train_dreambooth.py --pretrained_model_name_or_path=CompVis/stable-diffusion-v1-4 "
+                     "--with_prior_preservation --prior_loss_weight=1.0 --resolution=512 --train_batch_size=1 "
+                     "--gradient_accumulation_steps=2 --gradient_checkpointing --use_8bit_adam --learning_rate=5e-6 "
+                     "--num_class_images=200 --max_train_steps=800")
+    add(702, "diffusion_unet", "medium", "device_used", 12, GIB, dict(base,
+        name="DreamBooth SD v1-4 (full UNet), + xformers + set_grads_to_none, fits 12 GB", method="full",
+        compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit", micro_batch=2, grad_accum=1,
+        recompute="full", attention="flash"),
+        db, "section 'Training on a 12GB GPU'",
+        [UB_NOTE, DIFF_NOTE, prior, "xformers memory-efficient attention expressed as attention 'flash' (no score "
+         "matrix); --set_grads_to_none frees gradients between steps (not expressible)"],
+        bound="upper_bound", capacity=12 * GIB)
+    add(703, "diffusion_unet", "medium", "device_used", 8, GIB, dict(base,
+        name="DreamBooth SD v1-4 (full UNet), DeepSpeed ZeRO-2 with CPU offload, fits under 8 GB", method="full",
+        compute="fp16-mixed", weights_dtype="fp16", optimizer="adamw", micro_batch=2, grad_accum=1,
+        recompute="full", stack="deepspeed", sharding="zero2", offload="optimizer+params",
+        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        db, "section 'Training on a 8 GB GPU' ('possible to train on under 8 GB VRAM')",
+        [UB_NOTE, DIFF_NOTE, prior, "accelerate config with DeepSpeed stage 2, fp16 mixed precision, parameters "
+         "and optimizer state offloaded to the CPU (about 25 GB of RAM)"],
+        bound="upper_bound", capacity=8 * GIB)
+    add(704, "diffusion_unet", "medium", "device_used", 24, GIB, dict(base,
+        name="SD v1-4 text-to-image full fine-tune with EMA, fits 24 GB", method="full", compute="fp16-mixed",
+        weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=4, recompute="full", **{"x-ema": True}),
+        DIFF_SRC.format(path="text_to_image/README.md"),
+        "section 'Hardware' ('With gradient_checkpointing and mixed_precision it should be possible to fine tune "
+        "the model on a single 24GB GPU')",
+        [UB_NOTE, DIFF_NOTE, "command: --mixed_precision fp16 --use_ema --train_batch_size 1 "
+         "--gradient_accumulation_steps 4 --gradient_checkpointing; the EMA copy of the UNet (fp32, on the GPU) "
+         "has no scenario key (x-ema)", "fp16 autocast with the fp32 UNet as master"],
+        bound="upper_bound", capacity=24 * GIB)
+    add(705, "diffusion_unet", "medium", "device_used", 16, GIB, dict(base,
+        name="SD v1-4 text-to-image LoRA on a 16 GB T4", method="lora", lora={"rank": 4, "targets": "attention"},
+        compute="fp16-mixed", weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=1,
+        recompute="none", gpu="t4"),
+        DIFF_SRC.format(path="text_to_image/README.md"),
+        "section 'Training with LoRA' ('it's possible to run train_text_to_image_lora.py in consumer GPUs like T4 "
+        "or V100'; the example weights are named sd-model-finetuned-lora-t4)",
+        [UB_NOTE.replace("nominal GiB of such a card", "T4's 15 GiB (catalog)"), DIFF_NOTE,
+         "command: --mixed_precision fp16 --resolution 512 --train_batch_size 1, LoRA rank 4 (the script's "
+         "default --rank 4) on the UNet attention projections, no gradient checkpointing"],
+        bound="upper_bound")
+    cn = DIFF_SRC.format(path="controlnet/README.md")
+    cnb = dict(base, model="controlnet-sd-1.5", method="freeze")
+    cn_notes = ["ControlNet training (train_controlnet.py): the ControlNet (a trainable copy of the UNet encoder, "
+                "initialised from it) is trained, the UNet, VAE and text encoder are frozen; gradients flow back "
+                "through the frozen UNet into the ControlNet's residuals, so the UNet keeps activations",
+                "model id controlnet-sd-1.5 is not in the catalog yet (SD 1.5 + ControlNet, method freeze trains "
+                "the ControlNet component)", DIFF_NOTE]
+    add(711, "diffusion_unet", "medium", "device_used", 38, GIB, dict(cnb,
+        name="ControlNet SD 1.5 default config (batch 4, fp32)", compute="fp32", weights_dtype="fp32",
+        optimizer="adamw", micro_batch=4, grad_accum=1, recompute="none"),
+        cn, "'This default configuration requires ~38GB VRAM.'",
+        ["'~38GB VRAM' read as what nvidia-smi shows (device_used), decimal/binary unknown: taken as GiB"] + cn_notes)
+    add(712, "diffusion_unet", "medium", "device_used", 20, GIB, dict(cnb,
+        name="ControlNet SD 1.5, batch 1 with 4 accumulation steps (fp32)", compute="fp32", weights_dtype="fp32",
+        optimizer="adamw", micro_batch=1, grad_accum=4, recompute="none"),
+        cn, "'Gradient accumulation with a smaller batch size can be used to reduce training requirements to ~20 GB VRAM.'",
+        ["'~20 GB VRAM' taken as GiB, device_used"] + cn_notes)
+    add(713, "diffusion_unet", "medium", "device_used", 16, GIB, dict(cnb,
+        name="ControlNet SD 1.5 on a 16 GB GPU", compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit",
+        micro_batch=1, grad_accum=4, recompute="full"),
+        cn, "section 'Training on a 16 GB GPU' (gradient checkpointing, 8-bit Adam)", [UB_NOTE] + cn_notes,
+        bound="upper_bound", capacity=16 * GIB)
+    add(714, "diffusion_unet", "medium", "device_used", 12, GIB, dict(cnb,
+        name="ControlNet SD 1.5 on a 12 GB GPU", compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit",
+        micro_batch=1, grad_accum=4, recompute="full", attention="flash"),
+        cn, "section 'Training on a 12 GB GPU' (+ xformers, set grads to none)", [UB_NOTE] + cn_notes,
+        bound="upper_bound", capacity=12 * GIB)
+    add(721, "diffusion_unet", "medium", "device_used", 16, GIB, {
+        "name": "DreamBooth LoRA SDXL at 1024, fp16, checkpointing, xformers, 8-bit Adam, under 16 GB",
+        "task": "finetune", "model": "sdxl", "method": "lora", "lora": {"rank": 4, "targets": "attention"},
+        "compute": "fp16-mixed", "weights_dtype": "fp16", "optimizer": "adamw-8bit", "micro_batch": 1,
+        "grad_accum": 4, "image_size": 1024, "recompute": "full", "attention": "flash", "gpus": 1},
+        DIFF_SRC.format(path="dreambooth/README_sdxl.md"), "section 'Dog toy example with < 16GB VRAM'",
+        [UB_NOTE, DIFF_NOTE, "train_dreambooth_lora_sdxl.py defaults: LoRA rank 4 on the UNet attention "
+         "projections, text encoders frozen, no prior preservation; fp16-fix VAE",
+         "model id sdxl is not in the catalog yet"],
+        bound="upper_bound", capacity=16 * GIB,
+        stack_config="accelerate launch train_dreambooth_lora_sdxl.py --pretrained_model_name_or_path="
+                     "stabilityai/stable-diffusion-xl-base-1.0 --pretrained_vae_model_name_or_path="
+                     "madebyollin/sdxl-vae-fp16-fix --mixed_precision=fp16 --resolution=1024 --train_batch_size=1 "
+                     "--gradient_accumulation_steps=4 --enable_xformers_memory_efficient_attention "
+                     "--gradient_checkpointing --use_8bit_adam")
+
+
+# ---------------------------------------------------------------------------
+# Video diffusion: CogVideoX and Wan2.1 READMEs
+# ---------------------------------------------------------------------------
+@family
+def video_rows():
+    cog = "THUDM/CogVideo finetune/README.md @e519eced (diffusers-based fine-tuning, 2025-01)"
+    loc = "'Hardware Requirements' table"
+    cnote = ("the table's figure is read as the peak VRAM the run needs (nvidia-smi, device_used), rounded to the "
+             "GB (taken as GiB); the card named beside it is where it ran")
+    frames = ("49 frames at 480 x 720: the CogVideoX VAE compresses 4x in time and 8x in space, so 13 latent frames "
+              "of 60 x 90, patch 2 -> 13 x 30 x 45 = 17,550 video tokens + 226 text tokens (x-frames; no scenario "
+              "key for frames yet)")
+    vb = {"task": "finetune", "image_size": [720, 480], "x-frames": 49, "micro_batch": 1, "grad_accum": 1,
+          "recompute": "full", "attention": "sdpa", "optimizer": "adamw"}
+    rows = [
+        (801, "cogvideox-2b", "lora", "fp16-mixed", 1, "ddp", None, 16, "rtx-4080",
+         "cogvideox-t2v-2b | lora (rank128) | DDP | fp16 | 49x480x720 | 16GB VRAM (NVIDIA 4080)", "upper_bound"),
+        (802, "cogvideox-5b", "lora", "bf16-mixed", 1, "ddp", None, 24, "rtx-4090",
+         "cogvideox-{t2v, i2v}-5b | lora (rank128) | DDP | bf16 | 49x480x720 | 24GB VRAM (NVIDIA 4090)", "upper_bound"),
+        (803, "cogvideox-2b", "full", "fp16-mixed", 1, "ddp", None, 36, "a100-80gb",
+         "cogvideox-t2v-2b | sft | DDP | fp16 | 49x480x720 | 36GB VRAM (NVIDIA A100)", "exact"),
+        (804, "cogvideox-2b", "full", "fp16-mixed", 8, "zero2", None, 17, "rtx-4090",
+         "cogvideox-t2v-2b | sft | 8-GPU zero-2 | fp16 | 49x480x720 | 17GB VRAM (NVIDIA 4090)", "exact"),
+        (805, "cogvideox-2b", "full", "fp16-mixed", 8, "zero3", None, 19, "rtx-4090",
+         "cogvideox-t2v-2b | sft | 8-GPU zero-3 | fp16 | 49x480x720 | 19GB VRAM (NVIDIA 4090)", "exact"),
+        (806, "cogvideox-5b", "full", "bf16-mixed", 8, "zero2", None, 42, "a100-80gb",
+         "cogvideox-{t2v, i2v}-5b | sft | 8-GPU zero-2 | bf16 | 49x480x720 | 42GB VRAM (NVIDIA 4090)", "exact"),
+        (807, "cogvideox-5b", "full", "bf16-mixed", 8, "zero3", "optimizer+params", 28, "rtx-5090",
+         "cogvideox-{t2v, i2v}-5b | sft | 8-GPU zero-3 + opt and param offload | bf16 | 49x480x720 | 28GB VRAM (NVIDIA 5090)",
+         "exact"),
+    ]
+    for rid, mid, meth, comp, n, shard, off, gib, gpu, cell, bound in rows:
+        s = dict(vb, name=f"CogVideoX fine-tune {mid} {meth} {shard} on {n} GPU(s)", model=mid, method=meth,
+                 compute=comp, weights_dtype="fp16" if comp.startswith("fp16") else "bf16", gpus=n, sharding=shard,
+                 offload=off or "none")
+        if meth == "lora":
+            s["lora"] = {"rank": 128, "targets": "attention"}
+        if shard in ("zero2", "zero3"):
+            s["stack"] = "deepspeed"
+            if off:
+                s["deepspeed"] = {"offload_param": "cpu", "offload_optimizer": "cpu"}
+        notes = [cnote if bound == "exact" else UB_NOTE, frames,
+                 "diffusers-based CogVideo finetune scripts (train_ddp_t2v.sh / train_zero_t2v.sh): gradient "
+                 "checkpointing, cached latents and prompt embeddings (assumption: the scripts' defaults)",
+                 f"model id {mid} is not in the catalog yet"]
+        if rid == 806:
+            notes.append("the table names an RTX 4090 for a 42 GB figure (more than a 4090 holds); the figure is "
+                         "kept, the card is taken as an A100 80GB")
+        add(rid, "video_diffusion", "low", "device_used", gib, GIB, s, cog, loc + f", row '{cell}'", notes,
+            bound=bound, gpu=gpu, capacity=gib * GIB if bound == "upper_bound" else None)
+    sat = "THUDM/CogVideo README.md @806a7f6^ (2024-11, SAT fine-tuning)"
+    for rid, mid, meth, bs, gib, cell in ((811, "cogvideox-2b", "lora", 1, 47, "47 GB (bs=1, LORA)"),
+                                          (812, "cogvideox-2b", "lora", 2, 61, "61 GB (bs=2, LORA)"),
+                                          (813, "cogvideox-2b", "full", 1, 62, "62GB (bs=1, SFT)"),
+                                          (814, "cogvideox-5b", "lora", 1, 63, "63 GB (bs=1, LORA)"),
+                                          (815, "cogvideox-5b", "lora", 2, 80, "80 GB (bs=2, LORA)"),
+                                          (816, "cogvideox-5b", "full", 1, 75, "75GB (bs=1, SFT)")):
+        s = dict(vb, name=f"CogVideoX SAT fine-tune {mid} {meth} batch {bs}", model=mid, method=meth,
+                 compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="ddp",
+                 recompute="none", **{"x-stack": "SwissArmyTransformer (SAT)"})
+        if meth == "lora":
+            s["lora"] = {"rank": 128, "targets": "attention"}
+        add(rid, "video_diffusion", "low", "device_used", gib, GIB, s, sat,
+            f"model table, row 'Fine-tuning Memory Usage', cell '{cell}'",
+            ["SwissArmyTransformer (SAT) fine-tuning, not one of the agreed stack values (x-stack)", cnote, frames,
+             "SAT defaults not re-read: activation checkpointing off and 8 GPUs assumed; the same README later "
+             "says memory was 'tested in an 8 * H100 environment'", f"model id {mid} is not in the catalog yet"])
+    wan = "Wan-Video/Wan2.1 README.md @9737cba9, 'Computational Efficiency on Different GPUs' (assets/comp_effic.png)"
+    wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
+          "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
+          "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
+          "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (x-frames)",
+          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet"]
+    add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
+        "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
+        "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "x-frames": 81, "micro_batch": 1,
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "rtx-4090",
+        "x-offload-model": True, "x-t5-cpu": True},
+        wan, "row '4090 | T2V-1.3B | 480P', 1 GPU (261.4 s / 8.19 GB)",
+        wn + ["--offload_model True moves the DiT to the CPU while the VAE decodes; --t5_cpu keeps the umT5 "
+              "text encoder on the CPU; neither has a scenario key (x-offload-model, x-t5-cpu): the row "
+              "cannot be right until one exists"],
+        stack_config="python generate.py --task t2v-1.3B --size 832*480 --ckpt_dir ./Wan2.1-T2V-1.3B "
+                     "--offload_model True --t5_cpu --sample_shift 8 --sample_guide_scale 6")
+    add(822, "video_diffusion", "medium", "device_used", 69.1, GIB, {
+        "name": "Wan2.1 T2V-14B 720P on one H100 with --offload_model", "task": "inference",
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "h100-sxm"},
+        wan, "row 'H800/H100 | T2V-14B | 720P', 1 GPU (1837.9 s / 69.1 GB)",
+        wn + ["--offload_model True (the model leaves the GPU while the VAE decodes)"])
+    add(823, "video_diffusion", "medium", "device_used", 29.9, GIB, {
+        "name": "Wan2.1 T2V-14B 720P on 8 H100, FSDP + Ulysses 8", "task": "inference",
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 8, "sharding": "fsdp",
+        "context_parallel": 8, "gpu": "h100-sxm"},
+        wan, "row 'H800/H100 | T2V-14B | 720P', 8 GPUs (287.9 s / 29.9 GB)",
+        wn + ["multi-GPU generation: torchrun --nproc_per_node=8 generate.py --dit_fsdp --t5_fsdp --ulysses_size 8 "
+              "(the README's multi-GPU command; sequence split over 8 ranks expressed as context_parallel 8)"])
+
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()
