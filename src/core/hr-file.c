@@ -398,7 +398,7 @@ write_all (int           fd,
   while (done < length)
     {
       /* small steps under the test hook, so that it can stop anywhere */
-      gsize step = write_hook != NULL ? 4096 : (gsize) 1 << 20;
+      gsize step = write_hook != NULL ? 256 : (gsize) 1 << 20;
       gssize n = write (fd, data + done, MIN (length - done, step));
 
       if (n < 0)
