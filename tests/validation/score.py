@@ -233,6 +233,14 @@ def main():
                   f"  predicted {x['predicted_gib']:7.2f} GiB  {'right' if x['ok'] else 'WRONG'}")
         for rid, cat, kind, msg in failed:
             print(f"row {rid:>4} {cat:<18} not scored ({kind}): {msg[:150]}")
+    if show and do_compat:
+        for x in sorted(cres, key=lambda x: -abs(x["err"])):
+            print(f"row {x['row_id']:>4} {x['category']:<18} compat      measured {x['measured_gib']:7.2f} GiB"
+                  f"  predicted {x['predicted_gib']:7.2f} GiB  {100 * x['err']:+6.1f}%"
+                  f"{'' if x['inband'] else '  outside band'}")
+        for x in cbounds:
+            print(f"row {x['row_id']:>4} {x['category']:<18} compat {x['bound']:<11} card {x['measured_gib']:7.2f} GiB"
+                  f"  predicted {x['predicted_gib']:7.2f} GiB  {'right' if x['ok'] else 'WRONG'}")
     for x in calib:
         print(f"row {x['row_id']}: calibration row, not scored ({100 * x.get('err', 0):+.1f}%)")
     if out:
