@@ -961,14 +961,16 @@ def inference_rows():
     add(452, "inference_hf", "high", "allocated", 15.219234466552734, GIB, dict(base,
         name="OctoCoder LLM.int8 generate, short prompt", weights_dtype="int8", attention="eager"),
         src, "section '1. Lower Precision', load_in_8bit=True output (15.219...)",
-        [metric, short, "bitsandbytes LLM.int8(): int8 weights with fp16 outlier decomposition; the layers left "
-         "in 16-bit by default (lm_head) stay in bf16"])
+        [metric, short, "bitsandbytes LLM.int8(): int8 weights with fp16 outlier decomposition; with no torch_dtype "
+         "transformers overrides the dtype to float16 for bitsandbytes, so the layers left unquantised "
+         "(lm_head, norms, embeddings) are fp16"])
     add(453, "inference_hf", "high", "allocated", 9.543574333190918, GIB, dict(base,
         name="OctoCoder 4-bit generate, short prompt", weights_dtype="int4", quant_compute_dtype="fp32",
         attention="eager"),
         src, "section '1. Lower Precision', load_in_4bit=True output (9.543...)",
         [metric, short, "load_in_4bit=True with bitsandbytes defaults: quant type fp4 (expressed as int4), "
-         "bnb_4bit_compute_dtype float32, no torch_dtype, so non-quantised tensors load in fp32"])
+         "bnb_4bit_compute_dtype float32; with no torch_dtype transformers overrides the dtype to float16, "
+         "so the unquantised tensors are fp16"])
     longp = ("long prompt: the system prompt (about 1,360 characters of dialogue and Python) repeated ten times plus "
              "the question, taken as 3,600 tokens (assumption: about 3.8 characters per StarCoder token); "
              "max_new_tokens 60")
