@@ -185,8 +185,14 @@ layer_bytes_per_token (const HrPlan      *self,
  * "fused" (Liger's fused linear cross-entropy): logits exist one chunk at a
  * time and the hidden state's gradient is computed in the forward pass, so
  * only that (h values a token) is kept.
- * Compiled, the log-softmax and the loss fuse: the 16-bit logits are saved
- * instead of their fp32 log-probabilities. */
+ * Compiled, torchtune's chunked loss (its compute_cross_entropy is what
+ * torch.compile sees) keeps the 16-bit logits it was given rather than the
+ * fp32 log-probabilities, if Inductor's partitioner saves the smallest
+ * inputs (torch/_functorch/partitioners.py, min-cut rematerialisation): an
+ * assumption, given a wide range.  A compiled model does not change the
+ * upcast loss: torchtune's "+ Compile" (README @1814feb17, Llama 3.2 3B) and
+ * torchtitan's "FSDP + torch.compile" (benchmarks/llama3_h100_202412,
+ * Table 1) fall by about what their layers save. */
 static double
 logits_bytes_per_token (const HrPlan      *self,
                         const HrComponent *c,
@@ -198,8 +204,6 @@ logits_bytes_per_token (const HrPlan      *self,
   switch (s->loss)
     {
     case HR_LOSS_UPCAST:
-      if (compiled)
-        return (e + 4.0) * c->vocab;
       return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
     case HR_LOSS_CHUNKED:
       if (s->stack_set && s->stack == HR_STACK_TORCHTUNE)
@@ -313,6 +317,24 @@ hr_plan_part_activations (HrPlan     *self,
            * layer is recomputed whole (Korthikanti et al. 2022, section 4:
            * "2sbhL" with full recomputation). */
           kept = part->regime.e_res * c->hidden * t * c->layers + per_layer;
+        }
+      else if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->stack_set &&
+               s->stack == HR_STACK_TORCHTITAN && s->attention != HR_ATTENTION_EAGER)
+        {
+          /* torchtitan's selective "op" checkpointing saves the outputs of
+           * the attention kernel and of every other matmul (wq, wv, w1, w2
+           * of wq, wk, wv, wo, w1, w3, w2) and recomputes the rest, one
+           * layer at a time in the backward pass
+           * (torchtitan/parallelisms/parallelize_llama.py @9dec370,
+           * _save_list and _custom_policy: "Saves output of all compute ops,
+           * except every second mm"); each layer's input is the
+           * checkpoint's. */
+          double h = c->hidden, q = (double) c->heads * c->head_dim;
+          double kv = (double) c->kv_heads * c->head_dim;
+          double saved = part->regime.e_res * h +
+                         part->regime.e * (q + kv + q + c->intermediate + h) + 4.0 * c->heads;
+
+          kept = saved * t * c->layers + per_layer;
         }
       else
         kept = per_layer * c->layers;
@@ -438,6 +460,9 @@ hr_plan_add_activations (HrPlan *self,
           double lo = ACT_CLOSED_LOW, hi = ACT_CLOSED_HIGH;
           HrBasis basis = HR_BASIS_DERIVED;
 
+          if (s->recompute == HR_RECOMPUTE_FULL && c->kind == HR_COMPONENT_TRANSFORMER)
+            acc->recompute_working_set = MAX (acc->recompute_working_set, layer * b);
+
           if (c->kind != HR_COMPONENT_TRANSFORMER)
             {
               lo = 1.0 - c->act_spread;
@@ -485,9 +510,17 @@ hr_plan_add_activations (HrPlan *self,
 
           if (logits > 0)
             {
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          logits * b, (s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8) * logits * b,
-                          logits * b,
+              /* what the compiled loss keeps rests on Inductor's choice of
+               * saved tensors: assumed, from a little under half to what the
+               * uncompiled loss keeps */
+              gboolean assumed = s->compile && s->loss == HR_LOSS_CHUNKED &&
+                                 s->stack_set && s->stack == HR_STACK_TORCHTUNE;
+              double low = assumed ? 0.45 : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
+              double high = assumed ? (4.0 + 10.0 / 8.0) / (2.0 + 6.0 / 8.0) : 1.0;
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                          assumed ? HR_BASIS_ASSUMED : HR_BASIS_DERIVED,
+                          logits * b, low * logits * b, high * logits * b,
                           s->loss == HR_LOSS_UPCAST
                             ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
                             : s->loss == HR_LOSS_CHUNKED

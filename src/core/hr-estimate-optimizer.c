@@ -229,9 +229,10 @@ hr_plan_add_optimizer (HrPlan *self,
  * ... at the cost of more peak memory by intermediates being a tensorlist",
  * torch.optim docs).  fused=True runs one kernel per group with no
  * intermediate; the for-loop implementation builds that intermediate one
- * parameter at a time, so only the largest parameter's.  bitsandbytes' and
- * torchao's optimizers step one parameter at a time in a fused (or
- * compiled) kernel.  Under optimizer_in_bwd each parameter has its own
+ * parameter at a time, so only the largest parameter's.  bitsandbytes'
+ * optimizers step one parameter at a time in a fused CUDA kernel; torchao's
+ * one parameter at a time in a compiled function that dequantises the
+ * moments to fp32.  Under optimizer_in_bwd each parameter has its own
  * optimizer, stepped from its gradient hook: one parameter at a time too. */
 void
 hr_plan_add_step_temporaries (HrPlan *self,
@@ -242,12 +243,16 @@ hr_plan_add_step_temporaries (HrPlan *self,
   double total = 0, largest = 0, temp, extra;
   gboolean per_param;
 
+  gboolean ao = s->optimizer == HR_OPTIMIZER_ADAMW_8BIT_AO ||
+                s->optimizer == HR_OPTIMIZER_ADAMW_4BIT || s->optimizer == HR_OPTIMIZER_ADAMW_FP8;
+
   if (!self->training || sp->offload_states)
     return;
   if (!(optimizer_is_adam (s->optimizer) || s->optimizer == HR_OPTIMIZER_LION ||
-        s->optimizer == HR_OPTIMIZER_ADAFACTOR))
+        s->optimizer == HR_OPTIMIZER_ADAFACTOR || ao))
     return;
-  if (s->optimizer_impl == HR_OPTIMIZER_IMPL_FUSED || s->optimizer == HR_OPTIMIZER_PAGED_ADAMW)
+  if (!ao && (s->optimizer_impl == HR_OPTIMIZER_IMPL_FUSED ||
+              s->optimizer == HR_OPTIMIZER_PAGED_ADAMW))
     return;
 
   for (guint i = 0; i < self->parts->len; i++)
@@ -259,7 +264,7 @@ hr_plan_add_step_temporaries (HrPlan *self,
 
       if (np <= 0)
         continue;
-      total += np * self->state_bytes;
+      total += np * (ao ? 8.0 : self->state_bytes);
 
       /* the largest single tensor: the embedding or head, or one MLP
        * matrix; adapters are small matrices */
@@ -268,10 +273,15 @@ hr_plan_add_step_temporaries (HrPlan *self,
       else
         biggest = c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0
                     ? np / c->layers / 4.0 : np;
-      largest = MAX (largest, MIN (biggest, np) * self->state_bytes);
+      /* torchao's single_param_adam keeps fp32 copies of both moments for
+       * the update ("keep high precision copy for param update",
+       * torchao/optim/adam.py @36027d8): 8 bytes a value of the tensor it
+       * steps */
+      largest = MAX (largest, MIN (biggest, np) * (ao ? 8.0 : self->state_bytes));
     }
 
-  per_param = s->optimizer_impl == HR_OPTIMIZER_IMPL_FOR_LOOP || s->optimizer_in_bwd;
+  /* torchao steps one parameter at a time */
+  per_param = s->optimizer_impl == HR_OPTIMIZER_IMPL_FOR_LOOP || s->optimizer_in_bwd || ao;
   temp = per_param ? largest : hr_plan_sharded (self, total, sp->shard_states);
 
   /* The step runs after the activations are freed: its temporaries only

@@ -127,6 +127,14 @@ typedef struct {
   double      host_params;
   double      host_states;
   double      host_activations;
+  /* gradients whose count depends on the activations (see
+   * hr_plan_add_deferred_gradients): all of them, and those created first */
+  double      deferred_grads;
+  double      deferred_first;
+  double      deferred_params;
+  /* the layer rebuilt at the end of the backward pass under full
+   * recomputation */
+  double      recompute_working_set;
 } Acc;
 
 void        hr_acc_add        (Acc        *acc,
@@ -187,6 +195,8 @@ void        hr_plan_add_weights           (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_gradients         (HrPlan     *self,
                                            Acc        *acc);
+void        hr_plan_add_deferred_gradients (HrPlan    *self,
+                                            Acc       *acc);
 void        hr_plan_add_sharding_overhead (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_sharding_notes    (HrPlan     *self,

@@ -175,7 +175,25 @@ hr_plan_on_device (HrPlan   *self,
 double
 hr_plan_frozen_bytes_per_param (HrPlan *self)
 {
-  return hr_dtype_bytes_per_param (self->scenario->weights_dtype, FALSE);
+  const HrScenario *s = self->scenario;
+
+  /* torchtune's NF4 weights are torchao NF4Tensors, which quantise their
+   * scalers again (block_size 64, scaler_block_size 256:
+   * torchao/prototype/_nf4tensor_api.py @36027d8), as bitsandbytes' double
+   * quantisation does */
+  return hr_dtype_bytes_per_param (s->weights_dtype,
+                                   stack_is (s, HR_STACK_TORCHTUNE) &&
+                                   s->weights_dtype == HR_DTYPE_NF4);
+}
+
+/* Whether the stack quantises the output head with the linear layers:
+ * LitGPT and Lightning Fabric replace every nn.Linear; transformers skips
+ * lm_head (get_keys_to_not_convert) and torchtune's QLoRA quantises only
+ * its LoRA linears.  Without a stack the larger of the two is counted. */
+static gboolean
+head_quantized (const HrScenario *s)
+{
+  return !s->stack_set || s->stack == HR_STACK_LITGPT || s->stack == HR_STACK_LIGHTNING;
 }
 
 /* Parameters of one transformer layer: its linear layers and norms. */
@@ -348,7 +366,8 @@ hr_plan_add_weights (HrPlan *self,
           if (p->frozen > 0 && !op)
             widest_quantized = MAX (widest_quantized,
                                     2.0 * MAX ((double) c->hidden * c->intermediate,
-                                               (double) c->hidden * c->vocab));
+                                               head_quantized (s)
+                                                 ? (double) c->hidden * c->vocab : 0.0));
         }
       else
         {
@@ -453,8 +472,10 @@ hr_plan_add_weights (HrPlan *self,
                   (double) s->deepspeed.param_persistence_threshold);
     }
 
-  /* What is gathered at the peak, the start of the backward pass. */
-  if ((sw && sp->dp > 1) || op)
+  /* What is gathered at the peak, the start of the backward pass.  ZeRO-3
+   * gathers into buffers of their own even on one GPU (the partition stays
+   * in ds_tensor). */
+  if ((sw && sp->dp > 1) || op || (s->sharding == HR_SHARDING_ZERO3 && self->training))
     {
       double share = total_params > 0 ? trainable_params / total_params : 0;
       double per_param = gather_bytes (self, share);
@@ -526,6 +547,43 @@ gradient_params (HrPlan     *self,
   return n;
 }
 
+/* Whether the gradients grow only as the backward pass frees the
+ * activations.  Every named stack zeroes gradients with set_to_none
+ * between steps (torch.optim's zero_grad defaults to set_to_none=True since
+ * PyTorch 2.0; torchtune's recipes call zero_grad(set_to_none=True), the
+ * Trainer model.zero_grad()), so without accumulation no gradient exists
+ * when the backward pass starts with every activation alive.  Without a
+ * stack the gradients are counted alongside all activations, the safe
+ * side. */
+static gboolean
+gradients_overlap_activations (HrPlan *self)
+{
+  const HrScenario *s = self->scenario;
+
+  return self->training && s->stack_set && s->grad_accum == 1 && !s->optimizer_in_bwd &&
+         !self->shard.unsharded_accumulation;
+}
+
+void
+hr_plan_add_deferred_gradients (HrPlan *self,
+                                Acc    *acc)
+{
+  double all = acc->deferred_grads, alive;
+
+  if (!gradients_overlap_activations (self) || all <= 0)
+    return;
+
+  /* The backward pass frees each layer's activations as it makes that
+   * layer's gradients: at its start every activation and the head's
+   * gradient are alive, at its end every gradient (and, under full
+   * recomputation, the first layer rebuilt).  The peak is the larger. */
+  alive = CLAMP (all + acc->recompute_working_set - acc->activations, acc->deferred_first, all);
+  hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, alive, alive, all,
+              _("gradients of %.1fM trainable parameters alive at the peak: the backward pass "
+                "makes them as it frees the activations (no accumulation, gradients set to None "
+                "between steps)"), acc->deferred_params / 1e6);
+}
+
 void
 hr_plan_add_gradients (HrPlan *self,
                        Acc    *acc)
@@ -570,7 +628,24 @@ hr_plan_add_gradients (HrPlan *self,
 
   grads_total = n * grad_bytes;
 
-  if (s->optimizer_in_bwd)
+  if (gradients_overlap_activations (self))
+    {
+      double first = 0;
+
+      /* the head's gradient is the first the backward pass makes */
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+
+          if (p->logits && p->trainable >= p->params && p->c->vocab > 0)
+            first = MAX (first, (double) p->c->vocab * p->c->hidden * grad_bytes);
+        }
+      acc->deferred_grads = hr_plan_on_device (self, grads_total, sp->shard_grads, on_host);
+      acc->deferred_first = MIN (acc->deferred_grads,
+                                 hr_plan_on_device (self, first, sp->shard_grads, on_host));
+      acc->deferred_params = n;
+    }
+  else if (s->optimizer_in_bwd)
     {
       /* torchtune's optimizer_in_bwd gives every parameter an optimizer of
        * its own and steps it from a post-accumulate-grad hook, which then
@@ -663,13 +738,14 @@ hr_plan_add_gradients (HrPlan *self,
       gboolean overlap = (ds->set & HR_DS_OVERLAP_COMM) ? ds->overlap_comm
                                                          : s->sharding == HR_SHARDING_ZERO3;
       double buffers = s->sharding == HR_SHARDING_ZERO3 ? 1.0 : (overlap ? 2.0 : 1.0);
-      double bucket = MIN ((double) ds->reduce_bucket_size, trainable) * model_bytes * buffers;
+      /* allocated whole, whatever the number of trainable parameters */
+      double bucket = (double) ds->reduce_bucket_size * model_bytes * buffers;
 
       /* contiguous_gradients: the backward pass copies each gradient into
        * a flat bucket of reduce_bucket_size values before reducing it
        * (stage_1_and_2.py: buf_0, and buf_1 with overlap_comm; stage3.py:
        * bucket.buffer = torch.empty(self.reduce_bucket_size, ...)) */
-      if (ds->contiguous_gradients && sp->dp > 1)
+      if (ds->contiguous_gradients)
         hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bucket,
                     bucket, bucket,
                     _("DeepSpeed gradient reduce buckets (reduce_bucket_size %.3g values × %g)"),

@@ -301,6 +301,7 @@ compute (HrPlan     *self,
   hr_plan_add_gradients (self, &acc);
   hr_plan_add_optimizer (self, &acc);
   hr_plan_add_activations (self, &acc, micro_batch);
+  hr_plan_add_deferred_gradients (self, &acc);
   hr_plan_add_step_temporaries (self, &acc);
   hr_plan_add_sharding_overhead (self, &acc);
 
