@@ -51,6 +51,18 @@
 #define FRAG_STATIC_LOW   0.00
 #define FRAG_STATIC_HIGH  0.05
 
+/* The estimator's own error, measured: the 5th and 95th percentiles of
+ * measured / estimated peak over the 59 published LitGPT runs of the shared
+ * validation set (its 63 exact rows less the four FSDP LoRA runs, which
+ * "fsdp" no longer describes), for training and for inference.  The range
+ * reaches at least that far around the central figure; on the 150 runs of
+ * tests/validation, which it was not calibrated on, the range then holds the
+ * measurement on 89% of the scored rows. */
+#define BAND_TRAIN_LOW      0.791
+#define BAND_TRAIN_HIGH     1.123
+#define BAND_INFERENCE_LOW  0.853
+#define BAND_INFERENCE_HIGH 1.032
+
 /* JAX preallocates 75% of the device on first use unless
  * XLA_PYTHON_CLIENT_PREALLOCATE=false (JAX docs, "GPU memory allocation":
  * "JAX will preallocate 75% of the total GPU memory"). */
@@ -352,6 +364,8 @@ compute (HrPlan     *self,
         double device = acc.by_metric[HR_METRIC_ALLOCATED] + acc.by_metric[HR_METRIC_RESERVED] +
                         acc.by_metric[HR_METRIC_DEVICE_USED];
         double low = 0, high = 0;
+        double band_low = self->training ? BAND_TRAIN_LOW : BAND_INFERENCE_LOW;
+        double band_high = self->training ? BAND_TRAIN_HIGH : BAND_INFERENCE_HIGH;
 
         for (guint i = 0; i < HR_N_BUCKETS; i++)
           {
@@ -363,12 +377,14 @@ compute (HrPlan     *self,
         peak->reserved = (guint64) llround (reserved);
         peak->device_used = (guint64) llround (device);
         peak->total = peak->device_used;
-        peak->low = (guint64) llround (MIN (low, device));
-        peak->high = (guint64) llround (MAX (high, device));
-        peak->allocated_low = (guint64) llround (MIN (allocated_low, allocated));
-        peak->allocated_high = (guint64) llround (MAX (allocated_high, allocated));
-        peak->reserved_low = (guint64) llround (MIN (reserved_low, reserved));
-        peak->reserved_high = (guint64) llround (MAX (reserved_high, reserved));
+        peak->low = (guint64) llround (MIN (low, band_low * device));
+        peak->high = (guint64) llround (MAX (high, band_high * device));
+        peak->allocated_low = (guint64) llround (MIN (allocated_low, band_low * allocated));
+        peak->allocated_high = (guint64) llround (MAX (allocated_high, band_high * allocated));
+        peak->reserved_low = (guint64) llround (MIN (reserved_low, band_low * reserved));
+        peak->reserved_high = (guint64) llround (MAX (reserved_high, band_high * reserved));
+        reserved_low = MIN (reserved_low, band_low * reserved);
+        reserved_high = MAX (reserved_high, band_high * reserved);
         if (need > 0)
           {
             peak->need = (guint64) llround (need);
@@ -698,6 +714,12 @@ add_notes (HrPlan     *self,
   g_ptr_array_add (notes, g_strdup (
     _("total is what nvidia-smi would show (device_used); allocated_peak is "
       "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved")));
+
+  g_ptr_array_add (notes, g_strdup_printf (
+    _("the range adds up each line's own range and reaches at least %+.0f%% to %+.0f%% "
+      "around the estimate: the estimator's error on published runs (calibrated)"),
+    100.0 * ((self->training ? BAND_TRAIN_LOW : BAND_INFERENCE_LOW) - 1.0),
+    100.0 * ((self->training ? BAND_TRAIN_HIGH : BAND_INFERENCE_HIGH) - 1.0)));
 
   if (!s->seq_len_set && s->model->seq_len == 0 && est->seq_len > 0)
     g_ptr_array_add (notes,
