@@ -157,11 +157,16 @@ test_gpus (void)
   static const char *required[] = {
     "rtx-3060-12gb", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-5090d", "rtx-a6000", "rtx-6000-ada",
     "a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "mi300x",
+    /* the used market and the current generation */
+    "rtx-2080-ti", "rtx-3080-ti", "rtx-5060-ti-16gb", "rtx-5070", "rtx-5070-ti", "rtx-5080",
+    "rtx-a4000", "rtx-a5000", "t4", "v100-16gb", "v100-32gb", "a10", "a10g", "l4", "l40", "l40s",
+    "h20", "gb200", "mi325x",
   };
   HrCatalog *catalog = hr_catalog_get_default ();
   GPtrArray *gpus = hr_catalog_get_gpus (catalog);
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
 
-  g_assert_cmpuint (gpus->len, >=, 25);
+  g_assert_cmpuint (gpus->len, >=, 45);
 
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
     {
@@ -181,6 +186,10 @@ test_gpus (void)
 
       g_assert_nonnull (g->source);
       g_assert_cmpuint (strlen (g->source), >, 20);
+      if (!g_regex_match_simple ("^[a-z0-9][a-z0-9.-]*$", g->id, 0, 0))
+        g_error ("GPU id \"%s\" is not lowercase letters, digits, '.' and '-'", g->id);
+      if (!g_hash_table_add (ids, g->id))
+        g_error ("GPU id \"%s\" appears twice", g->id);
       g_assert_cmpuint (g->memory, >, G_GUINT64_CONSTANT (4) << 30);
       g_assert_cmpuint (g->bandwidth, >, 0);
       g_assert_cmpfloat (g->fp32_tflops, >, 0);
