@@ -5,7 +5,8 @@
  * keeps, hr-estimate-peft.c the adapters of each PEFT method,
  * hr-estimate-optimizer.c the optimizer's state and step, and
  * hr-estimate-sharding.c where model state lives across the data-parallel
- * group (DDP, ZeRO, FSDP1, FSDP2, offload).
+ * group (DDP, ZeRO, FSDP1, FSDP2, offload), and hr-estimate-vision.c the
+ * CNN, U-Net and VAE parts walked from their architecture (hr-arch.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -104,6 +105,7 @@ struct _HrPlan {
   guint       image_width;
   guint       image_height;
   guint       context_len;
+  guint       frames;     /* video: frames per sample */
   double      w_bytes;    /* a trainable weight */
   double      g_bytes;    /* its gradient */
   double      master_bytes;
@@ -135,6 +137,10 @@ typedef struct {
   /* the layer rebuilt at the end of the backward pass under full
    * recomputation */
   double      recompute_working_set;
+  /* the largest forward pass of a part that runs apart from the backward
+   * pass (a frozen VAE encoding the batch), and its line's label */
+  double      forward_transient;
+  char       *forward_transient_label;
 } Acc;
 
 void        hr_acc_add        (Acc        *acc,
@@ -201,6 +207,22 @@ void        hr_plan_add_sharding_overhead (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_sharding_notes    (HrPlan     *self,
                                            GPtrArray  *notes);
+
+/* hr-estimate-vision.c */
+void        hr_plan_add_arch_part         (HrPlan     *self,
+                                           Acc        *acc,
+                                           Part       *part,
+                                           double      micro_batch);
+void        hr_plan_add_forward_transient (HrPlan     *self,
+                                           Acc        *acc);
+double      hr_plan_arch_lora_params      (HrPlan            *self,
+                                           const HrComponent *component);
+void        hr_plan_add_ema               (HrPlan     *self,
+                                           Acc        *acc);
+void        hr_plan_add_vision_notes      (HrPlan     *self,
+                                           GPtrArray  *notes);
+gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
+                                           const HrComponent *component);
 
 /* Bytes per parameter of the frozen base weights as stored. */
 double      hr_plan_frozen_bytes_per_param (HrPlan     *self);

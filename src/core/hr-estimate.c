@@ -179,7 +179,8 @@ static double
 part_tokens (HrPlan            *self,
              const HrComponent *c)
 {
-  return hr_component_tokens (c, self->seq_len, self->image_width, self->image_height);
+  return hr_component_tokens_video (c, self->seq_len, self->image_width, self->image_height,
+                                    self->frames);
 }
 
 static void
@@ -201,7 +202,7 @@ setup_parts (HrPlan *self)
       part.params = (double) c->params;
       part.tokens = c->kind == HR_COMPONENT_TRANSFORMER ? part_tokens (self, c) : 0;
 
-      if (self->training)
+      if (self->training && !hr_plan_part_pipeline_frozen (self, c))
         {
           switch (s->method)
             {
@@ -218,6 +219,8 @@ setup_parts (HrPlan *self)
                * (SD 1.5 LoRAs of rank 32 are 20-40M parameters, 2-5%). */
               if (c->kind == HR_COMPONENT_TRANSFORMER)
                 hr_plan_setup_adapters (self, &part);
+              else if (c->arch != NULL)
+                part.adapters = hr_plan_arch_lora_params (self, c);
               else if (c->trainable && s->method != HR_METHOD_PREFIX &&
                        s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
                 part.adapters = 0.01 * part.params;
@@ -312,6 +315,7 @@ compute (HrPlan     *self,
   hr_plan_add_weights (self, &acc);
   hr_plan_add_gradients (self, &acc);
   hr_plan_add_optimizer (self, &acc);
+  hr_plan_add_ema (self, &acc);
   hr_plan_add_activations (self, &acc, micro_batch);
   hr_plan_add_deferred_gradients (self, &acc);
   hr_plan_add_step_temporaries (self, &acc);
@@ -585,6 +589,7 @@ hr_plan_new (const HrScenario *scenario)
   self->seq_len = hr_scenario_get_seq_len (self->scenario);
   hr_scenario_get_image_size (self->scenario, &self->image_width, &self->image_height);
   self->context_len = hr_scenario_get_context_len (self->scenario);
+  self->frames = hr_scenario_get_frames (self->scenario);
 
   hr_plan_setup_sharding (self);
   hr_plan_setup_precision (self);
@@ -767,6 +772,7 @@ add_notes (HrPlan     *self,
           _("gradient accumulation over %u steps multiplies the batch, not the peak"),
           s->grad_accum));
       hr_plan_add_sharding_notes (self, notes);
+      hr_plan_add_vision_notes (self, notes);
       if (s->optimizer_in_bwd)
         g_ptr_array_add (notes, g_strdup (
           _("optimizer_in_bwd steps each parameter from its gradient hook and frees the "

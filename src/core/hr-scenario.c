@@ -30,7 +30,9 @@ static const char * const scenario_keys[] = {
   /* the stacks' keys */
   "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
   "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
-  "peft", NULL
+  "peft",
+  /* vision and diffusion (hr-estimate-vision.c) */
+  "frames", "ema", "prior_preservation", "vae_tiling", NULL
 };
 
 static const char * const lora_keys[] = { "rank", "targets", NULL };
@@ -807,8 +809,16 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   if (!hr_reader_bool (&reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
       !hr_reader_bool (&reader, "activation_offload", &self->activation_offload) ||
       !hr_reader_bool (&reader, "compile", &self->compile) ||
-      !hr_reader_bool (&reader, "packed", &self->packed))
+      !hr_reader_bool (&reader, "packed", &self->packed) ||
+      !hr_reader_bool (&reader, "ema", &self->ema) ||
+      !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
+      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling))
     goto out;
+  if (hr_reader_has (&reader, "frames"))
+    {
+      READ_UINT ("frames", 1, 1 << 16, frames);
+      self->frames_set = TRUE;
+    }
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
       READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
@@ -1063,6 +1073,14 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "compile", TRUE);
   if (self->packed)
     add_bool (builder, "packed", TRUE);
+  if (self->frames_set)
+    add_uint (builder, "frames", self->frames);
+  if (self->ema)
+    add_bool (builder, "ema", TRUE);
+  if (self->prior_preservation)
+    add_bool (builder, "prior_preservation", TRUE);
+  if (self->vae_tiling)
+    add_bool (builder, "vae_tiling", TRUE);
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)
@@ -1321,6 +1339,14 @@ hr_scenario_get_image_size (const HrScenario *self,
       *width = 224;
       *height = 224;
     }
+}
+
+guint
+hr_scenario_get_frames (const HrScenario *self)
+{
+  if (self->frames_set)
+    return self->frames;
+  return MAX (1, self->model->frames);
 }
 
 guint
