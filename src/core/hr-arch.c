@@ -1203,27 +1203,31 @@ ppm (Walk *W,
     }
 }
 
+/* FCNHead on stage 3, num_convs 1, half the decode head's channels (256
+ * beside a 512-channel head, 64 beside ResNet-18's 128) */
 static void
-aux_fcn (Walk *W,
-         T    *c4)
+aux_fcn (Walk  *W,
+         T     *c4,
+         guint  channels)
 {
   block_begin (W, FALSE, "auxiliary head (FCN)");
   W->x = *c4;
-  conv_bn_act (W, 256, 3, 1, 1, 1, ACT_RELU);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
   conv_seg (W);
   block_end (W);
 }
 
 static void
-psp_head (Walk *W,
-          T    *c)
+psp_head (Walk  *W,
+          T     *c,
+          guint  channels)
 {
   T parts[5];
 
   block_begin (W, FALSE, "decode head (PSP)");
-  ppm (W, &c[3], 512, parts);
+  ppm (W, &c[3], channels, parts);
   W->x = cat (W, parts, 5);
-  conv_bn_act (W, 512, 3, 1, 1, 1, ACT_RELU);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
   conv_seg (W);
   block_end (W);
 }
@@ -2160,7 +2164,7 @@ hr_arch_walk (const HrArch    *arch,
       block_end (&W);
       break;
     case HR_ARCH_HEAD_PSP:
-      psp_head (&W, c);
+      psp_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 512);
       break;
     case HR_ARCH_HEAD_ASPP:
       aspp_head (&W, c);
@@ -2176,7 +2180,7 @@ hr_arch_walk (const HrArch    *arch,
     }
 
   if (arch->aux_head)
-    aux_fcn (&W, &c[2]);
+    aux_fcn (&W, &c[2], (arch->head_channels > 0 ? arch->head_channels : 512) / 2);
 
   if (res->output == 0)
     res->output = tbytes (&W.x);
