@@ -393,7 +393,7 @@ hr_arch_latent_side (const HrArch *arch,
 typedef struct {
   guint    c, h, w;
   double   eb;
-  gboolean counted;
+  guint    id;       /* which tensor it is: copies share it */
   gboolean grad;
 } T;
 
@@ -414,7 +414,34 @@ typedef struct {
   double           block_recompute;
   guint64          block_params;
   double           held;       /* forward only: tensors kept for later */
+  guint            next_id;
+  GHashTable      *saved_ids;  /* the tensors some op saved */
+  GArray          *block_ids;  /* those saved inside the current checkpointed block */
 } Walk;
+
+/* A new tensor: an op's output. */
+static void
+fresh (Walk *W,
+       T    *t)
+{
+  t->id = ++W->next_id;
+}
+
+static gboolean
+is_saved (Walk    *W,
+          const T *t)
+{
+  return g_hash_table_contains (W->saved_ids, GUINT_TO_POINTER (t->id));
+}
+
+static void
+mark (Walk *W,
+      T    *t)
+{
+  g_hash_table_add (W->saved_ids, GUINT_TO_POINTER (t->id));
+  if (W->ckpt)
+    g_array_append_val (W->block_ids, t->id);
+}
 
 static double
 numel (const T *t)
@@ -497,10 +524,10 @@ static void
 save_tensor (Walk *W,
              T    *t)
 {
-  if (!t->counted)
+  if (!is_saved (W, t))
     {
       save (W, tbytes (t));
-      t->counted = TRUE;
+      mark (W, t);
     }
 }
 
@@ -540,7 +567,8 @@ block_begin (Walk       *W,
   W->block = W->res->blocks->len - 1;
   W->ckpt = b.checkpointed;
   W->block_input = tbytes (&W->x);
-  W->block_input_counted = W->x.counted;
+  W->block_input_counted = is_saved (W, &W->x);
+  g_array_set_size (W->block_ids, 0);
   W->block_input_taken = FALSE;
   W->block_recompute = 0;
   W->block_params = W->res->params;
@@ -560,7 +588,10 @@ block_end (Walk *W)
       /* the block's own tensors are dropped after its forward pass and
        * rebuilt in the backward pass: its output is nobody's saved tensor */
       W->res->recompute_peak = MAX (W->res->recompute_peak, W->block_recompute + W->block_input);
-      W->x.counted = FALSE;
+      for (guint i = 0; i < W->block_ids->len; i++)
+        g_hash_table_remove (W->saved_ids,
+                             GUINT_TO_POINTER (g_array_index (W->block_ids, guint, i)));
+      g_array_set_size (W->block_ids, 0);
     }
   W->ckpt = FALSE;
 }
@@ -593,9 +624,10 @@ conv_pad (Walk     *W,
           gboolean  bias)
 {
   T out = { cout, conv_out (in->h, k, stride, pad, dilation),
-            conv_out (in->w, k, stride, pad, dilation), W->r->e, FALSE, in->grad || W->train };
+            conv_out (in->w, k, stride, pad, dilation), W->r->e, 0, in->grad || W->train };
 
   g_assert (groups > 0 && in->c % groups == 0);
+  fresh (W, &out);
   params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
   if (out.grad)
     save_matmul_input (W, in);
@@ -627,9 +659,10 @@ linear (Walk     *W,
         gboolean  bias,
         gboolean  lora)
 {
-  T out = { cout, in->h, in->w, W->r->e, FALSE, FALSE };
+  T out = { cout, in->h, in->w, W->r->e, 0, FALSE };
   gboolean adapter = lora && W->r->lora_rank > 0;
 
+  fresh (W, &out);
   params (W, (guint64) in->c * cout + (bias ? cout : 0));
   if (W->train)
     save_matmul_input (W, in);
@@ -651,7 +684,7 @@ bn (Walk *W,
 {
   T out = *x;
 
-  out.counted = FALSE;
+  fresh (W, &out);
   if (W->a->bn != HR_ARCH_BN_FROZEN)
     {
       params (W, 2 * (guint64) x->c);
@@ -674,7 +707,7 @@ norm (Walk *W,
   params (W, 2 * (guint64) x->c);
   if (x->grad || W->train)
     save_tensor (W, x);
-  out.counted = FALSE;
+  fresh (W, &out);
   out.eb = W->r->e32;
   out.grad = x->grad || W->train;
   fwd (W, tbytes (x), tbytes (&out), 0);
@@ -694,7 +727,7 @@ act (Walk    *W,
 {
   T out = *x;
 
-  out.counted = FALSE;
+  fresh (W, &out);
   if (kind == ACT_INPUT && x->grad)
     save_tensor (W, x);
   fwd (W, tbytes (x), kind == ACT_RELU ? 0 : tbytes (&out), 0);
@@ -714,7 +747,7 @@ maxpool (Walk  *W,
 
   out.h = conv_out (x->h, k, stride, pad, 1);
   out.w = conv_out (x->w, k, stride, pad, 1);
-  out.counted = FALSE;
+  fresh (W, &out);
   if (x->grad)
     {
       save_tensor (W, x);
@@ -733,7 +766,7 @@ avgpool (Walk  *W,
   T out = *x;
 
   out.h = out.w = s;
-  out.counted = FALSE;
+  fresh (W, &out);
   if (x->grad)
     save_tensor (W, x);
   fwd (W, tbytes (x), tbytes (&out), 0);
@@ -751,7 +784,7 @@ resize (Walk  *W,
 
   out.h = h;
   out.w = w;
-  out.counted = FALSE;
+  fresh (W, &out);
   fwd (W, tbytes (x), tbytes (&out), 0);
   return out;
 }
@@ -764,7 +797,7 @@ add (Walk *W,
 {
   T out = *x;
 
-  out.counted = FALSE;
+  fresh (W, &out);
   out.grad = x->grad || y->grad;
   out.eb = MAX (x->eb, y->eb);
   fwd (W, tbytes (x), tbytes (&out), 0);
@@ -780,7 +813,7 @@ cat (Walk  *W,
   T out = parts[0];
 
   out.c = 0;
-  out.counted = FALSE;
+  fresh (W, &out);
   out.grad = FALSE;
   for (guint i = 0; i < n; i++)
     {
@@ -881,7 +914,9 @@ attention (Walk    *W,
                     q.grad || k.grad || v.grad);
   o = q;
   o.grad = q.grad || k.grad || v.grad;
-  o.counted = !W->r->eager_attention;   /* the efficient kernels save their output */
+  fresh (W, &o);
+  if (!W->r->eager_attention)
+    mark (W, &o);   /* the efficient kernels saved their output */
   W->x = linear (W, &o, W->x.c, TRUE, lora);
   (void) v;
 }
@@ -1071,9 +1106,10 @@ roi_heads (Walk     *W,
            gboolean  mask)
 {
   const HrArch *a = W->a;
-  T x = { 256 * 7 * 7, 1, a->rois, W->r->e, FALSE, TRUE };
+  T x = { 256 * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
   T cls, reg;
 
+  fresh (W, &x);
   block_begin (W, FALSE, "roi head (box)");
   x = linear (W, &x, 1024, TRUE, FALSE);
   act (W, &x, ACT_RELU);
@@ -1092,7 +1128,8 @@ roi_heads (Walk     *W,
   block_begin (W, FALSE, "roi head (mask)");
   /* the RoIs side by side: a convolution over 14 x (14 * rois) keeps what
    * one over rois x 14 x 14 keeps */
-  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, FALSE, TRUE };
+  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
   for (guint i = 0; i < 4; i++)
     {
       W->x = conv (W, &W->x, 256, 3, 1, 1, 1, TRUE);
@@ -1101,8 +1138,9 @@ roi_heads (Walk     *W,
   {
     /* ConvTranspose2d(256, 256, 2, stride 2) saves its input like a
      * convolution */
-    T up = { 256, 28, 28 * a->mask_rois, W->r->e, FALSE, TRUE };
+    T up = { 256, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
 
+    fresh (W, &up);
     params (W, 256 * 256 * 4 + 256);
     save_matmul_input (W, &W->x);
     W->x = up;
@@ -1169,7 +1207,7 @@ static void
 seg_loss (Walk *W,
           T    *logits)
 {
-  T full = { logits->c, W->r->height, W->r->width, 4.0, FALSE, logits->grad };
+  T full = { logits->c, W->r->height, W->r->width, 4.0, 0, logits->grad };
 
   if (logits->grad)
     save (W, tbytes (&full));
@@ -1421,7 +1459,7 @@ squeeze_excite (Walk    *W,
   act (W, &W->x, ACT_SIGMOID);
   if (x.grad || W->train)
     save_tensor (W, &x);
-  x.counted = FALSE;
+  fresh (W, &x);
   W->x = x;
 }
 
@@ -1606,7 +1644,7 @@ mit (Walk *W,
           v_t = linear (W, &kv_src, C, TRUE, FALSE);
           attention_kernel (W, s, (double) kv_src.h * kv_src.w, C, a->heads[i], TRUE, q.grad);
           o = q;
-          o.counted = FALSE;
+          fresh (W, &o);
           W->x = linear (W, &o, C, TRUE, FALSE);
           W->x = add (W, &W->x, &id);
           release (W, &id);
@@ -1656,9 +1694,10 @@ resnet2d (Walk  *W,
     {
       /* time_emb_proj: SiLU(temb) then Linear(temb_channels, cout), added
        * to every pixel; a vector per sample */
-      T temb = { temb_channels, 1, 1, W->r->e, FALSE, FALSE };
+      T temb = { temb_channels, 1, 1, W->r->e, 0, FALSE };
       T proj;
 
+      fresh (W, &temb);
       act (W, &temb, ACT_INPUT);
       proj = linear (W, &temb, cout, TRUE, W->lora_here && W->r->lora_all_linear);
       W->x = add (W, &W->x, &proj);
@@ -1707,10 +1746,10 @@ transformer_block (Walk  *W,
     save_tensor (W, &proj);           /* gelu's input is a view of it */
   gate = proj;
   gate.c = 4 * C;
-  gate.counted = FALSE;
+  fresh (W, &gate);
   if (proj.grad)
     save_tensor (W, &gate);           /* gelu(gate), kept by the product */
-  gate.counted = FALSE;
+  fresh (W, &gate);
   gate.grad = proj.grad;
   fwd (W, tbytes (&proj), 2.0 * tbytes (&gate), 0);
   W->x = linear (W, &gate, C, TRUE, lora_ff);
@@ -1769,8 +1808,9 @@ static void
 time_embedding (Walk  *W,
                 guint  temb)
 {
-  T t = { W->a->widths[0], 1, 1, W->r->e, FALSE, FALSE };
+  T t = { W->a->widths[0], 1, 1, W->r->e, 0, FALSE };
 
+  fresh (W, &t);
   block_begin (W, FALSE, "time_embedding");
   t = linear (W, &t, temb, TRUE, FALSE);
   act (W, &t, ACT_INPUT);
@@ -1780,8 +1820,9 @@ time_embedding (Walk  *W,
       /* text_time: 6 time ids x 256 sinusoidal channels + the pooled
        * 1280-channel text embedding = 2816 (SDXL's
        * projection_class_embeddings_input_dim) */
-      T add_t = { 2816, 1, 1, W->r->e, FALSE, FALSE };
+      T add_t = { 2816, 1, 1, W->r->e, 0, FALSE };
 
+      fresh (W, &add_t);
       add_t = linear (W, &add_t, temb, TRUE, FALSE);
       act (W, &add_t, ACT_INPUT);
       add_t = linear (W, &add_t, temb, TRUE, FALSE);
@@ -1795,11 +1836,12 @@ unet (Walk *W)
   const HrArch *a = W->a;
   guint n = a->n_stages;
   guint temb = TIME_EMBED_CHANNELS_PER_BLOCK * a->widths[0];
-  T ctx = { a->cross_attention_dim, 1, a->text_tokens, W->r->e, FALSE, FALSE };
+  T ctx = { a->cross_attention_dim, 1, a->text_tokens, W->r->e, 0, FALSE };
   g_autoptr(GArray) skips = g_array_new (FALSE, FALSE, sizeof (T));
   gboolean frozen_front = a->controlnet_residuals && !W->r->trainable;
   gboolean grad = W->r->grad && !frozen_front;
 
+  fresh (W, &ctx);
   W->x.grad = FALSE;
   W->lora_here = W->r->lora_rank > 0;
   if (!grad)
@@ -1813,9 +1855,10 @@ unet (Walk *W)
        * convs of 16, 32, 96, 256 channels, three of them stride 2, to the
        * latent size, then a zero conv to block_out_channels[0] */
       static const guint ch[] = { 16, 32, 96, 256 };
-      T cond = { 3, W->r->height, W->r->width, W->r->input_bytes, FALSE, FALSE };
+      T cond = { 3, W->r->height, W->r->width, W->r->input_bytes, 0, FALSE };
       T saved_x = W->x;
 
+      fresh (W, &cond);
       block_begin (W, FALSE, "controlnet_cond_embedding");
       W->x = cond;
       W->x = conv (W, &W->x, ch[0], 3, 1, 1, 1, TRUE);
@@ -1904,11 +1947,11 @@ unet (Walk *W)
        * block's output: the gradient enters there, so the up path keeps
        * what it computes and the down path nothing */
       W->x.grad = TRUE;
-      W->x.counted = FALSE;
+      fresh (W, &W->x);
       for (guint i = 0; i < skips->len; i++)
         {
           g_array_index (skips, T, i).grad = TRUE;
-          g_array_index (skips, T, i).counted = FALSE;
+          fresh (W, &g_array_index (skips, T, i));
         }
     }
 
@@ -2075,20 +2118,23 @@ hr_arch_walk (const HrArch    *arch,
   W.res = res;
   W.train = run->trainable && run->grad;
   W.count_params = TRUE;
+  W.saved_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  W.block_ids = g_array_new (FALSE, FALSE, sizeof (guint));
 
   switch (arch->type)
     {
     case HR_ARCH_UNET:
       W.x = (T) { arch->in_channels, hr_arch_latent_side (arch, run->height),
-                  hr_arch_latent_side (arch, run->width), run->e, FALSE, FALSE };
+                  hr_arch_latent_side (arch, run->width), run->e, 0, FALSE };
       break;
     case HR_ARCH_VAE:
-      W.x = (T) { 3, run->height, run->width, run->input_bytes, FALSE, FALSE };
+      W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
       break;
     default:
-      W.x = (T) { 3, run->height, run->width, run->input_bytes, FALSE, FALSE };
+      W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
       break;
     }
+  fresh (&W, &W.x);
 
   switch (arch->type)
     {
@@ -2120,7 +2166,8 @@ hr_arch_walk (const HrArch    *arch,
 
         vae_encoder (&W);
         encode_peak = res->forward_peak;
-        latent = (T) { arch->out_channels, W.x.h, W.x.w, run->e, FALSE, FALSE };
+        latent = (T) { arch->out_channels, W.x.h, W.x.w, run->e, 0, FALSE };
+        fresh (&W, &latent);
         W.x = latent;
         W.held = 0;
         res->forward_peak = 0;
@@ -2184,6 +2231,8 @@ hr_arch_walk (const HrArch    *arch,
 
   if (res->output == 0)
     res->output = tbytes (&W.x);
+  g_hash_table_unref (W.saved_ids);
+  g_array_unref (W.block_ids);
   return res;
 }
 

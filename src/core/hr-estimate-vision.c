@@ -67,7 +67,11 @@ setup_run (HrPlan      *self,
   run->height = self->image_height;
   run->frames = self->frames;
   run->e = hr_compute_activation_bytes (s->compute);
-  run->autocast = hr_compute_is_mixed (s->compute);
+  /* autocast wraps the forward of the model accelerate prepared, the one
+   * that trains; a frozen VAE or text encoder runs outside it, in the
+   * dtype the script cast it to (train_text_to_image_lora.py encodes the
+   * latents under no autocast, with the VAE in weight_dtype) */
+  run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop;
   run->e32 = run->autocast ? 4.0 : run->e;
   /* images come as fp32 tensors from the dataloader; a pure 16-bit model
    * is handed them cast (diffusers' scripts cast pixel_values to
