@@ -68,6 +68,37 @@
  * Quantization", section 2). */
 #define OPT8_BYTES_PER_STATE (1.0 + 4.0 / 2048.0)
 
+static gint counter_estimates;
+static gint counter_plans;
+static gint counter_passes;
+static gint counter_copies;
+
+void
+hr_estimate_counters_get (HrEstimateCounters *counters)
+{
+  g_return_if_fail (counters != NULL);
+
+  counters->estimates = (guint) g_atomic_int_get (&counter_estimates);
+  counters->plans = (guint) g_atomic_int_get (&counter_plans);
+  counters->passes = (guint) g_atomic_int_get (&counter_passes);
+  counters->scenario_copies = (guint) g_atomic_int_get (&counter_copies);
+}
+
+void
+hr_estimate_counters_reset (void)
+{
+  g_atomic_int_set (&counter_estimates, 0);
+  g_atomic_int_set (&counter_plans, 0);
+  g_atomic_int_set (&counter_passes, 0);
+  g_atomic_int_set (&counter_copies, 0);
+}
+
+void
+hr_estimate_counters_count_copy (void)
+{
+  g_atomic_int_inc (&counter_copies);
+}
+
 static const char *bucket_labels[] = {
   N_("Weights"), N_("Gradients"), N_("Optimizer state"), N_("Activations"), N_("Overhead"),
 };
@@ -774,6 +805,8 @@ compute (HrPlan     *self,
   const char *wname = hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype);
   double q_bytes = hr_dtype_bytes_per_param (s->weights_dtype, FALSE);
 
+  g_atomic_int_inc (&counter_passes);
+
   acc.plan = self;
   acc.est = est;
 
@@ -1361,6 +1394,7 @@ hr_plan_new (const HrScenario *scenario)
   g_return_val_if_fail (scenario != NULL, NULL);
   g_return_val_if_fail (scenario->model != NULL, NULL);
 
+  g_atomic_int_inc (&counter_plans);
   self = g_new0 (HrPlan, 1);
   self->scenario = hr_scenario_copy (scenario);
   self->parts = g_array_new (FALSE, TRUE, sizeof (Part));
@@ -1675,6 +1709,7 @@ hr_estimate_new (const HrScenario *scenario)
 
   g_return_val_if_fail (scenario != NULL, NULL);
 
+  g_atomic_int_inc (&counter_estimates);
   plan = hr_plan_new (scenario);
 
   est = g_new0 (HrEstimate, 1);

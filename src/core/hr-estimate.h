@@ -122,6 +122,21 @@ double      hr_activations_korthikanti (double seq_len,
                                         double heads,
                                         double layers);
 
+/* How much estimating has been done since the last reset: what one change
+ * of a scenario costs (the window benchmark prints it).  Counted in every
+ * thread; reading while another thread estimates gives a recent figure. */
+typedef struct {
+  guint estimates;        /* hr_estimate_new() */
+  guint plans;            /* hr_plan_new(), the estimate's own included */
+  guint passes;           /* passes of the estimator's arithmetic, one per peak */
+  guint scenario_copies;  /* hr_scenario_copy() */
+} HrEstimateCounters;
+
+void        hr_estimate_counters_get   (HrEstimateCounters *counters);
+void        hr_estimate_counters_reset (void);
+/* Called by hr_scenario_copy(). */
+void        hr_estimate_counters_count_copy (void);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrEstimate, hr_estimate_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrPlan, hr_plan_free)
 

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "hr-file.h"
+#include "hr-estimate.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
 
@@ -101,6 +102,7 @@ hr_scenario_copy (const HrScenario *scenario)
 
   g_return_val_if_fail (scenario != NULL, NULL);
 
+  hr_estimate_counters_count_copy ();
   copy = g_memdup2 (scenario, sizeof *scenario);
   copy->name = g_strdup (scenario->name);
   copy->model = scenario->model != NULL ? hr_model_copy (scenario->model) : NULL;
