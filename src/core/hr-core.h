@@ -17,6 +17,7 @@
 #include "hr-measure.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
+#include "hr-setting.h"
 #include "hr-sweep.h"
 #include "hr-tree.h"
 #include "hr-types.h"

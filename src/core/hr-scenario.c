@@ -16,6 +16,7 @@
 #include "hr-estimate.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
+#include "hr-setting.h"
 
 #define MAX_MICRO_BATCH (1u << 20)
 #define MAX_SEQ_LEN     (1u << 26)
@@ -29,6 +30,25 @@ static const char * const scenario_keys[] = {
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
   "reserve", "replay", "quant_compute_dtype", "loss", NULL
 };
+
+/* The keys above and those the settings table reads itself. */
+static const char * const *
+all_scenario_keys (void)
+{
+  static GPtrArray *keys;
+
+  if (g_once_init_enter (&keys))
+    {
+      GPtrArray *all = g_ptr_array_new ();
+
+      for (guint i = 0; scenario_keys[i] != NULL; i++)
+        g_ptr_array_add (all, (gpointer) scenario_keys[i]);
+      hr_settings_add_json_keys (all);
+      g_ptr_array_add (all, NULL);
+      g_once_init_leave (&keys, all);
+    }
+  return (const char * const *) keys->pdata;
+}
 
 static const char * const lora_keys[] = { "rank", "targets", NULL };
 static const char * const replay_keys[] = { "steps", "obs_shape", "obs_dtype", NULL };
@@ -58,6 +78,7 @@ apply_defaults (HrScenario *self)
    * torch.float32 */
   self->quant_compute_dtype = HR_DTYPE_FP32;
   self->reserve = HR_SCENARIO_DEFAULT_RESERVE;
+  hr_settings_apply_defaults (self);
 }
 
 /* Values that follow from others unless the file set them. */
@@ -360,7 +381,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       goto out;
     }
 
-  if (!hr_reader_check_keys (&reader, scenario_keys) ||
+  if (!hr_reader_check_keys (&reader, all_scenario_keys ()) ||
       !hr_reader_string (&reader, "name", FALSE, &self->name) ||
       !read_model (self, &reader, catalog))
     goto out;
@@ -442,7 +463,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
 
   if (!read_gpu (self, &reader, catalog) ||
       !hr_reader_double (&reader, "reserve", FALSE, 0.0, 0.5, &self->reserve) ||
-      !read_replay (self, &reader))
+      !read_replay (self, &reader) ||
+      !hr_settings_read (&reader, self))
     goto out;
 
   /* Combinations that cannot be what the user meant. */
@@ -686,6 +708,7 @@ hr_scenario_to_json (const HrScenario *self)
     }
   json_builder_set_member_name (builder, "reserve");
   json_builder_add_double_value (builder, self->reserve);
+  hr_settings_write (builder, self);
   if (self->has_replay)
     {
       json_builder_set_member_name (builder, "replay");

@@ -39,16 +39,6 @@ new_window (void)
   return window;
 }
 
-static GtkWidget *
-child (HrWindow   *window,
-       const char *name)
-{
-  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW, name);
-
-  g_assert_nonnull (object);
-  return GTK_WIDGET (object);
-}
-
 static char *
 tmp_path (const char *name)
 {
@@ -83,7 +73,7 @@ static void
 test_pick_and_change (void)
 {
   HrWindow *window = new_window ();
-  GtkSpinButton *batch = GTK_SPIN_BUTTON (child (window, "micro_batch_spin"));
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
   HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
   g_autofree char *before = NULL;
   g_auto(GStrv) verdicts = NULL;
@@ -135,10 +125,10 @@ static void
 test_settings_that_apply (void)
 {
   HrWindow *window = new_window ();
-  AdwComboRow *task = ADW_COMBO_ROW (child (window, "task_row"));
-  GtkWidget *optimizer = child (window, "optimizer_row");
-  GtkWidget *kv = child (window, "kv_dtype_row");
-  GtkWidget *image = child (window, "image_size_row");
+  AdwComboRow *task = ADW_COMBO_ROW (hr_window_get_setting_row (window, "task"));
+  GtkWidget *optimizer = hr_window_get_setting_row (window, "optimizer");
+  GtkWidget *kv = hr_window_get_setting_row (window, "kv_dtype");
+  GtkWidget *image = hr_window_get_setting_row (window, "image_size");
 
   g_assert_true (gtk_widget_get_visible (optimizer));
   g_assert_false (gtk_widget_get_visible (kv));

@@ -59,8 +59,7 @@ main (int   argc,
   while (g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
 
-  batch = GTK_SPIN_BUTTON (gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW,
-                                                           "micro_batch_spin"));
+  batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
   hr_estimate_counters_reset ();
   for (guint i = 0; i < FRAMES; i++)
     {
