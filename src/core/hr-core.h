@@ -11,6 +11,7 @@
 #include "hr-csv-write.h"
 #include "hr-estimate.h"
 #include "hr-file.h"
+#include "hr-fit-rule.h"
 #include "hr-fit.h"
 #include "hr-json.h"
 #include "hr-knobs.h"

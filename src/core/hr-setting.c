@@ -285,12 +285,13 @@ static const HrSettingChoice framework_choices[] = {
   { -1, NULL }
 };
 
+/* The contract's KV cache types (SCENARIO.md): an fp32 cache is not one. */
 static const HrSettingChoice kv_dtype_choices[] = {
   { HR_DTYPE_BF16, N_("BF16") },
   { HR_DTYPE_FP16, N_("FP16") },
   { HR_DTYPE_FP8, N_("FP8") },
   { HR_DTYPE_INT8, N_("INT8") },
-  { HR_DTYPE_FP32, N_("FP32") },
+  { HR_DTYPE_INT4, N_("INT4") },
   { -1, NULL }
 };
 
