@@ -98,21 +98,47 @@ hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
 }
 
 HrBucketChartData *
-hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
+hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
 {
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
   HrBucketChartData *data = hr_bucket_chart_data_new ();
-  g_autoptr(HrEstimate) est = hr_estimate_new (scenario);
-  g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
+
+  g_return_val_if_fail (analysis != NULL, data);
 
   data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
                             ? scenario->name : scenario->model->name);
-  data->subtitle = g_strdup_printf ("%s · %s · %s · %s%s", scenario->model->name,
+  data->subtitle = g_strdup_printf ("%s · %s · %s · %s%s%s", scenario->model->name,
                                     hr_enum_to_nick (hr_task_names, scenario->task),
                                     hr_enum_to_nick (hr_method_names, scenario->method),
                                     hr_enum_to_nick (hr_compute_names, scenario->compute),
-                                    scenario->gpus > 1 ? _(" · per GPU") : "");
-  hr_bucket_chart_data_add_estimate (data, label, est);
+                                    scenario->gpus > 1 ? _(" · per GPU") : "",
+                                    hr_analysis_get_calibration (analysis) != NULL
+                                      ? _(" · calibrated by measurement") : "");
+
+  if (hr_analysis_get_n_gpus (analysis) == 0)
+    {
+      g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
+
+      hr_bucket_chart_data_add_estimate (data, label, hr_analysis_get_estimate (analysis));
+    }
+  for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
+    {
+      const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
+
+      hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate);
+    }
   return data;
+}
+
+HrBucketChartData *
+hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
+{
+  g_autoptr(HrAnalysis) analysis = NULL;
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+
+  analysis = hr_analysis_new (scenario, NULL);
+  return hr_bucket_chart_data_new_for_analysis (analysis);
 }
 
 double

@@ -77,6 +77,23 @@ gboolean    hr_cli_resolve_gpus  (const char     *list,
                                   GPtrArray      *gpus,
                                   GError        **error);
 
+/* Reads each of @files (NULL-terminated, may be NULL) into @measurements
+ * (HrMeasurement, owned by the array). */
+gboolean    hr_cli_load_measurements (char          **files,
+                                      GPtrArray      *measurements,
+                                      GError        **error);
+/* The analysis every command prints: @scenario on @gpus (const HrGpu *;
+ * NULL or empty: its own card), with @measurements (which must outlive
+ * it) and the calibration switch. */
+HrAnalysis *hr_cli_analysis_new  (const HrScenario *scenario,
+                                  GPtrArray        *gpus,
+                                  GPtrArray        *measurements,
+                                  gboolean          calibrate,
+                                  HrKnobSort        lever_sort);
+/* A lever as JSON: what it changes, saves and costs. */
+void        hr_cli_add_knob_json (JsonBuilder    *builder,
+                                  const HrKnob   *knob);
+
 /* Bytes as GiB with the unit, in the locale's number format. */
 char       *hr_cli_gib           (double          bytes);
 void        hr_cli_print_json    (JsonNode       *node);

@@ -6,6 +6,7 @@
 #pragma once
 
 #include "hr-advisor.h"
+#include "hr-analysis.h"
 #include "hr-catalog.h"
 #include "hr-cost.h"
 #include "hr-csv-write.h"
@@ -15,6 +16,7 @@
 #include "hr-fit.h"
 #include "hr-json.h"
 #include "hr-knobs.h"
+#include "hr-measure-match.h"
 #include "hr-measure.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"

@@ -1668,14 +1668,25 @@ HrEstimate *
 hr_estimate_new (const HrScenario *scenario)
 {
   g_autoptr(HrPlan) plan = NULL;
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+
+  plan = hr_plan_new (scenario);
+  return hr_plan_estimate (plan);
+}
+
+HrEstimate *
+hr_plan_estimate (HrPlan *plan)
+{
+  const HrScenario *scenario;
   HrEstimate *est;
   HrPeak peak;
   guint64 trainable = 0;
 
-  g_return_val_if_fail (scenario != NULL, NULL);
+  g_return_val_if_fail (plan != NULL, NULL);
 
   g_atomic_int_inc (&counter_estimates);
-  plan = hr_plan_new (scenario);
+  scenario = plan->scenario;
 
   est = g_new0 (HrEstimate, 1);
   est->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);

@@ -103,6 +103,9 @@ const HrScenario *hr_plan_get_scenario (HrPlan      *plan);
 void        hr_plan_peak          (HrPlan           *plan,
                                    guint             micro_batch,
                                    HrPeak           *peak);
+/* The full estimate of @plan's scenario (what hr_estimate_new() gives),
+ * made with a plan the caller keeps for sweeps and searches. */
+HrEstimate *hr_plan_estimate      (HrPlan           *plan);
 /* Bytes the fit may use on @gpu: the capacity less the reserve (and under
  * JAX preallocation, the part of the card XLA takes). */
 guint64     hr_plan_usable        (HrPlan           *plan,
