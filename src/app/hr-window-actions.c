@@ -268,6 +268,14 @@ import_action (GtkWidget  *widget,
                         import_chosen, g_object_ref (self), g_object_unref);
 }
 
+static void
+keep_measurements_action (GtkWidget  *widget,
+                          const char *action_name,
+                          GVariant   *parameter)
+{
+  hr_window_keep_measurements (HR_WINDOW (widget));
+}
+
 void
 _hr_window_save_as (HrWindow *self)
 {
@@ -292,6 +300,8 @@ _hr_window_class_actions_init (GtkWidgetClass *widget_class)
                                    import_action);
   gtk_widget_class_install_action (widget_class, "win.probe-help", NULL, probe_help_action);
   gtk_widget_class_install_action (widget_class, "win.advise", NULL, advise_action);
+  gtk_widget_class_install_action (widget_class, "win.keep-measurements", NULL,
+                                   keep_measurements_action);
   gtk_widget_class_install_action (widget_class, "win.add-model", NULL,
                                    hr_window_add_model_action);
   gtk_widget_class_install_action (widget_class, "win.add-gpu", NULL, hr_window_add_gpu_action);

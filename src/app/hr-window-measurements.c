@@ -23,63 +23,15 @@ _hr_window_measurement_free (gpointer data)
   g_free (set);
 }
 
-/* The first imported sweep: what a calibration is made from. */
-static const HrMeasureSeries *
-first_sweep (HrWindow *self)
-{
-  for (guint i = 0; i < self->measurements->len; i++)
-    {
-      const HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
-      const HrMeasureSeries *sweep = hr_measurement_get_sweep (set->measurement);
-
-      if (sweep != NULL)
-        return sweep;
-    }
-  return NULL;
-}
-
 void
 _hr_window_measurements_update_calibration (HrWindow *self)
 {
-  const HrMeasureSeries *sweep = first_sweep (self);
-  g_autoptr(HrPlan) plan = NULL;
-  g_autoptr(HrCalibration) calibration = NULL;
-  g_autoptr(GError) error = NULL;
-
-  g_clear_pointer (&self->calibration, hr_calibration_free);
-  if (sweep == NULL)
-    {
-      gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row), FALSE);
-      adw_action_row_set_subtitle (self->calibrate_row,
-                                   _("Needs a measurement at two or more micro-batches"));
-      return;
-    }
-
-  plan = hr_plan_new (self->scenario);
-  calibration = hr_calibration_new (plan, sweep, &error);
-  if (calibration == NULL)
-    {
-      gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row), FALSE);
-      adw_action_row_set_subtitle (self->calibrate_row, error->message);
-      return;
-    }
-
-  gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row), TRUE);
-  {
-    g_autofree char *shift = _hr_window_format_bytes (self, fabs (calibration->overhead_shift));
-    g_autofree char *band = _hr_window_format_bytes (self, calibration->band_bytes);
-    g_autofree char *subtitle = NULL;
-
-    /* TRANSLATORS: "Activations ×1.12, overhead +0.40 GiB, then ±0.31 GiB:
-     * applies to every GPU" */
-    subtitle = g_strdup_printf (_("Activations ×%.2f, overhead %s%s, then ±%s: applies to "
-                                  "every GPU compared"),
-                                calibration->activation_scale,
-                                calibration->overhead_shift < 0 ? "−" : "+", shift, band);
-    adw_action_row_set_subtitle (self->calibrate_row, subtitle);
-  }
-  if (gtk_switch_get_active (self->calibrate_switch))
-    self->calibration = g_steal_pointer (&calibration);
+  /* What the switch would do, from the analysis: it cannot calibrate
+   * without a sweep of this setup. */
+  gtk_widget_set_sensitive (GTK_WIDGET (self->calibrate_row),
+                            hr_analysis_can_calibrate (self->analysis));
+  adw_action_row_set_subtitle (self->calibrate_row,
+                               hr_analysis_get_calibration_text (self->analysis));
 }
 
 static void
@@ -92,59 +44,11 @@ on_remove_measurement (GtkButton *button,
   _hr_window_refresh (self);
 }
 
-static char *
-measure_set_summary (HrWindow   *self,
-                     HrWindowMeasurement *set,
-                     HrFit     **fit_out)
-{
-  const HrMeasureSeries *sweep = hr_measurement_get_sweep (set->measurement);
-  g_autoptr(HrFit) fit = NULL;
-  g_autoptr(HrPlan) plan = NULL;
-  g_autoptr(HrCalibration) calibration = NULL;
-  GString *text = g_string_new (NULL);
-
-  if (sweep == NULL)
-    {
-      /* A log over time: its peak. */
-      for (guint i = 0; i < set->measurement->series->len; i++)
-        {
-          const HrMeasureSeries *series = g_ptr_array_index (set->measurement->series, i);
-          g_autofree char *peak = _hr_window_format_bytes (self, series->peak);
-
-          if (i > 0)
-            g_string_append (text, " · ");
-          g_string_append_printf (text, _("%s: peak %s"), series->name, peak);
-        }
-      return g_string_free (text, FALSE);
-    }
-
-  fit = hr_fit_series (sweep, NULL);
-  if (fit != NULL)
-    {
-      g_autofree char *floor_text = _hr_window_format_bytes (self, fit->floor);
-      g_autofree char *slope = _hr_window_format_bytes (self, fit->per_sample);
-
-      g_string_append_printf (text, _("Fit %s + %s per sample, R² %.3f"), floor_text, slope,
-                              fit->r2);
-    }
-  plan = hr_plan_new (self->scenario);
-  calibration = hr_calibration_new (plan, sweep, NULL);
-  if (calibration != NULL)
-    g_string_append_printf (text, _(" · the estimate was off by %.0f%% on average, %.0f%% at "
-                                    "most"),
-                            100 * calibration->mean_relative_error,
-                            100 * calibration->max_relative_error);
-  if (sweep->oom_batch > 0)
-    g_string_append_printf (text, _(" · out of memory at micro-batch %u"), sweep->oom_batch);
-  if (fit_out != NULL)
-    *fit_out = g_steal_pointer (&fit);
-  return g_string_free (text, FALSE);
-}
-
 void
 _hr_window_measurements_refresh (HrWindow *self)
 {
   GtkWidget *child = gtk_widget_get_next_sibling (GTK_WIDGET (self->calibrate_row));
+  HrPlan *plan = hr_analysis_get_plan (self->analysis);
 
   while (child != NULL)
     {
@@ -154,20 +58,32 @@ _hr_window_measurements_refresh (HrWindow *self)
       child = next;
     }
 
-  for (guint i = 0; i < self->measurements->len; i++)
+  for (guint i = 0; i < self->measurements->len &&
+                    i < hr_analysis_get_n_measurements (self->analysis); i++)
     {
       HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (self->analysis, i);
       const HrMeasureSeries *sweep = hr_measurement_get_sweep (set->measurement);
-      g_autoptr(HrFit) fit = NULL;
-      g_autofree char *summary = measure_set_summary (self, set, &fit);
       g_autofree char *name = g_path_get_basename (set->path);
-      g_autoptr(HrPlan) plan = hr_plan_new (self->scenario);
+      g_autofree char *subtitle = g_strdup_printf ("%s\n%s", m->summary, m->match->summary);
       GtkWidget *row = adw_expander_row_new ();
       GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), name);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), summary);
+      adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
+      /* Measured on another setup: said where the points are listed, as
+       * the curve says it where they are drawn. */
+      if (m->match->differs)
+        {
+          GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
+
+          gtk_widget_add_css_class (icon, "warning");
+          gtk_widget_set_tooltip_text (icon, m->match->summary);
+          gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                          _("Measured on another setup"), -1);
+          adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), icon);
+        }
       gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
       gtk_widget_add_css_class (remove, "flat");
       gtk_widget_set_tooltip_text (remove, _("Remove this measurement"));
@@ -178,7 +94,7 @@ _hr_window_measurements_refresh (HrWindow *self)
       adw_expander_row_add_action (ADW_EXPANDER_ROW (row), remove);
 
       /* The points, with the fit's residual and the estimate beside each. */
-      for (guint s = 0; s < set->measurement->series->len; s++)
+      for (guint s = 0; sweep != NULL && s < set->measurement->series->len; s++)
         {
           const HrMeasureSeries *series = g_ptr_array_index (set->measurement->series, s);
 
@@ -201,10 +117,10 @@ _hr_window_measurements_refresh (HrWindow *self)
                           : series->metric == HR_METRIC_RESERVED ? peak.reserved
                           : peak.device_used;
               title = g_strdup_printf (_("Micro-batch %.0f: %s measured"), p->batch, measured);
-              if (fit != NULL && j < fit->residuals->len
-                  && !isnan (g_array_index (fit->residuals, double, j)))
+              if (m->fit != NULL && j < m->fit->residuals->len
+                  && !isnan (g_array_index (m->fit->residuals, double, j)))
                 {
-                  double r = g_array_index (fit->residuals, double, j);
+                  double r = g_array_index (m->fit->residuals, double, j);
                   g_autofree char *res = _hr_window_format_bytes (self, fabs (r));
 
                   g_string_append_printf (sub, _("fit residual %s%s"), r < 0 ? "−" : "+", res);
@@ -217,15 +133,51 @@ _hr_window_measurements_refresh (HrWindow *self)
                                         100.0 * (predicted - p->bytes) / p->bytes);
               }
               detail = g_string_free (sub, FALSE);
-              adw_expander_row_add_row (ADW_EXPANDER_ROW (row), _hr_window_text_row (title, detail, NULL));
+              adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
+                                        _hr_window_text_row (title, detail, NULL));
             }
         }
       for (guint n = 0; n < set->measurement->notes->len; n++)
         adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
-                                  _hr_window_text_row (g_ptr_array_index (set->measurement->notes, n), NULL,
-                                            NULL));
+                                  _hr_window_text_row (g_ptr_array_index (set->measurement->notes,
+                                                                          n), NULL, NULL));
       gtk_list_box_append (self->measure_list, row);
     }
+}
+
+/* Measurements belong to the scenario they were imported for: another
+ * scenario opened sets them aside, says so, and offers them back. */
+void
+_hr_window_measurements_set_aside (HrWindow *self)
+{
+  g_autofree char *message = NULL;
+  AdwToast *toast;
+
+  g_ptr_array_set_size (self->set_aside, 0);
+  if (self->measurements->len == 0)
+    return;
+
+  while (self->measurements->len > 0)
+    g_ptr_array_add (self->set_aside, g_ptr_array_steal_index (self->measurements, 0));
+  message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                          "%u measurement of the previous scenario was set aside",
+                                          "%u measurements of the previous scenario were set aside",
+                                          self->set_aside->len),
+                             self->set_aside->len);
+  toast = adw_toast_new (message);
+  adw_toast_set_button_label (toast, _("_Keep Them"));
+  adw_toast_set_action_name (toast, "win.keep-measurements");
+  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+}
+
+void
+hr_window_keep_measurements (HrWindow *self)
+{
+  g_return_if_fail (HR_IS_WINDOW (self));
+
+  while (self->set_aside->len > 0)
+    g_ptr_array_add (self->measurements, g_ptr_array_steal_index (self->set_aside, 0));
+  _hr_window_refresh (self);
 }
 
 static void
@@ -292,7 +244,7 @@ hr_window_set_use_calibration (HrWindow *self,
 gboolean
 hr_window_get_calibrated (HrWindow *self)
 {
-  return self->calibration != NULL;
+  return hr_analysis_get_calibration (self->analysis) != NULL;
 }
 
 typedef struct {

@@ -46,8 +46,10 @@ struct _HrWindow
   GHashTable           *gpu_checks;    /* id → GtkCheckButton */
   GArray               *setting_rows;  /* HrWindowSettingRow, table order */
   GPtrArray            *verdicts;      /* char * */
-  GPtrArray            *measurements;  /* HrWindowMeasurement */
-  HrCalibration        *calibration;   /* applied to every GPU; NULL when off */
+  GPtrArray            *measurements;  /* HrWindowMeasurement, of this scenario */
+  GPtrArray            *set_aside;     /* HrWindowMeasurement, of the scenario before */
+  HrAnalysis           *analysis;      /* the scenario's, remade on every change */
+  HrKnobSort            lever_sort;
   GCancellable         *cancellable;
 
   /* Template widgets, in alphabetical order */
@@ -66,6 +68,8 @@ struct _HrWindow
   AdwPreferencesGroup  *host_group;
   GtkListBox           *host_list;
   GtkListBox           *knobs_list;
+  GtkToggleButton      *levers_cost_button;
+  GtkToggleButton      *levers_saved_button;
   GtkListBox           *measure_list;
   GtkMenuButton        *model_button;
   GtkLabel             *model_info_label;
@@ -122,6 +126,7 @@ gboolean    _hr_window_gpu_ids_contain      (HrWindow        *self,
                                              guint           *index);
 
 /* hr-window-results.c */
+void        _hr_window_results_init         (HrWindow        *self);
 void        _hr_window_results_refresh      (HrWindow        *self);
 
 /* hr-window-measurements.c */
@@ -131,5 +136,6 @@ void        _hr_window_measurements_update_calibration (HrWindow *self);
 void        _hr_window_measurement_free     (gpointer         data);
 void        _hr_window_import_measurement   (HrWindow        *self,
                                              GFile           *file);
+void        _hr_window_measurements_set_aside (HrWindow      *self);
 
 G_END_DECLS

@@ -106,9 +106,38 @@ refresh_title (HrWindow *self)
   adw_window_title_set_subtitle (self->window_title, subtitle);
 }
 
+/* The one analysis everything shows, remade from the scenario, the
+ * comparison, the measurements and the switches. */
+static void
+update_analysis (HrWindow *self)
+{
+  g_autoptr(GPtrArray) gpus = _hr_window_compared_gpus (self);
+  g_autoptr(GPtrArray) references = g_ptr_array_new ();
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
+  HrAnalysisOptions options = { 0 };
+
+  for (guint i = 0; i < self->measurements->len; i++)
+    g_ptr_array_add (measurements,
+                     ((HrWindowMeasurement *) g_ptr_array_index (self->measurements,
+                                                                 i))->measurement);
+  /* With no card ticked the curve still shows where common cards stop. */
+  if (gpus->len == 0)
+    hr_curve_chart_add_reference_gpus (references, self->catalog);
+
+  options.gpus = gpus;
+  options.reference_gpus = references;
+  options.measurements = measurements;
+  options.use_calibration = gtk_switch_get_active (self->calibrate_switch);
+  options.lever_sort = self->lever_sort;
+  options.unit = _hr_window_display_unit (self) == HR_UNIT_GB ? HR_SIZE_GB : HR_SIZE_GIB;
+  g_clear_pointer (&self->analysis, hr_analysis_free);
+  self->analysis = hr_analysis_new (self->scenario, &options);
+}
+
 void
 _hr_window_refresh (HrWindow *self)
 {
+  update_analysis (self);
   _hr_window_measurements_update_calibration (self);
   _hr_window_results_refresh (self);
   _hr_window_measurements_refresh (self);
@@ -137,6 +166,9 @@ set_scenario (HrWindow   *self,
   hr_scenario_free (self->scenario);
   self->scenario = scenario;
   g_set_object (&self->file, file);
+
+  /* What was measured for the scenario before is not this one's. */
+  _hr_window_measurements_set_aside (self);
 
   /* The scenario's own GPU leads the comparison; the rest stays as the
    * user left it. */
@@ -353,6 +385,20 @@ hr_window_screenshot (HrWindow   *self,
 /* ------------------------------------------------------------------ */
 /* Accessors for tests and the application                              */
 
+HrAnalysis *
+hr_window_get_analysis (HrWindow *self)
+{
+  g_return_val_if_fail (HR_IS_WINDOW (self), NULL);
+  return self->analysis;
+}
+
+guint
+hr_window_get_n_set_aside (HrWindow *self)
+{
+  g_return_val_if_fail (HR_IS_WINDOW (self), 0);
+  return self->set_aside->len;
+}
+
 const HrScenario *
 hr_window_get_scenario (HrWindow *self)
 {
@@ -539,7 +585,8 @@ hr_window_finalize (GObject *object)
   g_clear_pointer (&self->verdicts, g_ptr_array_unref);
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
   g_clear_pointer (&self->setting_rows, g_array_unref);
-  g_clear_pointer (&self->calibration, hr_calibration_free);
+  g_clear_pointer (&self->analysis, hr_analysis_free);
+  g_clear_pointer (&self->set_aside, g_ptr_array_unref);
   g_clear_pointer (&self->model_rows, g_hash_table_unref);
   g_clear_pointer (&self->gpu_checks, g_hash_table_unref);
   g_clear_object (&self->file);
@@ -577,6 +624,8 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (host_group);
   BIND (host_list);
   BIND (knobs_list);
+  BIND (levers_cost_button);
+  BIND (levers_saved_button);
   BIND (measure_list);
   BIND (model_button);
   BIND (model_info_label);
@@ -607,12 +656,15 @@ hr_window_init (HrWindow *self)
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
   self->verdicts = g_ptr_array_new_with_free_func (g_free);
   self->measurements = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
+  self->set_aside = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
+  self->lever_sort = HR_KNOB_SORT_COST;
   self->setting_rows = g_array_new (FALSE, TRUE, sizeof (HrWindowSettingRow));
   self->cancellable = g_cancellable_new ();
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   _hr_window_settings_init (self);
+  _hr_window_results_init (self);
   _hr_window_measurements_init (self);
   _hr_window_dnd_init (self);
 

@@ -882,3 +882,48 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
 
   return g_string_free (str, FALSE);
 }
+
+static char *
+tooltip_gib (double bytes)
+{
+  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
+}
+
+char *
+hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
+                             const HrBucketChartData   *data,
+                             double                     x,
+                             double                     y)
+{
+  g_return_val_if_fail (layout != NULL && data != NULL, NULL);
+
+  for (guint i = 0; i < layout->bars->len && i < data->bars->len; i++)
+    {
+      const HrBucketBarLayout *bar = &g_array_index (layout->bars, HrBucketBarLayout, i);
+      const HrBucketBar *values = g_ptr_array_index (data->bars, i);
+
+      for (guint b = 0; b < HR_N_BUCKETS; b++)
+        if (hr_rect_contains (&bar->segments[b], x, y))
+          {
+            g_autofree char *amount = tooltip_gib (values->bytes[b]);
+            double total = hr_bucket_bar_total (values);
+
+            /* TRANSLATORS: tooltip over a bar segment: "RTX 4090: Weights,
+             * 15.0 GiB (62% of the peak)" */
+            return g_strdup_printf (_("%s: %s, %s (%.0f%% of the peak)"), values->label,
+                                    hr_bucket_get_label (b), amount,
+                                    total > 0 ? 100.0 * values->bytes[b] / total : 0.0);
+          }
+
+      if (hr_rect_contains (&bar->bar, x, y) || hr_rect_contains (&bar->range, x, y))
+        {
+          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
+          g_autofree char *low = tooltip_gib (values->low);
+          g_autofree char *high = tooltip_gib (values->high);
+
+          return g_strdup_printf (_("%s: peak %s, range %s to %s"), values->label, total, low,
+                                  high);
+        }
+    }
+  return NULL;
+}

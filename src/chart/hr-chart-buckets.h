@@ -106,6 +106,13 @@ void                 hr_bucket_chart_draw        (cairo_t                  *cr,
 /* "Peak 71.2 GiB of 80 GiB (fits, 8.8 GiB spare): weights 13.5, …" */
 char                *hr_bucket_chart_summary     (const HrBucketChartData   *data);
 
+/* What the canvas point (x, y) of @layout shows, in words (a tooltip);
+ * NULL over nothing. */
+char                *hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
+                                                  const HrBucketChartData   *data,
+                                                  double                     x,
+                                                  double                     y);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrBucketChartData, hr_bucket_chart_data_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrBucketChartLayout, hr_bucket_chart_layout_free)
 

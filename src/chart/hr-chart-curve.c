@@ -1717,3 +1717,64 @@ hr_curve_chart_summary (const HrCurveChartData *data)
 
   return g_string_free (summary, FALSE);
 }
+
+static char *
+tooltip_gib (double bytes)
+{
+  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
+}
+
+char *
+hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
+                            const HrCurveChartData   *data,
+                            double                    x,
+                            double                    y)
+{
+  double best = G_MAXDOUBLE;
+  int best_i = -1;
+
+  g_return_val_if_fail (layout != NULL && data != NULL, NULL);
+
+  if (x < layout->plot.x - 8 || x > layout->plot.x + layout->plot.width + 8
+      || y < layout->plot.y - 8 || y > layout->plot.y + layout->plot.height + 8)
+    return NULL;
+
+  /* Measured points first: they are what the user came to compare. */
+  for (guint i = 0; i < data->measured->len; i++)
+    {
+      const HrCurvePoint *p = &g_array_index (data->measured, HrCurvePoint, i);
+      double px = hr_curve_chart_x_position (layout, p->batch);
+      double py = hr_curve_chart_y_position (layout, p->bytes);
+
+      if (hypot (px - x, py - y) <= 8)
+        {
+          g_autofree char *amount = tooltip_gib (p->bytes);
+
+          return g_strdup_printf (_("Measured: micro-batch %.0f, %s"), p->batch, amount);
+        }
+    }
+
+  for (guint i = 0; i < data->samples->len; i++)
+    {
+      const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, i);
+      double d = fabs (hr_curve_chart_x_position (layout, s->batch) - x);
+
+      if (d < best)
+        {
+          best = d;
+          best_i = i;
+        }
+    }
+
+  if (best_i >= 0 && best <= 24)
+    {
+      const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, best_i);
+      g_autofree char *amount = tooltip_gib (s->bytes);
+      g_autofree char *low = tooltip_gib (s->low);
+      g_autofree char *high = tooltip_gib (s->high);
+
+      return g_strdup_printf (_("Micro-batch %.0f: peak %s (range %s to %s)"), s->batch, amount,
+                              low, high);
+    }
+  return NULL;
+}

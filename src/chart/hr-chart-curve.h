@@ -179,6 +179,14 @@ void                hr_curve_chart_draw         (cairo_t                  *cr,
 /* A sentence for the accessible description and the SVG <desc>. */
 char               *hr_curve_chart_summary      (const HrCurveChartData   *data);
 
+/* What the canvas point (x, y) of @layout shows, in words (a tooltip):
+ * a measured point, else the curve at that micro-batch; NULL far from
+ * both. */
+char               *hr_curve_chart_describe_at  (const HrCurveChartLayout *layout,
+                                                 const HrCurveChartData   *data,
+                                                 double                    x,
+                                                 double                    y);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCurveChartData, hr_curve_chart_data_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCurveChartLayout, hr_curve_chart_layout_free)
 

@@ -328,12 +328,13 @@ print_table (HrAdvisorWalk *walk,
 }
 
 gboolean
-hr_cli_advise_run (const HrScenario *scenario,
+hr_cli_advise_run (HrAnalysis       *analysis,
                    HrAdviceFlags    *flags,
                    HrAdvisorWalk   **walk_out,
                    HrAdvice        **advice_out,
                    GError          **error)
 {
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
   HrAdvisor *advisor = hr_advisor_get_default ();
   g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (advisor);
   HrAdviceInputs facts, inputs;
@@ -382,8 +383,8 @@ hr_cli_advise_run (const HrScenario *scenario,
    * is the scenario's unless the walk said otherwise. */
   facts.known &= ~HR_FACT_TASK;
   hr_advisor_walk_get_inputs (walk, &facts, &inputs);
-  *advice_out = hr_advice_new (scenario, hr_catalog_get_default (), &inputs,
-                               hr_advisor_walk_get_current (walk)->max_recommendations);
+  *advice_out = hr_analysis_advise (analysis, hr_catalog_get_default (), &inputs,
+                                    hr_advisor_walk_get_current (walk)->max_recommendations);
   *walk_out = g_steal_pointer (&walk);
   return TRUE;
 }
@@ -393,16 +394,24 @@ hr_cli_advise (int    argc,
                char **argv)
 {
   HrAdviceFlags flags = HR_ADVICE_FLAGS_INIT;
-  gboolean json = FALSE;
+  gboolean json = FALSE, calibrate = FALSE;
   g_auto(GStrv) sets = NULL;
+  g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
+     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
+    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
+     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
      N_("KEY=VALUE") },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autoptr(GError) error = NULL;
@@ -435,12 +444,17 @@ hr_cli_advise (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
-  if (scenario == NULL || !hr_cli_advise_run (scenario, &flags, &walk, &advice, &error))
+  if (scenario == NULL || !hr_cli_load_measurements (measurement_files, measurements, &error))
     {
       g_free (flags.prefer);
       g_strfreev (flags.answers);
-      if (scenario == NULL)
-        return hr_cli_fail (error);
+      return hr_cli_fail (error);
+    }
+  analysis = hr_cli_analysis_new (scenario, NULL, measurements, calibrate, HR_KNOB_SORT_COST);
+  if (!hr_cli_advise_run (analysis, &flags, &walk, &advice, &error))
+    {
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
       fprintf (stderr, _("headroom-cli advise: %s\n"), error->message);
       return HR_CLI_EXIT_USAGE;
     }

@@ -50,8 +50,9 @@ gboolean    hr_cli_advise_facts  (HrAdviceFlags    *flags,
                                   const HrScenario *scenario,
                                   HrAdviceInputs   *facts,
                                   GError          **error);
-/* Walks the built-in tree from the flags and the scenario, and advises. */
-gboolean    hr_cli_advise_run    (const HrScenario *scenario,
+/* Walks the built-in tree from the flags and the analysed scenario, and
+ * advises. */
+gboolean    hr_cli_advise_run    (HrAnalysis       *analysis,
                                   HrAdviceFlags    *flags,
                                   HrAdvisorWalk   **walk,
                                   HrAdvice        **advice,

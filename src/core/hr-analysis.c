@@ -281,9 +281,8 @@ write_verdict (HrAnalysis    *self,
     }
 
   if (g->fix != NULL)
-    /* Translators: the lever, then the largest micro-batch with it. */
-    fix = g_strdup_printf (_("the least costly lever that fixes it: %s (then up to micro-batch "
-                             "%u)"), g->fix->label, g->fix->max_micro_batch_after);
+    fix = g_strdup_printf (_("%s fixes it (largest micro-batch %u)"), g->fix->label,
+                           g->fix->max_micro_batch_after);
   else
     fix = g_strdup (_("no single lever makes it fit: combine several, or add GPUs"));
 
@@ -292,10 +291,10 @@ write_verdict (HrAnalysis    *self,
 
     if (g->max_micro_batch > 0)
       g->verdict = g_strdup_printf (_("Does not fit by %s at micro-batch %u; "
-                                      "largest micro-batch %u; %s"),
+                                      "largest micro-batch %u, or %s"),
                                     over, micro_batch, g->max_micro_batch, fix);
     else
-      g->verdict = g_strdup_printf (_("Does not fit by %s, not even at micro-batch 1; %s"),
+      g->verdict = g_strdup_printf (_("Does not fit by %s, not even at micro-batch 1: %s"),
                                     over, fix);
   }
 }

@@ -408,8 +408,23 @@ test_measurements (void)
   g_assert_true (data->has_fit_line);
   g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "easured"));
 
-  /* Calibrated, every card's verdict follows the measurement. */
+  /* The probe measured bf16-mixed; SmolVLA's default here is fp32: the
+   * mismatch is said where the points are drawn, and it does not
+   * calibrate. */
+  g_assert_cmpint (hr_window_get_scenario (window)->compute, ==, HR_COMPUTE_FP32);
+  g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)->match->differs);
+  g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup: precision"));
+  hr_window_set_use_calibration (window, TRUE);
   g_assert_false (hr_window_get_calibrated (window));
+
+  /* In the measured precision, every card's verdict follows the
+   * measurement. */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (hr_window_get_setting_row (window, "compute")),
+                              hr_setting_choice_index (hr_setting_find ("compute"),
+                                                       HR_COMPUTE_BF16_MIXED));
+  hr_window_set_use_calibration (window, FALSE);
+  g_strfreev (before);
+  before = hr_window_dup_verdicts (window);
   hr_window_set_use_calibration (window, TRUE);
   g_assert_true (hr_window_get_calibrated (window));
   after = hr_window_dup_verdicts (window);
