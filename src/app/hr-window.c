@@ -294,6 +294,53 @@ hr_window_load_default (HrWindow *self)
 /* Export                                                               */
 
 gboolean
+hr_window_export_chart (HrWindow       *self,
+                        const char     *chart,
+                        const char     *path,
+                        HrExportFormat  format,
+                        double          width,
+                        double          height,
+                        double          scale,
+                        HrChartTheme    theme,
+                        gboolean        transparent,
+                        GError        **error)
+{
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
+  const HrChartType *type = hr_chart_type_find (chart);
+  HrChartView *views[] = { self->buckets_view, self->curve_view };
+  HrExportOptions options = { 0 };
+  HrChartSource source = { self->analysis, self->catalog, NULL, NULL };
+  HrChartDrawing drawing = { type, NULL };
+  gpointer made = NULL;
+  g_autofree char *description = NULL;
+  gboolean ok;
+
+  g_return_val_if_fail (HR_IS_WINDOW (self), FALSE);
+  g_return_val_if_fail (type != NULL, FALSE);
+
+  style->transparent = transparent;
+  /* What a view shows is what is exported; any other chart of the
+   * registry is made from the same analysis. */
+  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
+    if (hr_chart_view_get_chart_type (views[i]) == type)
+      drawing.data = hr_chart_view_get_data (views[i]);
+  if (drawing.data == NULL)
+    drawing.data = made = type->data_new (&source);
+  description = type->summary (drawing.data);
+
+  options.format = format;
+  options.width = width;
+  options.height = height;
+  options.scale = scale;
+  options.title = type->data_title (drawing.data);
+  options.description = description;
+  ok = hr_chart_export (path, &options, style, hr_chart_drawing_draw, &drawing, error);
+  if (made != NULL)
+    type->data_free (made);
+  return ok;
+}
+
+gboolean
 hr_window_export (HrWindow      *self,
                   HrExportWhat   what,
                   const char    *path,
@@ -305,25 +352,17 @@ hr_window_export (HrWindow      *self,
                   gboolean       transparent,
                   GError       **error)
 {
-  g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
-  HrChartView *view;
-  HrExportOptions options = { 0 };
-
-  style->transparent = transparent;
   if (what == HR_EXPORT_WHAT_REPORT)
     {
-      return hr_chart_report_write (path, self->scenario, self->catalog, style, error);
-    }
+      g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
 
-  view = what == HR_EXPORT_WHAT_CURVE ? self->curve_view : self->buckets_view;
-  options.format = format;
-  options.width = width;
-  options.height = height;
-  options.scale = scale;
-  options.title = hr_chart_view_get_title (view);
-  options.description = hr_chart_view_get_summary (view);
-  return hr_chart_export (path, &options, style, hr_chart_view_get_draw_func (view),
-                          hr_chart_view_get_data (view), error);
+      style->transparent = transparent;
+      /* The report of what the window shows: its cards, its measurements,
+       * its calibration. */
+      return hr_chart_report_write_analysis (path, self->analysis, self->catalog, style, error);
+    }
+  return hr_window_export_chart (self, what == HR_EXPORT_WHAT_CURVE ? "curve" : "buckets", path,
+                                 format, width, height, scale, theme, transparent, error);
 }
 
 void

@@ -70,6 +70,17 @@ gboolean          hr_window_export           (HrWindow       *self,
                                               HrChartTheme    theme,
                                               gboolean        transparent,
                                               GError        **error);
+/* Any chart of the chart registry, by name. */
+gboolean          hr_window_export_chart     (HrWindow       *self,
+                                              const char     *chart,
+                                              const char     *path,
+                                              HrExportFormat  format,
+                                              double          width,
+                                              double          height,
+                                              double          scale,
+                                              HrChartTheme    theme,
+                                              gboolean        transparent,
+                                              GError        **error);
 void              hr_window_show_toast_for_file (HrWindow    *self,
                                                  const char  *message,
                                                  GFile       *file);
