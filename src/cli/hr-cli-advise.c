@@ -196,6 +196,10 @@ advice_to_json (HrAdvisorWalk *walk,
   json_builder_add_double_value (b, in->usd_per_kwh);
   json_builder_end_object (b);
 
+  json_builder_set_member_name (b, "throughput");
+  json_builder_add_string_value (b, advice->throughput);
+  json_builder_set_member_name (b, "none_within_budget");
+  json_builder_add_boolean_value (b, advice->none_within_budget);
   json_builder_set_member_name (b, "recommendations");
   json_builder_begin_array (b);
   for (guint i = 0; i < advice->recommendations->len; i++)
@@ -221,6 +225,20 @@ advice_to_json (HrAdvisorWalk *walk,
       json_builder_add_boolean_value (b, r->fits);
       json_builder_set_member_name (b, "max_micro_batch");
       json_builder_add_int_value (b, r->max_micro_batch);
+      json_builder_set_member_name (b, "lever");
+      if (r->lever != NULL)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "label");
+          json_builder_add_string_value (b, r->lever);
+          json_builder_set_member_name (b, "change");
+          json_builder_add_string_value (b, r->lever_change);
+          json_builder_end_object (b);
+        }
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "used");
+      json_builder_add_boolean_value (b, r->used);
       add_money (b, "price_usd", r->price_usd);
       add_money (b, "price_per_gb", r->price_per_gb);
       add_money (b, "cloud_usd_per_hour", r->cloud_usd_per_hour);
@@ -309,7 +327,9 @@ print_table (HrAdvisorWalk *walk,
               mem, price, per_gb, cloud, even,
               r->choice == HR_ADVICE_CHOICE_BUY ? C_("advice choice", "buy")
                                                 : C_("advice choice", "rent"),
-              r->max_micro_batch, r->within_budget ? "" : _("  (over budget)"));
+              r->max_micro_batch,
+              !r->fits ? _("  (a smaller micro-batch)")
+                       : r->within_budget ? "" : _("  (over budget)"));
     }
 
   if (advice->recommendations->len > 0)

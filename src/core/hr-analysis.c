@@ -611,5 +611,5 @@ hr_analysis_advise (HrAnalysis           *self,
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (catalog != NULL && inputs != NULL, NULL);
 
-  return hr_advice_new (self->scenario, catalog, inputs, max);
+  return hr_advice_new_calibrated (self->scenario, catalog, inputs, max, applied (self));
 }
