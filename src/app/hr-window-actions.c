@@ -247,7 +247,8 @@ advise_action (GtkWidget  *widget,
 {
   HrWindow *self = HR_WINDOW (widget);
 
-  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new (self, hr_window_get_scenario (self))));
+  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new_for_analysis (self,
+                                                                      hr_window_get_analysis (self))));
 }
 
 static void

@@ -41,6 +41,7 @@ hr_size_format (double     bytes,
 }
 
 struct _HrAnalysis {
+  gint                 ref_count;
   HrScenario          *scenario;
   HrAnalysisOptions    options;
   HrPlan              *plan;
@@ -80,10 +81,25 @@ analysis_measurement_free (HrAnalysisMeasurement *m)
   g_free (m);
 }
 
+HrAnalysis *
+hr_analysis_ref (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
 void
 hr_analysis_free (HrAnalysis *self)
 {
-  if (self == NULL)
+  hr_analysis_unref (self);
+}
+
+void
+hr_analysis_unref (HrAnalysis *self)
+{
+  if (self == NULL || !g_atomic_int_dec_and_test (&self->ref_count))
     return;
 
   hr_scenario_free (self->scenario);
@@ -326,6 +342,7 @@ hr_analysis_new (const HrScenario        *scenario,
   g_return_val_if_fail (scenario != NULL, NULL);
 
   self = g_new0 (HrAnalysis, 1);
+  self->ref_count = 1;
   if (options != NULL)
     self->options = *options;
   /* the arrays are the caller's, and read here only */

@@ -88,6 +88,10 @@ typedef struct _HrAnalysis HrAnalysis;
 
 HrAnalysis       *hr_analysis_new             (const HrScenario        *scenario,
                                                const HrAnalysisOptions *options);
+/* An analysis is shared by reference (a dialog keeps the one it was
+ * opened with); free drops a reference. */
+HrAnalysis       *hr_analysis_ref             (HrAnalysis              *analysis);
+void              hr_analysis_unref           (HrAnalysis              *analysis);
 void              hr_analysis_free            (HrAnalysis              *analysis);
 
 const HrScenario *hr_analysis_get_scenario    (HrAnalysis              *analysis);
