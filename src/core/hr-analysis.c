@@ -341,6 +341,7 @@ hr_analysis_new (const HrScenario        *scenario,
 
   g_return_val_if_fail (scenario != NULL, NULL);
 
+  hr_estimate_counters_count_analysis ();
   self = g_new0 (HrAnalysis, 1);
   self->ref_count = 1;
   if (options != NULL)

@@ -71,6 +71,7 @@ static gint counter_estimates;
 static gint counter_plans;
 static gint counter_passes;
 static gint counter_copies;
+static gint counter_analyses;
 
 void
 hr_estimate_counters_get (HrEstimateCounters *counters)
@@ -81,6 +82,7 @@ hr_estimate_counters_get (HrEstimateCounters *counters)
   counters->plans = (guint) g_atomic_int_get (&counter_plans);
   counters->passes = (guint) g_atomic_int_get (&counter_passes);
   counters->scenario_copies = (guint) g_atomic_int_get (&counter_copies);
+  counters->analyses = (guint) g_atomic_int_get (&counter_analyses);
 }
 
 void
@@ -90,12 +92,19 @@ hr_estimate_counters_reset (void)
   g_atomic_int_set (&counter_plans, 0);
   g_atomic_int_set (&counter_passes, 0);
   g_atomic_int_set (&counter_copies, 0);
+  g_atomic_int_set (&counter_analyses, 0);
 }
 
 void
 hr_estimate_counters_count_copy (void)
 {
   g_atomic_int_inc (&counter_copies);
+}
+
+void
+hr_estimate_counters_count_analysis (void)
+{
+  g_atomic_int_inc (&counter_analyses);
 }
 
 static const char *bucket_labels[] = {

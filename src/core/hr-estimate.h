@@ -133,12 +133,15 @@ typedef struct {
   guint plans;            /* hr_plan_new(), the estimate's own included */
   guint passes;           /* passes of the estimator's arithmetic, one per peak */
   guint scenario_copies;  /* hr_scenario_copy() */
+  guint analyses;         /* hr_analysis_new() */
 } HrEstimateCounters;
 
 void        hr_estimate_counters_get   (HrEstimateCounters *counters);
 void        hr_estimate_counters_reset (void);
 /* Called by hr_scenario_copy(). */
 void        hr_estimate_counters_count_copy (void);
+/* Called by hr_analysis_new(). */
+void        hr_estimate_counters_count_analysis (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrEstimate, hr_estimate_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrPlan, hr_plan_free)

@@ -82,6 +82,7 @@ test_pick_and_change (void)
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   g_autoptr(HrScenario) saved = NULL;
+  HrEstimateCounters counters;
 
   /* The model picker, as a click on its row does it. */
   g_assert_true (hr_window_select_model (window, "smolvla"));
@@ -97,8 +98,15 @@ test_pick_and_change (void)
   g_assert_cmpstr (hr_window_get_scenario (window)->gpu->id, ==, "h100-sxm");
 
   before = g_strdup (hr_chart_view_get_summary (buckets));
+  hr_estimate_counters_reset ();
   gtk_spin_button_set_value (batch, 24);
   g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, 24);
+  iterate ();
+  /* One change, one analysis: one estimate per compared GPU, and the
+   * lists, the charts and the verdicts all read it. */
+  hr_estimate_counters_get (&counters);
+  g_assert_cmpuint (counters.analyses, ==, 1);
+  g_assert_cmpuint (counters.estimates, ==, 2);
 
   /* The verdict and the chart's description follow in the same turn. */
   verdicts = hr_window_dup_verdicts (window);
@@ -430,6 +438,30 @@ test_measurements (void)
   after = hr_window_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (after), ==, g_strv_length (before));
   g_assert_cmpstr (after[0], !=, before[0]);
+
+  /* Another scenario opened sets the measurements aside rather than
+   * carrying them over; the toast's Keep Them brings them back. */
+  {
+    g_autofree char *other = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                               "dreamerv3-5090d.json", NULL);
+    g_autoptr(GFile) other_file = g_file_new_for_path (other);
+
+    g_assert_true (hr_window_load_file (window, other_file, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 1);
+    data = hr_chart_view_get_data (curve);
+    g_assert_cmpuint (data->measured->len, ==, 0);
+    g_assert_false (hr_window_get_calibrated (window));
+    hr_window_keep_measurements (window);
+    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 0);
+    /* kept, it is still another setup (torch, SmolVLA), and says so */
+    g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)
+                     ->match->differs);
+    g_assert_false (hr_window_get_calibrated (window));
+    g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup"));
+  }
 
   /* A log over time, dropped as the user drops it: read in a thread. */
   hr_window_open_any (window, log_file);

@@ -1,10 +1,11 @@
 /* bench-window.c: the window's full redraw, per frame
  *
  * What one change costs: set the micro-batch through its spin button (the
- * window re-estimates every compared GPU, ranks the knobs, rebuilds the
- * lists and the chart data), then render the whole window to a texture as
- * the frame clock would.  Prints the mean and worst time per frame, and
- * what one change costs in estimator work: estimates, plans, passes of the
+ * window makes one analysis of the scenario, HrAnalysis, which estimates
+ * every compared GPU once, ranks the levers and sweeps; the lists and the
+ * charts read it), then render the whole window to a texture as the frame
+ * clock would.  Prints the mean and worst time per frame, and what one
+ * change costs in estimator work: analyses, estimates, plans, passes of the
  * estimator's arithmetic and scenario copies (hr_estimate_counters_get).  Needs
  * a display (xvfb-run); run with `meson test --benchmark`.
  *
@@ -81,9 +82,9 @@ main (int   argc,
     }
 
   hr_estimate_counters_get (&counters);
-  printf ("one change of the micro-batch: %.1f estimates, %.1f plans, %.1f passes of the "
-          "estimator, %.1f scenario copies\n",
-          (double) counters.estimates / FRAMES, (double) counters.plans / FRAMES,
+  printf ("one change of the micro-batch: %.1f analyses, %.1f estimates (one per GPU "
+          "compared), %.1f plans, %.1f passes of the estimator, %.1f scenario copies\n",
+          (double) counters.analyses / FRAMES, (double) counters.estimates / FRAMES, (double) counters.plans / FRAMES,
           (double) counters.passes / FRAMES, (double) counters.scenario_copies / FRAMES);
   printf ("window redraw, 4 GPUs, 1400x900: %.2f ms per frame (re-estimate and rebuild "
           "%.2f ms, layout %.2f ms, render %.2f ms), worst %.2f ms, over %u frames\n",
