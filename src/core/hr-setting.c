@@ -99,8 +99,11 @@ applies_training (const HrScenario *s)
 static gboolean
 applies_lora (const HrScenario *s)
 {
+  /* LoRA and the relatives that take its rank and targets as they are
+   * (hr-estimate-peft.c); the other tuners' defaults differ. */
   return hr_scenario_is_training (s) && hr_scenario_has_transformer (s) &&
-         (s->method == HR_METHOD_LORA || s->method == HR_METHOD_QLORA);
+         (s->method == HR_METHOD_LORA || s->method == HR_METHOD_QLORA ||
+          s->method == HR_METHOD_DORA || s->method == HR_METHOD_LORA_FA);
 }
 
 static gboolean
@@ -200,12 +203,26 @@ static const HrSettingChoice method_choices[] = {
   { HR_METHOD_FREEZE, N_("Frozen parts") },
   { HR_METHOD_LORA, N_("LoRA") },
   { HR_METHOD_QLORA, N_("QLoRA (4-bit base)") },
+  { HR_METHOD_DORA, N_("DoRA") },
+  { HR_METHOD_LORA_FA, N_("LoRA-FA") },
+  { HR_METHOD_ADALORA, N_("AdaLoRA") },
+  { HR_METHOD_VERA, N_("VeRA") },
+  { HR_METHOD_IA3, N_("IA³") },
+  { HR_METHOD_LOHA, N_("LoHa") },
+  { HR_METHOD_LOKR, N_("LoKr") },
+  { HR_METHOD_OFT, N_("OFT") },
+  { HR_METHOD_BOFT, N_("BOFT") },
+  { HR_METHOD_PREFIX, N_("Prefix tuning") },
+  { HR_METHOD_PROMPT, N_("Prompt tuning") },
+  { HR_METHOD_LAYERNORM, N_("LayerNorm tuning") },
   { -1, NULL }
 };
 
 static const HrSettingChoice lora_targets_choices[] = {
   { HR_LORA_TARGETS_ALL_LINEAR, N_("All linear layers") },
   { HR_LORA_TARGETS_ATTENTION, N_("Attention only") },
+  { HR_LORA_TARGETS_QV, N_("Query and value only") },
+  { HR_LORA_TARGETS_MLP, N_("MLP only") },
   { -1, NULL }
 };
 
@@ -213,6 +230,7 @@ static const HrSettingChoice compute_choices[] = {
   { HR_COMPUTE_BF16_MIXED, N_("BF16 mixed") },
   { HR_COMPUTE_FP16_MIXED, N_("FP16 mixed") },
   { HR_COMPUTE_BF16_PURE, N_("Pure BF16") },
+  { HR_COMPUTE_FP16_PURE, N_("Pure FP16") },
   { HR_COMPUTE_TF32, N_("TF32") },
   { HR_COMPUTE_FP32, N_("FP32") },
   { -1, NULL }
@@ -234,10 +252,15 @@ static const HrSettingChoice optimizer_choices[] = {
   { HR_OPTIMIZER_ADAM, N_("Adam") },
   { HR_OPTIMIZER_ADAMW_8BIT, N_("8-bit AdamW") },
   { HR_OPTIMIZER_PAGED_ADAMW_8BIT, N_("Paged 8-bit AdamW") },
+  { HR_OPTIMIZER_PAGED_ADAMW, N_("Paged AdamW") },
+  { HR_OPTIMIZER_ADAMW_8BIT_AO, N_("8-bit AdamW (torchao)") },
+  { HR_OPTIMIZER_ADAMW_4BIT, N_("4-bit AdamW (torchao)") },
+  { HR_OPTIMIZER_ADAMW_FP8, N_("FP8 AdamW (torchao)") },
   { HR_OPTIMIZER_ADAFACTOR, N_("Adafactor") },
   { HR_OPTIMIZER_LION, N_("Lion") },
   { HR_OPTIMIZER_SGD_MOMENTUM, N_("SGD with momentum") },
   { HR_OPTIMIZER_SGD, N_("SGD") },
+  { HR_OPTIMIZER_NONE, N_("None (no optimizer state)") },
   { -1, NULL }
 };
 
@@ -268,7 +291,8 @@ static const HrSettingChoice sharding_choices[] = {
   { HR_SHARDING_ZERO1, N_("ZeRO-1") },
   { HR_SHARDING_ZERO2, N_("ZeRO-2") },
   { HR_SHARDING_ZERO3, N_("ZeRO-3") },
-  { HR_SHARDING_FSDP, N_("FSDP") },
+  { HR_SHARDING_FSDP, N_("FSDP2") },
+  { HR_SHARDING_FSDP1, N_("FSDP1") },
   { -1, NULL }
 };
 

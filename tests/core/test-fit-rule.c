@@ -221,6 +221,18 @@ test_settings_table (void)
       g_assert_true (hr_setting_find (setting->key) == setting);
       if (setting->kind == HR_SETTING_ENUM)
         {
+          /* ... and every value a file may name is one of them: a drop-down
+           * never shows a scenario's value as another. */
+          for (guint v = 0; setting->names[v].nick != NULL; v++)
+            {
+              gboolean listed = FALSE;
+
+              for (guint c = 0; setting->choices[c].label != NULL; c++)
+                listed |= setting->choices[c].value == setting->names[v].value;
+              if (!listed)
+                g_error ("%s: \"%s\" is not among the drop-down's choices", setting->key,
+                         setting->names[v].nick);
+            }
           for (guint c = 0; setting->choices[c].label != NULL; c++)
             {
               g_assert_nonnull (hr_enum_to_nick (setting->names, setting->choices[c].value));
