@@ -543,7 +543,10 @@ describe_recommendation (const HrRecommendation *rec,
     g_string_append_printf (str, _("; %u runs at once"), rec->runs);
   g_string_append_c (str, '\n');
 
-  if (rec->price_usd >= 0)
+  if (rec->price_usd >= 0 && rec->used)
+    /* Translators: a used card's price, its date, its price per GB. */
+    g_string_append_printf (str, _("Used, %s as of %s, %s per GB"), price, as_of, per_gb);
+  else if (rec->price_usd >= 0)
     g_string_append_printf (str, _("Price %s as of %s, %s per GB"), price, as_of, per_gb);
   else
     g_string_append (str, _("No purchase price known"));
@@ -614,6 +617,13 @@ ranking_title (const HrAdvice *advice,
     case HR_ADVICE_RANK_COST:
       return g_strdup_printf (_("%sGPUs that fit, ranked by cost for your use"), prefix);
     case HR_ADVICE_RANK_MEMORY:
+      /* Memory first is for what to buy; at a light use renting costs
+       * less and the rented options lead, cheapest first (hr-advisor.c). */
+      if (advice->recommendations->len > 0 &&
+          ((HrRecommendation *) g_ptr_array_index (advice->recommendations, 0))->choice ==
+            HR_ADVICE_CHOICE_RENT)
+        return g_strdup_printf (_("%sGPUs that fit: renting costs less for your use, cheapest "
+                                  "first"), prefix);
       return g_strdup_printf (_("%sGPUs that fit, most memory per card first, then cost per %s "
                                 "TFLOP/s"), prefix, advice->throughput);
     default:
