@@ -70,6 +70,63 @@ module_is_per_layer (HrModule module)
   return module != HR_MODULE_EMBED && module != HR_MODULE_LM_HEAD;
 }
 
+/* One kind of matrix an adapter sits on: its shape, how many of it the
+ * component has, and how many times a token passes through one per layer
+ * (on average over the layers). */
+typedef struct {
+  double in;
+  double out;
+  double count;
+  double passes;
+} ModuleVariant;
+
+/* Where a module occurs.  In a mixture of experts the MLP's projections
+ * are the dense layers', every routed expert's (of those one GPU holds;
+ * each token passes experts_per_token of them) and every shared expert's,
+ * as transformers 4.x builds Mixtral, Qwen3-MoE and DeepSeek-V3 (one
+ * nn.Linear per expert projection, which PEFT's target modules match).
+ * PEFT's "all-linear" also adapts the router, a Linear of hidden x experts
+ * (@with_router, counted with the gate). */
+static guint
+module_variants (const HrComponent *c,
+                 HrModule           module,
+                 gboolean           with_router,
+                 ModuleVariant      variants[4])
+{
+  double in, out, layers = MAX (1, c->layers);
+  guint n = 0;
+
+  if (!module_shape (c, module, &in, &out))
+    return 0;
+
+  if (!hr_component_is_moe (c) || (module & HR_MODULES_MLP) == 0)
+    {
+      variants[0] = (ModuleVariant) { in, out, module_is_per_layer (module) ? layers : 1, 1 };
+      return 1;
+    }
+
+  {
+    double moe = hr_component_moe_layers (c), dense = layers - moe;
+    double experts = c->experts_local > 0 ? c->experts_local : c->experts;
+    double widths[3] = { c->intermediate, c->expert_intermediate, c->shared_expert_intermediate };
+    double counts[3] = { dense, moe * experts, moe * c->shared_experts };
+    double passes[3] = { dense / layers, moe / layers * c->experts_per_token,
+                         moe / layers * c->shared_experts };
+
+    for (guint i = 0; i < 3; i++)
+      {
+        if (counts[i] <= 0)
+          continue;
+        variants[n++] = module == HR_MODULE_DOWN
+                          ? (ModuleVariant) { widths[i], c->hidden, counts[i], passes[i] }
+                          : (ModuleVariant) { c->hidden, widths[i], counts[i], passes[i] };
+      }
+    if (with_router && module == HR_MODULE_GATE && moe > 0)
+      variants[n++] = (ModuleVariant) { c->hidden, c->experts, moe, moe / layers };
+  }
+  return n;
+}
+
 /* LoRA adds A (r x in) and B (out x r) to each adapted matrix (Hu et al.
  * 2021, section 4). */
 double
@@ -85,11 +142,14 @@ hr_lora_params (const HrComponent *c,
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
       HrModule m = hr_module_names[i].value;
-      double in, out;
+      ModuleVariant v[4];
+      guint n;
 
-      if (!(modules & m) || !module_shape (c, m, &in, &out))
+      if (!(modules & m))
         continue;
-      total += rank * (in + out) * (module_is_per_layer (m) ? c->layers : 1);
+      n = module_variants (c, m, FALSE, v);
+      for (guint j = 0; j < n; j++)
+        total += rank * (v[j].in + v[j].out) * v[j].count;
     }
   return total;
 }
@@ -205,6 +265,15 @@ peft_fp32_adapters (const HrScenario *s)
          s->stack == HR_STACK_ACCELERATE || s->stack == HR_STACK_AXOLOTL;
 }
 
+/* Whether the adapters include a mixture of experts' router: PEFT's
+ * "all-linear" matches every nn.Linear but the output head, the router
+ * too. */
+static gboolean
+router_adapted (const HrScenario *s)
+{
+  return s->lora_targets == HR_LORA_TARGETS_ALL_LINEAR;
+}
+
 /* Parameters a part's adapters add, and the batch-independent memory they
  * keep for the backward pass. */
 void
@@ -266,12 +335,18 @@ hr_plan_setup_adapters (HrPlan *self,
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
       HrModule m = hr_module_names[i].value;
-      double in, out, trainable = 0, frozen = 0, kept = 0, transient = 0;
-      double count;
+      ModuleVariant variants[4];
+      guint n_variants;
 
-      if (!(modules & m) || !module_shape (c, m, &in, &out))
+      if (!(modules & m))
         continue;
-      count = module_is_per_layer (m) ? c->layers : 1;
+      n_variants = module_variants (c, m, router_adapted (s), variants);
+      for (guint vi = 0; vi < n_variants; vi++)
+    {
+      double in = variants[vi].in, out = variants[vi].out;
+      double trainable = 0, frozen = 0, kept = 0, transient = 0;
+      double count = variants[vi].count;
+
       max_in = MAX (max_in, in);
       max_out = MAX (max_out, out);
 
@@ -369,6 +444,7 @@ hr_plan_setup_adapters (HrPlan *self,
       part->adapter_static += kept * count;
       part->adapter_transient = MAX (part->adapter_transient, transient);
     }
+    }
 
   if (s->method == HR_METHOD_VERA && part->adapters > 0)
     part->adapter_frozen += (double) r * (max_in + max_out);
@@ -411,14 +487,26 @@ hr_plan_setup_adapter_regime (HrPlan *self,
       break;
     }
 
+  if (router_adapted (s) && (modules & HR_MODULE_GATE) && hr_component_is_moe (c))
+    r->router_trains = TRUE;
+
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
       HrModule m = hr_module_names[i].value;
-      double in, out;
-      gboolean input_kept = FALSE;
+      ModuleVariant variants[4];
+      guint n_variants;
 
-      if (!(modules & m) || !module_shape (c, m, &in, &out))
+      if (!(modules & m))
         continue;
+      n_variants = module_variants (c, m, router_adapted (s), variants);
+      for (guint vi = 0; vi < n_variants; vi++)
+    {
+      double in = variants[vi].in, out = variants[vi].out;
+      /* what one token keeps per pass, times its passes through this
+       * kind of matrix in a layer */
+      double passes = variants[vi].passes;
+      double before = per_token;
+      gboolean input_kept = FALSE;
 
       if (!module_is_per_layer (m))
         {
@@ -478,19 +566,21 @@ hr_plan_setup_adapter_regime (HrPlan *self,
           break;
         }
 
-      if (!input_kept)
-        continue;
-
-      if (own_copy > 0)
-        per_token += own_copy * in;
-      else if (m == HR_MODULE_Q || m == HR_MODULE_K || m == HR_MODULE_V)
-        r->qkv_saved = TRUE;
-      else if (m == HR_MODULE_O)
-        r->o_saved = TRUE;
-      else if (m == HR_MODULE_GATE || m == HR_MODULE_UP)
-        r->fc_saved = TRUE;
-      else if (m == HR_MODULE_DOWN)
-        r->down_saved = TRUE;
+      if (input_kept)
+        {
+          if (own_copy > 0)
+            per_token += own_copy * in;
+          else if (m == HR_MODULE_Q || m == HR_MODULE_K || m == HR_MODULE_V)
+            r->qkv_saved = TRUE;
+          else if (m == HR_MODULE_O)
+            r->o_saved = TRUE;
+          else if (m == HR_MODULE_GATE || m == HR_MODULE_UP)
+            r->fc_saved = TRUE;
+          else if (m == HR_MODULE_DOWN)
+            r->down_saved = TRUE;
+        }
+      per_token = before + (per_token - before) * passes;
+    }
     }
 
   r->adapter_per_token += per_token;

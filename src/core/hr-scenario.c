@@ -1027,6 +1027,13 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   READ_ENUM ("attention", hr_attention_names, attention);
   READ_UINT ("gpus", 1, MAX_GPUS, gpus);
   READ_ENUM ("sharding", hr_sharding_names, sharding);
+  {
+    JsonNode *node = hr_reader_get_node (&reader, "sharding");
+
+    self->sharding_unversioned = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+                                 json_node_get_value_type (node) == G_TYPE_STRING &&
+                                 g_strcmp0 (json_node_get_string (node), "fsdp") == 0;
+  }
   READ_ENUM ("offload", hr_offload_names, offload);
 
   if (hr_reader_has (&reader, "framework"))
@@ -1509,7 +1516,15 @@ hr_scenario_to_json (const HrScenario *self)
   add_enum (builder, "attention", hr_attention_names, self->attention);
   json_builder_set_member_name (builder, "gpus");
   json_builder_add_int_value (builder, self->gpus);
-  add_enum (builder, "sharding", hr_sharding_names, self->sharding);
+  /* "fsdp" and "fsdp2" mean the same, but only "fsdp" leaves FSDP1 in the
+   * range (data/SCENARIO.md) */
+  if (self->sharding == HR_SHARDING_FSDP && !self->sharding_unversioned)
+    {
+      json_builder_set_member_name (builder, "sharding");
+      json_builder_add_string_value (builder, "fsdp2");
+    }
+  else
+    add_enum (builder, "sharding", hr_sharding_names, self->sharding);
   add_enum (builder, "offload", hr_offload_names, self->offload);
   if (self->framework_set)
     add_enum (builder, "framework", hr_framework_names, self->framework);

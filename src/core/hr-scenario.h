@@ -105,6 +105,8 @@ typedef struct {
   HrAttention     attention;
   guint           gpus;
   HrSharding      sharding;
+  /* "sharding": "fsdp" without the version ("fsdp2" or "fsdp1") */
+  gboolean        sharding_unversioned;
   HrOffload       offload;
   gboolean        framework_set;
   HrFramework     framework;
