@@ -196,6 +196,10 @@ advice_to_json (HrAdvisorWalk *walk,
   json_builder_add_double_value (b, in->usd_per_kwh);
   json_builder_end_object (b);
 
+  json_builder_set_member_name (b, "throughput");
+  json_builder_add_string_value (b, advice->throughput);
+  json_builder_set_member_name (b, "none_within_budget");
+  json_builder_add_boolean_value (b, advice->none_within_budget);
   json_builder_set_member_name (b, "recommendations");
   json_builder_begin_array (b);
   for (guint i = 0; i < advice->recommendations->len; i++)
@@ -221,6 +225,20 @@ advice_to_json (HrAdvisorWalk *walk,
       json_builder_add_boolean_value (b, r->fits);
       json_builder_set_member_name (b, "max_micro_batch");
       json_builder_add_int_value (b, r->max_micro_batch);
+      json_builder_set_member_name (b, "lever");
+      if (r->lever != NULL)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "label");
+          json_builder_add_string_value (b, r->lever);
+          json_builder_set_member_name (b, "change");
+          json_builder_add_string_value (b, r->lever_change);
+          json_builder_end_object (b);
+        }
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "used");
+      json_builder_add_boolean_value (b, r->used);
       add_money (b, "price_usd", r->price_usd);
       add_money (b, "price_per_gb", r->price_per_gb);
       add_money (b, "cloud_usd_per_hour", r->cloud_usd_per_hour);
@@ -309,7 +327,9 @@ print_table (HrAdvisorWalk *walk,
               mem, price, per_gb, cloud, even,
               r->choice == HR_ADVICE_CHOICE_BUY ? C_("advice choice", "buy")
                                                 : C_("advice choice", "rent"),
-              r->max_micro_batch, r->within_budget ? "" : _("  (over budget)"));
+              r->max_micro_batch,
+              !r->fits ? _("  (a smaller micro-batch)")
+                       : r->within_budget ? "" : _("  (over budget)"));
     }
 
   if (advice->recommendations->len > 0)
@@ -328,12 +348,13 @@ print_table (HrAdvisorWalk *walk,
 }
 
 gboolean
-hr_cli_advise_run (const HrScenario *scenario,
+hr_cli_advise_run (HrAnalysis       *analysis,
                    HrAdviceFlags    *flags,
                    HrAdvisorWalk   **walk_out,
                    HrAdvice        **advice_out,
                    GError          **error)
 {
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
   HrAdvisor *advisor = hr_advisor_get_default ();
   g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (advisor);
   HrAdviceInputs facts, inputs;
@@ -382,8 +403,8 @@ hr_cli_advise_run (const HrScenario *scenario,
    * is the scenario's unless the walk said otherwise. */
   facts.known &= ~HR_FACT_TASK;
   hr_advisor_walk_get_inputs (walk, &facts, &inputs);
-  *advice_out = hr_advice_new (scenario, hr_catalog_get_default (), &inputs,
-                               hr_advisor_walk_get_current (walk)->max_recommendations);
+  *advice_out = hr_analysis_advise (analysis, hr_catalog_get_default (), &inputs,
+                                    hr_advisor_walk_get_current (walk)->max_recommendations);
   *walk_out = g_steal_pointer (&walk);
   return TRUE;
 }
@@ -393,16 +414,24 @@ hr_cli_advise (int    argc,
                char **argv)
 {
   HrAdviceFlags flags = HR_ADVICE_FLAGS_INIT;
-  gboolean json = FALSE;
+  gboolean json = FALSE, calibrate = FALSE;
   g_auto(GStrv) sets = NULL;
+  g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
+     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
+    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
+     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
      N_("KEY=VALUE") },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autoptr(GError) error = NULL;
@@ -435,12 +464,17 @@ hr_cli_advise (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
-  if (scenario == NULL || !hr_cli_advise_run (scenario, &flags, &walk, &advice, &error))
+  if (scenario == NULL || !hr_cli_load_measurements (measurement_files, measurements, &error))
     {
       g_free (flags.prefer);
       g_strfreev (flags.answers);
-      if (scenario == NULL)
-        return hr_cli_fail (error);
+      return hr_cli_fail (error);
+    }
+  analysis = hr_cli_analysis_new (scenario, NULL, measurements, calibrate, HR_KNOB_SORT_COST);
+  if (!hr_cli_advise_run (analysis, &flags, &walk, &advice, &error))
+    {
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
       fprintf (stderr, _("headroom-cli advise: %s\n"), error->message);
       return HR_CLI_EXIT_USAGE;
     }

@@ -63,16 +63,58 @@ add_fit_json (JsonBuilder *builder,
 }
 
 static void
-add_comparison_json (JsonBuilder         *builder,
-                     const HrScenario    *scenario,
-                     const HrCalibration *calibration,
-                     HrPlan              *plan,
-                     GPtrArray           *gpus)
+add_match_json (JsonBuilder          *builder,
+                const HrMeasureMatch *match)
 {
+  json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "matches");
+  json_builder_add_boolean_value (builder, !match->differs);
+  json_builder_set_member_name (builder, "can_calibrate");
+  json_builder_add_boolean_value (builder, match->can_calibrate);
+  json_builder_set_member_name (builder, "summary");
+  json_builder_add_string_value (builder, match->summary);
+  for (guint i = 0; i < HR_MATCH_N_ITEMS; i++)
+    {
+      json_builder_set_member_name (builder, hr_enum_to_nick (hr_match_item_names, i));
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "state");
+      json_builder_add_string_value (builder, hr_enum_to_nick (hr_match_state_names,
+                                                               match->state[i]));
+      json_builder_set_member_name (builder, "measured");
+      if (match->measured[i] != NULL)
+        json_builder_add_string_value (builder, match->measured[i]);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "scenario");
+      if (match->scenario[i] != NULL)
+        json_builder_add_string_value (builder, match->scenario[i]);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_end_object (builder);
+    }
+  json_builder_end_object (builder);
+}
+
+/* The comparison with the scenario: the points against the (uncalibrated)
+ * estimate, whether the measurement is of the scenario's setup, and each
+ * card's largest micro-batch from the analysis, calibrated where the
+ * measurement may calibrate it. */
+static void
+add_comparison_json (JsonBuilder         *builder,
+                     HrAnalysis          *plain,
+                     HrAnalysis          *calibrated,
+                     const HrCalibration *calibration)
+{
+  const HrScenario *scenario = hr_analysis_get_scenario (plain);
+  const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
+  gboolean applied = hr_analysis_get_calibration (calibrated) != NULL;
+
   json_builder_begin_object (builder);
   json_builder_set_member_name (builder, "scenario");
   json_builder_add_string_value (builder, scenario->name != NULL ? scenario->name
                                                                  : scenario->model->name);
+  json_builder_set_member_name (builder, "match");
+  add_match_json (builder, match);
   json_builder_set_member_name (builder, "metric");
   json_builder_add_string_value (builder, hr_enum_to_nick (hr_metric_names, calibration->metric));
 
@@ -107,6 +149,8 @@ add_comparison_json (JsonBuilder         *builder,
 
   json_builder_set_member_name (builder, "calibration");
   json_builder_begin_object (builder);
+  json_builder_set_member_name (builder, "applied");
+  json_builder_add_boolean_value (builder, applied);
   json_builder_set_member_name (builder, "activation_scale");
   json_builder_add_double_value (builder, calibration->activation_scale);
   add_int (builder, "overhead_shift", calibration->overhead_shift);
@@ -117,22 +161,25 @@ add_comparison_json (JsonBuilder         *builder,
 
   json_builder_set_member_name (builder, "gpus");
   json_builder_begin_array (builder);
-  for (guint i = 0; i < gpus->len; i++)
+  for (guint i = 0; i < hr_analysis_get_n_gpus (plain); i++)
     {
-      const HrGpu *gpu = g_ptr_array_index (gpus, i);
-      guint64 usable = hr_plan_usable (plan, gpu);
-      gboolean lower;
+      const HrAnalysisGpu *before = hr_analysis_get_gpu (plain, i);
+      const HrAnalysisGpu *after = hr_analysis_get_gpu (calibrated, i);
 
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "gpu");
-      json_builder_add_string_value (builder, gpu->id);
+      json_builder_add_string_value (builder, before->gpu->id);
       json_builder_set_member_name (builder, "usable");
-      json_builder_add_int_value (builder, usable);
+      json_builder_add_int_value (builder, before->limit.usable);
       json_builder_set_member_name (builder, "max_micro_batch");
-      json_builder_add_int_value (builder, hr_plan_max_micro_batch (plan, usable, &lower));
+      json_builder_add_int_value (builder, before->max_micro_batch);
       json_builder_set_member_name (builder, "calibrated_max_micro_batch");
-      json_builder_add_int_value (builder, hr_calibration_max_micro_batch (calibration, plan,
-                                                                           usable, &lower));
+      if (applied)
+        json_builder_add_int_value (builder, after->max_micro_batch);
+      else
+        json_builder_add_null_value (builder);
+      json_builder_set_member_name (builder, "rule");
+      json_builder_add_string_value (builder, before->rule);
       json_builder_end_object (builder);
     }
   json_builder_end_array (builder);
@@ -142,10 +189,9 @@ add_comparison_json (JsonBuilder         *builder,
 static void
 print_json (const HrMeasurement *measurement,
             const HrFit         *fit,
-            const HrScenario    *scenario,
-            const HrCalibration *calibration,
-            HrPlan              *plan,
-            GPtrArray           *gpus)
+            HrAnalysis          *plain,
+            HrAnalysis          *calibrated,
+            const HrCalibration *calibration)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
   g_autoptr(JsonNode) root = NULL;
@@ -241,10 +287,10 @@ print_json (const HrMeasurement *measurement,
   else
     json_builder_add_null_value (builder);
 
-  if (scenario != NULL)
+  if (plain != NULL)
     {
       json_builder_set_member_name (builder, "comparison");
-      add_comparison_json (builder, scenario, calibration, plan, gpus);
+      add_comparison_json (builder, plain, calibrated, calibration);
     }
 
   json_builder_set_member_name (builder, "notes");
@@ -261,11 +307,11 @@ print_json (const HrMeasurement *measurement,
 static void
 print_text (const HrMeasurement *measurement,
             const HrFit         *fit,
-            const HrScenario    *scenario,
-            const HrCalibration *calibration,
-            HrPlan              *plan,
-            GPtrArray           *gpus)
+            HrAnalysis          *plain,
+            HrAnalysis          *calibrated,
+            const HrCalibration *calibration)
 {
+  const HrScenario *scenario = plain != NULL ? hr_analysis_get_scenario (plain) : NULL;
   double gap, fraction, at_batch;
 
   printf (g_dngettext (GETTEXT_PACKAGE, "%s: %s, %u row\n", "%s: %s, %u rows\n",
@@ -339,6 +385,16 @@ print_text (const HrMeasurement *measurement,
   printf (_("Against %s (%s):\n"),
           scenario->name != NULL ? scenario->name : scenario->model->name,
           hr_enum_to_nick (hr_metric_names, calibration->metric));
+  {
+    const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
+
+    /* What was measured against what this scenario is: a mismatch is said
+     * before any number is compared. */
+    printf ("  %s%s\n", match->differs ? "✗ " : "", match->summary);
+    if (!match->can_calibrate)
+      printf ("  %s\n", _("Not used to calibrate: a measurement of another model, framework or "
+                          "precision would carry the wrong correction."));
+  }
   /* Translators: column headings of the comparison table; keep them short. */
   printf ("  %6s %12s %12s %9s %12s\n", _("batch"), _("measured"), _("estimate"), _("error"),
           _("calibrated"));
@@ -347,10 +403,10 @@ print_text (const HrMeasurement *measurement,
       const HrCalibrationPoint *p = &g_array_index (calibration->points, HrCalibrationPoint, i);
       g_autofree char *measured = hr_cli_gib (p->measured);
       g_autofree char *predicted = hr_cli_gib (p->predicted);
-      g_autofree char *calibrated = hr_cli_gib (p->calibrated);
+      g_autofree char *after = hr_cli_gib (p->calibrated);
 
       printf ("  %6.0f %12s %12s %+8.1f%% %12s\n", p->batch, measured, predicted,
-              p->measured > 0 ? 100 * (p->predicted - p->measured) / p->measured : 0, calibrated);
+              p->measured > 0 ? 100 * (p->predicted - p->measured) / p->measured : 0, after);
     }
 
   {
@@ -373,16 +429,17 @@ print_text (const HrMeasurement *measurement,
 
   /* Translators: column headings; keep them short. */
   printf ("  %-22s %12s %10s %11s\n", _("GPU"), _("usable"), _("max batch"), _("calibrated"));
-  for (guint i = 0; i < gpus->len; i++)
+  for (guint i = 0; i < hr_analysis_get_n_gpus (plain); i++)
     {
-      const HrGpu *gpu = g_ptr_array_index (gpus, i);
-      guint64 usable = hr_plan_usable (plan, gpu);
-      g_autofree char *usable_text = hr_cli_gib (usable);
-      gboolean lower;
-      guint before = hr_plan_max_micro_batch (plan, usable, &lower);
-      guint after = hr_calibration_max_micro_batch (calibration, plan, usable, &lower);
+      const HrAnalysisGpu *before = hr_analysis_get_gpu (plain, i);
+      const HrAnalysisGpu *after = hr_analysis_get_gpu (calibrated, i);
+      g_autofree char *usable_text = hr_cli_gib (before->limit.usable);
+      g_autofree char *calibrated_max = hr_analysis_get_calibration (calibrated) != NULL
+                                          ? g_strdup_printf ("%u", after->max_micro_batch)
+                                          : g_strdup ("–");
 
-      printf ("  %-22s %12s %10u %11u\n", gpu->id, usable_text, before, after);
+      printf ("  %-22s %12s %10u %11s\n", before->gpu->id, usable_text,
+              before->max_micro_batch, calibrated_max);
     }
 }
 
@@ -484,8 +541,10 @@ hr_cli_measure (int    argc,
   g_autoptr(HrMeasurement) measurement = NULL;
   g_autoptr(HrFit) fit = NULL;
   g_autoptr(HrScenario) scenario = NULL;
-  g_autoptr(HrPlan) plan = NULL;
   g_autoptr(HrCalibration) calibration = NULL;
+  g_autoptr(HrAnalysis) plain = NULL;
+  g_autoptr(HrAnalysis) calibrated = NULL;
+  g_autoptr(GPtrArray) measured = g_ptr_array_new ();
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   HrMeasureOptions options = { 0 };
   const HrMeasureSeries *sweep;
@@ -533,11 +592,6 @@ hr_cli_measure (int    argc,
           return HR_CLI_EXIT_USAGE;
         }
 
-      plan = hr_plan_new (scenario);
-      calibration = hr_calibration_new (plan, sweep, &error);
-      if (calibration == NULL)
-        return hr_cli_fail (error);
-
       if (gpu_list != NULL)
         {
           if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
@@ -547,12 +601,29 @@ hr_cli_measure (int    argc,
         g_ptr_array_add (gpus, scenario->gpu);
       else
         hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
+
+      /* The analysis without and with the measurement's calibration (which
+       * it applies only when the measurement is of this setup). */
+      g_ptr_array_add (measured, measurement);
+      plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+      calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
+      calibration = hr_calibration_new (hr_analysis_get_plan (plain), sweep, &error);
+      if (calibration == NULL)
+        {
+          const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
+
+          /* Nothing to compare; say still whether the measurement is of
+           * this setup, which is most often why. */
+          if (match->differs)
+            g_printerr ("%s: ✗ %s\n", argv[1], match->summary);
+          return hr_cli_fail (error);
+        }
     }
 
   if (json)
-    print_json (measurement, fit, scenario, calibration, plan, gpus);
+    print_json (measurement, fit, plain, calibrated, calibration);
   else
-    print_text (measurement, fit, scenario, calibration, plan, gpus);
+    print_text (measurement, fit, plain, calibrated, calibration);
 
   return HR_CLI_EXIT_OK;
 }

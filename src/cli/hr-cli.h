@@ -50,8 +50,9 @@ gboolean    hr_cli_advise_facts  (HrAdviceFlags    *flags,
                                   const HrScenario *scenario,
                                   HrAdviceInputs   *facts,
                                   GError          **error);
-/* Walks the built-in tree from the flags and the scenario, and advises. */
-gboolean    hr_cli_advise_run    (const HrScenario *scenario,
+/* Walks the built-in tree from the flags and the analysed scenario, and
+ * advises. */
+gboolean    hr_cli_advise_run    (HrAnalysis       *analysis,
                                   HrAdviceFlags    *flags,
                                   HrAdvisorWalk   **walk,
                                   HrAdvice        **advice,
@@ -76,6 +77,23 @@ HrScenario *hr_cli_load_scenario (const char     *path,
 gboolean    hr_cli_resolve_gpus  (const char     *list,
                                   GPtrArray      *gpus,
                                   GError        **error);
+
+/* Reads each of @files (NULL-terminated, may be NULL) into @measurements
+ * (HrMeasurement, owned by the array). */
+gboolean    hr_cli_load_measurements (char          **files,
+                                      GPtrArray      *measurements,
+                                      GError        **error);
+/* The analysis every command prints: @scenario on @gpus (const HrGpu *;
+ * NULL or empty: its own card), with @measurements (which must outlive
+ * it) and the calibration switch. */
+HrAnalysis *hr_cli_analysis_new  (const HrScenario *scenario,
+                                  GPtrArray        *gpus,
+                                  GPtrArray        *measurements,
+                                  gboolean          calibrate,
+                                  HrKnobSort        lever_sort);
+/* A lever as JSON: what it changes, saves and costs. */
+void        hr_cli_add_knob_json (JsonBuilder    *builder,
+                                  const HrKnob   *knob);
 
 /* Bytes as GiB with the unit, in the locale's number format. */
 char       *hr_cli_gib           (double          bytes);

@@ -168,6 +168,85 @@ hr_cli_resolve_gpus (const char  *list,
   return TRUE;
 }
 
+gboolean
+hr_cli_load_measurements (char      **files,
+                          GPtrArray  *measurements,
+                          GError    **error)
+{
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      HrMeasureOptions options = { 0 };
+      HrMeasurement *m = hr_measurement_load_file (files[i], &options, error);
+
+      if (m == NULL)
+        return FALSE;
+      g_ptr_array_add (measurements, m);
+    }
+  return TRUE;
+}
+
+HrAnalysis *
+hr_cli_analysis_new (const HrScenario *scenario,
+                     GPtrArray        *gpus,
+                     GPtrArray        *measurements,
+                     gboolean          calibrate,
+                     HrKnobSort        lever_sort)
+{
+  HrAnalysisOptions options = { 0 };
+
+  options.gpus = gpus;
+  options.measurements = measurements;
+  options.use_calibration = calibrate;
+  options.lever_sort = lever_sort;
+  options.unit = HR_SIZE_GIB;
+  return hr_analysis_new (scenario, &options);
+}
+
+void
+hr_cli_add_knob_json (JsonBuilder  *b,
+                      const HrKnob *k)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, k->id);
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, k->label);
+  json_builder_set_member_name (b, "change");
+  json_builder_add_string_value (b, k->change);
+  json_builder_set_member_name (b, "saved");
+  json_builder_add_int_value (b, k->saved);
+  json_builder_set_member_name (b, "gained");
+  json_builder_add_int_value (b, k->gained);
+  json_builder_set_member_name (b, "need_after");
+  json_builder_add_int_value (b, k->after);
+  json_builder_set_member_name (b, "total_after");
+  json_builder_add_int_value (b, k->device_after);
+  json_builder_set_member_name (b, "speed");
+  json_builder_add_double_value (b, k->speed);
+  json_builder_set_member_name (b, "cost");
+  json_builder_add_string_value (b, k->cost);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, k->source);
+  json_builder_set_member_name (b, "risk");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_risk_names, k->risk));
+  json_builder_set_member_name (b, "risk_text");
+  json_builder_add_string_value (b, k->risk_text);
+  json_builder_set_member_name (b, "risk_source");
+  json_builder_add_string_value (b, k->risk_source);
+  json_builder_set_member_name (b, "more_gpus");
+  json_builder_add_boolean_value (b, k->more_gpus);
+  if (k->has_fit)
+    {
+      json_builder_set_member_name (b, "fits_after");
+      json_builder_add_boolean_value (b, k->fits_after);
+      json_builder_set_member_name (b, "usable_after");
+      json_builder_add_int_value (b, k->usable_after);
+      json_builder_set_member_name (b, "max_micro_batch_after");
+      json_builder_add_int_value (b, k->max_micro_batch_after);
+    }
+  json_builder_end_object (b);
+}
+
 char *
 hr_cli_gib (double bytes)
 {

@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "hr-file.h"
+#include "hr-estimate.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
+#include "hr-setting.h"
 
 #define MAX_MICRO_BATCH (1u << 20)
 #define MAX_SEQ_LEN     (1u << 26)
@@ -37,6 +39,25 @@ static const char * const scenario_keys[] = {
   "capacity_factor", "engine", "gpu_memory_utilization", "mem_fraction_static",
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size", NULL
 };
+
+/* The keys above and those the settings table reads itself. */
+static const char * const *
+all_scenario_keys (void)
+{
+  static GPtrArray *keys;
+
+  if (g_once_init_enter (&keys))
+    {
+      GPtrArray *all = g_ptr_array_new ();
+
+      for (guint i = 0; scenario_keys[i] != NULL; i++)
+        g_ptr_array_add (all, (gpointer) scenario_keys[i]);
+      hr_settings_add_json_keys (all);
+      g_ptr_array_add (all, NULL);
+      g_once_init_leave (&keys, all);
+    }
+  return (const char * const *) keys->pdata;
+}
 
 static const char * const lora_keys[] = { "rank", "targets", NULL };
 static const char * const deepspeed_keys[] = {
@@ -124,6 +145,8 @@ apply_defaults (HrScenario *self)
   self->gpu_memory_utilization = 0.9;
   self->block_size = 16;
   self->mem_fraction_static = 0.88;
+
+  hr_settings_apply_defaults (self);
 }
 
 /* Values that follow from others unless the file set them. */
@@ -278,6 +301,7 @@ hr_scenario_copy (const HrScenario *scenario)
 
   g_return_val_if_fail (scenario != NULL, NULL);
 
+  hr_estimate_counters_count_copy ();
   copy = g_memdup2 (scenario, sizeof *scenario);
   copy->name = g_strdup (scenario->name);
   copy->model = scenario->model != NULL ? hr_model_copy (scenario->model) : NULL;
@@ -972,7 +996,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       goto out;
     }
 
-  if (!hr_reader_check_keys (&reader, scenario_keys) ||
+  if (!hr_reader_check_keys (&reader, all_scenario_keys ()) ||
       !hr_reader_string (&reader, "name", FALSE, &self->name) ||
       !read_model (self, &reader, catalog))
     goto out;
@@ -1061,13 +1085,21 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
 
   if (!read_gpu (self, &reader, catalog) ||
       !hr_reader_double (&reader, "reserve", FALSE, 0.0, 0.5, &self->reserve) ||
-      !read_replay (self, &reader))
+      !read_replay (self, &reader) ||
+      !hr_settings_read (&reader, self))
     goto out;
 
   if (hr_reader_has (&reader, "stack"))
     {
-      READ_ENUM ("stack", hr_stack_names, stack);
-      self->stack_set = TRUE;
+      JsonNode *node = hr_reader_get_node (&reader, "stack");
+
+      /* "none": the generic estimate, as if the key were absent */
+      if (!(JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
+            g_strcmp0 (json_node_get_string (node), "none") == 0))
+        {
+          READ_ENUM ("stack", hr_stack_names, stack);
+          self->stack_set = TRUE;
+        }
     }
   if (hr_reader_has (&reader, "reshard_after_forward"))
     {
@@ -1341,7 +1373,11 @@ add_stack_keys (JsonBuilder      *builder,
     add_enum (builder, "optimizer_state_dtype", hr_state_dtype_names,
               self->optimizer_state_dtype);
 
-  if (self->has_deepspeed)
+  /* keys the reader refuses out of their context are left out, so that a
+   * file written after the window changed the context reads back */
+  if (self->has_deepspeed && (self->sharding == HR_SHARDING_ZERO1 ||
+                              self->sharding == HR_SHARDING_ZERO2 ||
+                              self->sharding == HR_SHARDING_ZERO3))
     {
       const HrDeepSpeed *ds = &self->deepspeed;
 
@@ -1361,7 +1397,7 @@ add_stack_keys (JsonBuilder      *builder,
         add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
       if (ds->set & HR_DS_SUB_GROUP_SIZE)
         add_uint (builder, "sub_group_size", ds->sub_group_size);
-      if (ds->set & HR_DS_OFFLOAD_PARAM)
+      if ((ds->set & HR_DS_OFFLOAD_PARAM) && self->sharding == HR_SHARDING_ZERO3)
         add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
       if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
         add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
@@ -1381,37 +1417,43 @@ add_stack_keys (JsonBuilder      *builder,
   if (self->pipeline_schedule != HR_PIPELINE_1F1B)
     add_enum (builder, "pipeline_schedule", hr_pipeline_schedule_names,
               self->pipeline_schedule);
-  if (self->virtual_stages_set)
+  if (self->virtual_stages_set && self->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
     add_uint (builder, "virtual_stages", self->virtual_stages);
   if (self->context_parallel > 1)
     add_uint (builder, "context_parallel", self->context_parallel);
-  if (self->expert_parallel > 1)
+  if (self->expert_parallel > 1 && moe_component (self) != NULL)
     add_uint (builder, "expert_parallel", self->expert_parallel);
-  if (self->capacity_factor_set)
+  if (self->capacity_factor_set && moe_component (self) != NULL)
     {
       json_builder_set_member_name (builder, "capacity_factor");
       json_builder_add_double_value (builder, self->capacity_factor);
     }
-  if (self->engine_set)
-    add_enum (builder, "engine", hr_engine_names, self->engine);
-  if (self->gpu_memory_utilization_set)
+  if (self->task == HR_TASK_INFERENCE)
     {
-      json_builder_set_member_name (builder, "gpu_memory_utilization");
-      json_builder_add_double_value (builder, self->gpu_memory_utilization);
+      if (self->engine_set)
+        add_enum (builder, "engine", hr_engine_names, self->engine);
+      if (self->gpu_memory_utilization_set && self->engine == HR_ENGINE_VLLM)
+        {
+          json_builder_set_member_name (builder, "gpu_memory_utilization");
+          json_builder_add_double_value (builder, self->gpu_memory_utilization);
+        }
+      if (self->mem_fraction_static_set && self->engine == HR_ENGINE_SGLANG)
+        {
+          json_builder_set_member_name (builder, "mem_fraction_static");
+          json_builder_add_double_value (builder, self->mem_fraction_static);
+        }
+      if (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG)
+        {
+          if (self->max_num_seqs_set)
+            add_uint (builder, "max_num_seqs", self->max_num_seqs);
+          if (self->enforce_eager)
+            add_bool (builder, "enforce_eager", TRUE);
+          if (self->block_size_set)
+            add_uint (builder, "block_size", self->block_size);
+        }
+      if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
+        add_uint (builder, "gpu_layers", self->gpu_layers);
     }
-  if (self->mem_fraction_static_set)
-    {
-      json_builder_set_member_name (builder, "mem_fraction_static");
-      json_builder_add_double_value (builder, self->mem_fraction_static);
-    }
-  if (self->max_num_seqs_set)
-    add_uint (builder, "max_num_seqs", self->max_num_seqs);
-  if (self->enforce_eager)
-    add_bool (builder, "enforce_eager", TRUE);
-  if (self->gpu_layers_set)
-    add_uint (builder, "gpu_layers", self->gpu_layers);
-  if (self->block_size_set)
-    add_uint (builder, "block_size", self->block_size);
 
   if (self->has_peft)
     {
@@ -1553,6 +1595,7 @@ hr_scenario_to_json (const HrScenario *self)
     }
   json_builder_set_member_name (builder, "reserve");
   json_builder_add_double_value (builder, self->reserve);
+  hr_settings_write (builder, self);
   if (self->has_replay)
     {
       json_builder_set_member_name (builder, "replay");
