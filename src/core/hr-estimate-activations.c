@@ -455,8 +455,10 @@ hr_plan_part_activations (HrPlan     *self,
           s->attention == HR_ATTENTION_EAGER)
         kept += e * c->heads * t * t;
 
-      /* the final norm, and the output head's input when it trains */
-      kept += norm_bytes (c, &part->regime) / part->regime.h_split * t;
+      /* the final norm (on the pipeline's last stage), and the output
+       * head's input when it trains */
+      if (self->stage != HR_STAGE_FIRST)
+        kept += norm_bytes (c, &part->regime) / part->regime.h_split * t;
       if (part->logits)
         {
           if (part->regime.head_saved)

@@ -377,6 +377,10 @@ hr_plan_add_weights (HrPlan *self,
   double q_bytes = hr_plan_frozen_bytes_per_param (self);
   gboolean sw = sp->shard_weights, op = sp->offload_params;
 
+  /* llama.cpp places its layers itself (hr-estimate-serving.c) */
+  if (hr_plan_add_llamacpp_weights (self, acc))
+    return;
+
   for (guint i = 0; i < self->parts->len; i++)
     {
       Part *p = &g_array_index (self->parts, Part, i);
