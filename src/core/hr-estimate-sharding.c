@@ -721,7 +721,8 @@ hr_plan_add_gradients (HrPlan *self,
           if (p->trainable <= 0 && p->adapters <= 0)
             continue;
           if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
-            biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * hr_plan_widest_mlp (c));
+            biggest = MAX ((double) c->vocab * c->hidden,
+                           (double) c->hidden * hr_plan_widest_mlp (c));
           else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
             biggest = (p->trainable + p->adapters) / c->layers;
           else
@@ -820,6 +821,18 @@ hr_plan_add_sharding_overhead (HrPlan *self,
 
   if (!self->training)
     return;
+
+  /* NCCL's communicators allocate their buffers with cudaMalloc, outside
+   * PyTorch's allocator: NCCL_BUFFSIZE (4 MiB) for each channel and peer
+   * of every communicator (NCCL docs, Environment Variables:
+   * NCCL_BUFFSIZE default 4194304), one communicator per process group
+   * (data, tensor, pipeline parallel).  nvidia-smi shows them; PyTorch's
+   * statistics do not.  How many channels NCCL opens depends on the
+   * topology: assumed. */
+  if (s->gpus > 1 && (s->sharding != HR_SHARDING_NONE || sp->tp * sp->pp * sp->cp > 1))
+    hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
+                0.25 * GiB, 0.1 * GiB, 1.0 * GiB,
+                _("NCCL communication buffers outside PyTorch's allocator"));
 
   /* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
    * stage 1/2 the whole partition (single_partition_of_fp32_groups[i].grad),

@@ -1061,6 +1061,23 @@ def serving_rows():
          "int4, which the estimator counts at its own bits per weight; the token embedding stays on the host "
          "('CPU buffer size = 315.30 MiB')", "offloaded 49/49 layers; the row is also a mixture-of-experts row "
          "(every expert stored)"])
+    # A dense model's vLLM pool, measured beside its profile: the pool's
+    # arithmetic with nothing but the engine's own terms
+    a100 = {"id": "a100-40gb-vllm", "name": "A100 40GB (as vLLM saw it)", "memory": int(36.33 / 0.92 * GIB),
+            "source": "ovg-project/kvcached pull request #448: 'util 0.92, requested 36.33 GiB' (36.33 / 0.92 GiB)"}
+    add(504, "serving", "low", "kv_cache", 34.70, GIB, {
+        "name": "vLLM Qwen2.5-0.5B on an A100 40GB, gpu_memory_utilization 0.92, enforce_eager",
+        "task": "inference", "model": "qwen2.5-0.5b", "engine": "vllm", "compute": "bf16-pure",
+        "kv_dtype": "bf16", "gpu_memory_utilization": 0.92, "enforce_eager": True, "micro_batch": 1,
+        "seq_len": 32768, "gpus": 1, "gpu": a100},
+        "ovg-project/kvcached pull request #448 ('fix: decouple virtual KV capacity from shared-GPU profiling'), "
+        "review comment by RixinLiu, 2026-08-19",
+        "table 'Measured on an A100, enforce_eager, util 0.92, requested 36.33 GiB', column Qwen2.5-0.5B, row "
+        "'real KV capacity' (weights_memory 0.93 GiB, torch_peak_increase 0.59 GiB, non_torch_increase 0.11 GiB)",
+        ["metric kv_cache: the KV capacity vLLM allocates (GiB)",
+         "vLLM 0.11 or later (the comment contrasts a pre-0.11 fallback); max_model_len and "
+         "max_num_batched_tokens are vLLM's defaults (not stated: 32768 from the config, the server's 2048 on "
+         "an A100 assumed)", "the card's total as vLLM read it: 36.33 / 0.92 = 39.49 GiB"])
     # Unsloth README: longest context that fits (bounds)
     src = ("unslothai/unsloth README.md @0acd1c7e ('Context length benchmarks', added in e3162dc5 2025-01-14 with "
            "the same figures)")
