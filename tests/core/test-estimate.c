@@ -1308,10 +1308,11 @@ test_property_serving (void)
 {
 #define VLLM "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", " \
              "\"engine\": \"vllm\", \"gpu\": \"h100-sxm\", \"seq_len\": 8192, " \
-             "\"gpu_memory_utilization\": %g%s}"
-  g_autoptr(HrScenario) s90 = hr_test_scenariof (VLLM, 0.9, "");
-  g_autoptr(HrScenario) s80 = hr_test_scenariof (VLLM, 0.8, "");
-  g_autoptr(HrScenario) eager = hr_test_scenariof (VLLM, 0.9, ", \"enforce_eager\": true");
+             "\"gpu_memory_utilization\": %s%s}"
+  /* the numbers as text: the scenario is JSON whatever the locale */
+  g_autoptr(HrScenario) s90 = hr_test_scenariof (VLLM, "0.9", "");
+  g_autoptr(HrScenario) s80 = hr_test_scenariof (VLLM, "0.8", "");
+  g_autoptr(HrScenario) eager = hr_test_scenariof (VLLM, "0.9", ", \"enforce_eager\": true");
   g_autoptr(HrEstimate) e90 = hr_estimate_new (s90);
   g_autoptr(HrEstimate) e80 = hr_estimate_new (s80);
   g_autoptr(HrEstimate) ee = hr_estimate_new (eager);
