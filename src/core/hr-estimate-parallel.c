@@ -103,7 +103,7 @@ stage_layers (const HrScenario *s,
     {
       guint base = layers / stages, extra = layers % stages;
       guint rank = stage == HR_STAGE_FIRST ? 0 : p - 1;
-      guint sum = 0, placed = 0, held = 0;
+      guint placed = 0, held = 0;
 
       for (guint i = 0; i < stages; i++)
         {
@@ -123,9 +123,7 @@ stage_layers (const HrScenario *s,
           placed += n;
           if (i % p == rank)
             held += n;
-          sum += n;
         }
-      (void) sum;
       return MAX (1, held);
     }
 
@@ -159,7 +157,6 @@ hr_plan_localize (HrPlan *self)
                     (s->engine == HR_ENGINE_VLLM || s->engine == HR_ENGINE_SGLANG);
   GPtrArray *components = s->model->components;
 
-  self->stage_layers = 0;
   for (guint i = 0; i < components->len; i++)
     {
       HrComponent *c = g_ptr_array_index (components, i);
@@ -169,8 +166,6 @@ hr_plan_localize (HrPlan *self)
 
       if (c->kind != HR_COMPONENT_TRANSFORMER)
         continue;
-      if (self->stage_layers == 0)
-        self->stage_layers = c->layers;
       if (tp == 1 && ep == 1 && self->stage == HR_STAGE_ONLY)
         continue;
 
@@ -189,8 +184,6 @@ hr_plan_localize (HrPlan *self)
                                     ? MIN (layers, c->first_dense_layers - before) : 0;
         }
       c->layers = layers;
-      if (self->stage_layers == global.layers)
-        self->stage_layers = layers;
 
       c->heads = ceil_div (c->heads, tp);
       c->kv_heads = c->kv_heads >= tp ? ceil_div (c->kv_heads, tp) : 1;

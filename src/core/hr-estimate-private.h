@@ -115,7 +115,8 @@ typedef struct {
   gboolean     embedding_with_head;
   gboolean     reshard_after_forward;
   /* bytes per value of the unsharded gradients accumulated under no_sync
-   * (or a pipeline's micro-batches) */
+   * (or over a pipeline's micro-batches); 0: the dtype the backward pass
+   * computes them in */
   double       accumulated_bytes;
 } ShardPlan;
 
@@ -136,7 +137,6 @@ struct _HrPlan {
    * range's high end (NULL where the version is known) */
   HrPlan     *fsdp1_bound;
   gboolean    is_fsdp1_bound;
-  guint       stage_layers;  /* layers of the (first) transformer on this stage */
   /* what one GPU holds of the model's parameters (1 without tensor,
    * pipeline or expert parallelism) */
   double      local_share;

@@ -159,7 +159,7 @@ hr_plan_add_llamacpp_weights (HrPlan *self,
     {
       Part *p = &g_array_index (self->parts, Part, i);
       const HrComponent *c = p->c;
-      double per_param = hr_dtype_is_quantized (s->weights_dtype) ? q : q;
+      double per_param = q;
       double layer_params, head, embed, offloaded, on_gpu, host;
 
       if (c->kind != HR_COMPONENT_TRANSFORMER || c->layers == 0)
