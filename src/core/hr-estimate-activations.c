@@ -90,6 +90,15 @@ dense_mlp_bytes (const HrComponent *c,
       /* gate (for the activation), act(gate) and up (for the product);
        * compiled, act(gate) is recomputed from gate */
       bytes += (r->compiled ? 2.0 : 3.0) * e * width;
+      /* T5 v1.1 and mT5's "gated-gelu" is gelu_new (transformers
+       * models/t5/configuration_t5.py @038869d: feed_forward_proj
+       * "gated-gelu" sets dense_act_fn "gelu_new"), NewGELUActivation
+       * written in Python ops (activations.py @00e12e7: 0.5 * x * (1 +
+       * tanh(sqrt(2/pi) * (x + 0.044715 * x^3)))): autograd keeps tanh's
+       * output and both factors of the last product, three tensors of
+       * `width` beyond what a fused GELU keeps */
+      if (c->attention_variant == HR_ATTENTION_VARIANT_T5 && !r->compiled)
+        bytes += 3.0 * e * width;
     }
   else
     bytes += e * width;        /* the activation's input */

@@ -276,28 +276,105 @@ gather_bytes (HrPlan *self,
   return trainable_share * trainable + (1.0 - trainable_share) * frozen;
 }
 
-/* ZeRO-3's live parameters at the start of the backward pass
- * (partitioned_param_coordinator.py): after a module runs, its parameters
- * are released unless the trace shows them used again within
- * stage3_max_reuse_distance parameters (__params_to_release); at the turn
- * from forward to backward the head and the last layers are used again
- * soon and stay.  Prefetching adds up to stage3_prefetch_bucket_size
- * parameters while fewer than stage3_max_live_parameters are live. */
-static double
-zero3_live_params (HrPlan            *self,
-                   const HrComponent *c)
-{
-  const HrDeepSpeed *ds = &self->scenario->deepspeed;
-  double layer = layer_params (c);
-  double head = c->kind == HR_COMPONENT_TRANSFORMER ? (double) c->vocab * c->hidden : 0;
-  double reuse = (double) ds->max_reuse_distance;
-  double kept = 1, live;
+/* Module calls a transformer layer makes, each of which runs ZeRO-3's
+ * fetch_sub_module and so one prefetch: a Hugging Face decoder layer has
+ * the layer, two norms, the attention and its four projections, the MLP
+ * with its three projections and activation (modeling_llama.py,
+ * LlamaDecoderLayer); PEFT's LoRA adds lora_dropout, lora_A and lora_B
+ * to every adapted linear (peft/tuners/lora/layer.py, Linear.forward). */
+#define ZERO3_CALLS_PER_LAYER      13.0
+#define ZERO3_CALLS_PER_ADAPTER     3.0
 
-  if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0 && layer > 0 && reuse > 2.0 * head)
-    kept = CLAMP (floor ((reuse - 2.0 * head) / (2.0 * layer)) + 1.0, 1.0, (double) c->layers);
-  live = head + kept * layer;
-  return live + MIN ((double) ds->prefetch_bucket_size,
-                     MAX (0, (double) ds->max_live_parameters - live));
+/* ZeRO-3's gathered parameters at the peak of a training step
+ * (partitioned_param_coordinator.py, deepspeedai/DeepSpeed @bf6b980 and
+ * unchanged at @edaa722).  Three rules decide them:
+ * - after a module runs, its parameters are released unless the trace
+ *   shows them used again within stage3_max_reuse_distance parameters
+ *   (__params_to_release): at the turn to the backward pass the head and
+ *   the last layers stay;
+ * - every module call prefetches up to stage3_prefetch_bucket_size more
+ *   parameters while fewer than stage3_max_live_parameters are gathered
+ *   (fetch_sub_module: max_params_to_prefetch = min(max_live - available,
+ *   bucket)).  Where a layer's calls prefetch faster than the layer
+ *   consumes, the prefetcher runs ahead until stage3_max_live_parameters
+ *   are gathered, the backward pass's first layers included;
+ * - the loop adds whole tensors while under its budget, so the last one
+ *   may overshoot it by one tensor, the output head or the embedding in a
+ *   large-vocabulary model.
+ * With offload_param the partition of each gathered tensor is first copied
+ * to the GPU (all_gather_coalesced: param.ds_tensor.to(device)), beside
+ * the buffer it is gathered into: a momentary second copy of the tensor's
+ * partition.  The largest tensor's is counted, at the peak.
+ * *staging_out receives that copy; *retained_out what the coalesced
+ * all-gathers can keep beyond it: each batch's flat buffer lives until the
+ * last of its tensors is used (AllGatherCoalescedHandle keeps its
+ * partitions), up to every prefetched parameter again. */
+static double
+zero3_live_params (HrPlan *self,
+                   double *staging_out,
+                   double *retained_out)
+{
+  const HrScenario *s = self->scenario;
+  const HrDeepSpeed *ds = &s->deepspeed;
+  double reuse = (double) ds->max_reuse_distance;
+  double max_live = (double) ds->max_live_parameters;
+  double bucket = (double) ds->prefetch_bucket_size;
+  double total = 0, kept = 0, largest = 0, live;
+  guint adapted = 0;
+
+  for (guint m = hr_scenario_get_lora_modules (s); m != 0; m &= m - 1)
+    adapted++;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      double layer = layer_params (c);
+      double head = 0, tensor, calls, lead = layer;
+
+      total += p->params + p->adapters + p->adapter_frozen;
+      /* a part without a transformer's shape is taken as one module */
+      if (c->kind != HR_COMPONENT_TRANSFORMER || c->layers == 0)
+        {
+          kept = MAX (kept, MIN ((double) c->params, MAX (max_live, 1.0)));
+          continue;
+        }
+
+      head = (double) c->vocab * c->hidden;
+      tensor = MAX (head, (double) c->hidden * hr_plan_widest_mlp (c));
+      largest = MAX (largest, tensor);
+
+      /* what reuse keeps at the turn: the head and the layers within
+       * reach of their second use (each is used again after twice its
+       * distance from the end of the forward pass) */
+      if (layer > 0)
+        {
+          double layers = 1;
+
+          if (reuse > 2.0 * head)
+            layers = CLAMP (floor ((reuse - 2.0 * head) / (2.0 * layer)) + 1.0, 1.0,
+                            (double) c->layers);
+          kept = MAX (kept, head + layers * layer);
+        }
+
+      /* whether the prefetcher gets ahead of the layers it feeds */
+      calls = ZERO3_CALLS_PER_LAYER +
+              (hr_method_is_peft (s->method) ? ZERO3_CALLS_PER_ADAPTER * adapted : 0);
+      if (bucket > 0 && calls * bucket >= layer)
+        lead = max_live;
+      else
+        lead = layer + bucket;
+      kept = MAX (kept, MIN (max_live, lead));
+    }
+
+  /* then the one tensor that overshoots the prefetcher's budget */
+  live = MIN (total, kept + (total > max_live ? largest : 0));
+  if (staging_out != NULL)
+    *staging_out = self->shard.offload_params ? MIN (total, largest) / MAX (1, self->shard.dp)
+                                              : 0;
+  if (retained_out != NULL)
+    *retained_out = bucket > 0 ? MIN (max_live, live) : 0;
+  return live;
 }
 
 /* Parameters DeepSpeed ZeRO-3 keeps whole on every GPU: tensors of fewer
@@ -372,7 +449,7 @@ hr_plan_add_weights (HrPlan *self,
   const HrScenario *s = self->scenario;
   const ShardPlan *sp = &self->shard;
   double largest_layer = 0, largest_head = 0, total_params = 0, trainable_params = 0;
-  double widest_quantized = 0, persistent = 0, zero3_live = 0;
+  double widest_quantized = 0, persistent = 0;
   const char *wname = hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype);
   double q_bytes = hr_plan_frozen_bytes_per_param (self);
   gboolean sw = sp->shard_weights, op = sp->offload_params;
@@ -389,7 +466,6 @@ hr_plan_add_weights (HrPlan *self,
 
       largest_layer = MAX (largest_layer, layer_params (c));
       largest_head = MAX (largest_head, head_group_params (self, c));
-      zero3_live = MAX (zero3_live, zero3_live_params (self, c));
       total_params += p->params + p->adapters + p->adapter_frozen;
       trainable_params += p->trainable + p->adapters;
       if (s->sharding == HR_SHARDING_ZERO3 && sp->dp > 1)
@@ -529,14 +605,17 @@ hr_plan_add_weights (HrPlan *self,
     {
       double share = total_params > 0 ? trainable_params / total_params : 0;
       double per_param = gather_bytes (self, share);
-      double params, bytes, lo, hi;
+      double params, bytes, lo, hi, staging = 0, retained = 0;
       const char *label;
 
       if (s->sharding == HR_SHARDING_ZERO3)
         {
-          params = zero3_live;
-          label = _("ZeRO-3: parameters live at the turn to the backward pass (head, the last "
-                    "layers within stage3_max_reuse_distance, the prefetch bucket)");
+          params = zero3_live_params (self, &staging, &retained);
+          label = op ? _("ZeRO-3: parameters gathered at the peak (the prefetcher fills "
+                         "stage3_max_live_parameters; the largest tensor overshoots it and its "
+                         "partition is staged on the GPU from the host)")
+                     : _("ZeRO-3: parameters gathered at the peak (the prefetcher fills "
+                         "stage3_max_live_parameters; the largest tensor overshoots it)");
         }
       else if (sp->fsdp && !sp->reshard_after_forward)
         {
@@ -569,9 +648,14 @@ hr_plan_add_weights (HrPlan *self,
         }
 
       params = MIN (params, total_params);
-      bytes = params * per_param;
+      bytes = (params + staging) * per_param;
       lo = 0.5 * bytes;
       hi = 1.5 * bytes;
+      /* ZeRO-3's coalesced all-gathers keep their flat buffers until every
+       * tensor of the batch has been used: up to the prefetched parameters
+       * again */
+      if (s->sharding == HR_SHARDING_ZERO3)
+        hi = bytes + retained * per_param;
       /* FSDP2 keeps the all-gather output of the current group until the
        * next group's copy-out ("Overlapping all-gather copy-in and
        * all-gather", _fsdp_param_group.py): one more group's worth at most */

@@ -723,7 +723,7 @@ def t5_model(mid, name, d, ff, heads, layers, vocab, target_tokens, source):
     dec = layers * dec_layer + d + rel + emb
     common = {"kind": "transformer", "trainable": True, "layers": layers, "hidden": d, "heads": heads,
               "head_dim": 64, "intermediate": ff, "glu": True, "norm": "rmsnorm", "dropout": True,
-              "max_seq_len": 512}
+              "max_seq_len": 512, "attention_variant": "t5"}
     return {"id": mid, "name": name, "params": enc + dec, "source": source,
             "components": [
                 dict(common, name="encoder (with the shared embedding)", params=enc, tokens="seq_len"),
