@@ -711,6 +711,28 @@ hr_plan_add_activations (HrPlan *self,
                                 "chunk at a time)"),
                           c->name, c->vocab);
               acc->activations += logits * b;
+
+              /* torch.distributed.pipelining keeps the last stage's output
+               * of every micro-batch for the step's merged return value
+               * (stage.py forward_one_chunk: "if self.is_last:
+               * self.output_chunks.append(output)", cleared only by
+               * clear_runtime_states at the next step; pytorch/pytorch
+               * @0138610, and torchtitan @9dec370 calls step(target=,
+               * losses=) without a way to skip it): the logits of the
+               * micro-batches already run, in the head's dtype, beside the
+               * one whose loss is being computed */
+              if (self->stage == HR_STAGE_LAST && s->stack_set &&
+                  s->stack == HR_STACK_TORCHTITAN && s->grad_accum > 1)
+                {
+                  double kept = (double) (s->grad_accum - 1) * e * c->vocab * p->tokens * b;
+
+                  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                              HR_BASIS_DERIVED, kept, kept, kept,
+                              _("%s: the last stage's outputs (logits) of the %u micro-batches "
+                                "before, kept by the pipeline schedule until the step ends"),
+                              c->name, s->grad_accum - 1);
+                  acc->activations += kept;
+                }
             }
 
           /* LoHa's and LoKr's delta weights and BOFT's rotations, one set
