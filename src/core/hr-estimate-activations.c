@@ -294,11 +294,20 @@ layer_bytes_per_token (const HrPlan      *self,
  * "fused" (Liger's fused linear cross-entropy): logits exist one chunk at a
  * time and the hidden state's gradient is computed in the forward pass, so
  * only that (h values a token) is kept.
- * Compiled, torchtune's chunked loss (its compute_cross_entropy is what
- * torch.compile sees) keeps the 16-bit logits it was given rather than the
- * fp32 log-probabilities, if Inductor's partitioner saves the smallest
- * inputs (torch/_functorch/partitioners.py, min-cut rematerialisation): an
- * assumption, given a wide range.  A compiled model does not change the
+ * Compiled, torchtune's chunked loss (CEWithChunkedOutputLoss
+ * @1814feb17: the recipe compiles compute_cross_entropy, F.cross_entropy
+ * of one chunk's logits.float(), and deletes its own reference to the
+ * logits) keeps the 16-bit logits of every chunk and a logsumexp per
+ * token: Inductor's min-cut partitioner saves the smallest inputs that
+ * rebuild the fp32 log-probabilities (torch/_functorch/partitioners.py,
+ * min_cut_rematerialization_partition).  Its backward is one fused kernel:
+ * nll_loss_backward's zeros-then-scatter becomes a pointwise where
+ * (torch/_inductor/fx_passes/post_grad.py, scatter_upon_const_tensor:
+ * "This pattern shows up in the backward of cross entropy"), so no fp32
+ * gradient is materialised; one chunk's 16-bit logit gradient is
+ * written: 2 + 2/8 bytes.  Should the pattern not match, the chunk's fp32
+ * gradient is materialised too (the range's high end, 2 + 6/8).  A
+ * compiled model does not change the
  * upcast loss: torchtune's "+ Compile" (README @1814feb17, Llama 3.2 3B) and
  * torchtitan's "FSDP + torch.compile" (benchmarks/llama3_h100_202412,
  * Table 1) fall by about what their layers save. */
@@ -316,7 +325,7 @@ logits_bytes_per_token (const HrPlan      *self,
       return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
     case HR_LOSS_CHUNKED:
       if (s->stack_set && s->stack == HR_STACK_TORCHTUNE)
-        return (compiled ? 2.0 + 6.0 / 8.0 : 4.0 + 10.0 / 8.0) * c->vocab;
+        return (compiled ? 2.0 + 2.0 / 8.0 : 4.0 + 10.0 / 8.0) * c->vocab;
       return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab;
     case HR_LOSS_FUSED:
       return e * c->hidden;
@@ -691,18 +700,36 @@ hr_plan_add_activations (HrPlan *self,
 
           if (logits > 0)
             {
-              /* what the compiled loss keeps rests on Inductor's choice of
-               * saved tensors: assumed, from a little under half to what the
-               * uncompiled loss keeps */
-              gboolean assumed = s->compile && s->loss == HR_LOSS_CHUNKED &&
-                                 s->stack_set && s->stack == HR_STACK_TORCHTUNE;
-              double low = assumed ? 0.45 : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
-              double high = assumed ? (4.0 + 10.0 / 8.0) / (2.0 + 6.0 / 8.0) : 1.0;
+              /* the compiled loss rests on Inductor's fusion of its
+               * backward (logits_bytes_per_token): up to the chunk's fp32
+               * gradient more where it does not fuse */
+              gboolean compiled = s->compile && s->loss == HR_LOSS_CHUNKED &&
+                                  s->stack_set && s->stack == HR_STACK_TORCHTUNE;
+              double low = compiled ? 2.0 / (2.0 + 2.0 / 8.0)
+                                    : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
+              double high = compiled ? (2.0 + 6.0 / 8.0) / (2.0 + 2.0 / 8.0) : 1.0;
+              /* torchtune's recipes and torchtitan drop their own reference
+               * to the logits once the loss is computed (lora_finetune_
+               * single_device.py @1814feb17 _loss_step: "del logits # free
+               * logits otherwise it peaks backward memory"; torchtitan
+               * train.py @9dec370: "del pred"), so the loss's tensors are
+               * gone when the backward pass reaches the last layer: under
+               * recomputation the layer it rebuilds takes their place and
+               * only what they need beyond it adds to the peak.  Elsewhere
+               * the caller's outputs keep the logits through the backward
+               * pass (a training loop's `outputs = model(**batch)`), and
+               * the two are counted together. */
+              gboolean dropped = s->stack_set &&
+                                 (s->stack == HR_STACK_TORCHTUNE ||
+                                  (s->stack == HR_STACK_TORCHTITAN && self->shard.pp <= 1));
+              double loss = logits * b, overlap = dropped ? MIN (once * b, loss) : 0;
 
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                          assumed ? HR_BASIS_ASSUMED : HR_BASIS_DERIVED,
-                          logits * b, low * logits * b, high * logits * b,
-                          s->loss == HR_LOSS_UPCAST
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          loss - overlap, low * loss - overlap, high * loss - overlap,
+                          overlap > 0
+                            ? _("%s: logits and loss over a %u-token vocabulary, beyond the "
+                                "layer the backward pass rebuilds after them")
+                            : s->loss == HR_LOSS_UPCAST
                             ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
                             : s->loss == HR_LOSS_CHUNKED
                             ? _("%s: logits and loss over a %u-token vocabulary (chunked "
@@ -710,7 +737,7 @@ hr_plan_add_activations (HrPlan *self,
                             : _("%s: logits and loss over a %u-token vocabulary (fused, one "
                                 "chunk at a time)"),
                           c->name, c->vocab);
-              acc->activations += logits * b;
+              acc->activations += loss - overlap;
 
               /* torch.distributed.pipelining keeps the last stage's output
                * of every micro-batch for the step's merged return value
