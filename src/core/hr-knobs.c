@@ -195,10 +195,15 @@ applies_weights_4bit (const HrScenario *s)
          s->weights_dtype != HR_DTYPE_FP8;
 }
 
+/* Serving a model over more GPUs is tensor parallelism (vLLM and SGLang's
+ * --tensor-parallel-size, transformers' tp_plan, LitGPT's generate_tp);
+ * llama.cpp splits by layers, which the estimate does not model */
 static gboolean
 applies_split (const HrScenario *s)
 {
-  return inference_transformer (s) && s->sharding == HR_SHARDING_NONE;
+  return inference_transformer (s) && s->sharding == HR_SHARDING_NONE &&
+         s->tensor_parallel <= 1 && s->pipeline_parallel <= 1 &&
+         s->engine != HR_ENGINE_LLAMACPP;
 }
 
 static gboolean
@@ -286,11 +291,11 @@ apply_split (const LeverDef *def,
 {
   guint n = s->gpus > 1 ? s->gpus : 2;
 
-  s->sharding = HR_SHARDING_FSDP;
+  s->tensor_parallel = n;
   s->gpus = n;
-  g_string_append_printf (change, "sharding=fsdp gpus=%u", n);
-  return g_strdup_printf (_("Split the weights and KV cache over %u GPUs (tensor or pipeline "
-                            "parallel)"), n);
+  g_string_append_printf (change, "tensor_parallel=%u gpus=%u", n, n);
+  hr_scenario_resolve (s);
+  return g_strdup_printf (_("Split the weights and KV cache over %u GPUs (tensor parallel)"), n);
 }
 
 static char *
