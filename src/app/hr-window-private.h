@@ -53,6 +53,7 @@ struct _HrWindow
   GCancellable         *cancellable;
 
   /* Template widgets, in alphabetical order */
+  GtkListBox           *breakdown_list;
   HrChartView          *buckets_view;
   AdwActionRow         *calibrate_row;
   GtkSwitch            *calibrate_switch;
@@ -101,6 +102,27 @@ void        _hr_window_list_box_clear       (GtkListBox      *list);
 GtkWidget  *_hr_window_text_row             (const char      *title,
                                              const char      *subtitle,
                                              const char      *suffix);
+/* Rows a refresh updates in place: a text row's texts (NULL hides the
+ * suffix), its prefix icon (NULL hides it) and its badge; the row at
+ * @index of @list, made when the list is shorter; and the list cut to @n
+ * rows. */
+void        _hr_window_text_row_update      (GtkWidget       *row,
+                                             const char      *title,
+                                             const char      *subtitle,
+                                             const char      *suffix);
+void        _hr_window_text_row_set_icon    (GtkWidget       *row,
+                                             const char      *icon_name,
+                                             const char      *css_class,
+                                             const char      *description);
+void        _hr_window_text_row_set_badge   (GtkWidget       *row,
+                                             const char      *text);
+GtkWidget  *_hr_window_list_row             (GtkListBox      *list,
+                                             guint            index);
+void        _hr_window_list_trim            (GtkListBox      *list,
+                                             guint            n);
+/* Where the window's estimates come from: "Estimated", or "Calibrated
+ * to FILE" while a calibration is in use. */
+char       *_hr_window_provenance           (HrWindow        *self);
 /* The compared GPUs (const HrGpu *), the scenario's own first. */
 GPtrArray  *_hr_window_compared_gpus        (HrWindow        *self);
 void        _hr_window_save_as              (HrWindow        *self);

@@ -17,12 +17,27 @@
 #define G_LOG_DOMAIN "hr-window"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "hr-window-private.h"
 
 #define DEFAULT_SCENARIO_RESOURCE "/io/github/vramlab/Headroom/default-scenario.json"
 
 G_DEFINE_FINAL_TYPE (HrWindow, hr_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static HrWindowCounters counters;
+
+void
+hr_window_counters_get (HrWindowCounters *out)
+{
+  *out = counters;
+}
+
+void
+hr_window_counters_reset (void)
+{
+  memset (&counters, 0, sizeof counters);
+}
 
 HrUnit
 _hr_window_display_unit (HrWindow *self)
@@ -52,22 +67,132 @@ _hr_window_text_row (const char *title,
                      const char *suffix)
 {
   GtkWidget *row = adw_action_row_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *icon = gtk_image_new ();
+  GtkWidget *badge = gtk_label_new (NULL);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  if (subtitle != NULL)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
   adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 0);
-  if (suffix != NULL)
-    {
-      GtkWidget *label = gtk_label_new (suffix);
+  /* A row of text is read, not used: the focus passes it by. */
+  gtk_widget_set_focusable (row, FALSE);
 
-      gtk_widget_add_css_class (label, "numeric");
-      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
-    }
+  gtk_widget_add_css_class (label, "numeric");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
+  gtk_widget_set_visible (icon, FALSE);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
+  gtk_widget_add_css_class (badge, "caption-heading");
+  gtk_widget_add_css_class (badge, "accent");
+  gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
+  gtk_widget_set_visible (badge, FALSE);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), badge);
+  g_object_set_data (G_OBJECT (row), "hr-suffix", label);
+  g_object_set_data (G_OBJECT (row), "hr-icon", icon);
+  g_object_set_data (G_OBJECT (row), "hr-badge", badge);
+  _hr_window_text_row_update (row, title, subtitle, suffix);
   return row;
+}
+
+/* Each setter leaves a widget alone when it already shows the value, so
+ * a refresh that changes one number lays out one label. */
+void
+_hr_window_text_row_update (GtkWidget  *row,
+                            const char *title,
+                            const char *subtitle,
+                            const char *suffix)
+{
+  GtkLabel *label = g_object_get_data (G_OBJECT (row), "hr-suffix");
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title != NULL ? title : "");
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle != NULL ? subtitle : "");
+  if (g_strcmp0 (gtk_label_get_text (label), suffix != NULL ? suffix : "") != 0)
+    gtk_label_set_text (label, suffix != NULL ? suffix : "");
+  if (gtk_widget_get_visible (GTK_WIDGET (label)) != (suffix != NULL))
+    gtk_widget_set_visible (GTK_WIDGET (label), suffix != NULL);
+}
+
+void
+_hr_window_text_row_set_icon (GtkWidget  *row,
+                              const char *icon_name,
+                              const char *css_class,
+                              const char *description)
+{
+  GtkImage *icon = g_object_get_data (G_OBJECT (row), "hr-icon");
+  const char *old_class = g_object_get_data (G_OBJECT (icon), "hr-class");
+
+  gtk_widget_set_visible (GTK_WIDGET (icon), icon_name != NULL);
+  if (icon_name == NULL)
+    return;
+  if (g_strcmp0 (gtk_image_get_icon_name (icon), icon_name) != 0)
+    gtk_image_set_from_icon_name (icon, icon_name);
+  if (g_strcmp0 (old_class, css_class) != 0)
+    {
+      if (old_class != NULL)
+        gtk_widget_remove_css_class (GTK_WIDGET (icon), old_class);
+      if (css_class != NULL)
+        gtk_widget_add_css_class (GTK_WIDGET (icon), css_class);
+      g_object_set_data_full (G_OBJECT (icon), "hr-class", g_strdup (css_class), g_free);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  description, -1);
+}
+
+void
+_hr_window_text_row_set_badge (GtkWidget  *row,
+                               const char *text)
+{
+  GtkLabel *badge = g_object_get_data (G_OBJECT (row), "hr-badge");
+
+  if (text != NULL && g_strcmp0 (gtk_label_get_text (badge), text) != 0)
+    gtk_label_set_text (badge, text);
+  if (gtk_widget_get_visible (GTK_WIDGET (badge)) != (text != NULL))
+    gtk_widget_set_visible (GTK_WIDGET (badge), text != NULL);
+}
+
+GtkWidget *
+_hr_window_list_row (GtkListBox *list,
+                     guint       index)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (list, (int) index);
+
+  if (row == NULL)
+    {
+      GtkWidget *made = _hr_window_text_row (NULL, NULL, NULL);
+
+      gtk_list_box_append (list, made);
+      return made;
+    }
+  return GTK_WIDGET (row);
+}
+
+void
+_hr_window_list_trim (GtkListBox *list,
+                      guint       n)
+{
+  GtkListBoxRow *row;
+
+  while ((row = gtk_list_box_get_row_at_index (list, (int) n)) != NULL)
+    gtk_list_box_remove (list, GTK_WIDGET (row));
+}
+
+char *
+_hr_window_provenance (HrWindow *self)
+{
+  const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
+
+  for (guint i = 0; m != NULL && i < self->measurements->len; i++)
+    {
+      HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
+
+      if (set->measurement == m->measurement)
+        {
+          g_autofree char *name = g_path_get_basename (set->path);
+
+          /* Translators: where a figure comes from; %s is a file name. */
+          return g_strdup_printf (_("Calibrated to %s"), name);
+        }
+    }
+  return g_strdup (_("Estimated"));
 }
 
 GPtrArray *
@@ -137,12 +262,17 @@ update_analysis (HrWindow *self)
 void
 _hr_window_refresh (HrWindow *self)
 {
+  gint64 start = g_get_monotonic_time ();
+
   update_analysis (self);
+  counters.analysis_us += g_get_monotonic_time () - start;
   _hr_window_measurements_update_calibration (self);
   _hr_window_results_refresh (self);
   _hr_window_measurements_refresh (self);
   _hr_window_settings_refresh_pickers (self);
   refresh_title (self);
+  counters.refreshes++;
+  counters.refresh_us += g_get_monotonic_time () - start;
 }
 
 void
@@ -648,6 +778,7 @@ hr_window_class_init (HrWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
+  BIND (breakdown_list);
   BIND (buckets_view);
   BIND (calibrate_row);
   BIND (calibrate_switch);

@@ -111,6 +111,19 @@ void              hr_window_open_any         (HrWindow       *self,
  * pickers and selects @select_model_id (NULL: keeps the model). */
 void              hr_window_reload_catalog   (HrWindow       *self,
                                               const char     *select_model_id);
+/* What the windows did since the last reset, for the benchmark: how often
+ * a change was shown, the time spent making the analysis, and the time of
+ * the whole refresh (the analysis and every row and chart it updates, up
+ * to the next frame's layout). */
+typedef struct {
+  guint64 refreshes;
+  gint64  analysis_us;
+  gint64  refresh_us;
+} HrWindowCounters;
+
+void              hr_window_counters_get     (HrWindowCounters *counters);
+void              hr_window_counters_reset   (void);
+
 /* Renders a realized widget (a window, a dialog) into a PNG file. */
 gboolean          hr_widget_screenshot       (GtkWidget      *widget,
                                               const char     *path,

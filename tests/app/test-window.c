@@ -319,6 +319,93 @@ test_hover_and_dark (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A change updates the rows in place and renders each chart once; a
+ * hover or a focus change draws on top of the rendered chart. */
+static void
+test_repaint (void)
+{
+  HrWindow *window = new_window ();
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  GtkWidget *verdicts = NULL;
+  GtkWidget *first_row, *last_row;
+  HrChartViewCounters counters;
+  int width = gtk_widget_get_width (GTK_WIDGET (buckets));
+  int height = gtk_widget_get_height (GTK_WIDGET (buckets));
+  gboolean hovered = FALSE;
+
+  /* The verdict list: the list box holding the first verdict row. */
+  for (GtkWidget *w = GTK_WIDGET (window); w != NULL;)
+    {
+      if (GTK_IS_LIST_BOX (w) && g_strcmp0 (gtk_widget_get_name (w), "verdict_list") == 0)
+        {
+          verdicts = w;
+          break;
+        }
+      /* depth-first walk */
+      if (gtk_widget_get_first_child (w) != NULL)
+        w = gtk_widget_get_first_child (w);
+      else
+        {
+          while (w != NULL && gtk_widget_get_next_sibling (w) == NULL)
+            w = gtk_widget_get_parent (w);
+          if (w != NULL)
+            w = gtk_widget_get_next_sibling (w);
+        }
+    }
+  g_assert_nonnull (verdicts);
+  first_row = gtk_widget_get_first_child (verdicts);
+  last_row = gtk_widget_get_last_child (verdicts);
+
+  hr_chart_view_counters_reset ();
+  gtk_spin_button_set_value (batch, gtk_spin_button_get_value_as_int (batch) + 1);
+  iterate ();
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+  {
+    gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+    hr_chart_view_counters_get (&counters);
+    while (counters.renders < 2 && g_get_monotonic_time () < deadline)
+      {
+        g_main_context_iteration (NULL, TRUE);
+        hr_chart_view_counters_get (&counters);
+      }
+  }
+  /* The same rows, their texts changed. */
+  g_assert_true (gtk_widget_get_first_child (verdicts) == first_row);
+  g_assert_true (gtk_widget_get_last_child (verdicts) == last_row);
+  g_assert_cmpuint (counters.renders, ==, 2);
+
+  /* Hovering finds values without laying out or rendering the charts
+   * again. */
+  hr_chart_view_counters_reset ();
+  for (int x = 0; x < width; x += 16)
+    for (int y = 0; y < height; y += 16)
+      {
+        hr_chart_view_hover (buckets, x, y);
+        hovered |= hr_chart_view_get_hover_text (buckets) != NULL;
+      }
+  hr_chart_view_hover (curve, gtk_widget_get_width (GTK_WIDGET (curve)) / 2.0,
+                       gtk_widget_get_height (GTK_WIDGET (curve)) / 2.0);
+  gtk_widget_grab_focus (GTK_WIDGET (curve));
+  iterate ();
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+  {
+    gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+
+    while (g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, FALSE);
+  }
+  g_assert_true (hovered);
+  hr_chart_view_counters_get (&counters);
+  g_assert_cmpuint (counters.renders, ==, 0);
+  g_assert_cmpuint (counters.reuses, >, 0);
+  hr_chart_view_hover (buckets, -1, -1);
+  g_assert_null (hr_chart_view_get_hover_text (buckets));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* The bad-input corpus (tests/data/bad/expected.tsv) through the window's
  * open path: the same message as headroom-cli, and the scenario the user had
  * is untouched.  Files made at test time ('@' names) are left to the CLI's
@@ -529,6 +616,7 @@ main (int   argc,
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
+  g_test_add_func ("/window/repaint", test_repaint);
   g_test_add_func ("/window/measurements", test_measurements);
   g_test_add_func ("/window/bad-corpus", test_bad_corpus);
   g_test_add_func ("/window/screenshot", test_screenshot);
