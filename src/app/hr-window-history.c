@@ -124,11 +124,11 @@ _hr_window_begin_edit (HrWindow   *self,
   gint64 now = g_get_monotonic_time ();
 
   g_ptr_array_set_size (self->redo_stack, 0);
-  /* Another step of the same setting, straight after the last one: the
-   * edit goes on (its state before stays the one undo returns to). */
+  /* Another step of the same setting, straight after the last one and
+   * with no save between: the edit goes on (its state before stays the
+   * one undo returns to). */
   if (key != NULL && top != NULL && top->key != NULL && g_str_equal (top->key, key)
-      && now - top->time < MERGE_USEC && top->serial != self->saved_serial
-      && self->serial != self->saved_serial)
+      && now - top->time < MERGE_USEC && self->serial != self->saved_serial)
     top->time = now;
   else
     {
