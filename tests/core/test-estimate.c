@@ -40,6 +40,8 @@ item_bytes (const HrEstimate *est,
   return sum;
 }
 
+static double layer_activations (const HrEstimate *est);
+
 static gboolean
 has_note (const HrEstimate *est,
           const char       *phrase)
@@ -878,6 +880,138 @@ test_property_zero3_persistence (void)
   g_assert_cmpfloat (eo->host_ram, >, 12.0 * off->model->params);
 }
 
+/* ZeRO-3's prefetcher keeps stage3_max_live_parameters gathered, and one
+ * tensor over it (the head here, the largest); a smaller budget or no
+ * prefetch bucket holds less; offload_param stages the largest tensor's
+ * partition on the GPU beside it. */
+static void
+test_property_zero3_prefetch (void)
+{
+#define Z3P "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"sharding\": \"zero3\", " \
+            "\"gpus\": 8, \"deepspeed\": {%s}}"
+  g_autoptr(HrScenario) dflt = hr_test_scenariof (Z3P, "\"reduce_bucket_size\": 500000000");
+  g_autoptr(HrScenario) small = hr_test_scenariof (Z3P, "\"stage3_max_live_parameters\": "
+                                                        "300000000");
+  g_autoptr(HrScenario) none = hr_test_scenariof (Z3P, "\"stage3_prefetch_bucket_size\": 0");
+  g_autoptr(HrScenario) off = hr_test_scenariof (Z3P, "\"offload_param\": \"cpu\"");
+#undef Z3P
+  g_autoptr(HrEstimate) ed = hr_estimate_new (dflt);
+  g_autoptr(HrEstimate) es = hr_estimate_new (small);
+  g_autoptr(HrEstimate) en = hr_estimate_new (none);
+  g_autoptr(HrEstimate) eo = hr_estimate_new (off);
+  const HrComponent *c = g_ptr_array_index (dflt->model->components, 0);
+  double head = (double) c->vocab * c->hidden;
+  double gathered = item_bytes (ed, HR_BUCKET_WEIGHTS, "gathered at the peak");
+
+  /* bf16-mixed: gathered in 16 bits */
+  assert_near (gathered, 2.0 * (1e9 + head), 1e-6);
+  g_assert_cmpfloat (item_bytes (es, HR_BUCKET_WEIGHTS, "gathered at the peak"), <, gathered);
+  g_assert_cmpfloat (item_bytes (en, HR_BUCKET_WEIGHTS, "gathered at the peak"), <, gathered);
+  /* the head's partition staged from the host: 1/8 of it */
+  assert_near (item_bytes (eo, HR_BUCKET_WEIGHTS, "gathered at the peak") - gathered,
+               2.0 * head / 8.0, 1e-6);
+}
+
+/* torchtune's compiled chunked loss keeps the 16-bit logits and writes one
+ * chunk's 16-bit gradient (2 + 2/8 bytes); uncompiled, the fp32
+ * log-probabilities and a chunk's gradients (4 + 10/8).  Under full
+ * recomputation the recipe's deleted logits are gone before the last layer
+ * is rebuilt: the loss counts only beyond that layer. */
+static void
+test_property_chunked_loss (void)
+{
+#define CL "{\"headroom_scenario\": 1, \"model\": \"llama-3.2-1b\", \"stack\": \"torchtune\", " \
+           "\"loss\": \"chunked\", \"seq_len\": 2048, \"micro_batch\": 2, \"compute\": " \
+           "\"bf16-pure\", \"compile\": %s, \"recompute\": \"%s\"}"
+  g_autoptr(HrScenario) compiled = hr_test_scenariof (CL, "true", "none");
+  g_autoptr(HrScenario) eager = hr_test_scenariof (CL, "false", "none");
+  g_autoptr(HrScenario) rebuilt = hr_test_scenariof (CL, "false", "full");
+#undef CL
+  g_autoptr(HrEstimate) ec = hr_estimate_new (compiled);
+  g_autoptr(HrEstimate) ee = hr_estimate_new (eager);
+  g_autoptr(HrEstimate) er = hr_estimate_new (rebuilt);
+  const HrComponent *c = g_ptr_array_index (compiled->model->components, 0);
+  double entries = (double) c->vocab * 2048 * 2;
+  double loss = item_bytes (ee, HR_BUCKET_ACTIVATIONS, "vocabulary");
+  /* what full recomputation keeps beyond the layer inputs (16-bit, hidden
+   * a token each) and the final norm and head (the norm's fp32 copy and
+   * 16-bit output, the head's 16-bit input: 8 bytes of hidden) is the one
+   * layer it rebuilds */
+  double once = layer_activations (er) - (2.0 * c->layers + 8.0) * c->hidden * 2048 * 2;
+
+  assert_near (item_bytes (ec, HR_BUCKET_ACTIVATIONS, "vocabulary"),
+               (2.0 + 2.0 / 8.0) * entries, 1e-9);
+  assert_near (loss, (4.0 + 10.0 / 8.0) * entries, 1e-9);
+  g_assert_cmpfloat (once, >, 0);
+  assert_near (item_bytes (er, HR_BUCKET_ACTIVATIONS, "vocabulary"), loss - MIN (once, loss),
+               1e-6);
+}
+
+/* T5 v1.1's gated-gelu is gelu_new in Python ops: three more tensors of
+ * the MLP width a token than a fused activation keeps. */
+static void
+test_property_t5_gelu (void)
+{
+#define T5 "{\"headroom_scenario\": 1, \"task\": \"finetune\", \"seq_len\": 128, " \
+           "\"micro_batch\": 4, \"compute\": \"fp32\", \"weights_dtype\": \"fp32\", " \
+           "\"model\": {\"id\": \"t\", \"name\": \"t\", \"params\": 300000000, \"family\": " \
+           "\"encoder\", \"components\": [{\"name\": \"encoder\", \"kind\": \"transformer\", " \
+           "\"params\": 300000000, \"trainable\": true, \"layers\": 12, \"hidden\": 1024, " \
+           "\"heads\": 16, \"intermediate\": 2816, \"glu\": true, \"norm\": \"rmsnorm\", " \
+           "\"tokens\": \"seq_len\"%s}]}}"
+  g_autoptr(HrScenario) t5 = hr_test_scenariof (T5, ", \"attention_variant\": \"t5\"");
+  g_autoptr(HrScenario) plain = hr_test_scenariof (T5, "");
+#undef T5
+  g_autoptr(HrEstimate) et = hr_estimate_new (t5);
+  g_autoptr(HrEstimate) ep = hr_estimate_new (plain);
+
+  assert_near (layer_activations (et) - layer_activations (ep),
+               3.0 * 4.0 * 2816 * 128 * 4 * 12, 1e-6);
+}
+
+/* torch.distributed.pipelining keeps the last stage's output of every
+ * micro-batch until the step ends (torchtitan). */
+static void
+test_property_pipeline_outputs (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (
+    "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
+    "\"stack\": \"torchtitan\", \"compute\": \"bf16-mixed\", \"attention\": \"flash\", "
+    "\"recompute\": \"full\", \"gpus\": 2, \"pipeline_parallel\": 2, \"grad_accum\": 8, "
+    "\"micro_batch\": 1, \"seq_len\": 8192}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  const HrComponent *c = g_ptr_array_index (s->model->components, 0);
+
+  /* the last stage, with the head, the loss and the retained logits */
+  g_assert_cmpuint (est->pipeline_stage, ==, 2);
+  assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "kept by the pipeline schedule"),
+               7.0 * 2.0 * c->vocab * 8192, 1e-9);
+}
+
+/* Serving over more GPUs is tensor parallelism, not FSDP. */
+static void
+test_property_split_lever (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"llama-3.1-70b\", \"task\": \"inference\", "
+                                              "\"context_len\": 8192}");
+  g_autoptr(GPtrArray) knobs = hr_knobs_evaluate (s, NULL);
+  gboolean seen = FALSE;
+
+  for (guint i = 0; i < knobs->len; i++)
+    {
+      HrKnob *k = g_ptr_array_index (knobs, i);
+
+      if (g_strcmp0 (k->id, "split") != 0)
+        continue;
+      seen = TRUE;
+      g_assert_cmpuint (k->scenario->tensor_parallel, ==, 2);
+      g_assert_cmpuint (k->scenario->gpus, ==, 2);
+      g_assert_cmpint (k->scenario->sharding, ==, HR_SHARDING_NONE);
+    }
+  g_assert_true (seen);
+}
+
 /* The optimizer step: fused builds no temporaries, foreach one state's
  * worth, the for-loop one tensor's; 8-bit and 4-bit state, bf16 moments. */
 static void
@@ -1422,6 +1556,11 @@ main (int    argc,
   g_test_add_func ("/property/gradients-and-activations",
                    test_property_gradients_and_activations);
   g_test_add_func ("/property/zero3-persistence", test_property_zero3_persistence);
+  g_test_add_func ("/property/zero3-prefetch", test_property_zero3_prefetch);
+  g_test_add_func ("/property/chunked-loss", test_property_chunked_loss);
+  g_test_add_func ("/property/t5-gelu", test_property_t5_gelu);
+  g_test_add_func ("/property/pipeline-outputs", test_property_pipeline_outputs);
+  g_test_add_func ("/property/split-lever", test_property_split_lever);
   g_test_add_func ("/property/optimizers", test_property_optimizers);
   g_test_add_func ("/property/fp16-pure", test_property_fp16_pure);
   g_test_add_func ("/property/peft-methods", test_property_peft_methods);
