@@ -714,7 +714,8 @@ hr_plan_add_activations (HrPlan *self,
                * logits otherwise it peaks backward memory"; torchtitan
                * train.py @9dec370: "del pred"), so the loss's tensors are
                * gone when the backward pass reaches the last layer: under
-               * recomputation the layer it rebuilds takes their place and
+               * recomputation the layer it rebuilds, and any quantised
+               * weight dequantised for a layer's pass, take their place and
                * only what they need beyond it adds to the peak.  Elsewhere
                * the caller's outputs keep the logits through the backward
                * pass (a training loop's `outputs = model(**batch)`), and
@@ -722,7 +723,8 @@ hr_plan_add_activations (HrPlan *self,
               gboolean dropped = s->stack_set &&
                                  (s->stack == HR_STACK_TORCHTUNE ||
                                   (s->stack == HR_STACK_TORCHTITAN && self->shard.pp <= 1));
-              double loss = logits * b, overlap = dropped ? MIN (once * b, loss) : 0;
+              double loss = logits * b;
+              double overlap = dropped ? MIN (once * b + acc->dequant_transient, loss) : 0;
 
               hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                           loss - overlap, low * loss - overlap, high * loss - overlap,

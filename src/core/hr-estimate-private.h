@@ -193,6 +193,12 @@ typedef struct {
   double      kv_rest;
   double      kv_rest_low;
   double      kv_rest_high;
+  /* what loading the model leaves in PyTorch's cache (reserved), and
+   * the dequantising transient of one weight matrix that runs with a
+   * layer's backward, not with the loss */
+  double      load_reserved;
+  double      load_reserved_high;
+  double      dequant_transient;
   double      micro_batch;
   /* the largest forward pass of a part that runs apart from the backward
    * pass (a frozen VAE encoding the batch), and its line's label */

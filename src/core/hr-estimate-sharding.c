@@ -227,6 +227,13 @@ hr_plan_frozen_bytes_per_param (HrPlan *self)
                                    s->weights_dtype == HR_DTYPE_NF4);
 }
 
+/* NF4 weights as torchao's NF4Tensor, which torchtune's QLoRA uses */
+static gboolean
+torchao_nf4 (const HrScenario *s)
+{
+  return stack_is (s, HR_STACK_TORCHTUNE) && s->weights_dtype == HR_DTYPE_NF4;
+}
+
 /* Whether the stack quantises the output head with the linear layers:
  * LitGPT and Lightning Fabric replace every nn.Linear; transformers skips
  * lm_head (get_keys_to_not_convert) and torchtune's QLoRA quantises only
@@ -491,9 +498,9 @@ hr_plan_add_weights (HrPlan *self,
           /* see the 16-bit staging copy below */
           if (p->frozen > 0 && !op)
             widest_quantized = MAX (widest_quantized,
-                                    2.0 * MAX ((double) c->hidden * hr_plan_widest_mlp (c),
-                                               head_quantized (s)
-                                                 ? (double) c->hidden * c->vocab : 0.0));
+                                    MAX ((double) c->hidden * hr_plan_widest_mlp (c),
+                                         head_quantized (s)
+                                           ? (double) c->hidden * c->vocab : 0.0));
         }
       else
         {
@@ -578,9 +585,38 @@ hr_plan_add_weights (HrPlan *self,
    * quantised model: the widest projection, or the output head where the
    * library quantises it too (LitGPT and Lightning Fabric do; transformers
    * keeps it 16-bit).  The larger of the two is counted, once. */
-  if (widest_quantized > 0)
-    hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, widest_quantized,
-                0.3 * widest_quantized, 2.0 * widest_quantized,
+  if (widest_quantized > 0 && torchao_nf4 (s))
+    {
+      /* torchtune's NF4 weights are torchao NF4Tensors
+       * (torchao/dtypes/nf4tensor.py @43966b6, unchanged since @a7670be).
+       * LinearNF4 dequantises the weight in forward and backward with
+       * get_original_weight, whose locals live until it returns: both
+       * nibbles unpacked to int64 (8 bytes a pair of values), the
+       * dequantised and scaled halves (4), the stacked 16-bit result (2):
+       * 14 bytes a value of the widest matrix, during a layer's pass.
+       * torchtune builds the model on the GPU and quantises each weight
+       * there (LoRALinear: to_nf4 of the new nn.Linear's weight):
+       * from_tensor's quantize_tensor_nearest takes (value - nf4).abs()
+       * over the 16 NF4 levels in 16 bits, 64 bytes a value momentarily,
+       * beside the weight and its scaled copy (4).  The caching allocator
+       * keeps those blocks: reserved memory holds the model and that
+       * transient all run long, up to twice it where the quantised weights
+       * were carved from the cached blocks in between. */
+      double dequant = 14.0 * widest_quantized;
+      double load = 68.0 * widest_quantized;
+      double resident = acc->by_metric[HR_METRIC_ALLOCATED];
+
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, dequant,
+                  0.5 * dequant, dequant,
+                  _("dequantising one NF4 weight matrix (torchao: the unpacked codes, the "
+                    "scaled halves and the 16-bit result)"));
+      acc->dequant_transient = dequant;
+      acc->load_reserved = resident + load;
+      acc->load_reserved_high = resident + 2.0 * load;
+    }
+  else if (widest_quantized > 0)
+    hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                2.0 * widest_quantized, 0.6 * widest_quantized, 4.0 * widest_quantized,
                 _("the 16-bit copy of one weight matrix that quantising and dequantising "
                   "needs"));
 

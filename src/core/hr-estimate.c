@@ -404,6 +404,21 @@ compute (HrPlan     *self,
   hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_ASSUMED, frag, frag_low,
               frag_high, _("allocator fragmentation (reserved but not allocated)"));
 
+  /* what loading the model left in the allocator's cache, where that is
+   * more than the step reserves (hr-estimate-sharding.c) */
+  if (acc.load_reserved > 0)
+    {
+      double step = acc.by_metric[HR_METRIC_ALLOCATED] + acc.by_metric[HR_METRIC_RESERVED];
+      double step_high = acc.by_metric_high[HR_METRIC_ALLOCATED] +
+                         acc.by_metric_high[HR_METRIC_RESERVED];
+
+      hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_DERIVED,
+                  MAX (0, acc.load_reserved - step), 0,
+                  MAX (0, acc.load_reserved_high - step_high),
+                  _("quantising the weights while loading: blocks the allocator keeps "
+                    "reserved"));
+    }
+
   hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
               CUDA_CONTEXT_BYTES, CUDA_CONTEXT_LOW_BYTES, CUDA_CONTEXT_HIGH_BYTES,
               _("CUDA context and library kernels"));
