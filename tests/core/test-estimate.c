@@ -988,6 +988,26 @@ test_property_pipeline_outputs (void)
                7.0 * 2.0 * c->vocab * 8192, 1e-9);
 }
 
+/* torchtune's NF4 (torchao) dequantises through 14 bytes a value of the
+ * widest matrix, and quantising on the GPU at load leaves 68 bytes a value
+ * of it reserved beside the model. */
+static void
+test_property_torchao_nf4 (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (
+    "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"stack\": \"torchtune\", "
+    "\"method\": \"qlora\", \"weights_dtype\": \"nf4\", \"seq_len\": 256, \"recompute\": "
+    "\"full\"}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  const HrComponent *c = g_ptr_array_index (s->model->components, 0);
+  double widest = (double) c->hidden * c->intermediate;
+  double model = item_bytes (est, HR_BUCKET_WEIGHTS, "frozen parameters") +
+                 item_bytes (est, HR_BUCKET_WEIGHTS, "adapter parameters");
+
+  assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "dequantising one NF4"), 14.0 * widest, 1e-9);
+  g_assert_cmpfloat ((double) est->reserved_peak, >=, model + 68.0 * widest - 1.0);
+}
+
 /* Serving over more GPUs is tensor parallelism, not FSDP. */
 static void
 test_property_split_lever (void)
@@ -1561,6 +1581,7 @@ main (int    argc,
   g_test_add_func ("/property/t5-gelu", test_property_t5_gelu);
   g_test_add_func ("/property/pipeline-outputs", test_property_pipeline_outputs);
   g_test_add_func ("/property/split-lever", test_property_split_lever);
+  g_test_add_func ("/property/torchao-nf4", test_property_torchao_nf4);
   g_test_add_func ("/property/optimizers", test_property_optimizers);
   g_test_add_func ("/property/fp16-pure", test_property_fp16_pure);
   g_test_add_func ("/property/peft-methods", test_property_peft_methods);
