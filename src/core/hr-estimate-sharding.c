@@ -594,6 +594,11 @@ hr_plan_add_weights (HrPlan *self,
        * nibbles unpacked to int64 (8 bytes a pair of values), the
        * dequantised and scaled halves (4), the stacked 16-bit result (2):
        * 14 bytes a value of the widest matrix, during a layer's pass.
+       * Compiled (torchtune compiles each layer), AOTAutograd traces
+       * NF4Tensor's __torch_dispatch__ into the graph (torchao @e5b705c
+       * keeps Dynamo out of it, not the dispatch tracing) and Inductor
+       * fuses the dequantisation into one kernel writing the 16-bit
+       * weight: 2 bytes a value.
        * torchtune builds the model on the GPU and quantises each weight
        * there (LoRALinear: to_nf4 of the new nn.Linear's weight):
        * from_tensor's quantize_tensor_nearest takes (value - nf4).abs()
@@ -601,15 +606,22 @@ hr_plan_add_weights (HrPlan *self,
        * beside the weight and its scaled copy (4).  The caching allocator
        * keeps those blocks: reserved memory holds the model and that
        * transient all run long, up to twice it where the quantised weights
-       * were carved from the cached blocks in between. */
-      double dequant = 14.0 * widest_quantized;
+       * were carved from the cached blocks in between.  Sharded by FSDP2,
+       * each GPU moves the full 16-bit tensor to the GPU and quantises it
+       * whole before taking its chunk (torchtune @30b8519
+       * training/_distributed.py, load_from_full_model_state_dict:
+       * "full_tensor = to_nf4(full_tensor)", then torch.chunk). */
+      double dequant = (s->compile ? 2.0 : 14.0) * widest_quantized;
       double load = 68.0 * widest_quantized;
       double resident = acc->by_metric[HR_METRIC_ALLOCATED];
 
       hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, dequant,
                   0.5 * dequant, dequant,
-                  _("dequantising one NF4 weight matrix (torchao: the unpacked codes, the "
-                    "scaled halves and the 16-bit result)"));
+                  s->compile
+                    ? _("dequantising one NF4 weight matrix (torchao, compiled: the 16-bit "
+                        "result)")
+                    : _("dequantising one NF4 weight matrix (torchao: the unpacked codes, the "
+                        "scaled halves and the 16-bit result)"));
       acc->dequant_transient = dequant;
       acc->load_reserved = resident + load;
       acc->load_reserved_high = resident + 2.0 * load;
