@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "hr-chart"
 
 #include <math.h>
+#include <string.h>
 
 #include "hr-chart-text.h"
 
@@ -72,6 +73,10 @@ font_for (const HrChartStyle *style,
       pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
       break;
     case HR_CHART_FONT_BOLD:
+      pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+      break;
+    case HR_CHART_FONT_SMALL_BOLD:
+      size = style->small_size;
       pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
       break;
     case HR_CHART_FONT_BODY:
@@ -251,6 +256,250 @@ pango_alignment (HrAlign align)
     }
 }
 
+/* ---- the text sink ---- */
+
+typedef struct {
+  char    *text;
+  double   x;          /* the anchor, in device units */
+  double   baseline;
+  double   size;       /* the font's em, in device units */
+  HrAlign  anchor;
+  gboolean bold;
+  char    *family;
+  HrRgba   color;
+} SinkLine;
+
+struct _HrChartTextSink {
+  GArray *lines;       /* SinkLine */
+  GHashTable *families;  /* asked family → what fontconfig gives */
+};
+
+static const cairo_user_data_key_t sink_key;
+
+static void
+sink_line_clear (gpointer data)
+{
+  SinkLine *line = data;
+
+  g_free (line->text);
+  g_free (line->family);
+}
+
+HrChartTextSink *
+hr_chart_text_sink_new (void)
+{
+  HrChartTextSink *sink = g_new0 (HrChartTextSink, 1);
+
+  sink->lines = g_array_new (FALSE, TRUE, sizeof (SinkLine));
+  g_array_set_clear_func (sink->lines, sink_line_clear);
+  sink->families = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  return sink;
+}
+
+void
+hr_chart_text_sink_free (HrChartTextSink *sink)
+{
+  if (sink == NULL)
+    return;
+  g_array_unref (sink->lines);
+  g_hash_table_unref (sink->families);
+  g_free (sink);
+}
+
+void
+hr_chart_text_sink_attach (HrChartTextSink *sink,
+                           cairo_t         *cr)
+{
+  g_return_if_fail (sink != NULL && cr != NULL);
+  cairo_set_user_data (cr, &sink_key, sink, NULL);
+}
+
+guint
+hr_chart_text_sink_get_n (HrChartTextSink *sink)
+{
+  g_return_val_if_fail (sink != NULL, 0);
+  return sink->lines->len;
+}
+
+/* The family fontconfig draws @family with ("Sans" is DejaVu Sans here),
+ * so that the SVG names the face the layout was measured in. */
+static const char *
+resolved_family (HrChartTextSink *sink,
+                 PangoContext    *context,
+                 const char      *family)
+{
+  const char *known = g_hash_table_lookup (sink->families, family);
+
+  if (known == NULL)
+    {
+      PangoFontDescription *desc = pango_font_description_from_string (family);
+      PangoFont *font;
+      char *name = NULL;
+
+      pango_font_description_set_size (desc, 10 * PANGO_SCALE);
+      font = pango_context_load_font (context, desc);
+      if (font != NULL)
+        {
+          PangoFontDescription *got = pango_font_describe (font);
+
+          name = g_strdup (pango_font_description_get_family (got));
+          pango_font_description_free (got);
+          g_object_unref (font);
+        }
+      pango_font_description_free (desc);
+      known = name != NULL ? name : g_strdup (family);
+      g_hash_table_insert (sink->families, g_strdup (family), (gpointer) known);
+    }
+  return known;
+}
+
+/* Records @layout's lines, drawn with its top-left corner at the current
+ * user-space (x, y) and aligned in a box @box_width wide (0: as laid out). */
+static void
+sink_layout (HrChartTextSink    *sink,
+             cairo_t            *cr,
+             const HrChartStyle *style,
+             PangoLayout        *layout,
+             const HrRgba       *color,
+             double              x,
+             double              y,
+             HrAlign             align,
+             double              box_width)
+{
+  PangoLayoutIter *iter = pango_layout_get_iter (layout);
+  const char *text = pango_layout_get_text (layout);
+  const PangoFontDescription *desc = pango_layout_get_font_description (layout);
+  double size = pango_font_description_get_size (desc) / (double) PANGO_SCALE *
+                HR_CHART_DPI / 72.0;
+  double dx = 0, dy = size;
+  const char *family = resolved_family (sink, pango_layout_get_context (layout),
+                                        style->font_family);
+
+  cairo_user_to_device_distance (cr, &dx, &dy);
+  do
+    {
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      PangoRectangle logical;
+      SinkLine out = { 0 };
+      double ax, ay;
+      g_autofree char *piece = NULL;
+
+      if (line->length <= 0)
+        continue;
+      piece = g_strndup (text + line->start_index, line->length);
+      g_strchomp (piece);
+      if (piece[0] == '\0')
+        continue;
+
+      pango_layout_iter_get_line_extents (iter, NULL, &logical);
+      ay = y + pango_layout_iter_get_baseline (iter) / (double) PANGO_SCALE;
+      /* anchored as aligned, so text in another font stays in place */
+      if (box_width > 0 && align == HR_ALIGN_CENTER)
+        ax = x + box_width / 2;
+      else if (box_width > 0 && align == HR_ALIGN_END)
+        ax = x + box_width;
+      else if (align == HR_ALIGN_CENTER)
+        ax = x + (logical.x + logical.width / 2.0) / PANGO_SCALE;
+      else if (align == HR_ALIGN_END)
+        ax = x + (logical.x + logical.width) / (double) PANGO_SCALE;
+      else
+        ax = x + logical.x / (double) PANGO_SCALE;
+
+      cairo_user_to_device (cr, &ax, &ay);
+      out.text = g_steal_pointer (&piece);
+      out.x = ax;
+      out.baseline = ay;
+      out.size = hypot (dx, dy);
+      out.anchor = align;
+      out.bold = pango_font_description_get_weight (desc) >= PANGO_WEIGHT_BOLD;
+      out.family = g_strdup (family);
+      out.color = *color;
+      g_array_append_val (sink->lines, out);
+    }
+  while (pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+}
+
+static void
+append_number (GString *svg,
+               double   value)
+{
+  char buffer[G_ASCII_DTOSTR_BUF_SIZE];
+
+  /* two decimals of a pixel are finer than any screen or print */
+  g_string_append (svg, g_ascii_formatd (buffer, sizeof buffer, "%.2f", value));
+}
+
+void
+hr_chart_text_sink_write_svg (HrChartTextSink *sink,
+                              GString         *svg)
+{
+  g_return_if_fail (sink != NULL && svg != NULL);
+
+  for (guint i = 0; i < sink->lines->len; i++)
+    {
+      const SinkLine *line = &g_array_index (sink->lines, SinkLine, i);
+      g_autofree char *text = g_markup_escape_text (line->text, -1);
+      g_autofree char *family = g_markup_escape_text (line->family, -1);
+      const char *generic = strstr (family, "Serif") != NULL && strstr (family, "Sans") == NULL
+                              ? "serif" : strstr (family, "Mono") != NULL ? "monospace"
+                                                                          : "sans-serif";
+
+      g_string_append (svg, "<text x=\"");
+      append_number (svg, line->x);
+      g_string_append (svg, "\" y=\"");
+      append_number (svg, line->baseline);
+      g_string_append_printf (svg, "\" font-family=\"%s, %s\" font-size=\"", family, generic);
+      append_number (svg, line->size);
+      g_string_append_printf (svg, "\"%s fill=\"#%02X%02X%02X\"",
+                              line->bold ? " font-weight=\"bold\"" : "",
+                              (guint) round (CLAMP (line->color.red, 0, 1) * 255),
+                              (guint) round (CLAMP (line->color.green, 0, 1) * 255),
+                              (guint) round (CLAMP (line->color.blue, 0, 1) * 255));
+      if (line->color.alpha < 1)
+        {
+          g_string_append (svg, " fill-opacity=\"");
+          append_number (svg, line->color.alpha);
+          g_string_append_c (svg, '"');
+        }
+      if (line->anchor == HR_ALIGN_CENTER)
+        g_string_append (svg, " text-anchor=\"middle\"");
+      else if (line->anchor == HR_ALIGN_END)
+        g_string_append (svg, " text-anchor=\"end\"");
+      g_string_append_printf (svg, " xml:space=\"preserve\">%s</text>\n", text);
+    }
+}
+
+/* ---- drawing ---- */
+
+/* Shows @layout with its top-left corner at (x, y): as glyphs, or into
+ * the sink attached to @cr. */
+static void
+show_layout (cairo_t            *cr,
+             const HrChartStyle *style,
+             PangoLayout        *layout,
+             const HrRgba       *color,
+             double              x,
+             double              y,
+             HrAlign             align,
+             double              box_width)
+{
+  HrChartTextSink *sink = cairo_get_user_data (cr, &sink_key);
+
+  if (sink != NULL)
+    {
+      sink_layout (sink, cr, style, layout, color, x, y, align, box_width);
+      return;
+    }
+  cairo_save (cr);
+  hr_chart_set_color (cr, color);
+  cairo_move_to (cr, x, y);
+  pango_cairo_show_layout (cr, layout);
+  cairo_restore (cr);
+  /* showing text leaves a current point behind */
+  cairo_new_path (cr);
+}
+
 static PangoLayout *
 cairo_layout (cairo_t            *cr,
               const HrChartStyle *style,
@@ -281,20 +530,22 @@ hr_chart_draw_text (cairo_t            *cr,
 {
   g_autoptr(PangoLayout) layout = cairo_layout (cr, style, font, text, max_width);
   PangoRectangle logical;
+  double left;
 
   pango_layout_get_extents (layout, NULL, &logical);
-  if (align == HR_ALIGN_CENTER)
-    x -= (double) logical.width / PANGO_SCALE / 2;
-  else if (align == HR_ALIGN_END)
-    x -= (double) logical.width / PANGO_SCALE;
   if (max_width > 0)
-    pango_layout_set_alignment (layout, pango_alignment (align));
-
-  cairo_save (cr);
-  hr_chart_set_color (cr, color);
-  cairo_move_to (cr, x - (double) logical.x / PANGO_SCALE, y);
-  pango_cairo_show_layout (cr, layout);
-  cairo_restore (cr);
+    {
+      /* aligned within the wrap width, which starts at x */
+      pango_layout_set_alignment (layout, pango_alignment (align));
+      show_layout (cr, style, layout, color, x, y, align, max_width);
+      return;
+    }
+  left = x;
+  if (align == HR_ALIGN_CENTER)
+    left -= (double) logical.width / PANGO_SCALE / 2;
+  else if (align == HR_ALIGN_END)
+    left -= (double) logical.width / PANGO_SCALE;
+  show_layout (cr, style, layout, color, left - (double) logical.x / PANGO_SCALE, y, align, 0);
 }
 
 void
@@ -304,6 +555,9 @@ hr_chart_draw_label (cairo_t            *cr,
                      const HrRgba       *fill)
 {
   HrRgba color;
+
+  if (label->text == NULL || label->text[0] == '\0')
+    return;
 
   switch (label->color_role)
     {
@@ -327,6 +581,17 @@ hr_chart_draw_label (cairo_t            *cr,
       color = style->foreground;
       break;
     }
+  hr_chart_draw_label_colored (cr, style, label, &color);
+}
+
+void
+hr_chart_draw_label_colored (cairo_t            *cr,
+                             const HrChartStyle *style,
+                             const HrChartLabel *label,
+                             const HrRgba       *color)
+{
+  if (label->text == NULL || label->text[0] == '\0')
+    return;
 
   /* The box is already where the text goes.  A wrapped label is laid out
    * at its box's width (the widest line it was measured with), so its lines
@@ -338,14 +603,11 @@ hr_chart_draw_label (cairo_t            *cr,
       pango_layout_set_width (layout, (int) ceil ((label->box.width + 0.5) * PANGO_SCALE));
       pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
       pango_layout_set_alignment (layout, pango_alignment (label->align));
-      cairo_save (cr);
-      hr_chart_set_color (cr, &color);
-      cairo_move_to (cr, label->box.x, label->box.y);
-      pango_cairo_show_layout (cr, layout);
-      cairo_restore (cr);
+      show_layout (cr, style, layout, color, label->box.x, label->box.y, label->align,
+                   label->box.width);
     }
   else
-    hr_chart_draw_text (cr, style, label->font, &color, label->text, label->box.x, label->box.y, 0,
+    hr_chart_draw_text (cr, style, label->font, color, label->text, label->box.x, label->box.y, 0,
                         HR_ALIGN_START);
 }
 
