@@ -18,17 +18,19 @@
 static gboolean
 looks_like_scenario (GFile *file)
 {
-  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
-  char buffer[4096];
-  gssize n;
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr(GBytes) head = NULL;
+  gsize n;
+  const char *text;
 
-  if (stream == NULL)
-    return TRUE;   /* the scenario reader gives the clearer message */
-  n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, sizeof buffer - 1, NULL, NULL);
-  if (n <= 0)
+  /* A pipe or a device is refused before anything waits on it; the
+   * scenario reader then gives the clearer message. */
+  if (path != NULL)
+    head = hr_file_load_head (path, 4096, NULL);
+  if (head == NULL)
     return TRUE;
-  buffer[n] = '\0';
-  return g_strstr_len (buffer, n, "\"headroom_scenario\"") != NULL;
+  text = g_bytes_get_data (head, &n);
+  return n > 0 && g_strstr_len (text, n, "\"headroom_scenario\"") != NULL;
 }
 
 void

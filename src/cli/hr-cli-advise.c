@@ -17,23 +17,48 @@
 
 #define GB 1e9
 
+/* The advise options' numbers, each checked as it is parsed: a negative,
+ * NaN or out-of-range value is an error naming the option, never taken
+ * for "not given". */
+static gboolean
+parse_number_option_cb (const char  *option_name,
+                        const char  *value,
+                        gpointer     user_data,
+                        GError     **error)
+{
+  HrAdviceFlags *flags = user_data;
+  const char *name = option_name + (g_str_has_prefix (option_name, "--") ? 2 : 0);
+
+  if (g_str_equal (name, "hours-per-day"))
+    return hr_cli_parse_number (name, value, 0, 24, FALSE, FALSE, &flags->hours_per_day, error);
+  if (g_str_equal (name, "months"))
+    return hr_cli_parse_number (name, value, 0, 240, TRUE, FALSE, &flags->months, error);
+  if (g_str_equal (name, "budget"))
+    return hr_cli_parse_number (name, value, 0, 1e9, FALSE, FALSE, &flags->budget, error);
+  if (g_str_equal (name, "runs"))
+    return hr_cli_parse_number (name, value, 1, 1024, FALSE, TRUE, &flags->runs, error);
+  if (g_str_equal (name, "usd-per-kwh"))
+    return hr_cli_parse_number (name, value, 0, 10, FALSE, FALSE, &flags->usd_per_kwh, error);
+  g_assert_not_reached ();
+}
+
 GOptionGroup *
 hr_cli_advise_option_group (HrAdviceFlags *flags)
 {
   GOptionEntry entries[] = {
-    { "hours-per-day", 0, 0, G_OPTION_ARG_DOUBLE, &flags->hours_per_day,
-     N_("Hours a day the GPUs run"), N_("H") },
-    { "months", 0, 0, G_OPTION_ARG_DOUBLE, &flags->months, N_("Months of use to plan for"),
-     N_("M") },
-    { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &flags->budget,
+    { "hours-per-day", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Hours a day the GPUs run (0-24)"), N_("H") },
+    { "months", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Months of use to plan for (up to 240)"), N_("M") },
+    { "budget", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
      N_("Most to spend on cards (or on rent over the months)"), "USD" },
     { "prefer", 0, 0, G_OPTION_ARG_STRING, &flags->prefer, N_("Buy, rent, or whichever costs less"),
      "buy|rent|cheaper" },
-    { "runs", 0, 0, G_OPTION_ARG_INT, &flags->runs, N_("Independent runs (seeds, sweeps) at once"),
-     N_("N") },
+    { "runs", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Independent runs (seeds, sweeps) at once (1-1024)"), N_("N") },
     { "datacenter", 0, 0, G_OPTION_ARG_NONE, &flags->datacenter,
      N_("Needs data-centre features (ECC, NVLink)"), NULL },
-    { "usd-per-kwh", 0, 0, G_OPTION_ARG_DOUBLE, &flags->usd_per_kwh,
+    { "usd-per-kwh", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
      N_("Electricity price (default 0.17, the U.S. average)"), "USD" },
     { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
      N_("The code runs on AMD cards (ROCm) too"), NULL },
@@ -42,7 +67,7 @@ hr_cli_advise_option_group (HrAdviceFlags *flags)
     { NULL }
   };
   GOptionGroup *group = g_option_group_new ("advise", N_("Advice options:"),
-                                            N_("Show the advice options"), NULL, NULL);
+                                            N_("Show the advice options"), flags, NULL);
 
   /* A group's texts are translated from its own domain, not the context's. */
   g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
@@ -62,25 +87,15 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
   facts->known = HR_FACT_TASK;
   facts->task = scenario->task;
 
+  /* The numbers were checked as the options were parsed; negative means
+   * not given. */
   if (flags->hours_per_day >= 0)
     {
-      if (flags->hours_per_day > 24)
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("--hours-per-day must be between 0 and 24, not %g"), flags->hours_per_day);
-          return FALSE;
-        }
       facts->known |= HR_FACT_HOURS_PER_DAY;
       facts->hours_per_day = flags->hours_per_day;
     }
   if (flags->months >= 0)
     {
-      if (flags->months <= 0 || flags->months > 240)
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("--months must be above 0 and at most 240, not %g"), flags->months);
-          return FALSE;
-        }
       facts->known |= HR_FACT_MONTHS;
       facts->months = flags->months;
     }
@@ -103,7 +118,7 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
   if (flags->runs > 0)
     {
       facts->known |= HR_FACT_RUNS;
-      facts->runs = flags->runs;
+      facts->runs = (guint) flags->runs;
     }
   if (flags->datacenter)
     {
@@ -117,12 +132,6 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
     }
   if (flags->usd_per_kwh >= 0)
     {
-      if (flags->usd_per_kwh > 10)
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("--usd-per-kwh must be between 0 and 10, not %g"), flags->usd_per_kwh);
-          return FALSE;
-        }
       facts->known |= HR_FACT_USD_PER_KWH;
       facts->usd_per_kwh = flags->usd_per_kwh;
     }
@@ -452,15 +461,6 @@ hr_cli_advise (int    argc,
     {
       fprintf (stderr, "%s\n", _("headroom-cli advise: expected SCENARIO [--hours-per-day H] "
                                  "[--months M] [--budget USD] [--prefer buy|rent] [--json]"));
-      return HR_CLI_EXIT_USAGE;
-    }
-  if (flags.runs < 0 || flags.runs > 1024 ||
-      (flags.budget < 0 && flags.budget != -1))
-    {
-      fprintf (stderr, "%s\n",
-               _("headroom-cli advise: --runs must be 1 to 1024 and --budget 0 or more"));
-      g_free (flags.prefer);
-      g_strfreev (flags.answers);
       return HR_CLI_EXIT_USAGE;
     }
   scenario = hr_cli_load_scenario (argv[1], sets, &error);

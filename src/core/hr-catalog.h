@@ -76,6 +76,29 @@ typedef struct {
   guint            images;
   guint            token_merge;
 
+  /* A mixture of experts, when experts > 0: every layer after the first
+   * first_dense_layers (dense, of `intermediate`) routes each token to
+   * experts_per_token of `experts` MLPs of expert_intermediate, beside
+   * shared_experts always-on MLPs of shared_expert_intermediate. */
+  guint            experts;
+  guint            experts_per_token;
+  guint            expert_intermediate;
+  guint            shared_experts;
+  guint            shared_expert_intermediate;
+  guint            first_dense_layers;
+  /* Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank > 0:
+   * queries through a rank-q_lora_rank bottleneck (none when 0), keys and
+   * values decompressed from a kv_lora_rank latent; query and key heads of
+   * qk_nope_head_dim + qk_rope_head_dim (head_dim holds the sum), value
+   * heads of v_head_dim.  v_head_dim is head_dim for other attention. */
+  guint            q_lora_rank;
+  guint            kv_lora_rank;
+  guint            qk_rope_head_dim;
+  guint            v_head_dim;
+  /* Not read from a file: the routed experts one GPU holds, where the
+   * estimator splits them (0: all of them). */
+  guint            experts_local;
+
   /* Calibrated activations (CNN, U-Net, RSSM, MLP) */
   gboolean         has_activation;
   double           act_bytes_per_sample;
@@ -169,6 +192,25 @@ guint        hr_component_tokens (const HrComponent *component,
 guint64      hr_component_linear_params (const HrComponent *component);
 /* Embedding (and untied output head) parameters. */
 guint64      hr_component_embedding_params (const HrComponent *component);
+/* One layer's attention projections (standard, grouped-query or latent). */
+guint64      hr_component_attention_params (const HrComponent *component);
+/* Every layer's MLP projections: the dense layers', and in the MoE layers
+ * every routed expert (of those one GPU holds, see experts_local), the
+ * shared experts and the router. */
+guint64      hr_component_mlp_params       (const HrComponent *component);
+/* The routed experts' projections alone, every expert of every layer. */
+guint64      hr_component_expert_params    (const HrComponent *component);
+/* The norms' weights (and LayerNorm biases), the final norm included. */
+guint64      hr_component_norm_params      (const HrComponent *component);
+/* What the shape adds up to: projections, embeddings and norms. */
+guint64      hr_component_shape_params     (const HrComponent *component);
+/* Parameters one token passes through: for a mixture of experts the
+ * experts_per_token routed experts of each MoE layer, not all of them. */
+guint64      hr_component_active_params    (const HrComponent *component);
+gboolean     hr_component_is_moe           (const HrComponent *component);
+/* Layers with routed experts (0 for a dense transformer). */
+guint        hr_component_moe_layers       (const HrComponent *component);
+gboolean     hr_component_is_mla           (const HrComponent *component);
 
 typedef struct _HrCatalog HrCatalog;
 

@@ -548,22 +548,27 @@ def torchtitan_rows():
     for rid, sched, val in ((211, "1f1b", 82.5), (212, "interleaved", 72.7)):
         add(rid, "pipeline_parallel", "medium", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 405B, FSDP 8 x TP 8 x PP 8 ({sched}) on 512 H100", model=LLAMA_405B,
-            micro_batch=32, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
+            micro_batch=4, grad_accum=8, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
             sequence_parallel=True, pipeline_parallel=8, pipeline_schedule=sched, gpus=512),
             TITAN_SRC, f"Table 5 (3D, 512 GPUs, local batch 32, full AC, Float8, AsyncTP), row "
                        f"'{'1F1B' if sched == '1f1b' else 'Interleaved 1F1B'}'",
             [TITAN_METRIC, TITAN_COMMON, f8, "local batch 32 per data-parallel rank; the micro-batch count "
              "and size of the pipeline are not stated (torchtitan's default pipeline_parallel_microbatches "
              "= number of stages at that commit: assumption)",
-             "the figure is the maximum over pipeline ranks (footnote 1)"], gpu=H100_96)
+             "the figure is the maximum over pipeline ranks (footnote 1)",
+             "pipelining_utils.py @9dec370 build_pipeline_schedule: n_microbatches = pipeline_parallel_degree "
+             "(8) when not set, so the local batch of 32 runs as 8 pipeline micro-batches of 4: micro_batch 4 "
+             "(samples per forward) and grad_accum 8 (micro-batches per step), as the scenario format says a "
+             "pipeline's micro-batches"], gpu=H100_96)
     for rid, fsdp, cp, seq, val in ((213, 8, 1, 32768, 75.3), (214, 1, 8, 262144, 84.9)):
         add(rid, "context_parallel", "low", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 405B 4D, FSDP {fsdp} x CP {cp}, seq {seq}", model=LLAMA_405B,
-            micro_batch=8, seq_len=seq, recompute="full", compile=True, tensor_parallel=8,
+            micro_batch=1, grad_accum=8, seq_len=seq, recompute="full", compile=True, tensor_parallel=8,
             sequence_parallel=True, pipeline_parallel=8, pipeline_schedule="1f1b", context_parallel=cp,
             gpus=512),
             TITAN_SRC, f"Table 6 (4D FSDP + TP 8 + PP 8 + CP, 1F1B, local batch 8), row 'FSDP {fsdp}, CP {cp}'",
-            [TITAN_METRIC, TITAN_COMMON, f8, "pipeline micro-batching not stated (assumption as rows 211-212)"],
+            [TITAN_METRIC, TITAN_COMMON, f8, "pipeline micro-batching not stated (assumption as rows 211-212): "
+             "the local batch of 8 as 8 pipeline micro-batches of 1 (micro_batch 1, grad_accum 8)"],
             gpu=H100_96)
     src = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md "
            "(torchtitan e7c0cae, torch 2.8.0a0, 2025-06)")
@@ -1056,6 +1061,23 @@ def serving_rows():
          "int4, which the estimator counts at its own bits per weight; the token embedding stays on the host "
          "('CPU buffer size = 315.30 MiB')", "offloaded 49/49 layers; the row is also a mixture-of-experts row "
          "(every expert stored)"])
+    # A dense model's vLLM pool, measured beside its profile: the pool's
+    # arithmetic with nothing but the engine's own terms
+    a100 = {"id": "a100-40gb-vllm", "name": "A100 40GB (as vLLM saw it)", "memory": int(36.33 / 0.92 * GIB),
+            "source": "ovg-project/kvcached pull request #448: 'util 0.92, requested 36.33 GiB' (36.33 / 0.92 GiB)"}
+    add(504, "serving", "low", "kv_cache", 34.70, GIB, {
+        "name": "vLLM Qwen2.5-0.5B on an A100 40GB, gpu_memory_utilization 0.92, enforce_eager",
+        "task": "inference", "model": "qwen2.5-0.5b", "engine": "vllm", "compute": "bf16-pure",
+        "kv_dtype": "bf16", "gpu_memory_utilization": 0.92, "enforce_eager": True, "micro_batch": 1,
+        "seq_len": 32768, "gpus": 1, "gpu": a100},
+        "ovg-project/kvcached pull request #448 ('fix: decouple virtual KV capacity from shared-GPU profiling'), "
+        "review comment by RixinLiu, 2026-08-19",
+        "table 'Measured on an A100, enforce_eager, util 0.92, requested 36.33 GiB', column Qwen2.5-0.5B, row "
+        "'real KV capacity' (weights_memory 0.93 GiB, torch_peak_increase 0.59 GiB, non_torch_increase 0.11 GiB)",
+        ["metric kv_cache: the KV capacity vLLM allocates (GiB)",
+         "vLLM 0.11 or later (the comment contrasts a pre-0.11 fallback); max_model_len and "
+         "max_num_batched_tokens are vLLM's defaults (not stated: 32768 from the config, the server's 2048 on "
+         "an A100 assumed)", "the card's total as vLLM read it: 36.33 / 0.92 = 39.49 GiB"])
     # Unsloth README: longest context that fits (bounds)
     src = ("unslothai/unsloth README.md @0acd1c7e ('Context length benchmarks', added in e3162dc5 2025-01-14 with "
            "the same figures)")
