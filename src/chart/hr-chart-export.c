@@ -206,8 +206,8 @@ hr_chart_export_bytes (const HrExportOptions *options,
     case HR_EXPORT_PNG:
       {
         double scale = options->scale > 0 ? options->scale : 1.0;
-        int w = (int) ceil (options->width * scale);
-        int h = (int) ceil (options->height * scale);
+        int w = MAX (1, (int) round (options->width * scale));
+        int h = MAX (1, (int) round (options->height * scale));
 
         if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE)
           {
@@ -226,8 +226,9 @@ hr_chart_export_bytes (const HrExportOptions *options,
         status = cairo_surface_status (surface);
         if (status == CAIRO_STATUS_SUCCESS)
           {
-            png = hr_chart_png_encode (surface, 96.0 * scale, options->title,
-                                       options->description);
+            /* a chart that paints its background leaves no pixel clear */
+            png = hr_chart_png_encode (surface, !style->transparent, 96.0 * scale,
+                                       options->title, options->description);
             if (png == NULL)
               status = CAIRO_STATUS_NO_MEMORY;
           }

@@ -11,10 +11,12 @@
 G_BEGIN_DECLS
 
 /* @image (an ARGB32 image surface, flushed) as a PNG: RGB when every
- * pixel is opaque, RGBA otherwise; its resolution (@dpi, 0 for none) in a
+ * pixel is opaque (@opaque: the caller painted every pixel opaque, so
+ * none needs looking at), RGBA otherwise; its resolution (@dpi, 0 for none) in a
  * pHYs chunk, so the picture keeps its physical size; @title and
  * @description (UTF-8, may be NULL) as iTXt chunks. */
 GBytes *hr_chart_png_encode (cairo_surface_t *image,
+                             gboolean         opaque,
                              double           dpi,
                              const char      *title,
                              const char      *description);

@@ -120,6 +120,17 @@ hr_chart_text_layout (PangoContext       *context,
   return layout;
 }
 
+/* A layout step measures the same text several times (each way it tries
+ * to fit a label); shaping is what text costs, so sizes are kept on the
+ * context, by everything that decides them. */
+#define SIZE_CACHE_KEY "hr-chart-text-sizes"
+#define SIZE_CACHE_MOST 4096
+
+typedef struct {
+  double width;
+  double height;
+} TextSize;
+
 void
 hr_chart_text_size (PangoContext       *context,
                     const HrChartStyle *style,
@@ -129,14 +140,48 @@ hr_chart_text_size (PangoContext       *context,
                     double             *width,
                     double             *height)
 {
-  g_autoptr(PangoLayout) layout = hr_chart_text_layout (context, style, font, text, max_width);
-  PangoRectangle logical;
+  GHashTable *sizes = g_object_get_data (G_OBJECT (context), SIZE_CACHE_KEY);
+  char key_buffer[256];
+  g_autofree char *long_key = NULL;
+  const char *key;
+  TextSize *size;
 
-  pango_layout_get_extents (layout, NULL, &logical);
+  if (sizes == NULL)
+    {
+      sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+      g_object_set_data_full (G_OBJECT (context), SIZE_CACHE_KEY, sizes,
+                              (GDestroyNotify) g_hash_table_unref);
+    }
+
+  /* the font, its sizes, the wrap width and the text */
+  if (g_snprintf (key_buffer, sizeof key_buffer, "%d\x1f%s\x1f%a\x1f%a\x1f%a\x1f%a\x1f%s", font,
+                  style->font_family, style->font_size, style->small_size, style->title_size,
+                  max_width, text != NULL ? text : "") < (int) sizeof key_buffer)
+    key = key_buffer;
+  else
+    key = long_key = g_strdup_printf ("%d\x1f%s\x1f%a\x1f%a\x1f%a\x1f%a\x1f%s", font,
+                                      style->font_family, style->font_size, style->small_size,
+                                      style->title_size, max_width, text != NULL ? text : "");
+
+  size = g_hash_table_lookup (sizes, key);
+  if (size == NULL)
+    {
+      g_autoptr(PangoLayout) layout = hr_chart_text_layout (context, style, font, text,
+                                                            max_width);
+      PangoRectangle logical;
+
+      pango_layout_get_extents (layout, NULL, &logical);
+      if (g_hash_table_size (sizes) >= SIZE_CACHE_MOST)
+        g_hash_table_remove_all (sizes);
+      size = g_new (TextSize, 1);
+      size->width = (double) logical.width / PANGO_SCALE;
+      size->height = (double) logical.height / PANGO_SCALE;
+      g_hash_table_insert (sizes, g_strdup (key), size);
+    }
   if (width != NULL)
-    *width = (double) logical.width / PANGO_SCALE;
+    *width = size->width;
   if (height != NULL)
-    *height = (double) logical.height / PANGO_SCALE;
+    *height = size->height;
 }
 
 void
@@ -500,6 +545,41 @@ show_layout (cairo_t            *cr,
   cairo_new_path (cr);
 }
 
+static const cairo_user_data_key_t context_key;
+
+typedef struct {
+  PangoContext *context;
+  gboolean      follows_cr;   /* made for @cr: follows its transformation */
+} DrawContext;
+
+static void
+draw_context_free (gpointer data)
+{
+  DrawContext *d = data;
+
+  g_object_unref (d->context);
+  g_free (d);
+}
+
+void
+hr_chart_text_draw_with (cairo_t      *cr,
+                         PangoContext *context)
+{
+  DrawContext *d;
+
+  g_return_if_fail (cr != NULL && PANGO_IS_CONTEXT (context));
+
+  d = g_new0 (DrawContext, 1);
+  d->context = g_object_ref (context);
+  if (cairo_set_user_data (cr, &context_key, d, draw_context_free) != CAIRO_STATUS_SUCCESS)
+    draw_context_free (d);
+}
+
+/* A layout for @cr: text from pango-cairo, as pango_cairo_create_layout()
+ * makes it (DESIGN.md), measured exactly as the layout step measured it.
+ * The context is the layout step's when the chart drew with one (its
+ * fonts are loaded already, and metrics do not hint, so they hold at any
+ * scale), else one made once for @cr and kept on it. */
 static PangoLayout *
 cairo_layout (cairo_t            *cr,
               const HrChartStyle *style,
@@ -507,12 +587,29 @@ cairo_layout (cairo_t            *cr,
               const char         *text,
               double              max_width)
 {
-  /* DESIGN.md: text comes from pango_cairo_create_layout (cr), made to
-   * measure exactly as the layout step did. */
-  PangoLayout *layout = pango_cairo_create_layout (cr);
+  DrawContext *d = cairo_get_user_data (cr, &context_key);
+  PangoLayout *layout;
 
-  setup_context (pango_layout_get_context (layout));
-  pango_layout_context_changed (layout);
+  if (d == NULL)
+    {
+      PangoContext *context = pango_cairo_create_context (cr);
+
+      setup_context (context);
+      layout = pango_layout_new (context);
+      d = g_new0 (DrawContext, 1);
+      d->context = context;
+      d->follows_cr = TRUE;
+      /* kept for the next label; without memory for that, not kept */
+      if (cairo_set_user_data (cr, &context_key, d, draw_context_free) != CAIRO_STATUS_SUCCESS)
+        draw_context_free (d);
+    }
+  else
+    {
+      /* a scale or a rotation since (a translation changes nothing) */
+      if (d->follows_cr)
+        pango_cairo_update_context (cr, d->context);
+      layout = pango_layout_new (d->context);
+    }
   fill_layout (layout, style, font, text, max_width);
   return layout;
 }

@@ -22,6 +22,10 @@ G_BEGIN_DECLS
 PangoContext *hr_chart_pango_context_new   (void);
 /* Makes @cr's text match what hr_chart_pango_context_new() measured. */
 void          hr_chart_prepare_cairo       (cairo_t            *cr);
+/* Draws @cr's text with @context, the one the layout step measured with
+ * (hr_chart_type_draw() does this): its fonts are loaded already. */
+void          hr_chart_text_draw_with      (cairo_t            *cr,
+                                            PangoContext       *context);
 
 PangoLayout  *hr_chart_text_layout         (PangoContext       *context,
                                             const HrChartStyle *style,

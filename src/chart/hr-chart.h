@@ -10,6 +10,7 @@
 #include "hr-chart-curve.h"
 #include "hr-chart-export.h"
 #include "hr-chart-place.h"
+#include "hr-chart-png.h"
 #include "hr-chart-registry.h"
 #include "hr-chart-report.h"
 #include "hr-chart-series.h"
