@@ -266,9 +266,15 @@ hr_cli_report (int    argc,
   g_autofree char *gpu_list = NULL;
   g_auto(GStrv) sets = NULL;
   g_auto(GStrv) measurement_files = NULL;
+  g_autofree char *theme_name = NULL;
+  g_autofree char *paper_name = NULL;
   gboolean calibrate = FALSE;
+  int theme = HR_CHART_THEME_PRINT, paper = HR_REPORT_PAPER_A4;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("PDF file to write"), N_("FILE.pdf") },
+    { "paper", 0, 0, G_OPTION_ARG_STRING, &paper_name, N_("Page size (default a4)"), "a4|letter" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default print)"),
+     "light|print" },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards to compare on the charts (default: the scenario's and three for reference)"),
      "ID,ID…" },
@@ -305,6 +311,19 @@ hr_cli_report (int    argc,
       fprintf (stderr, "%s\n", _("headroom-cli report: --calibrate needs --measurements FILE"));
       return HR_CLI_EXIT_USAGE;
     }
+  if (paper_name != NULL && !hr_enum_from_nick (hr_report_paper_names, paper_name, &paper))
+    {
+      fprintf (stderr, _("headroom-cli report: --paper %s: expected a4 or letter\n"), paper_name);
+      return HR_CLI_EXIT_USAGE;
+    }
+  /* a report is printed: on white, so light or print */
+  if (theme_name != NULL && (!hr_enum_from_nick (hr_chart_theme_names, theme_name, &theme) ||
+                             theme == HR_CHART_THEME_DARK))
+    {
+      fprintf (stderr, _("headroom-cli report: --theme %s: expected light or print\n"),
+               theme_name);
+      return HR_CLI_EXIT_USAGE;
+    }
 
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
   if (scenario == NULL)
@@ -321,8 +340,8 @@ hr_cli_report (int    argc,
     }
 
   analysis = hr_cli_analysis_new (scenario, gpus, measurements, calibrate, HR_KNOB_SORT_COST);
-  style = hr_chart_style_new (HR_CHART_THEME_PRINT);
-  if (!hr_chart_report_write_analysis (output, analysis, catalog, style, &error))
+  style = hr_chart_style_new (theme);
+  if (!hr_chart_report_write_on_paper (output, analysis, catalog, style, paper, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return HR_CLI_EXIT_FAILURE;
