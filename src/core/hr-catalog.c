@@ -64,7 +64,8 @@ static const HrEnumName norm_names[] = {
 };
 
 static const char * const families[] = {
-  "llm", "encoder", "vla", "world-model", "cnn", "diffusion", "other", NULL
+  "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
+  "video", "other", NULL
 };
 
 #define SHAPE_KEYS \
@@ -73,11 +74,12 @@ static const char * const families[] = {
   "patch", "images", "token_merge", "activation", "attention_variant", \
   "experts", "experts_per_token", "expert_intermediate", "shared_experts", \
   "shared_expert_intermediate", "first_dense_layers", "q_lora_rank", \
-  "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim"
+  "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", \
+  "arch", "temporal_compression", "extra_tokens"
 
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
-  "image_size", "micro_batch", "method", "compute", "components",
+  "image_size", "micro_batch", "method", "compute", "components", "frames",
   SHAPE_KEYS, NULL
 };
 
@@ -112,6 +114,7 @@ hr_component_copy (const HrComponent *component)
   copy = g_memdup2 (component, sizeof *component);
   copy->name = g_strdup (component->name);
   copy->act_source = g_strdup (component->act_source);
+  copy->arch = component->arch != NULL ? hr_arch_copy (component->arch) : NULL;
   return copy;
 }
 
@@ -123,6 +126,7 @@ hr_component_free (HrComponent *component)
 
   g_free (component->name);
   g_free (component->act_source);
+  hr_arch_free (component->arch);
   g_free (component);
 }
 
@@ -176,6 +180,32 @@ hr_model_trainable_default (const HrModel *model)
     }
 
   return sum;
+}
+
+guint
+hr_component_tokens_video (const HrComponent *component,
+                           guint              seq_len,
+                           guint              image_width,
+                           guint              image_height,
+                           guint              frames)
+{
+  guint64 tokens;
+
+  if (component->tokens_from != HR_TOKENS_PATCHES || component->temporal_compression == 0)
+    tokens = hr_component_tokens (component, seq_len, image_width, image_height);
+  else
+    {
+      /* a causal video VAE keeps the first frame and compresses the rest:
+       * 1 + (frames - 1) / compression latent frames (CogVideoX, Wan, LTX) */
+      guint64 latent = 1 + (MAX (frames, 1) - 1) / component->temporal_compression;
+      guint64 per_frame = (guint64) (image_width / component->patch) *
+                          (image_height / component->patch);
+
+      tokens = MAX (1, per_frame) * latent * MAX (1, component->images);
+    }
+  if (component->tokens_from == HR_TOKENS_PATCHES)
+    tokens += component->extra_tokens;
+  return (guint) MIN ((guint64) G_MAXUINT, tokens);
 }
 
 guint
@@ -577,19 +607,33 @@ read_shape (HrReader    *reader,
     return FALSE;
 
   if (kind < 0)
-    kind = hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
+    kind = hr_reader_has (reader, "arch") ? HR_COMPONENT_CNN
+           : hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
              ? HR_COMPONENT_TRANSFORMER : HR_COMPONENT_MLP;
   c->kind = kind;
 
   if (hr_reader_has (reader, "activation") && !read_activation (reader, c))
     return FALSE;
 
+  if (hr_reader_has (reader, "arch"))
+    {
+      if (c->kind == HR_COMPONENT_TRANSFORMER || c->has_activation)
+        return hr_reader_fail (reader, "arch",
+                               _("\"arch\" describes a CNN, U-Net or VAE part: a transformer's "
+                                 "activations follow from its shape, and a part takes either "
+                                 "\"arch\" or \"activation\""));
+      c->arch = hr_arch_read (reader, "arch");
+      if (c->arch == NULL)
+        return FALSE;
+      return TRUE;
+    }
+
   if (c->kind != HR_COMPONENT_TRANSFORMER)
     {
       if (!c->has_activation)
         return hr_reader_fail (reader, NULL,
-                               _("a \"%s\" part needs \"activation\": its activation memory has no "
-                                 "closed form, so it must come from a measurement"),
+                               _("a \"%s\" part needs \"arch\" (its stages and blocks) or "
+                                 "\"activation\" (a measured figure)"),
                                hr_enum_to_nick (hr_component_kind_names, c->kind));
       return TRUE;
     }
@@ -600,6 +644,22 @@ read_shape (HrReader    *reader,
                              "for CNN, U-Net, RSSM and MLP parts"));
 
   v = 0;
+  if (hr_reader_has (reader, "temporal_compression") || hr_reader_has (reader, "extra_tokens"))
+    {
+      if (!hr_reader_has (reader, "patch"))
+        return hr_reader_fail (reader, hr_reader_has (reader, "extra_tokens")
+                                         ? "extra_tokens" : "temporal_compression",
+                               _("\"temporal_compression\" and \"extra_tokens\" need \"patch\""));
+      v = 0;
+      if (!hr_reader_uint (reader, "temporal_compression", FALSE, 1, 64, &v))
+        return FALSE;
+      c->temporal_compression = v;
+      v = 0;
+      if (!hr_reader_uint (reader, "extra_tokens", FALSE, 0, MAX_TOKENS, &v))
+        return FALSE;
+      c->extra_tokens = v;
+    }
+
   if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
     return FALSE;
   c->layers = v;
@@ -799,12 +859,14 @@ hr_model_from_json (HrJsonDoc   *doc,
       if (hint != NULL)
         hr_reader_fail (&reader, "family",
                         _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "diffusion, other, not \"%s\" (did you mean \"%s\"?)"),
+                          "detection, segmentation, diffusion, video, other, not \"%s\" (did "
+                          "you mean \"%s\"?)"),
                         model->family, hint);
       else
         hr_reader_fail (&reader, "family",
                         _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "diffusion, other, not \"%s\""), model->family);
+                          "detection, segmentation, diffusion, video, other, not \"%s\""),
+                        model->family);
       goto out;
     }
 
@@ -820,6 +882,10 @@ hr_model_from_json (HrJsonDoc   *doc,
   if (!hr_reader_uint (&reader, "micro_batch", FALSE, 1, 1 << 20, &v))
     goto out;
   model->micro_batch = v;
+  v = 0;
+  if (!hr_reader_uint (&reader, "frames", FALSE, 1, 1 << 16, &v))
+    goto out;
+  model->frames = v;
   if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
                        &model->image_height))
     goto out;

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "hr-arch.h"
 #include "hr-json.h"
 #include "hr-types.h"
 
@@ -75,6 +76,11 @@ typedef struct {
   guint            patch;
   guint            images;
   guint            token_merge;
+  /* video: input frames per latent frame (the VAE's temporal compression;
+   * 0 for images), and tokens every sample adds beyond its patches (the
+   * text tokens of joint attention) */
+  guint            temporal_compression;
+  guint            extra_tokens;
 
   /* A mixture of experts, when experts > 0: every layer after the first
    * first_dense_layers (dense, of `intermediate`) routes each token to
@@ -113,6 +119,10 @@ typedef struct {
   guint            peak_micro_batch;
   HrMetric         peak_metric;
   char            *act_source;
+
+  /* Activations from the architecture (CNN, U-Net, VAE: hr-arch.h), NULL
+   * for transformers and calibrated parts */
+  HrArch          *arch;
 } HrComponent;
 
 typedef struct {
@@ -128,6 +138,7 @@ typedef struct {
   guint        image_width;
   guint        image_height;
   guint        micro_batch;
+  guint        frames;      /* video models: frames per sample */
   gboolean     has_method;
   HrMethod     method;
   gboolean     has_compute;
@@ -187,6 +198,12 @@ guint        hr_component_tokens (const HrComponent *component,
                                   guint              seq_len,
                                   guint              image_width,
                                   guint              image_height);
+/* The same for a video of @frames frames (1 for an image). */
+guint        hr_component_tokens_video (const HrComponent *component,
+                                        guint              seq_len,
+                                        guint              image_width,
+                                        guint              image_height,
+                                        guint              frames);
 /* Parameters of the component's linear layers (the ones quantisation and
  * LoRA act on), from its shape; 0 for calibrated components. */
 guint64      hr_component_linear_params (const HrComponent *component);

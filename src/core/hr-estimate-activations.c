@@ -564,7 +564,13 @@ hr_plan_add_activations (HrPlan *self,
 {
   const HrScenario *s = self->scenario;
   double e = hr_compute_activation_bytes (s->compute);
-  guint micro_batch = (guint) b;
+  guint micro_batch;
+
+  /* DreamBooth's prior preservation puts a class image beside each
+   * instance image (train_dreambooth.py: torch.cat of both halves) */
+  if (s->prior_preservation && self->training)
+    b *= 2;
+  micro_batch = (guint) b;
 
   if (hr_plan_is_served (self))
     {
@@ -576,6 +582,12 @@ hr_plan_add_activations (HrPlan *self,
     {
       Part *p = &g_array_index (self->parts, Part, i);
       const HrComponent *c = p->c;
+
+      if (c->arch != NULL)
+        {
+          hr_plan_add_arch_part (self, acc, p, b);
+          continue;
+        }
 
       if (self->training && p->backprop)
         {
@@ -797,4 +809,6 @@ hr_plan_add_activations (HrPlan *self,
             }
         }
     }
+
+  hr_plan_add_forward_transient (self, acc);
 }

@@ -7,8 +7,9 @@
  * hr-estimate-sharding.c where model state lives across the data-parallel
  * group (DDP, ZeRO, FSDP1, FSDP2, offload), hr-estimate-parallel.c what one
  * GPU holds of a model split by tensor, pipeline, context and expert
- * parallelism, and hr-estimate-serving.c the serving engines (vLLM,
- * SGLang, llama.cpp).
+ * parallelism, hr-estimate-serving.c the serving engines (vLLM, SGLang,
+ * llama.cpp), and hr-estimate-vision.c the CNN, U-Net and VAE parts walked
+ * from their architecture (hr-arch.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -147,6 +148,7 @@ struct _HrPlan {
   guint       image_width;
   guint       image_height;
   guint       context_len;
+  guint       frames;     /* video: frames per sample */
   double      w_bytes;    /* a trainable weight */
   double      g_bytes;    /* its gradient */
   double      master_bytes;
@@ -192,6 +194,10 @@ typedef struct {
   double      kv_rest_low;
   double      kv_rest_high;
   double      micro_batch;
+  /* the largest forward pass of a part that runs apart from the backward
+   * pass (a frozen VAE encoding the batch), and its line's label */
+  double      forward_transient;
+  char       *forward_transient_label;
 } Acc;
 
 void        hr_acc_add        (Acc        *acc,
@@ -291,6 +297,21 @@ void        hr_plan_add_serving_notes     (HrPlan     *self,
 
 /* The widest MLP of a transformer part: dense, routed expert or shared. */
 double      hr_plan_widest_mlp            (const HrComponent *c);
+/* hr-estimate-vision.c */
+void        hr_plan_add_arch_part         (HrPlan     *self,
+                                           Acc        *acc,
+                                           Part       *part,
+                                           double      micro_batch);
+void        hr_plan_add_forward_transient (HrPlan     *self,
+                                           Acc        *acc);
+double      hr_plan_arch_lora_params      (HrPlan            *self,
+                                           const HrComponent *component);
+void        hr_plan_add_ema               (HrPlan     *self,
+                                           Acc        *acc);
+void        hr_plan_add_vision_notes      (HrPlan     *self,
+                                           GPtrArray  *notes);
+gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
+                                           const HrComponent *component);
 
 /* Bytes per parameter of the frozen base weights as stored. */
 double      hr_plan_frozen_bytes_per_param (HrPlan     *self);

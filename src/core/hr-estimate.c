@@ -218,7 +218,8 @@ static double
 part_tokens (HrPlan            *self,
              const HrComponent *c)
 {
-  return hr_component_tokens (c, self->seq_len, self->image_width, self->image_height);
+  return hr_component_tokens_video (c, self->seq_len, self->image_width, self->image_height,
+                                    self->frames);
 }
 
 static void
@@ -243,7 +244,7 @@ setup_parts (HrPlan *self)
       if (self->training && c->tokens_from == HR_TOKENS_SEQ_LEN && s->context_parallel > 1)
         part.tokens = (part.tokens + s->context_parallel - 1) / s->context_parallel;
 
-      if (self->training)
+      if (self->training && !hr_plan_part_pipeline_frozen (self, c))
         {
           switch (s->method)
             {
@@ -260,6 +261,8 @@ setup_parts (HrPlan *self)
                * (SD 1.5 LoRAs of rank 32 are 20-40M parameters, 2-5%). */
               if (c->kind == HR_COMPONENT_TRANSFORMER)
                 hr_plan_setup_adapters (self, &part);
+              else if (c->arch != NULL)
+                part.adapters = hr_plan_arch_lora_params (self, c);
               else if (c->trainable && s->method != HR_METHOD_PREFIX &&
                        s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
                 part.adapters = 0.01 * part.params;
@@ -377,6 +380,7 @@ compute (HrPlan     *self,
   hr_plan_add_weights (self, &acc);
   hr_plan_add_gradients (self, &acc);
   hr_plan_add_optimizer (self, &acc);
+  hr_plan_add_ema (self, &acc);
   hr_plan_add_activations (self, &acc, micro_batch);
   if (self->training)
     hr_plan_add_context_parallel (self, &acc, micro_batch);
@@ -677,6 +681,7 @@ plan_new_for_stage (const HrScenario *scenario,
   self->seq_len = hr_scenario_get_seq_len (self->scenario);
   hr_scenario_get_image_size (self->scenario, &self->image_width, &self->image_height);
   self->context_len = hr_scenario_get_context_len (self->scenario);
+  self->frames = hr_scenario_get_frames (self->scenario);
 
   for (guint i = 0; i < self->scenario->model->components->len; i++)
     global += ((HrComponent *) g_ptr_array_index (self->scenario->model->components, i))->params;
@@ -882,6 +887,7 @@ add_notes (HrPlan     *self,
           s->grad_accum));
       hr_plan_add_sharding_notes (self, notes);
       hr_plan_add_parallel_notes (self, notes);
+      hr_plan_add_vision_notes (self, notes);
       if (s->optimizer_in_bwd)
         g_ptr_array_add (notes, g_strdup (
           _("optimizer_in_bwd steps each parameter from its gradient hook and frees the "

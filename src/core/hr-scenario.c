@@ -37,7 +37,9 @@ static const char * const scenario_keys[] = {
   "tensor_parallel", "sequence_parallel", "pipeline_parallel",
   "pipeline_schedule", "virtual_stages", "context_parallel", "expert_parallel",
   "capacity_factor", "engine", "gpu_memory_utilization", "mem_fraction_static",
-  "max_num_seqs", "enforce_eager", "gpu_layers", "block_size", NULL
+  "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
+  /* vision and diffusion (hr-estimate-vision.c) */
+  "frames", "ema", "prior_preservation", "vae_tiling", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1110,8 +1112,16 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   if (!hr_reader_bool (&reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
       !hr_reader_bool (&reader, "activation_offload", &self->activation_offload) ||
       !hr_reader_bool (&reader, "compile", &self->compile) ||
-      !hr_reader_bool (&reader, "packed", &self->packed))
+      !hr_reader_bool (&reader, "packed", &self->packed) ||
+      !hr_reader_bool (&reader, "ema", &self->ema) ||
+      !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
+      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling))
     goto out;
+  if (hr_reader_has (&reader, "frames"))
+    {
+      READ_UINT ("frames", 1, 1 << 16, frames);
+      self->frames_set = TRUE;
+    }
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
       READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
@@ -1367,6 +1377,14 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "compile", TRUE);
   if (self->packed)
     add_bool (builder, "packed", TRUE);
+  if (self->frames_set)
+    add_uint (builder, "frames", self->frames);
+  if (self->ema)
+    add_bool (builder, "ema", TRUE);
+  if (self->prior_preservation)
+    add_bool (builder, "prior_preservation", TRUE);
+  if (self->vae_tiling)
+    add_bool (builder, "vae_tiling", TRUE);
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)
@@ -1685,6 +1703,14 @@ hr_scenario_get_image_size (const HrScenario *self,
       *width = 224;
       *height = 224;
     }
+}
+
+guint
+hr_scenario_get_frames (const HrScenario *self)
+{
+  if (self->frames_set)
+    return self->frames;
+  return MAX (1, self->model->frames);
 }
 
 guint

@@ -169,6 +169,13 @@ typedef struct {
   guint           gpu_layers;            /* llama.cpp -ngl; resolved to every layer unless set */
   gboolean        block_size_set;
   guint           block_size;
+
+  /* vision and diffusion */
+  gboolean        frames_set;
+  guint           frames;           /* video: input frames per sample */
+  gboolean        ema;              /* an EMA copy of the trained weights */
+  gboolean        prior_preservation;  /* DreamBooth: a class image beside each */
+  gboolean        vae_tiling;       /* the VAE decodes in tiles */
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10
@@ -210,6 +217,8 @@ void        hr_scenario_get_image_size  (const HrScenario *scenario,
                                          guint            *width,
                                          guint            *height);
 guint       hr_scenario_get_context_len (const HrScenario *scenario);
+/* Frames per sample: the scenario's, the model's default, or 1. */
+guint       hr_scenario_get_frames      (const HrScenario *scenario);
 gboolean    hr_scenario_is_training     (const HrScenario *scenario);
 /* The modules adapters sit on (an HrModule mask), for any targets value. */
 guint       hr_scenario_get_lora_modules (const HrScenario *scenario);

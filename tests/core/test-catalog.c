@@ -40,6 +40,18 @@ test_models (void)
     "sam-vit-l", "sam-vit-h", "whisper-small", "whisper-medium", "whisper-large-v3",
     /* VLAs and world models */
     "openvla-7b", "pi0", "pi0-fast", "vjepa2-vitl", "vjepa2-vith", "vjepa2-vitg", "vjepa2-ac",
+    /* vision backbones, detectors, segmenters of the common model zoos */
+    "resnet-18", "resnet-34", "resnet-101", "resnet-152", "resnext-50-32x4d",
+    "resnext-101-64x4d", "convnext-tiny", "convnext-small", "convnext-base", "convnext-large",
+    "efficientnet-b0", "efficientnet-b7", "regnety-400mf", "regnety-16gf",
+    "faster-rcnn-r50-fpn", "faster-rcnn-r101-fpn", "faster-rcnn-x101-64x4d-fpn",
+    "mask-rcnn-r50-fpn", "mask-rcnn-x101-64x4d-fpn", "retinanet-r50-fpn", "fcos-r50-fpn",
+    "detr-r50", "pspnet-r18-d8", "pspnet-r50-d8", "pspnet-r101-d8", "deeplabv3plus-r50-d8",
+    "deeplabv3plus-r101-d8", "upernet-r50", "segformer-mit-b0", "segformer-mit-b5",
+    /* image and video diffusion */
+    "sd-2.1", "sdxl", "controlnet-sd-1.5", "sd-3.5-medium", "sd-3.5-large", "flux.1-dev",
+    "flux.1-schnell", "flux.2-klein-4b", "pixart-alpha", "pixart-sigma", "cogvideox-2b",
+    "cogvideox-5b", "wan2.1-t2v-1.3b", "wan2.1-t2v-14b", "ltx-video",
   };
   /* The fewest entries each family may have: a floor that a lost or
    * mis-filed entry breaks, not a count to keep in step by hand. */
@@ -47,11 +59,12 @@ test_models (void)
     const char *family;
     guint       at_least;
   } per_family[] = {
-    { "llm", 50 }, { "encoder", 20 }, { "vla", 8 }, { "world-model", 11 }, { "cnn", 1 },
-    { "diffusion", 1 },
+    { "llm", 50 }, { "encoder", 20 }, { "vla", 8 }, { "world-model", 11 }, { "cnn", 25 },
+    { "detection", 8 }, { "segmentation", 10 }, { "diffusion", 10 }, { "video", 5 },
   };
   static const char * const families[] = {
-    "llm", "encoder", "vla", "world-model", "cnn", "diffusion", NULL
+    "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
+    "video", NULL
   };
   static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b",
                               "llama-2-70b" };

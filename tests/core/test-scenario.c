@@ -256,7 +256,7 @@ test_malformed (void)
                 2, 46, "the components add up to 10 parameters");
   expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
                 "\"params\": 10,"
-                " \"kind\": \"cnn\"}}", 2, 11, "needs \"activation\"");
+                " \"kind\": \"cnn\"}}", 2, 11, "needs \"arch\" (its stages and blocks) or \"activation\"");
   expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
                 "\"params\": 10,"
                 " \"kind\": \"cnn\", \"activation\": {\"bytes_per_sample\": 5, \"scales_with\": "

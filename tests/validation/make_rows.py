@@ -1256,13 +1256,13 @@ def diffusion_rows():
         bound="upper_bound", capacity=8 * GIB)
     add(704, "diffusion_unet", "medium", "device_used", 24, GIB, dict(base,
         name="SD v1-4 text-to-image full fine-tune with EMA, fits 24 GB", method="full", compute="fp16-mixed",
-        weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=4, recompute="full", **{"x-ema": True}),
+        weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=4, recompute="full", ema=True),
         DIFF_SRC.format(path="text_to_image/README.md"),
         "section 'Hardware' ('With gradient_checkpointing and mixed_precision it should be possible to fine tune "
         "the model on a single 24GB GPU')",
         [UB_NOTE, DIFF_NOTE, "command: --mixed_precision fp16 --use_ema --train_batch_size 1 "
          "--gradient_accumulation_steps 4 --gradient_checkpointing; the EMA copy of the UNet (fp32, on the GPU) "
-         "has no scenario key (x-ema)", "fp16 autocast with the fp32 UNet as master"],
+         "is the scenario key ema", "fp16 autocast with the fp32 UNet as master"],
         bound="upper_bound", capacity=24 * GIB)
     add(705, "diffusion_unet", "medium", "device_used", 16, GIB, dict(base,
         name="SD v1-4 text-to-image LoRA on a 16 GB T4", method="lora", lora={"rank": 4, "targets": "attention"},
@@ -1329,9 +1329,9 @@ def video_rows():
     cnote = ("the table's figure is read as the peak VRAM the run needs (nvidia-smi, device_used), rounded to the "
              "GB (taken as GiB); the card named beside it is where it ran")
     frames = ("49 frames at 480 x 720: the CogVideoX VAE compresses 4x in time and 8x in space, so 13 latent frames "
-              "of 60 x 90, patch 2 -> 13 x 30 x 45 = 17,550 video tokens + 226 text tokens (x-frames; no scenario "
-              "key for frames yet)")
-    vb = {"task": "finetune", "image_size": [720, 480], "x-frames": 49, "micro_batch": 1, "grad_accum": 1,
+              "of 60 x 90, patch 2 -> 13 x 30 x 45 = 17,550 video tokens + 226 text tokens (the scenario "
+              "key frames)")
+    vb = {"task": "finetune", "image_size": [720, 480], "frames": 49, "micro_batch": 1, "grad_accum": 1,
           "recompute": "full", "attention": "sdpa", "optimizer": "adamw"}
     rows = [
         (801, "cogvideox-2b", "lora", "fp16-mixed", 1, "ddp", None, 16, "rtx-4080",
@@ -1390,11 +1390,11 @@ def video_rows():
     wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
           "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
           "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
-          "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (x-frames)",
+          "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (the scenario key frames)",
           "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet"]
     add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
         "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
-        "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "x-frames": 81, "micro_batch": 1,
+        "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "rtx-4090",
         "x-offload-model": True, "x-t5-cpu": True},
         wan, "row '4090 | T2V-1.3B | 480P', 1 GPU (261.4 s / 8.19 GB)",
@@ -1405,13 +1405,13 @@ def video_rows():
                      "--offload_model True --t5_cpu --sample_shift 8 --sample_guide_scale 6")
     add(822, "video_diffusion", "medium", "device_used", 69.1, GIB, {
         "name": "Wan2.1 T2V-14B 720P on one H100 with --offload_model", "task": "inference",
-        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "h100-sxm"},
         wan, "row 'H800/H100 | T2V-14B | 720P', 1 GPU (1837.9 s / 69.1 GB)",
         wn + ["--offload_model True (the model leaves the GPU while the VAE decodes)"])
     add(823, "video_diffusion", "medium", "device_used", 29.9, GIB, {
         "name": "Wan2.1 T2V-14B 720P on 8 H100, FSDP + Ulysses 8", "task": "inference",
-        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 8, "sharding": "fsdp",
         "context_parallel": 8, "gpu": "h100-sxm"},
         wan, "row 'H800/H100 | T2V-14B | 720P', 8 GPUs (287.9 s / 29.9 GB)",
