@@ -1532,6 +1532,10 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
       g_string_append (str, " GiB.");
     }
 
+  /* what is derived, calibrated, assumed and measured, as the chart says */
+  if (data->note != NULL && data->note[0] != '\0')
+    g_string_append_printf (str, " %s", data->note);
+
   return g_string_free (str, FALSE);
 }
 

@@ -1917,6 +1917,9 @@ hr_curve_chart_summary (const HrCurveChartData *data)
   if (data->has_fit_line)
     g_string_append_printf (summary, _(" Fitted line, %s."),
                             data->fit_label != NULL ? data->fit_label : _("fit"));
+  /* what is derived, calibrated, assumed and measured, as the chart says */
+  if (data->note != NULL && data->note[0] != '\0')
+    g_string_append_printf (summary, " %s", data->note);
 
   return g_string_free (summary, FALSE);
 }
