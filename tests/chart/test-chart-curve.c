@@ -634,8 +634,8 @@ test_layout_labels_apart (void)
     g_assert_cmpuint (twin->gpus->len, ==, 2);
     g_assert_nonnull (strstr (twin->label.text, "A100 SXM4 40GB"));
     g_assert_nonnull (strstr (twin->label.text, "A100 PCIe 40GB"));
-    /* one amount for both, or the two */
-    g_assert_nonnull (strstr (twin->detail.text, "36."));
+    /* one amount for both, or the two (36.0 or 36,0 as the locale writes it) */
+    g_assert_nonnull (strstr (twin->detail.text, "36"));
   }
 }
 
