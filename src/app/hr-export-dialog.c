@@ -197,7 +197,8 @@ get_size (HrExportDialog *self,
       return;
     }
   hr_chart_size_init_custom (size,
-                             gtk_spin_button_get_value (self->width_spin) * px_per_unit (self->unit),
+                             gtk_spin_button_get_value (self->width_spin) *
+                             px_per_unit (self->unit),
                              gtk_spin_button_get_value (self->height_spin) *
                              px_per_unit (self->unit), self->unit);
 }
@@ -280,8 +281,8 @@ update_caption (HrExportDialog *self)
 
       /* Translators: the figure's size, its text's size, then the PNG's
        * pixels and resolution */
-      text = g_strdup_printf (_("%s × %s · text %.1f pt · %.0f × %.0f pixels at %.0f dpi"), w, h,
-                              size.font_size, round (size.width * dpi / 96),
+      text = g_strdup_printf (_("%s × %s · text %.1f pt · %.0f × %.0f pixels at %.0f dpi"),
+                              w, h, size.font_size, round (size.width * dpi / 96),
                               round (size.height * dpi / 96), dpi);
     }
   else

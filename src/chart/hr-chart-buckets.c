@@ -319,7 +319,8 @@ group_bars (const HrBucketChartData *data)
       for (guint g = 0; g < groups->len && home == NULL; g++)
         {
           GArray *group = g_ptr_array_index (groups, g);
-          const HrBucketBar *first = g_ptr_array_index (data->bars, g_array_index (group, guint, 0));
+          guint head = g_array_index (group, guint, 0);
+          const HrBucketBar *first = g_ptr_array_index (data->bars, head);
 
           if (first->card != NULL && bar->card != NULL && same_estimate (first, bar))
             home = group;
@@ -352,7 +353,8 @@ group_cards (const HrBucketChartData *data,
       for (guint g = 0; g < groups->len && home == NULL; g++)
         {
           GArray *group = g_ptr_array_index (groups, g);
-          const HrBucketBar *first = g_ptr_array_index (data->bars, g_array_index (group, guint, 0));
+          guint head = g_array_index (group, guint, 0);
+          const HrBucketBar *first = g_ptr_array_index (data->bars, head);
 
           if (close_to (first->usable, bar->usable, SAME_CARD) && first->fits == bar->fits)
             home = group;

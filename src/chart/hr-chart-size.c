@@ -170,7 +170,8 @@ hr_chart_length_parse (const char    *text,
   value = g_ascii_strtod (text, &end);
   if (end == text)
     goto bad;
-  suffix = g_ascii_strdown (g_strstrip (g_strdup (end)), -1);
+  suffix = g_ascii_strdown (end, -1);
+  g_strstrip (suffix);
   if (suffix[0] == '\0')
     known = TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (units) && !known; i++)
