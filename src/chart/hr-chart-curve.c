@@ -1941,6 +1941,39 @@ hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
 
   g_return_val_if_fail (layout != NULL && data != NULL, NULL);
 
+  /* A card's names at the end of its line, or its marker: the cards on
+   * that line, their memory and largest batch. */
+  for (guint i = 0; i < layout->gpu_lines->len; i++)
+    {
+      const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+
+      if (hr_rect_contains (&line->label.box, x, y) || hr_rect_contains (&line->detail.box, x, y) ||
+          hr_rect_contains (&line->swatch, x, y) ||
+          (line->has_marker && hypot (line->marker.x - x, line->marker.y - y) <= 8))
+        {
+          GString *text = g_string_new (NULL);
+
+          for (guint k = 0; k < line->gpus->len; k++)
+            {
+              const HrCurveGpu *gpu = g_ptr_array_index (data->gpus,
+                                                         g_array_index (line->gpus, guint, k));
+              g_autofree char *usable = tooltip_gib (gpu->usable);
+
+              if (k > 0)
+                g_string_append (text, "; ");
+              if (gpu->max_micro_batch == 0)
+                g_string_append_printf (text, _("%s: %s usable, not even micro-batch 1 fits"),
+                                        gpu->label, usable);
+              else
+                g_string_append_printf (text, gpu->max_is_lower_bound
+                                                ? _("%s: %s usable, micro-batch %u or more fits")
+                                                : _("%s: %s usable, micro-batch up to %u fits"),
+                                        gpu->label, usable, gpu->max_micro_batch);
+            }
+          return g_string_free (text, FALSE);
+        }
+    }
+
   if (x < layout->plot.x - 8 || x > layout->plot.x + layout->plot.width + 8
       || y < layout->plot.y - 8 || y > layout->plot.y + layout->plot.height + 8)
     return NULL;

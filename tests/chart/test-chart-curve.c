@@ -384,6 +384,18 @@ test_layout_gpu_lines (void)
         g_assert_cmpfloat (fabs (line->label.box.y + line->label.box.height / 2 - line->y), <, 1);
       else
         g_assert_cmpfloat (fabs (line->leader_from.y - line->y), <, 1e-9);
+
+      /* hovering the name says the card and its largest batch */
+      {
+        g_autofree char *said = hr_curve_chart_describe_at (layout, data,
+                                                            line->label.box.x + 2,
+                                                            line->label.box.y +
+                                                            line->label.box.height / 2);
+
+        g_assert_nonnull (said);
+        g_assert_nonnull (strstr (said, gpu->label));
+        g_assert_nonnull (strstr (said, "usable"));
+      }
     }
 }
 
