@@ -132,32 +132,56 @@ unpack_row (const guint32 *row,
 
 /* ---- a deflate stream of runs ---- */
 
-typedef struct {
-  guint8  *out;
-  gsize    n;
-  guint64  bits;
-  guint    n_bits;
-} BitWriter;
+/* RFC 1950 §8.2: Adler-32 sums bytes modulo 65521. */
+#define ADLER_BASE 65521u
 
-/* Bits go in from the least significant end (RFC 1951 §3.1.1). */
-static inline void
-put_bits (BitWriter *w,
-          guint32    value,
-          guint      n)
+/* Rows go in one after the other; a run of one byte is written when it
+ * ends, so runs go on from one row to the next. */
+typedef struct {
+  const struct _FixedCode *fixed;
+  guint8   *out;
+  gsize     n;
+  gsize     capacity;
+  guint64   bits;
+  guint     n_bits;
+  gboolean  in_run;
+  guint8    value;      /* the run's byte */
+  gsize     length;     /* and how many */
+  guint64   a;          /* Adler-32's sums, reduced as they near 64 bits */
+  guint64   b;
+} RunEncoder;
+
+static void
+reserve (RunEncoder *e,
+         gsize       more)
 {
-  w->bits |= (guint64) value << w->n_bits;
-  w->n_bits += n;
-  while (w->n_bits >= 8)
+  if (e->n + more <= e->capacity)
+    return;
+  while (e->n + more > e->capacity)
+    e->capacity = MAX (e->capacity * 2, 65536);
+  e->out = g_realloc (e->out, e->capacity);
+}
+
+/* Bits go in from the least significant end (RFC 1951 §3.1.1); the
+ * caller has reserved room for them. */
+static inline void
+put_bits (RunEncoder *e,
+          guint32     value,
+          guint       n)
+{
+  e->bits |= (guint64) value << e->n_bits;
+  e->n_bits += n;
+  while (e->n_bits >= 8)
     {
-      w->out[w->n++] = (guint8) w->bits;
-      w->bits >>= 8;
-      w->n_bits -= 8;
+      e->out[e->n++] = (guint8) e->bits;
+      e->bits >>= 8;
+      e->n_bits -= 8;
     }
 }
 
 /* The fixed literal/length code (RFC 1951 §3.2.6), bit-reversed, since
  * Huffman codes are packed from their most significant bit. */
-typedef struct {
+typedef struct _FixedCode {
   guint16 code[288];
   guint8  length[288];
 } FixedCode;
@@ -197,7 +221,7 @@ fixed_code (void)
  * 285 with their extra bits, then distance code 0 (distance 1), five bits
  * of zeros (RFC 1951 §3.2.5). */
 static inline void
-put_copy (BitWriter       *w,
+put_copy (RunEncoder      *e,
           const FixedCode *fixed,
           guint            length)
 {
@@ -212,45 +236,116 @@ put_copy (BitWriter       *w,
 
   while (base[k] > length)
     k--;
-  put_bits (w, fixed->code[257 + k], fixed->length[257 + k]);
+  put_bits (e, fixed->code[257 + k], fixed->length[257 + k]);
   if (extra[k] > 0)
-    put_bits (w, length - base[k], extra[k]);
-  put_bits (w, 0, 5);
+    put_bits (e, length - base[k], extra[k]);
+  put_bits (e, 0, 5);
 }
 
-/* @data as one final deflate block of fixed codes: each run of one byte
- * is that byte, then copies of it.  @out holds at least
- * deflate_runs_bound (@n) bytes; returns the bytes written. */
-static gsize
-deflate_runs_bound (gsize n)
+static void
+run_encoder_init (RunEncoder *e)
 {
-  /* nine bits a byte at worst, the block's head and end */
-  return n / 8 * 9 + 16;
+  memset (e, 0, sizeof *e);
+  e->fixed = fixed_code ();
+  e->a = 1;
+  reserve (e, 16);
+  /* the zlib header (deflate, a 32 KiB window, no dictionary, FCHECK
+   * making it a multiple of 31), then BFINAL 1, BTYPE 01: one last block
+   * of fixed codes */
+  e->out[e->n++] = 0x78;
+  e->out[e->n++] = 0x01;
+  put_bits (e, 0x3, 3);
 }
 
-/* RFC 1950 §8.2: Adler-32 sums bytes modulo 65521. */
-#define ADLER_BASE 65521u
-
-static gsize
-deflate_runs (const guint8 *data,
-              gsize         n,
-              guint8       *out,
-              guint32      *adler)
+/* Writes the run that ended: its byte, then copies of it. */
+static inline void
+end_run (RunEncoder *e)
 {
-  const FixedCode *fixed = fixed_code ();
-  BitWriter w = { out, 0, 0, 0 };
-  guint64 a = 1, b = 0;
+  const FixedCode *fixed = e->fixed;
+  guint64 v = e->value, k = e->length;
+  gsize run;
+
+  if (!e->in_run)
+    return;
+  e->in_run = FALSE;
+
+  /* most runs are a byte or two: no copies, Adler-32 a byte at a time */
+  if (k < 3)
+    {
+      reserve (e, 8);
+      for (guint i = 0; i < k; i++)
+        {
+          put_bits (e, fixed->code[v], fixed->length[v]);
+          e->a += v;
+          e->b += e->a;
+        }
+      if (e->b >= (G_GUINT64_CONSTANT (1) << 62))
+        {
+          e->a %= ADLER_BASE;
+          e->b %= ADLER_BASE;
+        }
+      return;
+    }
+
+  /* nine bits for the byte, at most twenty for each copy, and two more
+   * bytes at the end */
+  reserve (e, 8 + (k / 258 + 1) * 3 + 4);
+  put_bits (e, fixed->code[v], fixed->length[v]);
+  for (run = k - 1; run >= 3;)
+    {
+      guint length = (guint) MIN (run, 258);
+
+      put_copy (e, fixed, length);
+      run -= length;
+    }
+  for (; run > 0; run--)
+    put_bits (e, fixed->code[v], fixed->length[v]);
+
+  /* Adler-32 over the run at once: k bytes of v add k·v to a, and
+   * k·a + v·k(k+1)/2 to b */
+  if (k <= (1u << 20))
+    {
+      /* a stays under 2^32, so k·a and v·k(k+1)/2 stay under 2^53 */
+      e->b += k * e->a + v * (k * (k + 1) / 2);
+      e->a += k * v;
+      if (e->a >= (G_GUINT64_CONSTANT (1) << 32))
+        e->a %= ADLER_BASE;
+      if (e->b >= (G_GUINT64_CONSTANT (1) << 62))
+        e->b %= ADLER_BASE;
+    }
+  else
+    {
+      guint64 km = k % ADLER_BASE, kk = k % (2 * ADLER_BASE);
+
+      e->a %= ADLER_BASE;
+      e->b = (e->b % ADLER_BASE + km * e->a +
+              v * (kk * ((kk + 1) % (2 * ADLER_BASE)) / 2 % ADLER_BASE)) % ADLER_BASE;
+      e->a = (e->a + km * v) % ADLER_BASE;
+    }
+}
+
+static void
+feed (RunEncoder   *e,
+      const guint8 *data,
+      gsize         n)
+{
   gsize i = 0;
 
-  /* BFINAL 1, BTYPE 01: the last block, fixed codes */
-  put_bits (&w, 0x3, 3);
   while (i < n)
     {
-      guint8 v = data[i];
-      guint64 pattern = G_GUINT64_CONSTANT (0x0101010101010101) * v;
-      gsize j = i + 1, run, k;
+      guint64 pattern;
+      gsize j;
 
-      /* eight bytes at a time while they repeat */
+      if (!e->in_run || data[i] != e->value)
+        {
+          end_run (e);
+          e->in_run = TRUE;
+          e->value = data[i];
+          e->length = 0;
+        }
+      /* the run goes on: eight bytes at a time while they repeat */
+      pattern = G_GUINT64_CONSTANT (0x0101010101010101) * e->value;
+      j = i;
       while (j + 8 <= n)
         {
           guint64 word;
@@ -260,50 +355,33 @@ deflate_runs (const guint8 *data,
             break;
           j += 8;
         }
-      while (j < n && data[j] == v)
+      while (j < n && data[j] == e->value)
         j++;
-
-      /* Adler-32 over the run at once: k bytes of v add k·v to a, and
-       * k·a + v·k(k+1)/2 to b */
-      k = j - i;
-      if (k <= (1u << 20))
-        {
-          /* reduced only as the sums near 64 bits: a stays under 2^32,
-           * so k·a and v·k(k+1)/2 stay under 2^53 */
-          b += k * a + v * ((guint64) k * (k + 1) / 2);
-          a += (guint64) k * v;
-          if (a >= (G_GUINT64_CONSTANT (1) << 32))
-            a %= ADLER_BASE;
-          if (b >= (G_GUINT64_CONSTANT (1) << 62))
-            b %= ADLER_BASE;
-        }
-      else
-        {
-          guint64 km = k % ADLER_BASE, kk = k % (2 * ADLER_BASE);
-
-          a %= ADLER_BASE;
-          b = (b % ADLER_BASE + km * a +
-               v * (kk * ((kk + 1) % (2 * ADLER_BASE)) / 2 % ADLER_BASE)) % ADLER_BASE;
-          a = (a + km * v) % ADLER_BASE;
-        }
-
-      put_bits (&w, fixed->code[v], fixed->length[v]);
-      for (run = k - 1; run >= 3;)
-        {
-          guint length = (guint) MIN (run, 258);
-
-          put_copy (&w, fixed, length);
-          run -= length;
-        }
-      for (; run > 0; run--)
-        put_bits (&w, fixed->code[v], fixed->length[v]);
+      e->length += j - i;
       i = j;
     }
-  put_bits (&w, fixed->code[256], fixed->length[256]);
-  if (w.n_bits > 0)
-    put_bits (&w, 0, 8 - w.n_bits);
-  *adler = (guint32) (((b % ADLER_BASE) << 16) | (a % ADLER_BASE));
-  return w.n;
+}
+
+/* Ends the stream with its Adler-32; returns the bytes, @n_out long. */
+static guint8 *
+run_encoder_finish (RunEncoder *e,
+                    gsize      *n_out)
+{
+  const FixedCode *fixed = e->fixed;
+  guint32 adler;
+
+  end_run (e);
+  reserve (e, 16);
+  put_bits (e, fixed->code[256], fixed->length[256]);
+  if (e->n_bits > 0)
+    put_bits (e, 0, 8 - e->n_bits);
+  adler = (guint32) (((e->b % ADLER_BASE) << 16) | (e->a % ADLER_BASE));
+  e->out[e->n++] = (adler >> 24) & 0xFF;
+  e->out[e->n++] = (adler >> 16) & 0xFF;
+  e->out[e->n++] = (adler >> 8) & 0xFF;
+  e->out[e->n++] = adler & 0xFF;
+  *n_out = e->n;
+  return e->out;
 }
 
 GBytes *
@@ -316,14 +394,14 @@ hr_chart_png_encode (cairo_surface_t *image,
   static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n' };
   GByteArray *out;
   const guint8 *pixels;
-  g_autofree guint8 *raw = NULL;
+  g_autofree guint8 *line = NULL;
   g_autofree guint8 *previous = NULL;
   g_autofree guint8 *current = NULL;
   g_autofree guint8 *compressed = NULL;
   int width, height, stride, channels;
-  gsize row_bytes, raw_size, compressed_size;
-  guint32 adler;
+  gsize row_bytes, compressed_size;
   gboolean alpha;
+  RunEncoder encoder;
 
   g_return_val_if_fail (image != NULL, NULL);
   g_return_val_if_fail (cairo_surface_get_type (image) == CAIRO_SURFACE_TYPE_IMAGE, NULL);
@@ -339,15 +417,15 @@ hr_chart_png_encode (cairo_surface_t *image,
   alpha = !opaque && !is_opaque (pixels, width, height, stride);
   channels = alpha ? 4 : 3;
   row_bytes = (gsize) width * channels;
-  raw_size = (row_bytes + 1) * height;
-  raw = g_malloc (raw_size);
+  line = g_malloc (row_bytes + 1);
   previous = g_malloc (row_bytes);
   current = g_malloc (row_bytes);
+  run_encoder_init (&encoder);
 
-  /* Each row, less the row above it (the first as it is). */
+  /* Each row, less the row above it (the first as it is), into the runs
+   * as it is made. */
   for (int y = 0; y < height; y++)
     {
-      guint8 *line = raw + (row_bytes + 1) * y;
       const guint32 *row = (const guint32 *) (pixels + (gsize) y * stride);
       guint8 *swap;
 
@@ -407,6 +485,7 @@ hr_chart_png_encode (cairo_surface_t *image,
                     }
                 }
             }
+          feed (&encoder, line, row_bytes + 1);
           continue;
         }
 
@@ -416,23 +495,12 @@ hr_chart_png_encode (cairo_surface_t *image,
       else
         for (gsize i = 0; i < row_bytes; i++)
           line[1 + i] = (guint8) (current[i] - previous[i]);
+      feed (&encoder, line, row_bytes + 1);
       swap = previous;
       previous = current;
       current = swap;
     }
-
-  /* the zlib stream: its header (deflate, a 32 KiB window, no
-   * dictionary, FCHECK making it a multiple of 31), the runs, Adler-32 */
-  compressed = g_malloc (deflate_runs_bound (raw_size) + 6);
-  compressed[0] = 0x78;
-  compressed[1] = 0x01;
-  compressed_size = 2 + deflate_runs (raw, raw_size, compressed + 2, &adler);
-  {
-    compressed[compressed_size++] = (adler >> 24) & 0xFF;
-    compressed[compressed_size++] = (adler >> 16) & 0xFF;
-    compressed[compressed_size++] = (adler >> 8) & 0xFF;
-    compressed[compressed_size++] = adler & 0xFF;
-  }
+  compressed = run_encoder_finish (&encoder, &compressed_size);
 
   out = g_byte_array_sized_new (compressed_size + 256);
   g_byte_array_append (out, signature, sizeof signature);
