@@ -1,32 +1,55 @@
 /* hr-export-dialog.c: export a chart or the report
  *
+ * Every chart of the registry or the whole report; a figure size (the
+ * screen, a column or both columns of a paper, a slide, a poster, or any
+ * size in inches, centimetres or pixels) with the fonts that read at it;
+ * the format, the resolution of a PNG, SVG text as text or outlines, and
+ * the colours.  The preview draws the chart as the file will have it, with
+ * the same functions, at the chosen size and fonts.
+ *
+ * Enter on a row opens or toggles that row's own control; Enter on the
+ * Export button (the default) exports.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
 #include <glib/gi18n.h>
+#include <math.h>
 
 #include "hr-export-dialog.h"
 #include "hr-file-chooser.h"
 
 struct _HrExportDialog
 {
-  AdwWindow      parent_instance;
+  AdwWindow          parent_instance;
 
-  HrWindow      *window;
-  GSettings     *settings;
-  AdwComboRow   *what_row;
-  AdwComboRow   *format_row;
-  AdwActionRow  *width_row;
-  GtkSpinButton *width_spin;
-  AdwActionRow  *height_row;
-  GtkSpinButton *height_spin;
-  AdwActionRow  *scale_row;
-  GtkSpinButton *scale_spin;
-  AdwComboRow   *theme_row;
-  AdwActionRow  *transparent_row;
-  GtkSwitch     *transparent_switch;
+  HrWindow          *window;
+  GSettings         *settings;
+  GtkDrawingArea    *preview;
+  GtkLabel          *caption;
+  AdwComboRow       *what_row;
+  AdwComboRow       *format_row;
+  AdwComboRow       *size_row;
+  AdwActionRow      *width_row;
+  GtkSpinButton     *width_spin;
+  AdwActionRow      *height_row;
+  GtkSpinButton     *height_spin;
+  AdwComboRow       *unit_row;
+  AdwActionRow      *dpi_row;
+  GtkSpinButton     *dpi_spin;
+  AdwActionRow      *svg_text_row;
+  GtkSwitch         *svg_text_switch;
+  AdwComboRow       *theme_row;
+  AdwActionRow      *transparent_row;
+  GtkSwitch         *transparent_switch;
+
+  /* the chart the preview draws, made from the window's analysis */
+  const HrChartType *data_type;
+  gpointer           data;
+  HrLengthUnit       unit;        /* of the custom width and height */
+  gboolean           updating;
 };
 
 G_DEFINE_FINAL_TYPE (HrExportDialog, hr_export_dialog, ADW_TYPE_WINDOW)
@@ -38,6 +61,19 @@ static const char *format_labels[] = {
   NULL
 };
 static const char *theme_labels[] = { N_("Light"), N_("Dark"), N_("Print"), NULL };
+/* In HrChartSizePreset's order. */
+static const char *size_labels[] = {
+  N_("Screen, 1280 × 800 px"),
+  N_("Single column, 3.5 × 2.5 in"),
+  N_("Double column, 7 × 3.5 in"),
+  N_("Slide 16:9, 13.33 × 7.5 in"),
+  N_("Poster, 16 × 10 in"),
+  N_("Custom"),
+  NULL
+};
+/* The custom size's units, and their HrLengthUnit. */
+static const char *unit_labels[] = { N_("Inches"), N_("Centimetres"), N_("Pixels"), NULL };
+static const HrLengthUnit units[] = { HR_LENGTH_IN, HR_LENGTH_CM, HR_LENGTH_PX };
 
 static AdwComboRow *
 combo_row (const char  *title,
@@ -63,7 +99,7 @@ spin_row (const char    *title,
           AdwActionRow **row_out)
 {
   AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
-  GtkWidget *spin = gtk_spin_button_new_with_range (lower, upper, digits > 0 ? 0.5 : 10);
+  GtkWidget *spin = gtk_spin_button_new_with_range (lower, upper, digits > 0 ? 0.1 : 10);
 
   gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), digits);
   gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), value);
@@ -75,6 +111,26 @@ spin_row (const char    *title,
   adw_action_row_set_activatable_widget (row, spin);
   *row_out = row;
   return GTK_SPIN_BUTTON (spin);
+}
+
+static GtkSwitch *
+switch_row (const char    *title,
+            const char    *subtitle,
+            gboolean       active,
+            AdwActionRow **row_out)
+{
+  AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
+  GtkWidget *toggle = gtk_switch_new ();
+
+  gtk_switch_set_active (GTK_SWITCH (toggle), active);
+  gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  if (subtitle != NULL)
+    adw_action_row_set_subtitle (row, subtitle);
+  adw_action_row_add_suffix (row, toggle);
+  adw_action_row_set_activatable_widget (row, toggle);
+  *row_out = row;
+  return GTK_SWITCH (toggle);
 }
 
 /* The list: every chart of the registry, then the whole report. */
@@ -114,30 +170,352 @@ get_format (HrExportDialog *self)
   return (HrExportFormat) adw_combo_row_get_selected (self->format_row);
 }
 
+static HrChartSizePreset
+get_preset (HrExportDialog *self)
+{
+  return (HrChartSizePreset) MIN (adw_combo_row_get_selected (self->size_row),
+                                  HR_CHART_SIZE_CUSTOM);
+}
+
+static double
+px_per_unit (HrLengthUnit unit)
+{
+  return 1.0 / hr_chart_length_in_unit (1.0, unit);
+}
+
+/* The size the dialog is set to: a preset, or the custom width and height
+ * in their unit (with the fonts for that width). */
 static void
-update_sensitivity (HrExportDialog *self)
+get_size (HrExportDialog *self,
+          HrChartSize    *size)
+{
+  HrChartSizePreset preset = get_preset (self);
+
+  if (preset != HR_CHART_SIZE_CUSTOM)
+    {
+      hr_chart_size_init_preset (size, preset);
+      return;
+    }
+  hr_chart_size_init_custom (size,
+                             gtk_spin_button_get_value (self->width_spin) *
+                             px_per_unit (self->unit),
+                             gtk_spin_button_get_value (self->height_spin) *
+                             px_per_unit (self->unit), self->unit);
+}
+
+/* The style of the file: its colours, its size's fonts. */
+static HrChartStyle *
+make_style (HrExportDialog    *self,
+            const HrChartSize *size)
+{
+  HrChartStyle *style = hr_chart_style_new ((HrChartTheme) adw_combo_row_get_selected (
+                                              self->theme_row));
+
+  style->transparent = gtk_switch_get_active (self->transparent_switch);
+  hr_chart_style_apply_size (style, size);
+  return style;
+}
+
+/* The chart's data for @type, from the window's analysis (as the window's
+ * views and its export make it); kept for the preview. */
+static gconstpointer
+chart_data (HrExportDialog    *self,
+            const HrChartType *type)
+{
+  if (self->data_type != type)
+    {
+      HrChartSource source = { hr_window_get_analysis (self->window), hr_catalog_get_default (),
+                               NULL, NULL };
+
+      if (self->data != NULL)
+        self->data_type->data_free (self->data);
+      self->data = NULL;
+      self->data_type = type;
+      if (type != NULL && source.analysis != NULL)
+        self->data = type->data_new (&source);
+    }
+  return self->data;
+}
+
+/* The spin buttons show the size in the custom unit. */
+static void
+show_size (HrExportDialog    *self,
+           const HrChartSize *size)
+{
+  guint digits = self->unit == HR_LENGTH_PX ? 0 : 2;
+
+  self->updating = TRUE;
+  gtk_spin_button_set_digits (self->width_spin, digits);
+  gtk_spin_button_set_digits (self->height_spin, digits);
+  gtk_spin_button_set_increments (self->width_spin, digits > 0 ? 0.1 : 10, digits > 0 ? 1 : 100);
+  gtk_spin_button_set_increments (self->height_spin, digits > 0 ? 0.1 : 10, digits > 0 ? 1 : 100);
+  /* 16 to 16384 pixels a side, what an export allows */
+  gtk_spin_button_set_range (self->width_spin, hr_chart_length_in_unit (16, self->unit),
+                             hr_chart_length_in_unit (16384, self->unit));
+  gtk_spin_button_set_range (self->height_spin, hr_chart_length_in_unit (16, self->unit),
+                             hr_chart_length_in_unit (16384, self->unit));
+  gtk_spin_button_set_value (self->width_spin, hr_chart_length_in_unit (size->width, self->unit));
+  gtk_spin_button_set_value (self->height_spin, hr_chart_length_in_unit (size->height,
+                                                                         self->unit));
+  self->updating = FALSE;
+}
+
+static void
+update_caption (HrExportDialog *self)
+{
+  HrChartSize size;
+  g_autofree char *w = NULL;
+  g_autofree char *h = NULL;
+  g_autofree char *text = NULL;
+  HrLengthUnit shown;
+
+  get_size (self, &size);
+  shown = size.unit;
+  w = hr_chart_length_format (size.width, shown);
+  h = hr_chart_length_format (size.height, shown);
+  if (is_report (self))
+    text = g_strdup (_("A4 pages; each chart a figure across the page"));
+  else if (get_format (self) == HR_EXPORT_PNG)
+    {
+      double dpi = gtk_spin_button_get_value (self->dpi_spin);
+
+      /* Translators: the figure's size, its text's size, then the PNG's
+       * pixels and resolution */
+      text = g_strdup_printf (_("%s × %s · text %.1f pt · %.0f × %.0f pixels at %.0f dpi"),
+                              w, h, size.font_size, round (size.width * dpi / 96),
+                              round (size.height * dpi / 96), dpi);
+    }
+  else
+    text = g_strdup_printf (_("%s × %s · text %.1f pt, %.1f pt at the least"), w, h,
+                            size.font_size, MIN (size.small_size, size.font_size));
+  gtk_label_set_text (self->caption, text);
+}
+
+static void
+draw_preview (GtkDrawingArea *area,
+              cairo_t        *cr,
+              int             width,
+              int             height,
+              gpointer        user_data)
+{
+  HrExportDialog *self = HR_EXPORT_DIALOG (user_data);
+  const HrChartType *type = get_chart (self);
+  g_autoptr(HrChartStyle) style = NULL;
+  PangoContext *context;
+  gconstpointer data;
+  HrChartSize size;
+  double scale, x, y;
+  const double margin = 12;
+
+  if (type == NULL)
+    type = hr_chart_type_find ("buckets");
+  data = chart_data (self, type);
+  if (data == NULL)
+    return;
+
+  get_size (self, &size);
+  style = make_style (self, &size);
+  scale = MIN ((width - 2 * margin) / size.width, (height - 2 * margin) / size.height);
+  if (!(scale > 0))
+    return;
+  x = (width - size.width * scale) / 2;
+  y = (height - size.height * scale) / 2;
+
+  /* the page, with a soft edge under it */
+  cairo_save (cr);
+  cairo_rectangle (cr, x + 2, y + 3, size.width * scale, size.height * scale);
+  cairo_set_source_rgba (cr, 0, 0, 0, 0.18);
+  cairo_fill (cr);
+  cairo_rectangle (cr, x, y, size.width * scale, size.height * scale);
+  if (style->transparent)
+    {
+      /* a transparent chart over a checkerboard, as image viewers show it */
+      cairo_set_source_rgb (cr, 0.9, 0.9, 0.9);
+      cairo_fill_preserve (cr);
+      cairo_clip (cr);
+      cairo_set_source_rgb (cr, 0.8, 0.8, 0.8);
+      for (double cy = y; cy < y + size.height * scale; cy += 8)
+        for (double cx = x + (fmod ((cy - y) / 8, 2) < 1 ? 0 : 8); cx < x + size.width * scale;
+             cx += 16)
+          cairo_rectangle (cr, cx, cy, 8, 8);
+      cairo_fill (cr);
+    }
+  cairo_restore (cr);
+
+  /* the chart, drawn as the file will have it, scaled to the preview */
+  cairo_save (cr);
+  cairo_translate (cr, x, y);
+  cairo_scale (cr, scale, scale);
+  cairo_rectangle (cr, 0, 0, size.width, size.height);
+  cairo_clip (cr);
+  context = hr_chart_pango_context_new ();
+  hr_chart_prepare_cairo (cr);
+  hr_chart_type_draw (type, cr, context, style, size.width, size.height, data);
+  g_object_unref (context);
+  cairo_restore (cr);
+}
+
+static void
+update (HrExportDialog *self)
 {
   gboolean report = is_report (self);
   HrExportFormat format = get_format (self);
+  gboolean custom = get_preset (self) == HR_CHART_SIZE_CUSTOM;
+  const HrChartType *type = get_chart (self);
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->format_row), !report);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->width_row), !report);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->height_row), !report);
-  gtk_widget_set_sensitive (GTK_WIDGET (self->scale_row), !report && format == HR_EXPORT_PNG);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->size_row), !report);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->width_row), !report && custom);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->height_row), !report && custom);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->unit_row), !report && custom);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->dpi_row), !report && format == HR_EXPORT_PNG);
+  gtk_widget_set_sensitive (GTK_WIDGET (self->svg_text_row), !report && format == HR_EXPORT_SVG);
   gtk_widget_set_sensitive (GTK_WIDGET (self->transparent_row), !report);
+
+  if (type != NULL && chart_data (self, type) != NULL)
+    {
+      g_autofree char *summary = type->summary (chart_data (self, type));
+
+      gtk_accessible_update_property (GTK_ACCESSIBLE (self->preview),
+                                      GTK_ACCESSIBLE_PROPERTY_LABEL, _(type->title),
+                                      GTK_ACCESSIBLE_PROPERTY_DESCRIPTION, summary, -1);
+    }
+  update_caption (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self->preview));
 }
 
 static void
 on_changed (HrExportDialog *self)
 {
-  update_sensitivity (self);
+  if (!self->updating)
+    update (self);
+}
+
+static void
+on_size_changed (HrExportDialog *self)
+{
+  HrChartSize size;
+  HrChartSizePreset preset = get_preset (self);
+
+  if (self->updating)
+    return;
+  /* a preset shows its size (inches for paper, pixels for the screen)
+   * and its resolution; Custom starts from the size shown */
+  if (preset != HR_CHART_SIZE_CUSTOM)
+    {
+      hr_chart_size_init_preset (&size, preset);
+      self->updating = TRUE;
+      for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+        if (units[i] == (size.unit == HR_LENGTH_PX ? HR_LENGTH_PX : HR_LENGTH_IN))
+          adw_combo_row_set_selected (self->unit_row, i);
+      self->unit = size.unit == HR_LENGTH_PX ? HR_LENGTH_PX : HR_LENGTH_IN;
+      /* a screen export stays sharp on a HiDPI screen */
+      gtk_spin_button_set_value (self->dpi_spin, preset == HR_CHART_SIZE_SCREEN ? 192 : size.dpi);
+      self->updating = FALSE;
+      show_size (self, &size);
+    }
+  update (self);
+}
+
+static void
+on_unit_changed (HrExportDialog *self)
+{
+  HrChartSize size;
+  guint selected = adw_combo_row_get_selected (self->unit_row);
+
+  if (self->updating || selected >= G_N_ELEMENTS (units))
+    return;
+  /* the same size, said in the new unit */
+  get_size (self, &size);
+  self->unit = units[selected];
+  show_size (self, &size);
+  update (self);
 }
 
 void
 hr_export_dialog_set_format (HrExportDialog *self,
                              HrExportFormat  format)
 {
+  g_return_if_fail (HR_IS_EXPORT_DIALOG (self));
   adw_combo_row_set_selected (self->format_row, format);
+}
+
+void
+hr_export_dialog_set_size (HrExportDialog    *self,
+                           HrChartSizePreset  preset)
+{
+  g_return_if_fail (HR_IS_EXPORT_DIALOG (self));
+  adw_combo_row_set_selected (self->size_row, preset);
+}
+
+void
+hr_export_dialog_set_custom_size (HrExportDialog *self,
+                                  double          width,
+                                  double          height,
+                                  HrLengthUnit    unit)
+{
+  g_return_if_fail (HR_IS_EXPORT_DIALOG (self));
+
+  adw_combo_row_set_selected (self->size_row, HR_CHART_SIZE_CUSTOM);
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (units[i] == unit)
+      adw_combo_row_set_selected (self->unit_row, i);
+  self->unit = unit;
+  gtk_spin_button_set_value (self->width_spin, width);
+  gtk_spin_button_set_value (self->height_spin, height);
+  update (self);
+}
+
+void
+hr_export_dialog_set_svg_outlines (HrExportDialog *self,
+                                   gboolean        outlines)
+{
+  g_return_if_fail (HR_IS_EXPORT_DIALOG (self));
+  gtk_switch_set_active (self->svg_text_switch, !outlines);
+}
+
+GtkWidget *
+hr_export_dialog_get_preview (HrExportDialog *self)
+{
+  g_return_val_if_fail (HR_IS_EXPORT_DIALOG (self), NULL);
+  return GTK_WIDGET (self->preview);
+}
+
+GtkWidget *
+hr_export_dialog_get_chart_row (HrExportDialog *self)
+{
+  g_return_val_if_fail (HR_IS_EXPORT_DIALOG (self), NULL);
+  return GTK_WIDGET (self->what_row);
+}
+
+/* One chart of the registry at the size, fonts and colours set. */
+static gboolean
+export_chart (HrExportDialog *self,
+              const char     *path,
+              GError        **error)
+{
+  const HrChartType *type = get_chart (self);
+  gconstpointer data = chart_data (self, type);
+  g_autoptr(HrChartStyle) style = NULL;
+  g_autofree char *description = NULL;
+  HrExportOptions options = { 0 };
+  HrChartDrawing drawing = { type, data };
+  HrChartSize size;
+
+  if (data == NULL)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("There is no chart to export yet"));
+      return FALSE;
+    }
+  get_size (self, &size);
+  style = make_style (self, &size);
+  description = type->summary (data);
+  options.format = get_format (self);
+  hr_export_options_set_size (&options, &size, gtk_spin_button_get_value (self->dpi_spin));
+  options.text_as_outlines = !gtk_switch_get_active (self->svg_text_switch);
+  options.title = type->data_title (data);
+  options.description = description;
+  return hr_chart_export (path, &options, style, hr_chart_drawing_draw, &drawing, error);
 }
 
 gboolean
@@ -159,11 +537,7 @@ hr_export_dialog_export_to (HrExportDialog *self,
   if (is_report (self)
         ? !hr_window_export (self->window, HR_EXPORT_WHAT_REPORT, path, HR_EXPORT_PDF, 0, 0, 1,
                              theme, gtk_switch_get_active (self->transparent_switch), error)
-        : !hr_window_export_chart (self->window, get_chart (self)->name, path, get_format (self),
-                                   gtk_spin_button_get_value (self->width_spin),
-                                   gtk_spin_button_get_value (self->height_spin),
-                                   gtk_spin_button_get_value (self->scale_spin), theme,
-                                   gtk_switch_get_active (self->transparent_switch), error))
+        : !export_chart (self, path, error))
     return FALSE;
 
   message = g_strdup_printf (_("Exported “%s”"), name);
@@ -208,11 +582,38 @@ on_export_clicked (HrExportDialog *self)
                         g_object_ref (self), g_object_unref);
 }
 
+/* Enter on a row is the row's: a drop-down opens its list, a switch
+ * toggles; the window's default (Export) only takes Enter from elsewhere. */
+static gboolean
+activate_row_cb (GtkWidget *widget,
+                 GVariant  *args,
+                 gpointer   user_data)
+{
+  return gtk_widget_activate (widget);
+}
+
+static void
+enter_opens_row (GtkWidget *row)
+{
+  GtkEventController *controller = gtk_shortcut_controller_new ();
+
+  gtk_shortcut_controller_add_shortcut (GTK_SHORTCUT_CONTROLLER (controller),
+                                        gtk_shortcut_new (gtk_shortcut_trigger_parse_string (
+                                                            "Return|KP_Enter|ISO_Enter"),
+                                                          gtk_callback_action_new (
+                                                            activate_row_cb, NULL, NULL)));
+  gtk_widget_add_controller (row, controller);
+}
+
 static void
 hr_export_dialog_dispose (GObject *object)
 {
   HrExportDialog *self = HR_EXPORT_DIALOG (object);
 
+  if (self->data != NULL)
+    self->data_type->data_free (self->data);
+  self->data = NULL;
+  self->data_type = NULL;
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (hr_export_dialog_parent_class)->dispose (object);
 }
@@ -236,13 +637,19 @@ hr_export_dialog_init (HrExportDialog *self)
   GtkWidget *export = gtk_button_new_with_mnemonic (_("_Export…"));
   GtkWidget *page = adw_preferences_page_new ();
   GtkWidget *group = adw_preferences_group_new ();
+  GtkWidget *size = adw_preferences_group_new ();
   GtkWidget *look = adw_preferences_group_new ();
+  GtkWidget *shown = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *rows[16];
+  guint n_rows = 0;
+  HrChartSize initial;
 
   self->settings = g_settings_new (SCHEMA_ID);
+  self->unit = HR_LENGTH_PX;
 
   gtk_window_set_title (GTK_WINDOW (self), _("Export"));
   gtk_window_set_modal (GTK_WINDOW (self), TRUE);
-  gtk_window_set_default_size (GTK_WINDOW (self), 460, 560);
+  gtk_window_set_default_size (GTK_WINDOW (self), 520, 760);
   adw_header_bar_set_show_end_title_buttons (ADW_HEADER_BAR (header), FALSE);
   adw_header_bar_set_show_start_title_buttons (ADW_HEADER_BAR (header), FALSE);
   gtk_widget_add_css_class (export, "suggested-action");
@@ -252,43 +659,93 @@ hr_export_dialog_init (HrExportDialog *self)
   adw_header_bar_pack_end (ADW_HEADER_BAR (header), export);
   gtk_window_set_default_widget (GTK_WINDOW (self), export);
 
+  /* the preview: the chart at the size and fonts chosen, and what that is */
+  self->preview = GTK_DRAWING_AREA (gtk_drawing_area_new ());
+  gtk_drawing_area_set_content_height (self->preview, 230);
+  gtk_drawing_area_set_draw_func (self->preview, draw_preview, self, NULL);
+  gtk_accessible_update_property (GTK_ACCESSIBLE (self->preview),
+                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Preview"), -1);
+  self->caption = GTK_LABEL (gtk_label_new (NULL));
+  gtk_label_set_wrap (self->caption, TRUE);
+  gtk_widget_add_css_class (GTK_WIDGET (self->caption), "dim-label");
+  gtk_widget_add_css_class (GTK_WIDGET (self->caption), "caption");
+  gtk_box_append (GTK_BOX (shown), GTK_WIDGET (self->preview));
+  gtk_box_append (GTK_BOX (shown), GTK_WIDGET (self->caption));
+  gtk_widget_set_margin_top (shown, 12);
+  gtk_widget_set_margin_start (shown, 12);
+  gtk_widget_set_margin_end (shown, 12);
+
   self->what_row = what_row ();
   self->format_row = combo_row (_("Format"), format_labels);
-  self->width_spin = spin_row (_("Width"), _("Logical pixels; SVG and PDF in points at 96 dpi"),
-                               200, 8000, 1200, 0, &self->width_row);
-  self->height_spin = spin_row (_("Height"), NULL, 150, 8000, 800, 0, &self->height_row);
-  self->scale_spin = spin_row (_("Scale"), _("Device pixels per logical pixel, for PNG"),
-                               0.5, 8, 2, 1, &self->scale_row);
+  self->size_row = combo_row (_("Size"), size_labels);
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->size_row),
+                               _("The fonts follow: 7 pt a column wide, 16 pt on a slide"));
+  self->width_spin = spin_row (_("Width"), NULL, 16, 16384, 1280, 0, &self->width_row);
+  self->height_spin = spin_row (_("Height"), NULL, 16, 16384, 800, 0, &self->height_row);
+  self->unit_row = combo_row (_("Unit"), unit_labels);
+  adw_combo_row_set_selected (self->unit_row, 2);
+  self->dpi_spin = spin_row (_("Resolution"), _("PNG pixels per inch; 96 is one per pixel"), 24,
+                             2400, 192, 0, &self->dpi_row);
+  gtk_spin_button_set_increments (self->dpi_spin, 24, 96);
+  self->svg_text_switch = switch_row (_("Editable text"),
+                                      _("SVG text as text a drawing program can change; off, as "
+                                        "outlines"), TRUE, &self->svg_text_row);
   self->theme_row = combo_row (_("Theme"), theme_labels);
-  self->transparent_row = ADW_ACTION_ROW (adw_action_row_new ());
-  self->transparent_switch = GTK_SWITCH (gtk_switch_new ());
-  gtk_widget_set_valign (GTK_WIDGET (self->transparent_switch), GTK_ALIGN_CENTER);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (self->transparent_row),
-                                 _("Transparent background"));
-  adw_action_row_add_suffix (self->transparent_row, GTK_WIDGET (self->transparent_switch));
-  adw_action_row_set_activatable_widget (self->transparent_row,
-                                         GTK_WIDGET (self->transparent_switch));
+  self->transparent_switch = switch_row (_("Transparent background"), NULL, FALSE,
+                                         &self->transparent_row);
 
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->what_row));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->format_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->width_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->height_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->scale_row));
+  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (size), _("Size"));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->size_row));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->width_row));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->height_row));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->unit_row));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->dpi_row));
   adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (look), _("Appearance"));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (look), GTK_WIDGET (self->theme_row));
   adw_preferences_group_add (ADW_PREFERENCES_GROUP (look), GTK_WIDGET (self->transparent_row));
+  adw_preferences_group_add (ADW_PREFERENCES_GROUP (look), GTK_WIDGET (self->svg_text_row));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
+  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (size));
   adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (look));
 
+  /* Enter on any row works that row, not the Export button */
+  rows[n_rows++] = GTK_WIDGET (self->what_row);
+  rows[n_rows++] = GTK_WIDGET (self->format_row);
+  rows[n_rows++] = GTK_WIDGET (self->size_row);
+  rows[n_rows++] = GTK_WIDGET (self->unit_row);
+  rows[n_rows++] = GTK_WIDGET (self->theme_row);
+  rows[n_rows++] = GTK_WIDGET (self->transparent_row);
+  rows[n_rows++] = GTK_WIDGET (self->svg_text_row);
+  for (guint i = 0; i < n_rows; i++)
+    enter_opens_row (rows[i]);
+
   gtk_box_append (GTK_BOX (box), header);
+  gtk_box_append (GTK_BOX (box), shown);
   gtk_widget_set_vexpand (page, TRUE);
   gtk_box_append (GTK_BOX (box), page);
   adw_window_set_content (ADW_WINDOW (self), box);
 
   adw_combo_row_set_selected (self->theme_row,
                               g_settings_get_enum (self->settings, "export-theme"));
+  hr_chart_size_init_preset (&initial, HR_CHART_SIZE_SCREEN);
+  show_size (self, &initial);
+
   g_signal_connect_swapped (self->what_row, "notify::selected", G_CALLBACK (on_changed), self);
   g_signal_connect_swapped (self->format_row, "notify::selected", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->theme_row, "notify::selected", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->size_row, "notify::selected", G_CALLBACK (on_size_changed),
+                            self);
+  g_signal_connect_swapped (self->unit_row, "notify::selected", G_CALLBACK (on_unit_changed),
+                            self);
+  g_signal_connect_swapped (self->width_spin, "value-changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->height_spin, "value-changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->dpi_spin, "value-changed", G_CALLBACK (on_changed), self);
+  g_signal_connect_swapped (self->transparent_switch, "notify::active", G_CALLBACK (on_changed),
+                            self);
+  g_signal_connect_swapped (self->svg_text_switch, "notify::active", G_CALLBACK (on_changed),
+                            self);
 }
 
 HrExportDialog *
@@ -307,6 +764,6 @@ hr_export_dialog_new (HrWindow     *window,
       if (g_str_equal (hr_chart_types_get (i)->name,
                        what == HR_EXPORT_WHAT_CURVE ? "curve" : "buckets"))
         adw_combo_row_set_selected (self->what_row, i);
-  update_sensitivity (self);
+  update (self);
   return self;
 }

@@ -21,5 +21,20 @@ gboolean        hr_export_dialog_export_to (HrExportDialog *self,
                                             GError        **error);
 void            hr_export_dialog_set_format (HrExportDialog *self,
                                              HrExportFormat  format);
+/* A figure size and its fonts, as the Size row sets it. */
+void            hr_export_dialog_set_size   (HrExportDialog    *self,
+                                             HrChartSizePreset  preset);
+/* A custom size, @width × @height in @unit (inches, centimetres or
+ * pixels). */
+void            hr_export_dialog_set_custom_size (HrExportDialog *self,
+                                                  double          width,
+                                                  double          height,
+                                                  HrLengthUnit    unit);
+/* SVG text as glyph outlines instead of editable <text>. */
+void            hr_export_dialog_set_svg_outlines (HrExportDialog *self,
+                                                   gboolean        outlines);
+/* The preview, and the Chart row (for tests). */
+GtkWidget      *hr_export_dialog_get_preview (HrExportDialog *self);
+GtkWidget      *hr_export_dialog_get_chart_row (HrExportDialog *self);
 
 G_END_DECLS

@@ -11,6 +11,7 @@
 #include <math.h>
 
 #include "hr-chart-advice.h"
+#include "hr-chart-series.h"
 #include "hr-chart-text.h"
 
 #define MARGIN      16.0
@@ -112,6 +113,14 @@ add_label (HrAdviceChartLayout *layout,
   g_array_append_val (layout->labels, label);
 }
 
+/* The columns a table shows, where and how wide. */
+typedef struct {
+  guint  n;
+  guint  index[N_COLUMNS];   /* into columns[] */
+  double x[N_COLUMNS];       /* from the table's left */
+  double width[N_COLUMNS];
+} Columns;
+
 /* Lays out one table row of @cells at @y; returns its height. */
 static double
 add_row (HrAdviceChartLayout *layout,
@@ -121,14 +130,15 @@ add_row (HrAdviceChartLayout *layout,
          HrChartFont          font,
          HrChartTextRole      role,
          double               left,
-         double               width,
+         const Columns       *shown,
          double               y)
 {
-  double x = left, height = 0;
+  double height = 0;
 
-  for (guint c = 0; c < N_COLUMNS; c++)
+  for (guint k = 0; k < shown->n; k++)
     {
-      double w = columns[c].share * width;
+      guint c = shown->index[k];
+      double x = left + shown->x[k], w = shown->width[k];
       g_autofree char *text = hr_chart_text_ellipsize (context, style, font, cells[c], NULL,
                                                        w - CELL_PAD);
       double anchor = columns[c].align == HR_ALIGN_END ? x + w - CELL_PAD : x;
@@ -138,10 +148,83 @@ add_row (HrAdviceChartLayout *layout,
       add_label (layout, context, style, text, font, role, columns[c].align, 0, anchor,
                  y + ROW_PAD);
       height = MAX (height, h);
-      x += w;
     }
 
   return height + 2 * ROW_PAD;
+}
+
+/* The columns that fit @inner: every one at its share of the width when
+ * each cell fits its share (a wide table, as on screen); else each at the
+ * width its widest cell needs, the least needed going first ("As of",
+ * power, $/GB, cards, break-even, cloud, price, choice) until the rest fit
+ * whole.  @cells are the rows' cells (@n_rows of N_COLUMNS), the header
+ * first. */
+static void
+choose_columns (PangoContext       *context,
+                const HrChartStyle *style,
+                HrChartFont         font,
+                char             ***cells,
+                guint               n_rows,
+                gboolean            first_bold,
+                double              inner,
+                Columns            *shown)
+{
+  static const guint drop_order[] = { 11, 7, 5, 2, 8, 6, 4, 9 };
+  double need[N_COLUMNS] = { 0 };
+  gboolean keep[N_COLUMNS];
+  gboolean by_share = TRUE;
+  double total = 0, x = 0;
+
+  for (guint c = 0; c < N_COLUMNS; c++)
+    {
+      for (guint r = 0; r < n_rows; r++)
+        {
+          double w;
+
+          hr_chart_text_size (context, style,
+                              r == 0 || (r == 1 && first_bold) ? HR_CHART_FONT_BOLD : font,
+                              cells[r][c], 0, &w, NULL);
+          need[c] = MAX (need[c], w + CELL_PAD);
+        }
+      keep[c] = TRUE;
+      by_share &= need[c] <= columns[c].share * inner;
+      total += need[c];
+    }
+
+  for (guint d = 0; !by_share && total > inner && d < G_N_ELEMENTS (drop_order); d++)
+    {
+      keep[drop_order[d]] = FALSE;
+      total -= need[drop_order[d]];
+    }
+
+  shown->n = 0;
+  for (guint c = 0; c < N_COLUMNS; c++)
+    {
+      double w;
+
+      if (!keep[c])
+        continue;
+      /* the room left over, shared as the columns' widths are */
+      w = by_share ? columns[c].share * inner
+                   : need[c] + MAX (0, inner - total) * need[c] / MAX (total, 1);
+      shown->index[shown->n] = c;
+      shown->x[shown->n] = x;
+      shown->width[shown->n] = w;
+      shown->n++;
+      x += w;
+    }
+  /* still too wide (a very narrow canvas): the GPU's name takes what is
+   * left, cut short */
+  if (x > inner && shown->n > 1)
+    {
+      for (guint k = 0; k < shown->n; k++)
+        {
+          if (shown->index[k] == 1)
+            shown->width[k] = MAX (shown->width[k] - (x - inner), 24);
+          if (k > 0)
+            shown->x[k] = shown->x[k - 1] + shown->width[k - 1];
+        }
+    }
 }
 
 HrAdviceChartLayout *
@@ -195,40 +278,62 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
     }
 
   {
-    char *header[N_COLUMNS];
+    guint n = advice->recommendations->len;
+    g_autofree char ***cells = g_new0 (char **, n + 1);
+    Columns shown;
 
+    /* the header, then every recommendation's cells; as people say the
+     * cards' names when the full ones would not fit */
+    cells[0] = g_new0 (char *, N_COLUMNS + 1);
     for (guint c = 0; c < N_COLUMNS; c++)
-      header[c] = (char *) (columns[c].header[0] != '\0' ? _(columns[c].header) : "");
-    y += add_row (layout, context, style, header, width < NARROW ? body : HR_CHART_FONT_BOLD,
-                  HR_TEXT_FOREGROUND, left, inner, y);
+      cells[0][c] = g_strdup (columns[c].header[0] != '\0' ? _(columns[c].header) : "");
+    for (guint i = 0; i < n; i++)
+      {
+        cells[i + 1] = g_new0 (char *, N_COLUMNS + 1);
+        row_cells (g_ptr_array_index (advice->recommendations, i), i + 1, cells[i + 1]);
+      }
+    choose_columns (context, style, body, cells, n + 1, width >= NARROW, inner, &shown);
+    for (guint k = 0; k < shown.n; k++)
+      if (shown.index[k] == 1)
+        for (guint i = 0; i < n; i++)
+          {
+            const HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
+            double w;
+
+            hr_chart_text_size (context, style,
+                                i == 0 && width >= NARROW ? HR_CHART_FONT_BOLD : body,
+                                cells[i + 1][1], 0, &w, NULL);
+            if (w + CELL_PAD > shown.width[k] && r->gpus_per_run <= 1)
+              {
+                g_free (cells[i + 1][1]);
+                cells[i + 1][1] = hr_chart_gpu_short_name (r->gpu_name, NULL, NULL);
+              }
+          }
+    layout->n_columns = shown.n;
+
+    y += add_row (layout, context, style, cells[0], width < NARROW ? body : HR_CHART_FONT_BOLD,
+                  HR_TEXT_FOREGROUND, left, &shown, y);
     g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
-  }
 
-  for (guint i = 0; i < advice->recommendations->len; i++)
-    {
-      const HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
-      char *cells[N_COLUMNS];
-      double row_height;
+    for (guint i = 0; i < n; i++)
+      {
+        double row_height;
 
-      row_cells (r, i + 1, cells);
-      hr_chart_text_size (context, style, body, cells[1], 0, NULL, &row_height);
-      if (y + row_height + 2 * ROW_PAD > bottom)
-        {
-          for (guint c = 0; c < N_COLUMNS; c++)
-            g_free (cells[c]);
+        hr_chart_text_size (context, style, body, cells[i + 1][1], 0, NULL, &row_height);
+        if (y + row_height + 2 * ROW_PAD > bottom)
           break;
-        }
-      row_height = add_row (layout, context, style, cells,
-                            i == 0 && width >= NARROW ? HR_CHART_FONT_BOLD : body,
-                            HR_TEXT_FOREGROUND, left, inner, y);
-      if (i == 0)
-        layout->best = (HrRect) { left, y, inner, row_height };
-      y += row_height;
-      g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
-      layout->n_rows++;
-      for (guint c = 0; c < N_COLUMNS; c++)
-        g_free (cells[c]);
-    }
+        row_height = add_row (layout, context, style, cells[i + 1],
+                              i == 0 && width >= NARROW ? HR_CHART_FONT_BOLD : body,
+                              HR_TEXT_FOREGROUND, left, &shown, y);
+        if (i == 0)
+          layout->best = (HrRect) { left, y, inner, row_height };
+        y += row_height;
+        g_array_append_val (layout->rules, ((HrRect) { left, y, inner, 0 }));
+        layout->n_rows++;
+      }
+    for (guint i = 0; i <= n; i++)
+      g_strfreev (cells[i]);
+  }
   y += SECTION_GAP;
 
   /* Then, while there is room: the best option in words, the host, the

@@ -2,9 +2,13 @@
  *
  * Each bar stacks weights, gradients, optimizer state, activations and
  * overhead from the bottom, with the estimate's range as a bracket beside
- * it, the card's memory as a line, its reserve as a strip, and a verdict.
- * Every segment is named in text beside the bar (with its size and share),
- * and has a pattern of its own, so nothing rests on colour alone.
+ * it and each card's usable memory as a line across it, in the card's
+ * colour, dash and marker as on the curve.  Cards with the same estimate
+ * share a bar, and cards alike a line.  Beside the bar, in one column
+ * moved apart where they crowd and tied to what they name by leaders: the
+ * segments' sizes that do not fit inside them, and each line's cards and
+ * verdict.  Every segment has a pattern of its own, so nothing rests on
+ * colour alone.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,21 +22,40 @@
 #include <math.h>
 
 #include "hr-chart-buckets.h"
+#include "hr-chart-place.h"
+#include "hr-chart-series.h"
 #include "hr-chart-text.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
-#define MARGIN        20.0
-#define BAR_MAX_WIDTH 110.0
-#define LABEL_GAP     14.0   /* between the bar and its labels */
-#define LABEL_SPACING 3.0    /* between two stacked labels */
-#define LEGEND_GAP    16.0
+/* Room around things, in logical pixels at the screen's size (times the
+ * style's spacing) */
+#define MARGIN        14.0
+#define BAR_MAX_WIDTH 96.0
+#define BAR_MIN_WIDTH 14.0
+#define RANGE_WIDTH    6.0   /* the I-beam beside the bar */
+#define RANGE_GAP      3.0   /* the I-beam to the bar */
+#define LABEL_GAP     12.0   /* the bar to the labels beside it */
+#define LABEL_SPACING  2.0   /* between two stacked labels */
+#define LEGEND_GAP    14.0
+#define LEGEND_SWATCH 10.0
+#define SWATCH_WIDTH  18.0   /* a card's line and marker before its name */
+#define SWATCH_GAP     4.0
+#define MARKER_RADIUS  4.0
+#define TITLE_GAP     10.0
+
+/* Bars this close in every bucket are one bar: cards alike (see
+ * same_estimate()). */
+#define SAME_BAR 0.005
+/* Cards whose usable memory is this close are one line. */
+#define SAME_CARD 0.01
 
 static void
 bar_free (HrBucketBar *bar)
 {
   g_free (bar->label);
   g_free (bar->card);
+  g_free (bar->short_card);
   g_free (bar);
 }
 
@@ -54,6 +77,7 @@ hr_bucket_chart_data_free (HrBucketChartData *data)
   g_free (data->title);
   g_free (data->subtitle);
   g_ptr_array_unref (data->bars);
+  g_free (data->note);
   g_free (data);
 }
 
@@ -66,6 +90,7 @@ hr_bucket_chart_data_add_bar (HrBucketChartData *data,
   g_return_val_if_fail (data != NULL, NULL);
 
   bar->label = g_strdup (label != NULL ? label : "");
+  bar->series = data->bars->len;
   g_ptr_array_add (data->bars, bar);
   return bar;
 }
@@ -90,6 +115,8 @@ hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
       bar->capacity = est->capacity;
       bar->usable = est->usable;
       bar->card = g_strdup (est->gpu_name);
+      bar->short_card = est->gpu_name != NULL ? hr_chart_gpu_short_name (est->gpu_name, NULL, NULL)
+                                              : NULL;
       bar->fits = est->fits;
       bar->need = est->need;
     }
@@ -114,6 +141,7 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
                                     scenario->gpus > 1 ? _(" · per GPU") : "",
                                     hr_analysis_get_calibration (analysis) != NULL
                                       ? _(" · calibrated by measurement") : "");
+  data->note = hr_chart_analysis_note (analysis);
 
   if (hr_analysis_get_n_gpus (analysis) == 0)
     {
@@ -152,16 +180,26 @@ hr_bucket_bar_total (const HrBucketBar *bar)
 }
 
 static void
+card_line_clear (gpointer data)
+{
+  HrBucketCardLine *line = data;
+
+  g_clear_pointer (&line->bars, g_array_unref);
+  hr_chart_label_clear (&line->label);
+  hr_chart_label_clear (&line->detail);
+}
+
+static void
 bar_layout_clear (gpointer data)
 {
   HrBucketBarLayout *bar = data;
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     hr_chart_label_clear (&bar->segment_labels[i]);
-  hr_chart_label_clear (&bar->capacity_label);
   hr_chart_label_clear (&bar->name);
   hr_chart_label_clear (&bar->total);
-  hr_chart_label_clear (&bar->verdict);
+  g_clear_pointer (&bar->members, g_array_unref);
+  g_clear_pointer (&bar->cards, g_array_unref);
 }
 
 void
@@ -178,6 +216,42 @@ hr_bucket_chart_layout_free (HrBucketChartLayout *layout)
   g_free (layout);
 }
 
+void
+hr_bucket_chart_layout_collect_labels (const HrBucketChartLayout *layout,
+                                       GPtrArray                 *labels)
+{
+  g_return_if_fail (layout != NULL && labels != NULL);
+
+  for (guint i = 0; i < layout->labels->len; i++)
+    g_ptr_array_add (labels, &g_array_index (layout->labels, HrChartLabel, i));
+  for (guint i = 0; i < layout->y_ticks->len; i++)
+    g_ptr_array_add (labels, &g_array_index (layout->y_ticks, HrAxisTick, i).label);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    if (layout->legend_labels[i].text != NULL)
+      g_ptr_array_add (labels, (gpointer) &layout->legend_labels[i]);
+  for (guint i = 0; i < layout->bars->len; i++)
+    {
+      HrBucketBarLayout *bar = &g_array_index (layout->bars, HrBucketBarLayout, i);
+      HrChartLabel *own[] = { &bar->total, &bar->name };
+
+      for (guint b = 0; b < HR_N_BUCKETS; b++)
+        if (bar->segment_labels[b].text != NULL)
+          g_ptr_array_add (labels, &bar->segment_labels[b]);
+      for (guint k = 0; k < G_N_ELEMENTS (own); k++)
+        if (own[k]->text != NULL)
+          g_ptr_array_add (labels, own[k]);
+      for (guint c = 0; c < bar->cards->len; c++)
+        {
+          HrBucketCardLine *line = &g_array_index (bar->cards, HrBucketCardLine, c);
+
+          if (line->label.text != NULL)
+            g_ptr_array_add (labels, &line->label);
+          if (line->detail.text != NULL)
+            g_ptr_array_add (labels, &line->detail);
+        }
+    }
+}
+
 double
 hr_bucket_chart_y_position (const HrBucketChartLayout *layout,
                             double                     bytes)
@@ -185,66 +259,851 @@ hr_bucket_chart_y_position (const HrBucketChartLayout *layout,
   return layout->plot.y + layout->plot.height - bytes / layout->y_max * layout->plot.height;
 }
 
-/* Moves label boxes (sorted by their wanted y) apart so that none
- * overlaps, keeping them within [top, bottom]. */
-static void
-spread_labels (HrChartLabel **labels,
-               guint          n,
-               double         top,
-               double         bottom)
+/* A label of @text wrapped at @max_width, never cut. */
+static HrChartLabel
+wrapped_label (PangoContext       *context,
+               const HrChartStyle *style,
+               const char         *text,
+               HrChartFont         font,
+               HrChartTextRole     role,
+               HrAlign             align,
+               double              max_width)
 {
-  if (n == 0)
-    return;
+  double w;
 
-  /* downwards: each below the previous */
-  for (guint i = 1; i < n; i++)
+  hr_chart_text_size (context, style, font, text, 0, &w, NULL);
+  return hr_chart_label_new (context, style, g_strdup (text), font, role, align,
+                             max_width > 0 && w > max_width ? max_width : 0, 0, 0);
+}
+
+static gboolean
+close_to (double a,
+          double b,
+          double tolerance)
+{
+  return fabs (a - b) <= tolerance * MAX (fabs (a), fabs (b)) + 1;
+}
+
+/* Two bars draw the same when every bucket and the range agree to the
+ * chart's resolution: half a percent, or 0.05 GiB. */
+static gboolean
+same_amount (double a,
+             double b)
+{
+  return fabs (a - b) <= MAX (SAME_BAR * MAX (fabs (a), fabs (b)), 0.05 * GiB);
+}
+
+static gboolean
+same_estimate (const HrBucketBar *a,
+               const HrBucketBar *b)
+{
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    if (!same_amount (a->bytes[i], b->bytes[i]))
+      return FALSE;
+  return same_amount (a->low, b->low) && same_amount (a->high, b->high) &&
+         (a->capacity > 0) == (b->capacity > 0);
+}
+
+/* The data's bars as drawn: consecutive bars of one estimate (cards alike
+ * under PyTorch) make one. */
+static GPtrArray *
+group_bars (const HrBucketChartData *data)
+{
+  GPtrArray *groups = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+
+  for (guint i = 0; i < data->bars->len; i++)
     {
-      double min_y = labels[i - 1]->box.y + labels[i - 1]->box.height + LABEL_SPACING;
+      const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
+      GArray *home = NULL;
 
-      if (labels[i]->box.y < min_y)
-        labels[i]->box.y = min_y;
+      for (guint g = 0; g < groups->len && home == NULL; g++)
+        {
+          GArray *group = g_ptr_array_index (groups, g);
+          guint head = g_array_index (group, guint, 0);
+          const HrBucketBar *first = g_ptr_array_index (data->bars, head);
+
+          if (first->card != NULL && bar->card != NULL && same_estimate (first, bar))
+            home = group;
+        }
+      if (home == NULL)
+        {
+          home = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_ptr_array_add (groups, home);
+        }
+      g_array_append_val (home, i);
+    }
+  return groups;
+}
+
+/* The cards of one drawn bar, one line for cards alike. */
+static GPtrArray *
+group_cards (const HrBucketChartData *data,
+             const GArray            *members)
+{
+  GPtrArray *groups = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
+
+  for (guint k = 0; k < members->len; k++)
+    {
+      guint i = g_array_index (members, guint, k);
+      const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
+      GArray *home = NULL;
+
+      if (bar->capacity <= 0)
+        continue;
+      for (guint g = 0; g < groups->len && home == NULL; g++)
+        {
+          GArray *group = g_ptr_array_index (groups, g);
+          guint head = g_array_index (group, guint, 0);
+          const HrBucketBar *first = g_ptr_array_index (data->bars, head);
+
+          if (close_to (first->usable, bar->usable, SAME_CARD) && first->fits == bar->fits)
+            home = group;
+        }
+      if (home == NULL)
+        {
+          home = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_ptr_array_add (groups, home);
+        }
+      g_array_append_val (home, i);
+    }
+  return groups;
+}
+
+/* A bar says what it is under it when that is not its card's name: a
+ * variant ("bf16 mixed", "micro-batch 2"), or a bar without a card. */
+static gboolean
+bar_has_name (const HrBucketBar *bar)
+{
+  return bar->card == NULL || !g_str_equal (bar->label, bar->card);
+}
+
+/* How a line's cards are named: in full, as people say them, or so, one
+ * a line. */
+typedef enum {
+  NAMES_FULL,
+  NAMES_SHORT,
+  NAMES_STACKED,
+} NameForm;
+
+static char *
+card_names (const HrBucketChartData *data,
+            const GArray            *cards,
+            NameForm                 form)
+{
+  GString *names = g_string_new (NULL);
+
+  for (guint k = 0; k < cards->len; k++)
+    {
+      const HrBucketBar *bar = g_ptr_array_index (data->bars, g_array_index (cards, guint, k));
+      const char *name = form != NAMES_FULL && bar->short_card != NULL ? bar->short_card
+                                                                       : bar->card;
+
+      /* Translators: between the names of cards that share a line, on one
+       * line or one a line */
+      g_string_append_printf (names, "%s%s", k == 0 ? "" : form == NAMES_STACKED ? _(",\n")
+                                                                                  : _(", "),
+                              name);
+    }
+  return g_string_free (names, FALSE);
+}
+
+/* "21.6 GiB usable · ✓ 3.5 GiB spare": words and a sign, never colour
+ * alone; when the fit is not about the whole bar (JAX's pool), it says
+ * what it is about. */
+static char *
+card_detail (const HrBucketChartData *data,
+             const GArray            *cards,
+             gboolean                 brief)
+{
+  const HrBucketBar *bar = g_ptr_array_index (data->bars, g_array_index (cards, guint, 0));
+  double margin = G_MAXDOUBLE, usable = G_MAXDOUBLE;
+  gboolean pool = bar->need < 0.99 * hr_bucket_bar_total (bar);
+  g_autofree char *amount = NULL;
+  g_autofree char *room = NULL;
+
+  /* cards alike: the least room of them */
+  for (guint k = 0; k < cards->len; k++)
+    {
+      const HrBucketBar *b = g_ptr_array_index (data->bars, g_array_index (cards, guint, k));
+
+      margin = MIN (margin, fabs (b->usable - b->need));
+      usable = MIN (usable, b->usable);
+    }
+  amount = hr_chart_format_bytes (margin);
+  room = hr_chart_format_bytes (usable);
+
+  if (brief)
+    return bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
+                     : g_strdup_printf (_("✗ %s over"), amount);
+  if (bar->fits)
+    /* Translators: a card's usable memory, then how much the estimate
+     * leaves of it */
+    return g_strdup_printf (pool ? _("%s usable · ✓ %s spare in XLA's pool")
+                                 : _("%s usable · ✓ %s spare"), room, amount);
+  return g_strdup_printf (pool ? _("%s usable · ✗ %s over XLA's pool")
+                               : _("%s usable · ✗ %s over"), room, amount);
+}
+
+static char *
+segment_text (const HrBucketBar *bar,
+              guint              bucket,
+              guint              level)
+{
+  double total = hr_bucket_bar_total (bar);
+  double share = total > 0 ? 100.0 * bar->bytes[bucket] / total : 0;
+  g_autofree char *size = hr_chart_format_bytes (bar->bytes[bucket]);
+  g_autofree char *percent = share > 0 && share < 1 ? g_strdup ("<1%")
+                                                    : g_strdup_printf ("%.0f%%", share);
+
+  /* the name, the size and the share; then less, as room runs out (the
+   * legend names each segment by its colour and pattern) */
+  if (level == 0)
+    return g_strdup_printf ("%s  %s · %s", hr_bucket_get_label (bucket), size, percent);
+  if (level == 1)
+    return g_strdup_printf ("%s · %s", size, percent);
+  return g_steal_pointer (&size);
+}
+
+/* A block in a column beside a bar: a segment's size, the total, or a
+ * line's cards; its anchor is the y it names. */
+typedef struct {
+  double        anchor;
+  double        height;
+  double        top;
+  HrChartLabel *label;
+  HrChartLabel *second;   /* a card's detail under its names */
+  int           bucket;   /* the segment, -1 for others */
+  int           card;     /* the card line, -1 for others */
+  gboolean      total;
+  int           priority; /* the least goes first when there is no room; 100 stays */
+} Block;
+
+static int
+compare_blocks (gconstpointer a,
+                gconstpointer b)
+{
+  const Block *ba = a, *bb = b;
+
+  return (ba->anchor > bb->anchor) - (ba->anchor < bb->anchor);
+}
+
+/* The column's blocks, moved apart within [top, bottom], each as near its
+ * anchor as the others let it; the least important go while they do not
+ * fit.  Returns the blocks kept. */
+static guint
+spread_column (Block  *blocks,
+               guint   n,
+               double  gap,
+               double  top,
+               double  bottom)
+{
+  g_autofree double *tops = g_new0 (double, MAX (n, 1));
+  g_autofree double *heights = g_new0 (double, MAX (n, 1));
+
+  for (;;)
+    {
+      double total = 0;
+      int weakest = -1;
+
+      for (guint i = 0; i < n; i++)
+        total += blocks[i].height + (i > 0 ? gap : 0);
+      if (total <= bottom - top || n == 0)
+        break;
+      for (guint i = 0; i < n; i++)
+        if (weakest < 0 || blocks[i].priority < blocks[weakest].priority)
+          weakest = i;
+      if (blocks[weakest].priority >= 100)
+        break;
+      /* not drawn */
+      hr_chart_label_clear (blocks[weakest].label);
+      memmove (&blocks[weakest], &blocks[weakest + 1], (n - weakest - 1) * sizeof *blocks);
+      n--;
     }
 
-  /* then upwards from the bottom limit if the last one overflows */
-  if (labels[n - 1]->box.y + labels[n - 1]->box.height > bottom)
+  qsort (blocks, n, sizeof *blocks, compare_blocks);
+  for (guint i = 0; i < n; i++)
     {
-      labels[n - 1]->box.y = bottom - labels[n - 1]->box.height;
-      for (guint i = n - 1; i > 0; i--)
-        {
-          double max_y = labels[i]->box.y - LABEL_SPACING - labels[i - 1]->box.height;
+      tops[i] = blocks[i].anchor - blocks[i].label->box.height / 2;
+      heights[i] = blocks[i].height;
+    }
+  hr_place_spread (tops, heights, n, gap, top, bottom);
+  for (guint i = 0; i < n; i++)
+    blocks[i].top = tops[i];
+  return n;
+}
 
-          if (labels[i - 1]->box.y > max_y)
-            labels[i - 1]->box.y = max_y;
+typedef struct {
+  const HrBucketChartData *data;
+  const HrChartStyle      *style;
+  PangoContext            *context;
+  HrBucketChartLayout     *layout;
+  double                   s;
+} Builder;
+
+/* How a bar's segments are labelled, from the most said to the least. */
+typedef enum {
+  SEGMENTS_NAMED,       /* all beside the bar: "Weights  15.0 GiB · 83%" */
+  SEGMENTS_SIZED,       /* all beside: "15.0 GiB · 83%" */
+  SEGMENTS_INSIDE,      /* inside where they fit, their size beside where not */
+  SEGMENTS_INSIDE_ONLY, /* inside where they fit (the legend names the rest) */
+} SegmentLevel;
+
+static gboolean
+fits_inside (Builder           *b,
+             const HrBucketBar *bar,
+             guint              bucket,
+             double             bar_w)
+{
+  g_autofree char *size = hr_chart_format_bytes (bar->bytes[bucket]);
+  double h = bar->bytes[bucket] / b->layout->y_max * b->layout->plot.height;
+  double w, th;
+
+  hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, size, 0, &w, &th);
+  return w + 4 * b->s <= bar_w && th + 1 <= h;
+}
+
+/* The width the segments' column needs at @level. */
+static double
+segments_need (Builder           *b,
+               const HrBucketBar *bar,
+               SegmentLevel       level,
+               double             bar_w)
+{
+  double need = 0;
+
+  if (level == SEGMENTS_INSIDE_ONLY)
+    return 0;
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    if (bar->bytes[i] > 0 && !(level == SEGMENTS_INSIDE && fits_inside (b, bar, i, bar_w)))
+      {
+        g_autofree char *text = segment_text (bar, i, MIN (level, 2));
+        double w;
+
+        hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, text, 0, &w, NULL);
+        need = MAX (need, w);
+      }
+  return need;
+}
+
+/* The width the cards' column needs, their names in full or short, their
+ * verdict brief or whole. */
+static double
+cards_need (Builder   *b,
+            GPtrArray *cards,
+            NameForm   form,
+            gboolean   brief)
+{
+  double need = 0, lead = (SWATCH_WIDTH + SWATCH_GAP) * b->s;
+
+  for (guint c = 0; c < cards->len; c++)
+    {
+      g_autofree char *names = card_names (b->data, g_ptr_array_index (cards, c), form);
+      g_autofree char *detail = card_detail (b->data, g_ptr_array_index (cards, c), brief);
+      double wn, wd;
+
+      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL_BOLD, names, 0, &wn, NULL);
+      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, detail, 0, &wd, NULL);
+      need = MAX (need, lead + MAX (wn, wd));
+    }
+  return need;
+}
+
+/* Puts a column's spread blocks at @x, with their leaders: the segments'
+ * (right-aligned, left of the bar) or the cards' and the total (right of
+ * it). */
+static void
+place_column (HrBucketBarLayout *bl,
+              Block             *blocks,
+              guint              n_blocks,
+              double             x,
+              double             width,
+              gboolean           left,
+              double             lead,
+              double             s)
+{
+  for (guint i = 0; i < n_blocks; i++)
+    {
+      Block *block = &blocks[i];
+      double middle = block->top + block->label->box.height / 2;
+
+      if (block->card >= 0)
+        {
+          HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, block->card);
+
+          line->swatch = (HrRect) { x, block->top, SWATCH_WIDTH * s, line->label.box.height };
+          line->label.box.x = x + lead;
+          line->label.box.y = block->top;
+          line->detail.box.x = x + lead;
+          line->detail.box.y = block->top + line->label.box.height;
+          line->has_leader = TRUE;
+          line->leader_from = (HrPoint) { line->x_end, line->y };
+          line->leader_to = (HrPoint) { x - 1, middle };
+          continue;
+        }
+      block->label->box.x = left ? x + width - block->label->box.width : x;
+      block->label->box.y = block->top;
+      if (block->bucket >= 0)
+        {
+          const HrRect *seg = &bl->segments[block->bucket];
+
+          bl->leader_from[block->bucket] = (HrPoint) { seg->x - 1, seg->y + seg->height / 2 };
+          bl->leader_to[block->bucket] = (HrPoint) { x + width + 2 * s, middle };
+        }
+      else if (block->total)
+        {
+          bl->total_leader = TRUE;
+          bl->total_from = (HrPoint) { bl->bar.x + bl->bar.width + 1, bl->bar.y };
+          bl->total_to = (HrPoint) { x - 2 * s, middle };
+        }
+    }
+}
+
+/* Whether a slot @slot_width wide has no room beside its bar for its
+ * cards' names at their briefest (as people say them, one a line) and
+ * their verdicts: then they go under the plot. */
+static gboolean
+slot_is_narrow (Builder   *b,
+                GArray    *members,
+                double     slot_width)
+{
+  g_autoptr(GPtrArray) cards = group_cards (b->data, members);
+  double s = b->s;
+  double bar_w = CLAMP (slot_width * 0.3, BAR_MIN_WIDTH * s, BAR_MAX_WIDTH * s);
+
+  if (cards->len == 0)
+    return FALSE;
+  return bar_w + (RANGE_WIDTH + RANGE_GAP) * s + LABEL_GAP * s +
+         cards_need (b, cards, NAMES_STACKED, TRUE) > slot_width - 2 * s;
+}
+
+/* The height of a narrow slot's cards under the plot. */
+static double
+narrow_names_height (Builder *b,
+                     GArray  *members,
+                     double   slot_width)
+{
+  g_autoptr(GPtrArray) cards = group_cards (b->data, members);
+  double s = b->s, lead = (SWATCH_WIDTH + SWATCH_GAP) * s, height = 0;
+
+  for (guint c = 0; c < cards->len; c++)
+    {
+      g_autofree char *names = card_names (b->data, g_ptr_array_index (cards, c), NAMES_STACKED);
+      g_autofree char *detail = card_detail (b->data, g_ptr_array_index (cards, c), TRUE);
+      double hn, hd;
+
+      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL_BOLD, names,
+                          slot_width - 2 * s - lead, NULL, &hn);
+      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, detail,
+                          slot_width - 2 * s - lead, NULL, &hd);
+      height += hn + hd + (c > 0 ? LABEL_SPACING * s : 0);
+    }
+  return height;
+}
+
+/* One drawn bar in its slot: from the left, the segments' sizes (moved
+ * apart, with leaders), the bar, the range's bracket, then the cards'
+ * names and verdicts at their lines (moved apart, with leaders); the
+ * total over the bar where nothing is, else with the cards. */
+static void
+layout_bar (Builder      *b,
+            GArray       *members,
+            double        slot_x,
+            double        slot_width,
+            double        top_limit,
+            gboolean      narrow,
+            gboolean      several)
+{
+  HrBucketChartLayout *layout = b->layout;
+  const HrBucketBar *bar = g_ptr_array_index (b->data->bars, g_array_index (members, guint, 0));
+  const HrChartStyle *style = b->style;
+  double s = b->s;
+  g_autoptr(GPtrArray) cards = group_cards (b->data, members);
+  g_autoptr(HrPlacer) placer = NULL;
+  HrBucketBarLayout bl = { 0 };
+  double total = hr_bucket_bar_total (bar);
+  double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
+  double range_w = (RANGE_WIDTH + RANGE_GAP) * s;
+  double gap = LABEL_GAP * s, bottom = layout->plot.y + layout->plot.height;
+  double bar_w = 0, left_w = 0, right_w = 0, x0, bar_x, right_x, y;
+  SegmentLevel level = SEGMENTS_NAMED;
+  NameForm form = NAMES_FULL;
+  gboolean found = FALSE;
+  Block left[HR_N_BUCKETS], right[16 + 1];
+  guint n_left = 0, n_right = 0;
+
+  bl.members = g_array_ref (members);
+  bl.cards = g_array_new (FALSE, TRUE, sizeof (HrBucketCardLine));
+  g_array_set_clear_func (bl.cards, card_line_clear);
+
+  /* The most text that fits across the slot, with a bar at least
+   * BAR_MIN_WIDTH wide: the cards' names in full, then as people say
+   * them; the segments' text less and less. */
+  for (guint attempt = 0; attempt < 12 && !found; attempt++)
+    {
+      double min_bar = BAR_MIN_WIDTH * s;
+
+      form = (NameForm) (attempt % 3);
+      /* beside several bars, the legend names the segments: sizes only */
+      level = (SegmentLevel) MAX (attempt / 3, several ? SEGMENTS_INSIDE : SEGMENTS_NAMED);
+      /* a narrow slot's cards go under the plot */
+      right_w = cards->len > 0 && !narrow ? cards_need (b, cards, form, TRUE) : 0;
+      bar_w = CLAMP (slot_width * 0.3, min_bar, BAR_MAX_WIDTH * s);
+      left_w = segments_need (b, bar, level, bar_w);
+      /* beside several bars, a column of sizes wider than a third of the
+       * slot crowds more than it says */
+      if (several && left_w + gap > slot_width / 3)
+        continue;
+      if ((left_w > 0 ? left_w + gap : 0) + bar_w + range_w + (right_w > 0 ? gap + right_w : 0)
+          <= slot_width - 2 * s)
+        found = TRUE;
+      else if (attempt == 11)
+        {
+          /* nothing fits: the bar narrows to its least, values inside */
+          bar_w = MAX (min_bar, MIN (slot_width * 0.5, BAR_MAX_WIDTH * s));
+          left_w = 0;
+          if (right_w > 0)
+            right_w = MAX (slot_width - 2 * s - bar_w - range_w - gap, 8);
         }
     }
 
-  if (labels[0]->box.y < top)
-    {
-      double shift = top - labels[0]->box.y;
+  /* the group, centred in its slot; a wide slot widens the bar */
+  {
+    double used = (left_w > 0 ? left_w + gap : 0) + bar_w + range_w +
+                  (right_w > 0 ? gap + right_w : 0);
+    double spare = slot_width - 2 * s - used;
 
-      for (guint i = 0; i < n; i++)
-        labels[i]->box.y += shift;
+    /* room to spare: the verdicts in full, then a wider bar */
+    if (spare > 0 && right_w > 0)
+      {
+        double whole = cards_need (b, cards, form, FALSE);
+        double more = MIN (spare, MAX (0, whole - right_w));
+
+        right_w += more;
+        used += more;
+        spare -= more;
+      }
+    if (spare > 0)
+      {
+        double wider = MIN (spare * 0.5, BAR_MAX_WIDTH * s - bar_w);
+
+        if (wider > 0)
+          {
+            bar_w += wider;
+            used += wider;
+          }
+      }
+    x0 = slot_x + s + MAX (0, (slot_width - 2 * s - used) / 2);
+  }
+  bar_x = x0 + (left_w > 0 ? left_w + gap : 0);
+  right_x = bar_x + bar_w + range_w + gap;
+  bl.bar = (HrRect) { bar_x, hr_bucket_chart_y_position (layout, total), bar_w,
+                      total / layout->y_max * layout->plot.height };
+
+  /* the range bracket, right of the bar */
+  if (bar->high > 0)
+    {
+      double yl = hr_bucket_chart_y_position (layout, bar->low);
+      double yh = hr_bucket_chart_y_position (layout, bar->high);
+
+      bl.range = (HrRect) { bar_x + bar_w + RANGE_GAP * s, yh, RANGE_WIDTH * s, yl - yh };
     }
+
+  /* the segments, and their sizes: inside or beside */
+  y = hr_bucket_chart_y_position (layout, 0);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      double h = bar->bytes[i] / layout->y_max * layout->plot.height;
+
+      y -= h;
+      bl.segments[i] = (HrRect) { bar_x, y, bar_w, h };
+      if (bar->bytes[i] <= 0)
+        continue;
+
+      if (level >= SEGMENTS_INSIDE && fits_inside (b, bar, i, bar_w))
+        {
+          g_autofree char *size = hr_chart_format_bytes (bar->bytes[i]);
+          double th;
+
+          hr_chart_text_size (b->context, style, HR_CHART_FONT_SMALL, size, 0, NULL, &th);
+          bl.segment_labels[i] = hr_chart_label_new (b->context, style, g_steal_pointer (&size),
+                                                     HR_CHART_FONT_SMALL, HR_TEXT_ON_FILL,
+                                                     HR_ALIGN_CENTER, 0, bar_x + bar_w / 2,
+                                                     y + h / 2 - th / 2);
+          bl.label_inside[i] = TRUE;
+        }
+      else if (level < SEGMENTS_INSIDE_ONLY && left_w > 0)
+        {
+          g_autofree char *text = segment_text (bar, i, MIN (level, 2));
+
+          bl.segment_labels[i] = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
+                                                HR_TEXT_FOREGROUND, HR_ALIGN_END, left_w);
+          /* the larger segments matter more */
+          left[n_left++] = (Block) { y + h / 2, bl.segment_labels[i].box.height, 0,
+                                     &bl.segment_labels[i], NULL, i, -1, FALSE,
+                                     (int) MIN (99, 1 + 98 * bar->bytes[i] / MAX (total, 1)) };
+        }
+    }
+  n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
+  place_column (&bl, left, n_left, x0, left_w, TRUE, lead, s);
+
+  /* each card line, across the bar, its names and verdict at its end */
+  for (guint c = 0; c < cards->len && c < 16; c++)
+    {
+      GArray *group = g_ptr_array_index (cards, c);
+      const HrBucketBar *card = g_ptr_array_index (b->data->bars, g_array_index (group, guint, 0));
+      HrBucketCardLine line = { 0 };
+      g_autofree char *names = card_names (b->data, group, form);
+      g_autofree char *detail = card_detail (b->data, group, FALSE);
+      double wd;
+
+      line.bars = g_array_ref (group);
+      line.series = card->series;
+      line.fits = card->fits;
+      line.y = hr_bucket_chart_y_position (layout, card->usable);
+      line.x_start = bar_x - 3 * s;
+      line.x_end = bar_x + bar_w + range_w + 2 * s;
+      if (narrow)
+        {
+          double room = slot_width - 2 * s - lead;
+
+          /* across the bar and its bracket, the names under the plot */
+          line.x_end = bar_x + bar_w + range_w + 4 * s;
+          g_free (names);
+          names = card_names (b->data, group, NAMES_STACKED);
+          g_free (detail);
+          detail = card_detail (b->data, group, TRUE);
+          line.label = wrapped_label (b->context, style, names, HR_CHART_FONT_SMALL_BOLD,
+                                      HR_TEXT_FOREGROUND, HR_ALIGN_START, room);
+          line.detail = wrapped_label (b->context, style, detail, HR_CHART_FONT_SMALL,
+                                       card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
+                                       room);
+          g_array_append_val (bl.cards, line);
+          continue;
+        }
+      line.label = wrapped_label (b->context, style, names, HR_CHART_FONT_SMALL_BOLD,
+                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, right_w - lead);
+      hr_chart_text_size (b->context, style, HR_CHART_FONT_SMALL, detail, 0, &wd, NULL);
+      if (wd > right_w - lead)
+        {
+          g_free (detail);
+          detail = card_detail (b->data, group, TRUE);
+        }
+      line.detail = wrapped_label (b->context, style, detail, HR_CHART_FONT_SMALL,
+                                   card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
+                                   right_w - lead);
+      g_array_append_val (bl.cards, line);
+    }
+  /* a size inside its segment stays clear of the card lines across it:
+   * moved within the segment, or left out (the legend and the line say
+   * the rest) */
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      HrChartLabel *label = &bl.segment_labels[i];
+      const HrRect *seg = &bl.segments[i];
+
+      if (label->text == NULL || !bl.label_inside[i])
+        continue;
+      for (guint c = 0; c < bl.cards->len; c++)
+        {
+          const HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
+          double pad = style->line_width;
+
+          if (line->y + pad <= label->box.y || line->y - pad >= label->box.y + label->box.height)
+            continue;
+          /* below the line, or above it, while inside the segment */
+          if (line->y + pad + label->box.height <= seg->y + seg->height)
+            label->box.y = line->y + pad;
+          else if (line->y - pad - label->box.height >= seg->y)
+            label->box.y = line->y - pad - label->box.height;
+          else
+            {
+              hr_chart_label_clear (label);
+              break;
+            }
+        }
+    }
+
+  /* a bar that is not its card's says what it is under the plot */
+  if (bar_has_name (bar))
+    {
+      bl.name = wrapped_label (b->context, style, bar->label, HR_CHART_FONT_SMALL_BOLD,
+                               HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, slot_width - 4 * s);
+      hr_chart_label_place (b->context, style, &bl.name, bar_x + bar_w / 2, bottom + 3 * s);
+      bl.name.box.x = CLAMP (bl.name.box.x, slot_x + s,
+                             slot_x + slot_width - s - bl.name.box.width);
+    }
+
+  if (narrow)
+    {
+      /* under the plot, one card after the other, from the slot's left */
+      double under = bl.name.text != NULL ? bl.name.box.y + bl.name.box.height + LABEL_SPACING * s
+                                          : bottom + 3 * s;
+
+      for (guint c = 0; c < bl.cards->len; c++)
+        {
+          HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
+          double x = slot_x + s;
+
+          line->swatch = (HrRect) { x, under, SWATCH_WIDTH * s,
+                                    MIN (line->label.box.height,
+                                         line->label.box.height / MAX (1, line->bars->len)) };
+          line->label.box.x = x + lead;
+          line->label.box.y = under;
+          line->detail.box.x = x + lead;
+          line->detail.box.y = under + line->label.box.height;
+          under = line->detail.box.y + line->detail.box.height + LABEL_SPACING * s;
+        }
+    }
+  else
+    {
+      for (guint c = 0; c < bl.cards->len; c++)
+        {
+          HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
+
+          right[n_right++] = (Block) { line->y, line->label.box.height + line->detail.box.height,
+                                       0, &line->label, &line->detail, -1, c, FALSE, 100 };
+        }
+      n_right = spread_column (right, n_right, LABEL_SPACING * s, top_limit, bottom);
+      place_column (&bl, right, n_right, right_x, right_w, FALSE, lead, s);
+    }
+
+  /* the total (and its range) over the bar and its bracket, clear of the
+   * card lines, the columns and the leaders; else with the cards, at the
+   * bar's top */
+  placer = hr_placer_new (&(HrRect) { slot_x, top_limit, slot_width, bottom - top_limit }, 0);
+  hr_placer_block (placer, &bl.bar);
+  if (bl.range.height > 0)
+    hr_placer_block (placer, &(HrRect) { bl.range.x - 1, bl.range.y - 1, bl.range.width + 2,
+                                         bl.range.height + 2 });
+  {
+    g_autofree char *t = hr_chart_format_bytes (total);
+    g_autofree char *text = bar->high > 0
+                              ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB,
+                                                 bar->high / GiB)
+                              : g_strdup (t);
+    double above = MIN (bl.bar.y, bl.range.height > 0 ? bl.range.y : bl.bar.y);
+    gboolean placed = FALSE;
+
+    for (guint i = 0; i < n_left; i++)
+      hr_placer_take (placer, &left[i].label->box);
+    for (guint i = 0; i < n_right; i++)
+      {
+        hr_placer_take (placer, &right[i].label->box);
+        hr_placer_take (placer, &right[i].second->box);
+      }
+    if (narrow)
+      hr_placer_avoid (placer, &(HrRect) { slot_x, bottom, slot_width, 1 }, HR_PLACE_FORBIDDEN);
+    for (guint i = 0; i < HR_N_BUCKETS; i++)
+      if (bl.segment_labels[i].text != NULL && !bl.label_inside[i])
+        hr_placer_avoid_segment (placer, bl.leader_from[i].x, bl.leader_from[i].y,
+                                 bl.leader_to[i].x, bl.leader_to[i].y, 1, HR_PLACE_FORBIDDEN);
+    for (guint c = 0; c < bl.cards->len; c++)
+      {
+        const HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
+
+        hr_placer_avoid_segment (placer, line->x_start, line->y, line->x_end, line->y, 1,
+                                 HR_PLACE_FORBIDDEN);
+        if (line->has_leader)
+          hr_placer_avoid_segment (placer, line->leader_from.x, line->leader_from.y,
+                                   line->leader_to.x, line->leader_to.y, 1, HR_PLACE_FORBIDDEN);
+      }
+
+    for (guint attempt = 0; attempt < 2 && !placed; attempt++)
+      {
+        HrRect candidates[24];
+        double prices[24];
+        guint n = 0;
+        int chosen;
+
+        bl.total = hr_chart_label_new (b->context, style, g_strdup (attempt == 0 ? text : t),
+                                       HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
+                                       0, 0);
+        /* over the bar, then higher, centred or edging aside */
+        for (guint step = 0; step < 8; step++)
+          for (guint side = 0; side < 3; side++)
+            {
+              double w = bl.total.box.width, h = bl.total.box.height;
+              double cx = bar_x + bar_w / 2 + (side == 0 ? 0 : side == 1 ? w / 3 : -w / 3);
+
+              candidates[n] = (HrRect) { cx - w / 2, above - 2 * s - h - step * (h / 2), w, h };
+              prices[n] = step * 10 + side * 3;
+              n++;
+            }
+        chosen = hr_placer_choose (placer, candidates, prices, n);
+        if (chosen >= 0)
+          {
+            bl.total.box = candidates[chosen];
+            placed = TRUE;
+          }
+        else
+          hr_chart_label_clear (&bl.total);
+      }
+    if (!placed && narrow)
+      {
+        /* no column to go to: the least text, wherever over the bar it
+         * fits, or none (the range and the lines still say it) */
+        HrRect candidates[40];
+        guint n = 0;
+        int chosen;
+
+        bl.total = hr_chart_label_new (b->context, style, g_strdup (t), HR_CHART_FONT_SMALL_BOLD,
+                                       HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0, 0, 0);
+        for (double cy = above - 2 * s - bl.total.box.height; cy >= top_limit && n < 40;
+             cy -= bl.total.box.height / 2)
+          candidates[n++] = (HrRect) { bar_x + bar_w / 2 - bl.total.box.width / 2, cy,
+                                       bl.total.box.width, bl.total.box.height };
+        chosen = hr_placer_choose (placer, candidates, NULL, n);
+        if (chosen >= 0)
+          bl.total.box = candidates[chosen];
+        else
+          hr_chart_label_clear (&bl.total);
+        placed = TRUE;
+      }
+    if (!placed)
+      {
+        g_autofree char *beside = g_strdup_printf (_("total %s"), t);
+
+        bl.total = wrapped_label (b->context, style, beside, HR_CHART_FONT_SMALL_BOLD,
+                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, MAX (right_w, 8));
+        right[n_right++] = (Block) { bl.bar.y, bl.total.box.height, 0, &bl.total, NULL, -1, -1,
+                                     TRUE, 100 };
+        n_right = spread_column (right, n_right, LABEL_SPACING * s, top_limit, bottom);
+        place_column (&bl, right, n_right, right_x, right_w, FALSE, lead, s);
+      }
+  }
+
+  g_array_append_val (layout->bars, bl);
 }
 
 HrBucketChartLayout *
 hr_bucket_chart_layout (const HrBucketChartData *data,
-                        const HrChartStyle      *style,
+                        const HrChartStyle      *given_style,
                         PangoContext            *context,
                         double                   width,
                         double                   height)
 {
+  g_autoptr(HrChartStyle) fitted = NULL;
+  const HrChartStyle *style;
   HrBucketChartLayout *layout;
   g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
-  double top = MARGIN, bottom = height - MARGIN;
-  double text_h, small_h, tick_w = 0, needed = 0;
-  double slot, label_column;
-  guint n;
+  g_autoptr(GPtrArray) groups = NULL;
+  Builder b = { 0 };
+  g_autofree gboolean *narrow = NULL;
+  gboolean any_narrow = FALSE;
+  double s, margin, top, bottom, inner, tick_w = 0, needed = 0, names_h = 0, slot, top_limit;
+  HrChartLabel unit;
 
   g_return_val_if_fail (data != NULL, NULL);
-  g_return_val_if_fail (style != NULL, NULL);
+  g_return_val_if_fail (given_style != NULL, NULL);
   g_return_val_if_fail (context != NULL, NULL);
 
+  /* a canvas too small for the fonts gets smaller ones */
+  fitted = hr_chart_style_fit (given_style, width, height);
+  style = fitted;
+
+  s = style->spacing > 0 ? style->spacing : 1;
+  margin = MAX (MARGIN * s, 4);
+  inner = MAX (width - 2 * margin, 1);
   layout = g_new0 (HrBucketChartLayout, 1);
   layout->bounds = (HrRect) { 0, 0, width, height };
   layout->y_ticks = g_array_new (FALSE, TRUE, sizeof (HrAxisTick));
@@ -253,107 +1112,97 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   g_array_set_clear_func (layout->bars, bar_layout_clear);
   layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
   g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
+  b.data = data;
+  b.style = style;
+  b.context = context;
+  b.layout = layout;
+  b.s = s;
 
-  hr_chart_text_size (context, style, HR_CHART_FONT_BODY, "Ag", 0, NULL, &text_h);
-  hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "Ag", 0, NULL, &small_h);
-  n = data->bars->len;
-
-  /* ---- title and subtitle ---- */
+  /* ---- title and subtitle, wrapped rather than cut ---- */
+  top = margin;
   if (data->title != NULL && data->title[0] != '\0')
     {
-      HrChartLabel title = hr_chart_label_new (context, style,
-                                               hr_chart_text_ellipsize (context, style,
-                                                                        HR_CHART_FONT_TITLE,
-                                                                        data->title, "",
-                                                                        width - 2 * MARGIN),
-                                               HR_CHART_FONT_TITLE, HR_TEXT_FOREGROUND,
-                                               HR_ALIGN_START, 0, MARGIN, top);
+      HrChartLabel title = wrapped_label (context, style, data->title, HR_CHART_FONT_TITLE,
+                                          HR_TEXT_FOREGROUND, HR_ALIGN_START, inner);
 
-      top += title.box.height + 2;
+      hr_chart_label_place (context, style, &title, margin, top);
+      top += title.box.height;
       g_array_append_val (layout->labels, title);
     }
   if (data->subtitle != NULL && data->subtitle[0] != '\0')
     {
-      HrChartLabel subtitle = hr_chart_label_new (context, style,
-                                                  hr_chart_text_ellipsize (context, style,
-                                                                           HR_CHART_FONT_SMALL,
-                                                                           data->subtitle, "",
-                                                                           width - 2 * MARGIN),
-                                                  HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
-                                                  HR_ALIGN_START, 0, MARGIN, top);
+      HrChartLabel subtitle = wrapped_label (context, style, data->subtitle, HR_CHART_FONT_SMALL,
+                                             HR_TEXT_MUTED, HR_ALIGN_START, inner);
 
-      top += subtitle.box.height;
+      hr_chart_label_place (context, style, &subtitle, margin, top + 1);
+      top = subtitle.box.y + subtitle.box.height;
       g_array_append_val (layout->labels, subtitle);
     }
-  top += 12;
+  top += TITLE_GAP * s;
 
-  /* ---- legend, wrapped over as many rows as it needs ---- */
+  /* ---- from the bottom: the note, then the legend, wrapped ---- */
+  bottom = height - margin;
+  if (data->note != NULL && data->note[0] != '\0')
+    {
+      HrChartLabel note = wrapped_label (context, style, data->note, HR_CHART_FONT_SMALL,
+                                         HR_TEXT_MUTED, HR_ALIGN_START, inner);
+
+      hr_chart_label_place (context, style, &note, margin, bottom - note.box.height);
+      bottom = note.box.y - 3 * s;
+      g_array_append_val (layout->labels, note);
+    }
   {
-    double x = MARGIN, row_y = 0, rows_h = small_h;
-    HrRect swatches[HR_N_BUCKETS];
-    double label_x[HR_N_BUCKETS];
-    double label_row[HR_N_BUCKETS];
+    double x = margin, row = 0, row_h = 0, swatch = LEGEND_SWATCH * s;
+    double rows_x[HR_N_BUCKETS], rows_y[HR_N_BUCKETS];
 
     for (guint i = 0; i < HR_N_BUCKETS; i++)
       {
-        double w;
-
-        hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, hr_bucket_get_label (i), 0, &w,
-                            NULL);
-        if (x > MARGIN && x + 14 + 5 + w > width - MARGIN)
-          {
-            x = MARGIN;
-            row_y += small_h + 6;
-            rows_h += small_h + 6;
-          }
-        swatches[i] = (HrRect) { x, row_y, 14, 14 };
-        label_x[i] = x + 14 + 5;
-        label_row[i] = row_y;
-        x += 14 + 5 + w + LEGEND_GAP;
-      }
-
-    bottom -= rows_h;
-    for (guint i = 0; i < HR_N_BUCKETS; i++)
-      {
-        layout->legend_swatches[i] = swatches[i];
-        layout->legend_swatches[i].y += bottom + (small_h - 14) / 2;
         layout->legend_labels[i] = hr_chart_label_new (context, style,
                                                        g_strdup (hr_bucket_get_label (i)),
                                                        HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
-                                                       HR_ALIGN_START, 0,
-                                                       label_x[i], bottom + label_row[i]);
+                                                       HR_ALIGN_START, 0, 0, 0);
+        row_h = MAX (row_h, layout->legend_labels[i].box.height);
       }
-    bottom -= 14;
-  }
-
-  /* ---- bar names under the plot ---- */
-  {
-    double names_h = 0;
-
-    for (guint i = 0; i < n; i++)
+    for (guint i = 0; i < HR_N_BUCKETS; i++)
       {
-        const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
-        double h;
+        double w = swatch + SWATCH_GAP * s + layout->legend_labels[i].box.width;
 
-        hr_chart_text_size (context, style, HR_CHART_FONT_BOLD, bar->label,
-                            (width - 2 * MARGIN) / MAX (1, n) - 8, NULL, &h);
-        names_h = MAX (names_h, h);
+        if (x > margin && x + w > width - margin)
+          {
+            x = margin;
+            row++;
+          }
+        rows_x[i] = x;
+        rows_y[i] = row;
+        x += w + LEGEND_GAP * s;
       }
-    bottom -= names_h + 8;
+    bottom -= (row + 1) * row_h + row * 2 * s;
+    for (guint i = 0; i < HR_N_BUCKETS; i++)
+      {
+        double ly = bottom + rows_y[i] * (row_h + 2 * s);
+
+        layout->legend_swatches[i] = (HrRect) { rows_x[i], ly + (row_h - swatch) / 2, swatch,
+                                                swatch };
+        layout->legend_labels[i].box.x = rows_x[i] + swatch + SWATCH_GAP * s;
+        layout->legend_labels[i].box.y = ly;
+      }
+    /* the axis's "0" is centred on the plot's foot: room for its lower half */
+    bottom -= MAX (6 * s, row_h / 2 + 2 * s);
   }
 
   /* ---- the scale: every total, range and card on it, then nice ticks ---- */
-  for (guint i = 0; i < n; i++)
+  for (guint i = 0; i < data->bars->len; i++)
     {
       const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
 
       needed = MAX (needed, hr_bucket_bar_total (bar));
       needed = MAX (needed, bar->high);
-      needed = MAX (needed, bar->capacity);
+      needed = MAX (needed, bar->usable);
     }
   if (needed <= 0)
     needed = GiB;
-  hr_nice_ticks (0, needed * 1.06 / GiB, 6, values);
+  hr_nice_ticks (0, needed * 1.06 / GiB, CLAMP ((guint) ((bottom - top) / (40 * s)), 3, 7),
+                 values);
   layout->y_max = g_array_index (values, double, values->len - 1) * GiB;
   if (layout->y_max < needed * 1.02)
     {
@@ -368,30 +1217,65 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
   for (guint i = 0; i < values->len; i++)
     {
-      double v = g_array_index (values, double, i);
-      g_autofree char *text = g_strdup_printf ("%g", v);
+      g_autofree char *text = g_strdup_printf ("%g", g_array_index (values, double, i));
       double w;
 
       hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, text, 0, &w, NULL);
       tick_w = MAX (tick_w, w);
     }
 
-  /* room above the plot for the total and verdict of the tallest bar */
-  top += 2 * text_h + 8;
+  /* ---- under the plot: what a bar without a card is, and the cards of
+   * bars whose slot is too narrow for their names beside them ---- */
+  groups = group_bars (data);
+  slot = MAX (1, width - margin - (margin + tick_w + 6 * s)) / MAX (1, groups->len);
+  narrow = g_new0 (gboolean, MAX (groups->len, 1));
+  for (guint g = 0; g < groups->len; g++)
+    {
+      GArray *members = g_ptr_array_index (groups, g);
+      const HrBucketBar *bar = g_ptr_array_index (data->bars, g_array_index (members, guint, 0));
+      double h = 0;
 
-  layout->plot.x = MARGIN + tick_w + 8;
+      narrow[g] = slot_is_narrow (&b, members, slot);
+      any_narrow |= narrow[g];
+      if (bar_has_name (bar))
+        hr_chart_text_size (context, style, HR_CHART_FONT_SMALL_BOLD, bar->label, slot - 4 * s,
+                            NULL, &h);
+      if (narrow[g])
+        h += narrow_names_height (&b, members, slot) + (h > 0 ? LABEL_SPACING * s : 0);
+      names_h = MAX (names_h, h > 0 ? h + 3 * s : 0);
+    }
+  /* one look for every bar: when one slot has no room beside its bar,
+   * every bar's cards go under the plot */
+  for (guint g = 0; g < groups->len && any_narrow; g++)
+    {
+      GArray *members = g_ptr_array_index (groups, g);
+      const HrBucketBar *bar = g_ptr_array_index (data->bars, g_array_index (members, guint, 0));
+
+      if (!narrow[g] && bar->card != NULL)
+        {
+          double h = 0;
+
+          narrow[g] = TRUE;
+          if (bar_has_name (bar))
+            hr_chart_text_size (context, style, HR_CHART_FONT_SMALL_BOLD, bar->label,
+                                slot - 4 * s, NULL, &h);
+          h += narrow_names_height (&b, members, slot) + (h > 0 ? LABEL_SPACING * s : 0);
+          names_h = MAX (names_h, h + 3 * s);
+        }
+    }
+  bottom -= names_h;
+
+  /* the unit, over the axis */
+  unit = hr_chart_label_new (context, style, g_strdup (_("GiB per GPU")), HR_CHART_FONT_SMALL,
+                             HR_TEXT_MUTED, HR_ALIGN_START, 0, margin, top);
+  top_limit = top;
+  top += unit.box.height + unit.box.height / 2 + 2 * s;
+  g_array_append_val (layout->labels, unit);
+
+  layout->plot.x = margin + tick_w + 6 * s;
   layout->plot.y = top;
-  layout->plot.width = MAX (10, width - MARGIN - layout->plot.x);
+  layout->plot.width = MAX (10, width - margin - layout->plot.x);
   layout->plot.height = MAX (10, bottom - top);
-
-  {
-    /* the unit, just above the axis's top tick */
-    HrChartLabel axis = hr_chart_label_new (context, style, g_strdup (_("GiB per GPU")),
-                                            HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
-                                            HR_ALIGN_START, 0, MARGIN, top - small_h * 1.5 - 10);
-
-    g_array_append_val (layout->labels, axis);
-  }
 
   for (guint i = 0; i < values->len; i++)
     {
@@ -402,271 +1286,16 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       tick.position = hr_bucket_chart_y_position (layout, tick.value);
       tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%g", v),
                                        HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
-                                       HR_ALIGN_END, 0, layout->plot.x - 8, 0);
+                                       HR_ALIGN_END, 0, layout->plot.x - 6 * s, 0);
       tick.label.box.y = tick.position - tick.label.box.height / 2;
       g_array_append_val (layout->y_ticks, tick);
     }
 
   /* ---- bars ---- */
-  slot = layout->plot.width / MAX (1, n);
-  /* Labels beside each bar while there is room for them (up to about four
-   * bars on a wide canvas); inside the segments otherwise. */
-  label_column = slot >= 300 ? MIN (slot * 0.58, 260) : 0;
-
-  for (guint i = 0; i < n; i++)
-    {
-      const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
-      HrBucketBarLayout bl = { 0 };
-      double total = hr_bucket_bar_total (bar);
-      double slot_x = layout->plot.x + i * slot;
-      double bar_w = MIN (BAR_MAX_WIDTH, (slot - label_column) * 0.6);
-      /* the bar and its labels, as one group, centred in the slot */
-      double bar_x = slot_x + (slot - bar_w - label_column) / 2;
-      double y = hr_bucket_chart_y_position (layout, 0);
-      HrChartLabel *beside[HR_N_BUCKETS];
-      guint n_beside = 0;
-
-      bl.bar = (HrRect) { bar_x, hr_bucket_chart_y_position (layout, total), bar_w,
-                         total / layout->y_max * layout->plot.height };
-
-      for (guint b = 0; b < HR_N_BUCKETS; b++)
-        {
-          double h = bar->bytes[b] / layout->y_max * layout->plot.height;
-          g_autofree char *size = hr_chart_format_bytes (bar->bytes[b]);
-          double share = total > 0 ? 100.0 * bar->bytes[b] / total : 0;
-
-          y -= h;
-          bl.segments[b] = (HrRect) { bar_x, y, bar_w, h };
-
-          if (bar->bytes[b] <= 0)
-            continue;
-
-          if (label_column > 0)
-            {
-              double max_w = label_column - LABEL_GAP - 4;
-              g_autofree char *percent = share > 0 && share < 1 ? g_strdup ("<1%")
-                                                                : g_strdup_printf ("%.0f%%", share);
-              char *text = g_strdup_printf ("%s  %s · %s", hr_bucket_get_label (b), size, percent);
-              char *shown = hr_chart_text_ellipsize (context, style, HR_CHART_FONT_SMALL, text,
-                                                     "", max_w);
-
-              g_free (text);
-              bl.segment_labels[b] = hr_chart_label_new (context, style, shown,
-                                                         HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
-                                                         HR_ALIGN_START, 0,
-                                                         bar_x + bar_w + LABEL_GAP, 0);
-              bl.segment_labels[b].box.y = y + h / 2 - bl.segment_labels[b].box.height / 2;
-              beside[n_beside++] = &bl.segment_labels[b];
-            }
-          else
-            {
-              /* inside the segment, when the size fits in it */
-              double w, th;
-
-              hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, size, 0, &w, &th);
-              if (w + 6 <= bar_w && th + 2 <= h)
-                {
-                  bl.segment_labels[b] = hr_chart_label_new (context, style, g_strdup (size),
-                                                             HR_CHART_FONT_SMALL,
-                                                             HR_TEXT_ON_FILL, HR_ALIGN_CENTER, 0,
-                                                             bar_x + bar_w / 2,
-                                                             y + h / 2 - th / 2);
-                  bl.label_inside[b] = TRUE;
-                }
-            }
-        }
-
-      /* Segment labels go top to bottom in the same order as the stack,
-       * nudged apart where small segments crowd them, each tied to its
-       * segment by a leader line. */
-      if (n_beside > 0)
-        {
-          HrChartLabel *ordered[HR_N_BUCKETS];
-
-          for (guint k = 0; k < n_beside; k++)
-            ordered[k] = beside[n_beside - 1 - k];
-          spread_labels (ordered, n_beside, layout->plot.y - 2 * text_h,
-                         layout->plot.y + layout->plot.height);
-
-          for (guint b = 0; b < HR_N_BUCKETS; b++)
-            {
-              if (bl.segment_labels[b].text == NULL)
-                continue;
-              bl.leader_from[b] = (HrPoint) { bar_x + bar_w + 1,
-                                             bl.segments[b].y + bl.segments[b].height / 2 };
-              bl.leader_to[b] = (HrPoint) {
-                bar_x + bar_w + LABEL_GAP - 3,
-                bl.segment_labels[b].box.y + bl.segment_labels[b].box.height / 2,
-              };
-            }
-        }
-
-      /* the range bracket, left of the bar */
-      if (bar->high > 0)
-        {
-          double yl = hr_bucket_chart_y_position (layout, bar->low);
-          double yh = hr_bucket_chart_y_position (layout, bar->high);
-
-          bl.range = (HrRect) { bar_x - 9, yh, 6, yl - yh };
-        }
-
-      /* the card: capacity, its reserve, and the verdict */
-      if (bar->capacity > 0)
-        {
-          g_autofree char *cap = hr_chart_format_bytes (bar->capacity);
-          g_autofree char *usable = hr_chart_format_bytes (bar->usable);
-          double left = label_column > 0 ? slot_x + 4 : slot_x + 2;
-          double right = slot_x + slot - 4;
-          char *text;
-
-          bl.has_capacity = TRUE;
-          bl.capacity_y = hr_bucket_chart_y_position (layout, bar->capacity);
-          bl.usable_y = hr_bucket_chart_y_position (layout, bar->usable);
-          bl.reserve = (HrRect) { left, bl.capacity_y, right - left, bl.usable_y - bl.capacity_y };
-
-          /* Translators: a card's name (or "card"), its memory and the
-           * part of it that is usable. */
-          text = g_strdup_printf (_("%s · %s, %s usable"),
-                                  bar->card != NULL ? bar->card : _("card"), cap, usable);
-          bl.capacity_label = hr_chart_label_new (context, style,
-                                                  hr_chart_text_ellipsize (context, style,
-                                                                           HR_CHART_FONT_SMALL,
-                                                                           text, "",
-                                                                           right - left - 8),
-                                                  HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
-                                                  HR_ALIGN_END, 0, right - 2, 0);
-          g_free (text);
-          bl.capacity_label.box.y = bl.capacity_y - bl.capacity_label.box.height - 2;
-          bl.fits = bar->fits;
-
-          {
-            double margin = bar->usable - bar->need;
-            g_autofree char *amount = hr_chart_format_bytes (fabs (margin));
-
-            /* words and a sign, not only green and red; when the fit is
-             * not about the whole bar (JAX's pool), say what it is about */
-            gboolean pool = bar->need < 0.99 * total;
-
-            double text_w, unused;
-
-            if (bar->fits)
-              text = g_strdup_printf (pool ? _("✓ Fits · %s to spare in XLA's pool")
-                                           : _("✓ Fits · %s to spare"), amount);
-            else
-              text = g_strdup_printf (pool ? _("✗ Does not fit · %s over XLA's pool")
-                                           : _("✗ Does not fit · %s over"), amount);
-            /* a narrow slot gets the short form rather than an ellipsis
-             * that hides the amount */
-            hr_chart_text_size (context, style, HR_CHART_FONT_BOLD, text, 0, &text_w, &unused);
-            if (text_w > slot - 8)
-              {
-                g_free (text);
-                text = bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
-                                 : g_strdup_printf (_("✗ %s over"), amount);
-              }
-            bl.verdict = hr_chart_label_new (context, style,
-                                             hr_chart_text_ellipsize (context, style,
-                                                                      HR_CHART_FONT_BOLD, text, "",
-                                                               slot - 8),
-                                             HR_CHART_FONT_BOLD,
-                                             bar->fits ? HR_TEXT_GOOD : HR_TEXT_BAD,
-                                             HR_ALIGN_CENTER, 0, bar_x + bar_w / 2, 0);
-            g_free (text);
-          }
-        }
-
-      /* the total (and its range) over the bar, the verdict above that */
-      {
-        g_autofree char *t = hr_chart_format_bytes (total);
-        char *text = bar->high > 0 ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB,
-                                                      bar->high / GiB)
-                                   : g_strdup (t);
-        double text_w, unused;
-        double above = MIN (bl.bar.y, bar->high > 0 ? bl.range.y : bl.bar.y);
-        double block = 2 * text_h + 8;
-
-        /* the range is drawn as the bracket anyway: without room, the
-         * label keeps the total alone */
-        hr_chart_text_size (context, style, HR_CHART_FONT_BOLD, text, 0, &text_w, &unused);
-        if (text_w > slot - 8)
-          {
-            g_free (text);
-            text = g_strdup (t);
-          }
-
-        /* over the card's line too when the two lines of text would cross it */
-        if (bl.has_capacity && bl.capacity_y < above && bl.capacity_y > above - block)
-          above = bl.capacity_y - 2;
-
-        bl.total = hr_chart_label_new (context, style,
-                                       hr_chart_text_ellipsize (context, style,
-                                                                HR_CHART_FONT_BOLD, text, "",
-                                                                slot - 8),
-                                       HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
-                                       bar_x + bar_w / 2, 0);
-        g_free (text);
-        bl.total.box.y = above - bl.total.box.height - 4;
-
-        if (bl.verdict.text != NULL)
-          bl.verdict.box.y = bl.total.box.y - bl.verdict.box.height - 2;
-      }
-
-      /* The card's label goes at the right end of its line, or the left
-       * end, or just under the line: wherever no other label is. */
-      if (bl.has_capacity)
-        {
-          double left = bl.reserve.x + 2, right = bl.reserve.x + bl.reserve.width - 2;
-          double above = bl.capacity_y - bl.capacity_label.box.height - 2;
-          const HrPoint spots[] = {
-            { right - bl.capacity_label.box.width, above },
-            { left, above },
-            { right - bl.capacity_label.box.width, bl.capacity_y + 2 },
-            { left, bl.capacity_y + 2 },
-          };
-
-          for (guint k = 0; k < G_N_ELEMENTS (spots); k++)
-            {
-              gboolean clear = TRUE;
-
-              bl.capacity_label.box.x = spots[k].x;
-              bl.capacity_label.box.y = spots[k].y;
-              for (guint b = 0; b < HR_N_BUCKETS && clear; b++)
-                if (bl.segment_labels[b].text != NULL &&
-                    hr_rect_intersects (&bl.capacity_label.box, &bl.segment_labels[b].box))
-                  clear = FALSE;
-              if (hr_rect_intersects (&bl.capacity_label.box, &bl.total.box) ||
-                  (bl.verdict.text != NULL && hr_rect_intersects (&bl.capacity_label.box,
-                                                                  &bl.verdict.box)) ||
-                  hr_rect_intersects (&bl.capacity_label.box, &bl.bar))
-                clear = FALSE;
-              if (clear)
-                break;
-            }
-        }
-
-      /* keep every label inside the canvas and clamp the slot's edges */
-      {
-        HrChartLabel *all[] = { &bl.total, &bl.verdict, &bl.capacity_label };
-
-        for (guint k = 0; k < G_N_ELEMENTS (all); k++)
-          {
-            if (all[k]->text == NULL)
-              continue;
-            all[k]->box.x = CLAMP (all[k]->box.x, slot_x + 2,
-                                   slot_x + slot - all[k]->box.width - 2);
-            all[k]->box.x = MAX (all[k]->box.x, 2);
-            all[k]->box.y = MAX (all[k]->box.y, 2);
-          }
-      }
-
-      bl.name = hr_chart_label_new (context, style, g_strdup (bar->label), HR_CHART_FONT_BOLD,
-                                    HR_TEXT_FOREGROUND,
-                                    HR_ALIGN_CENTER, slot - 8, bar_x + bar_w / 2,
-                                    layout->plot.y + layout->plot.height + 6);
-      bl.name.box.x = CLAMP (bl.name.box.x, slot_x + 2, slot_x + slot - bl.name.box.width - 2);
-
-      g_array_append_val (layout->bars, bl);
-    }
+  slot = layout->plot.width / MAX (1, groups->len);
+  for (guint g = 0; g < groups->len; g++)
+    layout_bar (&b, g_ptr_array_index (groups, g), layout->plot.x + g * slot, slot,
+                top_limit + unit.box.height + 2 * s, narrow[g], groups->len > 1);
 
   return layout;
 }
@@ -687,16 +1316,42 @@ rounded_top_rect (cairo_t *cr,
   cairo_close_path (cr);
 }
 
+static void
+draw_leader (cairo_t            *cr,
+             const HrChartStyle *style,
+             const HrPoint      *from,
+             const HrPoint      *to,
+             const HrRgba       *color)
+{
+  cairo_new_path (cr);
+  cairo_move_to (cr, from->x, from->y);
+  /* level, then to the label: elbows read better than slants */
+  cairo_line_to (cr, from->x + (to->x - from->x) * 0.4, from->y);
+  cairo_line_to (cr, to->x - (to->x - from->x) * 0.2, to->y);
+  cairo_line_to (cr, to->x, to->y);
+  cairo_set_line_width (cr, style->thin_line_width);
+  hr_chart_set_color (cr, color);
+  cairo_stroke (cr);
+}
+
 void
 hr_bucket_chart_render (const HrBucketChartLayout *layout,
                         const HrBucketChartData   *data,
-                        const HrChartStyle        *style,
+                        const HrChartStyle        *given_style,
                         cairo_t                   *cr)
 {
+  g_autoptr(HrChartStyle) fitted = NULL;
+  const HrChartStyle *style;
+  double s;
+
   g_return_if_fail (layout != NULL);
   g_return_if_fail (data != NULL);
-  g_return_if_fail (style != NULL);
+  g_return_if_fail (given_style != NULL);
 
+  fitted = hr_chart_style_fit (given_style, layout->bounds.width, layout->bounds.height);
+  style = fitted;
+
+  s = style->spacing > 0 ? style->spacing : 1;
   cairo_save (cr);
   hr_chart_prepare_cairo (cr);
   hr_chart_paint_background (cr, style, layout->bounds.width, layout->bounds.height);
@@ -708,6 +1363,7 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
       HrAxisTick *tick = &g_array_index (layout->y_ticks, HrAxisTick, i);
       double y = round (tick->position) + 0.5;
 
+      cairo_new_path (cr);
       hr_chart_set_color (cr, i == 0 ? &style->axis : &style->grid);
       cairo_move_to (cr, layout->plot.x, y);
       cairo_line_to (cr, layout->plot.x + layout->plot.width, y);
@@ -718,32 +1374,6 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
   for (guint i = 0; i < layout->bars->len; i++)
     {
       const HrBucketBarLayout *bl = &g_array_index (layout->bars, HrBucketBarLayout, i);
-
-      /* reserve strip and card lines behind the bar */
-      if (bl->has_capacity)
-        {
-          HrRect r = bl->reserve;
-
-          cairo_rectangle (cr, r.x, r.y, r.width, r.height);
-          hr_chart_set_color (cr, &style->reserve);
-          cairo_fill (cr);
-
-          cairo_set_line_width (cr, style->line_width);
-          hr_chart_set_color (cr, &style->capacity);
-          cairo_move_to (cr, r.x, bl->capacity_y);
-          cairo_line_to (cr, r.x + r.width, bl->capacity_y);
-          cairo_stroke (cr);
-
-          cairo_set_line_width (cr, style->thin_line_width);
-          cairo_set_dash (cr, (double[]) { 4, 3 }, 2, 0);
-          cairo_move_to (cr, r.x, bl->usable_y);
-          cairo_line_to (cr, r.x + r.width, bl->usable_y);
-          cairo_stroke (cr);
-          cairo_set_dash (cr, NULL, 0, 0);
-
-          hr_chart_draw_label_halo (cr, style, &bl->capacity_label);
-          hr_chart_draw_label (cr, style, &bl->capacity_label, NULL);
-        }
 
       /* the stack: rounded at the top only */
       for (guint b = 0; b < HR_N_BUCKETS; b++)
@@ -761,30 +1391,18 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           if (topmost)
             rounded_top_rect (cr, &seg, style->corner_radius);
           else
-            cairo_rectangle (cr, seg.x, seg.y, seg.width, seg.height);
+            {
+              cairo_new_path (cr);
+              cairo_rectangle (cr, seg.x, seg.y, seg.width, seg.height);
+            }
           hr_chart_fill_pattern (cr, style, &style->bucket[b], style->bucket_pattern[b]);
 
           /* a hairline between segments keeps thin ones visible */
-          cairo_set_line_width (cr, 1.0);
+          cairo_set_line_width (cr, MAX (0.5, s));
           hr_chart_set_color (cr, &style->background);
           cairo_move_to (cr, seg.x, seg.y + seg.height);
           cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
           cairo_stroke (cr);
-
-          if (bl->segment_labels[b].text != NULL)
-            {
-              if (!bl->label_inside[b])
-                {
-                  cairo_set_line_width (cr, style->thin_line_width);
-                  hr_chart_set_color (cr, &style->muted);
-                  cairo_move_to (cr, bl->leader_from[b].x, bl->leader_from[b].y);
-                  cairo_line_to (cr, bl->leader_to[b].x, bl->leader_to[b].y);
-                  cairo_stroke (cr);
-                }
-              if (!bl->label_inside[b])
-                hr_chart_draw_label_halo (cr, style, &bl->segment_labels[b]);
-              hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
-            }
         }
 
       /* the estimate's range: an I-beam beside the bar */
@@ -792,6 +1410,7 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
         {
           double x = bl->range.x + bl->range.width / 2;
 
+          cairo_new_path (cr);
           cairo_set_line_width (cr, style->thin_line_width * 1.5);
           hr_chart_set_color (cr, &style->foreground);
           cairo_move_to (cr, x, bl->range.y);
@@ -803,9 +1422,44 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           cairo_stroke (cr);
         }
 
+      /* each card's usable memory, in its series' look, over the bar */
+      for (guint c = 0; c < bl->cards->len; c++)
+        {
+          const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, c);
+          HrChartSeries series = hr_chart_style_get_series (style, line->series);
+          HrRgba color = hr_chart_series_text_color (style, &series);
+          double middle = line->swatch.y + line->swatch.height / 2;
+
+          cairo_new_path (cr);
+          cairo_move_to (cr, line->x_start, line->y);
+          cairo_line_to (cr, line->x_end, line->y);
+          hr_chart_stroke_series (cr, &series, style->line_width);
+          if (line->label.text == NULL)
+            continue;
+          if (line->has_leader)
+            draw_leader (cr, style, &line->leader_from, &line->leader_to, &series.color);
+          cairo_new_path (cr);
+          cairo_move_to (cr, line->swatch.x, middle);
+          cairo_line_to (cr, line->swatch.x + line->swatch.width, middle);
+          hr_chart_stroke_series (cr, &series, style->line_width * 0.75);
+          hr_chart_draw_marker (cr, style, &series, line->swatch.x + line->swatch.width / 2,
+                                middle, MARKER_RADIUS * s * 0.9);
+          hr_chart_draw_label_colored (cr, style, &line->label, &color);
+          hr_chart_draw_label (cr, style, &line->detail, NULL);
+        }
+
+      for (guint b = 0; b < HR_N_BUCKETS; b++)
+        {
+          if (bl->segment_labels[b].text == NULL)
+            continue;
+          if (!bl->label_inside[b])
+            draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
+          hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
+        }
+
+      if (bl->total_leader)
+        draw_leader (cr, style, &bl->total_from, &bl->total_to, &style->muted);
       hr_chart_draw_label (cr, style, &bl->total, NULL);
-      if (bl->verdict.text != NULL)
-        hr_chart_draw_label (cr, style, &bl->verdict, NULL);
       hr_chart_draw_label (cr, style, &bl->name, NULL);
     }
 
@@ -880,6 +1534,10 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
       g_string_append (str, " GiB.");
     }
 
+  /* what is derived, calibrated, assumed and measured, as the chart says */
+  if (data->note != NULL && data->note[0] != '\0')
+    g_string_append_printf (str, " %s", data->note);
+
   return g_string_free (str, FALSE);
 }
 
@@ -897,10 +1555,14 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
 {
   g_return_val_if_fail (layout != NULL && data != NULL, NULL);
 
-  for (guint i = 0; i < layout->bars->len && i < data->bars->len; i++)
+  for (guint i = 0; i < layout->bars->len; i++)
     {
       const HrBucketBarLayout *bar = &g_array_index (layout->bars, HrBucketBarLayout, i);
-      const HrBucketBar *values = g_ptr_array_index (data->bars, i);
+      const HrBucketBar *values;
+
+      if (bar->members->len == 0 || g_array_index (bar->members, guint, 0) >= data->bars->len)
+        continue;
+      values = g_ptr_array_index (data->bars, g_array_index (bar->members, guint, 0));
 
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         if (hr_rect_contains (&bar->segments[b], x, y))
@@ -923,6 +1585,36 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
 
           return g_strdup_printf (_("%s: peak %s, range %s to %s"), values->label, total, low,
                                   high);
+        }
+
+      /* a card's line: its cards and verdicts */
+      for (guint c = 0; c < bar->cards->len; c++)
+        {
+          const HrBucketCardLine *line = &g_array_index (bar->cards, HrBucketCardLine, c);
+          HrRect near = { line->x_start, line->y - 4, line->x_end - line->x_start, 8 };
+
+          if (hr_rect_contains (&near, x, y) || hr_rect_contains (&line->label.box, x, y) ||
+              hr_rect_contains (&line->detail.box, x, y))
+            {
+              GString *text = g_string_new (NULL);
+
+              for (guint k = 0; k < line->bars->len; k++)
+                {
+                  const HrBucketBar *card = g_ptr_array_index (data->bars,
+                                                               g_array_index (line->bars, guint,
+                                                                              k));
+                  g_autofree char *usable = tooltip_gib (card->usable);
+                  g_autofree char *margin = tooltip_gib (fabs (card->usable - card->need));
+
+                  if (k > 0)
+                    g_string_append (text, "; ");
+                  g_string_append_printf (text, card->fits ? _("%s: %s usable, fits with %s spare")
+                                                           : _("%s: %s usable, %s over"),
+                                          card->card != NULL ? card->card : values->label, usable,
+                                          margin);
+                }
+              return g_string_free (text, FALSE);
+            }
         }
     }
   return NULL;

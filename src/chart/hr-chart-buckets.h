@@ -25,6 +25,8 @@ typedef struct {
   double   capacity;         /* 0 without a card */
   double   usable;           /* capacity less the reserve */
   char    *card;             /* the card's name, NULL without one */
+  char    *short_card;       /* as people say it (hr_chart_gpu_short_name()) */
+  guint    series;           /* the card's colour, dash and marker, as on the curve */
   /* What the fit compares with `usable`: the total, except under JAX
    * preallocation, where it is the model's use of XLA's pool. */
   double   need;
@@ -35,6 +37,8 @@ typedef struct {
   char      *title;
   char      *subtitle;
   GPtrArray *bars;           /* HrBucketBar, owned */
+  /* What is measured, calibrated and estimated, in a sentence. */
+  char      *note;
 } HrBucketChartData;
 
 HrBucketChartData *hr_bucket_chart_data_new    (void);
@@ -53,7 +57,27 @@ HrBucketChartData *hr_bucket_chart_data_new_for_scenario (const HrScenario *scen
 
 double             hr_bucket_bar_total         (const HrBucketBar *bar);
 
+/* A card's usable memory across its bar, in the card's series look, and
+ * its names and verdict beside the bar (cards alike share a line). */
 typedef struct {
+  GArray       *bars;                       /* guint: the data's bars of these cards */
+  guint         series;
+  double        y;
+  double        x_start;
+  double        x_end;
+  gboolean      fits;
+  HrRect        swatch;                     /* the line's dash and marker */
+  HrChartLabel  label;                      /* the cards' names */
+  HrChartLabel  detail;                     /* usable memory and the verdict */
+  gboolean      has_leader;
+  HrPoint       leader_from;
+  HrPoint       leader_to;
+} HrBucketCardLine;
+
+/* One bar: the data's bars with the same estimate (cards alike under
+ * PyTorch), stacked, with each card's usable line. */
+typedef struct {
+  GArray       *members;                    /* guint: the data's bars drawn as this one */
   HrRect        bar;                        /* the whole stack */
   HrRect        segments[HR_N_BUCKETS];     /* bottom to top: weights first */
   HrChartLabel  segment_labels[HR_N_BUCKETS];  /* text NULL when not shown */
@@ -61,15 +85,12 @@ typedef struct {
   HrPoint       leader_from[HR_N_BUCKETS];  /* for labels beside the bar */
   HrPoint       leader_to[HR_N_BUCKETS];
   HrRect        range;                      /* the low-high bracket */
-  gboolean      has_capacity;
-  double        capacity_y;                 /* the card's memory */
-  double        usable_y;                   /* its usable part */
-  HrRect        reserve;                    /* the strip between the two */
-  HrChartLabel  capacity_label;
-  HrChartLabel  name;                       /* under the bar */
-  HrChartLabel  total;                      /* above the bar */
-  HrChartLabel  verdict;                    /* fits / does not fit, by how much */
-  gboolean      fits;
+  HrChartLabel  total;                      /* above the bar, or beside it */
+  gboolean      total_leader;
+  HrPoint       total_from;
+  HrPoint       total_to;
+  HrChartLabel  name;                       /* under the bar, when it has no card */
+  GArray       *cards;                      /* HrBucketCardLine */
 } HrBucketBarLayout;
 
 typedef struct {
@@ -80,7 +101,7 @@ typedef struct {
   GArray       *bars;          /* HrBucketBarLayout */
   HrRect        legend_swatches[HR_N_BUCKETS];
   HrChartLabel  legend_labels[HR_N_BUCKETS];
-  GArray       *labels;        /* HrChartLabel: title, subtitle, axis title */
+  GArray       *labels;        /* HrChartLabel: title, subtitle, axis title, note */
 } HrBucketChartLayout;
 
 HrBucketChartLayout *hr_bucket_chart_layout      (const HrBucketChartData *data,
@@ -89,6 +110,9 @@ HrBucketChartLayout *hr_bucket_chart_layout      (const HrBucketChartData *data,
                                                   double                   width,
                                                   double                   height);
 void                 hr_bucket_chart_layout_free (HrBucketChartLayout     *layout);
+/* Appends (const HrChartLabel *) every label @layout draws. */
+void                 hr_bucket_chart_layout_collect_labels (const HrBucketChartLayout *layout,
+                                                            GPtrArray                 *labels);
 double               hr_bucket_chart_y_position  (const HrBucketChartLayout *layout,
                                                   double                     bytes);
 void                 hr_bucket_chart_render      (const HrBucketChartLayout *layout,

@@ -10,51 +10,48 @@
 #include <glib/gi18n-lib.h>
 
 #include <math.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hr-chart-curve.h"
-#include "hr-fit.h"
+#include "hr-chart-place.h"
+#include "hr-chart-series.h"
 #include "hr-chart-text.h"
+#include "hr-fit.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
-/* Room around things, in logical pixels */
+/* Room around things, in logical pixels at the screen's size (times the
+ * style's spacing) */
+#define PAD            14.0
 #define TICK_LENGTH     4.0
 #define TICK_LABEL_GAP  3.0
-#define TICK_SPACING   12.0    /* least room between two x tick labels */
-#define LINE_LABEL_GAP  3.0    /* between a card's line and its name */
-#define LABEL_INSET     6.0    /* between the plot's edge and a card's name */
-#define MARKER_GAP      7.0
-#define MARKER_RADIUS   4.5
+#define TICK_SPACING   10.0    /* least room between two x tick labels */
+#define TITLE_GAP      10.0    /* the titles to the legend */
+#define AXIS_GAP        6.0    /* tick labels to the axis's title */
+#define GUTTER_GAP      6.0    /* the plot's right edge to the cards' names */
+#define LABEL_SPACING   3.0    /* between two cards' names */
+#define MARKER_RADIUS   4.0
 #define POINT_RADIUS    4.0
 #define SWATCH_WIDTH   18.0
 #define SWATCH_GAP      5.0
-#define LEGEND_SPACING 16.0
-#define HALO            2.0
+#define LEGEND_SPACING 14.0
 
-/* The y axis goes that far above the highest curve or card */
-#define HEADROOM 1.08
+/* The y axis goes that far above the highest line, curve or point */
+#define HEADROOM 1.06
 
-/* What it costs a label to sit somewhere; the cheapest place wins */
-#define COST_FORBIDDEN 1e6     /* on another label, or outside the plot */
-#define COST_ON_CURVE  1000.0
-#define COST_ON_POINT  200.0
-#define COST_ON_LINE   100.0   /* crossing a card's line, or one between */
-#define COST_OUT_OF_ORDER 100.0  /* a lower card's name above a higher one's */
-#define COST_PER_STEP  12.0    /* each nudge away from the anchor */
-#define COST_PER_MARKER_STEP 40.0  /* "max 16" is lost away from its dot */
-#define COST_ON_BAND    8.0    /* readable there: labels have a halo */
+/* Cards whose usable memory is this close, and whose largest batch is the
+ * same, are one line: two lines a pixel apart read as one anyway. */
+#define SAME_CARD 0.01
 
-typedef enum {
-  LEGEND_PREDICTION,
-  LEGEND_RANGE,
-  LEGEND_MEASURED,
-  LEGEND_FIT,
-} LegendEntry;
+/* The cards' names take at most this share of the width */
+#define GUTTER_SHARE 0.36
 
 static void
 curve_gpu_free (HrCurveGpu *gpu)
 {
   g_free (gpu->label);
+  g_free (gpu->short_label);
   g_free (gpu);
 }
 
@@ -82,6 +79,7 @@ hr_curve_chart_data_free (HrCurveChartData *data)
   g_array_unref (data->measured);
   g_free (data->measured_label);
   g_free (data->fit_label);
+  g_free (data->note);
   g_free (data);
 }
 
@@ -100,6 +98,8 @@ hr_curve_chart_data_add_gpu (HrCurveChartData *data,
 
   gpu = g_new0 (HrCurveGpu, 1);
   gpu->label = g_strdup (label);
+  gpu->short_label = hr_chart_gpu_short_name (label, NULL, NULL);
+  gpu->series = data->gpus->len;
   gpu->capacity = capacity;
   gpu->usable = usable;
   gpu->max_micro_batch = max_micro_batch;
@@ -310,6 +310,8 @@ data_for_analysis (HrAnalysis *analysis,
   HrCurveChartData *data = hr_curve_chart_data_new ();
 
   data->log2_x = log2_x;
+  data->micro_batch = scenario->micro_batch;
+  data->note = hr_chart_analysis_note (analysis);
   data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
                           ? scenario->name : scenario->model->name);
   data->subtitle = scenario_subtitle (scenario, hr_analysis_get_estimate (analysis));
@@ -429,7 +431,8 @@ gpu_line_clear (gpointer item)
   HrCurveGpuLine *line = item;
 
   hr_chart_label_clear (&line->label);
-  hr_chart_label_clear (&line->marker_label);
+  hr_chart_label_clear (&line->detail);
+  g_clear_pointer (&line->gpus, g_array_unref);
 }
 
 void
@@ -446,7 +449,41 @@ hr_curve_chart_layout_free (HrCurveChartLayout *layout)
   g_array_unref (layout->gpu_lines);
   g_array_unref (layout->measured);
   g_array_unref (layout->labels);
+  hr_axis_tick_clear (&layout->scenario_tick);
+  for (guint i = 0; i < layout->n_legend; i++)
+    hr_chart_label_clear (&layout->legend_labels[i]);
   g_free (layout);
+}
+
+void
+hr_curve_chart_layout_collect_labels (const HrCurveChartLayout *layout,
+                                      GPtrArray                *labels)
+{
+  g_return_if_fail (layout != NULL && labels != NULL);
+
+  for (guint i = 0; i < layout->labels->len; i++)
+    g_ptr_array_add (labels, &g_array_index (layout->labels, HrChartLabel, i));
+  for (guint i = 0; i < layout->x_ticks->len; i++)
+    {
+      HrChartLabel *label = &g_array_index (layout->x_ticks, HrAxisTick, i).label;
+
+      if (label->text != NULL)
+        g_ptr_array_add (labels, label);
+    }
+  for (guint i = 0; i < layout->y_ticks->len; i++)
+    g_ptr_array_add (labels, &g_array_index (layout->y_ticks, HrAxisTick, i).label);
+  if (layout->has_scenario)
+    g_ptr_array_add (labels, (gpointer) &layout->scenario_tick.label);
+  for (guint i = 0; i < layout->gpu_lines->len; i++)
+    {
+      HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+
+      g_ptr_array_add (labels, &line->label);
+      if (line->detail.text != NULL)
+        g_ptr_array_add (labels, &line->detail);
+    }
+  for (guint i = 0; i < layout->n_legend; i++)
+    g_ptr_array_add (labels, (gpointer) &layout->legend_labels[i]);
 }
 
 double
@@ -488,20 +525,23 @@ hr_curve_chart_y_position (const HrCurveChartLayout *layout,
          (bytes - layout->y_min) / (layout->y_max - layout->y_min) * layout->plot.height;
 }
 
-/* A label of @text on one line, no wider than @max_width. */
+/* A label of @text wrapped at @max_width (never cut: a word wider than
+ * that makes the label wider). */
 static HrChartLabel
-line_label_new (PangoContext       *context,
-                const HrChartStyle *style,
-                const char         *text,
-                HrChartFont         font,
-                HrChartTextRole     role,
-                double              max_width,
-                double              x,
-                double              y)
+wrapped_label (PangoContext       *context,
+               const HrChartStyle *style,
+               const char         *text,
+               HrChartFont         font,
+               HrChartTextRole     role,
+               double              max_width,
+               double              x,
+               double              y)
 {
-  return hr_chart_label_new (context, style,
-                             hr_chart_text_ellipsize (context, style, font, text, "", max_width),
-                             font, role, HR_ALIGN_START, 0, x, y);
+  double w;
+
+  hr_chart_text_size (context, style, font, text, 0, &w, NULL);
+  return hr_chart_label_new (context, style, g_strdup (text), font, role, HR_ALIGN_START,
+                             w > max_width ? max_width : 0, x, y);
 }
 
 static void
@@ -513,105 +553,100 @@ keep_inside (HrRect       *box,
 
 static guint
 legend_entries (const HrCurveChartData *data,
-                LegendEntry             entries[4])
+                gboolean                scenario,
+                HrCurveLegendEntry      entries[HR_CURVE_MAX_LEGEND])
 {
   guint n = 0;
 
-  entries[n++] = LEGEND_PREDICTION;
-  entries[n++] = LEGEND_RANGE;
+  entries[n++] = HR_CURVE_LEGEND_PREDICTION;
+  entries[n++] = HR_CURVE_LEGEND_RANGE;
+  if (scenario)
+    entries[n++] = HR_CURVE_LEGEND_SCENARIO;
   if (data->measured->len > 0)
-    entries[n++] = LEGEND_MEASURED;
+    entries[n++] = HR_CURVE_LEGEND_MEASURED;
   if (data->has_fit_line)
-    entries[n++] = LEGEND_FIT;
+    entries[n++] = HR_CURVE_LEGEND_FIT;
   return n;
 }
 
 static const char *
 legend_text (const HrCurveChartData *data,
-             LegendEntry             entry)
+             HrCurveLegendEntry      entry)
 {
   switch (entry)
     {
-    case LEGEND_PREDICTION:
+    case HR_CURVE_LEGEND_PREDICTION:
       return _("prediction");
-    case LEGEND_RANGE:
+    case HR_CURVE_LEGEND_RANGE:
       return _("range");
-    case LEGEND_MEASURED:
+    case HR_CURVE_LEGEND_SCENARIO:
+      return _("this micro-batch");
+    case HR_CURVE_LEGEND_MEASURED:
       return data->measured_label != NULL ? data->measured_label : _("measured");
-    case LEGEND_FIT:
+    case HR_CURVE_LEGEND_FIT:
       return data->fit_label != NULL ? data->fit_label : _("fit");
     default:
       g_assert_not_reached ();
     }
 }
 
-static void
-make_legend (const HrCurveChartData *data,
-             const HrChartStyle     *style,
-             PangoContext           *context,
-             double                  width,
-             GArray                 *legend)
-{
-  LegendEntry entries[4];
-  guint n = legend_entries (data, entries);
-
-  for (guint i = 0; i < n; i++)
-    {
-      HrChartLabel label = line_label_new (context, style, legend_text (data, entries[i]),
-                                           HR_CHART_FONT_BODY, HR_TEXT_MUTED,
-                                           width - SWATCH_WIDTH - SWATCH_GAP, 0, 0);
-
-      g_array_append_val (legend, label);
-    }
-}
-
-/* The legend on one row: each entry is a swatch, then its label. */
+/* The legend in rows from @y, each ending at @right and no wider than
+ * @width; returns the height taken. */
 static double
-legend_width (const GArray *legend)
-{
-  double width = 0;
-
-  for (guint i = 0; i < legend->len; i++)
-    width += (i > 0 ? LEGEND_SPACING : 0) + SWATCH_WIDTH + SWATCH_GAP +
-             g_array_index (legend, HrChartLabel, i).box.width;
-  return width;
-}
-
-/* Puts the legend in rows from @y, each ending at @right and no wider
- * than @width (one row, nearly always); returns the height taken. */
-static double
-flow_legend (GArray *legend,
-             double  right,
-             double  y,
-             double  width)
+flow_legend (HrCurveChartLayout *layout,
+             double              swatch,
+             double              gap,
+             double              spacing,
+             double              right,
+             double              y,
+             double              width)
 {
   double taken = 0;
   guint row_start = 0;
 
-  while (row_start < legend->len)
+  while (row_start < layout->n_legend)
     {
       double x = 0, row_height = 0;
       guint row_end = row_start;
 
-      for (; row_end < legend->len; row_end++)
+      for (; row_end < layout->n_legend; row_end++)
         {
-          HrChartLabel *label = &g_array_index (legend, HrChartLabel, row_end);
-          double start = row_end > row_start ? x + LEGEND_SPACING : x;
+          HrChartLabel *label = &layout->legend_labels[row_end];
+          double start = row_end > row_start ? x + spacing : x;
 
-          if (row_end > row_start && start + SWATCH_WIDTH + SWATCH_GAP + label->box.width > width)
+          if (row_end > row_start && start + swatch + gap + label->box.width > width)
             break;
-          label->box.x = start + SWATCH_WIDTH + SWATCH_GAP;
+          label->box.x = start + swatch + gap;
           label->box.y = y + taken;
           x = label->box.x + label->box.width;
           row_height = MAX (row_height, label->box.height);
         }
       for (guint i = row_start; i < row_end; i++)
-        g_array_index (legend, HrChartLabel, i).box.x += right - x;
-      taken += row_height;
+        layout->legend_labels[i].box.x += right - x;
+      taken += row_height + (row_end < layout->n_legend ? 2 : 0);
       row_start = row_end;
     }
 
+  for (guint i = 0; i < layout->n_legend; i++)
+    {
+      const HrRect *box = &layout->legend_labels[i].box;
+
+      layout->legend_swatches[i] = (HrRect) { box->x - gap - swatch, box->y, swatch, box->height };
+    }
   return taken;
+}
+
+static double
+legend_width (const HrCurveChartLayout *layout,
+              double                    swatch,
+              double                    gap,
+              double                    spacing)
+{
+  double width = 0;
+
+  for (guint i = 0; i < layout->n_legend; i++)
+    width += (i > 0 ? spacing : 0) + swatch + gap + layout->legend_labels[i].box.width;
+  return width;
 }
 
 /* Decimals that @step needs: 2.5 needs one, 50 none. */
@@ -629,6 +664,8 @@ step_decimals (double step)
   return decimals;
 }
 
+/* The memory that matters: every card's line, the prediction over the
+ * range (its band is drawn clipped, not followed) and every measurement. */
 static void
 layout_y_ticks (HrCurveChartLayout     *layout,
                 const HrCurveChartData *data,
@@ -636,31 +673,55 @@ layout_y_ticks (HrCurveChartLayout     *layout,
                 PangoContext           *context)
 {
   g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
-  double highest = 0, top, step, rounded;
+  double highest = 0, last_stop = 0, top, step, rounded;
   guint target;
   int decimals;
 
+  /* the curve as far as the last card stops fitting (all of it without
+   * cards): past that it leaves the plot at the top */
+  for (guint i = 0; i < data->gpus->len; i++)
+    {
+      const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, i);
+
+      highest = MAX (highest, gpu->usable);
+      last_stop = MAX (last_stop, gpu->max_micro_batch == 0 ? 1
+                                  : gpu->max_is_lower_bound ? gpu->max_micro_batch
+                                                            : gpu->max_micro_batch + 1);
+    }
+  if (data->gpus->len == 0)
+    last_stop = G_MAXDOUBLE;
   for (guint i = 0; i < data->samples->len; i++)
     {
-      const HrCurveSample *sample = &g_array_index (data->samples, HrCurveSample, i);
+      const HrCurveSample *b = &g_array_index (data->samples, HrCurveSample, i);
 
-      highest = MAX (highest, MAX (sample->bytes, sample->high));
+      if (b->batch <= last_stop)
+        highest = MAX (highest, b->bytes);
+      else
+        {
+          /* the line between the samples either side of the last stop */
+          if (i > 0)
+            {
+              const HrCurveSample *a = &g_array_index (data->samples, HrCurveSample, i - 1);
+
+              if (a->batch < last_stop)
+                highest = MAX (highest, a->bytes + (b->bytes - a->bytes) *
+                                                   (last_stop - a->batch) / (b->batch - a->batch));
+            }
+          break;
+        }
     }
-  for (guint i = 0; i < data->gpus->len; i++)
-    highest = MAX (highest, ((HrCurveGpu *) g_ptr_array_index (data->gpus, i))->usable);
   for (guint i = 0; i < data->measured->len; i++)
     highest = MAX (highest, g_array_index (data->measured, HrCurvePoint, i).bytes);
 
-  /* Every card stays in view, so the eye sees where the curve leaves it;
-   * the axis ends on a tick unless that would waste much of the plot. */
+  /* the axis ends on a tick unless that would waste much of the plot */
   top = (highest > 0 ? highest : GiB) * HEADROOM / GiB;
-  target = CLAMP ((guint) (layout->plot.height / 48), 3, 10);
+  target = CLAMP ((guint) (layout->plot.height / (40 * MAX (style->spacing, 0.5))), 3, 8);
   step = hr_nice_ticks (0, top, target, values);
   rounded = ceil (top / step - 1e-9) * step;
   decimals = step_decimals (step);
 
   layout->y_min = 0;
-  layout->y_max = (rounded <= top * 1.15 ? rounded : top) * GiB;
+  layout->y_max = (rounded <= top * 1.12 ? rounded : top) * GiB;
   for (guint k = 0; k * step * GiB <= layout->y_max * (1 + 1e-9); k++)
     {
       HrAxisTick tick = { 0 };
@@ -672,42 +733,35 @@ layout_y_ticks (HrCurveChartLayout     *layout,
     }
 }
 
+/* 0 (or 1 on a log axis) to the end of the sweep: the analysis chose it
+ * to end a little past where the last card stops fitting. */
 static void
 x_range (HrCurveChartLayout     *layout,
          const HrCurveChartData *data)
 {
-  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE;
+  double hi = 1;
 
   for (guint i = 0; i < data->samples->len; i++)
-    {
-      double batch = g_array_index (data->samples, HrCurveSample, i).batch;
-
-      lo = MIN (lo, batch);
-      hi = MAX (hi, batch);
-    }
+    hi = MAX (hi, g_array_index (data->samples, HrCurveSample, i).batch);
   for (guint i = 0; i < data->measured->len; i++)
     {
       double batch = g_array_index (data->measured, HrCurvePoint, i).batch;
 
-      lo = MIN (lo, batch);
-      hi = MAX (hi, batch);
+      if (isfinite (batch))
+        hi = MAX (hi, batch);
     }
+  hi = MIN (hi, 1 << 24);
 
-  if (lo > hi)
-    lo = hi = 1;
-  if (layout->log2_x && lo <= 0)
-    lo = 1;
-  if (hi <= lo)
-    hi = layout->log2_x ? lo * 2 : lo + 1;
-  layout->x_min = lo;
-  layout->x_max = hi;
+  layout->x_min = layout->log2_x ? 1 : 0;
+  layout->x_max = MAX (hi, layout->log2_x ? 2 : 1);
 }
 
 static void
 add_x_tick (HrCurveChartLayout *layout,
             const HrChartStyle *style,
             PangoContext       *context,
-            double              value)
+            double              value,
+            double              y)
 {
   HrAxisTick tick = { 0 };
 
@@ -715,23 +769,28 @@ add_x_tick (HrCurveChartLayout *layout,
   tick.position = hr_curve_chart_x_position (layout, value);
   tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%.0f", value),
                                    HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0,
-                                   tick.position,
-                                   layout->plot.y + layout->plot.height + TICK_LENGTH +
-                                   TICK_LABEL_GAP);
+                                   tick.position, y);
   keep_inside (&tick.label.box, &layout->bounds);
   g_array_append_val (layout->x_ticks, tick);
 }
 
+/* Whether two neighbouring tick labels (of those shown) are closer than
+ * @spacing. */
 static gboolean
-x_ticks_crowded (const HrCurveChartLayout *layout)
+x_ticks_crowded (const HrCurveChartLayout *layout,
+                 double                    spacing)
 {
-  for (guint i = 1; i < layout->x_ticks->len; i++)
-    {
-      const HrRect *a = &g_array_index (layout->x_ticks, HrAxisTick, i - 1).label.box;
-      const HrRect *b = &g_array_index (layout->x_ticks, HrAxisTick, i).label.box;
+  const HrRect *previous = NULL;
 
-      if (b->x - (a->x + a->width) < TICK_SPACING)
+  for (guint i = 0; i < layout->x_ticks->len; i++)
+    {
+      const HrChartLabel *label = &g_array_index (layout->x_ticks, HrAxisTick, i).label;
+
+      if (label->text == NULL)
+        continue;
+      if (previous != NULL && label->box.x - (previous->x + previous->width) < spacing)
         return TRUE;
+      previous = &label->box;
     }
   return FALSE;
 }
@@ -741,32 +800,48 @@ x_ticks_crowded (const HrCurveChartLayout *layout)
 static void
 layout_x_ticks (HrCurveChartLayout *layout,
                 const HrChartStyle *style,
-                PangoContext       *context)
+                PangoContext       *context,
+                double              y)
 {
   g_autoptr(GArray) values = g_array_new (FALSE, FALSE, sizeof (double));
-  int first_exponent = (int) ceil (log2 (layout->x_min) - 1e-9);
+  double s = style->spacing;
+  int first_exponent = (int) ceil (log2 (MAX (layout->x_min, 1)) - 1e-9);
   int last_exponent = (int) floor (log2 (layout->x_max) + 1e-9);
   /* a batch is whole: steps of at least one */
-  guint target = (guint) MIN (layout->plot.width / 72, floor (layout->x_max - layout->x_min));
+  guint target = (guint) CLAMP (MIN (layout->plot.width / (56 * MAX (s, 0.5)),
+                                     floor (layout->x_max - layout->x_min)), 1, 12);
 
-  for (guint stride = 1;; stride *= 2)
+  for (guint stride = 1; stride < 64; stride *= 2)
     {
       g_array_set_size (layout->x_ticks, 0);
       if (layout->log2_x)
         {
           for (int e = first_exponent; e <= last_exponent; e += stride)
-            add_x_tick (layout, style, context, exp2 (e));
+            add_x_tick (layout, style, context, exp2 (e), y);
         }
       else
         {
           hr_nice_ticks (layout->x_min, layout->x_max, MAX (1, target / stride), values);
           for (guint i = 0; i < values->len; i++)
-            add_x_tick (layout, style, context, g_array_index (values, double, i));
+            {
+              double v = g_array_index (values, double, i);
+
+              /* whole batches only */
+              if (fabs (v - round (v)) < 1e-9)
+                add_x_tick (layout, style, context, v, y);
+            }
         }
-      if (!x_ticks_crowded (layout) || layout->x_ticks->len <= 2 ||
-          (!layout->log2_x && target / stride <= 2))
+      if (!x_ticks_crowded (layout, TICK_SPACING * s) || layout->x_ticks->len <= 2 ||
+          (!layout->log2_x && target / stride <= 1))
         break;
     }
+
+  /* Still crowded (a narrow canvas): every other label goes, the ticks
+   * stay. */
+  for (guint stride = 2; x_ticks_crowded (layout, TICK_SPACING * s) && stride < 64; stride *= 2)
+    for (guint i = 0; i < layout->x_ticks->len; i++)
+      if (i % stride != 0)
+        hr_chart_label_clear (&g_array_index (layout->x_ticks, HrAxisTick, i).label);
 }
 
 static HrPoint
@@ -845,7 +920,7 @@ polyline_y_at (const GArray *points,
         {
           const HrPoint *a = i > 0 ? &g_array_index (points, HrPoint, i - 1) : b;
 
-          if (i == 0 && b->x > x)
+          if (i == 0 && b->x > x + 1e-9)
             return FALSE;
           *y = b->x > a->x ? a->y + (b->y - a->y) * (x - a->x) / (b->x - a->x) : b->y;
           return TRUE;
@@ -854,288 +929,190 @@ polyline_y_at (const GArray *points,
   return FALSE;
 }
 
-/* Widens [*top, *bottom] to the polyline's y over [x_start, x_end]. */
-static void
-polyline_span (const GArray *points,
-               double        x_start,
-               double        x_end,
-               double       *top,
-               double       *bottom)
-{
-  double y;
-
-  for (guint i = 0; i < points->len; i++)
-    {
-      const HrPoint *p = &g_array_index (points, HrPoint, i);
-
-      if (p->x >= x_start && p->x <= x_end)
-        {
-          *top = MIN (*top, p->y);
-          *bottom = MAX (*bottom, p->y);
-        }
-    }
-  if (polyline_y_at (points, x_start, &y))
-    {
-      *top = MIN (*top, y);
-      *bottom = MAX (*bottom, y);
-    }
-  if (polyline_y_at (points, x_end, &y))
-    {
-      *top = MIN (*top, y);
-      *bottom = MAX (*bottom, y);
-    }
-}
-
-static gboolean
-span_crosses (const HrRect *box,
-              double        top,
-              double        bottom)
-{
-  return top <= bottom && box->y < bottom && top < box->y + box->height;
-}
-
-/* Where labels may go: the plot, and the room between the x axis and its
- * tick labels (at a price: that crosses the axis). */
-static HrRect
-label_area (const HrCurveChartLayout *layout)
-{
-  HrRect area = layout->plot;
-
-  area.height += TICK_LENGTH + TICK_LABEL_GAP - 1;
-  return area;
-}
-
-/* @anchor_y is where the label points: its card's line or its marker;
- * another card's line in between would make it read as that card's. */
-static double
-spot_cost (const HrCurveChartLayout *layout,
-           const GArray             *placed,
-           const HrRect             *box,
-           double                    anchor_y)
-{
-  const HrRect *plot = &layout->plot;
-  HrRect area = label_area (layout);
-  double cost = 0, top = G_MAXDOUBLE, bottom = -G_MAXDOUBLE;
-
-  if (!hr_rect_inside (box, &area, 0))
-    cost += COST_FORBIDDEN;
-  else if (box->y + box->height > plot->y + plot->height)
-    cost += COST_ON_LINE;
-  for (guint i = 0; i < placed->len; i++)
-    {
-      const HrRect *other = &g_array_index (placed, HrRect, i);
-      HrRect apart = {
-        other->x - HALO, other->y - HALO, other->width + 2 * HALO, other->height + 2 * HALO,
-      };
-
-      if (hr_rect_intersects (box, &apart))
-        cost += COST_FORBIDDEN;
-    }
-
-  polyline_span (layout->curve, box->x, box->x + box->width, &top, &bottom);
-  if (span_crosses (box, top - HALO, bottom + HALO))
-    cost += COST_ON_CURVE;
-  polyline_span (layout->band_high, box->x, box->x + box->width, &top, &bottom);
-  polyline_span (layout->band_low, box->x, box->x + box->width, &top, &bottom);
-  if (span_crosses (box, top, bottom))
-    cost += COST_ON_BAND;
-
-  for (guint i = 0; i < layout->gpu_lines->len; i++)
-    {
-      double y = g_array_index (layout->gpu_lines, HrCurveGpuLine, i).y;
-
-      if (y > box->y - HALO && y < box->y + box->height + HALO)
-        cost += COST_ON_LINE;
-      else if ((y > box->y + box->height && y < anchor_y) || (y < box->y && y > anchor_y))
-        cost += COST_ON_LINE;
-    }
-  for (guint i = 0; i < layout->measured->len; i++)
-    {
-      const HrPoint *p = &g_array_index (layout->measured, HrPoint, i);
-      HrRect dot = { p->x - POINT_RADIUS, p->y - POINT_RADIUS, 2 * POINT_RADIUS, 2 * POINT_RADIUS };
-
-      if (hr_rect_intersects (box, &dot))
-        cost += COST_ON_POINT;
-    }
-  return cost;
-}
-
-/* A card's name sits just above or below its line, at the right end when
- * nothing is in the way, else at the left end, else nudged away from it;
- * @order holds the lines from the top, those before @index placed, and a
- * nudged name keeps its line's place among them. */
-static void
-place_gpu_label (const HrCurveChartLayout *layout,
-                 GArray                   *placed,
-                 GPtrArray                *order,
-                 guint                     index)
-{
-  HrCurveGpuLine *line = g_ptr_array_index (order, index);
-  const HrRect *plot = &layout->plot;
-  HrRect area = label_area (layout);
-  double w = line->label.box.width, h = line->label.box.height;
-  double best = G_MAXDOUBLE;
-
-  for (guint side = 0; side < 2; side++)
-    for (guint step = 0; step < 8; step++)
-      for (guint below = 0; below < 2; below++)
-        {
-          HrRect box = {
-            side == 0 ? plot->x + plot->width - LABEL_INSET - w : plot->x + LABEL_INSET,
-            below ? line->y + LINE_LABEL_GAP + step * (h + HALO)
-                  : line->y - LINE_LABEL_GAP - h - step * (h + HALO),
-            w, h,
-          };
-          double cost;
-
-          /* low down, a name may hug its line rather than leave it */
-          if (below)
-            box.y = MAX (line->y + 1, MIN (box.y, area.y + area.height - h));
-          /* on a tie, right before left and above before below */
-          cost = spot_cost (layout, placed, &box, line->y) + step * COST_PER_STEP +
-                 side * 6 + below * 2;
-
-          for (guint i = 0; i < index; i++)
-            {
-              const HrCurveGpuLine *higher = g_ptr_array_index (order, i);
-              const HrRect *other = &higher->label.box;
-
-              if (higher->y < line->y && box.y < other->y &&
-                  box.x < other->x + other->width && other->x < box.x + box.width)
-                cost += COST_OUT_OF_ORDER;
-            }
-
-          if (cost < best)
-            {
-              best = cost;
-              line->label.box = box;
-            }
-        }
-  g_array_append_val (placed, line->label.box);
-}
-
-/* "max 16" goes beside its marker, where the curve is not: below right of
- * a rising curve, else above left, else further away. */
-static void
-place_marker_label (const HrCurveChartLayout *layout,
-                    GArray                   *placed,
-                    HrCurveGpuLine           *line)
-{
-  const HrPoint *m = &line->marker;
-  double w = line->marker_label.box.width, h = line->marker_label.box.height;
-  double best = G_MAXDOUBLE;
-
-  for (guint step = 0; step < 5; step++)
-    for (guint spot = 0; spot < 4; spot++)
-      {
-        gboolean right = spot == 0 || spot == 3;
-        gboolean below = spot == 0 || spot == 2;
-        HrRect box = {
-          right ? m->x + MARKER_GAP : m->x - MARKER_GAP - w,
-          below ? m->y + MARKER_GAP / 2 + step * (h + HALO)
-                : m->y - MARKER_GAP / 2 - h - step * (h + HALO),
-          w, h,
-        };
-        double cost = spot_cost (layout, placed, &box, m->y) + step * COST_PER_MARKER_STEP +
-                      spot * 3;
-
-        if (cost < best)
-          {
-            best = cost;
-            line->marker_label.box = box;
-          }
-      }
-  g_array_append_val (placed, line->marker_label.box);
-}
-
-static int
-compare_line_y (gconstpointer a,
-                gconstpointer b)
-{
-  const HrCurveGpuLine *line_a = *(const HrCurveGpuLine * const *) a;
-  const HrCurveGpuLine *line_b = *(const HrCurveGpuLine * const *) b;
-
-  return (line_a->y > line_b->y) - (line_a->y < line_b->y);
-}
-
 static char *
-max_batch_text (const HrCurveGpu *gpu)
+max_batch_text (const HrCurveGpu *first,
+                const HrCurveGpu *last)
 {
-  return g_strdup_printf (gpu->max_is_lower_bound ? _("max ≥ %u") : _("max %u"),
-                          gpu->max_micro_batch);
+  if (first->max_micro_batch == 0)
+    return g_strdup (_("nothing fits"));
+  if (last->max_micro_batch != first->max_micro_batch)
+    return g_strdup_printf (_("max %u–%u"), MIN (first->max_micro_batch, last->max_micro_batch),
+                            MAX (first->max_micro_batch, last->max_micro_batch));
+  return g_strdup_printf (first->max_is_lower_bound ? _("max ≥ %u") : _("max %u"),
+                          first->max_micro_batch);
 }
 
-static void
-layout_gpu_lines (HrCurveChartLayout     *layout,
-                  const HrCurveChartData *data,
-                  const HrChartStyle     *style,
-                  PangoContext           *context)
+/* Groups of cards that draw the same line, in data->gpus order. */
+static GPtrArray *
+group_gpus (const HrCurveChartData *data)
 {
-  g_autoptr(GArray) placed = g_array_new (FALSE, FALSE, sizeof (HrRect));
-  g_autoptr(GPtrArray) order = NULL;
-  const HrRect *plot = &layout->plot;
-  double max_width = MIN (plot->width * 0.6, plot->width - 2 * LABEL_INSET);
+  GPtrArray *groups = g_ptr_array_new_with_free_func ((GDestroyNotify) g_array_unref);
 
   for (guint i = 0; i < data->gpus->len; i++)
     {
       const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, i);
-      HrCurveGpuLine line = { 0 };
-      g_autofree char *usable = hr_chart_format_bytes (gpu->usable);
-      g_autofree char *suffix = NULL;
+      GArray *home = NULL;
 
-      line.y = hr_curve_chart_y_position (layout, gpu->usable);
-      line.x_start = plot->x;
-      line.x_end = plot->x + plot->width;
-      line.color_index = i % G_N_ELEMENTS (style->series);
-      line.has_marker = gpu->max_micro_batch > 0 && gpu->max_micro_batch >= layout->x_min &&
-                        gpu->max_micro_batch <= layout->x_max;
-
-      /* The marker says the largest batch; where there is none, the name does. */
-      if (line.has_marker)
+      for (guint g = 0; g < groups->len && home == NULL; g++)
         {
-          HrRect dot;
+          GArray *group = g_ptr_array_index (groups, g);
+          const HrCurveGpu *first = g_ptr_array_index (data->gpus, g_array_index (group, guint, 0));
 
-          line.marker.x = hr_curve_chart_x_position (layout, gpu->max_micro_batch);
-          if (!polyline_y_at (layout->curve, line.marker.x, &line.marker.y))
-            line.marker.y = line.y;
-          line.marker_label = hr_chart_label_new (context, style, max_batch_text (gpu),
-                                                  HR_CHART_FONT_SMALL,
-                                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, 0, 0, 0);
-          dot = (HrRect) { line.marker.x - MARKER_RADIUS, line.marker.y - MARKER_RADIUS,
-                           2 * MARKER_RADIUS, 2 * MARKER_RADIUS };
-          g_array_append_val (placed, dot);
-          suffix = g_strdup_printf (_(" · %s usable"), usable);
+          if (fabs (first->usable - gpu->usable) <= SAME_CARD * MAX (first->usable, gpu->usable) &&
+              first->max_micro_batch == gpu->max_micro_batch &&
+              first->max_is_lower_bound == gpu->max_is_lower_bound)
+            home = group;
         }
-      else if (gpu->max_micro_batch == 0)
-        suffix = g_strdup_printf (_(" · %s usable · nothing fits"), usable);
-      else
+      if (home == NULL)
         {
-          g_autofree char *max = max_batch_text (gpu);
-
-          suffix = g_strdup_printf (_(" · %s usable · %s"), usable, max);
+          home = g_array_new (FALSE, FALSE, sizeof (guint));
+          g_ptr_array_add (groups, home);
         }
-
-      line.label = hr_chart_label_new (context, style,
-                                       hr_chart_text_ellipsize (context, style, HR_CHART_FONT_BODY,
-                                                                gpu->label, suffix, max_width),
-                                       HR_CHART_FONT_BODY, HR_TEXT_FOREGROUND, HR_ALIGN_START, 0,
-                                       0, 0);
-      g_array_append_val (layout->gpu_lines, line);
+      g_array_append_val (home, i);
     }
+  return groups;
+}
 
-  /* Top line first: close lines then stack their names in their order. */
-  order = g_ptr_array_sized_new (layout->gpu_lines->len);
-  for (guint i = 0; i < layout->gpu_lines->len; i++)
-    g_ptr_array_add (order, &g_array_index (layout->gpu_lines, HrCurveGpuLine, i));
-  g_ptr_array_sort (order, compare_line_y);
-  for (guint i = 0; i < order->len; i++)
-    place_gpu_label (layout, placed, order, i);
-  for (guint i = 0; i < layout->gpu_lines->len; i++)
+/* "RTX 3090, RTX 4090", in full or as people say them; one a line when
+ * @stacked. */
+static char *
+group_names (const HrCurveChartData *data,
+             const GArray           *group,
+             gboolean                shortened,
+             gboolean                stacked)
+{
+  GString *names = g_string_new (NULL);
+
+  for (guint k = 0; k < group->len; k++)
+    {
+      const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, g_array_index (group, guint, k));
+
+      /* Translators: between the names of cards that share a line */
+      g_string_append_printf (names, "%s%s", k > 0 ? (stacked ? _(",\n") : _(", ")) : "",
+                              shortened ? gpu->short_label : gpu->label);
+    }
+  return g_string_free (names, FALSE);
+}
+
+static char *
+group_detail (const HrCurveChartData *data,
+              const GArray           *group,
+              gboolean                brief)
+{
+  double lo = G_MAXDOUBLE, hi = 0;
+  const HrCurveGpu *first = g_ptr_array_index (data->gpus, g_array_index (group, guint, 0));
+  const HrCurveGpu *last = g_ptr_array_index (data->gpus,
+                                              g_array_index (group, guint, group->len - 1));
+  g_autofree char *max = max_batch_text (first, last);
+  g_autofree char *low = NULL;
+  g_autofree char *high = NULL;
+
+  for (guint k = 0; k < group->len; k++)
+    {
+      const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, g_array_index (group, guint, k));
+
+      lo = MIN (lo, gpu->usable);
+      hi = MAX (hi, gpu->usable);
+    }
+  low = hr_chart_format_bytes (lo);
+  high = hr_chart_format_bytes (hi);
+  if (!g_str_equal (low, high))
+    {
+      g_autofree char *range = NULL;
+
+      /* "71.7–72.0 GiB": the unit once when both have it */
+      if (g_str_has_suffix (low, " GiB") && g_str_has_suffix (high, " GiB"))
+        low[strlen (low) - 4] = '\0';
+      range = g_strdup_printf ("%s–%s", low, high);
+
+      /* Translators: the usable memory of the cards on a line (one
+       * amount, or a range), then the largest micro-batch */
+      return g_strdup_printf (brief ? _("%s · %s") : _("%s usable · %s"), range, max);
+    }
+  return g_strdup_printf (brief ? _("%s · %s") : _("%s usable · %s"), low, max);
+}
+
+typedef struct {
+  HrCurveGpuLine *line;
+  double          want;   /* the line's y */
+} Ordered;
+
+static int
+compare_ordered (gconstpointer a,
+                 gconstpointer b)
+{
+  const Ordered *oa = a, *ob = b;
+
+  return (oa->want > ob->want) - (oa->want < ob->want);
+}
+
+/* The cards' names and details at the right of the plot, one block per
+ * line, as close to their lines as the other blocks let them, within
+ * [top, bottom]. */
+static void
+place_gpu_labels (HrCurveChartLayout *layout,
+                  const HrChartStyle *style,
+                  double              gutter_x,
+                  double              top,
+                  double              bottom)
+{
+  double s = style->spacing;
+  guint n = layout->gpu_lines->len;
+  g_autofree Ordered *order = g_new0 (Ordered, MAX (n, 1));
+  g_autofree double *tops = g_new0 (double, MAX (n, 1));
+  g_autofree double *heights = g_new0 (double, MAX (n, 1));
+  double total = 0;
+
+  for (guint i = 0; i < n; i++)
     {
       HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
 
-      if (line->has_marker)
-        place_marker_label (layout, placed, line);
+      order[i].line = line;
+      order[i].want = line->y;
+    }
+  qsort (order, n, sizeof *order, compare_ordered);
+
+  for (guint pass = 0; pass < 2; pass++)
+    {
+      total = 0;
+      for (guint i = 0; i < n; i++)
+        {
+          HrCurveGpuLine *line = order[i].line;
+
+          heights[i] = line->label.box.height +
+                       (line->detail.text != NULL ? line->detail.box.height : 0);
+          /* the name's middle on the line */
+          tops[i] = order[i].want - line->label.box.height / 2;
+          total += heights[i] + (i > 0 ? LABEL_SPACING * s : 0);
+        }
+      if (total <= bottom - top || pass == 1)
+        break;
+      /* no room for two lines a card: the details go, the y axis says the
+       * memory and the marker the largest batch */
+      for (guint i = 0; i < n; i++)
+        hr_chart_label_clear (&order[i].line->detail);
+    }
+
+  hr_place_spread (tops, heights, n, LABEL_SPACING * s, top, bottom);
+
+  for (guint i = 0; i < n; i++)
+    {
+      HrCurveGpuLine *line = order[i].line;
+      double swatch = SWATCH_WIDTH * s;
+      double middle = tops[i] + line->label.box.height / 2;
+
+      line->swatch = (HrRect) { gutter_x, middle - line->label.box.height / 2, swatch,
+                                line->label.box.height };
+      line->label.box.x = gutter_x + swatch + SWATCH_GAP * s;
+      line->label.box.y = tops[i];
+      if (line->detail.text != NULL)
+        {
+          line->detail.box.x = line->label.box.x;
+          line->detail.box.y = tops[i] + line->label.box.height;
+        }
+      line->has_leader = fabs (middle - line->y) > 0.5;
+      line->leader_from = (HrPoint) { line->x_end, line->y };
+      line->leader_to = (HrPoint) { gutter_x, middle };
     }
 }
 
@@ -1144,7 +1121,8 @@ static void
 layout_fit_line (HrCurveChartLayout     *layout,
                  const HrCurveChartData *data)
 {
-  double start = layout->x_min, end = layout->x_max;
+  double start = MAX (layout->x_min, layout->log2_x ? layout->x_min : 0);
+  double end = layout->x_max;
   double slope = data->fit_per_sample, floor_bytes = data->fit_floor;
 
   if (!data->has_fit_line)
@@ -1168,21 +1146,94 @@ layout_fit_line (HrCurveChartLayout     *layout,
   layout->fit_end = data_point (layout, end, floor_bytes + slope * end);
 }
 
+/* Each group's names (in full, or as people say them when the full ones
+ * would crowd the plot, wrapped between names when even those would) and
+ * details; returns the width the labels need. */
+static double
+text_width (PangoContext       *context,
+            const HrChartStyle *style,
+            HrChartFont         font,
+            const char         *text)
+{
+  double w;
+
+  hr_chart_text_size (context, style, font, text, 0, &w, NULL);
+  return w;
+}
+
+/* Each group's names and details, the longest that fit in @most: names
+ * in full, else as people say them, else one name a line; the detail with
+ * "usable", else without.  Returns the width the labels need. */
+static double
+make_gpu_labels (HrCurveChartLayout     *layout,
+                 const HrCurveChartData *data,
+                 const HrChartStyle     *style,
+                 PangoContext           *context,
+                 GPtrArray              *groups,
+                 double                  most)
+{
+  double s = style->spacing;
+  double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
+  double room = MAX (most - lead, 8);
+  double need = 0;
+
+  for (guint g = 0; g < groups->len; g++)
+    {
+      GArray *group = g_ptr_array_index (groups, g);
+      HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, g);
+      g_autofree char *names = NULL;
+      g_autofree char *detail = NULL;
+
+      for (guint attempt = 0; attempt < 3; attempt++)
+        {
+          g_free (names);
+          names = group_names (data, group, attempt > 0, attempt > 1);
+          if (text_width (context, style, HR_CHART_FONT_BODY, names) <= room)
+            break;
+        }
+      detail = group_detail (data, group, FALSE);
+      if (text_width (context, style, HR_CHART_FONT_SMALL, detail) > room)
+        {
+          g_free (detail);
+          detail = group_detail (data, group, TRUE);
+        }
+      line->label = wrapped_label (context, style, names, HR_CHART_FONT_BODY, HR_TEXT_FOREGROUND,
+                                   room, 0, 0);
+      line->detail = wrapped_label (context, style, detail, HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                                    room, 0, 0);
+      need = MAX (need, lead + MAX (line->label.box.width, line->detail.box.width));
+    }
+  return need;
+}
+
 HrCurveChartLayout *
 hr_curve_chart_layout (const HrCurveChartData *data,
-                       const HrChartStyle     *style,
+                       const HrChartStyle     *given_style,
                        PangoContext           *context,
                        double                  width,
                        double                  height)
 {
+  g_autoptr(HrChartStyle) fitted = NULL;
+  const HrChartStyle *style;
   HrCurveChartLayout *layout;
-  g_autoptr(GArray) legend = NULL;
-  HrChartLabel title, x_title, y_title;
-  double pad, inner, y, tick_height, bottom, y_label_width = 0;
+  g_autoptr(GPtrArray) groups = NULL;
+  HrChartLabel x_title, y_title;
+  double s, pad, inner, y, tick_height, bottom, y_label_width = 0, gutter = 0;
+  double swatch, swatch_gap, legend_spacing;
+  gboolean scenario;
 
   g_return_val_if_fail (data != NULL, NULL);
-  g_return_val_if_fail (style != NULL, NULL);
+  g_return_val_if_fail (given_style != NULL, NULL);
   g_return_val_if_fail (PANGO_IS_CONTEXT (context), NULL);
+
+  /* a canvas too small for the fonts gets smaller ones */
+  fitted = hr_chart_style_fit (given_style, width, height);
+  style = fitted;
+
+  s = style->spacing > 0 ? style->spacing : 1;
+  swatch = SWATCH_WIDTH * s;
+  swatch_gap = SWATCH_GAP * s;
+  legend_spacing = LEGEND_SPACING * s;
 
   layout = g_new0 (HrCurveChartLayout, 1);
   layout->bounds = (HrRect) { 0, 0, width, height };
@@ -1199,51 +1250,75 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   layout->measured = g_array_new (FALSE, TRUE, sizeof (HrPoint));
   layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
   g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
-  legend = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
 
-  pad = CLAMP (MIN (width, height) * 0.04, 12.0, 28.0);
+  pad = MAX (PAD * s, 4);
   inner = MAX (width - 2 * pad, 1);
+  x_range (layout, data);
+  scenario = data->micro_batch > 0 && data->micro_batch >= layout->x_min &&
+             data->micro_batch <= layout->x_max;
 
-  /* From the top: title, subtitle, then the y axis's title with the
-   * legend at the right (above it when both do not fit on one row). */
+  /* From the top: the title and the subtitle, wrapped rather than cut,
+   * then the y axis's title with the legend at the right (above it when
+   * both do not fit on one row). */
   y = pad;
-  title = line_label_new (context, style, data->title != NULL ? data->title : "",
-                          HR_CHART_FONT_TITLE, HR_TEXT_FOREGROUND, inner, pad, y);
-  g_array_append_val (layout->labels, title);
-  y += title.box.height;
+  if (data->title != NULL && data->title[0] != '\0')
+    {
+      HrChartLabel title = wrapped_label (context, style, data->title, HR_CHART_FONT_TITLE,
+                                          HR_TEXT_FOREGROUND, inner, pad, y);
+
+      g_array_append_val (layout->labels, title);
+      y += title.box.height;
+    }
   if (data->subtitle != NULL && data->subtitle[0] != '\0')
     {
-      HrChartLabel subtitle = line_label_new (context, style, data->subtitle, HR_CHART_FONT_BODY,
-                                              HR_TEXT_MUTED, inner, pad, y + 2);
+      HrChartLabel subtitle = wrapped_label (context, style, data->subtitle, HR_CHART_FONT_SMALL,
+                                             HR_TEXT_MUTED, inner, pad, y + 1);
 
       g_array_append_val (layout->labels, subtitle);
       y = subtitle.box.y + subtitle.box.height;
     }
-  y += 14;
+  y += TITLE_GAP * s;
 
   y_title = hr_chart_label_new (context, style, g_strdup (_("Peak memory (GiB)")),
-                                HR_CHART_FONT_BODY,
-                                HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
-  make_legend (data, style, context, inner, legend);
-  if (y_title.box.width + 2 * LEGEND_SPACING + legend_width (legend) <= inner)
-    flow_legend (legend, pad + inner, y, inner);
+                                HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
+  layout->n_legend = legend_entries (data, scenario, layout->legend);
+  for (guint i = 0; i < layout->n_legend; i++)
+    layout->legend_labels[i] = wrapped_label (context, style,
+                                              legend_text (data, layout->legend[i]),
+                                              HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
+                                              inner - swatch - swatch_gap, 0, 0);
+  if (y_title.box.width + 2 * legend_spacing +
+      legend_width (layout, swatch, swatch_gap, legend_spacing) <= inner)
+    flow_legend (layout, swatch, swatch_gap, legend_spacing, pad + inner, y, inner);
   else
     {
-      y += flow_legend (legend, pad + inner, y, inner) + 4;
+      y += flow_legend (layout, swatch, swatch_gap, legend_spacing, pad + inner, y, inner) + 3 * s;
       y_title.box.y = y;
     }
   y += y_title.box.height;
 
-  /* From the bottom: the x axis's title, then its tick labels. */
+  /* From the bottom: the note, the x axis's title, then its tick labels. */
+  hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "0", 0, NULL, &tick_height);
+  bottom = height - pad;
+  if (data->note != NULL && data->note[0] != '\0')
+    {
+      HrChartLabel note = wrapped_label (context, style, data->note, HR_CHART_FONT_SMALL,
+                                         HR_TEXT_MUTED, inner, pad, 0);
+
+      note.box.y = bottom - note.box.height;
+      bottom = note.box.y - 2 * s;
+      g_array_append_val (layout->labels, note);
+    }
   x_title = hr_chart_label_new (context, style,
                                 g_strdup (data->log2_x ? _("Micro-batch (log₂ scale)")
                                                        : _("Micro-batch")),
-                                HR_CHART_FONT_BODY, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
-  hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "0", 0, NULL, &tick_height);
-  bottom = height - pad - x_title.box.height - 6 - tick_height - TICK_LABEL_GAP - TICK_LENGTH;
+                                HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
+  x_title.box.y = bottom - x_title.box.height;
+  bottom = x_title.box.y - AXIS_GAP * s * 0.5 - tick_height - TICK_LABEL_GAP * s -
+           TICK_LENGTH * s;
 
   /* The top tick's label is centred on the plot's top edge. */
-  layout->plot.y = y + tick_height / 2 + 6;
+  layout->plot.y = y + tick_height / 2 + 4 * s;
   layout->plot.height = MAX (bottom - layout->plot.y, 1);
 
   layout_y_ticks (layout, data, style, context);
@@ -1253,27 +1328,69 @@ hr_curve_chart_layout (const HrCurveChartData *data,
 
       y_label_width = MAX (y_label_width, tick->label.box.width);
     }
-  layout->plot.x = pad + y_label_width + 8;
-  layout->plot.width = MAX (width - pad - layout->plot.x, 1);
+  layout->plot.x = pad + y_label_width + 6 * s;
+
+  /* The cards: one line for cards alike, its names at the right. */
+  groups = group_gpus (data);
+  for (guint g = 0; g < groups->len; g++)
+    {
+      GArray *group = g_ptr_array_index (groups, g);
+      HrCurveGpuLine line = { 0 };
+
+      line.gpus = g_array_ref (group);
+      line.series = ((HrCurveGpu *) g_ptr_array_index (data->gpus,
+                                                       g_array_index (group, guint, 0)))->series;
+      g_array_append_val (layout->gpu_lines, line);
+    }
+  if (groups->len > 0)
+    gutter = make_gpu_labels (layout, data, style, context, groups,
+                              MAX (width * GUTTER_SHARE, 40 * s)) + GUTTER_GAP * s;
+  layout->plot.width = MAX (width - pad - gutter - layout->plot.x, 1);
 
   for (guint i = 0; i < layout->y_ticks->len; i++)
     {
       HrAxisTick *tick = &g_array_index (layout->y_ticks, HrAxisTick, i);
 
       tick->position = hr_curve_chart_y_position (layout, tick->value);
-      tick->label.box.x = layout->plot.x - 8 - tick->label.box.width;
+      tick->label.box.x = layout->plot.x - 6 * s - tick->label.box.width;
       tick->label.box.y = tick->position - tick->label.box.height / 2;
     }
 
-  x_range (layout, data);
-  layout_x_ticks (layout, style, context);
+  layout_x_ticks (layout, style, context,
+                  layout->plot.y + layout->plot.height + (TICK_LENGTH + TICK_LABEL_GAP) * s);
+  if (scenario)
+    {
+      /* the scenario's micro-batch on the axis, in bold; a tick label it
+       * would cover goes */
+      HrAxisTick *tick = &layout->scenario_tick;
+
+      layout->has_scenario = TRUE;
+      layout->scenario_x = hr_curve_chart_x_position (layout, data->micro_batch);
+      tick->value = data->micro_batch;
+      tick->position = layout->scenario_x;
+      tick->label = hr_chart_label_new (context, style, g_strdup_printf ("%u", data->micro_batch),
+                                        HR_CHART_FONT_SMALL_BOLD, HR_TEXT_ACCENT, HR_ALIGN_CENTER,
+                                        0, tick->position,
+                                        layout->plot.y + layout->plot.height +
+                                        (TICK_LENGTH + TICK_LABEL_GAP) * s);
+      keep_inside (&tick->label.box, &layout->bounds);
+      for (guint i = 0; i < layout->x_ticks->len; i++)
+        {
+          HrAxisTick *other = &g_array_index (layout->x_ticks, HrAxisTick, i);
+          HrRect apart = { tick->label.box.x - 2 * s, tick->label.box.y,
+                           tick->label.box.width + 4 * s, tick->label.box.height };
+
+          if (other->label.text != NULL && (hr_rect_intersects (&other->label.box, &apart) ||
+                                            fabs (other->value - tick->value) < 1e-9))
+            hr_chart_label_clear (&other->label);
+        }
+    }
+
   hr_chart_label_place (context, style, &x_title, layout->plot.x + layout->plot.width / 2,
-                        height - pad - x_title.box.height);
+                        x_title.box.y);
   keep_inside (&x_title.box, &layout->bounds);
   g_array_append_val (layout->labels, x_title);
   g_array_append_val (layout->labels, y_title);
-  /* @legend frees nothing: its labels' text moves to the layout */
-  g_array_append_vals (layout->labels, legend->data, legend->len);
 
   layout_curve (layout, data);
   for (guint i = 0; i < data->measured->len; i++)
@@ -1284,7 +1401,28 @@ hr_curve_chart_layout (const HrCurveChartData *data,
       g_array_append_val (layout->measured, point);
     }
   layout_fit_line (layout, data);
-  layout_gpu_lines (layout, data, style, context);
+
+  for (guint i = 0; i < layout->gpu_lines->len; i++)
+    {
+      HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+      const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, g_array_index (line->gpus, guint, 0));
+
+      line->y = hr_curve_chart_y_position (layout, gpu->usable);
+      line->x_start = layout->plot.x;
+      line->x_end = layout->plot.x + layout->plot.width;
+      line->has_marker = gpu->max_micro_batch > 0 && gpu->max_micro_batch >= layout->x_min &&
+                         gpu->max_micro_batch <= layout->x_max;
+      if (line->has_marker)
+        {
+          line->marker.x = hr_curve_chart_x_position (layout, gpu->max_micro_batch);
+          if (!polyline_y_at (layout->curve, line->marker.x, &line->marker.y))
+            line->marker.y = line->y;
+        }
+    }
+  if (layout->gpu_lines->len > 0)
+    place_gpu_labels (layout, style, layout->plot.x + layout->plot.width + GUTTER_GAP * s,
+                      layout->plot.y - tick_height / 2,
+                      layout->plot.y + layout->plot.height + TICK_LENGTH * s);
 
   return layout;
 }
@@ -1324,6 +1462,7 @@ draw_axes (const HrCurveChartLayout *layout,
            cairo_t                  *cr)
 {
   const HrRect *plot = &layout->plot;
+  double s = style->spacing;
   double baseline = crisp (plot->y + plot->height);
 
   cairo_set_line_width (cr, style->thin_line_width);
@@ -1347,7 +1486,7 @@ draw_axes (const HrCurveChartLayout *layout,
       double x = crisp (g_array_index (layout->x_ticks, HrAxisTick, i).position);
 
       cairo_move_to (cr, x, baseline);
-      cairo_line_to (cr, x, baseline + TICK_LENGTH);
+      cairo_line_to (cr, x, baseline + TICK_LENGTH * s);
     }
   cairo_stroke (cr);
 
@@ -1358,6 +1497,32 @@ draw_axes (const HrCurveChartLayout *layout,
 }
 
 static void
+clip_to_plot (const HrCurveChartLayout *layout,
+              cairo_t                  *cr)
+{
+  cairo_new_path (cr);
+  cairo_rectangle (cr, layout->plot.x, layout->plot.y, layout->plot.width, layout->plot.height);
+  cairo_clip (cr);
+}
+
+static void
+draw_band (const HrCurveChartLayout *layout,
+           const HrChartStyle       *style,
+           cairo_t                  *cr)
+{
+  if (layout->curve->len == 0)
+    return;
+
+  /* the estimate's whole range, cut at the plot's edges */
+  cairo_new_path (cr);
+  polyline_path (cr, layout->band_high, FALSE);
+  polyline_path (cr, layout->band_low, TRUE);
+  cairo_close_path (cr);
+  hr_chart_set_color (cr, &style->band);
+  cairo_fill (cr);
+}
+
+static void
 draw_curve (const HrCurveChartLayout *layout,
             const HrChartStyle       *style,
             cairo_t                  *cr)
@@ -1365,14 +1530,7 @@ draw_curve (const HrCurveChartLayout *layout,
   if (layout->curve->len == 0)
     return;
 
-  /* drawing text leaves a current point behind */
   cairo_new_path (cr);
-  polyline_path (cr, layout->band_high, FALSE);
-  polyline_path (cr, layout->band_low, TRUE);
-  cairo_close_path (cr);
-  hr_chart_set_color (cr, &style->band);
-  cairo_fill (cr);
-
   polyline_path (cr, layout->curve, FALSE);
   cairo_set_line_width (cr, style->line_width);
   cairo_set_line_join (cr, CAIRO_LINE_JOIN_ROUND);
@@ -1382,26 +1540,85 @@ draw_curve (const HrCurveChartLayout *layout,
 }
 
 static void
+draw_scenario (const HrCurveChartLayout *layout,
+               const HrChartStyle       *style,
+               cairo_t                  *cr)
+{
+  double s = style->spacing;
+  const double dashes[] = { 1.5 * s, 2.5 * s };
+
+  if (!layout->has_scenario)
+    return;
+  cairo_save (cr);
+  cairo_new_path (cr);
+  cairo_set_dash (cr, dashes, G_N_ELEMENTS (dashes), 0);
+  cairo_set_line_width (cr, style->thin_line_width * 1.2);
+  hr_chart_set_color (cr, &style->accent);
+  cairo_move_to (cr, layout->scenario_x, layout->plot.y);
+  cairo_line_to (cr, layout->scenario_x, layout->plot.y + layout->plot.height +
+                 TICK_LENGTH * s);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static double
+gpu_line_width (const HrChartStyle *style)
+{
+  return style->line_width * 0.75;
+}
+
+static void
 draw_gpu_lines (const HrCurveChartLayout *layout,
                 const HrChartStyle       *style,
                 cairo_t                  *cr)
 {
-  static const double dashes[] = { 7.0, 4.0 };
-
-  cairo_save (cr);
-  cairo_set_dash (cr, dashes, G_N_ELEMENTS (dashes), 0);
-  cairo_set_line_cap (cr, CAIRO_LINE_CAP_BUTT);
-  cairo_set_line_width (cr, style->line_width * 0.75);
   for (guint i = 0; i < layout->gpu_lines->len; i++)
     {
       const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+      HrChartSeries series = hr_chart_style_get_series (style, line->series);
 
-      hr_chart_set_color (cr, &style->series[line->color_index]);
+      cairo_new_path (cr);
       cairo_move_to (cr, line->x_start, line->y);
       cairo_line_to (cr, line->x_end, line->y);
-      cairo_stroke (cr);
+      hr_chart_stroke_series (cr, &series, gpu_line_width (style));
     }
-  cairo_restore (cr);
+}
+
+static void
+draw_gpu_labels (const HrCurveChartLayout *layout,
+                 const HrChartStyle       *style,
+                 cairo_t                  *cr)
+{
+  double s = style->spacing;
+
+  for (guint i = 0; i < layout->gpu_lines->len; i++)
+    {
+      const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+      HrChartSeries series = hr_chart_style_get_series (style, line->series);
+      HrRgba color = hr_chart_series_text_color (style, &series);
+      double middle = line->swatch.y + line->swatch.height / 2;
+
+      /* a leader from the line's end to its names, thin and solid */
+      cairo_new_path (cr);
+      cairo_move_to (cr, line->leader_from.x, line->leader_from.y);
+      if (line->has_leader)
+        cairo_line_to (cr, line->leader_to.x, line->leader_to.y);
+      else
+        cairo_line_to (cr, line->swatch.x, line->y);
+      cairo_set_line_width (cr, style->thin_line_width);
+      hr_chart_set_color (cr, &series.color);
+      cairo_stroke (cr);
+
+      /* the swatch: the line's own dash, and its marker */
+      cairo_move_to (cr, line->swatch.x, middle);
+      cairo_line_to (cr, line->swatch.x + line->swatch.width, middle);
+      hr_chart_stroke_series (cr, &series, gpu_line_width (style));
+      hr_chart_draw_marker (cr, style, &series, line->swatch.x + line->swatch.width / 2, middle,
+                            MARKER_RADIUS * s * 0.9);
+
+      hr_chart_draw_label_colored (cr, style, &line->label, &color);
+      hr_chart_draw_label (cr, style, &line->detail, NULL);
+    }
 }
 
 static void
@@ -1409,12 +1626,14 @@ draw_fit_line (const HrCurveChartLayout *layout,
                const HrChartStyle       *style,
                cairo_t                  *cr)
 {
-  static const double dashes[] = { 2.0, 3.0 };
+  double s = style->spacing;
+  const double dashes[] = { 2.0 * s, 3.0 * s };
 
   if (!layout->has_fit_line)
     return;
 
   cairo_save (cr);
+  cairo_new_path (cr);
   cairo_set_dash (cr, dashes, G_N_ELEMENTS (dashes), 0);
   cairo_set_line_width (cr, style->line_width * 0.75);
   hr_chart_set_color (cr, &style->measured);
@@ -1458,7 +1677,8 @@ draw_point (cairo_t            *cr,
             gboolean            foreign)
 {
   /* The square and the triangle enclose about the circle's area. */
-  double half = POINT_RADIUS * 0.89, tri = POINT_RADIUS * 1.35;
+  double radius = POINT_RADIUS * style->spacing;
+  double half = radius * 0.89, tri = radius * 1.35;
 
   cairo_new_sub_path (cr);
   if (metric == HR_METRIC_RESERVED)
@@ -1471,10 +1691,10 @@ draw_point (cairo_t            *cr,
       cairo_close_path (cr);
     }
   else
-    cairo_arc (cr, x, y, POINT_RADIUS, 0, 2 * G_PI);
+    cairo_arc (cr, x, y, radius, 0, 2 * G_PI);
   hr_chart_set_color (cr, &style->background);
   cairo_fill_preserve (cr);
-  cairo_set_line_width (cr, 1.5);
+  cairo_set_line_width (cr, MAX (0.75, 1.5 * style->spacing));
   hr_chart_set_color (cr, &style->measured);
   cairo_stroke (cr);
 
@@ -1496,65 +1716,56 @@ draw_markers (const HrCurveChartLayout *layout,
   for (guint i = 0; i < layout->gpu_lines->len; i++)
     {
       const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+      HrChartSeries series = hr_chart_style_get_series (style, line->series);
 
-      if (!line->has_marker)
-        continue;
-      cairo_new_sub_path (cr);
-      cairo_arc (cr, line->marker.x, line->marker.y, MARKER_RADIUS, 0, 2 * G_PI);
-      hr_chart_set_color (cr, &style->series[line->color_index]);
-      cairo_fill_preserve (cr);
-      cairo_set_line_width (cr, 1.5);
-      hr_chart_set_color (cr, &style->background);
-      cairo_stroke (cr);
+      if (line->has_marker)
+        hr_chart_draw_marker (cr, style, &series, line->marker.x, line->marker.y,
+                              MARKER_RADIUS * style->spacing);
     }
 }
 
-/* Text over lines keeps a little of the background around it. */
-/* A card's name in its line's hue, darkened (or lightened) towards the
- * text colour until it reads as text (WCAG's 4.5:1). */
-static HrRgba
-line_text_color (const HrChartStyle *style,
-                 const HrRgba       *line)
-{
-  HrRgba color = *line;
-
-  for (double t = 0.2; t <= 1.0 && hr_rgba_contrast (&color, &style->background) < 4.5; t += 0.2)
-    color = hr_rgba_mix (line, &style->foreground, t);
-  color.alpha = 1;
-  return color;
-}
-
 static void
-draw_swatch (cairo_t                  *cr,
-             const HrChartStyle       *style,
-             LegendEntry               entry,
-             const HrRect             *box)
+draw_swatch (cairo_t            *cr,
+             const HrChartStyle *style,
+             HrCurveLegendEntry  entry,
+             const HrRect       *box)
 {
-  static const double fit_dashes[] = { 2.0, 3.0 };
-  double x = box->x - SWATCH_GAP - SWATCH_WIDTH, y = box->y + box->height / 2;
+  double s = style->spacing;
+  const double fit_dashes[] = { 2.0 * s, 3.0 * s };
+  const double scenario_dashes[] = { 1.5 * s, 2.5 * s };
+  double x = box->x, y = box->y + box->height / 2, w = box->width;
 
   cairo_save (cr);
+  cairo_new_path (cr);
   switch (entry)
     {
-    case LEGEND_PREDICTION:
+    case HR_CURVE_LEGEND_PREDICTION:
       cairo_move_to (cr, x, y);
-      cairo_line_to (cr, x + SWATCH_WIDTH, y);
+      cairo_line_to (cr, x + w, y);
       cairo_set_line_width (cr, style->line_width);
       hr_chart_set_color (cr, curve_color (style));
       cairo_stroke (cr);
       break;
-    case LEGEND_RANGE:
-      cairo_rectangle (cr, x, y - 5, SWATCH_WIDTH, 10);
+    case HR_CURVE_LEGEND_RANGE:
+      cairo_rectangle (cr, x, y - MIN (5 * s, box->height / 2), w, MIN (10 * s, box->height));
       hr_chart_set_color (cr, &style->band);
       cairo_fill (cr);
       break;
-    case LEGEND_MEASURED:
-      draw_point (cr, style, x + SWATCH_WIDTH / 2, y, HR_METRIC_ALLOCATED, FALSE);
+    case HR_CURVE_LEGEND_SCENARIO:
+      cairo_set_dash (cr, scenario_dashes, G_N_ELEMENTS (scenario_dashes), 0);
+      cairo_move_to (cr, x + w / 2, box->y);
+      cairo_line_to (cr, x + w / 2, box->y + box->height);
+      cairo_set_line_width (cr, style->thin_line_width * 1.2);
+      hr_chart_set_color (cr, &style->accent);
+      cairo_stroke (cr);
       break;
-    case LEGEND_FIT:
+    case HR_CURVE_LEGEND_MEASURED:
+      draw_point (cr, style, x + w / 2, y, HR_METRIC_ALLOCATED, FALSE);
+      break;
+    case HR_CURVE_LEGEND_FIT:
       cairo_set_dash (cr, fit_dashes, G_N_ELEMENTS (fit_dashes), 0);
       cairo_move_to (cr, x, y);
-      cairo_line_to (cr, x + SWATCH_WIDTH, y);
+      cairo_line_to (cr, x + w, y);
       cairo_set_line_width (cr, style->line_width * 0.75);
       hr_chart_set_color (cr, &style->measured);
       cairo_stroke (cr);
@@ -1568,34 +1779,39 @@ draw_swatch (cairo_t                  *cr,
 void
 hr_curve_chart_render (const HrCurveChartLayout *layout,
                        const HrCurveChartData   *data,
-                       const HrChartStyle       *style,
+                       const HrChartStyle       *given_style,
                        cairo_t                  *cr)
 {
-  LegendEntry entries[4];
-  guint n_legend, first_legend;
+  g_autoptr(HrChartStyle) fitted = NULL;
+  const HrChartStyle *style;
 
   g_return_if_fail (layout != NULL);
   g_return_if_fail (data != NULL);
-  g_return_if_fail (style != NULL);
+  g_return_if_fail (given_style != NULL);
   g_return_if_fail (cr != NULL);
 
-  /* The legend's labels come last, in legend_entries()'s order. */
-  n_legend = legend_entries (data, entries);
-  g_return_if_fail (layout->labels->len >= n_legend);
-  first_legend = layout->labels->len - n_legend;
+  fitted = hr_chart_style_fit (given_style, layout->bounds.width, layout->bounds.height);
+  style = fitted;
 
   cairo_save (cr);
   hr_chart_prepare_cairo (cr);
   hr_chart_paint_background (cr, style, layout->bounds.width, layout->bounds.height);
 
   draw_axes (layout, style, cr);
-  draw_curve (layout, style, cr);
+
+  /* Inside the plot, cut at its edges: the band, the lines, the curve. */
+  cairo_save (cr);
+  clip_to_plot (layout, cr);
+  draw_band (layout, style, cr);
   draw_gpu_lines (layout, style, cr);
   draw_fit_line (layout, style, cr);
+  draw_curve (layout, style, cr);
+  cairo_restore (cr);
+  draw_scenario (layout, style, cr);
+
   for (guint i = 0; i < layout->measured->len; i++)
     {
       const HrPoint *p = &g_array_index (layout->measured, HrPoint, i);
-
       const HrCurvePoint *m = i < data->measured->len
                               ? &g_array_index (data->measured, HrCurvePoint, i) : NULL;
 
@@ -1603,30 +1819,17 @@ hr_curve_chart_render (const HrCurveChartLayout *layout,
                   m != NULL && m->foreign);
     }
   draw_markers (layout, style, cr);
+  draw_gpu_labels (layout, style, cr);
 
-  for (guint i = 0; i < layout->gpu_lines->len; i++)
+  if (layout->has_scenario)
+    hr_chart_draw_label (cr, style, &layout->scenario_tick.label, NULL);
+  for (guint i = 0; i < layout->n_legend; i++)
     {
-      const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
-      HrRgba color = line_text_color (style, &style->series[line->color_index]);
-
-      hr_chart_draw_label_halo (cr, style, &line->label);
-      hr_chart_draw_text (cr, style, line->label.font, &color, line->label.text,
-                          line->label.box.x, line->label.box.y, 0, HR_ALIGN_START);
-      if (line->has_marker)
-        {
-          hr_chart_draw_label_halo (cr, style, &line->marker_label);
-          hr_chart_draw_label (cr, style, &line->marker_label, NULL);
-        }
+      draw_swatch (cr, style, layout->legend[i], &layout->legend_swatches[i]);
+      hr_chart_draw_label (cr, style, &layout->legend_labels[i], NULL);
     }
-
   for (guint i = 0; i < layout->labels->len; i++)
-    {
-      const HrChartLabel *label = &g_array_index (layout->labels, HrChartLabel, i);
-
-      if (i >= first_legend)
-        draw_swatch (cr, style, entries[i - first_legend], &label->box);
-      hr_chart_draw_label (cr, style, label, NULL);
-    }
+    hr_chart_draw_label (cr, style, &g_array_index (layout->labels, HrChartLabel, i), NULL);
 
   cairo_restore (cr);
 }
@@ -1714,6 +1917,9 @@ hr_curve_chart_summary (const HrCurveChartData *data)
   if (data->has_fit_line)
     g_string_append_printf (summary, _(" Fitted line, %s."),
                             data->fit_label != NULL ? data->fit_label : _("fit"));
+  /* what is derived, calibrated, assumed and measured, as the chart says */
+  if (data->note != NULL && data->note[0] != '\0')
+    g_string_append_printf (summary, " %s", data->note);
 
   return g_string_free (summary, FALSE);
 }
@@ -1734,6 +1940,39 @@ hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
   int best_i = -1;
 
   g_return_val_if_fail (layout != NULL && data != NULL, NULL);
+
+  /* A card's names at the end of its line, or its marker: the cards on
+   * that line, their memory and largest batch. */
+  for (guint i = 0; i < layout->gpu_lines->len; i++)
+    {
+      const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+
+      if (hr_rect_contains (&line->label.box, x, y) || hr_rect_contains (&line->detail.box, x, y) ||
+          hr_rect_contains (&line->swatch, x, y) ||
+          (line->has_marker && hypot (line->marker.x - x, line->marker.y - y) <= 8))
+        {
+          GString *text = g_string_new (NULL);
+
+          for (guint k = 0; k < line->gpus->len; k++)
+            {
+              const HrCurveGpu *gpu = g_ptr_array_index (data->gpus,
+                                                         g_array_index (line->gpus, guint, k));
+              g_autofree char *usable = tooltip_gib (gpu->usable);
+
+              if (k > 0)
+                g_string_append (text, "; ");
+              if (gpu->max_micro_batch == 0)
+                g_string_append_printf (text, _("%s: %s usable, not even micro-batch 1 fits"),
+                                        gpu->label, usable);
+              else
+                g_string_append_printf (text, gpu->max_is_lower_bound
+                                                ? _("%s: %s usable, micro-batch %u or more fits")
+                                                : _("%s: %s usable, micro-batch up to %u fits"),
+                                        gpu->label, usable, gpu->max_micro_batch);
+            }
+          return g_string_free (text, FALSE);
+        }
+    }
 
   if (x < layout->plot.x - 8 || x > layout->plot.x + layout->plot.width + 8
       || y < layout->plot.y - 8 || y > layout->plot.y + layout->plot.height + 8)

@@ -29,10 +29,12 @@ typedef struct {
 /* A card drawn as a horizontal line at its usable memory. */
 typedef struct {
   char     *label;            /* "GeForce RTX 4090" */
+  char     *short_label;      /* "RTX 4090" (hr_chart_gpu_short_name()) */
   double    capacity;         /* bytes the driver reports */
   double    usable;           /* capacity less the reserve: where the line is */
   guint     max_micro_batch;  /* 0 when nothing fits */
   gboolean  max_is_lower_bound;
+  guint     series;           /* its colour, dash and marker: its place among the cards */
 } HrCurveGpu;
 
 /* A measurement to overlay: batch and bytes, and which measure it is,
@@ -63,6 +65,11 @@ typedef struct {
   double     fit_floor;
   double     fit_per_sample;
   char      *fit_label;
+
+  /* The scenario's micro-batch, marked on the x axis (0: none). */
+  guint      micro_batch;
+  /* What is measured, calibrated and estimated, in a sentence. */
+  char      *note;
 } HrCurveChartData;
 
 HrCurveChartData *hr_curve_chart_data_new  (void);
@@ -114,23 +121,41 @@ HrCurveChartData *hr_curve_chart_data_new_for_scenario (const HrScenario *scenar
 void              hr_curve_chart_add_reference_gpus (GPtrArray *gpus,
                                                      HrCatalog *catalog);
 /* The micro-batches a curve of @scenario should span to show where it stops
- * fitting on each of @gpus: 1 to twice the largest batch that fits (or the
- * scenario's own), a power of two of at least 16; a log2 axis past 128. */
+ * fitting on each of @gpus (hr_analysis_get_sweep_range()). */
 void              hr_curve_chart_batch_range (const HrScenario *scenario,
                                               GPtrArray        *gpus,
                                               guint            *to,
                                               gboolean         *log2_x);
 
+/* The cards of equal memory and equal largest batch share one line. */
 typedef struct {
   double        y;           /* the usable line */
   double        x_start;
   double        x_end;
-  HrChartLabel  label;       /* the card's name and usable memory */
+  GArray       *gpus;        /* guint: the cards of data->gpus on this line */
+  guint         series;      /* the first card's */
+  /* At the line's end, right of the plot: the cards' names, then their
+   * usable memory and largest micro-batch, moved apart from the other
+   * lines' and tied to the line by a leader where moved. */
+  HrRect        swatch;      /* the line's dash and marker, before the names */
+  HrChartLabel  label;
+  HrChartLabel  detail;
+  gboolean      has_leader;
+  HrPoint       leader_from;
+  HrPoint       leader_to;
   gboolean      has_marker;  /* the largest batch that fits, on the curve */
   HrPoint       marker;
-  HrChartLabel  marker_label;
-  int           color_index; /* into style->series */
 } HrCurveGpuLine;
+
+typedef enum {
+  HR_CURVE_LEGEND_PREDICTION,
+  HR_CURVE_LEGEND_RANGE,
+  HR_CURVE_LEGEND_SCENARIO,
+  HR_CURVE_LEGEND_MEASURED,
+  HR_CURVE_LEGEND_FIT,
+} HrCurveLegendEntry;
+
+#define HR_CURVE_MAX_LEGEND 5
 
 typedef struct {
   HrRect        bounds;
@@ -140,7 +165,7 @@ typedef struct {
   double        y_min;
   double        y_max;
   gboolean      log2_x;
-  GArray       *x_ticks;     /* HrAxisTick */
+  GArray       *x_ticks;     /* HrAxisTick; a tick without a label has text NULL */
   GArray       *y_ticks;     /* HrAxisTick */
   GArray       *curve;       /* HrPoint */
   GArray       *band_low;    /* HrPoint */
@@ -150,7 +175,17 @@ typedef struct {
   gboolean      has_fit_line;
   HrPoint       fit_start;
   HrPoint       fit_end;
-  GArray       *labels;      /* HrChartLabel: title, subtitle, axis titles, legend */
+  /* The scenario's micro-batch: a dotted line and its tick. */
+  gboolean      has_scenario;
+  double        scenario_x;
+  HrAxisTick    scenario_tick;
+  /* title, subtitle, axis titles, the note */
+  GArray       *labels;      /* HrChartLabel */
+  /* the legend: a swatch, then its label, per entry */
+  guint               n_legend;
+  HrCurveLegendEntry  legend[HR_CURVE_MAX_LEGEND];
+  HrRect              legend_swatches[HR_CURVE_MAX_LEGEND];
+  HrChartLabel        legend_labels[HR_CURVE_MAX_LEGEND];
 } HrCurveChartLayout;
 
 HrCurveChartLayout *hr_curve_chart_layout       (const HrCurveChartData *data,
@@ -159,6 +194,10 @@ HrCurveChartLayout *hr_curve_chart_layout       (const HrCurveChartData *data,
                                                  double                  width,
                                                  double                  height);
 void                hr_curve_chart_layout_free  (HrCurveChartLayout     *layout);
+/* Appends (const HrChartLabel *) every label @layout draws, for checks
+ * that none overlaps another or leaves the canvas. */
+void                hr_curve_chart_layout_collect_labels (const HrCurveChartLayout *layout,
+                                                          GPtrArray                *labels);
 /* Data to canvas and back, with the layout's axes. */
 double              hr_curve_chart_x_position   (const HrCurveChartLayout *layout,
                                                  double                    batch);

@@ -1,9 +1,13 @@
 /* hr-chart-export.c: charts to PNG, SVG and PDF
  *
  * The chart draws in logical pixels whatever the surface: a PNG surface is
- * scaled by the pixel ratio asked for, an SVG is written in px, and a PDF
- * page is sized in points with a 72/96 scale, so the same renderer gives the
- * same picture everywhere.
+ * scaled by the pixel ratio asked for (and says its resolution), an SVG is
+ * drawn in px on a page that states its size in inches, centimetres or
+ * pixels, and a PDF page is sized in points with a 72/96 scale, so the same
+ * renderer gives the same picture, at the same physical size, everywhere.
+ * An SVG's text is written as <text> from what the chart's layout placed
+ * (cairo's SVG surface would write glyph outlines), unless outlines are
+ * asked for.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -21,6 +25,7 @@
 #include <string.h>
 
 #include "hr-chart-export.h"
+#include "hr-chart-png.h"
 #include "hr-chart-text.h"
 #include "hr-file.h"
 
@@ -69,6 +74,19 @@ hr_chart_append_to_byte_array (void                *closure,
   return CAIRO_STATUS_SUCCESS;
 }
 
+void
+hr_export_options_set_size (HrExportOptions   *options,
+                            const HrChartSize *size,
+                            double             dpi)
+{
+  g_return_if_fail (options != NULL && size != NULL);
+
+  options->width = size->width;
+  options->height = size->height;
+  options->unit = size->unit;
+  options->scale = (dpi > 0 ? dpi : size->dpi) / 96.0;
+}
+
 static void
 draw_on (cairo_t            *cr,
          const HrChartStyle *style,
@@ -85,29 +103,71 @@ draw_on (cairo_t            *cr,
 }
 
 /* Puts <title> and <desc> (and role="img") into cairo's SVG, so that screen
- * readers and file managers can say what the chart shows. */
+ * readers and file managers can say what the chart shows; states the
+ * page's size in @unit; and adds the text @sink recorded as <text>. */
 static GBytes *
-svg_with_text (GByteArray *svg,
-               const char *title,
-               const char *description)
+svg_finish (GByteArray            *svg,
+            const HrExportOptions *options,
+            HrChartTextSink       *sink)
 {
   static const char role[] = " role=\"img\" aria-labelledby=\"hr-title hr-desc\"";
   GString *out = g_string_new_len ((const char *) svg->data, svg->len);
   const char *open = strstr (out->str, "<svg");
   const char *end = open != NULL ? strchr (open, '>') : NULL;
-  g_autofree char *t = g_markup_escape_text (title != NULL ? title : "", -1);
-  g_autofree char *d = g_markup_escape_text (description != NULL ? description : "", -1);
+  g_autofree char *t = g_markup_escape_text (options->title != NULL ? options->title : "", -1);
+  g_autofree char *d = g_markup_escape_text (options->description != NULL
+                                               ? options->description : "", -1);
   g_autofree char *text = g_strdup_printf ("\n<title id=\"hr-title\">%s</title>\n<desc "
                                            "id=\"hr-desc\">%s</desc>",
                                            t, d);
-  gsize insert_at;
   gsize length;
 
   if (end != NULL)
     {
-      insert_at = end - out->str;
+      gsize open_at = open - out->str, insert_at = end - out->str;
+      g_autofree char *tag = g_strndup (open, end - open);
+      const char *w = strstr (tag, " width=\"");
+      const char *h = strstr (tag, " height=\"");
+
       g_string_insert (out, insert_at, role);
       g_string_insert (out, insert_at + strlen (role) + 1, text);
+
+      /* width="336px" height="240px" → width="3.5in" height="2.5in": the
+       * page's physical size, the viewBox still in pixels */
+      if (w != NULL && h != NULL && strchr (w + 8, '"') != NULL && strchr (h + 9, '"') != NULL)
+        {
+          char wb[G_ASCII_DTOSTR_BUF_SIZE], hb[G_ASCII_DTOSTR_BUF_SIZE];
+          const char *unit = hr_enum_to_nick (hr_length_unit_names, options->unit);
+          g_autofree char *size = NULL;
+          gsize from = open_at + (w - tag), to = open_at + (strchr (h + 9, '"') - tag) + 1;
+
+          g_ascii_formatd (wb, sizeof wb, "%.4g",
+                           hr_chart_length_in_unit (options->width, options->unit));
+          g_ascii_formatd (hb, sizeof hb, "%.4g",
+                           hr_chart_length_in_unit (options->height, options->unit));
+          size = g_strdup_printf (" width=\"%s%s\" height=\"%s%s\"", wb, unit, hb, unit);
+          if (w < h)
+            {
+              g_string_erase (out, from, to - from);
+              g_string_insert (out, from, size);
+            }
+        }
+    }
+
+  if (sink != NULL && hr_chart_text_sink_get_n (sink) > 0)
+    {
+      const char *close = g_strrstr (out->str, "</svg>");
+
+      if (close != NULL)
+        {
+          GString *texts = g_string_new ("<g id=\"hr-text\">\n");
+          gsize at = close - out->str;
+
+          hr_chart_text_sink_write_svg (sink, texts);
+          g_string_append (texts, "</g>\n");
+          g_string_insert (out, at, texts->str);
+          g_string_free (texts, TRUE);
+        }
     }
 
   length = out->len;
@@ -122,6 +182,8 @@ hr_chart_export_bytes (const HrExportOptions *options,
                        GError               **error)
 {
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
+  g_autoptr(HrChartTextSink) sink = NULL;
+  GBytes *png = NULL;
   cairo_surface_t *surface = NULL;
   cairo_status_t status;
   cairo_t *cr;
@@ -144,8 +206,8 @@ hr_chart_export_bytes (const HrExportOptions *options,
     case HR_EXPORT_PNG:
       {
         double scale = options->scale > 0 ? options->scale : 1.0;
-        int w = (int) ceil (options->width * scale);
-        int h = (int) ceil (options->height * scale);
+        int w = MAX (1, (int) round (options->width * scale));
+        int h = MAX (1, (int) round (options->height * scale));
 
         if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE)
           {
@@ -161,8 +223,15 @@ hr_chart_export_bytes (const HrExportOptions *options,
         cairo_scale (cr, scale, scale);
         draw_on (cr, style, options->width, options->height, draw, user_data);
         cairo_destroy (cr);
-        cairo_surface_flush (surface);
-        status = cairo_surface_write_to_png_stream (surface, hr_chart_append_to_byte_array, buffer);
+        status = cairo_surface_status (surface);
+        if (status == CAIRO_STATUS_SUCCESS)
+          {
+            /* a chart that paints its background leaves no pixel clear */
+            png = hr_chart_png_encode (surface, !style->transparent, 96.0 * scale,
+                                       options->title, options->description);
+            if (png == NULL)
+              status = CAIRO_STATUS_NO_MEMORY;
+          }
       }
       break;
 
@@ -171,6 +240,11 @@ hr_chart_export_bytes (const HrExportOptions *options,
                                                      options->width, options->height);
       cairo_svg_surface_set_document_unit (surface, CAIRO_SVG_UNIT_PX);
       cr = cairo_create (surface);
+      if (!options->text_as_outlines)
+        {
+          sink = hr_chart_text_sink_new ();
+          hr_chart_text_sink_attach (sink, cr);
+        }
       draw_on (cr, style, options->width, options->height, draw, user_data);
       cairo_destroy (cr);
       cairo_surface_finish (surface);
@@ -213,7 +287,9 @@ hr_chart_export_bytes (const HrExportOptions *options,
     }
 
   if (options->format == HR_EXPORT_SVG)
-    return svg_with_text (buffer, options->title, options->description);
+    return svg_finish (buffer, options, sink);
+  if (options->format == HR_EXPORT_PNG)
+    return png;
 
   return g_byte_array_free_to_bytes (g_steal_pointer (&buffer));
 }

@@ -8,6 +8,7 @@
 #include <cairo.h>
 #include <pango/pango.h>
 
+#include "hr-chart-size.h"
 #include "hr-chart-style.h"
 
 G_BEGIN_DECLS
@@ -34,9 +35,21 @@ typedef struct {
   double          width;        /* logical pixels (1/96 inch) */
   double          height;
   double          scale;        /* PNG: device pixels per logical pixel */
-  const char     *title;        /* SVG <title>, PDF Title */
-  const char     *description;  /* SVG <desc>, PDF Subject */
+  const char     *title;        /* SVG <title>, PDF Title, PNG Title */
+  const char     *description;  /* SVG <desc>, PDF Subject, PNG Description */
+  /* The unit an SVG page states its size in (pixels unless set); a PDF
+   * page is in points, a PNG says its resolution (96 × scale per inch). */
+  HrLengthUnit    unit;
+  /* SVG: text as glyph outlines (what cairo writes) rather than <text>
+   * elements a drawing program can edit. */
+  gboolean        text_as_outlines;
 } HrExportOptions;
+
+/* Fills @options' size, unit and PNG scale from @size (the scale for
+ * @size's resolution, or @dpi when above 0). */
+void     hr_export_options_set_size (HrExportOptions   *options,
+                                     const HrChartSize *size,
+                                     double             dpi);
 
 /* A cairo_write_func_t that appends to the GByteArray in @closure. */
 cairo_status_t hr_chart_append_to_byte_array (void                *closure,

@@ -13,6 +13,7 @@
 #include "hr-chart-buckets.h"
 #include "hr-chart-curve.h"
 #include "hr-chart-registry.h"
+#include "hr-chart-text.h"
 #include "hr-chart-tree.h"
 
 /* ---- buckets ---- */
@@ -354,6 +355,7 @@ hr_chart_type_draw (const HrChartType  *type,
   g_return_if_fail (type != NULL && data != NULL);
 
   layout = type->layout (data, style, context, width, height);
+  hr_chart_text_draw_with (cr, context);
   type->render (layout, data, style, cr);
   type->layout_free (layout);
 }

@@ -1,9 +1,11 @@
 /* hr-chart-report.c: a multi-page PDF report of one scenario
  *
- * A4 pages drawn in logical pixels (like every chart) on a PDF surface
- * scaled to points: the scenario, the verdict and the bucket chart; the
- * curve; the fit on every catalog GPU; the knobs; and the estimate's
- * breakdown, assumptions and sources.  Text flows onto new pages as needed.
+ * A4 (or Letter) pages drawn in logical pixels (like every chart) on a PDF
+ * surface scaled to points: the scenario, the verdict and the bucket
+ * chart; the curve; the fit on every catalog GPU; the knobs; and the
+ * estimate's breakdown, assumptions and sources.  The charts are figures
+ * across the page, in the double-column preset's fonts.  Text flows onto
+ * new pages as needed.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -31,11 +33,21 @@
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
-/* A4, 210 × 297 mm, in logical pixels (1/96 inch), and in points. */
-#define PAGE_WIDTH   793.7
-#define PAGE_HEIGHT  1122.5
 #define MARGIN       64.0
 #define POINTS_PER_PIXEL (72.0 / 96.0)
+
+const HrEnumName hr_report_paper_names[] = {
+  { HR_REPORT_PAPER_A4, "a4" },
+  { HR_REPORT_PAPER_LETTER, "letter" },
+  { 0, NULL },
+};
+
+/* A4, 210 × 297 mm, and US Letter, 8.5 × 11 in, in logical pixels (1/96
+ * inch). */
+static const double paper_sizes[][2] = {
+  [HR_REPORT_PAPER_A4] = { 210 / 25.4 * 96, 297 / 25.4 * 96 },
+  [HR_REPORT_PAPER_LETTER] = { 8.5 * 96, 11 * 96 },
+};
 
 typedef struct {
   cairo_t            *cr;
@@ -44,13 +56,13 @@ typedef struct {
   double              y;
   guint               page;
   const char         *footer;
+  double              page_width;
+  double              page_height;
 } Writer;
 
-static double
-content_width (void)
-{
-  return PAGE_WIDTH - 2 * MARGIN;
-}
+#define PAGE_WIDTH (w->page_width)
+#define PAGE_HEIGHT (w->page_height)
+#define content_width() (PAGE_WIDTH - 2 * MARGIN)
 
 static void
 draw_footer (Writer *w)
@@ -221,8 +233,13 @@ embed (Writer          *w,
        gpointer         data)
 {
   HrChartStyle *style = hr_chart_style_copy (w->style);
+  HrChartSize size;
 
-  /* The page is already white: the chart draws no background of its own. */
+  /* A chart across the page is a figure across both columns: the double
+   * preset's fonts and lines (HR_CHART_SIZE_DOUBLE), at the text's width.
+   * The page is already white: the chart draws no background of its own. */
+  hr_chart_size_init_preset (&size, HR_CHART_SIZE_DOUBLE);
+  hr_chart_style_apply_size (style, &size);
   style->transparent = TRUE;
   need (w, height);
   cairo_save (w->cr);
@@ -395,6 +412,18 @@ hr_chart_report_write_analysis (const char          *path,
                                 const HrChartStyle  *style,
                                 GError             **error)
 {
+  return hr_chart_report_write_on_paper (path, analysis, catalog, style, HR_REPORT_PAPER_A4,
+                                         error);
+}
+
+gboolean
+hr_chart_report_write_on_paper (const char          *path,
+                                HrAnalysis          *analysis,
+                                HrCatalog           *catalog,
+                                const HrChartStyle  *style,
+                                HrReportPaper        paper,
+                                GError             **error)
+{
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
   g_autoptr(HrAnalysis) everywhere = NULL;
   g_autofree char *title = NULL;
@@ -417,7 +446,10 @@ hr_chart_report_write_analysis (const char          *path,
   g_return_val_if_fail (analysis != NULL, FALSE);
   g_return_val_if_fail (catalog != NULL, FALSE);
   g_return_val_if_fail (style != NULL, FALSE);
+  g_return_val_if_fail (paper < G_N_ELEMENTS (paper_sizes), FALSE);
 
+  w.page_width = paper_sizes[paper][0];
+  w.page_height = paper_sizes[paper][1];
   scenario = hr_analysis_get_scenario (analysis);
   est = hr_analysis_get_estimate (analysis);
   own = hr_analysis_get_own_gpu (analysis);
@@ -443,8 +475,8 @@ hr_chart_report_write_analysis (const char          *path,
   /* cairo writes the PDF into memory; the file is written atomically once
    * the whole report exists. */
   surface = cairo_pdf_surface_create_for_stream (hr_chart_append_to_byte_array, buffer,
-                                                 PAGE_WIDTH * POINTS_PER_PIXEL,
-                                                 PAGE_HEIGHT * POINTS_PER_PIXEL);
+                                                 w.page_width * POINTS_PER_PIXEL,
+                                                 w.page_height * POINTS_PER_PIXEL);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_TITLE, title);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_CREATOR, creator);
   cairo_pdf_surface_set_metadata (surface, CAIRO_PDF_METADATA_SUBJECT,
@@ -455,6 +487,7 @@ hr_chart_report_write_analysis (const char          *path,
   cairo_scale (w.cr, POINTS_PER_PIXEL, POINTS_PER_PIXEL);
   hr_chart_prepare_cairo (w.cr);
   w.context = hr_chart_pango_context_new ();
+  hr_chart_text_draw_with (w.cr, w.context);
   w.style = style;
   w.y = MARGIN;
   w.page = 1;
@@ -524,13 +557,15 @@ hr_chart_report_write_analysis (const char          *path,
 
       if (type->advisor)
         continue;
+      /* figures in the double preset's proportions, 2:1 (a little
+       * taller on a page of their own) */
       if (first)
-        embed_chart (&w, type, &source, MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10), FALSE);
+        embed_chart (&w, type, &source, (w.page_width - 2 * MARGIN) * 0.5, FALSE);
       else
         {
           new_page (&w);
           heading (&w, _(type->title));
-          embed_chart (&w, type, &source, 520, TRUE);
+          embed_chart (&w, type, &source, (w.page_width - 2 * MARGIN) * 0.6, TRUE);
         }
       first = FALSE;
     }
@@ -566,7 +601,7 @@ hr_chart_report_write_analysis (const char          *path,
           }
         drawing.type = type;
         drawing.data = data;
-        embed (&w, type == tree ? 420 : MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10),
+        embed (&w, type == tree ? 420 : MAX (360, w.page_height - MARGIN - w.y - 10),
                hr_chart_drawing_draw, &drawing);
       }
     if (data != NULL)

@@ -10,6 +10,13 @@
 
 G_BEGIN_DECLS
 
+typedef enum {
+  HR_REPORT_PAPER_A4,
+  HR_REPORT_PAPER_LETTER,
+} HrReportPaper;
+
+extern const HrEnumName hr_report_paper_names[];
+
 /* Writes @path (atomically) from @analysis: the scenario summary and its
  * verdict, every chart of the chart registry (the cards @analysis
  * compares, its calibration and measurements included), the fit on every
@@ -19,6 +26,13 @@ gboolean hr_chart_report_write_analysis (const char          *path,
                                          HrAnalysis          *analysis,
                                          HrCatalog           *catalog,
                                          const HrChartStyle  *style,
+                                         GError             **error);
+/* The same on @paper. */
+gboolean hr_chart_report_write_on_paper (const char          *path,
+                                         HrAnalysis          *analysis,
+                                         HrCatalog           *catalog,
+                                         const HrChartStyle  *style,
+                                         HrReportPaper        paper,
                                          GError             **error);
 /* The same for @scenario on its own card with reference cards on the
  * curve, uncalibrated. */

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "hr-chart"
 
 #include <math.h>
+#include <string.h>
 
 #include "hr-chart-style.h"
 
@@ -71,6 +72,7 @@ hr_chart_style_new (HrChartTheme theme)
   style->line_width = 2.0;
   style->thin_line_width = 1.0;
   style->corner_radius = 4.0;
+  style->spacing = 1.0;
 
   switch (theme)
     {
@@ -163,6 +165,166 @@ hr_chart_style_free (HrChartStyle *style)
 
   g_free (style->font_family);
   g_free (style);
+}
+
+/* Dashes in units of the line's width, each told from the others in
+ * black and white; none is solid, which the prediction is. */
+static const struct {
+  double dashes[4];
+  guint  n;
+} series_dashes[HR_CHART_N_SERIES] = {
+  { { 5.0, 2.5 }, 2 },              /* dashed */
+  { { 1.0, 1.8 }, 2 },              /* dotted */
+  { { 6.0, 2.0, 1.0, 2.0 }, 4 },    /* dash-dot */
+  { { 10.0, 3.0 }, 2 },             /* long dashes */
+  { { 2.5, 1.8 }, 2 },              /* short dashes */
+  { { 1.0, 4.0 }, 2 },              /* sparse dots */
+  { { 10.0, 2.5, 3.0, 2.5 }, 4 },   /* long and short */
+  { { 6.0, 2.0, 1.0, 2.0 }, 4 },    /* dash-dot again, with the eighth marker */
+};
+
+HrChartSeries
+hr_chart_style_get_series (const HrChartStyle *style,
+                           guint               index)
+{
+  HrChartSeries series = { 0 };
+  guint i = index % HR_CHART_N_SERIES;
+
+  series.color = style->series[i];
+  memcpy (series.dashes, series_dashes[i].dashes, sizeof series.dashes);
+  series.n_dashes = series_dashes[i].n;
+  series.marker = (HrMarker) i;
+  return series;
+}
+
+void
+hr_chart_stroke_series (cairo_t             *cr,
+                        const HrChartSeries *series,
+                        double               width)
+{
+  double dashes[4];
+
+  for (guint i = 0; i < series->n_dashes; i++)
+    dashes[i] = series->dashes[i] * width;
+  cairo_save (cr);
+  cairo_set_dash (cr, dashes, series->n_dashes, 0);
+  cairo_set_line_cap (cr, CAIRO_LINE_CAP_BUTT);
+  cairo_set_line_width (cr, width);
+  hr_chart_set_color (cr, &series->color);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+static void
+polygon (cairo_t *cr,
+         double   x,
+         double   y,
+         double   radius,
+         guint    n,
+         double   start)
+{
+  for (guint k = 0; k < n; k++)
+    {
+      double a = start + 2 * G_PI * k / n;
+
+      if (k == 0)
+        cairo_move_to (cr, x + radius * cos (a), y + radius * sin (a));
+      else
+        cairo_line_to (cr, x + radius * cos (a), y + radius * sin (a));
+    }
+  cairo_close_path (cr);
+}
+
+void
+hr_chart_draw_marker (cairo_t             *cr,
+                      const HrChartStyle  *style,
+                      const HrChartSeries *series,
+                      double               x,
+                      double               y,
+                      double               radius)
+{
+  /* Sizes chosen so each shape covers about the circle's area. */
+  cairo_save (cr);
+  cairo_new_path (cr);
+  switch (series->marker)
+    {
+    case HR_MARKER_SQUARE:
+      cairo_rectangle (cr, x - radius * 0.89, y - radius * 0.89, radius * 1.78, radius * 1.78);
+      break;
+    case HR_MARKER_TRIANGLE:
+      polygon (cr, x, y + radius * 0.2, radius * 1.35, 3, -G_PI / 2);
+      break;
+    case HR_MARKER_TRIANGLE_DOWN:
+      polygon (cr, x, y - radius * 0.2, radius * 1.35, 3, G_PI / 2);
+      break;
+    case HR_MARKER_DIAMOND:
+      polygon (cr, x, y, radius * 1.25, 4, 0);
+      break;
+    case HR_MARKER_PENTAGON:
+      polygon (cr, x, y, radius * 1.1, 5, -G_PI / 2);
+      break;
+    case HR_MARKER_HEXAGON:
+      polygon (cr, x, y, radius * 1.07, 6, 0);
+      break;
+    case HR_MARKER_STAR:
+      for (guint k = 0; k < 10; k++)
+        {
+          double a = -G_PI / 2 + G_PI * k / 5;
+          double r = k % 2 == 0 ? radius * 1.45 : radius * 0.62;
+
+          if (k == 0)
+            cairo_move_to (cr, x + r * cos (a), y + r * sin (a));
+          else
+            cairo_line_to (cr, x + r * cos (a), y + r * sin (a));
+        }
+      cairo_close_path (cr);
+      break;
+    case HR_MARKER_CIRCLE:
+    default:
+      cairo_arc (cr, x, y, radius, 0, 2 * G_PI);
+      break;
+    }
+  hr_chart_set_color (cr, &series->color);
+  cairo_fill_preserve (cr);
+  cairo_set_line_join (cr, CAIRO_LINE_JOIN_MITER);
+  cairo_set_line_width (cr, MAX (0.75, radius * 0.3));
+  hr_chart_set_color (cr, &style->background);
+  cairo_stroke (cr);
+  cairo_restore (cr);
+}
+
+HrRgba
+hr_chart_series_text_color (const HrChartStyle  *style,
+                            const HrChartSeries *series)
+{
+  HrRgba color = series->color;
+
+  for (double t = 0.2; t <= 1.0 && hr_rgba_contrast (&color, &style->background) < 4.5; t += 0.2)
+    color = hr_rgba_mix (&series->color, &style->foreground, t);
+  color.alpha = 1;
+  return color;
+}
+
+HrChartStyle *
+hr_chart_style_fit (const HrChartStyle *style,
+                    double              width,
+                    double              height)
+{
+  HrChartStyle *fitted;
+  double body = style->font_size * 96.0 / 72.0;
+  double scale;
+
+  g_return_val_if_fail (style != NULL, NULL);
+
+  fitted = hr_chart_style_copy (style);
+  scale = MIN (1.0, MIN (width / (36 * body), height / (25 * body)));
+  if (!(scale < 1.0) || !(scale > 0))
+    return fitted;
+  fitted->font_size *= scale;
+  fitted->small_size *= scale;
+  fitted->title_size *= scale;
+  fitted->spacing *= scale;
+  return fitted;
 }
 
 void

@@ -36,11 +36,35 @@ typedef enum {
   HR_PATTERN_HORIZONTAL,
 } HrPattern;
 
+/* How a GPU's line and marker are told apart without its colour. */
+typedef enum {
+  HR_MARKER_CIRCLE,
+  HR_MARKER_SQUARE,
+  HR_MARKER_TRIANGLE,
+  HR_MARKER_DIAMOND,
+  HR_MARKER_TRIANGLE_DOWN,
+  HR_MARKER_PENTAGON,
+  HR_MARKER_HEXAGON,
+  HR_MARKER_STAR,
+} HrMarker;
+
+#define HR_CHART_N_SERIES 8
+
+/* One series (a GPU) on every chart: its colour, its dash and its marker;
+ * series i keeps the same look in the curve and the bucket chart. */
+typedef struct {
+  HrRgba    color;
+  double    dashes[4];     /* in units of the line width; n_dashes 0: solid */
+  guint     n_dashes;
+  HrMarker  marker;
+} HrChartSeries;
+
 typedef enum {
   HR_CHART_FONT_BODY,
   HR_CHART_FONT_SMALL,
   HR_CHART_FONT_TITLE,
   HR_CHART_FONT_BOLD,
+  HR_CHART_FONT_SMALL_BOLD,
 } HrChartFont;
 
 /* Everything a renderer needs to know about looks.  Charts are laid out in
@@ -70,7 +94,7 @@ typedef struct {
   HrRgba       bucket[HR_N_BUCKETS];
   HrPattern    bucket_pattern[HR_N_BUCKETS];
   /* Colours for several series (GPUs, scenario variants). */
-  HrRgba       series[8];
+  HrRgba       series[HR_CHART_N_SERIES];
 
   char        *font_family;
   double       font_size;      /* points */
@@ -80,6 +104,9 @@ typedef struct {
   double       line_width;     /* logical pixels */
   double       thin_line_width;
   double       corner_radius;
+  /* Gaps, ticks and markers are this many times their size on screen:
+   * below 1 for a figure a column wide, above for a slide or a poster. */
+  double       spacing;
 
   gboolean     transparent;    /* leave the background unpainted */
 } HrChartStyle;
@@ -87,6 +114,36 @@ typedef struct {
 HrChartStyle *hr_chart_style_new      (HrChartTheme        theme);
 HrChartStyle *hr_chart_style_copy     (const HrChartStyle *style);
 void          hr_chart_style_free     (HrChartStyle       *style);
+
+/* Series @index (any number: it wraps around the set) in @style. */
+HrChartSeries hr_chart_style_get_series (const HrChartStyle *style,
+                                         guint               index);
+/* Strokes the current path as series @series draws its line (its colour
+ * and dash at @width); the path is cleared. */
+void          hr_chart_stroke_series  (cairo_t             *cr,
+                                       const HrChartSeries *series,
+                                       double               width);
+/* The marker of @series, filled, centred on (x, y), @radius across half
+ * its width, with an edge of @style's background. */
+void          hr_chart_draw_marker    (cairo_t             *cr,
+                                       const HrChartStyle  *style,
+                                       const HrChartSeries *series,
+                                       double               x,
+                                       double               y,
+                                       double               radius);
+/* The series' colour made readable as text on @style's background
+ * (WCAG's 4.5:1), keeping its hue. */
+HrRgba        hr_chart_series_text_color (const HrChartStyle  *style,
+                                          const HrChartSeries *series);
+
+/* @style for a canvas @width × @height logical pixels: the same, or, on
+ * a canvas too small for its fonts (under about 36 × 25 of its body text's
+ * size, what a column-wide figure has), its fonts and spacing scaled down
+ * to fit.  The layout and the render steps of a chart both ask, so they
+ * agree. */
+HrChartStyle *hr_chart_style_fit      (const HrChartStyle *style,
+                                       double              width,
+                                       double              height);
 
 void          hr_chart_set_color      (cairo_t            *cr,
                                        const HrRgba       *color);

@@ -22,6 +22,10 @@ G_BEGIN_DECLS
 PangoContext *hr_chart_pango_context_new   (void);
 /* Makes @cr's text match what hr_chart_pango_context_new() measured. */
 void          hr_chart_prepare_cairo       (cairo_t            *cr);
+/* Draws @cr's text with @context, the one the layout step measured with
+ * (hr_chart_type_draw() does this): its fonts are loaded already. */
+void          hr_chart_text_draw_with      (cairo_t            *cr,
+                                            PangoContext       *context);
 
 PangoLayout  *hr_chart_text_layout         (PangoContext       *context,
                                             const HrChartStyle *style,
@@ -66,6 +70,11 @@ void          hr_chart_draw_label          (cairo_t            *cr,
                                             const HrChartStyle *style,
                                             const HrChartLabel *label,
                                             const HrRgba       *fill);
+/* The same in @color, whatever the label's role. */
+void          hr_chart_draw_label_colored  (cairo_t            *cr,
+                                            const HrChartStyle *style,
+                                            const HrChartLabel *label,
+                                            const HrRgba       *color);
 /* A translucent patch of background behind @label, so that text over a
  * line or a band stays readable (nothing on a transparent chart). */
 void          hr_chart_draw_label_halo     (cairo_t            *cr,
@@ -81,6 +90,25 @@ void          hr_chart_draw_text           (cairo_t            *cr,
                                             double              y,
                                             double              max_width,
                                             HrAlign             align);
+
+/* Text as text: while a sink is attached to a cairo_t, every label drawn
+ * on it through this file is recorded (its lines, baselines, font and
+ * colour in the surface's units) instead of drawn as glyphs, so that an
+ * SVG can carry it as <text> a reader can edit. */
+typedef struct _HrChartTextSink HrChartTextSink;
+
+HrChartTextSink *hr_chart_text_sink_new    (void);
+void             hr_chart_text_sink_free   (HrChartTextSink    *sink);
+/* Records what is drawn on @cr from now on (until @cr is destroyed or
+ * another sink is attached); @sink must outlive @cr's drawing. */
+void             hr_chart_text_sink_attach (HrChartTextSink    *sink,
+                                            cairo_t            *cr);
+guint            hr_chart_text_sink_get_n  (HrChartTextSink    *sink);
+/* Appends one <text> element per line recorded, in drawing order. */
+void             hr_chart_text_sink_write_svg (HrChartTextSink *sink,
+                                               GString         *svg);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrChartTextSink, hr_chart_text_sink_free)
 
 /* Bytes as "13.5 GiB" (or MiB below 1 GiB), in the locale's format. */
 char         *hr_chart_format_bytes        (double              bytes);

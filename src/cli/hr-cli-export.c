@@ -27,19 +27,34 @@ hr_cli_export (int    argc,
   g_autofree char *gpu_list = NULL;
   g_auto(GStrv) sets = NULL;
   g_autofree char *names = hr_chart_types_list_names ("|");
-  double width = 1280, height = 800, scale = 1;
+  g_autofree char *size_name = NULL;
+  g_autofree char *width_text = NULL;
+  g_autofree char *height_text = NULL;
+  g_autofree char *svg_text = NULL;
+  double scale = 0, dpi = 0;
   gboolean transparent = FALSE, calibrate = FALSE;
   GOptionEntry entries[] = {
     { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"), names },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write"), N_("FILE") },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("Format (default: from the file name)"),
      "png|svg|pdf" },
-    { "width", 0, 0, G_OPTION_ARG_DOUBLE, &width,
-     N_("Width in logical pixels (1/96 inch; default 1280)"), "W" },
-    { "height", 0, 0, G_OPTION_ARG_DOUBLE, &height, N_("Height in logical pixels (default 800)"),
-     "H" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &size_name,
+     N_("A figure size with fonts to match: column (3.5 × 2.5 in), double (7 × 3.5 in), "
+        "slide (13.33 × 7.5 in), poster (16 × 10 in) or screen (1280 × 800 px, the default)"),
+     "column|double|slide|poster|screen" },
+    { "width", 0, 0, G_OPTION_ARG_STRING, &width_text,
+     N_("Width: a bare number is logical pixels (1/96 inch), or say px, in, cm, mm or pt "
+        "(default 1280, or the size's)"), "W" },
+    { "height", 0, 0, G_OPTION_ARG_STRING, &height_text,
+     N_("Height, as --width (default 800, or the size's)"), "H" },
     { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale,
-     N_("PNG pixels per logical pixel (2 for HiDPI or print)"), "N" },
+     N_("PNG pixels per logical pixel (default 1, or the size's resolution)"), "N" },
+    { "dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi,
+     N_("PNG pixels per inch (96 is a scale of 1; a size's default: 300 for paper, 192 for a "
+        "slide, 200 for a poster)"), "N" },
+    { "svg-text", 0, 0, G_OPTION_ARG_STRING, &svg_text,
+     N_("SVG text as <text> elements a drawing program can edit (the default) or as glyph "
+        "outlines"), "text|outlines" },
     { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default light)"),
      "light|dark|print" },
     { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, N_("Leave the background transparent"),
@@ -77,6 +92,8 @@ hr_cli_export (int    argc,
   HrExportOptions options = { 0 };
   int theme = HR_CHART_THEME_LIGHT;
   int format_value = HR_EXPORT_PNG;
+  int preset = HR_CHART_SIZE_SCREEN;
+  HrChartSize size;
   HrExportFormat format;
   gboolean ok;
 
@@ -122,12 +139,55 @@ hr_cli_export (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (!(width >= 16 && height >= 16 && width <= 16384 && height <= 16384) ||
-      !(scale > 0 && scale <= 8))
+  if (size_name != NULL && (!hr_enum_from_nick (hr_chart_size_names, size_name, &preset) ||
+                            preset == HR_CHART_SIZE_CUSTOM))
     {
       fprintf (stderr,
-               _("headroom-cli export: --width and --height must be 16 to 16384, --scale above 0 "
-                 "up to 8\n"));
+               _("headroom-cli export: --size %s: expected column, double, slide, poster or "
+                 "screen\n"), size_name);
+      return HR_CLI_EXIT_USAGE;
+    }
+  if (svg_text != NULL && !g_str_equal (svg_text, "text") && !g_str_equal (svg_text, "outlines"))
+    {
+      fprintf (stderr, _("headroom-cli export: --svg-text %s: expected text or outlines\n"),
+               svg_text);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  /* The size's width, height and fonts; a width or height given changes
+   * the size (and, without --size, picks the fonts for its width). */
+  hr_chart_size_init_preset (&size, preset);
+  if (width_text != NULL || height_text != NULL)
+    {
+      double width = size.width, height = size.height;
+      HrLengthUnit unit = size.unit, height_unit = size.unit;
+
+      if ((width_text != NULL &&
+           !hr_chart_length_parse (width_text, "--width", &width, &unit, &error)) ||
+          (height_text != NULL &&
+           !hr_chart_length_parse (height_text, "--height", &height, &height_unit, &error)))
+        {
+          fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
+          return HR_CLI_EXIT_USAGE;
+        }
+      if (width_text == NULL)
+        unit = height_unit;
+      if (size_name == NULL)
+        hr_chart_size_init_custom (&size, width, height, unit);
+      else
+        {
+          size.width = width;
+          size.height = height;
+          size.unit = unit;
+        }
+    }
+
+  if (!(size.width >= 16 && size.height >= 16 && size.width <= 16384 && size.height <= 16384) ||
+      !(scale == 0 || (scale > 0 && scale <= 8)) || !(dpi == 0 || (dpi >= 24 && dpi <= 2400)))
+    {
+      fprintf (stderr,
+               _("headroom-cli export: --width and --height must be 16 to 16384 pixels (1/6 to "
+                 "170 inches), --scale above 0 up to 8, --dpi 24 to 2400\n"));
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -175,15 +235,15 @@ hr_cli_export (int    argc,
 
   style = hr_chart_style_new (theme);
   style->transparent = transparent;
+  hr_chart_style_apply_size (style, &size);
   data = type->data_new (&source);
   description = type->summary (data);
   drawing.type = type;
   drawing.data = data;
 
   options.format = format;
-  options.width = width;
-  options.height = height;
-  options.scale = scale;
+  hr_export_options_set_size (&options, &size, scale > 0 ? scale * 96 : dpi);
+  options.text_as_outlines = svg_text != NULL && g_str_equal (svg_text, "outlines");
   options.title = type->data_title (data);
   options.description = description;
 
@@ -206,9 +266,15 @@ hr_cli_report (int    argc,
   g_autofree char *gpu_list = NULL;
   g_auto(GStrv) sets = NULL;
   g_auto(GStrv) measurement_files = NULL;
+  g_autofree char *theme_name = NULL;
+  g_autofree char *paper_name = NULL;
   gboolean calibrate = FALSE;
+  int theme = HR_CHART_THEME_PRINT, paper = HR_REPORT_PAPER_A4;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("PDF file to write"), N_("FILE.pdf") },
+    { "paper", 0, 0, G_OPTION_ARG_STRING, &paper_name, N_("Page size (default a4)"), "a4|letter" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default print)"),
+     "light|print" },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards to compare on the charts (default: the scenario's and three for reference)"),
      "ID,ID…" },
@@ -245,6 +311,19 @@ hr_cli_report (int    argc,
       fprintf (stderr, "%s\n", _("headroom-cli report: --calibrate needs --measurements FILE"));
       return HR_CLI_EXIT_USAGE;
     }
+  if (paper_name != NULL && !hr_enum_from_nick (hr_report_paper_names, paper_name, &paper))
+    {
+      fprintf (stderr, _("headroom-cli report: --paper %s: expected a4 or letter\n"), paper_name);
+      return HR_CLI_EXIT_USAGE;
+    }
+  /* a report is printed: on white, so light or print */
+  if (theme_name != NULL && (!hr_enum_from_nick (hr_chart_theme_names, theme_name, &theme) ||
+                             theme == HR_CHART_THEME_DARK))
+    {
+      fprintf (stderr, _("headroom-cli report: --theme %s: expected light or print\n"),
+               theme_name);
+      return HR_CLI_EXIT_USAGE;
+    }
 
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
   if (scenario == NULL)
@@ -261,8 +340,8 @@ hr_cli_report (int    argc,
     }
 
   analysis = hr_cli_analysis_new (scenario, gpus, measurements, calibrate, HR_KNOB_SORT_COST);
-  style = hr_chart_style_new (HR_CHART_THEME_PRINT);
-  if (!hr_chart_report_write_analysis (output, analysis, catalog, style, &error))
+  style = hr_chart_style_new (theme);
+  if (!hr_chart_report_write_on_paper (output, analysis, catalog, style, paper, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return HR_CLI_EXIT_FAILURE;

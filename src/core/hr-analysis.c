@@ -530,25 +530,57 @@ hr_analysis_get_headline (HrAnalysis *self)
 
 /* ---- the curve ---- */
 
+/* @value rounded up to a whole number of a step of 1, 2 or 5 × 10^n that
+ * is about a tenth of it: 24.2 → 25, 65.6 → 70, 126.5 → 140. */
+static guint
+round_up_nicely (double value)
+{
+  double target = value / 10, step = 1;
+
+  /* the least step of 1, 2 or 5 × 10^n at or above a tenth */
+  for (double magnitude = 1; magnitude < 1e9; magnitude *= 10)
+    {
+      if (magnitude >= target)
+        step = magnitude;
+      else if (2 * magnitude >= target)
+        step = 2 * magnitude;
+      else if (5 * magnitude >= target)
+        step = 5 * magnitude;
+      else
+        continue;
+      break;
+    }
+  return (guint) (ceil (value / step - 1e-9) * step);
+}
+
 void
 hr_analysis_get_sweep_range (HrAnalysis *self,
                              guint      *to,
                              gboolean   *log2_x)
 {
-  guint most = MAX (self->scenario->micro_batch, 8);
-  guint upper = 16;
+  GPtrArray *gpus;
+  guint lowest = G_MAXUINT, highest;
+  gboolean log_axis;
+  guint upper;
 
   g_return_if_fail (self != NULL);
 
-  /* 1 to twice the largest batch that fits anywhere compared (or the
-   * scenario's own), a power of two of at least 16; a log axis past 128. */
-  for (guint i = 0; i < hr_analysis_get_curve_gpus (self)->len; i++)
-    most = MAX (most, ((HrAnalysisGpu *) g_ptr_array_index (hr_analysis_get_curve_gpus (self),
-                                                           i))->max_micro_batch);
-  while (upper < 2 * most && upper < 1024)
-    upper *= 2;
+  /* Where the decision is made: the micro-batch at which each card stops
+   * fitting (one past its largest; where nothing fits, 1; where the
+   * search only found a lower bound, that), the scenario's own, and every
+   * measured batch size. */
+  highest = MAX (self->scenario->micro_batch, 1);
+  gpus = hr_analysis_get_curve_gpus (self);
+  for (guint i = 0; i < gpus->len; i++)
+    {
+      const HrAnalysisGpu *g = g_ptr_array_index (gpus, i);
+      guint stop = g->max_micro_batch == 0 ? 1
+                   : g->max_is_lower_bound ? g->max_micro_batch : g->max_micro_batch + 1;
 
-  /* and every measured batch size */
+      if (g->max_micro_batch > 0)
+        lowest = MIN (lowest, stop);
+      highest = MAX (highest, stop);
+    }
   for (guint i = 0; i < self->measurements->len; i++)
     {
       const HrMeasurement *m = ((HrAnalysisMeasurement *)
@@ -562,16 +594,30 @@ hr_analysis_get_sweep_range (HrAnalysis *self,
             {
               double b = g_array_index (series->points, HrMeasurePoint, j).batch;
 
-              while (!isnan (b) && b > upper && upper < (1u << 20))
-                upper *= 2;
+              if (!isnan (b) && b >= 1)
+                highest = MAX (highest, (guint) MIN (ceil (b), 1 << 20));
             }
         }
     }
 
+  /* A log₂ axis when the cards stop more than a decade apart (linear, the
+   * smaller card's decision would be a sliver at the left); the range
+   * ends a little past the last stop, on a power of two or a round
+   * number. */
+  log_axis = lowest != G_MAXUINT && highest >= 10 * lowest;
+  if (log_axis)
+    {
+      upper = 2;
+      while (upper < 1.05 * highest && upper < (1u << 20))
+        upper *= 2;
+    }
+  else
+    upper = MAX (4, round_up_nicely (1.15 * highest));
+
   if (to != NULL)
     *to = upper;
   if (log2_x != NULL)
-    *log2_x = upper > 128;
+    *log2_x = log_axis;
 }
 
 GArray *

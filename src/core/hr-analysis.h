@@ -114,9 +114,11 @@ const HrAnalysisGpu *hr_analysis_get_own_gpu  (HrAnalysis              *analysis
 
 /* The curve from micro-batch 1 to @to in steps (all integers up to 32
  * points, evenly spaced beyond; powers of two on a log axis), on the
- * scenario's own card.  hr_analysis_get_sweep() uses the range that shows
- * where the run stops fitting on every compared GPU and spans the
- * measured batch sizes (hr_analysis_get_sweep_range()). */
+ * scenario's own card.  hr_analysis_get_sweep() uses the range where the
+ * decision is made (hr_analysis_get_sweep_range()): a little past the
+ * micro-batch at which each compared GPU stops fitting, the scenario's
+ * own and every measured batch size, on a log₂ axis when the cards stop
+ * more than a decade apart. */
 GArray           *hr_analysis_get_sweep       (HrAnalysis              *analysis);
 void              hr_analysis_get_sweep_range (HrAnalysis              *analysis,
                                                guint                   *to,

@@ -1,9 +1,16 @@
-/* bench-charts.c: how long each chart takes to lay out and draw
+/* bench-charts.c: how long each chart takes to lay out, draw and export
  *
  * Renders each chart at 1280×800 into an image surface many times and
  * prints the mean time per frame (layout and render together, as the
- * window does when an input changes).  Run with `meson test --benchmark`;
+ * window does when an input changes), the layout step alone (what a
+ * hover or a hit test asks for), and then where the time of one PNG
+ * export of the curve goes: font setup, the catalog and the analysis,
+ * the layout, the render, and the PNG, with Headroom's writer and with
+ * cairo's (libpng's) for comparison.  Run with `meson test --benchmark`;
  * it never fails on speed.
+ *
+ *   bench-charts [--export SCENARIO GPU,GPU… RUNS]  (the export alone, for
+ *                tests/bench/export-vs-matplotlib.py: prints "export N ms")
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -11,6 +18,7 @@
 #include "config.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "hr-chart.h"
 #include "hr-core.h"
@@ -19,35 +27,28 @@
 #define HEIGHT 800
 #define FRAMES 200
 
-static void
-tree_frame (cairo_t            *cr,
-            PangoContext       *context,
-            const HrChartStyle *style,
-            double              width,
-            double              height,
-            gpointer            data)
+static double
+ms_since (gint64 start)
 {
-  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (data, "GPU choice", style, context,
-                                                             width, height);
-
-  hr_tree_chart_render (layout, style, cr);
+  return (g_get_monotonic_time () - start) / 1000.0;
 }
 
 static void
 time_frames (const char         *name,
-             HrChartDrawFunc     frame,
+             const HrChartType  *type,
              const HrChartStyle *style,
-             gpointer            data)
+             gconstpointer       data)
 {
   cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
   PangoContext *context = hr_chart_pango_context_new ();
-  gint64 start, elapsed;
+  gint64 start;
+  double frame, layout_only;
 
   /* one frame to warm the font caches, as a running window has them */
   {
     cairo_t *cr = cairo_create (surface);
 
-    frame (cr, context, style, WIDTH, HEIGHT, data);
+    hr_chart_type_draw (type, cr, context, style, WIDTH, HEIGHT, data);
     cairo_destroy (cr);
   }
 
@@ -56,45 +57,192 @@ time_frames (const char         *name,
     {
       cairo_t *cr = cairo_create (surface);
 
-      frame (cr, context, style, WIDTH, HEIGHT, data);
+      hr_chart_type_draw (type, cr, context, style, WIDTH, HEIGHT, data);
       cairo_destroy (cr);
     }
   cairo_surface_flush (surface);
-  elapsed = g_get_monotonic_time () - start;
+  frame = ms_since (start) / FRAMES;
 
-  printf ("%-8s %7.2f ms per frame at %d×%d (%u frames)\n", name, elapsed / 1000.0 / FRAMES,
-          WIDTH, HEIGHT,
-          FRAMES);
+  start = g_get_monotonic_time ();
+  for (guint i = 0; i < FRAMES; i++)
+    type->layout_free (type->layout (data, style, context, WIDTH, HEIGHT));
+  layout_only = ms_since (start) / FRAMES;
+
+  printf ("%-8s %7.2f ms per frame, %5.2f ms of it the layout, at %d×%d (%u frames)\n", name,
+          frame, layout_only, WIDTH, HEIGHT, FRAMES);
   g_object_unref (context);
   cairo_surface_destroy (surface);
 }
 
-int
-main (void)
+static HrAnalysis *
+analysis_for (const char *path,
+              const char *gpu_list)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data (
-    "bench",
-    "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"lora\", "
-    "\"micro_batch\": 2, \"seq_len\": 2048, \"gpu\": \"rtx-4090\"}", -1, &error);
-  g_autoptr(HrScenario) s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(HrScenario) scenario = hr_scenario_load (path, hr_catalog_get_default (), &error);
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
-  g_autoptr(HrBucketChartData) buckets = NULL;
-  g_autoptr(HrCurveChartData) curve = NULL;
-  g_autoptr(HrTreeNode) tree = NULL;
+  g_auto(GStrv) ids = g_strsplit (gpu_list, ",", -1);
+  HrAnalysisOptions options = { 0 };
+
+  if (scenario == NULL)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      exit (2);
+    }
+  for (guint i = 0; ids[i] != NULL; i++)
+    {
+      const HrGpu *gpu = hr_catalog_find_gpu (hr_catalog_get_default (), ids[i]);
+
+      if (gpu != NULL)
+        g_ptr_array_add (gpus, (gpointer) gpu);
+    }
+  options.gpus = gpus;
+  return hr_analysis_new (scenario, &options);
+}
+
+static GBytes *
+export_png (const HrChartType  *type,
+            gconstpointer       data,
+            const HrChartStyle *style)
+{
+  HrChartDrawing drawing = { type, data };
+  HrExportOptions options = { HR_EXPORT_PNG, WIDTH, HEIGHT, 1, "curve", NULL };
+  g_autoptr(GError) error = NULL;
+  GBytes *bytes = hr_chart_export_bytes (&options, style, hr_chart_drawing_draw, &drawing, &error);
 
   g_assert_no_error (error);
-  g_ptr_array_add (gpus, (gpointer) hr_catalog_find_gpu (hr_catalog_get_default (), "rtx-4090"));
-  g_ptr_array_add (gpus, (gpointer) hr_catalog_find_gpu (hr_catalog_get_default (), "a100-80gb"));
-  g_ptr_array_add (gpus, (gpointer) hr_catalog_find_gpu (hr_catalog_get_default (), "h100-sxm"));
+  return bytes;
+}
 
-  buckets = hr_bucket_chart_data_new_for_scenario (s);
-  curve = hr_curve_chart_data_new_for_scenario (s, gpus, 1, 64, FALSE);
-  tree = hr_tree_new_gpu_choice (s, hr_catalog_get_default ());
+/* Where one PNG export of the curve spends its time. */
+static void
+export_breakdown (const char *path,
+                  const char *gpus)
+{
+  const HrChartType *type = hr_chart_type_find ("curve");
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(HrAnalysis) analysis = NULL;
+  g_autoptr(GByteArray) theirs = NULL;
+  HrChartSource source = { 0 };
+  PangoContext *context;
+  cairo_surface_t *surface;
+  gpointer layout, data;
+  double fonts, analysed, laid_out = 0, rendered = 0, ours = 0, cairo_png = 0;
+  gsize our_size = 0;
+  gint64 start;
+  const guint runs = 40;
 
-  time_frames ("buckets", hr_bucket_chart_draw, style, buckets);
-  time_frames ("curve", hr_curve_chart_draw, style, curve);
-  time_frames ("tree", tree_frame, style, tree);
+  /* the first context and the first text measured: fontconfig reads its
+   * configuration and caches, pango loads the face */
+  start = g_get_monotonic_time ();
+  context = hr_chart_pango_context_new ();
+  hr_chart_text_size (context, style, HR_CHART_FONT_BODY, "Peak memory", 0, NULL, NULL);
+  fonts = ms_since (start);
+
+  start = g_get_monotonic_time ();
+  analysis = analysis_for (path, gpus);
+  source.analysis = analysis;
+  data = type->data_new (&source);
+  analysed = ms_since (start);
+
+  surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, WIDTH, HEIGHT);
+  for (guint i = 0; i < runs; i++)
+    {
+      cairo_t *cr = cairo_create (surface);
+      g_autoptr(GBytes) png = NULL;
+
+      start = g_get_monotonic_time ();
+      layout = type->layout (data, style, context, WIDTH, HEIGHT);
+      laid_out += ms_since (start);
+
+      start = g_get_monotonic_time ();
+      hr_chart_prepare_cairo (cr);
+      hr_chart_text_draw_with (cr, context);
+      type->render (layout, data, style, cr);
+      cairo_destroy (cr);
+      cairo_surface_flush (surface);
+      rendered += ms_since (start);
+      type->layout_free (layout);
+
+      start = g_get_monotonic_time ();
+      png = hr_chart_png_encode (surface, TRUE, 96, "curve", NULL);
+      ours += ms_since (start);
+      our_size = g_bytes_get_size (png);
+
+      g_clear_pointer (&theirs, g_byte_array_unref);
+      theirs = g_byte_array_new ();
+      start = g_get_monotonic_time ();
+      cairo_surface_write_to_png_stream (surface, hr_chart_append_to_byte_array, theirs);
+      cairo_png += ms_since (start);
+    }
+
+  printf ("one PNG export of the curve at %d×%d, where the time goes (%s, --gpus %s):\n",
+          WIDTH, HEIGHT, path, gpus);
+  printf ("  font setup (fontconfig, the first face)  %7.2f ms, once per process\n", fonts);
+  printf ("  catalog, scenario, analysis, curve data  %7.2f ms\n", analysed);
+  printf ("  layout                                   %7.2f ms\n", laid_out / runs);
+  printf ("  render                                   %7.2f ms\n", rendered / runs);
+  printf ("  PNG, Headroom's writer                   %7.2f ms, %zu bytes\n", ours / runs,
+          our_size);
+  printf ("  PNG, cairo_surface_write_to_png          %7.2f ms, %u bytes (%.1f× the time)\n",
+          cairo_png / runs, theirs->len, cairo_png / MAX (ours, 1e-9));
+
+  cairo_surface_destroy (surface);
+  type->data_free (data);
+  g_object_unref (context);
+}
+
+/* The export alone, in this process, @runs times: for comparing with
+ * matplotlib in-process. */
+static int
+export_only (const char *path,
+             const char *gpus,
+             guint       runs)
+{
+  const HrChartType *type = hr_chart_type_find ("curve");
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(HrAnalysis) analysis = analysis_for (path, gpus);
+  HrChartSource source = { analysis, NULL, NULL, NULL };
+  gpointer data = type->data_new (&source);
+  gint64 start;
+
+  /* as a window or a script exporting many: fonts loaded once */
+  g_bytes_unref (export_png (type, data, style));
+  start = g_get_monotonic_time ();
+  for (guint i = 0; i < runs; i++)
+    g_bytes_unref (export_png (type, data, style));
+  printf ("export %.3f ms\n", ms_since (start) / runs);
+  type->data_free (data);
+  return 0;
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  const char *dir = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  g_autofree char *example = NULL;
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(HrAnalysis) analysis = NULL;
+  HrChartSource source = { 0 };
+
+  if (argc == 5 && g_str_equal (argv[1], "--export"))
+    return export_only (argv[2], argv[3], (guint) MAX (1, atoi (argv[4])));
+
+  example = g_build_filename (dir != NULL ? dir : "data/examples", "llama-3.1-8b-lora-4090.json",
+                              NULL);
+  export_breakdown (example, "rtx-4090,a100-80gb,h100-sxm");
+
+  analysis = analysis_for (example, "rtx-3090,rtx-4090,a100-80gb,h100-sxm,h200");
+  source.analysis = analysis;
+  source.catalog = hr_catalog_get_default ();
+  for (guint i = 0; i < hr_chart_types_get_n (); i++)
+    {
+      const HrChartType *type = hr_chart_types_get (i);
+      gpointer data = type->data_new (&source);
+
+      time_frames (type->name, type, style, data);
+      type->data_free (data);
+    }
   return 0;
 }

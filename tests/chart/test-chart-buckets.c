@@ -61,7 +61,7 @@ test_geometry (void)
   /* the axis covers everything drawn on it */
   g_assert_cmpfloat (layout->y_max, >=, total);
   g_assert_cmpfloat (layout->y_max, >=, bar->high);
-  g_assert_cmpfloat (layout->y_max, >=, bar->capacity);
+  g_assert_cmpfloat (layout->y_max, >=, bar->usable);
   g_assert_cmpfloat (fabs (hr_bucket_chart_y_position (layout, 0) - bottom), <, 1e-9);
 
   /* segments stack from the bottom, weights first, to the total */
@@ -77,15 +77,18 @@ test_geometry (void)
   g_assert_cmpfloat (fabs (bl->bar.y - hr_bucket_chart_y_position (layout, total)), <, 1e-6);
   g_assert_cmpfloat (fabs (stacked - bl->bar.height), <, 1e-6);
 
-  /* the card: its line, its usable line, the reserve strip between */
-  g_assert_true (bl->has_capacity);
-  g_assert_cmpfloat (fabs (bl->capacity_y - hr_bucket_chart_y_position (layout, bar->capacity)),
-                     <, 1e-9);
-  g_assert_cmpfloat (fabs (bl->usable_y - hr_bucket_chart_y_position (layout, bar->usable)), <,
-                     1e-9);
-  g_assert_cmpfloat (fabs (bl->reserve.y - bl->capacity_y), <, 1e-9);
-  g_assert_cmpfloat (fabs (bl->reserve.y + bl->reserve.height - bl->usable_y), <, 1e-9);
-  g_assert_cmpfloat (bl->capacity_y, <, bl->usable_y);
+  /* the card: its usable line across the bar, in its series' look */
+  g_assert_cmpuint (bl->cards->len, ==, 1);
+  {
+    const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, 0);
+
+    g_assert_cmpfloat (fabs (line->y - hr_bucket_chart_y_position (layout, bar->usable)), <,
+                       1e-9);
+    g_assert_cmpfloat (line->x_start, <=, bl->bar.x);
+    g_assert_cmpfloat (line->x_end, >=, bl->bar.x + bl->bar.width);
+    g_assert_cmpuint (line->series, ==, bar->series);
+    g_assert_nonnull (strstr (line->label.text, "4090"));
+  }
 
   /* the range bracket spans low to high */
   g_assert_cmpfloat (fabs (bl->range.y - hr_bucket_chart_y_position (layout, bar->high)), <, 1e-9);
@@ -123,11 +126,15 @@ test_geometry (void)
                                               &bl->segment_labels[b].box));
     }
 
-  /* the verdict says it in words */
-  g_assert_nonnull (bl->verdict.text);
-  g_assert_true (strstr (bl->verdict.text, "Fits") != NULL || strstr (bl->verdict.text,
-                                                                      "Does not fit") != NULL);
-  g_assert_cmpint (bl->fits, ==, bar->fits);
+  /* the verdict says it in words and a sign, beside the card's name */
+  {
+    const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, 0);
+
+    g_assert_nonnull (line->detail.text);
+    g_assert_nonnull (strstr (line->detail.text, bar->fits ? "✓" : "✗"));
+    g_assert_nonnull (strstr (line->detail.text, bar->fits ? "spare" : "over"));
+    g_assert_cmpint (line->fits, ==, bar->fits);
+  }
 }
 
 /* A LoRA run's gradients and optimizer state are a sliver of the bar; they
@@ -192,25 +199,22 @@ test_labels_inside_canvas (void)
         g_autoptr(HrBucketChartLayout) layout = layout_for (data, style, sizes[i][0], sizes[i][1]);
         HrRect canvas = { 0, 0, sizes[i][0], sizes[i][1] };
 
-        for (guint k = 0; k < layout->labels->len; k++)
-          assert_label_inside (&g_array_index (layout->labels, HrChartLabel, k), &canvas);
-        for (guint b = 0; b < HR_N_BUCKETS; b++)
-          {
-            assert_label_inside (&layout->legend_labels[b], &canvas);
-            g_assert_true (hr_rect_inside (&layout->legend_swatches[b], &canvas, 0.5));
-          }
-        for (guint k = 0; k < layout->bars->len; k++)
-          {
-            const HrBucketBarLayout *bl = &g_array_index (layout->bars, HrBucketBarLayout, k);
+        g_autoptr(GPtrArray) labels = g_ptr_array_new ();
 
-            assert_label_inside (&bl->name, &canvas);
-            assert_label_inside (&bl->total, &canvas);
-            assert_label_inside (&bl->verdict, &canvas);
-            assert_label_inside (&bl->capacity_label, &canvas);
-            for (guint b = 0; b < HR_N_BUCKETS; b++)
-              assert_label_inside (&bl->segment_labels[b], &canvas);
-            g_assert_false (hr_rect_intersects (&bl->total.box, &bl->verdict.box));
+        hr_bucket_chart_layout_collect_labels (layout, labels);
+        g_assert_cmpuint (labels->len, >, 10);
+        for (guint k = 0; k < labels->len; k++)
+          {
+            const HrChartLabel *a = g_ptr_array_index (labels, k);
+
+            assert_label_inside (a, &canvas);
+            for (guint j = k + 1; j < labels->len; j++)
+              g_assert_false (hr_rect_intersects (&a->box,
+                                                  &((HrChartLabel *) g_ptr_array_index (labels,
+                                                                                         j))->box));
           }
+        for (guint b = 0; b < HR_N_BUCKETS; b++)
+          g_assert_true (hr_rect_inside (&layout->legend_swatches[b], &canvas, 0.5));
       }
 }
 
@@ -255,10 +259,17 @@ test_variants (void)
   /* fp32 stores activations in 4 bytes: its bar is the taller */
   g_assert_cmpfloat (g_array_index (layout->bars, HrBucketBarLayout, 1).bar.y, <,
                      g_array_index (layout->bars, HrBucketBarLayout, 0).bar.y);
+  /* each variant says what it is under its bar */
+  g_assert_cmpstr (g_array_index (layout->bars, HrBucketBarLayout, 1).name.text, ==, "fp32");
   /* batch 1024 does not fit a 4090 (about 44 GB of activations), and says so */
-  g_assert_false (g_array_index (layout->bars, HrBucketBarLayout, 2).fits);
-  g_assert_nonnull (strstr (g_array_index (layout->bars, HrBucketBarLayout, 2).verdict.text,
-                            "Does not fit"));
+  {
+    const HrBucketBarLayout *last = &g_array_index (layout->bars, HrBucketBarLayout, 2);
+    const HrBucketCardLine *line = &g_array_index (last->cards, HrBucketCardLine, 0);
+
+    g_assert_false (line->fits);
+    g_assert_nonnull (strstr (line->detail.text, "✗"));
+    g_assert_nonnull (strstr (line->detail.text, "over"));
+  }
 }
 
 static void
