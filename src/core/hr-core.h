@@ -15,6 +15,7 @@
 #include "hr-json.h"
 #include "hr-knobs.h"
 #include "hr-measure.h"
+#include "hr-pickle.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
 #include "hr-sweep.h"
