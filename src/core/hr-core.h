@@ -18,6 +18,7 @@
 #include "hr-pickle.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
+#include "hr-snapshot.h"
 #include "hr-sweep.h"
 #include "hr-tree.h"
 #include "hr-types.h"

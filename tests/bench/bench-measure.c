@@ -1,9 +1,16 @@
-/* bench-measure.c: how fast a large nvidia-smi log is imported and fitted
+/* bench-measure.c: how fast a large nvidia-smi log is imported
  *
- * Run with `meson test --benchmark`; it prints MB/s and never fails on
- * speed (DESIGN.md: performance is measured, not asserted). With --write
- * FILE it only writes the generated log (tests/bench/measure-vs-pandas.py
- * times pandas on the same file); with --file FILE it times that file.
+ * Run with `meson test --benchmark`; it prints MB/s and peak memory and
+ * never fails on speed (DESIGN.md: performance is measured, not
+ * asserted).  Two ways of reading: the per-GPU peaks with every log thinned
+ * to HR_MEASURE_SUMMARY_POINTS points (what `headroom-cli measure` does,
+ * in bounded memory), and every point kept with a line fitted through GPU
+ * 0's (what a window that draws the whole log needs).
+ *
+ * With --write FILE it only writes the generated log
+ * (tests/bench/measure-vs-pandas.py times pandas on the same file); with
+ * --file FILE [--points] it reads that file once, in a process of its
+ * own, so that its peak memory is the import's.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -12,6 +19,7 @@
 
 #include <glib/gstdio.h>
 #include <stdio.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "hr-core.h"
@@ -46,45 +54,65 @@ generate_log (void)
 }
 
 static double
-import_and_fit (const char *name,
-                const char *path,
-                const char *data,
-                gsize       length)
+peak_rss_mib (void)
+{
+  struct rusage usage;
+
+  getrusage (RUSAGE_SELF, &usage);
+  return usage.ru_maxrss / 1024.0;   /* kilobytes on Linux */
+}
+
+/* Reads the log from @path, or from @data when @path is NULL; @points:
+ * every point kept and GPU 0's fitted, else the per-GPU peaks of a
+ * summary. Returns the seconds it took. */
+static double
+import (const char *name,
+        const char *path,
+        const char *data,
+        gsize       length,
+        gboolean    points)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrMeasurement) m = NULL;
   g_autoptr(HrFit) fit = NULL;
-  g_autoptr(GArray) t = NULL;
-  g_autoptr(GArray) y = NULL;
+  HrMeasureOptions options = { 0 };
   HrMeasureSeries *gpu0;
   gint64 start = g_get_monotonic_time ();
   double seconds;
 
+  options.max_time_points = points ? 0 : HR_MEASURE_SUMMARY_POINTS;
   if (path != NULL)
-    m = hr_measurement_load_file (path, NULL, &error);
+    m = hr_measurement_load_file (path, &options, &error);
   else
-    m = hr_measurement_parse_data (name, data, length, NULL, &error);
+    m = hr_measurement_parse_data (name, data, length, &options, &error);
   g_assert_no_error (error);
-
-  /* The same fit pandas is timed on: GPU 0's memory over time. */
+  g_assert_cmpuint (m->series->len, ==, N_GPUS);
   gpu0 = g_ptr_array_index (m->series, 0);
-  t = g_array_sized_new (FALSE, FALSE, sizeof (double), gpu0->points->len);
-  y = g_array_sized_new (FALSE, FALSE, sizeof (double), gpu0->points->len);
-  for (guint i = 0; i < gpu0->points->len; i++)
-    {
-      const HrMeasurePoint *p = &g_array_index (gpu0->points, HrMeasurePoint, i);
 
-      g_array_append_val (t, p->t);
-      g_array_append_val (y, p->bytes);
+  if (points)
+    {
+      /* The same fit pandas is timed on: GPU 0's memory over time. */
+      g_autoptr(GArray) t = g_array_sized_new (FALSE, FALSE, sizeof (double), gpu0->points->len);
+      g_autoptr(GArray) y = g_array_sized_new (FALSE, FALSE, sizeof (double), gpu0->points->len);
+
+      for (guint i = 0; i < gpu0->points->len; i++)
+        {
+          const HrMeasurePoint *p = &g_array_index (gpu0->points, HrMeasurePoint, i);
+
+          g_array_append_val (t, p->t);
+          g_array_append_val (y, p->bytes);
+        }
+      fit = hr_fit_linear ((double *) t->data, (double *) y->data, t->len, &error);
+      g_assert_no_error (error);
     }
-  fit = hr_fit_linear ((double *) t->data, (double *) y->data, t->len, &error);
-  g_assert_no_error (error);
 
   seconds = (g_get_monotonic_time () - start) / 1e6;
-  g_assert_cmpuint (m->series->len, ==, N_GPUS);
-  printf ("%s: %u rows, %u GPUs, peak of GPU 0 %.0f MiB, slope %.3g B/s: %.3f s, %.1f MB/s\n",
-          name, m->rows, m->series->len, gpu0->peak / 1048576.0, fit->per_sample, seconds,
-          length / seconds / 1e6);
+  printf ("%s: %u rows, %u GPUs, peak of GPU 0 %.0f MiB at t = %.3f s", name, m->rows,
+          m->series->len, gpu0->peak / 1048576.0,
+          g_array_index (gpu0->points, HrMeasurePoint, gpu0->peak_index).t);
+  if (fit != NULL)
+    printf (", slope %.3g B/s", fit->per_sample);
+  printf (": %.3f s, %.1f MB/s\n", seconds, length / seconds / 1e6);
   return seconds;
 }
 
@@ -97,13 +125,15 @@ main (int    argc,
   g_autofree char *path = NULL;
   int fd;
 
-  if (argc == 3 && g_str_equal (argv[1], "--file"))
+  if (argc >= 3 && g_str_equal (argv[1], "--file"))
     {
-      g_autofree char *contents = NULL;
-      gsize length;
+      gboolean points = argc == 4 && g_str_equal (argv[3], "--points");
+      GStatBuf st;
 
-      g_assert_true (g_file_get_contents (argv[2], &contents, &length, &error));
-      import_and_fit ("nvidia-smi log, streamed from the file", argv[2], NULL, length);
+      g_assert_cmpint (g_stat (argv[2], &st), ==, 0);
+      import (points ? "every point, streamed from the file" : "per-GPU peaks, streamed from "
+              "the file", argv[2], NULL, st.st_size, points);
+      printf ("peak RSS %.1f MiB\n", peak_rss_mib ());
       return 0;
     }
 
@@ -115,13 +145,15 @@ main (int    argc,
       return 0;
     }
 
-  import_and_fit ("nvidia-smi log, from memory", NULL, log->str, log->len);
+  import ("per-GPU peaks, from memory", NULL, log->str, log->len, FALSE);
+  import ("every point and a fit, from memory", NULL, log->str, log->len, TRUE);
 
   fd = g_file_open_tmp ("headroom-bench-XXXXXX.csv", &path, &error);
   g_assert_no_error (error);
   close (fd);
   g_assert_true (g_file_set_contents (path, log->str, log->len, &error));
-  import_and_fit ("nvidia-smi log, streamed from a file", path, NULL, log->len);
+  import ("per-GPU peaks, streamed from a file", path, NULL, log->len, FALSE);
+  import ("every point and a fit, streamed from a file", path, NULL, log->len, TRUE);
   g_unlink (path);
   return 0;
 }
