@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hr-catalog.h"
+#include "hr-file.h"
 #include "hr-reader.h"
 
 #define RESOURCE_PREFIX "/io/github/vramlab/Headroom/core/"
@@ -1085,14 +1086,22 @@ read_user_files (void)
     {
       g_autofree char *path = g_build_filename (g_get_user_data_dir (), "headroom", names[i],
                                                 NULL);
-      g_autofree char *contents = NULL;
-      gsize length = 0;
+      g_autoptr(GBytes) contents = NULL;
+      g_autoptr(GError) error = NULL;
 
-      if (g_file_get_contents (path, &contents, &length, NULL))
+      /* Bounded like every read: a pipe or /dev/zero in its place must not
+       * hang or fill the memory; its message is part of the snapshot. */
+      if (g_file_test (path, G_FILE_TEST_EXISTS))
+        contents = hr_file_load (path, HR_JSON_MAX_FILE_SIZE, _("a catalog"), &error);
+      if (contents != NULL)
         {
-          g_string_append_printf (snapshot, "%s %" G_GSIZE_FORMAT "\n", names[i], length);
-          g_string_append_len (snapshot, contents, length);
+          g_string_append_printf (snapshot, "%s %" G_GSIZE_FORMAT "\n", names[i],
+                                  g_bytes_get_size (contents));
+          g_string_append_len (snapshot, g_bytes_get_data (contents, NULL),
+                               g_bytes_get_size (contents));
         }
+      else if (error != NULL)
+        g_string_append_printf (snapshot, "%s error %s\n", names[i], error->message);
       else
         g_string_append_printf (snapshot, "%s none\n", names[i]);
     }

@@ -19,6 +19,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-file.h"
 #include "hr-import-gguf.h"
 
 /* Limits far above real files (a 671B MoE has under 2,000 tensors and a
@@ -726,23 +727,14 @@ load_header (const char  *path,
              GgufHeader  *h,
              GError     **error)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) stream = NULL;
-  g_autoptr(GFileInfo) info = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GInputStream) stream = NULL;
   g_autoptr(GByteArray) buf = g_byte_array_new ();
-  guint64 size, want;
+  guint64 size = 0, want;
 
-  stream = g_file_read (file, NULL, &local_error);
-  if (stream != NULL)
-    info = g_file_input_stream_query_info (stream, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL,
-                                           &local_error);
-  if (info == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
-  size = g_file_info_get_size (info);
+  /* Only the header is read, whatever the size of the weights after it. */
+  stream = hr_file_open (path, G_MAXUINT64, _("a GGUF file"), &size, error);
+  if (stream == NULL)
+    return NULL;
   want = MIN (size, FIRST_READ);
 
   for (;;)
@@ -750,23 +742,23 @@ load_header (const char  *path,
       g_autoptr(GError) parse_error = NULL;
       gboolean was_truncated = FALSE;
       HrImport *import;
-      gsize got = 0;
+      gssize got;
       gsize old = buf->len;
 
       /* Read on from where the last attempt stopped: only the header's
        * bytes are ever read, never the tensor data that follows. */
       g_byte_array_set_size (buf, want);
-      if (!g_input_stream_read_all (G_INPUT_STREAM (stream), buf->data + old, want - old, &got,
-                                    NULL, &local_error))
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-          return NULL;
-        }
+      got = hr_file_read (stream, path, buf->data + old, want - old, error);
+      if (got < 0)
+        return NULL;
       g_byte_array_set_size (buf, old + got);
 
       import = parse (path, buf->data, buf->len, h, &was_truncated, &parse_error);
       if (import != NULL)
-        return import;
+        {
+          import->header_bytes = buf->len;
+          return import;
+        }
       if (!was_truncated || buf->len >= size || buf->len < want)
         {
           g_propagate_error (error, g_steal_pointer (&parse_error));
@@ -864,12 +856,22 @@ hr_import_gguf_load (const char  *path,
                   return NULL;
                 }
               hr_import_merge_dtypes (import, more);
+              import->header_bytes += more->header_bytes;
               h.n_tensors += ph.n_tensors;
               h.expert_params += ph.expert_params;
               h.has_output |= ph.has_output;
               header_clear (&ph);
               files++;
-              /* Each part is within the limit; together they may not be. */
+              /* Each part is within the limits; together they may not be. */
+              if (import->header_bytes > HR_IMPORT_MAX_HEADER_BYTES)
+                {
+                  g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
+                               _("%s: the headers of the first %u parts of the split come to "
+                                 "more than the %u MiB Headroom reads for one model"), path, i,
+                               (guint) (HR_IMPORT_MAX_HEADER_BYTES >> 20));
+                  header_clear (&h);
+                  return NULL;
+                }
               if (dtype_params (import) > HR_IMPORT_MAX_PARAMS)
                 {
                   g_set_error (error, HR_ERROR, HR_ERROR_INVALID,

@@ -18,6 +18,7 @@
 #include <gio/gio.h>
 #include <string.h>
 
+#include "hr-file.h"
 #include "hr-import-safetensors.h"
 #include "hr-reader.h"
 
@@ -508,31 +509,20 @@ hr_import_safetensors_add_file (HrImport   *import,
                                 const char *path,
                                 GError    **error)
 {
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) stream = NULL;
-  g_autoptr(GFileInfo) info = NULL;
-  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GInputStream) stream = NULL;
   g_autofree char *header = NULL;
   guint8 prefix[8];
-  gsize got = 0;
-  guint64 n = 0, size;
+  gssize got;
+  guint64 n = 0, size = 0;
 
-  stream = g_file_read (file, NULL, &local_error);
-  if (stream != NULL)
-    info = g_file_input_stream_query_info (stream, G_FILE_ATTRIBUTE_STANDARD_SIZE, NULL,
-                                           &local_error);
-  if (info == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return FALSE;
-    }
-  size = g_file_info_get_size (info);
+  /* Only the header is read, whatever the size of the weights after it. */
+  stream = hr_file_open (path, G_MAXUINT64, _("a safetensors file"), &size, error);
+  if (stream == NULL)
+    return FALSE;
 
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), prefix, 8, &got, NULL, &local_error))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return FALSE;
-    }
+  got = hr_file_read (stream, path, prefix, 8, error);
+  if (got < 0)
+    return FALSE;
   if (!split_prefix (path, prefix, got, &n, error))
     return FALSE;
   if (size - 8 < n)
@@ -543,14 +533,24 @@ hr_import_safetensors_add_file (HrImport   *import,
       return FALSE;
     }
 
-  /* Only the header: the tensor data after it is never read. */
-  header = g_malloc (n);
-  if (!g_input_stream_read_all (G_INPUT_STREAM (stream), header, n, &got, NULL, &local_error))
+  /* Shards and folders add up: the headers of one model are bounded
+   * together, not only each on its own. */
+  if (import->header_bytes + n > HR_IMPORT_MAX_HEADER_BYTES)
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
+                   _("%s: the headers of this model's files come to more than the %u MiB "
+                     "Headroom reads for one model"), path,
+                   (guint) (HR_IMPORT_MAX_HEADER_BYTES >> 20));
       return FALSE;
     }
-  if (got != n)
+  import->header_bytes += n;
+
+  /* Only the header: the tensor data after it is never read. */
+  header = g_malloc (n);
+  got = hr_file_read (stream, path, header, n, error);
+  if (got < 0)
+    return FALSE;
+  if ((guint64) got != n)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_PARSE, _("%s: truncated inside the header"), path);
       return FALSE;

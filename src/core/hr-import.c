@@ -15,6 +15,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "hr-file.h"
 #include "hr-import.h"
 #include "hr-import-gguf.h"
 #include "hr-import-hf.h"
@@ -418,35 +419,34 @@ hr_import_path (const char  *path,
   g_autofree char *dir = NULL;
   g_autofree char *config = NULL;
   g_autoptr(HrImport) weights = NULL;
+  g_autoptr(GInputStream) stream = NULL;
   guint8 magic[4] = { 0 };
-  FILE *f;
-  gsize got;
+  gssize got;
 
   g_return_val_if_fail (path != NULL, NULL);
 
-  if (g_file_test (path, G_FILE_TEST_IS_DIR))
+  if (path[0] != '\0' && g_file_test (path, G_FILE_TEST_IS_DIR))
     return hr_import_folder (path, error);
 
-  if (!g_file_test (path, G_FILE_TEST_EXISTS))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: no such file or folder"), path);
-      return NULL;
-    }
-
-  f = fopen (path, "rb");
-  if (f == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, g_strerror (errno));
-      return NULL;
-    }
-  got = fread (magic, 1, sizeof magic, f);
-  fclose (f);
+  stream = hr_file_open (path, G_MAXUINT64, _("a model file"), NULL, error);
+  if (stream == NULL)
+    return NULL;
+  got = hr_file_read (stream, path, magic, sizeof magic, error);
+  if (got < 0)
+    return NULL;
+  g_clear_object (&stream);
 
   dir = g_path_get_dirname (path);
   config = g_build_filename (dir, "config.json", NULL);
 
   if (got == 4 && memcmp (magic, "GGUF", 4) == 0)
     return hr_import_gguf_load (path, error);
+  if (g_str_has_suffix (path, ".gguf"))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_PARSE,
+                   _("%s: not a GGUF file: it does not start with the GGUF magic"), path);
+      return NULL;
+    }
 
   if (g_str_has_suffix (path, ".json"))
     {

@@ -23,6 +23,10 @@ extern const char * const hr_import_format_names[];
  * model the catalog takes and no count wraps around. */
 #define HR_IMPORT_MAX_PARAMS G_GUINT64_CONSTANT (10000000000000)
 
+/* The headers of all the files of one model together (safetensors shards,
+ * GGUF parts): a 671B-parameter model's 163 shards hold about 11 MiB. */
+#define HR_IMPORT_MAX_HEADER_BYTES (G_GUINT64_CONSTANT (64) << 20)
+
 /* Parameters stored at one element type, as the weights' headers list them. */
 typedef struct {
   char    *dtype;           /* as the file names it: "BF16", "F8_E4M3", "Q4_K"… */
@@ -56,6 +60,8 @@ typedef struct {
   char           *quantization;
   GPtrArray      *dtypes;        /* HrImportDtype, largest first */
   guint64         weight_bytes;  /* bytes of every tensor in the weights */
+
+  guint64         header_bytes;  /* header bytes read so far, over every file */
 
   GPtrArray      *read;          /* char *: what was read, one line each */
   GPtrArray      *notes;         /* char *: what was assumed, one line each */

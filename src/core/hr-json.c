@@ -23,7 +23,7 @@
 #include "hr-file.h"
 #include "hr-json.h"
 
-#define MAX_DEPTH 64
+#define MAX_DEPTH HR_JSON_MAX_DEPTH
 
 /* Longer messages are shortened in the middle. */
 #define MAX_MESSAGE_CHARS 600

@@ -27,6 +27,8 @@ GQuark hr_error_quark (void);
 /* ... and so are documents of more values than this (the built-in model
  * catalog holds a few thousand): every value keeps its position. */
 #define HR_JSON_MAX_VALUES 1000000
+/* Levels of nesting a document may have (objects and arrays). */
+#define HR_JSON_MAX_DEPTH 64
 
 typedef struct _HrJsonDoc HrJsonDoc;
 

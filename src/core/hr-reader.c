@@ -241,6 +241,13 @@ hr_reader_string (HrReader    *reader,
     return hr_reader_fail (reader, key, _("\"%s\" must be a string, not %s"), key,
                            node_type_name (node));
 
+  /* Names, ids and sources end up in tables, labels and reports: a
+   * megabyte in one of them would be laid out on every redraw. */
+  if (g_utf8_strlen (json_node_get_string (node), HR_READER_MAX_STRING * 4 + 4) >
+      HR_READER_MAX_STRING)
+    return hr_reader_fail (reader, key, _("\"%s\" is longer than the %d characters a text "
+                                          "here may have"), key, HR_READER_MAX_STRING);
+
   g_free (*out);
   *out = g_strdup (json_node_get_string (node));
   return TRUE;

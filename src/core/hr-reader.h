@@ -41,6 +41,9 @@ char     *hr_reader_child_pointer (HrReader   *reader,
 
 gboolean  hr_reader_require     (HrReader     *reader,
                                  const char   *key);
+/* The longest text a string key may hold, in characters. */
+#define HR_READER_MAX_STRING 4096
+
 gboolean  hr_reader_string      (HrReader     *reader,
                                  const char   *key,
                                  gboolean      required,

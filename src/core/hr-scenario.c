@@ -501,7 +501,8 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
                        const char  *assignment,
                        GError     **error)
 {
-  g_autofree char *origin = g_strdup_printf ("--set %s", assignment);
+  g_autofree char *origin = NULL;
+  g_autofree char *shown = NULL;
   g_auto(GStrv) path = NULL;
   g_autoptr(JsonNode) value = NULL;
   g_autofree char *pointer = g_strdup ("");
@@ -513,6 +514,17 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
   g_return_val_if_fail (doc != NULL, FALSE);
   g_return_val_if_fail (assignment != NULL, FALSE);
 
+  /* Messages quote the assignment made printable, and no longer than a
+   * line: a key of 60,000 parts must not become a message of as many. */
+  {
+    gsize length = strlen (assignment), cut = MIN (length, 200);
+
+    while (cut > 0 && cut < length && (assignment[cut] & 0xC0) == 0x80)
+      cut--;   /* not inside a character */
+    shown = hr_text_printable (assignment, cut);
+    origin = g_strdup_printf (cut < length ? "--set %s…" : "--set %s", shown);
+  }
+
   eq = strchr (assignment, '=');
   if (eq == NULL || eq == assignment)
     {
@@ -523,6 +535,20 @@ hr_json_doc_apply_set (HrJsonDoc   *doc,
     }
 
   key = g_strndup (assignment, eq - assignment);
+  {
+    guint parts = 1;
+
+    for (const char *c = key; *c != '\0'; c++)
+      parts += *c == '.';
+    /* the nested objects it builds count like a file's nesting */
+    if (parts >= HR_JSON_MAX_DEPTH)
+      {
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                     _("%s: the key has %u parts, more than the %d levels a scenario may nest"),
+                     origin, parts, HR_JSON_MAX_DEPTH - 1);
+        return FALSE;
+      }
+  }
   path = g_strsplit (key, ".", -1);
 
   {

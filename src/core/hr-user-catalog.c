@@ -10,8 +10,10 @@
 #include <errno.h>
 #include <glib/gi18n-lib.h>
 #include <glib/gstdio.h>
+#include <string.h>
 
 #include "hr-catalog.h"
+#include "hr-file.h"
 #include "hr-user-catalog.h"
 
 static const char *
@@ -91,7 +93,6 @@ write_entries (HrUserCatalogKind   kind,
   g_autoptr(HrJsonDoc) doc = NULL;
   g_autoptr(HrCatalog) scratch = NULL;
   g_autoptr(GError) local_error = NULL;
-  g_autofree char *dir = g_path_get_dirname (path);
   g_autofree char *text = NULL;
   g_autofree char *with_newline = NULL;
   JsonObject *object = json_object_new ();
@@ -115,6 +116,84 @@ write_entries (HrUserCatalogKind   kind,
   if (!ok)
     return FALSE;
 
+  /* A crash or a full disk never leaves half a catalog. */
+  if (!hr_file_write_atomic (path, with_newline, strlen (with_newline), &local_error))
+    {
+      g_set_error_literal (error, HR_ERROR, HR_ERROR_IO, local_error->message);
+      return FALSE;
+    }
+
+  return TRUE;
+}
+
+/* One change to the user's file: an entry saved (or replaced), or removed. */
+typedef struct {
+  HrUserCatalogKind  kind;
+  const char        *path;
+  JsonNode          *entry;    /* to save, or NULL */
+  const char        *id;
+  gboolean           found;
+} Change;
+
+/* Read, change and write the file, under the lock: the file is read again
+ * here, so a change another process made since is kept. */
+static gboolean
+change_locked (gpointer   user_data,
+               GError   **error)
+{
+  Change *change = user_data;
+  g_autoptr(JsonArray) old = NULL;
+  g_autoptr(JsonArray) entries = json_array_new ();
+
+  old = load_entries (change->kind, change->path, error);
+  if (old == NULL)
+    return FALSE;
+
+  for (guint i = 0; i < json_array_get_length (old); i++)
+    {
+      JsonNode *e = json_array_get_element (old, i);
+
+      if (g_strcmp0 (entry_id (e), change->id) == 0)
+        {
+          /* Replaced where it stood, so the file keeps its order. */
+          if (change->entry != NULL)
+            json_array_add_element (entries, json_node_copy (change->entry));
+          change->found = TRUE;
+        }
+      else
+        json_array_add_element (entries, json_node_copy (e));
+    }
+
+  if (change->entry == NULL)
+    {
+      if (!change->found)
+        {
+          if (change->kind == HR_USER_CATALOG_MODELS)
+            g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
+                         _("%s: no model \"%s\" in your catalog"), change->path, change->id);
+          else
+            g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND,
+                         _("%s: no GPU \"%s\" in your catalog"), change->path, change->id);
+          return FALSE;
+        }
+    }
+  else if (!change->found)
+    json_array_add_element (entries, json_node_copy (change->entry));
+
+  return write_entries (change->kind, change->path, entries, error);
+}
+
+/* Several Headroom processes may add to the catalog at once (the window and
+ * scripts calling headroom-cli import-model --add): every read-modify-write
+ * of the file holds a lock on a file beside it. */
+static gboolean
+apply_change (Change  *change,
+              GError **error)
+{
+  g_autofree char *dir = g_path_get_dirname (change->path);
+  g_autofree char *lock = g_build_filename (dir, ".headroom-lock", NULL);
+  g_autoptr(GError) local_error = NULL;
+
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved = errno;
@@ -123,14 +202,16 @@ write_entries (HrUserCatalogKind   kind,
       return FALSE;
     }
 
-  /* g_file_set_contents writes a temporary file and renames it over the
-   * old one: a crash or a full disk never leaves half a catalog. */
-  if (!g_file_set_contents (path, with_newline, -1, &local_error))
+  if (!hr_file_with_lock (lock, change_locked, change, &local_error))
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
+      /* the catalog's own errors keep their domain; a lock that cannot be
+       * taken is a failure to write */
+      if (local_error->domain == HR_ERROR)
+        g_propagate_error (error, g_steal_pointer (&local_error));
+      else
+        g_set_error_literal (error, HR_ERROR, HR_ERROR_IO, local_error->message);
       return FALSE;
     }
-
   return TRUE;
 }
 
@@ -141,10 +222,8 @@ hr_user_catalog_save (HrUserCatalogKind   kind,
                       GError            **error)
 {
   g_autofree char *path = hr_user_catalog_get_path (kind);
-  g_autoptr(JsonArray) old = NULL;
-  g_autoptr(JsonArray) entries = json_array_new ();
+  Change change = { 0 };
   const char *id;
-  gboolean found = FALSE;
 
   g_return_val_if_fail (entry != NULL, FALSE);
 
@@ -158,31 +237,15 @@ hr_user_catalog_save (HrUserCatalogKind   kind,
       return FALSE;
     }
 
-  old = load_entries (kind, path, error);
-  if (old == NULL)
-    return FALSE;
-
-  for (guint i = 0; i < json_array_get_length (old); i++)
-    {
-      JsonNode *e = json_array_get_element (old, i);
-
-      if (g_strcmp0 (entry_id (e), id) == 0)
-        {
-          /* Replaced where it stood, so the file keeps its order. */
-          json_array_add_element (entries, json_node_copy (entry));
-          found = TRUE;
-        }
-      else
-        json_array_add_element (entries, json_node_copy (e));
-    }
-  if (!found)
-    json_array_add_element (entries, json_node_copy (entry));
-
-  if (!write_entries (kind, path, entries, error))
+  change.kind = kind;
+  change.path = path;
+  change.entry = entry;
+  change.id = id;
+  if (!apply_change (&change, error))
     return FALSE;
 
   if (replaced != NULL)
-    *replaced = found;
+    *replaced = change.found;
   return TRUE;
 }
 
@@ -208,36 +271,12 @@ hr_user_catalog_remove (HrUserCatalogKind   kind,
                         GError            **error)
 {
   g_autofree char *path = hr_user_catalog_get_path (kind);
-  g_autoptr(JsonArray) old = NULL;
-  g_autoptr(JsonArray) entries = json_array_new ();
-  gboolean found = FALSE;
+  Change change = { 0 };
 
   g_return_val_if_fail (id != NULL, FALSE);
 
-  old = load_entries (kind, path, error);
-  if (old == NULL)
-    return FALSE;
-
-  for (guint i = 0; i < json_array_get_length (old); i++)
-    {
-      JsonNode *e = json_array_get_element (old, i);
-
-      if (g_strcmp0 (entry_id (e), id) == 0)
-        found = TRUE;
-      else
-        json_array_add_element (entries, json_node_copy (e));
-    }
-
-  if (!found)
-    {
-      if (kind == HR_USER_CATALOG_MODELS)
-        g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND, _("%s: no model \"%s\" in your catalog"),
-                     path, id);
-      else
-        g_set_error (error, HR_ERROR, HR_ERROR_NOT_FOUND, _("%s: no GPU \"%s\" in your catalog"),
-                     path, id);
-      return FALSE;
-    }
-
-  return write_entries (kind, path, entries, error);
+  change.kind = kind;
+  change.path = path;
+  change.id = id;
+  return apply_change (&change, error);
 }

@@ -14,14 +14,17 @@
 
 #define G_LOG_DOMAIN "kill-writer"
 
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hr-chart.h"
 #include "hr-core.h"
+#include "hr-file-private.h"
 
-/* Sizes that make one write take a while, so that kills land inside it. */
-#define NAME_BYTES (512 * 1024)
+/* Sizes that make a write of many steps, so that kills land inside it. */
+#define NAME_BYTES 4000   /* within the 4096 characters a name may have */
 #define LINES 2000
 
 static void
@@ -73,6 +76,32 @@ write_version (const char        *kind,
   return hr_chart_export (path, &options, style, draw_lines, GUINT_TO_POINTER (variant), error);
 }
 
+/* Where to die: a stage of hr_file_write_atomic(), and for the data stage
+ * the bytes written first. */
+typedef struct {
+  HrFileWriteStage stage;
+  gsize            bytes;
+} KillPoint;
+
+static void
+kill_hook (HrFileWriteStage stage,
+           gsize            written,
+           gpointer         user_data)
+{
+  const KillPoint *point = user_data;
+
+  if (stage == point->stage && (stage != HR_FILE_WRITE_DATA || written >= point->bytes))
+    raise (SIGKILL);
+}
+
+static const HrEnumName stage_names[] = {
+  { HR_FILE_WRITE_CREATED, "created" },
+  { HR_FILE_WRITE_DATA, "data" },
+  { HR_FILE_WRITE_SYNCED, "synced" },
+  { HR_FILE_WRITE_RENAMED, "renamed" },
+  { 0, NULL },
+};
+
 int
 main (int    argc,
       char **argv)
@@ -82,10 +111,11 @@ main (int    argc,
   g_autoptr(HrScenario) second = NULL;
   g_autoptr(GError) error = NULL;
   HrScenario *scenarios[2];
+  KillPoint point = { 0 };
 
-  if (argc < 3)
+  if (argc != 4 && argc != 6)
     {
-      fprintf (stderr, "usage: kill-writer KIND PATH [VARIANT]\n");
+      fprintf (stderr, "usage: kill-writer KIND PATH VARIANT [created|data|synced|renamed BYTES]\n");
       return 2;
     }
 
@@ -95,7 +125,7 @@ main (int    argc,
   g_free (first->name);
   first->name = g_strnfill (NAME_BYTES, 'a');
   g_free (second->name);
-  second->name = g_strnfill (NAME_BYTES + 4096, 'b');
+  second->name = g_strnfill (NAME_BYTES + 96, 'b');
   second->micro_batch = 32;
   if (g_str_equal (argv[1], "report"))
     {
@@ -108,23 +138,15 @@ main (int    argc,
   scenarios[0] = first;
   scenarios[1] = second;
 
-  if (argc > 3)
+  if (argc == 6)
     {
-      gint64 start = g_get_monotonic_time ();
-
-      if (!write_version (argv[1], argv[2], atoi (argv[3]) != 0, scenarios, style, &error))
-        g_error ("%s", error->message);
-      printf ("%.6f\n", (g_get_monotonic_time () - start) / (double) G_USEC_PER_SEC);
-      return 0;
+      if (!hr_enum_from_nick (stage_names, argv[4], (int *) &point.stage))
+        g_error ("unknown stage %s", argv[4]);
+      point.bytes = g_ascii_strtoull (argv[5], NULL, 10);
+      hr_file_set_write_hook (kill_hook, &point);
     }
 
-  printf ("ready\n");
-  fflush (stdout);
-  for (guint i = 0;; i++)
-    {
-      if (!write_version (argv[1], argv[2], (i + 1) % 2, scenarios, style, &error))
-        g_error ("%s", error->message);
-    }
-
+  if (!write_version (argv[1], argv[2], atoi (argv[3]) != 0, scenarios, style, &error))
+    g_error ("%s", error->message);
   return 0;
 }

@@ -19,7 +19,6 @@
 #include "hr-fuzz.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -172,9 +171,9 @@ check_auto_walk (HrAdvisor     *advisor,
   HR_FUZZ_CHECK (hr_advisor_walk_is_done (walk), "the automatic walk stopped before a leaf");
 }
 
-int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+static int
+fuzz_one (const uint8_t *data,
+          size_t         size)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrJsonDoc) doc = NULL;
@@ -233,3 +232,5 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   check_auto_walk (advisor, n_nodes, data, size);
   return 0;
 }
+
+HR_FUZZ_TARGET (fuzz_one)

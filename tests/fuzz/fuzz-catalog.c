@@ -24,7 +24,6 @@
 #define MAX_ESTIMATED_MODELS 2
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -139,9 +138,9 @@ load_twice (HrJsonDoc *doc,
     check_gpus (catalog);
 }
 
-int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+static int
+fuzz_one (const uint8_t *data,
+          size_t         size)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrJsonDoc) doc = NULL;
@@ -157,3 +156,5 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   load_twice (doc, FALSE);
   return 0;
 }
+
+HR_FUZZ_TARGET (fuzz_one)

@@ -17,7 +17,6 @@
 #include "hr-fuzz.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -27,9 +26,9 @@ LLVMFuzzerInitialize (int    *argc,
   return 0;
 }
 
-int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+static int
+fuzz_one (const uint8_t *data,
+          size_t         size)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrImport) import = NULL;
@@ -51,3 +50,5 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   hr_fuzz_check_import (import);
   return 0;
 }
+
+HR_FUZZ_TARGET (fuzz_one)

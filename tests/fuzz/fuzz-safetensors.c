@@ -19,7 +19,6 @@
 #include "hr-fuzz.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -29,9 +28,9 @@ LLVMFuzzerInitialize (int    *argc,
   return 0;
 }
 
-int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+static int
+fuzz_one (const uint8_t *data,
+          size_t         size)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrImport) import = NULL;
@@ -73,3 +72,5 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   return 0;
 }
+
+HR_FUZZ_TARGET (fuzz_one)

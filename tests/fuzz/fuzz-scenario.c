@@ -17,7 +17,6 @@
 #include "hr-fuzz.h"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -35,9 +34,9 @@ scenario_text (const HrScenario *scenario)
   return hr_json_node_to_string (node, TRUE);
 }
 
-int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+static int
+fuzz_one (const uint8_t *data,
+          size_t         size)
 {
   HrCatalog *catalog = hr_catalog_get_default ();
   g_autoptr(GError) error = NULL;
@@ -87,3 +86,5 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
 
   return 0;
 }
+
+HR_FUZZ_TARGET (fuzz_one)

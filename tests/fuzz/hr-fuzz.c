@@ -12,11 +12,54 @@
 
 #include "hr-fuzz.h"
 
+/* The sanitizers' allocator reports every allocation and free. */
+int    __sanitizer_install_malloc_and_free_hooks (void (*malloc_hook) (const volatile void *, size_t),
+                                                  void (*free_hook) (const volatile void *));
+size_t __sanitizer_get_allocated_size (const volatile void *ptr);
+
+static size_t in_use, peak, input_size;
+
+static void
+malloc_hook (const volatile void *ptr,
+             size_t               size)
+{
+  (void) ptr;
+  in_use += size;
+  if (in_use > peak)
+    peak = in_use;
+}
+
+static void
+free_hook (const volatile void *ptr)
+{
+  if (ptr != NULL)
+    in_use -= MIN (in_use, __sanitizer_get_allocated_size (ptr));
+}
+
+void
+hr_fuzz_begin (size_t size)
+{
+  input_size = size;
+  peak = in_use;
+}
+
+void
+hr_fuzz_end (void)
+{
+  size_t start = in_use, rise = peak - MIN (peak, start);
+  size_t allowed = HR_FUZZ_BYTES_PER_INPUT_BYTE * input_size + HR_FUZZ_FIXED_BYTES;
+
+  HR_FUZZ_CHECK (rise <= allowed, "%zu bytes of input needed %zu bytes of memory at once, "
+                 "more than %zu (work must grow at most linearly with the input)",
+                 input_size, rise, allowed);
+}
+
 /* No user catalog may change what a fuzz target sees, and a warning or a
  * critical (a g_return_if_fail that failed) is a finding like a crash. */
 void
 hr_fuzz_setup (void)
 {
+  __sanitizer_install_malloc_and_free_hooks (malloc_hook, free_hook);
   g_setenv ("XDG_DATA_HOME", "/nonexistent/headroom-fuzz", TRUE);
   g_log_set_always_fatal (G_LOG_LEVEL_CRITICAL | G_LOG_LEVEL_WARNING);
   (void) hr_catalog_get_default ();

@@ -36,7 +36,7 @@ for exe in "$build"/tests/fuzz/fuzz-*; do
   [ -f "$here/$name.dict" ] && dict=(-dict="$here/$name.dict")
   log="$work/$name.log"
   (cd "$work/$name" && "$exe" -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 \
-     -max_len=65536 -print_final_stats=1 "${dict[@]}" "$@" . "$here/corpus/$name") >"$log" 2>&1
+     -max_len="${FUZZ_MAX_LEN:-1048576}" -print_final_stats=1 "${dict[@]}" "$@" . "$here/corpus/$name") >"$log" 2>&1
   rc=$?
   runs=$(sed -n 's/^stat::number_of_executed_units: *//p' "$log" | tail -1)
   last=$(grep -E '^#[0-9]+' "$log" | tail -1)

@@ -1,0 +1,1403 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The source of this validation set: every published measurement, written once.
+
+    python3 make_rows.py          # rewrites expected.csv and scenarios/*.json
+
+Each row is a figure somebody measured and published with another stack than
+LitGPT, the configuration it was measured with, and where it was read. The
+scenario files and expected.csv are generated from the tables below so that the
+assumptions made for a source family (dataset lengths, units, which metric)
+are written once, next to the rows they apply to; edit this file, not the
+generated ones. Standard library only.
+"""
+import csv
+import json
+import os
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+GIB = 2**30
+MIB = 2**20
+GB = 10**9
+
+# Device memory of the cards the rows ran on, as data/gpus.json has them
+# (nvidia-smi total MiB x 1048576); cards the catalog lacks are given inline
+# with the source of their size.
+CAPACITY = {
+    "rtx-4090": 25757220864, "rtx-4080": 17171480576, "rtx-3090-ti": 25757220864,
+    "rtx-a6000": 51527024640, "l40s": 48305799168, "t4": 16106127360,
+    "a100-40gb": 42949672960, "a100-80gb": 85899345920, "h100-sxm": 85520809984,
+    "h200": 150754820096, "rtx-5090": 34190917632,
+}
+# Tesla V100-SXM2 16GB: 16160 MiB total in the nvidia-smi table the
+# transformers guide prints (perf_train_gpu_one.mdx).
+V100_16 = {"id": "v100-16gb", "name": "Tesla V100-SXM2 16GB", "memory": 16160 * MIB,
+           "source": "nvidia-smi table in huggingface/transformers docs/source/en/perf_train_gpu_one.mdx: 16160MiB"}
+# torchtitan's Grand Teton H100s: "96GB HBM2e" (benchmarks/llama3_h100_202412_torchtitan.md);
+# taken as 96 GiB nominal (the driver's exact figure is not published there).
+H100_96 = {"id": "h100-96gb-hbm2e", "name": "H100 96GB HBM2e (Grand Teton)", "memory": 96 * GIB,
+           "source": "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md 'Hardware': 96GB HBM2e, nominal"}
+# H20 96GB (Wan2.1 table): nominal 96 GiB.
+H20 = {"id": "h20", "name": "H20 96GB", "memory": 96 * GIB, "source": "nominal 96 GB"}
+
+ROWS = []
+
+# KEYS-14 defaults of the agreed keys (under the default stack).
+AGREED_DEFAULTS = {"optimizer_impl": "foreach", "reshard_after_forward": True, "optimizer_in_bwd": False,
+                   "activation_offload": False, "compile": False, "packed": False, "tensor_parallel": 1,
+                   "sequence_parallel": False, "pipeline_parallel": 1, "context_parallel": 1,
+                   "expert_parallel": 1}
+
+
+def lp(layers, hidden, heads, kv, inter, vocab, tied, head_dim=None, qk_norm=False):
+    """Parameter count of a Llama-style decoder (RMSNorm, SwiGLU, no biases)."""
+    hd = head_dim or hidden // heads
+    attn = hidden * heads * hd + 2 * hidden * kv * hd + heads * hd * hidden
+    if qk_norm:
+        attn += 2 * hd
+    mlp = 3 * hidden * inter
+    per_layer = attn + mlp + 2 * hidden
+    emb = vocab * hidden * (1 if tied else 2)
+    return layers * per_layer + emb + hidden
+
+
+ARCH = {
+    # from data/models.json (each entry cites its config.json)
+    "llama-2-7b": dict(layers=32, hidden=4096, heads=32, kv=32, inter=11008, vocab=32000),
+    "llama-2-70b": dict(layers=80, hidden=8192, heads=64, kv=8, inter=28672, vocab=32000),
+    "llama-3.1-8b": dict(layers=32, hidden=4096, heads=32, kv=8, inter=14336, vocab=128256),
+    "llama-3.1-70b": dict(layers=80, hidden=8192, heads=64, kv=8, inter=28672, vocab=128256),
+    "llama-3.2-3b": dict(layers=28, hidden=3072, heads=24, kv=8, inter=8192, vocab=128256),
+    # meta-llama/Llama-3.1-405B config.json
+    "llama-3.1-405b": dict(layers=126, hidden=16384, heads=128, kv=8, inter=53248, vocab=128256),
+}
+
+LLAMA_405B = {
+    "id": "meta-llama/Llama-3.1-405B", "name": "Llama 3.1 405B",
+    "params": lp(126, 16384, 128, 8, 53248, 128256, False),
+    "layers": 126, "hidden": 16384, "heads": 128, "kv_heads": 8, "intermediate": 53248,
+    "vocab": 128256, "glu": True, "norm": "rmsnorm", "tied_embeddings": False, "max_seq_len": 131072,
+    "source": "huggingface.co/meta-llama/Llama-3.1-405B config.json: num_hidden_layers 126, hidden_size 16384, "
+              "num_attention_heads 128, num_key_value_heads 8, intermediate_size 53248, vocab_size 128256, "
+              "tie_word_embeddings false; params counted from those shapes (405,853,388,800)",
+}
+
+
+def lora_count(model, targets, rank):
+    """Trainable LoRA parameters: r x (in + out) per adapted matrix (Hu et al. 2021)."""
+    a = ARCH[model]
+    h, hd = a["hidden"], a["hidden"] // a["heads"]
+    q, kv, i = a["heads"] * hd, a["kv"] * hd, a["inter"]
+    dims = {"q": (h, q), "k": (h, kv), "v": (h, kv), "o": (q, h), "gate": (h, i), "up": (h, i),
+            "down": (i, h), "lm_head": (h, a["vocab"])}
+    per_layer = sum(rank * sum(dims[t]) for t in targets if t != "lm_head")
+    head = rank * sum(dims["lm_head"]) if "lm_head" in targets else 0
+    return per_layer * a["layers"] + head
+
+
+def add(rid, category, quality, metric, value, unit, scenario, source, locator, notes,
+        bound="exact", gpu=None, capacity=None, calibration="no", stack_config=None):
+    """One row: the published figure, its scenario, and every assumption made."""
+    assert metric in ("allocated", "reserved", "device_used", "weights", "kv_cache"), metric
+    assert bound in ("exact", "lower_bound", "upper_bound"), bound
+    assert quality in ("high", "medium", "low"), quality
+    s = {"headroom_scenario": 1}
+    s.update(scenario)
+    if "stack" not in s:
+        # Rows of the default stack (transformers) leave out agreed keys that
+        # only restate their default, so that they run on builds that do not
+        # read those keys yet.
+        for k, v in AGREED_DEFAULTS.items():
+            if s.get(k, object()) == v:
+                del s[k]
+        if s.get("optimizer_state_dtype") == ("bf16" if s.get("compute") == "bf16-pure" else "fp32"):
+            del s["optimizer_state_dtype"]
+    if gpu is None and "gpu" in s:
+        gpu = s["gpu"]
+    if isinstance(gpu, dict):
+        s["gpu"] = gpu
+        cap = gpu["memory"]
+        gname = gpu["id"]
+    elif gpu is not None:
+        s["gpu"] = gpu
+        cap = CAPACITY[gpu]
+        gname = gpu
+    else:
+        cap, gname = None, None
+    if capacity is not None:
+        cap = capacity
+    s["x-row"] = rid
+    s["x-source"] = f"{source} / {locator}"
+    if gname:
+        s["x-gpu"] = gname
+    if cap:
+        s["x-gpu-capacity-bytes"] = int(cap)
+    s["x-metric"] = metric
+    if stack_config:
+        s["x-stack-config"] = stack_config
+    s["x-notes"] = list(notes)
+    if bound in ("lower_bound", "upper_bound"):
+        if not cap:
+            raise SystemExit(f"row {rid}: a bound needs the card's capacity")
+        # A bound's value is the card's capacity, whatever the source rounds it to.
+        value, unit = cap, 1
+    ROWS.append({
+        "row_id": rid, "scenario": f"scenarios/{rid}.json", "category": category,
+        "quality": quality, "metric": metric, "value_bytes": int(round(value * unit)),
+        "gpus": s.get("gpus", 1), "notes": "; ".join(notes), "bound": bound,
+        "source": source, "source_locator": locator, "calibration": calibration,
+        "_scenario": s,
+    })
+
+
+def write():
+    os.makedirs(os.path.join(HERE, "scenarios"), exist_ok=True)
+    keep = set()
+    for r in ROWS:
+        path = os.path.join(HERE, r["scenario"])
+        keep.add(os.path.basename(path))
+        with open(path, "w") as f:
+            json.dump(r["_scenario"], f, indent=2)
+            f.write("\n")
+    for name in os.listdir(os.path.join(HERE, "scenarios")):
+        if name.endswith(".json") and name not in keep:
+            os.remove(os.path.join(HERE, "scenarios", name))
+    fields = ["row_id", "scenario", "category", "quality", "metric", "value_bytes", "gpus", "notes",
+              "bound", "source", "source_locator", "calibration"]
+    ids = [r["row_id"] for r in ROWS]
+    assert len(ids) == len(set(ids)), "duplicate row ids"
+    with open(os.path.join(HERE, "expected.csv"), "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=fields, lineterminator="\n")
+        w.writeheader()
+        for r in sorted(ROWS, key=lambda r: r["row_id"]):
+            w.writerow({k: r[k] for k in fields})
+    print(f"{len(ROWS)} rows written")
+
+
+# Families of rows, one module-level function each, in the order of the row ids.
+FAMILIES = []
+
+
+def family(fn):
+    FAMILIES.append(fn)
+    return fn
+
+
+# ---------------------------------------------------------------------------
+# torchtune: README tables and tutorials (pytorch/torchtune)
+# ---------------------------------------------------------------------------
+# Sequence lengths of unpacked Alpaca runs. torchtune pads each batch to its
+# longest sample (padded_collate) and never resets the peak statistics during a
+# run (recipes call training.get_memory_stats without reset_peak_memory_stats),
+# so the logged peak is that of the batch holding the longest sample.
+ALPACA_LLAMA2 = 1304  # longest Alpaca sample in Llama-2 tokens (shared/validation rows 24-27, LitGPT's count)
+ALPACA_LLAMA3 = 1044  # longest Alpaca sample in GPT-2-BPE tokens (shared/validation row 13); taken for
+                      # Llama 3's 128k BPE, which is at least as efficient (assumption, +-10%)
+TT_SEQ_NOTE2 = ("seq_len: longest Alpaca sample, 1304 Llama-2 tokens (the LitGPT count in shared/validation); "
+                "torchtune pads each batch to its longest sample and its peak statistics are never reset, "
+                "so the peak is that batch's; torchtune's prompt template differs from LitGPT's by a few tokens")
+TT_SEQ_NOTE3 = ("seq_len: longest Alpaca sample taken as 1044 tokens (the GPT-2-BPE count in shared/validation "
+                "row 13; Llama 3's 128k tokenizer is at least as efficient: assumption, +-10%); batches "
+                "padded to their longest sample, peak statistics never reset during the run")
+TT_METRIC_1E9 = ("torchtune/utils/memory.py @fef3ed10d: peak_memory_* = memory_stats / 1e9 (decimal GB); "
+                 "metric reserved: the README until 2024-04 states its table is 'GPU peak memory reserved', "
+                 "and the QLoRA figure equals the tutorial's 'Peak memory reserved, training'")
+TT_BASE = {"task": "finetune", "stack": "torchtune", "weights_dtype": "bf16", "compute": "bf16-pure",
+           "optimizer_state_dtype": "bf16", "attention": "sdpa", "sharding": "none", "offload": "none"}
+TT_SRC_0416 = "pytorch/torchtune README.md @fef3ed10d (2024-04-16, 'Memory update (#775)')"
+
+
+def tt(**kw):
+    s = dict(TT_BASE)
+    s.update(kw)
+    return s
+
+
+@family
+def torchtune_rows():
+    L2, L31, L32 = "llama-2-7b", "llama-3.1-8b", "llama-3.2-3b"
+    qv = ["q", "v"]
+    all7 = ["q", "k", "v", "o", "gate", "up", "down"]
+    # --- README table of 2024-04-16 (GB = 1e9, reserved) ------------------
+    loc = "'Example HW Resources | Finetuning Method | Config | Model | Peak Memory per GPU' table"
+    add(101, "torchtune_single", "medium", "reserved", 9.29, GB, tt(
+        name="torchtune QLoRA Llama-2-7B on 1x RTX 4090 (llama2/7B_qlora_single_device)", model=L2,
+        method="qlora", weights_dtype="nf4", quant_compute_dtype="bf16",
+        lora={"rank": 8, "targets": "all-linear"}, trainable_params=lora_count(L2, all7, 8),
+        optimizer="adamw", optimizer_impl="foreach", micro_batch=2, grad_accum=16,
+        seq_len=ALPACA_LLAMA2, recompute="full", loss="upcast", gpus=1),
+        TT_SRC_0416, loc + ", row '1 x RTX 4090 | QLoRA'",
+        [TT_METRIC_1E9, TT_SEQ_NOTE2,
+         "config llama2/7B_qlora_single_device @fef3ed10d: LoRA r=8 on q,k,v,output_proj + MLP (= all-linear), "
+         "batch 2, AdamW, activation checkpointing, torch.nn.CrossEntropyLoss on fp32 logits "
+         "(TransformerDecoder returns self.output(h).float()), dataset alpaca_cleaned",
+         "torchao NF4 weights computed in bf16 (quant_compute_dtype bf16)"],
+        gpu="rtx-4090",
+        stack_config="model: qlora_llama2_7b lora_attn_modules=[q_proj,v_proj,k_proj,output_proj] "
+                     "apply_lora_to_mlp=True lora_rank=8 lora_alpha=16; dataset: alpaca_cleaned_dataset; "
+                     "batch_size: 2; optimizer: torch.optim.AdamW lr 3e-4; loss: torch.nn.CrossEntropyLoss; "
+                     "gradient_accumulation_steps: 16; compile: False; dtype: bf16; "
+                     "enable_activation_checkpointing: True")
+    add(102, "fsdp1_lora", "medium", "reserved", 20.95, GB, tt(
+        name="torchtune LoRA Llama-2-7B on 2x RTX 4090 (llama2/7B_lora, FSDP1)", model=L2,
+        method="lora", lora={"rank": 8, "targets": "qv"}, trainable_params=lora_count(L2, qv, 8),
+        optimizer="adamw", optimizer_impl="foreach", micro_batch=2, grad_accum=32,
+        seq_len=ALPACA_LLAMA2, recompute="none", loss="upcast", gpus=2, sharding="fsdp1",
+        reshard_after_forward=True),
+        TT_SRC_0416, loc + ", row '2 x RTX 4090 | LoRA'",
+        [TT_METRIC_1E9, TT_SEQ_NOTE2,
+         "recipes/lora_finetune_distributed.py @fef3ed10d wraps with FSDP1 FullyShardedDataParallel, "
+         "ShardingStrategy.FULL_SHARD, lora_fsdp_wrap_policy (each decoder layer and each LoRA module)",
+         "config llama2/7B_lora: LoRA r=8 on q_proj,v_proj, batch 2 per GPU, no activation checkpointing"],
+        gpu="rtx-4090",
+        stack_config="model: lora_llama2_7b lora_attn_modules=[q_proj,v_proj] lora_rank=8 lora_alpha=16; "
+                     "batch_size: 2; optimizer: torch.optim.AdamW lr 3e-4; gradient_accumulation_steps: 32; "
+                     "dtype: bf16; enable_activation_checkpointing: False; tune run --nproc_per_node 2")
+    add(103, "torchtune_single", "medium", "reserved", 17.18, GB, tt(
+        name="torchtune LoRA Llama-2-7B on 1x RTX 4090 (llama2/7B_lora_single_device)", model=L2,
+        method="lora", lora={"rank": 8, "targets": "qv"}, trainable_params=lora_count(L2, qv, 8),
+        optimizer="adamw", optimizer_impl="foreach", micro_batch=2, grad_accum=64,
+        seq_len=ALPACA_LLAMA2, recompute="full", loss="upcast", gpus=1),
+        TT_SRC_0416, loc + ", row '1 x RTX 4090 | LoRA'",
+        [TT_METRIC_1E9, TT_SEQ_NOTE2, "config llama2/7B_lora_single_device: LoRA r=8 on q_proj,v_proj, batch 2, "
+         "activation checkpointing on"],
+        gpu="rtx-4090",
+        stack_config="model: lora_llama2_7b lora_attn_modules=[q_proj,v_proj] lora_rank=8 lora_alpha=16; "
+                     "batch_size: 2; optimizer: torch.optim.AdamW lr 3e-4; gradient_accumulation_steps: 64; "
+                     "compile: False; dtype: bf16; enable_activation_checkpointing: True")
+    add(104, "torchtune_single", "medium", "reserved", 14.97, GB, tt(
+        name="torchtune full fine-tune Llama-2-7B on 1x RTX 4090 (llama2/7B_full_low_memory)", model=L2,
+        method="full", optimizer="paged-adamw", optimizer_state_dtype="fp32", optimizer_in_bwd=True,
+        micro_batch=2, grad_accum=1, seq_len=ALPACA_LLAMA2, recompute="full", loss="upcast", gpus=1),
+        TT_SRC_0416, loc + ", row '1 x RTX 4090 | Full finetune'",
+        [TT_METRIC_1E9, TT_SEQ_NOTE2 + " (this config uses alpaca_dataset, the uncleaned original)",
+         "bitsandbytes PagedAdamW (32-bit states, fp32) in paged (unified) memory allocated outside the "
+         "PyTorch caching allocator, so it does not count in reserved",
+         "optimizer_in_bwd: the step runs in a post-accumulate-grad hook, no full gradient buffer"],
+        gpu="rtx-4090",
+        stack_config="model: llama2_7b; dataset: alpaca_dataset; batch_size: 2; optimizer: "
+                     "bitsandbytes.optim.PagedAdamW lr 2e-5; optimizer_in_bwd: True; "
+                     "gradient_accumulation_steps: 1; compile: False; enable_activation_checkpointing: True; "
+                     "dtype: bf16")
+    add(105, "fsdp_full", "medium", "reserved", 22.9, GB, tt(
+        name="torchtune full fine-tune Llama-2-7B on 4x RTX 4090 (llama2/7B_full, FSDP1)", model=L2,
+        method="full", optimizer="adamw", optimizer_impl="foreach", micro_batch=2, grad_accum=1,
+        seq_len=ALPACA_LLAMA2, recompute="full", loss="upcast", gpus=4, sharding="fsdp1",
+        reshard_after_forward=True),
+        TT_SRC_0416, loc + ", row '4 x RTX 4090 | Full finetune'",
+        [TT_METRIC_1E9, TT_SEQ_NOTE2 + " (alpaca_dataset)",
+         "recipes/full_finetune_distributed.py @fef3ed10d: FSDP1 FULL_SHARD per decoder layer",
+         "config llama2/7B_full: AdamW (bf16 states), batch 2 per GPU, activation checkpointing"],
+        gpu="rtx-4090",
+        stack_config="model: llama2_7b; dataset: alpaca_dataset; batch_size: 2; optimizer: torch.optim.AdamW "
+                     "lr 2e-5; gradient_accumulation_steps: 1; enable_activation_checkpointing: True; dtype: bf16; "
+                     "tune run --nproc_per_node 4 full_finetune_distributed")
+
+    # --- tutorials (docs/source/tutorials) --------------------------------
+    src = "pytorch/torchtune docs/source/tutorials/lora_finetune.rst @bd2a0fc7"
+    loc = "'Trading off memory and model performance with LoRA' table"
+    note = ("metric reserved in decimal GB: the table's 'Q and V only, rank 8' figure 15.57 GB equals the "
+            "qlora_finetune.rst 'Peak memory reserved, training' for the same config; the tutorial dates from "
+            "the /1e9 era of torchtune/utils/memory.py")
+    for rid, layers, rank, val in ((111, "qv", 8, 15.57), (112, "all", 8, 15.87), (113, "qv", 64, 15.86),
+                                   (114, "all", 64, 17.04)):
+        targets = qv if layers == "qv" else all7 + ["lm_head"]
+        add(rid, "torchtune_single", "medium", "reserved", val, GB, tt(
+            name=f"torchtune LoRA Llama-2-7B single device, {'q,v' if layers == 'qv' else 'all layers'} r={rank}",
+            model=L2, method="lora",
+            lora={"rank": rank, "targets": "qv" if layers == "qv" else
+                  ["q", "k", "v", "o", "gate", "up", "down", "lm_head"]},
+            trainable_params=lora_count(L2, targets, rank), optimizer="adamw", optimizer_impl="foreach",
+            micro_batch=2, grad_accum=64, seq_len=ALPACA_LLAMA2, recompute="full", loss="upcast", gpus=1),
+            src, loc + f", row '{'Q and V only' if layers == 'qv' else 'all layers'} | {rank}'",
+            [note, TT_SEQ_NOTE2, "config llama2/7B_lora_single_device (batch 2, activation checkpointing); "
+             + ("LoRA on q_proj,v_proj" if layers == "qv" else
+                "lora_attn_modules q,k,v,output_proj + apply_lora_to_mlp + apply_lora_to_output"),
+             "card not stated (single device); capacity left unset"],
+            stack_config="tune run lora_finetune_single_device --config llama2/7B_lora_single_device"
+                         + ("" if layers == "qv" else " model.lora_attn_modules=[q_proj,k_proj,v_proj,output_proj] "
+                            "model.apply_lora_to_mlp=True model.apply_lora_to_output=True")
+                         + f" model.lora_rank={rank} model.lora_alpha={2 * rank}")
+    add(115, "qlora", "medium", "reserved", 9.29, GB, tt(
+        name="torchtune QLoRA Llama-2-7B single device (qlora tutorial)", model=L2,
+        method="qlora", weights_dtype="nf4", quant_compute_dtype="bf16",
+        lora={"rank": 8, "targets": "all-linear"}, trainable_params=lora_count(L2, all7, 8),
+        optimizer="adamw", optimizer_impl="foreach", micro_batch=2, grad_accum=16,
+        seq_len=ALPACA_LLAMA2, recompute="full", loss="upcast", gpus=1),
+        "pytorch/torchtune docs/source/tutorials/qlora_finetune.rst @bd2a0fc7",
+        "'Putting it all together' table, row 'QLoRA | Peak memory reserved, training'",
+        ["metric named by the source: peak memory reserved during training, decimal GB", TT_SEQ_NOTE2,
+         "config llama2/7B_qlora_single_device as in row 101"])
+
+    # --- README table of 2024-09-24 (Llama 3.1, GiB) ----------------------
+    src = "pytorch/torchtune README.md @30b8519e8 (2024-09-24, 'Readme Updates (#1664)')"
+    loc = "'Memory and training speed' table"
+    common = ["README: 'all the below numbers are provided for batch size 2 (without gradient accumulation), "
+              "a dataset packed to sequence length 2048, and torch compile enabled'",
+              "GiB: torchtune logs memory / 2**30 since d0b89e206 (2024-08-15)",
+              "metric not named in this table; taken as active = allocated, the figure torchtune's 2024-11 "
+              "README table names ('Peak Memory Active')",
+              "the README does not say what differs between the '1x 4090' and '1x A6000' rows of one model; "
+              "the scenarios assume the shipped config (activation checkpointing on) for the 4090 and "
+              "activation checkpointing off for the A6000 (assumption)"]
+    pk = dict(micro_batch=2, grad_accum=1, seq_len=2048, packed=True, compile=True, loss="chunked")
+    add(121, "torchtune_single", "low", "allocated", 18.9, GIB, tt(
+        name="torchtune full fine-tune Llama 3.1 8B on 1x RTX 4090", model=L31, method="full",
+        optimizer="paged-adamw-8bit", optimizer_in_bwd=True, recompute="full", gpus=1, **pk),
+        src, loc + ", row 'Llama 3.1 8B | Full finetune | 1x 4090'",
+        common + ["config llama3_1/8B_full_single_device @30b8519e8: bitsandbytes PagedAdamW8bit, "
+                  "optimizer_in_bwd True, CEWithChunkedOutputLoss, activation checkpointing"],
+        gpu="rtx-4090",
+        stack_config="tune run full_finetune_single_device --config llama3_1/8B_full_single_device "
+                     "batch_size=2 gradient_accumulation_steps=1 dataset.packed=True tokenizer.max_seq_len=2048 "
+                     "compile=True")
+    add(122, "torchtune_single", "low", "allocated", 37.4, GIB, tt(
+        name="torchtune full fine-tune Llama 3.1 8B on 1x RTX A6000", model=L31, method="full",
+        optimizer="paged-adamw-8bit", optimizer_in_bwd=True, recompute="none", gpus=1, **pk),
+        src, loc + ", row 'Llama 3.1 8B | Full finetune | 1x A6000'",
+        common + ["config llama3_1/8B_full_single_device; activation checkpointing assumed off"],
+        gpu="rtx-a6000")
+    add(123, "torchtune_single", "low", "allocated", 16.2, GIB, tt(
+        name="torchtune LoRA Llama 3.1 8B on 1x RTX 4090", model=L31, method="lora",
+        lora={"rank": 8, "targets": "qv"}, trainable_params=lora_count(L31, qv, 8), optimizer="adamw",
+        optimizer_impl="fused", recompute="full", gpus=1, **pk),
+        src, loc + ", row 'Llama 3.1 8B | LoRA | 1x 4090'",
+        common + ["config llama3_1/8B_lora_single_device: LoRA r=8 on q_proj,v_proj, AdamW fused=True"],
+        gpu="rtx-4090")
+    add(124, "torchtune_single", "low", "allocated", 30.3, GIB, tt(
+        name="torchtune LoRA Llama 3.1 8B on 1x RTX A6000", model=L31, method="lora",
+        lora={"rank": 8, "targets": "qv"}, trainable_params=lora_count(L31, qv, 8), optimizer="adamw",
+        optimizer_impl="fused", recompute="none", gpus=1, **pk),
+        src, loc + ", row 'Llama 3.1 8B | LoRA | 1x A6000'",
+        common + ["config llama3_1/8B_lora_single_device; activation checkpointing assumed off"],
+        gpu="rtx-a6000")
+    add(125, "qlora", "low", "allocated", 7.4, GIB, tt(
+        name="torchtune QLoRA Llama 3.1 8B on 1x RTX 4090", model=L31, method="qlora", weights_dtype="nf4",
+        quant_compute_dtype="bf16", lora={"rank": 8, "targets": "all-linear"},
+        trainable_params=lora_count(L31, all7, 8), optimizer="adamw", optimizer_impl="fused",
+        recompute="full", gpus=1, **pk),
+        src, loc + ", row 'Llama 3.1 8B | QLoRA | 1x 4090'",
+        common + ["config llama3_1/8B_qlora_single_device: LoRA r=8 on q,k,v,output_proj + MLP"],
+        gpu="rtx-4090")
+    add(126, "fsdp_full", "low", "allocated", 13.9, GIB, tt(
+        name="torchtune full fine-tune Llama 3.1 70B on 8x A100 (FSDP2, CPU offload)", model="llama-3.1-70b",
+        method="full", optimizer="adamw", optimizer_impl="fused", recompute="full", gpus=8, sharding="fsdp2",
+        reshard_after_forward=True, offload="optimizer+params", **pk),
+        src, loc + ", row 'Llama 3.1 70B | Full finetune | 8x A100' (footnote: uses CPU offload with fused optimizer)",
+        common + ["recipes/full_finetune_distributed.py @30b8519e8: FSDP2 fully_shard per layer, "
+                  "fsdp_cpu_offload True (CPUOffloadPolicy: parameters, gradients and optimizer state on the "
+                  "host), custom_sharded_layers tok_embeddings and output",
+                  "A100 80GB assumed (the README says '8x A100')"],
+        gpu="a100-80gb")
+    add(127, "fsdp2_lora", "low", "allocated", 27.6, GIB, tt(
+        name="torchtune LoRA Llama 3.1 70B on 8x A100 (FSDP2)", model="llama-3.1-70b", method="lora",
+        lora={"rank": 16, "targets": ["q", "k", "v"]},
+        trainable_params=lora_count("llama-3.1-70b", ["q", "k", "v"], 16), optimizer="adamw",
+        optimizer_impl="fused", recompute="full", gpus=8, sharding="fsdp2", reshard_after_forward=True, **pk),
+        src, loc + ", row 'Llama 3.1 70B | LoRA | 8x A100'",
+        common + ["config llama3_1/70B_lora: LoRA r=16 on q_proj,k_proj,v_proj; FSDP2 of every parameter",
+                  "A100 80GB assumed"],
+        gpu="a100-80gb")
+    add(128, "fsdp2_lora", "low", "allocated", 44.8, GIB, tt(
+        name="torchtune QLoRA Llama 3.1 405B on 8x A100 (FSDP2)", model=LLAMA_405B, method="qlora",
+        weights_dtype="nf4", quant_compute_dtype="bf16", lora={"rank": 16, "targets": "all-linear"},
+        trainable_params=lora_count("llama-3.1-405b", all7, 16), optimizer="adamw", optimizer_impl="fused",
+        recompute="full", gpus=8, sharding="fsdp2", reshard_after_forward=True,
+        **dict(pk, loss="upcast")),
+        src, loc + ", row 'Llama 3.1 405B | QLoRA | 8x A100' ('44.8 GB')",
+        common + ["this cell says 'GB' where the others say 'GiB'; taken as GiB like the rest of the column",
+                  "config llama3_1/405B_qlora: LoRA r=16 on q,k,v,output_proj + MLP, torch.nn.CrossEntropyLoss "
+                  "(not chunked), FSDP2; A100 80GB assumed"],
+        gpu="a100-80gb")
+
+    # --- README table of 2024-11-18: optimisation flags, Llama 3.2 3B ----
+    src = "pytorch/torchtune README.md @1814feb17 (2024-11-18, 'add flags to readme (#2003)')"
+    loc = "'Optimization flags' table (Recipe full_finetune_single_device, Llama 3.2 3B, batch 2, max seq 4096, bf16, A100)"
+    common = ["metric named by the source: Peak Memory Active (GiB) = torch.cuda.memory_stats "
+              "'active_bytes.all.peak' / 2**30; taken as allocated (equal unless blocks wait on streams, "
+              "as activation offloading's do)",
+              "each row adds its technique to the previous one; LoRA and QLoRA rows use the final "
+              "command shown in the README (no optimizer_in_bwd, torch AdamW)",
+              "A100 80GB assumed (the README says 'Hardware=A100')"]
+    steps = [
+        (131, 25.5, "Baseline", dict(seq_len=ALPACA_LLAMA3, loss="upcast", recompute="none")),
+        (132, 60.0, "+ Packed Dataset", dict(seq_len=4096, packed=True, loss="upcast", recompute="none")),
+        (133, 51.0, "+ Compile", dict(seq_len=4096, packed=True, compile=True, loss="upcast", recompute="none")),
+        (134, 42.9, "+ Chunked Cross Entropy", dict(seq_len=4096, packed=True, compile=True, loss="chunked",
+                                                     recompute="none")),
+        (135, 24.9, "+ Activation Checkpointing", dict(seq_len=4096, packed=True, compile=True, loss="chunked",
+                                                        recompute="full")),
+        (136, 23.1, "+ Fuse optimizer step into backward", dict(seq_len=4096, packed=True, compile=True,
+                                                                 loss="chunked", recompute="full",
+                                                                 optimizer_in_bwd=True)),
+        (137, 21.8, "+ Activation Offloading", dict(seq_len=4096, packed=True, compile=True, loss="chunked",
+                                                     recompute="full", optimizer_in_bwd=True,
+                                                     activation_offload=True)),
+        (138, 17.6, "+ 8-bit AdamW", dict(seq_len=4096, packed=True, compile=True, loss="chunked",
+                                           recompute="full", optimizer_in_bwd=True, activation_offload=True,
+                                           optimizer="adamw-8bit-ao")),
+    ]
+    for rid, val, label, kw in steps:
+        s = tt(name=f"torchtune Llama 3.2 3B full fine-tune, {label}", model=L32, method="full",
+               optimizer="adamw", optimizer_impl="foreach", micro_batch=2, grad_accum=1, gpus=1)
+        s.update(kw)
+        notes = list(common)
+        if rid == 131:
+            notes.append(TT_SEQ_NOTE3 + " (alpaca_dataset, max_seq_len 4096 truncates nothing)")
+        if rid == 138:
+            notes.append("'8-bit AdamW' links torchtune's lower-precision-optimizers section, which uses "
+                         "torchao's AdamW8bit; taken as adamw-8bit-ao (bitsandbytes AdamW8bit is the alternative)")
+        notes.append("torch.optim.AdamW with PyTorch defaults (foreach) and bf16 states (param dtype) for "
+                     "the baseline, replacing the config's PagedAdamW8bit (the table says the 8-bit optimizer "
+                     "is added last)")
+        add(rid, "torchtune_single", "medium" if rid != 131 else "medium", "allocated", val, GIB, s,
+            src, loc + f", row '{label}'", notes, gpu="a100-80gb")
+    lora_cmd = ("tune run lora_finetune_single_device --config llama3_2/3B_qlora_single_device dataset.packed=True "
+                "compile=True loss=torchtune.modules.loss.CEWithChunkedOutputLoss enable_activation_checkpointing=True "
+                "optimizer_in_bwd=False enable_activation_offloading=True optimizer=torch.optim.AdamW "
+                "tokenizer.max_seq_len=4096 gradient_accumulation_steps=1 epochs=1 batch_size=2")
+    lt = ["q", "v", "o", "gate", "up", "down"]
+    for rid, val, label, q in ((139, 8.5, "LoRA", False), (140, 4.6, "QLoRA", True)):
+        s = tt(name=f"torchtune Llama 3.2 3B {label} with every flag", model=L32,
+               method="qlora" if q else "lora", lora={"rank": 64, "targets": ["q", "v", "o", "gate", "up", "down"]},
+               trainable_params=lora_count(L32, lt, 64), optimizer="adamw", optimizer_impl="fused",
+               micro_batch=2, grad_accum=1, seq_len=4096, packed=True, compile=True, loss="chunked",
+               recompute="full", activation_offload=True, gpus=1)
+        if q:
+            s.update(weights_dtype="nf4", quant_compute_dtype="bf16")
+        add(rid, "qlora" if q else "torchtune_single", "high", "allocated", val, GIB, s,
+            src, loc + f", row '{label}' and the 'Command to reproduce final row'",
+            common + ["config llama3_2/3B_%s_single_device @1814feb17: LoRA r=64 alpha=128 on q_proj, v_proj, "
+                      "output_proj and the MLP, AdamW fused=True (kept by the optimizer override)" %
+                      ("qlora" if q else "lora")],
+            gpu="a100-80gb", stack_config=lora_cmd if q else lora_cmd.replace("3B_qlora", "3B_lora"))
+
+
+# ---------------------------------------------------------------------------
+# torchtitan: benchmarks/ (pytorch/torchtitan)
+# ---------------------------------------------------------------------------
+TITAN_METRIC = ("metric reserved in GiB: torchtitan train.py @9dec370 logs "
+                "device_memory_monitor.get_peak_stats().max_reserved_gib = "
+                "memory_stats()['reserved_bytes.all.peak'] / 2**30 ('memory: X GiB'); the benchmark "
+                "notes 'Different PP ranks can have different peak memory usages. We take the maximum'")
+TITAN_COMMON = ("torchtitan @9dec370: FSDP2 fully_shard per TransformerBlock with "
+                "MixedPrecisionPolicy(param_dtype=bf16, reduce_dtype=fp32): fp32 sharded master parameters, "
+                "gradients and AdamW state (foreach, optimizer.fused false); C4 dataset, every sample "
+                "seq_len tokens; untied output head; CrossEntropy on fp32 logits")
+TITAN_SRC = "pytorch/torchtitan benchmarks/llama3_h100_202412_torchtitan.md (torchtitan 9dec370, torch 1963fc8, 2024-12)"
+TITAN_BASE = {"task": "train", "stack": "torchtitan", "weights_dtype": "bf16", "compute": "bf16-mixed",
+              "optimizer": "adamw", "optimizer_impl": "foreach", "attention": "flash", "loss": "upcast",
+              "sharding": "fsdp2", "reshard_after_forward": True, "offload": "none", "grad_accum": 1}
+
+
+def titan(**kw):
+    s = dict(TITAN_BASE)
+    s.update(kw)
+    return s
+
+
+@family
+def torchtitan_rows():
+    f8 = ("Float8 linears (torchao, enable_fsdp_float8_all_gather) are not expressible; Table 1 of the same "
+          "source shows Float8 changing memory by 0.3% (77.0 -> 76.8 GiB), so the row is kept")
+    sac = "selective activation checkpointing, per-op policy (activation_checkpoint.mode='selective', option 'op')"
+    add(201, "fsdp_full", "high", "reserved", 82.4, GIB, titan(
+        name="torchtitan Llama 3.1 8B, FSDP on 8 H100", model="llama-3.1-8b", micro_batch=2, seq_len=8192,
+        recompute="selective", gpus=8),
+        TITAN_SRC, "Table 1 (1D FSDP, Llama 3.1 8B, 8 GPUs, local batch 2, selective AC), row 'FSDP'",
+        [TITAN_METRIC, TITAN_COMMON, sac, "seq_len 8192 from train_configs/llama3_8b.toml @9dec370"],
+        gpu=H100_96)
+    add(202, "fsdp_full", "high", "reserved", 77.0, GIB, titan(
+        name="torchtitan Llama 3.1 8B, FSDP + torch.compile on 8 H100", model="llama-3.1-8b", micro_batch=2,
+        seq_len=8192, recompute="selective", compile=True, gpus=8),
+        TITAN_SRC, "Table 1, row 'FSDP + torch.compile'",
+        [TITAN_METRIC, TITAN_COMMON, sac, "torch.compile per TransformerBlock"], gpu=H100_96)
+    add(203, "fsdp_full", "high", "reserved", 67.0, GIB, titan(
+        name="torchtitan Llama 3.1 8B, FSDP on 128 H100", model="llama-3.1-8b", micro_batch=2, seq_len=8192,
+        recompute="selective", gpus=128),
+        TITAN_SRC, "Table 3 (1D FSDP, 128 GPUs, local batch 2, selective AC), row 'FSDP'",
+        [TITAN_METRIC, TITAN_COMMON, sac], gpu=H100_96)
+    add(204, "fsdp_full", "high", "reserved", 62.0, GIB, titan(
+        name="torchtitan Llama 3.1 8B, FSDP + compile on 128 H100", model="llama-3.1-8b", micro_batch=2,
+        seq_len=8192, recompute="selective", compile=True, gpus=128),
+        TITAN_SRC, "Table 3, row 'FSDP + torch.compile'", [TITAN_METRIC, TITAN_COMMON, sac], gpu=H100_96)
+    for rid, fsdp, cp, seq, val in ((205, 8, 1, 32768, 83.9), (206, 4, 2, 65536, 84.2), (207, 2, 4, 131072, 84.0),
+                                    (208, 1, 8, 262144, 84.5)):
+        add(rid, "context_parallel", "medium", "reserved", val, GIB, titan(
+            name=f"torchtitan Llama 3.1 8B, FSDP {fsdp} x CP {cp}, seq {seq}", model="llama-3.1-8b",
+            micro_batch=1, seq_len=seq, recompute="full", compile=True, context_parallel=cp, gpus=8),
+            TITAN_SRC, f"Table 2 (FSDP + CP + torch.compile + Float8, 8 GPUs, local batch 1, full AC), "
+                       f"row 'FSDP {fsdp}, CP {cp}'",
+            [TITAN_METRIC, TITAN_COMMON, f8, "full activation checkpointing",
+             "context parallel degree cp; data-parallel (FSDP) degree = 8 / cp"], gpu=H100_96)
+    add(209, "tensor_parallel", "medium", "reserved", 71.9, GIB, titan(
+        name="torchtitan Llama 3.1 70B, FSDP 32 x TP 8 on 256 H100", model="llama-3.1-70b", micro_batch=16,
+        seq_len=8192, recompute="full", compile=True, tensor_parallel=8, sequence_parallel=True, gpus=256),
+        TITAN_SRC, "Table 4 (2D FSDP 32 + TP 8, torch.compile, Float8, local batch 16, full AC), row '2D'",
+        [TITAN_METRIC, TITAN_COMMON, f8, "torchtitan's tensor parallel plan shards norms' activations along "
+         "the sequence (SequenceParallel), i.e. Megatron sequence parallelism",
+         "local batch 16 = batch per data-parallel rank, shared by its TP group"], gpu=H100_96)
+    add(210, "tensor_parallel", "medium", "reserved", 67.6, GIB, titan(
+        name="torchtitan Llama 3.1 70B, FSDP 32 x async TP 8 on 256 H100", model="llama-3.1-70b",
+        micro_batch=16, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
+        sequence_parallel=True, gpus=256),
+        TITAN_SRC, "Table 4, row '2D + AsyncTP'",
+        [TITAN_METRIC, TITAN_COMMON, f8, "async TP (symmetric-memory micro-pipelining) is not expressible; "
+         "it changes the peak by -6% against row 209"], gpu=H100_96)
+    for rid, sched, val in ((211, "1f1b", 82.5), (212, "interleaved", 72.7)):
+        add(rid, "pipeline_parallel", "medium", "reserved", val, GIB, titan(
+            name=f"torchtitan Llama 3.1 405B, FSDP 8 x TP 8 x PP 8 ({sched}) on 512 H100", model=LLAMA_405B,
+            micro_batch=32, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
+            sequence_parallel=True, pipeline_parallel=8, pipeline_schedule=sched, gpus=512),
+            TITAN_SRC, f"Table 5 (3D, 512 GPUs, local batch 32, full AC, Float8, AsyncTP), row "
+                       f"'{'1F1B' if sched == '1f1b' else 'Interleaved 1F1B'}'",
+            [TITAN_METRIC, TITAN_COMMON, f8, "local batch 32 per data-parallel rank; the micro-batch count "
+             "and size of the pipeline are not stated (torchtitan's default pipeline_parallel_microbatches "
+             "= number of stages at that commit: assumption)",
+             "the figure is the maximum over pipeline ranks (footnote 1)"], gpu=H100_96)
+    for rid, fsdp, cp, seq, val in ((213, 8, 1, 32768, 75.3), (214, 1, 8, 262144, 84.9)):
+        add(rid, "context_parallel", "low", "reserved", val, GIB, titan(
+            name=f"torchtitan Llama 3.1 405B 4D, FSDP {fsdp} x CP {cp}, seq {seq}", model=LLAMA_405B,
+            micro_batch=8, seq_len=seq, recompute="full", compile=True, tensor_parallel=8,
+            sequence_parallel=True, pipeline_parallel=8, pipeline_schedule="1f1b", context_parallel=cp,
+            gpus=512),
+            TITAN_SRC, f"Table 6 (4D FSDP + TP 8 + PP 8 + CP, 1F1B, local batch 8), row 'FSDP {fsdp}, CP {cp}'",
+            [TITAN_METRIC, TITAN_COMMON, f8, "pipeline micro-batching not stated (assumption as rows 211-212)"],
+            gpu=H100_96)
+    src = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md "
+           "(torchtitan e7c0cae, torch 2.8.0a0, 2025-06)")
+    for rid, nodes, val in ((215, 4, 47.96), (216, 8, 46.97)):
+        add(rid, "fsdp_full", "medium", "reserved", val, GIB, titan(
+            name=f"torchtitan Llama 3.1 8B, FSDP on {8 * nodes} H200", model="llama-3.1-8b", micro_batch=2,
+            seq_len=8192, recompute="selective", compile=True, gpus=8 * nodes),
+            src, f"Results table, row 'NUM_NODES {nodes}' (sampled at iteration 100)",
+            [TITAN_METRIC, "config llama3_8b.toml at e7c0cae with --training.local_batch_size=2 --training.compile "
+             "and Float8 (fsdp float8 all-gather, force_recompute_fp8_weight_in_bwd); seq_len 8192 and "
+             "selective AC are that toml's defaults (assumption: not re-read at e7c0cae)", f8],
+            gpu="h200",
+            stack_config="torchtitan/train.py --job.config-file torchtitan/models/llama3/train_configs/llama3_8b.toml "
+                         "--training.local_batch_size=2 --training.compile --model.converters=quantize.linear.float8 "
+                         "--quantize.linear.float8.enable_fsdp_float8_all_gather "
+                         "--quantize.linear.float8.precompute_float8_dynamic_scale_for_fsdp "
+                         "--quantize.linear.float8.force_recompute_fp8_weight_in_bwd")
+
+
+# ---------------------------------------------------------------------------
+# Hugging Face PEFT: method_comparison benchmarks and README tables
+# ---------------------------------------------------------------------------
+PEFT_SRC = ("huggingface/peft method_comparison/MetaMathQA/results/{name}.json @5d602fdb "
+            "(peft 0.19.2.dev0, transformers 5.13.1, torch 2.13.0, bitsandbytes 0.49.2, NVIDIA L40S)")
+PEFT_METRIC = ("metric reserved: train_info.accelerator_memory_max = torch.cuda.max_memory_reserved() at the end "
+               "minus max_memory_reserved() after init_accelerator (a 1x1 Linear, about 2 MiB) "
+               "(method_comparison/MetaMathQA/utils.py), bytes as published")
+PEFT_SETUP = ("default_training_params.json: meta-llama/Llama-3.2-3B in bfloat16 without autocast (use_amp false), "
+              "batch 4, max_seq_length 768, AdamW, no gradient checkpointing (use_gc false), no compile, "
+              "attn_implementation default (sdpa); transformers' causal-LM loss upcasts the logits to fp32")
+PEFT_SEQ = ("seq_len 768: queries+responses over 1300 characters are filtered out (data.py, 'with a token limit of "
+            "768 ... 93.8% of the dataset') and inputs are truncated at 768; over 5000 steps of batch 4 the "
+            "longest batch is taken to reach the cap (assumption)")
+PEFT_ADAPTER = ("autocast_adapter_dtype true: adapter weights are upcast to fp32, and PEFT casts each adapted "
+                "layer's input to the adapter dtype, so the adapted projections save an fp32 copy of their input")
+
+
+@family
+def peft_rows():
+    M = "llama-3.2-3b"
+    base = {"task": "finetune", "model": M, "weights_dtype": "bf16", "compute": "bf16-pure",
+            "optimizer": "adamw", "optimizer_impl": "foreach", "micro_batch": 4, "grad_accum": 1,
+            "seq_len": 768, "recompute": "none", "attention": "sdpa", "loss": "upcast", "gpus": 1,
+            "sharding": "none", "offload": "none", "gpu": "l40s"}
+    # (row, result file, method, lora/peft settings, trainable count as published, value bytes, extra notes)
+    runs = [
+        (301, "lora--llama-3.2-3B-rank32", "lora", {"lora": {"rank": 32, "targets": "qv"}}, 9175040, 22292725760,
+         ["LoRA r=32 alpha=64 on q_proj, v_proj"]),
+        (302, "lora--llama-3.2-3B-rank64", "lora", {"lora": {"rank": 64, "targets": "qv"}}, 18350080, 22552772608,
+         ["LoRA r=64 alpha=128 on q_proj, v_proj"]),
+        (303, "lora--llama-3.2-3B-rank10-target-mlp", "lora", {"lora": {"rank": 10, "targets": "mlp"}}, 9461760,
+         24698159104, ["LoRA r=10 on gate_proj, up_proj, down_proj"]),
+        (304, "lora--llama-3.2-3B-rank32-dora", "dora", {"lora": {"rank": 32, "targets": "qv"}}, 9289728,
+         24532484096, ["LoRA r=32 with use_dora=True on q_proj, v_proj (DoRA magnitude vector per output)"]),
+        (305, "lora--llama-3.2-3B-rank32-lorafa", "lora-fa", {"lora": {"rank": 32, "targets": "qv"}}, 3670016,
+         22240296960, ["LoRA-FA: optimizer_type 'lora-fa' (A frozen, only B trained), r=32 on q_proj, v_proj"]),
+        (306, "vera--llama-3.2-3B-default", "vera", {"lora": {"rank": 256, "targets": "qv"},
+                                                     "peft": {"d_initial": 0.1, "save_projection": True}},
+         129024, 21621637120, ["VeRA r=256 on q_proj, v_proj, shared random projections, d_initial 0.1; lr 1e-3"]),
+        (307, "ia3--llama-3.2-3B-default", "ia3", {"lora": {"targets": ["k", "v", "down"]}}, 286720, 23234347008,
+         ["IA3 on k_proj, v_proj, down_proj (feedforward_modules down_proj)"]),
+        (308, "ia3--llama-3.2-3B-all-attn-5k-lr0.005", "ia3",
+         {"lora": {"targets": ["q", "k", "v", "o", "gate", "up", "down"]}}, 630784, 26145193984,
+         ["IA3 on every projection (feedforward_modules gate, up, down)"]),
+        (309, "loha--llama-3.2-3B-rank32", "loha", {"lora": {"rank": 32, "targets": "qv"}}, 18350080, 23907532800,
+         ["LoHa r=32 on q_proj, v_proj"]),
+        (310, "lokr--llama-3.2-3B-rank32-factor4-lr0.003", "lokr",
+         {"lora": {"rank": 32, "targets": "qv"}, "peft": {"decompose_factor": 4}}, 2294656, 23590862848,
+         ["LoKr r=32, decompose_factor 4, on q_proj, v_proj"]),
+        (311, "oft--llama-3.2-3B-rank32", "oft", {"lora": {"rank": 32, "targets": "qv"}}, 8171520, 22332571648,
+         ["OFT r=32 on q_proj, v_proj"]),
+        (312, "boft--llama-3.2-3B-default", "boft",
+         {"lora": {"targets": "qv"}, "peft": {"block_size": 4, "n_butterfly_factor": 1}}, 802816, 24691867648,
+         ["BOFT boft_block_size 4, boft_n_butterfly_factor 1, on q_proj, v_proj"]),
+        (313, "prefixtuning--llama-3.2-3B-lr_0.001", "prefix", {"peft": {"num_virtual_tokens": 200}}, 11468800,
+         21952987136, ["prefix tuning, 200 virtual tokens in every layer's keys and values (no projection)"]),
+        (314, "prefixtuning--llama-3.2-3B-tokens50-init_prefix-lr_0.005", "prefix",
+         {"peft": {"num_virtual_tokens": 50}}, 2867200, 20585644032, ["prefix tuning, 50 virtual tokens"]),
+        (315, "prompt_tuning--llama-3.2-3B-default", "prompt", {"peft": {"num_virtual_tokens": 200}}, 614400,
+         24394072064, ["prompt tuning, 200 virtual tokens prepended to the input (sequence 768 + 200)"]),
+        (316, "ln_tuning--llama-3.2-3B-default", "layernorm", {}, 175104, 21181235200,
+         ["LN tuning: input_layernorm, post_attention_layernorm and the final norm trainable"]),
+        (317, "adalora--llama-3.2-3B-rank32", "adalora",
+         {"lora": {"rank": 64, "targets": "qv"}, "peft": {"init_r": 64, "target_r": 32}}, 18353664, 22781362176,
+         ["AdaLoRA init_r 64 -> target_r 32 on q_proj, v_proj, total_step 5000 (SVD-form adapters)"]),
+    ]
+    for rid, name, method, extra, trainable, value, notes in runs:
+        s = dict(base)
+        s.update(name=f"PEFT MetaMathQA {name}", method=method, trainable_params=trainable)
+        s.update(extra)
+        add(rid, "peft_methods", "high", "reserved", value, 1, s, PEFT_SRC.format(name=name),
+            "train_info.accelerator_memory_max (also shown in the method_comparison Gradio app)",
+            [PEFT_METRIC, PEFT_SETUP, PEFT_SEQ, PEFT_ADAPTER] + notes +
+            [f"trainable_params {trainable:,} = train_info.num_trainable_params"], gpu="l40s")
+    s = dict(base)
+    s.update(name="PEFT MetaMathQA full fine-tuning (bf16)", method="full", optimizer_state_dtype="bf16")
+    add(318, "peft_methods", "high", "reserved", 38868615168, 1, s,
+        PEFT_SRC.format(name="full-finetuning--llama-3.2-3B-lr_0.00001"),
+        "train_info.accelerator_memory_max",
+        [PEFT_METRIC, PEFT_SETUP, PEFT_SEQ, "full fine-tuning of the bf16 model: bf16 weights, gradients and "
+         "AdamW moments (torch.optim keeps state in the parameter's dtype), lr 1e-5"], gpu="l40s")
+
+    # --- Flux.2 klein 4B image-generation benchmark -----------------------
+    fsrc = ("huggingface/peft method_comparison/image-gen/results/{name}.json @5d602fdb "
+            "(default_training_params.json: FLUX.2-klein-base-4B, NVIDIA L40S)")
+    fnotes = ["metric reserved: accelerator_memory_max as in the MetaMathQA benchmark; the image-gen README says it "
+              "covers the training part only, not evaluation",
+              "only the transformer is on the GPU while training: prompt embeddings and VAE latents are "
+              "precomputed (run.py precompute_prompt_caches / precompute_latent_cache with the text encoder and "
+              "VAE offloaded), so text encoder and VAE keep no memory during training",
+              "resolution 512, batch 2, bfloat16 without autocast, gradient checkpointing (use_gc true), AdamW "
+              "lr 1e-4; fp32 adapters (autocast_adapter_dtype true); max_sequence_length 512 prompt tokens",
+              "model id flux.2-klein-4b is not in the catalog yet (FLUX.2-klein-base-4B, 3.88B-parameter "
+              "transformer by the full-finetuning row's num_trainable_params 3,875,544,576)"]
+    fbase = {"task": "finetune", "model": "flux.2-klein-4b", "weights_dtype": "bf16", "compute": "bf16-pure",
+             "optimizer": "adamw", "micro_batch": 2, "grad_accum": 1, "image_size": 512, "recompute": "full",
+             "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none", "gpu": "l40s"}
+    flux = [
+        (351, "lora--flux2-klein-default", "lora", {"lora": {"rank": 32, "targets": "all-linear"}}, 38338560,
+         10708058112, "LoRA r=32 alpha=32 on the attention and MLP projections of every block"),
+        (352, "full-finetuning--flux2-klein-default", "full", {"optimizer_state_dtype": "bf16"}, None, None,
+         "full fine-tuning in bf16: bf16 weights, gradients and AdamW moments (3,875,544,576 trainable)"),
+        (353, "loha--flux2-klein-default", "loha", {"lora": {"rank": 32, "targets": "all-linear"}}, 76677120, None,
+         "LoHa on the same modules"),
+        (354, "oft--flux2-klein-default", "oft", {"lora": {"targets": "all-linear"}, "peft": {"block_size": 32}},
+         4761600, None, "OFT oft_block_size 32 (r 0), Cayley-Neumann parametrisation, on the same modules"),
+        (355, "ia3--flux2-klein-default", "ia3", {"lora": {"targets": "all-linear"}}, 307200, None,
+         "IA3 on the same modules"),
+    ]
+    # accelerator_memory_max of each result file (bytes)
+    fvalues = {"lora--flux2-klein-default": 10708058112, "full-finetuning--flux2-klein-default": 39873150976,
+               "loha--flux2-klein-default": 12691963904, "oft--flux2-klein-default": 9669967872,
+               "ia3--flux2-klein-default": 9586081792}
+    for rid, name, method, extra, trainable, _, note in flux:
+        s = dict(fbase)
+        s.update(name=f"PEFT image-gen {name}", method=method)
+        if trainable:
+            s["trainable_params"] = trainable
+        s.update(extra)
+        add(rid, "diffusion_dit", "medium", "reserved", fvalues[name], 1, s, fsrc.format(name=name),
+            "train_info.accelerator_memory_max", fnotes + [note], gpu="l40s")
+
+
+def t5_model(mid, name, d, ff, heads, layers, vocab, target_tokens, source):
+    """A T5 v1.1 encoder-decoder (gated-GELU, RMS LayerNorm, untied head) as two components."""
+    attn = 4 * d * (heads * 64)
+    enc_layer = attn + 3 * d * ff + 2 * d
+    dec_layer = 2 * attn + 3 * d * ff + 3 * d
+    rel = 32 * heads
+    emb = vocab * d
+    enc = emb + layers * enc_layer + d + rel
+    dec = layers * dec_layer + d + rel + emb
+    common = {"kind": "transformer", "trainable": True, "layers": layers, "hidden": d, "heads": heads,
+              "head_dim": 64, "intermediate": ff, "glu": True, "norm": "rmsnorm", "dropout": True,
+              "max_seq_len": 512}
+    return {"id": mid, "name": name, "params": enc + dec, "source": source,
+            "components": [
+                dict(common, name="encoder (with the shared embedding)", params=enc, tokens="seq_len"),
+                dict(common, name="decoder (with the untied lm_head; cross-attention counted in its params)",
+                     params=dec, tokens=target_tokens, vocab=vocab)]}
+
+
+T0_3B = t5_model("bigscience/T0_3B", "T0 3B (T5 v1.1 LM-adapted XL)", 2048, 5120, 32, 24, 32128, 4,
+                 "huggingface.co/bigscience/T0_3B config.json: d_model 2048, d_ff 5120, d_kv 64, num_heads 32, "
+                 "num_layers 24, num_decoder_layers 24, vocab_size 32128, feed_forward_proj gated-gelu, "
+                 "tie_word_embeddings false, dropout_rate 0.1; params counted from those shapes "
+                 "(2,849,757,184)")
+MT0_XXL = t5_model("bigscience/mt0-xxl", "mT0 XXL (mT5 XXL)", 4096, 10240, 64, 24, 250112, 4,
+                   "huggingface.co/bigscience/mt0-xxl config.json: d_model 4096, d_ff 10240, d_kv 64, "
+                   "num_heads 64, num_layers 24, num_decoder_layers 24, vocab_size 250112, gated-gelu, untied; "
+                   "params counted from those shapes (12,921,057,280)")
+BLOOMZ_7B1 = {
+    "id": "bigscience/bloomz-7b1", "name": "BLOOMZ 7B1", "params": 7069016064,
+    "layers": 30, "hidden": 4096, "heads": 32, "intermediate": 16384, "vocab": 250880, "glu": False,
+    "norm": "layernorm", "dropout": False, "tied_embeddings": True, "max_seq_len": 2048,
+    "source": "huggingface.co/bigscience/bloomz-7b1 config.json: n_layer 30, hidden_size 4096, n_head 32, "
+              "vocab_size 250880, ALiBi, LayerNorm, 4h GELU MLP, tied embeddings; 7,069,016,064 parameters "
+              "(BLOOM paper, Table 3: 7.1B)",
+}
+
+
+@family
+def peft_readme_rows():
+    src = "huggingface/peft README.md @73d7224b (2022-12-30, 'add examples and update readme'), unchanged at @5d602fdb"
+    loc = "'Consider the memory requirements for training ... on ought/raft/twitter_complaints ... A100 80GB' table"
+    metric = ("metric allocated: the examples print 'GPU Total Peak Memory consumed during the train (max)' = "
+              "TorchTracemalloc peak (torch.cuda.max_memory_allocated) in MiB (b2mb = bytes / 2**20); the "
+              "README's 'GB' taken as that MiB figure / 1024 (GiB) (assumption, 2.4% from decimal GB)")
+    s2s = ("examples/conditional_generation/peft_lora_seq2seq_accelerate_ds_zero3_offload.py @73d7224b: batch 8, "
+           "AdamW lr 3e-3, fp32 (accelerate mixed_precision 'no'), inputs padded to the longest in the batch "
+           "(tokenizer.pad padding='longest'); labels = class names ('complaint', 'no complaint'), "
+           "target_max_length tokens; LoRA r=8 alpha=32 on T5's default q, v (self- and cross-attention)")
+    seq = ("seq_len 96: longest of the 50 training tweets (<= 280 characters) taken as about 96 T5 tokens "
+           "(assumption); decoder tokens 4 (longest class label + EOS)")
+    cpu = "(the README's CPU column is host RAM, not scored)"
+    t5lora = 72 * 2 * 8 * (2048 + 2048)   # q and v in 24 encoder + 48 decoder attention blocks, r=8
+    mt0lora = 72 * 2 * 8 * (4096 + 4096)
+    base = {"task": "finetune", "compute": "fp32", "weights_dtype": "fp32", "optimizer": "adamw",
+            "optimizer_impl": "foreach", "micro_batch": 8, "grad_accum": 1, "recompute": "none",
+            "attention": "eager", "loss": "upcast", "gpus": 1, "sharding": "none", "offload": "none",
+            "gpu": "a100-80gb"}
+
+    def r(**kw):
+        d = dict(base)
+        d.update(kw)
+        return d
+    add(361, "encoder_decoder", "medium", "allocated", 47.14, GIB, r(
+        name="PEFT README: T0_3B full fine-tuning (fp32)", model=T0_3B, method="full", seq_len=96),
+        src, loc + ", row 'bigscience/T0_3B', column 'Full Finetuning' (47.14GB GPU)",
+        [metric, s2s.replace("; LoRA r=8 alpha=32 on T5's default q, v (self- and cross-attention)", ""), seq, cpu,
+         "full fine-tuning: the README's script for this column is not named; taken as the same script without PEFT"])
+    add(362, "encoder_decoder", "medium", "allocated", 14.4, GIB, r(
+        name="PEFT README: T0_3B LoRA (plain PyTorch)", model=T0_3B, method="lora",
+        lora={"rank": 8, "targets": ["q", "v"]}, trainable_params=t5lora, seq_len=96),
+        src, loc + ", row 'bigscience/T0_3B', column 'PEFT-LoRA PyTorch' (14.4GB GPU)",
+        [metric, s2s, seq, cpu, f"trainable_params {t5lora:,} counted: r x (2048 + 2048) for q and v in 72 "
+         "attention blocks"])
+    add(363, "deepspeed_zero", "medium", "allocated", 9.8, GIB, r(
+        name="PEFT README: T0_3B LoRA, DeepSpeed ZeRO-3 with CPU offload", model=T0_3B, method="lora",
+        lora={"rank": 8, "targets": ["q", "v"]}, trainable_params=t5lora, seq_len=96, stack="deepspeed",
+        sharding="zero3", offload="optimizer+params",
+        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        src, loc + ", row 'bigscience/T0_3B', column 'PEFT-LoRA DeepSpeed with CPU Offloading' (9.8GB GPU)",
+        [metric, s2s, seq, cpu, "accelerate config ds_zero3_cpu.yaml (README @5de17518): zero_stage 3, "
+         "offload_optimizer_device cpu, offload_param_device cpu, zero3_init_flag true, mixed_precision 'no', "
+         "one process; DeepSpeed's stage-3 defaults for buckets and persistence"],
+        stack_config="deepspeed_config: {gradient_accumulation_steps: 1, gradient_clipping: 1.0, "
+                     "offload_optimizer_device: cpu, offload_param_device: cpu, zero3_init_flag: true, "
+                     "zero3_save_16bit_model: true, zero_stage: 3}; mixed_precision: 'no'; num_processes: 1")
+    add(364, "encoder_decoder", "medium", "allocated", 80, GIB, r(
+        name="PEFT README: mt0-xxl full fine-tuning runs out of memory on 80 GB", model=MT0_XXL, method="full",
+        seq_len=96),
+        src, loc + ", row 'bigscience/mt0-xxl', column 'Full Finetuning' (OOM GPU)",
+        [metric, seq, "OOM on an A100 80GB: the value is the card's capacity, a lower bound"],
+        bound="lower_bound")
+    add(365, "encoder_decoder", "medium", "allocated", 56, GIB, r(
+        name="PEFT README: mt0-xxl LoRA (plain PyTorch)", model=MT0_XXL, method="lora",
+        lora={"rank": 8, "targets": ["q", "v"]}, trainable_params=mt0lora, seq_len=96),
+        src, loc + ", row 'bigscience/mt0-xxl', column 'PEFT-LoRA PyTorch' (56GB GPU)",
+        [metric, s2s, seq, cpu, "56GB is rounded to the gigabyte in the source"])
+    add(366, "deepspeed_zero", "medium", "allocated", 22, GIB, r(
+        name="PEFT README: mt0-xxl LoRA, DeepSpeed ZeRO-3 with CPU offload", model=MT0_XXL, method="lora",
+        lora={"rank": 8, "targets": ["q", "v"]}, trainable_params=mt0lora, seq_len=96, stack="deepspeed",
+        sharding="zero3", offload="optimizer+params",
+        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        src, loc + ", row 'bigscience/mt0-xxl', column 'PEFT-LoRA DeepSpeed with CPU Offloading' (22GB GPU)",
+        [metric, s2s, seq, cpu, "accelerate ds_zero3_cpu.yaml as row 363; 22GB rounded in the source"])
+    clm = ("examples/causal_language_modeling/pet_lora_clm_accelerate_ds_zero3_offload.py @73d7224b: batch 8, "
+           "every sample left-padded or cut to max_length 64, AdamW lr 3e-3, fp32, LoRA r=8 alpha=32 on "
+           "BLOOM's fused query_key_value (3 x 4096 outputs)")
+    blora = 30 * 8 * (4096 + 3 * 4096)
+    add(367, "llm_lora_hf", "medium", "allocated", 80, GIB, r(
+        name="PEFT README: bloomz-7b1 full fine-tuning runs out of memory on 80 GB", model=BLOOMZ_7B1,
+        method="full", seq_len=64),
+        src, loc + ", row 'bigscience/bloomz-7b1', column 'Full Finetuning' (OOM GPU)",
+        [metric, clm.replace(", LoRA r=8 alpha=32 on BLOOM's fused query_key_value (3 x 4096 outputs)", ""),
+         "OOM on an A100 80GB: lower bound"], bound="lower_bound")
+    add(368, "llm_lora_hf", "high", "allocated", 32, GIB, r(
+        name="PEFT README: bloomz-7b1 LoRA (plain PyTorch)", model=BLOOMZ_7B1, method="lora",
+        lora={"rank": 8, "targets": ["q", "k", "v"]}, trainable_params=blora, seq_len=64),
+        src, loc + ", row 'bigscience/bloomz-7b1', column 'PEFT-LoRA PyTorch' (32GB GPU)",
+        [metric, clm, f"trainable_params {blora:,} = 30 layers x 8 x (4096 + 12288)", "32GB rounded in the source"])
+    add(369, "deepspeed_zero", "high", "allocated", 18.1, GIB, r(
+        name="PEFT README: bloomz-7b1 LoRA, DeepSpeed ZeRO-3 with CPU offload", model=BLOOMZ_7B1, method="lora",
+        lora={"rank": 8, "targets": ["q", "k", "v"]}, trainable_params=blora, seq_len=64, stack="deepspeed",
+        sharding="zero3", offload="optimizer+params",
+        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        src, loc + ", row 'bigscience/bloomz-7b1', column 'PEFT-LoRA DeepSpeed with CPU Offloading' (18.1GB GPU)",
+        [metric, clm, "accelerate config examples/causal_language_modeling/accelerate_ds_zero3_cpu_offload_config.yaml: "
+         "zero_stage 3, offload_optimizer_device cpu, offload_param_device cpu, mixed_precision 'no'"])
+    # Stable Diffusion v1-4 LoRA (README 'PEFT integrations / Diffusers')
+    sd_loc = ("'consider the memory required for training a Stable Diffusion model with LoRA on an A100 80GB' table "
+              "(README section 'Diffusers'), row 'CompVis/stable-diffusion-v1-4'")
+    sd_notes = ["GB taken as GiB like the table above (same author and TorchTracemalloc helper, "
+                "examples/lora_dreambooth/train_dreambooth.py); metric allocated",
+                "the flags of the run are not given: scenarios assume the example's defaults, resolution 512, "
+                "batch 1, fp32 (no --mixed_precision), no prior preservation, AdamW (assumption)",
+                "SD v1-4 and v1-5 share the UNet, VAE and text-encoder shapes, so the catalog's sd-1.5 stands in"]
+    sdb = {"task": "finetune", "model": "sd-1.5", "compute": "fp32", "weights_dtype": "fp32", "optimizer": "adamw",
+           "micro_batch": 1, "image_size": 512, "attention": "sdpa", "gpus": 1, "gpu": "a100-80gb"}
+    for rid, meth, rec, val, col in ((371, "full", "none", 27.5, "Full Finetuning"), (372, "lora", "none", 15.5, "PEFT-LoRA"),
+                                     (373, "lora", "full", 8.12, "PEFT-LoRA with Gradient Checkpointing")):
+        s = dict(sdb)
+        s.update(name=f"PEFT README: SD v1-4 DreamBooth, {col}", method=meth, recompute=rec)
+        if meth == "lora":
+            s["lora"] = {"rank": 8, "targets": "attention"}
+        add(rid, "diffusion_unet", "low", "allocated", val, GIB, s, src, sd_loc + f", column '{col}'",
+            sd_notes + ([] if meth == "full" else ["LoRA rank 8 on the UNet attention projections (the example's "
+                                                   "default --lora_r 8, target_modules to_q, to_v, query, value)"]))
+
+
+# ---------------------------------------------------------------------------
+# Encoders: transformers' single-GPU training guide (BERT-large on a V100 16GB)
+# ---------------------------------------------------------------------------
+BERT_LARGE = {
+    "id": "google-bert/bert-large-uncased", "name": "BERT-large (uncased) for sequence classification",
+    "params": 335143938,
+    "layers": 24, "hidden": 1024, "heads": 16, "intermediate": 4096, "vocab": 30522, "glu": False,
+    "norm": "layernorm", "dropout": True, "tied_embeddings": True, "max_seq_len": 512,
+    "source": "huggingface.co/google-bert/bert-large-uncased config.json: num_hidden_layers 24, hidden_size 1024, "
+              "num_attention_heads 16, intermediate_size 4096, vocab_size 30522, max_position_embeddings 512, "
+              "hidden_dropout_prob and attention_probs_dropout_prob 0.1; params: BertModel 335,141,888 counted "
+              "from those shapes (embeddings 31,782,912 + 24 x 12,596,224 + pooler 1,049,600) + the 2-label "
+              "classifier 2,050",
+}
+
+
+@family
+def encoder_rows():
+    src = ("huggingface/transformers docs/source/en/perf_train_gpu_one.mdx @0016acf7 "
+           "('Efficient Training on a Single GPU', experiments run 2022-01-11 on a Tesla V100-SXM2 16GB)")
+    common = ["metric device_used: print_gpu_utilization() reads pynvml nvmlDeviceGetMemoryInfo(handle).used // "
+              "1024**2 after trainer.train() (labelled 'MB', MiB), i.e. nvidia-smi's used memory including the "
+              "CUDA context (1343 MB with kernels loaded) and the allocator's cache",
+              "dummy data: 512 sequences of exactly 512 random token ids, binary labels; "
+              "AutoModelForSequenceClassification('bert-large-uncased'); Trainer defaults of transformers 4.16 "
+              "(optim adamw_hf = transformers.AdamW, fp32 states, dropout active, eager attention)",
+              "the guide restarts the Python kernel between experiments"]
+    base = {"task": "finetune", "model": BERT_LARGE, "method": "full", "seq_len": 512, "attention": "eager",
+            "loss": "upcast", "gpus": 1, "sharding": "none", "offload": "none", "gpu": V100_16,
+            "weights_dtype": "fp32"}
+    runs = [
+        (401, 14949, "Vanilla Training", dict(micro_batch=4, grad_accum=1, compute="fp32", optimizer="adamw",
+                                              recompute="none")),
+        (402, 8681, "Gradient Accumulation", dict(micro_batch=1, grad_accum=4, compute="fp32", optimizer="adamw",
+                                                  recompute="none")),
+        (403, 6775, "Gradient Checkpointing", dict(micro_batch=1, grad_accum=4, compute="fp32", optimizer="adamw",
+                                                   recompute="full")),
+        (404, 13939, "FP16 Training (batch 4)", dict(micro_batch=4, grad_accum=1, compute="fp16-mixed",
+                                                     optimizer="adamw", recompute="none")),
+        (405, 7275, "FP16 Training + accumulation + checkpointing", dict(micro_batch=1, grad_accum=4,
+                                                                         compute="fp16-mixed", optimizer="adamw",
+                                                                         recompute="full")),
+        (406, 12295, "Adafactor (batch 4)", dict(micro_batch=4, grad_accum=1, compute="fp32", optimizer="adafactor",
+                                                 recompute="none")),
+        (407, 4847, "Adafactor + accumulation + checkpointing + fp16", dict(micro_batch=1, grad_accum=4,
+                                                                            compute="fp16-mixed",
+                                                                            optimizer="adafactor",
+                                                                            recompute="full")),
+        (408, 13085, "8-bit Adam (batch 4)", dict(micro_batch=4, grad_accum=1, compute="fp32", optimizer="adamw-8bit",
+                                                  recompute="none")),
+        (409, 5363, "8-bit Adam + accumulation + checkpointing + fp16", dict(micro_batch=1, grad_accum=4,
+                                                                             compute="fp16-mixed",
+                                                                             optimizer="adamw-8bit",
+                                                                             recompute="full")),
+    ]
+    for rid, mib, label, kw in runs:
+        s = dict(base)
+        s.update(name=f"BERT-large seq-cls, {label} (V100 16GB)", **kw)
+        notes = list(common)
+        if "8-bit" in label:
+            notes.append("bitsandbytes Adam8bit built by hand with two parameter groups (decay / no decay); "
+                         "tensors under 4096 elements keep 32-bit state (bnb min_8bit_size)")
+        if kw["compute"] == "fp16-mixed":
+            notes.append("fp16=True: torch.cuda.amp autocast with an fp32 master model")
+        if kw["optimizer"] == "adafactor":
+            notes.append("optim='adafactor': transformers' Adafactor with factored second moments")
+        add(rid, "encoder", "high", "device_used", mib, MIB, s, src, f"section '{label.split(' (')[0]}' output "
+            f"'GPU memory occupied: {mib} MB'", notes)
+
+
+# ---------------------------------------------------------------------------
+# Inference with transformers: 'Optimizing LLMs for Speed and Memory'
+# ---------------------------------------------------------------------------
+OCTOCODER = {
+    "id": "bigcode/octocoder", "name": "OctoCoder (StarCoder 15.5B, GPTBigCode)",
+    "params": 40 * (6144 * (6144 + 2 * 128) + 6400 + 6144 * 6144 + 6144 + 2 * 6144 * 24576 + 24576 + 6144
+                    + 4 * 6144) + 49152 * 6144 + 8192 * 6144 + 2 * 6144,
+    "layers": 40, "hidden": 6144, "heads": 48, "kv_heads": 1, "intermediate": 24576, "vocab": 49152,
+    "glu": False, "norm": "layernorm", "tied_embeddings": True, "max_seq_len": 8192,
+    "source": "huggingface.co/bigcode/octocoder config.json (GPTBigCode, as bigcode/starcoder): n_layer 40, n_embd "
+              "6144, n_head 48, multi_query true (one key/value head of 128), n_inner 24576, vocab_size 49152, "
+              "n_positions 8192, learned positions, LayerNorm, GELU, tied head; params counted from those shapes "
+              "with biases (15,517,456,384)",
+}
+
+
+@family
+def inference_rows():
+    src = ("huggingface/transformers docs/source/en/llm_tutorial_optimization.md @008f5c8c "
+           "('Optimizing LLMs for Speed and Memory', bigcode/octocoder on one A100 40GB)")
+    metric = ("metric allocated: bytes_to_giga_bytes(torch.cuda.max_memory_allocated()) with "
+              "bytes_to_giga_bytes = bytes / 1024**3 (GiB); flush() resets peak statistics between experiments")
+    short = ("prompt 'Question: Please write a function in Python that transforms bytes to Giga bytes.\\n\\nAnswer:' "
+             "= 20 tokens (the guide's key-value-cache printout starts at length 20), max_new_tokens 60, batch 1, "
+             "text-generation pipeline with the KV cache")
+    base = {"task": "inference", "model": OCTOCODER, "micro_batch": 1, "seq_len": 20, "context_len": 80,
+            "kv_dtype": "bf16", "compute": "bf16-pure", "gpus": 1, "sharding": "none", "offload": "none",
+            "gpu": "a100-40gb"}
+    add(451, "inference_hf", "high", "allocated", 29.0260648727417, GIB, dict(base,
+        name="OctoCoder bf16 generate, short prompt", weights_dtype="bf16", attention="eager"),
+        src, "section '1. Lower Precision', first max_memory_allocated output (29.026...)",
+        [metric, short, "torch_dtype=torch.bfloat16, device_map='auto'; eager attention (transformers' default "
+         "for GPTBigCode at the time)"])
+    add(452, "inference_hf", "high", "allocated", 15.219234466552734, GIB, dict(base,
+        name="OctoCoder LLM.int8 generate, short prompt", weights_dtype="int8", attention="eager"),
+        src, "section '1. Lower Precision', load_in_8bit=True output (15.219...)",
+        [metric, short, "bitsandbytes LLM.int8(): int8 weights with fp16 outlier decomposition; with no torch_dtype "
+         "transformers overrides the dtype to float16 for bitsandbytes, so the layers left unquantised "
+         "(lm_head, norms, embeddings) are fp16"])
+    add(453, "inference_hf", "high", "allocated", 9.543574333190918, GIB, dict(base,
+        name="OctoCoder 4-bit generate, short prompt", weights_dtype="int4", quant_compute_dtype="fp32",
+        attention="eager"),
+        src, "section '1. Lower Precision', load_in_4bit=True output (9.543...)",
+        [metric, short, "load_in_4bit=True with bitsandbytes defaults: quant type fp4 (expressed as int4), "
+         "bnb_4bit_compute_dtype float32; with no torch_dtype transformers overrides the dtype to float16, "
+         "so the unquantised tensors are fp16"])
+    longp = ("long prompt: the system prompt (about 1,360 characters of dialogue and Python) repeated ten times plus "
+             "the question, taken as 3,600 tokens (assumption: about 3.8 characters per StarCoder token); "
+             "max_new_tokens 60")
+    add(454, "inference_hf", "medium", "allocated", 37.668193340301514, GIB, dict(base,
+        name="OctoCoder bf16 generate, long prompt, eager attention", weights_dtype="bf16", attention="eager",
+        seq_len=3600, context_len=3660),
+        src, "section '2. Flash Attention', output without Flash Attention (37.668...)",
+        [metric, longp, "eager attention materialises the 48-head score matrix of the prompt in the prefill"])
+    add(455, "inference_hf", "medium", "allocated", 32.617331981658936, GIB, dict(base,
+        name="OctoCoder bf16 generate, long prompt, flash attention", weights_dtype="bf16", attention="flash",
+        seq_len=3600, context_len=3660),
+        src, "section '2. Flash Attention', output with model.to_bettertransformer() and sdp_kernel(enable_flash=True) "
+             "(32.617...)",
+        [metric, longp, "SDPA restricted to the flash kernel: no score matrix"])
+
+
+# ---------------------------------------------------------------------------
+# Serving engines and mixtures of experts
+# ---------------------------------------------------------------------------
+def qwen3_moe(mid, name, layers, hidden, heads, kv, experts, top_k, moe_inter, vocab, source):
+    hd = 128
+    attn = hidden * heads * hd + 2 * hidden * kv * hd + heads * hd * hidden + 2 * hd
+    moe = experts * 3 * hidden * moe_inter + hidden * experts
+    params = layers * (attn + moe + 2 * hidden) + 2 * vocab * hidden + hidden
+    return {"id": mid, "name": name, "params": params, "layers": layers, "hidden": hidden, "heads": heads,
+            "kv_heads": kv, "head_dim": hd, "intermediate": moe_inter, "vocab": vocab, "glu": True,
+            "norm": "rmsnorm", "tied_embeddings": False, "max_seq_len": 40960,
+            "experts": experts, "experts_per_token": top_k, "expert_intermediate": moe_inter,
+            "shared_experts": 0, "first_dense_layers": 0, "source": source}
+
+
+QWEN3_235B = qwen3_moe(
+    "Qwen/Qwen3-235B-A22B-FP8", "Qwen3 235B-A22B (FP8)", 94, 4096, 64, 4, 128, 8, 1536, 151936,
+    "huggingface.co/Qwen/Qwen3-235B-A22B config.json: num_hidden_layers 94, hidden_size 4096, num_attention_heads "
+    "64, num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 1536, "
+    "no shared expert, vocab_size 151936, untied, q/k RMSNorm; params counted from those shapes (235.1B). "
+    "Cross-check: SGLang's 8.23 GiB for 367,404 tokens = 94 layers x 1 KV head per TP rank x 128 x 2 B per token")
+QWEN3_30B = qwen3_moe(
+    "Qwen/Qwen3-30B-A3B", "Qwen3 30B-A3B", 48, 2048, 32, 4, 128, 8, 768, 151936,
+    "huggingface.co/Qwen/Qwen3-30B-A3B config.json: num_hidden_layers 48, hidden_size 2048, num_attention_heads 32, "
+    "num_key_value_heads 4, head_dim 128, num_experts 128, num_experts_per_tok 8, moe_intermediate_size 768, "
+    "vocab_size 151936; params counted from those shapes (30.53B; llama.cpp prints 'model params = 30.532 B')")
+
+
+@family
+def serving_rows():
+    add(501, "serving", "medium", "kv_cache", 8.11, GIB, {
+        "name": "vLLM serve Qwen3-235B-A22B-FP8, TP 4 on 4x H100", "task": "inference", "model": QWEN3_235B,
+        "engine": "vllm", "weights_dtype": "fp8", "kv_dtype": "bf16", "compute": "bf16-pure",
+        "tensor_parallel": 4, "gpus": 4, "gpu_memory_utilization": 0.9, "micro_batch": 1, "seq_len": 40960,
+        "gpu": "h100-sxm"},
+        "vllm-project/vllm issue #21348 ('[Performance]: KV Cache Size Comparison vLLM vs SGLang', 2025-07-22)",
+        "issue description, vLLM log 'Available KV cache memory: 8.11 GiB' / 'GPU KV cache size: 178,880 tokens'",
+        ["metric kv_cache: vLLM's 'Available KV cache memory' per GPU (GiB, the pool left after weights, "
+         "activation profile and non-torch memory at gpu_memory_utilization)",
+         "vllm serve ... --tensor-parallel-size 4 with LMCacheConnectorV1 (kv_both); default "
+         "gpu_memory_utilization 0.9, kv-cache dtype auto (bf16 for an FP8 checkpoint), max_model_len from the "
+         "config (40960)", "178,880 tokens x 94 layers x 1 KV head x 128 x 2 x 2 B = 8.02 GiB of blocks",
+         "H100 80GB assumed (the issue says 4xH100)"],
+        stack_config="CUDA_VISIBLE_DEVICES=0,1,2,3 vllm serve /path/to/Qwen3-235B-A22B-FP8 --tensor-parallel-size 4 "
+                     "--kv-transfer-config '{\"kv_connector\":\"LMCacheConnectorV1\",\"kv_role\":\"kv_both\"}'")
+    add(502, "serving", "medium", "kv_cache", 2 * 8.23, GIB, {
+        "name": "SGLang Qwen3-235B-A22B-FP8, TP 4 on 4x H100, mem_fraction_static 0.93", "task": "inference",
+        "model": QWEN3_235B, "engine": "sglang", "weights_dtype": "fp8", "kv_dtype": "bf16",
+        "compute": "bf16-pure", "tensor_parallel": 4, "gpus": 4, "mem_fraction_static": 0.93, "micro_batch": 1,
+        "seq_len": 40960, "gpu": "h100-sxm"},
+        "vllm-project/vllm issue #21348 ('[Performance]: KV Cache Size Comparison vLLM vs SGLang', 2025-07-22)",
+        "issue description, SGLang log 'KV Cache is allocated. #tokens: 367404, K size: 8.23 GB, V size: 8.23 GB'",
+        ["metric kv_cache: K + V pool per GPU; SGLang's memory pool prints sizes / 2**30 labelled GB (checked: "
+         "367,404 tokens x 94 x 128 x 2 B = 8.23 GiB for K)",
+         "python3 -m sglang.launch_server --tp 4 --mem-fraction-static 0.93; H100 80GB assumed"],
+        stack_config="python3 -m sglang.launch_server --model /path/to/Qwen3-235B-A22B-FP8 --tp 4 "
+                     "--trust-remote-code --mem-fraction-static 0.93")
+    add(503, "llamacpp", "low", "weights", 17787, MIB, {
+        "name": "ik_llama.cpp Qwen3-30B-A3B IQ4_K, all 49 layers on an RTX 3090 Ti", "task": "inference",
+        "model": QWEN3_30B, "engine": "llama.cpp", "weights_dtype": "int4", "gpu_layers": 49, "kv_dtype": "fp16",
+        "micro_batch": 1, "seq_len": 512, "gpus": 1, "gpu": "rtx-3090-ti"},
+        "ikawrakow/ik_llama.cpp pull request #370 ('CUDA: faster FA TG for GQA models'), comment by ubergarm",
+        "log 'llm_load_tensors: CUDA0 buffer size = 17787... MiB' (the excerpt ends after the integer part)",
+        ["metric weights: the CUDA0 model buffer, in MiB as ggml prints it; the decimals are cut in the "
+         "published excerpt (error < 1 MiB)",
+         "IQ4_K: 4.974 bits per weight over the whole file ('model size = 17.679 GiB (4.974 BPW)'); expressed as "
+         "int4, which the estimator counts at its own bits per weight; the token embedding stays on the host "
+         "('CPU buffer size = 315.30 MiB')", "offloaded 49/49 layers; the row is also a mixture-of-experts row "
+         "(every expert stored)"])
+    # Unsloth README: longest context that fits (bounds)
+    src = ("unslothai/unsloth README.md @0acd1c7e ('Context length benchmarks', added in e3162dc5 2025-01-14 with "
+           "the same figures)")
+    hf = ("'Hugging Face + FA2' column: transformers + PEFT + bitsandbytes 4-bit QLoRA on all linear layers "
+          "(q, k, v, o, gate, up, down), rank 32, batch 1, sequences padded to the length; gradient checkpointing "
+          "and the 8-bit AdamW of Unsloth's notebooks assumed for both columns (not stated)")
+    us = ("'Unsloth' column: the same QLoRA run with Unsloth's kernels (fused cross-entropy, its gradient "
+          "checkpointing that offloads the checkpointed hidden states to host memory)")
+    bound = ("upper bound: the run at this length fits on a card of the stated size (the source gives the longest "
+             "length that fits, so an estimate far below the capacity is also wrong); capacity taken as the "
+             "nominal GiB")
+    rows = [
+        (511, "llama-3.1-8b", "transformers", 932, 12, "12 GB", "Llama 3.1 (8B)"),
+        (512, "llama-3.1-8b", "transformers", 5789, 24, "24 GB", "Llama 3.1 (8B)"),
+        (513, "llama-3.1-8b", "transformers", 28454, 80, "80 GB", "Llama 3.1 (8B)"),
+        (514, "llama-3.1-8b", "unsloth", 2972, 8, "8 GB", "Llama 3.1 (8B)"),
+        (515, "llama-3.1-8b", "unsloth", 78475, 24, "24 GB", "Llama 3.1 (8B)"),
+        (516, "llama-3.1-8b", "unsloth", 342733, 80, "80 GB", "Llama 3.1 (8B)"),
+        (517, "llama-3.1-70b", "transformers", 6916, 80, "80 GB", "Llama 3.3 (70B)"),
+        (518, "llama-3.1-70b", "unsloth", 12106, 48, "48 GB", "Llama 3.3 (70B)"),
+        (519, "llama-3.1-70b", "unsloth", 89389, 80, "80 GB", "Llama 3.3 (70B)"),
+    ]
+    for rid, model, stack, seq, gib, vram, table in rows:
+        ntr = lora_count(model, ["q", "k", "v", "o", "gate", "up", "down"], 32)
+        s = {"name": f"{'Unsloth' if stack == 'unsloth' else 'HF + FA2'} QLoRA {table} at {seq} tokens fits in {vram}",
+             "task": "finetune", "model": model, "method": "qlora", "weights_dtype": "nf4",
+             "quant_compute_dtype": "bf16", "compute": "bf16-mixed", "lora": {"rank": 32, "targets": "all-linear"},
+             "trainable_params": ntr, "optimizer": "adamw-8bit", "micro_batch": 1, "seq_len": seq,
+             "recompute": "full", "attention": "flash", "gpus": 1, "sharding": "none"}
+        if stack == "unsloth":
+            s.update(stack="unsloth", loss="fused", activation_offload=True)
+        else:
+            s.update(loss="upcast", offload="none")
+        add(rid, "long_context", "low", "device_used", gib, GIB, s, src,
+            f"'{table} max. context length' table, row '{vram}', column "
+            f"'{'Unsloth context length' if stack == 'unsloth' else 'Hugging Face + FA2'}' ({seq:,})",
+            [bound, us if stack == "unsloth" else hf,
+             "Llama 3.3 70B has Llama 3.1 70B's shapes, so the catalog's llama-3.1-70b stands in" if "70" in model else
+             "Llama 3.1 8B Instruct"],
+            bound="upper_bound", capacity=gib * GIB)
+
+
+# ---------------------------------------------------------------------------
+# Detection and segmentation: OpenMMLab model zoos
+# ---------------------------------------------------------------------------
+MM_METRIC = ("metric allocated: the model zoo 'report[s] the GPU memory as the maximum value of "
+             "torch.cuda.max_memory_allocated() for all 8 GPUs' (mmdetection docs/model_zoo.md, 'Common "
+             "settings'); mmcv TextLoggerHook._get_max_memory logs max_memory_allocated // 2**20 reduced with MAX "
+             "over ranks (open-mmlab/mmcv mmcv/runner/hooks/logger/text.py @797fc9a8), and the tables' 'GB' is "
+             "that MiB figure / 1024 (GiB); never reset, so it is the peak over the whole run")
+DET_COMMON = ("configs/_base_: batch 2 images per GPU on 8 V100, Resize to (1333, 800) keeping the ratio and "
+              "padding to a multiple of 32, so the largest batch is about 1344 x 800; SGD momentum 0.9, fp32; "
+              "ResNet with frozen_stages=1 (stem and stage 1 frozen) and norm_eval=True (BatchNorm in eval mode, "
+              "frozen statistics), FPN neck")
+SEG_COMMON = ("mmsegmentation configs/_base_: ResNetV1c backbone (deep stem) with dilation (D8: output stride 8), "
+              "SyncBN trained, auxiliary FCN head on stage 3, SGD momentum 0.9, fp32 unless 'amp' in the name; "
+              "random crop of the stated size, so every sample is exactly the crop")
+DET_IDS_NOTE = ("model ids here are the catalog ids the vision families are expected to use; rows fail with "
+                "'unknown model' until the catalog has them")
+
+
+@family
+def vision_rows():
+    det = [
+        (601, "faster-rcnn-r50-fpn", "faster_rcnn", "faster_rcnn_r50_fpn_1x_coco", 4.0, "fp32", "sgd-momentum", ""),
+        (602, "faster-rcnn-r101-fpn", "faster_rcnn", "faster_rcnn_r101_fpn_1x_coco", 6.0, "fp32", "sgd-momentum", ""),
+        (603, "faster-rcnn-x101-64x4d-fpn", "faster_rcnn", "faster_rcnn_x101_64x4d_fpn_1x_coco", 10.3, "fp32",
+         "sgd-momentum", "ResNeXt-101 64x4d backbone"),
+        (604, "retinanet-r50-fpn", "retinanet", "retinanet_r50_fpn_1x_coco", 3.8, "fp32", "sgd-momentum",
+         "one-stage, focal loss, 9 anchors per location"),
+        (605, "retinanet-r50-fpn", "retinanet", "retinanet_r50_fpn_fp16_1x_coco", 2.8, "fp16-mixed", "sgd-momentum",
+         "mixed precision (mmcv fp16 with loss scaling, fp32 master weights)"),
+        (606, "mask-rcnn-r50-fpn", "mask_rcnn", "mask_rcnn_r50_fpn_1x_coco", 4.4, "fp32", "sgd-momentum",
+         "adds the 28x28 mask head"),
+        (607, "mask-rcnn-x101-64x4d-fpn", "mask_rcnn", "mask_rcnn_x101_64x4d_fpn_1x_coco", 10.7, "fp32", "sgd-momentum",
+         "ResNeXt-101 64x4d backbone"),
+        (608, "detr-r50", "detr", "detr_r50_8xb2-150e_coco", 7.9, "fp32", "adamw",
+         "DETR: ResNet-50 (frozen stage 1, norm_eval) + 6+6-layer transformer with 100 queries, AdamW, "
+         "multi-scale training with random crops (max 1333 x 800), mmdet 3.x"),
+    ]
+    commits = {"faster_rcnn": "0ed37e3b", "retinanet": "0847deb6", "mask_rcnn": "0190d6bb", "detr": "19bceba5"}
+    for rid, mid, coll, cfg, gib, compute, opt, extra in det:
+        s = {"name": f"mmdetection {cfg}, batch 2 per GPU", "task": "train", "model": mid, "method": "full",
+             "compute": compute, "optimizer": opt, "micro_batch": 2, "image_size": [1344, 800], "gpus": 8,
+             "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/{coll}/{cfg}.py", "frozen_stages": 1, "norm_eval": True}}
+        add(rid, "detector", "high" if coll != "detr" else "medium", "allocated", gib, GIB, s,
+            f"open-mmlab/mmdetection configs/{coll}/metafile.yml @{commits[coll]}",
+            f"model '{cfg}', Metadata 'Training Memory (GB): {gib}'",
+            [MM_METRIC, DET_COMMON, DET_IDS_NOTE] + ([extra] if extra else []) +
+            ["trained on 8x V100 ('Training Resources: 8x V100 GPUs'); card size not stated, not scored"])
+    seg = [
+        (621, "pspnet-r50-d8", "pspnet", "pspnet_r50-d8_4xb2-40k_cityscapes-512x1024", 6.1, 2, [1024, 512], 4, "fp32"),
+        (622, "pspnet-r101-d8", "pspnet", "pspnet_r101-d8_4xb2-40k_cityscapes-512x1024", 9.6, 2, [1024, 512], 4, "fp32"),
+        (623, "pspnet-r18-d8", "pspnet", "pspnet_r18-d8_4xb2-80k_cityscapes-512x1024", 1.7, 2, [1024, 512], 4, "fp32"),
+        (624, "pspnet-r101-d8", "pspnet", "pspnet_r101-d8_4xb2-amp-80k_cityscapes-512x1024", 5.34, 2, [1024, 512], 4,
+         "fp16-mixed"),
+        (625, "pspnet-r50-d8", "pspnet", "pspnet_r50-d8_4xb4-80k_ade20k-512x512", 8.5, 4, [512, 512], 4, "fp32"),
+        (627, "deeplabv3plus-r50-d8", "deeplabv3plus", "deeplabv3plus_r50-d8_4xb2-40k_cityscapes-512x1024", 7.5, 2,
+         [1024, 512], 4, "fp32"),
+        (628, "deeplabv3plus-r101-d8", "deeplabv3plus", "deeplabv3plus_r101-d8_4xb2-40k_cityscapes-512x1024", 11.0, 2,
+         [1024, 512], 4, "fp32"),
+        (629, "deeplabv3plus-r50-d8", "deeplabv3plus", "deeplabv3plus_r50-d8_4xb4-80k_ade20k-512x512", 10.6, 4,
+         [512, 512], 4, "fp32"),
+        (630, "segformer-mit-b0", "segformer", "segformer_mit-b0_8x1_1024x1024_160k_cityscapes", 3.64, 1,
+         [1024, 1024], 8, "fp32"),
+        (631, "segformer-mit-b5", "segformer", "segformer_mit-b5_8x1_1024x1024_160k_cityscapes", 18.0, 1,
+         [1024, 1024], 8, "fp32"),
+        (632, "segformer-mit-b0", "segformer", "segformer_mit-b0_512x512_160k_ade20k", 2.1, 2, [512, 512], 8, "fp32"),
+    ]
+    commits = {"pspnet": ("pspnet/pspnet.yml", "02e04cc2"), "deeplabv3plus": ("deeplabv3plus/deeplabv3plus.yml", "02e04cc2"),
+               "segformer": ("segformer/segformer.yml", "37872ea1")}
+    for rid, mid, coll, cfg, gib, batch, size, ngpu, compute in seg:
+        path, commit = commits[coll]
+        s = {"name": f"mmsegmentation {cfg}", "task": "train", "model": mid, "method": "full", "compute": compute,
+             "optimizer": "adamw" if coll == "segformer" else "sgd-momentum", "micro_batch": batch,
+             "image_size": size, "gpus": ngpu, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/{coll}/{cfg}.py"}}
+        notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
+                                                                      "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
+                 SEG_COMMON if coll != "segformer" else
+                 "SegFormer: Mix Transformer encoder (efficient attention with spatial reduction) and an all-MLP "
+                 "decoder, AdamW, fp32, random crop of the stated size",
+                 f"batch {batch} per GPU on {ngpu} GPUs (the config name's '{ngpu}x{batch}' / '{ngpu}xb{batch}')",
+                 DET_IDS_NOTE]
+        add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
+            f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
+            notes)
+
+
+# ---------------------------------------------------------------------------
+# Diffusion training statements in diffusers' examples (bounds) and README figures
+# ---------------------------------------------------------------------------
+DIFF_SRC = "huggingface/diffusers examples/{path} @58eb52c0"
+DIFF_NOTE = ("diffusers' training scripts cast the frozen VAE and text encoder (and a frozen UNet) to the "
+             "--mixed_precision dtype (fp32 without it), encode latents under no_grad and keep the trained "
+             "model in fp32; the attention processor of current diffusers with PyTorch 2 is SDPA")
+UB_NOTE = ("upper bound: the README says the run fits on a card of that size; capacity taken as the nominal "
+           "GiB of such a card")
+
+
+@family
+def diffusion_rows():
+    base = {"task": "finetune", "model": "sd-1.5", "image_size": 512, "gpus": 1, "sharding": "none",
+            "attention": "sdpa", "framework": "pytorch"}
+    db = DIFF_SRC.format(path="dreambooth/README.md")
+    prior = ("--with_prior_preservation: each step concatenates the instance image and a class image, "
+             "so the UNet sees batch 2 (micro_batch 2)")
+    add(701, "diffusion_unet", "medium", "device_used", 16, GIB, dict(base,
+        name="DreamBooth SD v1-4 (full UNet), gradient checkpointing + 8-bit Adam, fits 16 GB", method="full",
+        compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit", micro_batch=2, grad_accum=2, recompute="full"),
+        db, "section 'Training on a 16GB GPU'",
+        [UB_NOTE, DIFF_NOTE, prior, "no --mixed_precision in the command: fp32 UNet, fp32 frozen parts",
+         "SD v1-4 has SD v1-5's shapes, so the catalog's sd-1.5 stands in"],
+        bound="upper_bound", capacity=16 * GIB,
+        stack_config="accelerate launch train_dreambooth.py --pretrained_model_name_or_path=CompVis/stable-diffusion-v1-4 "
+                     "--with_prior_preservation --prior_loss_weight=1.0 --resolution=512 --train_batch_size=1 "
+                     "--gradient_accumulation_steps=2 --gradient_checkpointing --use_8bit_adam --learning_rate=5e-6 "
+                     "--num_class_images=200 --max_train_steps=800")
+    add(702, "diffusion_unet", "medium", "device_used", 12, GIB, dict(base,
+        name="DreamBooth SD v1-4 (full UNet), + xformers + set_grads_to_none, fits 12 GB", method="full",
+        compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit", micro_batch=2, grad_accum=1,
+        recompute="full", attention="flash"),
+        db, "section 'Training on a 12GB GPU'",
+        [UB_NOTE, DIFF_NOTE, prior, "xformers memory-efficient attention expressed as attention 'flash' (no score "
+         "matrix); --set_grads_to_none frees gradients between steps (not expressible)"],
+        bound="upper_bound", capacity=12 * GIB)
+    add(703, "diffusion_unet", "medium", "device_used", 8, GIB, dict(base,
+        name="DreamBooth SD v1-4 (full UNet), DeepSpeed ZeRO-2 with CPU offload, fits under 8 GB", method="full",
+        compute="fp16-mixed", weights_dtype="fp16", optimizer="adamw", micro_batch=2, grad_accum=1,
+        recompute="full", stack="deepspeed", sharding="zero2", offload="optimizer+params",
+        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        db, "section 'Training on a 8 GB GPU' ('possible to train on under 8 GB VRAM')",
+        [UB_NOTE, DIFF_NOTE, prior, "accelerate config with DeepSpeed stage 2, fp16 mixed precision, parameters "
+         "and optimizer state offloaded to the CPU (about 25 GB of RAM)"],
+        bound="upper_bound", capacity=8 * GIB)
+    add(704, "diffusion_unet", "medium", "device_used", 24, GIB, dict(base,
+        name="SD v1-4 text-to-image full fine-tune with EMA, fits 24 GB", method="full", compute="fp16-mixed",
+        weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=4, recompute="full", **{"x-ema": True}),
+        DIFF_SRC.format(path="text_to_image/README.md"),
+        "section 'Hardware' ('With gradient_checkpointing and mixed_precision it should be possible to fine tune "
+        "the model on a single 24GB GPU')",
+        [UB_NOTE, DIFF_NOTE, "command: --mixed_precision fp16 --use_ema --train_batch_size 1 "
+         "--gradient_accumulation_steps 4 --gradient_checkpointing; the EMA copy of the UNet (fp32, on the GPU) "
+         "has no scenario key (x-ema)", "fp16 autocast with the fp32 UNet as master"],
+        bound="upper_bound", capacity=24 * GIB)
+    add(705, "diffusion_unet", "medium", "device_used", 16, GIB, dict(base,
+        name="SD v1-4 text-to-image LoRA on a 16 GB T4", method="lora", lora={"rank": 4, "targets": "attention"},
+        compute="fp16-mixed", weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=1,
+        recompute="none", gpu="t4"),
+        DIFF_SRC.format(path="text_to_image/README.md"),
+        "section 'Training with LoRA' ('it's possible to run train_text_to_image_lora.py in consumer GPUs like T4 "
+        "or V100'; the example weights are named sd-model-finetuned-lora-t4)",
+        [UB_NOTE.replace("nominal GiB of such a card", "T4's 15 GiB (catalog)"), DIFF_NOTE,
+         "command: --mixed_precision fp16 --resolution 512 --train_batch_size 1, LoRA rank 4 (the script's "
+         "default --rank 4) on the UNet attention projections, no gradient checkpointing"],
+        bound="upper_bound")
+    cn = DIFF_SRC.format(path="controlnet/README.md")
+    cnb = dict(base, model="controlnet-sd-1.5", method="freeze")
+    cn_notes = ["ControlNet training (train_controlnet.py): the ControlNet (a trainable copy of the UNet encoder, "
+                "initialised from it) is trained, the UNet, VAE and text encoder are frozen; gradients flow back "
+                "through the frozen UNet into the ControlNet's residuals, so the UNet keeps activations",
+                "model id controlnet-sd-1.5 is not in the catalog yet (SD 1.5 + ControlNet, method freeze trains "
+                "the ControlNet component)", DIFF_NOTE]
+    add(711, "diffusion_unet", "medium", "device_used", 38, GIB, dict(cnb,
+        name="ControlNet SD 1.5 default config (batch 4, fp32)", compute="fp32", weights_dtype="fp32",
+        optimizer="adamw", micro_batch=4, grad_accum=1, recompute="none"),
+        cn, "'This default configuration requires ~38GB VRAM.'",
+        ["'~38GB VRAM' read as what nvidia-smi shows (device_used), decimal/binary unknown: taken as GiB"] + cn_notes)
+    add(712, "diffusion_unet", "medium", "device_used", 20, GIB, dict(cnb,
+        name="ControlNet SD 1.5, batch 1 with 4 accumulation steps (fp32)", compute="fp32", weights_dtype="fp32",
+        optimizer="adamw", micro_batch=1, grad_accum=4, recompute="none"),
+        cn, "'Gradient accumulation with a smaller batch size can be used to reduce training requirements to ~20 GB VRAM.'",
+        ["'~20 GB VRAM' taken as GiB, device_used"] + cn_notes)
+    add(713, "diffusion_unet", "medium", "device_used", 16, GIB, dict(cnb,
+        name="ControlNet SD 1.5 on a 16 GB GPU", compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit",
+        micro_batch=1, grad_accum=4, recompute="full"),
+        cn, "section 'Training on a 16 GB GPU' (gradient checkpointing, 8-bit Adam)", [UB_NOTE] + cn_notes,
+        bound="upper_bound", capacity=16 * GIB)
+    add(714, "diffusion_unet", "medium", "device_used", 12, GIB, dict(cnb,
+        name="ControlNet SD 1.5 on a 12 GB GPU", compute="fp32", weights_dtype="fp32", optimizer="adamw-8bit",
+        micro_batch=1, grad_accum=4, recompute="full", attention="flash"),
+        cn, "section 'Training on a 12 GB GPU' (+ xformers, set grads to none)", [UB_NOTE] + cn_notes,
+        bound="upper_bound", capacity=12 * GIB)
+    add(721, "diffusion_unet", "medium", "device_used", 16, GIB, {
+        "name": "DreamBooth LoRA SDXL at 1024, fp16, checkpointing, xformers, 8-bit Adam, under 16 GB",
+        "task": "finetune", "model": "sdxl", "method": "lora", "lora": {"rank": 4, "targets": "attention"},
+        "compute": "fp16-mixed", "weights_dtype": "fp16", "optimizer": "adamw-8bit", "micro_batch": 1,
+        "grad_accum": 4, "image_size": 1024, "recompute": "full", "attention": "flash", "gpus": 1},
+        DIFF_SRC.format(path="dreambooth/README_sdxl.md"), "section 'Dog toy example with < 16GB VRAM'",
+        [UB_NOTE, DIFF_NOTE, "train_dreambooth_lora_sdxl.py defaults: LoRA rank 4 on the UNet attention "
+         "projections, text encoders frozen, no prior preservation; fp16-fix VAE",
+         "model id sdxl is not in the catalog yet"],
+        bound="upper_bound", capacity=16 * GIB,
+        stack_config="accelerate launch train_dreambooth_lora_sdxl.py --pretrained_model_name_or_path="
+                     "stabilityai/stable-diffusion-xl-base-1.0 --pretrained_vae_model_name_or_path="
+                     "madebyollin/sdxl-vae-fp16-fix --mixed_precision=fp16 --resolution=1024 --train_batch_size=1 "
+                     "--gradient_accumulation_steps=4 --enable_xformers_memory_efficient_attention "
+                     "--gradient_checkpointing --use_8bit_adam")
+
+
+# ---------------------------------------------------------------------------
+# Video diffusion: CogVideoX and Wan2.1 READMEs
+# ---------------------------------------------------------------------------
+@family
+def video_rows():
+    cog = "THUDM/CogVideo finetune/README.md @e519eced (diffusers-based fine-tuning, 2025-01)"
+    loc = "'Hardware Requirements' table"
+    cnote = ("the table's figure is read as the peak VRAM the run needs (nvidia-smi, device_used), rounded to the "
+             "GB (taken as GiB); the card named beside it is where it ran")
+    frames = ("49 frames at 480 x 720: the CogVideoX VAE compresses 4x in time and 8x in space, so 13 latent frames "
+              "of 60 x 90, patch 2 -> 13 x 30 x 45 = 17,550 video tokens + 226 text tokens (x-frames; no scenario "
+              "key for frames yet)")
+    vb = {"task": "finetune", "image_size": [720, 480], "x-frames": 49, "micro_batch": 1, "grad_accum": 1,
+          "recompute": "full", "attention": "sdpa", "optimizer": "adamw"}
+    rows = [
+        (801, "cogvideox-2b", "lora", "fp16-mixed", 1, "ddp", None, 16, "rtx-4080",
+         "cogvideox-t2v-2b | lora (rank128) | DDP | fp16 | 49x480x720 | 16GB VRAM (NVIDIA 4080)", "upper_bound"),
+        (802, "cogvideox-5b", "lora", "bf16-mixed", 1, "ddp", None, 24, "rtx-4090",
+         "cogvideox-{t2v, i2v}-5b | lora (rank128) | DDP | bf16 | 49x480x720 | 24GB VRAM (NVIDIA 4090)", "upper_bound"),
+        (803, "cogvideox-2b", "full", "fp16-mixed", 1, "ddp", None, 36, "a100-80gb",
+         "cogvideox-t2v-2b | sft | DDP | fp16 | 49x480x720 | 36GB VRAM (NVIDIA A100)", "exact"),
+        (804, "cogvideox-2b", "full", "fp16-mixed", 8, "zero2", None, 17, "rtx-4090",
+         "cogvideox-t2v-2b | sft | 8-GPU zero-2 | fp16 | 49x480x720 | 17GB VRAM (NVIDIA 4090)", "exact"),
+        (805, "cogvideox-2b", "full", "fp16-mixed", 8, "zero3", None, 19, "rtx-4090",
+         "cogvideox-t2v-2b | sft | 8-GPU zero-3 | fp16 | 49x480x720 | 19GB VRAM (NVIDIA 4090)", "exact"),
+        (806, "cogvideox-5b", "full", "bf16-mixed", 8, "zero2", None, 42, "a100-80gb",
+         "cogvideox-{t2v, i2v}-5b | sft | 8-GPU zero-2 | bf16 | 49x480x720 | 42GB VRAM (NVIDIA 4090)", "exact"),
+        (807, "cogvideox-5b", "full", "bf16-mixed", 8, "zero3", "optimizer+params", 28, "rtx-5090",
+         "cogvideox-{t2v, i2v}-5b | sft | 8-GPU zero-3 + opt and param offload | bf16 | 49x480x720 | 28GB VRAM (NVIDIA 5090)",
+         "exact"),
+    ]
+    for rid, mid, meth, comp, n, shard, off, gib, gpu, cell, bound in rows:
+        s = dict(vb, name=f"CogVideoX fine-tune {mid} {meth} {shard} on {n} GPU(s)", model=mid, method=meth,
+                 compute=comp, weights_dtype="fp16" if comp.startswith("fp16") else "bf16", gpus=n, sharding=shard,
+                 offload=off or "none")
+        if meth == "lora":
+            s["lora"] = {"rank": 128, "targets": "attention"}
+        if shard in ("zero2", "zero3"):
+            s["stack"] = "deepspeed"
+            if off:
+                s["deepspeed"] = {"offload_param": "cpu", "offload_optimizer": "cpu"}
+        notes = [cnote if bound == "exact" else UB_NOTE, frames,
+                 "diffusers-based CogVideo finetune scripts (train_ddp_t2v.sh / train_zero_t2v.sh): gradient "
+                 "checkpointing, cached latents and prompt embeddings (assumption: the scripts' defaults)",
+                 f"model id {mid} is not in the catalog yet"]
+        if rid == 806:
+            notes.append("the table names an RTX 4090 for a 42 GB figure (more than a 4090 holds); the figure is "
+                         "kept, the card is taken as an A100 80GB")
+        add(rid, "video_diffusion", "low", "device_used", gib, GIB, s, cog, loc + f", row '{cell}'", notes,
+            bound=bound, gpu=gpu, capacity=gib * GIB if bound == "upper_bound" else None)
+    sat = "THUDM/CogVideo README.md @806a7f6^ (2024-11, SAT fine-tuning)"
+    for rid, mid, meth, bs, gib, cell in ((811, "cogvideox-2b", "lora", 1, 47, "47 GB (bs=1, LORA)"),
+                                          (812, "cogvideox-2b", "lora", 2, 61, "61 GB (bs=2, LORA)"),
+                                          (813, "cogvideox-2b", "full", 1, 62, "62GB (bs=1, SFT)"),
+                                          (814, "cogvideox-5b", "lora", 1, 63, "63 GB (bs=1, LORA)"),
+                                          (815, "cogvideox-5b", "lora", 2, 80, "80 GB (bs=2, LORA)"),
+                                          (816, "cogvideox-5b", "full", 1, 75, "75GB (bs=1, SFT)")):
+        s = dict(vb, name=f"CogVideoX SAT fine-tune {mid} {meth} batch {bs}", model=mid, method=meth,
+                 compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="ddp",
+                 recompute="none", **{"x-stack": "SwissArmyTransformer (SAT)"})
+        if meth == "lora":
+            s["lora"] = {"rank": 128, "targets": "attention"}
+        add(rid, "video_diffusion", "low", "device_used", gib, GIB, s, sat,
+            f"model table, row 'Fine-tuning Memory Usage', cell '{cell}'",
+            ["SwissArmyTransformer (SAT) fine-tuning, not one of the agreed stack values (x-stack)", cnote, frames,
+             "SAT defaults not re-read: activation checkpointing off and 8 GPUs assumed; the same README later "
+             "says memory was 'tested in an 8 * H100 environment'", f"model id {mid} is not in the catalog yet"])
+    wan = "Wan-Video/Wan2.1 README.md @9737cba9, 'Computational Efficiency on Different GPUs' (assets/comp_effic.png)"
+    wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
+          "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
+          "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
+          "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (x-frames)",
+          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet"]
+    add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
+        "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
+        "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "x-frames": 81, "micro_batch": 1,
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "rtx-4090",
+        "x-offload-model": True, "x-t5-cpu": True},
+        wan, "row '4090 | T2V-1.3B | 480P', 1 GPU (261.4 s / 8.19 GB)",
+        wn + ["--offload_model True moves the DiT to the CPU while the VAE decodes; --t5_cpu keeps the umT5 "
+              "text encoder on the CPU; neither has a scenario key (x-offload-model, x-t5-cpu): the row "
+              "cannot be right until one exists"],
+        stack_config="python generate.py --task t2v-1.3B --size 832*480 --ckpt_dir ./Wan2.1-T2V-1.3B "
+                     "--offload_model True --t5_cpu --sample_shift 8 --sample_guide_scale 6")
+    add(822, "video_diffusion", "medium", "device_used", 69.1, GIB, {
+        "name": "Wan2.1 T2V-14B 720P on one H100 with --offload_model", "task": "inference",
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "h100-sxm"},
+        wan, "row 'H800/H100 | T2V-14B | 720P', 1 GPU (1837.9 s / 69.1 GB)",
+        wn + ["--offload_model True (the model leaves the GPU while the VAE decodes)"])
+    add(823, "video_diffusion", "medium", "device_used", 29.9, GIB, {
+        "name": "Wan2.1 T2V-14B 720P on 8 H100, FSDP + Ulysses 8", "task": "inference",
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 8, "sharding": "fsdp",
+        "context_parallel": 8, "gpu": "h100-sxm"},
+        wan, "row 'H800/H100 | T2V-14B | 720P', 8 GPUs (287.9 s / 29.9 GB)",
+        wn + ["multi-GPU generation: torchrun --nproc_per_node=8 generate.py --dit_fsdp --t5_fsdp --ulysses_size 8 "
+              "(the README's multi-GPU command; sequence split over 8 ranks expressed as context_parallel 8)"])
+
+
+if __name__ == "__main__":
+    for fn in FAMILIES:
+        fn()
+    write()
