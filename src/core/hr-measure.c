@@ -2368,6 +2368,14 @@ read_stats_object (HrMeasureParser *self,
                          _("\"micro_batch\" must be 1 or more"));
       return FALSE;
     }
+  if (!isnan (seq) && !(seq >= 1))
+    {
+      g_autofree char *child = hr_json_pointer_append (pointer, "seq_len");
+
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                         _("\"seq_len\" must be 1 or more"));
+      return FALSE;
+    }
 
   hr_json_doc_get_position (doc, pointer, FALSE, &line, &column);
 

@@ -31,6 +31,7 @@ typedef struct {
 
 struct _HrPickle {
   Arena          arena;
+  GPtrArray     *items;      /* the containers' items, allocated apart */
   HrPickleValue  root;
   guint          protocol;
 };
@@ -60,11 +61,21 @@ arena_alloc (Arena *arena,
   return p;
 }
 
+static void
+container_free_items (gpointer data)
+{
+  HrPickleContainer *c = data;
+
+  g_free (c->items);
+}
+
 void
 hr_pickle_free (HrPickle *pickle)
 {
   if (pickle == NULL)
     return;
+  /* The containers are in the arena: their items go first. */
+  g_ptr_array_unref (pickle->items);
   g_ptr_array_unref (pickle->arena.chunks);
   g_free (pickle);
 }
@@ -413,16 +424,15 @@ top (Machine *m,
 
 static HrPickleContainer *
 container_new (Machine *m,
-               guint32  kind,
-               guint    capacity)
+               guint32  kind)
 {
   HrPickleContainer *c = arena_alloc (&m->pickle->arena, sizeof (HrPickleContainer));
 
   c->kind = kind;
   c->length = 0;
-  c->capacity = capacity;
-  c->items = capacity > 0 ? arena_alloc (&m->pickle->arena, capacity * sizeof (HrPickleValue))
-                          : NULL;
+  c->capacity = 0;
+  c->uses = 1;
+  c->items = NULL;
   return c;
 }
 
@@ -440,16 +450,15 @@ container_append (Machine             *m,
 
   if (slots + n > c->capacity)
     {
-      guint capacity = MAX (8, c->capacity);
-      HrPickleValue *items;
+      /* The first items get exactly their room (a list is mostly filled
+       * at once); more grow it by half, so that the room never exceeds
+       * half as much again as the items (memory stays linear in them). */
+      guint capacity = c->capacity == 0 ? slots + n
+                                        : MAX (slots + n, c->capacity + c->capacity / 2);
 
-      while (capacity < slots + n)
-        capacity = capacity <= G_MAXUINT32 / 4 ? capacity * 2 : slots + n;
-      /* The old room stays in the arena: it doubles at most once per size. */
-      items = arena_alloc (&m->pickle->arena, (gsize) capacity * sizeof (HrPickleValue));
-      if (slots > 0)
-        memcpy (items, c->items, slots * sizeof (HrPickleValue));
-      c->items = items;
+      if (c->items == NULL)
+        g_ptr_array_add (m->pickle->items, c);
+      c->items = g_renew (HrPickleValue, c->items, capacity);
       c->capacity = capacity;
     }
 
@@ -466,7 +475,7 @@ push_container (Machine *m,
   HrPickleValue v = { kind, 0, { 0 } };
   guint n = m->stack->len - start;
 
-  v.v.container = container_new (m, kind, n);
+  v.v.container = container_new (m, kind);
   if (n > 0 && !container_append (m, v.v.container,
                                   &g_array_index (m->stack, HrPickleValue, start), n))
     return FALSE;
@@ -497,14 +506,28 @@ memo_put (Machine *m,
   return TRUE;
 }
 
+/* A value pushed again: a container it is gets one use more. */
+static gboolean
+push_again (Machine             *m,
+            const HrPickleValue *value)
+{
+  if ((value->kind == HR_PICKLE_LIST || value->kind == HR_PICKLE_TUPLE ||
+       value->kind == HR_PICKLE_DICT) && value->v.container->uses < G_MAXUINT32)
+    value->v.container->uses++;
+  return push (m, value);
+}
+
 static gboolean
 memo_get (Machine *m,
           guint64  index)
 {
+  HrPickleValue v;
+
   if (index >= m->memo->len || g_array_index (m->memo, HrPickleValue, index).kind == UNSET)
     return fail (m, HR_ERROR_INVALID, _("memo index %" G_GUINT64_FORMAT " was never stored"),
                  index);
-  return push (m, &g_array_index (m->memo, HrPickleValue, index));
+  v = g_array_index (m->memo, HrPickleValue, index);
+  return push_again (m, &v);
 }
 
 static gboolean
@@ -719,7 +742,7 @@ step (Machine  *m,
       if (!need (m, 1))
         return FALSE;
       v = *top (m, 0);
-      return push (m, &v);
+      return push_again (m, &v);
 
     case OP_NONE:
       return push (m, &v);
@@ -808,7 +831,7 @@ step (Machine  *m,
     case OP_EMPTY_TUPLE:
       v.kind = m->op == OP_EMPTY_LIST ? HR_PICKLE_LIST
                : m->op == OP_EMPTY_DICT ? HR_PICKLE_DICT : HR_PICKLE_TUPLE;
-      v.v.container = container_new (m, v.kind, 0);
+      v.v.container = container_new (m, v.kind);
       return push (m, &v);
 
     case OP_TUPLE1:
@@ -934,6 +957,7 @@ hr_pickle_parse (const char           *display_name,
 
   pickle = g_new0 (HrPickle, 1);
   pickle->arena.chunks = g_ptr_array_new_with_free_func (g_free);
+  pickle->items = g_ptr_array_new_with_free_func (container_free_items);
   stack = g_array_new (FALSE, FALSE, sizeof (HrPickleValue));
   marks = g_array_new (FALSE, FALSE, sizeof (guint));
   memo = g_array_new (FALSE, FALSE, sizeof (HrPickleValue));

@@ -54,6 +54,10 @@ struct _HrPickleContainer {
   guint32        kind;
   guint32        length;
   guint32        capacity;
+  /* How many times the pickle put it on the stack: 1 when it was made
+   * and never fetched again from the memo (or DUP'ed), more when it is
+   * shared, as PyTorch shares the frames of one stack. */
+  guint32        uses;
   HrPickleValue *items;
 };
 

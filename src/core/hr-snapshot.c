@@ -307,14 +307,122 @@ hr_snapshot_device_at (const HrSnapshotDevice *device,
  * The rules
  * --------------------------------------------------------------------- */
 
+/* The substrings the rules look for, in a frame's file and in its
+ * function's name; each string of the pickle is searched once (the
+ * classifier keeps what it found by the string's place in the data), and
+ * one longer than MAX_TEXT matches none: no path or name is that long. */
+#define MAX_TEXT 4096
+
+enum {
+  F_TORCH_OPTIM, F_BNB_OPTIM, F_ZERO_STAGE, F_DS_FP16, F_ZERO_PARTITION, F_DDP, F_FSDP,
+  F_FSDP2, F_DISTRIBUTED, F_AUTOGRAD, F_TENSOR, F_ACCELERATOR, F_LIGHTNING, F_MODULE,
+  F_MODULES, F_PARAMETER, F_INIT, F_BNB_MODULES, F_PEFT, F_ACCELERATE_HOOKS,
+  F_SERIALIZATION, F_STORAGE, F_SAFETENSORS, F_ACCELERATE_MODELING, F_BIG_MODELING,
+  F_MODELING_UTILS, F_CHECKPOINT, F_FUNCTIONAL, F_IN_TORCH, F_PY,
+  N_FILE_PATTERNS
+};
+
+static const char * const file_patterns[N_FILE_PATTERNS] = {
+  "torch/optim/", "bitsandbytes/optim/", "deepspeed/runtime/zero/stage",
+  "deepspeed/runtime/fp16/", "deepspeed/runtime/zero/partition_parameters.py",
+  "torch/nn/parallel/distributed.py", "torch/distributed/fsdp/",
+  "torch/distributed/_composable/fsdp/", "torch/distributed/", "torch/autograd/",
+  "torch/_tensor.py", "accelerate/accelerator.py", "lightning", "torch/nn/modules/module.py",
+  "torch/nn/modules/", "torch/nn/parameter.py", "torch/nn/init.py",
+  "bitsandbytes/nn/modules.py", "peft/", "accelerate/hooks.py", "torch/serialization.py",
+  "torch/storage.py", "safetensors/", "accelerate/utils/modeling.py",
+  "accelerate/big_modeling.py", "modeling_utils.py", "torch/utils/checkpoint.py",
+  "torch/nn/functional.py", "/torch/", NULL /* F_PY: a suffix, below */
+};
+
+enum {
+  N_ACCUMULATE_GRAD, N_ENGINE, N_GENERATED, N_BACKWARD_CLASS, N_BLAS_HANDLE, N_BLASLT,
+  N_WORKSPACE, N_CUDNN, N_C10D, N_NCCL_PG, N_NCCL_COMM, N_BACKWARD, N_LOAD,
+  N_FROM_PRETRAINED, N_QUALIFIED,
+  N_NAME_PATTERNS
+};
+
+static const char * const name_patterns[N_NAME_PATTERNS] = {
+  "AccumulateGrad", "autograd::Engine", "autograd::generated::", "Backward", "BlasHandle",
+  "BlasLtWorkspace", "Workspace", "getCudnnHandle", "c10d::", "ProcessGroupNCCL", "ncclComm",
+  "backward", "load", "from_pretrained", "::",
+};
+
+G_STATIC_ASSERT (N_FILE_PATTERNS < 31 && N_NAME_PATTERNS < 31);
+
+/* What the rules have learnt of a pickle's strings, frames and stacks,
+ * by their place in the data: each is looked at once however often the
+ * pickle refers to it. */
+typedef struct {
+  GHashTable *file_masks;   /* text → mask | 1 << 31 */
+  GHashTable *name_masks;
+  GHashTable *frames;       /* frame dict → its group + 2 (1: none) */
+  GHashTable *stacks;       /* frames list → Stack */
+  GHashTable *texts;        /* text → printable copy */
+  GHashTable *sites;        /* "file\nline\nname\ngroup" → Site */
+} Classifier;
+
+typedef struct {
+  int                  group;      /* -1: no rule matched */
+  gboolean             recomputed; /* a checkpoint recomputation frame is outside */
+  const HrPickleValue *site;       /* the caller's frame, NULL when none */
+} Stack;
+
+typedef struct {
+  const char        *filename;     /* the classifier's, NULL for none */
+  guint              line;
+  const char        *function;
+  HrSnapshotGroupId  group;
+  guint64            bytes;
+  guint              count;
+} Site;
+
+static void
+classifier_init (Classifier *c)
+{
+  c->file_masks = g_hash_table_new (NULL, NULL);
+  c->name_masks = g_hash_table_new (NULL, NULL);
+  c->frames = g_hash_table_new (NULL, NULL);
+  c->stacks = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  c->texts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
+  c->sites = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+}
+
+static void
+classifier_clear (Classifier *c)
+{
+  g_hash_table_unref (c->file_masks);
+  g_hash_table_unref (c->name_masks);
+  g_hash_table_unref (c->frames);
+  g_hash_table_unref (c->stacks);
+  g_hash_table_unref (c->texts);
+  g_hash_table_unref (c->sites);
+}
+
+static Classifier *
+classifier_new (void)
+{
+  Classifier *c = g_new0 (Classifier, 1);
+
+  classifier_init (c);
+  return c;
+}
+
+static void
+classifier_free (Classifier *c)
+{
+  classifier_clear (c);
+  g_free (c);
+}
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (Classifier, classifier_free)
+
 static gboolean
-text_contains (const HrPickleValue *value,
-               const char          *needle)
+text_has (const HrPickleValue *value,
+          const char          *needle)
 {
   gsize n = strlen (needle);
 
-  if (value == NULL || value->kind != HR_PICKLE_STRING || value->length < n)
-    return FALSE;
   for (gsize i = 0; i + n <= value->length; i++)
     {
       if (value->v.text[i] == needle[0] && memcmp (value->v.text + i, needle, n) == 0)
@@ -323,9 +431,46 @@ text_contains (const HrPickleValue *value,
   return FALSE;
 }
 
+/* Which of @patterns @value holds, as bits; @cache by the string's place. */
+static guint
+text_mask (GHashTable          *cache,
+           const HrPickleValue *value,
+           const char * const  *patterns,
+           guint                n_patterns,
+           gboolean             file)
+{
+  gpointer cached;
+  guint mask = 0;
+
+  if (value == NULL || value->kind != HR_PICKLE_STRING || value->length == 0 ||
+      value->length > MAX_TEXT)
+    return 0;
+  cached = g_hash_table_lookup (cache, value->v.text);
+  if (cached != NULL)
+    return GPOINTER_TO_UINT (cached) & ~(1u << 31);
+
+  for (guint i = 0; i < n_patterns; i++)
+    {
+      if (patterns[i] != NULL && text_has (value, patterns[i]))
+        mask |= 1u << i;
+    }
+  if (file)
+    {
+      if (value->length >= 3 && memcmp (value->v.text + value->length - 3, ".py", 3) == 0)
+        mask |= 1u << F_PY;
+      /* a path relative to site-packages */
+      if (value->length >= 6 && memcmp (value->v.text, "torch/", 6) == 0)
+        mask |= 1u << F_IN_TORCH;
+    }
+  g_hash_table_insert (cache, (gpointer) value->v.text, GUINT_TO_POINTER (mask | 1u << 31));
+  return mask;
+}
+
+#define HAS(mask, bit) (((mask) & (1u << (bit))) != 0)
+
 static gboolean
-text_is_one_of (const HrPickleValue *value,
-                const char * const  *names)
+is_one_of (const HrPickleValue *value,
+           const char * const  *names)
 {
   for (guint i = 0; names[i] != NULL; i++)
     {
@@ -333,16 +478,6 @@ text_is_one_of (const HrPickleValue *value,
         return TRUE;
     }
   return FALSE;
-}
-
-static gboolean
-text_ends_with (const HrPickleValue *value,
-                const char          *suffix)
-{
-  gsize n = strlen (suffix);
-
-  return value != NULL && value->kind == HR_PICKLE_STRING && value->length >= n &&
-         memcmp (value->v.text + value->length - n, suffix, n) == 0;
 }
 
 /* One frame's say, or -1 when it says nothing.  The rules, innermost
@@ -379,7 +514,8 @@ text_ends_with (const HrPickleValue *value,
  * recorded it and "before recording" when it was live before the trace;
  * one whose frames match nothing is "other". */
 static int
-frame_group (const HrPickleValue *frame)
+frame_group (Classifier          *c,
+             const HrPickleValue *frame)
 {
   static const char * const module_apply[] = {
     "to", "cuda", "_apply", "convert", "to_empty", "half", "float", "bfloat16", "double",
@@ -399,33 +535,32 @@ frame_group (const HrPickleValue *frame)
   static const char * const fsdp_unshard[] = { "unshard", "_unshard",
                                                "_alloc_padded_unsharded_flat_param",
                                                "alloc_all_gather_outputs", "all_gather", NULL };
-  const HrPickleValue *file = hr_pickle_dict_get (frame, "filename");
   const HrPickleValue *name = hr_pickle_dict_get (frame, "name");
+  guint n, f;
 
   if (name == NULL || name->kind != HR_PICKLE_STRING)
     return -1;
+  n = text_mask (c->name_masks, name, name_patterns, N_NAME_PATTERNS, FALSE);
 
   /* C++ frames */
-  if (text_contains (name, "AccumulateGrad"))
+  if (HAS (n, N_ACCUMULATE_GRAD))
     return HR_SNAPSHOT_GROUP_PARAMETER_GRADIENTS;
-  if (text_contains (name, "autograd::Engine") ||
-      (text_contains (name, "autograd::generated::") && text_contains (name, "Backward")))
+  if (HAS (n, N_ENGINE) || (HAS (n, N_GENERATED) && HAS (n, N_BACKWARD_CLASS)))
     return HR_SNAPSHOT_GROUP_BACKWARD;
-  if (text_contains (name, "BlasHandle") || text_contains (name, "BlasLtWorkspace") ||
-      text_contains (name, "Workspace") || text_contains (name, "getCudnnHandle"))
+  if (HAS (n, N_BLAS_HANDLE) || HAS (n, N_BLASLT) || HAS (n, N_WORKSPACE) || HAS (n, N_CUDNN))
     return HR_SNAPSHOT_GROUP_WORKSPACES;
-  if (text_contains (name, "c10d::") || text_contains (name, "ProcessGroupNCCL") ||
-      text_contains (name, "ncclComm"))
+  if (HAS (n, N_C10D) || HAS (n, N_NCCL_PG) || HAS (n, N_NCCL_COMM))
     return HR_SNAPSHOT_GROUP_COMMUNICATION;
 
-  if (file == NULL || file->kind != HR_PICKLE_STRING)
-    return -1;
+  f = text_mask (c->file_masks, hr_pickle_dict_get (frame, "filename"), file_patterns,
+                 N_FILE_PATTERNS, TRUE);
+  if (f == 0)
+    return hr_pickle_is_string (name, "forward") ? HR_SNAPSHOT_GROUP_FORWARD : -1;
 
-  if (text_contains (file, "torch/optim/") || text_contains (file, "bitsandbytes/optim/"))
-    return text_is_one_of (name, optim_state) ? HR_SNAPSHOT_GROUP_OPTIMIZER_STATE
-                                              : HR_SNAPSHOT_GROUP_OPTIMIZER_STEP;
-  if (text_contains (file, "deepspeed/runtime/zero/stage") ||
-      text_contains (file, "deepspeed/runtime/fp16/"))
+  if (HAS (f, F_TORCH_OPTIM) || HAS (f, F_BNB_OPTIM))
+    return is_one_of (name, optim_state) ? HR_SNAPSHOT_GROUP_OPTIMIZER_STATE
+                                         : HR_SNAPSHOT_GROUP_OPTIMIZER_STEP;
+  if (HAS (f, F_ZERO_STAGE) || HAS (f, F_DS_FP16))
     {
       if (hr_pickle_is_string (name, "initialize_optimizer_states"))
         return HR_SNAPSHOT_GROUP_OPTIMIZER_STATE;
@@ -433,123 +568,169 @@ frame_group (const HrPickleValue *frame)
         return HR_SNAPSHOT_GROUP_MASTER_WEIGHTS;
       return HR_SNAPSHOT_GROUP_GRADIENT_BUCKETS;
     }
-  if (text_contains (file, "deepspeed/runtime/zero/partition_parameters.py"))
+  if (HAS (f, F_ZERO_PARTITION))
     return HR_SNAPSHOT_GROUP_PARAMETERS;
-  if (text_contains (file, "torch/nn/parallel/distributed.py"))
+  if (HAS (f, F_DDP))
     return HR_SNAPSHOT_GROUP_GRADIENT_BUCKETS;
-  if (text_contains (file, "torch/distributed/fsdp/") ||
-      text_contains (file, "torch/distributed/_composable/fsdp/"))
-    return text_is_one_of (name, fsdp_unshard) ? HR_SNAPSHOT_GROUP_PARAMETERS
-                                               : HR_SNAPSHOT_GROUP_COMMUNICATION;
-  if (text_contains (file, "torch/distributed/"))
+  if (HAS (f, F_FSDP) || HAS (f, F_FSDP2))
+    return is_one_of (name, fsdp_unshard) ? HR_SNAPSHOT_GROUP_PARAMETERS
+                                          : HR_SNAPSHOT_GROUP_COMMUNICATION;
+  if (HAS (f, F_DISTRIBUTED))
     return HR_SNAPSHOT_GROUP_COMMUNICATION;
 
-  if ((text_contains (file, "torch/autograd/") && text_is_one_of (name, autograd_backward)) ||
-      (text_contains (file, "torch/_tensor.py") && hr_pickle_is_string (name, "backward")) ||
-      (text_contains (file, "accelerate/accelerator.py") &&
-       hr_pickle_is_string (name, "backward")) ||
-      (text_contains (file, "lightning") && text_contains (name, "backward")))
+  if ((HAS (f, F_AUTOGRAD) && is_one_of (name, autograd_backward)) ||
+      ((HAS (f, F_TENSOR) || HAS (f, F_ACCELERATOR)) && hr_pickle_is_string (name, "backward")) ||
+      (HAS (f, F_LIGHTNING) && HAS (n, N_BACKWARD)))
     return HR_SNAPSHOT_GROUP_BACKWARD;
 
-  if (text_contains (file, "torch/nn/modules/module.py") && text_is_one_of (name, module_apply))
-    return HR_SNAPSHOT_GROUP_PARAMETERS;
-  if (text_contains (file, "torch/nn/modules/") && text_is_one_of (name, module_init))
-    return HR_SNAPSHOT_GROUP_PARAMETERS;
-  if (text_contains (file, "torch/nn/parameter.py") || text_contains (file, "torch/nn/init.py"))
-    return HR_SNAPSHOT_GROUP_PARAMETERS;
-  if (text_contains (file, "bitsandbytes/nn/modules.py") && text_is_one_of (name, quantize))
-    return HR_SNAPSHOT_GROUP_PARAMETERS;
-  if (text_contains (file, "peft/") && text_is_one_of (name, peft_make))
-    return HR_SNAPSHOT_GROUP_PARAMETERS;
-  if (text_contains (file, "accelerate/hooks.py"))
+  if ((HAS (f, F_MODULE) && is_one_of (name, module_apply)) ||
+      (HAS (f, F_MODULES) && is_one_of (name, module_init)) ||
+      HAS (f, F_PARAMETER) || HAS (f, F_INIT) ||
+      (HAS (f, F_BNB_MODULES) && is_one_of (name, quantize)) ||
+      (HAS (f, F_PEFT) && is_one_of (name, peft_make)) || HAS (f, F_ACCELERATE_HOOKS))
     return HR_SNAPSHOT_GROUP_PARAMETERS;
 
-  if (text_contains (file, "torch/serialization.py") || text_contains (file, "torch/storage.py") ||
-      text_contains (file, "safetensors/") || text_contains (file, "accelerate/utils/modeling.py") ||
-      text_contains (file, "accelerate/big_modeling.py"))
-    return HR_SNAPSHOT_GROUP_LOADED_WEIGHTS;
-  if (text_contains (file, "modeling_utils.py") &&
-      (text_contains (name, "load") || text_contains (name, "from_pretrained")))
+  if (HAS (f, F_SERIALIZATION) || HAS (f, F_STORAGE) || HAS (f, F_SAFETENSORS) ||
+      HAS (f, F_ACCELERATE_MODELING) || HAS (f, F_BIG_MODELING) ||
+      (HAS (f, F_MODELING_UTILS) && (HAS (n, N_LOAD) || HAS (n, N_FROM_PRETRAINED))))
     return HR_SNAPSHOT_GROUP_LOADED_WEIGHTS;
 
-  if (text_contains (file, "torch/utils/checkpoint.py"))
+  if (HAS (f, F_CHECKPOINT))
     return HR_SNAPSHOT_GROUP_RECOMPUTED;
 
-  if (hr_pickle_is_string (name, "forward") ||
-      (text_contains (file, "torch/nn/modules/module.py") && text_is_one_of (name, module_call)) ||
-      text_contains (file, "torch/nn/functional.py"))
+  if (hr_pickle_is_string (name, "forward") || (HAS (f, F_MODULE) && is_one_of (name, module_call)) ||
+      HAS (f, F_FUNCTIONAL))
     return HR_SNAPSHOT_GROUP_FORWARD;
 
   return -1;
 }
 
+static int
+frame_group_cached (Classifier          *c,
+                    const HrPickleValue *frame)
+{
+  gpointer cached;
+  int group;
+
+  if (frame->kind != HR_PICKLE_DICT)
+    return -1;
+  cached = g_hash_table_lookup (c->frames, frame->v.container);
+  if (cached != NULL)
+    return GPOINTER_TO_INT (cached) - 2;
+  group = frame_group (c, frame);
+  g_hash_table_insert (c->frames, frame->v.container, GINT_TO_POINTER (group + 2));
+  return group;
+}
+
 /* Checkpointing's recomputation runs forward again from these. */
 static gboolean
-frame_recomputes (const HrPickleValue *frame)
+frame_recomputes (Classifier          *c,
+                  const HrPickleValue *frame)
 {
   static const char * const names[] = { "recompute_fn", "unpack_hook", "_checkpoint_hook",
                                         "backward", "unpack", NULL };
 
-  return text_contains (hr_pickle_dict_get (frame, "filename"), "torch/utils/checkpoint.py") &&
-         text_is_one_of (hr_pickle_dict_get (frame, "name"), names);
+  return HAS (text_mask (c->file_masks, hr_pickle_dict_get (frame, "filename"), file_patterns,
+                         N_FILE_PATTERNS, TRUE), F_CHECKPOINT) &&
+         is_one_of (hr_pickle_dict_get (frame, "name"), names);
+}
+
+/* What a stack says: its group, and its caller's frame (the innermost
+ * Python frame outside torch itself, or else the innermost Python one). */
+static const Stack *
+stack_info (Classifier          *c,
+            const HrPickleValue *frames)
+{
+  const HrPickleValue *items;
+  Stack *stack;
+  int python = -1, outside = -1;
+  guint n;
+
+  stack = g_hash_table_lookup (c->stacks, frames->v.container);
+  if (stack != NULL)
+    return stack;
+
+  stack = g_new0 (Stack, 1);
+  stack->group = -1;
+  items = hr_pickle_items (frames, &n);
+  n = MIN (n, MAX_FRAMES);
+  for (guint i = 0; i < n; i++)
+    {
+      guint f = text_mask (c->file_masks, hr_pickle_dict_get (&items[i], "filename"),
+                           file_patterns, N_FILE_PATTERNS, TRUE);
+
+      if (stack->group < 0)
+        {
+          stack->group = frame_group_cached (c, &items[i]);
+          if (stack->group == HR_SNAPSHOT_GROUP_FORWARD)
+            for (guint j = i + 1; j < n && !stack->recomputed; j++)
+              stack->recomputed = frame_recomputes (c, &items[j]);
+        }
+      if (HAS (f, F_PY))
+        {
+          if (python < 0)
+            python = i;
+          if (outside < 0 && !HAS (f, F_IN_TORCH))
+            outside = i;
+        }
+      if (stack->group >= 0 && outside >= 0)
+        break;
+    }
+  if (outside < 0)
+    outside = python;
+  stack->site = outside >= 0 ? &items[outside] : NULL;
+  if (stack->group == HR_SNAPSHOT_GROUP_FORWARD && stack->recomputed)
+    stack->group = HR_SNAPSHOT_GROUP_RECOMPUTED;
+  g_hash_table_insert (c->stacks, frames->v.container, stack);
+  return stack;
+}
+
+static HrSnapshotGroupId
+classify (Classifier          *c,
+          const HrPickleValue *frames,
+          gboolean             in_trace)
+{
+  const Stack *stack;
+  guint n;
+
+  hr_pickle_items (frames, &n);
+  if (n == 0)
+    return in_trace ? HR_SNAPSHOT_GROUP_BACKWARD_THREAD : HR_SNAPSHOT_GROUP_BEFORE_RECORDING;
+  stack = stack_info (c, frames);
+  return stack->group >= 0 ? (HrSnapshotGroupId) stack->group : HR_SNAPSHOT_GROUP_OTHER;
 }
 
 HrSnapshotGroupId
 hr_snapshot_classify (const HrPickleValue *frames,
                       gboolean             in_trace)
 {
-  const HrPickleValue *items;
-  guint n;
+  Classifier c;
+  HrSnapshotGroupId group;
 
-  items = hr_pickle_items (frames, &n);
-  n = MIN (n, MAX_FRAMES);
-  if (n == 0)
-    return in_trace ? HR_SNAPSHOT_GROUP_BACKWARD_THREAD : HR_SNAPSHOT_GROUP_BEFORE_RECORDING;
-
-  for (guint i = 0; i < n; i++)
-    {
-      int group = frame_group (&items[i]);
-
-      if (group < 0)
-        continue;
-      if (group == HR_SNAPSHOT_GROUP_FORWARD)
-        {
-          for (guint j = i + 1; j < n; j++)
-            {
-              if (frame_recomputes (&items[j]))
-                return HR_SNAPSHOT_GROUP_RECOMPUTED;
-            }
-        }
-      return group;
-    }
-
-  return HR_SNAPSHOT_GROUP_OTHER;
+  classifier_init (&c);
+  group = classify (&c, frames, in_trace);
+  classifier_clear (&c);
+  return group;
 }
 
-/* The caller's frame: the innermost Python frame outside torch itself, or
- * else the innermost Python frame; -1 when there is none. */
-static int
-site_frame (const HrPickleValue *frames)
+/* A string of the pickle fit to show, made once. */
+static const char *
+shown_text (Classifier          *c,
+            const HrPickleValue *value)
 {
-  const HrPickleValue *items;
-  int python = -1;
-  guint n;
+  char *text;
 
-  items = hr_pickle_items (frames, &n);
-  n = MIN (n, MAX_FRAMES);
-  for (guint i = 0; i < n; i++)
+  if (value == NULL || (value->kind != HR_PICKLE_STRING && value->kind != HR_PICKLE_BYTES))
+    return "?";
+  if (value->length == 0)
+    return "";
+  text = g_hash_table_lookup (c->texts, value->v.text);
+  if (text == NULL)
     {
-      const HrPickleValue *file = hr_pickle_dict_get (&items[i], "filename");
-
-      if (!text_ends_with (file, ".py"))
-        continue;
-      if (python < 0)
-        python = i;
-      if (!text_contains (file, "/torch/") &&
-          !(file->length >= 6 && memcmp (file->v.text, "torch/", 6) == 0))
-        return i;
+      text = hr_pickle_dup_string (value);
+      g_hash_table_insert (c->texts, (gpointer) value->v.text, text);
     }
-  return python;
+  return text;
 }
 
 /* ------------------------------------------------------------------------
@@ -592,6 +773,7 @@ typedef struct {
   HrMeasurement           *measurement;
   HrSnapshot              *snapshot;
   GError                 **error;
+  Classifier              *classifier;
 } Reader;
 
 static gboolean
@@ -615,6 +797,20 @@ schema_fail (Reader     *r,
 
   g_set_error (r->error, HR_ERROR, HR_ERROR_INVALID, "%s: %s: %s", r->name, where, message);
   return FALSE;
+}
+
+/* PyTorch writes each segment, block and trace entry as a dict of its
+ * own; one the pickle refers to twice would be counted twice, and makes
+ * the work of reading it grow faster than the file. */
+static gboolean
+unshared (Reader              *r,
+          const HrPickleValue *dict,
+          const char          *where)
+{
+  if (dict->kind == HR_PICKLE_DICT && dict->v.container->uses > 1)
+    return schema_fail (r, where, _("the same dict as another entry (the pickle's memo refers "
+                                    "to it again); a snapshot's entries are each their own"));
+  return TRUE;
 }
 
 /* An integer member of 0 or more; @out is left alone when it is missing
@@ -898,7 +1094,10 @@ read_segments (Reader              *r,
       DeviceInput *in;
 
       if (seg->kind != HR_PICKLE_DICT)
-        return schema_fail (r, where, _("a value of type %s; expected a dict"), hr_pickle_kind_name (seg->kind));
+        return schema_fail (r, where, _("a value of type %s; expected a dict"),
+                            hr_pickle_kind_name (seg->kind));
+      if (!unshared (r, seg, where))
+        return FALSE;
       if (!get_size (r, seg, "device", FALSE, &device, where) ||
           !get_size (r, seg, "address", FALSE, &address, where) ||
           !get_size (r, seg, "total_size", TRUE, &total, where) ||
@@ -926,6 +1125,8 @@ read_segments (Reader              *r,
           if (b->kind != HR_PICKLE_DICT)
             return schema_fail (r, block_where, _("a value of type %s; expected a dict"),
                                 hr_pickle_kind_name (b->kind));
+          if (!unshared (r, b, block_where))
+            return FALSE;
           if (!get_size (r, b, "size", TRUE, &size, block_where) ||
               !get_size (r, b, "address", FALSE, &block_address, block_where))
             return FALSE;
@@ -989,7 +1190,8 @@ read_trace (Reader              *r,
     {
       g_autofree char *where = g_strdup_printf ("device_traces[%u]", index);
 
-      return schema_fail (r, where, _("a value of type %s; expected a list"), hr_pickle_kind_name (trace->kind));
+      return schema_fail (r, where, _("a value of type %s; expected a list"),
+                          hr_pickle_kind_name (trace->kind));
     }
   entries = hr_pickle_items (trace, &n);
   g_array_set_size (in->events, 0);
@@ -1000,11 +1202,14 @@ read_trace (Reader              *r,
       const HrPickleValue *time_us;
       Event event = { 0 };
 
-      if (e->kind != HR_PICKLE_DICT)
+      if (e->kind != HR_PICKLE_DICT || e->v.container->uses > 1)
         {
           g_autofree char *where = g_strdup_printf ("device_traces[%u][%u]", index, i);
 
-          return schema_fail (r, where, _("a value of type %s; expected a dict"), hr_pickle_kind_name (e->kind));
+          if (!unshared (r, e, where))
+            return FALSE;
+          return schema_fail (r, where, _("a value of type %s; expected a dict"),
+                              hr_pickle_kind_name (e->kind));
         }
 
       event.action = parse_action (hr_pickle_dict_get (e, "action"));
@@ -1189,32 +1394,11 @@ timeline_finish (Timeline *tl)
     }
 }
 
-typedef struct {
-  GHashTable *groups;    /* frames container → group + 1 */
-  GHashTable *sites;     /* "file\nline\nname\ngroup" → HrSnapshotSite */
-} Classifier;
-
 static HrSnapshotGroupId
-classify_live (Classifier  *c,
-               const Live  *live)
+classify_live (Classifier *c,
+               const Live *live)
 {
-  gpointer key, cached;
-  guint n;
-
-  hr_pickle_items (live->frames, &n);
-  if (n == 0)
-    return hr_snapshot_classify (NULL, live->in_trace);
-
-  key = live->frames->v.container;
-  cached = g_hash_table_lookup (c->groups, key);
-  if (cached != NULL)
-    return GPOINTER_TO_UINT (cached) - 1;
-  {
-    HrSnapshotGroupId group = hr_snapshot_classify (live->frames, live->in_trace);
-
-    g_hash_table_insert (c->groups, key, GUINT_TO_POINTER (group + 1));
-    return group;
-  }
+  return classify (c, live->frames, live->in_trace);
 }
 
 static void
@@ -1222,37 +1406,36 @@ add_site (Classifier        *c,
           const Live        *live,
           HrSnapshotGroupId  group)
 {
-  const HrPickleValue *items;
-  int frame = site_frame (live->frames);
-  g_autofree char *file = NULL;
-  g_autofree char *function = NULL;
+  const HrPickleValue *frame = NULL;
+  const char *file = NULL, *function = NULL;
   g_autofree char *key = NULL;
-  guint64 line = 0;
-  HrSnapshotSite *site;
+  guint line = 0;
+  Site *site;
   guint n;
 
-  items = hr_pickle_items (live->frames, &n);
-  if (frame >= 0)
+  hr_pickle_items (live->frames, &n);
+  if (n > 0)
+    frame = stack_info (c, live->frames)->site;
+  if (frame != NULL)
     {
-      const HrPickleValue *f = &items[frame];
-      const HrPickleValue *name = hr_pickle_dict_get (f, "name");
-      const HrPickleValue *l = hr_pickle_dict_get (f, "line");
+      const HrPickleValue *l = hr_pickle_dict_get (frame, "line");
 
-      file = hr_pickle_dup_string (hr_pickle_dict_get (f, "filename"));
-      function = name != NULL ? hr_pickle_dup_string (name) : g_strdup ("?");
+      file = shown_text (c, hr_pickle_dict_get (frame, "filename"));
+      function = shown_text (c, hr_pickle_dict_get (frame, "name"));
       if (l != NULL && l->kind == HR_PICKLE_INT && l->v.integer >= 0)
-        line = (guint64) MIN (l->v.integer, G_MAXUINT);
+        line = (guint) MIN (l->v.integer, G_MAXUINT);
     }
 
-  key = g_strdup_printf ("%s\n%" G_GUINT64_FORMAT "\n%s\n%u", file != NULL ? file : "",
-                         line, function != NULL ? function : "", (guint) group);
+  /* The classifier's strings are one per text: their addresses say it. */
+  key = g_strdup_printf ("%p\n%u\n%p\n%u", (gpointer) file, line, (gpointer) function,
+                         (guint) group);
   site = g_hash_table_lookup (c->sites, key);
   if (site == NULL)
     {
-      site = g_new0 (HrSnapshotSite, 1);
-      site->filename = g_steal_pointer (&file);
-      site->function = g_steal_pointer (&function);
-      site->line = (guint) line;
+      site = g_new0 (Site, 1);
+      site->filename = file;
+      site->function = function;
+      site->line = line;
       site->group = group;
       g_hash_table_insert (c->sites, g_steal_pointer (&key), site);
     }
@@ -1264,8 +1447,8 @@ static int
 compare_sites (gconstpointer a,
                gconstpointer b)
 {
-  const HrSnapshotSite *x = *(HrSnapshotSite * const *) a;
-  const HrSnapshotSite *y = *(HrSnapshotSite * const *) b;
+  const Site *x = *(Site * const *) a;
+  const Site *y = *(Site * const *) b;
 
   if (x->bytes != y->bytes)
     return x->bytes > y->bytes ? -1 : 1;
@@ -1471,7 +1654,7 @@ read_device (Reader      *r,
   AllocatedRun run = { { NULL, NULL }, 0, G_MAXUINT, 0, NULL };
   Timeline reserved = { NULL, NULL };
   LiveSet set;
-  Classifier c;
+  Classifier *c;
   gint64 net = 0, lowest = 0, level;
   gint64 reserved_start;
   double t_first = in->events->len > 0 ? g_array_index (in->events, Event, 0).t : 0;
@@ -1590,8 +1773,7 @@ read_device (Reader      *r,
   timeline_finish (&reserved);
 
   /* What was live at the allocated peak: the second pass stops there. */
-  c.groups = g_hash_table_new (NULL, NULL);
-  c.sites = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, site_free);
+  c = r->classifier;
   live_set_init (&set, in->initial->len + 1024);
   if (run.peak_event == G_MAXUINT)
     {
@@ -1614,7 +1796,7 @@ read_device (Reader      *r,
     for (guint i = 0; i < set.lives->len; i++)
       {
         const Live *live = &g_array_index (set.lives, Live, i);
-        HrSnapshotGroupId group = classify_live (&c, live);
+        HrSnapshotGroupId group = classify_live (c, live);
         guint index;
 
         if (group == HR_SNAPSHOT_GROUP_OPTIMIZER_STEP &&
@@ -1625,7 +1807,7 @@ read_device (Reader      *r,
         dev->groups[group] += live->size;
         dev->buckets[hr_snapshot_group_bucket (group)] += live->size;
         dev->live_count++;
-        add_site (&c, live, group);
+        add_site (c, live, group);
       }
     live_set_clear (&end_set);
   }
@@ -1635,18 +1817,28 @@ read_device (Reader      *r,
     GHashTableIter iter;
     gpointer value;
 
-    g_hash_table_iter_init (&iter, c.sites);
+    g_autoptr(GPtrArray) sites = g_ptr_array_new ();
+
+    g_hash_table_iter_init (&iter, c->sites);
     while (g_hash_table_iter_next (&iter, NULL, &value))
+      g_ptr_array_add (sites, value);
+    g_ptr_array_sort (sites, compare_sites);
+    /* Only the sites kept get their own copies of the strings. */
+    for (guint i = 0; i < sites->len && i < MAX_SITES; i++)
       {
-        g_hash_table_iter_steal (&iter);
-        g_ptr_array_add (dev->sites, value);
+        const Site *from = g_ptr_array_index (sites, i);
+        HrSnapshotSite *site = g_new0 (HrSnapshotSite, 1);
+
+        site->filename = g_strdup (from->filename);
+        site->line = from->line;
+        site->function = g_strdup (from->function);
+        site->group = from->group;
+        site->bytes = from->bytes;
+        site->count = from->count;
+        g_ptr_array_add (dev->sites, site);
       }
-    g_ptr_array_sort (dev->sites, compare_sites);
-    if (dev->sites->len > MAX_SITES)
-      g_ptr_array_set_size (dev->sites, MAX_SITES);
+    g_hash_table_remove_all (c->sites);
   }
-  g_hash_table_unref (c.groups);
-  g_hash_table_unref (c.sites);
 
   for (guint i = 0; i < dev->ooms->len; i++)
     {
@@ -1674,7 +1866,9 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
   HrMeasureOptions defaults = { 0 };
   guint n_segments = 0, n_traces = 0;
   gboolean has_times = TRUE;
-  Reader r = { shown_name, options != NULL ? options : &defaults, measurement, NULL, error };
+  g_autoptr(Classifier) classifier = classifier_new ();
+  Reader r = { shown_name, options != NULL ? options : &defaults, measurement, NULL, error,
+               classifier };
 
   g_return_val_if_fail (measurement != NULL, FALSE);
 
@@ -1825,8 +2019,9 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
 
           frames = hr_pickle_items (g_array_index (in->events, Event, j).frames, &n);
           for (guint k = 0; k < n && k < MAX_FRAMES && !r.snapshot->has_cpp_frames; k++)
-            r.snapshot->has_cpp_frames = text_contains (hr_pickle_dict_get (&frames[k], "name"),
-                                                        "::");
+            r.snapshot->has_cpp_frames =
+              HAS (text_mask (classifier->name_masks, hr_pickle_dict_get (&frames[k], "name"),
+                              name_patterns, N_NAME_PATTERNS, FALSE), N_QUALIFIED);
         }
       if (!read_device (&r, in))
         return FALSE;

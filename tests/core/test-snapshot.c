@@ -792,6 +792,11 @@ test_snapshot_refused (void)
           "x.pickle: the snapshot: \"segments\" is of type int; expected a list"),
     CASE ("\x80\x02]K\x01" "a.", "x.pickle: segments[0]: a value of type int; expected a dict"),
     CASE ("\x80\x02]}a.", "x.pickle: segments[0]: no \"total_size\""),
+    /* one entry twice, through the memo: counted twice, and work that
+     * grows faster than the file */
+    CASE ("\x80\x02}(X\x0d\x00\x00\x00" "device_traces]](}(X\x06\x00\x00\x00" "action"
+          "X\x05\x00\x00\x00" "allocuq\x00h\x00" "eau.",
+          "x.pickle: device_traces[0][0]: the same dict as another entry"),
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
