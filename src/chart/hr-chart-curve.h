@@ -133,7 +133,11 @@ typedef struct {
   GArray       *band_low;    /* HrPoint */
   GArray       *band_high;   /* HrPoint */
   GArray       *gpu_lines;   /* HrCurveGpuLine */
+  /* The measured points drawn: at most the smallest and the largest of
+   * each measure in each pixel column (hr_measure_thin_columns), so that a
+   * sweep of any length draws in bounded time and keeps its peaks. */
   GArray       *measured;    /* HrPoint */
+  GArray       *measured_index;  /* guint: the HrCurvePoint of data->measured each is */
   gboolean      has_fit_line;
   HrPoint       fit_start;
   HrPoint       fit_end;

@@ -185,6 +185,9 @@ hr_cli_export (int    argc,
         {
           HrMeasureOptions measure_options = { 0 };
 
+          /* A log over time is drawn as its peak: read it thinned, in
+           * bounded memory, whatever its length. */
+          measure_options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
           measurement = hr_measurement_load_file (measurements, &measure_options, &error);
           if (measurement == NULL)
             return hr_cli_fail (error);

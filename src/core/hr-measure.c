@@ -1148,6 +1148,27 @@ parse_number (HrMeasureParser *self,
         c++;
         digits++;
       }
+    /* "8.345": (8345) / 10^3, two exact doubles divided, is the double
+     * nearest 8.345, as g_ascii_strtod gives it. */
+    if (digits > 0 && c < e && *c == '.' && !self->options.decimal_comma)
+      {
+        guint64 scale = 1;
+
+        c++;
+        while (c < e && digits < 15 && g_ascii_isdigit (*c))
+          {
+            whole = whole * 10 + (guint64) (*c - '0');
+            scale *= 10;
+            c++;
+            digits++;
+          }
+        if (scale > 1 && (c == e || (*c == ' ' && e - c == 1)))
+          {
+            *value = (double) whole / (double) scale;
+            return TRUE;
+          }
+        digits = 0;   /* anything else: the general way */
+      }
     if (digits > 0 && (c == e || *c == ' ' || g_ascii_isalpha (*c)))
       {
         while (c < e && *c == ' ')

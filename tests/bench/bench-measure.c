@@ -1,4 +1,4 @@
-/* bench-measure.c: how fast a large nvidia-smi log is imported
+/* bench-measure.c: how fast a large nvidia-smi log is imported and drawn
  *
  * Run with `meson test --benchmark`; it prints MB/s and peak memory and
  * never fails on speed (DESIGN.md: performance is measured, not
@@ -6,6 +6,11 @@
  * to HR_MEASURE_SUMMARY_POINTS points (what `headroom-cli measure` does,
  * in bounded memory), and every point kept with a line fitted through GPU
  * 0's (what a window that draws the whole log needs).
+ *
+ * Then the curve export of `headroom-cli export --measurements`, from the
+ * file to a PNG: a 10,000,000-row log (drawn as its peak), and a
+ * 1,000,000-row sweep (every point on the curve, thinned per pixel
+ * column as it is drawn).
  *
  * With --write FILE it only writes the generated log
  * (tests/bench/measure-vs-pandas.py times pandas on the same file); with
@@ -22,6 +27,7 @@
 #include <sys/resource.h>
 #include <unistd.h>
 
+#include "hr-chart.h"
 #include "hr-core.h"
 
 #define N_ROWS 1000000
@@ -116,6 +122,94 @@ import (const char *name,
   return seconds;
 }
 
+/* Writes @rows rows of a log over time (nvidia-smi's three columns a
+ * query needs at least) or of a sweep, a chunk at a time. */
+static char *
+write_big (guint    rows,
+           gboolean sweep,
+           gsize   *length)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) chunk = g_string_sized_new (1 << 20);
+  char *path = NULL;
+  guint32 state = 777;
+  FILE *f;
+  int fd;
+
+  fd = g_file_open_tmp ("headroom-bench-XXXXXX.csv", &path, &error);
+  g_assert_no_error (error);
+  f = fdopen (fd, "w");
+  g_assert_nonnull (f);
+  *length = 0;
+  g_string_append (chunk, sweep ? "micro_batch,peak_gib\n" : "timestamp, index, memory.used [MiB]\n");
+  for (guint i = 0; i < rows; i++)
+    {
+      guint second = i / N_GPUS;
+
+      state = state * 1664525u + 1013904223u;
+      if (sweep)
+        g_string_append_printf (chunk, "%u,%u.%03u\n", 1 + i % 64, 8 + (i % 64) * 2 / 3,
+                                (state >> 12) % 1000);
+      else
+        g_string_append_printf (chunk, "2024/05/%02u %02u:%02u:%02u.%03u, %u, %u MiB\n",
+                                1 + second / 86400 % 28, (second / 3600) % 24,
+                                (second / 60) % 60, second % 60, (i * 7) % 1000, i % N_GPUS,
+                                20000 + (second % 600) * 80 + (state >> 20) % 512);
+      if (chunk->len > (1 << 20) - 128 || i + 1 == rows)
+        {
+          g_assert_cmpuint (fwrite (chunk->str, 1, chunk->len, f), ==, chunk->len);
+          *length += chunk->len;
+          g_string_truncate (chunk, 0);
+        }
+    }
+  g_assert_cmpint (fclose (f), ==, 0);
+  return path;
+}
+
+/* What `headroom-cli export SCENARIO --chart curve --measurements FILE`
+ * does, from reading the file to the PNG's bytes. */
+static void
+export_curve (const char *name,
+              const char *path,
+              gsize       length)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrMeasurement) m = NULL;
+  g_autoptr(HrCurveChartData) curve = NULL;
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(GBytes) png = NULL;
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autofree char *scenario_path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                                     "smolvla-4090.json", NULL);
+  HrMeasureOptions options = { 0 };
+  HrExportOptions export = { HR_EXPORT_PNG, 1280, 800, 1, "curve", NULL };
+  gboolean log2_x;
+  guint upper;
+  gint64 start = g_get_monotonic_time (), read_done;
+
+  scenario = hr_scenario_load (scenario_path, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+  options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
+  m = hr_measurement_load_file (path, &options, &error);
+  g_assert_no_error (error);
+  read_done = g_get_monotonic_time ();
+
+  g_ptr_array_add (gpus, scenario->gpu);
+  hr_curve_chart_batch_range (scenario, gpus, &upper, &log2_x);
+  upper = hr_curve_chart_measurement_batch_range (m, upper);
+  curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);
+  hr_curve_chart_data_add_measurement (curve, m, scenario->micro_batch);
+  png = hr_chart_export_bytes (&export, style, hr_curve_chart_draw, curve, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (g_bytes_get_size (png), >, 1000);
+
+  printf ("export of %s, %u rows (%.0f MB), %u measured points on the curve: %.3f s "
+          "(reading %.3f s), peak RSS %.1f MiB\n", name, m->rows, length / 1e6,
+          curve->measured->len, (g_get_monotonic_time () - start) / 1e6,
+          (read_done - start) / 1e6, peak_rss_mib ());
+}
+
 int
 main (int    argc,
       char **argv)
@@ -155,5 +249,21 @@ main (int    argc,
   import ("per-GPU peaks, streamed from a file", path, NULL, log->len, FALSE);
   import ("every point and a fit, streamed from a file", path, NULL, log->len, TRUE);
   g_unlink (path);
+  g_string_free (g_steal_pointer (&log), TRUE);
+
+  {
+    gsize length;
+    g_autofree char *big = write_big (10 * N_ROWS, FALSE, &length);
+
+    export_curve ("a log over time", big, length);
+    g_unlink (big);
+  }
+  {
+    gsize length;
+    g_autofree char *big = write_big (N_ROWS, TRUE, &length);
+
+    export_curve ("a sweep", big, length);
+    g_unlink (big);
+  }
   return 0;
 }
