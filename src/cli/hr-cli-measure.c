@@ -697,11 +697,16 @@ print_snapshot_text (const HrSnapshot *snapshot)
                                          : 0);
 
       printf ("\n");
-      /* Translators: GPU number, time, trace entry, entries, then sizes. */
-      printf (_("GPU %d at its allocated peak (t = %.3f s, after entry %u of %u): %s allocated, "
-                "%s reserved, %s of it holding no tensor\n"),
-              dev->device, dev->allocated_peak_t, dev->allocated_peak_event, dev->n_events,
-              allocated, reserved, gap);
+      if (dev->reserved != NULL)
+        /* Translators: GPU number, time, trace entry, entries, then sizes. */
+        printf (_("GPU %d at its allocated peak (t = %.3f s, after entry %u of %u): %s "
+                  "allocated, %s reserved, %s of it holding no tensor\n"),
+                dev->device, dev->allocated_peak_t, dev->allocated_peak_event, dev->n_events,
+                allocated, reserved, gap);
+      else
+        /* Translators: time, point, points, then the size. */
+        printf (_("At the peak (t = %.3f s, point %u of %u): %s allocated\n"),
+                dev->allocated_peak_t, dev->allocated_peak_event, dev->n_events, allocated);
       for (guint b = 0; b < HR_SNAPSHOT_N_BUCKETS; b++)
         {
           g_autofree char *bytes = hr_cli_gib (dev->buckets[b]);

@@ -375,7 +375,7 @@ hr_measurement_fragmentation (const HrMeasurement *measurement,
       const HrSnapshotDevice *dev = hr_snapshot_get_peak_device (measurement->snapshot);
       guint batch = hr_measurement_get_micro_batch (measurement);
 
-      if (dev == NULL)
+      if (dev == NULL || dev->reserved == NULL)
         return FALSE;
       *gap_bytes = dev->reserved_peak > dev->allocated_peak
                    ? (double) (dev->reserved_peak - dev->allocated_peak) : 0;

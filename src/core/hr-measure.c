@@ -324,6 +324,11 @@ struct _HrMeasureParser {
   gboolean          is_pickle;
   GByteArray       *pickle;
 
+  /* A log: its lines are scanned for the memory lines Headroom knows; the
+   * generic CSV's refusal of its first line is kept for when none is. */
+  HrLogScan        *log;
+  GError           *log_error;
+
   GError           *error;       /* the first error; feeding stops there */
 };
 
@@ -659,6 +664,52 @@ add_point (HrMeasureParser      *self,
   g_array_append_val (series->points, *point);
 }
 
+int
+hr_measure_parser_add_series (HrMeasureParser *self,
+                              const char      *name,
+                              HrMetric         metric)
+{
+  g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
+  return self->result->series->len - 1;
+}
+
+void
+hr_measure_parser_add_point (HrMeasureParser *self,
+                             guint            series,
+                             double           t,
+                             double           bytes,
+                             guint            line)
+{
+  HrMeasurePoint point = { NAN, NAN, t, bytes, line };
+
+  g_return_if_fail (series < self->result->series->len);
+  add_point (self, series, &point);
+}
+
+void
+hr_measure_parser_note (HrMeasureParser *self,
+                        const char      *format,
+                        ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+HrMeasurement *
+hr_measure_parser_get_result (HrMeasureParser *self)
+{
+  return self->result;
+}
+
+const char *
+hr_measure_parser_get_name (HrMeasureParser *self)
+{
+  return self->shown_name;
+}
+
 /* The thinned series made whole: their kept points, and the index of the
  * peak among them (the earliest of equals, as when nothing is thinned). */
 static void
@@ -754,6 +805,8 @@ hr_measure_parser_free (HrMeasureParser *self)
   g_ptr_array_unref (self->thinners);
   if (self->pickle != NULL)
     g_byte_array_unref (self->pickle);
+  g_clear_pointer (&self->log, hr_measure_log_scan_free);
+  g_clear_error (&self->log_error);
   g_clear_error (&self->error);
   g_free (self);
 }
@@ -1561,6 +1614,76 @@ setup_tensorboard (HrMeasureParser *self)
   return TRUE;
 }
 
+/* PyTorch Lightning's DeviceStatsMonitor logs torch.cuda.memory_stats()
+ * under "DeviceStatsMonitor.HOOK/KEY" (lightning/pytorch/callbacks/
+ * device_stats_monitor.py, commit a33cf7331af3; the separator is the
+ * logger's group_separator, "/" by default), in bytes: the CUDA
+ * accelerator's get_device_stats is torch.cuda.memory_stats
+ * (accelerators/cuda.py, commit eddba2fc4151).  Before 1.7 it logged
+ * nvidia-smi's "memory.used (MB)", which is MiB. */
+static gboolean
+setup_lightning (HrMeasureParser *self)
+{
+  static const char * const hooks[] = { "on_train_batch_end", "on_train_batch_start",
+                                        "on_validation_batch_end", "on_test_batch_end", NULL };
+  static const struct {
+    const char *key;
+    HrMetric    metric;
+  } keys[] = {
+    { "allocated_bytes.all.peak", HR_METRIC_ALLOCATED },
+    { "reserved_bytes.all.peak", HR_METRIC_RESERVED },
+    { "memory.used", HR_METRIC_DEVICE_USED },
+  };
+  static const char * const steps[] = { "step", NULL };
+  int c;
+
+  self->result->format = HR_MEASURE_FORMAT_LIGHTNING;
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    for (guint h = 0; hooks[h] != NULL; h++)
+      {
+        int found = -1;
+
+        for (guint i = 0; i < self->columns->len && found < 0; i++)
+          {
+            const char *base = g_array_index (self->columns, Column, i).base;
+            const char *rest = base + strlen ("devicestatsmonitor.");
+
+            if (g_str_has_prefix (base, "devicestatsmonitor.") &&
+                g_str_has_prefix (rest, hooks[h]) &&
+                strchr ("/.-", rest[strlen (hooks[h])]) != NULL &&
+                g_str_equal (rest + strlen (hooks[h]) + 1, keys[k].key))
+              found = i;
+          }
+        if (found < 0)
+          continue;
+
+        {
+          Column *col = &g_array_index (self->columns, Column, found);
+
+          col->role = ROLE_MEMORY;
+          col->unit = keys[k].metric == HR_METRIC_DEVICE_USED ? HR_MEASURE_UNIT_MIB
+                                                              : HR_MEASURE_UNIT_BYTES;
+          col->series = add_series (self, col->name, keys[k].metric);
+        }
+        break;
+      }
+
+  if (self->result->series->len == 0)
+    return fail (self, HR_ERROR_INVALID, 0,
+                 _("DeviceStatsMonitor columns without allocated_bytes.all.peak, "
+                   "reserved_bytes.all.peak or memory.used"));
+
+  if ((c = find_column (self, steps)) >= 0)
+    {
+      g_array_index (self->columns, Column, c).role = ROLE_STEP;
+      self->time_is_step = TRUE;
+      note (self, _("t is Lightning's step; rows where the monitor logged nothing are left "
+                    "out"));
+    }
+  return TRUE;
+}
+
 static gboolean
 setup_generic (HrMeasureParser *self)
 {
@@ -1719,7 +1842,21 @@ read_header (HrMeasureParser *self,
       g_str_equal (g_array_index (self->columns, Column, 2).base, "value"))
     return setup_tensorboard (self);
 
-  return setup_generic (self);
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      if (g_str_has_prefix (g_array_index (self->columns, Column, i).base, "devicestatsmonitor."))
+        return setup_lightning (self);
+    }
+
+  if (setup_generic (self))
+    return TRUE;
+
+  /* No CSV Headroom knows: maybe a log with memory lines further on.  The
+   * refusal stands if none comes. */
+  self->log_error = g_steal_pointer (&self->error);
+  self->log = hr_measure_log_scan_new ();
+  g_ptr_array_set_size (self->result->series, 0);
+  return TRUE;
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant,
@@ -2184,8 +2321,25 @@ read_line (HrMeasureParser *self,
       return TRUE;
     }
 
+  if (self->log != NULL)
+    {
+      hr_measure_log_scan_line (self->log, self, line, self->line);
+      return TRUE;
+    }
+
   if (!self->have_header)
     {
+      /* A log whose first line is one Headroom knows, or a timestamped
+       * "[2024-05-14 10:31:02,123] [INFO] ..." line, which is no JSON. */
+      if (hr_measure_log_line_is_known (first) && self->options.batch_column == NULL &&
+          self->options.memory_column == NULL && !self->options.no_header)
+        {
+          self->log = hr_measure_log_scan_new ();
+          self->have_header = TRUE;
+          self->header_line = self->line;
+          hr_measure_log_scan_line (self->log, self, line, self->line);
+          return TRUE;
+        }
       if (*first == '{' || *first == '[')
         {
           self->is_json = TRUE;
@@ -2252,7 +2406,8 @@ hr_measure_parser_feed (HrMeasureParser  *self,
        * quote, and neither blank nor a comment is split where it lies,
        * as its newline is looked for: it is what a long log is made of.
        * Any other line takes the way below, which checks everything. */
-      if (self->pending->len == 0 && self->have_header && !self->is_json && self->started &&
+      if (self->pending->len == 0 && self->have_header && !self->is_json && self->log == NULL &&
+          self->started &&
           self->delimiter != ' ' && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r' &&
           *p != '\n' && (nl = split_fast (self, p, end)) != NULL)
         {
@@ -2308,10 +2463,36 @@ json_number (HrJsonDoc   *doc,
   JsonNode *node = json_object_get_member (object, key);
   g_autofree char *child = NULL;
 
+  /* torch.cuda.memory_stats_as_nested_dict(): "allocated_bytes.all.peak"
+   * is {"allocated_bytes": {"all": {"peak": N}}} */
+  if (node == NULL && strchr (key, '.') != NULL)
+    {
+      g_auto(GStrv) parts = g_strsplit (key, ".", 0);
+      g_autofree char *path = g_strdup (pointer);
+      JsonObject *at = object;
+
+      for (guint i = 0; parts[i] != NULL && at != NULL; i++)
+        {
+          JsonNode *next = json_object_get_member (at, parts[i]);
+          char *longer = hr_json_pointer_append (path, parts[i]);
+
+          g_free (path);
+          path = longer;
+          if (parts[i + 1] == NULL)
+            {
+              node = next;
+              child = g_steal_pointer (&path);
+            }
+          else
+            at = next != NULL && JSON_NODE_HOLDS_OBJECT (next) ? json_node_get_object (next)
+                                                               : NULL;
+        }
+    }
   if (node == NULL)
     return TRUE;
 
-  child = hr_json_pointer_append (pointer, key);
+  if (child == NULL)
+    child = hr_json_pointer_append (pointer, key);
   if (!JSON_NODE_HOLDS_VALUE (node) ||
       (json_node_get_value_type (node) != G_TYPE_INT64 &&
        json_node_get_value_type (node) != G_TYPE_DOUBLE) ||
@@ -2463,6 +2644,16 @@ read_json (HrMeasureParser  *self,
     return FALSE;
 
   root = hr_json_doc_get_root (doc);
+  {
+    gboolean recognised = FALSE;
+
+    if (!hr_measure_read_profiler_timeline (self, doc, root, &recognised, error))
+      return FALSE;
+    if (!recognised && !hr_measure_read_hf_trainer_json (self, doc, root, &recognised, error))
+      return FALSE;
+    if (recognised)
+      return TRUE;
+  }
   if (JSON_NODE_HOLDS_ARRAY (root))
     {
       JsonArray *array = json_node_get_array (root);
@@ -2534,7 +2725,21 @@ hr_measure_parser_finish (HrMeasureParser  *self,
       return result;
     }
 
-  if (self->is_json)
+  if (self->log != NULL)
+    {
+      if (!hr_measure_log_scan_finish (self->log, self))
+        {
+          if (self->log_error != NULL)
+            g_propagate_error (error, g_steal_pointer (&self->log_error));
+          else
+            g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                         _("%s: no measurements: no line of torch.cuda.memory_summary(), "
+                           "DeepSpeed's see_memory_usage() or the Trainer's memory metrics"),
+                         self->shown_name);
+          return NULL;
+        }
+    }
+  else if (self->is_json)
     {
       if (!read_json (self, error))
         return NULL;

@@ -76,6 +76,8 @@ const HrEnumName hr_snapshot_group_names[] = {
   { HR_SNAPSHOT_GROUP_COMMUNICATION, "communication" },
   { HR_SNAPSHOT_GROUP_BEFORE_RECORDING, "before-recording" },
   { HR_SNAPSHOT_GROUP_OTHER, "other" },
+  { HR_SNAPSHOT_GROUP_INPUTS, "inputs" },
+  { HR_SNAPSHOT_GROUP_TEMPORARIES, "temporaries" },
   { 0, NULL }
 };
 
@@ -98,6 +100,8 @@ hr_snapshot_group_bucket (HrSnapshotGroupId group)
     case HR_SNAPSHOT_GROUP_FORWARD:
     case HR_SNAPSHOT_GROUP_RECOMPUTED:
     case HR_SNAPSHOT_GROUP_OPTIMIZER_STEP:
+    case HR_SNAPSHOT_GROUP_INPUTS:
+    case HR_SNAPSHOT_GROUP_TEMPORARIES:
       return HR_BUCKET_ACTIVATIONS;
     case HR_SNAPSHOT_GROUP_WORKSPACES:
     case HR_SNAPSHOT_GROUP_COMMUNICATION:
@@ -120,7 +124,7 @@ hr_snapshot_group_label (HrSnapshotGroupId group)
     case HR_SNAPSHOT_GROUP_LOADED_WEIGHTS:
       return _("loaded weights (state dicts, safetensors, from_pretrained)");
     case HR_SNAPSHOT_GROUP_PARAMETER_GRADIENTS:
-      return _("parameter gradients (AccumulateGrad)");
+      return _("parameter gradients");
     case HR_SNAPSHOT_GROUP_BACKWARD:
       return _("backward pass");
     case HR_SNAPSHOT_GROUP_BACKWARD_THREAD:
@@ -143,6 +147,10 @@ hr_snapshot_group_label (HrSnapshotGroupId group)
       return _("communication buffers (NCCL)");
     case HR_SNAPSHOT_GROUP_BEFORE_RECORDING:
       return _("allocated before recording began (no frames)");
+    case HR_SNAPSHOT_GROUP_INPUTS:
+      return _("inputs");
+    case HR_SNAPSHOT_GROUP_TEMPORARIES:
+      return _("temporaries");
     case HR_SNAPSHOT_GROUP_OTHER:
     case HR_SNAPSHOT_N_GROUPS:
     default:
@@ -188,6 +196,31 @@ device_free (gpointer data)
   g_ptr_array_unref (device->sites);
   g_array_unref (device->ooms);
   g_free (device);
+}
+
+HrSnapshot *
+hr_snapshot_new (void)
+{
+  HrSnapshot *snapshot = g_new0 (HrSnapshot, 1);
+
+  snapshot->devices = g_ptr_array_new_with_free_func (device_free);
+  snapshot->setting_keys = g_ptr_array_new_with_free_func (g_free);
+  snapshot->setting_values = g_ptr_array_new_with_free_func (g_free);
+  snapshot->max_sites = MAX_SITES;
+  return snapshot;
+}
+
+HrSnapshotDevice *
+hr_snapshot_add_device (HrSnapshot *snapshot,
+                        int         device)
+{
+  HrSnapshotDevice *dev = g_new0 (HrSnapshotDevice, 1);
+
+  dev->device = device;
+  dev->sites = g_ptr_array_new_with_free_func (site_free);
+  dev->ooms = g_array_new (FALSE, FALSE, sizeof (HrSnapshotOom));
+  g_ptr_array_add (snapshot->devices, dev);
+  return dev;
 }
 
 void
@@ -1646,7 +1679,7 @@ static gboolean
 read_device (Reader      *r,
              DeviceInput *in)
 {
-  HrSnapshotDevice *dev = g_new0 (HrSnapshotDevice, 1);
+  HrSnapshotDevice *dev = hr_snapshot_add_device (r->snapshot, in->device);
   /* Names in --json never change with the language. */
   g_autofree char *allocated_name = g_strdup_printf ("GPU %d allocated", in->device);
   g_autofree char *reserved_name = g_strdup_printf ("GPU %d reserved", in->device);
@@ -1661,14 +1694,10 @@ read_device (Reader      *r,
   guint64 reserved_now;
   guint oom_index = 0;
 
-  dev->device = in->device;
   dev->n_events = in->events->len;
-  dev->sites = g_ptr_array_new_with_free_func (site_free);
-  dev->ooms = g_array_new (FALSE, FALSE, sizeof (HrSnapshotOom));
   dev->n_segments = in->n_segments;
   dev->inactive_end = in->inactive_end;
   dev->block_rounding = in->block_rounding;
-  g_ptr_array_add (r->snapshot->devices, dev);
 
   dev->allocated = hr_measure_series_new (allocated_name, HR_METRIC_ALLOCATED);
   dev->reserved = hr_measure_series_new (reserved_name, HR_METRIC_RESERVED);
@@ -1905,12 +1934,8 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
     }
 
   measurement->format = HR_MEASURE_FORMAT_TORCH_SNAPSHOT;
-  r.snapshot = g_new0 (HrSnapshot, 1);
-  r.snapshot->devices = g_ptr_array_new_with_free_func (device_free);
-  r.snapshot->setting_keys = g_ptr_array_new_with_free_func (g_free);
-  r.snapshot->setting_values = g_ptr_array_new_with_free_func (g_free);
+  r.snapshot = hr_snapshot_new ();
   r.snapshot->protocol = hr_pickle_get_protocol (pickle);
-  r.snapshot->max_sites = MAX_SITES;
   measurement->snapshot = r.snapshot;
 
   if (!read_segments (&r, segments, n_segments, inputs))

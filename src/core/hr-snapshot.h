@@ -39,6 +39,9 @@ typedef enum {
   HR_SNAPSHOT_GROUP_COMMUNICATION,      /* NCCL and torch.distributed buffers */
   HR_SNAPSHOT_GROUP_BEFORE_RECORDING,   /* live at the start, no frames */
   HR_SNAPSHOT_GROUP_OTHER,              /* frames no rule knows */
+  /* torch.profiler's memory timeline names these two categories too */
+  HR_SNAPSHOT_GROUP_INPUTS,             /* the batch fed to the model */
+  HR_SNAPSHOT_GROUP_TEMPORARIES,        /* freed within the operator */
   HR_SNAPSHOT_N_GROUPS
 } HrSnapshotGroupId;
 
@@ -107,7 +110,9 @@ typedef struct {
 } HrSnapshotDevice;
 
 typedef struct _HrSnapshot {
-  GPtrArray *devices;                 /* HrSnapshotDevice, by device number */
+  /* HrSnapshotDevice, by device number.  A torch.profiler memory timeline
+   * has one device and no reserved timeline (its `reserved` is NULL). */
+  GPtrArray *devices;
   /* allocator_settings, as text ("expandable_segments": "True"...) */
   GPtrArray *setting_keys;
   GPtrArray *setting_values;
