@@ -115,10 +115,31 @@ hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
   return data;
 }
 
+HrBucketBar *
+hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
+                                   const char             *label,
+                                   const HrSnapshotDevice *device)
+{
+  HrBucketBar *bar;
+  HrSnapshotBar measured;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (device != NULL, NULL);
+
+  hr_snapshot_device_bar (device, &measured);
+  bar = hr_bucket_chart_data_add_bar (data, label);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    bar->bytes[b] = measured.bytes[b];
+  bar->unattributed = measured.bytes[HR_SNAPSHOT_UNATTRIBUTED];
+  bar->measured = TRUE;
+  bar->need = measured.total;
+  return bar;
+}
+
 double
 hr_bucket_bar_total (const HrBucketBar *bar)
 {
-  double total = 0;
+  double total = bar->unattributed;
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     total += bar->bytes[i];
@@ -132,6 +153,7 @@ bar_layout_clear (gpointer data)
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     hr_chart_label_clear (&bar->segment_labels[i]);
+  hr_chart_label_clear (&bar->unattributed_label);
   hr_chart_label_clear (&bar->capacity_label);
   hr_chart_label_clear (&bar->name);
   hr_chart_label_clear (&bar->total);
@@ -397,7 +419,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       /* the bar and its labels, as one group, centred in the slot */
       double bar_x = slot_x + (slot - bar_w - label_column) / 2;
       double y = hr_bucket_chart_y_position (layout, 0);
-      HrChartLabel *beside[HR_N_BUCKETS];
+      HrChartLabel *beside[HR_N_BUCKETS + 1];
       guint n_beside = 0;
 
       bl.bar = (HrRect) { bar_x, hr_bucket_chart_y_position (layout, total), bar_w,
@@ -450,12 +472,40 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
             }
         }
 
+      /* a measured bar's unattributed memory, on top */
+      if (bar->unattributed > 0)
+        {
+          double h = bar->unattributed / layout->y_max * layout->plot.height;
+          g_autofree char *size = hr_chart_format_bytes (bar->unattributed);
+
+          y -= h;
+          bl.unattributed = (HrRect) { bar_x, y, bar_w, h };
+          if (label_column > 0)
+            {
+              double share = total > 0 ? 100.0 * bar->unattributed / total : 0;
+              g_autofree char *percent = share < 1 ? g_strdup ("<1%")
+                                                   : g_strdup_printf ("%.0f%%", share);
+              /* Translators: memory of a measured bar no rule put in a bucket */
+              g_autofree char *text = g_strdup_printf (_("unattributed  %s · %s"), size, percent);
+
+              bl.unattributed_label = hr_chart_label_new (context, style,
+                                                          hr_chart_text_ellipsize (
+                                                            context, style, HR_CHART_FONT_SMALL,
+                                                            text, "", label_column - LABEL_GAP - 4),
+                                                          HR_CHART_FONT_SMALL,
+                                                          HR_TEXT_MUTED, HR_ALIGN_START, 0,
+                                                          bar_x + bar_w + LABEL_GAP, 0);
+              bl.unattributed_label.box.y = y + h / 2 - bl.unattributed_label.box.height / 2;
+              beside[n_beside++] = &bl.unattributed_label;
+            }
+        }
+
       /* Segment labels go top to bottom in the same order as the stack,
        * nudged apart where small segments crowd them, each tied to its
        * segment by a leader line. */
       if (n_beside > 0)
         {
-          HrChartLabel *ordered[HR_N_BUCKETS];
+          HrChartLabel *ordered[HR_N_BUCKETS + 1];
 
           for (guint k = 0; k < n_beside; k++)
             ordered[k] = beside[n_beside - 1 - k];
@@ -471,6 +521,15 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
               bl.leader_to[b] = (HrPoint) {
                 bar_x + bar_w + LABEL_GAP - 3,
                 bl.segment_labels[b].box.y + bl.segment_labels[b].box.height / 2,
+              };
+            }
+          if (bl.unattributed_label.text != NULL)
+            {
+              bl.unattributed_leader[0] = (HrPoint) {
+                bar_x + bar_w + 1, bl.unattributed.y + bl.unattributed.height / 2 };
+              bl.unattributed_leader[1] = (HrPoint) {
+                bar_x + bar_w + LABEL_GAP - 3,
+                bl.unattributed_label.box.y + bl.unattributed_label.box.height / 2,
               };
             }
         }
@@ -731,6 +790,8 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           for (guint above = b + 1; above < HR_N_BUCKETS; above++)
             if (bl->segments[above].height > 0)
               topmost = FALSE;
+          if (bl->unattributed.height > 0)
+            topmost = FALSE;
 
           if (topmost)
             rounded_top_rect (cr, &seg, style->corner_radius);
@@ -758,6 +819,31 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
               if (!bl->label_inside[b])
                 hr_chart_draw_label_halo (cr, style, &bl->segment_labels[b]);
               hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
+            }
+        }
+
+      /* a measured bar's unattributed memory: hatched in the muted colour,
+       * which no bucket uses, and named beside the bar */
+      if (bl->unattributed.height > 0)
+        {
+          HrRect seg = bl->unattributed;
+
+          rounded_top_rect (cr, &seg, style->corner_radius);
+          hr_chart_fill_pattern (cr, style, &style->muted, HR_PATTERN_BACK_DIAGONAL);
+          cairo_set_line_width (cr, 1.0);
+          hr_chart_set_color (cr, &style->background);
+          cairo_move_to (cr, seg.x, seg.y + seg.height);
+          cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
+          cairo_stroke (cr);
+          if (bl->unattributed_label.text != NULL)
+            {
+              cairo_set_line_width (cr, style->thin_line_width);
+              hr_chart_set_color (cr, &style->muted);
+              cairo_move_to (cr, bl->unattributed_leader[0].x, bl->unattributed_leader[0].y);
+              cairo_line_to (cr, bl->unattributed_leader[1].x, bl->unattributed_leader[1].y);
+              cairo_stroke (cr);
+              hr_chart_draw_label_halo (cr, style, &bl->unattributed_label);
+              hr_chart_draw_label (cr, style, &bl->unattributed_label, NULL);
             }
         }
 
@@ -851,6 +937,8 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         g_string_append_printf (str, "%s%s %.1f", b > 0 ? ", " : "",
                                 hr_enum_to_nick (hr_bucket_names, b), bar->bytes[b] / gib);
+      if (bar->unattributed > 0)
+        g_string_append_printf (str, ", %s %.1f", _("unattributed"), bar->unattributed / gib);
       g_string_append (str, " GiB.");
     }
 

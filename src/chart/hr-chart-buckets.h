@@ -11,6 +11,7 @@
 #include "hr-chart-curve.h"
 #include "hr-chart-style.h"
 #include "hr-chart-types.h"
+#include "hr-snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -28,6 +29,11 @@ typedef struct {
    * preallocation, where it is the model's use of XLA's pool. */
   double   need;
   gboolean fits;
+  /* A measured bar (hr_bucket_chart_data_add_snapshot): memory no rule
+   * attributed to a bucket is drawn on top, hatched, and counts in the
+   * total. */
+  gboolean measured;
+  double   unattributed;
 } HrBucketBar;
 
 typedef struct {
@@ -44,6 +50,13 @@ HrBucketBar       *hr_bucket_chart_data_add_bar (HrBucketChartData *data,
 HrBucketBar       *hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
                                                       const char        *label,
                                                       const HrEstimate  *estimate);
+/* A bar of what a memory snapshot (or a profiler timeline) held at
+ * @device's allocated peak (hr_snapshot_device_bar): its buckets, the
+ * allocator's unused reserve in the overhead, what no rule attributed on
+ * top; the window puts it beside the estimate's bar. */
+HrBucketBar       *hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
+                                                      const char             *label,
+                                                      const HrSnapshotDevice *device);
 /* One bar for @scenario, titled with its name and model. */
 HrBucketChartData *hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario);
 
@@ -66,6 +79,10 @@ typedef struct {
   HrChartLabel  total;                      /* above the bar */
   HrChartLabel  verdict;                    /* fits / does not fit, by how much */
   gboolean      fits;
+  /* a measured bar's unattributed memory, on top of the stack */
+  HrRect        unattributed;
+  HrChartLabel  unattributed_label;
+  HrPoint       unattributed_leader[2];
 } HrBucketBarLayout;
 
 typedef struct {
