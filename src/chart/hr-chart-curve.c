@@ -13,6 +13,7 @@
 
 #include "hr-chart-curve.h"
 #include "hr-fit.h"
+#include "hr-snapshot.h"
 #include "hr-chart-text.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -151,6 +152,10 @@ hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
 
   g_return_if_fail (data != NULL);
   g_return_if_fail (measurement != NULL);
+
+  /* A run that says its micro-batch (the probe's snapshots) goes there. */
+  if (hr_measurement_get_micro_batch (measurement) > 0)
+    at_batch = hr_measurement_get_micro_batch (measurement);
 
   for (guint i = 0; i < measurement->series->len; i++)
     {

@@ -75,8 +75,9 @@ void              hr_curve_chart_data_set_measurements (HrCurveChartData   *data
                                                         guint               n_points,
                                                         const char         *label);
 /* Adds a measurement's points (a sweep's points, or a log's peak placed
- * at @at_batch) to the overlay, after any added before, and its fitted
- * line when it is a sweep. */
+ * at @at_batch, or at the micro-batch the measurement says it ran, as a
+ * probe's snapshot does) to the overlay, after any added before, and its
+ * fitted line when it is a sweep. */
 void              hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
                                                        const HrMeasurement *measurement,
                                                        guint                at_batch);
