@@ -295,6 +295,7 @@ struct _HrMeasureParser {
   GArray           *fields;      /* Field, reused for every line */
   guint             field_room;  /* what split_fast may fill of it */
   GArray           *read_columns;  /* guint: the columns with a role */
+  guint8           *wanted;        /* per column: whether it has a role */
   guint             n_coordinates; /* of them, those before the memory columns */
 
   HrMeasurement    *result;
@@ -307,9 +308,13 @@ struct _HrMeasureParser {
     int             index;
   }                 gpu_cache[8];
   guint             n_gpu_cache;
-  /* The last date a timestamp named, and its day number. */
+  /* The last date a timestamp named, and its day number; the last
+   * "YYYY/MM/DD HH:MM:" and its seconds. */
   guint             cached_date[3];
   gint64            cached_days;
+  char              cached_minute[17];
+  double            cached_minute_seconds;
+  gboolean          cached_minute_ok;
   gboolean          time_is_step;
   gboolean          time_is_timestamp;
   gboolean          has_t0;
@@ -800,6 +805,7 @@ hr_measure_parser_free (HrMeasureParser *self)
   g_array_unref (self->columns);
   g_array_unref (self->fields);
   g_clear_pointer (&self->read_columns, g_array_unref);
+  g_free (self->wanted);
   g_clear_pointer (&self->result, hr_measurement_free);
   g_hash_table_unref (self->gpu_series);
   g_ptr_array_unref (self->thinners);
@@ -879,6 +885,35 @@ is_blank (const char *s,
   return TRUE;
 }
 
+/* The columns a row is read from, once the header has said their roles:
+ * the coordinates first, then the memory values; and which they are. */
+static void
+prepare_columns (HrMeasureParser *self)
+{
+  guint n_columns = self->columns->len;
+
+  if (self->read_columns != NULL)
+    return;
+
+  self->read_columns = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->wanted = g_new0 (guint8, n_columns + 1);
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n_columns; i++)
+      {
+        Role role = g_array_index (self->columns, Column, i).role;
+
+        if (role != ROLE_NONE && (role == ROLE_MEMORY) == (pass == 1))
+          g_array_append_val (self->read_columns, i);
+        self->wanted[i] = role != ROLE_NONE;
+      }
+  self->n_coordinates = 0;
+  while (self->n_coordinates < self->read_columns->len &&
+         g_array_index (self->columns, Column,
+                        g_array_index (self->read_columns, guint,
+                                       self->n_coordinates)).role != ROLE_MEMORY)
+    self->n_coordinates++;
+}
+
 /* Which of 16 bytes are the delimiter, a newline, or something the fast
  * way does not take (a NUL, a quote, a byte above 0x7F), as bit masks. */
 static inline void
@@ -940,8 +975,13 @@ split_fast (HrMeasureParser *self,
 {
   const char *line = p, *start = p;
   char delimiter = self->delimiter;
+  guint n_columns = self->columns->len;
+  const guint8 *wanted;
   Field *fields;
   guint n = 0;
+
+  prepare_columns (self);
+  wanted = self->wanted;
 
   /* The array's room is kept: its length is set, not its size changed
    * (the array has no clear function, and holds plain structs). */
@@ -984,13 +1024,10 @@ split_fast (HrMeasureParser *self,
         {
           const char *at = block + __builtin_ctz (d);
 
-          if (n == self->field_room)
-            {
-              self->field_room = 2 * n + 8;
-              g_array_set_size (self->fields, self->field_room);
-              fields = (Field *) (void *) self->fields->data;
-            }
-          emit_field (&fields[n++], delimiter, line, start, at);
+          /* only the fields a row is read from; the others are counted */
+          if (n < n_columns && wanted[n])
+            emit_field (&fields[n], delimiter, line, start, at);
+          n++;
           start = at + 1;
         }
 
@@ -1006,13 +1043,13 @@ split_fast (HrMeasureParser *self,
           /* "a,\r": the carriage return ends the line, not a field. */
           if (stop < start)
             stop = start;
-          if (n == self->field_room)
-            {
-              self->field_room = 2 * n + 8;
-              g_array_set_size (self->fields, self->field_room);
-              fields = (Field *) (void *) self->fields->data;
-            }
-          emit_field (&fields[n++], delimiter, line, start, stop);
+          if (n < n_columns && wanted[n])
+            emit_field (&fields[n], delimiter, line, start, stop);
+          n++;
+          /* Another count of fields is read_row's to word (and a trailing
+           * delimiter its to allow): the general way does it. */
+          if (n != n_columns)
+            return NULL;
           self->fields->len = n;
           return nl;
         }
@@ -1173,12 +1210,53 @@ is_missing (const char *s,
 /* A number as files write it, never in the locale's format: "1234.5",
  * "1,5" when decimal commas are on, "1e9", and an optional unit after it
  * ("81920 MiB"). */
-static gboolean
+G_GNUC_NO_INLINE static gboolean
+parse_number_general (HrMeasureParser *self,
+                      const Field     *field,
+                      const char      *column_name,
+                      double          *value,
+                      HrMeasureUnit   *unit);
+
+/* The commonest value inline: a whole number, bare or in MiB (nvidia-smi's
+ * "20480 MiB"); anything else, parse_number_general. */
+static inline gboolean
 parse_number (HrMeasureParser *self,
               const Field     *field,
               const char      *column_name,
               double          *value,
               HrMeasureUnit   *unit)
+{
+  const char *c = field->text, *e = field->text + field->length;
+  guint64 whole = 0;
+  guint digits = 0;
+
+  while (c < e && digits < 15 && (guint) ((guchar) *c - '0') < 10)
+    {
+      whole = whole * 10 + (guint64) (*c - '0');
+      c++;
+      digits++;
+    }
+  if (digits > 0 && c == e)
+    {
+      *value = (double) whole;
+      *unit = HR_MEASURE_UNIT_NONE;
+      return TRUE;
+    }
+  if (digits > 0 && e - c == 4 && c[0] == ' ' && c[1] == 'M' && c[2] == 'i' && c[3] == 'B')
+    {
+      *value = (double) whole;
+      *unit = HR_MEASURE_UNIT_MIB;
+      return TRUE;
+    }
+  return parse_number_general (self, field, column_name, value, unit);
+}
+
+static gboolean
+parse_number_general (HrMeasureParser *self,
+                      const Field     *field,
+                      const char      *column_name,
+                      double          *value,
+                      HrMeasureUnit   *unit)
 {
   char buffer[128];
   char *end;
@@ -1892,7 +1970,7 @@ two_digits (const char *p,
  * for anything else, which parse_timestamp reads the general way.  The
  * seconds come out as that way computes them: (SS·10^k + fraction) / 10^k
  * is the double nearest SS.fraction, as g_ascii_strtod gives it. */
-static gboolean
+static inline gboolean
 parse_timestamp_fast (HrMeasureParser *self,
                       const Field     *f,
                       double          *seconds)
@@ -1901,6 +1979,30 @@ parse_timestamp_fast (HrMeasureParser *self,
   guint y, y2, mo, d, h, mi, sec;
   guint64 fraction = 0, scale = 1;
   double s;
+
+  /* A log's rows share their minute: the date, hours and minutes, and
+   * their sum in seconds, are kept from the row before. */
+  if (f->length >= 19 && f->length <= 29 && self->cached_minute_ok &&
+      memcmp (p, self->cached_minute, 17) == 0 && two_digits (p + 17, &sec) && sec <= 60)
+    {
+      if (f->length > 19)
+        {
+          if (p[19] != '.' || f->length == 20)
+            return FALSE;
+          for (guint i = 20; i < f->length; i++)
+            {
+              guint digit = (guchar) p[i] - '0';
+
+              if (digit >= 10)
+                return FALSE;
+              fraction = fraction * 10 + digit;
+              scale *= 10;
+            }
+        }
+      s = (double) (sec * scale + fraction) / (double) scale;
+      *seconds = self->cached_minute_seconds + s;
+      return TRUE;
+    }
 
   if (f->length < 19 || f->length > 29 ||
       !two_digits (p, &y) || !two_digits (p + 2, &y2) ||
@@ -1937,7 +2039,11 @@ parse_timestamp_fast (HrMeasureParser *self,
     }
 
   s = (double) (sec * scale + fraction) / (double) scale;
-  *seconds = (double) self->cached_days * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+  /* the same sum, in the same order, as parse_timestamp makes */
+  self->cached_minute_seconds = (double) self->cached_days * 86400.0 + h * 3600.0 + mi * 60.0;
+  memcpy (self->cached_minute, p, 17);
+  self->cached_minute_ok = TRUE;
+  *seconds = self->cached_minute_seconds + s;
   return TRUE;
 }
 
@@ -2082,26 +2188,7 @@ read_row (HrMeasureParser *self,
                    "every n-th row, or split the file)"),
                  self->max_rows);
 
-  /* The columns a row is read from, once the header has said their roles:
-   * the coordinates first, then the memory values. */
-  if (self->read_columns == NULL)
-    {
-      self->read_columns = g_array_new (FALSE, FALSE, sizeof (guint));
-      for (guint pass = 0; pass < 2; pass++)
-        for (guint i = 0; i < n_columns; i++)
-          {
-            Role role = g_array_index (self->columns, Column, i).role;
-
-            if (role != ROLE_NONE && (role == ROLE_MEMORY) == (pass == 1))
-              g_array_append_val (self->read_columns, i);
-          }
-      self->n_coordinates = 0;
-      while (self->n_coordinates < self->read_columns->len &&
-             g_array_index (self->columns, Column,
-                            g_array_index (self->read_columns, guint,
-                                           self->n_coordinates)).role != ROLE_MEMORY)
-        self->n_coordinates++;
-    }
+  prepare_columns (self);
 
   /* First the row's coordinates, then its values. */
   for (guint k = 0; k < self->n_coordinates; k++)

@@ -25,6 +25,7 @@
 #include <glib/gstdio.h>
 #include <stdio.h>
 #include <sys/resource.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "hr-chart.h"
@@ -59,6 +60,16 @@ generate_log (void)
   return log;
 }
 
+/* This process's CPU time: what to compare on a machine others share. */
+static double
+cpu_seconds (void)
+{
+  struct timespec ts;
+
+  clock_gettime (CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
 static double
 peak_rss_mib (void)
 {
@@ -84,7 +95,8 @@ import (const char *name,
   HrMeasureOptions options = { 0 };
   HrMeasureSeries *gpu0;
   gint64 start = g_get_monotonic_time ();
-  double seconds;
+  double cpu_start = cpu_seconds ();
+  double seconds, cpu;
 
   options.max_time_points = points ? 0 : HR_MEASURE_SUMMARY_POINTS;
   if (path != NULL)
@@ -113,12 +125,13 @@ import (const char *name,
     }
 
   seconds = (g_get_monotonic_time () - start) / 1e6;
+  cpu = cpu_seconds () - cpu_start;
   printf ("%s: %u rows, %u GPUs, peak of GPU 0 %.0f MiB at t = %.3f s", name, m->rows,
           m->series->len, gpu0->peak / 1048576.0,
           g_array_index (gpu0->points, HrMeasurePoint, gpu0->peak_index).t);
   if (fit != NULL)
     printf (", slope %.3g B/s", fit->per_sample);
-  printf (": %.3f s, %.1f MB/s\n", seconds, length / seconds / 1e6);
+  printf (": %.3f s (%.3f s CPU), %.0f MB/s\n", seconds, cpu, length / seconds / 1e6);
   return seconds;
 }
 
