@@ -631,7 +631,8 @@ frame_group (Classifier          *c,
   if (HAS (f, F_CHECKPOINT))
     return HR_SNAPSHOT_GROUP_RECOMPUTED;
 
-  if (hr_pickle_is_string (name, "forward") || (HAS (f, F_MODULE) && is_one_of (name, module_call)) ||
+  if (hr_pickle_is_string (name, "forward") ||
+      (HAS (f, F_MODULE) && is_one_of (name, module_call)) ||
       HAS (f, F_FUNCTIONAL))
     return HR_SNAPSHOT_GROUP_FORWARD;
 

@@ -154,7 +154,8 @@ write_big (guint    rows,
   f = fdopen (fd, "w");
   g_assert_nonnull (f);
   *length = 0;
-  g_string_append (chunk, sweep ? "micro_batch,peak_gib\n" : "timestamp, index, memory.used [MiB]\n");
+  g_string_append (chunk, sweep ? "micro_batch,peak_gib\n"
+                                : "timestamp, index, memory.used [MiB]\n");
   for (guint i = 0; i < rows; i++)
     {
       guint second = i / N_GPUS;

@@ -38,7 +38,8 @@ d = json.loads(p.stdout)
 dev = d["snapshot"]["devices"][0]
 check(d["format"] == "torch-memory-snapshot" and d["headroom_measurement"] == 1,
       "the snapshot's format")
-check(dev["allocated_peak"] == want["allocated_peak"] and dev["reserved_peak"] == want["reserved_peak"],
+check(dev["allocated_peak"] == want["allocated_peak"] and
+      dev["reserved_peak"] == want["reserved_peak"],
       "exact allocated and reserved peaks")
 check(abs(dev["allocated_peak_t"] - want["allocated_peak_t"]) < 1e-9, "when the peak happened")
 check(dev["buckets"] == want["buckets"] and sum(dev["buckets"].values()) == dev["allocated_peak"],
@@ -47,7 +48,7 @@ check(dev["fragmentation"] == dev["reserved_at_allocated_peak"] - dev["allocated
       "fragmentation is the reserve holding no tensor at the peak")
 check(dev["sites"][0]["bytes"] == want["top_site"]["bytes"] and
       dev["sites"][0]["filename"] == want["top_site"]["filename"], "the top allocation site")
-check(all(dev["sites"][i]["bytes"] >= dev["sites"][i + 1]["bytes"] for i in range(len(dev["sites"]) - 1)),
+check(all(a["bytes"] >= b["bytes"] for a, b in zip(dev["sites"], dev["sites"][1:])),
       "sites come most bytes first")
 allocated = next(s for s in d["series"] if s["metric"] == "allocated")
 check(allocated["peak"] == want["allocated_peak"] and
@@ -94,7 +95,8 @@ with tempfile.TemporaryDirectory() as tmp:
     for s, e in zip(summary["series"], every["series"]):
         check(s["n_points"] == 3000 and s["thinned"] and len(s["points"]) <= 1000,
               f"{s['name']}: thinned to at most 1000 points by default")
-        check(len(e["points"]) == 3000 and not e["thinned"], f"{e['name']}: every point with --points")
+        check(len(e["points"]) == 3000 and not e["thinned"],
+              f"{e['name']}: every point with --points")
         check(s["peak"] == e["peak"] == max(q["bytes"] for q in e["points"]) ==
               max(q["bytes"] for q in s["points"]) and s["peak_t"] == e["peak_t"],
               f"{s['name']}: the same exact peak, at the same time")

@@ -53,7 +53,8 @@ with tempfile.TemporaryDirectory() as tmp:
             continue
         d = json.loads(p.stdout)
         check(d["format"] == "headroom-probe", f"{name}: read as a probe file")
-        check(d["config"].get("framework") == framework and d["config"].get("model") == "test-model",
+        check(d["config"].get("framework") == framework and
+              d["config"].get("model") == "test-model",
               f"{name}: the configuration comes through")
         check(d["fit"]["floor"] == 500000000 and d["fit"]["per_sample"] == 500000000,
               f"{name}: fit of the rows")

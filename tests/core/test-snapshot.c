@@ -92,7 +92,8 @@ test_pickle_refuses_code (void)
     CASE ("\x80\x04" "\x93", "byte 2: opcode STACK_GLOBAL (0x93)"),
     CASE ("\x80\x02" "NN" "R", "byte 4: opcode REDUCE (0x52) would call"),
     CASE ("\x80\x02" "}}" "b", "byte 4: opcode BUILD (0x62)"),
-    CASE ("\x80\x02" "(" "iposix\nsystem\n", "byte 3: opcode INST (0x69) would import posix.system"),
+    CASE ("\x80\x02" "(" "iposix\nsystem\n",
+          "byte 3: opcode INST (0x69) would import posix.system"),
     CASE ("\x80\x02" "(N" "o", "byte 4: opcode OBJ (0x6F)"),
     CASE ("\x80\x02" "N)" "\x81", "byte 4: opcode NEWOBJ (0x81)"),
     CASE ("\x80\x04" "N)}" "\x92", "byte 5: opcode NEWOBJ_EX (0x92)"),
@@ -784,7 +785,8 @@ test_snapshot_refused (void)
     gsize       length;
     const char *want;
   } cases[] = {
-    CASE ("\x80\x02K\x01.", "x.pickle: a pickled value of type int; a PyTorch memory snapshot is a dict"),
+    CASE ("\x80\x02K\x01.",
+          "x.pickle: a pickled value of type int; a PyTorch memory snapshot is a dict"),
     CASE ("\x80\x02}.", "x.pickle: a pickled dict without \"segments\" or \"device_traces\""),
     CASE ("\x80\x02}(X\x08\x00\x00\x00" "segments]X\x0d\x00\x00\x00" "device_traces]u.",
           "x.pickle: no measurements: the snapshot holds no segments and no trace"),

@@ -517,8 +517,9 @@ def bad(outdir):
         "reduce.pickle": b"\x80\x02cposix\nsystem\nq\x00X\x1c\x00\x00\x00"
                          b"touch headroom-pickle-ran-me\x85R.",
         # STACK_GLOBAL, protocol 4's way to name builtins.eval
-        "stack-global.pickle": framed(op_str("builtins") + b"\x94" + op_str("eval") + b"\x94\x93\x94"
-                                      + op_str("1+1") + b"\x94\x85\x94R\x94."),
+        "stack-global.pickle": framed(op_str("builtins") + b"\x94" + op_str("eval")
+                                      + b"\x94\x93\x94" + op_str("1+1")
+                                      + b"\x94\x85\x94R\x94."),
         # REDUCE on plain values: refused before anything is looked at
         "reduce-only.pickle": b"\x80\x04" + op_str("segments") + b")R.",
         "build.pickle": b"\x80\x02}q\x00}q\x01b.",
