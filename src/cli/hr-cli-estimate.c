@@ -116,6 +116,30 @@ estimate_to_json (const HrScenario *s,
   json_builder_add_int_value (b, est->device_used);
   json_builder_end_object (b);
 
+  /* The range of each view of the peak, beside the contract's keys
+   * (per_gpu.low/high are device_used's). */
+  json_builder_set_member_name (b, "ranges");
+  json_builder_begin_object (b);
+  {
+    const struct { const char *name; guint64 low, high; } ranges[] = {
+      { "allocated", est->allocated_low, est->allocated_high },
+      { "reserved", est->reserved_low, est->reserved_high },
+      { "device_used", est->low, est->high },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
+      {
+        json_builder_set_member_name (b, ranges[i].name);
+        json_builder_begin_object (b);
+        json_builder_set_member_name (b, "low");
+        json_builder_add_int_value (b, ranges[i].low);
+        json_builder_set_member_name (b, "high");
+        json_builder_add_int_value (b, ranges[i].high);
+        json_builder_end_object (b);
+      }
+  }
+  json_builder_end_object (b);
+
   /* Each bucket's own range, beside the contract's keys. */
   json_builder_set_member_name (b, "bucket_ranges");
   json_builder_begin_object (b);
@@ -146,6 +170,8 @@ estimate_to_json (const HrScenario *s,
       json_builder_add_string_value (b, item->label);
       json_builder_set_member_name (b, "bytes");
       json_builder_add_int_value (b, (gint64) item->bytes);
+      json_builder_set_member_name (b, "basis");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_basis_names, item->basis));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -191,6 +217,8 @@ estimate_to_json (const HrScenario *s,
       json_builder_add_int_value (b, (gint64) (item->high + 0.5));
       json_builder_set_member_name (b, "metric");
       json_builder_add_string_value (b, hr_enum_to_nick (hr_metric_names, item->metric));
+      json_builder_set_member_name (b, "basis");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_basis_names, item->basis));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -277,8 +305,10 @@ print_estimate (const HrScenario *s,
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
       g_autofree char *v = hr_cli_gib (item->bytes);
 
-      printf ("  %-12s %10s  %s\n", hr_enum_to_nick (hr_bucket_names, item->bucket), v,
-              item->label);
+      /* Translators: the basis of a figure, "derived", "calibrated" or
+       * "assumed", in brackets before its label */
+      printf ("  %-12s %10s  [%s] %s\n", hr_enum_to_nick (hr_bucket_names, item->bucket), v,
+              hr_basis_get_label (item->basis), item->label);
     }
 
   printf ("\n%s\n", _("Notes:"));

@@ -50,6 +50,13 @@ static const HrEnumName act_dtype_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_attention_variant_names[] = {
+  { HR_ATTENTION_VARIANT_STANDARD, "standard" },
+  { HR_ATTENTION_VARIANT_T5, "t5" },
+  { HR_ATTENTION_VARIANT_DEBERTA, "deberta" },
+  { 0, NULL },
+};
+
 static const HrEnumName norm_names[] = {
   { TRUE, "rmsnorm" },
   { FALSE, "layernorm" },
@@ -63,7 +70,7 @@ static const char * const families[] = {
 #define SHAPE_KEYS \
   "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", \
   "vocab", "glu", "norm", "dropout", "tied_embeddings", "max_seq_len", "tokens", \
-  "patch", "images", "token_merge", "activation"
+  "patch", "images", "token_merge", "activation", "attention_variant"
 
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
@@ -419,6 +426,13 @@ read_shape (HrReader    *reader,
 
   if (!hr_reader_enum (reader, "norm", norm_names, &norm))
     return FALSE;
+  {
+    int variant = HR_ATTENTION_VARIANT_STANDARD;
+
+    if (!hr_reader_enum (reader, "attention_variant", hr_attention_variant_names, &variant))
+      return FALSE;
+    c->attention_variant = variant;
+  }
   /* Gated-MLP families (LLaMA, Mistral, Qwen, Gemma) use RMSNorm; GPT-2,
    * BERT, NeoX, Falcon and ViTs use LayerNorm. */
   c->rmsnorm = norm >= 0 ? norm : c->glu;

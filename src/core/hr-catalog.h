@@ -32,6 +32,16 @@ typedef enum {
   HR_TOKENS_PATCHES,   /* image patches, from the scenario's image_size */
 } HrTokenSource;
 
+/* How a transformer's attention scores are formed, where that changes what
+ * eager attention keeps. */
+typedef enum {
+  HR_ATTENTION_VARIANT_STANDARD,
+  HR_ATTENTION_VARIANT_T5,        /* relative position bias, shared by every layer */
+  HR_ATTENTION_VARIANT_DEBERTA,   /* disentangled content/position attention */
+} HrAttentionVariant;
+
+extern const HrEnumName hr_attention_variant_names[];
+
 /* Where a catalog entry comes from, for a "custom" badge in the pickers. */
 typedef enum {
   HR_ORIGIN_BUILTIN,        /* the catalog built into Headroom */
@@ -58,6 +68,7 @@ typedef struct {
   gboolean         rmsnorm;
   gboolean         dropout;
   gboolean         tied_embeddings;
+  HrAttentionVariant attention_variant;
   guint            max_seq_len;
   HrTokenSource    tokens_from;
   guint            tokens;

@@ -20,6 +20,9 @@ typedef enum {
 
 extern const HrEnumName hr_bucket_names[];
 const char *hr_bucket_get_label (HrBucket bucket);
+/* "derived", "calibrated" or "assumed", translated, for the window and
+ * the CLI's table (hr_basis_names has the JSON's names). */
+const char *hr_basis_get_label  (HrBasis  basis);
 
 /* One line of the breakdown: what it is, which bucket it belongs to, and
  * its central figure with the range around it, in bytes per GPU. */
@@ -33,6 +36,10 @@ typedef struct {
    * only in max_memory_reserved (the caching allocator's slack), or only in
    * what nvidia-smi shows (the CUDA context, an XLA pool). */
   HrMetric  metric;
+  /* Whether the figure follows from a formula and the scenario's numbers,
+   * was fitted to a measurement, or rests on a default the scenario cannot
+   * confirm (fragmentation, the CUDA context, a method's assumed size). */
+  HrBasis   basis;
 } HrEstimateItem;
 
 typedef struct {
@@ -44,10 +51,15 @@ typedef struct {
   guint64      low;
   guint64      high;
 
-  /* The three views of the same peak. */
+  /* The three views of the same peak, and the range of the first two
+   * (low/high above are the range of device_used). */
   guint64      allocated_peak;
   guint64      reserved_peak;
   guint64      device_used;
+  guint64      allocated_low;
+  guint64      allocated_high;
+  guint64      reserved_low;
+  guint64      reserved_high;
 
   guint64      host_ram;
 
@@ -91,6 +103,10 @@ typedef struct {
   guint64 need;
   guint64 need_low;
   guint64 need_high;
+  guint64 allocated_low;
+  guint64 allocated_high;
+  guint64 reserved_low;
+  guint64 reserved_high;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches

@@ -26,10 +26,26 @@ static const char * const scenario_keys[] = {
   "lora", "weights_dtype", "compute", "optimizer", "micro_batch", "grad_accum",
   "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
-  "reserve", "replay", "quant_compute_dtype", "loss", NULL
+  "reserve", "replay", "quant_compute_dtype", "loss",
+  /* the stacks' keys */
+  "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
+  "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
+  "peft", NULL
 };
 
 static const char * const lora_keys[] = { "rank", "targets", NULL };
+static const char * const deepspeed_keys[] = {
+  "stage3_max_live_parameters", "stage3_prefetch_bucket_size",
+  "stage3_param_persistence_threshold", "reduce_bucket_size",
+  "allgather_bucket_size", "stage3_max_reuse_distance", "sub_group_size",
+  "offload_param", "offload_optimizer", "overlap_comm", "contiguous_gradients",
+  NULL
+};
+static const char * const peft_keys[] = {
+  "num_virtual_tokens", "prefix_projection", "encoder_hidden_size",
+  "block_size", "n_butterfly_factor", "decompose_factor", "decompose_both",
+  "init_r", NULL
+};
 static const char * const replay_keys[] = { "steps", "obs_shape", "obs_dtype", NULL };
 
 static void
@@ -57,6 +73,37 @@ apply_defaults (HrScenario *self)
    * torch.float32 */
   self->quant_compute_dtype = HR_DTYPE_FP32;
   self->reserve = HR_SCENARIO_DEFAULT_RESERVE;
+
+  self->stack = HR_STACK_TRANSFORMERS;
+  self->reshard_after_forward = TRUE;
+  self->optimizer_impl = HR_OPTIMIZER_IMPL_FOREACH;
+  self->optimizer_state_dtype = HR_DTYPE_FP32;
+
+  /* DeepSpeed's own defaults: deepspeed/runtime/zero/config.py
+   * (deepspeedai/DeepSpeed @edaa722): stage3_max_live_parameters 1e9,
+   * stage3_prefetch_bucket_size 5e7, stage3_param_persistence_threshold 1e5,
+   * reduce_bucket_size 5e8, allgather_bucket_size 5e8,
+   * stage3_max_reuse_distance 1e9, sub_group_size 1e9,
+   * contiguous_gradients true; overlap_comm defaults to true for stage 3
+   * only (overlap_comm_valid). */
+  self->deepspeed.max_live_parameters = 1000000000;
+  self->deepspeed.prefetch_bucket_size = 50000000;
+  self->deepspeed.param_persistence_threshold = 100000;
+  self->deepspeed.reduce_bucket_size = 500000000;
+  self->deepspeed.allgather_bucket_size = 500000000;
+  self->deepspeed.max_reuse_distance = 1000000000;
+  self->deepspeed.sub_group_size = 1000000000;
+  self->deepspeed.contiguous_gradients = TRUE;
+
+  /* PEFT's defaults: OFTConfig oft_block_size 32 (BOFT's boft_block_size 4
+   * is applied per method), BOFTConfig boft_n_butterfly_factor 1,
+   * LoKrConfig decompose_factor -1, AdaLoraConfig init_r 12; prompt and
+   * prefix tuning have no default length, 20 virtual tokens (PEFT's
+   * examples) stands in. */
+  self->peft.num_virtual_tokens = 20;
+  self->peft.n_butterfly_factor = 1;
+  self->peft.decompose_factor = -1;
+  self->peft.init_r = 12;
 }
 
 /* Values that follow from others unless the file set them. */
@@ -71,6 +118,82 @@ hr_scenario_resolve (HrScenario *self)
     self->optimizer = self->task == HR_TASK_INFERENCE ? HR_OPTIMIZER_NONE : HR_OPTIMIZER_ADAMW;
   if (!self->framework_set && self->model != NULL)
     self->framework = self->model->framework;
+
+  /* The optimizer's moments live in the dtype of the parameters it steps:
+   * fp32 masters in mixed precision, the 16-bit weights themselves in pure
+   * 16-bit training (torch.optim creates state with zeros_like(param)). */
+  if (!self->optimizer_state_dtype_set)
+    self->optimizer_state_dtype = self->compute == HR_COMPUTE_BF16_PURE ? HR_DTYPE_BF16
+                                  : self->compute == HR_COMPUTE_FP16_PURE ? HR_DTYPE_FP16
+                                  : HR_DTYPE_FP32;
+
+  /* torchtune's configs and torchtitan's job config use fused AdamW
+   * (torchtune recipes/configs/llama3_1/8B_full.yaml @bd2a0fc: fused: True;
+   * torchtitan optimizer.implementation "fused"); the transformers Trainer
+   * defaults to "adamw_torch_fused" on PyTorch 2.8 and later
+   * (transformers training_args.py, default_optim).  Without a stack,
+   * torch.optim's own default, foreach. */
+  /* The dtype 4-bit layers compute in: Lightning's BitsandbytesPrecision
+   * sets compute_dtype to the precision's dtype
+   * (lightning/fabric/plugins/precision/bitsandbytes.py @71aed75), as
+   * LitGPT uses it; torchtune's and Unsloth's NF4 layers dequantise to the
+   * activations' dtype.  transformers' BitsAndBytesConfig keeps float32. */
+  if (!self->quant_compute_dtype_set)
+    self->quant_compute_dtype =
+      self->stack_set && (self->stack == HR_STACK_LITGPT || self->stack == HR_STACK_LIGHTNING ||
+                          self->stack == HR_STACK_TORCHTUNE || self->stack == HR_STACK_UNSLOTH)
+        ? (self->compute == HR_COMPUTE_FP16_MIXED || self->compute == HR_COMPUTE_FP16_PURE
+             ? HR_DTYPE_FP16
+             : self->compute == HR_COMPUTE_FP32 || self->compute == HR_COMPUTE_TF32
+             ? HR_DTYPE_FP32 : HR_DTYPE_BF16)
+        : HR_DTYPE_FP32;
+
+  if (!self->optimizer_impl_set)
+    self->optimizer_impl =
+      self->stack_set && (self->stack == HR_STACK_TORCHTUNE || self->stack == HR_STACK_TORCHTITAN ||
+                          self->stack == HR_STACK_TRANSFORMERS || self->stack == HR_STACK_TRL ||
+                          self->stack == HR_STACK_AXOLOTL)
+        ? HR_OPTIMIZER_IMPL_FUSED : HR_OPTIMIZER_IMPL_FOREACH;
+}
+
+/* Defaults a named stack gives to the contract's own keys when the file
+ * does not set them; applied once, when the file is read, so that the
+ * window's later choices stand. */
+static void
+apply_stack_defaults (HrScenario *self,
+                      HrReader   *reader)
+{
+  if (!self->stack_set)
+    return;
+
+  /* torchtune recipes run the whole model in `dtype: bf16` (no autocast,
+   * no fp32 master): full_finetune_distributed.py @bd2a0fc, "When
+   * dtype=bf16, all activations, gradients and optimizer states are in
+   * bfloat16". */
+  if (!hr_reader_has (reader, "compute") && self->stack == HR_STACK_TORCHTUNE)
+    self->compute = HR_COMPUTE_BF16_PURE;
+
+  /* LitGPT's chunked_cross_entropy and torchtune's LinearCrossEntropyLoss
+   * (torchtune/modules/loss/cross_entropy_loss.py @bd2a0fc) chunk the
+   * loss; Unsloth fuses it with the output head. */
+  if (!hr_reader_has (reader, "loss"))
+    {
+      if (self->stack == HR_STACK_LITGPT || self->stack == HR_STACK_TORCHTUNE)
+        self->loss = HR_LOSS_CHUNKED;
+      else if (self->stack == HR_STACK_UNSLOTH)
+        self->loss = HR_LOSS_FUSED;
+    }
+
+  /* torchtune's and torchtitan's distributed recipes shard with FSDP2
+   * (torchtune/training/_distributed.py shard_model); LitGPT and Lightning
+   * with FSDPStrategy, FSDP1. */
+  if (!hr_reader_has (reader, "sharding") && self->gpus > 1)
+    {
+      if (self->stack == HR_STACK_TORCHTUNE || self->stack == HR_STACK_TORCHTITAN)
+        self->sharding = HR_SHARDING_FSDP;
+      else if (self->stack == HR_STACK_LITGPT || self->stack == HR_STACK_LIGHTNING)
+        self->sharding = HR_SHARDING_FSDP1;
+    }
 }
 
 /* A new scenario for the window: the model's own defaults (its usual
@@ -232,8 +355,44 @@ read_lora (HrScenario *self,
     return FALSE;
 
   ok = hr_reader_check_keys (&reader, lora_keys) &&
-       hr_reader_uint (&reader, "rank", FALSE, 1, 65536, &rank) &&
-       hr_reader_enum (&reader, "targets", hr_lora_targets_names, &targets);
+       hr_reader_uint (&reader, "rank", FALSE, 1, 65536, &rank);
+
+  if (ok && hr_reader_has (&reader, "targets") &&
+      JSON_NODE_HOLDS_ARRAY (hr_reader_get_node (&reader, "targets")))
+    {
+      JsonArray *array = json_node_get_array (hr_reader_get_node (&reader, "targets"));
+      g_autofree char *array_pointer = hr_reader_child_pointer (&reader, "targets");
+      guint mask = 0;
+
+      if (json_array_get_length (array) == 0)
+        ok = hr_reader_fail (&reader, "targets",
+                             _("\"targets\" must name at least one module"));
+      for (guint i = 0; ok && i < json_array_get_length (array); i++)
+        {
+          JsonNode *element = json_array_get_element (array, i);
+          int module = 0;
+
+          if (!JSON_NODE_HOLDS_VALUE (element) ||
+              json_node_get_value_type (element) != G_TYPE_STRING ||
+              !hr_enum_from_nick (hr_module_names, json_node_get_string (element), &module))
+            {
+              g_autofree char *element_pointer = hr_json_pointer_append_index (array_pointer, i);
+              g_autofree char *accepted = hr_enum_list_nicks (hr_module_names);
+
+              hr_json_doc_error (reader.doc, reader.error, HR_ERROR_INVALID, element_pointer, FALSE,
+                                 _("each module in \"targets\" must be %s"), accepted);
+              ok = FALSE;
+              break;
+            }
+          mask |= module;
+        }
+      targets = HR_LORA_TARGETS_CUSTOM;
+      self->lora_modules = mask;
+    }
+  else if (ok)
+    ok = hr_reader_enum (&reader, "targets", hr_lora_targets_names, &targets);
+  self->lora_rank_set = hr_reader_has (&reader, "rank");
+  self->lora_targets_set = hr_reader_has (&reader, "targets");
   hr_reader_clear (&reader);
 
   self->lora_set = TRUE;
@@ -241,6 +400,197 @@ read_lora (HrScenario *self,
   self->lora_targets = targets;
   return ok;
 }
+
+#define DS_UINT(key, field, bit)                                               \
+  G_STMT_START {                                                               \
+    if (hr_reader_has (&reader, key))                                          \
+      {                                                                        \
+        if (!hr_reader_uint (&reader, key, FALSE, 0, G_GUINT64_CONSTANT (1) << 50, \
+                             &ds->field))                                      \
+          goto out;                                                            \
+        ds->set |= bit;                                                        \
+      }                                                                        \
+  } G_STMT_END
+
+/* DeepSpeed's offload_param / offload_optimizer: a device name, or the
+ * object DeepSpeed's own config takes ({"device": "cpu", ...}). */
+static gboolean
+read_offload_device (HrReader        *reader,
+                     const char      *key,
+                     HrOffloadDevice *out,
+                     gboolean        *present)
+{
+  JsonNode *node = hr_reader_get_node (reader, key);
+  int value = *out;
+
+  *present = node != NULL;
+  if (node == NULL)
+    return TRUE;
+
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      HrReader inner;
+      g_autofree char *pointer = hr_reader_child_pointer (reader, key);
+      static const char * const offload_keys[] = {
+        "device", "pin_memory", "nvme_path", "buffer_count", "buffer_size",
+        "max_in_cpu", "pipeline_read", "pipeline_write", "fast_init", "ratio", NULL
+      };
+      gboolean ok;
+
+      if (!hr_reader_init (&inner, reader->doc, pointer, node, key, reader->error))
+        return FALSE;
+      ok = hr_reader_check_keys (&inner, offload_keys) &&
+           hr_reader_require (&inner, "device") &&
+           hr_reader_enum (&inner, "device", hr_offload_device_names, &value);
+      hr_reader_clear (&inner);
+      if (!ok)
+        return FALSE;
+    }
+  else if (!hr_reader_enum (reader, key, hr_offload_device_names, &value))
+    return FALSE;
+
+  *out = value;
+  return TRUE;
+}
+
+static gboolean
+read_deepspeed (HrScenario *self,
+                HrReader   *parent)
+{
+  HrReader reader;
+  g_autofree char *pointer = hr_reader_child_pointer (parent, "deepspeed");
+  HrDeepSpeed *ds = &self->deepspeed;
+  gboolean ok = FALSE;
+  gboolean present;
+
+  if (!hr_reader_has (parent, "deepspeed"))
+    return TRUE;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, "deepspeed"),
+                       "\"deepspeed\"", parent->error))
+    return FALSE;
+
+  if (!hr_reader_check_keys (&reader, deepspeed_keys))
+    goto out;
+
+  DS_UINT ("stage3_max_live_parameters", max_live_parameters, HR_DS_MAX_LIVE_PARAMETERS);
+  DS_UINT ("stage3_prefetch_bucket_size", prefetch_bucket_size, HR_DS_PREFETCH_BUCKET_SIZE);
+  DS_UINT ("stage3_param_persistence_threshold", param_persistence_threshold,
+           HR_DS_PARAM_PERSISTENCE);
+  DS_UINT ("reduce_bucket_size", reduce_bucket_size, HR_DS_REDUCE_BUCKET_SIZE);
+  DS_UINT ("allgather_bucket_size", allgather_bucket_size, HR_DS_ALLGATHER_BUCKET_SIZE);
+  DS_UINT ("stage3_max_reuse_distance", max_reuse_distance, HR_DS_MAX_REUSE_DISTANCE);
+  DS_UINT ("sub_group_size", sub_group_size, HR_DS_SUB_GROUP_SIZE);
+
+  if (!read_offload_device (&reader, "offload_param", &ds->offload_param, &present))
+    goto out;
+  if (present)
+    ds->set |= HR_DS_OFFLOAD_PARAM;
+  if (!read_offload_device (&reader, "offload_optimizer", &ds->offload_optimizer, &present))
+    goto out;
+  if (present)
+    ds->set |= HR_DS_OFFLOAD_OPTIMIZER;
+
+  if (hr_reader_has (&reader, "overlap_comm"))
+    {
+      if (!hr_reader_bool (&reader, "overlap_comm", &ds->overlap_comm))
+        goto out;
+      ds->set |= HR_DS_OVERLAP_COMM;
+    }
+  if (hr_reader_has (&reader, "contiguous_gradients"))
+    {
+      if (!hr_reader_bool (&reader, "contiguous_gradients", &ds->contiguous_gradients))
+        goto out;
+      ds->set |= HR_DS_CONTIGUOUS_GRADIENTS;
+    }
+
+  self->has_deepspeed = TRUE;
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok;
+}
+
+#undef DS_UINT
+
+#define PEFT_UINT(key, min, max, field, bit)                                   \
+  G_STMT_START {                                                               \
+    if (hr_reader_has (&reader, key))                                          \
+      {                                                                        \
+        guint64 v_ = peft->field;                                              \
+        if (!hr_reader_uint (&reader, key, FALSE, min, max, &v_))              \
+          goto out;                                                            \
+        peft->field = v_;                                                      \
+        peft->set |= bit;                                                      \
+      }                                                                        \
+  } G_STMT_END
+
+static gboolean
+read_peft (HrScenario *self,
+           HrReader   *parent)
+{
+  HrReader reader;
+  g_autofree char *pointer = hr_reader_child_pointer (parent, "peft");
+  HrPeft *peft = &self->peft;
+  gboolean ok = FALSE;
+
+  if (!hr_reader_has (parent, "peft"))
+    return TRUE;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, "peft"),
+                       "\"peft\"", parent->error))
+    return FALSE;
+
+  if (!hr_reader_check_keys (&reader, peft_keys))
+    goto out;
+
+  PEFT_UINT ("num_virtual_tokens", 1, 1 << 20, num_virtual_tokens, HR_PEFT_NUM_VIRTUAL_TOKENS);
+  PEFT_UINT ("encoder_hidden_size", 1, 1 << 20, encoder_hidden_size,
+             HR_PEFT_ENCODER_HIDDEN_SIZE);
+  PEFT_UINT ("block_size", 1, 1 << 16, block_size, HR_PEFT_BLOCK_SIZE);
+  PEFT_UINT ("n_butterfly_factor", 0, 64, n_butterfly_factor, HR_PEFT_N_BUTTERFLY_FACTOR);
+  PEFT_UINT ("init_r", 1, 65536, init_r, HR_PEFT_INIT_R);
+
+  if (hr_reader_has (&reader, "prefix_projection"))
+    {
+      if (!hr_reader_bool (&reader, "prefix_projection", &peft->prefix_projection))
+        goto out;
+      peft->set |= HR_PEFT_PREFIX_PROJECTION;
+    }
+  if (hr_reader_has (&reader, "decompose_both"))
+    {
+      if (!hr_reader_bool (&reader, "decompose_both", &peft->decompose_both))
+        goto out;
+      peft->set |= HR_PEFT_DECOMPOSE_BOTH;
+    }
+  if (hr_reader_has (&reader, "decompose_factor"))
+    {
+      JsonNode *node = hr_reader_get_node (&reader, "decompose_factor");
+      gint64 v = 0;
+
+      if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_INT64)
+        v = json_node_get_int (node);
+      if (v != -1 && (v < 1 || v > 65536))
+        {
+          hr_reader_fail (&reader, "decompose_factor",
+                          _("\"decompose_factor\" must be -1 (near the square root) or an "
+                            "integer from 1 to 65536"));
+          goto out;
+        }
+      peft->decompose_factor = (int) v;
+      peft->set |= HR_PEFT_DECOMPOSE_FACTOR;
+    }
+
+  self->has_peft = TRUE;
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok;
+}
+
+#undef PEFT_UINT
 
 static gboolean
 read_replay (HrScenario *self,
@@ -443,6 +793,37 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !read_replay (self, &reader))
     goto out;
 
+  if (hr_reader_has (&reader, "stack"))
+    {
+      READ_ENUM ("stack", hr_stack_names, stack);
+      self->stack_set = TRUE;
+    }
+  if (hr_reader_has (&reader, "reshard_after_forward"))
+    {
+      if (!hr_reader_bool (&reader, "reshard_after_forward", &self->reshard_after_forward))
+        goto out;
+      self->reshard_after_forward_set = TRUE;
+    }
+  if (!hr_reader_bool (&reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
+      !hr_reader_bool (&reader, "activation_offload", &self->activation_offload) ||
+      !hr_reader_bool (&reader, "compile", &self->compile) ||
+      !hr_reader_bool (&reader, "packed", &self->packed))
+    goto out;
+  if (hr_reader_has (&reader, "optimizer_impl"))
+    {
+      READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
+      self->optimizer_impl_set = TRUE;
+    }
+  if (hr_reader_has (&reader, "optimizer_state_dtype"))
+    {
+      READ_ENUM ("optimizer_state_dtype", hr_state_dtype_names, optimizer_state_dtype);
+      self->optimizer_state_dtype_set = TRUE;
+    }
+  if (!read_deepspeed (self, &reader) || !read_peft (self, &reader))
+    goto out;
+
+  apply_stack_defaults (self, &reader);
+
   /* Combinations that cannot be what the user meant. */
   if (self->method == HR_METHOD_QLORA && self->weights_dtype_set &&
       self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
@@ -469,6 +850,35 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       hr_reader_fail (&reader, "offload",
                       _("\"task\": \"inference\" has no optimizer state to offload; use "
                         "\"optimizer+params\" to keep the weights in host memory"));
+      goto out;
+    }
+
+  if (self->optimizer_in_bwd && self->grad_accum > 1)
+    {
+      /* torchtune refuses it: full_finetune_distributed.py @bd2a0fc,
+       * "Please set gradient_accumulation_steps=1, or optimizer_in_bwd=False" */
+      hr_reader_fail (&reader, "optimizer_in_bwd",
+                      _("\"optimizer_in_bwd\" steps each parameter as soon as its gradient is "
+                        "ready, so it cannot accumulate gradients: set \"grad_accum\" to 1"));
+      goto out;
+    }
+
+  if (self->has_deepspeed && self->deepspeed.offload_param != HR_OFFLOAD_DEVICE_NONE &&
+      self->sharding != HR_SHARDING_ZERO3)
+    {
+      /* DeepSpeedZeroConfig: offload_param is "Valid only with stage 3" */
+      hr_reader_fail (&reader, "deepspeed",
+                      _("DeepSpeed offloads parameters (\"offload_param\") only with ZeRO-3: set "
+                        "\"sharding\" to \"zero3\""));
+      goto out;
+    }
+
+  if (self->has_deepspeed && self->sharding != HR_SHARDING_ZERO1 &&
+      self->sharding != HR_SHARDING_ZERO2 && self->sharding != HR_SHARDING_ZERO3)
+    {
+      hr_reader_fail (&reader, "deepspeed",
+                      _("\"deepspeed\" configures ZeRO: set \"sharding\" to \"zero1\", "
+                        "\"zero2\" or \"zero3\""));
       goto out;
     }
 
@@ -617,6 +1027,108 @@ add_enum (JsonBuilder      *builder,
   json_builder_add_string_value (builder, hr_enum_to_nick (names, value));
 }
 
+static void
+add_bool (JsonBuilder *builder,
+          const char  *key,
+          gboolean     value)
+{
+  json_builder_set_member_name (builder, key);
+  json_builder_add_boolean_value (builder, value);
+}
+
+static void
+add_uint (JsonBuilder *builder,
+          const char  *key,
+          guint64      value)
+{
+  json_builder_set_member_name (builder, key);
+  json_builder_add_int_value (builder, (gint64) value);
+}
+
+/* The stacks' keys, written only where the scenario set them (or a
+ * boolean is on), so that a file keeps meaning what it said. */
+static void
+add_stack_keys (JsonBuilder      *builder,
+                const HrScenario *self)
+{
+  if (self->stack_set)
+    add_enum (builder, "stack", hr_stack_names, self->stack);
+  if (self->reshard_after_forward_set)
+    add_bool (builder, "reshard_after_forward", self->reshard_after_forward);
+  if (self->optimizer_in_bwd)
+    add_bool (builder, "optimizer_in_bwd", TRUE);
+  if (self->activation_offload)
+    add_bool (builder, "activation_offload", TRUE);
+  if (self->compile)
+    add_bool (builder, "compile", TRUE);
+  if (self->packed)
+    add_bool (builder, "packed", TRUE);
+  if (self->optimizer_impl_set)
+    add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
+  if (self->optimizer_state_dtype_set)
+    add_enum (builder, "optimizer_state_dtype", hr_state_dtype_names,
+              self->optimizer_state_dtype);
+
+  if (self->has_deepspeed)
+    {
+      const HrDeepSpeed *ds = &self->deepspeed;
+
+      json_builder_set_member_name (builder, "deepspeed");
+      json_builder_begin_object (builder);
+      if (ds->set & HR_DS_MAX_LIVE_PARAMETERS)
+        add_uint (builder, "stage3_max_live_parameters", ds->max_live_parameters);
+      if (ds->set & HR_DS_PREFETCH_BUCKET_SIZE)
+        add_uint (builder, "stage3_prefetch_bucket_size", ds->prefetch_bucket_size);
+      if (ds->set & HR_DS_PARAM_PERSISTENCE)
+        add_uint (builder, "stage3_param_persistence_threshold", ds->param_persistence_threshold);
+      if (ds->set & HR_DS_REDUCE_BUCKET_SIZE)
+        add_uint (builder, "reduce_bucket_size", ds->reduce_bucket_size);
+      if (ds->set & HR_DS_ALLGATHER_BUCKET_SIZE)
+        add_uint (builder, "allgather_bucket_size", ds->allgather_bucket_size);
+      if (ds->set & HR_DS_MAX_REUSE_DISTANCE)
+        add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
+      if (ds->set & HR_DS_SUB_GROUP_SIZE)
+        add_uint (builder, "sub_group_size", ds->sub_group_size);
+      if (ds->set & HR_DS_OFFLOAD_PARAM)
+        add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
+      if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
+        add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
+      if (ds->set & HR_DS_OVERLAP_COMM)
+        add_bool (builder, "overlap_comm", ds->overlap_comm);
+      if (ds->set & HR_DS_CONTIGUOUS_GRADIENTS)
+        add_bool (builder, "contiguous_gradients", ds->contiguous_gradients);
+      json_builder_end_object (builder);
+    }
+
+  if (self->has_peft)
+    {
+      const HrPeft *peft = &self->peft;
+
+      json_builder_set_member_name (builder, "peft");
+      json_builder_begin_object (builder);
+      if (peft->set & HR_PEFT_NUM_VIRTUAL_TOKENS)
+        add_uint (builder, "num_virtual_tokens", peft->num_virtual_tokens);
+      if (peft->set & HR_PEFT_PREFIX_PROJECTION)
+        add_bool (builder, "prefix_projection", peft->prefix_projection);
+      if (peft->set & HR_PEFT_ENCODER_HIDDEN_SIZE)
+        add_uint (builder, "encoder_hidden_size", peft->encoder_hidden_size);
+      if (peft->set & HR_PEFT_BLOCK_SIZE)
+        add_uint (builder, "block_size", peft->block_size);
+      if (peft->set & HR_PEFT_N_BUTTERFLY_FACTOR)
+        add_uint (builder, "n_butterfly_factor", peft->n_butterfly_factor);
+      if (peft->set & HR_PEFT_DECOMPOSE_FACTOR)
+        {
+          json_builder_set_member_name (builder, "decompose_factor");
+          json_builder_add_int_value (builder, peft->decompose_factor);
+        }
+      if (peft->set & HR_PEFT_DECOMPOSE_BOTH)
+        add_bool (builder, "decompose_both", peft->decompose_both);
+      if (peft->set & HR_PEFT_INIT_R)
+        add_uint (builder, "init_r", peft->init_r);
+      json_builder_end_object (builder);
+    }
+}
+
 JsonNode *
 hr_scenario_to_json (const HrScenario *self)
 {
@@ -649,7 +1161,17 @@ hr_scenario_to_json (const HrScenario *self)
       json_builder_begin_object (builder);
       json_builder_set_member_name (builder, "rank");
       json_builder_add_int_value (builder, self->lora_rank);
-      add_enum (builder, "targets", hr_lora_targets_names, self->lora_targets);
+      if (self->lora_targets == HR_LORA_TARGETS_CUSTOM)
+        {
+          json_builder_set_member_name (builder, "targets");
+          json_builder_begin_array (builder);
+          for (guint i = 0; hr_module_names[i].nick != NULL; i++)
+            if (self->lora_modules & hr_module_names[i].value)
+              json_builder_add_string_value (builder, hr_module_names[i].nick);
+          json_builder_end_array (builder);
+        }
+      else
+        add_enum (builder, "targets", hr_lora_targets_names, self->lora_targets);
       json_builder_end_object (builder);
     }
   if (self->weights_dtype_set)
@@ -724,6 +1246,7 @@ hr_scenario_to_json (const HrScenario *self)
       add_enum (builder, "obs_dtype", hr_obs_dtype_names, self->replay.obs_dtype);
       json_builder_end_object (builder);
     }
+  add_stack_keys (builder, self);
   json_builder_end_object (builder);
 
   return json_builder_get_root (builder);
@@ -810,4 +1333,33 @@ gboolean
 hr_scenario_is_training (const HrScenario *self)
 {
   return self->task != HR_TASK_INFERENCE;
+}
+
+guint
+hr_scenario_get_lora_modules (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  switch (self->lora_targets)
+    {
+    case HR_LORA_TARGETS_ATTENTION:
+      return HR_MODULES_ATTENTION;
+    case HR_LORA_TARGETS_ALL_LINEAR:
+      /* PEFT's "all-linear": every linear layer but the output head */
+      return HR_MODULES_ATTENTION | HR_MODULES_MLP;
+    case HR_LORA_TARGETS_QV:
+      return HR_MODULE_Q | HR_MODULE_V;
+    case HR_LORA_TARGETS_MLP:
+      return HR_MODULES_MLP;
+    case HR_LORA_TARGETS_CUSTOM:
+      return self->lora_modules;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+gboolean
+hr_method_is_peft (HrMethod method)
+{
+  return method != HR_METHOD_FULL && method != HR_METHOD_FREEZE;
 }

@@ -16,6 +16,62 @@ typedef struct {
   HrDtype  obs_dtype;
 } HrReplay;
 
+/* DeepSpeed's zero_optimization settings (deepspeed/runtime/zero/config.py);
+ * `set` has a bit per field the scenario gave (HrDeepSpeedField). */
+typedef enum {
+  HR_DS_MAX_LIVE_PARAMETERS      = 1 << 0,
+  HR_DS_PREFETCH_BUCKET_SIZE     = 1 << 1,
+  HR_DS_PARAM_PERSISTENCE        = 1 << 2,
+  HR_DS_REDUCE_BUCKET_SIZE       = 1 << 3,
+  HR_DS_ALLGATHER_BUCKET_SIZE    = 1 << 4,
+  HR_DS_MAX_REUSE_DISTANCE       = 1 << 5,
+  HR_DS_SUB_GROUP_SIZE           = 1 << 6,
+  HR_DS_OFFLOAD_PARAM            = 1 << 7,
+  HR_DS_OFFLOAD_OPTIMIZER        = 1 << 8,
+  HR_DS_OVERLAP_COMM             = 1 << 9,
+  HR_DS_CONTIGUOUS_GRADIENTS     = 1 << 10,
+} HrDeepSpeedField;
+
+typedef struct {
+  guint            set;
+  guint64          max_live_parameters;
+  guint64          prefetch_bucket_size;
+  guint64          param_persistence_threshold;
+  guint64          reduce_bucket_size;
+  guint64          allgather_bucket_size;
+  guint64          max_reuse_distance;
+  guint64          sub_group_size;
+  HrOffloadDevice  offload_param;
+  HrOffloadDevice  offload_optimizer;
+  gboolean         overlap_comm;
+  gboolean         contiguous_gradients;
+} HrDeepSpeed;
+
+/* Method-specific PEFT settings (the `peft` object); `set` has a bit per
+ * field the scenario gave (HrPeftField). */
+typedef enum {
+  HR_PEFT_NUM_VIRTUAL_TOKENS   = 1 << 0,
+  HR_PEFT_PREFIX_PROJECTION    = 1 << 1,
+  HR_PEFT_ENCODER_HIDDEN_SIZE  = 1 << 2,
+  HR_PEFT_BLOCK_SIZE           = 1 << 3,
+  HR_PEFT_N_BUTTERFLY_FACTOR   = 1 << 4,
+  HR_PEFT_DECOMPOSE_FACTOR     = 1 << 5,
+  HR_PEFT_DECOMPOSE_BOTH       = 1 << 6,
+  HR_PEFT_INIT_R               = 1 << 7,
+} HrPeftField;
+
+typedef struct {
+  guint     set;
+  guint     num_virtual_tokens;
+  gboolean  prefix_projection;
+  guint     encoder_hidden_size;   /* 0: the model's hidden size */
+  guint     block_size;            /* 0: the method's default */
+  guint     n_butterfly_factor;
+  int       decompose_factor;
+  gboolean  decompose_both;
+  guint     init_r;
+} HrPeft;
+
 /* A scenario exactly as SCENARIO.md defines it, with every default already
  * applied.  The `*_set` flags remember what the file said, so that saving
  * writes back what the user chose and nothing more. */
@@ -28,6 +84,8 @@ typedef struct {
   gboolean        trainable_params_set;
   guint64         trainable_params;
   gboolean        lora_set;
+  gboolean        lora_rank_set;
+  gboolean        lora_targets_set;
   guint           lora_rank;
   HrLoraTargets   lora_targets;
   gboolean        weights_dtype_set;
@@ -61,6 +119,25 @@ typedef struct {
   double          reserve;
   gboolean        has_replay;
   HrReplay        replay;
+
+  /* The stacks' keys (data/SCENARIO.md, "Keys Headroom adds") */
+  gboolean        stack_set;
+  HrStack         stack;
+  guint           lora_modules;          /* HrModule mask for HR_LORA_TARGETS_CUSTOM */
+  gboolean        reshard_after_forward_set;
+  gboolean        reshard_after_forward;
+  gboolean        optimizer_in_bwd;
+  gboolean        activation_offload;
+  gboolean        compile;
+  gboolean        packed;
+  gboolean        optimizer_impl_set;
+  HrOptimizerImpl optimizer_impl;
+  gboolean        optimizer_state_dtype_set;
+  HrDtype         optimizer_state_dtype;
+  gboolean        has_deepspeed;
+  HrDeepSpeed     deepspeed;
+  gboolean        has_peft;
+  HrPeft          peft;
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10
@@ -103,6 +180,11 @@ void        hr_scenario_get_image_size  (const HrScenario *scenario,
                                          guint            *height);
 guint       hr_scenario_get_context_len (const HrScenario *scenario);
 gboolean    hr_scenario_is_training     (const HrScenario *scenario);
+/* The modules adapters sit on (an HrModule mask), for any targets value. */
+guint       hr_scenario_get_lora_modules (const HrScenario *scenario);
+/* Whether the method adds adapter weights beside the frozen model (LoRA
+ * and its relatives), as opposed to training existing weights or none. */
+gboolean    hr_method_is_peft           (HrMethod          method);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrScenario, hr_scenario_free)
 

@@ -23,12 +23,26 @@ const HrEnumName hr_method_names[] = {
   { HR_METHOD_FREEZE, "freeze" },
   { HR_METHOD_LORA, "lora" },
   { HR_METHOD_QLORA, "qlora" },
+  { HR_METHOD_DORA, "dora" },
+  { HR_METHOD_VERA, "vera" },
+  { HR_METHOD_IA3, "ia3" },
+  { HR_METHOD_LOHA, "loha" },
+  { HR_METHOD_LOKR, "lokr" },
+  { HR_METHOD_OFT, "oft" },
+  { HR_METHOD_BOFT, "boft" },
+  { HR_METHOD_PREFIX, "prefix" },
+  { HR_METHOD_PROMPT, "prompt" },
+  { HR_METHOD_LAYERNORM, "layernorm" },
+  { HR_METHOD_LORA_FA, "lora-fa" },
+  { HR_METHOD_ADALORA, "adalora" },
   { 0, NULL },
 };
 
 const HrEnumName hr_lora_targets_names[] = {
   { HR_LORA_TARGETS_ATTENTION, "attention" },
   { HR_LORA_TARGETS_ALL_LINEAR, "all-linear" },
+  { HR_LORA_TARGETS_QV, "qv" },
+  { HR_LORA_TARGETS_MLP, "mlp" },
   { 0, NULL },
 };
 
@@ -74,6 +88,7 @@ const HrEnumName hr_compute_names[] = {
   { HR_COMPUTE_BF16_MIXED, "bf16-mixed" },
   { HR_COMPUTE_FP16_MIXED, "fp16-mixed" },
   { HR_COMPUTE_BF16_PURE, "bf16-pure" },
+  { HR_COMPUTE_FP16_PURE, "fp16-pure" },
   { 0, NULL },
 };
 
@@ -87,6 +102,10 @@ const HrEnumName hr_optimizer_names[] = {
   { HR_OPTIMIZER_ADAFACTOR, "adafactor" },
   { HR_OPTIMIZER_LION, "lion" },
   { HR_OPTIMIZER_NONE, "none" },
+  { HR_OPTIMIZER_PAGED_ADAMW, "paged-adamw" },
+  { HR_OPTIMIZER_ADAMW_8BIT_AO, "adamw-8bit-ao" },
+  { HR_OPTIMIZER_ADAMW_4BIT, "adamw-4bit" },
+  { HR_OPTIMIZER_ADAMW_FP8, "adamw-fp8" },
   { 0, NULL },
 };
 
@@ -118,6 +137,8 @@ const HrEnumName hr_sharding_names[] = {
   { HR_SHARDING_ZERO2, "zero2" },
   { HR_SHARDING_ZERO3, "zero3" },
   { HR_SHARDING_FSDP, "fsdp" },
+  { HR_SHARDING_FSDP, "fsdp2" },
+  { HR_SHARDING_FSDP1, "fsdp1" },
   { 0, NULL },
 };
 
@@ -138,6 +159,61 @@ const HrEnumName hr_gpu_tier_names[] = {
   { HR_GPU_TIER_CONSUMER, "consumer" },
   { HR_GPU_TIER_WORKSTATION, "workstation" },
   { HR_GPU_TIER_DATACENTER, "datacenter" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_optimizer_impl_names[] = {
+  { HR_OPTIMIZER_IMPL_FOREACH, "foreach" },
+  { HR_OPTIMIZER_IMPL_FUSED, "fused" },
+  { HR_OPTIMIZER_IMPL_FOR_LOOP, "for-loop" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_stack_names[] = {
+  { HR_STACK_TRANSFORMERS, "transformers" },
+  { HR_STACK_LITGPT, "litgpt" },
+  { HR_STACK_TORCHTUNE, "torchtune" },
+  { HR_STACK_TORCHTITAN, "torchtitan" },
+  { HR_STACK_ACCELERATE, "accelerate" },
+  { HR_STACK_TRL, "trl" },
+  { HR_STACK_DEEPSPEED, "deepspeed" },
+  { HR_STACK_LIGHTNING, "lightning" },
+  { HR_STACK_UNSLOTH, "unsloth" },
+  { HR_STACK_AXOLOTL, "axolotl" },
+  { HR_STACK_MEGATRON, "megatron" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_offload_device_names[] = {
+  { HR_OFFLOAD_DEVICE_NONE, "none" },
+  { HR_OFFLOAD_DEVICE_CPU, "cpu" },
+  { HR_OFFLOAD_DEVICE_NVME, "nvme" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_state_dtype_names[] = {
+  { HR_DTYPE_FP32, "fp32" },
+  { HR_DTYPE_BF16, "bf16" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_module_names[] = {
+  { HR_MODULE_Q, "q" },
+  { HR_MODULE_K, "k" },
+  { HR_MODULE_V, "v" },
+  { HR_MODULE_O, "o" },
+  { HR_MODULE_GATE, "gate" },
+  { HR_MODULE_UP, "up" },
+  { HR_MODULE_DOWN, "down" },
+  { HR_MODULE_EMBED, "embed" },
+  { HR_MODULE_LM_HEAD, "lm_head" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_basis_names[] = {
+  { HR_BASIS_DERIVED, "derived" },
+  { HR_BASIS_CALIBRATED, "calibrated" },
+  { HR_BASIS_ASSUMED, "assumed" },
   { 0, NULL },
 };
 
@@ -277,6 +353,12 @@ hr_compute_is_mixed (HrCompute compute)
   return compute == HR_COMPUTE_BF16_MIXED || compute == HR_COMPUTE_FP16_MIXED;
 }
 
+gboolean
+hr_compute_is_pure16 (HrCompute compute)
+{
+  return compute == HR_COMPUTE_BF16_PURE || compute == HR_COMPUTE_FP16_PURE;
+}
+
 double
 hr_compute_activation_bytes (HrCompute compute)
 {
@@ -290,6 +372,7 @@ hr_compute_activation_bytes (HrCompute compute)
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_FP16_MIXED:
     case HR_COMPUTE_BF16_PURE:
+    case HR_COMPUTE_FP16_PURE:
       return 2.0;
     default:
       g_assert_not_reached ();
@@ -305,6 +388,7 @@ hr_compute_default_weights_dtype (HrCompute compute)
     case HR_COMPUTE_TF32:
       return HR_DTYPE_FP32;
     case HR_COMPUTE_FP16_MIXED:
+    case HR_COMPUTE_FP16_PURE:
       return HR_DTYPE_FP16;
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_BF16_PURE:

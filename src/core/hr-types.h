@@ -20,12 +20,45 @@ typedef enum {
   HR_METHOD_FREEZE,
   HR_METHOD_LORA,
   HR_METHOD_QLORA,
+  /* PEFT's other tuners (huggingface/peft src/peft/tuners/) */
+  HR_METHOD_DORA,
+  HR_METHOD_VERA,
+  HR_METHOD_IA3,
+  HR_METHOD_LOHA,
+  HR_METHOD_LOKR,
+  HR_METHOD_OFT,
+  HR_METHOD_BOFT,
+  HR_METHOD_PREFIX,
+  HR_METHOD_PROMPT,
+  HR_METHOD_LAYERNORM,
+  HR_METHOD_LORA_FA,
+  HR_METHOD_ADALORA,
 } HrMethod;
 
 typedef enum {
   HR_LORA_TARGETS_ATTENTION,
   HR_LORA_TARGETS_ALL_LINEAR,
+  HR_LORA_TARGETS_QV,
+  HR_LORA_TARGETS_MLP,
+  HR_LORA_TARGETS_CUSTOM,    /* the scenario's array of module names */
 } HrLoraTargets;
+
+/* The modules of a transformer layer (and the model's embedding and head)
+ * an adapter can sit on, as a bit mask. */
+typedef enum {
+  HR_MODULE_Q       = 1 << 0,
+  HR_MODULE_K       = 1 << 1,
+  HR_MODULE_V       = 1 << 2,
+  HR_MODULE_O       = 1 << 3,
+  HR_MODULE_GATE    = 1 << 4,
+  HR_MODULE_UP      = 1 << 5,
+  HR_MODULE_DOWN    = 1 << 6,
+  HR_MODULE_EMBED   = 1 << 7,
+  HR_MODULE_LM_HEAD = 1 << 8,
+} HrModule;
+
+#define HR_MODULES_ATTENTION (HR_MODULE_Q | HR_MODULE_K | HR_MODULE_V | HR_MODULE_O)
+#define HR_MODULES_MLP       (HR_MODULE_GATE | HR_MODULE_UP | HR_MODULE_DOWN)
 
 /* Storage precisions, of weights, of the KV cache and of replay buffers. */
 typedef enum {
@@ -46,6 +79,7 @@ typedef enum {
   HR_COMPUTE_BF16_MIXED,
   HR_COMPUTE_FP16_MIXED,
   HR_COMPUTE_BF16_PURE,
+  HR_COMPUTE_FP16_PURE,   /* model.half(): fp16 weights, gradients and state, no master copy */
 } HrCompute;
 
 typedef enum {
@@ -58,7 +92,50 @@ typedef enum {
   HR_OPTIMIZER_ADAFACTOR,
   HR_OPTIMIZER_LION,
   HR_OPTIMIZER_NONE,
+  HR_OPTIMIZER_PAGED_ADAMW,     /* bitsandbytes PagedAdamW, 32-bit state */
+  HR_OPTIMIZER_ADAMW_8BIT_AO,   /* torchao AdamW8bit */
+  HR_OPTIMIZER_ADAMW_4BIT,      /* torchao AdamW4bit */
+  HR_OPTIMIZER_ADAMW_FP8,       /* torchao AdamWFp8 */
 } HrOptimizer;
+
+/* How torch.optim runs the step (its `foreach` and `fused` arguments). */
+typedef enum {
+  HR_OPTIMIZER_IMPL_FOREACH,
+  HR_OPTIMIZER_IMPL_FUSED,
+  HR_OPTIMIZER_IMPL_FOR_LOOP,
+} HrOptimizerImpl;
+
+/* The training or serving code that runs the scenario. */
+typedef enum {
+  HR_STACK_TRANSFORMERS,
+  HR_STACK_LITGPT,
+  HR_STACK_TORCHTUNE,
+  HR_STACK_TORCHTITAN,
+  HR_STACK_ACCELERATE,
+  HR_STACK_TRL,
+  HR_STACK_DEEPSPEED,
+  HR_STACK_LIGHTNING,
+  HR_STACK_UNSLOTH,
+  HR_STACK_AXOLOTL,
+  HR_STACK_MEGATRON,
+} HrStack;
+
+/* Where DeepSpeed offloads parameters or optimizer state. */
+typedef enum {
+  HR_OFFLOAD_DEVICE_NONE,
+  HR_OFFLOAD_DEVICE_CPU,
+  HR_OFFLOAD_DEVICE_NVME,
+} HrOffloadDevice;
+
+/* Where a figure of the estimate comes from: a formula applied to the
+ * scenario's numbers (derived), a measurement it was fitted to
+ * (calibrated), or a default taken without a source for this scenario
+ * (assumed). */
+typedef enum {
+  HR_BASIS_DERIVED,
+  HR_BASIS_CALIBRATED,
+  HR_BASIS_ASSUMED,
+} HrBasis;
 
 /* How the loss over a vocabulary is computed. */
 typedef enum {
@@ -85,7 +162,8 @@ typedef enum {
   HR_SHARDING_ZERO1,
   HR_SHARDING_ZERO2,
   HR_SHARDING_ZERO3,
-  HR_SHARDING_FSDP,
+  HR_SHARDING_FSDP,    /* FSDP2, per-parameter fully_shard ("fsdp", "fsdp2") */
+  HR_SHARDING_FSDP1,   /* FlatParameter FullyShardedDataParallel */
 } HrSharding;
 
 typedef enum {
@@ -137,6 +215,12 @@ extern const HrEnumName hr_offload_names[];
 extern const HrEnumName hr_framework_names[];
 extern const HrEnumName hr_gpu_tier_names[];
 extern const HrEnumName hr_metric_names[];
+extern const HrEnumName hr_optimizer_impl_names[];
+extern const HrEnumName hr_stack_names[];
+extern const HrEnumName hr_offload_device_names[];
+extern const HrEnumName hr_state_dtype_names[];
+extern const HrEnumName hr_module_names[];
+extern const HrEnumName hr_basis_names[];
 
 gboolean    hr_enum_from_nick   (const HrEnumName *names,
                                  const char       *nick,
@@ -154,6 +238,8 @@ double      hr_dtype_bytes_per_param  (HrDtype  dtype,
 gboolean    hr_dtype_is_quantized     (HrDtype dtype);
 
 gboolean    hr_compute_is_mixed       (HrCompute compute);
+/* Whether the regime keeps 16-bit weights and no fp32 master copy. */
+gboolean    hr_compute_is_pure16      (HrCompute compute);
 /* Bytes of one stored activation element under a compute regime. */
 double      hr_compute_activation_bytes (HrCompute compute);
 /* The weights dtype a compute regime implies when the scenario names none. */

@@ -23,13 +23,44 @@ test_models (void)
     /* current open LLMs with GQA */
     "llama-3.1-8b", "llama-3.1-70b", "llama-3.2-1b", "qwen2.5-7b", "qwen2.5-72b", "mistral-7b",
     "gemma-2-9b",
+    /* the current generation of open dense LLMs */
+    "llama-3.1-405b", "llama-3.3-70b", "qwen3-0.6b", "qwen3-1.7b", "qwen3-4b", "qwen3-8b",
+    "qwen3-14b", "qwen3-32b", "gemma-3-1b", "gemma-3-4b", "gemma-3-12b", "gemma-3-27b",
+    "mistral-small-24b", "mistral-large-2", "phi-4", "phi-4-mini",
+    "deepseek-r1-distill-qwen-1.5b", "deepseek-r1-distill-qwen-7b",
+    "deepseek-r1-distill-qwen-14b", "deepseek-r1-distill-qwen-32b",
+    "deepseek-r1-distill-llama-8b", "deepseek-r1-distill-llama-70b", "smollm2-135m",
+    "smollm2-360m", "smollm2-1.7b",
+    /* encoders, encoder-decoders, vision transformers */
+    "bert-large", "roberta-base", "roberta-large", "distilbert-base", "deberta-v3-base",
+    "deberta-v3-large", "modernbert-base", "modernbert-large", "t5-small", "t5-base",
+    "t5-large", "vit-l-16", "vit-h-14", "clip-vit-l-14", "siglip-so400m-14-384",
+    "dinov2-vits14", "dinov2-vitb14", "dinov2-vitl14", "dinov2-vitg14", "sam-vit-b",
+    "sam-vit-l", "sam-vit-h", "whisper-small", "whisper-medium", "whisper-large-v3",
+    /* VLAs and world models */
+    "openvla-7b", "pi0", "pi0-fast", "vjepa2-vitl", "vjepa2-vith", "vjepa2-vitg", "vjepa2-ac",
+  };
+  /* The fewest entries each family may have: a floor that a lost or
+   * mis-filed entry breaks, not a count to keep in step by hand. */
+  static const struct {
+    const char *family;
+    guint       at_least;
+  } per_family[] = {
+    { "llm", 50 }, { "encoder", 20 }, { "vla", 8 }, { "world-model", 11 }, { "cnn", 1 },
+    { "diffusion", 1 },
+  };
+  static const char * const families[] = {
+    "llm", "encoder", "vla", "world-model", "cnn", "diffusion", NULL
   };
   static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b",
                               "llama-2-70b" };
   HrCatalog *catalog = hr_catalog_get_default ();
   GPtrArray *models = hr_catalog_get_models (catalog);
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
+  g_autoptr(GHashTable) counts = g_hash_table_new (g_str_hash, g_str_equal);
+  guint outside_llm = 0;
 
-  g_assert_cmpuint (models->len, >=, 30);
+  g_assert_cmpuint (models->len, >=, 90);
 
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
     {
@@ -50,10 +81,34 @@ test_models (void)
       const HrModel *m = g_ptr_array_index (models, i);
       guint64 sum = 0;
 
+      double shaped_sum = 0;
+
       g_assert_nonnull (m->source);
       g_assert_cmpuint (strlen (m->source), >, 20);
+      /* the source names where the numbers come from: a config.json, a
+       * model card, a paper, a repository at a commit, or a seed */
+      if (!g_regex_match_simple ("@[0-9a-f]{7}|huggingface\\.co/|paper|config\\.json|arXiv|"
+                                 "[Mm]odel card|[Ss]eed 00|tests/data",
+                                 m->source, 0, 0))
+        g_error ("%s: its source names no config, card, paper or commit", m->id);
       g_assert_cmpuint (m->params, >, 0);
       g_assert_nonnull (m->family);
+
+      /* ids are unique, lowercase letters, digits, '.' and '-' */
+      if (!g_regex_match_simple ("^[a-z0-9][a-z0-9.-]*$", m->id, 0, 0))
+        g_error ("model id \"%s\" is not lowercase letters, digits, '.' and '-'", m->id);
+      if (!g_hash_table_add (ids, m->id))
+        g_error ("model id \"%s\" appears twice", m->id);
+
+      /* every built-in entry sits in one of the picker's families */
+      if (!g_strv_contains (families, m->family))
+        g_error ("%s: family \"%s\" is not one of the built-in families", m->id, m->family);
+      g_hash_table_insert (counts, m->family,
+                           GUINT_TO_POINTER (GPOINTER_TO_UINT (g_hash_table_lookup (counts,
+                                                                                    m->family)) +
+                                             1));
+      if (!g_str_equal (m->family, "llm"))
+        outside_llm++;
       for (guint j = 0; j < m->components->len; j++)
         {
           const HrComponent *c = g_ptr_array_index (m->components, j);
@@ -62,6 +117,9 @@ test_models (void)
           /* every calibrated figure says where it comes from */
           if (c->has_activation)
             g_assert_nonnull (c->act_source);
+          if (c->kind == HR_COMPONENT_TRANSFORMER)
+            shaped_sum += (double) hr_component_linear_params (c) +
+                          hr_component_embedding_params (c);
           /* a transformer's shape accounts for most of its parameters */
           if (c->kind == HR_COMPONENT_TRANSFORMER && m->components->len == 1)
             {
@@ -75,7 +133,22 @@ test_models (void)
             }
         }
       g_assert_cmpfloat ((double) sum, >=, 0.98 * m->params);
+      /* the shapes never account for more parameters than the model has (a
+       * typo in a width or a layer count shows up here) */
+      if (shaped_sum > 1.02 * m->params)
+        g_error ("%s: its shapes give %.4gB parameters, params says %.4gB", m->id,
+                 shaped_sum / 1e9, m->params / 1e9);
     }
+
+  for (guint i = 0; i < G_N_ELEMENTS (per_family); i++)
+    {
+      guint n = GPOINTER_TO_UINT (g_hash_table_lookup (counts, per_family[i].family));
+
+      if (n < per_family[i].at_least)
+        g_error ("family %s has %u models, at least %u expected", per_family[i].family, n,
+                 per_family[i].at_least);
+    }
+  g_assert_cmpuint (outside_llm, >=, 40);
 }
 
 static void
@@ -84,11 +157,16 @@ test_gpus (void)
   static const char *required[] = {
     "rtx-3060-12gb", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-5090d", "rtx-a6000", "rtx-6000-ada",
     "a100-40gb", "a100-80gb", "h100-sxm", "h200", "b200", "mi300x",
+    /* the used market and the current generation */
+    "rtx-2080-ti", "rtx-3080-ti", "rtx-5060-ti-16gb", "rtx-5070", "rtx-5070-ti", "rtx-5080",
+    "rtx-a4000", "rtx-a5000", "t4", "v100-16gb", "v100-32gb", "a10", "a10g", "l4", "l40", "l40s",
+    "h20", "gb200", "mi325x",
   };
   HrCatalog *catalog = hr_catalog_get_default ();
   GPtrArray *gpus = hr_catalog_get_gpus (catalog);
+  g_autoptr(GHashTable) ids = g_hash_table_new (g_str_hash, g_str_equal);
 
-  g_assert_cmpuint (gpus->len, >=, 25);
+  g_assert_cmpuint (gpus->len, >=, 45);
 
   for (guint i = 0; i < G_N_ELEMENTS (required); i++)
     {
@@ -108,6 +186,10 @@ test_gpus (void)
 
       g_assert_nonnull (g->source);
       g_assert_cmpuint (strlen (g->source), >, 20);
+      if (!g_regex_match_simple ("^[a-z0-9][a-z0-9.-]*$", g->id, 0, 0))
+        g_error ("GPU id \"%s\" is not lowercase letters, digits, '.' and '-'", g->id);
+      if (!g_hash_table_add (ids, g->id))
+        g_error ("GPU id \"%s\" appears twice", g->id);
       g_assert_cmpuint (g->memory, >, G_GUINT64_CONSTANT (4) << 30);
       g_assert_cmpuint (g->bandwidth, >, 0);
       g_assert_cmpfloat (g->fp32_tflops, >, 0);

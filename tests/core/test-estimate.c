@@ -94,13 +94,15 @@ test_estimator_matches_eq1 (void)
                                                    "\"hidden\": 960, \"heads\": 15, \"norm\": "
                                                    "\"layernorm\", \"dropout\": true}, \"task\": "
                                                    "\"train\", \"attention\": \"eager\", "
-                                                   "\"compute\": \"bf16-mixed\", \"seq_len\": "
+                                                   "\"compute\": \"bf16-pure\", \"seq_len\": "
                                                    "200, \"micro_batch\": %u}", batches[i]);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
       double layers = item_bytes (est, HR_BUCKET_ACTIVATIONS, "16 layers");
       double eq1 = hr_activations_korthikanti (200, batches[i], 960, 15, 16);
 
-      /* eq. 1 leaves out LayerNorm statistics and the final norm: < 1% */
+      /* eq. 1 counts every tensor in 16 bits, as pure bf16 runs it (under
+       * autocast the softmax runs in fp32, see /property/encoders); it
+       * leaves out LayerNorm statistics and the final norm: < 1% */
       assert_near (layers, eq1, 0.01);
     }
 }
@@ -488,14 +490,22 @@ test_property_zero (void)
   g_autoptr(HrEstimate) e1 = hr_estimate_new (one);
   g_autoptr(HrEstimate) e3 = hr_estimate_new (z3);
   g_autoptr(HrEstimate) ez1 = hr_estimate_new (z1);
-  double gathered = item_bytes (e3, HR_BUCKET_WEIGHTS, "unsharded parameters");
+  /* what ZeRO-3 keeps whole: the live parameters and the small tensors
+   * under stage3_param_persistence_threshold; and the reduce bucket */
+  double gathered = item_bytes (e3, HR_BUCKET_WEIGHTS, "ZeRO-3");
+  double bucket = item_bytes (e3, HR_BUCKET_GRADIENTS, "reduce buckets");
 
   g_assert_cmpfloat (gathered, >, 0);
-  assert_near (model_state (e3) - gathered, model_state (e1) / 8, 0.001);
+  /* DeepSpeed's default reduce_bucket_size, 5e8 values in 16 bits */
+  assert_near (bucket, 5e8 * 2, 1e-9);
+  assert_near (model_state (e3) - gathered - bucket, model_state (e1) / 8, 0.001);
   assert_near ((double) ez1->buckets[HR_BUCKET_OPTIMIZER], e1->buckets[HR_BUCKET_OPTIMIZER] / 8.0,
                0.001);
   g_assert_cmpuint (ez1->buckets[HR_BUCKET_WEIGHTS], ==, e1->buckets[HR_BUCKET_WEIGHTS]);
-  g_assert_cmpuint (ez1->buckets[HR_BUCKET_GRADIENTS], ==, e1->buckets[HR_BUCKET_GRADIENTS]);
+  /* ZeRO-1 keeps every gradient, and reduces them through its bucket */
+  assert_near ((double) ez1->buckets[HR_BUCKET_GRADIENTS],
+               e1->buckets[HR_BUCKET_GRADIENTS] + item_bytes (ez1, HR_BUCKET_GRADIENTS,
+                                                               "reduce buckets"), 1e-9);
   /* activations are per GPU: sharding does not touch them */
   g_assert_cmpuint (e3->buckets[HR_BUCKET_ACTIVATIONS], ==, e1->buckets[HR_BUCKET_ACTIVATIONS]);
 }
@@ -607,6 +617,488 @@ test_property_nothing_fits (void)
   g_assert_nonnull (strstr (est->fit_reason, "GiB"));
 }
 
+static HrEstimate *
+estimate_of (const char *json)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (json);
+
+  return hr_estimate_new (s);
+}
+
+/* The estimate of a scenario, which it frees. */
+static HrEstimate *
+estimate_owned (HrScenario *scenario)
+{
+  g_autoptr(HrScenario) s = scenario;
+
+  return hr_estimate_new (s);
+}
+
+/* The estimate of the literal @format with its one %s replaced by @extra. */
+#define estimate_with(format, extra) estimate_owned (hr_test_scenariof (format, extra))
+
+static double
+gathered_of (const HrEstimate *est)
+{
+  return item_bytes (est, HR_BUCKET_WEIGHTS, "FSDP");
+}
+
+/* FSDP2 (fully_shard) shards every parameter, frozen ones too: per-GPU
+ * weights fall as 1/N, plus the groups gathered at the peak, which do not
+ * depend on N; without resharding after forward the whole model stays
+ * gathered; CPU offload leaves only the gathered groups on the GPU. */
+static void
+test_property_fsdp2 (void)
+{
+#define FSDP_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": " \
+                      "\"%s\", \"sharding\": \"fsdp\", \"gpus\": %u, \"compute\": \"bf16-pure\"" \
+                      "%s}"
+  g_autoptr(HrScenario) one = hr_test_scenariof (FSDP_SCENARIO, "lora", 1, "");
+  g_autoptr(HrEstimate) e1 = hr_estimate_new (one);
+  double gathered_prev = -1;
+
+  for (guint n = 2; n <= 16; n *= 2)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (FSDP_SCENARIO, "lora", n, "");
+      g_autoptr(HrEstimate) e = hr_estimate_new (s);
+      double gathered = gathered_of (e);
+
+      g_assert_cmpfloat (gathered, >, 0);
+      assert_near (e->buckets[HR_BUCKET_WEIGHTS] - gathered, e1->buckets[HR_BUCKET_WEIGHTS] / n,
+                   0.001);
+      if (gathered_prev >= 0)
+        assert_near (gathered, gathered_prev, 1e-9);
+      gathered_prev = gathered;
+      /* the gathered groups: the head's root group and one layer at most
+       * twice, far below the model */
+      g_assert_cmpfloat (gathered, <, 0.25 * e1->buckets[HR_BUCKET_WEIGHTS]);
+    }
+
+  {
+    g_autoptr(HrScenario) keep = hr_test_scenariof (FSDP_SCENARIO, "full", 8,
+                                                    ", \"reshard_after_forward\": false");
+    g_autoptr(HrScenario) off = hr_test_scenariof (FSDP_SCENARIO, "full", 8,
+                                                   ", \"offload\": \"optimizer+params\"");
+    g_autoptr(HrScenario) base = hr_test_scenariof (FSDP_SCENARIO, "full", 8, "");
+    g_autoptr(HrEstimate) ek = hr_estimate_new (keep);
+    g_autoptr(HrEstimate) eo = hr_estimate_new (off);
+    g_autoptr(HrEstimate) eb = hr_estimate_new (base);
+
+    /* every parameter, in 16 bits */
+    assert_near (gathered_of (ek), 2.0 * keep->model->params, 0.001);
+    /* CPU offload: no shards, no sharded gradients or state on the GPU */
+    assert_near ((double) eo->buckets[HR_BUCKET_WEIGHTS], gathered_of (eo), 1e-9);
+    g_assert_cmpfloat (eo->buckets[HR_BUCKET_OPTIMIZER], <, 1e6);
+    /* bf16 shards, gradients and moments: 2 + 2 + 4 bytes a parameter */
+    g_assert_cmpfloat (eo->host_ram, >, 0.99 * 8.0 * off->model->params);
+    g_assert_cmpfloat (eo->total, <, eb->total);
+  }
+#undef FSDP_SCENARIO
+}
+
+/* FSDP1 with use_orig_params=True and LoRA inside the wrapped blocks
+ * (LitGPT) computes gradients for the frozen weights of those blocks too,
+ * and Fabric's no_backward_sync keeps them unsharded while accumulating;
+ * FSDP2 keeps gradients for the adapters only. */
+static void
+test_property_fsdp1_units (void)
+{
+#define UNIT_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": " \
+                      "\"lora\", \"lora\": {\"rank\": 8, \"targets\": \"qv\"}, \"compute\": " \
+                      "\"bf16-pure\", \"gpus\": 2, \"sharding\": \"%s\", \"stack\": \"litgpt\", " \
+                      "\"grad_accum\": %u, \"recompute\": \"full\"}"
+  g_autoptr(HrEstimate) fsdp1 = NULL;
+  g_autoptr(HrEstimate) fsdp1_sync = NULL;
+  g_autoptr(HrEstimate) fsdp2 = NULL;
+  g_autoptr(HrScenario) s1 = hr_test_scenariof (UNIT_SCENARIO, "fsdp1", 64);
+  g_autoptr(HrScenario) s1s = hr_test_scenariof (UNIT_SCENARIO, "fsdp1", 1);
+  g_autoptr(HrScenario) s2 = hr_test_scenariof (UNIT_SCENARIO, "fsdp", 64);
+  const HrComponent *c = g_ptr_array_index (s1->model->components, 0);
+  double layers = (double) c->params - hr_component_embedding_params (c);
+#undef UNIT_SCENARIO
+
+  fsdp1 = hr_estimate_new (s1);
+  fsdp1_sync = hr_estimate_new (s1s);
+  fsdp2 = hr_estimate_new (s2);
+
+  /* unsharded: every layer's parameters, 2 bytes each, on every GPU */
+  assert_near (item_bytes (fsdp1, HR_BUCKET_GRADIENTS, "whole FSDP1 units"),
+               2.0 * (layers + fsdp1->trainable_params), 0.001);
+  /* without accumulation they are reduce-scattered, half on each of 2, and
+   * made as the activations are freed: at most all of them at the peak */
+  {
+    double high = 0;
+
+    for (guint i = 0; i < fsdp1_sync->items->len; i++)
+      {
+        HrEstimateItem *item = g_ptr_array_index (fsdp1_sync->items, i);
+
+        if (item->bucket == HR_BUCKET_GRADIENTS && strstr (item->label, "alive at the peak"))
+          high += item->high;
+      }
+    assert_near (high, layers + fsdp1->trainable_params, 0.001);
+  }
+  g_assert_cmpfloat (fsdp2->buckets[HR_BUCKET_GRADIENTS], <, 0.01 * GiB);
+  g_assert_cmpfloat (fsdp1->total, >, fsdp2->total + 10 * GiB);
+}
+
+/* optimizer_in_bwd steps and frees each gradient as it is computed: the
+ * full gradient buffer goes, the optimizer state stays. */
+static void
+test_property_optimizer_in_bwd (void)
+{
+/* short sequences: the peak is at the end of the backward pass, where
+ * every gradient exists (see /property/gradients-and-activations) */
+#define BWD_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-3.2-1b\", \"stack\": " \
+                     "\"torchtune\", \"seq_len\": 16%s}"
+  g_autoptr(HrScenario) a = hr_test_scenariof (BWD_SCENARIO, "");
+  g_autoptr(HrScenario) b = hr_test_scenariof (BWD_SCENARIO, ", \"optimizer_in_bwd\": true");
+#undef BWD_SCENARIO
+  g_autoptr(HrEstimate) ea = hr_estimate_new (a);
+  g_autoptr(HrEstimate) eb = hr_estimate_new (b);
+  const HrComponent *c = g_ptr_array_index (a->model->components, 0);
+  /* the largest tensor, the 128256 x 2048 embedding, in bf16 */
+  double largest = 2.0 * c->vocab * c->hidden;
+
+  g_assert_cmpint (a->compute, ==, HR_COMPUTE_BF16_PURE);
+  assert_near ((double) ea->buckets[HR_BUCKET_GRADIENTS], 2.0 * a->model->params, 0.05);
+  g_assert_cmpfloat (eb->bucket_high[HR_BUCKET_GRADIENTS], <=, 2.0 * largest);
+  assert_near ((double) eb->buckets[HR_BUCKET_GRADIENTS], largest, 0.001);
+  g_assert_cmpuint (eb->buckets[HR_BUCKET_OPTIMIZER], >=, ea->buckets[HR_BUCKET_OPTIMIZER]);
+  assert_near ((double) ea->total - eb->total,
+               ea->buckets[HR_BUCKET_GRADIENTS] - eb->buckets[HR_BUCKET_GRADIENTS], 0.05);
+}
+
+/* Without accumulation, a named stack's gradients appear as the backward
+ * pass frees the activations: the peak is the larger of the two ends, and
+ * the range still allows them together. */
+static void
+test_property_gradients_and_activations (void)
+{
+#define GA "{\"headroom_scenario\": 1, \"model\": \"llama-3.2-1b\", \"compute\": " \
+           "\"bf16-pure\", \"seq_len\": %u, \"micro_batch\": 4%s}"
+  static const guint seq[] = { 32, 4096 };
+
+  for (guint i = 0; i < G_N_ELEMENTS (seq); i++)
+    {
+      g_autoptr(HrScenario) generic = hr_test_scenariof (GA, seq[i], "");
+      g_autoptr(HrScenario) named = hr_test_scenariof (GA, seq[i], ", \"stack\": \"torchtune\", "
+                                                       "\"loss\": \"upcast\", "
+                                                       "\"optimizer_impl\": \"foreach\"");
+      g_autoptr(HrScenario) accum = hr_test_scenariof (GA, seq[i], ", \"stack\": \"torchtune\", "
+                                                       "\"loss\": \"upcast\", "
+                                                       "\"optimizer_impl\": \"foreach\", "
+                                                       "\"grad_accum\": 4");
+      g_autoptr(HrEstimate) eg = hr_estimate_new (generic);
+      g_autoptr(HrEstimate) en = hr_estimate_new (named);
+      g_autoptr(HrEstimate) ea = hr_estimate_new (accum);
+      double grads = 2.0 * generic->model->params;
+      double acts = en->buckets[HR_BUCKET_ACTIVATIONS];
+
+      /* the generic estimate and accumulation keep every gradient with
+       * every activation */
+      assert_near ((double) eg->buckets[HR_BUCKET_GRADIENTS], grads, 1e-6);
+      assert_near ((double) ea->buckets[HR_BUCKET_GRADIENTS], grads, 1e-6);
+      /* without it: the larger end of the backward pass */
+      assert_near ((double) en->buckets[HR_BUCKET_GRADIENTS] + acts, MAX (grads, acts +
+                   en->buckets[HR_BUCKET_GRADIENTS]), 1e-6);
+      g_assert_cmpuint (en->buckets[HR_BUCKET_GRADIENTS], <=, eg->buckets[HR_BUCKET_GRADIENTS]);
+      assert_near ((double) en->bucket_high[HR_BUCKET_GRADIENTS], grads, 1e-6);
+    }
+#undef GA
+}
+
+/* Activation offloading moves the saved activations to pinned host memory
+ * but leaves the working set of the layer being computed on the GPU. */
+static void
+test_property_activation_offload (void)
+{
+  static const char *recompute[] = { "none", "full" };
+
+  for (guint i = 0; i < G_N_ELEMENTS (recompute); i++)
+    {
+      g_autoptr(HrScenario) a = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"method\": \"lora\", "
+        "\"seq_len\": 4096, \"micro_batch\": 4, \"recompute\": \"%s\", \"loss\": \"fused\"}",
+        recompute[i]);
+      g_autoptr(HrScenario) b = hr_scenario_copy (a);
+      g_autoptr(HrEstimate) ea = NULL;
+      g_autoptr(HrEstimate) eb = NULL;
+      double on_gpu_a, on_gpu_b, one_layer;
+      const HrComponent *c = g_ptr_array_index (a->model->components, 0);
+
+      b->activation_offload = TRUE;
+      ea = hr_estimate_new (a);
+      eb = hr_estimate_new (b);
+      on_gpu_a = ea->buckets[HR_BUCKET_ACTIVATIONS];
+      on_gpu_b = eb->buckets[HR_BUCKET_ACTIVATIONS];
+      one_layer = item_bytes (ea, HR_BUCKET_ACTIVATIONS, "32 layers") / c->layers;
+      if (g_str_equal (recompute[i], "full"))
+        one_layer = 0;  /* the recomputed layer: checked below */
+
+      g_assert_cmpfloat (on_gpu_b, <, 0.5 * on_gpu_a);
+      /* what left the GPU is on the host */
+      assert_near ((double) eb->host_ram, on_gpu_a - on_gpu_b, 0.01);
+      /* not the working set: at least a layer's worth stays */
+      g_assert_cmpfloat (on_gpu_b, >=, one_layer);
+      g_assert_cmpfloat (on_gpu_b, >, 0);
+    }
+}
+
+/* ZeRO-3 keeps parameters under stage3_param_persistence_threshold whole
+ * on every GPU; raising the threshold past every tensor keeps the whole
+ * model; offloading the optimizer moves its state and the gradient
+ * partition to the host. */
+static void
+test_property_zero3_persistence (void)
+{
+#define Z3 "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"sharding\": \"zero3\", " \
+           "\"gpus\": 8, \"deepspeed\": {%s}}"
+  g_autoptr(HrScenario) none = hr_test_scenariof (Z3, "\"stage3_param_persistence_threshold\": 0");
+  g_autoptr(HrScenario) dflt = hr_test_scenariof (Z3, "\"reduce_bucket_size\": 500000000");
+  g_autoptr(HrScenario) all = hr_test_scenariof (Z3, "\"stage3_param_persistence_threshold\": "
+                                                     "100000000000");
+  g_autoptr(HrScenario) off = hr_test_scenariof (Z3, "\"offload_optimizer\": \"cpu\"");
+#undef Z3
+  g_autoptr(HrEstimate) en = hr_estimate_new (none);
+  g_autoptr(HrEstimate) ed = hr_estimate_new (dflt);
+  g_autoptr(HrEstimate) ea = hr_estimate_new (all);
+  g_autoptr(HrEstimate) eo = hr_estimate_new (off);
+  const HrComponent *c = g_ptr_array_index (dflt->model->components, 0);
+  /* the norms, 2 a layer and the final one, of 4096 < 1e5 values each */
+  double norms = (2.0 * c->layers + 1) * c->hidden;
+
+  g_assert_cmpfloat (item_bytes (en, HR_BUCKET_WEIGHTS, "persistence"), ==, 0);
+  assert_near (item_bytes (ed, HR_BUCKET_WEIGHTS, "persistence"), 2.0 * norms * 7.0 / 8.0,
+               1e-6);
+  /* every parameter whole: the sharded weights plus 7/8 of them again */
+  assert_near (item_bytes (ea, HR_BUCKET_WEIGHTS, "persistence"),
+               2.0 * all->model->params * 7.0 / 8.0, 0.001);
+  g_assert_cmpfloat (eo->buckets[HR_BUCKET_OPTIMIZER], <, 0.01 * ed->buckets[HR_BUCKET_OPTIMIZER]);
+  g_assert_cmpfloat (eo->host_ram, >, 12.0 * off->model->params);
+}
+
+/* The optimizer step: fused builds no temporaries, foreach one state's
+ * worth, the for-loop one tensor's; 8-bit and 4-bit state, bf16 moments. */
+static void
+test_property_optimizers (void)
+{
+#define OPT "{\"headroom_scenario\": 1, \"model\": \"qwen2.5-0.5b\", \"seq_len\": 128, %s}"
+  g_autoptr(HrEstimate) foreach = estimate_with (OPT, "\"optimizer_impl\": \"foreach\"");
+  g_autoptr(HrEstimate) fused = estimate_with (OPT, "\"optimizer_impl\": \"fused\"");
+  g_autoptr(HrEstimate) loop = estimate_with (OPT, "\"optimizer_impl\": \"for-loop\"");
+  g_autoptr(HrEstimate) bnb8 = estimate_with (OPT, "\"optimizer\": \"adamw-8bit\"");
+  g_autoptr(HrEstimate) ao4 = estimate_with (OPT, "\"optimizer\": \"adamw-4bit\"");
+  g_autoptr(HrEstimate) bf16 = estimate_with (OPT, "\"optimizer_state_dtype\": \"bf16\"");
+  g_autoptr(HrEstimate) paged = estimate_with (OPT, "\"optimizer\": \"paged-adamw\"");
+  double p = 494032768;
+  double t_foreach = item_bytes (foreach, HR_BUCKET_OPTIMIZER, "temporaries");
+  double t_loop = item_bytes (loop, HR_BUCKET_OPTIMIZER, "temporaries");
+  double s_fp32 = item_bytes (foreach, HR_BUCKET_OPTIMIZER, "state");
+#undef OPT
+
+  g_assert_cmpfloat (item_bytes (fused, HR_BUCKET_OPTIMIZER, "temporaries"), ==, 0);
+  g_assert_cmpfloat (t_foreach, >, 0);
+  g_assert_cmpfloat (t_loop, <, t_foreach);
+  assert_near (s_fp32, 8.0 * p, 1e-6);
+  /* bitsandbytes: 1 byte + an fp32 absmax per 256 values, per moment */
+  assert_near (item_bytes (bnb8, HR_BUCKET_OPTIMIZER, "state"), 2.0 * (1.0 + 4.0 / 256) * p,
+               1e-6);
+  /* torchao 4-bit: half a byte + an fp32 scale per 128 */
+  assert_near (item_bytes (ao4, HR_BUCKET_OPTIMIZER, "state"), 2.0 * (0.5 + 4.0 / 128) * p,
+               1e-6);
+  assert_near (item_bytes (bf16, HR_BUCKET_OPTIMIZER, "state"), s_fp32 / 2, 1e-6);
+  /* paged state counts only where nvidia-smi sees it */
+  g_assert_cmpuint (paged->allocated_peak, <, foreach->allocated_peak);
+}
+
+/* model.half(): fp16 weights, gradients and moments and no master copy,
+ * the same bytes as pure bf16. */
+static void
+test_property_fp16_pure (void)
+{
+  g_autoptr(HrEstimate) fp16 = estimate_of ("{\"headroom_scenario\": 1, \"model\": "
+                                            "\"llama-3.2-1b\", \"compute\": \"fp16-pure\"}");
+  g_autoptr(HrEstimate) bf16 = estimate_of ("{\"headroom_scenario\": 1, \"model\": "
+                                            "\"llama-3.2-1b\", \"compute\": \"bf16-pure\"}");
+  double p = 1235814400;
+
+  assert_near (model_state (fp16), 8.0 * p, 0.01);
+  g_assert_cmpuint (fp16->total, ==, bf16->total);
+  g_assert_cmpfloat (item_bytes (fp16, HR_BUCKET_OPTIMIZER, "master"), ==, 0);
+}
+
+/* PEFT's methods, each with its trainable count from PEFT's layers and its
+ * own activation cost. */
+static void
+test_property_peft_methods (void)
+{
+#define PEFT "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"seq_len\": 1024, " \
+             "\"micro_batch\": 2, \"compute\": \"bf16-pure\", \"method\": \"%s\"%s}"
+  static const char *methods[] = {
+    "lora", "dora", "vera", "ia3", "loha", "lokr", "oft", "boft", "prefix", "prompt",
+    "layernorm", "lora-fa", "adalora",
+  };
+  double h = 4096, I = 11008, L = 32;
+  g_autoptr(HrEstimate) lora = NULL;
+  g_autoptr(HrEstimate) lora_fa = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (methods); i++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (PEFT, methods[i], "");
+      g_autoptr(HrEstimate) e = hr_estimate_new (s);
+      double n = e->trainable_params, want = -1;
+
+      g_assert_cmpuint (e->trainable_params, >, 0);
+      g_assert_cmpuint (e->trainable_params, <, s->model->params / 50);
+      g_assert_cmpuint (e->buckets[HR_BUCKET_ACTIVATIONS], >, 0);
+
+      /* PEFT defaults: LoRA family all-linear at rank 16 (the contract's),
+       * VeRA r 256 and LoHa/LoKr r 8 on q and v, IA3 on k, v and down */
+      if (g_str_equal (methods[i], "lora"))
+        want = 16 * L * (4 * 2 * h + 3 * (h + I));
+      else if (g_str_equal (methods[i], "dora"))
+        want = 16 * L * (4 * 2 * h + 3 * (h + I)) + L * (4 * h + 2 * I + h);
+      else if (g_str_equal (methods[i], "vera"))
+        want = L * 2 * (256 + h);
+      else if (g_str_equal (methods[i], "ia3"))
+        want = L * (h + h + I);
+      else if (g_str_equal (methods[i], "loha"))
+        want = L * 2 * 2 * 8 * (h + h);
+      else if (g_str_equal (methods[i], "lokr"))
+        /* 4096 = 64 x 64: w1 64 x 64, w2 split at rank 8 (8 < 64/2) */
+        want = L * 2 * (64 * 64 + 8 * (64 + 64));
+      else if (g_str_equal (methods[i], "oft"))
+        want = L * 2 * (h / 32) * 32 * 31 / 2;
+      else if (g_str_equal (methods[i], "boft"))
+        want = L * 2 * (2 * (h / 4) * 16 + h);
+      else if (g_str_equal (methods[i], "prefix"))
+        want = 20 * L * 2 * h;
+      else if (g_str_equal (methods[i], "prompt"))
+        want = 20 * h;
+      else if (g_str_equal (methods[i], "layernorm"))
+        want = (2 * L + 1) * h;
+      else if (g_str_equal (methods[i], "lora-fa"))
+        want = 16 * L * (4 * h + 2 * I + h);
+      else if (g_str_equal (methods[i], "adalora"))
+        want = L * 2 * 12 * (h + h + 1);
+      if (want > 0)
+        assert_near (n, want, 1e-6);
+
+      if (g_str_equal (methods[i], "lora"))
+        lora = g_steal_pointer (&e);
+      else if (g_str_equal (methods[i], "lora-fa"))
+        lora_fa = g_steal_pointer (&e);
+      else if (g_str_equal (methods[i], "loha"))
+        /* the full-size delta weight of q and v in every layer, in bf16 */
+        assert_near (item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"), 2.0 * L * 2 * h * h,
+                     1e-9);
+      else if (g_str_equal (methods[i], "boft"))
+        /* 3N + 3 dense h x h matrices for each, N = 2 butterfly factors */
+        assert_near (item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"),
+                     9.0 * 2.0 * L * 2 * h * h, 1e-9);
+    }
+
+  /* LoRA-FA keeps no layer inputs for A: less than LoRA */
+  g_assert_cmpuint (lora_fa->buckets[HR_BUCKET_ACTIVATIONS], <,
+                    lora->buckets[HR_BUCKET_ACTIVATIONS]);
+
+  /* prompt tuning lengthens the sequence; prefix tuning the keys only */
+  {
+    g_autoptr(HrScenario) p = hr_test_scenariof (PEFT, "prompt", ", \"peft\": "
+                                                 "{\"num_virtual_tokens\": 100}");
+    g_autoptr(HrEstimate) ep = hr_estimate_new (p);
+
+    g_assert_cmpfloat (item_bytes (ep, HR_BUCKET_ACTIVATIONS, "1124 tokens"), >, 0);
+  }
+
+  /* LoRA on chosen modules: q and v only is less than all-linear */
+  {
+    g_autoptr(HrScenario) qv = hr_test_scenariof (PEFT, "lora", ", \"lora\": {\"targets\": "
+                                                  "[\"q\", \"v\"]}");
+    g_autoptr(HrEstimate) eqv = hr_estimate_new (qv);
+
+    assert_near ((double) eqv->trainable_params, 16 * L * 2 * 2 * h, 1e-6);
+    g_assert_cmpuint (eqv->buckets[HR_BUCKET_ACTIVATIONS], <, lora->buckets[HR_BUCKET_ACTIVATIONS]);
+  }
+#undef PEFT
+}
+
+/* Encoders as transformers runs them: eager attention keeps the softmax
+ * (fp32 under autocast), its dropout mask and the dropped probabilities;
+ * T5 adds its position bias, DeBERTa its disentangled terms. */
+static void
+test_property_encoders (void)
+{
+#define ENC "{\"headroom_scenario\": 1, \"model\": \"%s\", \"micro_batch\": 8, \"seq_len\": " \
+            "512, \"attention\": \"%s\", \"compute\": \"%s\"}"
+  g_autoptr(HrScenario) bert_mixed = hr_test_scenariof (ENC, "bert-base", "eager", "fp16-mixed");
+  g_autoptr(HrScenario) bert_pure = hr_test_scenariof (ENC, "bert-base", "eager", "bf16-pure");
+  g_autoptr(HrScenario) bert_sdpa = hr_test_scenariof (ENC, "bert-base", "sdpa", "fp16-mixed");
+  g_autoptr(HrScenario) roberta = hr_test_scenariof (ENC, "roberta-base", "eager", "fp16-mixed");
+  g_autoptr(HrScenario) deberta = hr_test_scenariof (ENC, "deberta-v3-base", "eager",
+                                                     "fp16-mixed");
+  g_autoptr(HrScenario) t5 = hr_test_scenariof (ENC, "t5-base-encoder", "eager", "fp16-mixed");
+#undef ENC
+  g_autoptr(HrEstimate) em = hr_estimate_new (bert_mixed);
+  g_autoptr(HrEstimate) ep = hr_estimate_new (bert_pure);
+  g_autoptr(HrEstimate) es = hr_estimate_new (bert_sdpa);
+  g_autoptr(HrEstimate) er = hr_estimate_new (roberta);
+  g_autoptr(HrEstimate) ed = hr_estimate_new (deberta);
+  g_autoptr(HrEstimate) et = hr_estimate_new (t5);
+  double scores = 12.0 * 512 * 512 * 8 * 12;   /* heads x s x s x b x layers */
+  double layers_m = item_bytes (em, HR_BUCKET_ACTIVATIONS, "12 layers");
+  double layers_p = item_bytes (ep, HR_BUCKET_ACTIVATIONS, "12 layers");
+
+  /* per score: fp32 softmax 4 + mask 1 + fp16 copy 2 under autocast,
+   * 2 + 1 + 2 in pure 16 bits; the rest differs by the fp32 residual */
+  g_assert_cmpfloat (layers_m - layers_p, >, 2.0 * scores);
+  g_assert_cmpfloat (es->buckets[HR_BUCKET_ACTIVATIONS], <,
+                     0.5 * em->buckets[HR_BUCKET_ACTIVATIONS]);
+  /* RoBERTa is BERT with another vocabulary: the same activations */
+  assert_near (item_bytes (er, HR_BUCKET_ACTIVATIONS, "12 layers"), layers_m, 1e-9);
+  g_assert_cmpfloat (item_bytes (ed, HR_BUCKET_ACTIVATIONS, "12 layers"), >, layers_m);
+  g_assert_cmpfloat (item_bytes (et, HR_BUCKET_ACTIVATIONS, "12 layers"), >, 0);
+}
+
+/* torch.compile saves less; packed sequences under SDPA need a mask. */
+static void
+test_property_compile_and_packed (void)
+{
+#define CP "{\"headroom_scenario\": 1, \"model\": \"llama-3.2-1b\", \"seq_len\": 2048, " \
+           "\"micro_batch\": 4%s}"
+  g_autoptr(HrEstimate) base = estimate_with (CP, "");
+  g_autoptr(HrEstimate) comp = estimate_with (CP, ", \"compile\": true");
+  g_autoptr(HrEstimate) packed = estimate_with (CP, ", \"packed\": true");
+  g_autoptr(HrEstimate) packed_flash = estimate_with (CP, ", \"packed\": true, "
+                                                             "\"attention\": \"flash\"");
+#undef CP
+
+  g_assert_cmpuint (comp->buckets[HR_BUCKET_ACTIVATIONS], <, base->buckets[HR_BUCKET_ACTIVATIONS]);
+  assert_near (item_bytes (packed, HR_BUCKET_ACTIVATIONS, "packed"), 2048.0 * 2048 * 4, 1e-9);
+  g_assert_cmpfloat (item_bytes (packed_flash, HR_BUCKET_ACTIVATIONS, "packed"), ==, 0);
+}
+
+/* Every item says what it rests on. */
+static void
+test_property_basis (void)
+{
+  g_autoptr(HrEstimate) gr00t = estimate_of ("{\"headroom_scenario\": 1, \"model\": "
+                                             "\"gr00t-n1.7\", \"method\": \"freeze\"}");
+  gboolean calibrated = FALSE, assumed = FALSE, derived = FALSE;
+
+  for (guint i = 0; i < gr00t->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (gr00t->items, i);
+
+      g_assert_nonnull (hr_enum_to_nick (hr_basis_names, item->basis));
+      calibrated |= item->basis == HR_BASIS_CALIBRATED;
+      assumed |= item->basis == HR_BASIS_ASSUMED && strstr (item->label, "fragmentation");
+      derived |= item->basis == HR_BASIS_DERIVED;
+    }
+  g_assert_true (calibrated && assumed && derived);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -632,6 +1124,19 @@ main (int    argc,
   g_test_add_func ("/property/frozen-parts", test_property_frozen_parts);
   g_test_add_func ("/property/levers", test_property_levers);
   g_test_add_func ("/property/nothing-fits", test_property_nothing_fits);
+  g_test_add_func ("/property/fsdp2", test_property_fsdp2);
+  g_test_add_func ("/property/fsdp1-units", test_property_fsdp1_units);
+  g_test_add_func ("/property/optimizer-in-bwd", test_property_optimizer_in_bwd);
+  g_test_add_func ("/property/activation-offload", test_property_activation_offload);
+  g_test_add_func ("/property/gradients-and-activations",
+                   test_property_gradients_and_activations);
+  g_test_add_func ("/property/zero3-persistence", test_property_zero3_persistence);
+  g_test_add_func ("/property/optimizers", test_property_optimizers);
+  g_test_add_func ("/property/fp16-pure", test_property_fp16_pure);
+  g_test_add_func ("/property/peft-methods", test_property_peft_methods);
+  g_test_add_func ("/property/encoders", test_property_encoders);
+  g_test_add_func ("/property/compile-and-packed", test_property_compile_and_packed);
+  g_test_add_func ("/property/basis", test_property_basis);
 
   return g_test_run ();
 }

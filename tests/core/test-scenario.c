@@ -447,6 +447,203 @@ test_copy (void)
   g_assert_cmpstr (b->gpu->id, ==, "rtx-4090");
 }
 
+/* The stacks' keys (data/SCENARIO.md, "Keys Headroom adds"): every value
+ * is accepted, each means what it says, and a saved file reads back the
+ * same. */
+static void
+test_stack_keys (void)
+{
+  static const char *values[][2] = {
+    { "stack", "\"transformers\"" }, { "stack", "\"litgpt\"" }, { "stack", "\"torchtune\"" },
+    { "stack", "\"torchtitan\"" }, { "stack", "\"accelerate\"" }, { "stack", "\"trl\"" },
+    { "stack", "\"deepspeed\"" }, { "stack", "\"lightning\"" }, { "stack", "\"unsloth\"" },
+    { "stack", "\"axolotl\"" }, { "stack", "\"megatron\"" },
+    { "sharding", "\"fsdp1\"" }, { "sharding", "\"fsdp2\"" },
+    { "reshard_after_forward", "false" }, { "optimizer_in_bwd", "true" },
+    { "activation_offload", "true" }, { "compile", "true" }, { "packed", "true" },
+    { "optimizer", "\"paged-adamw\"" }, { "optimizer", "\"adamw-8bit-ao\"" },
+    { "optimizer", "\"adamw-4bit\"" }, { "optimizer", "\"adamw-fp8\"" },
+    { "optimizer_impl", "\"foreach\"" }, { "optimizer_impl", "\"fused\"" },
+    { "optimizer_impl", "\"for-loop\"" },
+    { "optimizer_state_dtype", "\"fp32\"" }, { "optimizer_state_dtype", "\"bf16\"" },
+    { "compute", "\"fp16-pure\"" },
+    { "method", "\"dora\"" }, { "method", "\"vera\"" }, { "method", "\"ia3\"" },
+    { "method", "\"loha\"" }, { "method", "\"lokr\"" }, { "method", "\"oft\"" },
+    { "method", "\"boft\"" }, { "method", "\"prefix\"" }, { "method", "\"prompt\"" },
+    { "method", "\"layernorm\"" }, { "method", "\"lora-fa\"" }, { "method", "\"adalora\"" },
+    { "lora", "{\"targets\": \"qv\"}" }, { "lora", "{\"targets\": \"mlp\"}" },
+    { "lora", "{\"targets\": [\"q\", \"k\", \"v\", \"o\", \"gate\", \"up\", \"down\", \"embed\", "
+              "\"lm_head\"]}" },
+    { "peft", "{\"num_virtual_tokens\": 30, \"prefix_projection\": true, "
+              "\"encoder_hidden_size\": 512, \"block_size\": 16, \"n_butterfly_factor\": 2, "
+              "\"decompose_factor\": -1, \"decompose_both\": true, \"init_r\": 10}" },
+  };
+  g_autoptr(GError) error = NULL;
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      g_autofree char *one = g_strdup_printf ("{\"headroom_scenario\": 1, \"model\": "
+                                              "\"llama-2-7b\", \"%s\": %s}",
+                                              values[i][0], values[i][1]);
+      g_autoptr(HrScenario) t = parse (one, &error);
+
+      if (t == NULL)
+        g_error ("%s: %s", one, error->message);
+    }
+
+  /* DeepSpeed: its defaults, and what a file sets */
+  {
+    g_autoptr(HrScenario) z = parse (HEAD "  \"sharding\": \"zero3\", \"gpus\": 4,\n"
+                                     "  \"deepspeed\": {\"stage3_max_live_parameters\": 300000000,"
+                                     " \"stage3_prefetch_bucket_size\": 1000,"
+                                     " \"stage3_param_persistence_threshold\": 0,"
+                                     " \"reduce_bucket_size\": 2000, \"allgather_bucket_size\": 3,"
+                                     " \"stage3_max_reuse_distance\": 7, \"sub_group_size\": 9,"
+                                     " \"offload_param\": \"nvme\","
+                                     " \"offload_optimizer\": {\"device\": \"cpu\","
+                                     " \"pin_memory\": true},"
+                                     " \"overlap_comm\": false,"
+                                     " \"contiguous_gradients\": false}\n}",
+                                     &error);
+    g_autoptr(HrScenario) d = parse (HEAD "  \"sharding\": \"zero3\", \"gpus\": 4\n}", &error);
+
+    g_assert_no_error (error);
+    g_assert_true (z->has_deepspeed);
+    g_assert_cmpuint (z->deepspeed.max_live_parameters, ==, 300000000);
+    g_assert_cmpuint (z->deepspeed.prefetch_bucket_size, ==, 1000);
+    g_assert_cmpuint (z->deepspeed.param_persistence_threshold, ==, 0);
+    g_assert_cmpuint (z->deepspeed.reduce_bucket_size, ==, 2000);
+    g_assert_cmpuint (z->deepspeed.max_reuse_distance, ==, 7);
+    g_assert_cmpint (z->deepspeed.offload_param, ==, HR_OFFLOAD_DEVICE_NVME);
+    g_assert_cmpint (z->deepspeed.offload_optimizer, ==, HR_OFFLOAD_DEVICE_CPU);
+    g_assert_false (z->deepspeed.overlap_comm);
+    g_assert_false (z->deepspeed.contiguous_gradients);
+    /* deepspeed/runtime/zero/config.py */
+    g_assert_false (d->has_deepspeed);
+    g_assert_cmpuint (d->deepspeed.max_live_parameters, ==, 1000000000);
+    g_assert_cmpuint (d->deepspeed.prefetch_bucket_size, ==, 50000000);
+    g_assert_cmpuint (d->deepspeed.param_persistence_threshold, ==, 100000);
+    g_assert_cmpuint (d->deepspeed.reduce_bucket_size, ==, 500000000);
+    g_assert_true (d->deepspeed.contiguous_gradients);
+  }
+
+  /* chosen modules */
+  {
+    g_autoptr(HrScenario) m = parse (HEAD "  \"method\": \"lora\", \"lora\": {\"targets\": "
+                                     "[\"gate\", \"down\"]}\n}", &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (m->lora_targets, ==, HR_LORA_TARGETS_CUSTOM);
+    g_assert_cmpuint (hr_scenario_get_lora_modules (m), ==, HR_MODULE_GATE | HR_MODULE_DOWN);
+  }
+}
+
+/* A named stack sets what it does where the file is silent, and nothing
+ * the file says. */
+static void
+test_stack_defaults (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) tt = parse (HEAD "  \"stack\": \"torchtune\", \"gpus\": 8\n}", &error);
+  g_autoptr(HrScenario) tt_set = parse (HEAD "  \"stack\": \"torchtune\", \"gpus\": 8, "
+                                        "\"compute\": \"bf16-mixed\", \"loss\": \"upcast\", "
+                                        "\"sharding\": \"zero3\"\n}", &error);
+  g_autoptr(HrScenario) lit = parse (HEAD "  \"stack\": \"litgpt\", \"gpus\": 2\n}", &error);
+  g_autoptr(HrScenario) none = parse (HEAD "  \"gpus\": 8\n}", &error);
+  g_autoptr(HrScenario) hf = parse (HEAD "  \"stack\": \"transformers\"\n}", &error);
+
+  g_assert_no_error (error);
+  /* torchtune: dtype bf16, LinearCrossEntropyLoss, FSDP2, fused AdamW */
+  g_assert_cmpint (tt->compute, ==, HR_COMPUTE_BF16_PURE);
+  g_assert_cmpint (tt->loss, ==, HR_LOSS_CHUNKED);
+  g_assert_cmpint (tt->sharding, ==, HR_SHARDING_FSDP);
+  g_assert_cmpint (tt->optimizer_impl, ==, HR_OPTIMIZER_IMPL_FUSED);
+  g_assert_cmpint (tt->optimizer_state_dtype, ==, HR_DTYPE_BF16);
+  g_assert_cmpint (tt_set->compute, ==, HR_COMPUTE_BF16_MIXED);
+  g_assert_cmpint (tt_set->loss, ==, HR_LOSS_UPCAST);
+  g_assert_cmpint (tt_set->sharding, ==, HR_SHARDING_ZERO3);
+  g_assert_cmpint (tt_set->optimizer_state_dtype, ==, HR_DTYPE_FP32);
+  /* LitGPT: FSDPStrategy (FSDP1) and its chunked loss */
+  g_assert_cmpint (lit->sharding, ==, HR_SHARDING_FSDP1);
+  g_assert_cmpint (lit->loss, ==, HR_LOSS_CHUNKED);
+  /* no stack: the contract's defaults */
+  g_assert_cmpint (none->sharding, ==, HR_SHARDING_NONE);
+  g_assert_cmpint (none->optimizer_impl, ==, HR_OPTIMIZER_IMPL_FOREACH);
+  g_assert_cmpint (hf->optimizer_impl, ==, HR_OPTIMIZER_IMPL_FUSED);
+}
+
+static void
+test_stack_key_errors (void)
+{
+  expect_error (HEAD "  \"stack\": \"torchtun\"\n}", 4, 12, "did you mean \"torchtune\"");
+  expect_error (HEAD "  \"optimizer_in_bwd\": true, \"grad_accum\": 4\n}", 4, 23,
+                "cannot accumulate gradients");
+  expect_error (HEAD "  \"sharding\": \"zero2\", \"deepspeed\": {\"offload_param\": \"cpu\"}\n}",
+                4, 37, "only with ZeRO-3");
+  expect_error (HEAD "  \"deepspeed\": {\"reduce_bucket_size\": 1}\n}", 4, 16,
+                "\"deepspeed\" configures ZeRO");
+  expect_error (HEAD "  \"deepspeed\": {\"stage3_max_live\": 1}\n}", 4, 17, "stage3_max_live");
+  expect_error (HEAD "  \"sharding\": \"zero3\", \"deepspeed\": {\"offload_optimizer\": "
+                "{\"device\": \"gpu\"}}\n}", 4, 70, "\"device\" is \"gpu\"");
+  expect_error (HEAD "  \"method\": \"lora\", \"lora\": {\"targets\": [\"q\", \"query\"]}\n}",
+                4, 47, "each module in \"targets\" must be");
+  expect_error (HEAD "  \"lora\": {\"targets\": []}\n}", 4, 23, "at least one module");
+  expect_error (HEAD "  \"peft\": {\"decompose_factor\": 0}\n}", 4, 32, "decompose_factor");
+  expect_error (HEAD "  \"peft\": {\"num_virtual_tokens\": 0}\n}", 4, 34, "num_virtual_tokens");
+  expect_error (HEAD "  \"optimizer_state_dtype\": \"fp16\"\n}", 4, 28, "optimizer_state_dtype");
+}
+
+static void
+test_stack_round_trip (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) a = parse (HEAD "  \"stack\": \"torchtune\", \"gpus\": 4, "
+                                   "\"method\": \"dora\", \"lora\": {\"targets\": [\"q\", \"v\", "
+                                   "\"down\"]},\n  \"reshard_after_forward\": false, "
+                                   "\"activation_offload\": true, \"compile\": true, "
+                                   "\"packed\": true, \"optimizer_impl\": \"for-loop\", "
+                                   "\"optimizer_state_dtype\": \"fp32\",\n"
+                                   "  \"peft\": {\"block_size\": 8, \"decompose_factor\": 4}\n}",
+                                   &error);
+  g_autoptr(HrScenario) z = parse (HEAD "  \"sharding\": \"zero3\", \"gpus\": 2, \"deepspeed\": "
+                                   "{\"stage3_param_persistence_threshold\": 5, "
+                                   "\"offload_optimizer\": \"nvme\", \"overlap_comm\": true}\n}",
+                                   &error);
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < 2; k++)
+    {
+      HrScenario *s = k == 0 ? a : z;
+      g_autoptr(JsonNode) node = hr_scenario_to_json (s);
+      g_autofree char *text = hr_json_node_to_string (node, TRUE);
+      g_autoptr(HrScenario) b = parse (text, &error);
+      g_autoptr(HrEstimate) ea = NULL;
+      g_autoptr(HrEstimate) eb = NULL;
+
+      g_assert_no_error (error);
+      g_assert_cmpint (b->stack_set, ==, s->stack_set);
+      g_assert_cmpint (b->stack, ==, s->stack);
+      g_assert_cmpint (b->sharding, ==, s->sharding);
+      g_assert_cmpint (b->method, ==, s->method);
+      g_assert_cmpuint (hr_scenario_get_lora_modules (b), ==, hr_scenario_get_lora_modules (s));
+      g_assert_cmpint (b->reshard_after_forward, ==, s->reshard_after_forward);
+      g_assert_cmpint (b->activation_offload, ==, s->activation_offload);
+      g_assert_cmpint (b->compile, ==, s->compile);
+      g_assert_cmpint (b->packed, ==, s->packed);
+      g_assert_cmpint (b->optimizer_impl, ==, s->optimizer_impl);
+      g_assert_cmpint (b->optimizer_state_dtype, ==, s->optimizer_state_dtype);
+      g_assert_cmpuint (b->peft.set, ==, s->peft.set);
+      g_assert_cmpint (b->peft.decompose_factor, ==, s->peft.decompose_factor);
+      g_assert_cmpuint (b->deepspeed.set, ==, s->deepspeed.set);
+      g_assert_cmpuint (b->deepspeed.param_persistence_threshold, ==,
+                        s->deepspeed.param_persistence_threshold);
+      g_assert_cmpint (b->deepspeed.offload_optimizer, ==, s->deepspeed.offload_optimizer);
+      ea = hr_estimate_new (s);
+      eb = hr_estimate_new (b);
+      g_assert_cmpuint (ea->total, ==, eb->total);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -465,6 +662,10 @@ main (int    argc,
   g_test_add_func ("/scenario/round-trip-control-characters",
                    test_round_trip_control_characters);
   g_test_add_func ("/scenario/copy", test_copy);
+  g_test_add_func ("/scenario/stack-keys", test_stack_keys);
+  g_test_add_func ("/scenario/stack-defaults", test_stack_defaults);
+  g_test_add_func ("/scenario/stack-key-errors", test_stack_key_errors);
+  g_test_add_func ("/scenario/stack-round-trip", test_stack_round_trip);
 
   return g_test_run ();
 }

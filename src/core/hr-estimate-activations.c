@@ -1,0 +1,644 @@
+/* hr-estimate-activations.c: what the backward pass keeps
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-estimate"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+
+#include "hr-estimate-private.h"
+
+/* The transformer closed form is exact for the tensors it counts; the
+ * range covers what implementations add or drop (extra casts, fused
+ * kernels, dropout left on). */
+#define ACT_CLOSED_LOW  0.85
+#define ACT_CLOSED_HIGH 1.20
+
+/* torchtune's activation offloading keeps the last max_fwd_stash_size (5)
+ * saved tensors on the GPU in the forward pass and brings each layer's back
+ * one ahead in the backward pass (torchtune/training/_activation_offloading.py
+ * @bd2a0fc, OffloadActivations): about two layers' worth stay on the GPU. */
+#define OFFLOAD_LAYERS_ON_GPU 2.0
+
+/* DeBERTa-v3's relative positions: position_buckets 256, so the position
+ * embeddings projected by the key and query layers are 2 x 256 rows
+ * (transformers models/deberta_v2/configuration_deberta_v2.py). */
+#define DEBERTA_ATT_SPAN 256.0
+
+static gboolean
+projections_separate (const HrPlan      *self,
+                      const HrComponent *c)
+{
+  const HrScenario *s = self->scenario;
+
+  /* transformers' encoders and decoders, and torchtune, have separate q,
+   * k, v (and gate, up) linears; LitGPT fuses q, k and v into one "attn"
+   * linear (litgpt/model.py CausalSelfAttention).  Without a stack the
+   * layer's input is counted once, as one fused projection reads it. */
+  if (g_strcmp0 (self->scenario->model->family, "encoder") == 0)
+    return TRUE;
+  (void) c;
+  return s->stack_set && s->stack != HR_STACK_LITGPT;
+}
+
+/* Bytes of one normalisation layer's saved tensors per token. */
+static double
+norm_bytes (const HrComponent *c,
+            const LayerRegime *r)
+{
+  if (c->rmsnorm)
+    {
+      /* LLaMA-style RMSNorm upcasts to fp32 and saves that copy for
+       * x * rsqrt(mean(x^2)); the normalised bf16 output is saved too when
+       * the norm's weight trains (transformers' LlamaRMSNorm, LitGPT's
+       * RMSNorm).  Compiled, Inductor saves the 16-bit input and the
+       * per-token rstd and recomputes the rest (torch/_functorch/
+       * partitioners.py, min_cut_rematerialization_partition). */
+      if (r->compiled)
+        return r->e * c->hidden + 4.0;
+      return 4.0 * c->hidden + (r->norm_trainable ? r->e * c->hidden : 0.0);
+    }
+
+  /* LayerNorm saves its input (Korthikanti et al. 2022, section 4.1: 2sbh
+   * per LayerNorm in 16 bits) plus per-token mean and rstd. */
+  return r->e_res * c->hidden + 8.0;
+}
+
+/* Korthikanti et al. 2022 (eq. 1) counted per tensor and generalised to
+ * GQA, gated MLPs, RMSNorm and frozen weights: bytes one token keeps in one
+ * layer until the backward pass, for a sequence of @s tokens.
+ *
+ * With eager attention, dropout, MHA, LayerNorm, a 4h MLP and every weight
+ * training this is exactly 34h + 5as at 2 bytes: attention 11h + 5as (QKV
+ * input 2h, Q and K 4h, V 2h, softmax 2as, its dropout mask as and output
+ * 2as, projection input 2h, dropout mask h), MLP 19h, norms 4h. */
+static double
+layer_bytes_per_token (const HrPlan      *self,
+                       const HrComponent *c,
+                       const LayerRegime *r,
+                       double             s)
+{
+  double h = c->hidden;
+  double q = (double) c->heads * c->head_dim;
+  double kv = (double) c->kv_heads * c->head_dim;
+  double I = c->intermediate;
+  double a = c->heads;
+  double e = r->e;
+  double s_kv = s + r->extra_kv_tokens;
+  double bytes = 2.0 * norm_bytes (c, r);
+  /* Under autocast with an fp32 residual stream, every linear casts its
+   * input to 16 bits on its own: separate q, k and v projections keep three
+   * copies, gate and up two (autocast caches casts of weights only,
+   * torch/csrc/autograd/autocast_mode.cpp cached_cast). */
+  gboolean casts = r->e_res > e && projections_separate (self, c);
+  double kv_saved = r->keep_s2 || kv == q ? q : kv;
+
+  /* A frozen linear layer keeps no input: autograd saves the input of a
+   * matmul only for the weight's gradient (PyTorch derivatives.yaml, mm:
+   * mat2's formula is the only one using self, and generated code saves it
+   * only when should_compute_output for mat2). */
+  if (r->qkv_saved)
+    bytes += e * h * (casts ? 3.0 : 1.0);
+
+  /* Q, K and V as the attention kernel saves them.  transformers' eager and
+   * SDPA paths expand K and V to every query head (repeat_kv) before the
+   * kernel; flash-attn takes the KV heads as they are.  Prefix tuning's
+   * virtual keys and values are saved with them. */
+  bytes += e * (q + 2.0 * kv_saved * s_kv / s);
+
+  if (r->keep_s2)
+    bytes += r->score_bytes * a * s_kv;
+  else
+    {
+      /* flash and memory-efficient kernels save their output (and a
+       * logsumexp per head) instead of the s^2 matrix */
+      bytes += e * q + 4.0 * a;
+    }
+
+  if (c->attention_variant == HR_ATTENTION_VARIANT_DEBERTA)
+    {
+      /* DisentangledSelfAttention divides the keys by the scale before the
+       * bmm (a copy the bmm keeps), and projects the relative position
+       * embeddings through the key and query layers for every sample:
+       * 2 x 2k rows of `hidden` (transformers models/deberta_v2/
+       * modeling_deberta_v2.py, disentangled_attention_bias) */
+      bytes += e * q + 2.0 * 2.0 * DEBERTA_ATT_SPAN * h * e / s;
+    }
+
+  if (r->o_saved)
+    bytes += e * q;
+  if (c->dropout)
+    bytes += h;  /* attention-output dropout mask */
+
+  if (r->fc_saved)
+    bytes += e * h * (casts && c->glu ? 2.0 : 1.0);
+  if (c->glu)
+    {
+      /* gate (for the activation), act(gate) and up (for the product);
+       * compiled, act(gate) is recomputed from gate */
+      bytes += (r->compiled ? 2.0 : 3.0) * e * I;
+    }
+  else
+    bytes += e * I;        /* the activation's input */
+  if (r->down_saved)
+    bytes += e * I;
+  if (c->dropout)
+    {
+      bytes += h;  /* MLP dropout mask */
+      /* T5's DenseReluDense drops out the hidden activation too
+       * (transformers models/t5/modeling_t5.py, T5DenseActDense) */
+      if (c->attention_variant == HR_ATTENTION_VARIANT_T5)
+        bytes += I;
+    }
+
+  /* the quantised projections' own input copies: q, k and v, gate and up
+   * are separate layers in transformers, each casting its own copy */
+  if (r->quant_input > 0)
+    bytes += r->quant_input * (3.0 * h + q + (c->glu ? 2.0 : 1.0) * h + I);
+
+  /* what the adapters keep: x·A for B's gradient, their own input copies,
+   * the outputs DoRA, VeRA and IA3 scale */
+  bytes += r->adapter_per_token;
+
+  return bytes;
+}
+
+/* Bytes per token around the loss over a vocabulary of V.
+ *
+ * "upcast", as transformers computes it (ForCausalLMLoss: logits.float()):
+ * log_softmax saves its fp32 output; at the start of the backward pass the
+ * gradients of the log-probabilities and of the logits (both fp32) are alive
+ * beside it and the 16-bit logits: 2 + 4 + 4 + 4 = 14 bytes per vocabulary
+ * entry in 16-bit training, 16 in fp32.  This is often the largest tensor of
+ * a small LLM.
+ * "chunked" (LitGPT's chunked_cross_entropy): the logits stay 16-bit and
+ * each chunk's log-probabilities are saved in the dtype the loss runs in
+ * (fp32 under autocast, 16-bit in pure 16-bit training).  torchtune's
+ * LinearCrossEntropyLoss (torchtune/modules/loss/cross_entropy_loss.py
+ * @bd2a0fc) projects each of its 8 chunks itself and upcasts it: only the
+ * fp32 log-probabilities stay (4 bytes), and in the backward pass one
+ * chunk's fp32 gradients and 16-bit logit gradient (10/8).
+ * "fused" (Liger's fused linear cross-entropy): logits exist one chunk at a
+ * time and the hidden state's gradient is computed in the forward pass, so
+ * only that (h values a token) is kept.
+ * Compiled, torchtune's chunked loss (its compute_cross_entropy is what
+ * torch.compile sees) keeps the 16-bit logits it was given rather than the
+ * fp32 log-probabilities, if Inductor's partitioner saves the smallest
+ * inputs (torch/_functorch/partitioners.py, min-cut rematerialisation): an
+ * assumption, given a wide range.  A compiled model does not change the
+ * upcast loss: torchtune's "+ Compile" (README @1814feb17, Llama 3.2 3B) and
+ * torchtitan's "FSDP + torch.compile" (benchmarks/llama3_h100_202412,
+ * Table 1) fall by about what their layers save. */
+static double
+logits_bytes_per_token (const HrPlan      *self,
+                        const HrComponent *c,
+                        double             e)
+{
+  const HrScenario *s = self->scenario;
+  gboolean compiled = s->compile;
+
+  switch (s->loss)
+    {
+    case HR_LOSS_UPCAST:
+      return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
+    case HR_LOSS_CHUNKED:
+      if (s->stack_set && s->stack == HR_STACK_TORCHTUNE)
+        return (compiled ? 2.0 + 6.0 / 8.0 : 4.0 + 10.0 / 8.0) * c->vocab;
+      return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab;
+    case HR_LOSS_FUSED:
+      return e * c->hidden;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+void
+hr_plan_setup_regime (HrPlan *self,
+                      Part   *part)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = part->c;
+  LayerRegime *r = &part->regime;
+  gboolean all_trainable = part->trainable >= part->params && part->params > 0;
+  gboolean quantized_base = hr_dtype_is_quantized (s->weights_dtype) && part->frozen > 0 &&
+                            s->weights_dtype != HR_DTYPE_FP8;
+  gboolean upcast;
+
+  r->e = hr_compute_activation_bytes (s->compute);
+  /* Under autocast with fp32 weights the residual stream stays fp32: the
+   * embedding output is fp32 and adding bf16 outputs to it promotes. */
+  r->e_res = hr_compute_is_mixed (s->compute) && s->weights_dtype == HR_DTYPE_FP32 ? 4.0 : r->e;
+  /* ... and so it does after every LayerNorm: layer_norm is on autocast's
+   * fp32 list, so its output is fp32 whatever the weights' dtype (PyTorch
+   * "Automatic Mixed Precision", CUDA ops that autocast to float32);
+   * LLaMA-style RMSNorm is plain code that returns the input's dtype. */
+  if (hr_compute_is_mixed (s->compute) && !c->rmsnorm)
+    r->e_res = 4.0;
+  r->compiled = s->compile;
+
+  /* FSDP1 units that mix frozen and trainable parameters under
+   * use_orig_params=True hand autograd views of a FlatParameter that
+   * requires grad: frozen weights get gradients, so their matmuls keep
+   * their inputs as if everything trained (see hr-estimate-sharding.c). */
+  if (self->shard.whole_unit_grads && part->adapters > 0 && self->training)
+    all_trainable = TRUE;
+
+  r->qkv_saved = r->o_saved = r->fc_saved = r->down_saved = all_trainable;
+  r->norm_trainable = all_trainable;
+  r->head_saved = all_trainable;
+
+  hr_plan_setup_adapter_regime (self, part);
+
+  /* bitsandbytes' 4- and 8-bit matmuls save their input whenever it needs
+   * a gradient, weight frozen or not (MatMul4Bit.forward: ctx.tensors =
+   * (A, B) if any(needs_input_grad)).  Linear4bit first casts the input to
+   * its compute dtype ("quant_compute_dtype": transformers'
+   * BitsAndBytesConfig defaults bnb_4bit_compute_dtype to float32; LitGPT
+   * and most QLoRA recipes use bf16).  When that is a real cast, every
+   * projection keeps a copy of its own; when it is not, they share the
+   * layer's input.  LLM.int8 casts to fp16 (MatMul8bitLt). */
+  if (quantized_base)
+    {
+      double cast = s->weights_dtype == HR_DTYPE_INT8 ? 2.0
+                    : hr_dtype_element_bytes (s->quant_compute_dtype);
+
+      if (cast != r->e)
+        r->quant_input = cast;
+      else
+        r->qkv_saved = r->o_saved = r->fc_saved = r->down_saved = TRUE;
+    }
+
+  r->keep_s2 = s->attention == HR_ATTENTION_EAGER && s->recompute == HR_RECOMPUTE_NONE;
+
+  /* The softmax of eager attention runs in fp32 when the code upcasts it
+   * (transformers' eager_attention_forward: softmax(..., dtype=float32)
+   * then .to(query.dtype); T5: softmax(scores.float())) or when autocast
+   * does (softmax is on autocast's fp32 list, which is what BERT's
+   * nn.Softmax gets under fp16-mixed): the fp32 output is what softmax
+   * saves, and the 16-bit copy (after dropout, if any) is what the matmul
+   * with V saves.  transformers models/bert/modeling_bert.py @004ad5f
+   * (BertSelfAttention: softmax, dropout, matmul). */
+  upcast = r->e < 4.0 &&
+           (g_strcmp0 (s->model->family, "llm") == 0 ||
+            c->attention_variant == HR_ATTENTION_VARIANT_T5 || hr_compute_is_mixed (s->compute));
+  if (upcast)
+    r->score_bytes = 4.0 + r->e + (c->dropout ? 1.0 : 0.0);
+  else
+    r->score_bytes = r->e + (c->dropout ? 1.0 + r->e : 0.0);
+}
+
+/* Activation bytes a part keeps for the backward pass, per sample. */
+double
+hr_plan_part_activations (HrPlan     *self,
+                          const Part *part,
+                          double     *logits_out,
+                          double     *layer_out)
+{
+  const HrComponent *c = part->c;
+  const HrScenario *s = self->scenario;
+  double e = hr_compute_activation_bytes (s->compute);
+
+  *logits_out = 0;
+  *layer_out = 0;
+
+  if (c->kind == HR_COMPONENT_TRANSFORMER)
+    {
+      double t = (double) part->tokens + part->extra_tokens;
+      double per_layer = layer_bytes_per_token (self, c, &part->regime, t) * t;
+      double kept;
+
+      if (s->recompute == HR_RECOMPUTE_FULL)
+        {
+          /* Only each layer's input is kept; during the backward pass one
+           * layer is recomputed whole (Korthikanti et al. 2022, section 4:
+           * "2sbhL" with full recomputation). */
+          kept = part->regime.e_res * c->hidden * t * c->layers + per_layer;
+        }
+      else if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->stack_set &&
+               s->stack == HR_STACK_TORCHTITAN && s->attention != HR_ATTENTION_EAGER)
+        {
+          /* torchtitan's selective "op" checkpointing saves the outputs of
+           * the attention kernel and of every other matmul (wq, wv, w1, w2
+           * of wq, wk, wv, wo, w1, w3, w2) and recomputes the rest, one
+           * layer at a time in the backward pass
+           * (torchtitan/parallelisms/parallelize_llama.py @9dec370,
+           * _save_list and _custom_policy: "Saves output of all compute ops,
+           * except every second mm"); each layer's input is the
+           * checkpoint's. */
+          double h = c->hidden, q = (double) c->heads * c->head_dim;
+          double kv = (double) c->kv_heads * c->head_dim;
+          double saved = part->regime.e_res * h +
+                         part->regime.e * (q + kv + q + c->intermediate + h) + 4.0 * c->heads;
+
+          kept = saved * t * c->layers + per_layer;
+        }
+      else
+        kept = per_layer * c->layers;
+
+      /* T5's relative position bias, added to the mask once and passed to
+       * every layer: one b x heads x s x s tensor (modeling_t5.py,
+       * T5Stack: position_bias = position_bias + causal_mask) */
+      if (c->attention_variant == HR_ATTENTION_VARIANT_T5 &&
+          s->attention == HR_ATTENTION_EAGER)
+        kept += e * c->heads * t * t;
+
+      /* the final norm, and the output head's input when it trains */
+      kept += norm_bytes (c, &part->regime) * t;
+      if (part->logits)
+        {
+          if (part->regime.head_saved)
+            kept += e * c->hidden * t;
+          kept += part->regime.head_per_token * t;
+          *logits_out = logits_bytes_per_token (self, c, e) * t;
+        }
+
+      *layer_out = per_layer;
+      return kept;
+    }
+
+  /* Calibrated figures scale with the input and with the bytes of an
+   * activation element relative to the calibration run's. */
+  {
+    double bytes = c->act_bytes_per_sample;
+
+    if (c->act_scaling == HR_SCALING_PIXELS && c->act_ref_width > 0)
+      bytes *= ((double) self->image_width * self->image_height) /
+               ((double) c->act_ref_width * c->act_ref_height);
+    else if (c->act_scaling == HR_SCALING_SEQ && c->act_ref_seq_len > 0)
+      bytes *= (double) self->seq_len / c->act_ref_seq_len;
+
+    bytes *= e / hr_dtype_element_bytes (c->act_dtype);
+    return bytes;
+  }
+}
+
+/* Memory one layer needs while running forward only (inference, or a frozen
+ * part no gradient flows through), per sample. */
+double
+hr_plan_part_forward_working_set (HrPlan     *self,
+                                  const Part *part)
+{
+  const HrComponent *c = part->c;
+  double e = hr_compute_activation_bytes (self->scenario->compute);
+  double t = part->tokens;
+
+  if (c->kind == HR_COMPONENT_TRANSFORMER)
+    {
+      double q = (double) c->heads * c->head_dim;
+      double kv = (double) c->kv_heads * c->head_dim;
+      double attention = e * (3.0 * q + 2.0 * kv);
+      double mlp = e * (c->glu ? 3.0 : 2.0) * c->intermediate;
+      double ws = t * (2.0 * e * c->hidden + MAX (attention, mlp));
+
+      /* eager attention materialises the scores, upcast to fp32 for the
+       * softmax (transformers' eager_attention_forward) */
+      if (self->scenario->attention == HR_ATTENTION_EAGER)
+        ws += (double) c->heads * t * t * (4.0 + e);
+      return ws;
+    }
+
+  /* A calibrated training figure holds every layer's output; forward only,
+   * about a tenth of it is alive at once (two consecutive feature maps of
+   * ten-odd stages).  An estimate, flagged in the notes. */
+  {
+    double logits, layer;
+
+    return 0.1 * hr_plan_part_activations (self, part, &logits, &layer);
+  }
+}
+
+/* The part of a backward pass's saved activations activation offloading
+ * leaves on the GPU. */
+static double
+offload_on_gpu (HrPlan     *self,
+                const Part *part,
+                double      kept,
+                double      layer,
+                double      b)
+{
+  const HrComponent *c = part->c;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER || c->layers == 0)
+    return MIN (kept, OFFLOAD_LAYERS_ON_GPU * kept / 10.0);
+
+  if (self->scenario->recompute == HR_RECOMPUTE_FULL)
+    {
+      /* the checkpoints (layer inputs) go to the host; the layer being
+       * recomputed in the backward pass is rebuilt on the GPU, and the
+       * next layer's input comes back ahead of it */
+      double input = part->regime.e_res * c->hidden * ((double) part->tokens + part->extra_tokens);
+
+      return MIN (kept, (layer + OFFLOAD_LAYERS_ON_GPU * input) * b);
+    }
+
+  return MIN (kept, OFFLOAD_LAYERS_ON_GPU * layer * b);
+}
+
+void
+hr_plan_add_activations (HrPlan *self,
+                         Acc    *acc,
+                         double  b)
+{
+  const HrScenario *s = self->scenario;
+  double e = hr_compute_activation_bytes (s->compute);
+  guint micro_batch = (guint) b;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+
+      if (self->training && p->backprop)
+        {
+          double logits, layer;
+          double per_sample = hr_plan_part_activations (self, p, &logits, &layer);
+          double bytes = per_sample * b;
+          double lo = ACT_CLOSED_LOW, hi = ACT_CLOSED_HIGH;
+          HrBasis basis = HR_BASIS_DERIVED;
+
+          if (s->recompute == HR_RECOMPUTE_FULL && c->kind == HR_COMPONENT_TRANSFORMER)
+            acc->recompute_working_set = MAX (acc->recompute_working_set, layer * b);
+
+          if (c->kind != HR_COMPONENT_TRANSFORMER)
+            {
+              lo = 1.0 - c->act_spread;
+              hi = 1.0 + c->act_spread;
+              basis = HR_BASIS_CALIBRATED;
+            }
+
+          if (s->activation_offload)
+            {
+              double on_gpu = offload_on_gpu (self, p, bytes, layer, b);
+
+              acc->host_activations += bytes - on_gpu;
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          on_gpu, lo * on_gpu, hi * on_gpu,
+                          _("%s: saved activations offloaded to pinned host memory (%.2f GB "
+                            "per GPU); on the GPU, the layers in use and the stash beside them"),
+                          c->name, (bytes - on_gpu) / 1e9);
+              acc->activations += on_gpu;
+            }
+          else
+            {
+              if (c->kind == HR_COMPONENT_TRANSFORMER)
+                hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
+                            lo * bytes, hi * bytes,
+                            /* Translators: the two %s at the end are the optional
+                             * clauses ", layer inputs only (full recomputation)" and
+                             * ", frozen weights keep no inputs", translated on their
+                             * own. */
+                            _("%s: %u layers × %u tokens × micro-batch %u%s%s"), c->name,
+                            c->layers, p->tokens + p->extra_tokens, micro_batch,
+                            s->recompute == HR_RECOMPUTE_FULL
+                              ? _(", layer inputs only (full recomputation)") : "",
+                            p->trainable < p->params && p->adapters <= 0 &&
+                            !hr_dtype_is_quantized (s->weights_dtype)
+                              ? _(", frozen weights keep no inputs") : "");
+              else
+                hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
+                            lo * bytes, hi * bytes,
+                            c->act_source != NULL
+                              ? _("%s: %.3g GB per sample × micro-batch %u (calibrated)")
+                              : _("%s: %.3g GB per sample × micro-batch %u (calibrated figure)"),
+                            c->name, per_sample / 1e9, micro_batch);
+              acc->activations += bytes;
+            }
+
+          if (logits > 0)
+            {
+              /* what the compiled loss keeps rests on Inductor's choice of
+               * saved tensors: assumed, from a little under half to what the
+               * uncompiled loss keeps */
+              gboolean assumed = s->compile && s->loss == HR_LOSS_CHUNKED &&
+                                 s->stack_set && s->stack == HR_STACK_TORCHTUNE;
+              double low = assumed ? 0.45 : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
+              double high = assumed ? (4.0 + 10.0 / 8.0) / (2.0 + 6.0 / 8.0) : 1.0;
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                          assumed ? HR_BASIS_ASSUMED : HR_BASIS_DERIVED,
+                          logits * b, low * logits * b, high * logits * b,
+                          s->loss == HR_LOSS_UPCAST
+                            ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
+                            : s->loss == HR_LOSS_CHUNKED
+                            ? _("%s: logits and loss over a %u-token vocabulary (chunked "
+                                "cross-entropy)")
+                            : _("%s: logits and loss over a %u-token vocabulary (fused, one "
+                                "chunk at a time)"),
+                          c->name, c->vocab);
+              acc->activations += logits * b;
+            }
+
+          /* LoHa's and LoKr's delta weights and BOFT's rotations, one set
+           * per adapted module, whatever the batch; with full
+           * recomputation only the recomputed layer's */
+          if (p->adapter_static > 0)
+            {
+              double kept = s->recompute == HR_RECOMPUTE_FULL && c->layers > 0
+                              ? p->adapter_static / c->layers : p->adapter_static;
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          kept, 0.9 * kept, 1.1 * kept,
+                          _("%s: the adapters' full-size delta weights, kept for the backward "
+                            "pass"), c->name);
+              acc->activations += kept;
+            }
+
+          /* DoRA's weight norm: built while a layer runs; under full
+           * recomputation it is rebuilt at the height of the backward pass */
+          if (p->adapter_transient > 0)
+            {
+              double t = p->adapter_transient;
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          s->recompute == HR_RECOMPUTE_FULL ? t : 0, 0, t,
+                          _("%s: the adapters' weight-sized working tensors in one layer"),
+                          c->name);
+              acc->activations += s->recompute == HR_RECOMPUTE_FULL ? t : 0;
+            }
+
+          /* packed sequences under eager or SDPA attention need a
+           * block-diagonal mask per sample instead of is_causal
+           * (transformers masking_utils: packed sequences from position_ids
+           * get a materialised boolean mask) */
+          if (s->packed && s->attention != HR_ATTENTION_FLASH &&
+              c->kind == HR_COMPONENT_TRANSFORMER && p->tokens > 0 &&
+              !(s->stack_set && s->stack == HR_STACK_TORCHTUNE))
+            {
+              double t = p->tokens;
+              double mask = t * t * b;
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          mask, 0, mask,
+                          _("%s: the block-diagonal attention mask of packed sequences"),
+                          c->name);
+              acc->activations += mask;
+            }
+        }
+      else if (self->training)
+        {
+          /* A frozen part no gradient flows through runs as inference: one
+           * layer's working set at a time, freed before the trainable part's
+           * peak, so only its output is alive then. */
+          if (c->kind == HR_COMPONENT_TRANSFORMER)
+            {
+              double out = e * c->hidden * p->tokens * b;
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          out, out, 2 * out,
+                          _("%s: frozen, no backward: only its output features are kept"),
+                          c->name);
+              acc->activations += out;
+            }
+        }
+      else
+        {
+          double ws = hr_plan_part_forward_working_set (self, p) * b;
+
+          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                      c->kind == HR_COMPONENT_TRANSFORMER ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED,
+                      ws, 0.5 * ws, 2.0 * ws,
+                      c->kind == HR_COMPONENT_TRANSFORMER
+                        ? _("%s: forward working set of one layer over the prompt")
+                        : _("%s: forward working set of one layer (a tenth of the training "
+                            "figure)"),
+                      c->name);
+          acc->activations += ws;
+
+          if (p->kv_cache)
+            {
+              double kv_bytes = hr_dtype_element_bytes (s->kv_dtype);
+              double kv;
+
+              /* int8/int4 caches keep a 16-bit scale and zero point per
+               * group of 64 (transformers' QuantizedCache, quanto backend). */
+              if (s->kv_dtype == HR_DTYPE_INT8 || s->kv_dtype == HR_DTYPE_INT4)
+                kv_bytes += 4.0 / 64.0;
+              /* K and V for every layer, KV head and cached token: GQA
+               * keeps kv_heads, not heads (Ainslie et al. 2023). */
+              kv = 2.0 * c->layers * c->kv_heads * c->head_dim * (double) self->context_len *
+                   b * kv_bytes;
+              kv = hr_plan_sharded (self, kv, self->shard.shard_weights);
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          kv, kv, kv * 1.05,
+                          _("%s: KV cache, %u layers × %u KV heads × %u tokens in %s"), c->name,
+                          c->layers, c->kv_heads, self->context_len,
+                          hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
+              acc->activations += kv;
+            }
+
+          if (p->logits && c->vocab > 0)
+            {
+              /* generate() keeps the last position's logits, upcast to fp32 */
+              double logits = b * c->vocab * (e + 4.0);
+
+              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                          logits, logits, 2 * logits, _("%s: next-token logits"), c->name);
+              acc->activations += logits;
+            }
+        }
+    }
+}

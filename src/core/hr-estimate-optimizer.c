@@ -1,0 +1,297 @@
+/* hr-estimate-optimizer.c: precisions, the optimizer's state and its step
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-estimate"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+
+#include "hr-estimate-private.h"
+
+/* bitsandbytes' 8-bit optimizers quantise blocks of 256 values with one
+ * fp32 absmax each (bitsandbytes/optim/optimizer.py @95f9af3,
+ * Optimizer8bit.init_state: blocksize = 256; the paper's 2048, Dettmers et
+ * al. 2022, was the first release's); tensors under min_8bit_size (4096
+ * values) keep 32-bit state, which for transformer weights is only the
+ * norms and biases. */
+#define BNB8_BYTES_PER_STATE (1.0 + 4.0 / 256.0)
+
+/* torchao's low-bit AdamW (torchao/optim/adam.py, subclass_8bit.py,
+ * subclass_4bit.py, subclass_fp8.py @36027d8): codes plus an fp32 scale per
+ * block, 8-bit and FP8 in blocks of 256, 4-bit packed two to a byte in
+ * blocks of 128; tensors under 4096 values (or not a multiple of the
+ * block) keep full-precision state. */
+#define AO8_BYTES_PER_STATE  (1.0 + 4.0 / 256.0)
+#define AO4_BYTES_PER_STATE  (0.5 + 4.0 / 128.0)
+#define AOFP8_BYTES_PER_STATE (1.0 + 4.0 / 256.0)
+
+void
+hr_plan_setup_precision (HrPlan *self)
+{
+  const HrScenario *s = self->scenario;
+
+  switch (s->compute)
+    {
+    case HR_COMPUTE_FP32:
+    case HR_COMPUTE_TF32:
+      self->w_bytes = self->g_bytes = 4;
+      self->master_bytes = 0;
+      break;
+    case HR_COMPUTE_BF16_PURE:
+    case HR_COMPUTE_FP16_PURE:
+      /* Weights, gradients and optimizer state all in 16 bits: LitGPT's
+       * "bf16-true", torchtune's dtype bf16, model.half() for fp16; no
+       * master copy, torch.optim keeping state in the parameter's dtype. */
+      self->w_bytes = self->g_bytes = 2;
+      self->master_bytes = 0;
+      break;
+    case HR_COMPUTE_BF16_MIXED:
+    case HR_COMPUTE_FP16_MIXED:
+      /* Rajbhandari et al. 2020 ("ZeRO"), section 3.1: 16-bit weights and
+       * gradients (2 + 2 bytes) and K = 12 bytes of optimizer state (fp32
+       * master copy, momentum, variance).  With fp32 weights (torch.amp
+       * autocast) the weights are their own master and gradients are fp32:
+       * 4 + 4 + 8, the same 16 bytes split differently.  FSDP keeps its
+       * shards in fp32 and gathers them in 16 bits (FSDP2
+       * MixedPrecisionPolicy; FSDP1 MixedPrecision): the shard is the
+       * master, so the split is 4 + 4 + 8 too. */
+      self->w_bytes = s->weights_dtype == HR_DTYPE_FP32 || self->shard.fsdp ? 4 : 2;
+      self->g_bytes = self->w_bytes;
+      self->master_bytes = self->w_bytes < 4 ? 4 : 0;
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  self->state_bytes = hr_dtype_element_bytes (s->optimizer_state_dtype);
+}
+
+static gboolean
+optimizer_is_adam (HrOptimizer optimizer)
+{
+  return optimizer == HR_OPTIMIZER_ADAMW || optimizer == HR_OPTIMIZER_ADAM ||
+         optimizer == HR_OPTIMIZER_PAGED_ADAMW;
+}
+
+/* Optimizer state per trainable parameter, not counting a master copy. */
+double
+hr_plan_optimizer_state_bytes (HrPlan     *self,
+                               const Part *part)
+{
+  double per_param;
+
+  switch (self->scenario->optimizer)
+    {
+    case HR_OPTIMIZER_ADAMW:
+    case HR_OPTIMIZER_ADAM:
+    case HR_OPTIMIZER_PAGED_ADAMW:
+      per_param = 2 * self->state_bytes;  /* first and second moments */
+      break;
+    case HR_OPTIMIZER_ADAMW_8BIT:
+    case HR_OPTIMIZER_PAGED_ADAMW_8BIT:
+      per_param = 2 * BNB8_BYTES_PER_STATE;
+      break;
+    case HR_OPTIMIZER_ADAMW_8BIT_AO:
+      per_param = 2 * AO8_BYTES_PER_STATE;
+      break;
+    case HR_OPTIMIZER_ADAMW_4BIT:
+      per_param = 2 * AO4_BYTES_PER_STATE;
+      break;
+    case HR_OPTIMIZER_ADAMW_FP8:
+      per_param = 2 * AOFP8_BYTES_PER_STATE;
+      break;
+    case HR_OPTIMIZER_SGD:
+    case HR_OPTIMIZER_NONE:
+      per_param = 0;
+      break;
+    case HR_OPTIMIZER_SGD_MOMENTUM:
+    case HR_OPTIMIZER_LION:
+      /* one momentum buffer (Chen et al. 2023, "Symbolic Discovery of
+       * Optimization Algorithms", Algorithm 2) */
+      per_param = self->state_bytes;
+      break;
+    case HR_OPTIMIZER_ADAFACTOR:
+      {
+        /* Shazeer & Stern 2018: the second moment of an n x m matrix is
+         * factored into n + m values; no momentum by default.  For a
+         * transformer that is (rows + cols) per matrix; other parts are
+         * counted as a 1% remainder of unfactored tensors. */
+        const HrComponent *c = part->c;
+
+        if (c->kind == HR_COMPONENT_TRANSFORMER && c->params > 0)
+          {
+            double h = c->hidden;
+            double q = (double) c->heads * c->head_dim;
+            double kv = (double) c->kv_heads * c->head_dim;
+            double I = c->intermediate;
+            double per_layer = (h + q) * 2 + (h + kv) * 2 + (c->glu ? 3 : 2) * (h + I);
+            double factored = per_layer * c->layers + (c->vocab > 0 ? 2.0 * (c->vocab + h) : 0);
+            double rest = MAX (0, (double) c->params - hr_component_linear_params (c) -
+                                  hr_component_embedding_params (c));
+
+            per_param = self->state_bytes * (factored + rest) / (double) c->params;
+          }
+        else
+          per_param = self->state_bytes * 0.01;
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  return per_param;
+}
+
+static gboolean
+optimizer_is_paged (HrOptimizer optimizer)
+{
+  return optimizer == HR_OPTIMIZER_PAGED_ADAMW_8BIT || optimizer == HR_OPTIMIZER_PAGED_ADAMW;
+}
+
+void
+hr_plan_add_optimizer (HrPlan *self,
+                       Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  const char *oname = hr_enum_to_nick (hr_optimizer_names, s->optimizer);
+
+  if (!self->training)
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      double np = p->trainable + p->adapters;
+      double states, master;
+
+      if (np <= 0)
+        continue;
+
+      master = np * self->master_bytes;
+      states = np * hr_plan_optimizer_state_bytes (self, p);
+
+      if (master > 0)
+        {
+          hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      hr_plan_on_device (self, master, sp->shard_states, sp->offload_states),
+                      hr_plan_on_device (self, master, sp->shard_states, sp->offload_states),
+                      hr_plan_on_device (self, master, sp->shard_states, sp->offload_states),
+                      _("%s: fp32 master copy of the trainable weights"), p->c->name);
+          if (sp->offload_states && !sp->nvme)
+            acc->host_states += hr_plan_sharded (self, master, sp->shard_states);
+        }
+
+      if (states > 0)
+        {
+          gboolean paged = optimizer_is_paged (s->optimizer);
+          double dev = hr_plan_on_device (self, states, sp->shard_states, sp->offload_states);
+
+          /* Paged optimizers allocate unified memory outside PyTorch's
+           * allocator that the driver evicts to host RAM under pressure
+           * (bitsandbytes docs, "Paged optimizers"; only tensors of 1e5
+           * values and more are paged, optimizer.py get_state_buffer). */
+          hr_acc_add (acc, HR_BUCKET_OPTIMIZER, paged ? HR_METRIC_DEVICE_USED : HR_METRIC_ALLOCATED,
+                      HR_BASIS_DERIVED, dev, paged ? 0 : dev, dev * 1.01,
+                      paged
+                        ? _("%s: %s state (%.3g bytes per trainable parameter), paged: can move "
+                            "to host RAM")
+                        : _("%s: %s state (%.3g bytes per trainable parameter)"),
+                      p->c->name, oname, states / np);
+          if (sp->offload_states && !sp->nvme)
+            acc->host_states += hr_plan_sharded (self, states, sp->shard_states);
+        }
+
+      /* AdaLoRA's importance averages, two fp32 values per adapter
+       * parameter, beside the optimizer */
+      if (p->adapter_state > 0 && p->adapters > 0)
+        {
+          double bytes = p->adapters * p->adapter_state * 4.0;
+
+          hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      bytes, bytes, bytes,
+                      _("%s: AdaLoRA's importance estimates (two fp32 values per adapter "
+                        "parameter)"), p->c->name);
+        }
+    }
+}
+
+/* The optimizer step's own temporaries.
+ *
+ * torch.optim's foreach implementation (the default) runs each op over the
+ * whole list of parameters of a device and dtype: _multi_tensor_adamw
+ * builds exp_avg_sq_sqrt = torch._foreach_sqrt(exp_avg_sqs), one
+ * intermediate as large as a state (torch/optim/adamw.py / adam.py; "foreach
+ * ... at the cost of more peak memory by intermediates being a tensorlist",
+ * torch.optim docs).  fused=True runs one kernel per group with no
+ * intermediate; the for-loop implementation builds that intermediate one
+ * parameter at a time, so only the largest parameter's.  bitsandbytes'
+ * optimizers step one parameter at a time in a fused CUDA kernel; torchao's
+ * one parameter at a time in a compiled function that dequantises the
+ * moments to fp32.  Under optimizer_in_bwd each parameter has its own
+ * optimizer, stepped from its gradient hook: one parameter at a time too. */
+void
+hr_plan_add_step_temporaries (HrPlan *self,
+                              Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  double total = 0, largest = 0, temp, extra;
+  gboolean per_param;
+
+  gboolean ao = s->optimizer == HR_OPTIMIZER_ADAMW_8BIT_AO ||
+                s->optimizer == HR_OPTIMIZER_ADAMW_4BIT || s->optimizer == HR_OPTIMIZER_ADAMW_FP8;
+
+  if (!self->training || sp->offload_states)
+    return;
+  if (!(optimizer_is_adam (s->optimizer) || s->optimizer == HR_OPTIMIZER_LION ||
+        s->optimizer == HR_OPTIMIZER_ADAFACTOR || ao))
+    return;
+  if (!ao && (s->optimizer_impl == HR_OPTIMIZER_IMPL_FUSED ||
+              s->optimizer == HR_OPTIMIZER_PAGED_ADAMW))
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      double np = p->trainable + p->adapters;
+      const HrComponent *c = p->c;
+      double biggest;
+
+      if (np <= 0)
+        continue;
+      total += np * (ao ? 8.0 : self->state_bytes);
+
+      /* the largest single tensor: the embedding or head, or one MLP
+       * matrix; adapters are small matrices */
+      if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
+        biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * c->intermediate);
+      else
+        biggest = c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0
+                    ? np / c->layers / 4.0 : np;
+      /* torchao's single_param_adam keeps fp32 copies of both moments for
+       * the update ("keep high precision copy for param update",
+       * torchao/optim/adam.py @36027d8): 8 bytes a value of the tensor it
+       * steps */
+      largest = MAX (largest, MIN (biggest, np) * (ao ? 8.0 : self->state_bytes));
+    }
+
+  /* torchao steps one parameter at a time */
+  per_param = s->optimizer_impl == HR_OPTIMIZER_IMPL_FOR_LOOP || s->optimizer_in_bwd || ao;
+  temp = per_param ? largest : hr_plan_sharded (self, total, sp->shard_states);
+
+  /* The step runs after the activations are freed: its temporaries only
+   * raise the peak by what they exceed them by (under optimizer_in_bwd the
+   * step runs inside the backward pass, beside the activations). */
+  extra = s->optimizer_in_bwd ? temp : MAX (0, temp - acc->activations);
+  hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+              extra,
+              per_param
+                ? _("optimizer step temporaries, one parameter at a time")
+                : _("optimizer step temporaries (foreach), beyond what the freed activations "
+                    "leave"));
+}

@@ -1,0 +1,497 @@
+/* hr-estimate-peft.c: the adapters of each PEFT method
+ *
+ * Every method is counted the way Hugging Face PEFT builds it
+ * (huggingface/peft @5d602fd, src/peft/tuners/<method>/layer.py): the
+ * parameters it adds per adapted module, which of them train, and what its
+ * forward pass keeps for the backward pass.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-estimate"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+
+#include "hr-estimate-private.h"
+
+/* A module's input and output features. */
+static gboolean
+module_shape (const HrComponent *c,
+              HrModule           module,
+              double            *in,
+              double            *out)
+{
+  double h = c->hidden;
+  double q = (double) c->heads * c->head_dim;
+  double kv = (double) c->kv_heads * c->head_dim;
+  double I = c->intermediate;
+
+  switch (module)
+    {
+    case HR_MODULE_Q:
+      *in = h, *out = q;
+      return TRUE;
+    case HR_MODULE_K:
+    case HR_MODULE_V:
+      *in = h, *out = kv;
+      return TRUE;
+    case HR_MODULE_O:
+      *in = q, *out = h;
+      return TRUE;
+    case HR_MODULE_GATE:
+      /* only gated MLPs have one */
+      *in = h, *out = I;
+      return c->glu;
+    case HR_MODULE_UP:
+      *in = h, *out = I;
+      return TRUE;
+    case HR_MODULE_DOWN:
+      *in = I, *out = h;
+      return TRUE;
+    case HR_MODULE_EMBED:
+      /* LoRA on an embedding: A is r x vocab, B is hidden x r (PEFT's
+       * lora.Embedding) */
+      *in = c->vocab, *out = h;
+      return c->vocab > 0;
+    case HR_MODULE_LM_HEAD:
+      *in = h, *out = c->vocab;
+      return c->vocab > 0;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+static gboolean
+module_is_per_layer (HrModule module)
+{
+  return module != HR_MODULE_EMBED && module != HR_MODULE_LM_HEAD;
+}
+
+/* LoRA adds A (r x in) and B (out x r) to each adapted matrix (Hu et al.
+ * 2021, section 4). */
+double
+hr_lora_params (const HrComponent *c,
+                guint              rank,
+                guint              modules)
+{
+  double total = 0;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return 0;
+
+  for (guint i = 0; hr_module_names[i].nick != NULL; i++)
+    {
+      HrModule m = hr_module_names[i].value;
+      double in, out;
+
+      if (!(modules & m) || !module_shape (c, m, &in, &out))
+        continue;
+      total += rank * (in + out) * (module_is_per_layer (m) ? c->layers : 1);
+    }
+  return total;
+}
+
+/* PEFT's LoKr factorisation (src/peft/tuners/lokr/layer.py, factorization):
+ * the pair (m, n), m <= n, m * n = dimension, closest to the square root
+ * (or to the factor when one is given). */
+static void
+lokr_factorization (guint  dimension,
+                    int    factor,
+                    guint *m_out,
+                    guint *n_out)
+{
+  guint m = 1, n = dimension, length;
+  guint limit;
+
+  if (factor > 0 && dimension % (guint) factor == 0)
+    {
+      *m_out = factor;
+      *n_out = dimension / factor;
+      if (*m_out > *n_out)
+        {
+          guint t = *m_out;
+          *m_out = *n_out;
+          *n_out = t;
+        }
+      return;
+    }
+
+  limit = factor == -1 ? dimension : (guint) MAX (factor, 1);
+  length = m + n;
+  while (m < n)
+    {
+      guint new_m = m + 1, new_n;
+
+      while (dimension % new_m != 0)
+        new_m++;
+      new_n = dimension / new_m;
+      if (new_m + new_n > length || new_m > limit)
+        break;
+      m = new_m;
+      n = new_n;
+      length = m + n;
+    }
+  *m_out = MIN (m, n);
+  *n_out = MAX (m, n);
+}
+
+/* The modules a method adapts when the scenario names none: LoRA's
+ * relatives follow the contract's "all-linear"; the other tuners use
+ * PEFT's own mapping for LLaMA-style models
+ * (src/peft/utils/constants.py): q and v, and for IA3 k, v and down
+ * (down scaling its input, as a feed-forward module). */
+static guint
+method_modules (const HrScenario *s)
+{
+  gboolean chosen = s->lora_targets_set || s->lora_targets != HR_LORA_TARGETS_ALL_LINEAR;
+
+  switch (s->method)
+    {
+    case HR_METHOD_LORA:
+    case HR_METHOD_QLORA:
+    case HR_METHOD_DORA:
+    case HR_METHOD_LORA_FA:
+      return hr_scenario_get_lora_modules (s);
+    case HR_METHOD_IA3:
+      return chosen ? hr_scenario_get_lora_modules (s) : HR_MODULE_K | HR_MODULE_V | HR_MODULE_DOWN;
+    case HR_METHOD_VERA:
+    case HR_METHOD_LOHA:
+    case HR_METHOD_LOKR:
+    case HR_METHOD_OFT:
+    case HR_METHOD_BOFT:
+    case HR_METHOD_ADALORA:
+      return chosen ? hr_scenario_get_lora_modules (s) : HR_MODULE_Q | HR_MODULE_V;
+    default:
+      return 0;
+    }
+}
+
+/* The rank a method uses: the scenario's lora.rank when it gives one, else
+ * PEFT's default (VeraConfig r 256, LoHaConfig and LoKrConfig r 8,
+ * AdaLoraConfig init_r 12) or the contract's 16 for LoRA. */
+static guint
+method_rank (const HrScenario *s)
+{
+  if (s->method == HR_METHOD_ADALORA)
+    return (s->peft.set & HR_PEFT_INIT_R) ? s->peft.init_r
+           : s->lora_rank_set ? s->lora_rank : 12;
+  if (s->lora_rank_set)
+    return s->lora_rank;
+  switch (s->method)
+    {
+    case HR_METHOD_VERA:
+      return 256;
+    case HR_METHOD_LOHA:
+    case HR_METHOD_LOKR:
+      return 8;
+    default:
+      return s->lora_rank;
+    }
+}
+
+/* Whether PEFT keeps this stack's adapters in fp32 beside 16-bit weights:
+ * get_peft_model(autocast_adapter_dtype=True) upcasts bf16/fp16 adapter
+ * weights (src/peft/peft_model.py), and each adapted layer casts its input
+ * to the adapter's dtype (_cast_input_dtype, tuners_utils.py). */
+static gboolean
+peft_fp32_adapters (const HrScenario *s)
+{
+  if (!s->stack_set)
+    return FALSE;
+  return s->stack == HR_STACK_TRANSFORMERS || s->stack == HR_STACK_TRL ||
+         s->stack == HR_STACK_ACCELERATE || s->stack == HR_STACK_AXOLOTL;
+}
+
+/* Parameters a part's adapters add, and the batch-independent memory they
+ * keep for the backward pass. */
+void
+hr_plan_setup_adapters (HrPlan *self,
+                        Part   *part)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = part->c;
+  guint modules = method_modules (s);
+  guint r = method_rank (s);
+  double e = hr_compute_activation_bytes (s->compute);
+  double adapter_e = peft_fp32_adapters (s) && e < 4.0 ? 4.0 : e;
+  double max_in = 0, max_out = 0;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return;
+
+  switch (s->method)
+    {
+    case HR_METHOD_PREFIX:
+      {
+        /* PrefixEncoder (src/peft/tuners/prefix_tuning/model.py): an
+         * embedding of num_virtual_tokens x (layers * 2 * token_dim), the
+         * key/value dimension (KV heads x head_dim for GQA models,
+         * utils/other.py); with prefix_projection an embedding of
+         * token_dim and a two-layer MLP to that width instead. */
+        double p = s->peft.num_virtual_tokens;
+        double kv = (double) c->kv_heads * c->head_dim;
+        double width = 2.0 * c->layers * kv;
+
+        if (s->peft.prefix_projection)
+          {
+            double enc = s->peft.encoder_hidden_size > 0 ? s->peft.encoder_hidden_size
+                                                         : c->hidden;
+
+            part->adapters = p * c->hidden + c->hidden * enc + enc + enc * width + width;
+          }
+        else
+          part->adapters = p * width;
+        return;
+      }
+    case HR_METHOD_PROMPT:
+      /* PromptEmbedding: num_virtual_tokens x token_dim
+       * (src/peft/tuners/prompt_tuning/model.py) */
+      part->adapters = (double) s->peft.num_virtual_tokens * c->hidden;
+      part->extra_tokens = s->peft.num_virtual_tokens;
+      return;
+    case HR_METHOD_LAYERNORM:
+      /* LNTuningLayer trains a copy of every norm (input_layernorm,
+       * post_attention_layernorm and the final norm for LLaMA-style
+       * models; src/peft/tuners/ln_tuning/layer.py deep-copies the base
+       * layer): a weight (and a bias for LayerNorm) of `hidden` each */
+      part->adapters = (2.0 * c->layers + 1.0) * c->hidden * (c->rmsnorm ? 1.0 : 2.0);
+      return;
+    default:
+      break;
+    }
+
+  for (guint i = 0; hr_module_names[i].nick != NULL; i++)
+    {
+      HrModule m = hr_module_names[i].value;
+      double in, out, trainable = 0, frozen = 0, kept = 0, transient = 0;
+      double count;
+
+      if (!(modules & m) || !module_shape (c, m, &in, &out))
+        continue;
+      count = module_is_per_layer (m) ? c->layers : 1;
+      max_in = MAX (max_in, in);
+      max_out = MAX (max_out, out);
+
+      switch (s->method)
+        {
+        case HR_METHOD_LORA:
+        case HR_METHOD_QLORA:
+          trainable = r * (in + out);
+          break;
+        case HR_METHOD_DORA:
+          /* LoRA plus a magnitude per output feature (DoraLinearLayer.weight,
+           * lora/dora.py).  Its forward builds B·A through an identity of
+           * in x in, the whole weight plus scaling·B·A and its norm: alive
+           * while the layer runs, about three weight-sized tensors. */
+          trainable = r * (in + out) + out;
+          transient = (in * in + 2.0 * in * out) * e;
+          break;
+        case HR_METHOD_LORA_FA:
+          /* LoRA with A frozen (peft/optimizers/lorafa.py): only B trains */
+          trainable = r * out;
+          frozen = r * in;
+          break;
+        case HR_METHOD_ADALORA:
+          /* SVDLinear: lora_A (r x in), lora_B (out x r), lora_E (r);
+           * the RankAllocator keeps two importance averages per adapter
+           * parameter (exp_avg_ipt, exp_avg_unc; adalora/layer.py) */
+          trainable = r * (in + out + 1);
+          part->adapter_state = 2.0;
+          break;
+        case HR_METHOD_VERA:
+          /* lambda_d (r) and lambda_b (out) train; the random projections
+           * vera_A (r x in) and vera_B (out x r) are shared by every layer
+           * (vera/layer.py), counted once below */
+          trainable = r + out;
+          break;
+        case HR_METHOD_IA3:
+          /* one scaling vector per module: of the input for feed-forward
+           * modules (down), of the output otherwise (ia3/layer.py) */
+          trainable = m == HR_MODULE_DOWN ? in : out;
+          break;
+        case HR_METHOD_LOHA:
+          /* hada_w1_a, hada_w2_a (out x r) and hada_w1_b, hada_w2_b (r x in);
+           * F.linear(x, delta_weight) keeps the whole out x in delta weight
+           * for the backward pass (loha/layer.py, _get_delta_activations) */
+          trainable = 2.0 * r * (in + out);
+          kept = in * out * adapter_e;
+          break;
+        case HR_METHOD_LOKR:
+          {
+            /* w1 (out_l x in_m) and w2 (out_k x in_n), either factor kept
+             * whole or split at rank r (lokr/layer.py, update_layer) */
+            guint in_m, in_n, out_l, out_k;
+            double w1, w2;
+
+            lokr_factorization ((guint) in, s->peft.decompose_factor, &in_m, &in_n);
+            lokr_factorization ((guint) out, s->peft.decompose_factor, &out_l, &out_k);
+            w1 = s->peft.decompose_both && r < MAX (out_l, in_m) / 2.0
+                   ? r * ((double) out_l + in_m) : (double) out_l * in_m;
+            w2 = r < MAX (out_k, in_n) / 2.0 ? r * ((double) out_k + in_n)
+                                             : (double) out_k * in_n;
+            trainable = w1 + w2;
+            kept = in * out * adapter_e;
+          }
+          break;
+        case HR_METHOD_OFT:
+          {
+            /* r blocks of oft_block_size (32) along the input, each a
+             * skew-symmetric matrix of b(b-1)/2 values (oft/layer.py) */
+            double b = s->peft.block_size > 0 ? s->peft.block_size : 32;
+
+            trainable = (in / b) * b * (b - 1.0) / 2.0;
+          }
+          break;
+        case HR_METHOD_BOFT:
+          {
+            /* boft_R: (n_butterfly_factor + 1) x blocks x b x b, b 4 by
+             * default, and boft_s (out).  Its forward multiplies out the
+             * butterfly as dense in x in matrices (block_diag, two bmm with
+             * the permutations, their product, the identity it multiplies,
+             * the rotation): about 3N + 3 of them stay saved, N the
+             * butterfly factor + 1 (boft/layer.py, Linear.forward). */
+            double b = s->peft.block_size > 0 ? s->peft.block_size : 4;
+            double n = s->peft.n_butterfly_factor + 1.0;
+
+            trainable = n * (in / b) * b * b + out;
+            kept = (3.0 * n + 3.0) * in * in * e;
+          }
+          break;
+        default:
+          break;
+        }
+
+      part->adapters += trainable * count;
+      part->adapter_frozen += frozen * count;
+      part->adapter_static += kept * count;
+      part->adapter_transient = MAX (part->adapter_transient, transient);
+    }
+
+  if (s->method == HR_METHOD_VERA && part->adapters > 0)
+    part->adapter_frozen += (double) r * (max_in + max_out);
+}
+
+/* What the adapters keep per token of one layer, and which of the layer's
+ * own inputs they make it keep. */
+void
+hr_plan_setup_adapter_regime (HrPlan *self,
+                              Part   *part)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = part->c;
+  LayerRegime *r = &part->regime;
+  guint modules = method_modules (s);
+  guint rank = method_rank (s);
+  double e = r->e;
+  /* PEFT's own copy of each adapted module's input: under autocast the
+   * fp32 cast is cast back to 16 bits per module; in pure 16-bit training
+   * the fp32 copy itself is what lora_A saves */
+  double own_copy = peft_fp32_adapters (s) && e < 4.0
+                      ? (hr_compute_is_mixed (s->compute) ? 2.0 : 4.0) : 0.0;
+  double per_token = 0;
+
+  if (part->adapters <= 0 || c->kind != HR_COMPONENT_TRANSFORMER)
+    return;
+
+  switch (s->method)
+    {
+    case HR_METHOD_PREFIX:
+      /* the virtual keys and values are read by every layer's attention */
+      r->extra_kv_tokens = s->peft.num_virtual_tokens;
+      return;
+    case HR_METHOD_PROMPT:
+      return;
+    case HR_METHOD_LAYERNORM:
+      r->norm_trainable = TRUE;
+      return;
+    default:
+      break;
+    }
+
+  for (guint i = 0; hr_module_names[i].nick != NULL; i++)
+    {
+      HrModule m = hr_module_names[i].value;
+      double in, out;
+      gboolean input_kept = FALSE;
+
+      if (!(modules & m) || !module_shape (c, m, &in, &out))
+        continue;
+
+      if (!module_is_per_layer (m))
+        {
+          /* an adapter on the head keeps the head's input and x·A; on the
+           * embedding, the rank-r lookup B multiplies (lora.Embedding) */
+          if (m == HR_MODULE_LM_HEAD)
+            r->head_saved = TRUE;
+          if (s->method != HR_METHOD_IA3)
+            r->head_per_token += e * rank;
+          else
+            r->head_per_token += e * out;
+          continue;
+        }
+
+      switch (s->method)
+        {
+        case HR_METHOD_LORA:
+        case HR_METHOD_QLORA:
+        case HR_METHOD_ADALORA:
+          /* lora_A keeps x for its gradient, lora_B keeps x·A */
+          input_kept = TRUE;
+          per_token += e * rank;
+          break;
+        case HR_METHOD_DORA:
+          /* and the magnitude's gradient needs the base output and the
+           * LoRA output it scales (dora.py: (mag_norm_scale - 1) *
+           * base_result + mag_norm_scale * lora_result * scaling) */
+          input_kept = TRUE;
+          per_token += e * rank + 2.0 * e * out;
+          break;
+        case HR_METHOD_LORA_FA:
+          /* A is frozen: x is not needed, x·A is (the method's point,
+           * Zhang et al. 2023, "LoRA-FA") */
+          per_token += e * rank;
+          break;
+        case HR_METHOD_VERA:
+          /* lambda_d * (x·A) keeps x·A; lambda_b * (... ·B) keeps its
+           * input; x itself is not needed (A and B are frozen) */
+          per_token += e * (rank + out);
+          break;
+        case HR_METHOD_IA3:
+          /* the scaled tensor: the input of down, the output of k and v */
+          per_token += e * (m == HR_MODULE_DOWN ? in : out);
+          break;
+        case HR_METHOD_LOHA:
+        case HR_METHOD_LOKR:
+        case HR_METHOD_OFT:
+          /* F.linear(x, delta_weight) and OFT's rotation of x keep x */
+          input_kept = TRUE;
+          break;
+        case HR_METHOD_BOFT:
+          /* x @ rotation keeps x; result * boft_s keeps the result */
+          input_kept = TRUE;
+          per_token += e * out;
+          break;
+        default:
+          break;
+        }
+
+      if (!input_kept)
+        continue;
+
+      if (own_copy > 0)
+        per_token += own_copy * in;
+      else if (m == HR_MODULE_Q || m == HR_MODULE_K || m == HR_MODULE_V)
+        r->qkv_saved = TRUE;
+      else if (m == HR_MODULE_O)
+        r->o_saved = TRUE;
+      else if (m == HR_MODULE_GATE || m == HR_MODULE_UP)
+        r->fc_saved = TRUE;
+      else if (m == HR_MODULE_DOWN)
+        r->down_saved = TRUE;
+    }
+
+  r->adapter_per_token += per_token;
+}

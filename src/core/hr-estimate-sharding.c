@@ -1,0 +1,850 @@
+/* hr-estimate-sharding.c: where model state lives across the GPUs
+ *
+ * DDP, DeepSpeed ZeRO-1/2/3, PyTorch FSDP1 (FlatParameter) and FSDP2
+ * (per-parameter fully_shard), and offload to host memory or NVMe, each as
+ * its framework's source runs it:
+ *
+ * - FSDP2: torch/distributed/fsdp/_fully_shard/ (pytorch/pytorch
+ *   @62a45b6 _fsdp_param_group.py, @1d2fbd4 _fully_shard.py).  Every
+ *   parameter, frozen or not, is a DTensor sharded on dim 0; a group
+ *   (one fully_shard call: a layer, or the root with what is left) is
+ *   all-gathered in pre_forward and freed in post_forward when
+ *   reshard_after_forward, all-gathered again in pre_backward with the
+ *   previous group prefetched (_backward_prefetch), and freed in
+ *   post_backward, which reduce-scatters the gradients of the parameters
+ *   that have one.  The root group's reshard_after_forward is False (its
+ *   parameters are needed at once by the backward pass).
+ *   set_requires_gradient_sync(False) keeps unsharded gradients
+ *   (to_accumulated_grad_if_needed).  CPUOffloadPolicy keeps the sharded
+ *   parameters, gradients and optimizer step on the CPU.
+ * - FSDP1: torch/distributed/fsdp/_runtime_utils.py (PyTorch 2.1.0,
+ *   @7bcf7da).  One FlatParameter per wrapped unit; under no_sync()
+ *   _post_backward_hook returns before the reduce-scatter, so the unsharded
+ *   gradient of every unit accumulates.  Since PR #101982 ("Reshard frozen
+ *   params in backward", commit 48056b1, before 2.1) units whose parameters
+ *   are all frozen are resharded in the backward pass too
+ *   (_register_post_backward_reshard_only_hook).  With use_orig_params=True
+ *   a unit may mix frozen and trainable parameters, but its FlatParameter
+ *   then requires grad as a whole (pytorch/pytorch#91167) and "the gradient
+ *   memory will still be as if you did not freeze parameters"
+ *   (pytorch/pytorch#104690; the FSDP docstring's warning, #104967).
+ *   Lightning Fabric's FSDPStrategy sets use_orig_params=True on PyTorch 2.0
+ *   and later (lightning/fabric/strategies/fsdp.py @71aed75, the commit
+ *   LitGPT @8641822 pins) and LitGPT wraps each Block, LoRA and frozen
+ *   weights together.
+ * - DeepSpeed: deepspeed/runtime/zero/stage_1_and_2.py, stage3.py and
+ *   partitioned_param_coordinator.py (deepspeedai/DeepSpeed @edaa722).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-estimate"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-estimate-private.h"
+
+/* The data-parallel degree: the GPUs ZeRO and FSDP shard over.  Tensor,
+ * pipeline and context parallelism, when a scenario has them, divide the
+ * job's GPUs before data parallelism sees them: dp = gpus / (tp x pp x cp);
+ * this is the one place that computes it. */
+guint
+hr_plan_dp_degree (const HrScenario *scenario)
+{
+  return MAX (1, scenario->gpus);
+}
+
+static gboolean
+stack_is (const HrScenario *s,
+          HrStack           stack)
+{
+  return s->stack_set && s->stack == stack;
+}
+
+void
+hr_plan_setup_sharding (HrPlan *self)
+{
+  const HrScenario *s = self->scenario;
+  ShardPlan *sp = &self->shard;
+  HrSharding k = s->sharding;
+  gboolean multi;
+
+  memset (sp, 0, sizeof *sp);
+  sp->dp = hr_plan_dp_degree (s);
+  multi = sp->dp > 1;
+  sp->fsdp = k == HR_SHARDING_FSDP || k == HR_SHARDING_FSDP1;
+  sp->zero = k == HR_SHARDING_ZERO1 || k == HR_SHARDING_ZERO2 || k == HR_SHARDING_ZERO3;
+  sp->shard_states = multi && (sp->zero || sp->fsdp);
+  sp->shard_grads = multi && (k == HR_SHARDING_ZERO2 || k == HR_SHARDING_ZERO3 || sp->fsdp);
+  sp->shard_weights = multi && (k == HR_SHARDING_ZERO3 || sp->fsdp);
+  sp->reshard_after_forward = s->reshard_after_forward;
+
+  /* The Trainer's DeepSpeed example configs say "auto" for the bucket
+   * sizes, and transformers fills them from the model's hidden size
+   * (integrations/deepspeed.py, HfTrainerDeepSpeedConfig.
+   * trainer_config_finalize: reduce_bucket_size h^2,
+   * stage3_prefetch_bucket_size 0.9 h^2, stage3_param_persistence_threshold
+   * 10 h); accelerate fills them the same way. */
+  if (sp->zero && (stack_is (s, HR_STACK_TRANSFORMERS) || stack_is (s, HR_STACK_TRL) ||
+                   stack_is (s, HR_STACK_AXOLOTL) || stack_is (s, HR_STACK_ACCELERATE)))
+    {
+      HrDeepSpeed *ds = &self->scenario->deepspeed;
+      guint hidden = 0;
+
+      for (guint i = 0; i < s->model->components->len; i++)
+        {
+          const HrComponent *c = g_ptr_array_index (s->model->components, i);
+
+          if (c->kind == HR_COMPONENT_TRANSFORMER)
+            hidden = MAX (hidden, c->hidden);
+        }
+      if (hidden > 0)
+        {
+          double h = hidden;
+
+          if (!(ds->set & HR_DS_REDUCE_BUCKET_SIZE))
+            ds->reduce_bucket_size = (guint64) (h * h);
+          if (!(ds->set & HR_DS_PREFETCH_BUCKET_SIZE))
+            ds->prefetch_bucket_size = (guint64) (0.9 * h * h);
+          if (!(ds->set & HR_DS_PARAM_PERSISTENCE))
+            ds->param_persistence_threshold = (guint64) (10 * h);
+        }
+    }
+
+  sp->offload_states = s->offload != HR_OFFLOAD_NONE;
+  sp->offload_params = s->offload == HR_OFFLOAD_OPTIMIZER_PARAMS;
+  if (s->has_deepspeed)
+    {
+      if (s->deepspeed.offload_optimizer != HR_OFFLOAD_DEVICE_NONE)
+        sp->offload_states = TRUE;
+      if (s->deepspeed.offload_param != HR_OFFLOAD_DEVICE_NONE)
+        sp->offload_params = TRUE;
+      sp->nvme = s->deepspeed.offload_optimizer == HR_OFFLOAD_DEVICE_NVME;
+    }
+
+  /* The Trainer (transformers, TRL, axolotl) and accelerate accumulate
+   * under Accelerator.no_sync: FSDP1's no_sync(), FSDP2's
+   * set_requires_gradient_sync(False) (accelerate accelerator.py @16cb6eb,
+   * no_sync and accumulate; sync_each_batch is off by default); LitGPT and
+   * Lightning under Fabric's no_backward_sync, FSDP1's no_sync()
+   * (_FSDPBackwardSyncControl).  torchtune and torchtitan reduce-scatter
+   * every micro-batch. */
+  sp->unsharded_accumulation =
+    self->training && s->grad_accum > 1 && sp->fsdp && multi &&
+    (stack_is (s, HR_STACK_TRANSFORMERS) || stack_is (s, HR_STACK_TRL) ||
+     stack_is (s, HR_STACK_ACCELERATE) || stack_is (s, HR_STACK_AXOLOTL) ||
+     stack_is (s, HR_STACK_LITGPT) || stack_is (s, HR_STACK_LIGHTNING));
+
+  /* FSDP1 with use_orig_params=True and adapters inside the wrapped blocks
+   * (LitGPT, Lightning); PyTorch's own default, use_orig_params=False,
+   * refuses such mixed units, and PEFT's wrap policy (accelerate, the
+   * Trainer) wraps the adapters on their own. */
+  sp->whole_unit_grads =
+    self->training && k == HR_SHARDING_FSDP1 && multi && hr_method_is_peft (s->method) &&
+    s->method != HR_METHOD_PREFIX && s->method != HR_METHOD_PROMPT &&
+    (stack_is (s, HR_STACK_LITGPT) || stack_is (s, HR_STACK_LIGHTNING));
+
+  /* torchtitan shards the embedding on its own (parallelize.py applies
+   * fully_shard to tok_embeddings, each block, then norm and output);
+   * elsewhere the embedding stays in the root group with the head */
+  sp->embedding_with_head = !stack_is (s, HR_STACK_TORCHTITAN);
+}
+
+double
+hr_plan_sharded (HrPlan  *self,
+                 double   bytes,
+                 gboolean condition)
+{
+  return condition && self->shard.dp > 1 ? bytes / self->shard.dp : bytes;
+}
+
+/* Bytes left on each GPU after sharding and offloading. */
+double
+hr_plan_on_device (HrPlan   *self,
+                   double    bytes,
+                   gboolean  shard,
+                   gboolean  offloaded)
+{
+  return offloaded ? 0 : hr_plan_sharded (self, bytes, shard);
+}
+
+double
+hr_plan_frozen_bytes_per_param (HrPlan *self)
+{
+  const HrScenario *s = self->scenario;
+
+  /* torchtune's NF4 weights are torchao NF4Tensors, which quantise their
+   * scalers again (block_size 64, scaler_block_size 256:
+   * torchao/prototype/_nf4tensor_api.py @36027d8), as bitsandbytes' double
+   * quantisation does */
+  return hr_dtype_bytes_per_param (s->weights_dtype,
+                                   stack_is (s, HR_STACK_TORCHTUNE) &&
+                                   s->weights_dtype == HR_DTYPE_NF4);
+}
+
+/* Whether the stack quantises the output head with the linear layers:
+ * LitGPT and Lightning Fabric replace every nn.Linear; transformers skips
+ * lm_head (get_keys_to_not_convert) and torchtune's QLoRA quantises only
+ * its LoRA linears.  Without a stack the larger of the two is counted. */
+static gboolean
+head_quantized (const HrScenario *s)
+{
+  return !s->stack_set || s->stack == HR_STACK_LITGPT || s->stack == HR_STACK_LIGHTNING;
+}
+
+/* Parameters of one transformer layer: its linear layers and norms. */
+static double
+layer_params (const HrComponent *c)
+{
+  if (c->kind != HR_COMPONENT_TRANSFORMER || c->layers == 0)
+    return (double) c->params;
+  return (double) hr_component_linear_params (c) / c->layers +
+         2.0 * c->hidden * (c->rmsnorm ? 1.0 : 2.0);
+}
+
+/* The group that holds the output head (and, where the stack leaves it in
+ * the root group, the embedding). */
+static double
+head_group_params (HrPlan            *self,
+                   const HrComponent *c)
+{
+  double head;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER || c->vocab == 0)
+    return 0;
+  head = (double) c->vocab * c->hidden;
+  if (self->shard.embedding_with_head && !c->tied_embeddings)
+    head *= 2.0;
+  return head;
+}
+
+/* Bytes per parameter of what is gathered: the frozen weights as stored,
+ * trainable ones in the dtype the forward pass runs in. */
+static double
+gather_bytes (HrPlan *self,
+              double  trainable_share)
+{
+  const HrScenario *s = self->scenario;
+  double frozen = hr_plan_frozen_bytes_per_param (self);
+  double trainable = hr_compute_is_mixed (s->compute) ? 2.0 : self->w_bytes;
+
+  return trainable_share * trainable + (1.0 - trainable_share) * frozen;
+}
+
+/* ZeRO-3's live parameters at the start of the backward pass
+ * (partitioned_param_coordinator.py): after a module runs, its parameters
+ * are released unless the trace shows them used again within
+ * stage3_max_reuse_distance parameters (__params_to_release); at the turn
+ * from forward to backward the head and the last layers are used again
+ * soon and stay.  Prefetching adds up to stage3_prefetch_bucket_size
+ * parameters while fewer than stage3_max_live_parameters are live. */
+static double
+zero3_live_params (HrPlan            *self,
+                   const HrComponent *c)
+{
+  const HrDeepSpeed *ds = &self->scenario->deepspeed;
+  double layer = layer_params (c);
+  double head = c->kind == HR_COMPONENT_TRANSFORMER ? (double) c->vocab * c->hidden : 0;
+  double reuse = (double) ds->max_reuse_distance;
+  double kept = 1, live;
+
+  if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0 && layer > 0 && reuse > 2.0 * head)
+    kept = CLAMP (floor ((reuse - 2.0 * head) / (2.0 * layer)) + 1.0, 1.0, (double) c->layers);
+  live = head + kept * layer;
+  return live + MIN ((double) ds->prefetch_bucket_size,
+                     MAX (0, (double) ds->max_live_parameters - live));
+}
+
+/* Parameters DeepSpeed ZeRO-3 keeps whole on every GPU: tensors of fewer
+ * than stage3_param_persistence_threshold values are not partitioned
+ * (ds_persist; stage3.py, partition_parameters.py): the norms, with the
+ * default threshold of 1e5, and LoRA's small matrices.  The tensors of a
+ * transformer follow from its shape; a part without one is taken to have
+ * none that small. */
+static double
+zero3_persistent_params (HrPlan     *self,
+                         const Part *p)
+{
+  const HrComponent *c = p->c;
+  double threshold = (double) self->scenario->deepspeed.param_persistence_threshold;
+  double h = c->hidden, I = c->intermediate, V = c->vocab, L = c->layers;
+  double q = (double) c->heads * c->head_dim, kv = (double) c->kv_heads * c->head_dim;
+  double persistent = 0;
+  /* one layer's weight matrices: q, k, v, o, then gate (gated MLPs), up,
+   * down, as (rows, columns) */
+  double shapes[][2] = { { q, h }, { kv, h }, { kv, h }, { h, q }, { I, h }, { I, h }, { h, I } };
+  HrModule modules[] = { HR_MODULE_Q, HR_MODULE_K, HR_MODULE_V, HR_MODULE_O,
+                         HR_MODULE_GATE, HR_MODULE_UP, HR_MODULE_DOWN };
+  guint lora = hr_scenario_get_lora_modules (self->scenario);
+  double r = self->scenario->lora_rank;
+  double adapter_total = 0, adapter_small = 0;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return 0;
+
+  /* two norms a layer and the final one, a weight (and a LayerNorm bias)
+   * of `hidden` each */
+  if (h < threshold)
+    persistent += (2.0 * L + 1.0) * h * (c->rmsnorm ? 1.0 : 2.0);
+
+  for (guint i = 0; i < G_N_ELEMENTS (shapes); i++)
+    {
+      double rows = shapes[i][0], cols = shapes[i][1];
+
+      if (modules[i] == HR_MODULE_GATE && !c->glu)
+        continue;
+      if (rows * cols < threshold)
+        persistent += L * rows * cols;
+      if (lora & modules[i])
+        {
+          /* A (r x in) and B (out x r) */
+          adapter_total += r * (rows + cols);
+          adapter_small += (r * cols < threshold ? r * cols : 0) +
+                           (r * rows < threshold ? r * rows : 0);
+        }
+    }
+
+  if (V > 0 && V * h < threshold)
+    persistent += V * h * (c->tied_embeddings ? 1.0 : 2.0);
+
+  /* the adapters the scenario adds, in the proportion of their small
+   * matrices (the method's own shapes scale with the same modules) */
+  if (p->adapters > 0 && adapter_total > 0)
+    persistent += p->adapters * adapter_small / adapter_total;
+
+  return MIN (persistent, p->params + p->adapters);
+}
+
+void
+hr_plan_add_weights (HrPlan *self,
+                     Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  double largest_layer = 0, largest_head = 0, total_params = 0, trainable_params = 0;
+  double widest_quantized = 0, persistent = 0, zero3_live = 0;
+  const char *wname = hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype);
+  double q_bytes = hr_plan_frozen_bytes_per_param (self);
+  gboolean sw = sp->shard_weights, op = sp->offload_params;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      double frozen_bytes;
+
+      largest_layer = MAX (largest_layer, layer_params (c));
+      largest_head = MAX (largest_head, head_group_params (self, c));
+      zero3_live = MAX (zero3_live, zero3_live_params (self, c));
+      total_params += p->params + p->adapters + p->adapter_frozen;
+      trainable_params += p->trainable + p->adapters;
+      if (s->sharding == HR_SHARDING_ZERO3 && sp->dp > 1)
+        persistent += zero3_persistent_params (self, p);
+
+      if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER)
+        {
+          /* Quantisation replaces the linear layers; embeddings, norms and
+           * the output head stay 16-bit (transformers' bitsandbytes
+           * integration skips lm_head: get_keys_to_not_convert). */
+          double linear = MIN ((double) hr_component_linear_params (c), p->frozen);
+          double rest = MAX (0, p->frozen - linear);
+
+          frozen_bytes = linear * q_bytes + rest * 2.0;
+          if (p->frozen > 0)
+            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                        hr_plan_on_device (self, frozen_bytes, sw, op),
+                        hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
+                        hr_plan_on_device (self, frozen_bytes * 1.02, sw, op),
+                        _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
+                          "the rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
+
+          /* see the 16-bit staging copy below */
+          if (p->frozen > 0 && !op)
+            widest_quantized = MAX (widest_quantized,
+                                    2.0 * MAX ((double) c->hidden * c->intermediate,
+                                               head_quantized (s)
+                                                 ? (double) c->hidden * c->vocab : 0.0));
+        }
+      else
+        {
+          if (hr_dtype_is_quantized (s->weights_dtype))
+            hr_acc_note (acc,
+                         _("%s: %s storage applied to all of its weights; quantising "
+                           "convolutions is rare, so this part is likely 16-bit in practice"),
+                         c->name, wname);
+          frozen_bytes = p->frozen * q_bytes;
+          if (p->frozen > 0)
+            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                        hr_plan_on_device (self, frozen_bytes, sw, op),
+                        hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
+                        hr_plan_on_device (self, frozen_bytes * 1.01, sw, op),
+                        self->training ? _("%s: %.2fB frozen parameters in %s (%g bytes each)")
+                                       : _("%s: %.2fB parameters in %s (%g bytes each)"),
+                        c->name, p->frozen / 1e9, wname, q_bytes);
+        }
+
+      if (op)
+        acc->host_params += hr_plan_sharded (self, frozen_bytes, sw);
+
+      /* adapter weights that stay frozen: LoRA-FA's A, VeRA's shared
+       * random projections */
+      if (p->adapter_frozen > 0)
+        {
+          double bytes = p->adapter_frozen * self->w_bytes;
+
+          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      hr_plan_on_device (self, bytes, sw, op),
+                      hr_plan_on_device (self, bytes, sw, op),
+                      hr_plan_on_device (self, bytes, sw, op),
+                      _("%s: %.2fM frozen adapter parameters"), c->name,
+                      p->adapter_frozen / 1e6);
+        }
+
+      if (p->trainable > 0 || p->adapters > 0)
+        {
+          double n = p->trainable + p->adapters;
+          double bytes = n * self->w_bytes;
+
+          if (hr_dtype_is_quantized (s->weights_dtype) && p->trainable > 0)
+            hr_acc_note (acc, _("%s: trainable weights cannot stay %s; counted in 16 bits"),
+                         c->name, wname);
+
+          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      hr_plan_on_device (self, bytes, sw, op),
+                      hr_plan_on_device (self, bytes, sw, op),
+                      hr_plan_on_device (self, bytes * 1.01, sw, op),
+                      p->adapters > 0
+                        ? _("%s: %.1fM trainable adapter parameters in %g-byte precision")
+                        : _("%s: %.1fM trainable parameters in %g-byte precision"),
+                      c->name, n / 1e6, self->w_bytes);
+          if (op)
+            acc->host_params += hr_plan_sharded (self, bytes, sw);
+        }
+
+      /* torch.amp autocast keeps a 16-bit copy of each fp32 weight a matmul
+       * used, for the backward pass (mm saves mat2 for the input's
+       * gradient); trainable weights' copies stay in autocast's cache. */
+      if (p->backprop && hr_compute_is_mixed (s->compute) && s->weights_dtype == HR_DTYPE_FP32 &&
+          !sp->fsdp)
+        {
+          /* the linear layers, and the output head (a matmul too) */
+          double linear = c->kind == HR_COMPONENT_TRANSFORMER
+                            ? (double) hr_component_linear_params (c) +
+                              (double) c->vocab * c->hidden
+                            : p->params;
+          double bytes = 2.0 * MIN (linear, p->params);
+
+          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      bytes, 0.8 * bytes, bytes,
+                      _("%s: 16-bit copies of fp32 weights that autocast keeps for the backward "
+                        "pass"), c->name);
+        }
+    }
+
+  /* bitsandbytes quantises each weight on the GPU from its 16-bit copy while
+   * loading, and dequantises one back to 16 bits for every matmul
+   * (Linear4bit: Params4bit.cuda, then dequantize_4bit in MatMul4Bit forward
+   * and backward).  One 16-bit matrix is therefore alive beside the
+   * quantised model: the widest projection, or the output head where the
+   * library quantises it too (LitGPT and Lightning Fabric do; transformers
+   * keeps it 16-bit).  The larger of the two is counted, once. */
+  if (widest_quantized > 0)
+    hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, widest_quantized,
+                0.3 * widest_quantized, 2.0 * widest_quantized,
+                _("the 16-bit copy of one weight matrix that quantising and dequantising "
+                  "needs"));
+
+  /* ZeRO-3 keeps its small tensors whole on every GPU */
+  if (persistent > 0)
+    {
+      double bytes = persistent * gather_bytes (self, total_params > 0
+                                                        ? trainable_params / total_params : 0) *
+                     (1.0 - 1.0 / sp->dp);
+
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, bytes,
+                  bytes,
+                  _("ZeRO-3: %.2fM parameters under stage3_param_persistence_threshold (%.0f) "
+                    "kept whole on every GPU"), persistent / 1e6,
+                  (double) s->deepspeed.param_persistence_threshold);
+    }
+
+  /* What is gathered at the peak, the start of the backward pass.  ZeRO-3
+   * gathers into buffers of their own even on one GPU (the partition stays
+   * in ds_tensor). */
+  if ((sw && sp->dp > 1) || op || (s->sharding == HR_SHARDING_ZERO3 && self->training))
+    {
+      double share = total_params > 0 ? trainable_params / total_params : 0;
+      double per_param = gather_bytes (self, share);
+      double params, bytes, lo, hi;
+      const char *label;
+
+      if (s->sharding == HR_SHARDING_ZERO3)
+        {
+          params = zero3_live;
+          label = _("ZeRO-3: parameters live at the turn to the backward pass (head, the last "
+                    "layers within stage3_max_reuse_distance, the prefetch bucket)");
+        }
+      else if (sp->fsdp && !sp->reshard_after_forward)
+        {
+          /* reshard_after_forward=False (FSDP1 SHARD_GRAD_OP): every group
+           * stays unsharded from its forward to its backward */
+          params = total_params;
+          label = _("FSDP without resharding after forward: the whole model unsharded between "
+                    "forward and backward");
+        }
+      else if (sp->fsdp && self->training)
+        {
+          /* the head's group (the root, unsharded from forward through
+           * backward) and the last layer prefetched for the backward pass,
+           * or later two layers, the one in backward and the previous one
+           * prefetched */
+          params = MAX (largest_head + largest_layer, 2.0 * largest_layer);
+          label = _("FSDP: the output head's group and the layer prefetched for the backward "
+                    "pass, unsharded");
+        }
+      else if (sp->fsdp)
+        {
+          params = largest_head + 2.0 * largest_layer;
+          label = _("FSDP: the root group and the layer in use with the next one prefetched, "
+                    "unsharded");
+        }
+      else
+        {
+          params = 2.0 * largest_layer;
+          label = _("unsharded parameters of the layer in use and the one prefetched");
+        }
+
+      params = MIN (params, total_params);
+      bytes = params * per_param;
+      lo = 0.5 * bytes;
+      hi = 1.5 * bytes;
+      /* FSDP2 keeps the all-gather output of the current group until the
+       * next group's copy-out ("Overlapping all-gather copy-in and
+       * all-gather", _fsdp_param_group.py): one more group's worth at most */
+      if (sp->fsdp)
+        hi = bytes + largest_layer * per_param;
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, lo, hi,
+                  "%s", label);
+    }
+}
+
+/* Parameters that get a gradient: the trainable ones, and under FSDP1's
+ * mixed units every parameter of the units adapters sit in (the layers;
+ * the root unit with the embedding and head has none that train). */
+static double
+gradient_params (HrPlan     *self,
+                 const Part *p)
+{
+  const HrComponent *c = p->c;
+  double n = p->trainable + p->adapters;
+
+  if (self->shard.whole_unit_grads && p->adapters > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
+    n += MAX (0, MIN (p->frozen, p->params - (double) hr_component_embedding_params (c)));
+  return n;
+}
+
+/* Whether the gradients grow only as the backward pass frees the
+ * activations.  Every named stack zeroes gradients with set_to_none
+ * between steps (torch.optim's zero_grad defaults to set_to_none=True since
+ * PyTorch 2.0; torchtune's recipes call zero_grad(set_to_none=True), the
+ * Trainer model.zero_grad()), so without accumulation no gradient exists
+ * when the backward pass starts with every activation alive.  Without a
+ * stack the gradients are counted alongside all activations, the safe
+ * side. */
+static gboolean
+gradients_overlap_activations (HrPlan *self)
+{
+  const HrScenario *s = self->scenario;
+
+  return self->training && s->stack_set && s->grad_accum == 1 && !s->optimizer_in_bwd &&
+         !self->shard.unsharded_accumulation;
+}
+
+void
+hr_plan_add_deferred_gradients (HrPlan *self,
+                                Acc    *acc)
+{
+  double all = acc->deferred_grads, alive;
+
+  if (!gradients_overlap_activations (self) || all <= 0)
+    return;
+
+  /* The backward pass frees each layer's activations as it makes that
+   * layer's gradients: at its start every activation and the head's
+   * gradient are alive, at its end every gradient (and, under full
+   * recomputation, the first layer rebuilt).  The peak is the larger. */
+  alive = CLAMP (all + acc->recompute_working_set - acc->activations, acc->deferred_first, all);
+  hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, alive, alive, all,
+              _("gradients of %.1fM trainable parameters alive at the peak: the backward pass "
+                "makes them as it frees the activations (no accumulation, gradients set to None "
+                "between steps)"), acc->deferred_params / 1e6);
+}
+
+void
+hr_plan_add_gradients (HrPlan *self,
+                       Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  double n = 0, trainable = 0, grads_total;
+  double grad_bytes = self->g_bytes;
+  gboolean on_host;
+
+  if (!self->training)
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+
+      n += gradient_params (self, p);
+      trainable += p->trainable + p->adapters;
+    }
+
+  /* Reduced gradients go where the optimizer steps: the host under
+   * ZeRO-Offload (Ren et al. 2021, section 4.1: fp16 gradients are
+   * offloaded to CPU memory) and FSDP's CPU offload. */
+  on_host = (sp->zero && sp->offload_states) || (sp->fsdp && sp->offload_params);
+
+  if (sp->unsharded_accumulation)
+    {
+      /* unsharded gradients in the dtype the backward pass computes them */
+      double bytes = n * (hr_compute_is_mixed (s->compute) ? 2.0 : grad_bytes);
+
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, bytes,
+                  bytes,
+                  sp->whole_unit_grads
+                    ? _("gradients of whole FSDP1 units (frozen weights beside adapters get one "
+                        "too), accumulated unsharded under no_sync over %u micro-batches")
+                    : _("gradients accumulated unsharded under no_sync over %u micro-batches: "
+                        "every GPU holds the full gradient"),
+                  s->grad_accum);
+      return;
+    }
+
+  grads_total = n * grad_bytes;
+
+  if (gradients_overlap_activations (self))
+    {
+      double first = 0;
+
+      /* the head's gradient is the first the backward pass makes */
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+
+          if (p->logits && p->trainable >= p->params && p->c->vocab > 0)
+            first = MAX (first, (double) p->c->vocab * p->c->hidden * grad_bytes);
+        }
+      acc->deferred_grads = hr_plan_on_device (self, grads_total, sp->shard_grads, on_host);
+      acc->deferred_first = MIN (acc->deferred_grads,
+                                 hr_plan_on_device (self, first, sp->shard_grads, on_host));
+      acc->deferred_params = n;
+    }
+  else if (s->optimizer_in_bwd)
+    {
+      /* torchtune's optimizer_in_bwd gives every parameter an optimizer of
+       * its own and steps it from a post-accumulate-grad hook, which then
+       * zeroes the gradient (training/memory.py @bd2a0fc,
+       * register_optim_in_bwd_hooks: optim_dict[param].step(),
+       * .zero_grad()): no full gradient buffer, only the gradients of the
+       * tensor just computed, at most the largest one.  Under FSDP2 the
+       * hook fires on the sharded parameter. */
+      double largest = 0;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+          const HrComponent *c = p->c;
+          double biggest;
+
+          if (p->trainable <= 0 && p->adapters <= 0)
+            continue;
+          if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
+            biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * c->intermediate);
+          else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
+            biggest = (p->trainable + p->adapters) / c->layers;
+          else
+            biggest = p->trainable + p->adapters;
+          largest = MAX (largest, MIN (biggest, p->trainable + p->adapters));
+        }
+      largest = hr_plan_sharded (self, largest * grad_bytes, sp->shard_grads);
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
+                  0.5 * largest, 2.0 * largest,
+                  _("gradients under optimizer_in_bwd: each is stepped and freed as soon as it "
+                    "is computed, so only the largest tensor's is alive"));
+    }
+  else
+    {
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
+                  hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
+                  hr_plan_on_device (self, grads_total, sp->shard_grads, on_host),
+                  sp->whole_unit_grads
+                    ? _("gradients of whole FSDP1 units: frozen weights beside adapters get one "
+                        "too (%.1fM parameters, %g bytes each), sharded")
+                    : sp->shard_grads
+                    ? _("gradients of %.1fM trainable parameters (%g bytes each), sharded")
+                    : _("gradients of %.1fM trainable parameters (%g bytes each)"),
+                  n / 1e6, grad_bytes);
+    }
+
+  if (on_host && !s->optimizer_in_bwd)
+    acc->host_states += hr_plan_sharded (self, grads_total, sp->shard_grads);
+
+  /* FSDP reduce-scatters one group's unsharded gradients while the next
+   * group's backward runs (ReduceScatterState keeps the input alive until
+   * the next reduce-scatter, _fsdp_param_group.py post_backward) */
+  if (sp->fsdp && sp->dp > 1)
+    {
+      double layer = 0;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+          double share = p->params > 0 ? gradient_params (self, p) / (p->params + p->adapters) : 0;
+
+          layer = MAX (layer, layer_params (p->c) * MIN (1.0, share));
+        }
+      if (layer > 0)
+        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    layer * grad_bytes, 0, 2.0 * layer * grad_bytes,
+                    _("FSDP: one group's unsharded gradients awaiting their reduce-scatter"));
+    }
+
+  if (s->sharding == HR_SHARDING_DDP && sp->dp > 1)
+    {
+      /* DistributedDataParallel copies gradients into flat buckets for
+       * all-reduce; unless gradient_as_bucket_view=True the buckets are
+       * a second copy of every gradient (PyTorch DDP docs:
+       * "gradient_as_bucket_view ... saved memory size will be equal to
+       * the total gradients size"). */
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, grads_total, 0,
+                  grads_total,
+                  _("DDP gradient buckets for all-reduce (a second copy of the gradients)"));
+    }
+
+  if (sp->zero && trainable > 0)
+    {
+      const HrDeepSpeed *ds = &s->deepspeed;
+      /* the model's dtype: 16 bits with fp16/bf16 enabled, fp32 without */
+      double model_bytes = hr_compute_activation_bytes (s->compute);
+      /* stage 1/2 allocate two reduce buffers when overlap_comm (off by
+       * default there), stage 3 one per dtype (overlap_comm on) */
+      gboolean overlap = (ds->set & HR_DS_OVERLAP_COMM) ? ds->overlap_comm
+                                                         : s->sharding == HR_SHARDING_ZERO3;
+      double buffers = s->sharding == HR_SHARDING_ZERO3 ? 1.0 : (overlap ? 2.0 : 1.0);
+      /* allocated whole, whatever the number of trainable parameters */
+      double bucket = (double) ds->reduce_bucket_size * model_bytes * buffers;
+
+      /* contiguous_gradients: the backward pass copies each gradient into
+       * a flat bucket of reduce_bucket_size values before reducing it
+       * (stage_1_and_2.py: buf_0, and buf_1 with overlap_comm; stage3.py:
+       * bucket.buffer = torch.empty(self.reduce_bucket_size, ...)) */
+      if (ds->contiguous_gradients)
+        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bucket,
+                    bucket, bucket,
+                    _("DeepSpeed gradient reduce buckets (reduce_bucket_size %.3g values × %g)"),
+                    (double) ds->reduce_bucket_size, buffers);
+    }
+}
+
+/* What sharding adds outside the steady state: the ZeRO step's fp32
+ * gradient partition, and the consolidated checkpoint. */
+void
+hr_plan_add_sharding_overhead (HrPlan *self,
+                               Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+
+  if (!self->training)
+    return;
+
+  /* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
+   * stage 1/2 the whole partition (single_partition_of_fp32_groups[i].grad),
+   * stage 3 one sub-group of at most sub_group_size values at a time
+   * (fp32_partitioned_groups_flat[i].grad).  After the backward pass, with
+   * the activations freed. */
+  if (sp->zero && !sp->offload_states)
+    {
+      double trainable = 0, values, extra;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+
+          trainable += p->trainable + p->adapters;
+        }
+      values = hr_plan_sharded (self, trainable, TRUE);
+      if (s->sharding == HR_SHARDING_ZERO3)
+        values = MIN (values, (double) s->deepspeed.sub_group_size);
+      extra = MAX (0, 4.0 * values - acc->activations);
+      if (extra > 0)
+        hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+                    extra,
+                    _("ZeRO step: the fp32 copy of the gradient partition, beyond what the freed "
+                      "activations leave"));
+    }
+
+  /* The checkpoint-write spike: saving a consolidated checkpoint of a
+   * sharded model gathers every 16-bit weight on one GPU (DeepSpeed's
+   * stage3_gather_16bit_weights_on_model_save; FSDP's FULL_STATE_DICT
+   * without offload_to_cpu).  It happens between steps, with the activations
+   * freed, and only if the run saves that way: counted in the range only. */
+  if (sp->shard_weights && sp->dp > 1 && !sp->offload_params)
+    {
+      double full = 0;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+
+          full += (p->params + p->adapters) * 2.0;
+        }
+      full = MAX (0, full * (1.0 - 1.0 / sp->dp) - acc->activations);
+      hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED, 0, 0, full,
+                  _("saving a consolidated checkpoint: the whole model in 16 bits on one GPU "
+                    "(range only)"));
+    }
+}
+
+void
+hr_plan_add_sharding_notes (HrPlan    *self,
+                            GPtrArray *notes)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+
+  if (!self->training)
+    return;
+
+  if (sp->shard_weights && sp->dp > 1)
+    g_ptr_array_add (notes, g_strdup (
+      _("the high end of the range allows for saving a consolidated checkpoint, which "
+        "gathers the whole 16-bit model on one GPU; save sharded checkpoints to avoid that "
+        "spike")));
+  if (s->sharding != HR_SHARDING_NONE && sp->dp == 1)
+    g_ptr_array_add (notes, g_strdup_printf (
+      _("sharding \"%s\" with one GPU divides nothing; set gpus"),
+      hr_enum_to_nick (hr_sharding_names, s->sharding)));
+  if (sp->unsharded_accumulation)
+    g_ptr_array_add (notes, g_strdup (
+      _("gradient accumulation under no_sync keeps unsharded gradients on every GPU; "
+        "accelerate's sync_each_batch (or reduce-scattering every micro-batch, as torchtune "
+        "does) keeps them sharded at the cost of more communication")));
+  if (sp->whole_unit_grads)
+    g_ptr_array_add (notes, g_strdup (
+      _("FSDP1 with use_orig_params=True: units that mix adapters and frozen weights compute "
+        "gradients for the frozen weights too (pytorch/pytorch#104690); FSDP2 (\"fsdp\") or "
+        "wrapping the adapters on their own avoids it")));
+  if (s->sharding == HR_SHARDING_FSDP && sp->dp > 1 && hr_method_is_peft (s->method))
+    g_ptr_array_add (notes, g_strdup (
+      _("FSDP2 shards frozen weights like the others and frees them after each group's "
+        "backward; FSDP1 with use_orig_params=True (LitGPT, Lightning: \"fsdp1\" with "
+        "\"stack\") keeps gradients for whole units")));
+}
