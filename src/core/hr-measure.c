@@ -1729,6 +1729,7 @@ setup_lightning (HrMeasureParser *self)
 
             if (g_str_has_prefix (base, "devicestatsmonitor.") &&
                 g_str_has_prefix (rest, hooks[h]) &&
+                rest[strlen (hooks[h])] != '\0' &&
                 strchr ("/.-", rest[strlen (hooks[h])]) != NULL &&
                 g_str_equal (rest + strlen (hooks[h]) + 1, keys[k].key))
               found = i;

@@ -592,6 +592,21 @@ test_lightning (void)
   g_assert_cmpstr (s->name, ==, "DeviceStatsMonitor.on_train_batch_end/allocated_bytes.all.peak");
   assert_points (s, t, allocated, 3);
   assert_points (hr_measurement_find_series (m, HR_METRIC_RESERVED), t, reserved, 3);
+
+  /* A column that is only the hook's name, with nothing after it (found
+   * by fuzz-measure: read past its end). */
+  {
+    static const char bare[] = "DeviceStatsMonitor.on_train_batch_end,"
+                               "DeviceStatsMonitor.on_train_batch_end/allocated_bytes.all.peak,"
+                               "step\n1,100,0\n";
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HrMeasurement) b = hr_measurement_parse_data ("metrics.csv", bare,
+                                                            sizeof bare - 1, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (b->format, ==, HR_MEASURE_FORMAT_LIGHTNING);
+    g_assert_cmpuint (hr_measurement_find_series (b, HR_METRIC_ALLOCATED)->points->len, ==, 1);
+  }
 }
 
 /* The Hugging Face Trainer's memory metrics: train_results.json in bytes,
