@@ -308,6 +308,7 @@ struct _HrMeasureParser {
     int             index;
   }                 gpu_cache[8];
   guint             n_gpu_cache;
+  int               gpu_by_digit[10];  /* key "0" to "9": series index + 1 */
   /* The last date a timestamp named, and its day number; the last
    * "YYYY/MM/DD HH:MM:" and its seconds. */
   guint             cached_date[3];
@@ -949,12 +950,12 @@ block_masks (const char *p,
  * trims an unquoted one. */
 static inline void
 emit_field (Field      *f,
-            char        delimiter,
             const char *line,
             const char *start,
             const char *stop)
 {
-  while (start < stop && (*start == ' ' || *start == '\t') && *start != delimiter)
+  /* (no delimiter lies between @start and @stop) */
+  while (start < stop && (*start == ' ' || *start == '\t'))
     start++;
   f->column = start - line + 1;
   f->text = start;
@@ -1026,7 +1027,7 @@ split_fast (HrMeasureParser *self,
 
           /* only the fields a row is read from; the others are counted */
           if (n < n_columns && wanted[n])
-            emit_field (&fields[n], delimiter, line, start, at);
+            emit_field (&fields[n], line, start, at);
           n++;
           start = at + 1;
         }
@@ -1044,7 +1045,7 @@ split_fast (HrMeasureParser *self,
           if (stop < start)
             stop = start;
           if (n < n_columns && wanted[n])
-            emit_field (&fields[n], delimiter, line, start, stop);
+            emit_field (&fields[n], line, start, stop);
           n++;
           /* Another count of fields is read_row's to word (and a trailing
            * delimiter its to allow): the general way does it. */
@@ -1227,22 +1228,24 @@ parse_number (HrMeasureParser *self,
               HrMeasureUnit   *unit)
 {
   const char *c = field->text, *e = field->text + field->length;
+  const char *stop = c + MIN (field->length, 15);  /* at most 15 digits */
   guint64 whole = 0;
-  guint digits = 0;
+  guint digit;
 
-  while (c < e && digits < 15 && (guint) ((guchar) *c - '0') < 10)
+  while (c < stop && (digit = (guchar) *c - '0') < 10)
     {
-      whole = whole * 10 + (guint64) (*c - '0');
+      whole = whole * 10 + digit;
       c++;
-      digits++;
     }
-  if (digits > 0 && c == e)
+  if (c == field->text)
+    return parse_number_general (self, field, column_name, value, unit);
+  if (c == e)
     {
       *value = (double) whole;
       *unit = HR_MEASURE_UNIT_NONE;
       return TRUE;
     }
-  if (digits > 0 && e - c == 4 && c[0] == ' ' && c[1] == 'M' && c[2] == 'i' && c[3] == 'B')
+  if (e - c == 4 && memcmp (c, " MiB", 4) == 0)
     {
       *value = (double) whole;
       *unit = HR_MEASURE_UNIT_MIB;
@@ -2126,6 +2129,10 @@ gpu_series (HrMeasureParser *self,
 
   g_assert (length < sizeof text);
 
+  if (length == 1 && (guint) ((guchar) key[0] - '0') < 10 &&
+      self->gpu_by_digit[key[0] - '0'] > 0)
+    return self->gpu_by_digit[key[0] - '0'] - 1;
+
   for (guint i = 0; i < self->n_gpu_cache; i++)
     {
       if (self->gpu_cache[i].length == length &&
@@ -2152,6 +2159,8 @@ gpu_series (HrMeasureParser *self,
       self->gpu_cache[self->n_gpu_cache].index = index;
       self->n_gpu_cache++;
     }
+  if (length == 1 && (guint) ((guchar) key[0] - '0') < 10)
+    self->gpu_by_digit[key[0] - '0'] = index + 1;
   return index;
 }
 
@@ -2495,19 +2504,23 @@ hr_measure_parser_feed (HrMeasureParser  *self,
        * as its newline is looked for: it is what a long log is made of.
        * Any other line takes the way below, which checks everything. */
       if (self->pending->len == 0 && self->have_header && !self->is_json && self->log == NULL &&
-          self->started &&
-          self->delimiter != ' ' && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r' &&
-          *p != '\n' && (nl = split_fast (self, p, end)) != NULL)
+          self->started && self->delimiter != ' ')
         {
-          gsize line_length = nl - p;
+          /* (rows change none of the above) */
+          while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r' && *p != '\n' &&
+                 (nl = split_fast (self, p, end)) != NULL)
+            {
+              gsize line_length = nl - p;
 
-          if (p[line_length - 1] == '\r')
-            line_length--;
-          self->line++;
-          if (!read_row (self, (char *) p, line_length, TRUE))
-            goto failed;
-          p = nl + 1;
-          continue;
+              if (p[line_length - 1] == '\r')
+                line_length--;
+              self->line++;
+              if (!read_row (self, (char *) p, line_length, TRUE))
+                goto failed;
+              p = nl + 1;
+            }
+          if (p == end)
+            break;
         }
 
       nl = memchr (p, '\n', end - p);
