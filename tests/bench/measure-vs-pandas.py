@@ -7,10 +7,12 @@ memory.  Both are timed in processes of their own, wall clock and CPU time
 (the CPU time is what to compare on a busy machine).  A local benchmark,
 not a test: it never fails on speed, and the test suite does not run it.
 
-Usage: /usr/bin/python3 measure-vs-pandas.py [BUILD_DIR] [--points]
+Usage: /usr/bin/python3 measure-vs-pandas.py [BUILD_DIR] [--points] [--runs N]
 (default _build; Debian's python3, where python3-pandas installs).
 --points also times Headroom keeping every point and fitting a line
-through GPU 0's, as pandas' DataFrame holds every row anyway."""
+through GPU 0's, as pandas' DataFrame holds every row anyway.  Each is run
+N times (default 5) and its fastest run kept, wall and CPU apart: a
+shared machine only ever slows a run down."""
 
 import os
 import re
@@ -47,7 +49,13 @@ def seconds(text):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith("--")]
+    argv = sys.argv[1:]
+    n_runs = 5
+    if "--runs" in argv:
+        at = argv.index("--runs")
+        n_runs = max(1, int(argv[at + 1]))
+        del argv[at:at + 2]
+    args = [a for a in argv if not a.startswith("--")]
     build = args[0] if args else "_build"
     bench = os.path.join(build, "tests", "bench-measure")
     with tempfile.TemporaryDirectory() as tmp:
@@ -65,15 +73,22 @@ def main():
         runs.append(("pandas", [sys.executable, "-c", PANDAS, log]))
         results = {}
         for name, command in runs:
-            out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
-            print(out.strip())
-            results[name] = seconds(out)
+            best = None
+            for _ in range(n_runs):
+                out = subprocess.run(command, check=True, capture_output=True, text=True).stdout
+                wall, cpu = seconds(out)
+                if best is None or wall < best[0]:
+                    shown = out.strip()
+                best = (wall, cpu) if best is None else (min(best[0], wall), min(best[1], cpu))
+            print(shown)
+            results[name] = best
 
         h_wall, h_cpu = results["Headroom"]
         p_wall, p_cpu = results["pandas"]
         print(f"file: {size / 1e6:.0f} MB; Headroom {size / h_wall / 1e6:.0f} MB/s wall, "
               f"{size / h_cpu / 1e6:.0f} MB/s CPU; pandas {size / p_wall / 1e6:.0f} MB/s wall, "
               f"{size / p_cpu / 1e6:.0f} MB/s CPU")
+        print(f"fastest of {n_runs} runs each")
         print(f"Headroom / pandas time: {h_wall / p_wall:.3f} wall, {h_cpu / p_cpu:.3f} CPU")
 
 
