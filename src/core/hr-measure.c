@@ -2437,6 +2437,16 @@ read_line (HrMeasureParser *self,
           hr_measure_log_scan_line (self->log, self, line, self->line);
           return TRUE;
         }
+      /* torch.profiler's export_memory_timeline("….html") writes a page
+       * holding a PNG and nothing else (_memory_profiler.py,
+       * export_memory_timeline_html): there is nothing to read in it. */
+      if (g_ascii_strncasecmp (first, "<html", 5) == 0 ||
+          g_ascii_strncasecmp (first, "<!doctype html", 14) == 0)
+        return fail (self, HR_ERROR_INVALID, first - line + 1,
+                     _("an HTML page; torch.profiler's memory timeline as HTML holds only "
+                       "a picture: export it as JSON instead "
+                       "(prof.export_memory_timeline(\"timeline.json\")), which Headroom "
+                       "reads"));
       if (*first == '{' || *first == '[')
         {
           self->is_json = TRUE;
