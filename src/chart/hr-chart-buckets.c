@@ -133,6 +133,22 @@ hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
   bar->unattributed = measured.bytes[HR_SNAPSHOT_UNATTRIBUTED];
   bar->measured = TRUE;
   bar->need = measured.total;
+
+  /* Beside an estimate's bar the run was on its card: the same line, and
+   * a verdict of the same kind. */
+  for (guint i = data->bars->len - 1; i-- > 0;)
+    {
+      const HrBucketBar *before = g_ptr_array_index (data->bars, i);
+
+      if (before->capacity > 0 && !before->measured)
+        {
+          bar->capacity = before->capacity;
+          bar->usable = before->usable;
+          bar->card = g_strdup (before->card);
+          bar->fits = bar->need <= bar->usable;
+          break;
+        }
+    }
   return bar;
 }
 
@@ -642,6 +658,28 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
 
         if (bl.verdict.text != NULL)
           bl.verdict.box.y = bl.total.box.y - bl.verdict.box.height - 2;
+
+        /* A short bar's labels beside it rise above it: the total and
+         * the verdict then go over the highest of them. */
+        {
+          double highest = bl.total.box.y;
+          gboolean crossed = FALSE;
+
+          for (guint k = 0; k < n_beside; k++)
+            {
+              highest = MIN (highest, beside[k]->box.y);
+              if (hr_rect_intersects (&bl.total.box, &beside[k]->box) ||
+                  (bl.verdict.text != NULL &&
+                   hr_rect_intersects (&bl.verdict.box, &beside[k]->box)))
+                crossed = TRUE;
+            }
+          if (crossed)
+            {
+              bl.total.box.y = highest - bl.total.box.height - 4;
+              if (bl.verdict.text != NULL)
+                bl.verdict.box.y = bl.total.box.y - bl.verdict.box.height - 2;
+            }
+        }
       }
 
       /* The card's label goes at the right end of its line, or the left

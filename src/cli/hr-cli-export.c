@@ -142,10 +142,10 @@ hr_cli_export (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (measurements != NULL && !g_str_equal (chart, "curve"))
+  if (measurements != NULL && !g_str_equal (chart, "curve") && !g_str_equal (chart, "buckets"))
     {
       fprintf (stderr, _("headroom-cli export: --measurements goes on the curve chart "
-                         "(--chart curve)\n"));
+                         "(--chart curve), or a memory snapshot on the bucket chart\n"));
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -158,7 +158,33 @@ hr_cli_export (int    argc,
 
   if (g_str_equal (chart, "buckets"))
     {
+      const HrSnapshotDevice *device = NULL;
+
+      if (measurements != NULL)
+        {
+          measurement = hr_measurement_load_file (measurements, NULL, &error);
+          if (measurement == NULL)
+            return hr_cli_fail (error);
+          if (measurement->snapshot != NULL)
+            device = hr_snapshot_get_peak_device (measurement->snapshot);
+          if (device == NULL)
+            {
+              fprintf (stderr, _("%s: not a memory snapshot or profiler timeline; the bucket "
+                                 "chart sets those beside the estimate (draw other "
+                                 "measurements on --chart curve)\n"), measurement->name);
+              return HR_CLI_EXIT_USAGE;
+            }
+          /* The estimate at the micro-batch the snapshot says. */
+          if (hr_measurement_get_micro_batch (measurement) > 0)
+            scenario->micro_batch = hr_measurement_get_micro_batch (measurement);
+        }
       buckets = hr_bucket_chart_data_new_for_scenario (scenario);
+      if (device != NULL)
+        {
+          g_autofree char *label = g_strdup_printf (_("measured, cuda:%d"), device->device);
+
+          hr_bucket_chart_data_add_snapshot (buckets, label, device);
+        }
       description = hr_bucket_chart_summary (buckets);
       title = buckets->title;
       draw = hr_bucket_chart_draw;
