@@ -410,6 +410,11 @@ test_measured_bar (void)
   g_assert_cmpfloat (bar->unattributed, ==, GiB);
   g_assert_cmpfloat (bar->bytes[HR_BUCKET_OVERHEAD], ==, GiB);   /* the unused reserve */
   g_assert_cmpfloat (hr_bucket_bar_total (bar), ==, 8 * GiB);
+  /* on the estimate's card, with a verdict of its own */
+  g_assert_cmpfloat (bar->capacity, ==,
+                     ((HrBucketBar *) g_ptr_array_index (data->bars, 0))->capacity);
+  g_assert_cmpfloat (bar->capacity, >, 0);
+  g_assert_true (bar->fits);
 
   layout = layout_for (data, style, 1280, 800);
   g_assert_cmpuint (layout->bars->len, ==, 2);
@@ -422,6 +427,13 @@ test_measured_bar (void)
   g_assert_cmpfloat_with_epsilon (bl->unattributed.y, bl->bar.y, 1e-6);
   g_assert_nonnull (bl->unattributed_label.text);
   g_assert_nonnull (strstr (bl->unattributed_label.text, "unattributed"));
+  /* its total and verdict cross none of its labels */
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    if (bl->segment_labels[b].text != NULL)
+      {
+        g_assert_false (hr_rect_intersects (&bl->total.box, &bl->segment_labels[b].box));
+        g_assert_false (hr_rect_intersects (&bl->verdict.box, &bl->segment_labels[b].box));
+      }
   /* the estimate's bar has none */
   g_assert_cmpfloat (g_array_index (layout->bars, HrBucketBarLayout, 0).unattributed.height, ==,
                      0);
@@ -437,6 +449,34 @@ test_measured_bar (void)
       cairo_surface_write_to_png (surface, g_getenv ("HEADROOM_TEST_PNG"));
     cairo_destroy (cr);
     cairo_surface_destroy (surface);
+  }
+
+  /* A short measured bar (a small run on a big card): its labels rise
+   * above it, and its total and verdict go over them, not across. */
+  {
+    g_autoptr(HrBucketChartData) small = hr_bucket_chart_data_new_for_scenario (scenario);
+    g_autoptr(HrBucketChartLayout) small_layout = NULL;
+    HrSnapshotDevice tiny = { 0 };
+    const HrBucketBarLayout *sl;
+
+    tiny.allocated_peak = 100 * (guint64) 1048576;
+    tiny.reserved_at_allocated_peak = 110 * (guint64) 1048576;
+    for (guint b = 0; b < HR_N_BUCKETS; b++)
+      tiny.buckets[b] = 20 * (guint64) 1048576;
+    tiny.buckets[HR_SNAPSHOT_UNATTRIBUTED] = 1 * (guint64) 1048576;
+    tiny.buckets[HR_BUCKET_OVERHEAD] = 19 * (guint64) 1048576;
+    hr_bucket_chart_data_add_snapshot (small, "measured", &tiny);
+    small_layout = layout_for (small, style, 1280, 800);
+    sl = &g_array_index (small_layout->bars, HrBucketBarLayout, 1);
+    g_assert_nonnull (sl->verdict.text);
+    for (guint b = 0; b < HR_N_BUCKETS; b++)
+      {
+        g_assert_nonnull (sl->segment_labels[b].text);
+        g_assert_false (hr_rect_intersects (&sl->total.box, &sl->segment_labels[b].box));
+        g_assert_false (hr_rect_intersects (&sl->verdict.box, &sl->segment_labels[b].box));
+      }
+    g_assert_false (hr_rect_intersects (&sl->total.box, &sl->unattributed_label.box));
+    g_assert_false (hr_rect_intersects (&sl->verdict.box, &sl->unattributed_label.box));
   }
 }
 
