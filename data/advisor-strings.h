@@ -38,7 +38,8 @@ N_("Rent in the cloud");
 N_("Sufficient budget?");
 /* Translators: help for the advisor's question "budget" */
 N_("The DreamerV3 GPU guide, section 6: under $1,100 a used RTX 3090; $1,600-2,200 an RTX "
-   "4090; $2,200-2,800 an RTX 5090D.");
+   "4090; $2,200-2,800 an RTX 5090D. Within a budget it puts memory first, then compute: the "
+   "most memory the budget buys, then the most throughput per dollar.");
 /* Translators: an answer to the advisor's question "budget" */
 N_("Tight: under $1,100");
 /* Translators: an answer to the advisor's question "budget" */

@@ -173,6 +173,7 @@ struct _HrAdvisorDialog
 
   GSettings       *settings;
   HrScenario      *scenario;
+  HrAnalysis      *analysis;      /* what the advice is made from */
   HrAdvisorWalk   *walk;
   /* The numbers the user typed (and the electricity price): they win
    * over the typical figure of the answer they fall under. */
@@ -542,7 +543,10 @@ describe_recommendation (const HrRecommendation *rec,
     g_string_append_printf (str, _("; %u runs at once"), rec->runs);
   g_string_append_c (str, '\n');
 
-  if (rec->price_usd >= 0)
+  if (rec->price_usd >= 0 && rec->used)
+    /* Translators: a used card's price, its date, its price per GB. */
+    g_string_append_printf (str, _("Used, %s as of %s, %s per GB"), price, as_of, per_gb);
+  else if (rec->price_usd >= 0)
     g_string_append_printf (str, _("Price %s as of %s, %s per GB"), price, as_of, per_gb);
   else
     g_string_append (str, _("No purchase price known"));
@@ -593,22 +597,37 @@ join_lines (GPtrArray  *lines,
 
 /* The heading says how the list is ranked: the budget answer decides
  * whether it is by cost alone, by cost per unit of compute, or by memory. */
-static const char *
+static char *
 ranking_title (const HrAdvice *advice,
                const char     *fallback)
 {
+  const char *prefix;
+
   if (advice == NULL)
-    return fallback;
+    return g_strdup (fallback);
+  /* What comes first: within the budget, then the rank the answers chose,
+   * in the run's own precision's throughput. */
+  prefix = advice->none_within_budget ? _("Nothing within the budget runs it as asked: ") : "";
   switch (advice->inputs.rank)
     {
     case HR_ADVICE_RANK_VALUE:
-      return _("GPUs that fit, ranked by cost per TFLOP/s for your use");
+      /* Translators: the start, then a precision: "BF16", "TF32", "FP32". */
+      return g_strdup_printf (_("%sGPUs that fit, ranked by cost per %s TFLOP/s for your use"),
+                              prefix, advice->throughput);
     case HR_ADVICE_RANK_COST:
-      return _("GPUs that fit, ranked by cost for your use");
+      return g_strdup_printf (_("%sGPUs that fit, ranked by cost for your use"), prefix);
     case HR_ADVICE_RANK_MEMORY:
-      return _("GPUs that fit, most memory per card first");
+      /* Memory first is for what to buy; at a light use renting costs
+       * less and the rented options lead, cheapest first (hr-advisor.c). */
+      if (advice->recommendations->len > 0 &&
+          ((HrRecommendation *) g_ptr_array_index (advice->recommendations, 0))->choice ==
+            HR_ADVICE_CHOICE_RENT)
+        return g_strdup_printf (_("%sGPUs that fit: renting costs less for your use, cheapest "
+                                  "first"), prefix);
+      return g_strdup_printf (_("%sGPUs that fit, most memory per card first, then cost per %s "
+                                "TFLOP/s"), prefix, advice->throughput);
     default:
-      return fallback;
+      return g_strdup (fallback);
     }
 }
 
@@ -626,10 +645,14 @@ show_result (HrAdvisorDialog *self)
 
   get_inputs (self, &inputs);
   g_clear_pointer (&self->advice, hr_advice_free);
-  self->advice = hr_advice_new (self->scenario, hr_catalog_get_default (), &inputs,
-                                leaf->max_recommendations);
+  self->advice = hr_analysis_advise (self->analysis, hr_catalog_get_default (), &inputs,
+                                     leaf->max_recommendations);
 
-  gtk_label_set_label (self->result_label, ranking_title (self->advice, leaf->recommend));
+  {
+    g_autofree char *heading = ranking_title (self->advice, leaf->recommend);
+
+    gtk_label_set_label (self->result_label, heading);
+  }
   clear_list (self->recommendations_list);
   g_ptr_array_set_size (self->summaries, 0);
   for (guint i = 0; i < self->advice->recommendations->len; i++)
@@ -826,6 +849,7 @@ hr_advisor_dialog_export (HrAdvisorDialog  *self,
   g_autofree char *name = NULL;
   g_autofree char *message = NULL;
   g_autofree char *description = NULL;
+  g_autofree char *heading = NULL;
   HrAdviceChartData table = { 0 };
   HrExportOptions options = { 0 };
   gboolean ok;
@@ -859,7 +883,8 @@ hr_advisor_dialog_export (HrAdvisorDialog  *self,
   else
     {
       table.advice = self->advice;
-      table.title = ranking_title (self->advice, _("GPUs that fit, ranked by cost for your use"));
+      heading = ranking_title (self->advice, _("GPUs that fit, ranked by cost for your use"));
+      table.title = heading;
       table.path = self->tree->summary;
       description = hr_advice_chart_summary (&table);
       options.width = 1200;
@@ -1100,6 +1125,7 @@ hr_advisor_dialog_finalize (GObject *object)
   g_clear_pointer (&self->advice, hr_advice_free);
   g_clear_pointer (&self->walk, hr_advisor_walk_free);
   g_clear_pointer (&self->scenario, hr_scenario_free);
+  g_clear_pointer (&self->analysis, hr_analysis_unref);
   g_clear_pointer (&self->rows, g_ptr_array_unref);
   g_clear_pointer (&self->checks, g_ptr_array_unref);
   g_clear_pointer (&self->summaries, g_ptr_array_unref);
@@ -1217,6 +1243,29 @@ hr_advisor_dialog_new (HrWindow         *window,
 
   self = g_object_new (HR_TYPE_ADVISOR_DIALOG, "transient-for", window, NULL);
   self->scenario = hr_scenario_copy (scenario);
+  self->analysis = hr_analysis_new (scenario, NULL);
+  self->walk = hr_advisor_walk_new (hr_advisor_get_default ());
+  if (scenario->name != NULL)
+    adw_window_title_set_subtitle (self->window_title, scenario->name);
+  show_current (self);
+  return self;
+}
+
+HrAdvisorDialog *
+hr_advisor_dialog_new_for_analysis (HrWindow   *window,
+                                    HrAnalysis *analysis)
+{
+  HrAdvisorDialog *self;
+  const HrScenario *scenario;
+
+  g_return_val_if_fail (window == NULL || HR_IS_WINDOW (window), NULL);
+  g_return_val_if_fail (analysis != NULL, NULL);
+
+  scenario = hr_analysis_get_scenario (analysis);
+  self = g_object_new (HR_TYPE_ADVISOR_DIALOG, "transient-for", window, NULL);
+  self->scenario = hr_scenario_copy (scenario);
+  /* the window's own analysis: its calibration decides the fits too */
+  self->analysis = hr_analysis_ref (analysis);
   self->walk = hr_advisor_walk_new (hr_advisor_get_default ());
   if (scenario->name != NULL)
     adw_window_title_set_subtitle (self->window_title, scenario->name);

@@ -21,6 +21,10 @@ typedef enum {
  * @scenario. */
 HrAdvisorDialog *hr_advisor_dialog_new          (HrWindow         *window,
                                                  const HrScenario *scenario);
+/* The same from @analysis (the window's: its calibration decides the
+ * fits), which the dialog keeps a reference to. */
+HrAdvisorDialog *hr_advisor_dialog_new_for_analysis (HrWindow     *window,
+                                                     HrAnalysis   *analysis);
 
 HrAdvisorWalk   *hr_advisor_dialog_get_walk     (HrAdvisorDialog  *self);
 /* The advice, once the last question is answered; NULL before. */

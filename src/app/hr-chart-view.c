@@ -18,12 +18,13 @@
 
 struct _HrChartView
 {
-  GtkWidget    parent_instance;
+  GtkWidget          parent_instance;
 
-  HrChartKind  kind;
-  gpointer     data;
-  char        *summary;
-  char        *title;
+  const HrChartType *type;     /* from the chart registry */
+  HrChartDrawing     drawing;  /* the type and the data, for drawing and export */
+  gpointer           data;
+  char              *summary;
+  char              *title;
 };
 
 G_DEFINE_FINAL_TYPE (HrChartView, hr_chart_view, GTK_TYPE_WIDGET)
@@ -33,11 +34,9 @@ clear_data (HrChartView *self)
 {
   if (self->data == NULL)
     return;
-  if (self->kind == HR_CHART_KIND_BUCKETS)
-    hr_bucket_chart_data_free (self->data);
-  else
-    hr_curve_chart_data_free (self->data);
+  self->type->data_free (self->data);
   self->data = NULL;
+  self->drawing.data = NULL;
 }
 
 HrChartStyle *
@@ -69,7 +68,21 @@ hr_chart_view_make_style (HrChartView *self)
 HrChartDrawFunc
 hr_chart_view_get_draw_func (HrChartView *self)
 {
-  return self->kind == HR_CHART_KIND_BUCKETS ? hr_bucket_chart_draw : hr_curve_chart_draw;
+  return hr_chart_drawing_draw;
+}
+
+gpointer
+hr_chart_view_get_drawing (HrChartView *self)
+{
+  g_return_val_if_fail (HR_IS_CHART_VIEW (self), NULL);
+  return &self->drawing;
+}
+
+const HrChartType *
+hr_chart_view_get_chart_type (HrChartView *self)
+{
+  g_return_val_if_fail (HR_IS_CHART_VIEW (self), NULL);
+  return self->type;
 }
 
 static void
@@ -90,7 +103,7 @@ hr_chart_view_snapshot (GtkWidget   *widget,
   context = hr_chart_pango_context_new ();
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
   hr_chart_prepare_cairo (cr);
-  hr_chart_view_get_draw_func (self) (cr, context, style, width, height, self->data);
+  hr_chart_type_draw (self->type, cr, context, style, width, height, self->data);
   cairo_destroy (cr);
   g_object_unref (context);
 
@@ -117,45 +130,45 @@ update_accessible (HrChartView *self)
 }
 
 void
+hr_chart_view_set_chart (HrChartView       *self,
+                         const HrChartType *type,
+                         gpointer           data)
+{
+  g_return_if_fail (HR_IS_CHART_VIEW (self));
+  g_return_if_fail (type != NULL && data != NULL);
+
+  clear_data (self);
+  self->type = type;
+  self->data = data;
+  self->drawing.type = type;
+  self->drawing.data = data;
+  g_free (self->summary);
+  self->summary = type->summary (data);
+  g_free (self->title);
+  self->title = g_strdup (_(type->title));
+  update_accessible (self);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+void
 hr_chart_view_set_buckets (HrChartView       *self,
                            HrBucketChartData *data)
 {
-  g_return_if_fail (HR_IS_CHART_VIEW (self));
-  g_return_if_fail (data != NULL);
-
-  clear_data (self);
-  self->kind = HR_CHART_KIND_BUCKETS;
-  self->data = data;
-  g_free (self->summary);
-  self->summary = hr_bucket_chart_summary (data);
-  g_free (self->title);
-  self->title = g_strdup (_("Memory per GPU, by bucket"));
-  update_accessible (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  hr_chart_view_set_chart (self, hr_chart_type_find ("buckets"), data);
 }
 
 void
 hr_chart_view_set_curve (HrChartView      *self,
                          HrCurveChartData *data)
 {
-  g_return_if_fail (HR_IS_CHART_VIEW (self));
-  g_return_if_fail (data != NULL);
-
-  clear_data (self);
-  self->kind = HR_CHART_KIND_CURVE;
-  self->data = data;
-  g_free (self->summary);
-  self->summary = hr_curve_chart_summary (data);
-  g_free (self->title);
-  self->title = g_strdup (_("Peak memory against micro-batch"));
-  update_accessible (self);
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  hr_chart_view_set_chart (self, hr_chart_type_find ("curve"), data);
 }
 
 HrChartKind
 hr_chart_view_get_kind (HrChartView *self)
 {
-  return self->kind;
+  return self->type != NULL && g_str_equal (self->type->name, "curve") ? HR_CHART_KIND_CURVE
+                                                                      : HR_CHART_KIND_BUCKETS;
 }
 
 gpointer
@@ -176,115 +189,6 @@ hr_chart_view_get_title (HrChartView *self)
   return self->title;
 }
 
-static char *
-gib (double bytes)
-{
-  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
-}
-
-static char *
-describe_buckets (HrChartView *self,
-                  double       x,
-                  double       y)
-{
-  HrBucketChartData *data = self->data;
-  g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
-  PangoContext *context = hr_chart_pango_context_new ();
-  g_autoptr(HrBucketChartLayout) layout = NULL;
-
-  layout = hr_bucket_chart_layout (data, style, context, gtk_widget_get_width (GTK_WIDGET (self)),
-                                   gtk_widget_get_height (GTK_WIDGET (self)));
-  g_object_unref (context);
-  for (guint i = 0; i < layout->bars->len && i < data->bars->len; i++)
-    {
-      const HrBucketBarLayout *bar = &g_array_index (layout->bars, HrBucketBarLayout, i);
-      const HrBucketBar *values = g_ptr_array_index (data->bars, i);
-
-      for (guint b = 0; b < HR_N_BUCKETS; b++)
-        if (hr_rect_contains (&bar->segments[b], x, y))
-          {
-            g_autofree char *amount = gib (values->bytes[b]);
-            double total = hr_bucket_bar_total (values);
-
-            /* TRANSLATORS: tooltip over a bar segment: "RTX 4090: Weights,
-             * 15.0 GiB (62% of the peak)" */
-            return g_strdup_printf (_("%s: %s, %s (%.0f%% of the peak)"), values->label,
-                                    hr_bucket_get_label (b), amount,
-                                    total > 0 ? 100.0 * values->bytes[b] / total : 0.0);
-          }
-
-      if (hr_rect_contains (&bar->bar, x, y) || hr_rect_contains (&bar->range, x, y))
-        {
-          g_autofree char *total = gib (hr_bucket_bar_total (values));
-          g_autofree char *low = gib (values->low);
-          g_autofree char *high = gib (values->high);
-
-          return g_strdup_printf (_("%s: peak %s, range %s to %s"), values->label, total, low,
-                                  high);
-        }
-    }
-  return NULL;
-}
-
-static char *
-describe_curve (HrChartView *self,
-                double       x,
-                double       y)
-{
-  HrCurveChartData *data = self->data;
-  g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
-  PangoContext *context = hr_chart_pango_context_new ();
-  g_autoptr(HrCurveChartLayout) layout = NULL;
-  double best = G_MAXDOUBLE;
-  int best_i = -1;
-
-  layout = hr_curve_chart_layout (data, style, context, gtk_widget_get_width (GTK_WIDGET (self)),
-                                  gtk_widget_get_height (GTK_WIDGET (self)));
-  g_object_unref (context);
-  if (x < layout->plot.x - 8 || x > layout->plot.x + layout->plot.width + 8
-      || y < layout->plot.y - 8 || y > layout->plot.y + layout->plot.height + 8)
-    return NULL;
-
-  /* Measured points first: they are what the user came to compare. */
-  for (guint i = 0; i < data->measured->len; i++)
-    {
-      const HrCurvePoint *p = &g_array_index (data->measured, HrCurvePoint, i);
-      double px = hr_curve_chart_x_position (layout, p->batch);
-      double py = hr_curve_chart_y_position (layout, p->bytes);
-
-      if (hypot (px - x, py - y) <= 8)
-        {
-          g_autofree char *amount = gib (p->bytes);
-
-          return g_strdup_printf (_("Measured: micro-batch %.0f, %s"), p->batch, amount);
-        }
-    }
-
-  for (guint i = 0; i < data->samples->len; i++)
-    {
-      const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, i);
-      double d = fabs (hr_curve_chart_x_position (layout, s->batch) - x);
-
-      if (d < best)
-        {
-          best = d;
-          best_i = i;
-        }
-    }
-
-  if (best_i >= 0 && best <= 24)
-    {
-      const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, best_i);
-      g_autofree char *amount = gib (s->bytes);
-      g_autofree char *low = gib (s->low);
-      g_autofree char *high = gib (s->high);
-
-      return g_strdup_printf (_("Micro-batch %.0f: peak %s (range %s to %s)"), s->batch, amount,
-                              low, high);
-    }
-  return NULL;
-}
-
 char *
 hr_chart_view_describe_at (HrChartView *self,
                            double       x,
@@ -294,9 +198,16 @@ hr_chart_view_describe_at (HrChartView *self,
 
   if (self->data == NULL || gtk_widget_get_width (GTK_WIDGET (self)) < 1)
     return NULL;
-  if (self->kind == HR_CHART_KIND_BUCKETS)
-    return describe_buckets (self, x, y);
-  return describe_curve (self, x, y);
+  {
+    g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
+    PangoContext *context = hr_chart_pango_context_new ();
+    char *text = hr_chart_type_describe_at (self->type, self->data, style, context,
+                                            gtk_widget_get_width (GTK_WIDGET (self)),
+                                            gtk_widget_get_height (GTK_WIDGET (self)), x, y);
+
+    g_object_unref (context);
+    return text;
+  }
 }
 
 static gboolean
@@ -344,8 +255,7 @@ hr_chart_view_copy (HrChartView *self,
   options.scale = 2;
   options.title = self->title;
   options.description = self->summary;
-  png = hr_chart_export_bytes (&options, style, hr_chart_view_get_draw_func (self), self->data,
-                               error);
+  png = hr_chart_export_bytes (&options, style, hr_chart_drawing_draw, &self->drawing, error);
   if (png == NULL)
     return FALSE;
   texture = gdk_texture_new_from_bytes (png, error);

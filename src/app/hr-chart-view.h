@@ -20,7 +20,12 @@ typedef enum {
 G_DECLARE_FINAL_TYPE (HrChartView, hr_chart_view, HR, CHART_VIEW, GtkWidget)
 
 GtkWidget    *hr_chart_view_new          (void);
-/* The view takes the data and redraws. */
+/* The view takes the data (made for @type, from the chart registry) and
+ * redraws. */
+void          hr_chart_view_set_chart    (HrChartView       *self,
+                                          const HrChartType *type,
+                                          gpointer           data);
+const HrChartType *hr_chart_view_get_chart_type (HrChartView *self);
 void          hr_chart_view_set_buckets  (HrChartView       *self,
                                           HrBucketChartData *data);
 void          hr_chart_view_set_curve    (HrChartView       *self,
@@ -36,8 +41,10 @@ const char   *hr_chart_view_get_title    (HrChartView       *self);
 HrChartStyle *hr_chart_view_make_style   (HrChartView       *self);
 /* The same for any widget that draws a chart. */
 HrChartStyle *hr_chart_style_new_for_widget (GtkWidget      *widget);
-/* The draw function and data for exporting what the view shows. */
+/* The draw function and its user data (an HrChartDrawing) for exporting
+ * what the view shows. */
 HrChartDrawFunc hr_chart_view_get_draw_func (HrChartView    *self);
+gpointer      hr_chart_view_get_drawing  (HrChartView       *self);
 /* What the pointer at (x, y) points at, in words; NULL over nothing. */
 char         *hr_chart_view_describe_at  (HrChartView       *self,
                                           double             x,

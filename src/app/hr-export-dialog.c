@@ -31,13 +31,6 @@ struct _HrExportDialog
 
 G_DEFINE_FINAL_TYPE (HrExportDialog, hr_export_dialog, ADW_TYPE_WINDOW)
 
-static const char *what_labels[] = {
-  N_("Memory by bucket"),
-  N_("Peak against micro-batch"),
-  N_("Whole report (PDF)"),
-  NULL
-};
-
 static const char *format_labels[] = {
   N_("PNG image"),
   N_("SVG drawing"),
@@ -84,16 +77,39 @@ spin_row (const char    *title,
   return GTK_SPIN_BUTTON (spin);
 }
 
-static HrExportWhat
-get_what (HrExportDialog *self)
+/* The list: every chart of the registry, then the whole report. */
+static AdwComboRow *
+what_row (void)
 {
-  return (HrExportWhat) adw_combo_row_get_selected (self->what_row);
+  AdwComboRow *row = ADW_COMBO_ROW (adw_combo_row_new ());
+  g_autoptr(GtkStringList) list = gtk_string_list_new (NULL);
+
+  for (guint i = 0; i < hr_chart_types_get_n (); i++)
+    gtk_string_list_append (list, _(hr_chart_types_get (i)->title));
+  gtk_string_list_append (list, _("Whole report (PDF)"));
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Chart"));
+  adw_combo_row_set_model (row, G_LIST_MODEL (list));
+  return row;
+}
+
+static gboolean
+is_report (HrExportDialog *self)
+{
+  return adw_combo_row_get_selected (self->what_row) >= hr_chart_types_get_n ();
+}
+
+/* NULL for the report. */
+static const HrChartType *
+get_chart (HrExportDialog *self)
+{
+  return is_report (self) ? NULL
+                          : hr_chart_types_get (adw_combo_row_get_selected (self->what_row));
 }
 
 static HrExportFormat
 get_format (HrExportDialog *self)
 {
-  if (get_what (self) == HR_EXPORT_WHAT_REPORT)
+  if (is_report (self))
     return HR_EXPORT_PDF;
   return (HrExportFormat) adw_combo_row_get_selected (self->format_row);
 }
@@ -101,7 +117,7 @@ get_format (HrExportDialog *self)
 static void
 update_sensitivity (HrExportDialog *self)
 {
-  gboolean report = get_what (self) == HR_EXPORT_WHAT_REPORT;
+  gboolean report = is_report (self);
   HrExportFormat format = get_format (self);
 
   gtk_widget_set_sensitive (GTK_WIDGET (self->format_row), !report);
@@ -140,11 +156,14 @@ hr_export_dialog_export_to (HrExportDialog *self,
       return FALSE;
     }
   g_settings_set_enum (self->settings, "export-theme", theme);
-  if (!hr_window_export (self->window, get_what (self), path, get_format (self),
-                         gtk_spin_button_get_value (self->width_spin),
-                         gtk_spin_button_get_value (self->height_spin),
-                         gtk_spin_button_get_value (self->scale_spin), theme,
-                         gtk_switch_get_active (self->transparent_switch), error))
+  if (is_report (self)
+        ? !hr_window_export (self->window, HR_EXPORT_WHAT_REPORT, path, HR_EXPORT_PDF, 0, 0, 1,
+                             theme, gtk_switch_get_active (self->transparent_switch), error)
+        : !hr_window_export_chart (self->window, get_chart (self)->name, path, get_format (self),
+                                   gtk_spin_button_get_value (self->width_spin),
+                                   gtk_spin_button_get_value (self->height_spin),
+                                   gtk_spin_button_get_value (self->scale_spin), theme,
+                                   gtk_switch_get_active (self->transparent_switch), error))
     return FALSE;
 
   message = g_strdup_printf (_("Exported “%s”"), name);
@@ -180,9 +199,9 @@ export_chosen (GFile    *file,
 static void
 on_export_clicked (HrExportDialog *self)
 {
-  static const char *what_names[] = { "buckets", "curve", "report" };
   HrExportFormat format = get_format (self);
-  g_autofree char *name = g_strdup_printf ("headroom-%s.%s", what_names[get_what (self)],
+  g_autofree char *name = g_strdup_printf ("headroom-%s.%s",
+                                           is_report (self) ? "report" : get_chart (self)->name,
                                            hr_enum_to_nick (hr_export_format_names, format));
 
   hr_file_chooser_save (GTK_WINDOW (self), _("Export"), _("_Export"), name, NULL, export_chosen,
@@ -233,7 +252,7 @@ hr_export_dialog_init (HrExportDialog *self)
   adw_header_bar_pack_end (ADW_HEADER_BAR (header), export);
   gtk_window_set_default_widget (GTK_WINDOW (self), export);
 
-  self->what_row = combo_row (_("Chart"), what_labels);
+  self->what_row = what_row ();
   self->format_row = combo_row (_("Format"), format_labels);
   self->width_spin = spin_row (_("Width"), _("Logical pixels; SVG and PDF in points at 96 dpi"),
                                200, 8000, 1200, 0, &self->width_row);
@@ -281,7 +300,13 @@ hr_export_dialog_new (HrWindow     *window,
                                        NULL);
 
   self->window = window;
-  adw_combo_row_set_selected (self->what_row, what);
+  if (what == HR_EXPORT_WHAT_REPORT)
+    adw_combo_row_set_selected (self->what_row, hr_chart_types_get_n ());
+  else
+    for (guint i = 0; i < hr_chart_types_get_n (); i++)
+      if (g_str_equal (hr_chart_types_get (i)->name,
+                       what == HR_EXPORT_WHAT_CURVE ? "curve" : "buckets"))
+        adw_combo_row_set_selected (self->what_row, i);
   update_sensitivity (self);
   return self;
 }

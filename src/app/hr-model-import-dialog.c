@@ -560,17 +560,18 @@ hr_model_import_dialog_add (HrModelImportDialog  *self,
 static gboolean
 json_names_a_model (GFile *file)
 {
-  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, NULL);
-  char buffer[1025];
-  gssize n;
+  g_autofree char *path = g_file_get_path (file);
+  g_autoptr(GBytes) head = NULL;
+  const char *buffer;
+  gsize n;
 
-  if (stream == NULL)
+  /* read as every reader reads: a pipe or device is refused at once */
+  if (path != NULL)
+    head = hr_file_load_head (path, 1024, NULL);
+  if (head == NULL)
     return FALSE;
-  n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, sizeof buffer - 1, NULL, NULL);
-  if (n <= 0)
-    return FALSE;
-  buffer[n] = '\0';
-  if (g_strstr_len (buffer, n, "\"headroom_scenario\"") != NULL)
+  buffer = g_bytes_get_data (head, &n);
+  if (n == 0 || g_strstr_len (buffer, n, "\"headroom_scenario\"") != NULL)
     return FALSE;
   return g_strstr_len (buffer, n, "\"model_type\"") != NULL
          || g_strstr_len (buffer, n, "\"architectures\"") != NULL

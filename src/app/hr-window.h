@@ -46,6 +46,13 @@ gboolean          hr_window_select_model     (HrWindow       *self,
 gboolean          hr_window_set_gpu_active   (HrWindow       *self,
                                               const char     *gpu_id,
                                               gboolean        active);
+/* The settings row of a scenario key ("micro_batch", "compute"...), and
+ * its spin button or switch (the row itself for a drop-down); NULL when the
+ * settings table has no such key. */
+GtkWidget        *hr_window_get_setting_row  (HrWindow       *self,
+                                              const char     *key);
+GtkWidget        *hr_window_get_setting_widget (HrWindow     *self,
+                                                const char   *key);
 /* GPU ids in the comparison, the scenario's own first. */
 GStrv             hr_window_dup_gpu_ids      (HrWindow       *self);
 /* One line per compared GPU, as the Verdict list shows it. */
@@ -55,6 +62,17 @@ HrChartView      *hr_window_get_chart        (HrWindow       *self,
 
 gboolean          hr_window_export           (HrWindow       *self,
                                               HrExportWhat    what,
+                                              const char     *path,
+                                              HrExportFormat  format,
+                                              double          width,
+                                              double          height,
+                                              double          scale,
+                                              HrChartTheme    theme,
+                                              gboolean        transparent,
+                                              GError        **error);
+/* Any chart of the chart registry, by name. */
+gboolean          hr_window_export_chart     (HrWindow       *self,
+                                              const char     *chart,
                                               const char     *path,
                                               HrExportFormat  format,
                                               double          width,
@@ -79,6 +97,12 @@ void              hr_window_remove_measurement (HrWindow     *self,
 void              hr_window_set_use_calibration (HrWindow    *self,
                                                  gboolean     use);
 gboolean          hr_window_get_calibrated   (HrWindow       *self);
+/* Measurements are the scenario's: opening another scenario sets them
+ * aside (a toast offers them back); this takes them back. */
+void              hr_window_keep_measurements (HrWindow      *self);
+guint             hr_window_get_n_set_aside  (HrWindow       *self);
+/* The analysis everything in the window shows. */
+HrAnalysis       *hr_window_get_analysis     (HrWindow       *self);
 /* A scenario opens, a model (a folder, config.json, safetensors, GGUF) goes
  * to the import dialog, anything else is imported as a measurement. */
 void              hr_window_open_any         (HrWindow       *self,

@@ -98,21 +98,84 @@ hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
 }
 
 HrBucketChartData *
-hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
+hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
 {
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
   HrBucketChartData *data = hr_bucket_chart_data_new ();
-  g_autoptr(HrEstimate) est = hr_estimate_new (scenario);
-  g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
+
+  g_return_val_if_fail (analysis != NULL, data);
 
   data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
                             ? scenario->name : scenario->model->name);
-  data->subtitle = g_strdup_printf ("%s · %s · %s · %s%s", scenario->model->name,
+  data->subtitle = g_strdup_printf ("%s · %s · %s · %s%s%s", scenario->model->name,
                                     hr_enum_to_nick (hr_task_names, scenario->task),
                                     hr_enum_to_nick (hr_method_names, scenario->method),
                                     hr_enum_to_nick (hr_compute_names, scenario->compute),
-                                    scenario->gpus > 1 ? _(" · per GPU") : "");
-  hr_bucket_chart_data_add_estimate (data, label, est);
+                                    scenario->gpus > 1 ? _(" · per GPU") : "",
+                                    hr_analysis_get_calibration (analysis) != NULL
+                                      ? _(" · calibrated by measurement") : "");
+
+  if (hr_analysis_get_n_gpus (analysis) == 0)
+    {
+      g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
+
+      hr_bucket_chart_data_add_estimate (data, label, hr_analysis_get_estimate (analysis));
+    }
+  for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
+    {
+      const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
+
+      hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate);
+    }
+
+  /* A memory snapshot (or a profiler timeline) among the measurements:
+   * what it held at its peak, as a measured bar beside an estimate at the
+   * micro-batch it ran, on the scenario's card. */
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    {
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+      const HrSnapshotDevice *device = m->measurement->snapshot != NULL
+        ? hr_snapshot_get_peak_device (m->measurement->snapshot) : NULL;
+      guint batch = hr_measurement_get_micro_batch (m->measurement);
+      g_autofree char *base = NULL;
+      g_autofree char *label = NULL;
+
+      if (device == NULL)
+        continue;
+      if (batch == 0)
+        batch = scenario->micro_batch;
+      /* (the scenario's own bar is the one beside it when it is alone
+       * and at that micro-batch) */
+      if (batch != scenario->micro_batch || hr_analysis_get_n_gpus (analysis) > 1)
+        {
+          g_autoptr(HrScenario) at_batch = hr_scenario_copy (scenario);
+          g_autoptr(HrEstimate) estimate = NULL;
+          g_autofree char *estimate_label = NULL;
+
+          at_batch->micro_batch = batch;
+          estimate = hr_estimate_new (at_batch);
+          /* Translators: the estimate's bar beside a measured one */
+          estimate_label = g_strdup_printf (_("estimate, micro-batch %u"), batch);
+          hr_bucket_chart_data_add_estimate (data, estimate_label, estimate);
+        }
+      base = g_path_get_basename (m->measurement->name);
+      /* Translators: a measured bar: the file's name, then "✗" when it is
+       * of another setup than the scenario's */
+      label = g_strdup_printf (_("measured (%s)%s"), base, m->match->differs ? " ✗" : "");
+      hr_bucket_chart_data_add_snapshot (data, label, device);
+    }
   return data;
+}
+
+HrBucketChartData *
+hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
+{
+  g_autoptr(HrAnalysis) analysis = NULL;
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+
+  analysis = hr_analysis_new (scenario, NULL);
+  return hr_bucket_chart_data_new_for_analysis (analysis);
 }
 
 HrBucketBar *
@@ -981,4 +1044,49 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
     }
 
   return g_string_free (str, FALSE);
+}
+
+static char *
+tooltip_gib (double bytes)
+{
+  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
+}
+
+char *
+hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
+                             const HrBucketChartData   *data,
+                             double                     x,
+                             double                     y)
+{
+  g_return_val_if_fail (layout != NULL && data != NULL, NULL);
+
+  for (guint i = 0; i < layout->bars->len && i < data->bars->len; i++)
+    {
+      const HrBucketBarLayout *bar = &g_array_index (layout->bars, HrBucketBarLayout, i);
+      const HrBucketBar *values = g_ptr_array_index (data->bars, i);
+
+      for (guint b = 0; b < HR_N_BUCKETS; b++)
+        if (hr_rect_contains (&bar->segments[b], x, y))
+          {
+            g_autofree char *amount = tooltip_gib (values->bytes[b]);
+            double total = hr_bucket_bar_total (values);
+
+            /* TRANSLATORS: tooltip over a bar segment: "RTX 4090: Weights,
+             * 15.0 GiB (62% of the peak)" */
+            return g_strdup_printf (_("%s: %s, %s (%.0f%% of the peak)"), values->label,
+                                    hr_bucket_get_label (b), amount,
+                                    total > 0 ? 100.0 * values->bytes[b] / total : 0.0);
+          }
+
+      if (hr_rect_contains (&bar->bar, x, y) || hr_rect_contains (&bar->range, x, y))
+        {
+          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
+          g_autofree char *low = tooltip_gib (values->low);
+          g_autofree char *high = tooltip_gib (values->high);
+
+          return g_strdup_printf (_("%s: peak %s, range %s to %s"), values->label, total, low,
+                                  high);
+        }
+    }
+  return NULL;
 }

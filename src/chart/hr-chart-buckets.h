@@ -8,6 +8,7 @@
 #include <cairo.h>
 #include <pango/pango.h>
 
+#include "hr-analysis.h"
 #include "hr-chart-curve.h"
 #include "hr-chart-style.h"
 #include "hr-chart-types.h"
@@ -53,11 +54,15 @@ HrBucketBar       *hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
 /* A bar of what a memory snapshot (or a profiler timeline) held at
  * @device's allocated peak (hr_snapshot_device_bar): its buckets, the
  * allocator's unused reserve in the overhead, what no rule attributed on
- * top; the window puts it beside the estimate's bar. */
+ * top, on the card of the last estimate's bar before it; the window puts
+ * it beside the estimate's bar. */
 HrBucketBar       *hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
                                                       const char             *label,
                                                       const HrSnapshotDevice *device);
-/* One bar for @scenario, titled with its name and model. */
+/* One bar per GPU @analysis compares (its estimate on that card), or one
+ * bar when it compares none; titled with the scenario's name and model. */
+HrBucketChartData *hr_bucket_chart_data_new_for_analysis (HrAnalysis       *analysis);
+/* The same for @scenario on its own card. */
 HrBucketChartData *hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario);
 
 double             hr_bucket_bar_total         (const HrBucketBar *bar);
@@ -118,6 +123,13 @@ void                 hr_bucket_chart_draw        (cairo_t                  *cr,
                                                   gpointer                  data);
 /* "Peak 71.2 GiB of 80 GiB (fits, 8.8 GiB spare): weights 13.5, …" */
 char                *hr_bucket_chart_summary     (const HrBucketChartData   *data);
+
+/* What the canvas point (x, y) of @layout shows, in words (a tooltip);
+ * NULL over nothing. */
+char                *hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
+                                                  const HrBucketChartData   *data,
+                                                  double                     x,
+                                                  double                     y);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrBucketChartData, hr_bucket_chart_data_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrBucketChartLayout, hr_bucket_chart_layout_free)

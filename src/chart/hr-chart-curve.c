@@ -141,10 +141,33 @@ metric_label (HrMetric metric)
     }
 }
 
+static void add_measurement (HrCurveChartData    *data,
+                             const HrMeasurement *measurement,
+                             guint                at_batch,
+                             const char          *differing);
+
 void
 hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
                                      const HrMeasurement *measurement,
                                      guint                at_batch)
+{
+  add_measurement (data, measurement, at_batch, NULL);
+}
+
+void
+hr_curve_chart_data_add_foreign_measurement (HrCurveChartData    *data,
+                                             const HrMeasurement *measurement,
+                                             guint                at_batch,
+                                             const char          *differing)
+{
+  add_measurement (data, measurement, at_batch, differing != NULL ? differing : "");
+}
+
+static void
+add_measurement (HrCurveChartData    *data,
+                 const HrMeasurement *measurement,
+                 guint                at_batch,
+                 const char          *differing)
 {
   g_autoptr(GString) label = g_string_new (NULL);
   const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
@@ -180,6 +203,7 @@ hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
               point.batch = over_time || isnan (p->batch) ? at_batch : p->batch;
               point.bytes = p->bytes;
               point.metric = s->metric;
+              point.foreign = differing != NULL;
               g_array_append_val (data->measured, point);
             }
         }
@@ -203,6 +227,10 @@ hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
         g_string_append_printf (label, "; %s %s", hr_curve_marker_name (s->metric),
                                 metric_label (s->metric));
     }
+  if (differing != NULL)
+    /* Translators: after the measured points' legend: what differs from
+     * the scenario, "model, GPU". */
+    g_string_append_printf (label, _("; ✗ another setup: %s"), differing);
   g_string_append (label, ")");
   if (sweep == NULL)
     g_string_append_printf (label, _(", peak at micro-batch %u"), at_batch);
@@ -263,9 +291,9 @@ hr_curve_chart_data_set_fit_line (HrCurveChartData *data,
 }
 
 static char *
-scenario_subtitle (const HrScenario *scenario)
+scenario_subtitle (const HrScenario *scenario,
+                   const HrEstimate *estimate)
 {
-  g_autoptr(HrEstimate) estimate = hr_estimate_new (scenario);
   GString *subtitle = g_string_new (scenario->model->name);
 
   g_string_append_printf (subtitle, " · %s · %s",
@@ -277,6 +305,71 @@ scenario_subtitle (const HrScenario *scenario)
   return g_string_free (subtitle, FALSE);
 }
 
+static HrCurveChartData *
+data_for_analysis (HrAnalysis *analysis,
+                   GArray     *sweep,
+                   gboolean    log2_x)
+{
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
+  GPtrArray *gpus = hr_analysis_get_curve_gpus (analysis);
+  HrCurveChartData *data = hr_curve_chart_data_new ();
+
+  data->log2_x = log2_x;
+  data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
+                          ? scenario->name : scenario->model->name);
+  data->subtitle = scenario_subtitle (scenario, hr_analysis_get_estimate (analysis));
+  if (hr_analysis_get_calibration (analysis) != NULL)
+    {
+      char *subtitle = g_strdup_printf (_("%s · calibrated by measurement"), data->subtitle);
+
+      g_free (data->subtitle);
+      data->subtitle = subtitle;
+    }
+
+  for (guint i = 0; i < sweep->len; i++)
+    {
+      const HrAnalysisSample *point = &g_array_index (sweep, HrAnalysisSample, i);
+      /* the fit's own measure and its range (under XLA's pool, the
+       * model's use of the pool rather than the whole card) */
+      HrCurveSample sample = { point->micro_batch, point->need, point->need_low,
+                               point->need_high };
+
+      g_array_append_val (data->samples, sample);
+    }
+
+  for (guint i = 0; i < gpus->len; i++)
+    {
+      const HrAnalysisGpu *g = g_ptr_array_index (gpus, i);
+
+      hr_curve_chart_data_add_gpu (data, g->gpu->name, g->limit.capacity, g->limit.usable,
+                                   g->max_micro_batch, g->max_is_lower_bound);
+    }
+
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    {
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+
+      if (m->match->differs)
+        hr_curve_chart_data_add_foreign_measurement (data, m->measurement,
+                                                     scenario->micro_batch,
+                                                     m->match->differing);
+      else
+        hr_curve_chart_data_add_measurement (data, m->measurement, scenario->micro_batch);
+    }
+  return data;
+}
+
+HrCurveChartData *
+hr_curve_chart_data_new_for_analysis (HrAnalysis *analysis)
+{
+  gboolean log2_x;
+
+  g_return_val_if_fail (analysis != NULL, NULL);
+
+  hr_analysis_get_sweep_range (analysis, NULL, &log2_x);
+  return data_for_analysis (analysis, hr_analysis_get_sweep (analysis), log2_x);
+}
+
 HrCurveChartData *
 hr_curve_chart_data_new_for_scenario (const HrScenario *scenario,
                                       GPtrArray        *gpus,
@@ -284,51 +377,17 @@ hr_curve_chart_data_new_for_scenario (const HrScenario *scenario,
                                       guint             to,
                                       gboolean          log2_x)
 {
+  g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(GArray) sweep = NULL;
-  g_autoptr(GPtrArray) own_gpu = NULL;
-  g_autoptr(GPtrArray) fits = NULL;
-  HrCurveChartData *data;
+  HrAnalysisOptions options = { 0 };
 
   g_return_val_if_fail (scenario != NULL, NULL);
   g_return_val_if_fail (from >= 1 && to >= from, NULL);
 
-  data = hr_curve_chart_data_new ();
-  data->log2_x = log2_x;
-  data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
-                          ? scenario->name : scenario->model->name);
-  data->subtitle = scenario_subtitle (scenario);
-
-  sweep = hr_sweep_run (scenario, from, to, 1, log2_x);
-  for (guint i = 0; i < sweep->len; i++)
-    {
-      const HrSweepPoint *point = &g_array_index (sweep, HrSweepPoint, i);
-      /* the fit's own measure and its range (under JAX preallocation, the
-       * model's use of XLA's pool rather than the whole card) */
-      HrCurveSample sample = {
-        point->micro_batch, point->peak.need, point->peak.need_low, point->peak.need_high,
-      };
-
-      g_array_append_val (data->samples, sample);
-    }
-
-  if (gpus == NULL)
-    {
-      own_gpu = g_ptr_array_new ();
-      if (scenario->gpu != NULL)
-        g_ptr_array_add (own_gpu, scenario->gpu);
-      gpus = own_gpu;
-    }
-
-  fits = hr_fit_gpus (scenario, gpus);
-  for (guint i = 0; i < fits->len; i++)
-    {
-      const HrGpuFit *fit = g_ptr_array_index (fits, i);
-
-      hr_curve_chart_data_add_gpu (data, fit->gpu_name, fit->capacity, fit->usable,
-                                   fit->max_micro_batch, fit->max_is_lower_bound);
-    }
-
-  return data;
+  options.gpus = gpus;
+  analysis = hr_analysis_new (scenario, &options);
+  sweep = hr_analysis_sweep (analysis, from, to, 1, log2_x);
+  return data_for_analysis (analysis, sweep, log2_x);
 }
 
 void
@@ -359,18 +418,12 @@ hr_curve_chart_batch_range (const HrScenario *scenario,
                             guint            *to,
                             gboolean         *log2_x)
 {
-  g_autoptr(GPtrArray) fits = hr_fit_gpus (scenario, gpus);
-  guint most = MAX (scenario->micro_batch, 8);
-  guint upper = 16;
+  g_autoptr(HrAnalysis) analysis = NULL;
+  HrAnalysisOptions options = { 0 };
 
-  for (guint i = 0; i < fits->len; i++)
-    most = MAX (most, ((HrGpuFit *) g_ptr_array_index (fits, i))->max_micro_batch);
-
-  while (upper < 2 * most && upper < 1024)
-    upper *= 2;
-
-  *to = upper;
-  *log2_x = upper > 128;
+  options.gpus = gpus;
+  analysis = hr_analysis_new (scenario, &options);
+  hr_analysis_get_sweep_range (analysis, to, log2_x);
 }
 
 /* Layout */
@@ -1450,7 +1503,8 @@ draw_point (cairo_t            *cr,
             const HrChartStyle *style,
             double              x,
             double              y,
-            HrMetric            metric)
+            HrMetric            metric,
+            gboolean            foreign)
 {
   /* The square and the triangle enclose about the circle's area. */
   double half = POINT_RADIUS * 0.89, tri = POINT_RADIUS * 1.35;
@@ -1472,6 +1526,15 @@ draw_point (cairo_t            *cr,
   cairo_set_line_width (cr, 1.5);
   hr_chart_set_color (cr, &style->measured);
   cairo_stroke (cr);
+
+  /* A point measured on another setup is struck through: its shape says
+   * so, not only its legend. */
+  if (foreign)
+    {
+      cairo_move_to (cr, x - tri, y + tri);
+      cairo_line_to (cr, x + tri, y - tri);
+      cairo_stroke (cr);
+    }
 }
 
 static void
@@ -1535,7 +1598,7 @@ draw_swatch (cairo_t                  *cr,
       cairo_fill (cr);
       break;
     case LEGEND_MEASURED:
-      draw_point (cr, style, x + SWATCH_WIDTH / 2, y, HR_METRIC_ALLOCATED);
+      draw_point (cr, style, x + SWATCH_WIDTH / 2, y, HR_METRIC_ALLOCATED, FALSE);
       break;
     case LEGEND_FIT:
       cairo_set_dash (cr, fit_dashes, G_N_ELEMENTS (fit_dashes), 0);
@@ -1583,11 +1646,11 @@ hr_curve_chart_render (const HrCurveChartLayout *layout,
       const HrPoint *p = &g_array_index (layout->measured, HrPoint, i);
 
       guint index = g_array_index (layout->measured_index, guint, i);
+      const HrCurvePoint *m = index < data->measured->len
+                              ? &g_array_index (data->measured, HrCurvePoint, index) : NULL;
 
-      draw_point (cr, style, p->x, p->y,
-                  index < data->measured->len ? g_array_index (data->measured, HrCurvePoint,
-                                                               index).metric
-                                              : HR_METRIC_ALLOCATED);
+      draw_point (cr, style, p->x, p->y, m != NULL ? m->metric : HR_METRIC_ALLOCATED,
+                  m != NULL && m->foreign);
     }
   draw_markers (layout, style, cr);
 
@@ -1703,4 +1766,65 @@ hr_curve_chart_summary (const HrCurveChartData *data)
                             data->fit_label != NULL ? data->fit_label : _("fit"));
 
   return g_string_free (summary, FALSE);
+}
+
+static char *
+tooltip_gib (double bytes)
+{
+  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
+}
+
+char *
+hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
+                            const HrCurveChartData   *data,
+                            double                    x,
+                            double                    y)
+{
+  double best = G_MAXDOUBLE;
+  int best_i = -1;
+
+  g_return_val_if_fail (layout != NULL && data != NULL, NULL);
+
+  if (x < layout->plot.x - 8 || x > layout->plot.x + layout->plot.width + 8
+      || y < layout->plot.y - 8 || y > layout->plot.y + layout->plot.height + 8)
+    return NULL;
+
+  /* Measured points first: they are what the user came to compare. */
+  for (guint i = 0; i < data->measured->len; i++)
+    {
+      const HrCurvePoint *p = &g_array_index (data->measured, HrCurvePoint, i);
+      double px = hr_curve_chart_x_position (layout, p->batch);
+      double py = hr_curve_chart_y_position (layout, p->bytes);
+
+      if (hypot (px - x, py - y) <= 8)
+        {
+          g_autofree char *amount = tooltip_gib (p->bytes);
+
+          return g_strdup_printf (_("Measured: micro-batch %.0f, %s"), p->batch, amount);
+        }
+    }
+
+  for (guint i = 0; i < data->samples->len; i++)
+    {
+      const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, i);
+      double d = fabs (hr_curve_chart_x_position (layout, s->batch) - x);
+
+      if (d < best)
+        {
+          best = d;
+          best_i = i;
+        }
+    }
+
+  if (best_i >= 0 && best <= 24)
+    {
+      const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, best_i);
+      g_autofree char *amount = tooltip_gib (s->bytes);
+      g_autofree char *low = tooltip_gib (s->low);
+      g_autofree char *high = tooltip_gib (s->high);
+
+      return g_strdup_printf (_("Micro-batch %.0f: peak %s (range %s to %s)"), s->batch, amount,
+                              low, high);
+    }
+  return NULL;
 }

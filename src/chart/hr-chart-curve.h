@@ -10,6 +10,7 @@
 
 #include "hr-chart-style.h"
 #include "hr-chart-types.h"
+#include "hr-analysis.h"
 #include "hr-measure.h"
 #include "hr-sweep.h"
 
@@ -41,6 +42,8 @@ typedef struct {
   double   batch;
   double   bytes;
   HrMetric metric;
+  /* measured on another setup than the scenario's: drawn struck through */
+  gboolean foreign;
 } HrCurvePoint;
 
 /* The marker of @metric as a character for legends: "●", "■" or "▲". */
@@ -81,6 +84,13 @@ void              hr_curve_chart_data_set_measurements (HrCurveChartData   *data
 void              hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
                                                        const HrMeasurement *measurement,
                                                        guint                at_batch);
+/* The same, for a measurement of another setup than the scenario's:
+ * its points are struck through and the legend says what differs
+ * (@differing, "model, GPU"). */
+void              hr_curve_chart_data_add_foreign_measurement (HrCurveChartData    *data,
+                                                               const HrMeasurement *measurement,
+                                                               guint                at_batch,
+                                                               const char          *differing);
 /* @upper doubled until it spans the measurement's batch sizes. */
 guint             hr_curve_chart_measurement_batch_range (const HrMeasurement *measurement,
                                                           guint                upper);
@@ -88,6 +98,9 @@ void              hr_curve_chart_data_set_fit_line (HrCurveChartData *data,
                                                     double            floor_bytes,
                                                     double            per_sample_bytes,
                                                     const char       *label);
+/* @analysis's curve (hr_analysis_get_sweep()) with each card it compares
+ * (or its reference cards) as a line and its measurements overlaid. */
+HrCurveChartData *hr_curve_chart_data_new_for_analysis (HrAnalysis       *analysis);
 /* The sweep of @scenario from @from to @to (every integer, or the powers
  * of two when @log2_x) with each of @gpus (const HrGpu *) as a line; the
  * scenario's own GPU is used when @gpus is NULL. */
@@ -170,6 +183,14 @@ void                hr_curve_chart_draw         (cairo_t                  *cr,
                                                  gpointer                  data);
 /* A sentence for the accessible description and the SVG <desc>. */
 char               *hr_curve_chart_summary      (const HrCurveChartData   *data);
+
+/* What the canvas point (x, y) of @layout shows, in words (a tooltip):
+ * a measured point, else the curve at that micro-batch; NULL far from
+ * both. */
+char               *hr_curve_chart_describe_at  (const HrCurveChartLayout *layout,
+                                                 const HrCurveChartData   *data,
+                                                 double                    x,
+                                                 double                    y);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCurveChartData, hr_curve_chart_data_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCurveChartLayout, hr_curve_chart_layout_free)

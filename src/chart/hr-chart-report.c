@@ -22,6 +22,7 @@
 #include "hr-chart-buckets.h"
 #include "hr-chart-curve.h"
 #include "hr-chart-export.h"
+#include "hr-chart-registry.h"
 #include "hr-chart-report.h"
 #include "hr-chart-text.h"
 #include "hr-chart-tree.h"
@@ -233,72 +234,61 @@ embed (Writer          *w,
 }
 
 static void
-curve_section (Writer           *w,
-               const HrScenario *s,
-               HrCatalog        *catalog,
-               double            height)
-{
-  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
-  g_autoptr(HrCurveChartData) data = NULL;
-  g_autofree char *summary = NULL;
-  gboolean log2_x;
-  guint upper;
-
-  if (s->gpu != NULL)
-    g_ptr_array_add (gpus, s->gpu);
-  hr_curve_chart_add_reference_gpus (gpus, catalog);
-
-  hr_curve_chart_batch_range (s, gpus, &upper, &log2_x);
-  data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, upper, log2_x);
-  embed (w, height, hr_curve_chart_draw, data);
-
-  summary = hr_curve_chart_summary (data);
-  paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, summary, 0, 10);
-}
-
-static void
 fit_table (Writer           *w,
-           const HrScenario *s,
-           HrCatalog        *catalog)
+           HrAnalysis       *everywhere)
 {
-  static const double columns[] = { 0.0, 0.40, 0.54, 0.68, 0.82, 0.90 };
+  static const double columns[] = { 0.0, 0.28, 0.38, 0.48, 0.58, 0.65, 0.75 };
   const char *header[] = { _("GPU"), _("Memory"), _("Usable"), _("Needs"), _("Fits"),
-                           _("Max batch") };
-  g_autoptr(GPtrArray) fits = hr_fit_gpus (s, hr_catalog_get_gpus (catalog));
+                           _("Max batch"), _("Lever that fixes it") };
+  const HrScenario *s = hr_analysis_get_scenario (everywhere);
   g_autofree char *intro = g_strdup_printf (
     _("At micro-batch %u, with %.0f%% of each card kept in reserve. Memory is what the driver "
       "reports; \"Needs\" is the estimate the fit compares with the usable memory; \"Max "
-      "batch\" is the largest micro-batch that fits."), s->micro_batch, s->reserve * 100);
+      "batch\" is the largest micro-batch that fits; the lever is the least costly one that "
+      "makes it fit."), s->micro_batch, s->reserve * 100);
 
   heading (w, _("Fit on every GPU in the catalog"));
   paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, intro, 0, 6);
+  if (hr_analysis_get_n_gpus (everywhere) > 0)
+    paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted,
+               hr_analysis_get_gpu (everywhere, 0)->rule, 0, 6);
   row (w, HR_CHART_FONT_BOLD, columns, G_N_ELEMENTS (columns), header, TRUE);
 
-  for (guint i = 0; i < fits->len; i++)
+  for (guint i = 0; i < hr_analysis_get_n_gpus (everywhere); i++)
     {
-      HrGpuFit *fit = g_ptr_array_index (fits, i);
-      g_autofree char *cap = gib (fit->capacity);
-      g_autofree char *usable = gib (fit->usable);
-      g_autofree char *needs = gib (fit->peak.need);
-      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup (_("none"))
-                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥ " : "",
-                                                fit->max_micro_batch);
-      const char *cells[] = { fit->gpu_name, cap, usable, needs, fit->fits ? _("yes") : _("no"),
-                              max };
+      const HrAnalysisGpu *g = hr_analysis_get_gpu (everywhere, i);
+      g_autofree char *cap = gib (g->limit.capacity);
+      g_autofree char *usable = gib (g->limit.usable);
+      g_autofree char *needs = gib (g->need);
+      g_autofree char *max = g->max_micro_batch == 0 ? g_strdup (_("none"))
+                             : g_strdup_printf ("%s%u", g->max_is_lower_bound ? "≥ " : "",
+                                                g->max_micro_batch);
+      const char *fix = g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever");
+      const char *cells[] = { g->gpu->name, cap, usable, needs, g->fits ? _("yes") : _("no"),
+                              max, fix };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
     }
 }
 
-static void
-knob_table (Writer           *w,
-            const HrScenario *s)
+static gint
+compare_cost (gconstpointer a,
+              gconstpointer b)
 {
-  static const double columns[] = { 0.0, 0.05, 0.50, 0.63, 0.75 };
-  const char *header[] = { "", _("Lever"), _("Saves"), _("Step time"), _("Cost") };
-  g_autoptr(GPtrArray) knobs = hr_knobs_rank (s);
+  return hr_knob_compare_cost (*(const HrKnob **) a, *(const HrKnob **) b);
+}
 
-  heading (w, _("What to change, best first"));
+static void
+knob_table (Writer     *w,
+            HrAnalysis *analysis)
+{
+  static const double columns[] = { 0.0, 0.05, 0.42, 0.53, 0.63 };
+  const char *header[] = { "", _("Lever, least costly first"), _("Saves"), _("Step time"),
+                           _("Cost and risk") };
+  GPtrArray *knobs = hr_analysis_get_levers (analysis);
+  g_autoptr(GPtrArray) order = g_ptr_array_new ();
+
+  heading (w, _("What to change"));
   if (knobs->len == 0)
     {
       paragraph (w, HR_CHART_FONT_BODY, &w->style->foreground,
@@ -306,15 +296,25 @@ knob_table (Writer           *w,
       return;
     }
 
-  row (w, HR_CHART_FONT_BOLD, columns, G_N_ELEMENTS (columns), header, TRUE);
   for (guint i = 0; i < knobs->len; i++)
+    g_ptr_array_add (order, g_ptr_array_index (knobs, i));
+  g_ptr_array_sort (order, compare_cost);
+
+  row (w, HR_CHART_FONT_BOLD, columns, G_N_ELEMENTS (columns), header, TRUE);
+  for (guint i = 0; i < order->len; i++)
     {
-      HrKnob *k = g_ptr_array_index (knobs, i);
+      HrKnob *k = g_ptr_array_index (order, i);
       g_autofree char *rank = g_strdup_printf ("%u.", i + 1);
-      g_autofree char *lever = g_strdup_printf ("%s (%s)", k->label, k->change);
-      g_autofree char *saves = gib (k->saved);
+      g_autofree char *lever = g_strdup_printf ("%s (%s)%s", k->label, k->change,
+                                                k->has_fit && k->fits_after ? _(": then fits")
+                                                                            : "");
+      g_autofree char *gained = gib (k->gained);
+      g_autofree char *saves = k->saved > 0 ? gib (k->saved)
+                                            : g_strdup_printf (_("+%s usable"), gained);
       g_autofree char *speed = g_strdup_printf ("×%.2f", k->speed);
-      g_autofree char *cost = g_strdup_printf (_("%s. Source: %s"), k->cost, k->source);
+      g_autofree char *cost = g_strdup_printf (_("%s. Result: %s (%s). Sources: %s; %s"), k->cost,
+                                               hr_knob_risk_label (k->risk), k->risk_text,
+                                               k->source, k->risk_source);
       const char *cells[] = { rank, lever, saves, speed, cost };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, TRUE);
@@ -367,96 +367,74 @@ breakdown (Writer           *w,
     }
 }
 
+/* Draws the registry's chart @type for @source at the writer's place. */
 static void
-draw_advisor_tree (cairo_t            *cr,
-                   PangoContext       *context,
-                   const HrChartStyle *style,
-                   double              width,
-                   double              height,
-                   gpointer            data)
+embed_chart (Writer              *w,
+             const HrChartType   *type,
+             const HrChartSource *source,
+             double               height,
+             gboolean             summary)
 {
-  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (data, NULL, style, context, width,
-                                                              height);
+  gpointer data = type->data_new (source);
+  HrChartDrawing drawing = { type, data };
 
-  hr_tree_chart_render (layout, style, cr);
-}
+  embed (w, height, hr_chart_drawing_draw, &drawing);
+  if (summary)
+    {
+      g_autofree char *text = type->summary (data);
 
-/* The table is laid out wider than the page and scaled to it, so that
- * its twelve columns keep their text. */
-static void
-draw_advice_table (cairo_t            *cr,
-                   PangoContext       *context,
-                   const HrChartStyle *style,
-                   double              width,
-                   double              height,
-                   gpointer            data)
-{
-  const double wide = 880;
-  double scale = MIN (1.0, width / wide);
-
-  cairo_save (cr);
-  cairo_scale (cr, scale, scale);
-  hr_advice_chart_draw (cr, context, style, width / scale, height / scale, data);
-  cairo_restore (cr);
-}
-
-/* The advisor answered from the scenario alone (its task; the tree's
- * defaults for the rest): the path, then the costed table. */
-static void
-advice_section (Writer           *w,
-                const HrScenario *s,
-                HrCatalog        *catalog)
-{
-  g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (hr_advisor_get_default ());
-  HrAdviceInputs facts = { .known = HR_FACT_TASK, .task = s->task };
-  HrAdviceInputs inputs;
-  g_autoptr(HrAdvice) advice = NULL;
-  g_autoptr(HrTreeNode) tree = NULL;
-  g_autofree char *words = NULL;
-  g_autofree char *path = NULL;
-  HrAdviceChartData table = { 0 };
-
-  hr_advisor_walk_auto (walk, &facts);
-  hr_advisor_walk_get_inputs (walk, NULL, &inputs);
-  advice = hr_advice_new (s, catalog, &inputs,
-                          hr_advisor_walk_get_current (walk)->max_recommendations);
-  tree = hr_advisor_walk_to_tree (walk, NULL);
-  words = hr_tree_path_text (tree);
-  path = g_strdup_printf (_("Decision path: %s. Answered from the scenario and the tree's "
-                            "defaults; `headroom-cli advise` takes your own hours, months, "
-                            "budget and preference."), words);
-
-  heading (w, _("What to buy or rent"));
-  embed (w, 420, draw_advisor_tree, tree);
-  table.advice = advice;
-  table.path = path;
-  embed (w, MAX (360, PAGE_HEIGHT - MARGIN - w->y - 10), draw_advice_table, &table);
+      paragraph (w, HR_CHART_FONT_SMALL, &w->style->muted, text, 0, 10);
+    }
+  type->data_free (data);
 }
 
 gboolean
-hr_chart_report_write (const char          *path,
-                       const HrScenario    *scenario,
-                       HrCatalog           *catalog,
-                       const HrChartStyle  *style,
-                       GError             **error)
+hr_chart_report_write_analysis (const char          *path,
+                                HrAnalysis          *analysis,
+                                HrCatalog           *catalog,
+                                const HrChartStyle  *style,
+                                GError             **error)
 {
   g_autoptr(GByteArray) buffer = g_byte_array_new ();
-  g_autoptr(HrEstimate) est = NULL;
+  g_autoptr(HrAnalysis) everywhere = NULL;
   g_autofree char *title = NULL;
   g_autofree char *creator = NULL;
   g_autofree char *headline = NULL;
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
+  const HrScenario *scenario;
+  const HrEstimate *est;
+  const HrAnalysisGpu *own;
+  HrChartSource source = { 0 };
+  HrAnalysisOptions options = { 0 };
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
   cairo_surface_t *surface;
   cairo_status_t status;
   Writer w = { 0 };
+  gboolean first = TRUE;
 
   g_return_val_if_fail (path != NULL, FALSE);
-  g_return_val_if_fail (scenario != NULL, FALSE);
+  g_return_val_if_fail (analysis != NULL, FALSE);
   g_return_val_if_fail (catalog != NULL, FALSE);
   g_return_val_if_fail (style != NULL, FALSE);
 
-  est = hr_estimate_new (scenario);
+  scenario = hr_analysis_get_scenario (analysis);
+  est = hr_analysis_get_estimate (analysis);
+  own = hr_analysis_get_own_gpu (analysis);
+  source.analysis = analysis;
+  source.catalog = catalog;
+
+  /* The fit table: every catalog card, by the same analysis (the same
+   * measurements and calibration). */
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    g_ptr_array_add (measurements,
+                     (gpointer) hr_analysis_get_measurement (analysis, i)->measurement);
+  options.gpus = hr_catalog_get_gpus (catalog);
+  options.measurements = measurements;
+  options.use_calibration = hr_analysis_get_calibration (analysis) != NULL;
+  options.lever_sort = HR_KNOB_SORT_COST;
+  everywhere = hr_analysis_new (scenario, &options);
+
   title = g_strdup_printf (_("Headroom report: %s"),
                            scenario->name != NULL && scenario->name[0] != '\0'
                                                     ? scenario->name : scenario->model->name);
@@ -482,7 +460,7 @@ hr_chart_report_write (const char          *path,
   w.page = 1;
   w.footer = title;
 
-  /* ---- page 1: what, the verdict, the buckets ---- */
+  /* ---- page 1: what, the verdict ---- */
   paragraph (&w, HR_CHART_FONT_TITLE, &style->foreground, title, 0, 2);
   {
     g_autofree char *made = g_strdup_printf (_("Made by %s on %s from the scenario below. "
@@ -499,14 +477,12 @@ hr_chart_report_write (const char          *path,
     g_autofree char *lo = gib (est->low);
     g_autofree char *hi = gib (est->high);
 
-    if (est->has_fit)
-      headline = g_strdup_printf (est->fits
-                                    ? _("Peak %s per GPU (likely %s to %s) on %s: fits. The "
-                                        "largest micro-batch that fits is %u. %s.")
+    if (own != NULL)
+      headline = g_strdup_printf (own->fits
+                                    ? _("Peak %s per GPU (likely %s to %s) on %s: fits. %s. %s.")
                                     : _("Peak %s per GPU (likely %s to %s) on %s: does not fit. "
-                                        "The largest micro-batch that fits is %u. %s."),
-                                  total, lo, hi, est->gpu_name, est->max_micro_batch,
-                                  est->fit_reason);
+                                        "%s. %s."),
+                                  total, lo, hi, own->gpu->name, own->verdict, own->rule);
     else
       headline = g_strdup_printf (_("Peak %s per GPU (likely %s to %s). No GPU is named: see "
                                     "the fit on every catalog card below."), total, lo, hi);
@@ -521,27 +497,84 @@ hr_chart_report_write (const char          *path,
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, views, 0, 10);
   }
-  {
-    g_autoptr(HrBucketChartData) buckets = hr_bucket_chart_data_new_for_scenario (scenario);
+  if (hr_analysis_get_n_measurements (analysis) > 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("Measurements: %s%s."),
+                                               hr_analysis_get_calibration_text (analysis),
+                                               hr_analysis_get_calibration (analysis) != NULL
+                                                 ? _(" (applied)") : _(" (not applied)"));
 
-    embed (&w, MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10), hr_bucket_chart_draw, buckets);
-  }
+      paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, text, 0, 4);
+      for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+        {
+          const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+          g_autofree char *line = g_strdup_printf ("• %s: %s. %s", m->measurement->name,
+                                                   m->match->summary, m->summary);
 
-  /* ---- page 2: the curve ---- */
-  new_page (&w);
-  heading (&w, _("Peak memory versus micro-batch"));
-  curve_section (&w, scenario, catalog, 520);
+          paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, line, 0, 4);
+        }
+      w.y += 6;
+    }
+
+  /* ---- every chart of the estimate, from the registry: the first under
+   * the verdict, each other on a page of its own ---- */
+  for (guint i = 0; i < hr_chart_types_get_n (); i++)
+    {
+      const HrChartType *type = hr_chart_types_get (i);
+
+      if (type->advisor)
+        continue;
+      if (first)
+        embed_chart (&w, type, &source, MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10), FALSE);
+      else
+        {
+          new_page (&w);
+          heading (&w, _(type->title));
+          embed_chart (&w, type, &source, 520, TRUE);
+        }
+      first = FALSE;
+    }
 
   /* ---- then the tables and the sources, flowing ---- */
-  fit_table (&w, scenario, catalog);
+  fit_table (&w, everywhere);
   w.y += 8;
-  knob_table (&w, scenario);
+  knob_table (&w, analysis);
   w.y += 8;
   breakdown (&w, scenario, est);
 
-  /* ---- last page: the advisor ---- */
+  /* ---- last page: the advisor's charts, answered from the scenario and
+   * the tree's defaults ---- */
   new_page (&w);
-  advice_section (&w, scenario, catalog);
+  heading (&w, _("What to buy or rent"));
+  {
+    HrChartSource advised = source;
+    const HrChartType *tree = NULL;
+    gpointer data = NULL;
+
+    /* One walk for both of the advisor's charts. */
+    for (guint i = 0; i < hr_chart_types_get_n (); i++)
+      {
+        const HrChartType *type = hr_chart_types_get (i);
+        HrChartDrawing drawing;
+
+        if (!type->advisor)
+          continue;
+        if (data == NULL)
+          {
+            tree = type;
+            data = type->data_new (&advised);
+          }
+        drawing.type = type;
+        drawing.data = data;
+        embed (&w, type == tree ? 420 : MAX (360, PAGE_HEIGHT - MARGIN - w.y - 10),
+               hr_chart_drawing_draw, &drawing);
+      }
+    if (data != NULL)
+      tree->data_free (data);
+    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted,
+               _("Answered from the scenario and the tree's defaults; `headroom-cli advise` takes "
+                 "your own hours, months, budget and preference."), 0, 4);
+  }
 
   draw_footer (&w);
   cairo_show_page (w.cr);
@@ -561,4 +594,28 @@ hr_chart_report_write (const char          *path,
 
   /* The previous report stays whole until the new one is complete. */
   return hr_file_write_atomic (path, buffer->data, buffer->len, error);
+}
+
+gboolean
+hr_chart_report_write (const char          *path,
+                       const HrScenario    *scenario,
+                       HrCatalog           *catalog,
+                       const HrChartStyle  *style,
+                       GError             **error)
+{
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(HrAnalysis) analysis = NULL;
+  HrAnalysisOptions options = { 0 };
+
+  g_return_val_if_fail (scenario != NULL, FALSE);
+  g_return_val_if_fail (catalog != NULL, FALSE);
+
+  /* The scenario's own card and the reference ones the curve shows. */
+  if (scenario->gpu != NULL)
+    g_ptr_array_add (gpus, scenario->gpu);
+  hr_curve_chart_add_reference_gpus (gpus, catalog);
+  options.gpus = gpus;
+  options.lever_sort = HR_KNOB_SORT_COST;
+  analysis = hr_analysis_new (scenario, &options);
+  return hr_chart_report_write_analysis (path, analysis, catalog, style, error);
 }

@@ -9,6 +9,7 @@
 #include "hr-chart-buckets.h"
 #include "hr-chart-curve.h"
 #include "hr-chart-export.h"
+#include "hr-chart-registry.h"
 #include "hr-chart-report.h"
 #include "hr-chart-style.h"
 #include "hr-chart-text.h"

@@ -17,23 +17,48 @@
 
 #define GB 1e9
 
+/* The advise options' numbers, each checked as it is parsed: a negative,
+ * NaN or out-of-range value is an error naming the option, never taken
+ * for "not given". */
+static gboolean
+parse_number_option_cb (const char  *option_name,
+                        const char  *value,
+                        gpointer     user_data,
+                        GError     **error)
+{
+  HrAdviceFlags *flags = user_data;
+  const char *name = option_name + (g_str_has_prefix (option_name, "--") ? 2 : 0);
+
+  if (g_str_equal (name, "hours-per-day"))
+    return hr_cli_parse_number (name, value, 0, 24, FALSE, FALSE, &flags->hours_per_day, error);
+  if (g_str_equal (name, "months"))
+    return hr_cli_parse_number (name, value, 0, 240, TRUE, FALSE, &flags->months, error);
+  if (g_str_equal (name, "budget"))
+    return hr_cli_parse_number (name, value, 0, 1e9, FALSE, FALSE, &flags->budget, error);
+  if (g_str_equal (name, "runs"))
+    return hr_cli_parse_number (name, value, 1, 1024, FALSE, TRUE, &flags->runs, error);
+  if (g_str_equal (name, "usd-per-kwh"))
+    return hr_cli_parse_number (name, value, 0, 10, FALSE, FALSE, &flags->usd_per_kwh, error);
+  g_assert_not_reached ();
+}
+
 GOptionGroup *
 hr_cli_advise_option_group (HrAdviceFlags *flags)
 {
   GOptionEntry entries[] = {
-    { "hours-per-day", 0, 0, G_OPTION_ARG_DOUBLE, &flags->hours_per_day,
-     N_("Hours a day the GPUs run"), N_("H") },
-    { "months", 0, 0, G_OPTION_ARG_DOUBLE, &flags->months, N_("Months of use to plan for"),
-     N_("M") },
-    { "budget", 0, 0, G_OPTION_ARG_DOUBLE, &flags->budget,
+    { "hours-per-day", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Hours a day the GPUs run (0-24)"), N_("H") },
+    { "months", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Months of use to plan for (up to 240)"), N_("M") },
+    { "budget", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
      N_("Most to spend on cards (or on rent over the months)"), "USD" },
     { "prefer", 0, 0, G_OPTION_ARG_STRING, &flags->prefer, N_("Buy, rent, or whichever costs less"),
      "buy|rent|cheaper" },
-    { "runs", 0, 0, G_OPTION_ARG_INT, &flags->runs, N_("Independent runs (seeds, sweeps) at once"),
-     N_("N") },
+    { "runs", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Independent runs (seeds, sweeps) at once (1-1024)"), N_("N") },
     { "datacenter", 0, 0, G_OPTION_ARG_NONE, &flags->datacenter,
      N_("Needs data-centre features (ECC, NVLink)"), NULL },
-    { "usd-per-kwh", 0, 0, G_OPTION_ARG_DOUBLE, &flags->usd_per_kwh,
+    { "usd-per-kwh", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
      N_("Electricity price (default 0.17, the U.S. average)"), "USD" },
     { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
      N_("The code runs on AMD cards (ROCm) too"), NULL },
@@ -42,7 +67,7 @@ hr_cli_advise_option_group (HrAdviceFlags *flags)
     { NULL }
   };
   GOptionGroup *group = g_option_group_new ("advise", N_("Advice options:"),
-                                            N_("Show the advice options"), NULL, NULL);
+                                            N_("Show the advice options"), flags, NULL);
 
   /* A group's texts are translated from its own domain, not the context's. */
   g_option_group_set_translation_domain (group, GETTEXT_PACKAGE);
@@ -62,25 +87,15 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
   facts->known = HR_FACT_TASK;
   facts->task = scenario->task;
 
+  /* The numbers were checked as the options were parsed; negative means
+   * not given. */
   if (flags->hours_per_day >= 0)
     {
-      if (flags->hours_per_day > 24)
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("--hours-per-day must be between 0 and 24, not %g"), flags->hours_per_day);
-          return FALSE;
-        }
       facts->known |= HR_FACT_HOURS_PER_DAY;
       facts->hours_per_day = flags->hours_per_day;
     }
   if (flags->months >= 0)
     {
-      if (flags->months <= 0 || flags->months > 240)
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("--months must be above 0 and at most 240, not %g"), flags->months);
-          return FALSE;
-        }
       facts->known |= HR_FACT_MONTHS;
       facts->months = flags->months;
     }
@@ -103,7 +118,7 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
   if (flags->runs > 0)
     {
       facts->known |= HR_FACT_RUNS;
-      facts->runs = flags->runs;
+      facts->runs = (guint) flags->runs;
     }
   if (flags->datacenter)
     {
@@ -117,12 +132,6 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
     }
   if (flags->usd_per_kwh >= 0)
     {
-      if (flags->usd_per_kwh > 10)
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("--usd-per-kwh must be between 0 and 10, not %g"), flags->usd_per_kwh);
-          return FALSE;
-        }
       facts->known |= HR_FACT_USD_PER_KWH;
       facts->usd_per_kwh = flags->usd_per_kwh;
     }
@@ -196,6 +205,10 @@ advice_to_json (HrAdvisorWalk *walk,
   json_builder_add_double_value (b, in->usd_per_kwh);
   json_builder_end_object (b);
 
+  json_builder_set_member_name (b, "throughput");
+  json_builder_add_string_value (b, advice->throughput);
+  json_builder_set_member_name (b, "none_within_budget");
+  json_builder_add_boolean_value (b, advice->none_within_budget);
   json_builder_set_member_name (b, "recommendations");
   json_builder_begin_array (b);
   for (guint i = 0; i < advice->recommendations->len; i++)
@@ -221,6 +234,20 @@ advice_to_json (HrAdvisorWalk *walk,
       json_builder_add_boolean_value (b, r->fits);
       json_builder_set_member_name (b, "max_micro_batch");
       json_builder_add_int_value (b, r->max_micro_batch);
+      json_builder_set_member_name (b, "lever");
+      if (r->lever != NULL)
+        {
+          json_builder_begin_object (b);
+          json_builder_set_member_name (b, "label");
+          json_builder_add_string_value (b, r->lever);
+          json_builder_set_member_name (b, "change");
+          json_builder_add_string_value (b, r->lever_change);
+          json_builder_end_object (b);
+        }
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "used");
+      json_builder_add_boolean_value (b, r->used);
       add_money (b, "price_usd", r->price_usd);
       add_money (b, "price_per_gb", r->price_per_gb);
       add_money (b, "cloud_usd_per_hour", r->cloud_usd_per_hour);
@@ -309,7 +336,9 @@ print_table (HrAdvisorWalk *walk,
               mem, price, per_gb, cloud, even,
               r->choice == HR_ADVICE_CHOICE_BUY ? C_("advice choice", "buy")
                                                 : C_("advice choice", "rent"),
-              r->max_micro_batch, r->within_budget ? "" : _("  (over budget)"));
+              r->max_micro_batch,
+              !r->fits ? _("  (a smaller micro-batch)")
+                       : r->within_budget ? "" : _("  (over budget)"));
     }
 
   if (advice->recommendations->len > 0)
@@ -328,12 +357,13 @@ print_table (HrAdvisorWalk *walk,
 }
 
 gboolean
-hr_cli_advise_run (const HrScenario *scenario,
+hr_cli_advise_run (HrAnalysis       *analysis,
                    HrAdviceFlags    *flags,
                    HrAdvisorWalk   **walk_out,
                    HrAdvice        **advice_out,
                    GError          **error)
 {
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
   HrAdvisor *advisor = hr_advisor_get_default ();
   g_autoptr(HrAdvisorWalk) walk = hr_advisor_walk_new (advisor);
   HrAdviceInputs facts, inputs;
@@ -382,8 +412,8 @@ hr_cli_advise_run (const HrScenario *scenario,
    * is the scenario's unless the walk said otherwise. */
   facts.known &= ~HR_FACT_TASK;
   hr_advisor_walk_get_inputs (walk, &facts, &inputs);
-  *advice_out = hr_advice_new (scenario, hr_catalog_get_default (), &inputs,
-                               hr_advisor_walk_get_current (walk)->max_recommendations);
+  *advice_out = hr_analysis_advise (analysis, hr_catalog_get_default (), &inputs,
+                                    hr_advisor_walk_get_current (walk)->max_recommendations);
   *walk_out = g_steal_pointer (&walk);
   return TRUE;
 }
@@ -393,16 +423,24 @@ hr_cli_advise (int    argc,
                char **argv)
 {
   HrAdviceFlags flags = HR_ADVICE_FLAGS_INIT;
-  gboolean json = FALSE;
+  gboolean json = FALSE, calibrate = FALSE;
   g_auto(GStrv) sets = NULL;
+  g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
+     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
+    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
+     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
      N_("KEY=VALUE") },
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autoptr(GError) error = NULL;
@@ -425,22 +463,18 @@ hr_cli_advise (int    argc,
                                  "[--months M] [--budget USD] [--prefer buy|rent] [--json]"));
       return HR_CLI_EXIT_USAGE;
     }
-  if (flags.runs < 0 || flags.runs > 1024 ||
-      (flags.budget < 0 && flags.budget != -1))
-    {
-      fprintf (stderr, "%s\n",
-               _("headroom-cli advise: --runs must be 1 to 1024 and --budget 0 or more"));
-      g_free (flags.prefer);
-      g_strfreev (flags.answers);
-      return HR_CLI_EXIT_USAGE;
-    }
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
-  if (scenario == NULL || !hr_cli_advise_run (scenario, &flags, &walk, &advice, &error))
+  if (scenario == NULL || !hr_cli_load_measurements (measurement_files, measurements, &error))
     {
       g_free (flags.prefer);
       g_strfreev (flags.answers);
-      if (scenario == NULL)
-        return hr_cli_fail (error);
+      return hr_cli_fail (error);
+    }
+  analysis = hr_cli_analysis_new (scenario, NULL, measurements, calibrate, HR_KNOB_SORT_COST);
+  if (!hr_cli_advise_run (analysis, &flags, &walk, &advice, &error))
+    {
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
       fprintf (stderr, _("headroom-cli advise: %s\n"), error->message);
       return HR_CLI_EXIT_USAGE;
     }

@@ -157,21 +157,23 @@ hr_cli_gpus (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf ("%-17s %-34s %11s %8s %9s %10s %9s\n", _("ID"), _("Name"),
-          _("Memory GiB"), _("TB/s"), _("BF16 TF"), _("Price USD"), _("Cloud $/h"));
+  printf ("%-17s %-34s %11s %8s %9s %10s %9s %9s\n", _("ID"), _("Name"),
+          _("Memory GiB"), _("TB/s"), _("BF16 TF"), _("Price USD"), _("Used USD"), _("Cloud $/h"));
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *g = g_ptr_array_index (gpus, i);
       g_autofree char *price = g->price_usd >= 0 ? g_strdup_printf ("%.0f", g->price_usd)
                                                  : g_strdup ("–");
+      g_autofree char *used = g->used_price_usd >= 0 ? g_strdup_printf ("%.0f", g->used_price_usd)
+                                                     : g_strdup ("–");
       g_autofree char *cloud = g->cloud_usd_per_hour >= 0
                                  ? g_strdup_printf ("%.2f", g->cloud_usd_per_hour)
                                  : g_strdup ("–");
       g_autofree char *bf16 = g->bf16_tflops > 0 ? g_strdup_printf ("%.0f", g->bf16_tflops)
                                                  : g_strdup ("–");
 
-      printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s\n", g->id, g->name, g->memory / GiB,
-              g->bandwidth / 1e12, bf16, price, cloud);
+      printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s %9s\n", g->id, g->name, g->memory / GiB,
+              g->bandwidth / 1e12, bf16, price, used, cloud);
     }
   print_custom (gpus, G_STRUCT_OFFSET (HrGpu, id), G_STRUCT_OFFSET (HrGpu, origin),
                 HR_USER_CATALOG_GPUS);

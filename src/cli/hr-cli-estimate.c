@@ -17,11 +17,17 @@
 
 static gboolean opt_json;
 static char **opt_sets;
+static char **opt_measurements;
+static gboolean opt_calibrate;
 
 #define COMMON_OPTIONS \
   { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
   { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, N_("Override a scenario key (repeatable)"), \
-    N_("KEY=VALUE") }
+    N_("KEY=VALUE") }, \
+  { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_measurements, \
+    N_("A measurement of this scenario (repeatable)"), N_("FILE") }, \
+  { "calibrate", 0, 0, G_OPTION_ARG_NONE, &opt_calibrate, \
+    N_("Calibrate the estimate by the first measured sweep of this setup"), NULL }
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -31,6 +37,7 @@ begin (const char      *usage,
        GOptionEntry    *entries,
        int              argc,
        char           **argv,
+       GPtrArray       *measurements,
        int             *status)
 {
   g_autoptr(GOptionContext) context = g_option_context_new (usage);
@@ -61,6 +68,20 @@ begin (const char      *usage,
       return NULL;
     }
 
+  if (opt_calibrate && opt_measurements == NULL)
+    {
+      fprintf (stderr, _("headroom-cli %s: --calibrate needs --measurements FILE\n"), argv[0]);
+      *status = HR_CLI_EXIT_USAGE;
+      hr_scenario_free (scenario);
+      return NULL;
+    }
+  if (!hr_cli_load_measurements (opt_measurements, measurements, &error))
+    {
+      *status = hr_cli_fail (error);
+      hr_scenario_free (scenario);
+      return NULL;
+    }
+
   *status = HR_CLI_EXIT_OK;
   return scenario;
 }
@@ -85,11 +106,111 @@ print_scenario_line (const HrScenario *s,
   printf ("\n\n");
 }
 
+static void
+add_fix_json (JsonBuilder  *b,
+              const HrKnob *fix)
+{
+  json_builder_set_member_name (b, "fix");
+  if (fix == NULL)
+    {
+      json_builder_add_null_value (b);
+      return;
+    }
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, fix->id);
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, fix->label);
+  json_builder_set_member_name (b, "change");
+  json_builder_add_string_value (b, fix->change);
+  json_builder_set_member_name (b, "speed");
+  json_builder_add_double_value (b, fix->speed);
+  json_builder_set_member_name (b, "risk");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_risk_names, fix->risk));
+  json_builder_set_member_name (b, "max_micro_batch_after");
+  json_builder_add_int_value (b, fix->max_micro_batch_after);
+  json_builder_end_object (b);
+}
+
+/* A GPU's fit, as `estimate` and `fits` print it. */
+static void
+add_gpu_fit_json (JsonBuilder         *b,
+                  const HrAnalysisGpu *g)
+{
+  json_builder_set_member_name (b, "gpu");
+  json_builder_add_string_value (b, g->gpu->id);
+  json_builder_set_member_name (b, "capacity");
+  json_builder_add_int_value (b, g->limit.capacity);
+  json_builder_set_member_name (b, "usable");
+  json_builder_add_int_value (b, g->limit.usable);
+  json_builder_set_member_name (b, "need");
+  json_builder_add_int_value (b, g->need);
+  json_builder_set_member_name (b, "fits");
+  json_builder_add_boolean_value (b, g->fits);
+  json_builder_set_member_name (b, "max_micro_batch");
+  json_builder_add_int_value (b, g->max_micro_batch);
+  json_builder_set_member_name (b, "max_is_lower_bound");
+  json_builder_add_boolean_value (b, g->max_is_lower_bound);
+  json_builder_set_member_name (b, "reason");
+  json_builder_add_string_value (b, g->estimate->fit_reason);
+  json_builder_set_member_name (b, "verdict");
+  json_builder_add_string_value (b, g->verdict);
+  json_builder_set_member_name (b, "rule");
+  json_builder_add_string_value (b, g->rule);
+  json_builder_set_member_name (b, "pool");
+  if (g->limit.has_pool)
+    {
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "variable");
+      json_builder_add_string_value (b, g->limit.pool_variable);
+      json_builder_set_member_name (b, "fraction");
+      json_builder_add_double_value (b, g->limit.pool_fraction);
+      json_builder_set_member_name (b, "bytes");
+      json_builder_add_int_value (b, g->limit.pool);
+      json_builder_set_member_name (b, "preallocated");
+      json_builder_add_boolean_value (b, g->limit.pool_preallocated);
+      json_builder_set_member_name (b, "outside");
+      json_builder_add_int_value (b, g->limit.outside);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+  add_fix_json (b, g->fix);
+}
+
+static void
+add_measurements_json (JsonBuilder *b,
+                       HrAnalysis  *analysis)
+{
+  json_builder_set_member_name (b, "calibrated");
+  json_builder_add_boolean_value (b, hr_analysis_get_calibration (analysis) != NULL);
+  json_builder_set_member_name (b, "measurements");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    {
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "file");
+      json_builder_add_string_value (b, m->measurement->name);
+      json_builder_set_member_name (b, "matches");
+      json_builder_add_boolean_value (b, !m->match->differs);
+      json_builder_set_member_name (b, "can_calibrate");
+      json_builder_add_boolean_value (b, m->match->can_calibrate);
+      json_builder_set_member_name (b, "match");
+      json_builder_add_string_value (b, m->match->summary);
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+}
+
 static JsonNode *
-estimate_to_json (const HrScenario *s,
-                  const HrEstimate *est)
+estimate_to_json (HrAnalysis *analysis)
 {
   g_autoptr(JsonBuilder) b = json_builder_new ();
+  const HrScenario *s = hr_analysis_get_scenario (analysis);
+  const HrEstimate *est = hr_analysis_get_estimate (analysis);
+  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "headroom_estimate");
@@ -178,21 +299,10 @@ estimate_to_json (const HrScenario *s,
   json_builder_end_object (b);
 
   json_builder_set_member_name (b, "fit");
-  if (est->has_fit)
+  if (own != NULL)
     {
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "gpu");
-      json_builder_add_string_value (b, est->gpu_id);
-      json_builder_set_member_name (b, "capacity");
-      json_builder_add_int_value (b, est->capacity);
-      json_builder_set_member_name (b, "usable");
-      json_builder_add_int_value (b, est->usable);
-      json_builder_set_member_name (b, "fits");
-      json_builder_add_boolean_value (b, est->fits);
-      json_builder_set_member_name (b, "max_micro_batch");
-      json_builder_add_int_value (b, est->max_micro_batch);
-      json_builder_set_member_name (b, "reason");
-      json_builder_add_string_value (b, est->fit_reason);
+      add_gpu_fit_json (b, own);
       json_builder_end_object (b);
     }
   else
@@ -237,6 +347,8 @@ estimate_to_json (const HrScenario *s,
   json_builder_add_int_value (b, est->seq_len);
   json_builder_end_object (b);
 
+  add_measurements_json (b, analysis);
+
   json_builder_set_member_name (b, "notes");
   json_builder_begin_array (b);
   for (guint i = 0; i < est->notes->len; i++)
@@ -248,10 +360,28 @@ estimate_to_json (const HrScenario *s,
 }
 
 static void
-print_estimate (const HrScenario *s,
-                const HrEstimate *est)
+print_measurements (HrAnalysis *analysis)
 {
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    {
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+
+      printf (_("Measurement %s: %s\n"), m->measurement->name, m->match->summary);
+    }
+  if (hr_analysis_get_n_measurements (analysis) > 0)
+    printf (_("Calibration: %s%s\n\n"), hr_analysis_get_calibration_text (analysis),
+            hr_analysis_get_calibration (analysis) != NULL ? _(" (applied)") : "");
+}
+
+static void
+print_estimate (HrAnalysis *analysis)
+{
+  const HrScenario *s = hr_analysis_get_scenario (analysis);
+  const HrEstimate *est = hr_analysis_get_estimate (analysis);
+  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
+
   print_scenario_line (s, est);
+  print_measurements (analysis);
 
   printf ("%-17s %12s   %s\n", _("Bucket (per GPU)"), _("Estimate"), _("Range"));
   for (guint i = 0; i < HR_N_BUCKETS; i++)
@@ -284,19 +414,20 @@ print_estimate (const HrScenario *s,
       }
   }
 
-  if (est->has_fit)
+  if (own != NULL)
     {
-      g_autofree char *cap = hr_cli_gib (est->capacity);
-      g_autofree char *usable = hr_cli_gib (est->usable);
+      g_autofree char *cap = hr_cli_gib (own->limit.capacity);
+      g_autofree char *usable = hr_cli_gib (own->limit.usable);
 
       /* Translators: GPU name, its memory, the usable part, "fits" or
        * "DOES NOT FIT", the micro-batch, then "at least " or nothing before
        * the largest micro-batch, and the reason. */
       printf (_("\nFit on %s (%s, %s usable): %s at micro-batch %u; "
                 "largest micro-batch %s%u\n  %s\n"),
-              est->gpu_name, cap, usable, est->fits ? _("fits") : _("DOES NOT FIT"),
+              own->gpu->name, cap, usable, own->fits ? _("fits") : _("DOES NOT FIT"),
               est->micro_batch,
-              est->max_is_lower_bound ? _("at least ") : "", est->max_micro_batch, est->fit_reason);
+              own->max_is_lower_bound ? _("at least ") : "", own->max_micro_batch, own->verdict);
+      printf ("  %s\n", own->rule);
     }
 
   printf ("\n%s\n", _("Breakdown:"));
@@ -321,25 +452,28 @@ hr_cli_estimate (int    argc,
                  char **argv)
 {
   GOptionEntry entries[] = { COMMON_OPTIONS, { NULL } };
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrScenario) scenario = NULL;
-  g_autoptr(HrEstimate) est = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
   int status;
 
   scenario = begin (N_("SCENARIO"), N_("Estimate the memory of a scenario."), entries, argc, argv,
-                    &status);
+                    measurements, &status);
   if (scenario == NULL)
     return status;
 
-  est = hr_estimate_new (scenario);
+  analysis = hr_cli_analysis_new (scenario, NULL, measurements, opt_calibrate,
+                                  HR_KNOB_SORT_COST);
 
   if (opt_json)
     {
-      g_autoptr(JsonNode) node = estimate_to_json (scenario, est);
+      g_autoptr(JsonNode) node = estimate_to_json (analysis);
 
       hr_cli_print_json (node);
     }
   else
-    print_estimate (scenario, est);
+    print_estimate (analysis);
 
   return HR_CLI_EXIT_OK;
 }
@@ -393,29 +527,31 @@ hr_cli_sweep (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(GArray) points = NULL;
   g_autoptr(GError) error = NULL;
+  const HrAnalysisGpu *own;
   guint from = 1, to = 64, step = 1;
   guint64 usable = 0;
   int status;
 
   scenario = begin (N_("SCENARIO"), N_("Peak memory versus micro-batch."), entries, argc, argv,
-                    &status);
+                    measurements, &status);
   if (scenario == NULL)
     return status;
 
   if (batch != NULL && !parse_range (batch, &from, &to, &step, &error))
     return hr_cli_fail (error);
 
-  points = hr_sweep_run (scenario, from, to, step, pow2);
-
-  if (scenario->gpu != NULL)
-    {
-      g_autoptr(HrPlan) plan = hr_plan_new (scenario);
-
-      usable = hr_plan_usable (plan, scenario->gpu);
-    }
+  analysis = hr_cli_analysis_new (scenario, NULL, measurements, opt_calibrate,
+                                  HR_KNOB_SORT_COST);
+  points = hr_analysis_sweep (analysis, from, to, step, pow2);
+  own = hr_analysis_get_own_gpu (analysis);
+  if (own != NULL)
+    usable = own->limit.usable;
 
   if (opt_json)
     {
@@ -426,26 +562,35 @@ hr_cli_sweep (int    argc,
       json_builder_set_member_name (b, "headroom_sweep");
       json_builder_add_int_value (b, 1);
       json_builder_set_member_name (b, "gpu");
-      if (scenario->gpu != NULL)
-        json_builder_add_string_value (b, scenario->gpu->id);
+      if (own != NULL)
+        json_builder_add_string_value (b, own->gpu->id);
       else
         json_builder_add_null_value (b);
       json_builder_set_member_name (b, "usable");
       json_builder_add_int_value (b, usable);
+      json_builder_set_member_name (b, "rule");
+      if (own != NULL)
+        json_builder_add_string_value (b, own->rule);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "calibrated");
+      json_builder_add_boolean_value (b, hr_analysis_get_calibration (analysis) != NULL);
       json_builder_set_member_name (b, "points");
       json_builder_begin_array (b);
       for (guint i = 0; i < points->len; i++)
         {
-          HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
+          HrAnalysisSample *p = &g_array_index (points, HrAnalysisSample, i);
 
           json_builder_begin_object (b);
           json_builder_set_member_name (b, "micro_batch");
           json_builder_add_int_value (b, p->micro_batch);
           hr_cli_add_peak_json (b, &p->peak);
-          if (scenario->gpu != NULL)
+          json_builder_set_member_name (b, "need");
+          json_builder_add_int_value (b, p->need);
+          if (own != NULL)
             {
               json_builder_set_member_name (b, "fits");
-              json_builder_add_boolean_value (b, p->peak.need <= usable);
+              json_builder_add_boolean_value (b, p->need <= usable);
             }
           json_builder_end_object (b);
         }
@@ -457,38 +602,36 @@ hr_cli_sweep (int    argc,
   else if (csv)
     {
       printf ("micro_batch,total_bytes,low_bytes,high_bytes,allocated_bytes,reserved_bytes,"
-              "device_used_bytes%s\n", scenario->gpu != NULL ? ",fits" : "");
+              "device_used_bytes,need_bytes%s\n", own != NULL ? ",fits" : "");
       for (guint i = 0; i < points->len; i++)
         {
-          HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
+          HrAnalysisSample *p = &g_array_index (points, HrAnalysisSample, i);
 
           printf ("%u,%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
-                  ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT "%s\n",
+                  ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
+                  ",%" G_GUINT64_FORMAT "%s\n",
                   p->micro_batch, p->peak.total, p->peak.low, p->peak.high, p->peak.allocated,
-                  p->peak.reserved, p->peak.device_used,
-                  scenario->gpu == NULL ? "" : p->peak.need <= usable ? ",true" : ",false");
+                  p->peak.reserved, p->peak.device_used, p->need,
+                  own == NULL ? "" : p->need <= usable ? ",true" : ",false");
         }
     }
   else
     {
-      printf ("%-11s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), _("Total GiB"),
-              _("Low GiB"),
-              _("High GiB"), _("Alloc GiB"), _("Reserved GiB"), scenario->gpu != NULL ? "  " : "",
-              scenario->gpu != NULL ? _("Fits") : "");
+      printf ("%-11s %12s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), _("Total GiB"),
+              _("Low GiB"), _("High GiB"), _("Alloc GiB"), _("Reserved GiB"), _("Needs GiB"),
+              own != NULL ? "  " : "", own != NULL ? _("Fits") : "");
       for (guint i = 0; i < points->len; i++)
         {
-          HrSweepPoint *p = &g_array_index (points, HrSweepPoint, i);
+          HrAnalysisSample *p = &g_array_index (points, HrAnalysisSample, i);
 
-          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f%s%s\n", p->micro_batch,
-                  p->peak.total / GiB,
-                  p->peak.low / GiB, p->peak.high / GiB, p->peak.allocated / GiB,
-                  p->peak.reserved / GiB,
-                  scenario->gpu == NULL ? "" : "  ",
-                  scenario->gpu == NULL ? "" : p->peak.need <= usable ? _("yes") : _("no"));
+          printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f%s%s\n", p->micro_batch,
+                  p->peak.total / GiB, p->peak.low / GiB, p->peak.high / GiB,
+                  p->peak.allocated / GiB, p->peak.reserved / GiB, p->need / GiB,
+                  own == NULL ? "" : "  ",
+                  own == NULL ? "" : p->need <= usable ? _("yes") : _("no"));
         }
-      if (scenario->gpu != NULL)
-        printf (_("\n%s: %.2f GiB usable (%.0f%% reserve)\n"), scenario->gpu->name, usable / GiB,
-                scenario->reserve * 100);
+      if (own != NULL)
+        printf ("\n%s: %s\n", own->gpu->name, own->rule);
     }
 
   return HR_CLI_EXIT_OK;
@@ -507,22 +650,25 @@ hr_cli_fits (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
-  g_autoptr(GPtrArray) fits = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(GError) error = NULL;
   int status;
 
   scenario = begin (N_("SCENARIO"),
                     N_("Which GPUs the scenario fits on, and the largest micro-batch on each."),
-                    entries, argc, argv, &status);
+                    entries, argc, argv, measurements, &status);
   if (scenario == NULL)
     return status;
 
   if (!hr_cli_resolve_gpus (gpu_list != NULL ? gpu_list : "all", gpus, &error))
     return hr_cli_fail (error);
 
-  fits = hr_fit_gpus (scenario, gpus);
+  analysis = hr_cli_analysis_new (scenario, gpus, measurements, opt_calibrate,
+                                  HR_KNOB_SORT_COST);
 
   if (opt_json)
     {
@@ -536,28 +682,24 @@ hr_cli_fits (int    argc,
       json_builder_add_int_value (b, scenario->micro_batch);
       json_builder_set_member_name (b, "reserve");
       json_builder_add_double_value (b, scenario->reserve);
+      json_builder_set_member_name (b, "calibrated");
+      json_builder_add_boolean_value (b, hr_analysis_get_calibration (analysis) != NULL);
       json_builder_set_member_name (b, "gpus");
       json_builder_begin_array (b);
-      for (guint i = 0; i < fits->len; i++)
+      for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
         {
-          HrGpuFit *fit = g_ptr_array_index (fits, i);
+          const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
+          HrPeak peak = { 0 };
 
           json_builder_begin_object (b);
-          json_builder_set_member_name (b, "gpu");
-          json_builder_add_string_value (b, fit->gpu_id);
-          json_builder_set_member_name (b, "capacity");
-          json_builder_add_int_value (b, fit->capacity);
-          json_builder_set_member_name (b, "usable");
-          json_builder_add_int_value (b, fit->usable);
-          json_builder_set_member_name (b, "need");
-          json_builder_add_int_value (b, fit->peak.need);
-          hr_cli_add_peak_json (b, &fit->peak);
-          json_builder_set_member_name (b, "fits");
-          json_builder_add_boolean_value (b, fit->fits);
-          json_builder_set_member_name (b, "max_micro_batch");
-          json_builder_add_int_value (b, fit->max_micro_batch);
-          json_builder_set_member_name (b, "reason");
-          json_builder_add_string_value (b, fit->reason);
+          add_gpu_fit_json (b, g);
+          peak.total = g->estimate->total;
+          peak.low = g->estimate->low;
+          peak.high = g->estimate->high;
+          peak.allocated = g->estimate->allocated_peak;
+          peak.reserved = g->estimate->reserved_peak;
+          peak.device_used = g->estimate->device_used;
+          hr_cli_add_peak_json (b, &peak);
           json_builder_end_object (b);
         }
       json_builder_end_array (b);
@@ -570,22 +712,24 @@ hr_cli_fits (int    argc,
   if (csv)
     {
       g_autoptr(GString) out = g_string_new ("gpu,name,capacity_bytes,usable_bytes,need_bytes,"
-                                             "fits,max_micro_batch,reason\n");
+                                             "fits,max_micro_batch,reason,fix\n");
 
       /* Names and reasons come from catalogs and scenarios anyone can
        * write: hr_csv_append_text() keeps them from running as formulas. */
-      for (guint i = 0; i < fits->len; i++)
+      for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
         {
-          HrGpuFit *fit = g_ptr_array_index (fits, i);
+          const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
 
-          hr_csv_append_text (out, fit->gpu_id);
+          hr_csv_append_text (out, g->gpu->id);
           g_string_append_c (out, ',');
-          hr_csv_append_text (out, fit->gpu_name != NULL ? fit->gpu_name : "");
+          hr_csv_append_text (out, g->gpu->name != NULL ? g->gpu->name : "");
           g_string_append_printf (out, ",%" G_GUINT64_FORMAT ",%" G_GUINT64_FORMAT
                                   ",%" G_GUINT64_FORMAT ",%s,%u,",
-                                  fit->capacity, fit->usable, fit->peak.need,
-                                  fit->fits ? "true" : "false", fit->max_micro_batch);
-          hr_csv_append_text (out, fit->reason != NULL ? fit->reason : "");
+                                  g->limit.capacity, g->limit.usable, g->need,
+                                  g->fits ? "true" : "false", g->max_micro_batch);
+          hr_csv_append_text (out, g->verdict);
+          g_string_append_c (out, ',');
+          hr_csv_append_text (out, g->fix != NULL ? g->fix->change : "");
           g_string_append_c (out, '\n');
         }
       fputs (out->str, stdout);
@@ -593,20 +737,29 @@ hr_cli_fits (int    argc,
     }
 
   printf (_("%s at micro-batch %u, %.0f%% reserve\n\n"), scenario->model->name,
-          scenario->micro_batch,
-          scenario->reserve * 100);
-  printf ("%-20s %11s %11s %11s  %-5s %10s\n", _("GPU"), _("Memory GiB"), _("Usable GiB"),
-          _("Needs GiB"), _("Fits"), _("Max batch"));
-  for (guint i = 0; i < fits->len; i++)
+          scenario->micro_batch, scenario->reserve * 100);
+  print_measurements (analysis);
+  printf ("%-20s %11s %11s %11s  %-5s %10s  %s\n", _("GPU"), _("Memory GiB"), _("Usable GiB"),
+          _("Needs GiB"), _("Fits"), _("Max batch"), _("Lever that fixes it"));
+  for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
     {
-      HrGpuFit *fit = g_ptr_array_index (fits, i);
-      g_autofree char *max = fit->max_micro_batch == 0 ? g_strdup (_("none"))
-                             : g_strdup_printf ("%s%u", fit->max_is_lower_bound ? "≥" : "",
-                                                fit->max_micro_batch);
+      const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
+      g_autofree char *max = g->max_micro_batch == 0 ? g_strdup (_("none"))
+                             : g_strdup_printf ("%s%u", g->max_is_lower_bound ? "≥" : "",
+                                                g->max_micro_batch);
 
-      printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s\n", fit->gpu_id, fit->capacity / GiB,
-              fit->usable / GiB,
-              fit->peak.need / GiB, fit->fits ? _("yes") : _("no"), max);
+      printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s  %s\n", g->gpu->id,
+              g->limit.capacity / GiB, g->limit.usable / GiB, g->need / GiB,
+              g->fits ? _("yes") : _("no"), max,
+              g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever"));
+    }
+  /* How the usable memory was reached: the rule as it applied to the
+   * first card (the others follow the same way, in their own sizes). */
+  if (hr_analysis_get_n_gpus (analysis) > 0)
+    {
+      const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, 0);
+
+      printf ("\n%s: %s\n", g->gpu->id, g->rule);
     }
 
   return HR_CLI_EXIT_OK;
@@ -616,19 +769,38 @@ int
 hr_cli_knobs (int    argc,
               char **argv)
 {
-  GOptionEntry entries[] = { COMMON_OPTIONS, { NULL } };
+  g_autofree char *sort_name = NULL;
+  GOptionEntry entries[] = {
+    COMMON_OPTIONS,
+    { "sort", 0, 0, G_OPTION_ARG_STRING, &sort_name,
+     N_("Most memory saved first, or least costly first (default saved)"), "saved|cost" },
+    { NULL }
+  };
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
   g_autoptr(HrScenario) scenario = NULL;
-  g_autoptr(GPtrArray) knobs = NULL;
-  g_autoptr(HrEstimate) est = NULL;
+  g_autoptr(HrAnalysis) analysis = NULL;
+  const HrAnalysisGpu *own;
+  const HrEstimate *est;
+  GPtrArray *knobs;
+  int sort = HR_KNOB_SORT_SAVED;
   int status;
 
-  scenario = begin (N_("SCENARIO"), N_("The levers that reduce memory, the one saving most first."),
-                    entries, argc, argv, &status);
+  scenario = begin (N_("SCENARIO"), N_("The levers that reduce memory, what each costs, and the "
+                                       "one that fixes a run that does not fit."),
+                    entries, argc, argv, measurements, &status);
   if (scenario == NULL)
     return status;
+  if (sort_name != NULL && !hr_enum_from_nick (hr_knob_sort_names, sort_name, &sort))
+    {
+      fprintf (stderr, _("headroom-cli knobs: --sort %s: expected saved or cost\n"), sort_name);
+      return HR_CLI_EXIT_USAGE;
+    }
 
-  est = hr_estimate_new (scenario);
-  knobs = hr_knobs_rank (scenario);
+  analysis = hr_cli_analysis_new (scenario, NULL, measurements, opt_calibrate, sort);
+  est = hr_analysis_get_estimate (analysis);
+  own = hr_analysis_get_own_gpu (analysis);
+  knobs = hr_analysis_get_levers (analysis);
 
   if (opt_json)
     {
@@ -638,40 +810,28 @@ hr_cli_knobs (int    argc,
       json_builder_begin_object (b);
       json_builder_set_member_name (b, "headroom_knobs");
       json_builder_add_int_value (b, 1);
+      json_builder_set_member_name (b, "sort");
+      json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_sort_names, sort));
       json_builder_set_member_name (b, "total");
       json_builder_add_int_value (b, est->total);
+      json_builder_set_member_name (b, "need");
+      json_builder_add_int_value (b, own != NULL ? own->need : est->total);
+      if (own != NULL)
+        {
+          json_builder_set_member_name (b, "gpu");
+          json_builder_add_string_value (b, own->gpu->id);
+          json_builder_set_member_name (b, "usable");
+          json_builder_add_int_value (b, own->limit.usable);
+          json_builder_set_member_name (b, "fits");
+          json_builder_add_boolean_value (b, own->fits);
+          json_builder_set_member_name (b, "rule");
+          json_builder_add_string_value (b, own->rule);
+          add_fix_json (b, own->fix);
+        }
       json_builder_set_member_name (b, "knobs");
       json_builder_begin_array (b);
       for (guint i = 0; i < knobs->len; i++)
-        {
-          HrKnob *k = g_ptr_array_index (knobs, i);
-
-          json_builder_begin_object (b);
-          json_builder_set_member_name (b, "id");
-          json_builder_add_string_value (b, k->id);
-          json_builder_set_member_name (b, "label");
-          json_builder_add_string_value (b, k->label);
-          json_builder_set_member_name (b, "change");
-          json_builder_add_string_value (b, k->change);
-          json_builder_set_member_name (b, "saved");
-          json_builder_add_int_value (b, k->saved);
-          json_builder_set_member_name (b, "total_after");
-          json_builder_add_int_value (b, k->after);
-          json_builder_set_member_name (b, "speed");
-          json_builder_add_double_value (b, k->speed);
-          json_builder_set_member_name (b, "cost");
-          json_builder_add_string_value (b, k->cost);
-          json_builder_set_member_name (b, "source");
-          json_builder_add_string_value (b, k->source);
-          if (k->has_fit)
-            {
-              json_builder_set_member_name (b, "fits_after");
-              json_builder_add_boolean_value (b, k->fits_after);
-              json_builder_set_member_name (b, "max_micro_batch_after");
-              json_builder_add_int_value (b, k->max_micro_batch_after);
-            }
-          json_builder_end_object (b);
-        }
+        hr_cli_add_knob_json (b, g_ptr_array_index (knobs, i));
       json_builder_end_array (b);
       json_builder_end_object (b);
       node = json_builder_get_root (b);
@@ -680,36 +840,49 @@ hr_cli_knobs (int    argc,
     }
 
   {
-    g_autofree char *t = hr_cli_gib (est->total);
+    g_autofree char *t = hr_cli_gib (own != NULL ? own->need : est->total);
 
-    if (!est->has_fit)
-      printf (_("%s: %s now\n\n"), scenario->model->name, t);
-    else if (est->fits)
-      printf (_("%s: %s now (fits)\n\n"), scenario->model->name, t);
+    if (own == NULL)
+      printf (_("%s: %s now\n"), scenario->model->name, t);
+    else if (own->fits)
+      printf (_("%s: %s now (fits)\n"), scenario->model->name, t);
     else
-      printf (_("%s: %s now (does not fit)\n\n"), scenario->model->name, t);
+      printf (_("%s: %s now (does not fit)\n"), scenario->model->name, t);
+    if (own != NULL)
+      printf ("%s\n", own->rule);
+    printf ("\n");
   }
 
   if (knobs->len == 0)
     printf ("%s\n", _("No lever saves memory for this scenario."));
+  else if (own != NULL && !own->fits && own->fix == NULL)
+    printf ("%s\n\n", _("No single lever makes it fit: combine several, or add GPUs."));
+  else if (own != NULL && own->fix != NULL)
+    printf (_("The lever that fixes it, least costly first: %s (--set %s).\n\n"),
+            own->fix->label, own->fix->change);
 
   for (guint i = 0; i < knobs->len; i++)
     {
       HrKnob *k = g_ptr_array_index (knobs, i);
       g_autofree char *saved = hr_cli_gib (k->saved);
       g_autofree char *after = hr_cli_gib (k->after);
+      g_autofree char *gained = hr_cli_gib (k->gained);
 
       printf ("%2u. %s\n    ", i + 1, k->label);
-      if (!k->has_fit)
+      if (k->saved > 0)
         printf (_("saves %s (to %s)"), saved, after);
-      else if (k->fits_after)
-        printf (_("saves %s (to %s), then fits, max micro-batch %u"), saved, after,
-                k->max_micro_batch_after);
       else
-        printf (_("saves %s (to %s), then still does not fit, max micro-batch %u"), saved, after,
-                k->max_micro_batch_after);
+        printf (_("adds %s of usable memory"), gained);
+      if (k->has_fit && k->fits_after)
+        printf (_(", then fits, max micro-batch %u"), k->max_micro_batch_after);
+      else if (k->has_fit)
+        printf ("%s", _(", then still does not fit"));
       printf ("\n    ");
       printf (_("step time ×%.2f: %s"), k->speed, k->cost);
+      printf ("\n    ");
+      printf (_("result: %s: %s"), hr_knob_risk_label (k->risk), k->risk_text);
+      if (k->more_gpus)
+        printf ("%s", _("; needs more GPUs"));
       printf ("\n    --set %s\n", k->change);
     }
 

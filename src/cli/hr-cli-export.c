@@ -15,28 +15,6 @@
 #include "hr-cli.h"
 #include "hr-cli-measure.h"
 
-/* The cards a curve shows when the scenario names none: a consumer card,
- * and the two data-centre cards most rented for training. */
-typedef struct {
-  const HrTreeNode *tree;
-  const char       *title;
-} TreeJob;
-
-static void
-draw_tree (cairo_t            *cr,
-           PangoContext       *context,
-           const HrChartStyle *style,
-           double              width,
-           double              height,
-           gpointer            user_data)
-{
-  TreeJob *job = user_data;
-  g_autoptr(HrTreeChartLayout) layout = hr_tree_chart_layout (job->tree, job->title, style,
-                                                              context, width, height);
-
-  hr_tree_chart_render (layout, style, cr);
-}
-
 int
 hr_cli_export (int    argc,
                char **argv)
@@ -45,14 +23,14 @@ hr_cli_export (int    argc,
   g_autofree char *output = NULL;
   g_autofree char *format_name = NULL;
   g_autofree char *theme_name = NULL;
-  g_autofree char *measurements = NULL;
+  g_auto(GStrv) measurement_files = NULL;
   g_autofree char *gpu_list = NULL;
   g_auto(GStrv) sets = NULL;
+  g_autofree char *names = hr_chart_types_list_names ("|");
   double width = 1280, height = 800, scale = 1;
-  gboolean transparent = FALSE;
+  gboolean transparent = FALSE, calibrate = FALSE;
   GOptionEntry entries[] = {
-    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"),
-      "buckets|curve|tree|advice" },
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"), names },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write"), N_("FILE") },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("Format (default: from the file name)"),
      "png|svg|pdf" },
@@ -67,9 +45,11 @@ hr_cli_export (int    argc,
     { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, N_("Leave the background transparent"),
      NULL },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
-     N_("Cards the curve shows (default: the scenario's)"), "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME, &measurements, N_("Measured points to overlay"),
-     N_("FILE") },
+     N_("Cards to compare, one bar or line each (default: the scenario's)"), "ID,ID…" },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
+     N_("Measured points to overlay (repeatable)"), N_("FILE") },
+    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
+     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
      N_("KEY=VALUE") },
     { NULL }
@@ -78,26 +58,27 @@ hr_cli_export (int    argc,
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrChartStyle) style = NULL;
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrBucketChartData) buckets = NULL;
-  g_autoptr(HrCurveChartData) curve = NULL;
-  g_autoptr(HrTreeNode) tree = NULL;
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(GPtrArray) references = g_ptr_array_new ();
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
+  g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autofree char *prefer = NULL;
   g_auto(GStrv) answers = NULL;
-  g_autofree char *leaf = NULL;
-  HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
-  HrAdviceChartData advice_job = { 0 };
-  g_autoptr(HrMeasurement) measurement = NULL;
   g_autofree char *description = NULL;
-  const char *title = NULL;
-  TreeJob tree_job = { 0 };
-  HrChartDrawFunc draw = NULL;
-  gpointer draw_data = NULL;
+  HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
+  HrAnalysisOptions analysis_options = { 0 };
+  HrChartSource source = { 0 };
+  const HrChartType *type;
+  gpointer data;
+  HrChartDrawing drawing;
   HrExportOptions options = { 0 };
   int theme = HR_CHART_THEME_LIGHT;
   int format_value = HR_EXPORT_PNG;
   HrExportFormat format;
+  gboolean ok;
 
   g_option_context_set_summary (context, N_("Export a chart as PNG, SVG or PDF."));
   g_option_context_add_main_entries (context, entries, NULL);
@@ -110,8 +91,16 @@ hr_cli_export (int    argc,
 
   if (argc != 2 || chart == NULL || output == NULL)
     {
-      fprintf (stderr, _("headroom-cli export: expected SCENARIO --chart "
-                         "buckets|curve|tree|advice -o FILE\n"));
+      fprintf (stderr, _("headroom-cli export: expected SCENARIO --chart %s -o FILE\n"), names);
+      return HR_CLI_EXIT_USAGE;
+    }
+
+  type = hr_chart_type_find (chart);
+  if (type == NULL)
+    {
+      g_autofree char *list = hr_chart_types_list_names (", ");
+
+      fprintf (stderr, _("headroom-cli export: --chart %s: expected one of %s\n"), chart, list);
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -142,10 +131,9 @@ hr_cli_export (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (measurements != NULL && !g_str_equal (chart, "curve") && !g_str_equal (chart, "buckets"))
+  if (calibrate && measurement_files == NULL)
     {
-      fprintf (stderr, _("headroom-cli export: --measurements goes on the curve chart "
-                         "(--chart curve), or a memory snapshot on the bucket chart\n"));
+      fprintf (stderr, "%s\n", _("headroom-cli export: --calibrate needs --measurements FILE"));
       return HR_CLI_EXIT_USAGE;
     }
 
@@ -153,143 +141,55 @@ hr_cli_export (int    argc,
   if (scenario == NULL)
     return hr_cli_fail (error);
 
-  style = hr_chart_style_new (theme);
-  style->transparent = transparent;
+  /* The cards compared: those named, else the scenario's own, else (on
+   * the curve) a consumer card and the two data-centre cards most rented
+   * for training, for reference. */
+  if (gpu_list != NULL && !hr_cli_resolve_gpus (gpu_list, gpus, &error))
+    return hr_cli_fail (error);
+  if (gpus->len == 0 && scenario->gpu == NULL)
+    hr_curve_chart_add_reference_gpus (references, hr_catalog_get_default ());
+  if (!hr_cli_load_measurements (measurement_files, measurements, &error))
+    return hr_cli_fail (error);
 
-  if (g_str_equal (chart, "buckets"))
+  analysis_options.gpus = gpus;
+  analysis_options.reference_gpus = references;
+  analysis_options.measurements = measurements;
+  analysis_options.use_calibration = calibrate;
+  analysis_options.lever_sort = HR_KNOB_SORT_COST;
+  analysis = hr_analysis_new (scenario, &analysis_options);
+
+  source.analysis = analysis;
+  source.catalog = hr_catalog_get_default ();
+  if (type->advisor)
     {
-      const HrSnapshotDevice *device = NULL;
-
-      if (measurements != NULL)
-        {
-          measurement = hr_measurement_load_file (measurements, NULL, &error);
-          if (measurement == NULL)
-            return hr_cli_fail (error);
-          if (measurement->snapshot != NULL)
-            device = hr_snapshot_get_peak_device (measurement->snapshot);
-          if (device == NULL)
-            {
-              fprintf (stderr, _("%s: not a memory snapshot or profiler timeline; the bucket "
-                                 "chart sets those beside the estimate (draw other "
-                                 "measurements on --chart curve)\n"), measurement->name);
-              return HR_CLI_EXIT_USAGE;
-            }
-          /* The estimate at the micro-batch the snapshot says. */
-          if (hr_measurement_get_micro_batch (measurement) > 0)
-            scenario->micro_batch = hr_measurement_get_micro_batch (measurement);
-        }
-      buckets = hr_bucket_chart_data_new_for_scenario (scenario);
-      if (device != NULL)
-        {
-          g_autofree char *label = g_strdup_printf (_("measured, cuda:%d"), device->device);
-
-          hr_bucket_chart_data_add_snapshot (buckets, label, device);
-        }
-      description = hr_bucket_chart_summary (buckets);
-      title = buckets->title;
-      draw = hr_bucket_chart_draw;
-      draw_data = buckets;
-    }
-  else if (g_str_equal (chart, "curve"))
-    {
-      g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
-      gboolean log2_x;
-      guint upper;
-
-      if (gpu_list != NULL)
-        {
-          if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
-            return hr_cli_fail (error);
-        }
-      else if (scenario->gpu != NULL)
-        g_ptr_array_add (gpus, scenario->gpu);
-      else
-        hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
-
-      hr_curve_chart_batch_range (scenario, gpus, &upper, &log2_x);
-      if (measurements != NULL)
-        {
-          HrMeasureOptions measure_options = { 0 };
-
-          /* A log over time is drawn as its peak: read it thinned, in
-           * bounded memory, whatever its length. */
-          measure_options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
-          measurement = hr_measurement_load_file (measurements, &measure_options, &error);
-          if (measurement == NULL)
-            return hr_cli_fail (error);
-          /* The curve spans the measured batches too. */
-          upper = hr_curve_chart_measurement_batch_range (measurement, upper);
-        }
-      curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);
-      if (measurement != NULL)
-        hr_curve_chart_data_add_measurement (curve, measurement, scenario->micro_batch);
-      description = hr_curve_chart_summary (curve);
-      title = curve->title;
-      draw = hr_curve_chart_draw;
-      draw_data = curve;
-    }
-  else if (g_str_equal (chart, "tree") || g_str_equal (chart, "advice"))
-    {
-      const HrRecommendation *best;
-
       /* The advisor's tree, answered from the advise options and the
        * scenario, with its path and the costed table. */
-      if (!hr_cli_advise_run (scenario, &advice_flags, &walk, &advice, &error))
+      if (!hr_cli_advise_run (analysis, &advice_flags, &walk, &advice, &error))
         {
           fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
           return HR_CLI_EXIT_USAGE;
         }
-      best = advice->recommendations->len > 0 ? g_ptr_array_index (advice->recommendations, 0)
-                                              : NULL;
-      /* Translators: the count, the card's name, then the largest
-       * micro-batch; "\u00A0" is a no-break space. */
-      if (best != NULL && best->choice == HR_ADVICE_CHOICE_BUY)
-        leaf = g_strdup_printf (_("Buy %u × %s\u00A0· micro-batch up to %u"),
-                                best->count, best->gpu_name, best->max_micro_batch);
-      else if (best != NULL)
-        leaf = g_strdup_printf (_("Rent %u × %s\u00A0· micro-batch up to %u"),
-                                best->count, best->gpu_name, best->max_micro_batch);
-      tree = hr_advisor_walk_to_tree (walk, leaf != NULL ? leaf : _("no card fits"));
-      tree_job.tree = tree;
-      tree_job.title = scenario->name != NULL && scenario->name[0] != '\0' ? scenario->name
-                                                                          : scenario->model->name;
-      title = tree_job.title;
-      if (g_str_equal (chart, "tree"))
-        {
-          description = hr_tree_chart_summary (tree);
-          draw = draw_tree;
-          draw_data = &tree_job;
-        }
-      else
-        {
-          g_autofree char *words = hr_tree_path_text (tree);
+      source.walk = walk;
+      source.advice = advice;
+    }
 
-          g_free (leaf);
-          leaf = g_strdup_printf (_("Decision path: %s."), words);
-          advice_job.advice = advice;
-          advice_job.title = title;
-          advice_job.path = leaf;
-          description = hr_advice_chart_summary (&advice_job);
-          draw = hr_advice_chart_draw;
-          draw_data = &advice_job;
-        }
-    }
-  else
-    {
-      fprintf (stderr,
-               _("headroom-cli export: --chart %s: expected buckets, curve, tree or advice\n"),
-               chart);
-      return HR_CLI_EXIT_USAGE;
-    }
+  style = hr_chart_style_new (theme);
+  style->transparent = transparent;
+  data = type->data_new (&source);
+  description = type->summary (data);
+  drawing.type = type;
+  drawing.data = data;
 
   options.format = format;
   options.width = width;
   options.height = height;
   options.scale = scale;
-  options.title = title;
+  options.title = type->data_title (data);
   options.description = description;
 
-  if (!hr_chart_export (output, &options, style, draw, draw_data, &error))
+  ok = hr_chart_export (output, &options, style, hr_chart_drawing_draw, &drawing, &error);
+  type->data_free (data);
+  if (!ok)
     {
       fprintf (stderr, "%s\n", error->message);
       return HR_CLI_EXIT_FAILURE;
@@ -303,9 +203,19 @@ hr_cli_report (int    argc,
                char **argv)
 {
   g_autofree char *output = NULL;
+  g_autofree char *gpu_list = NULL;
   g_auto(GStrv) sets = NULL;
+  g_auto(GStrv) measurement_files = NULL;
+  gboolean calibrate = FALSE;
   GOptionEntry entries[] = {
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("PDF file to write"), N_("FILE.pdf") },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
+     N_("Cards to compare on the charts (default: the scenario's and three for reference)"),
+     "ID,ID…" },
+    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
+     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
+    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
+     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
     { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
      N_("KEY=VALUE") },
     { NULL }
@@ -314,6 +224,11 @@ hr_cli_report (int    argc,
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrChartStyle) style = NULL;
   g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                      hr_measurement_free);
+  g_autoptr(HrAnalysis) analysis = NULL;
+  HrCatalog *catalog = hr_catalog_get_default ();
 
   g_option_context_set_summary (context, N_("Write a multi-page PDF report of a scenario."));
   g_option_context_add_main_entries (context, entries, NULL);
@@ -325,13 +240,29 @@ hr_cli_report (int    argc,
       fprintf (stderr, _("headroom-cli report: expected SCENARIO -o FILE.pdf\n"));
       return HR_CLI_EXIT_USAGE;
     }
+  if (calibrate && measurement_files == NULL)
+    {
+      fprintf (stderr, "%s\n", _("headroom-cli report: --calibrate needs --measurements FILE"));
+      return HR_CLI_EXIT_USAGE;
+    }
 
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
   if (scenario == NULL)
     return hr_cli_fail (error);
+  if (gpu_list != NULL && !hr_cli_resolve_gpus (gpu_list, gpus, &error))
+    return hr_cli_fail (error);
+  if (!hr_cli_load_measurements (measurement_files, measurements, &error))
+    return hr_cli_fail (error);
+  if (gpu_list == NULL)
+    {
+      if (scenario->gpu != NULL)
+        g_ptr_array_add (gpus, scenario->gpu);
+      hr_curve_chart_add_reference_gpus (gpus, catalog);
+    }
 
+  analysis = hr_cli_analysis_new (scenario, gpus, measurements, calibrate, HR_KNOB_SORT_COST);
   style = hr_chart_style_new (HR_CHART_THEME_PRINT);
-  if (!hr_chart_report_write (output, scenario, hr_catalog_get_default (), style, &error))
+  if (!hr_chart_report_write_analysis (output, analysis, catalog, style, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return HR_CLI_EXIT_FAILURE;

@@ -326,14 +326,57 @@ stream_points (Json                   *j,
 }
 
 static void
-write_comparison (Json                *j,
-                  const HrScenario    *scenario,
-                  const HrCalibration *calibration,
-                  HrPlan              *plan,
-                  GPtrArray           *gpus)
+member_string_or_null (Json       *j,
+                       const char *name,
+                       const char *value)
+{
+  json_member (j, name);
+  if (value != NULL)
+    json_string (j, value);
+  else
+    json_null (j);
+}
+
+static void
+write_match (Json                 *j,
+             const HrMeasureMatch *match)
 {
   json_open (j, '{');
+  json_member (j, "matches");
+  json_bool (j, !match->differs);
+  json_member (j, "can_calibrate");
+  json_bool (j, match->can_calibrate);
+  member_string (j, "summary", match->summary);
+  for (guint i = 0; i < HR_MATCH_N_ITEMS; i++)
+    {
+      json_member (j, hr_enum_to_nick (hr_match_item_names, i));
+      json_open (j, '{');
+      member_string (j, "state", hr_enum_to_nick (hr_match_state_names, match->state[i]));
+      member_string_or_null (j, "measured", match->measured[i]);
+      member_string_or_null (j, "scenario", match->scenario[i]);
+      json_close (j, '}');
+    }
+  json_close (j, '}');
+}
+
+/* The comparison with the scenario: the points against the (uncalibrated)
+ * estimate, whether the measurement is of the scenario's setup, and each
+ * card's largest micro-batch from the analysis, calibrated where the
+ * measurement may calibrate it. */
+static void
+write_comparison (Json                *j,
+                  HrAnalysis          *plain,
+                  HrAnalysis          *calibrated,
+                  const HrCalibration *calibration)
+{
+  const HrScenario *scenario = hr_analysis_get_scenario (plain);
+  const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
+  gboolean applied = hr_analysis_get_calibration (calibrated) != NULL;
+
+  json_open (j, '{');
   member_string (j, "scenario", scenario->name != NULL ? scenario->name : scenario->model->name);
+  json_member (j, "match");
+  write_match (j, match);
   member_string (j, "metric", hr_enum_to_nick (hr_metric_names, calibration->metric));
 
   json_member (j, "points");
@@ -364,6 +407,8 @@ write_comparison (Json                *j,
 
   json_member (j, "calibration");
   json_open (j, '{');
+  json_member (j, "applied");
+  json_bool (j, applied);
   member_double (j, "activation_scale", calibration->activation_scale);
   member_int (j, "overhead_shift", calibration->overhead_shift);
   member_int (j, "band", calibration->band_bytes);
@@ -372,19 +417,22 @@ write_comparison (Json                *j,
 
   json_member (j, "gpus");
   json_open (j, '[');
-  for (guint i = 0; i < gpus->len; i++)
+  for (guint i = 0; i < hr_analysis_get_n_gpus (plain); i++)
     {
-      const HrGpu *gpu = g_ptr_array_index (gpus, i);
-      guint64 usable = hr_plan_usable (plan, gpu);
-      gboolean lower;
+      const HrAnalysisGpu *before = hr_analysis_get_gpu (plain, i);
+      const HrAnalysisGpu *after = hr_analysis_get_gpu (calibrated, i);
 
       json_open (j, '{');
-      member_string (j, "gpu", gpu->id);
-      member_int (j, "usable", usable);
+      member_string (j, "gpu", before->gpu->id);
+      member_int (j, "usable", before->limit.usable);
       json_member (j, "max_micro_batch");
-      json_int (j, hr_plan_max_micro_batch (plan, usable, &lower));
+      json_int (j, before->max_micro_batch);
       json_member (j, "calibrated_max_micro_batch");
-      json_int (j, hr_calibration_max_micro_batch (calibration, plan, usable, &lower));
+      if (applied)
+        json_int (j, after->max_micro_batch);
+      else
+        json_null (j);
+      member_string (j, "rule", before->rule);
       json_close (j, '}');
     }
   json_close (j, ']');
@@ -394,8 +442,9 @@ write_comparison (Json                *j,
 /* A snapshot's peak beside a scenario's estimate at the snapshot's
  * micro-batch: what the window's measured bar shows. */
 typedef struct {
-  guint       micro_batch;
-  HrEstimate *estimate;
+  guint           micro_batch;
+  HrEstimate     *estimate;
+  HrMeasureMatch *match;      /* whether the snapshot is of the scenario's setup */
 } SnapshotComparison;
 
 static void
@@ -409,6 +458,8 @@ write_snapshot_comparison (Json                     *j,
   hr_snapshot_device_bar (dev, &bar);
   json_open (j, '{');
   member_string (j, "scenario", scenario->name != NULL ? scenario->name : scenario->model->name);
+  json_member (j, "match");
+  write_match (j, cmp->match);
   json_member (j, "device");
   json_int (j, dev->device);
   json_member (j, "micro_batch");
@@ -562,8 +613,8 @@ typedef struct {
   const HrFit            *fit;
   const HrScenario       *scenario;
   const HrCalibration    *calibration;
-  HrPlan                 *plan;
-  GPtrArray              *gpus;
+  HrAnalysis             *plain;       /* the scenario without calibration */
+  HrAnalysis             *calibrated;  /* with it, where it may apply */
   SnapshotComparison     *snapshot_comparison;
 } Report;
 
@@ -664,7 +715,7 @@ print_json (const HrMeasurement  *measurement,
   if (report->scenario != NULL && report->calibration != NULL)
     {
       json_member (j, "comparison");
-      write_comparison (j, report->scenario, report->calibration, report->plan, report->gpus);
+      write_comparison (j, report->plain, report->calibrated, report->calibration);
     }
   else if (report->scenario != NULL && report->snapshot_comparison != NULL)
     {
@@ -764,6 +815,7 @@ print_snapshot_comparison_text (const HrScenario         *scenario,
   printf (_("Against %s at micro-batch %u (GPU %d's peak):\n"),
           scenario->name != NULL ? scenario->name : scenario->model->name, cmp->micro_batch,
           dev->device);
+  printf ("  %s%s\n", cmp->match->differs ? "✗ " : "", cmp->match->summary);
   /* Translators: column headings of the comparison table; keep them short. */
   printf ("  %-18s %12s %12s %9s\n", _("bucket"), _("measured"), _("estimate"), _("error"));
   for (guint b = 0; b < HR_N_BUCKETS; b++)
@@ -804,8 +856,6 @@ print_text (const HrMeasurement *measurement,
   const HrFit *fit = report->fit;
   const HrScenario *scenario = report->scenario;
   const HrCalibration *calibration = report->calibration;
-  HrPlan *plan = report->plan;
-  GPtrArray *gpus = report->gpus;
   double gap, fraction, at_batch;
 
   printf (g_dngettext (GETTEXT_PACKAGE, "%s: %s, %u row\n", "%s: %s, %u rows\n",
@@ -890,6 +940,16 @@ print_text (const HrMeasurement *measurement,
   printf (_("Against %s (%s):\n"),
           scenario->name != NULL ? scenario->name : scenario->model->name,
           hr_enum_to_nick (hr_metric_names, calibration->metric));
+  {
+    const HrMeasureMatch *match = hr_analysis_get_measurement (report->plain, 0)->match;
+
+    /* What was measured against what this scenario is: a mismatch is said
+     * before any number is compared. */
+    printf ("  %s%s\n", match->differs ? "✗ " : "", match->summary);
+    if (!match->can_calibrate)
+      printf ("  %s\n", _("Not used to calibrate: a measurement of another model, framework or "
+                          "precision would carry the wrong correction."));
+  }
   /* Translators: column headings of the comparison table; keep them short. */
   printf ("  %6s %12s %12s %9s %12s\n", _("batch"), _("measured"), _("estimate"), _("error"),
           _("calibrated"));
@@ -898,10 +958,10 @@ print_text (const HrMeasurement *measurement,
       const HrCalibrationPoint *p = &g_array_index (calibration->points, HrCalibrationPoint, i);
       g_autofree char *measured = hr_cli_gib (p->measured);
       g_autofree char *predicted = hr_cli_gib (p->predicted);
-      g_autofree char *calibrated = hr_cli_gib (p->calibrated);
+      g_autofree char *after = hr_cli_gib (p->calibrated);
 
       printf ("  %6.0f %12s %12s %+8.1f%% %12s\n", p->batch, measured, predicted,
-              p->measured > 0 ? 100 * (p->predicted - p->measured) / p->measured : 0, calibrated);
+              p->measured > 0 ? 100 * (p->predicted - p->measured) / p->measured : 0, after);
     }
 
   {
@@ -924,16 +984,17 @@ print_text (const HrMeasurement *measurement,
 
   /* Translators: column headings; keep them short. */
   printf ("  %-22s %12s %10s %11s\n", _("GPU"), _("usable"), _("max batch"), _("calibrated"));
-  for (guint i = 0; i < gpus->len; i++)
+  for (guint i = 0; i < hr_analysis_get_n_gpus (report->plain); i++)
     {
-      const HrGpu *gpu = g_ptr_array_index (gpus, i);
-      guint64 usable = hr_plan_usable (plan, gpu);
-      g_autofree char *usable_text = hr_cli_gib (usable);
-      gboolean lower;
-      guint before = hr_plan_max_micro_batch (plan, usable, &lower);
-      guint after = hr_calibration_max_micro_batch (calibration, plan, usable, &lower);
+      const HrAnalysisGpu *before = hr_analysis_get_gpu (report->plain, i);
+      const HrAnalysisGpu *after = hr_analysis_get_gpu (report->calibrated, i);
+      g_autofree char *usable_text = hr_cli_gib (before->limit.usable);
+      g_autofree char *calibrated_max = hr_analysis_get_calibration (report->calibrated) != NULL
+                                          ? g_strdup_printf ("%u", after->max_micro_batch)
+                                          : g_strdup ("–");
 
-      printf ("  %-22s %12s %10u %11u\n", gpu->id, usable_text, before, after);
+      printf ("  %-22s %12s %10u %11s\n", before->gpu->id, usable_text,
+              before->max_micro_batch, calibrated_max);
     }
 }
 
@@ -1039,9 +1100,12 @@ hr_cli_measure (int    argc,
   g_autoptr(HrFit) fit = NULL;
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrScenario) at_batch = NULL;
-  g_autoptr(HrPlan) plan = NULL;
   g_autoptr(HrCalibration) calibration = NULL;
+  g_autoptr(HrAnalysis) plain = NULL;
+  g_autoptr(HrAnalysis) calibrated = NULL;
+  g_autoptr(GPtrArray) measured = g_ptr_array_new ();
   g_autoptr(HrEstimate) estimate = NULL;
+  g_autoptr(HrMeasureMatch) snapshot_match = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   HrMeasureOptions options = { 0 };
   SnapshotComparison snapshot_comparison = { 0 };
@@ -1113,6 +1177,8 @@ hr_cli_measure (int    argc,
           estimate = hr_estimate_new (at_batch);
           snapshot_comparison.micro_batch = at_batch->micro_batch;
           snapshot_comparison.estimate = estimate;
+          snapshot_match = hr_measure_match_new (measurement, scenario);
+          snapshot_comparison.match = snapshot_match;
           report.snapshot_comparison = &snapshot_comparison;
         }
       else if (sweep == NULL)
@@ -1123,11 +1189,6 @@ hr_cli_measure (int    argc,
         }
       else
         {
-          plan = hr_plan_new (scenario);
-          calibration = hr_calibration_new (plan, sweep, &error);
-          if (calibration == NULL)
-            return hr_cli_fail (error);
-
           if (gpu_list != NULL)
             {
               if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
@@ -1137,6 +1198,24 @@ hr_cli_measure (int    argc,
             g_ptr_array_add (gpus, scenario->gpu);
           else
             hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
+
+          /* The analysis without and with the measurement's calibration
+           * (which it applies only when the measurement is of this
+           * setup). */
+          g_ptr_array_add (measured, measurement);
+          plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+          calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
+          calibration = hr_calibration_new (hr_analysis_get_plan (plain), sweep, &error);
+          if (calibration == NULL)
+            {
+              const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
+
+              /* Nothing to compare; say still whether the measurement is
+               * of this setup, which is most often why. */
+              if (match->differs)
+                g_printerr ("%s: ✗ %s\n", argv[1], match->summary);
+              return hr_cli_fail (error);
+            }
         }
     }
 
@@ -1146,8 +1225,8 @@ hr_cli_measure (int    argc,
   report.fit = fit;
   report.scenario = scenario;
   report.calibration = calibration;
-  report.plan = plan;
-  report.gpus = gpus;
+  report.plain = plain;
+  report.calibrated = calibrated;
 
   if (json)
     {

@@ -5,13 +5,16 @@
 
 #pragma once
 
+#include <stdio.h>
+
 #include "hr-core.h"
 
 G_BEGIN_DECLS
 
-/* Exit statuses (SCENARIO.md): 0 on success whether or not it fits, 2 on
- * bad input or usage, 1 when something else fails (a file cannot be
- * written). */
+/* Exit statuses, the one rule of every command (SCENARIO.md, --help): 0 on
+ * success whether or not it fits; 2 on bad input or usage (a file, an
+ * option, a value the user gave: HR_ERROR); 1 when the system fails us (a
+ * file cannot be written, a lock cannot be taken: any other domain). */
 #define HR_CLI_EXIT_OK      0
 #define HR_CLI_EXIT_FAILURE 1
 #define HR_CLI_EXIT_USAGE   2
@@ -35,7 +38,7 @@ typedef struct {
   double    months;
   double    budget;
   char     *prefer;
-  int       runs;
+  double    runs;
   gboolean  datacenter;
   double    usd_per_kwh;
   gboolean  rocm;
@@ -50,14 +53,27 @@ gboolean    hr_cli_advise_facts  (HrAdviceFlags    *flags,
                                   const HrScenario *scenario,
                                   HrAdviceInputs   *facts,
                                   GError          **error);
-/* Walks the built-in tree from the flags and the scenario, and advises. */
-gboolean    hr_cli_advise_run    (const HrScenario *scenario,
+/* Walks the built-in tree from the flags and the analysed scenario, and
+ * advises. */
+gboolean    hr_cli_advise_run    (HrAnalysis       *analysis,
                                   HrAdviceFlags    *flags,
                                   HrAdvisorWalk   **walk,
                                   HrAdvice        **advice,
                                   GError          **error);
 int   hr_cli_measure   (int argc, char **argv);
 int   hr_cli_import_model (int argc, char **argv);
+
+/* A number an option takes, checked as a file's field is: a finite
+ * number in [@min, @max] (above @min when @min_exclusive), an integer when
+ * @integer; the message names --@option and what it needs. */
+gboolean    hr_cli_parse_number  (const char     *option,
+                                  const char     *text,
+                                  double          min,
+                                  double          max,
+                                  gboolean        min_exclusive,
+                                  gboolean        integer,
+                                  double         *out,
+                                  GError        **error);
 
 /* Parses the command's options; prints the message and returns FALSE on a
  * usage error. */
@@ -76,6 +92,27 @@ HrScenario *hr_cli_load_scenario (const char     *path,
 gboolean    hr_cli_resolve_gpus  (const char     *list,
                                   GPtrArray      *gpus,
                                   GError        **error);
+
+/* Reads each of @files (NULL-terminated, may be NULL) into @measurements
+ * (HrMeasurement, owned by the array). */
+gboolean    hr_cli_load_measurements (char          **files,
+                                      GPtrArray      *measurements,
+                                      GError        **error);
+/* The analysis every command prints: @scenario on @gpus (const HrGpu *;
+ * NULL or empty: its own card), with @measurements (which must outlive
+ * it) and the calibration switch. */
+HrAnalysis *hr_cli_analysis_new  (const HrScenario *scenario,
+                                  GPtrArray        *gpus,
+                                  GPtrArray        *measurements,
+                                  gboolean          calibrate,
+                                  HrKnobSort        lever_sort);
+/* A lever as JSON: what it changes, saves and costs. */
+void        hr_cli_add_knob_json (JsonBuilder    *builder,
+                                  const HrKnob   *knob);
+
+/* stdout as it was before headroom-cli filtered what it prints as text
+ * (see main.c), for bytes that are not text: a chart written to "-". */
+FILE       *hr_cli_raw_stdout    (void);
 
 /* Bytes as GiB with the unit, in the locale's number format. */
 char       *hr_cli_gib           (double          bytes);

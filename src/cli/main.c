@@ -7,8 +7,12 @@
 
 #define G_LOG_DOMAIN "headroom-cli"
 
+#define _GNU_SOURCE 1   /* fopencookie */
+
+#include <errno.h>
 #include <glib/gi18n.h>
 #include <locale.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
@@ -35,6 +39,128 @@ static const struct {
    N_("a model from a config.json, safetensors or GGUF header, or a model folder") },
 };
 
+/* ---- Output that cannot drive a terminal ----------------------------------
+ *
+ * Names, ids and header values come from files anybody may have written.
+ * Every byte headroom-cli prints as text passes through this filter: tabs
+ * and newlines stay, other control characters, C1 controls, line and
+ * paragraph separators and direction overrides are shown as escapes (as
+ * hr_text_printable() shows them in messages).  JSON stays valid: the
+ * characters json-glib writes raw inside strings become \uXXXX escapes,
+ * and the control characters it escapes itself never reach the filter. */
+
+static FILE *raw_stdout;
+
+typedef struct {
+  FILE  *out;
+  char   pending[4];   /* the start of a character cut between two writes */
+  gsize  n_pending;
+  gboolean json;       /* \uXXXX for every escape (JSON text) */
+} Filter;
+
+static void
+filter_put (Filter     *filter,
+            const char *text,
+            gsize       length)
+{
+  const char *end = text + length;
+
+  for (const char *c = text; c < end;)
+    {
+      gunichar ch = g_utf8_get_char_validated (c, end - c);
+
+      if (ch == (gunichar) -2)
+        {
+          /* an incomplete character at the end: keep it for the next write */
+          memcpy (filter->pending, c, end - c);
+          filter->n_pending = end - c;
+          return;
+        }
+      if (ch == (gunichar) -1)
+        {
+          fprintf (filter->out, "\\x%02X", (guchar) *c);
+          c++;
+          continue;
+        }
+      if (ch == '\n' || ch == '\t' ||
+          !(ch < 0x20 || ch == 0x7F || (ch >= 0x80 && ch < 0xA0) || ch == 0x2028 ||
+            ch == 0x2029 || (ch >= 0x202A && ch <= 0x202E) || (ch >= 0x2066 && ch <= 0x2069)))
+        fwrite (c, 1, g_utf8_next_char (c) - c, filter->out);
+      else if (ch < 0x80 && !filter->json)
+        fprintf (filter->out, "\\x%02X", ch);
+      else
+        fprintf (filter->out, "\\u%04X", ch);
+      c = g_utf8_next_char (c);
+    }
+}
+
+static ssize_t
+filter_write (void       *cookie,
+              const char *data,
+              size_t      size)
+{
+  Filter *filter = cookie;
+
+  if (filter->n_pending > 0)
+    {
+      /* the character the last write cut, completed by this one */
+      g_autoptr(GString) joined = g_string_new_len (filter->pending, filter->n_pending);
+
+      g_string_append_len (joined, data, size);
+      filter->n_pending = 0;
+      filter_put (filter, joined->str, joined->len);
+    }
+  else
+    filter_put (filter, data, size);
+  return size;
+}
+
+static int
+filter_close (void *cookie)
+{
+  Filter *filter = cookie;
+
+  for (gsize i = 0; i < filter->n_pending; i++)
+    fprintf (filter->out, "\\x%02X", (guchar) filter->pending[i]);
+  fflush (filter->out);
+  g_free (filter);
+  return 0;
+}
+
+static void
+filter_stdout (gboolean json)
+{
+  static const cookie_io_functions_t functions = {
+    .write = filter_write,
+    .close = filter_close,
+  };
+  Filter *filter = g_new0 (Filter, 1);
+  FILE *filtered;
+
+  raw_stdout = stdout;
+  filter->out = raw_stdout;
+  filter->json = json;
+  filtered = fopencookie (filter, "w", functions);
+  if (filtered == NULL)
+    {
+      g_free (filter);
+      return;
+    }
+  stdout = filtered;
+}
+
+FILE *
+hr_cli_raw_stdout (void)
+{
+  fflush (stdout);
+  return raw_stdout != NULL ? raw_stdout : stdout;
+}
+
+#define EXIT_STATUS_HELP \
+  N_("Exit status: 0 on success (whether or not the run fits), 2 on bad input or usage " \
+     "(a file, an option or a value given), 1 when the system fails (a file cannot be " \
+     "written).")
+
 static void
 print_usage (FILE *out)
 {
@@ -44,9 +170,10 @@ print_usage (FILE *out)
            _("Commands:"));
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     fprintf (out, "  %-10s %s\n", commands[i].name, _(commands[i].summary));
-  fprintf (out, "\n%s\n%s\n",
+  fprintf (out, "\n%s\n%s\n\n%s\n",
            _("Run `headroom-cli COMMAND --help` for a command's options."),
-           _("Scenario files are described in SCENARIO.md; sizes in --json output are bytes."));
+           _("Scenario files are described in data/SCENARIO.md; sizes in --json output are bytes."),
+           _(EXIT_STATUS_HELP));
 }
 
 gboolean
@@ -59,6 +186,8 @@ hr_cli_parse_options (GOptionContext  *context,
   /* Option descriptions, their argument names and the summary come from
    * this domain. */
   g_option_context_set_translation_domain (context, GETTEXT_PACKAGE);
+  if (g_option_context_get_description (context) == NULL)
+    g_option_context_set_description (context, _(EXIT_STATUS_HELP));
 
   if (!g_option_context_parse (context, argc, argv, &error))
     {
@@ -67,6 +196,57 @@ hr_cli_parse_options (GOptionContext  *context,
     }
 
   return TRUE;
+}
+
+gboolean
+hr_cli_parse_number (const char  *option,
+                     const char  *text,
+                     double       min,
+                     double       max,
+                     gboolean     min_exclusive,
+                     gboolean     integer,
+                     double      *out,
+                     GError     **error)
+{
+  g_autofree char *shown = hr_text_printable (text, MIN (strlen (text), (gsize) 40));
+  char *end = NULL;
+  double value;
+
+  /* Decimal digits only, as in a file: no hex floats, no "nan" or "inf",
+   * and the number alone, with nothing after it. */
+  for (const char *c = text; *c != '\0'; c++)
+    if (!g_ascii_isdigit (*c) && strchr ("+-.eE", *c) == NULL)
+      goto bad;
+  value = g_ascii_strtod (text, &end);
+  if (text[0] == '\0' || end == NULL || *end != '\0' || !isfinite (value))
+    goto bad;
+  if (integer && value != floor (value))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--%s %s: must be a whole number"),
+                   option, shown);
+      return FALSE;
+    }
+  if (value < min || (min_exclusive && value <= min) || value > max)
+    {
+      g_autofree char *lo = g_strdup_printf ("%.15g", min);
+      g_autofree char *hi = g_strdup_printf ("%.15g", max);
+
+      if (min_exclusive)
+        /* Translators: --OPTION VALUE: must be above MIN and at most MAX */
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--%s %s: must be above %s and at most %s"),
+                     option, shown, lo, hi);
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--%s %s: must be between %s and %s"),
+                     option, shown, lo, hi);
+      return FALSE;
+    }
+
+  *out = value;
+  return TRUE;
+
+bad:
+  g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--%s %s: not a number"), option, shown);
+  return FALSE;
 }
 
 int
@@ -141,11 +321,28 @@ hr_cli_resolve_gpus (const char  *list,
       return TRUE;
     }
 
+  if (ids[0] == NULL)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   _("--gpus: the list is empty; give catalog ids separated by commas, or "
+                     "\"all\""));
+      return FALSE;
+    }
+
   for (guint i = 0; ids[i] != NULL; i++)
     {
       const char *id = g_strstrip (ids[i]);
-      const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
+      const HrGpu *gpu;
 
+      /* "", "a,,b" and "a," name nothing where a GPU should be */
+      if (id[0] == '\0')
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       _("--gpus: an empty name in the list; give catalog ids separated by "
+                         "commas, or \"all\""));
+          return FALSE;
+        }
+      gpu = hr_catalog_find_gpu (catalog, id);
       if (gpu == NULL)
         {
           g_autofree char *hint = hr_catalog_suggest_gpu (catalog, id);
@@ -166,6 +363,91 @@ hr_cli_resolve_gpus (const char  *list,
     }
 
   return TRUE;
+}
+
+gboolean
+hr_cli_load_measurements (char      **files,
+                          GPtrArray  *measurements,
+                          GError    **error)
+{
+  for (guint i = 0; files != NULL && files[i] != NULL; i++)
+    {
+      HrMeasureOptions options = { 0 };
+      HrMeasurement *m;
+
+      /* A log over time counts by its peak: read thinned, its peaks
+       * exact, in bounded memory whatever its length (a sweep's points
+       * are all kept). */
+      options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
+      m = hr_measurement_load_file (files[i], &options, error);
+
+      if (m == NULL)
+        return FALSE;
+      g_ptr_array_add (measurements, m);
+    }
+  return TRUE;
+}
+
+HrAnalysis *
+hr_cli_analysis_new (const HrScenario *scenario,
+                     GPtrArray        *gpus,
+                     GPtrArray        *measurements,
+                     gboolean          calibrate,
+                     HrKnobSort        lever_sort)
+{
+  HrAnalysisOptions options = { 0 };
+
+  options.gpus = gpus;
+  options.measurements = measurements;
+  options.use_calibration = calibrate;
+  options.lever_sort = lever_sort;
+  options.unit = HR_SIZE_GIB;
+  return hr_analysis_new (scenario, &options);
+}
+
+void
+hr_cli_add_knob_json (JsonBuilder  *b,
+                      const HrKnob *k)
+{
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, k->id);
+  json_builder_set_member_name (b, "label");
+  json_builder_add_string_value (b, k->label);
+  json_builder_set_member_name (b, "change");
+  json_builder_add_string_value (b, k->change);
+  json_builder_set_member_name (b, "saved");
+  json_builder_add_int_value (b, k->saved);
+  json_builder_set_member_name (b, "gained");
+  json_builder_add_int_value (b, k->gained);
+  json_builder_set_member_name (b, "need_after");
+  json_builder_add_int_value (b, k->after);
+  json_builder_set_member_name (b, "total_after");
+  json_builder_add_int_value (b, k->device_after);
+  json_builder_set_member_name (b, "speed");
+  json_builder_add_double_value (b, k->speed);
+  json_builder_set_member_name (b, "cost");
+  json_builder_add_string_value (b, k->cost);
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, k->source);
+  json_builder_set_member_name (b, "risk");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_risk_names, k->risk));
+  json_builder_set_member_name (b, "risk_text");
+  json_builder_add_string_value (b, k->risk_text);
+  json_builder_set_member_name (b, "risk_source");
+  json_builder_add_string_value (b, k->risk_source);
+  json_builder_set_member_name (b, "more_gpus");
+  json_builder_add_boolean_value (b, k->more_gpus);
+  if (k->has_fit)
+    {
+      json_builder_set_member_name (b, "fits_after");
+      json_builder_add_boolean_value (b, k->fits_after);
+      json_builder_set_member_name (b, "usable_after");
+      json_builder_add_int_value (b, k->usable_after);
+      json_builder_set_member_name (b, "max_micro_batch_after");
+      json_builder_add_int_value (b, k->max_micro_batch_after);
+    }
+  json_builder_end_object (b);
 }
 
 char *
@@ -210,6 +492,9 @@ main (int    argc,
   /* Tables and messages follow the desktop's language and number format;
    * machine-readable output (JSON, CSV), including the text inside it,
    * never does: under LC_MESSAGES=C gettext also ignores $LANGUAGE. */
+  gboolean json = FALSE;
+  int status;
+
   setlocale (LC_ALL, "");
   for (int i = 1; i < argc; i++)
     {
@@ -217,8 +502,10 @@ main (int    argc,
         {
           setlocale (LC_NUMERIC, "C");
           setlocale (LC_MESSAGES, "C");
+          json |= g_str_equal (argv[i], "--json");
         }
     }
+  filter_stdout (json);
 
   /* HEADROOM_LOCALEDIR runs the build tree's translations (the tests set
    * it to <build>/po); an installed headroom-cli reads its own. */
@@ -249,7 +536,18 @@ main (int    argc,
   for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
     {
       if (g_str_equal (argv[1], commands[i].name))
-        return commands[i].run (argc - 1, argv + 1);
+        {
+          status = commands[i].run (argc - 1, argv + 1);
+          /* A full disk or a closed pipe must not pass for success. */
+          if (fclose (stdout) != 0 && status == HR_CLI_EXIT_OK)
+            {
+              fprintf (stderr, _("headroom-cli: the output could not be written: %s\n"),
+                       g_strerror (errno));
+              status = HR_CLI_EXIT_FAILURE;
+            }
+          stdout = raw_stdout;
+          return status;
+        }
     }
 
   fprintf (stderr, _("headroom-cli: unknown command \"%s\"\n\n"), argv[1]);

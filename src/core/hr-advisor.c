@@ -14,6 +14,8 @@
 
 #include "hr-advisor.h"
 #include "hr-cost.h"
+#include "hr-fit-rule.h"
+#include "hr-knobs.h"
 #include "hr-reader.h"
 #include "hr-sweep.h"
 
@@ -1041,6 +1043,8 @@ hr_recommendation_free (HrRecommendation *rec)
   g_free (rec->gpu_id);
   g_free (rec->gpu_name);
   g_free (rec->price_as_of);
+  g_free (rec->lever);
+  g_free (rec->lever_change);
   g_free (rec->summary);
   g_free (rec);
 }
@@ -1083,52 +1087,87 @@ card_tflops (const HrGpu      *gpu,
     }
 }
 
+/* What card_tflops() counts, in words. */
+static const char *
+throughput_name (const HrScenario *s)
+{
+  switch (s->compute)
+    {
+    case HR_COMPUTE_BF16_MIXED:
+    case HR_COMPUTE_BF16_PURE:
+      return "BF16";
+    case HR_COMPUTE_FP16_MIXED:
+      return "FP16";
+    case HR_COMPUTE_TF32:
+      return "TF32";
+    case HR_COMPUTE_FP32:
+      return s->framework == HR_FRAMEWORK_JAX ? "TF32" : "FP32";
+    default:
+      g_assert_not_reached ();
+    }
+}
+
 /* Whether @base runs on @n cards of @gpu split by @sharding, with its
- * reserve at its micro-batch; sets the largest micro-batch when it does. */
+ * reserve at its micro-batch, by the fit rule (and @calibration when not
+ * NULL); sets the largest micro-batch. */
 static gboolean
-fits_on (const HrScenario *base,
-         const HrGpu      *gpu,
-         guint             n,
-         HrSharding        sharding,
-         guint            *max_micro_batch)
+fits_on (const HrScenario    *base,
+         const HrCalibration *calibration,
+         const HrGpu         *gpu,
+         guint                n,
+         HrSharding           sharding,
+         guint               *max_micro_batch)
 {
   g_autoptr(HrScenario) s = hr_scenario_copy (base);
-  g_autoptr(GPtrArray) one = g_ptr_array_new ();
-  g_autoptr(GPtrArray) fits = NULL;
-  HrGpuFit *fit;
+  g_autoptr(HrPlan) plan = NULL;
+  HrFitLimit limit;
+  HrPeak peak;
 
   s->gpus = n;
   s->sharding = sharding;
-  g_ptr_array_add (one, (gpointer) gpu);
-  fits = hr_fit_gpus (s, one);
-  fit = g_ptr_array_index (fits, 0);
-  *max_micro_batch = fit->max_micro_batch;
-  return fit->fits;
+  g_clear_pointer (&s->gpu, hr_gpu_free);
+  s->gpu = hr_gpu_copy (gpu);
+  s->gpu_inline = FALSE;
+  plan = hr_plan_new (s);
+  if (calibration != NULL)
+    hr_calibration_peak (calibration, plan, s->micro_batch, &peak);
+  else
+    hr_plan_peak (plan, s->micro_batch, &peak);
+  hr_fit_rule_limit (s, gpu, &peak, &limit);
+  *max_micro_batch = calibration != NULL
+    ? hr_calibration_max_micro_batch (calibration, plan, limit.usable, NULL)
+    : hr_fit_rule_plan_max_micro_batch (plan, limit.usable, NULL);
+  return hr_fit_rule_need (s, &peak) <= limit.usable;
 }
 
 /* The fewest cards of @gpu that run @base: as it is, else with its state
  * split over the cards (FSDP, which is ZeRO-3, or the run's own ZeRO-3) on
  * as many cards, then on twice as many, up to @max_cards.  Returns 0 when
- * none does. */
+ * none does; @alone is the largest micro-batch the run's own cards take
+ * as it is. */
 static guint
-fit_cards (const HrScenario *base,
-           const HrGpu      *gpu,
-           guint             max_cards,
-           HrSharding       *sharding,
-           guint            *max_micro_batch)
+fit_cards (const HrScenario    *base,
+           const HrCalibration *calibration,
+           const HrGpu         *gpu,
+           guint                max_cards,
+           HrSharding          *sharding,
+           guint               *max_micro_batch,
+           guint               *alone)
 {
   gboolean sharded = base->sharding == HR_SHARDING_ZERO3 || base->sharding == HR_SHARDING_FSDP;
   HrSharding split = sharded ? base->sharding : HR_SHARDING_FSDP;
 
-  if (fits_on (base, gpu, base->gpus, base->sharding, max_micro_batch))
+  if (fits_on (base, calibration, gpu, base->gpus, base->sharding, max_micro_batch))
     {
+      *alone = *max_micro_batch;
       *sharding = base->sharding;
       return base->gpus;
     }
+  *alone = *max_micro_batch;
 
   for (guint n = sharded || base->gpus == 1 ? base->gpus * 2 : base->gpus; n <= max_cards; n *= 2)
     {
-      if (fits_on (base, gpu, n, split, max_micro_batch))
+      if (fits_on (base, calibration, gpu, n, split, max_micro_batch))
         {
           *sharding = split;
           return n;
@@ -1144,6 +1183,40 @@ rank_value (const HrRecommendation *rec)
   return rec->tflops > 0 ? rec->cost / rec->tflops : INFINITY;
 }
 
+/* What the budget is compared with: the cards' price, or the rent. */
+static double
+budget_cost (const HrRecommendation *rec)
+{
+  return rec->choice == HR_ADVICE_CHOICE_BUY ? rec->price_usd * rec->count : rec->rent_cost;
+}
+
+static int
+compare_numbers (double a,
+                 double b)
+{
+  return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/* Cards equal in memory and in the run's own throughput: the cheaper per
+ * gigabyte first (an RTX 5090 D before an RTX 5090 where they compute the
+ * same). */
+static int
+compare_equal_cards (const HrRecommendation *x,
+                     const HrRecommendation *y)
+{
+  double px = x->price_per_gb >= 0 ? x->price_per_gb : INFINITY;
+  double py = y->price_per_gb >= 0 ? y->price_per_gb : INFINITY;
+
+  return compare_numbers (px, py);
+}
+
+typedef struct {
+  HrAdviceRank   rank;
+  /* Under the memory rank: the choice of the cheapest option within the
+   * budget, whose options come first. */
+  HrAdviceChoice lead;
+} Ranking;
+
 static int
 compare_recommendations (gconstpointer a,
                          gconstpointer b,
@@ -1151,29 +1224,56 @@ compare_recommendations (gconstpointer a,
 {
   const HrRecommendation *x = *(HrRecommendation * const *) a;
   const HrRecommendation *y = *(HrRecommendation * const *) b;
-  HrAdviceRank rank = GPOINTER_TO_INT (user_data);
-  double kx, ky;
+  const Ranking *ranking = user_data;
+  HrAdviceRank rank = ranking->rank;
+  double vx, vy;
 
+  /* The budget is a constraint: cards within it first. */
   if (x->within_budget != y->within_budget)
     return x->within_budget ? -1 : 1;
 
-  if (rank == HR_ADVICE_RANK_MEMORY && x->memory != y->memory)
+  /* Beyond it, the cheapest that runs it as asked. */
+  if (!x->within_budget)
+    {
+      int c = compare_numbers (budget_cost (x), budget_cost (y));
+
+      return c != 0 ? c : compare_equal_cards (x, y);
+    }
+
+  /* Memory first is a rule for what to buy: a card rented for the use can
+   * be swapped for a larger one later.  Where renting is the cheaper way
+   * (the use is light), the rented options lead, cheapest first. */
+  if (rank == HR_ADVICE_RANK_MEMORY && x->choice != y->choice)
+    return x->choice == ranking->lead ? -1 : 1;
+  if (rank == HR_ADVICE_RANK_MEMORY && x->choice == HR_ADVICE_CHOICE_RENT)
+    {
+      int c = compare_numbers (x->cost, y->cost);
+
+      return c != 0 ? c : compare_equal_cards (x, y);
+    }
+
+  /* The DreamerV3 GPU guide, section 6: memory first, then compute.  Cards
+   * sold as the same size differ by a few MiB in what the driver reports
+   * (24,576 MiB on an RTX 3090, 24,564 on an RTX 4090): within 2% they
+   * are the same size. */
+  if (rank == HR_ADVICE_RANK_MEMORY &&
+      fabs ((double) x->memory - (double) y->memory) > 0.02 * MAX (x->memory, y->memory))
     return x->memory > y->memory ? -1 : 1;
 
   if (rank == HR_ADVICE_RANK_COST)
     {
-      kx = x->cost;
-      ky = y->cost;
-    }
-  else
-    {
-      kx = rank_value (x);
-      ky = rank_value (y);
+      int c = compare_numbers (x->cost, y->cost);
+
+      return c != 0 ? c : compare_equal_cards (x, y);
     }
 
-  if (kx != ky)
-    return kx < ky ? -1 : 1;
-  return 0;
+  /* Cost for the use per TFLOP/s of the run's own precision; within 2%,
+   * the cards are equal for the run. */
+  vx = rank_value (x);
+  vy = rank_value (y);
+  if (isfinite (vx) && isfinite (vy) && fabs (vx - vy) <= 0.02 * MIN (vx, vy))
+    return compare_equal_cards (x, y);
+  return compare_numbers (vx, vy);
 }
 
 static char *
@@ -1196,7 +1296,8 @@ money (double usd)
 
 static char *
 describe (const HrRecommendation *rec,
-          const HrAdviceInputs   *in)
+          const HrAdviceInputs   *in,
+          guint                   asked)
 {
   GString *str = g_string_new (NULL);
 
@@ -1205,7 +1306,10 @@ describe (const HrRecommendation *rec,
       g_autofree char *price = money (rec->price_usd);
 
       /* Translators: the count, the card, its price, the price's date. */
-      if (rec->price_as_of != NULL)
+      if (rec->used && rec->price_as_of != NULL)
+        g_string_append_printf (str, _("Buy %u × %s used (%s each, as of %s)"), rec->count,
+                                rec->gpu_name, price, rec->price_as_of);
+      else if (rec->price_as_of != NULL)
         g_string_append_printf (str, _("Buy %u × %s (%s each, as of %s)"), rec->count,
                                 rec->gpu_name, price, rec->price_as_of);
       else
@@ -1228,7 +1332,18 @@ describe (const HrRecommendation *rec,
     g_string_append_printf (str, _("; %u independent runs, one per group"), rec->runs);
   else if (rec->runs > 1)
     g_string_append_printf (str, _(": %u independent runs, one per card"), rec->runs);
-  g_string_append_printf (str, _("; micro-batch up to %u"), rec->max_micro_batch);
+  if (rec->fits)
+    g_string_append_printf (str, _("; micro-batch up to %u"), rec->max_micro_batch);
+  else if (rec->lever != NULL)
+    /* Translators: the largest micro-batch, the one asked, the lever. */
+    g_string_append_printf (str, _("; runs micro-batch %u, not the %u asked: %s gets it back"),
+                            rec->max_micro_batch, asked, rec->lever);
+  else
+    g_string_append_printf (str, _("; runs micro-batch %u, not the %u asked: accumulate "
+                                   "gradients over %u steps for the same batch"),
+                            rec->max_micro_batch, asked,
+                            (asked + rec->max_micro_batch - 1) /
+                              MAX (1, rec->max_micro_batch));
 
   if (isfinite (rec->break_even_months))
     g_string_append_printf (str, _("; buying pays off after %.1f months at %g h a day"),
@@ -1241,6 +1356,7 @@ describe (const HrRecommendation *rec,
 
 static HrRecommendation *
 recommend_gpu (const HrScenario     *scenario,
+               const HrCalibration  *calibration,
                const HrGpu          *gpu,
                const HrAdviceInputs *in)
 {
@@ -1250,29 +1366,63 @@ recommend_gpu (const HrScenario     *scenario,
    * many cards is a data-centre feature (workstation cards have ECC but
    * dropped NVLink with the RTX 6000 Ada). */
   gboolean tier_ok = !in->datacenter || server_card;
-  gboolean can_buy = tier_ok && gpu->price_usd >= 0 && (in->datacenter || !server_card);
-  gboolean can_rent = tier_ok && gpu->cloud_usd_per_hour >= 0;
+  gboolean budgeted = (in->known & HR_FACT_BUDGET) && in->budget_usd >= 0;
+  double price = -1;
+  gboolean used = FALSE;
+  gboolean can_buy, can_rent;
   HrRecommendation *rec;
   HrSharding sharding = s->sharding;
-  guint max_micro_batch = 0;
+  guint max_micro_batch = 0, alone = 0;
   guint per_run;
+  gboolean as_asked;
   double card_hours;
-  gboolean budgeted, buy_fits, rent_fits;
+  gboolean buy_fits, rent_fits;
 
   /* Most research code (flash-attn, custom CUDA kernels) runs on NVIDIA
    * cards only, unless the user says it runs on ROCm. */
   if (g_strcmp0 (gpu->vendor, "amd") == 0 && !in->rocm)
     return NULL;
+
+  per_run = fit_cards (s, calibration, gpu, server_card ? MAX_CARDS_CLUSTER
+                                                         : MAX_CARDS_PER_MACHINE,
+                       &sharding, &max_micro_batch, &alone);
+  as_asked = per_run > 0;
+  /* Neither as asked nor at any micro-batch on the run's own cards. */
+  if (!as_asked && alone == 0)
+    return NULL;
+  if (!as_asked)
+    {
+      /* Runs only a smaller micro-batch: a candidate for the best card
+       * within a budget that buys nothing that runs it as asked. */
+      per_run = s->gpus;
+      max_micro_batch = alone;
+    }
+
+  /* New while it is sold and within the budget (a warranty, no wear),
+   * else used where the catalog knows a used price (the DreamerV3 GPU
+   * guide's "used RTX 3090" under $1,100). */
+  {
+    guint count = per_run * MAX (1, in->runs);
+    gboolean new_ok = gpu->price_usd >= 0 &&
+                      (!budgeted || gpu->price_usd * count <= in->budget_usd);
+
+    if (new_ok)
+      price = gpu->price_usd;
+    else if (gpu->used_price_usd >= 0)
+      {
+        price = gpu->used_price_usd;
+        used = TRUE;
+      }
+    else
+      price = gpu->price_usd;
+  }
+  can_buy = tier_ok && price >= 0 && (in->datacenter || !server_card);
+  can_rent = tier_ok && gpu->cloud_usd_per_hour >= 0;
   if (in->prefer == HR_ADVICE_PREFER_BUY)
     can_rent = FALSE;
   else if (in->prefer == HR_ADVICE_PREFER_RENT)
     can_buy = FALSE;
   if (!can_buy && !can_rent)
-    return NULL;
-
-  per_run = fit_cards (s, gpu, server_card ? MAX_CARDS_CLUSTER : MAX_CARDS_PER_MACHINE,
-                       &sharding, &max_micro_batch);
-  if (per_run == 0)
     return NULL;
 
   rec = g_new0 (HrRecommendation, 1);
@@ -1284,31 +1434,30 @@ recommend_gpu (const HrScenario     *scenario,
   rec->runs = MAX (1, in->runs);
   rec->count = per_run * rec->runs;
   rec->sharding = sharding;
-  rec->fits = TRUE;
+  rec->fits = as_asked;
   rec->max_micro_batch = max_micro_batch;
-  rec->price_usd = gpu->price_usd;
-  rec->price_per_gb = gpu->price_usd >= 0 ? gpu->price_usd / (gpu->memory / GB) : -1;
+  rec->used = used;
+  rec->price_usd = price;
+  rec->price_per_gb = price >= 0 ? price / (gpu->memory / GB) : -1;
   rec->cloud_usd_per_hour = gpu->cloud_usd_per_hour;
-  rec->price_as_of = g_strdup (gpu->price_as_of);
+  rec->price_as_of = g_strdup (used && can_buy ? gpu->used_price_as_of : gpu->price_as_of);
   rec->tflops = card_tflops (gpu, s) * rec->count *
                 pow (SHARDED_SCALING, log2 (rec->gpus_per_run));
 
   card_hours = rec->count * in->hours_per_day * HR_DAYS_PER_MONTH * in->months;
   rec->power_usd_per_month = hr_cost_power_per_month ((double) gpu->tdp_watts * rec->count,
                                                       in->hours_per_day, in->usd_per_kwh);
-  rec->buy_cost = can_buy ? gpu->price_usd * rec->count + rec->power_usd_per_month * in->months
-                          : -1;
+  rec->buy_cost = can_buy ? price * rec->count + rec->power_usd_per_month * in->months : -1;
   rec->rent_cost = can_rent ? gpu->cloud_usd_per_hour * card_hours : -1;
-  rec->break_even_months = gpu->price_usd >= 0 && gpu->cloud_usd_per_hour >= 0
-    ? hr_cost_break_even_months (gpu->price_usd * rec->count,
+  rec->break_even_months = price >= 0 && gpu->cloud_usd_per_hour >= 0
+    ? hr_cost_break_even_months (price * rec->count,
                                  gpu->cloud_usd_per_hour * rec->count, in->hours_per_day,
                                  (double) gpu->tdp_watts * rec->count, in->usd_per_kwh)
     : NAN;
 
   /* A budget caps what is paid up front for cards, or the rent over the
    * planned months. */
-  budgeted = (in->known & HR_FACT_BUDGET) && in->budget_usd >= 0;
-  buy_fits = can_buy && (!budgeted || gpu->price_usd * rec->count <= in->budget_usd);
+  buy_fits = can_buy && (!budgeted || price * rec->count <= in->budget_usd);
   rent_fits = can_rent && (!budgeted || rec->rent_cost <= in->budget_usd);
 
   if (can_buy && (!can_rent || rec->buy_cost <= rec->rent_cost))
@@ -1324,7 +1473,6 @@ recommend_gpu (const HrScenario     *scenario,
     rec->choice = HR_ADVICE_CHOICE_BUY;
   rec->cost = rec->choice == HR_ADVICE_CHOICE_BUY ? rec->buy_cost : rec->rent_cost;
   rec->within_budget = rec->choice == HR_ADVICE_CHOICE_BUY ? buy_fits : rent_fits;
-  rec->summary = describe (rec, in);
   return rec;
 }
 
@@ -1462,15 +1610,47 @@ host_advice (HrAdvice               *advice,
     }
 }
 
+/* The choice of the cheapest option within the budget (any, without one). */
+static HrAdviceChoice
+lead_choice (GPtrArray *recs)
+{
+  const HrRecommendation *cheapest = NULL;
+
+  for (guint i = 0; i < recs->len; i++)
+    {
+      const HrRecommendation *r = g_ptr_array_index (recs, i);
+
+      if (r->within_budget && (cheapest == NULL || r->cost < cheapest->cost))
+        cheapest = r;
+    }
+  return cheapest != NULL ? cheapest->choice : HR_ADVICE_CHOICE_BUY;
+}
+
 HrAdvice *
 hr_advice_new (const HrScenario     *scenario,
                HrCatalog            *catalog,
                const HrAdviceInputs *inputs,
                guint                 max)
 {
+  return hr_advice_new_calibrated (scenario, catalog, inputs, max, NULL);
+}
+
+HrAdvice *
+hr_advice_new_calibrated (const HrScenario     *scenario,
+                          HrCatalog            *catalog,
+                          const HrAdviceInputs *inputs,
+                          guint                 max,
+                          const HrCalibration  *calibration)
+{
   g_autoptr(HrScenario) s = NULL;
+  g_autoptr(GPtrArray) runners = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                 hr_recommendation_free);
+  g_autoptr(GPtrArray) partial = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                 hr_recommendation_free);
+  gboolean budgeted = (inputs->known & HR_FACT_BUDGET) && inputs->budget_usd >= 0;
   GPtrArray *gpus;
   HrAdvice *advice;
+  Ranking ranking;
   guint within = 0;
 
   g_return_val_if_fail (scenario != NULL, NULL);
@@ -1495,32 +1675,108 @@ hr_advice_new (const HrScenario     *scenario,
                        g_strdup_printf (_("The scenario's task is taken as \"%s\", as answered."),
                                         hr_enum_to_nick (hr_task_names, s->task)));
     }
+  advice->throughput = throughput_name (s);
 
   gpus = hr_catalog_get_gpus (catalog);
   for (guint i = 0; i < gpus->len; i++)
     {
-      HrRecommendation *rec = recommend_gpu (s, g_ptr_array_index (gpus, i), inputs);
+      HrRecommendation *rec = recommend_gpu (s, calibration, g_ptr_array_index (gpus, i), inputs);
 
-      if (rec != NULL)
-        g_ptr_array_add (advice->recommendations, rec);
+      if (rec == NULL)
+        continue;
+      if (rec->fits)
+        g_ptr_array_add (runners, rec);
+      else if (rec->within_budget)
+        g_ptr_array_add (partial, rec);
+      else
+        hr_recommendation_free (rec);
     }
 
-  g_ptr_array_sort_with_data (advice->recommendations, compare_recommendations,
-                              GINT_TO_POINTER (inputs->rank));
-  for (guint i = 0; i < advice->recommendations->len; i++)
-    if (((HrRecommendation *) g_ptr_array_index (advice->recommendations, i))->within_budget)
+  ranking.rank = inputs->rank;
+  ranking.lead = lead_choice (runners->len > 0 ? runners : partial);
+  g_ptr_array_sort_with_data (runners, compare_recommendations, &ranking);
+  for (guint i = 0; i < runners->len; i++)
+    if (((HrRecommendation *) g_ptr_array_index (runners, i))->within_budget)
       within++;
+
+  /* Nothing within the budget runs it as asked: the best card within it
+   * at the micro-batch it runs, with the lever that gets the asked one
+   * back, then the cheapest cards that run it as asked. */
+  if (budgeted && within == 0 && partial->len > 0)
+    {
+      HrRecommendation *best;
+      g_autoptr(HrScenario) on_card = hr_scenario_copy (s);
+      g_autoptr(GPtrArray) levers = NULL;
+      g_autoptr(HrKnob) fix = NULL;
+      const HrGpu *gpu;
+
+      g_ptr_array_sort_with_data (partial, compare_recommendations, &ranking);
+      best = g_ptr_array_steal_index (partial, 0);
+      gpu = hr_catalog_find_gpu (catalog, best->gpu_id);
+      g_clear_pointer (&on_card->gpu, hr_gpu_free);
+      on_card->gpu = hr_gpu_copy (gpu);
+      levers = hr_knobs_evaluate (on_card, calibration);
+      fix = hr_knobs_find_fix (levers, gpu, calibration);
+      if (fix != NULL)
+        {
+          best->lever = g_strdup (fix->label);
+          best->lever_change = g_strdup (fix->change);
+        }
+      g_ptr_array_add (advice->recommendations, best);
+      advice->none_within_budget = TRUE;
+    }
+  else if (budgeted && within == 0)
+    advice->none_within_budget = TRUE;
+
+  for (guint i = 0; i < runners->len; i++)
+    g_ptr_array_add (advice->recommendations, g_ptr_array_steal_index (runners, i--));
   if (max > 0 && advice->recommendations->len > max)
     g_ptr_array_set_size (advice->recommendations, max);
+  for (guint i = 0; i < advice->recommendations->len; i++)
+    {
+      HrRecommendation *rec = g_ptr_array_index (advice->recommendations, i);
+
+      rec->summary = describe (rec, inputs, s->micro_batch);
+    }
 
   if (advice->recommendations->len == 0)
     g_ptr_array_add (advice->notes,
                      g_strdup (_("No card in the catalog runs this scenario with its reserve, "
                                  "even sharded: `headroom-cli knobs` ranks what to change.")));
-  else if (within == 0 && (inputs->known & HR_FACT_BUDGET))
-    g_ptr_array_add (advice->notes,
-                     g_strdup (_("Nothing that fits stays within the budget: the cheapest options "
-                                 "are listed anyway.")));
+  else if (advice->none_within_budget)
+    {
+      const HrRecommendation *first = g_ptr_array_index (advice->recommendations, 0);
+      const HrRecommendation *cheapest = NULL;
+      g_autofree char *budget = money (inputs->budget_usd);
+      GString *note = g_string_new (NULL);
+
+      for (guint i = 0; i < advice->recommendations->len && cheapest == NULL; i++)
+        if (((HrRecommendation *) g_ptr_array_index (advice->recommendations, i))->fits)
+          cheapest = g_ptr_array_index (advice->recommendations, i);
+
+      g_string_append_printf (note, _("Nothing within the budget of %s runs micro-batch %u."),
+                              budget, s->micro_batch);
+      if (!first->fits)
+        {
+          if (first->lever != NULL)
+            g_string_append_printf (note, _(" The best card within it, %s, runs micro-batch "
+                                            "%u; %s (--set %s) gets micro-batch %u back."),
+                                    first->gpu_name, first->max_micro_batch, first->lever,
+                                    first->lever_change, s->micro_batch);
+          else
+            g_string_append_printf (note, _(" The best card within it, %s, runs micro-batch "
+                                            "%u; no single lever gets micro-batch %u back."),
+                                    first->gpu_name, first->max_micro_batch, s->micro_batch);
+        }
+      if (cheapest != NULL)
+        {
+          g_autofree char *cost = money (budget_cost (cheapest));
+
+          g_string_append_printf (note, _(" The cheapest card that runs it as asked is %s, at "
+                                          "%s."), cheapest->gpu_name, cost);
+        }
+      g_ptr_array_add (advice->notes, g_string_free (note, FALSE));
+    }
 
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
@@ -1536,29 +1792,42 @@ hr_advice_new (const HrScenario     *scenario,
           break;
         }
     }
+  for (guint i = 0; i < advice->recommendations->len; i++)
+    {
+      HrRecommendation *rec = g_ptr_array_index (advice->recommendations, i);
+
+      if (rec->used && rec->choice == HR_ADVICE_CHOICE_BUY)
+        {
+          g_ptr_array_add (advice->notes,
+                           g_strdup (_("Used cards are priced as the second-hand market sold "
+                                       "them on the date shown: no warranty; check the fans, "
+                                       "the memory temperature and any mining history.")));
+          break;
+        }
+    }
 
   if (s->gpu != NULL)
     {
-      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      guint own_max = 0;
+      gboolean own_fits = fits_on (s, calibration, s->gpu, s->gpus, s->sharding, &own_max);
 
-      if (est->fits)
+      if (own_fits)
         g_ptr_array_add (advice->notes,
                          g_strdup_printf (_("Your %s already runs this at micro-batch %u (up to "
                                             "%u): a new card buys speed or headroom, not the "
-                                            "ability to run it."), est->gpu_name, s->micro_batch,
-                                          est->max_micro_batch));
-      else if (est->max_micro_batch > 0)
+                                            "ability to run it."), s->gpu->name, s->micro_batch,
+                                          own_max));
+      else if (own_max > 0)
         g_ptr_array_add (advice->notes,
                          g_strdup_printf (_("Your %s runs micro-batch %u at most: with gradient "
                                             "accumulation over %u steps it trains at the same "
                                             "batch, more slowly, with nothing bought."),
-                                          est->gpu_name, est->max_micro_batch,
-                                          (s->micro_batch + est->max_micro_batch - 1) /
-                                            est->max_micro_batch));
+                                          s->gpu->name, own_max,
+                                          (s->micro_batch + own_max - 1) / own_max));
       else
         g_ptr_array_add (advice->notes,
                          g_strdup_printf (_("Your %s cannot run this even at micro-batch 1."),
-                                          est->gpu_name));
+                                          s->gpu->name));
     }
 
   g_ptr_array_add (advice->notes,

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "hr-fit.h"
 #include "hr-json.h"
 #include "hr-scenario.h"
 #include "hr-tree.h"
@@ -169,8 +170,14 @@ typedef struct {
   guint            gpus_per_run;    /* > 1: one run sharded over them */
   guint            runs;            /* independent runs, one per group of cards */
   HrSharding       sharding;        /* how a run is split over gpus_per_run */
-  gboolean         fits;            /* always TRUE for a recommendation */
+  /* Runs the scenario at its micro-batch.  FALSE only for the best card
+   * within the budget when none within it does: it runs max_micro_batch,
+   * and `lever` gets the scenario's back. */
+  gboolean         fits;
   guint            max_micro_batch;
+  char            *lever;           /* the least costly lever that makes it run as asked */
+  char            *lever_change;    /* its --set arguments */
+  gboolean         used;            /* bought used (price_usd is the used price) */
   double           price_usd;       /* one card; < 0 when unknown */
   double           price_per_gb;    /* < 0 when unknown */
   double           cloud_usd_per_hour; /* one card; < 0 when not rented */
@@ -198,7 +205,12 @@ typedef struct {
 
 typedef struct {
   HrAdviceInputs  inputs;
-  GPtrArray      *recommendations;  /* HrRecommendation, best first */
+  /* Best first: the cards within the budget that run the scenario, ranked;
+   * when none does, the best within the budget at the micro-batch it runs,
+   * then those over it, the cheapest first. */
+  GPtrArray      *recommendations;  /* HrRecommendation */
+  const char     *throughput;       /* what `tflops` counts: "BF16", "TF32", "FP32" */
+  gboolean        none_within_budget; /* a budget is given and no card within it runs it */
   HrHostAdvice    host;             /* for the first recommendation */
   GPtrArray      *notes;            /* char * */
 } HrAdvice;
@@ -210,6 +222,12 @@ HrAdvice   *hr_advice_new              (const HrScenario     *scenario,
                                         HrCatalog            *catalog,
                                         const HrAdviceInputs *inputs,
                                         guint                 max);
+/* The same, with every card's fit calibrated by @calibration (NULL: not). */
+HrAdvice   *hr_advice_new_calibrated   (const HrScenario     *scenario,
+                                        HrCatalog            *catalog,
+                                        const HrAdviceInputs *inputs,
+                                        guint                 max,
+                                        const HrCalibration  *calibration);
 void        hr_advice_free             (HrAdvice             *advice);
 void        hr_recommendation_free     (HrRecommendation     *rec);
 

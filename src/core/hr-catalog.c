@@ -96,7 +96,7 @@ static const char * const from_peak_keys[] = {
 static const char * const gpu_keys[] = {
   "id", "name", "vendor", "tier", "memory", "memory_nominal_gb", "bandwidth",
   "fp32_tflops", "tf32_tflops", "bf16_tflops", "tdp_watts", "price_usd",
-  "cloud_usd_per_hour", "price_as_of", "source", NULL
+  "cloud_usd_per_hour", "price_as_of", "used_price_usd", "used_price_as_of", "source", NULL
 };
 
 HrComponent *
@@ -699,6 +699,7 @@ hr_gpu_copy (const HrGpu *gpu)
   copy->vendor = g_strdup (gpu->vendor);
   copy->source = g_strdup (gpu->source);
   copy->price_as_of = g_strdup (gpu->price_as_of);
+  copy->used_price_as_of = g_strdup (gpu->used_price_as_of);
   copy->json = gpu->json != NULL ? json_node_ref (gpu->json) : NULL;
   return copy;
 }
@@ -714,6 +715,7 @@ hr_gpu_free (HrGpu *gpu)
   g_free (gpu->vendor);
   g_free (gpu->source);
   g_free (gpu->price_as_of);
+  g_free (gpu->used_price_as_of);
   g_clear_pointer (&gpu->json, json_node_unref);
   g_free (gpu);
 }
@@ -735,6 +737,7 @@ hr_gpu_from_json (HrJsonDoc   *doc,
 
   gpu->price_usd = -1;
   gpu->cloud_usd_per_hour = -1;
+  gpu->used_price_usd = -1;
 
   if (!hr_reader_init (&reader, doc, pointer, node, _("the GPU"), error))
     return NULL;
@@ -758,8 +761,17 @@ hr_gpu_from_json (HrJsonDoc   *doc,
       !hr_reader_nullable_double (&reader, "bf16_tflops", 0, 1e6, &gpu->bf16_tflops) ||
       !hr_reader_uint (&reader, "tdp_watts", FALSE, 0, 100000, &v) ||
       !hr_reader_nullable_double (&reader, "price_usd", 0, 1e8, &gpu->price_usd) ||
-      !hr_reader_nullable_double (&reader, "cloud_usd_per_hour", 0, 1e4, &gpu->cloud_usd_per_hour))
+      !hr_reader_nullable_double (&reader, "cloud_usd_per_hour", 0, 1e4, &gpu->cloud_usd_per_hour) ||
+      !hr_reader_nullable_double (&reader, "used_price_usd", 0, 1e8, &gpu->used_price_usd) ||
+      !hr_reader_string (&reader, "used_price_as_of", FALSE, &gpu->used_price_as_of))
     goto out;
+
+  if (gpu->used_price_usd >= 0 && gpu->used_price_as_of == NULL)
+    {
+      hr_reader_fail (&reader, "used_price_usd",
+                      _("a used price needs the date it was read: add \"used_price_as_of\""));
+      goto out;
+    }
 
   if (gpu->id[0] == '\0')
     {

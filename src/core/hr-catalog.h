@@ -135,6 +135,8 @@ typedef struct {
   guint       tdp_watts;
   double      price_usd;           /* < 0 when unknown */
   double      cloud_usd_per_hour;  /* < 0 when unknown */
+  double      used_price_usd;      /* a used card, < 0 when none is offered */
+  char       *used_price_as_of;
   JsonNode   *json;
   HrOrigin    origin;
 } HrGpu;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hr-estimate-private.h"
+#include "hr-fit-rule.h"
 
 /* The CUDA context: the driver's per-process state and the kernel images
  * of the CUDA libraries.  It shows in nvidia-smi but never in PyTorch's
@@ -63,10 +64,48 @@
 #define BAND_INFERENCE_LOW  0.853
 #define BAND_INFERENCE_HIGH 1.032
 
-/* JAX preallocates 75% of the device on first use unless
- * XLA_PYTHON_CLIENT_PREALLOCATE=false (JAX docs, "GPU memory allocation":
- * "JAX will preallocate 75% of the total GPU memory"). */
-#define JAX_PREALLOCATE_FRACTION 0.75
+/* XLA's pool under JAX (its share of the card, and whether it is taken up
+ * front) is the fit rule's: hr-fit-rule.c, with its sources. */
+
+static gint counter_estimates;
+static gint counter_plans;
+static gint counter_passes;
+static gint counter_copies;
+static gint counter_analyses;
+
+void
+hr_estimate_counters_get (HrEstimateCounters *counters)
+{
+  g_return_if_fail (counters != NULL);
+
+  counters->estimates = (guint) g_atomic_int_get (&counter_estimates);
+  counters->plans = (guint) g_atomic_int_get (&counter_plans);
+  counters->passes = (guint) g_atomic_int_get (&counter_passes);
+  counters->scenario_copies = (guint) g_atomic_int_get (&counter_copies);
+  counters->analyses = (guint) g_atomic_int_get (&counter_analyses);
+}
+
+void
+hr_estimate_counters_reset (void)
+{
+  g_atomic_int_set (&counter_estimates, 0);
+  g_atomic_int_set (&counter_plans, 0);
+  g_atomic_int_set (&counter_passes, 0);
+  g_atomic_int_set (&counter_copies, 0);
+  g_atomic_int_set (&counter_analyses, 0);
+}
+
+void
+hr_estimate_counters_count_copy (void)
+{
+  g_atomic_int_inc (&counter_copies);
+}
+
+void
+hr_estimate_counters_count_analysis (void)
+{
+  g_atomic_int_inc (&counter_analyses);
+}
 
 static const char *bucket_labels[] = {
   N_("Weights"), N_("Gradients"), N_("Optimizer state"), N_("Activations"), N_("Overhead"),
@@ -306,6 +345,8 @@ compute (HrPlan     *self,
   double static_total, dynamic_total;
   double frag, frag_low, frag_high;
 
+  g_atomic_int_inc (&counter_passes);
+
   acc.plan = self;
   acc.est = est;
 
@@ -342,19 +383,21 @@ compute (HrPlan     *self,
     double reserved_high = allocated_high + acc.by_metric_high[HR_METRIC_RESERVED];
     double need = 0;
 
-    if (s->framework == HR_FRAMEWORK_JAX && s->jax_preallocate)
+    if (hr_fit_rule_has_pool (s))
       {
-        /* XLA takes the pool whatever the model needs; the model's own
-         * need has to fit inside it. */
-        if (s->gpu != NULL)
+        /* The model's own need has to fit inside the allocator's pool;
+         * preallocated, XLA takes all of it whatever the model needs. */
+        if (s->gpu != NULL && hr_fit_rule_pool_preallocated (s))
           {
-            double pool = JAX_PREALLOCATE_FRACTION * (double) s->gpu->memory;
+            double fraction = hr_fit_rule_pool_fraction (s);
+            double pool = fraction * (double) s->gpu->memory;
 
             hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_DERIVED,
                         MAX (0, pool - reserved), MAX (0, pool - reserved_high),
                         MAX (0, pool - reserved_low),
-                        _("XLA preallocation: the rest of the 75%% of the card JAX takes up "
-                          "front"));
+                        _("XLA preallocation: the rest of the %.0f%% of the card JAX takes up "
+                          "front"),
+                        fraction * 100);
           }
         need = reserved;
       }
@@ -568,6 +611,7 @@ hr_plan_new (const HrScenario *scenario)
   g_return_val_if_fail (scenario != NULL, NULL);
   g_return_val_if_fail (scenario->model != NULL, NULL);
 
+  g_atomic_int_inc (&counter_plans);
   self = g_new0 (HrPlan, 1);
   self->scenario = hr_scenario_copy (scenario);
   self->parts = g_array_new (FALSE, TRUE, sizeof (Part));
@@ -626,18 +670,16 @@ guint64
 hr_plan_usable (HrPlan      *self,
                 const HrGpu *gpu)
 {
-  double usable;
-  const HrScenario *s = self->scenario;
+  HrFitLimit limit;
+  HrPeak peak;
 
   g_return_val_if_fail (gpu != NULL, 0);
 
-  usable = (1.0 - s->reserve) * (double) gpu->memory;
-  /* Under JAX preallocation XLA's pool is the limit, whatever else is
-   * free; the reserve applies inside it. */
-  if (s->framework == HR_FRAMEWORK_JAX && s->jax_preallocate)
-    usable = (1.0 - s->reserve) * JAX_PREALLOCATE_FRACTION * (double) gpu->memory;
-
-  return (guint64) usable;
+  /* The fit rule's (hr-fit-rule.h); any peak tells it what lies outside
+   * a pool. */
+  hr_plan_peak (self, 1, &peak);
+  hr_fit_rule_limit (self->scenario, gpu, &peak, &limit);
+  return limit.usable;
 }
 
 guint
@@ -645,51 +687,9 @@ hr_plan_max_micro_batch (HrPlan   *self,
                          guint64   usable,
                          gboolean *lower_bound)
 {
-  const guint limit = 1u << 20;
-  guint lo = 0, hi;
-  HrPeak peak;
-
   g_return_val_if_fail (self != NULL, 0);
 
-  if (lower_bound != NULL)
-    *lower_bound = FALSE;
-
-  hr_plan_peak (self, 1, &peak);
-  if (peak.need > usable)
-    return 0;
-
-  /* The need grows with the micro-batch (every term is non-decreasing in
-   * it), so the largest one that fits is found by doubling, then bisecting. */
-  lo = 1;
-  hi = 2;
-  while (hi <= limit)
-    {
-      hr_plan_peak (self, hi, &peak);
-      if (peak.need > usable)
-        break;
-      lo = hi;
-      hi *= 2;
-    }
-
-  if (hi > limit)
-    {
-      if (lower_bound != NULL)
-        *lower_bound = TRUE;
-      return lo;
-    }
-
-  while (hi - lo > 1)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      hr_plan_peak (self, mid, &peak);
-      if (peak.need > usable)
-        hi = mid;
-      else
-        lo = mid;
-    }
-
-  return lo;
+  return hr_fit_rule_plan_max_micro_batch (self, usable, lower_bound);
 }
 
 static gboolean
@@ -795,24 +795,28 @@ add_notes (HrPlan     *self,
 
   if (s->framework == HR_FRAMEWORK_JAX)
     {
+      double fraction = hr_fit_rule_pool_fraction (s) * 100;
+
       if (s->jax_preallocate)
         g_ptr_array_add (notes, g_strdup_printf (
           s->gpu != NULL
-            ? _("JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
-                "nvidia-smi shows that pool, not what the model needs (allocated_peak, "
-                "%.1f GiB); the model must fit inside the pool. "
-                "XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
-                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use")
-            : _("JAX preallocates 75%% of the card at start-up (XLA_PYTHON_CLIENT_PREALLOCATE): "
-                "nvidia-smi shows that pool (no GPU given, so the pool is not counted), not what "
-                "the model needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
-                "XLA_PYTHON_CLIENT_MEM_FRACTION=.95 enlarges it; "
-                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use"),
-          est->allocated_peak / GiB));
+            ? _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
+                "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool, not what the model "
+                "needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
+                "XLA_PYTHON_CLIENT_MEM_FRACTION sets the pool's share; "
+                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use and "
+                "leaves the pool's limit as it is")
+            : _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
+                "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool (no GPU given, so "
+                "the pool is not counted), not what the model needs (allocated_peak, %.1f GiB); "
+                "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION sets the "
+                "pool's share"),
+          fraction, est->allocated_peak / GiB));
       else
         g_ptr_array_add (notes,
-                         g_strdup (_("JAX without preallocation: XLA's BFC allocator grows as "
-                                     "needed")));
+                         g_strdup_printf (_("JAX without preallocation: XLA's BFC allocator "
+                                            "grows as needed, up to the same %.0f%% of the card "
+                                            "(XLA_PYTHON_CLIENT_MEM_FRACTION)"), fraction));
       g_ptr_array_add (notes, g_strdup (
         _("under JAX, reserved_peak stands for the XLA allocator's peak in use and "
           "allocated_peak for the live buffers; remat (jax.checkpoint) trades compute for "
@@ -842,20 +846,26 @@ fit_on_gpu (HrPlan     *self,
             HrEstimate *est,
             const HrGpu *gpu)
 {
+  HrFitLimit limit;
   HrPeak peak;
   gboolean lower = FALSE;
+  g_autofree char *rule = NULL;
+  g_autofree char *verdict = NULL;
 
   est->has_fit = TRUE;
   est->gpu_id = g_strdup (gpu->id);
   est->gpu_name = g_strdup (gpu->name);
   est->capacity = gpu->memory;
-  est->usable = hr_plan_usable (self, gpu);
 
+  /* The fit rule, stated once in hr-fit-rule.h. */
   hr_plan_peak (self, est->micro_batch, &peak);
-  est->need = peak.need;
-  est->fits = peak.need <= est->usable;
-  est->max_micro_batch = hr_plan_max_micro_batch (self, est->usable, &lower);
+  hr_fit_rule_limit (self->scenario, gpu, &peak, &limit);
+  est->usable = limit.usable;
+  est->need = hr_fit_rule_need (self->scenario, &peak);
+  est->fits = est->need <= est->usable;
+  est->max_micro_batch = hr_fit_rule_plan_max_micro_batch (self, est->usable, &lower);
   est->max_is_lower_bound = lower;
+  rule = hr_fit_rule_describe (&limit);
 
   if (est->max_micro_batch == 0)
     {
@@ -864,39 +874,49 @@ fit_on_gpu (HrPlan     *self,
                      est->buckets[HR_BUCKET_OPTIMIZER];
 
       hr_plan_peak (self, 1, &one);
-      est->fit_reason = g_strdup_printf (
-        self->scenario->framework == HR_FRAMEWORK_JAX && self->scenario->jax_preallocate
-          ? _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
-              "(%.1f GiB less the %.0f%% reserve, inside XLA's 75%% pool); weights, gradients "
-              "and optimizer state alone are %.1f GiB")
-          : _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s "
-              "(%.1f GiB less the %.0f%% reserve); weights, gradients and optimizer state "
-              "alone are %.1f GiB"),
-        one.need / GiB, est->usable / GiB, gpu->name, gpu->memory / GiB,
-        self->scenario->reserve * 100, state / GiB);
+      verdict = g_strdup_printf (
+        _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s; weights, "
+          "gradients and optimizer state alone are %.1f GiB"),
+        hr_fit_rule_need (self->scenario, &one) / GiB, est->usable / GiB, gpu->name,
+        state / GiB);
     }
   else if (!est->fits)
-    est->fit_reason = g_strdup_printf (
+    verdict = g_strdup_printf (
       _("micro-batch %u needs %.1f GiB, over the %.1f GiB usable; micro-batch %u fits"),
-      est->micro_batch, peak.need / GiB, est->usable / GiB, est->max_micro_batch);
+      est->micro_batch, est->need / GiB, est->usable / GiB, est->max_micro_batch);
   else
-    est->fit_reason = g_strdup_printf (
+    verdict = g_strdup_printf (
       lower ? _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch at least %u")
             : _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch %u"),
-      ((double) est->usable - peak.need) / GiB, est->max_micro_batch);
+      ((double) est->usable - est->need) / GiB, est->max_micro_batch);
+
+  /* Translators: the verdict, then how the usable memory was reached. */
+  est->fit_reason = g_strdup_printf (_("%s (%s)"), verdict, rule);
 }
 
 HrEstimate *
 hr_estimate_new (const HrScenario *scenario)
 {
   g_autoptr(HrPlan) plan = NULL;
-  HrEstimate *est;
-  HrPeak peak;
-  guint64 trainable = 0;
 
   g_return_val_if_fail (scenario != NULL, NULL);
 
   plan = hr_plan_new (scenario);
+  return hr_plan_estimate (plan);
+}
+
+HrEstimate *
+hr_plan_estimate (HrPlan *plan)
+{
+  const HrScenario *scenario;
+  HrEstimate *est;
+  HrPeak peak;
+  guint64 trainable = 0;
+
+  g_return_val_if_fail (plan != NULL, NULL);
+
+  g_atomic_int_inc (&counter_estimates);
+  scenario = plan->scenario;
 
   est = g_new0 (HrEstimate, 1);
   est->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);

@@ -119,6 +119,9 @@ const HrScenario *hr_plan_get_scenario (HrPlan      *plan);
 void        hr_plan_peak          (HrPlan           *plan,
                                    guint             micro_batch,
                                    HrPeak           *peak);
+/* The full estimate of @plan's scenario (what hr_estimate_new() gives),
+ * made with a plan the caller keeps for sweeps and searches. */
+HrEstimate *hr_plan_estimate      (HrPlan           *plan);
 /* Bytes the fit may use on @gpu: the capacity less the reserve (and under
  * JAX preallocation, the part of the card XLA takes). */
 guint64     hr_plan_usable        (HrPlan           *plan,
@@ -137,6 +140,24 @@ double      hr_activations_korthikanti (double seq_len,
                                         double hidden,
                                         double heads,
                                         double layers);
+
+/* How much estimating has been done since the last reset: what one change
+ * of a scenario costs (the window benchmark prints it).  Counted in every
+ * thread; reading while another thread estimates gives a recent figure. */
+typedef struct {
+  guint estimates;        /* hr_estimate_new() */
+  guint plans;            /* hr_plan_new(), the estimate's own included */
+  guint passes;           /* passes of the estimator's arithmetic, one per peak */
+  guint scenario_copies;  /* hr_scenario_copy() */
+  guint analyses;         /* hr_analysis_new() */
+} HrEstimateCounters;
+
+void        hr_estimate_counters_get   (HrEstimateCounters *counters);
+void        hr_estimate_counters_reset (void);
+/* Called by hr_scenario_copy(). */
+void        hr_estimate_counters_count_copy (void);
+/* Called by hr_analysis_new(). */
+void        hr_estimate_counters_count_analysis (void);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrEstimate, hr_estimate_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrPlan, hr_plan_free)

@@ -246,6 +246,28 @@ hr_file_read (GInputStream  *stream,
 }
 
 GBytes *
+hr_file_load_head (const char  *path,
+                   gsize        length,
+                   GError     **error)
+{
+  g_autoptr(GInputStream) stream = NULL;
+  g_autofree char *data = NULL;
+  gssize n;
+
+  g_return_val_if_fail (path != NULL, NULL);
+
+  stream = hr_file_open (path, G_MAXUINT64, _("a file"), NULL, error);
+  if (stream == NULL)
+    return NULL;
+  data = g_malloc (length + 1);
+  n = hr_file_read (stream, path, data, length, error);
+  if (n < 0)
+    return NULL;
+  data[n] = '\0';
+  return g_bytes_new_take (g_steal_pointer (&data), n);
+}
+
+GBytes *
 hr_file_load (const char  *path,
               gsize        max_size,
               const char  *kind,

@@ -31,6 +31,14 @@ gssize    hr_file_read          (GInputStream *stream,
                                  gsize         length,
                                  GError      **error);
 
+/* The first @length bytes of the regular file at @path (fewer if it is
+ * shorter), opened as hr_file_open() opens it: what a file is can be told
+ * from its start without waiting on a pipe.  The data is followed by a NUL
+ * not counted in its size. */
+GBytes   *hr_file_load_head     (const char   *path,
+                                 gsize         length,
+                                 GError      **error);
+
 /* The whole of the regular file at @path (a path or a URI), refused with a
  * one-line HR_ERROR message naming @path when it is missing, unreadable, a
  * folder, a device or a pipe (which could block or never end), or larger

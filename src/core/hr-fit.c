@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 #include <math.h>
 
+#include "hr-fit-rule.h"
 #include "hr-fit.h"
 #include "hr-snapshot.h"
 
@@ -660,55 +661,35 @@ hr_calibration_apply_estimate (const HrCalibration *self,
                                     overhead_delta / GB, band / GB));
 }
 
+typedef struct {
+  const HrCalibration *calibration;
+  HrPlan              *plan;
+} CalibratedNeed;
+
+static guint64
+calibrated_need (guint    micro_batch,
+                 gpointer user_data)
+{
+  CalibratedNeed *job = user_data;
+  HrPeak peak;
+
+  hr_calibration_peak (job->calibration, job->plan, micro_batch, &peak);
+  return hr_fit_rule_need (hr_plan_get_scenario (job->plan), &peak);
+}
+
 guint
 hr_calibration_max_micro_batch (const HrCalibration *self,
                                 HrPlan              *plan,
                                 guint64              usable,
                                 gboolean            *lower_bound)
 {
-  const guint limit = 1u << 20;
-  guint lo, hi;
-  HrPeak peak;
+  CalibratedNeed job = { self, plan };
 
   g_return_val_if_fail (self != NULL, 0);
-
-  if (lower_bound != NULL)
-    *lower_bound = FALSE;
-
-  hr_calibration_peak (self, plan, 1, &peak);
-  if (peak.need > usable)
-    return 0;
+  g_return_val_if_fail (plan != NULL, 0);
 
   /* A calibrated need still grows with the batch (a positive scale of a
-   * growing term): doubling, then bisecting, as hr_plan_max_micro_batch. */
-  lo = 1;
-  hi = 2;
-  while (hi <= limit)
-    {
-      hr_calibration_peak (self, plan, hi, &peak);
-      if (peak.need > usable)
-        break;
-      lo = hi;
-      hi *= 2;
-    }
-
-  if (hi > limit)
-    {
-      if (lower_bound != NULL)
-        *lower_bound = TRUE;
-      return lo;
-    }
-
-  while (hi - lo > 1)
-    {
-      guint mid = lo + (hi - lo) / 2;
-
-      hr_calibration_peak (self, plan, mid, &peak);
-      if (peak.need > usable)
-        hi = mid;
-      else
-        lo = mid;
-    }
-
-  return lo;
+   * growing term): the fit rule's search finds its largest. */
+  return hr_fit_rule_max_micro_batch (calibrated_need, &job, usable,
+                                      hr_plan_get_scenario (plan)->micro_batch, lower_bound);
 }

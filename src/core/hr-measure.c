@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "hr-file.h"
 #include "hr-measure.h"
 #include "hr-measure-private.h"
 #include "hr-snapshot.h"
@@ -2969,31 +2970,27 @@ load_file (const char              *path,
            GCancellable            *cancellable,
            GError                 **error)
 {
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GFileInputStream) stream = NULL;
+  g_autoptr(GInputStream) stream = NULL;
   g_autoptr(HrMeasureParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *buffer = NULL;
   const gsize chunk = 1 << 20;
 
-  file = g_file_new_for_path (path);
-  stream = g_file_read (file, cancellable, &local_error);
+  /* Opened as every file is (hr_file_open: a regular file, never waiting
+   * on a pipe); a log is streamed, so its size is not bounded here but its
+   * rows are, and a snapshot's below. */
+  stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"), NULL, error);
   if (stream == NULL)
-    {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
 
   parser = hr_measure_parser_new (path, options);
   buffer = g_malloc (chunk);
 
   for (gboolean first = TRUE;; first = FALSE)
     {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, chunk, cancellable,
-                                      &local_error);
+      gssize n = g_input_stream_read (stream, buffer, chunk, cancellable, &local_error);
 
       /* A memory snapshot is read from the file's pages where they lie,
        * not copied: it can be gigabytes. */

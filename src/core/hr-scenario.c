@@ -13,8 +13,10 @@
 #include <string.h>
 
 #include "hr-file.h"
+#include "hr-estimate.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"
+#include "hr-setting.h"
 
 #define MAX_MICRO_BATCH (1u << 20)
 #define MAX_SEQ_LEN     (1u << 26)
@@ -32,6 +34,25 @@ static const char * const scenario_keys[] = {
   "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
   "peft", NULL
 };
+
+/* The keys above and those the settings table reads itself. */
+static const char * const *
+all_scenario_keys (void)
+{
+  static GPtrArray *keys;
+
+  if (g_once_init_enter (&keys))
+    {
+      GPtrArray *all = g_ptr_array_new ();
+
+      for (guint i = 0; scenario_keys[i] != NULL; i++)
+        g_ptr_array_add (all, (gpointer) scenario_keys[i]);
+      hr_settings_add_json_keys (all);
+      g_ptr_array_add (all, NULL);
+      g_once_init_leave (&keys, all);
+    }
+  return (const char * const *) keys->pdata;
+}
 
 static const char * const lora_keys[] = { "rank", "targets", NULL };
 static const char * const deepspeed_keys[] = {
@@ -104,6 +125,8 @@ apply_defaults (HrScenario *self)
   self->peft.n_butterfly_factor = 1;
   self->peft.decompose_factor = -1;
   self->peft.init_r = 12;
+
+  hr_settings_apply_defaults (self);
 }
 
 /* Values that follow from others unless the file set them. */
@@ -224,6 +247,7 @@ hr_scenario_copy (const HrScenario *scenario)
 
   g_return_val_if_fail (scenario != NULL, NULL);
 
+  hr_estimate_counters_count_copy ();
   copy = g_memdup2 (scenario, sizeof *scenario);
   copy->name = g_strdup (scenario->name);
   copy->model = scenario->model != NULL ? hr_model_copy (scenario->model) : NULL;
@@ -708,7 +732,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       goto out;
     }
 
-  if (!hr_reader_check_keys (&reader, scenario_keys) ||
+  if (!hr_reader_check_keys (&reader, all_scenario_keys ()) ||
       !hr_reader_string (&reader, "name", FALSE, &self->name) ||
       !read_model (self, &reader, catalog))
     goto out;
@@ -790,7 +814,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
 
   if (!read_gpu (self, &reader, catalog) ||
       !hr_reader_double (&reader, "reserve", FALSE, 0.0, 0.5, &self->reserve) ||
-      !read_replay (self, &reader))
+      !read_replay (self, &reader) ||
+      !hr_settings_read (&reader, self))
     goto out;
 
   if (hr_reader_has (&reader, "stack"))
@@ -1232,6 +1257,7 @@ hr_scenario_to_json (const HrScenario *self)
     }
   json_builder_set_member_name (builder, "reserve");
   json_builder_add_double_value (builder, self->reserve);
+  hr_settings_write (builder, self);
   if (self->has_replay)
     {
       json_builder_set_member_name (builder, "replay");

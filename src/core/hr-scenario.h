@@ -109,6 +109,7 @@ typedef struct {
   gboolean        framework_set;
   HrFramework     framework;
   gboolean        jax_preallocate;
+  double          jax_mem_fraction;   /* XLA_PYTHON_CLIENT_MEM_FRACTION */
   gboolean        context_len_set;
   guint           context_len;
   HrDtype         kv_dtype;

@@ -92,7 +92,6 @@ write_entries (HrUserCatalogKind   kind,
   g_autoptr(JsonNode) root = json_node_new (JSON_NODE_OBJECT);
   g_autoptr(HrJsonDoc) doc = NULL;
   g_autoptr(HrCatalog) scratch = NULL;
-  g_autoptr(GError) local_error = NULL;
   g_autofree char *text = NULL;
   g_autofree char *with_newline = NULL;
   JsonObject *object = json_object_new ();
@@ -117,11 +116,10 @@ write_entries (HrUserCatalogKind   kind,
     return FALSE;
 
   /* A crash or a full disk never leaves half a catalog. */
-  if (!hr_file_write_atomic (path, with_newline, strlen (with_newline), &local_error))
-    {
-      g_set_error_literal (error, HR_ERROR, HR_ERROR_IO, local_error->message);
-      return FALSE;
-    }
+  /* A file that cannot be written keeps hr_file_write_atomic's domain:
+   * that is a failure of the system, not bad input. */
+  if (!hr_file_write_atomic (path, with_newline, strlen (with_newline), error))
+    return FALSE;
 
   return TRUE;
 }
@@ -192,27 +190,19 @@ apply_change (Change  *change,
 {
   g_autofree char *dir = g_path_get_dirname (change->path);
   g_autofree char *lock = g_build_filename (dir, ".headroom-lock", NULL);
-  g_autoptr(GError) local_error = NULL;
 
   if (g_mkdir_with_parents (dir, 0700) != 0)
     {
       int saved = errno;
 
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", dir, g_strerror (saved));
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved), "%s: %s", dir,
+                   g_strerror (saved));
       return FALSE;
     }
 
-  if (!hr_file_with_lock (lock, change_locked, change, &local_error))
-    {
-      /* the catalog's own errors keep their domain; a lock that cannot be
-       * taken is a failure to write */
-      if (local_error->domain == HR_ERROR)
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error_literal (error, HR_ERROR, HR_ERROR_IO, local_error->message);
-      return FALSE;
-    }
-  return TRUE;
+  /* The catalog's own errors are HR_ERROR; a lock that cannot be taken or
+   * a file that cannot be written are G_FILE_ERROR. */
+  return hr_file_with_lock (lock, change_locked, change, error);
 }
 
 gboolean

@@ -39,16 +39,6 @@ new_window (void)
   return window;
 }
 
-static GtkWidget *
-child (HrWindow   *window,
-       const char *name)
-{
-  GObject *object = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW, name);
-
-  g_assert_nonnull (object);
-  return GTK_WIDGET (object);
-}
-
 static char *
 tmp_path (const char *name)
 {
@@ -83,7 +73,7 @@ static void
 test_pick_and_change (void)
 {
   HrWindow *window = new_window ();
-  GtkSpinButton *batch = GTK_SPIN_BUTTON (child (window, "micro_batch_spin"));
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
   HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
   g_autofree char *before = NULL;
   g_auto(GStrv) verdicts = NULL;
@@ -92,6 +82,7 @@ test_pick_and_change (void)
   g_autoptr(GFile) file = g_file_new_for_path (path);
   g_autoptr(GError) error = NULL;
   g_autoptr(HrScenario) saved = NULL;
+  HrEstimateCounters counters;
 
   /* The model picker, as a click on its row does it. */
   g_assert_true (hr_window_select_model (window, "smolvla"));
@@ -107,8 +98,15 @@ test_pick_and_change (void)
   g_assert_cmpstr (hr_window_get_scenario (window)->gpu->id, ==, "h100-sxm");
 
   before = g_strdup (hr_chart_view_get_summary (buckets));
+  hr_estimate_counters_reset ();
   gtk_spin_button_set_value (batch, 24);
   g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, 24);
+  iterate ();
+  /* One change, one analysis: one estimate per compared GPU, and the
+   * lists, the charts and the verdicts all read it. */
+  hr_estimate_counters_get (&counters);
+  g_assert_cmpuint (counters.analyses, ==, 1);
+  g_assert_cmpuint (counters.estimates, ==, 2);
 
   /* The verdict and the chart's description follow in the same turn. */
   verdicts = hr_window_dup_verdicts (window);
@@ -135,10 +133,10 @@ static void
 test_settings_that_apply (void)
 {
   HrWindow *window = new_window ();
-  AdwComboRow *task = ADW_COMBO_ROW (child (window, "task_row"));
-  GtkWidget *optimizer = child (window, "optimizer_row");
-  GtkWidget *kv = child (window, "kv_dtype_row");
-  GtkWidget *image = child (window, "image_size_row");
+  AdwComboRow *task = ADW_COMBO_ROW (hr_window_get_setting_row (window, "task"));
+  GtkWidget *optimizer = hr_window_get_setting_row (window, "optimizer");
+  GtkWidget *kv = hr_window_get_setting_row (window, "kv_dtype");
+  GtkWidget *image = hr_window_get_setting_row (window, "image_size");
 
   g_assert_true (gtk_widget_get_visible (optimizer));
   g_assert_false (gtk_widget_get_visible (kv));
@@ -418,13 +416,52 @@ test_measurements (void)
   g_assert_true (data->has_fit_line);
   g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "easured"));
 
-  /* Calibrated, every card's verdict follows the measurement. */
+  /* The probe measured bf16-mixed; SmolVLA's default here is fp32: the
+   * mismatch is said where the points are drawn, and it does not
+   * calibrate. */
+  g_assert_cmpint (hr_window_get_scenario (window)->compute, ==, HR_COMPUTE_FP32);
+  g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)->match->differs);
+  g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup: precision"));
+  hr_window_set_use_calibration (window, TRUE);
   g_assert_false (hr_window_get_calibrated (window));
+
+  /* In the measured precision, every card's verdict follows the
+   * measurement. */
+  adw_combo_row_set_selected (ADW_COMBO_ROW (hr_window_get_setting_row (window, "compute")),
+                              hr_setting_choice_index (hr_setting_find ("compute"),
+                                                       HR_COMPUTE_BF16_MIXED));
+  hr_window_set_use_calibration (window, FALSE);
+  g_strfreev (before);
+  before = hr_window_dup_verdicts (window);
   hr_window_set_use_calibration (window, TRUE);
   g_assert_true (hr_window_get_calibrated (window));
   after = hr_window_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (after), ==, g_strv_length (before));
   g_assert_cmpstr (after[0], !=, before[0]);
+
+  /* Another scenario opened sets the measurements aside rather than
+   * carrying them over; the toast's Keep Them brings them back. */
+  {
+    g_autofree char *other = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                               "dreamerv3-5090d.json", NULL);
+    g_autoptr(GFile) other_file = g_file_new_for_path (other);
+
+    g_assert_true (hr_window_load_file (window, other_file, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 1);
+    data = hr_chart_view_get_data (curve);
+    g_assert_cmpuint (data->measured->len, ==, 0);
+    g_assert_false (hr_window_get_calibrated (window));
+    hr_window_keep_measurements (window);
+    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 0);
+    /* kept, it is still another setup (torch, SmolVLA), and says so */
+    g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)
+                     ->match->differs);
+    g_assert_false (hr_window_get_calibrated (window));
+    g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup"));
+  }
 
   /* A log over time, dropped as the user drops it: read in a thread. */
   hr_window_open_any (window, log_file);

@@ -1,9 +1,12 @@
 /* bench-window.c: the window's full redraw, per frame
  *
  * What one change costs: set the micro-batch through its spin button (the
- * window re-estimates every compared GPU, ranks the knobs, rebuilds the
- * lists and the chart data), then render the whole window to a texture as
- * the frame clock would.  Prints the mean and worst time per frame.  Needs
+ * window makes one analysis of the scenario, HrAnalysis, which estimates
+ * every compared GPU once, ranks the levers and sweeps; the lists and the
+ * charts read it), then render the whole window to a texture as the frame
+ * clock would.  Prints the mean and worst time per frame, and what one
+ * change costs in estimator work: analyses, estimates, plans, passes of the
+ * estimator's arithmetic and scenario copies (hr_estimate_counters_get).  Needs
  * a display (xvfb-run); run with `meson test --benchmark`.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
@@ -41,6 +44,7 @@ main (int   argc,
   HrWindow *window;
   GtkSpinButton *batch;
   gint64 deadline, total = 0, worst = 0, estimate_total = 0, layout_total = 0;
+  HrEstimateCounters counters;
 
   if (!gtk_init_check ())
     {
@@ -56,8 +60,8 @@ main (int   argc,
   while (g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
 
-  batch = GTK_SPIN_BUTTON (gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW,
-                                                           "micro_batch_spin"));
+  batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  hr_estimate_counters_reset ();
   for (guint i = 0; i < FRAMES; i++)
     {
       gint64 start = g_get_monotonic_time ();
@@ -77,6 +81,11 @@ main (int   argc,
       worst = MAX (worst, elapsed);
     }
 
+  hr_estimate_counters_get (&counters);
+  printf ("one change of the micro-batch: %.1f analyses, %.1f estimates (one per GPU "
+          "compared), %.1f plans, %.1f passes of the estimator, %.1f scenario copies\n",
+          (double) counters.analyses / FRAMES, (double) counters.estimates / FRAMES, (double) counters.plans / FRAMES,
+          (double) counters.passes / FRAMES, (double) counters.scenario_copies / FRAMES);
   printf ("window redraw, 4 GPUs, 1400x900: %.2f ms per frame (re-estimate and rebuild "
           "%.2f ms, layout %.2f ms, render %.2f ms), worst %.2f ms, over %u frames\n",
           total / 1000.0 / FRAMES, estimate_total / 1000.0 / FRAMES,

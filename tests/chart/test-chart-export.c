@@ -287,9 +287,14 @@ test_report (void)
   /* the sections are there, as text a reader can search */
   text = run ((const char *[]) { "pdftotext", "-layout", path, "-", NULL });
   g_assert_nonnull (strstr (text, "Llama 3.1 8B"));
-  g_assert_nonnull (strstr (text, "Peak memory versus micro-batch"));
+  /* every chart of the registry, the fit table with the lever that fixes
+   * each card, the levers with their risks */
+  g_assert_nonnull (strstr (text, "Peak against micro-batch"));
   g_assert_nonnull (strstr (text, "Fit on every GPU in the catalog"));
-  g_assert_nonnull (strstr (text, "What to change, best first"));
+  g_assert_nonnull (strstr (text, "Lever that fixes it"));
+  g_assert_nonnull (strstr (text, "What to change"));
+  g_assert_nonnull (strstr (text, "Result:"));
+  g_assert_nonnull (strstr (text, "What to buy or rent"));
   g_assert_nonnull (strstr (text, "Assumptions and sources"));
   g_assert_nonnull (strstr (text, "H200"));
 

@@ -188,6 +188,53 @@ with tempfile.TemporaryDirectory() as tmp:
     check("export onto a folder", ["export", SMOLVLA, "--chart", "curve", "-o", out_dir], 1,
           ["folder"])
 
+    # ---- options validated like file fields ---------------------------------
+    dreamer = os.path.join(EXAMPLES, "dreamerv3-5090d.json")
+    for option, value, words in [
+            ("--hours-per-day", "-2", "between 0 and 24"),
+            ("--hours-per-day", "nan", "not a number"),
+            ("--usd-per-kwh", "-1", "between 0 and 10"),
+            ("--budget", "-5", "--budget"),
+            ("--budget", "NaN", "not a number"),
+            ("--budget", "0x10", "not a number"),
+            ("--months", "inf", "not a number"),
+            ("--months", "0", "above 0"),
+            ("--runs", "0", "--runs"),
+            ("--runs", "1.5", "whole number")]:
+        check(f"advise {option} {value}", ["advise", dreamer, option, value], 2, [words])
+    check("fits --gpus ''", ["fits", SMOLVLA, "--gpus", ""], 2, ["empty"])
+    check("fits --gpus 'rtx-4090,'", ["fits", SMOLVLA, "--gpus", "rtx-4090,"], 2, ["empty"])
+
+    # ---- output that cannot drive a terminal --------------------------------
+    doc = json.load(open(SMOLVLA))
+    doc["name"] = "evil \x1b]0;title\x07 \u202e reversed \x1b[31m red \u0085"
+    evil = os.path.join(tmp, "evil.json")
+    with open(evil, "w") as f:
+        json.dump(doc, f)
+    for args in (["estimate", evil], ["estimate", evil, "--json"], ["knobs", evil],
+                 ["sweep", evil, "--csv", "--batch", "1:2"], ["advise", evil]):
+        p = check(" ".join(["escapes:"] + args[:1] + args[2:]), args, 0)
+        if p is None:
+            continue
+        raw = [b for b in p.stdout if (b < 0x20 and b not in (9, 10)) or b == 0x7f]
+        if raw or "\u202e".encode() in p.stdout or "\u0085".encode() in p.stdout:
+            failures.append(f"escapes {args}: control characters reach stdout")
+        if "--json" in args:
+            try:
+                json.loads(p.stdout)
+            except ValueError as e:
+                failures.append(f"escapes {args}: not JSON: {e}")
+
+    # ---- exit statuses: 1 when the system fails us --------------------------
+    env, data = user_env(tmp, "unwritable")
+    shutil.rmtree(data)
+    with open(data, "w") as f:
+        f.write("a file where the catalog's folder should be")
+    config = os.path.join(tmp, "config-unwritable.json")
+    config_json(config)
+    check("import-model --add where the folder cannot be made",
+          ["import-model", config, "--add", "--id", "x"], 1, [], env=env)
+
     # ---- concurrency: ten import-model --add at once ------------------------
     env, data = user_env(tmp, "concurrent")
     config = os.path.join(tmp, "config.json")

@@ -249,9 +249,28 @@ p = run("measure", os.path.join(MEASURE, "probe-torch.csv"), "--json", "--scenar
 d = json.loads(p.stdout) if p.returncode == 0 else {}
 c = d.get("comparison", {})
 check(p.returncode == 0 and len(c.get("points", [])) == 6 and len(c.get("gpus", [])) == 2
-      and c["uncalibrated"]["mean_relative_error"] > 0 and c["calibration"]["activation_scale"] > 0
+      and c["uncalibrated"]["mean_relative_error"] > 0 and c["calibration"]["activation_scale"] > 0,
+      f"measure --scenario compares ({p.stderr.strip()})")
+# The probe ran bf16-mixed; the example is fp32: said, and not calibrated.
+check(p.returncode == 0 and c["match"]["matches"] is False and c["match"]["precision"]["state"] == "different"
+      and "another setup" in c["match"]["summary"] and c["calibration"]["applied"] is False
+      and all(g["calibrated_max_micro_batch"] is None for g in c["gpus"]),
+      "measure --scenario: a measurement of another precision is said and does not calibrate")
+p = run("measure", os.path.join(MEASURE, "probe-torch.csv"), "--scenario",
+        os.path.join(EXAMPLES, "smolvla-4090.json"))
+check(p.returncode == 0 and "✗ Measured on another setup: precision bf16-mixed" in p.stdout,
+      "measure --scenario prints the mismatch")
+p = run("measure", os.path.join(MEASURE, "probe-torch.csv"), "--json", "--scenario",
+        os.path.join(EXAMPLES, "smolvla-4090.json"), "--set", "compute=bf16-mixed", "--gpus", "rtx-4090,a100-80gb")
+d = json.loads(p.stdout) if p.returncode == 0 else {}
+c = d.get("comparison", {})
+check(p.returncode == 0 and c["match"]["matches"] is True and c["calibration"]["applied"] is True
       and all(is_size(g["calibrated_max_micro_batch"]) for g in c["gpus"]),
-      f"measure --scenario compares and calibrates ({p.stderr.strip()})")
+      f"measure --scenario: the same setup calibrates ({p.stderr.strip()})")
+p = run("measure", os.path.join(MEASURE, "probe-seq.csv"), "--scenario",
+        os.path.join(EXAMPLES, "dreamerv3-5090d.json"))
+check(p.returncode == 2 and "another setup: framework torch" in p.stderr,
+      f"measure --scenario: nothing to compare still says the setup differs ({p.stderr.strip()})")
 check(d.get("fragmentation", {}).get("bytes") == 13025411072 - 11388502016, "measure: fragmentation is the largest reserved-allocated gap")
 BAD = os.path.join(MEASURE, "bad")
 for name in ("not-a-number.csv", "binary.csv", "stats-string.json", "unknown-columns.csv"):

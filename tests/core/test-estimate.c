@@ -325,7 +325,7 @@ test_reference_dreamer_preallocation (void)
   g_assert_cmpfloat (est->device_used, >=, 0.75 * s->gpu->memory);
   g_assert_cmpfloat (est->device_used, <=, 0.75 * s->gpu->memory + 1.5 * GiB);
   g_assert_cmpfloat (est->allocated_peak, <, est->device_used - 4 * GiB);
-  g_assert_true (has_note (est, "preallocates 75%"));
+  g_assert_true (has_note (est, "XLA's pool, 75% of the card"));
   g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OVERHEAD, "XLA preallocation"), >, 1 * GiB);
 
   /* without preallocation nvidia-smi shows the real use */

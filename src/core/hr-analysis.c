@@ -1,0 +1,633 @@
+/* hr-analysis.c: everything Headroom answers about one scenario, computed
+ * once
+ *
+ * What it costs: one plan and one estimate per compared card (the
+ * scenario's own plan serves its card, the curve and the levers' "before"),
+ * one plan per lever that applies, and a plan per card that does not fit
+ * to confirm the lever that fixes it.  The fit searches guess from a line
+ * and check the guess (hr-fit-rule.c).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-analysis"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+
+#include "hr-analysis.h"
+
+#define GB  1e9
+#define GiB (1024.0 * 1024.0 * 1024.0)
+
+/* The curve's points: every micro-batch up to this many, evenly spaced
+ * beyond (the need is close to a line in the batch, so more points draw
+ * nothing new). */
+#define SWEEP_POINTS 32
+
+char *
+hr_size_format (double     bytes,
+                HrSizeUnit unit)
+{
+  double v = bytes / (unit == HR_SIZE_GB ? GB : GiB);
+
+  /* printf follows LC_NUMERIC: 14,2 GiB in German.  Never parsed back. */
+  /* Translators: units of memory; keep the symbols unless your language
+   * writes them differently. */
+  return g_strdup_printf ("%.*f %s", fabs (v) < 10 ? 2 : 1, v,
+                          unit == HR_SIZE_GB ? _("GB") : _("GiB"));
+}
+
+struct _HrAnalysis {
+  gint                 ref_count;
+  HrScenario          *scenario;
+  HrAnalysisOptions    options;
+  HrPlan              *plan;
+  HrEstimate          *estimate;
+  GPtrArray           *gpus;          /* HrAnalysisGpu */
+  GPtrArray           *references;    /* HrAnalysisGpu, for the curve */
+  HrAnalysisGpu       *own;           /* in gpus, or own_gpu */
+  HrAnalysisGpu       *own_gpu;       /* when the scenario's card is not compared */
+  GPtrArray           *measurements;  /* HrAnalysisMeasurement */
+  HrCalibration       *calibration;   /* the candidate; applied when `calibrated` */
+  gboolean             calibrated;
+  char                *calibration_text;
+  GPtrArray           *levers;        /* HrKnob, lazily */
+  GArray              *sweep;         /* HrAnalysisSample, lazily */
+  char                *headline;
+};
+
+static void
+analysis_gpu_free (HrAnalysisGpu *g)
+{
+  if (g == NULL)
+    return;
+  hr_gpu_free (g->gpu);
+  hr_estimate_free (g->estimate);
+  hr_knob_free (g->fix);
+  g_free (g->rule);
+  g_free (g->verdict);
+  g_free (g);
+}
+
+static void
+analysis_measurement_free (HrAnalysisMeasurement *m)
+{
+  hr_measure_match_free (m->match);
+  g_clear_pointer (&m->fit, hr_fit_free);
+  g_free (m->summary);
+  g_free (m);
+}
+
+HrAnalysis *
+hr_analysis_ref (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  g_atomic_int_inc (&self->ref_count);
+  return self;
+}
+
+void
+hr_analysis_free (HrAnalysis *self)
+{
+  hr_analysis_unref (self);
+}
+
+void
+hr_analysis_unref (HrAnalysis *self)
+{
+  if (self == NULL || !g_atomic_int_dec_and_test (&self->ref_count))
+    return;
+
+  hr_scenario_free (self->scenario);
+  g_clear_pointer (&self->plan, hr_plan_free);
+  g_clear_pointer (&self->estimate, hr_estimate_free);
+  g_clear_pointer (&self->gpus, g_ptr_array_unref);
+  g_clear_pointer (&self->references, g_ptr_array_unref);
+  g_clear_pointer (&self->own_gpu, analysis_gpu_free);
+  g_clear_pointer (&self->measurements, g_ptr_array_unref);
+  g_clear_pointer (&self->calibration, hr_calibration_free);
+  g_clear_pointer (&self->levers, g_ptr_array_unref);
+  g_clear_pointer (&self->sweep, g_array_unref);
+  g_free (self->calibration_text);
+  g_free (self->headline);
+  g_free (self);
+}
+
+char *
+hr_analysis_format_bytes (HrAnalysis *self,
+                          double      bytes)
+{
+  return hr_size_format (bytes, self->options.unit);
+}
+
+static const HrCalibration *
+applied (HrAnalysis *self)
+{
+  return self->calibrated ? self->calibration : NULL;
+}
+
+/* ---- measurements and the calibration ---- */
+
+static void
+add_measurement (HrAnalysis          *self,
+                 const HrMeasurement *measurement)
+{
+  HrAnalysisMeasurement *m = g_new0 (HrAnalysisMeasurement, 1);
+  const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
+  GString *text = g_string_new (NULL);
+
+  m->measurement = measurement;
+  m->match = hr_measure_match_new (measurement, self->scenario);
+  m->mean_relative_error = NAN;
+  m->max_relative_error = NAN;
+
+  if (sweep == NULL)
+    {
+      /* A log over time: its peak. */
+      for (guint i = 0; i < measurement->series->len; i++)
+        {
+          const HrMeasureSeries *series = g_ptr_array_index (measurement->series, i);
+          g_autofree char *peak = hr_analysis_format_bytes (self, series->peak);
+
+          if (i > 0)
+            g_string_append (text, " · ");
+          g_string_append_printf (text, _("%s: peak %s"), series->name, peak);
+        }
+    }
+  else
+    {
+      g_autoptr(HrCalibration) calibration = NULL;
+      g_autoptr(GError) error = NULL;
+
+      m->fit = hr_fit_series (sweep, NULL);
+      if (m->fit != NULL)
+        {
+          g_autofree char *floor_text = hr_analysis_format_bytes (self, m->fit->floor);
+          g_autofree char *slope = hr_analysis_format_bytes (self, m->fit->per_sample);
+
+          g_string_append_printf (text, _("Fit %s + %s per sample, R² %.3f"), floor_text, slope,
+                                  m->fit->r2);
+        }
+      calibration = hr_calibration_new (self->plan, sweep, &error);
+      if (calibration != NULL)
+        {
+          m->mean_relative_error = calibration->mean_relative_error;
+          m->max_relative_error = calibration->max_relative_error;
+          g_string_append_printf (text, _(" · the estimate was off by %.0f%% on average, %.0f%% "
+                                          "at most"),
+                                  100 * calibration->mean_relative_error,
+                                  100 * calibration->max_relative_error);
+          if (self->calibration == NULL && m->match->can_calibrate)
+            self->calibration = g_steal_pointer (&calibration);
+        }
+      else if (self->calibration_text == NULL && m->match->can_calibrate)
+        self->calibration_text = g_strdup (error->message);
+      if (sweep->oom_batch > 0)
+        g_string_append_printf (text, _(" · out of memory at micro-batch %u"), sweep->oom_batch);
+    }
+
+  m->summary = g_string_free (text, FALSE);
+  g_ptr_array_add (self->measurements, m);
+}
+
+static void
+describe_calibration (HrAnalysis *self)
+{
+  gboolean any_sweep = FALSE;
+
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const HrAnalysisMeasurement *m = g_ptr_array_index (self->measurements, i);
+
+      any_sweep |= hr_measurement_get_sweep (m->measurement) != NULL;
+    }
+
+  if (self->calibration != NULL)
+    {
+      g_autofree char *shift = hr_analysis_format_bytes (self,
+                                                         fabs (self->calibration->overhead_shift));
+      g_autofree char *band = hr_analysis_format_bytes (self, self->calibration->band_bytes);
+
+      g_free (self->calibration_text);
+      /* TRANSLATORS: "Activations ×1.12, overhead +0.40 GiB, then ±0.31 GiB:
+       * applies to every GPU" */
+      self->calibration_text = g_strdup_printf (_("Activations ×%.2f, overhead %s%s, then ±%s: "
+                                                  "applies to every GPU compared"),
+                                                self->calibration->activation_scale,
+                                                self->calibration->overhead_shift < 0 ? "−" : "+",
+                                                shift, band);
+    }
+  else if (!any_sweep)
+    {
+      g_free (self->calibration_text);
+      self->calibration_text = g_strdup (_("Needs a measurement at two or more micro-batches"));
+    }
+  else if (self->calibration_text == NULL)
+    self->calibration_text = g_strdup (_("The measured sweeps are of another model, framework or "
+                                         "precision: none can calibrate this scenario"));
+}
+
+/* ---- the fit on each card ---- */
+
+static HrAnalysisGpu *
+fit_on (HrAnalysis  *self,
+        const HrGpu *gpu)
+{
+  HrAnalysisGpu *g = g_new0 (HrAnalysisGpu, 1);
+  g_autoptr(HrScenario) s = NULL;
+  g_autoptr(HrPlan) plan = NULL;
+  HrPlan *use;
+  HrPeak peak = { 0 };
+
+  g->gpu = hr_gpu_copy (gpu);
+
+  /* The scenario's own card has its plan and estimate already. */
+  if (self->scenario->gpu != NULL && g_strcmp0 (self->scenario->gpu->id, gpu->id) == 0 &&
+      self->scenario->gpu->memory == gpu->memory)
+    {
+      use = self->plan;
+      g->estimate = hr_estimate_copy (self->estimate);
+    }
+  else
+    {
+      s = hr_scenario_copy (self->scenario);
+      g_clear_pointer (&s->gpu, hr_gpu_free);
+      s->gpu = hr_gpu_copy (gpu);
+      s->gpu_inline = FALSE;
+      plan = hr_plan_new (s);
+      use = plan;
+      g->estimate = hr_plan_estimate (plan);
+      if (applied (self) != NULL)
+        hr_calibration_apply_estimate (applied (self), plan, g->estimate);
+    }
+
+  /* The estimate's fit is the rule's (hr-estimate.c); its peak tells the
+   * rule what lies outside a pool. */
+  peak.need = g->estimate->need;
+  peak.device_used = g->estimate->device_used;
+  hr_fit_rule_limit (hr_plan_get_scenario (use), gpu, &peak, &g->limit);
+  g->need = g->estimate->need;
+  g->fits = g->estimate->fits;
+  g->max_micro_batch = g->estimate->max_micro_batch;
+  g->max_is_lower_bound = g->estimate->max_is_lower_bound;
+  g->rule = hr_fit_rule_describe (&g->limit);
+  return g;
+}
+
+static void
+write_verdict (HrAnalysis    *self,
+               HrAnalysisGpu *g)
+{
+  guint micro_batch = self->scenario->micro_batch;
+  g_autofree char *fix = NULL;
+
+  if (g->fits)
+    {
+      g_autofree char *spare = hr_analysis_format_bytes (self, (double) g->limit.usable - g->need);
+
+      g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
+                                      "largest micro-batch %s%u"),
+                                    spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                    g->max_micro_batch);
+      return;
+    }
+
+  if (g->fix != NULL)
+    fix = g_strdup_printf (_("%s fixes it (largest micro-batch %u)"), g->fix->label,
+                           g->fix->max_micro_batch_after);
+  else
+    fix = g_strdup (_("no single lever makes it fit: combine several, or add GPUs"));
+
+  {
+    g_autofree char *over = hr_analysis_format_bytes (self, (double) g->need - g->limit.usable);
+
+    if (g->max_micro_batch > 0)
+      g->verdict = g_strdup_printf (_("Does not fit by %s at micro-batch %u; "
+                                      "largest micro-batch %u, or %s"),
+                                    over, micro_batch, g->max_micro_batch, fix);
+    else
+      g->verdict = g_strdup_printf (_("Does not fit by %s, not even at micro-batch 1: %s"),
+                                    over, fix);
+  }
+}
+
+/* ---- the levers ---- */
+
+GPtrArray *
+hr_analysis_get_levers (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->levers == NULL)
+    {
+      self->levers = hr_knobs_evaluate (self->scenario, applied (self));
+      hr_knobs_sort (self->levers, self->options.lever_sort);
+    }
+  return self->levers;
+}
+
+/* ---- construction ---- */
+
+HrAnalysis *
+hr_analysis_new (const HrScenario        *scenario,
+                 const HrAnalysisOptions *options)
+{
+  HrAnalysis *self;
+  g_autoptr(GPtrArray) compared = g_ptr_array_new ();
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+
+  hr_estimate_counters_count_analysis ();
+  self = g_new0 (HrAnalysis, 1);
+  self->ref_count = 1;
+  if (options != NULL)
+    self->options = *options;
+  /* the arrays are the caller's, and read here only */
+  self->options.gpus = NULL;
+  self->options.reference_gpus = NULL;
+  self->options.measurements = NULL;
+  self->scenario = hr_scenario_copy (scenario);
+  self->plan = hr_plan_new (self->scenario);
+  self->gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) analysis_gpu_free);
+  self->references = g_ptr_array_new_with_free_func ((GDestroyNotify) analysis_gpu_free);
+  self->measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                       analysis_measurement_free);
+
+  /* What was measured, and the calibration the first fitting sweep gives. */
+  for (guint i = 0; options != NULL && options->measurements != NULL &&
+                    i < options->measurements->len; i++)
+    add_measurement (self, g_ptr_array_index (options->measurements, i));
+  describe_calibration (self);
+  self->calibrated = self->options.use_calibration && self->calibration != NULL;
+
+  self->estimate = hr_plan_estimate (self->plan);
+  if (applied (self) != NULL)
+    hr_calibration_apply_estimate (applied (self), self->plan, self->estimate);
+
+  if (options != NULL && options->gpus != NULL)
+    for (guint i = 0; i < options->gpus->len; i++)
+      g_ptr_array_add (compared, g_ptr_array_index (options->gpus, i));
+  if (compared->len == 0 && self->scenario->gpu != NULL)
+    g_ptr_array_add (compared, self->scenario->gpu);
+
+  for (guint i = 0; i < compared->len; i++)
+    {
+      HrAnalysisGpu *g = fit_on (self, g_ptr_array_index (compared, i));
+
+      g_ptr_array_add (self->gpus, g);
+      if (self->own == NULL && self->scenario->gpu != NULL &&
+          g_strcmp0 (g->gpu->id, self->scenario->gpu->id) == 0)
+        self->own = g;
+    }
+  if (self->own == NULL && self->scenario->gpu != NULL)
+    self->own = self->own_gpu = fit_on (self, self->scenario->gpu);
+  if (self->gpus->len == 0 && options != NULL && options->reference_gpus != NULL)
+    for (guint i = 0; i < options->reference_gpus->len; i++)
+      g_ptr_array_add (self->references, fit_on (self,
+                                                 g_ptr_array_index (options->reference_gpus, i)));
+
+  /* The least costly lever that makes each card fit. */
+  for (guint i = 0; i <= self->gpus->len; i++)
+    {
+      HrAnalysisGpu *g = i < self->gpus->len ? g_ptr_array_index (self->gpus, i)
+                                             : self->own_gpu;
+
+      if (g == NULL)
+        continue;
+      if (!g->fits)
+        g->fix = hr_knobs_find_fix (hr_analysis_get_levers (self), g->gpu, applied (self));
+      write_verdict (self, g);
+    }
+
+  {
+    g_autofree char *peak = hr_analysis_format_bytes (self, (double) self->estimate->total);
+
+    if (self->calibrated)
+      self->headline = g_strdup_printf (self->scenario->gpus > 1
+                                          ? _("%s peak per GPU, calibrated")
+                                          : _("%s peak, calibrated"), peak);
+    else
+      self->headline = g_strdup_printf (self->scenario->gpus > 1 ? _("%s peak per GPU")
+                                                                 : _("%s peak"), peak);
+  }
+
+  return self;
+}
+
+/* ---- accessors ---- */
+
+const HrScenario *
+hr_analysis_get_scenario (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->scenario;
+}
+
+HrPlan *
+hr_analysis_get_plan (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->plan;
+}
+
+const HrEstimate *
+hr_analysis_get_estimate (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->estimate;
+}
+
+guint
+hr_analysis_get_n_gpus (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->gpus->len;
+}
+
+const HrAnalysisGpu *
+hr_analysis_get_gpu (HrAnalysis *self,
+                     guint       index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->gpus->len, NULL);
+  return g_ptr_array_index (self->gpus, index);
+}
+
+GPtrArray *
+hr_analysis_get_curve_gpus (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->gpus->len > 0 ? self->gpus : self->references;
+}
+
+const HrAnalysisGpu *
+hr_analysis_get_own_gpu (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->own;
+}
+
+guint
+hr_analysis_get_n_measurements (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+  return self->measurements->len;
+}
+
+const HrAnalysisMeasurement *
+hr_analysis_get_measurement (HrAnalysis *self,
+                             guint       index)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (index < self->measurements->len, NULL);
+  return g_ptr_array_index (self->measurements, index);
+}
+
+const HrCalibration *
+hr_analysis_get_calibration (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return applied (self);
+}
+
+gboolean
+hr_analysis_can_calibrate (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+  return self->calibration != NULL;
+}
+
+const char *
+hr_analysis_get_calibration_text (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->calibration_text;
+}
+
+const char *
+hr_analysis_get_headline (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  return self->headline;
+}
+
+/* ---- the curve ---- */
+
+void
+hr_analysis_get_sweep_range (HrAnalysis *self,
+                             guint      *to,
+                             gboolean   *log2_x)
+{
+  guint most = MAX (self->scenario->micro_batch, 8);
+  guint upper = 16;
+
+  g_return_if_fail (self != NULL);
+
+  /* 1 to twice the largest batch that fits anywhere compared (or the
+   * scenario's own), a power of two of at least 16; a log axis past 128. */
+  for (guint i = 0; i < hr_analysis_get_curve_gpus (self)->len; i++)
+    most = MAX (most, ((HrAnalysisGpu *) g_ptr_array_index (hr_analysis_get_curve_gpus (self),
+                                                           i))->max_micro_batch);
+  while (upper < 2 * most && upper < 1024)
+    upper *= 2;
+
+  /* and every measured batch size */
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const HrMeasurement *m = ((HrAnalysisMeasurement *)
+                                g_ptr_array_index (self->measurements, i))->measurement;
+
+      for (guint k = 0; k < m->series->len; k++)
+        {
+          const HrMeasureSeries *series = g_ptr_array_index (m->series, k);
+
+          for (guint j = 0; j < series->points->len; j++)
+            {
+              double b = g_array_index (series->points, HrMeasurePoint, j).batch;
+
+              while (!isnan (b) && b > upper && upper < (1u << 20))
+                upper *= 2;
+            }
+        }
+    }
+
+  if (to != NULL)
+    *to = upper;
+  if (log2_x != NULL)
+    *log2_x = upper > 128;
+}
+
+GArray *
+hr_analysis_sweep (HrAnalysis *self,
+                   guint       from,
+                   guint       to,
+                   guint       step,
+                   gboolean    powers_of_two)
+{
+  GArray *points = g_array_new (FALSE, TRUE, sizeof (HrAnalysisSample));
+  const HrCalibration *calibration;
+
+  g_return_val_if_fail (self != NULL, points);
+  g_return_val_if_fail (from >= 1 && to >= from, points);
+
+  calibration = applied (self);
+  for (guint64 b = powers_of_two ? 1 : from; b <= to; b = powers_of_two ? b * 2 : b + MAX (1, step))
+    {
+      HrAnalysisSample sample = { 0 };
+
+      if (b < from)
+        continue;
+      sample.micro_batch = b;
+      if (calibration != NULL)
+        hr_calibration_peak (calibration, self->plan, b, &sample.peak);
+      else
+        hr_plan_peak (self->plan, b, &sample.peak);
+      sample.need = hr_fit_rule_need (self->scenario, &sample.peak);
+      sample.need_low = sample.peak.need_low;
+      sample.need_high = sample.peak.need_high;
+      g_array_append_val (points, sample);
+    }
+  return points;
+}
+
+GArray *
+hr_analysis_get_sweep (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->sweep == NULL)
+    {
+      guint to;
+      gboolean log2_x;
+
+      hr_analysis_get_sweep_range (self, &to, &log2_x);
+      self->sweep = hr_analysis_sweep (self, 1, to, MAX (1, to / SWEEP_POINTS), log2_x);
+      /* the range's end, on the curve whatever the step */
+      if (!log2_x && self->sweep->len > 0 &&
+          g_array_index (self->sweep, HrAnalysisSample, self->sweep->len - 1).micro_batch != to)
+        {
+          g_autoptr(GArray) last = hr_analysis_sweep (self, to, to, 1, FALSE);
+
+          g_array_append_vals (self->sweep, last->data, last->len);
+        }
+    }
+  return self->sweep;
+}
+
+/* ---- advice ---- */
+
+HrAdvice *
+hr_analysis_advise (HrAnalysis           *self,
+                    HrCatalog            *catalog,
+                    const HrAdviceInputs *inputs,
+                    guint                 max)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  g_return_val_if_fail (catalog != NULL && inputs != NULL, NULL);
+
+  return hr_advice_new_calibrated (self->scenario, catalog, inputs, max, applied (self));
+}
