@@ -315,12 +315,13 @@ struct _HrMeasureParser {
   guint             cached_date[3];
   gint64            cached_days;
   char              cached_minute[17];
-  double            cached_minute_seconds;
+  gint64            cached_minute_us;
   gboolean          cached_minute_ok;
   gboolean          time_is_step;
   gboolean          time_is_timestamp;
   gboolean          has_t0;
   double            t0;
+  gint64            t0_us;     /* a timestamp's, in microseconds */
 
   GPtrArray        *thinners;    /* per series index: Thinner, or NULL */
   HrMeasurePointFunc point_func;
@@ -1971,19 +1972,31 @@ two_digits (const char *p,
   return a < 10 && b < 10;
 }
 
-/* nvidia-smi's own layout, "2024/05/14 10:31:02.123", at disk speed; FALSE
- * for anything else, which parse_timestamp reads the general way.  The
- * seconds come out as that way computes them: (SS·10^k + fraction) / 10^k
- * is the double nearest SS.fraction, as g_ascii_strtod gives it. */
+/* A fraction of @digits digits (at most 9) in microseconds, rounded. */
+static inline gint64
+fraction_us (guint64 fraction,
+             guint   digits)
+{
+  static const guint64 powers[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                    100000000, 1000000000 };
+
+  if (digits <= 6)
+    return (gint64) (fraction * powers[6 - digits]);
+  return (gint64) ((fraction + powers[digits - 6] / 2) / powers[digits - 6]);
+}
+
+/* nvidia-smi's own layout, "2024/05/14 10:31:02.123", at disk speed, in
+ * microseconds since 1970 (whole numbers: the times a log's points get
+ * from them are exact to the microsecond, "2.056", not 2.0559999); FALSE
+ * for anything else, which parse_timestamp reads the general way. */
 static inline gboolean
 parse_timestamp_fast (HrMeasureParser *self,
                       const Field     *f,
-                      double          *seconds)
+                      gint64          *us)
 {
   const char *p = f->text;
-  guint y, y2, mo, d, h, mi, sec;
-  guint64 fraction = 0, scale = 1;
-  double s;
+  guint y, y2, mo, d, h, mi, sec, digits = 0;
+  guint64 fraction = 0;
 
   /* A log's rows share their minute: the date, hours and minutes, and
    * their sum in seconds, are kept from the row before. */
@@ -2001,11 +2014,11 @@ parse_timestamp_fast (HrMeasureParser *self,
               if (digit >= 10)
                 return FALSE;
               fraction = fraction * 10 + digit;
-              scale *= 10;
+              digits++;
             }
         }
-      s = (double) (sec * scale + fraction) / (double) scale;
-      *seconds = self->cached_minute_seconds + s;
+      *us = self->cached_minute_us + sec * G_GINT64_CONSTANT (1000000) +
+            fraction_us (fraction, digits);
       return TRUE;
     }
 
@@ -2027,7 +2040,7 @@ parse_timestamp_fast (HrMeasureParser *self,
           if (digit >= 10)
             return FALSE;
           fraction = fraction * 10 + digit;
-          scale *= 10;
+          digits++;
         }
     }
   y = y * 100 + y2;
@@ -2043,26 +2056,26 @@ parse_timestamp_fast (HrMeasureParser *self,
       self->cached_days = days_from_civil (y, mo, d);
     }
 
-  s = (double) (sec * scale + fraction) / (double) scale;
-  /* the same sum, in the same order, as parse_timestamp makes */
-  self->cached_minute_seconds = (double) self->cached_days * 86400.0 + h * 3600.0 + mi * 60.0;
+  self->cached_minute_us = ((self->cached_days * 24 + h) * 60 + mi) * 60 *
+                           G_GINT64_CONSTANT (1000000);
   memcpy (self->cached_minute, p, 17);
   self->cached_minute_ok = TRUE;
-  *seconds = self->cached_minute_seconds + s;
+  *us = self->cached_minute_us + sec * G_GINT64_CONSTANT (1000000) +
+        fraction_us (fraction, digits);
   return TRUE;
 }
 
 static gboolean
 parse_timestamp (HrMeasureParser *self,
                  const Field     *f,
-                 double          *seconds)
+                 gint64          *us)
 {
   char buffer[64];
   guint y, mo, d, h, mi;
   double s;
   char *end;
 
-  if (parse_timestamp_fast (self, f, seconds))
+  if (parse_timestamp_fast (self, f, us))
     return TRUE;
 
   if (f->length >= sizeof buffer)
@@ -2108,10 +2121,12 @@ parse_timestamp (HrMeasureParser *self,
       return FALSE;
   }
 
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(s >= 0 && s < 61))
+  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+      !(s >= 0 && s < 61))
     return FALSE;
 
-  *seconds = (double) days_from_civil (y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+  *us = ((days_from_civil (y, mo, d) * 24 + h) * 60 + mi) * 60 * G_GINT64_CONSTANT (1000000) +
+        (gint64) llround (s * 1e6);
   return TRUE;
 }
 
@@ -2241,13 +2256,23 @@ read_row (HrMeasureParser *self,
             break;
           if (self->time_is_timestamp)
             {
-              if (!parse_timestamp (self, f, &v))
+              gint64 us;
+
+              if (!parse_timestamp (self, f, &us))
                 return fail (self, HR_ERROR_INVALID, f->column,
                              _("column \"%s\": \"%.*s\" is not a timestamp like 2024/05/14 "
                                "10:31:02.123"), c->name,
                              (int) MIN (f->length, 40), f->text);
+              if (!self->has_t0)
+                {
+                  self->has_t0 = TRUE;
+                  self->t0_us = us;
+                }
+              /* whole microseconds, so that 2.056 s is the double nearest it */
+              t = (double) (us - self->t0_us) / 1e6;
+              break;
             }
-          else if (!parse_number (self, f, c->name, &v, &unit))
+          if (!parse_number (self, f, c->name, &v, &unit))
             return FALSE;
           if (!self->has_t0)
             {
