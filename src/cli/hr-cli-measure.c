@@ -25,17 +25,26 @@
 
 typedef struct {
   FILE     *out;
+  GString  *buf;                     /* written out in 64 KiB pieces */
   guint     depth;
   gboolean  empty[JSON_MAX_DEPTH];   /* nothing written yet at that depth */
   gboolean  after_member;            /* a member's name was just written */
 } Json;
 
+/* What is written so far, out. */
+static void
+json_flush (Json *j)
+{
+  fwrite (j->buf->str, 1, j->buf->len, j->out);
+  g_string_truncate (j->buf, 0);
+}
+
 static void
 json_indent (Json *j)
 {
-  fputc ('\n', j->out);
+  g_string_append_c (j->buf, '\n');
   for (guint i = 0; i < j->depth; i++)
-    fputs ("  ", j->out);
+    g_string_append (j->buf, "  ");
 }
 
 /* What goes before a value: nothing after a member's name, else the
@@ -43,6 +52,8 @@ json_indent (Json *j)
 static void
 json_before_value (Json *j)
 {
+  if (j->buf->len >= 1 << 16)
+    json_flush (j);
   if (j->after_member)
     {
       j->after_member = FALSE;
@@ -51,7 +62,7 @@ json_before_value (Json *j)
   if (j->depth == 0)
     return;
   if (!j->empty[j->depth])
-    fputc (',', j->out);
+    g_string_append_c (j->buf, ',');
   j->empty[j->depth] = FALSE;
   json_indent (j);
 }
@@ -66,34 +77,40 @@ json_text (Json       *j,
   if (!g_utf8_validate (text, -1, NULL))
     text = shown = hr_text_printable (text, -1);
 
-  fputc ('"', j->out);
-  for (const char *c = text; *c != '\0'; c++)
+  g_string_append_c (j->buf, '"');
+  for (const char *c = text; *c != '\0'; c = g_utf8_next_char (c))
     {
-      switch (*c)
+      gunichar ch = g_utf8_get_char (c);
+
+      switch (ch)
         {
         case '"':
-          fputs ("\\\"", j->out);
+          g_string_append (j->buf, "\\\"");
           break;
         case '\\':
-          fputs ("\\\\", j->out);
+          g_string_append (j->buf, "\\\\");
           break;
         case '\n':
-          fputs ("\\n", j->out);
+          g_string_append (j->buf, "\\n");
           break;
         case '\t':
-          fputs ("\\t", j->out);
+          g_string_append (j->buf, "\\t");
           break;
         case '\r':
-          fputs ("\\r", j->out);
+          g_string_append (j->buf, "\\r");
           break;
         default:
-          if ((guchar) *c < 0x20)
-            fprintf (j->out, "\\u%04x", (guchar) *c);
+          /* What could drive a terminal is escaped here, as main.c's
+           * filter escapes it in text: control characters, C1 controls,
+           * line and paragraph separators, direction overrides. */
+          if (ch < 0x20 || ch == 0x7F || (ch >= 0x80 && ch < 0xA0) || ch == 0x2028 ||
+              ch == 0x2029 || (ch >= 0x202A && ch <= 0x202E) || (ch >= 0x2066 && ch <= 0x2069))
+            g_string_append_printf (j->buf, "\\u%04x", ch);
           else
-            fputc (*c, j->out);
+            g_string_append_len (j->buf, c, g_utf8_next_char (c) - c);
         }
     }
-  fputc ('"', j->out);
+  g_string_append_c (j->buf, '"');
 }
 
 static void
@@ -101,7 +118,7 @@ json_open (Json *j,
            char  bracket)
 {
   json_before_value (j);
-  fputc (bracket, j->out);
+  g_string_append_c (j->buf, bracket);
   g_assert (j->depth + 1 < JSON_MAX_DEPTH);
   j->depth++;
   j->empty[j->depth] = TRUE;
@@ -113,9 +130,9 @@ json_close (Json *j,
 {
   j->depth--;
   json_indent (j);
-  fputc (bracket, j->out);
+  g_string_append_c (j->buf, bracket);
   if (j->depth == 0)
-    fputc ('\n', j->out);
+    g_string_append_c (j->buf, '\n');
 }
 
 static void
@@ -123,11 +140,11 @@ json_member (Json       *j,
              const char *name)
 {
   if (!j->empty[j->depth])
-    fputc (',', j->out);
+    g_string_append_c (j->buf, ',');
   j->empty[j->depth] = FALSE;
   json_indent (j);
   json_text (j, name);
-  fputs (" : ", j->out);
+  g_string_append (j->buf, " : ");
   j->after_member = TRUE;
 }
 
@@ -137,7 +154,7 @@ json_string (Json       *j,
 {
   json_before_value (j);
   if (value == NULL)
-    fputs ("null", j->out);
+    g_string_append (j->buf, "null");
   else
     json_text (j, value);
 }
@@ -146,8 +163,21 @@ static void
 json_int (Json   *j,
           gint64  value)
 {
+  char digits[24];
+  guint n = 0;
+  guint64 magnitude = value < 0 ? -(guint64) value : (guint64) value;
+
   json_before_value (j);
-  fprintf (j->out, "%" G_GINT64_FORMAT, value);
+  if (value < 0)
+    g_string_append_c (j->buf, '-');
+  do
+    {
+      digits[n++] = '0' + magnitude % 10;
+      magnitude /= 10;
+    }
+  while (magnitude > 0);
+  while (n > 0)
+    g_string_append_c (j->buf, digits[--n]);
 }
 
 static void
@@ -155,14 +185,85 @@ json_bool (Json     *j,
            gboolean  value)
 {
   json_before_value (j);
-  fputs (value ? "true" : "false", j->out);
+  g_string_append (j->buf, value ? "true" : "false");
 }
 
 static void
 json_null (Json *j)
 {
   json_before_value (j);
-  fputs ("null", j->out);
+  g_string_append (j->buf, "null");
+}
+
+/* @value as "%.{n}g" writes it, n its fewest significant digits that read
+ * back the same, when it is a whole number of thousandths below 10^9 in
+ * size (a log's times): then no decimal of fewer digits lies within half
+ * a unit in the last place of it, and the thousandths are those digits.
+ * FALSE for any other value. */
+static gboolean
+format_thousandths (double  value,
+                    char   *out)
+{
+  char digits[24];
+  gint64 k;
+  guint n = 0, len, i;
+  int exponent;
+  char *o = out;
+
+  if (!(fabs (value) < 1e9) || value == 0)
+    return FALSE;
+  k = (gint64) llround (value * 1000);
+  if ((double) k / 1000 != value)
+    return FALSE;
+
+  if (k < 0)
+    {
+      *o++ = '-';
+      k = -k;
+    }
+  for (gint64 rest = k; rest > 0; rest /= 10)
+    digits[n++] = '0' + rest % 10;
+  /* digits[] is least significant first; the leading one is 10^exponent */
+  exponent = (int) n - 1 - 3;
+  for (i = 0; i < n && digits[i] == '0'; i++)
+    ;
+  len = n - i;                 /* significant digits, trailing zeros dropped */
+
+  if (exponent >= -4 && exponent < (int) len)
+    {
+      if (exponent < 0)
+        {
+          *o++ = '0';
+          *o++ = '.';
+          for (int z = -1; z > exponent; z--)
+            *o++ = '0';
+        }
+      for (int d = (int) n - 1; d >= (int) i; d--)
+        {
+          *o++ = digits[d];
+          if ((int) n - 1 - d == exponent && d > (int) i)
+            *o++ = '.';
+        }
+    }
+  else
+    {
+      int e = exponent < 0 ? -exponent : exponent;
+
+      *o++ = digits[n - 1];
+      if (len > 1)
+        *o++ = '.';
+      for (int d = (int) n - 2; d >= (int) i; d--)
+        *o++ = digits[d];
+      *o++ = 'e';
+      *o++ = exponent < 0 ? '-' : '+';
+      if (e >= 10)
+        *o++ = '0' + e / 10;
+      else
+        *o++ = '0';
+      *o++ = '0' + e % 10;
+    }
+  *o = '\0';
+  return TRUE;
 }
 
 /* The shortest form that reads back the same, always with a fraction or
@@ -178,19 +279,20 @@ json_double (Json   *j,
       json_null (j);
       return;
     }
-  for (int digits = 1; digits <= 17; digits++)
-    {
-      char format[8];
+  if (!format_thousandths (value, buf))
+    for (int digits = 1; digits <= 17; digits++)
+      {
+        char format[8];
 
-      g_snprintf (format, sizeof format, "%%.%dg", digits);
-      g_ascii_formatd (buf, sizeof buf, format, value);
-      if (g_ascii_strtod (buf, NULL) == value)
-        break;
-    }
+        g_snprintf (format, sizeof format, "%%.%dg", digits);
+        g_ascii_formatd (buf, sizeof buf, format, value);
+        if (g_ascii_strtod (buf, NULL) == value)
+          break;
+      }
   json_before_value (j);
-  fputs (buf, j->out);
+  g_string_append (j->buf, buf);
   if (strpbrk (buf, ".eE") == NULL)
-    fputs (".0", j->out);
+    g_string_append (j->buf, ".0");
 }
 
 /* Sizes are integers of bytes; NAN is null. */
@@ -302,8 +404,8 @@ stream_points (Json                   *j,
 {
   g_autoptr(HrMeasureParser) parser = hr_measure_parser_new (path, options);
   g_autoptr(HrMeasurement) again = NULL;
-  g_autoptr(GFile) file = g_file_new_for_path (path);
-  g_autoptr(GFileInputStream) stream = g_file_read (file, NULL, error);
+  g_autoptr(GInputStream) stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"),
+                                                 NULL, error);
   g_autofree char *buffer = g_malloc (1 << 20);
   StreamJob job = { j, series };
 
@@ -312,7 +414,7 @@ stream_points (Json                   *j,
   hr_measure_parser_set_point_func (parser, stream_point_cb, &job, FALSE);
   for (;;)
     {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, 1 << 20, NULL, error);
+      gssize n = g_input_stream_read (stream, buffer, 1 << 20, NULL, error);
 
       if (n < 0)
         return FALSE;
@@ -619,12 +721,11 @@ typedef struct {
 } Report;
 
 static gboolean
-print_json (const HrMeasurement  *measurement,
+write_json (Json                 *j,
+            const HrMeasurement  *measurement,
             const Report         *report,
             GError              **error)
 {
-  Json json = { stdout, 0, { FALSE }, FALSE };
-  Json *j = &json;
   double gap, fraction, at_batch;
 
   json_open (j, '{');
@@ -731,8 +832,24 @@ print_json (const HrMeasurement  *measurement,
     json_string (j, g_ptr_array_index (measurement->notes, i));
   json_close (j, ']');
   json_close (j, '}');
-  fflush (stdout);
   return TRUE;
+}
+
+static gboolean
+print_json (const HrMeasurement  *measurement,
+            const Report         *report,
+            GError              **error)
+{
+  /* Straight to the terminal or pipe: every string is escaped by
+   * json_text as the text filter would, and a log's every point is many
+   * megabytes. */
+  Json json = { hr_cli_raw_stdout (), g_string_sized_new (1 << 17), 0, { FALSE }, FALSE };
+  gboolean ok = write_json (&json, measurement, report, error);
+
+  json_flush (&json);
+  g_string_free (json.buf, TRUE);
+  fflush (json.out);
+  return ok;
 }
 
 static void

@@ -97,6 +97,8 @@ with tempfile.TemporaryDirectory() as tmp:
               f"{s['name']}: thinned to at most 1000 points by default")
         check(len(e["points"]) == 3000 and not e["thinned"],
               f"{e['name']}: every point with --points")
+        check(all(q["t"] == round(q["t"], 3) for q in e["points"]),
+              f"{e['name']}: times exact to the millisecond the log wrote")
         check(s["peak"] == e["peak"] == max(q["bytes"] for q in e["points"]) ==
               max(q["bytes"] for q in s["points"]) and s["peak_t"] == e["peak_t"],
               f"{s['name']}: the same exact peak, at the same time")
