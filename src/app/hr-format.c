@@ -93,7 +93,7 @@ hr_format_params (guint64 params)
   return g_strdup_printf ("%" G_GUINT64_FORMAT, params);
 }
 
-/* The picker's groups, in order; CNNs and encoders share one. */
+/* The picker's groups, in order; detectors and segmenters share one. */
 static const struct {
   const char *family;
   int         order;
@@ -102,9 +102,12 @@ static const struct {
   { "llm", 0, N_("Language models") },
   { "vla", 1, N_("Vision-language-action policies") },
   { "world-model", 2, N_("World models") },
-  { "encoder", 3, N_("Vision and encoders") },
-  { "cnn", 3, N_("Vision and encoders") },
-  { "diffusion", 4, N_("Diffusion") },
+  { "encoder", 3, N_("Encoders and vision transformers") },
+  { "cnn", 4, N_("Convolutional networks") },
+  { "detection", 5, N_("Detection and segmentation") },
+  { "segmentation", 5, N_("Detection and segmentation") },
+  { "diffusion", 6, N_("Image diffusion") },
+  { "video", 7, N_("Video diffusion") },
 };
 
 int
@@ -113,7 +116,7 @@ hr_family_order (const char *family)
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     if (g_strcmp0 (family, families[i].family) == 0)
       return families[i].order;
-  return 5;
+  return 8;
 }
 
 const char *

@@ -235,6 +235,35 @@ estimate_to_json (HrAnalysis *analysis)
   json_builder_add_int_value (b, est->reserved_peak);
   json_builder_set_member_name (b, "device_used");
   json_builder_add_int_value (b, est->device_used);
+  /* the weights' own range, and an inference's KV cache (a serving
+   * engine's pool) with its range */
+  json_builder_set_member_name (b, "weights_low");
+  json_builder_add_int_value (b, est->bucket_low[HR_BUCKET_WEIGHTS]);
+  json_builder_set_member_name (b, "weights_high");
+  json_builder_add_int_value (b, est->bucket_high[HR_BUCKET_WEIGHTS]);
+  json_builder_set_member_name (b, "kv_cache");
+  json_builder_add_int_value (b, est->kv_cache);
+  json_builder_set_member_name (b, "kv_cache_low");
+  json_builder_add_int_value (b, est->kv_cache_low);
+  json_builder_set_member_name (b, "kv_cache_high");
+  json_builder_add_int_value (b, est->kv_cache_high);
+  json_builder_end_object (b);
+
+  /* what a serving engine's pool holds, for the fit under it */
+  json_builder_set_member_name (b, "serving");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "engine");
+  json_builder_add_string_value (b, hr_enum_to_nick (hr_engine_names, s->engine));
+  json_builder_set_member_name (b, "pool_fraction");
+  json_builder_add_double_value (b, est->pool_fraction);
+  json_builder_set_member_name (b, "pool");
+  json_builder_add_int_value (b, est->pool);
+  json_builder_set_member_name (b, "pool_limits");
+  json_builder_add_boolean_value (b, est->pool_limits);
+  json_builder_set_member_name (b, "kv_tokens");
+  json_builder_add_int_value (b, est->kv_tokens);
+  json_builder_set_member_name (b, "kv_sequences");
+  json_builder_add_int_value (b, est->kv_sequences);
   json_builder_end_object (b);
 
   /* The range of each view of the peak, beside the contract's keys

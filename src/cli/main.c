@@ -14,6 +14,7 @@
 #include <locale.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -127,6 +128,18 @@ filter_close (void *cookie)
   return 0;
 }
 
+/* GOption's --help ends the process from inside the parse: the filter is
+ * then flushed and closed on the way out. */
+static void
+close_filtered_stdout (void)
+{
+  if (raw_stdout != NULL && stdout != raw_stdout)
+    {
+      fclose (stdout);
+      stdout = raw_stdout;
+    }
+}
+
 static void
 filter_stdout (gboolean json)
 {
@@ -147,6 +160,7 @@ filter_stdout (gboolean json)
       return;
     }
   stdout = filtered;
+  atexit (close_filtered_stdout);
 }
 
 FILE *
@@ -517,40 +531,43 @@ main (int    argc,
   if (argc < 2)
     {
       print_usage (stderr);
-      return HR_CLI_EXIT_USAGE;
+      status = HR_CLI_EXIT_USAGE;
     }
-
-  if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
-      g_str_equal (argv[1], "help"))
+  else if (g_str_equal (argv[1], "--help") || g_str_equal (argv[1], "-h") ||
+           g_str_equal (argv[1], "help"))
     {
       print_usage (stdout);
-      return HR_CLI_EXIT_OK;
+      status = HR_CLI_EXIT_OK;
     }
-
-  if (g_str_equal (argv[1], "--version"))
+  else if (g_str_equal (argv[1], "--version"))
     {
       printf ("headroom-cli %s\n", PACKAGE_VERSION);
-      return HR_CLI_EXIT_OK;
+      status = HR_CLI_EXIT_OK;
     }
-
-  for (guint i = 0; i < G_N_ELEMENTS (commands); i++)
+  else
     {
-      if (g_str_equal (argv[1], commands[i].name))
+      guint i;
+
+      for (i = 0; i < G_N_ELEMENTS (commands); i++)
+        if (g_str_equal (argv[1], commands[i].name))
+          break;
+      if (i < G_N_ELEMENTS (commands))
+        status = commands[i].run (argc - 1, argv + 1);
+      else
         {
-          status = commands[i].run (argc - 1, argv + 1);
-          /* A full disk or a closed pipe must not pass for success. */
-          if (fclose (stdout) != 0 && status == HR_CLI_EXIT_OK)
-            {
-              fprintf (stderr, _("headroom-cli: the output could not be written: %s\n"),
-                       g_strerror (errno));
-              status = HR_CLI_EXIT_FAILURE;
-            }
-          stdout = raw_stdout;
-          return status;
+          fprintf (stderr, _("headroom-cli: unknown command \"%s\"\n\n"), argv[1]);
+          print_usage (stderr);
+          status = HR_CLI_EXIT_USAGE;
         }
     }
 
-  fprintf (stderr, _("headroom-cli: unknown command \"%s\"\n\n"), argv[1]);
-  print_usage (stderr);
-  return HR_CLI_EXIT_USAGE;
+  /* A full disk or a closed pipe must not pass for success. */
+  if (fclose (stdout) != 0 && status == HR_CLI_EXIT_OK)
+    {
+      fprintf (stderr, _("headroom-cli: the output could not be written: %s\n"),
+               g_strerror (errno));
+      status = HR_CLI_EXIT_FAILURE;
+    }
+  stdout = raw_stdout;
+  return status;
 }

@@ -64,17 +64,22 @@ static const HrEnumName norm_names[] = {
 };
 
 static const char * const families[] = {
-  "llm", "encoder", "vla", "world-model", "cnn", "diffusion", "other", NULL
+  "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
+  "video", "other", NULL
 };
 
 #define SHAPE_KEYS \
   "kind", "layers", "hidden", "heads", "kv_heads", "head_dim", "intermediate", \
   "vocab", "glu", "norm", "dropout", "tied_embeddings", "max_seq_len", "tokens", \
-  "patch", "images", "token_merge", "activation", "attention_variant"
+  "patch", "images", "token_merge", "activation", "attention_variant", \
+  "experts", "experts_per_token", "expert_intermediate", "shared_experts", \
+  "shared_expert_intermediate", "first_dense_layers", "q_lora_rank", \
+  "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", \
+  "arch", "temporal_compression", "extra_tokens"
 
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
-  "image_size", "micro_batch", "method", "compute", "components",
+  "image_size", "micro_batch", "method", "compute", "components", "frames",
   SHAPE_KEYS, NULL
 };
 
@@ -109,6 +114,7 @@ hr_component_copy (const HrComponent *component)
   copy = g_memdup2 (component, sizeof *component);
   copy->name = g_strdup (component->name);
   copy->act_source = g_strdup (component->act_source);
+  copy->arch = component->arch != NULL ? hr_arch_copy (component->arch) : NULL;
   return copy;
 }
 
@@ -120,6 +126,7 @@ hr_component_free (HrComponent *component)
 
   g_free (component->name);
   g_free (component->act_source);
+  hr_arch_free (component->arch);
   g_free (component);
 }
 
@@ -176,6 +183,32 @@ hr_model_trainable_default (const HrModel *model)
 }
 
 guint
+hr_component_tokens_video (const HrComponent *component,
+                           guint              seq_len,
+                           guint              image_width,
+                           guint              image_height,
+                           guint              frames)
+{
+  guint64 tokens;
+
+  if (component->tokens_from != HR_TOKENS_PATCHES || component->temporal_compression == 0)
+    tokens = hr_component_tokens (component, seq_len, image_width, image_height);
+  else
+    {
+      /* a causal video VAE keeps the first frame and compresses the rest:
+       * 1 + (frames - 1) / compression latent frames (CogVideoX, Wan, LTX) */
+      guint64 latent = 1 + (MAX (frames, 1) - 1) / component->temporal_compression;
+      guint64 per_frame = (guint64) (image_width / component->patch) *
+                          (image_height / component->patch);
+
+      tokens = MAX (1, per_frame) * latent * MAX (1, component->images);
+    }
+  if (component->tokens_from == HR_TOKENS_PATCHES)
+    tokens += component->extra_tokens;
+  return (guint) MIN ((guint64) G_MAXUINT, tokens);
+}
+
+guint
 hr_component_tokens (const HrComponent *component,
                      guint              seq_len,
                      guint              image_width,
@@ -200,22 +233,104 @@ hr_component_tokens (const HrComponent *component,
     }
 }
 
-guint64
-hr_component_linear_params (const HrComponent *c)
+gboolean
+hr_component_is_moe (const HrComponent *c)
 {
-  guint64 q_dim, kv_dim, per_layer;
+  return c->kind == HR_COMPONENT_TRANSFORMER && c->experts > 0;
+}
+
+gboolean
+hr_component_is_mla (const HrComponent *c)
+{
+  return c->kind == HR_COMPONENT_TRANSFORMER && c->kv_lora_rank > 0;
+}
+
+guint
+hr_component_moe_layers (const HrComponent *c)
+{
+  if (!hr_component_is_moe (c))
+    return 0;
+  return c->layers - MIN (c->layers, c->first_dense_layers);
+}
+
+guint64
+hr_component_attention_params (const HrComponent *c)
+{
+  guint64 h = c->hidden, heads = c->heads;
 
   if (c->kind != HR_COMPONENT_TRANSFORMER)
     return 0;
 
-  q_dim = (guint64) c->heads * c->head_dim;
-  kv_dim = (guint64) c->kv_heads * c->head_dim;
-  per_layer = (guint64) c->hidden * q_dim      /* query */
-            + 2 * (guint64) c->hidden * kv_dim /* key, value */
-            + q_dim * c->hidden                /* output projection */
-            + (c->glu ? 3 : 2) * (guint64) c->hidden * c->intermediate;
+  if (hr_component_is_mla (c))
+    {
+      /* DeepSeek-V3's MLA (deepseek-ai/DeepSeek-V3 inference/model.py
+       * @9b4e978, class MLA; Megatron's theoretical_memory_usage.py counts
+       * the same): wq_a (h x q_lora) and wq_b (q_lora x heads x qk_head),
+       * or one wq without q_lora; wkv_a (h x (kv_lora + rope)); wkv_b
+       * (kv_lora x heads x (nope + v)); wo (heads x v x h).  head_dim is
+       * nope + rope. */
+      guint64 qk = c->head_dim, nope = c->head_dim - c->qk_rope_head_dim;
+      guint64 q = c->q_lora_rank > 0
+                    ? h * c->q_lora_rank + (guint64) c->q_lora_rank * heads * qk
+                    : h * heads * qk;
 
-  return per_layer * c->layers;
+      return q + h * ((guint64) c->kv_lora_rank + c->qk_rope_head_dim) +
+             (guint64) c->kv_lora_rank * heads * (nope + c->v_head_dim) +
+             heads * c->v_head_dim * h;
+    }
+
+  /* query, key and value (kv_heads of them under GQA), output */
+  return h * heads * c->head_dim + 2 * h * (guint64) c->kv_heads * c->head_dim +
+         heads * c->v_head_dim * h;
+}
+
+static guint64
+mlp_block_params (const HrComponent *c,
+                  guint64            width)
+{
+  return (c->glu ? 3 : 2) * (guint64) c->hidden * width;
+}
+
+guint64
+hr_component_expert_params (const HrComponent *c)
+{
+  guint experts;
+
+  if (!hr_component_is_moe (c))
+    return 0;
+  experts = c->experts_local > 0 ? c->experts_local : c->experts;
+  return (guint64) hr_component_moe_layers (c) * experts *
+         mlp_block_params (c, c->expert_intermediate);
+}
+
+guint64
+hr_component_mlp_params (const HrComponent *c)
+{
+  guint moe;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return 0;
+  if (!hr_component_is_moe (c))
+    return (guint64) c->layers * mlp_block_params (c, c->intermediate);
+
+  /* Mixtral, Qwen3-MoE and DeepSeek-V3: a bias-free linear router of
+   * hidden x experts, the routed experts, the shared experts; the first
+   * first_dense_layers layers are dense (DeepSeek's first_k_dense_replace) */
+  moe = hr_component_moe_layers (c);
+  return (guint64) (c->layers - moe) * mlp_block_params (c, c->intermediate) +
+         hr_component_expert_params (c) +
+         (guint64) moe * ((guint64) c->shared_experts *
+                          mlp_block_params (c, c->shared_expert_intermediate) +
+                          (guint64) c->hidden * c->experts);
+}
+
+guint64
+hr_component_linear_params (const HrComponent *c)
+{
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return 0;
+
+  return hr_component_attention_params (c) * c->layers + hr_component_mlp_params (c);
 }
 
 guint64
@@ -225,6 +340,43 @@ hr_component_embedding_params (const HrComponent *c)
     return 0;
 
   return (guint64) c->vocab * c->hidden * (c->tied_embeddings ? 1 : 2);
+}
+
+guint64
+hr_component_norm_params (const HrComponent *c)
+{
+  guint64 per_norm, per_layer;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return 0;
+
+  /* a weight of `hidden` (and a LayerNorm's bias) before attention and
+   * before the MLP, and the final norm; MLA normalises its two latents */
+  per_norm = c->rmsnorm ? 1 : 2;
+  per_layer = 2 * per_norm * c->hidden;
+  if (hr_component_is_mla (c))
+    per_layer += per_norm * ((guint64) c->q_lora_rank + c->kv_lora_rank);
+  return per_layer * c->layers + per_norm * c->hidden;
+}
+
+guint64
+hr_component_shape_params (const HrComponent *c)
+{
+  return hr_component_linear_params (c) + hr_component_embedding_params (c) +
+         hr_component_norm_params (c);
+}
+
+guint64
+hr_component_active_params (const HrComponent *c)
+{
+  guint64 all = hr_component_shape_params (c);
+
+  if (!hr_component_is_moe (c) || c->experts == 0)
+    return all;
+  /* of the routed experts, experts_per_token per MoE layer */
+  return all - hr_component_expert_params (c) +
+         (guint64) hr_component_moe_layers (c) * c->experts_per_token *
+         mlp_block_params (c, c->expert_intermediate);
 }
 
 static gboolean
@@ -340,6 +492,107 @@ out:
   return ok;
 }
 
+/* The mixture-of-experts keys: all of them need "experts". */
+static gboolean
+read_experts (HrReader    *reader,
+              HrComponent *c)
+{
+  static const char * const moe_keys[] = {
+    "experts_per_token", "expert_intermediate", "shared_experts",
+    "shared_expert_intermediate", "first_dense_layers", NULL
+  };
+  guint64 v = 0;
+
+  if (!hr_reader_uint (reader, "experts", FALSE, 1, 1 << 16, &v))
+    return FALSE;
+  c->experts = v;
+
+  if (c->experts == 0)
+    {
+      for (guint i = 0; moe_keys[i] != NULL; i++)
+        if (hr_reader_has (reader, moe_keys[i]))
+          return hr_reader_fail (reader, moe_keys[i],
+                                 _("\"%s\" describes a mixture of experts: give \"experts\" "
+                                   "too"), moe_keys[i]);
+      return TRUE;
+    }
+
+  /* how many experts a token goes to is what its activations follow: no
+   * default is guessed */
+  if (!hr_reader_uint (reader, "experts_per_token", TRUE, 1, c->experts, &v))
+    return FALSE;
+  c->experts_per_token = v;
+
+  v = c->intermediate;
+  if (!hr_reader_uint (reader, "expert_intermediate", FALSE, 1, 16 * (guint64) MAX_HIDDEN, &v))
+    return FALSE;
+  c->expert_intermediate = v;
+
+  v = 0;
+  if (!hr_reader_uint (reader, "shared_experts", FALSE, 0, 1 << 16, &v))
+    return FALSE;
+  c->shared_experts = v;
+
+  v = c->expert_intermediate;
+  if (!hr_reader_uint (reader, "shared_expert_intermediate", FALSE, 1,
+                       16 * (guint64) MAX_HIDDEN, &v))
+    return FALSE;
+  c->shared_expert_intermediate = v;
+
+  v = 0;
+  if (!hr_reader_uint (reader, "first_dense_layers", FALSE, 0, c->layers, &v))
+    return FALSE;
+  c->first_dense_layers = v;
+  return TRUE;
+}
+
+/* Multi-head latent attention's keys: kv_lora_rank with the three head
+ * widths, and q_lora_rank when the queries are compressed too. */
+static gboolean
+read_latent_attention (HrReader    *reader,
+                       HrComponent *c)
+{
+  static const char * const mla_keys[] = {
+    "q_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", NULL
+  };
+  guint64 kv_lora = 0, q_lora = 0, rope = 0, nope = 0, v_dim = 0;
+
+  if (!hr_reader_uint (reader, "kv_lora_rank", FALSE, 1, MAX_HIDDEN, &kv_lora))
+    return FALSE;
+  if (kv_lora == 0)
+    {
+      for (guint i = 0; mla_keys[i] != NULL; i++)
+        if (hr_reader_has (reader, mla_keys[i]))
+          return hr_reader_fail (reader, mla_keys[i],
+                                 _("\"%s\" describes latent attention: give \"kv_lora_rank\" "
+                                   "too"), mla_keys[i]);
+      return TRUE;
+    }
+
+  if (!hr_reader_uint (reader, "q_lora_rank", FALSE, 1, MAX_HIDDEN, &q_lora) ||
+      !hr_reader_uint (reader, "qk_rope_head_dim", TRUE, 1, MAX_HIDDEN, &rope) ||
+      !hr_reader_uint (reader, "qk_nope_head_dim", TRUE, 1, MAX_HIDDEN, &nope) ||
+      !hr_reader_uint (reader, "v_head_dim", TRUE, 1, MAX_HIDDEN, &v_dim))
+    return FALSE;
+
+  if (hr_reader_has (reader, "head_dim") && c->head_dim != nope + rope)
+    return hr_reader_fail (reader, "head_dim",
+                           _("with latent attention \"head_dim\" is qk_nope_head_dim + "
+                             "qk_rope_head_dim (%u), not %u"), (guint) (nope + rope), c->head_dim);
+  if (hr_reader_has (reader, "kv_heads") && c->kv_heads != c->heads)
+    return hr_reader_fail (reader, "kv_heads",
+                           _("latent attention decompresses keys and values for every head: "
+                             "\"kv_heads\" must equal \"heads\" or be left out"));
+
+  c->kv_lora_rank = kv_lora;
+  c->q_lora_rank = q_lora;
+  c->qk_rope_head_dim = rope;
+  c->head_dim = nope + rope;
+  c->v_head_dim = v_dim;
+  c->kv_heads = c->heads;
+  return TRUE;
+}
+
 /* Reads the architecture keys shared by a top-level model and a component. */
 static gboolean
 read_shape (HrReader    *reader,
@@ -354,19 +607,33 @@ read_shape (HrReader    *reader,
     return FALSE;
 
   if (kind < 0)
-    kind = hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
+    kind = hr_reader_has (reader, "arch") ? HR_COMPONENT_CNN
+           : hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
              ? HR_COMPONENT_TRANSFORMER : HR_COMPONENT_MLP;
   c->kind = kind;
 
   if (hr_reader_has (reader, "activation") && !read_activation (reader, c))
     return FALSE;
 
+  if (hr_reader_has (reader, "arch"))
+    {
+      if (c->kind == HR_COMPONENT_TRANSFORMER || c->has_activation)
+        return hr_reader_fail (reader, "arch",
+                               _("\"arch\" describes a CNN, U-Net or VAE part: a transformer's "
+                                 "activations follow from its shape, and a part takes either "
+                                 "\"arch\" or \"activation\""));
+      c->arch = hr_arch_read (reader, "arch");
+      if (c->arch == NULL)
+        return FALSE;
+      return TRUE;
+    }
+
   if (c->kind != HR_COMPONENT_TRANSFORMER)
     {
       if (!c->has_activation)
         return hr_reader_fail (reader, NULL,
-                               _("a \"%s\" part needs \"activation\": its activation memory has no "
-                                 "closed form, so it must come from a measurement"),
+                               _("a \"%s\" part needs \"arch\" (its stages and blocks) or "
+                                 "\"activation\" (a measured figure)"),
                                hr_enum_to_nick (hr_component_kind_names, c->kind));
       return TRUE;
     }
@@ -377,6 +644,22 @@ read_shape (HrReader    *reader,
                              "for CNN, U-Net, RSSM and MLP parts"));
 
   v = 0;
+  if (hr_reader_has (reader, "temporal_compression") || hr_reader_has (reader, "extra_tokens"))
+    {
+      if (!hr_reader_has (reader, "patch"))
+        return hr_reader_fail (reader, hr_reader_has (reader, "extra_tokens")
+                                         ? "extra_tokens" : "temporal_compression",
+                               _("\"temporal_compression\" and \"extra_tokens\" need \"patch\""));
+      v = 0;
+      if (!hr_reader_uint (reader, "temporal_compression", FALSE, 1, 64, &v))
+        return FALSE;
+      c->temporal_compression = v;
+      v = 0;
+      if (!hr_reader_uint (reader, "extra_tokens", FALSE, 0, MAX_TOKENS, &v))
+        return FALSE;
+      c->extra_tokens = v;
+    }
+
   if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
     return FALSE;
   c->layers = v;
@@ -400,7 +683,8 @@ read_shape (HrReader    *reader,
     return FALSE;
   if (v == 0)
     {
-      if (c->hidden % c->heads != 0)
+      /* latent attention sets it from its own head widths below */
+      if (c->hidden % c->heads != 0 && !hr_reader_has (reader, "kv_lora_rank"))
         return hr_reader_fail (reader, "heads",
                                _("\"hidden\" (%u) is not a multiple of \"heads\" (%u): give "
                                  "\"head_dim\""),
@@ -413,6 +697,10 @@ read_shape (HrReader    *reader,
   if (!hr_reader_uint (reader, "intermediate", FALSE, 1, 16 * (guint64) MAX_HIDDEN, &v))
     return FALSE;
   c->intermediate = v;
+
+  c->v_head_dim = c->head_dim;
+  if (!read_latent_attention (reader, c) || !read_experts (reader, c))
+    return FALSE;
 
   v = 0;
   if (!hr_reader_uint (reader, "vocab", FALSE, 1, 1 << 26, &v))
@@ -571,12 +859,14 @@ hr_model_from_json (HrJsonDoc   *doc,
       if (hint != NULL)
         hr_reader_fail (&reader, "family",
                         _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "diffusion, other, not \"%s\" (did you mean \"%s\"?)"),
+                          "detection, segmentation, diffusion, video, other, not \"%s\" (did "
+                          "you mean \"%s\"?)"),
                         model->family, hint);
       else
         hr_reader_fail (&reader, "family",
                         _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "diffusion, other, not \"%s\""), model->family);
+                          "detection, segmentation, diffusion, video, other, not \"%s\""),
+                        model->family);
       goto out;
     }
 
@@ -592,6 +882,10 @@ hr_model_from_json (HrJsonDoc   *doc,
   if (!hr_reader_uint (&reader, "micro_batch", FALSE, 1, 1 << 20, &v))
     goto out;
   model->micro_batch = v;
+  v = 0;
+  if (!hr_reader_uint (&reader, "frames", FALSE, 1, 1 << 16, &v))
+    goto out;
+  model->frames = v;
   if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
                        &model->image_height))
     goto out;

@@ -5,6 +5,7 @@
 
 #pragma once
 
+#include "hr-arch.h"
 #include "hr-json.h"
 #include "hr-types.h"
 
@@ -75,6 +76,34 @@ typedef struct {
   guint            patch;
   guint            images;
   guint            token_merge;
+  /* video: input frames per latent frame (the VAE's temporal compression;
+   * 0 for images), and tokens every sample adds beyond its patches (the
+   * text tokens of joint attention) */
+  guint            temporal_compression;
+  guint            extra_tokens;
+
+  /* A mixture of experts, when experts > 0: every layer after the first
+   * first_dense_layers (dense, of `intermediate`) routes each token to
+   * experts_per_token of `experts` MLPs of expert_intermediate, beside
+   * shared_experts always-on MLPs of shared_expert_intermediate. */
+  guint            experts;
+  guint            experts_per_token;
+  guint            expert_intermediate;
+  guint            shared_experts;
+  guint            shared_expert_intermediate;
+  guint            first_dense_layers;
+  /* Multi-head latent attention (DeepSeek-V2/V3), when kv_lora_rank > 0:
+   * queries through a rank-q_lora_rank bottleneck (none when 0), keys and
+   * values decompressed from a kv_lora_rank latent; query and key heads of
+   * qk_nope_head_dim + qk_rope_head_dim (head_dim holds the sum), value
+   * heads of v_head_dim.  v_head_dim is head_dim for other attention. */
+  guint            q_lora_rank;
+  guint            kv_lora_rank;
+  guint            qk_rope_head_dim;
+  guint            v_head_dim;
+  /* Not read from a file: the routed experts one GPU holds, where the
+   * estimator splits them (0: all of them). */
+  guint            experts_local;
 
   /* Calibrated activations (CNN, U-Net, RSSM, MLP) */
   gboolean         has_activation;
@@ -90,6 +119,10 @@ typedef struct {
   guint            peak_micro_batch;
   HrMetric         peak_metric;
   char            *act_source;
+
+  /* Activations from the architecture (CNN, U-Net, VAE: hr-arch.h), NULL
+   * for transformers and calibrated parts */
+  HrArch          *arch;
 } HrComponent;
 
 typedef struct {
@@ -105,6 +138,7 @@ typedef struct {
   guint        image_width;
   guint        image_height;
   guint        micro_batch;
+  guint        frames;      /* video models: frames per sample */
   gboolean     has_method;
   HrMethod     method;
   gboolean     has_compute;
@@ -164,11 +198,36 @@ guint        hr_component_tokens (const HrComponent *component,
                                   guint              seq_len,
                                   guint              image_width,
                                   guint              image_height);
+/* The same for a video of @frames frames (1 for an image). */
+guint        hr_component_tokens_video (const HrComponent *component,
+                                        guint              seq_len,
+                                        guint              image_width,
+                                        guint              image_height,
+                                        guint              frames);
 /* Parameters of the component's linear layers (the ones quantisation and
  * LoRA act on), from its shape; 0 for calibrated components. */
 guint64      hr_component_linear_params (const HrComponent *component);
 /* Embedding (and untied output head) parameters. */
 guint64      hr_component_embedding_params (const HrComponent *component);
+/* One layer's attention projections (standard, grouped-query or latent). */
+guint64      hr_component_attention_params (const HrComponent *component);
+/* Every layer's MLP projections: the dense layers', and in the MoE layers
+ * every routed expert (of those one GPU holds, see experts_local), the
+ * shared experts and the router. */
+guint64      hr_component_mlp_params       (const HrComponent *component);
+/* The routed experts' projections alone, every expert of every layer. */
+guint64      hr_component_expert_params    (const HrComponent *component);
+/* The norms' weights (and LayerNorm biases), the final norm included. */
+guint64      hr_component_norm_params      (const HrComponent *component);
+/* What the shape adds up to: projections, embeddings and norms. */
+guint64      hr_component_shape_params     (const HrComponent *component);
+/* Parameters one token passes through: for a mixture of experts the
+ * experts_per_token routed experts of each MoE layer, not all of them. */
+guint64      hr_component_active_params    (const HrComponent *component);
+gboolean     hr_component_is_moe           (const HrComponent *component);
+/* Layers with routed experts (0 for a dense transformer). */
+guint        hr_component_moe_layers       (const HrComponent *component);
+gboolean     hr_component_is_mla           (const HrComponent *component);
 
 typedef struct _HrCatalog HrCatalog;
 

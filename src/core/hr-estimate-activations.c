@@ -76,39 +76,114 @@ norm_bytes (const HrComponent *c,
  * training this is exactly 34h + 5as at 2 bytes: attention 11h + 5as (QKV
  * input 2h, Q and K 4h, V 2h, softmax 2as, its dropout mask as and output
  * 2as, projection input 2h, dropout mask h), MLP 19h, norms 4h. */
+/* What the MLP of one layer keeps per token: a dense gated (or plain) MLP
+ * of @width.  The fc input is counted by the caller. */
+static double
+dense_mlp_bytes (const HrComponent *c,
+                 const LayerRegime *r,
+                 double             width)
+{
+  double e = r->e, bytes = 0;
+
+  if (c->glu)
+    {
+      /* gate (for the activation), act(gate) and up (for the product);
+       * compiled, act(gate) is recomputed from gate */
+      bytes += (r->compiled ? 2.0 : 3.0) * e * width;
+    }
+  else
+    bytes += e * width;        /* the activation's input */
+  if (r->down_saved)
+    bytes += e * width;
+  return bytes;
+}
+
+/* What a mixture-of-experts MLP keeps per token, as transformers' Mixtral,
+ * Qwen3-MoE and DeepSeek-V3 blocks run it (models/mixtral/
+ * modeling_mixtral.py, MixtralSparseMoeBlock.forward): the router's
+ * logits and their fp32 softmax; for each of the experts_per_token routed
+ * copies (times the capacity factor when tokens are padded to it) the
+ * gathered input when the expert's weights (or adapters) need it, the
+ * expert MLP's own tensors, and the expert output the routing weight
+ * multiplies when that weight has a gradient; then the shared experts.
+ * Megatron's grouped experts keep the same per routed token (the
+ * permuted input, fc1's output for swiglu, fc2's input). */
+static double
+moe_mlp_bytes (const HrPlan      *self,
+               const HrComponent *c,
+               const LayerRegime *r,
+               double            *routed_out)
+{
+  const HrScenario *s = self->scenario;
+  double e = r->e;
+  double routed = c->experts_per_token * (s->capacity_factor_set
+                                            ? MIN (1.0, s->capacity_factor) : 1.0);
+  double per_copy = dense_mlp_bytes (c, r, c->expert_intermediate);
+  double bytes = e * c->experts + 4.0 * c->experts;
+
+  if (r->fc_saved)
+    per_copy += e * c->hidden;
+  if (r->router_trains)
+    per_copy += e * c->hidden;
+  *routed_out = routed * per_copy;
+  bytes += *routed_out;
+  bytes += c->shared_experts * dense_mlp_bytes (c, r, c->shared_expert_intermediate);
+  return bytes;
+}
+
+/* The routed experts' share of a token's bytes per layer, averaged over
+ * the layers. */
+static double
+routed_bytes_per_token (const HrPlan      *self,
+                        const HrComponent *c,
+                        const LayerRegime *r)
+{
+  double routed = 0;
+
+  if (!hr_component_is_moe (c))
+    return 0;
+  moe_mlp_bytes (self, c, r, &routed);
+  return routed * hr_component_moe_layers (c) / MAX (1, c->layers);
+}
+
 static double
 layer_bytes_per_token (const HrPlan      *self,
                        const HrComponent *c,
                        const LayerRegime *r,
                        double             s)
 {
-  double h = c->hidden;
+  /* sequence parallelism divides what a token keeps of `hidden` values */
+  double h = c->hidden / r->h_split;
   double q = (double) c->heads * c->head_dim;
-  double kv = (double) c->kv_heads * c->head_dim;
+  double k_dim = (double) c->kv_heads * c->head_dim;
+  double v_dim = (double) c->kv_heads * c->v_head_dim;
+  double o_in = (double) c->heads * c->v_head_dim;
   double I = c->intermediate;
   double a = c->heads;
   double e = r->e;
   double s_kv = s + r->extra_kv_tokens;
-  double bytes = 2.0 * norm_bytes (c, r);
+  double bytes = 2.0 * norm_bytes (c, r) / r->h_split;
   /* Under autocast with an fp32 residual stream, every linear casts its
    * input to 16 bits on its own: separate q, k and v projections keep three
    * copies, gate and up two (autocast caches casts of weights only,
    * torch/csrc/autograd/autocast_mode.cpp cached_cast). */
   gboolean casts = r->e_res > e && projections_separate (self, c);
-  double kv_saved = r->keep_s2 || kv == q ? q : kv;
+  /* transformers' eager and SDPA paths expand K and V to every head */
+  double k_saved = r->keep_s2 || k_dim == q ? q : k_dim;
+  double v_saved = r->keep_s2 || k_dim == q ? o_in : v_dim;
 
   /* A frozen linear layer keeps no input: autograd saves the input of a
    * matmul only for the weight's gradient (PyTorch derivatives.yaml, mm:
    * mat2's formula is the only one using self, and generated code saves it
    * only when should_compute_output for mat2). */
   if (r->qkv_saved)
-    bytes += e * h * (casts ? 3.0 : 1.0);
+    bytes += e * c->hidden / r->in_split * (casts ? 3.0 : 1.0);
 
   /* Q, K and V as the attention kernel saves them.  transformers' eager and
    * SDPA paths expand K and V to every query head (repeat_kv) before the
    * kernel; flash-attn takes the KV heads as they are.  Prefix tuning's
    * virtual keys and values are saved with them. */
-  bytes += e * (q + 2.0 * kv_saved * s_kv / s);
+  bytes += e * (q + (k_saved + v_saved) * s_kv / s);
 
   if (r->keep_s2)
     bytes += r->score_bytes * a * s_kv;
@@ -116,7 +191,20 @@ layer_bytes_per_token (const HrPlan      *self,
     {
       /* flash and memory-efficient kernels save their output (and a
        * logsumexp per head) instead of the s^2 matrix */
-      bytes += e * q + 4.0 * a;
+      bytes += e * o_in + 4.0 * a;
+    }
+
+  if (hr_component_is_mla (c))
+    {
+      /* DeepSeek's latent attention also keeps the query and key-value
+       * latents: the RMSNorm of each saves its fp32 input, and the
+       * decompressing projections (wq_b, wkv_b) their 16-bit input when
+       * they train (inference/model.py @9b4e978, MLA.forward) */
+      double latents = (double) c->q_lora_rank + c->kv_lora_rank;
+
+      bytes += 4.0 * latents;
+      if (r->qkv_saved)
+        bytes += e * latents;
     }
 
   if (c->attention_variant == HR_ATTENTION_VARIANT_DEBERTA)
@@ -130,22 +218,23 @@ layer_bytes_per_token (const HrPlan      *self,
     }
 
   if (r->o_saved)
-    bytes += e * q;
+    bytes += e * o_in;
   if (c->dropout)
     bytes += h;  /* attention-output dropout mask */
 
   if (r->fc_saved)
-    bytes += e * h * (casts && c->glu ? 2.0 : 1.0);
-  if (c->glu)
+    bytes += e * c->hidden / r->in_split * (casts && c->glu ? 2.0 : 1.0);
+  if (hr_component_is_moe (c))
     {
-      /* gate (for the activation), act(gate) and up (for the product);
-       * compiled, act(gate) is recomputed from gate */
-      bytes += (r->compiled ? 2.0 : 3.0) * e * I;
+      /* the dense layers before the MoE ones, and the MoE layers, as an
+       * average over the layers */
+      double moe = hr_component_moe_layers (c), dense = c->layers - moe;
+      double routed = 0, moe_bytes = moe_mlp_bytes (self, c, r, &routed);
+
+      bytes += (dense * dense_mlp_bytes (c, r, I) + moe * moe_bytes) / MAX (1, c->layers);
     }
   else
-    bytes += e * I;        /* the activation's input */
-  if (r->down_saved)
-    bytes += e * I;
+    bytes += dense_mlp_bytes (c, r, I);
   if (c->dropout)
     {
       bytes += h;  /* MLP dropout mask */
@@ -158,7 +247,18 @@ layer_bytes_per_token (const HrPlan      *self,
   /* the quantised projections' own input copies: q, k and v, gate and up
    * are separate layers in transformers, each casting its own copy */
   if (r->quant_input > 0)
-    bytes += r->quant_input * (3.0 * h + q + (c->glu ? 2.0 : 1.0) * h + I);
+    {
+      double mlp_in = (c->glu ? 2.0 : 1.0) * h + I;
+
+      /* a mixture of experts runs each routed copy through its own
+       * quantised projections */
+      if (hr_component_is_moe (c))
+        mlp_in = c->experts_per_token * ((c->glu ? 2.0 : 1.0) * c->hidden +
+                                         c->expert_intermediate) +
+                 c->shared_experts * ((c->glu ? 2.0 : 1.0) * c->hidden +
+                                      c->shared_expert_intermediate);
+      bytes += r->quant_input * (3.0 * h + o_in + mlp_in);
+    }
 
   /* what the adapters keep: x·A for B's gradient, their own input copies,
    * the outputs DoRA, VeRA and IA3 scale */
@@ -239,6 +339,13 @@ hr_plan_setup_regime (HrPlan *self,
   if (hr_compute_is_mixed (s->compute) && !c->rmsnorm)
     r->e_res = 4.0;
   r->compiled = s->compile;
+  r->h_split = self->shard.sp ? (double) self->shard.tp : 1.0;
+  /* torchtitan's tensor-parallel plan (parallelize_llama.py @9dec370):
+   * colwise_parallel(input_layouts=Shard(1)) all-gathers the sequence
+   * before F.linear, which saves the gathered input; Megatron's
+   * LinearWithGradAccumulationAndAsyncCommunication saves it sharded and
+   * gathers again in the backward pass */
+  r->in_split = s->stack_set && s->stack == HR_STACK_TORCHTITAN ? 1.0 : r->h_split;
 
   /* FSDP1 units that mix frozen and trainable parameters under
    * use_orig_params=True hand autograd views of a FlatParameter that
@@ -250,6 +357,7 @@ hr_plan_setup_regime (HrPlan *self,
   r->qkv_saved = r->o_saved = r->fc_saved = r->down_saved = all_trainable;
   r->norm_trainable = all_trainable;
   r->head_saved = all_trainable;
+  r->router_trains = all_trainable;
 
   hr_plan_setup_adapter_regime (self, part);
 
@@ -316,7 +424,8 @@ hr_plan_part_activations (HrPlan     *self,
           /* Only each layer's input is kept; during the backward pass one
            * layer is recomputed whole (Korthikanti et al. 2022, section 4:
            * "2sbhL" with full recomputation). */
-          kept = part->regime.e_res * c->hidden * t * c->layers + per_layer;
+          kept = part->regime.e_res * c->hidden / part->regime.h_split * t * c->layers +
+                 per_layer;
         }
       else if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->stack_set &&
                s->stack == HR_STACK_TORCHTITAN && s->attention != HR_ATTENTION_EAGER)
@@ -329,8 +438,8 @@ hr_plan_part_activations (HrPlan     *self,
            * _save_list and _custom_policy: "Saves output of all compute ops,
            * except every second mm"); each layer's input is the
            * checkpoint's. */
-          double h = c->hidden, q = (double) c->heads * c->head_dim;
-          double kv = (double) c->kv_heads * c->head_dim;
+          double h = c->hidden / part->regime.h_split, q = (double) c->heads * c->head_dim;
+          double kv = (double) c->kv_heads * c->v_head_dim;
           double saved = part->regime.e_res * h +
                          part->regime.e * (q + kv + q + c->intermediate + h) + 4.0 * c->heads;
 
@@ -346,12 +455,14 @@ hr_plan_part_activations (HrPlan     *self,
           s->attention == HR_ATTENTION_EAGER)
         kept += e * c->heads * t * t;
 
-      /* the final norm, and the output head's input when it trains */
-      kept += norm_bytes (c, &part->regime) * t;
+      /* the final norm (on the pipeline's last stage), and the output
+       * head's input when it trains */
+      if (self->stage != HR_STAGE_FIRST)
+        kept += norm_bytes (c, &part->regime) / part->regime.h_split * t;
       if (part->logits)
         {
           if (part->regime.head_saved)
-            kept += e * c->hidden * t;
+            kept += e * c->hidden / part->regime.in_split * t;
           kept += part->regime.head_per_token * t;
           *logits_out = logits_bytes_per_token (self, c, e) * t;
         }
@@ -392,7 +503,15 @@ hr_plan_part_forward_working_set (HrPlan     *self,
       double kv = (double) c->kv_heads * c->head_dim;
       double attention = e * (3.0 * q + 2.0 * kv);
       double mlp = e * (c->glu ? 3.0 : 2.0) * c->intermediate;
-      double ws = t * (2.0 * e * c->hidden + MAX (attention, mlp));
+      double ws;
+
+      /* transformers runs the experts one after another over the tokens
+       * routed to each: the router's logits and the output being summed
+       * beside one expert's intermediates */
+      if (hr_component_is_moe (c))
+        mlp = MAX (mlp, e * (c->hidden + c->experts + (c->glu ? 3.0 : 2.0) *
+                             MAX (c->expert_intermediate, c->shared_expert_intermediate)));
+      ws = t * (2.0 * e * c->hidden + MAX (attention, mlp));
 
       /* eager attention materialises the scores, upcast to fp32 for the
        * softmax (transformers' eager_attention_forward) */
@@ -445,23 +564,76 @@ hr_plan_add_activations (HrPlan *self,
 {
   const HrScenario *s = self->scenario;
   double e = hr_compute_activation_bytes (s->compute);
-  guint micro_batch = (guint) b;
+  guint micro_batch;
+
+  /* DreamBooth's prior preservation puts a class image beside each
+   * instance image (train_dreambooth.py: torch.cat of both halves) */
+  if (s->prior_preservation && self->training)
+    b *= 2;
+  micro_batch = (guint) b;
+
+  if (hr_plan_is_served (self))
+    {
+      hr_plan_add_serving (self, acc, b);
+      return;
+    }
 
   for (guint i = 0; i < self->parts->len; i++)
     {
       Part *p = &g_array_index (self->parts, Part, i);
       const HrComponent *c = p->c;
 
+      if (c->arch != NULL)
+        {
+          hr_plan_add_arch_part (self, acc, p, b);
+          continue;
+        }
+
       if (self->training && p->backprop)
         {
           double logits, layer;
           double per_sample = hr_plan_part_activations (self, p, &logits, &layer);
-          double bytes = per_sample * b;
+          /* a pipeline stage keeps the micro-batches its schedule has in
+           * flight (hr-estimate-parallel.c); the layer a checkpointed
+           * backward rebuilds is rebuilt for one of them at a time */
+          gboolean rebuilt = c->kind == HR_COMPONENT_TRANSFORMER &&
+                             (s->recompute == HR_RECOMPUTE_FULL ||
+                              (s->recompute == HR_RECOMPUTE_SELECTIVE && s->stack_set &&
+                               s->stack == HR_STACK_TORCHTITAN &&
+                               s->attention != HR_ATTENTION_EAGER));
+          double once = rebuilt ? MIN (layer, per_sample) : 0;
+          double bytes = ((per_sample - once) * acc->pipeline_activations + once) * b;
           double lo = ACT_CLOSED_LOW, hi = ACT_CLOSED_HIGH;
           HrBasis basis = HR_BASIS_DERIVED;
 
           if (s->recompute == HR_RECOMPUTE_FULL && c->kind == HR_COMPONENT_TRANSFORMER)
             acc->recompute_working_set = MAX (acc->recompute_working_set, layer * b);
+
+          /* how many tokens an expert takes is the router's choice: with a
+           * capacity factor above 1 and padding, up to that factor more;
+           * dropless under expert parallelism, one rank's experts can get
+           * more than their share (an assumed half as much again) */
+          if (hr_component_is_moe (c) && c->kind == HR_COMPONENT_TRANSFORMER &&
+              s->recompute != HR_RECOMPUTE_FULL)
+            {
+              double routed = routed_bytes_per_token (self, c, &p->regime) *
+                              ((double) p->tokens + p->extra_tokens) * c->layers * b *
+                              acc->pipeline_activations;
+              double extra = s->capacity_factor_set
+                               ? routed * MAX (0.0, s->capacity_factor - 1.0) /
+                                 MIN (1.0, s->capacity_factor)
+                               : self->shard.ep > 1 ? 0.5 * routed : 0;
+
+              if (extra > 0)
+                hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                            s->capacity_factor_set ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED,
+                            0, 0, extra,
+                            s->capacity_factor_set
+                              ? _("%s: experts padded to capacity factor %.2f (range only)")
+                              : _("%s: uneven expert load across expert-parallel ranks, "
+                                  "dropless routing (range only)"),
+                            c->name, s->capacity_factor);
+            }
 
           if (c->kind != HR_COMPONENT_TRANSFORMER)
             {
@@ -610,18 +782,14 @@ hr_plan_add_activations (HrPlan *self,
 
           if (p->kv_cache)
             {
-              double kv_bytes = hr_dtype_element_bytes (s->kv_dtype);
-              double kv;
+              /* K and V for every layer, KV head and cached token
+               * (hr-estimate-serving.c) */
+              double kv = hr_plan_kv_bytes_per_token (self, p) * (double) self->context_len * b;
 
-              /* int8/int4 caches keep a 16-bit scale and zero point per
-               * group of 64 (transformers' QuantizedCache, quanto backend). */
-              if (s->kv_dtype == HR_DTYPE_INT8 || s->kv_dtype == HR_DTYPE_INT4)
-                kv_bytes += 4.0 / 64.0;
-              /* K and V for every layer, KV head and cached token: GQA
-               * keeps kv_heads, not heads (Ainslie et al. 2023). */
-              kv = 2.0 * c->layers * c->kv_heads * c->head_dim * (double) self->context_len *
-                   b * kv_bytes;
               kv = hr_plan_sharded (self, kv, self->shard.shard_weights);
+              acc->kv_pool += kv;
+              acc->kv_pool_low += kv;
+              acc->kv_pool_high += 1.05 * kv;
               hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                           kv, kv, kv * 1.05,
                           _("%s: KV cache, %u layers × %u KV heads × %u tokens in %s"), c->name,
@@ -641,4 +809,6 @@ hr_plan_add_activations (HrPlan *self,
             }
         }
     }
+
+  hr_plan_add_forward_transient (self, acc);
 }

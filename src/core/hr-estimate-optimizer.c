@@ -128,9 +128,25 @@ hr_plan_optimizer_state_bytes (HrPlan     *self,
             double q = (double) c->heads * c->head_dim;
             double kv = (double) c->kv_heads * c->head_dim;
             double I = c->intermediate;
-            double per_layer = (h + q) * 2 + (h + kv) * 2 + (c->glu ? 3 : 2) * (h + I);
-            double factored = per_layer * c->layers + (c->vocab > 0 ? 2.0 * (c->vocab + h) : 0);
-            double rest = MAX (0, (double) c->params - hr_component_linear_params (c) -
+            double per_layer = (h + q) * 2 + (h + kv) * 2;
+            double factored, rest;
+
+            /* a mixture of experts factors every expert's matrices */
+            if (hr_component_is_moe (c))
+              {
+                double moe = hr_component_moe_layers (c);
+                double experts = c->experts_local > 0 ? c->experts_local : c->experts;
+
+                per_layer += ((c->layers - moe) * (c->glu ? 3 : 2) * (h + I) +
+                              moe * (experts * (c->glu ? 3 : 2) * (h + c->expert_intermediate) +
+                                     c->shared_experts * (c->glu ? 3 : 2) *
+                                       (h + c->shared_expert_intermediate) +
+                                     h + c->experts)) / MAX (1, c->layers);
+              }
+            else
+              per_layer += (c->glu ? 3 : 2) * (h + I);
+            factored = per_layer * c->layers + (c->vocab > 0 ? 2.0 * (c->vocab + h) : 0);
+            rest = MAX (0, (double) c->params - hr_component_linear_params (c) -
                                   hr_component_embedding_params (c));
 
             per_param = self->state_bytes * (factored + rest) / (double) c->params;
@@ -269,7 +285,7 @@ hr_plan_add_step_temporaries (HrPlan *self,
       /* the largest single tensor: the embedding or head, or one MLP
        * matrix; adapters are small matrices */
       if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
-        biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * c->intermediate);
+        biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * hr_plan_widest_mlp (c));
       else
         biggest = c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0
                     ? np / c->layers / 4.0 : np;

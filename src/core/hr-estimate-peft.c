@@ -70,6 +70,63 @@ module_is_per_layer (HrModule module)
   return module != HR_MODULE_EMBED && module != HR_MODULE_LM_HEAD;
 }
 
+/* One kind of matrix an adapter sits on: its shape, how many of it the
+ * component has, and how many times a token passes through one per layer
+ * (on average over the layers). */
+typedef struct {
+  double in;
+  double out;
+  double count;
+  double passes;
+} ModuleVariant;
+
+/* Where a module occurs.  In a mixture of experts the MLP's projections
+ * are the dense layers', every routed expert's (of those one GPU holds;
+ * each token passes experts_per_token of them) and every shared expert's,
+ * as transformers 4.x builds Mixtral, Qwen3-MoE and DeepSeek-V3 (one
+ * nn.Linear per expert projection, which PEFT's target modules match).
+ * PEFT's "all-linear" also adapts the router, a Linear of hidden x experts
+ * (@with_router, counted with the gate). */
+static guint
+module_variants (const HrComponent *c,
+                 HrModule           module,
+                 gboolean           with_router,
+                 ModuleVariant      variants[4])
+{
+  double in, out, layers = MAX (1, c->layers);
+  guint n = 0;
+
+  if (!module_shape (c, module, &in, &out))
+    return 0;
+
+  if (!hr_component_is_moe (c) || (module & HR_MODULES_MLP) == 0)
+    {
+      variants[0] = (ModuleVariant) { in, out, module_is_per_layer (module) ? layers : 1, 1 };
+      return 1;
+    }
+
+  {
+    double moe = hr_component_moe_layers (c), dense = layers - moe;
+    double experts = c->experts_local > 0 ? c->experts_local : c->experts;
+    double widths[3] = { c->intermediate, c->expert_intermediate, c->shared_expert_intermediate };
+    double counts[3] = { dense, moe * experts, moe * c->shared_experts };
+    double passes[3] = { dense / layers, moe / layers * c->experts_per_token,
+                         moe / layers * c->shared_experts };
+
+    for (guint i = 0; i < 3; i++)
+      {
+        if (counts[i] <= 0)
+          continue;
+        variants[n++] = module == HR_MODULE_DOWN
+                          ? (ModuleVariant) { widths[i], c->hidden, counts[i], passes[i] }
+                          : (ModuleVariant) { c->hidden, widths[i], counts[i], passes[i] };
+      }
+    if (with_router && module == HR_MODULE_GATE && moe > 0)
+      variants[n++] = (ModuleVariant) { c->hidden, c->experts, moe, moe / layers };
+  }
+  return n;
+}
+
 /* LoRA adds A (r x in) and B (out x r) to each adapted matrix (Hu et al.
  * 2021, section 4). */
 double
@@ -85,11 +142,14 @@ hr_lora_params (const HrComponent *c,
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
       HrModule m = hr_module_names[i].value;
-      double in, out;
+      ModuleVariant v[4];
+      guint n;
 
-      if (!(modules & m) || !module_shape (c, m, &in, &out))
+      if (!(modules & m))
         continue;
-      total += rank * (in + out) * (module_is_per_layer (m) ? c->layers : 1);
+      n = module_variants (c, m, FALSE, v);
+      for (guint j = 0; j < n; j++)
+        total += rank * (v[j].in + v[j].out) * v[j].count;
     }
   return total;
 }
@@ -205,6 +265,15 @@ peft_fp32_adapters (const HrScenario *s)
          s->stack == HR_STACK_ACCELERATE || s->stack == HR_STACK_AXOLOTL;
 }
 
+/* Whether the adapters include a mixture of experts' router: PEFT's
+ * "all-linear" matches every nn.Linear but the output head, the router
+ * too. */
+static gboolean
+router_adapted (const HrScenario *s)
+{
+  return s->lora_targets == HR_LORA_TARGETS_ALL_LINEAR;
+}
+
 /* Parameters a part's adapters add, and the batch-independent memory they
  * keep for the backward pass. */
 void
@@ -266,108 +335,115 @@ hr_plan_setup_adapters (HrPlan *self,
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
       HrModule m = hr_module_names[i].value;
-      double in, out, trainable = 0, frozen = 0, kept = 0, transient = 0;
-      double count;
+      ModuleVariant variants[4];
+      guint n_variants;
 
-      if (!(modules & m) || !module_shape (c, m, &in, &out))
+      if (!(modules & m))
         continue;
-      count = module_is_per_layer (m) ? c->layers : 1;
-      max_in = MAX (max_in, in);
-      max_out = MAX (max_out, out);
-
-      switch (s->method)
+      n_variants = module_variants (c, m, router_adapted (s), variants);
+      for (guint vi = 0; vi < n_variants; vi++)
         {
-        case HR_METHOD_LORA:
-        case HR_METHOD_QLORA:
-          trainable = r * (in + out);
-          break;
-        case HR_METHOD_DORA:
-          /* LoRA plus a magnitude per output feature (DoraLinearLayer.weight,
-           * lora/dora.py).  Its forward builds B·A through an identity of
-           * in x in, the whole weight plus scaling·B·A and its norm: alive
-           * while the layer runs, about three weight-sized tensors. */
-          trainable = r * (in + out) + out;
-          transient = (in * in + 2.0 * in * out) * e;
-          break;
-        case HR_METHOD_LORA_FA:
-          /* LoRA with A frozen (peft/optimizers/lorafa.py): only B trains */
-          trainable = r * out;
-          frozen = r * in;
-          break;
-        case HR_METHOD_ADALORA:
-          /* SVDLinear: lora_A (r x in), lora_B (out x r), lora_E (r);
-           * the RankAllocator keeps two importance averages per adapter
-           * parameter (exp_avg_ipt, exp_avg_unc; adalora/layer.py) */
-          trainable = r * (in + out + 1);
-          part->adapter_state = 2.0;
-          break;
-        case HR_METHOD_VERA:
-          /* lambda_d (r) and lambda_b (out) train; the random projections
-           * vera_A (r x in) and vera_B (out x r) are shared by every layer
-           * (vera/layer.py), counted once below */
-          trainable = r + out;
-          break;
-        case HR_METHOD_IA3:
-          /* one scaling vector per module: of the input for feed-forward
-           * modules (down), of the output otherwise (ia3/layer.py) */
-          trainable = m == HR_MODULE_DOWN ? in : out;
-          break;
-        case HR_METHOD_LOHA:
-          /* hada_w1_a, hada_w2_a (out x r) and hada_w1_b, hada_w2_b (r x in);
-           * F.linear(x, delta_weight) keeps the whole out x in delta weight
-           * for the backward pass (loha/layer.py, _get_delta_activations) */
-          trainable = 2.0 * r * (in + out);
-          kept = in * out * adapter_e;
-          break;
-        case HR_METHOD_LOKR:
-          {
-            /* w1 (out_l x in_m) and w2 (out_k x in_n), either factor kept
-             * whole or split at rank r (lokr/layer.py, update_layer) */
-            guint in_m, in_n, out_l, out_k;
-            double w1, w2;
+          double in = variants[vi].in, out = variants[vi].out;
+          double trainable = 0, frozen = 0, kept = 0, transient = 0;
+          double count = variants[vi].count;
 
-            lokr_factorization ((guint) in, s->peft.decompose_factor, &in_m, &in_n);
-            lokr_factorization ((guint) out, s->peft.decompose_factor, &out_l, &out_k);
-            w1 = s->peft.decompose_both && r < MAX (out_l, in_m) / 2.0
-                   ? r * ((double) out_l + in_m) : (double) out_l * in_m;
-            w2 = r < MAX (out_k, in_n) / 2.0 ? r * ((double) out_k + in_n)
-                                             : (double) out_k * in_n;
-            trainable = w1 + w2;
-            kept = in * out * adapter_e;
-          }
-          break;
-        case HR_METHOD_OFT:
-          {
-            /* r blocks of oft_block_size (32) along the input, each a
-             * skew-symmetric matrix of b(b-1)/2 values (oft/layer.py) */
-            double b = s->peft.block_size > 0 ? s->peft.block_size : 32;
+          max_in = MAX (max_in, in);
+          max_out = MAX (max_out, out);
 
-            trainable = (in / b) * b * (b - 1.0) / 2.0;
-          }
-          break;
-        case HR_METHOD_BOFT:
-          {
-            /* boft_R: (n_butterfly_factor + 1) x blocks x b x b, b 4 by
-             * default, and boft_s (out).  Its forward multiplies out the
-             * butterfly as dense in x in matrices (block_diag, two bmm with
-             * the permutations, their product, the identity it multiplies,
-             * the rotation): about 3N + 3 of them stay saved, N the
-             * butterfly factor + 1 (boft/layer.py, Linear.forward). */
-            double b = s->peft.block_size > 0 ? s->peft.block_size : 4;
-            double n = s->peft.n_butterfly_factor + 1.0;
+          switch (s->method)
+            {
+            case HR_METHOD_LORA:
+            case HR_METHOD_QLORA:
+              trainable = r * (in + out);
+              break;
+            case HR_METHOD_DORA:
+              /* LoRA plus a magnitude per output feature (DoraLinearLayer.weight,
+               * lora/dora.py).  Its forward builds B·A through an identity of
+               * in x in, the whole weight plus scaling·B·A and its norm: alive
+               * while the layer runs, about three weight-sized tensors. */
+              trainable = r * (in + out) + out;
+              transient = (in * in + 2.0 * in * out) * e;
+              break;
+            case HR_METHOD_LORA_FA:
+              /* LoRA with A frozen (peft/optimizers/lorafa.py): only B trains */
+              trainable = r * out;
+              frozen = r * in;
+              break;
+            case HR_METHOD_ADALORA:
+              /* SVDLinear: lora_A (r x in), lora_B (out x r), lora_E (r);
+               * the RankAllocator keeps two importance averages per adapter
+               * parameter (exp_avg_ipt, exp_avg_unc; adalora/layer.py) */
+              trainable = r * (in + out + 1);
+              part->adapter_state = 2.0;
+              break;
+            case HR_METHOD_VERA:
+              /* lambda_d (r) and lambda_b (out) train; the random projections
+               * vera_A (r x in) and vera_B (out x r) are shared by every layer
+               * (vera/layer.py), counted once below */
+              trainable = r + out;
+              break;
+            case HR_METHOD_IA3:
+              /* one scaling vector per module: of the input for feed-forward
+               * modules (down), of the output otherwise (ia3/layer.py) */
+              trainable = m == HR_MODULE_DOWN ? in : out;
+              break;
+            case HR_METHOD_LOHA:
+              /* hada_w1_a, hada_w2_a (out x r) and hada_w1_b, hada_w2_b (r x in);
+               * F.linear(x, delta_weight) keeps the whole out x in delta weight
+               * for the backward pass (loha/layer.py, _get_delta_activations) */
+              trainable = 2.0 * r * (in + out);
+              kept = in * out * adapter_e;
+              break;
+            case HR_METHOD_LOKR:
+              {
+                /* w1 (out_l x in_m) and w2 (out_k x in_n), either factor kept
+                 * whole or split at rank r (lokr/layer.py, update_layer) */
+                guint in_m, in_n, out_l, out_k;
+                double w1, w2;
 
-            trainable = n * (in / b) * b * b + out;
-            kept = (3.0 * n + 3.0) * in * in * e;
-          }
-          break;
-        default:
-          break;
+                lokr_factorization ((guint) in, s->peft.decompose_factor, &in_m, &in_n);
+                lokr_factorization ((guint) out, s->peft.decompose_factor, &out_l, &out_k);
+                w1 = s->peft.decompose_both && r < MAX (out_l, in_m) / 2.0
+                       ? r * ((double) out_l + in_m) : (double) out_l * in_m;
+                w2 = r < MAX (out_k, in_n) / 2.0 ? r * ((double) out_k + in_n)
+                                                 : (double) out_k * in_n;
+                trainable = w1 + w2;
+                kept = in * out * adapter_e;
+              }
+              break;
+            case HR_METHOD_OFT:
+              {
+                /* r blocks of oft_block_size (32) along the input, each a
+                 * skew-symmetric matrix of b(b-1)/2 values (oft/layer.py) */
+                double b = s->peft.block_size > 0 ? s->peft.block_size : 32;
+
+                trainable = (in / b) * b * (b - 1.0) / 2.0;
+              }
+              break;
+            case HR_METHOD_BOFT:
+              {
+                /* boft_R: (n_butterfly_factor + 1) x blocks x b x b, b 4 by
+                 * default, and boft_s (out).  Its forward multiplies out the
+                 * butterfly as dense in x in matrices (block_diag, two bmm with
+                 * the permutations, their product, the identity it multiplies,
+                 * the rotation): about 3N + 3 of them stay saved, N the
+                 * butterfly factor + 1 (boft/layer.py, Linear.forward). */
+                double b = s->peft.block_size > 0 ? s->peft.block_size : 4;
+                double n = s->peft.n_butterfly_factor + 1.0;
+
+                trainable = n * (in / b) * b * b + out;
+                kept = (3.0 * n + 3.0) * in * in * e;
+              }
+              break;
+            default:
+              break;
+            }
+
+          part->adapters += trainable * count;
+          part->adapter_frozen += frozen * count;
+          part->adapter_static += kept * count;
+          part->adapter_transient = MAX (part->adapter_transient, transient);
         }
-
-      part->adapters += trainable * count;
-      part->adapter_frozen += frozen * count;
-      part->adapter_static += kept * count;
-      part->adapter_transient = MAX (part->adapter_transient, transient);
     }
 
   if (s->method == HR_METHOD_VERA && part->adapters > 0)
@@ -411,86 +487,100 @@ hr_plan_setup_adapter_regime (HrPlan *self,
       break;
     }
 
+  if (router_adapted (s) && (modules & HR_MODULE_GATE) && hr_component_is_moe (c))
+    r->router_trains = TRUE;
+
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
       HrModule m = hr_module_names[i].value;
-      double in, out;
-      gboolean input_kept = FALSE;
+      ModuleVariant variants[4];
+      guint n_variants;
 
-      if (!(modules & m) || !module_shape (c, m, &in, &out))
+      if (!(modules & m))
         continue;
-
-      if (!module_is_per_layer (m))
+      n_variants = module_variants (c, m, router_adapted (s), variants);
+      for (guint vi = 0; vi < n_variants; vi++)
         {
-          /* an adapter on the head keeps the head's input and x·A; on the
-           * embedding, the rank-r lookup B multiplies (lora.Embedding) */
-          if (m == HR_MODULE_LM_HEAD)
-            r->head_saved = TRUE;
-          if (s->method != HR_METHOD_IA3)
-            r->head_per_token += e * rank;
-          else
-            r->head_per_token += e * out;
-          continue;
+          double in = variants[vi].in, out = variants[vi].out;
+          /* what one token keeps per pass, times its passes through this
+           * kind of matrix in a layer */
+          double passes = variants[vi].passes;
+          double before = per_token;
+          gboolean input_kept = FALSE;
+
+          if (!module_is_per_layer (m))
+            {
+              /* an adapter on the head keeps the head's input and x·A; on the
+               * embedding, the rank-r lookup B multiplies (lora.Embedding) */
+              if (m == HR_MODULE_LM_HEAD)
+                r->head_saved = TRUE;
+              if (s->method != HR_METHOD_IA3)
+                r->head_per_token += e * rank;
+              else
+                r->head_per_token += e * out;
+              continue;
+            }
+
+          switch (s->method)
+            {
+            case HR_METHOD_LORA:
+            case HR_METHOD_QLORA:
+            case HR_METHOD_ADALORA:
+              /* lora_A keeps x for its gradient, lora_B keeps x·A */
+              input_kept = TRUE;
+              per_token += e * rank;
+              break;
+            case HR_METHOD_DORA:
+              /* and the magnitude's gradient needs the base output and the
+               * LoRA output it scales (dora.py: (mag_norm_scale - 1) *
+               * base_result + mag_norm_scale * lora_result * scaling) */
+              input_kept = TRUE;
+              per_token += e * rank + 2.0 * e * out;
+              break;
+            case HR_METHOD_LORA_FA:
+              /* A is frozen: x is not needed, x·A is (the method's point,
+               * Zhang et al. 2023, "LoRA-FA") */
+              per_token += e * rank;
+              break;
+            case HR_METHOD_VERA:
+              /* lambda_d * (x·A) keeps x·A; lambda_b * (... ·B) keeps its
+               * input; x itself is not needed (A and B are frozen) */
+              per_token += e * (rank + out);
+              break;
+            case HR_METHOD_IA3:
+              /* the scaled tensor: the input of down, the output of k and v */
+              per_token += e * (m == HR_MODULE_DOWN ? in : out);
+              break;
+            case HR_METHOD_LOHA:
+            case HR_METHOD_LOKR:
+            case HR_METHOD_OFT:
+              /* F.linear(x, delta_weight) and OFT's rotation of x keep x */
+              input_kept = TRUE;
+              break;
+            case HR_METHOD_BOFT:
+              /* x @ rotation keeps x; result * boft_s keeps the result */
+              input_kept = TRUE;
+              per_token += e * out;
+              break;
+            default:
+              break;
+            }
+
+          if (input_kept)
+            {
+              if (own_copy > 0)
+                per_token += own_copy * in;
+              else if (m == HR_MODULE_Q || m == HR_MODULE_K || m == HR_MODULE_V)
+                r->qkv_saved = TRUE;
+              else if (m == HR_MODULE_O)
+                r->o_saved = TRUE;
+              else if (m == HR_MODULE_GATE || m == HR_MODULE_UP)
+                r->fc_saved = TRUE;
+              else if (m == HR_MODULE_DOWN)
+                r->down_saved = TRUE;
+            }
+          per_token = before + (per_token - before) * passes;
         }
-
-      switch (s->method)
-        {
-        case HR_METHOD_LORA:
-        case HR_METHOD_QLORA:
-        case HR_METHOD_ADALORA:
-          /* lora_A keeps x for its gradient, lora_B keeps x·A */
-          input_kept = TRUE;
-          per_token += e * rank;
-          break;
-        case HR_METHOD_DORA:
-          /* and the magnitude's gradient needs the base output and the
-           * LoRA output it scales (dora.py: (mag_norm_scale - 1) *
-           * base_result + mag_norm_scale * lora_result * scaling) */
-          input_kept = TRUE;
-          per_token += e * rank + 2.0 * e * out;
-          break;
-        case HR_METHOD_LORA_FA:
-          /* A is frozen: x is not needed, x·A is (the method's point,
-           * Zhang et al. 2023, "LoRA-FA") */
-          per_token += e * rank;
-          break;
-        case HR_METHOD_VERA:
-          /* lambda_d * (x·A) keeps x·A; lambda_b * (... ·B) keeps its
-           * input; x itself is not needed (A and B are frozen) */
-          per_token += e * (rank + out);
-          break;
-        case HR_METHOD_IA3:
-          /* the scaled tensor: the input of down, the output of k and v */
-          per_token += e * (m == HR_MODULE_DOWN ? in : out);
-          break;
-        case HR_METHOD_LOHA:
-        case HR_METHOD_LOKR:
-        case HR_METHOD_OFT:
-          /* F.linear(x, delta_weight) and OFT's rotation of x keep x */
-          input_kept = TRUE;
-          break;
-        case HR_METHOD_BOFT:
-          /* x @ rotation keeps x; result * boft_s keeps the result */
-          input_kept = TRUE;
-          per_token += e * out;
-          break;
-        default:
-          break;
-        }
-
-      if (!input_kept)
-        continue;
-
-      if (own_copy > 0)
-        per_token += own_copy * in;
-      else if (m == HR_MODULE_Q || m == HR_MODULE_K || m == HR_MODULE_V)
-        r->qkv_saved = TRUE;
-      else if (m == HR_MODULE_O)
-        r->o_saved = TRUE;
-      else if (m == HR_MODULE_GATE || m == HR_MODULE_UP)
-        r->fc_saved = TRUE;
-      else if (m == HR_MODULE_DOWN)
-        r->down_saved = TRUE;
     }
 
   r->adapter_per_token += per_token;

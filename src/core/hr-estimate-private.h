@@ -5,7 +5,11 @@
  * keeps, hr-estimate-peft.c the adapters of each PEFT method,
  * hr-estimate-optimizer.c the optimizer's state and step, and
  * hr-estimate-sharding.c where model state lives across the data-parallel
- * group (DDP, ZeRO, FSDP1, FSDP2, offload).
+ * group (DDP, ZeRO, FSDP1, FSDP2, offload), hr-estimate-parallel.c what one
+ * GPU holds of a model split by tensor, pipeline, context and expert
+ * parallelism, hr-estimate-serving.c the serving engines (vLLM, SGLang,
+ * llama.cpp), and hr-estimate-vision.c the CNN, U-Net and VAE parts walked
+ * from their architecture (hr-arch.h).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -45,6 +49,19 @@ typedef struct {
   /* torch.compile: Inductor's partitioner recomputes cheap pointwise ops
    * in the backward pass instead of saving their outputs */
   gboolean compiled;
+  /* what divides the tensors of `hidden` values a token keeps (the norms'
+   * inputs, the projections' inputs, dropout masks): the tensor-parallel
+   * degree under sequence parallelism, else 1 (Korthikanti et al. 2022,
+   * eq. 2 against eq. 4) */
+  double   h_split;
+  /* what divides the inputs the first projections (and the output head)
+   * save under sequence parallelism: the degree where the input is saved
+   * before its all-gather (Megatron), 1 where the gathered input is saved
+   * (torchtitan's ColwiseParallel redistributes to Replicate first) */
+  double   in_split;
+  /* a mixture of experts: the router trains (its logits keep a gradient
+   * path to the routing weights) */
+  gboolean router_trains;
 } LayerRegime;
 
 /* One component as this scenario uses it. */
@@ -75,7 +92,12 @@ typedef struct {
 /* Where model state lives across the data-parallel group, decided once per
  * plan (hr-estimate-sharding.c). */
 typedef struct {
-  guint        dp;              /* data-parallel degree, the group ZeRO/FSDP shard over */
+  guint        dp;              /* the group ZeRO/FSDP shard over: data x context parallel */
+  guint        tp;              /* tensor-parallel degree */
+  guint        pp;              /* pipeline-parallel degree */
+  guint        cp;              /* context-parallel degree */
+  guint        ep;              /* expert-parallel degree */
+  gboolean     sp;              /* sequence parallelism (with tp > 1) */
   gboolean     fsdp;            /* FSDP1 or FSDP2 */
   gboolean     zero;            /* DeepSpeed ZeRO-1/2/3 */
   gboolean     shard_weights;
@@ -93,10 +115,32 @@ typedef struct {
   /* the output head's group keeps the embedding too (unsharded together) */
   gboolean     embedding_with_head;
   gboolean     reshard_after_forward;
+  /* bytes per value of the unsharded gradients accumulated under no_sync
+   * (or over a pipeline's micro-batches); 0: the dtype the backward pass
+   * computes them in */
+  double       accumulated_bytes;
 } ShardPlan;
+
+/* Which pipeline stage a plan estimates: with pipeline parallelism the
+ * first stage holds the embedding and the most micro-batches in flight,
+ * the last one the output head and the loss. */
+typedef enum {
+  HR_STAGE_ONLY,
+  HR_STAGE_FIRST,
+  HR_STAGE_LAST,
+} HrStage;
 
 struct _HrPlan {
   HrScenario *scenario;   /* a copy; its model carries resolved calibrations */
+  HrStage     stage;
+  HrPlan     *last_stage; /* pipeline parallelism: the last stage's plan (this is the first's) */
+  /* "fsdp" without a version: the plan of what FSDP1 would hold, for the
+   * range's high end (NULL where the version is known) */
+  HrPlan     *fsdp1_bound;
+  gboolean    is_fsdp1_bound;
+  /* what one GPU holds of the model's parameters (1 without tensor,
+   * pipeline or expert parallelism) */
+  double      local_share;
   GArray     *parts;      /* Part */
   GPtrArray  *calibration_notes;
   gboolean    training;
@@ -104,6 +148,7 @@ struct _HrPlan {
   guint       image_width;
   guint       image_height;
   guint       context_len;
+  guint       frames;     /* video: frames per sample */
   double      w_bytes;    /* a trainable weight */
   double      g_bytes;    /* its gradient */
   double      master_bytes;
@@ -135,6 +180,24 @@ typedef struct {
   /* the layer rebuilt at the end of the backward pass under full
    * recomputation */
   double      recompute_working_set;
+  /* pipeline parallelism: the share of the per-micro-batch layer
+   * activations alive at the stage's peak, and of the gradients then */
+  double      pipeline_activations;
+  double      pipeline_gradients;
+  /* serving: the KV cache one sequence of context_len needs, and what the
+   * engine's pool must hold beside the KV cache */
+  double      kv_per_sequence;
+  double      kv_pool;
+  double      kv_pool_low;
+  double      kv_pool_high;
+  double      kv_rest;
+  double      kv_rest_low;
+  double      kv_rest_high;
+  double      micro_batch;
+  /* the largest forward pass of a part that runs apart from the backward
+   * pass (a frozen VAE encoding the batch), and its line's label */
+  double      forward_transient;
+  char       *forward_transient_label;
 } Acc;
 
 void        hr_acc_add        (Acc        *acc,
@@ -201,6 +264,54 @@ void        hr_plan_add_sharding_overhead (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_sharding_notes    (HrPlan     *self,
                                            GPtrArray  *notes);
+
+/* hr-estimate-parallel.c */
+guint       hr_plan_shard_degree          (const HrScenario *scenario);
+void        hr_plan_localize              (HrPlan     *self);
+double      hr_plan_pipeline_in_flight    (HrPlan     *self);
+void        hr_plan_pipeline_peak         (HrPlan     *self,
+                                           double      activations,
+                                           double      gradients,
+                                           double     *activation_share,
+                                           double     *gradient_share);
+void        hr_plan_add_context_parallel  (HrPlan     *self,
+                                           Acc        *acc,
+                                           double      micro_batch);
+void        hr_plan_add_parallel_notes    (HrPlan     *self,
+                                           GPtrArray  *notes);
+
+/* hr-estimate-serving.c */
+gboolean    hr_plan_is_served             (HrPlan     *self);
+guint       hr_plan_serving_max_seqs      (HrPlan     *self);
+double      hr_plan_kv_bytes_per_token    (HrPlan     *self,
+                                           const Part *part);
+gboolean    hr_plan_add_llamacpp_weights  (HrPlan     *self,
+                                           Acc        *acc);
+void        hr_plan_add_serving           (HrPlan     *self,
+                                           Acc        *acc,
+                                           double      micro_batch);
+void        hr_plan_finish_serving        (HrPlan     *self,
+                                           Acc        *acc);
+void        hr_plan_add_serving_notes     (HrPlan     *self,
+                                           HrEstimate *est);
+
+/* The widest MLP of a transformer part: dense, routed expert or shared. */
+double      hr_plan_widest_mlp            (const HrComponent *c);
+/* hr-estimate-vision.c */
+void        hr_plan_add_arch_part         (HrPlan     *self,
+                                           Acc        *acc,
+                                           Part       *part,
+                                           double      micro_batch);
+void        hr_plan_add_forward_transient (HrPlan     *self,
+                                           Acc        *acc);
+double      hr_plan_arch_lora_params      (HrPlan            *self,
+                                           const HrComponent *component);
+void        hr_plan_add_ema               (HrPlan     *self,
+                                           Acc        *acc);
+void        hr_plan_add_vision_notes      (HrPlan     *self,
+                                           GPtrArray  *notes);
+gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
+                                           const HrComponent *component);
 
 /* Bytes per parameter of the frozen base weights as stored. */
 double      hr_plan_frozen_bytes_per_param (HrPlan     *self);

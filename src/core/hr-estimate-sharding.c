@@ -48,14 +48,18 @@
 
 #include "hr-estimate-private.h"
 
-/* The data-parallel degree: the GPUs ZeRO and FSDP shard over.  Tensor,
- * pipeline and context parallelism, when a scenario has them, divide the
- * job's GPUs before data parallelism sees them: dp = gpus / (tp x pp x cp);
- * this is the one place that computes it. */
+/* The data-parallel degree.  Tensor, pipeline and context parallelism
+ * divide the job's GPUs before data parallelism sees them:
+ * dp = gpus / (tp x pp x cp) (Megatron's initialize_model_parallel,
+ * torchtitan's ParallelDims); this is the one place that computes it.
+ * ZeRO and FSDP shard over dp x cp (hr_plan_shard_degree). */
 guint
 hr_plan_dp_degree (const HrScenario *scenario)
 {
-  return MAX (1, scenario->gpus);
+  guint64 model = (guint64) MAX (1, scenario->tensor_parallel) *
+                  MAX (1, scenario->pipeline_parallel) * MAX (1, scenario->context_parallel);
+
+  return (guint) MAX (1, scenario->gpus / model);
 }
 
 static gboolean
@@ -74,7 +78,12 @@ hr_plan_setup_sharding (HrPlan *self)
   gboolean multi;
 
   memset (sp, 0, sizeof *sp);
-  sp->dp = hr_plan_dp_degree (s);
+  sp->dp = hr_plan_shard_degree (s);
+  sp->tp = MAX (1, s->tensor_parallel);
+  sp->pp = MAX (1, s->pipeline_parallel);
+  sp->cp = MAX (1, s->context_parallel);
+  sp->ep = MAX (1, s->expert_parallel);
+  sp->sp = s->sequence_parallel && sp->tp > 1;
   multi = sp->dp > 1;
   sp->fsdp = k == HR_SHARDING_FSDP || k == HR_SHARDING_FSDP1;
   sp->zero = k == HR_SHARDING_ZERO1 || k == HR_SHARDING_ZERO2 || k == HR_SHARDING_ZERO3;
@@ -138,6 +147,38 @@ hr_plan_setup_sharding (HrPlan *self)
     (stack_is (s, HR_STACK_TRANSFORMERS) || stack_is (s, HR_STACK_TRL) ||
      stack_is (s, HR_STACK_ACCELERATE) || stack_is (s, HR_STACK_AXOLOTL) ||
      stack_is (s, HR_STACK_LITGPT) || stack_is (s, HR_STACK_LIGHTNING));
+
+  /* A pipeline's backward under FSDP2 accumulates each micro-batch's
+   * unsharded gradients and reduce-scatters after the last
+   * (torch/distributed/pipelining/stage.py, backward_maybe_with_nosync:
+   * set_requires_gradient_sync(False), set_reshard_after_backward(False));
+   * FSDP2 accumulates them in its reduce dtype, fp32 in torchtitan's
+   * MixedPrecisionPolicy (_fsdp_param.py, to_accumulated_grad_if_needed).
+   * torchtitan also keeps every stage unsharded after its forward
+   * (parallelize_llama.py @9dec370: "For PP, do not reshard after forward
+   * to avoid per-microbatch all-gathers"). */
+  if (self->training && k == HR_SHARDING_FSDP && multi && sp->pp > 1 && s->grad_accum > 1)
+    {
+      sp->unsharded_accumulation = TRUE;
+      if (stack_is (s, HR_STACK_TORCHTITAN))
+        {
+          sp->reshard_after_forward = FALSE;
+          if (hr_compute_is_mixed (s->compute))
+            sp->accumulated_bytes = 4.0;
+        }
+    }
+
+  /* What FSDP1 would hold where the scenario leaves the version open:
+   * LitGPT's and Lightning's FSDPStrategy, which "fsdp" meant before FSDP2
+   * (accumulation under no_sync, whole-unit gradients beside adapters) */
+  if (self->is_fsdp1_bound)
+    {
+      sp->unsharded_accumulation = TRUE;
+      sp->whole_unit_grads = hr_method_is_peft (s->method) && s->method != HR_METHOD_PREFIX &&
+                             s->method != HR_METHOD_PROMPT;
+      sp->embedding_with_head = TRUE;
+      return;
+    }
 
   /* FSDP1 with use_orig_params=True and adapters inside the wrapped blocks
    * (LitGPT, Lightning); PyTorch's own default, use_orig_params=False,
@@ -311,6 +352,11 @@ zero3_persistent_params (HrPlan     *self,
   if (V > 0 && V * h < threshold)
     persistent += V * h * (c->tied_embeddings ? 1.0 : 2.0);
 
+  /* a mixture of experts' routers (hidden x experts) are small tensors
+   * too (Mixtral's: 4096 x 8) */
+  if (hr_component_is_moe (c) && h * c->experts < threshold)
+    persistent += (double) hr_component_moe_layers (c) * h * c->experts;
+
   /* the adapters the scenario adds, in the proportion of their small
    * matrices (the method's own shapes scale with the same modules) */
   if (p->adapters > 0 && adapter_total > 0)
@@ -330,6 +376,10 @@ hr_plan_add_weights (HrPlan *self,
   const char *wname = hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype);
   double q_bytes = hr_plan_frozen_bytes_per_param (self);
   gboolean sw = sp->shard_weights, op = sp->offload_params;
+
+  /* llama.cpp places its layers itself (hr-estimate-serving.c) */
+  if (hr_plan_add_llamacpp_weights (self, acc))
+    return;
 
   for (guint i = 0; i < self->parts->len; i++)
     {
@@ -365,7 +415,7 @@ hr_plan_add_weights (HrPlan *self,
           /* see the 16-bit staging copy below */
           if (p->frozen > 0 && !op)
             widest_quantized = MAX (widest_quantized,
-                                    2.0 * MAX ((double) c->hidden * c->intermediate,
+                                    2.0 * MAX ((double) c->hidden * hr_plan_widest_mlp (c),
                                                head_quantized (s)
                                                  ? (double) c->hidden * c->vocab : 0.0));
         }
@@ -612,21 +662,27 @@ hr_plan_add_gradients (HrPlan *self,
 
   if (sp->unsharded_accumulation)
     {
-      /* unsharded gradients in the dtype the backward pass computes them */
-      double bytes = n * (hr_compute_is_mixed (s->compute) ? 2.0 : grad_bytes);
+      /* unsharded gradients in the dtype the backward pass computes them
+       * (or FSDP2 accumulates them in) */
+      double per_value = sp->accumulated_bytes > 0 ? sp->accumulated_bytes
+                         : hr_compute_is_mixed (s->compute) ? 2.0 : grad_bytes;
+      double bytes = n * per_value * acc->pipeline_gradients;
 
       hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, bytes,
                   bytes,
                   sp->whole_unit_grads
                     ? _("gradients of whole FSDP1 units (frozen weights beside adapters get one "
                         "too), accumulated unsharded under no_sync over %u micro-batches")
+                    : sp->pp > 1
+                    ? _("gradients accumulated unsharded over the pipeline's %u micro-batches "
+                        "(FSDP reduce-scatters after the last)")
                     : _("gradients accumulated unsharded under no_sync over %u micro-batches: "
                         "every GPU holds the full gradient"),
                   s->grad_accum);
       return;
     }
 
-  grads_total = n * grad_bytes;
+  grads_total = n * grad_bytes * acc->pipeline_gradients;
 
   if (gradients_overlap_activations (self))
     {
@@ -665,7 +721,8 @@ hr_plan_add_gradients (HrPlan *self,
           if (p->trainable <= 0 && p->adapters <= 0)
             continue;
           if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
-            biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * c->intermediate);
+            biggest = MAX ((double) c->vocab * c->hidden,
+                           (double) c->hidden * hr_plan_widest_mlp (c));
           else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
             biggest = (p->trainable + p->adapters) / c->layers;
           else
@@ -764,6 +821,18 @@ hr_plan_add_sharding_overhead (HrPlan *self,
 
   if (!self->training)
     return;
+
+  /* NCCL's communicators allocate their buffers with cudaMalloc, outside
+   * PyTorch's allocator: NCCL_BUFFSIZE (4 MiB) for each channel and peer
+   * of every communicator (NCCL docs, Environment Variables:
+   * NCCL_BUFFSIZE default 4194304), one communicator per process group
+   * (data, tensor, pipeline parallel).  nvidia-smi shows them; PyTorch's
+   * statistics do not.  How many channels NCCL opens depends on the
+   * topology: assumed. */
+  if (s->gpus > 1 && (s->sharding != HR_SHARDING_NONE || sp->tp * sp->pp * sp->cp > 1))
+    hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
+                0.25 * GiB, 0.1 * GiB, 1.0 * GiB,
+                _("NCCL communication buffers outside PyTorch's allocator"));
 
   /* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
    * stage 1/2 the whole partition (single_partition_of_fp32_groups[i].grad),

@@ -218,7 +218,8 @@ static double
 part_tokens (HrPlan            *self,
              const HrComponent *c)
 {
-  return hr_component_tokens (c, self->seq_len, self->image_width, self->image_height);
+  return hr_component_tokens_video (c, self->seq_len, self->image_width, self->image_height,
+                                    self->frames);
 }
 
 static void
@@ -239,8 +240,11 @@ setup_parts (HrPlan *self)
       part.c = c;
       part.params = (double) c->params;
       part.tokens = c->kind == HR_COMPONENT_TRANSFORMER ? part_tokens (self, c) : 0;
+      /* context parallelism: each GPU computes s / cp of the sequence */
+      if (self->training && c->tokens_from == HR_TOKENS_SEQ_LEN && s->context_parallel > 1)
+        part.tokens = (part.tokens + s->context_parallel - 1) / s->context_parallel;
 
-      if (self->training)
+      if (self->training && !hr_plan_part_pipeline_frozen (self, c))
         {
           switch (s->method)
             {
@@ -257,6 +261,8 @@ setup_parts (HrPlan *self)
                * (SD 1.5 LoRAs of rank 32 are 20-40M parameters, 2-5%). */
               if (c->kind == HR_COMPONENT_TRANSFORMER)
                 hr_plan_setup_adapters (self, &part);
+              else if (c->arch != NULL)
+                part.adapters = hr_plan_arch_lora_params (self, c);
               else if (c->trainable && s->method != HR_METHOD_PREFIX &&
                        s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
                 part.adapters = 0.01 * part.params;
@@ -274,7 +280,8 @@ setup_parts (HrPlan *self)
    * parts, by size, when none does). */
   if (self->training && s->trainable_params_set)
     {
-      double wanted = (double) s->trainable_params;
+      /* the count is the model's; a GPU holds its share of it */
+      double wanted = (double) s->trainable_params * self->local_share;
       double base = 0;
 
       if (hr_method_is_peft (s->method) && adapter_sum > 0)
@@ -318,6 +325,7 @@ setup_parts (HrPlan *self)
        * encoder's only when pretraining (masked-LM head), not when it is
        * fine-tuned with a task head. */
       if (p->c->kind == HR_COMPONENT_TRANSFORMER && p->c->vocab > 0 && !logits_taken &&
+          self->stage != HR_STAGE_FIRST &&
           (g_strcmp0 (s->model->family, "llm") == 0 ||
            (g_strcmp0 (s->model->family, "encoder") == 0 && s->task == HR_TASK_TRAIN)))
         {
@@ -349,11 +357,33 @@ compute (HrPlan     *self,
 
   acc.plan = self;
   acc.est = est;
+  acc.micro_batch = micro_batch;
+  acc.pipeline_activations = 1.0;
+  acc.pipeline_gradients = 1.0;
+
+  /* A pipeline stage peaks where its schedule has the most activations
+   * and gradients alive together: one pass finds both, per micro-batch. */
+  if (self->training && self->shard.pp > 1)
+    {
+      Acc probe = { 0 };
+
+      probe.plan = self;
+      probe.micro_batch = micro_batch;
+      probe.pipeline_activations = 1.0;
+      probe.pipeline_gradients = 1.0;
+      hr_plan_add_gradients (self, &probe);
+      hr_plan_add_activations (self, &probe, micro_batch);
+      hr_plan_pipeline_peak (self, probe.activations, probe.bytes[HR_BUCKET_GRADIENTS],
+                             &acc.pipeline_activations, &acc.pipeline_gradients);
+    }
 
   hr_plan_add_weights (self, &acc);
   hr_plan_add_gradients (self, &acc);
   hr_plan_add_optimizer (self, &acc);
+  hr_plan_add_ema (self, &acc);
   hr_plan_add_activations (self, &acc, micro_batch);
+  if (self->training)
+    hr_plan_add_context_parallel (self, &acc, micro_batch);
   hr_plan_add_deferred_gradients (self, &acc);
   hr_plan_add_step_temporaries (self, &acc);
   hr_plan_add_sharding_overhead (self, &acc);
@@ -367,12 +397,18 @@ compute (HrPlan     *self,
   frag = FRAG_DYNAMIC * dynamic_total + FRAG_STATIC * static_total;
   frag_low = FRAG_DYNAMIC_LOW * dynamic_total + FRAG_STATIC_LOW * static_total;
   frag_high = FRAG_DYNAMIC_HIGH * dynamic_total + FRAG_STATIC_HIGH * static_total;
+  /* an engine that sizes its KV pool from what is free empties the cache
+   * after profiling and then allocates in fixed blocks */
+  if (hr_scenario_has_kv_pool (s))
+    frag = frag_low = 0;
   hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_ASSUMED, frag, frag_low,
               frag_high, _("allocator fragmentation (reserved but not allocated)"));
 
   hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
               CUDA_CONTEXT_BYTES, CUDA_CONTEXT_LOW_BYTES, CUDA_CONTEXT_HIGH_BYTES,
               _("CUDA context and library kernels"));
+
+  hr_plan_finish_serving (self, &acc);
 
   {
     double allocated = acc.by_metric[HR_METRIC_ALLOCATED];
@@ -440,6 +476,18 @@ compute (HrPlan     *self,
             peak->need_low = peak->low;
             peak->need_high = peak->high;
           }
+
+        peak->kv_cache = (guint64) llround (acc.kv_pool);
+        if (hr_scenario_has_kv_pool (s))
+          {
+            /* the engine's pool must hold what it profiled and the
+             * micro-batch's sequences */
+            double sequences = acc.kv_per_sequence * micro_batch;
+
+            peak->need = (guint64) llround (acc.kv_rest + sequences);
+            peak->need_low = (guint64) llround (acc.kv_rest_low + sequences);
+            peak->need_high = (guint64) llround (acc.kv_rest_high + sequences);
+          }
       }
   }
 
@@ -447,6 +495,8 @@ compute (HrPlan     *self,
     {
       double host_job_factor = MAX (1, s->gpus);
 
+      est->kv_cache_low = (guint64) llround (acc.kv_pool_low);
+      est->kv_cache_high = (guint64) llround (acc.kv_pool_high);
       for (guint i = 0; i < HR_N_BUCKETS; i++)
         {
           est->buckets[i] = (guint64) llround (acc.bytes[i]);
@@ -603,17 +653,19 @@ calibrate_from_peak (HrPlan      *self,
   g_ptr_array_add (self->calibration_notes, message);
 }
 
-HrPlan *
-hr_plan_new (const HrScenario *scenario)
+static HrPlan *
+plan_new_for_stage (const HrScenario *scenario,
+                    HrStage           stage,
+                    gboolean          fsdp1_bound)
 {
   HrPlan *self;
-
-  g_return_val_if_fail (scenario != NULL, NULL);
-  g_return_val_if_fail (scenario->model != NULL, NULL);
+  double global = 0, local = 0;
 
   g_atomic_int_inc (&counter_plans);
   self = g_new0 (HrPlan, 1);
   self->scenario = hr_scenario_copy (scenario);
+  self->stage = stage;
+  self->is_fsdp1_bound = fsdp1_bound;
   self->parts = g_array_new (FALSE, TRUE, sizeof (Part));
   self->calibration_notes = g_ptr_array_new_with_free_func (g_free);
 
@@ -629,10 +681,60 @@ hr_plan_new (const HrScenario *scenario)
   self->seq_len = hr_scenario_get_seq_len (self->scenario);
   hr_scenario_get_image_size (self->scenario, &self->image_width, &self->image_height);
   self->context_len = hr_scenario_get_context_len (self->scenario);
+  self->frames = hr_scenario_get_frames (self->scenario);
+
+  for (guint i = 0; i < self->scenario->model->components->len; i++)
+    global += ((HrComponent *) g_ptr_array_index (self->scenario->model->components, i))->params;
+  hr_plan_localize (self);
+  for (guint i = 0; i < self->scenario->model->components->len; i++)
+    local += ((HrComponent *) g_ptr_array_index (self->scenario->model->components, i))->params;
+  self->local_share = global > 0 ? local / global : 1.0;
 
   hr_plan_setup_sharding (self);
   hr_plan_setup_precision (self);
   setup_parts (self);
+  return self;
+}
+
+/* Raises @peak's high ends to those of @bound (another reading of the same
+ * scenario, with its own range). */
+static void
+widen_to (HrPeak       *peak,
+          const HrPeak *bound)
+{
+  peak->high = MAX (peak->high, bound->high);
+  peak->allocated_high = MAX (peak->allocated_high, bound->allocated_high);
+  peak->reserved_high = MAX (peak->reserved_high, bound->reserved_high);
+  peak->need_high = MAX (peak->need_high, bound->need_high);
+}
+
+HrPlan *
+hr_plan_new (const HrScenario *scenario)
+{
+  HrPlan *self;
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+  g_return_val_if_fail (scenario->model != NULL, NULL);
+
+  /* with pipeline parallelism the first stage is estimated, and the last
+   * beside it: the peak is the fuller of the two */
+  if (scenario->pipeline_parallel > 1)
+    {
+      self = plan_new_for_stage (scenario, HR_STAGE_FIRST, FALSE);
+      self->last_stage = plan_new_for_stage (scenario, HR_STAGE_LAST, FALSE);
+    }
+  else
+    self = plan_new_for_stage (scenario, HR_STAGE_ONLY, FALSE);
+
+  /* "sharding": "fsdp" means FSDP2, but a file that does not say which and
+   * names no stack may come from FSDP1 code: for adapters or frozen parts
+   * accumulating gradients, what FSDP1 holds then (unsharded gradients of
+   * whole units) is the high end of the range */
+  if (scenario->sharding == HR_SHARDING_FSDP && scenario->sharding_unversioned &&
+      !scenario->stack_set && hr_scenario_is_training (scenario) && scenario->grad_accum > 1 &&
+      (hr_method_is_peft (scenario->method) || scenario->method == HR_METHOD_FREEZE) &&
+      hr_plan_shard_degree (scenario) > 1 && scenario->pipeline_parallel <= 1)
+    self->fsdp1_bound = plan_new_for_stage (scenario, HR_STAGE_ONLY, TRUE);
   return self;
 }
 
@@ -645,6 +747,8 @@ hr_plan_free (HrPlan *self)
   hr_scenario_free (self->scenario);
   g_array_unref (self->parts);
   g_ptr_array_unref (self->calibration_notes);
+  hr_plan_free (self->last_stage);
+  hr_plan_free (self->fsdp1_bound);
   g_free (self);
 }
 
@@ -664,6 +768,21 @@ hr_plan_peak (HrPlan *self,
   g_return_if_fail (peak != NULL);
 
   compute (self, MAX (1, micro_batch), NULL, peak);
+  if (self->last_stage != NULL)
+    {
+      HrPeak last;
+
+      compute (self->last_stage, MAX (1, micro_batch), NULL, &last);
+      if (last.need > peak->need)
+        *peak = last;
+    }
+  if (self->fsdp1_bound != NULL)
+    {
+      HrPeak bound;
+
+      compute (self->fsdp1_bound, MAX (1, micro_batch), NULL, &bound);
+      widen_to (peak, &bound);
+    }
 }
 
 guint64
@@ -767,6 +886,8 @@ add_notes (HrPlan     *self,
           _("gradient accumulation over %u steps multiplies the batch, not the peak"),
           s->grad_accum));
       hr_plan_add_sharding_notes (self, notes);
+      hr_plan_add_parallel_notes (self, notes);
+      hr_plan_add_vision_notes (self, notes);
       if (s->optimizer_in_bwd)
         g_ptr_array_add (notes, g_strdup (
           _("optimizer_in_bwd steps each parameter from its gradient hook and frees the "
@@ -783,10 +904,15 @@ add_notes (HrPlan     *self,
             "gated activation, the loss's log-probabilities) in the backward pass instead of "
             "saving them; counted as an assumption about its partitioner")));
     }
-  else if (s->method != HR_METHOD_FULL || s->trainable_params_set)
-    g_ptr_array_add (notes,
-                     g_strdup (_("inference trains nothing: method and trainable_params are "
-                                 "ignored")));
+  else
+    {
+      if (s->method != HR_METHOD_FULL || s->trainable_params_set)
+        g_ptr_array_add (notes,
+                         g_strdup (_("inference trains nothing: method and trainable_params "
+                                     "are ignored")));
+      hr_plan_add_parallel_notes (self, notes);
+      hr_plan_add_serving_notes (self, est);
+    }
 
   if (s->optimizer == HR_OPTIMIZER_PAGED_ADAMW_8BIT || s->optimizer == HR_OPTIMIZER_PAGED_ADAMW)
     g_ptr_array_add (notes, g_strdup (
@@ -866,8 +992,29 @@ fit_on_gpu (HrPlan     *self,
   est->max_micro_batch = hr_fit_rule_plan_max_micro_batch (self, est->usable, &lower);
   est->max_is_lower_bound = lower;
   rule = hr_fit_rule_describe (&limit);
+  if (hr_scenario_has_kv_pool (self->scenario))
+    {
+      /* the sequences the engine runs at once are capped by max_num_seqs */
+      guint cap = hr_plan_serving_max_seqs (self);
 
-  if (est->max_micro_batch == 0)
+      if (est->max_micro_batch > cap)
+        {
+          est->max_micro_batch = cap;
+          est->max_is_lower_bound = FALSE;
+        }
+    }
+
+  if (est->max_micro_batch == 0 && hr_scenario_has_kv_pool (self->scenario))
+    verdict = g_strdup_printf (
+      _("the weights and the engine's profiling need %.1f GiB of the %.1f GiB usable: not even "
+        "one sequence of %u tokens fits in the KV cache left"),
+      est->need / GiB, est->usable / GiB, self->context_len);
+  else if (hr_scenario_has_kv_pool (self->scenario))
+    verdict = g_strdup_printf (
+      est->fits ? _("fits: %u sequences of %u tokens at once")
+                : _("holds %u sequences of %u tokens at once, fewer than the micro-batch asks"),
+      est->max_micro_batch, self->context_len);
+  else if (est->max_micro_batch == 0)
     {
       HrPeak one;
       double state = (double) est->buckets[HR_BUCKET_WEIGHTS] + est->buckets[HR_BUCKET_GRADIENTS] +
@@ -909,6 +1056,7 @@ HrEstimate *
 hr_plan_estimate (HrPlan *plan)
 {
   const HrScenario *scenario;
+  HrPlan *stage;
   HrEstimate *est;
   HrPeak peak;
   guint64 trainable = 0;
@@ -917,6 +1065,17 @@ hr_plan_estimate (HrPlan *plan)
 
   g_atomic_int_inc (&counter_estimates);
   scenario = plan->scenario;
+  stage = plan;
+  /* the breakdown is the fuller stage's */
+  if (plan->last_stage != NULL)
+    {
+      HrPeak first, last;
+
+      compute (plan, MAX (1, scenario->micro_batch), NULL, &first);
+      compute (plan->last_stage, MAX (1, scenario->micro_batch), NULL, &last);
+      if (last.need > first.need)
+        stage = plan->last_stage;
+    }
 
   est = g_new0 (HrEstimate, 1);
   est->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
@@ -925,19 +1084,34 @@ hr_plan_estimate (HrPlan *plan)
   est->micro_batch = scenario->micro_batch;
   est->params = scenario->model->params;
 
-  for (guint i = 0; i < plan->parts->len; i++)
+  for (guint i = 0; i < stage->parts->len; i++)
     {
-      Part *p = &g_array_index (plan->parts, Part, i);
+      Part *p = &g_array_index (stage->parts, Part, i);
 
-      trainable += (guint64) llround (p->trainable + p->adapters);
+      /* the model's count, where a GPU holds a share of it */
+      trainable += (guint64) llround ((p->trainable + p->adapters) /
+                                      MAX (1e-12, stage->local_share));
       /* the sequence length matters only if some part reads it */
       if ((p->c->kind == HR_COMPONENT_TRANSFORMER && p->c->tokens_from == HR_TOKENS_SEQ_LEN) ||
           (p->c->has_activation && p->c->act_scaling == HR_SCALING_SEQ))
-        est->seq_len = plan->seq_len;
+        est->seq_len = stage->seq_len;
     }
-  est->trainable_params = trainable;
+  est->trainable_params = MIN (trainable, est->params);
 
-  compute (plan, scenario->micro_batch, est, &peak);
+  compute (stage, scenario->micro_batch, est, &peak);
+  if (plan->fsdp1_bound != NULL)
+    {
+      HrPeak bound;
+
+      compute (plan->fsdp1_bound, MAX (1, scenario->micro_batch), NULL, &bound);
+      widen_to (&peak, &bound);
+      if (bound.device_used > peak.device_used)
+        g_ptr_array_add (est->notes, g_strdup_printf (
+          _("\"sharding\": \"fsdp\" is estimated as FSDP2; FSDP1 code (LitGPT, Lightning: "
+            "whole-unit gradients accumulated unsharded under no_sync) would hold %.1f GiB, the "
+            "high end of the range: write \"fsdp2\" or \"fsdp1\", or name the stack"),
+          bound.device_used / GiB));
+    }
   est->total = peak.total;
   est->low = peak.low;
   est->high = peak.high;
@@ -948,6 +1122,33 @@ hr_plan_estimate (HrPlan *plan)
   est->allocated_high = peak.allocated_high;
   est->reserved_low = peak.reserved_low;
   est->reserved_high = peak.reserved_high;
+  est->kv_cache = peak.kv_cache;
+  est->pipeline_stage = stage->stage == HR_STAGE_FIRST ? 1 : stage->stage == HR_STAGE_LAST ? 2 : 0;
+  est->pool_fraction = hr_scenario_engine_pool_fraction (scenario);
+  est->pool_limits = hr_scenario_has_kv_pool (scenario);
+  if (est->pool_limits && scenario->gpu != NULL)
+    est->pool = (guint64) llround (est->pool_fraction * (double) scenario->gpu->memory);
+  if (!hr_plan_is_served (stage) || hr_scenario_has_kv_pool (scenario))
+    {
+      double per_token = 0;
+
+      for (guint i = 0; i < stage->parts->len; i++)
+        {
+          Part *p = &g_array_index (stage->parts, Part, i);
+
+          if (p->kv_cache)
+            per_token += hr_plan_kv_bytes_per_token (stage, p);
+        }
+      if (per_token > 0 && !stage->training)
+        {
+          double block = scenario->engine == HR_ENGINE_VLLM ? MAX (1, scenario->block_size) : 1;
+          double tokens = floor ((double) est->kv_cache / per_token / block) * block;
+          double per_sequence = ceil ((double) stage->context_len / block) * block;
+
+          est->kv_tokens = (guint64) MAX (0, tokens);
+          est->kv_sequences = per_sequence > 0 ? (guint) MIN (1e9, tokens / per_sequence) : 0;
+        }
+    }
 
   /* The buckets must add up to the total exactly despite rounding. */
   {
@@ -958,7 +1159,7 @@ hr_plan_estimate (HrPlan *plan)
     est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
   }
 
-  add_notes (plan, est);
+  add_notes (stage, est);
 
   if (scenario->gpu != NULL)
     fit_on_gpu (plan, est, scenario->gpu);

@@ -81,6 +81,26 @@ typedef struct {
   gboolean     max_is_lower_bound;
   char        *fit_reason;
 
+  /* Inference: the KV cache per GPU (with vLLM or SGLang, the pool the
+   * engine preallocates), the tokens it holds and how many sequences of
+   * context_len fit in it (capped by max_num_seqs). */
+  guint64      kv_cache;
+  guint64      kv_cache_low;
+  guint64      kv_cache_high;
+  guint64      kv_tokens;
+  guint        kv_sequences;
+  /* An engine's own pool: its share of the card (gpu_memory_utilization,
+   * mem_fraction_static; 0 without one) and its size on the scenario's
+   * GPU.  Under such a pool the pool, not the reserve, limits the fit: the
+   * engine takes it whole and fills what the model leaves with KV cache. */
+  double       pool_fraction;
+  guint64      pool;
+  gboolean     pool_limits;
+
+  /* Pipeline parallelism: the stage whose peak this is (1 the first, 2
+   * the last; 0 without pipeline parallelism). */
+  guint        pipeline_stage;
+
   GPtrArray   *items;        /* HrEstimateItem */
   GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */
   GPtrArray   *notes;        /* char *: assumptions, sources, warnings */
@@ -107,6 +127,8 @@ typedef struct {
   guint64 allocated_high;
   guint64 reserved_low;
   guint64 reserved_high;
+  /* inference: the KV cache (an engine's pool on its GPU) */
+  guint64 kv_cache;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches

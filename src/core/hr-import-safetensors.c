@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "hr-file.h"
+#include "hr-import-diffusers.h"
 #include "hr-import-safetensors.h"
 #include "hr-reader.h"
 
@@ -416,6 +417,8 @@ hr_safetensors_parse_header (HrImport    *import,
           return FALSE;
         }
 
+      hr_import_diffusers_count (import, name, (const guint64 *) (void *) dims->data, dims->len,
+                                 params);
       hr_import_add_tensor (import, kind, params, end - begin);
     }
 
@@ -707,6 +710,8 @@ hr_import_safetensors_guess_model (HrImport   *import,
   g_return_if_fail (import != NULL);
 
   if (import->model != NULL || import->tensor_shapes == NULL || import->params == 0)
+    return;
+  if (hr_import_diffusers_guess (import, name))
     return;
 
   if (!find_shape (import, FALSE, "embed_tokens.weight|wte.weight|tok_embeddings.weight|"

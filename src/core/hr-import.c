@@ -17,6 +17,7 @@
 
 #include "hr-file.h"
 #include "hr-import.h"
+#include "hr-import-diffusers.h"
 #include "hr-import-gguf.h"
 #include "hr-import-hf.h"
 #include "hr-import-safetensors.h"
@@ -60,6 +61,7 @@ hr_import_free (HrImport *import)
   g_ptr_array_unref (import->read);
   g_ptr_array_unref (import->notes);
   g_clear_pointer (&import->tensor_shapes, g_hash_table_unref);
+  hr_import_diffusion_free (import->diffusion);
   g_free (import);
 }
 
@@ -308,6 +310,14 @@ hr_import_folder (const char  *path,
   const char *entry;
 
   g_return_val_if_fail (path != NULL, NULL);
+
+  /* a diffusers pipeline: its components in subfolders */
+  {
+    g_autofree char *model_index = g_build_filename (path, "model_index.json", NULL);
+
+    if (g_file_test (model_index, G_FILE_TEST_IS_REGULAR))
+      return hr_import_diffusers_folder (path, error);
+  }
 
   dir = g_dir_open (path, 0, &local_error);
   if (dir == NULL)

@@ -16,6 +16,10 @@ typedef enum {
   HR_IMPORT_FOLDER,      /* a model folder: config.json plus the weights found beside it */
 } HrImportFormat;
 
+/* What a safetensors header says of a diffusion checkpoint's parts
+ * (hr-import-diffusers.c). */
+typedef struct _HrImportDiffusion HrImportDiffusion;
+
 extern const char * const hr_import_format_names[];
 
 /* The most parameters a catalog model may have (data/CATALOG.md): weights'
@@ -73,6 +77,7 @@ typedef struct {
   GHashTable     *tensor_shapes;
   guint           tensor_layers;
   guint           tensor_experts;
+  HrImportDiffusion *diffusion;
 } HrImport;
 
 HrImport   *hr_import_new          (HrImportFormat  format,

@@ -374,6 +374,157 @@ apply_shorter_context (const LeverDef *def,
   return NULL;
 }
 
+/* ---- levers of parallelism and of the serving engines ---- */
+
+static gboolean
+has_moe (const HrScenario *s)
+{
+  for (guint i = 0; i < s->model->components->len; i++)
+    if (hr_component_is_moe (g_ptr_array_index (s->model->components, i)))
+      return TRUE;
+  return FALSE;
+}
+
+/* The data-parallel GPUs left for another split (hr_plan_dp_degree's
+ * rule) */
+static guint
+dp_left (const HrScenario *s)
+{
+  guint model = MAX (1, s->tensor_parallel) * MAX (1, s->pipeline_parallel) *
+                MAX (1, s->context_parallel);
+
+  return MAX (1, s->gpus / model);
+}
+
+static gboolean
+applies_sequence_parallel (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->tensor_parallel > 1 && !s->sequence_parallel;
+}
+
+/* Tensor parallelism over up to 8 GPUs (a node's NVLink domain), taken
+ * from the data-parallel ones */
+static guint
+tensor_parallel_degree (const HrScenario *s)
+{
+  guint left = dp_left (s), t = 1;
+
+  while (t * 2 <= MIN (8u, left) && left % (t * 2) == 0)
+    t *= 2;
+  return t;
+}
+
+static gboolean
+applies_tensor_parallel (const HrScenario *s)
+{
+  return s->tensor_parallel <= 1 && hr_scenario_has_transformer (s) &&
+         tensor_parallel_degree (s) > 1 && s->engine != HR_ENGINE_LLAMACPP;
+}
+
+static char *
+apply_tensor_parallel (const LeverDef *def,
+                       HrScenario     *s,
+                       GString        *change)
+{
+  guint t = tensor_parallel_degree (s);
+
+  s->tensor_parallel = t;
+  g_string_append_printf (change, "tensor_parallel=%u", t);
+  if (hr_scenario_is_training (s))
+    {
+      s->sequence_parallel = TRUE;
+      g_string_append (change, " sequence_parallel=true");
+    }
+  hr_scenario_resolve (s);
+  return g_strdup_printf (hr_scenario_is_training (s)
+                            ? _("Split each layer over %u GPUs (tensor and sequence parallel)")
+                            : _("Split each layer over %u GPUs (tensor parallel)"), t);
+}
+
+static gboolean
+applies_pipeline_1f1b (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->pipeline_parallel > 1 &&
+         s->pipeline_schedule == HR_PIPELINE_GPIPE;
+}
+
+static gboolean
+applies_context_parallel (const HrScenario *s)
+{
+  /* long sequences: where attention's and the layers' activations, not
+   * the model state, fill the card */
+  return hr_scenario_is_training (s) && s->context_parallel <= 1 && dp_left (s) % 2 == 0 &&
+         dp_left (s) >= 2 && hr_scenario_reads_seq_len (s) && hr_scenario_has_transformer (s) &&
+         hr_scenario_get_seq_len (s) >= 8192;
+}
+
+static char *
+apply_context_parallel (const LeverDef *def,
+                        HrScenario     *s,
+                        GString        *change)
+{
+  s->context_parallel = 2;
+  g_string_append (change, "context_parallel=2");
+  return NULL;
+}
+
+static guint
+expert_parallel_degree (const HrScenario *s)
+{
+  guint room = s->gpus / MAX (1, s->tensor_parallel * s->pipeline_parallel), e = 1;
+  guint experts = 0;
+
+  for (guint i = 0; i < s->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (s->model->components, i);
+
+      if (hr_component_is_moe (c))
+        experts = c->experts;
+    }
+  while (e * 2 <= MIN (8u, room) && room % (e * 2) == 0 && experts % (e * 2) == 0)
+    e *= 2;
+  return e;
+}
+
+static gboolean
+applies_expert_parallel (const HrScenario *s)
+{
+  return s->expert_parallel <= 1 && has_moe (s) && s->engine != HR_ENGINE_LLAMACPP &&
+         expert_parallel_degree (s) > 1;
+}
+
+static char *
+apply_expert_parallel (const LeverDef *def,
+                       HrScenario     *s,
+                       GString        *change)
+{
+  guint e = expert_parallel_degree (s);
+
+  s->expert_parallel = e;
+  g_string_append_printf (change, "expert_parallel=%u", e);
+  return g_strdup_printf (_("Split the experts over %u GPUs (expert parallel)"), e);
+}
+
+static gboolean
+applies_vllm_pool (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_VLLM &&
+         s->gpu_memory_utilization < 0.95;
+}
+
+static gboolean
+applies_enforce_eager (const HrScenario *s)
+{
+  return hr_scenario_has_kv_pool (s) && !s->enforce_eager;
+}
+
+static gboolean
+applies_llamacpp_kv (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_LLAMACPP &&
+         (s->kv_dtype == HR_DTYPE_FP16 || s->kv_dtype == HR_DTYPE_BF16);
+}
+
 /* ---- the table ---- */
 
 struct _LeverDef {
@@ -543,6 +694,66 @@ static const LeverDef levers[] = {
     .source = "Shoeybi et al. 2019, Megatron-LM, section 3 (tensor parallelism)",
     .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same model, split over the cards"),
     .risk_source = "Shoeybi et al. 2019, Megatron-LM, section 3", .more_gpus = TRUE },
+  { .id = "sequence-parallel",
+    .label = N_("Split the norms and dropout over the tensor-parallel GPUs too (sequence "
+                "parallel)"),
+    .applies = applies_sequence_parallel, .key = "sequence_parallel", .value = 1,
+    .speed = 1.0,
+    .cost = N_("no slower: each all-reduce becomes a reduce-scatter and an all-gather of the "
+               "same volume"),
+    .source = "Korthikanti et al. 2022, section 4.2.2 (sequence parallelism: no extra "
+              "communication)",
+    .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same computation, split differently"),
+    .risk_source = "Korthikanti et al. 2022, section 4.2.2" },
+  { .id = "tensor-parallel", .label = N_("Split each layer over several GPUs (tensor parallel)"),
+    .applies = applies_tensor_parallel, .apply = apply_tensor_parallel, .speed = 1.1,
+    .cost = N_("each layer all-reduces its output: fast inside a node (NVLink), slow across "
+               "nodes"),
+    .source = "Shoeybi et al. 2019, Megatron-LM, section 5.1 (scaling of 8-way model "
+              "parallelism)",
+    .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same model, split over the cards"),
+    .risk_source = "Shoeybi et al. 2019, Megatron-LM, section 3" },
+  { .id = "pipeline-1f1b", .label = N_("Schedule the pipeline 1F1B instead of GPipe"),
+    .applies = applies_pipeline_1f1b, .key = "pipeline_schedule", .value = HR_PIPELINE_1F1B,
+    .speed = 1.0,
+    .cost = N_("no slower: the same bubble, with at most as many micro-batches in flight as "
+               "stages"),
+    .source = "Narayanan et al. 2021, section 2.2 (PipeDream-Flush: the bubble of GPipe)",
+    .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same gradients, in another order"),
+    .risk_source = "Narayanan et al. 2021, section 2.2" },
+  { .id = "context-parallel", .label = N_("Split each sequence over 2 GPUs (context parallel)"),
+    .applies = applies_context_parallel, .apply = apply_context_parallel, .speed = 1.05,
+    .cost = N_("keys and values go around the ring, mostly hidden behind attention's compute"),
+    .source = "Liu et al. 2023, Ring Attention, section 3 (overlapped communication)",
+    .risk = HR_KNOB_RISK_NONE, .risk_text = N_("exact attention over the split sequence"),
+    .risk_source = "Liu et al. 2023, Ring Attention" },
+  { .id = "expert-parallel", .label = N_("Split the experts over several GPUs (expert parallel)"),
+    .applies = applies_expert_parallel, .apply = apply_expert_parallel, .speed = 1.1,
+    .cost = N_("tokens travel to their experts and back (two all-to-alls per MoE layer)"),
+    .source = "Lepikhin et al. 2020, GShard (all-to-all dispatch of tokens to experts)",
+    .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same experts, on other cards"),
+    .risk_source = "Lepikhin et al. 2020, GShard" },
+  { .id = "vllm-pool",
+    .label = N_("Let vLLM's pool take 95% of the card (gpu_memory_utilization=0.95)"),
+    .applies = applies_vllm_pool, .key = "gpu_memory_utilization", .value = 0.95,
+    .speed = 1.0, .cost = N_("no slower; the card keeps less for other processes"),
+    .source = "vLLM docs, engine arguments (--gpu-memory-utilization)",
+    .risk = HR_KNOB_RISK_LOW,
+    .risk_text = N_("a spike outside the pool (another process, a larger batch) can then run "
+                    "out of memory"),
+    .risk_source = "vLLM docs, engine arguments (--gpu-memory-utilization)" },
+  { .id = "enforce-eager", .label = N_("Serve without CUDA graphs (enforce_eager)"),
+    .applies = applies_enforce_eager, .key = "enforce_eager", .value = 1, .speed = 1.3,
+    .cost = N_("slower decoding of small batches: each kernel is launched from Python"),
+    .source = "vLLM docs, engine arguments (--enforce-eager)",
+    .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same computation, launched eagerly"),
+    .risk_source = "vLLM docs, engine arguments (--enforce-eager)" },
+  { .id = "llamacpp-kv-q8", .label = N_("Keep llama.cpp's KV cache in q8_0"),
+    .applies = applies_llamacpp_kv, .key = "kv_dtype", .value = HR_DTYPE_Q8_0, .speed = 1.0,
+    .cost = N_("about as fast (needs flash attention for the V cache)"),
+    .source = "llama.cpp tools/server README (--cache-type-k, --cache-type-v)",
+    .risk = HR_KNOB_RISK_LOW, .risk_text = N_("8-bit keys and values, a small loss"),
+    .risk_source = "llama.cpp tools/server README (--cache-type-k q8_0)" },
   { .id = "smaller-batch", .label = N_("Serve half as many sequences at once"),
     .applies = applies_smaller_batch, .apply = apply_smaller_batch, .speed = 2.0,
     .cost = N_("half the throughput"), .source = "the KV cache and activations are linear in "

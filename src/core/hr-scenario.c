@@ -32,7 +32,14 @@ static const char * const scenario_keys[] = {
   /* the stacks' keys */
   "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
   "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
-  "peft", NULL
+  "peft",
+  /* parallelism, mixtures of experts and serving engines */
+  "tensor_parallel", "sequence_parallel", "pipeline_parallel",
+  "pipeline_schedule", "virtual_stages", "context_parallel", "expert_parallel",
+  "capacity_factor", "engine", "gpu_memory_utilization", "mem_fraction_static",
+  "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
+  /* vision and diffusion (hr-estimate-vision.c) */
+  "frames", "ema", "prior_preservation", "vae_tiling", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -126,6 +133,21 @@ apply_defaults (HrScenario *self)
   self->peft.decompose_factor = -1;
   self->peft.init_r = 12;
 
+  self->tensor_parallel = 1;
+  self->pipeline_parallel = 1;
+  self->pipeline_schedule = HR_PIPELINE_1F1B;
+  self->virtual_stages = 1;
+  self->context_parallel = 1;
+  self->expert_parallel = 1;
+  self->capacity_factor = 1.0;
+
+  self->engine = HR_ENGINE_TRANSFORMERS;
+  /* vLLM's CacheConfig: gpu_memory_utilization 0.9, block_size 16 on CUDA
+   * (vllm/config.py, vllm-project/vllm @0012cf6) */
+  self->gpu_memory_utilization = 0.9;
+  self->block_size = 16;
+  self->mem_fraction_static = 0.88;
+
   hr_settings_apply_defaults (self);
 }
 
@@ -170,6 +192,40 @@ hr_scenario_resolve (HrScenario *self)
              : self->compute == HR_COMPUTE_FP32 || self->compute == HR_COMPUTE_TF32
              ? HR_DTYPE_FP32 : HR_DTYPE_BF16)
         : HR_DTYPE_FP32;
+
+  /* Megatron's interleaved schedule and torchtitan's looped schedules run
+   * two model chunks per rank unless told otherwise (torchtitan
+   * pipelining_utils.py @9dec370, generate_split_points: num_stages_per_rank
+   * 2 for PipelineScheduleMulti) */
+  if (!self->virtual_stages_set)
+    self->virtual_stages = self->pipeline_schedule == HR_PIPELINE_INTERLEAVED ? 2 : 1;
+
+  /* SGLang's default mem_fraction_static falls as tensor parallelism grows
+   * (python/sglang/srt/server_args.py, ServerArgs.__post_init__, the 0.4
+   * releases: 0.88, 0.87 from TP 2, 0.85 from 4, 0.81 from 8, 0.79 from
+   * 16) */
+  if (!self->mem_fraction_static_set)
+    self->mem_fraction_static = self->tensor_parallel >= 16 ? 0.79
+                                : self->tensor_parallel >= 8 ? 0.81
+                                : self->tensor_parallel >= 4 ? 0.85
+                                : self->tensor_parallel >= 2 ? 0.87 : 0.88;
+
+  /* llama.cpp offloads no layer unless -ngl says so; a scenario that names
+   * llama.cpp without gpu_layers means the whole model on the GPU (every
+   * layer and the output, -ngl 999 as its docs write it) */
+  if (!self->gpu_layers_set && self->model != NULL)
+    {
+      guint layers = 0;
+
+      for (guint i = 0; i < self->model->components->len; i++)
+        {
+          const HrComponent *c = g_ptr_array_index (self->model->components, i);
+
+          if (c->kind == HR_COMPONENT_TRANSFORMER)
+            layers += c->layers;
+        }
+      self->gpu_layers = layers + 1;
+    }
 
   if (!self->optimizer_impl_set)
     self->optimizer_impl =
@@ -680,6 +736,216 @@ out:
   return ok;
 }
 
+/* The first transformer part's layer count, for the pipeline's bounds. */
+static guint
+transformer_layers (const HrScenario *self)
+{
+  for (guint i = 0; i < self->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (self->model->components, i);
+
+      if (c->kind == HR_COMPONENT_TRANSFORMER)
+        return c->layers;
+    }
+  return 0;
+}
+
+static const HrComponent *
+moe_component (const HrScenario *self)
+{
+  for (guint i = 0; i < self->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (self->model->components, i);
+
+      if (hr_component_is_moe (c))
+        return c;
+    }
+  return NULL;
+}
+
+static gboolean
+read_degree (HrReader   *reader,
+             const char *key,
+             guint      *field)
+{
+  guint64 v = *field;
+
+  if (!hr_reader_uint (reader, key, FALSE, 1, MAX_GPUS, &v))
+    return FALSE;
+  *field = (guint) v;
+  return TRUE;
+}
+
+/* Tensor, pipeline, context and expert parallelism, mixtures of experts'
+ * capacity, and the serving engines' keys, with the combinations their
+ * frameworks refuse. */
+static gboolean
+read_parallel_and_serving (HrScenario *self,
+                           HrReader   *reader)
+{
+  const HrComponent *moe = moe_component (self);
+  guint layers = transformer_layers (self);
+  guint64 model_parallel;
+  guint chunks;
+  int v;
+
+  if (!read_degree (reader, "tensor_parallel", &self->tensor_parallel) ||
+      !hr_reader_bool (reader, "sequence_parallel", &self->sequence_parallel) ||
+      !read_degree (reader, "pipeline_parallel", &self->pipeline_parallel) ||
+      !read_degree (reader, "context_parallel", &self->context_parallel) ||
+      !read_degree (reader, "expert_parallel", &self->expert_parallel))
+    return FALSE;
+
+  v = self->pipeline_schedule;
+  if (!hr_reader_enum (reader, "pipeline_schedule", hr_pipeline_schedule_names, &v))
+    return FALSE;
+  self->pipeline_schedule = v;
+  if (hr_reader_has (reader, "virtual_stages"))
+    {
+      if (!read_degree (reader, "virtual_stages", &self->virtual_stages))
+        return FALSE;
+      self->virtual_stages_set = TRUE;
+      if (self->pipeline_schedule != HR_PIPELINE_INTERLEAVED)
+        return hr_reader_fail (reader, "virtual_stages",
+                               _("\"virtual_stages\" are model chunks of the interleaved "
+                                 "schedule: set \"pipeline_schedule\" to \"interleaved\""));
+    }
+
+  if (hr_reader_has (reader, "capacity_factor"))
+    {
+      if (!hr_reader_double (reader, "capacity_factor", FALSE, 0.01, 64.0,
+                             &self->capacity_factor))
+        return FALSE;
+      self->capacity_factor_set = TRUE;
+      if (moe == NULL)
+        return hr_reader_fail (reader, "capacity_factor",
+                               _("\"capacity_factor\" limits the tokens each expert takes: the "
+                                 "model has no experts"));
+    }
+
+  /* the job's GPUs are tensor x pipeline x context x data parallel
+   * (Megatron's parallel_state.initialize_model_parallel; torchtitan's
+   * ParallelDims: "dp_replicate * dp_shard * cp * tp * pp != WORLD_SIZE") */
+  model_parallel = (guint64) self->tensor_parallel * self->pipeline_parallel *
+                   self->context_parallel;
+  if (model_parallel > MAX_GPUS || self->gpus % model_parallel != 0)
+    return hr_reader_fail (reader, "gpus",
+                           _("\"gpus\" (%u) must be a multiple of tensor_parallel × "
+                             "pipeline_parallel × context_parallel (%u × %u × %u)"),
+                           self->gpus, self->tensor_parallel, self->pipeline_parallel,
+                           self->context_parallel);
+
+  chunks = self->virtual_stages_set ? self->virtual_stages
+           : self->pipeline_schedule == HR_PIPELINE_INTERLEAVED ? 2 : 1;
+  if (self->pipeline_parallel > 1 && layers > 0 &&
+      (guint64) self->pipeline_parallel * chunks > layers)
+    return hr_reader_fail (reader, "pipeline_parallel",
+                           _("%u pipeline stages of %u model chunks each need at least as many "
+                             "layers; the model has %u"),
+                           self->pipeline_parallel, chunks, layers);
+
+  if (self->expert_parallel > 1)
+    {
+      /* experts are split over ranks that hold the same dense weights:
+       * data-parallel (and context-parallel) ranks in Megatron
+       * (expert_model_parallel_size divides the data-parallel group) */
+      if (moe == NULL)
+        return hr_reader_fail (reader, "expert_parallel",
+                               _("\"expert_parallel\" splits a mixture of experts: the model "
+                                 "has no experts"));
+      if (moe->experts % self->expert_parallel != 0)
+        return hr_reader_fail (reader, "expert_parallel",
+                               _("\"expert_parallel\" (%u) must divide the %u experts"),
+                               self->expert_parallel, moe->experts);
+      if ((self->gpus / (self->tensor_parallel * self->pipeline_parallel)) %
+          self->expert_parallel != 0)
+        return hr_reader_fail (reader, "expert_parallel",
+                               _("\"expert_parallel\" (%u) must divide the %u GPUs each "
+                                 "tensor- and pipeline-parallel group is repeated on"),
+                               self->expert_parallel,
+                               self->gpus / (self->tensor_parallel * self->pipeline_parallel));
+    }
+
+  if (hr_reader_has (reader, "engine"))
+    {
+      v = self->engine;
+      if (!hr_reader_enum (reader, "engine", hr_engine_names, &v))
+        return FALSE;
+      self->engine = v;
+      self->engine_set = TRUE;
+    }
+  if (self->engine != HR_ENGINE_TRANSFORMERS && self->task != HR_TASK_INFERENCE)
+    return hr_reader_fail (reader, "engine",
+                           _("\"engine\": \"%s\" serves a model: set \"task\" to "
+                             "\"inference\""),
+                           hr_enum_to_nick (hr_engine_names, self->engine));
+
+  if (hr_reader_has (reader, "gpu_memory_utilization"))
+    {
+      if (self->engine != HR_ENGINE_VLLM)
+        return hr_reader_fail (reader, "gpu_memory_utilization",
+                               _("\"gpu_memory_utilization\" is vLLM's: set \"engine\" to "
+                                 "\"vllm\""));
+      if (!hr_reader_double (reader, "gpu_memory_utilization", FALSE, 0.01, 1.0,
+                             &self->gpu_memory_utilization))
+        return FALSE;
+      self->gpu_memory_utilization_set = TRUE;
+    }
+  if (hr_reader_has (reader, "mem_fraction_static"))
+    {
+      if (self->engine != HR_ENGINE_SGLANG)
+        return hr_reader_fail (reader, "mem_fraction_static",
+                               _("\"mem_fraction_static\" is SGLang's: set \"engine\" to "
+                                 "\"sglang\""));
+      if (!hr_reader_double (reader, "mem_fraction_static", FALSE, 0.01, 1.0,
+                             &self->mem_fraction_static))
+        return FALSE;
+      self->mem_fraction_static_set = TRUE;
+    }
+  if (hr_reader_has (reader, "max_num_seqs") || hr_reader_has (reader, "enforce_eager") ||
+      hr_reader_has (reader, "block_size"))
+    {
+      const char *key = hr_reader_has (reader, "max_num_seqs") ? "max_num_seqs"
+                        : hr_reader_has (reader, "enforce_eager") ? "enforce_eager"
+                        : "block_size";
+      guint64 n = self->max_num_seqs, b = self->block_size;
+
+      if (self->engine != HR_ENGINE_VLLM && self->engine != HR_ENGINE_SGLANG)
+        return hr_reader_fail (reader, key,
+                               _("\"%s\" is a serving engine's: set \"engine\" to "
+                                 "\"vllm\" or \"sglang\""), key);
+      if (!hr_reader_uint (reader, "max_num_seqs", FALSE, 1, 1 << 20, &n) ||
+          !hr_reader_bool (reader, "enforce_eager", &self->enforce_eager) ||
+          !hr_reader_uint (reader, "block_size", FALSE, 1, 1 << 16, &b))
+        return FALSE;
+      self->max_num_seqs = n;
+      self->max_num_seqs_set = hr_reader_has (reader, "max_num_seqs");
+      self->block_size = b;
+      self->block_size_set = hr_reader_has (reader, "block_size");
+    }
+  if (hr_reader_has (reader, "gpu_layers"))
+    {
+      guint64 n = 0;
+
+      if (self->engine != HR_ENGINE_LLAMACPP)
+        return hr_reader_fail (reader, "gpu_layers",
+                               _("\"gpu_layers\" is llama.cpp's -ngl: set \"engine\" to "
+                                 "\"llama.cpp\""));
+      if (!hr_reader_uint (reader, "gpu_layers", FALSE, 0, 1 << 20, &n))
+        return FALSE;
+      self->gpu_layers = n;
+      self->gpu_layers_set = TRUE;
+    }
+  if (self->engine == HR_ENGINE_LLAMACPP &&
+      (self->tensor_parallel > 1 || self->pipeline_parallel > 1))
+    return hr_reader_fail (reader, self->tensor_parallel > 1 ? "tensor_parallel"
+                                                             : "pipeline_parallel",
+                           _("llama.cpp splits a model over GPUs by layers of its own "
+                             "(--split-mode): leave out tensor_parallel and "
+                             "pipeline_parallel"));
+  return TRUE;
+}
+
 #define READ_ENUM(key, names, field)                          \
   G_STMT_START {                                              \
     int v_ = (int) self->field;                               \
@@ -787,6 +1053,13 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   READ_ENUM ("attention", hr_attention_names, attention);
   READ_UINT ("gpus", 1, MAX_GPUS, gpus);
   READ_ENUM ("sharding", hr_sharding_names, sharding);
+  {
+    JsonNode *node = hr_reader_get_node (&reader, "sharding");
+
+    self->sharding_unversioned = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+                                 json_node_get_value_type (node) == G_TYPE_STRING &&
+                                 g_strcmp0 (json_node_get_string (node), "fsdp") == 0;
+  }
   READ_ENUM ("offload", hr_offload_names, offload);
 
   if (hr_reader_has (&reader, "framework"))
@@ -820,8 +1093,15 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
 
   if (hr_reader_has (&reader, "stack"))
     {
-      READ_ENUM ("stack", hr_stack_names, stack);
-      self->stack_set = TRUE;
+      JsonNode *node = hr_reader_get_node (&reader, "stack");
+
+      /* "none": the generic estimate, as if the key were absent */
+      if (!(JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
+            g_strcmp0 (json_node_get_string (node), "none") == 0))
+        {
+          READ_ENUM ("stack", hr_stack_names, stack);
+          self->stack_set = TRUE;
+        }
     }
   if (hr_reader_has (&reader, "reshard_after_forward"))
     {
@@ -832,8 +1112,16 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   if (!hr_reader_bool (&reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
       !hr_reader_bool (&reader, "activation_offload", &self->activation_offload) ||
       !hr_reader_bool (&reader, "compile", &self->compile) ||
-      !hr_reader_bool (&reader, "packed", &self->packed))
+      !hr_reader_bool (&reader, "packed", &self->packed) ||
+      !hr_reader_bool (&reader, "ema", &self->ema) ||
+      !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
+      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling))
     goto out;
+  if (hr_reader_has (&reader, "frames"))
+    {
+      READ_UINT ("frames", 1, 1 << 16, frames);
+      self->frames_set = TRUE;
+    }
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
       READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
@@ -844,7 +1132,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       READ_ENUM ("optimizer_state_dtype", hr_state_dtype_names, optimizer_state_dtype);
       self->optimizer_state_dtype_set = TRUE;
     }
-  if (!read_deepspeed (self, &reader) || !read_peft (self, &reader))
+  if (!read_deepspeed (self, &reader) || !read_peft (self, &reader) ||
+      !read_parallel_and_serving (self, &reader))
     goto out;
 
   apply_stack_defaults (self, &reader);
@@ -1088,13 +1377,25 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "compile", TRUE);
   if (self->packed)
     add_bool (builder, "packed", TRUE);
+  if (self->frames_set)
+    add_uint (builder, "frames", self->frames);
+  if (self->ema)
+    add_bool (builder, "ema", TRUE);
+  if (self->prior_preservation)
+    add_bool (builder, "prior_preservation", TRUE);
+  if (self->vae_tiling)
+    add_bool (builder, "vae_tiling", TRUE);
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)
     add_enum (builder, "optimizer_state_dtype", hr_state_dtype_names,
               self->optimizer_state_dtype);
 
-  if (self->has_deepspeed)
+  /* keys the reader refuses out of their context are left out, so that a
+   * file written after the window changed the context reads back */
+  if (self->has_deepspeed && (self->sharding == HR_SHARDING_ZERO1 ||
+                              self->sharding == HR_SHARDING_ZERO2 ||
+                              self->sharding == HR_SHARDING_ZERO3))
     {
       const HrDeepSpeed *ds = &self->deepspeed;
 
@@ -1114,7 +1415,7 @@ add_stack_keys (JsonBuilder      *builder,
         add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
       if (ds->set & HR_DS_SUB_GROUP_SIZE)
         add_uint (builder, "sub_group_size", ds->sub_group_size);
-      if (ds->set & HR_DS_OFFLOAD_PARAM)
+      if ((ds->set & HR_DS_OFFLOAD_PARAM) && self->sharding == HR_SHARDING_ZERO3)
         add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
       if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
         add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
@@ -1123,6 +1424,53 @@ add_stack_keys (JsonBuilder      *builder,
       if (ds->set & HR_DS_CONTIGUOUS_GRADIENTS)
         add_bool (builder, "contiguous_gradients", ds->contiguous_gradients);
       json_builder_end_object (builder);
+    }
+
+  if (self->tensor_parallel > 1)
+    add_uint (builder, "tensor_parallel", self->tensor_parallel);
+  if (self->sequence_parallel)
+    add_bool (builder, "sequence_parallel", TRUE);
+  if (self->pipeline_parallel > 1)
+    add_uint (builder, "pipeline_parallel", self->pipeline_parallel);
+  if (self->pipeline_schedule != HR_PIPELINE_1F1B)
+    add_enum (builder, "pipeline_schedule", hr_pipeline_schedule_names,
+              self->pipeline_schedule);
+  if (self->virtual_stages_set && self->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+    add_uint (builder, "virtual_stages", self->virtual_stages);
+  if (self->context_parallel > 1)
+    add_uint (builder, "context_parallel", self->context_parallel);
+  if (self->expert_parallel > 1 && moe_component (self) != NULL)
+    add_uint (builder, "expert_parallel", self->expert_parallel);
+  if (self->capacity_factor_set && moe_component (self) != NULL)
+    {
+      json_builder_set_member_name (builder, "capacity_factor");
+      json_builder_add_double_value (builder, self->capacity_factor);
+    }
+  if (self->task == HR_TASK_INFERENCE)
+    {
+      if (self->engine_set)
+        add_enum (builder, "engine", hr_engine_names, self->engine);
+      if (self->gpu_memory_utilization_set && self->engine == HR_ENGINE_VLLM)
+        {
+          json_builder_set_member_name (builder, "gpu_memory_utilization");
+          json_builder_add_double_value (builder, self->gpu_memory_utilization);
+        }
+      if (self->mem_fraction_static_set && self->engine == HR_ENGINE_SGLANG)
+        {
+          json_builder_set_member_name (builder, "mem_fraction_static");
+          json_builder_add_double_value (builder, self->mem_fraction_static);
+        }
+      if (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG)
+        {
+          if (self->max_num_seqs_set)
+            add_uint (builder, "max_num_seqs", self->max_num_seqs);
+          if (self->enforce_eager)
+            add_bool (builder, "enforce_eager", TRUE);
+          if (self->block_size_set)
+            add_uint (builder, "block_size", self->block_size);
+        }
+      if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
+        add_uint (builder, "gpu_layers", self->gpu_layers);
     }
 
   if (self->has_peft)
@@ -1228,7 +1576,15 @@ hr_scenario_to_json (const HrScenario *self)
   add_enum (builder, "attention", hr_attention_names, self->attention);
   json_builder_set_member_name (builder, "gpus");
   json_builder_add_int_value (builder, self->gpus);
-  add_enum (builder, "sharding", hr_sharding_names, self->sharding);
+  /* "fsdp" and "fsdp2" mean the same, but only "fsdp" leaves FSDP1 in the
+   * range (data/SCENARIO.md) */
+  if (self->sharding == HR_SHARDING_FSDP && !self->sharding_unversioned)
+    {
+      json_builder_set_member_name (builder, "sharding");
+      json_builder_add_string_value (builder, "fsdp2");
+    }
+  else
+    add_enum (builder, "sharding", hr_sharding_names, self->sharding);
   add_enum (builder, "offload", hr_offload_names, self->offload);
   if (self->framework_set)
     add_enum (builder, "framework", hr_framework_names, self->framework);
@@ -1350,6 +1706,14 @@ hr_scenario_get_image_size (const HrScenario *self,
 }
 
 guint
+hr_scenario_get_frames (const HrScenario *self)
+{
+  if (self->frames_set)
+    return self->frames;
+  return MAX (1, self->model->frames);
+}
+
+guint
 hr_scenario_get_context_len (const HrScenario *self)
 {
   return self->context_len_set ? self->context_len : hr_scenario_get_seq_len (self);
@@ -1388,4 +1752,29 @@ gboolean
 hr_method_is_peft (HrMethod method)
 {
   return method != HR_METHOD_FULL && method != HR_METHOD_FREEZE;
+}
+
+double
+hr_scenario_engine_pool_fraction (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  switch (self->engine)
+    {
+    case HR_ENGINE_VLLM:
+      return self->gpu_memory_utilization;
+    case HR_ENGINE_SGLANG:
+      return self->mem_fraction_static;
+    default:
+      return 0;
+    }
+}
+
+gboolean
+hr_scenario_has_kv_pool (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->task == HR_TASK_INFERENCE &&
+         (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG);
 }

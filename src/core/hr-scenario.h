@@ -105,6 +105,8 @@ typedef struct {
   HrAttention     attention;
   guint           gpus;
   HrSharding      sharding;
+  /* "sharding": "fsdp" without the version ("fsdp2" or "fsdp1") */
+  gboolean        sharding_unversioned;
   HrOffload       offload;
   gboolean        framework_set;
   HrFramework     framework;
@@ -139,6 +141,41 @@ typedef struct {
   HrDeepSpeed     deepspeed;
   gboolean        has_peft;
   HrPeft          peft;
+
+  /* Parallelism beyond data parallel (data/SCENARIO.md): the degrees
+   * divide `gpus`, which stays the job's total */
+  guint           tensor_parallel;
+  gboolean        sequence_parallel;
+  guint           pipeline_parallel;
+  HrPipelineSchedule pipeline_schedule;
+  gboolean        virtual_stages_set;
+  guint           virtual_stages;
+  guint           context_parallel;
+  guint           expert_parallel;
+  gboolean        capacity_factor_set;   /* absent: dropless */
+  double          capacity_factor;
+
+  /* Serving engines */
+  gboolean        engine_set;
+  HrEngine        engine;
+  gboolean        gpu_memory_utilization_set;
+  double          gpu_memory_utilization;
+  gboolean        mem_fraction_static_set;
+  double          mem_fraction_static;   /* resolved from tensor_parallel unless set */
+  gboolean        max_num_seqs_set;
+  guint           max_num_seqs;
+  gboolean        enforce_eager;
+  gboolean        gpu_layers_set;
+  guint           gpu_layers;            /* llama.cpp -ngl; resolved to every layer unless set */
+  gboolean        block_size_set;
+  guint           block_size;
+
+  /* vision and diffusion */
+  gboolean        frames_set;
+  guint           frames;           /* video: input frames per sample */
+  gboolean        ema;              /* an EMA copy of the trained weights */
+  gboolean        prior_preservation;  /* DreamBooth: a class image beside each */
+  gboolean        vae_tiling;       /* the VAE decodes in tiles */
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10
@@ -180,9 +217,17 @@ void        hr_scenario_get_image_size  (const HrScenario *scenario,
                                          guint            *width,
                                          guint            *height);
 guint       hr_scenario_get_context_len (const HrScenario *scenario);
+/* Frames per sample: the scenario's, the model's default, or 1. */
+guint       hr_scenario_get_frames      (const HrScenario *scenario);
 gboolean    hr_scenario_is_training     (const HrScenario *scenario);
 /* The modules adapters sit on (an HrModule mask), for any targets value. */
 guint       hr_scenario_get_lora_modules (const HrScenario *scenario);
+/* The engine's own pool as a share of the card (vLLM's
+ * gpu_memory_utilization, SGLang's mem_fraction_static), 0 when the engine
+ * has none (transformers, llama.cpp). */
+double      hr_scenario_engine_pool_fraction (const HrScenario *scenario);
+/* Whether an engine with a preallocated KV pool serves the scenario. */
+gboolean    hr_scenario_has_kv_pool     (const HrScenario *scenario);
 /* Whether the method adds adapter weights beside the frozen model (LoRA
  * and its relatives), as opposed to training existing weights or none. */
 gboolean    hr_method_is_peft           (HrMethod          method);

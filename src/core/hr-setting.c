@@ -189,6 +189,383 @@ set_lora_targets (const HrSetting *setting,
   s->lora_set = TRUE;
 }
 
+/* ---- the stacks', parallelism's and serving engines' settings ---- */
+
+static gboolean
+applies_fsdp (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->gpus > 1 &&
+         (s->sharding == HR_SHARDING_FSDP || s->sharding == HR_SHARDING_FSDP1);
+}
+
+static gboolean
+applies_optimizer_in_bwd (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->grad_accum == 1;
+}
+
+static gboolean
+applies_packed (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && hr_scenario_has_transformer (s);
+}
+
+/* torch.optim's Adam family, Lion and Adafactor step with foreach, fused
+ * or a loop (hr-estimate-optimizer.c) */
+static gboolean
+applies_optimizer_impl (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) &&
+         (s->optimizer == HR_OPTIMIZER_ADAMW || s->optimizer == HR_OPTIMIZER_ADAM ||
+          s->optimizer == HR_OPTIMIZER_LION || s->optimizer == HR_OPTIMIZER_ADAFACTOR);
+}
+
+static gboolean
+applies_zero (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) &&
+         (s->sharding == HR_SHARDING_ZERO1 || s->sharding == HR_SHARDING_ZERO2 ||
+          s->sharding == HR_SHARDING_ZERO3);
+}
+
+static gboolean
+applies_zero3 (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->sharding == HR_SHARDING_ZERO3;
+}
+
+static gboolean
+applies_peft_tokens (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) &&
+         (s->method == HR_METHOD_PREFIX || s->method == HR_METHOD_PROMPT);
+}
+
+static gboolean
+applies_prefix (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->method == HR_METHOD_PREFIX;
+}
+
+static gboolean
+applies_prefix_projection (const HrScenario *s)
+{
+  return applies_prefix (s) && s->peft.prefix_projection;
+}
+
+static gboolean
+applies_oft (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) &&
+         (s->method == HR_METHOD_OFT || s->method == HR_METHOD_BOFT);
+}
+
+static gboolean
+applies_boft (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->method == HR_METHOD_BOFT;
+}
+
+static gboolean
+applies_lokr (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->method == HR_METHOD_LOKR;
+}
+
+static gboolean
+applies_adalora (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->method == HR_METHOD_ADALORA;
+}
+
+static gboolean
+applies_tensor_parallel (const HrScenario *s)
+{
+  return s->gpus > 1 && hr_scenario_has_transformer (s);
+}
+
+static gboolean
+applies_sequence_parallel (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->tensor_parallel > 1;
+}
+
+static gboolean
+applies_pipeline_schedule (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->pipeline_parallel > 1;
+}
+
+static gboolean
+applies_virtual_stages (const HrScenario *s)
+{
+  return applies_pipeline_schedule (s) && s->pipeline_schedule == HR_PIPELINE_INTERLEAVED;
+}
+
+static gboolean
+applies_context_parallel (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->gpus > 1 && hr_scenario_reads_seq_len (s) &&
+         hr_scenario_has_transformer (s);
+}
+
+static gboolean
+scenario_is_moe (const HrScenario *s)
+{
+  for (guint i = 0; i < s->model->components->len; i++)
+    if (hr_component_is_moe (g_ptr_array_index (s->model->components, i)))
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
+applies_expert_parallel (const HrScenario *s)
+{
+  return s->gpus > 1 && scenario_is_moe (s);
+}
+
+static gboolean
+applies_capacity_factor (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && scenario_is_moe (s);
+}
+
+static gboolean
+applies_engine (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && hr_scenario_has_transformer (s);
+}
+
+static gboolean
+applies_vllm (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_VLLM;
+}
+
+static gboolean
+applies_sglang (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_SGLANG;
+}
+
+static gboolean
+applies_serving_pool (const HrScenario *s)
+{
+  return hr_scenario_has_kv_pool (s);
+}
+
+static gboolean
+applies_llamacpp (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_LLAMACPP;
+}
+
+/* "none" is the generic PyTorch estimate: no stack named */
+static const HrEnumName stack_or_none_names[] = {
+  { -1, "none" },
+  { HR_STACK_TRANSFORMERS, "transformers" },
+  { HR_STACK_LITGPT, "litgpt" },
+  { HR_STACK_TORCHTUNE, "torchtune" },
+  { HR_STACK_TORCHTITAN, "torchtitan" },
+  { HR_STACK_ACCELERATE, "accelerate" },
+  { HR_STACK_TRL, "trl" },
+  { HR_STACK_DEEPSPEED, "deepspeed" },
+  { HR_STACK_LIGHTNING, "lightning" },
+  { HR_STACK_UNSLOTH, "unsloth" },
+  { HR_STACK_AXOLOTL, "axolotl" },
+  { HR_STACK_MEGATRON, "megatron" },
+  { 0, NULL },
+};
+
+static double
+get_stack (const HrSetting  *setting,
+           const HrScenario *s)
+{
+  return s->stack_set ? (double) s->stack : -1;
+}
+
+static void
+set_stack (const HrSetting *setting,
+           HrScenario      *s,
+           double           value)
+{
+  s->stack_set = value >= 0;
+  if (value >= 0)
+    s->stack = (HrStack) value;
+  /* what follows from the stack (the optimizer's implementation, the 4-bit
+   * compute dtype) follows the new one */
+  s->optimizer_impl_set = FALSE;
+  s->quant_compute_dtype_set = FALSE;
+}
+
+static void
+set_virtual_stages (const HrSetting *setting,
+                    HrScenario      *s,
+                    double           value)
+{
+  s->virtual_stages = (guint) llround (value);
+  s->virtual_stages_set = TRUE;
+}
+
+static void
+set_engine (const HrSetting *setting,
+            HrScenario      *s,
+            double           value)
+{
+  s->engine = (HrEngine) value;
+  s->engine_set = TRUE;
+}
+
+/* DeepSpeed's integers are 64-bit: read and written by hand */
+#define DS_U64(name, field, bit)                                               \
+  static double                                                                \
+  get_ds_##name (const HrSetting  *setting,                                    \
+                 const HrScenario *s)                                          \
+  {                                                                            \
+    return (double) s->deepspeed.field;                                        \
+  }                                                                            \
+  static void                                                                  \
+  set_ds_##name (const HrSetting *setting,                                     \
+                 HrScenario      *s,                                           \
+                 double           value)                                       \
+  {                                                                            \
+    s->deepspeed.field = (guint64) llround (value);                            \
+    s->deepspeed.set |= bit;                                                   \
+    s->has_deepspeed = TRUE;                                                   \
+  }
+
+DS_U64 (max_live, max_live_parameters, HR_DS_MAX_LIVE_PARAMETERS)
+DS_U64 (prefetch, prefetch_bucket_size, HR_DS_PREFETCH_BUCKET_SIZE)
+DS_U64 (persistence, param_persistence_threshold, HR_DS_PARAM_PERSISTENCE)
+DS_U64 (reduce, reduce_bucket_size, HR_DS_REDUCE_BUCKET_SIZE)
+DS_U64 (allgather, allgather_bucket_size, HR_DS_ALLGATHER_BUCKET_SIZE)
+DS_U64 (reuse, max_reuse_distance, HR_DS_MAX_REUSE_DISTANCE)
+DS_U64 (sub_group, sub_group_size, HR_DS_SUB_GROUP_SIZE)
+
+#undef DS_U64
+
+/* DeepSpeed's devices and switches: a bit in `set` says the user chose */
+#define DS_FIELD(name, type, field, bit)                                       \
+  static void                                                                  \
+  set_ds_##name (const HrSetting *setting,                                     \
+                 HrScenario      *s,                                           \
+                 double           value)                                       \
+  {                                                                            \
+    s->deepspeed.field = (type) llround (value);                               \
+    s->deepspeed.set |= bit;                                                   \
+    s->has_deepspeed = TRUE;                                                   \
+  }
+
+DS_FIELD (offload_param, HrOffloadDevice, offload_param, HR_DS_OFFLOAD_PARAM)
+DS_FIELD (offload_optimizer, HrOffloadDevice, offload_optimizer, HR_DS_OFFLOAD_OPTIMIZER)
+DS_FIELD (overlap_comm, gboolean, overlap_comm, HR_DS_OVERLAP_COMM)
+DS_FIELD (contiguous, gboolean, contiguous_gradients, HR_DS_CONTIGUOUS_GRADIENTS)
+
+#undef DS_FIELD
+
+/* PEFT's method-specific sizes */
+#define PEFT_FIELD(name, type, field, bit)                                     \
+  static void                                                                  \
+  set_peft_##name (const HrSetting *setting,                                   \
+                   HrScenario      *s,                                         \
+                   double           value)                                     \
+  {                                                                            \
+    s->peft.field = (type) llround (value);                                    \
+    s->peft.set |= bit;                                                        \
+    s->has_peft = TRUE;                                                        \
+  }
+
+PEFT_FIELD (virtual_tokens, guint, num_virtual_tokens, HR_PEFT_NUM_VIRTUAL_TOKENS)
+PEFT_FIELD (projection, gboolean, prefix_projection, HR_PEFT_PREFIX_PROJECTION)
+PEFT_FIELD (encoder_hidden, guint, encoder_hidden_size, HR_PEFT_ENCODER_HIDDEN_SIZE)
+PEFT_FIELD (block_size, guint, block_size, HR_PEFT_BLOCK_SIZE)
+PEFT_FIELD (butterfly, guint, n_butterfly_factor, HR_PEFT_N_BUTTERFLY_FACTOR)
+PEFT_FIELD (decompose_factor, int, decompose_factor, HR_PEFT_DECOMPOSE_FACTOR)
+PEFT_FIELD (decompose_both, gboolean, decompose_both, HR_PEFT_DECOMPOSE_BOTH)
+PEFT_FIELD (init_r, guint, init_r, HR_PEFT_INIT_R)
+
+#undef PEFT_FIELD
+
+static double
+get_peft_decompose_factor (const HrSetting  *setting,
+                           const HrScenario *s)
+{
+  return s->peft.decompose_factor;
+}
+
+static double
+get_peft_block_size (const HrSetting  *setting,
+                     const HrScenario *s)
+{
+  /* 0 is "the method's default": OFT's 32, BOFT's 4 (hr-estimate-peft.c) */
+  if (s->peft.block_size > 0)
+    return s->peft.block_size;
+  return s->method == HR_METHOD_BOFT ? 4 : 32;
+}
+
+static double
+get_peft_encoder_hidden (const HrSetting  *setting,
+                         const HrScenario *s)
+{
+  const HrComponent *first = s->model->components->len > 0
+                               ? g_ptr_array_index (s->model->components, 0) : NULL;
+
+  if (s->peft.encoder_hidden_size > 0 || first == NULL)
+    return s->peft.encoder_hidden_size;
+  return first->hidden;
+}
+
+static const HrSettingChoice stack_choices[] = {
+  { -1, N_("None (generic PyTorch)") },
+  { HR_STACK_TRANSFORMERS, N_("Transformers Trainer") },
+  { HR_STACK_TRL, N_("TRL") },
+  { HR_STACK_ACCELERATE, N_("Accelerate") },
+  { HR_STACK_AXOLOTL, N_("Axolotl") },
+  { HR_STACK_UNSLOTH, N_("Unsloth") },
+  { HR_STACK_TORCHTUNE, N_("torchtune") },
+  { HR_STACK_TORCHTITAN, N_("torchtitan") },
+  { HR_STACK_LITGPT, N_("LitGPT") },
+  { HR_STACK_LIGHTNING, N_("Lightning") },
+  { HR_STACK_DEEPSPEED, N_("DeepSpeed") },
+  { HR_STACK_MEGATRON, N_("Megatron-LM") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice optimizer_impl_choices[] = {
+  { HR_OPTIMIZER_IMPL_FOREACH, N_("foreach (PyTorch's default)") },
+  { HR_OPTIMIZER_IMPL_FUSED, N_("Fused") },
+  { HR_OPTIMIZER_IMPL_FOR_LOOP, N_("For-loop") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice state_dtype_choices[] = {
+  { HR_DTYPE_FP32, N_("FP32") },
+  { HR_DTYPE_BF16, N_("BF16") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice offload_device_choices[] = {
+  { HR_OFFLOAD_DEVICE_NONE, N_("None") },
+  { HR_OFFLOAD_DEVICE_CPU, N_("CPU") },
+  { HR_OFFLOAD_DEVICE_NVME, N_("NVMe") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice pipeline_schedule_choices[] = {
+  { HR_PIPELINE_1F1B, N_("1F1B") },
+  { HR_PIPELINE_INTERLEAVED, N_("Interleaved 1F1B") },
+  { HR_PIPELINE_GPIPE, N_("GPipe") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice engine_choices[] = {
+  { HR_ENGINE_TRANSFORMERS, N_("Transformers") },
+  { HR_ENGINE_VLLM, N_("vLLM") },
+  { HR_ENGINE_SGLANG, N_("SGLang") },
+  { HR_ENGINE_LLAMACPP, N_("llama.cpp") },
+  { -1, NULL }
+};
+
 /* ---- the choices, as the drop-downs list them ---- */
 
 static const HrSettingChoice task_choices[] = {
@@ -316,6 +693,8 @@ static const HrSettingChoice kv_dtype_choices[] = {
   { HR_DTYPE_FP8, N_("FP8") },
   { HR_DTYPE_INT8, N_("INT8") },
   { HR_DTYPE_INT4, N_("INT4") },
+  { HR_DTYPE_Q8_0, N_("Q8_0 (llama.cpp)") },
+  { HR_DTYPE_Q4_0, N_("Q4_0 (llama.cpp)") },
   { -1, NULL }
 };
 
@@ -384,6 +763,107 @@ static const HrSetting settings[] = {
     .title = N_("Loss"), .names = hr_loss_names, .choices = loss_choices,
     .offset = FIELD (loss), .set_offset = NO_FLAG,
     .applies = hr_scenario_has_vocabulary_loss },
+  { .key = "stack", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Stack"), .subtitle = N_("The code that runs it"),
+    .names = stack_or_none_names, .choices = stack_choices,
+    .offset = FIELD (stack), .set_offset = NO_FLAG, .get = get_stack, .set = set_stack },
+  { .key = "optimizer_impl", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Optimizer implementation"), .names = hr_optimizer_impl_names,
+    .choices = optimizer_impl_choices, .offset = FIELD (optimizer_impl),
+    .set_offset = FIELD (optimizer_impl_set), .applies = applies_optimizer_impl },
+  { .key = "optimizer_state_dtype", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Optimizer state dtype"), .names = hr_state_dtype_names,
+    .choices = state_dtype_choices, .offset = FIELD (optimizer_state_dtype),
+    .set_offset = FIELD (optimizer_state_dtype_set), .applies = applies_training },
+  { .key = "optimizer_in_bwd", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Optimizer in backward"),
+    .subtitle = N_("Step each parameter as its gradient is ready (torchtune)"),
+    .offset = FIELD (optimizer_in_bwd), .set_offset = NO_FLAG,
+    .applies = applies_optimizer_in_bwd },
+  { .key = "activation_offload", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Activation offloading"), .subtitle = N_("Saved activations in host memory"),
+    .offset = FIELD (activation_offload), .set_offset = NO_FLAG,
+    .applies = applies_training },
+  { .key = "compile", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("torch.compile"), .offset = FIELD (compile), .set_offset = NO_FLAG },
+  { .key = "packed", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Packed sequences"), .subtitle = N_("Every sample is a full sequence"),
+    .offset = FIELD (packed), .set_offset = NO_FLAG, .applies = applies_packed },
+  { .key = "capacity_factor", .kind = HR_SETTING_DOUBLE, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Expert capacity factor"),
+    .subtitle = N_("Tokens an expert takes, against an even share"),
+    .min = 0.01, .max = 64, .step = 0.05, .page = 0.25, .digits = 2,
+    .offset = FIELD (capacity_factor), .set_offset = FIELD (capacity_factor_set),
+    .applies = applies_capacity_factor },
+  { .key = "peft.num_virtual_tokens", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_RUN, .title = N_("Virtual tokens"),
+    .min = 1, .max = 1 << 20, .step = 1, .page = 10,
+    .offset = FIELD (peft.num_virtual_tokens), .set_offset = NO_FLAG,
+    .applies = applies_peft_tokens, .set = set_peft_virtual_tokens },
+  { .key = "peft.prefix_projection", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Prefix projection"), .offset = FIELD (peft.prefix_projection),
+    .set_offset = NO_FLAG, .applies = applies_prefix, .set = set_peft_projection },
+  { .key = "peft.encoder_hidden_size", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_RUN, .title = N_("Prefix encoder width"),
+    .min = 1, .max = 1 << 20, .step = 64, .page = 1024,
+    .offset = FIELD (peft.encoder_hidden_size), .set_offset = NO_FLAG,
+    .applies = applies_prefix_projection, .get = get_peft_encoder_hidden,
+    .set = set_peft_encoder_hidden },
+  { .key = "peft.block_size", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("OFT block size"), .min = 1, .max = 1 << 16, .step = 1, .page = 8,
+    .offset = FIELD (peft.block_size), .set_offset = NO_FLAG, .applies = applies_oft,
+    .get = get_peft_block_size, .set = set_peft_block_size },
+  { .key = "peft.n_butterfly_factor", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_RUN, .title = N_("Butterfly factor"),
+    .min = 0, .max = 64, .step = 1, .page = 2,
+    .offset = FIELD (peft.n_butterfly_factor), .set_offset = NO_FLAG,
+    .applies = applies_boft, .set = set_peft_butterfly },
+  { .key = "peft.decompose_factor", .kind = HR_SETTING_DOUBLE, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("LoKr decompose factor"), .subtitle = N_("−1: near the square root"),
+    .min = -1, .max = 65536, .step = 1, .page = 8,
+    .offset = FIELD (peft.decompose_factor), .set_offset = NO_FLAG, .applies = applies_lokr,
+    .get = get_peft_decompose_factor, .set = set_peft_decompose_factor },
+  { .key = "peft.decompose_both", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("LoKr: decompose both factors"), .offset = FIELD (peft.decompose_both),
+    .set_offset = NO_FLAG, .applies = applies_lokr, .set = set_peft_decompose_both },
+  { .key = "peft.init_r", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("AdaLoRA initial rank"), .min = 1, .max = 65536, .step = 1, .page = 4,
+    .offset = FIELD (peft.init_r), .set_offset = NO_FLAG, .applies = applies_adalora,
+    .set = set_peft_init_r },
+  { .key = "engine", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Serving engine"), .names = hr_engine_names, .choices = engine_choices,
+    .offset = FIELD (engine), .set_offset = NO_FLAG, .applies = applies_engine,
+    .set = set_engine },
+  { .key = "gpu_memory_utilization", .kind = HR_SETTING_DOUBLE, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("GPU memory utilization"),
+    .subtitle = N_("Percent of the card vLLM takes for its pool"),
+    .min = 0.01, .max = 1.0, .step = 1, .page = 5, .display_scale = 100,
+    .offset = FIELD (gpu_memory_utilization), .set_offset = FIELD (gpu_memory_utilization_set),
+    .applies = applies_vllm },
+  { .key = "mem_fraction_static", .kind = HR_SETTING_DOUBLE, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Static memory fraction"),
+    .subtitle = N_("Percent of the card SGLang keeps for weights and KV cache"),
+    .min = 0.01, .max = 1.0, .step = 1, .page = 5, .display_scale = 100,
+    .offset = FIELD (mem_fraction_static), .set_offset = FIELD (mem_fraction_static_set),
+    .applies = applies_sglang },
+  { .key = "max_num_seqs", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Concurrent sequences"), .subtitle = N_("max_num_seqs"),
+    .min = 1, .max = 1 << 20, .step = 1, .page = 64,
+    .offset = FIELD (max_num_seqs), .set_offset = FIELD (max_num_seqs_set),
+    .applies = applies_serving_pool },
+  { .key = "block_size", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("KV block size"), .subtitle = N_("Tokens per block of vLLM's cache"),
+    .min = 1, .max = 1 << 16, .step = 1, .page = 16,
+    .offset = FIELD (block_size), .set_offset = FIELD (block_size_set),
+    .applies = applies_vllm },
+  { .key = "enforce_eager", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("No CUDA graphs"), .subtitle = N_("enforce_eager"),
+    .offset = FIELD (enforce_eager), .set_offset = NO_FLAG, .applies = applies_serving_pool },
+  { .key = "gpu_layers", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("GPU layers"), .subtitle = N_("llama.cpp -ngl"),
+    .min = 0, .max = 1 << 20, .step = 1, .page = 8,
+    .offset = FIELD (gpu_layers), .set_offset = FIELD (gpu_layers_set),
+    .applies = applies_llamacpp },
 
   /* GPUs and Framework */
   { .key = "gpus", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_SCALE,
@@ -392,6 +872,95 @@ static const HrSetting settings[] = {
   { .key = "sharding", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
     .title = N_("Sharding"), .names = hr_sharding_names, .choices = sharding_choices,
     .offset = FIELD (sharding), .set_offset = NO_FLAG, .applies = applies_training },
+  { .key = "reshard_after_forward", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Reshard after forward"),
+    .subtitle = N_("Off keeps the model unsharded until the backward pass"),
+    .offset = FIELD (reshard_after_forward), .set_offset = FIELD (reshard_after_forward_set),
+    .applies = applies_fsdp },
+  { .key = "tensor_parallel", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Tensor parallel"), .subtitle = N_("GPUs each layer is split over"),
+    .min = 1, .max = 4096, .step = 1, .page = 2,
+    .offset = FIELD (tensor_parallel), .set_offset = NO_FLAG,
+    .applies = applies_tensor_parallel },
+  { .key = "sequence_parallel", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Sequence parallel"), .subtitle = N_("Split norms and dropout too"),
+    .offset = FIELD (sequence_parallel), .set_offset = NO_FLAG,
+    .applies = applies_sequence_parallel },
+  { .key = "pipeline_parallel", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Pipeline stages"), .min = 1, .max = 4096, .step = 1, .page = 2,
+    .offset = FIELD (pipeline_parallel), .set_offset = NO_FLAG,
+    .applies = applies_tensor_parallel },
+  { .key = "pipeline_schedule", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Pipeline schedule"), .names = hr_pipeline_schedule_names,
+    .choices = pipeline_schedule_choices, .offset = FIELD (pipeline_schedule),
+    .set_offset = NO_FLAG, .applies = applies_pipeline_schedule },
+  { .key = "virtual_stages", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Virtual stages"), .subtitle = N_("Model chunks per pipeline GPU"),
+    .min = 1, .max = 1024, .step = 1, .page = 2,
+    .offset = FIELD (virtual_stages), .set_offset = NO_FLAG,
+    .applies = applies_virtual_stages, .set = set_virtual_stages },
+  { .key = "context_parallel", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Context parallel"), .subtitle = N_("GPUs each sequence is split over"),
+    .min = 1, .max = 4096, .step = 1, .page = 2,
+    .offset = FIELD (context_parallel), .set_offset = NO_FLAG,
+    .applies = applies_context_parallel },
+  { .key = "expert_parallel", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Expert parallel"), .subtitle = N_("GPUs the experts are split over"),
+    .min = 1, .max = 4096, .step = 1, .page = 2,
+    .offset = FIELD (expert_parallel), .set_offset = NO_FLAG,
+    .applies = applies_expert_parallel },
+  { .key = "deepspeed.stage3_max_live_parameters", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO-3 max live parameters"),
+    .min = 0, .max = 1e15, .step = 1e7, .page = 1e8,
+    .offset = FIELD (deepspeed.max_live_parameters), .set_offset = NO_FLAG,
+    .applies = applies_zero3, .get = get_ds_max_live, .set = set_ds_max_live },
+  { .key = "deepspeed.stage3_prefetch_bucket_size", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO-3 prefetch bucket"),
+    .min = 0, .max = 1e15, .step = 1e6, .page = 1e7,
+    .offset = FIELD (deepspeed.prefetch_bucket_size), .set_offset = NO_FLAG,
+    .applies = applies_zero3, .get = get_ds_prefetch, .set = set_ds_prefetch },
+  { .key = "deepspeed.stage3_param_persistence_threshold", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO-3 persistence threshold"),
+    .min = 0, .max = 1e15, .step = 1e4, .page = 1e5,
+    .offset = FIELD (deepspeed.param_persistence_threshold), .set_offset = NO_FLAG,
+    .applies = applies_zero3, .get = get_ds_persistence, .set = set_ds_persistence },
+  { .key = "deepspeed.stage3_max_reuse_distance", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO-3 max reuse distance"),
+    .min = 0, .max = 1e15, .step = 1e7, .page = 1e8,
+    .offset = FIELD (deepspeed.max_reuse_distance), .set_offset = NO_FLAG,
+    .applies = applies_zero3, .get = get_ds_reuse, .set = set_ds_reuse },
+  { .key = "deepspeed.sub_group_size", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO-3 sub-group size"),
+    .min = 0, .max = 1e15, .step = 1e7, .page = 1e8,
+    .offset = FIELD (deepspeed.sub_group_size), .set_offset = NO_FLAG,
+    .applies = applies_zero3, .get = get_ds_sub_group, .set = set_ds_sub_group },
+  { .key = "deepspeed.reduce_bucket_size", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO reduce bucket"),
+    .min = 0, .max = 1e15, .step = 1e6, .page = 1e7,
+    .offset = FIELD (deepspeed.reduce_bucket_size), .set_offset = NO_FLAG,
+    .applies = applies_zero, .get = get_ds_reduce, .set = set_ds_reduce },
+  { .key = "deepspeed.allgather_bucket_size", .kind = HR_SETTING_UNSIGNED,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO all-gather bucket"),
+    .min = 0, .max = 1e15, .step = 1e6, .page = 1e7,
+    .offset = FIELD (deepspeed.allgather_bucket_size), .set_offset = NO_FLAG,
+    .applies = applies_zero, .get = get_ds_allgather, .set = set_ds_allgather },
+  { .key = "deepspeed.offload_param", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("ZeRO-3 parameter offload"), .names = hr_offload_device_names,
+    .choices = offload_device_choices, .offset = FIELD (deepspeed.offload_param),
+    .set_offset = NO_FLAG, .applies = applies_zero3, .set = set_ds_offload_param },
+  { .key = "deepspeed.offload_optimizer", .kind = HR_SETTING_ENUM,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO optimizer offload"),
+    .names = hr_offload_device_names, .choices = offload_device_choices,
+    .offset = FIELD (deepspeed.offload_optimizer), .set_offset = NO_FLAG,
+    .applies = applies_zero, .set = set_ds_offload_optimizer },
+  { .key = "deepspeed.overlap_comm", .kind = HR_SETTING_BOOLEAN,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO: overlap communication"),
+    .offset = FIELD (deepspeed.overlap_comm), .set_offset = NO_FLAG,
+    .applies = applies_zero, .set = set_ds_overlap_comm },
+  { .key = "deepspeed.contiguous_gradients", .kind = HR_SETTING_BOOLEAN,
+    .group = HR_SETTING_GROUP_SCALE, .title = N_("ZeRO: contiguous gradients"),
+    .offset = FIELD (deepspeed.contiguous_gradients), .set_offset = NO_FLAG,
+    .applies = applies_zero, .set = set_ds_contiguous },
   { .key = "offload", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
     .title = N_("CPU offload"), .names = hr_offload_names, .choices = offload_choices,
     .offset = FIELD (offload), .set_offset = NO_FLAG, .applies = applies_training },

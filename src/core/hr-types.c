@@ -63,6 +63,8 @@ const HrEnumName hr_kv_dtype_names[] = {
   { HR_DTYPE_FP8, "fp8" },
   { HR_DTYPE_INT8, "int8" },
   { HR_DTYPE_INT4, "int4" },
+  { HR_DTYPE_Q8_0, "q8_0" },
+  { HR_DTYPE_Q4_0, "q4_0" },
   { 0, NULL },
 };
 
@@ -217,6 +219,21 @@ const HrEnumName hr_basis_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_pipeline_schedule_names[] = {
+  { HR_PIPELINE_1F1B, "1f1b" },
+  { HR_PIPELINE_INTERLEAVED, "interleaved" },
+  { HR_PIPELINE_GPIPE, "gpipe" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_engine_names[] = {
+  { HR_ENGINE_TRANSFORMERS, "transformers" },
+  { HR_ENGINE_VLLM, "vllm" },
+  { HR_ENGINE_SGLANG, "sglang" },
+  { HR_ENGINE_LLAMACPP, "llama.cpp" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_metric_names[] = {
   { HR_METRIC_ALLOCATED, "allocated" },
   { HR_METRIC_RESERVED, "reserved" },
@@ -305,6 +322,10 @@ hr_dtype_element_bytes (HrDtype dtype)
     case HR_DTYPE_NF4:
     case HR_DTYPE_INT4:
       return 0.5;
+    case HR_DTYPE_Q8_0:
+      return 34.0 / 32.0;
+    case HR_DTYPE_Q4_0:
+      return 18.0 / 32.0;
     default:
       g_assert_not_reached ();
     }

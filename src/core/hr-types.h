@@ -71,6 +71,11 @@ typedef enum {
   HR_DTYPE_INT4,
   HR_DTYPE_UINT8,
   HR_DTYPE_FP64,
+  /* llama.cpp's block types for its KV cache (ggml/src/ggml-common.h:
+   * block_q8_0 is 32 int8 values and an fp16 scale, 34 bytes; block_q4_0
+   * 32 4-bit values and an fp16 scale, 18 bytes) */
+  HR_DTYPE_Q8_0,
+  HR_DTYPE_Q4_0,
 } HrDtype;
 
 typedef enum {
@@ -119,6 +124,21 @@ typedef enum {
   HR_STACK_AXOLOTL,
   HR_STACK_MEGATRON,
 } HrStack;
+
+/* How a pipeline schedules its micro-batches. */
+typedef enum {
+  HR_PIPELINE_1F1B,          /* one forward, one backward (PipeDream-Flush) */
+  HR_PIPELINE_INTERLEAVED,   /* 1F1B over virtual stages (Narayanan et al. 2021) */
+  HR_PIPELINE_GPIPE,         /* every forward, then every backward */
+} HrPipelineSchedule;
+
+/* The code that serves an inference scenario. */
+typedef enum {
+  HR_ENGINE_TRANSFORMERS,
+  HR_ENGINE_VLLM,
+  HR_ENGINE_SGLANG,
+  HR_ENGINE_LLAMACPP,
+} HrEngine;
 
 /* Where DeepSpeed offloads parameters or optimizer state. */
 typedef enum {
@@ -221,6 +241,8 @@ extern const HrEnumName hr_offload_device_names[];
 extern const HrEnumName hr_state_dtype_names[];
 extern const HrEnumName hr_module_names[];
 extern const HrEnumName hr_basis_names[];
+extern const HrEnumName hr_pipeline_schedule_names[];
+extern const HrEnumName hr_engine_names[];
 
 gboolean    hr_enum_from_nick   (const HrEnumName *names,
                                  const char       *nick,

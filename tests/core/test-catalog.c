@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 
 #include "hr-core.h"
@@ -39,6 +40,18 @@ test_models (void)
     "sam-vit-l", "sam-vit-h", "whisper-small", "whisper-medium", "whisper-large-v3",
     /* VLAs and world models */
     "openvla-7b", "pi0", "pi0-fast", "vjepa2-vitl", "vjepa2-vith", "vjepa2-vitg", "vjepa2-ac",
+    /* vision backbones, detectors, segmenters of the common model zoos */
+    "resnet-18", "resnet-34", "resnet-101", "resnet-152", "resnext-50-32x4d",
+    "resnext-101-64x4d", "convnext-tiny", "convnext-small", "convnext-base", "convnext-large",
+    "efficientnet-b0", "efficientnet-b7", "regnety-400mf", "regnety-16gf",
+    "faster-rcnn-r50-fpn", "faster-rcnn-r101-fpn", "faster-rcnn-x101-64x4d-fpn",
+    "mask-rcnn-r50-fpn", "mask-rcnn-x101-64x4d-fpn", "retinanet-r50-fpn", "fcos-r50-fpn",
+    "detr-r50", "pspnet-r18-d8", "pspnet-r50-d8", "pspnet-r101-d8", "deeplabv3plus-r50-d8",
+    "deeplabv3plus-r101-d8", "upernet-r50", "segformer-mit-b0", "segformer-mit-b5",
+    /* image and video diffusion */
+    "sd-2.1", "sdxl", "controlnet-sd-1.5", "sd-3.5-medium", "sd-3.5-large", "flux.1-dev",
+    "flux.1-schnell", "flux.2-klein-4b", "pixart-alpha", "pixart-sigma", "cogvideox-2b",
+    "cogvideox-5b", "wan2.1-t2v-1.3b", "wan2.1-t2v-14b", "ltx-video",
   };
   /* The fewest entries each family may have: a floor that a lost or
    * mis-filed entry breaks, not a count to keep in step by hand. */
@@ -46,11 +59,12 @@ test_models (void)
     const char *family;
     guint       at_least;
   } per_family[] = {
-    { "llm", 50 }, { "encoder", 20 }, { "vla", 8 }, { "world-model", 11 }, { "cnn", 1 },
-    { "diffusion", 1 },
+    { "llm", 50 }, { "encoder", 20 }, { "vla", 8 }, { "world-model", 11 }, { "cnn", 25 },
+    { "detection", 8 }, { "segmentation", 10 }, { "diffusion", 10 }, { "video", 5 },
   };
   static const char * const families[] = {
-    "llm", "encoder", "vla", "world-model", "cnn", "diffusion", NULL
+    "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
+    "video", NULL
   };
   static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b",
                               "llama-2-70b" };
@@ -314,6 +328,94 @@ test_examples (void)
   g_assert_cmpuint (count, >=, 10);
 }
 
+
+/* The mixtures of experts count what their cards and configs publish:
+ * every expert stored, experts_per_token of them active (Mixtral 8x7B
+ * 46.7B, 12.9B active; Mixtral 8x22B 141B; Qwen3 30B-A3B 30.53B, 3.3B
+ * active; Qwen3 235B-A22B 235.1B, 22B active; DeepSeek-V3 671B, 37B
+ * active, with MLA and three dense layers).  The shapes give the totals
+ * to 0.01% (the rest is per-head norms and the router's bias). */
+static void
+test_moe_counts (void)
+{
+  static const struct {
+    const char *id;
+    double      total;
+    double      tolerance;
+    double      active;
+  } models[] = {
+    { "mixtral-8x7b", 46.7e9, 0.001, 12.9e9 },
+    { "mixtral-8x22b", 141e9, 0.003, 39.2e9 },
+    { "qwen3-30b-a3b", 30.532e9, 0.0005, 3.35e9 },
+    { "qwen3-235b-a22b", 235.09e9, 0.0005, 22.2e9 },
+    { "deepseek-v3", 671e9, 0.001, 37.6e9 },
+  };
+  HrCatalog *catalog = hr_catalog_get_default ();
+
+  for (guint i = 0; i < G_N_ELEMENTS (models); i++)
+    {
+      const HrModel *m = hr_catalog_find_model (catalog, models[i].id);
+      const HrComponent *c;
+      double shape, active;
+
+      g_assert_nonnull (m);
+      c = g_ptr_array_index (m->components, 0);
+      g_assert_true (hr_component_is_moe (c));
+      shape = hr_component_shape_params (c);
+      active = hr_component_active_params (c);
+      if (fabs (m->params - models[i].total) > models[i].tolerance * models[i].total)
+        g_error ("%s: %.4g parameters, published %.4g", models[i].id, (double) m->params,
+                 models[i].total);
+      if (fabs (shape - m->params) > 1e-4 * m->params)
+        g_error ("%s: the shape gives %.6g parameters, the entry %.6g", models[i].id, shape,
+                 (double) m->params);
+      if (fabs (active - models[i].active) > 0.01 * models[i].active)
+        g_error ("%s: %.4g active, published %.4g", models[i].id, active, models[i].active);
+    }
+
+  {
+    const HrComponent *ds = g_ptr_array_index (
+      hr_catalog_find_model (catalog, "deepseek-v3")->components, 0);
+
+    g_assert_true (hr_component_is_mla (ds));
+    g_assert_cmpuint (ds->head_dim, ==, 192);
+    g_assert_cmpuint (ds->v_head_dim, ==, 128);
+    g_assert_cmpuint (ds->kv_heads, ==, 128);
+    g_assert_cmpuint (hr_component_moe_layers (ds), ==, 58);
+  }
+}
+
+/* MoE and MLA keys need their anchors, and say so. */
+static void
+test_moe_errors (void)
+{
+  static const struct { const char *json; const char *message; } cases[] = {
+    { "\"experts_per_token\": 2", "give \"experts\" too" },
+    { "\"experts\": 8", "experts_per_token" },
+    { "\"experts\": 8, \"experts_per_token\": 9", "experts_per_token" },
+    { "\"qk_rope_head_dim\": 64", "give \"kv_lora_rank\" too" },
+    { "\"kv_lora_rank\": 512, \"qk_rope_head_dim\": 64, \"qk_nope_head_dim\": 128, "
+      "\"v_head_dim\": 128, \"head_dim\": 64", "qk_nope_head_dim + qk_rope_head_dim" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autofree char *json = g_strdup_printf (
+        "{\"id\": \"m\", \"name\": \"M\", \"params\": 1000000, \"layers\": 2, \"hidden\": 64, "
+        "\"heads\": 4, %s}", cases[i].json);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("m.json", json, -1, &error);
+      g_autoptr(HrModel) model = NULL;
+
+      g_assert_no_error (error);
+      model = hr_model_from_json (doc, "", hr_json_doc_get_root (doc), &error);
+      g_assert_null (model);
+      g_assert_nonnull (error);
+      if (strstr (error->message, cases[i].message) == NULL)
+        g_error ("%s: \"%s\" lacks \"%s\"", cases[i].json, error->message, cases[i].message);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -325,6 +427,8 @@ main (int    argc,
   g_test_add_func ("/catalog/gpus", test_gpus);
   g_test_add_func ("/catalog/user-entries", test_user_entries);
   g_test_add_func ("/catalog/examples", test_examples);
+  g_test_add_func ("/catalog/moe-counts", test_moe_counts);
+  g_test_add_func ("/catalog/moe-errors", test_moe_errors);
 
   return g_test_run ();
 }

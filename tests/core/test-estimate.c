@@ -1099,6 +1099,297 @@ test_property_basis (void)
   g_assert_true (calibrated && assumed && derived);
 }
 
+
+/* Tensor parallelism splits a GPT-style layer as Korthikanti et al. 2022
+ * count it: eq. 2, sbh (10 + 24/t + 5as/(ht)) per layer without sequence
+ * parallelism (the norms' and the first projections' inputs and the
+ * dropout masks stay whole), eq. 4, sbh/t (34 + 5as/h), with it; and the
+ * weights of the projections, the embedding and the head by t. */
+#define GPT_TP "{\"headroom_scenario\": 1, \"model\": {\"id\": \"gpt\", \"name\": " \
+               "\"GPT-style\", \"params\": 180000000, \"layers\": 16, \"hidden\": 960, " \
+               "\"heads\": 15, \"norm\": \"layernorm\", \"dropout\": true}, \"task\": " \
+               "\"train\", \"attention\": \"eager\", \"compute\": \"bf16-pure\", \"seq_len\": " \
+               "200, \"micro_batch\": 8, \"gpus\": %u, \"tensor_parallel\": %u, " \
+               "\"sequence_parallel\": %s}"
+
+static void
+test_property_tensor_parallel (void)
+{
+  static const guint degrees[] = { 3, 5 };
+  const double s = 200, b = 8, h = 960, a = 15, L = 16;
+
+  for (guint i = 0; i < G_N_ELEMENTS (degrees); i++)
+    {
+      double t = degrees[i];
+      g_autoptr(HrScenario) plain = hr_test_scenariof (GPT_TP, degrees[i], degrees[i], "false");
+      g_autoptr(HrScenario) split = hr_test_scenariof (GPT_TP, degrees[i], degrees[i], "true");
+      g_autoptr(HrEstimate) ep = hr_estimate_new (plain);
+      g_autoptr(HrEstimate) es = hr_estimate_new (split);
+      double eq2 = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)) * L;
+      double eq4 = s * b * h / t * (34.0 + 5.0 * a * s / h) * L;
+
+      assert_near (item_bytes (ep, HR_BUCKET_ACTIVATIONS, "16 layers"), eq2, 0.01);
+      assert_near (item_bytes (es, HR_BUCKET_ACTIVATIONS, "16 layers"), eq4, 0.01);
+      g_assert_true (has_note (ep, "without sequence parallelism"));
+    }
+
+  /* weights: the projections and the vocabulary split, norms whole */
+  {
+    g_autoptr(HrScenario) one = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\"}");
+    g_autoptr(HrScenario) eight = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+      "\"gpus\": 8, \"tensor_parallel\": 8}");
+    g_autoptr(HrEstimate) e1 = hr_estimate_new (one);
+    g_autoptr(HrEstimate) e8 = hr_estimate_new (eight);
+    const HrComponent *c = g_ptr_array_index (one->model->components, 0);
+    double norms = 2.0 * hr_component_norm_params (c);
+
+    assert_near ((double) e8->buckets[HR_BUCKET_WEIGHTS],
+                 (e1->buckets[HR_BUCKET_WEIGHTS] - norms) / 8.0 + norms, 0.001);
+    /* eight KV heads: one per GPU, so the cache divides by 8 too */
+    assert_near ((double) e8->kv_cache, e1->kv_cache / 8.0, 0.001);
+  }
+}
+
+#undef GPT_TP
+
+/* Pipeline parallelism: with 1F1B and at least as many micro-batches as
+ * stages, stage one holds p micro-batches of its L/p layers, one
+ * micro-batch's worth of the whole model (Korthikanti et al. 2022,
+ * section 4.2.3); GPipe holds every micro-batch; the interleaved schedule
+ * 1 + (p - 1)/(pv) times 1F1B's (Narayanan et al. 2021). */
+#define PP_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"train\", " \
+                    "\"compute\": \"bf16-mixed\", \"attention\": \"flash\", \"seq_len\": 4096, " \
+                    "\"micro_batch\": 2, \"stack\": \"megatron\", \"gpus\": %u, " \
+                    "\"pipeline_parallel\": %u, \"pipeline_schedule\": \"%s\", \"grad_accum\": %u}"
+
+static double
+layer_activations (const HrEstimate *est)
+{
+  return item_bytes (est, HR_BUCKET_ACTIVATIONS, " layers × ");
+}
+
+static void
+test_property_pipeline (void)
+{
+  g_autoptr(HrScenario) whole = hr_test_scenariof (PP_SCENARIO, 1, 1, "1f1b", 8);
+  g_autoptr(HrEstimate) ew = hr_estimate_new (whole);
+  double full = layer_activations (ew);
+
+  for (guint p = 2; p <= 8; p *= 2)
+    {
+      g_autoptr(HrScenario) f1b = hr_test_scenariof (PP_SCENARIO, p, p, "1f1b", 16);
+      g_autoptr(HrScenario) gpipe = hr_test_scenariof (PP_SCENARIO, p, p, "gpipe", 16);
+      g_autoptr(HrScenario) inter = hr_test_scenariof (PP_SCENARIO, p, p, "interleaved", 16);
+      g_autoptr(HrScenario) few = hr_test_scenariof (PP_SCENARIO, p, p, "1f1b", 1);
+      g_autoptr(HrEstimate) e1 = hr_estimate_new (f1b);
+      g_autoptr(HrEstimate) eg = hr_estimate_new (gpipe);
+      g_autoptr(HrEstimate) ei = hr_estimate_new (inter);
+      g_autoptr(HrEstimate) ef = hr_estimate_new (few);
+
+      /* within 1%: the final norm and the head's input are the last
+       * stage's */
+      g_assert_cmpuint (e1->pipeline_stage, ==, 1);
+      assert_near (layer_activations (e1), full, 0.01);
+      /* GPipe's last stage holds all 16 too, with their final norms and
+       * the head's inputs (about 2% of a stage of llama-2-7b each) */
+      g_assert_cmpuint (eg->pipeline_stage, ==, 2);
+      assert_near (layer_activations (eg), full * 16.0 / p, 0.05);
+      assert_near (layer_activations (ei), full * (1.0 + (p - 1.0) / (2.0 * p)), 0.01);
+      /* one micro-batch in flight: a stage's share of one */
+      assert_near (layer_activations (ef), full / p, 0.05);
+      /* the stage holds its layers' state: an eighth of the model at p 8 */
+      g_assert_cmpfloat (model_state (e1), <, 1.1 * model_state (ew) / p + 1e9);
+    }
+}
+
+#undef PP_SCENARIO
+
+/* Context parallelism divides the sequence each GPU computes (and the
+ * ring's buffers are counted); FSDP shards over data x context parallel
+ * ranks, as torchtitan's dp_shard_cp mesh does. */
+static void
+test_property_context_parallel (void)
+{
+#define CP_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": " \
+                    "\"train\", \"attention\": \"flash\", \"recompute\": \"full\", " \
+                    "\"sharding\": \"fsdp2\", \"gpus\": 8, \"seq_len\": %u, " \
+                    "\"context_parallel\": %u, \"stack\": \"torchtitan\"}"
+  g_autoptr(HrScenario) base = hr_test_scenariof (CP_SCENARIO, 8192, 1);
+  g_autoptr(HrEstimate) eb = hr_estimate_new (base);
+
+  for (guint cp = 2; cp <= 8; cp *= 2)
+    {
+      g_autoptr(HrScenario) split = hr_test_scenariof (CP_SCENARIO, 8192 * cp, cp);
+      g_autoptr(HrEstimate) es = hr_estimate_new (split);
+
+      /* s x cp tokens over cp GPUs: each computes what 8192 would */
+      assert_near (layer_activations (es), layer_activations (eb), 0.001);
+      g_assert_cmpfloat (item_bytes (es, HR_BUCKET_ACTIVATIONS, "context parallelism"), >, 0);
+      /* the model state is sharded over all 8 GPUs whatever cp is */
+      assert_near (model_state (es), model_state (eb), 0.01);
+    }
+#undef CP_SCENARIO
+}
+
+/* Mixtures of experts: every expert stored, experts_per_token of them run
+ * per token, so the activations grow linearly with experts_per_token and
+ * the experts' count only adds the router's logits; expert parallelism
+ * divides the experts' weights. */
+#define MOE_SCENARIO "{\"headroom_scenario\": 1, \"model\": {\"id\": \"moe\", \"name\": " \
+                     "\"MoE\", \"params\": %" G_GUINT64_FORMAT ", \"layers\": 8, " \
+                     "\"hidden\": 1024, \"heads\": 16, \"kv_heads\": 4, \"intermediate\": " \
+                     "2048, \"glu\": true, \"vocab\": 32000, \"experts\": %u, " \
+                     "\"experts_per_token\": %u}, \"task\": \"train\", \"attention\": " \
+                     "\"flash\", \"seq_len\": 1024, \"micro_batch\": 2, \"gpus\": %u, " \
+                     "\"expert_parallel\": %u%s}"
+
+static HrEstimate *
+moe_estimate (guint        experts,
+              guint        top_k,
+              guint        gpus,
+              guint        ep,
+              const char  *extra)
+{
+  /* embeddings, attention, experts, routers and norms of the shape above */
+  guint64 params = 2 * 32000 * 1024ull + 8ull * (1024 * 1024 * 2 + 2 * 1024 * 256 +
+                   experts * 3ull * 1024 * 2048 + 1024ull * experts + 2 * 1024) + 1024;
+  g_autoptr(HrScenario) s = hr_test_scenariof (MOE_SCENARIO, params, experts, top_k, gpus, ep,
+                                               extra);
+
+  return hr_estimate_new (s);
+}
+
+static void
+test_property_moe (void)
+{
+  g_autoptr(HrEstimate) k1 = moe_estimate (8, 1, 1, 1, "");
+  g_autoptr(HrEstimate) k2 = moe_estimate (8, 2, 1, 1, "");
+  g_autoptr(HrEstimate) k3 = moe_estimate (8, 3, 1, 1, "");
+  g_autoptr(HrEstimate) e16 = moe_estimate (16, 2, 1, 1, "");
+  g_autoptr(HrEstimate) ep4 = moe_estimate (8, 2, 4, 4, ", \"sharding\": \"zero1\"");
+  g_autoptr(HrEstimate) ep1 = moe_estimate (8, 2, 4, 1, ", \"sharding\": \"zero1\"");
+  g_autoptr(HrEstimate) cf = moe_estimate (8, 2, 1, 1, ", \"capacity_factor\": 1.5");
+  double a1 = layer_activations (k1), a2 = layer_activations (k2), a3 = layer_activations (k3);
+  /* the router's bf16 logits and fp32 softmax: 6 bytes per expert per
+   * token per layer */
+  double router = 6.0 * 8 * 1024 * 2 * 8;
+
+  assert_near (a3 - a2, a2 - a1, 1e-6);
+  g_assert_cmpfloat (a2, >, a1);
+  assert_near (layer_activations (e16) - a2, router, 1e-6);
+  /* every expert stored: twice the experts, about twice the weights */
+  g_assert_cmpfloat (e16->buckets[HR_BUCKET_WEIGHTS], >, 1.8 * k2->buckets[HR_BUCKET_WEIGHTS]);
+  /* a quarter of the experts on each GPU */
+  g_assert_cmpfloat (ep4->buckets[HR_BUCKET_WEIGHTS], <, 0.4 * ep1->buckets[HR_BUCKET_WEIGHTS]);
+  /* a capacity factor above 1 only widens the range */
+  g_assert_cmpuint (cf->total, ==, k2->total);
+  g_assert_cmpuint (cf->high, >, k2->high);
+
+  /* LoRA on all linear layers adapts every expert (and the router) */
+  {
+    g_autoptr(HrEstimate) lora = moe_estimate (8, 2, 1, 1, ", \"method\": \"lora\", "
+                                               "\"lora\": {\"rank\": 8, \"targets\": \"mlp\"}");
+    /* gate, up and down of 8 experts in 8 layers: 8 x (1024 + 2048) each */
+    g_assert_cmpuint (lora->trainable_params, ==, 8ull * 8 * 3 * 8 * (1024 + 2048));
+  }
+}
+
+#undef MOE_SCENARIO
+
+/* vLLM takes gpu_memory_utilization of the card whatever the model needs:
+ * nvidia-smi shows the pool and the CUDA graphs beside it, and the KV
+ * cache is what the weights and the profiling run leave of the pool;
+ * SGLang's pool holds the weights and the KV cache; llama.cpp puts -ngl
+ * layers on the GPU. */
+static void
+test_property_serving (void)
+{
+#define VLLM "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", " \
+             "\"engine\": \"vllm\", \"gpu\": \"h100-sxm\", \"seq_len\": 8192, " \
+             "\"gpu_memory_utilization\": %s%s}"
+  /* the numbers as text: the scenario is JSON whatever the locale */
+  g_autoptr(HrScenario) s90 = hr_test_scenariof (VLLM, "0.9", "");
+  g_autoptr(HrScenario) s80 = hr_test_scenariof (VLLM, "0.8", "");
+  g_autoptr(HrScenario) eager = hr_test_scenariof (VLLM, "0.9", ", \"enforce_eager\": true");
+  g_autoptr(HrEstimate) e90 = hr_estimate_new (s90);
+  g_autoptr(HrEstimate) e80 = hr_estimate_new (s80);
+  g_autoptr(HrEstimate) ee = hr_estimate_new (eager);
+  double card = (double) s90->gpu->memory;
+  const HrComponent *c = g_ptr_array_index (s90->model->components, 0);
+  /* K and V of 32 layers x 8 KV heads x 128 in bf16 */
+  double per_token = 32 * 8 * 256 * 2.0;
+
+  /* the pool, and the graphs captured beside it */
+  assert_near ((double) ee->device_used, 0.9 * card, 0.001);
+  g_assert_cmpuint (e90->device_used, >, ee->device_used);
+  /* a tenth of the card more pool is a tenth of the card more KV cache */
+  assert_near ((double) e90->kv_cache - e80->kv_cache, 0.1 * card, 0.001);
+  g_assert_cmpuint (e90->kv_tokens, ==, (guint64) (floor (e90->kv_cache / per_token / 16) * 16));
+  g_assert_cmpuint (e90->kv_sequences, ==, e90->kv_tokens / 8192);
+  g_assert_true (e90->pool_limits);
+  assert_near (e90->pool_fraction, 0.9, 1e-9);
+  (void) c;
+#undef VLLM
+
+  {
+    g_autoptr(HrScenario) sg = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+      "\"engine\": \"sglang\", \"gpu\": \"h100-sxm\", \"mem_fraction_static\": 0.85}");
+    g_autoptr(HrEstimate) es = hr_estimate_new (sg);
+
+    /* weights, the CUDA context and the KV pool fill the static share */
+    assert_near ((double) es->buckets[HR_BUCKET_WEIGHTS] + es->kv_cache + 0.5 * GiB,
+                 0.85 * sg->gpu->memory, 0.001);
+  }
+
+  {
+#define LLAMACPP "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": " \
+                 "\"inference\", \"engine\": \"llama.cpp\", \"weights_dtype\": \"int4\", " \
+                 "\"seq_len\": 4096, \"kv_dtype\": \"%s\"%s}"
+    g_autoptr(HrScenario) all = hr_test_scenariof (LLAMACPP, "fp16", "");
+    g_autoptr(HrScenario) half = hr_test_scenariof (LLAMACPP, "fp16", ", \"gpu_layers\": 16");
+    g_autoptr(HrScenario) q8 = hr_test_scenariof (LLAMACPP, "q8_0", "");
+    g_autoptr(HrEstimate) ea = hr_estimate_new (all);
+    g_autoptr(HrEstimate) eh = hr_estimate_new (half);
+    g_autoptr(HrEstimate) eq = hr_estimate_new (q8);
+
+    /* half the layers and no output layer on the GPU, half the cache */
+    g_assert_cmpfloat (eh->buckets[HR_BUCKET_WEIGHTS], <, 0.5 * ea->buckets[HR_BUCKET_WEIGHTS]);
+    assert_near ((double) eh->kv_cache, ea->kv_cache / 2.0, 1e-6);
+    g_assert_cmpuint (eh->host_ram, >, ea->host_ram);
+    /* q8_0 blocks: 34 bytes per 32 values against 64 */
+    assert_near ((double) eq->kv_cache, ea->kv_cache * 34.0 / 64.0, 1e-6);
+#undef LLAMACPP
+  }
+}
+
+/* "fsdp" without a version estimates FSDP2 and reaches at the high end
+ * what FSDP1 (LitGPT's whole-unit gradients under no_sync) would hold;
+ * "fsdp2" keeps its own range. */
+static void
+test_property_fsdp_unversioned (void)
+{
+#define UNVERSIONED "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"method\": " \
+                    "\"lora\", \"lora\": {\"rank\": 8, \"targets\": \"qv\"}, \"compute\": " \
+                    "\"bf16-pure\", \"gpus\": 4, \"sharding\": \"%s\", \"grad_accum\": 8, " \
+                    "\"recompute\": \"full\"%s}"
+  g_autoptr(HrScenario) open = hr_test_scenariof (UNVERSIONED, "fsdp", "");
+  g_autoptr(HrScenario) v2 = hr_test_scenariof (UNVERSIONED, "fsdp2", "");
+  g_autoptr(HrScenario) v1 = hr_test_scenariof (UNVERSIONED, "fsdp1", ", \"stack\": \"litgpt\"");
+  g_autoptr(HrEstimate) eo = hr_estimate_new (open);
+  g_autoptr(HrEstimate) e2 = hr_estimate_new (v2);
+  g_autoptr(HrEstimate) e1 = hr_estimate_new (v1);
+
+  g_assert_cmpuint (eo->total, ==, e2->total);
+  g_assert_cmpuint (eo->high, >, e2->high);
+  g_assert_cmpfloat ((double) eo->high, >=, 0.95 * e1->total);
+  g_assert_true (has_note (eo, "FSDP1 code"));
+  g_assert_false (has_note (e2, "FSDP1 code"));
+#undef UNVERSIONED
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1137,6 +1428,12 @@ main (int    argc,
   g_test_add_func ("/property/encoders", test_property_encoders);
   g_test_add_func ("/property/compile-and-packed", test_property_compile_and_packed);
   g_test_add_func ("/property/basis", test_property_basis);
+  g_test_add_func ("/property/tensor-parallel", test_property_tensor_parallel);
+  g_test_add_func ("/property/pipeline", test_property_pipeline);
+  g_test_add_func ("/property/context-parallel", test_property_context_parallel);
+  g_test_add_func ("/property/moe", test_property_moe);
+  g_test_add_func ("/property/serving", test_property_serving);
+  g_test_add_func ("/property/fsdp-unversioned", test_property_fsdp_unversioned);
 
   return g_test_run ();
 }

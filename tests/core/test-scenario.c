@@ -256,7 +256,7 @@ test_malformed (void)
                 2, 46, "the components add up to 10 parameters");
   expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
                 "\"params\": 10,"
-                " \"kind\": \"cnn\"}}", 2, 11, "needs \"activation\"");
+                " \"kind\": \"cnn\"}}", 2, 11, "needs \"arch\" (its stages and blocks) or \"activation\"");
   expect_error ("{\"headroom_scenario\": 1,\n \"model\": {\"id\": \"m\", \"name\": \"M\", "
                 "\"params\": 10,"
                 " \"kind\": \"cnn\", \"activation\": {\"bytes_per_sample\": 5, \"scales_with\": "
@@ -644,6 +644,121 @@ test_stack_round_trip (void)
     }
 }
 
+
+/* Parallelism, mixtures of experts and serving engines: combinations the
+ * frameworks refuse are refused, naming the key. */
+static void
+test_parallel_key_errors (void)
+{
+  expect_error (HEAD "  \"gpus\": 6, \"tensor_parallel\": 4\n}", 4, 11,
+                "must be a multiple of tensor_parallel");
+  expect_error (HEAD "  \"pipeline_parallel\": 64, \"gpus\": 64\n}", 4, 24,
+                "the model has 32");
+  expect_error (HEAD "  \"virtual_stages\": 2\n}", 4, 21, "interleaved");
+  expect_error (HEAD "  \"expert_parallel\": 2, \"gpus\": 2\n}", 4, 22, "has no experts");
+  expect_error (HEAD "  \"capacity_factor\": 1.25\n}", 4, 22, "has no experts");
+  expect_error (HEAD "  \"engine\": \"vllm\"\n}", 4, 13, "serves a model");
+  expect_error (HEAD "  \"task\": \"inference\",\n  \"gpu_memory_utilization\": 0.8\n}", 5, 29,
+                "is vLLM's");
+  expect_error (HEAD "  \"task\": \"inference\", \"engine\": \"vllm\",\n  \"gpu_layers\": 10\n}", 5,
+                17, "llama.cpp's -ngl");
+  expect_error (HEAD "  \"task\": \"inference\", \"engine\": \"sglang\",\n"
+                "  \"mem_fraction_static\": 1.5\n}", 5, 26, "mem_fraction_static");
+  expect_error (HEAD "  \"pipeline_schedule\": \"zero-bubble\"\n}", 4, 24, "1f1b");
+  expect_error ("{\n  \"headroom_scenario\": 1,\n  \"model\": \"mixtral-8x7b\",\n"
+                "  \"expert_parallel\": 3, \"gpus\": 3\n}", 4, 22, "must divide the 8 experts");
+}
+
+static void
+test_parallel_round_trip (void)
+{
+  static const char *texts[] = {
+    "{\"headroom_scenario\": 1, \"model\": \"mixtral-8x7b\", \"gpus\": 64, "
+    "\"tensor_parallel\": 2, \"sequence_parallel\": true, \"pipeline_parallel\": 4, "
+    "\"pipeline_schedule\": \"interleaved\", \"virtual_stages\": 4, \"context_parallel\": 2, "
+    "\"expert_parallel\": 4, \"capacity_factor\": 1.25, \"grad_accum\": 8, "
+    "\"sharding\": \"zero1\", \"stack\": \"megatron\"}",
+    "{\"headroom_scenario\": 1, \"model\": \"qwen3-30b-a3b\", \"task\": \"inference\", "
+    "\"engine\": \"vllm\", \"gpu_memory_utilization\": 0.85, \"max_num_seqs\": 64, "
+    "\"block_size\": 32, \"enforce_eager\": true, \"gpu\": \"h100-sxm\"}",
+    "{\"headroom_scenario\": 1, \"model\": \"qwen3-30b-a3b\", \"task\": \"inference\", "
+    "\"engine\": \"llama.cpp\", \"gpu_layers\": 20, \"kv_dtype\": \"q4_0\", "
+    "\"weights_dtype\": \"int4\"}",
+    "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"stack\": \"none\", "
+    "\"sharding\": \"fsdp\", \"gpus\": 2}",
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autoptr(HrScenario) a = parse (texts[i], &error);
+      g_autoptr(JsonNode) node = NULL;
+      g_autofree char *text = NULL;
+      g_autoptr(HrScenario) b = NULL;
+      g_autoptr(HrEstimate) ea = NULL;
+      g_autoptr(HrEstimate) eb = NULL;
+
+      g_assert_no_error (error);
+      node = hr_scenario_to_json (a);
+      text = hr_json_node_to_string (node, TRUE);
+      b = parse (text, &error);
+      g_assert_no_error (error);
+      g_assert_cmpuint (b->tensor_parallel, ==, a->tensor_parallel);
+      g_assert_cmpint (b->sequence_parallel, ==, a->sequence_parallel);
+      g_assert_cmpuint (b->pipeline_parallel, ==, a->pipeline_parallel);
+      g_assert_cmpint (b->pipeline_schedule, ==, a->pipeline_schedule);
+      g_assert_cmpuint (b->virtual_stages, ==, a->virtual_stages);
+      g_assert_cmpuint (b->context_parallel, ==, a->context_parallel);
+      g_assert_cmpuint (b->expert_parallel, ==, a->expert_parallel);
+      g_assert_cmpint (b->capacity_factor_set, ==, a->capacity_factor_set);
+      g_assert_cmpfloat (b->capacity_factor, ==, a->capacity_factor);
+      g_assert_cmpint (b->engine, ==, a->engine);
+      g_assert_cmpfloat (b->gpu_memory_utilization, ==, a->gpu_memory_utilization);
+      g_assert_cmpuint (b->max_num_seqs, ==, a->max_num_seqs);
+      g_assert_cmpuint (b->block_size, ==, a->block_size);
+      g_assert_cmpint (b->enforce_eager, ==, a->enforce_eager);
+      g_assert_cmpuint (b->gpu_layers, ==, a->gpu_layers);
+      g_assert_cmpint (b->kv_dtype, ==, a->kv_dtype);
+      g_assert_cmpint (b->stack_set, ==, a->stack_set);
+      g_assert_cmpint (b->sharding_unversioned, ==, a->sharding_unversioned);
+      ea = hr_estimate_new (a);
+      eb = hr_estimate_new (b);
+      g_assert_cmpuint (ea->total, ==, eb->total);
+      g_assert_cmpuint (ea->high, ==, eb->high);
+    }
+
+  /* "stack": "none" is the generic estimate; "fsdp" stays unversioned,
+   * "fsdp2" written back as such */
+  {
+    g_autoptr(HrScenario) none = parse (texts[3], NULL);
+    g_autoptr(HrScenario) v2 = parse (HEAD "  \"sharding\": \"fsdp2\", \"gpus\": 2\n}", NULL);
+    g_autoptr(JsonNode) node = hr_scenario_to_json (v2);
+    g_autofree char *text = hr_json_node_to_string (node, FALSE);
+
+    g_assert_false (none->stack_set);
+    g_assert_true (none->sharding_unversioned);
+    g_assert_false (v2->sharding_unversioned);
+    g_assert_nonnull (strstr (text, "\"fsdp2\""));
+  }
+
+  /* an engine's keys out of their context are left out, and the file
+   * reads back */
+  {
+    g_autoptr(HrScenario) s = parse (texts[1], NULL);
+    g_autoptr(JsonNode) node = NULL;
+    g_autofree char *text = NULL;
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HrScenario) back = NULL;
+
+    s->task = HR_TASK_FINETUNE;
+    node = hr_scenario_to_json (s);
+    text = hr_json_node_to_string (node, FALSE);
+    back = parse (text, &error);
+    g_assert_no_error (error);
+    g_assert_null (strstr (text, "gpu_memory_utilization"));
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -666,6 +781,8 @@ main (int    argc,
   g_test_add_func ("/scenario/stack-defaults", test_stack_defaults);
   g_test_add_func ("/scenario/stack-key-errors", test_stack_key_errors);
   g_test_add_func ("/scenario/stack-round-trip", test_stack_round_trip);
+  g_test_add_func ("/scenario/parallel-key-errors", test_parallel_key_errors);
+  g_test_add_func ("/scenario/parallel-round-trip", test_parallel_round_trip);
 
   return g_test_run ();
 }

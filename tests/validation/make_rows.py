@@ -548,22 +548,27 @@ def torchtitan_rows():
     for rid, sched, val in ((211, "1f1b", 82.5), (212, "interleaved", 72.7)):
         add(rid, "pipeline_parallel", "medium", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 405B, FSDP 8 x TP 8 x PP 8 ({sched}) on 512 H100", model=LLAMA_405B,
-            micro_batch=32, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
+            micro_batch=4, grad_accum=8, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
             sequence_parallel=True, pipeline_parallel=8, pipeline_schedule=sched, gpus=512),
             TITAN_SRC, f"Table 5 (3D, 512 GPUs, local batch 32, full AC, Float8, AsyncTP), row "
                        f"'{'1F1B' if sched == '1f1b' else 'Interleaved 1F1B'}'",
             [TITAN_METRIC, TITAN_COMMON, f8, "local batch 32 per data-parallel rank; the micro-batch count "
              "and size of the pipeline are not stated (torchtitan's default pipeline_parallel_microbatches "
              "= number of stages at that commit: assumption)",
-             "the figure is the maximum over pipeline ranks (footnote 1)"], gpu=H100_96)
+             "the figure is the maximum over pipeline ranks (footnote 1)",
+             "pipelining_utils.py @9dec370 build_pipeline_schedule: n_microbatches = pipeline_parallel_degree "
+             "(8) when not set, so the local batch of 32 runs as 8 pipeline micro-batches of 4: micro_batch 4 "
+             "(samples per forward) and grad_accum 8 (micro-batches per step), as the scenario format says a "
+             "pipeline's micro-batches"], gpu=H100_96)
     for rid, fsdp, cp, seq, val in ((213, 8, 1, 32768, 75.3), (214, 1, 8, 262144, 84.9)):
         add(rid, "context_parallel", "low", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 405B 4D, FSDP {fsdp} x CP {cp}, seq {seq}", model=LLAMA_405B,
-            micro_batch=8, seq_len=seq, recompute="full", compile=True, tensor_parallel=8,
+            micro_batch=1, grad_accum=8, seq_len=seq, recompute="full", compile=True, tensor_parallel=8,
             sequence_parallel=True, pipeline_parallel=8, pipeline_schedule="1f1b", context_parallel=cp,
             gpus=512),
             TITAN_SRC, f"Table 6 (4D FSDP + TP 8 + PP 8 + CP, 1F1B, local batch 8), row 'FSDP {fsdp}, CP {cp}'",
-            [TITAN_METRIC, TITAN_COMMON, f8, "pipeline micro-batching not stated (assumption as rows 211-212)"],
+            [TITAN_METRIC, TITAN_COMMON, f8, "pipeline micro-batching not stated (assumption as rows 211-212): "
+             "the local batch of 8 as 8 pipeline micro-batches of 1 (micro_batch 1, grad_accum 8)"],
             gpu=H100_96)
     src = ("pytorch/torchtitan benchmarks/llama3-8b_h200_202506_trainy-whitefiber.md "
            "(torchtitan e7c0cae, torch 2.8.0a0, 2025-06)")
@@ -1056,6 +1061,23 @@ def serving_rows():
          "int4, which the estimator counts at its own bits per weight; the token embedding stays on the host "
          "('CPU buffer size = 315.30 MiB')", "offloaded 49/49 layers; the row is also a mixture-of-experts row "
          "(every expert stored)"])
+    # A dense model's vLLM pool, measured beside its profile: the pool's
+    # arithmetic with nothing but the engine's own terms
+    a100 = {"id": "a100-40gb-vllm", "name": "A100 40GB (as vLLM saw it)", "memory": int(36.33 / 0.92 * GIB),
+            "source": "ovg-project/kvcached pull request #448: 'util 0.92, requested 36.33 GiB' (36.33 / 0.92 GiB)"}
+    add(504, "serving", "low", "kv_cache", 34.70, GIB, {
+        "name": "vLLM Qwen2.5-0.5B on an A100 40GB, gpu_memory_utilization 0.92, enforce_eager",
+        "task": "inference", "model": "qwen2.5-0.5b", "engine": "vllm", "compute": "bf16-pure",
+        "kv_dtype": "bf16", "gpu_memory_utilization": 0.92, "enforce_eager": True, "micro_batch": 1,
+        "seq_len": 32768, "gpus": 1, "gpu": a100},
+        "ovg-project/kvcached pull request #448 ('fix: decouple virtual KV capacity from shared-GPU profiling'), "
+        "review comment by RixinLiu, 2026-08-19",
+        "table 'Measured on an A100, enforce_eager, util 0.92, requested 36.33 GiB', column Qwen2.5-0.5B, row "
+        "'real KV capacity' (weights_memory 0.93 GiB, torch_peak_increase 0.59 GiB, non_torch_increase 0.11 GiB)",
+        ["metric kv_cache: the KV capacity vLLM allocates (GiB)",
+         "vLLM 0.11 or later (the comment contrasts a pre-0.11 fallback); max_model_len and "
+         "max_num_batched_tokens are vLLM's defaults (not stated: 32768 from the config, the server's 2048 on "
+         "an A100 assumed)", "the card's total as vLLM read it: 36.33 / 0.92 = 39.49 GiB"])
     # Unsloth README: longest context that fits (bounds)
     src = ("unslothai/unsloth README.md @0acd1c7e ('Context length benchmarks', added in e3162dc5 2025-01-14 with "
            "the same figures)")
@@ -1234,13 +1256,13 @@ def diffusion_rows():
         bound="upper_bound", capacity=8 * GIB)
     add(704, "diffusion_unet", "medium", "device_used", 24, GIB, dict(base,
         name="SD v1-4 text-to-image full fine-tune with EMA, fits 24 GB", method="full", compute="fp16-mixed",
-        weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=4, recompute="full", **{"x-ema": True}),
+        weights_dtype="fp16", optimizer="adamw", micro_batch=1, grad_accum=4, recompute="full", ema=True),
         DIFF_SRC.format(path="text_to_image/README.md"),
         "section 'Hardware' ('With gradient_checkpointing and mixed_precision it should be possible to fine tune "
         "the model on a single 24GB GPU')",
         [UB_NOTE, DIFF_NOTE, "command: --mixed_precision fp16 --use_ema --train_batch_size 1 "
          "--gradient_accumulation_steps 4 --gradient_checkpointing; the EMA copy of the UNet (fp32, on the GPU) "
-         "has no scenario key (x-ema)", "fp16 autocast with the fp32 UNet as master"],
+         "is the scenario key ema", "fp16 autocast with the fp32 UNet as master"],
         bound="upper_bound", capacity=24 * GIB)
     add(705, "diffusion_unet", "medium", "device_used", 16, GIB, dict(base,
         name="SD v1-4 text-to-image LoRA on a 16 GB T4", method="lora", lora={"rank": 4, "targets": "attention"},
@@ -1307,9 +1329,9 @@ def video_rows():
     cnote = ("the table's figure is read as the peak VRAM the run needs (nvidia-smi, device_used), rounded to the "
              "GB (taken as GiB); the card named beside it is where it ran")
     frames = ("49 frames at 480 x 720: the CogVideoX VAE compresses 4x in time and 8x in space, so 13 latent frames "
-              "of 60 x 90, patch 2 -> 13 x 30 x 45 = 17,550 video tokens + 226 text tokens (x-frames; no scenario "
-              "key for frames yet)")
-    vb = {"task": "finetune", "image_size": [720, 480], "x-frames": 49, "micro_batch": 1, "grad_accum": 1,
+              "of 60 x 90, patch 2 -> 13 x 30 x 45 = 17,550 video tokens + 226 text tokens (the scenario "
+              "key frames)")
+    vb = {"task": "finetune", "image_size": [720, 480], "frames": 49, "micro_batch": 1, "grad_accum": 1,
           "recompute": "full", "attention": "sdpa", "optimizer": "adamw"}
     rows = [
         (801, "cogvideox-2b", "lora", "fp16-mixed", 1, "ddp", None, 16, "rtx-4080",
@@ -1368,11 +1390,11 @@ def video_rows():
     wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
           "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
           "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
-          "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (x-frames)",
+          "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (the scenario key frames)",
           "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet"]
     add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
         "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
-        "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "x-frames": 81, "micro_batch": 1,
+        "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "rtx-4090",
         "x-offload-model": True, "x-t5-cpu": True},
         wan, "row '4090 | T2V-1.3B | 480P', 1 GPU (261.4 s / 8.19 GB)",
@@ -1383,13 +1405,13 @@ def video_rows():
                      "--offload_model True --t5_cpu --sample_shift 8 --sample_guide_scale 6")
     add(822, "video_diffusion", "medium", "device_used", 69.1, GIB, {
         "name": "Wan2.1 T2V-14B 720P on one H100 with --offload_model", "task": "inference",
-        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "h100-sxm"},
         wan, "row 'H800/H100 | T2V-14B | 720P', 1 GPU (1837.9 s / 69.1 GB)",
         wn + ["--offload_model True (the model leaves the GPU while the VAE decodes)"])
     add(823, "video_diffusion", "medium", "device_used", 29.9, GIB, {
         "name": "Wan2.1 T2V-14B 720P on 8 H100, FSDP + Ulysses 8", "task": "inference",
-        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "x-frames": 81, "micro_batch": 1,
+        "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 8, "sharding": "fsdp",
         "context_parallel": 8, "gpu": "h100-sxm"},
         wan, "row 'H800/H100 | T2V-14B | 720P', 8 GPUs (287.9 s / 29.9 GB)",

@@ -1,0 +1,2265 @@
+/* hr-arch.c: the blocks of vision and diffusion networks, and what each saves
+ *
+ * Every op below saves for the backward pass what PyTorch's autograd
+ * formula for it names (pytorch/pytorch tools/autograd/derivatives.yaml
+ * @d327a787, and the same entries in the PyTorch 2.x file):
+ *
+ * - convolution (cudnn_convolution, convolution): "self, weight, bias:
+ *   cudnn_convolution_backward(self, grad, weight, ...)", one formula for
+ *   all three, and the comment beside it: "we unconditionally save input
+ *   and weight, even if weight/input gradients are not being computed".  A
+ *   frozen convolution a gradient flows through keeps its input.
+ * - mm/addmm (a linear layer): "mat1: mm_mat1_backward(grad, mat2, ...)"
+ *   and "mat2: mm_mat2_backward(grad, mat1, ...)": the input (mat1) is
+ *   saved only for the weight's gradient, so a frozen linear keeps nothing.
+ * - native_batch_norm / cudnn_batch_norm: input and the per-channel
+ *   statistics, in training and in eval mode alike (eval mode goes through
+ *   native_batch_norm_backward).  torchvision's FrozenBatchNorm2d is
+ *   x * scale + bias with buffers (torchvision/ops/misc.py): "mul.Tensor:
+ *   self: grad * other" saves only the per-channel scale, so it keeps
+ *   nothing per element.
+ * - native_layer_norm, native_group_norm: input, mean and rstd.
+ * - relu / relu_ / threshold_: the result ("NB: `output` instead of `self`
+ *   saves memory"); gelu and silu: the input (silu: silu_backward(grad,
+ *   self)); sigmoid: the result; _softmax: the result.
+ * - max_pool2d_with_indices: the input and the int64 indices;
+ *   _adaptive_avg_pool2d: the input; upsample_*2d and cat: only sizes;
+ *   add: nothing; mul of two tensors that need gradients: both.
+ * - _fused_dropout / native_dropout: the mask (one byte an element); p = 0
+ *   returns the input untouched (ATen dropout's p == 0 shortcut).
+ * - scaled_dot_product attention with the memory-efficient or flash
+ *   kernels (and xformers' memory_efficient_attention): query, key, value,
+ *   the output and a logsumexp per head and query; the math path keeps the
+ *   softmax of the s x s_kv scores and the probabilities the bmm with V
+ *   reads.
+ *
+ * Under autocast (torch.autocast, which accelerate and the training scripts
+ * turn on for --mixed_precision), a convolution or linear casts an fp32
+ * input to 16 bits and saves that copy (autocast caches only the casts of
+ * weights, torch/csrc/autograd/autocast_mode.cpp cached_cast); group_norm,
+ * layer_norm and softmax are on the fp32 list, so their outputs are fp32
+ * and the SiLU after a GroupNorm saves an fp32 tensor.
+ *
+ * Checkpointing, as diffusers applies it (each ResnetBlock2D and each
+ * BasicTransformerBlock through torch.utils.checkpoint when
+ * enable_gradient_checkpointing() is on, diffusers
+ * models/unets/unet_2d_blocks.py and transformers/transformer_2d.py) and
+ * as OpenMMLab backbones do with with_cp (each residual block, mmdet
+ * models/backbones/resnet.py): a checkpointed block keeps only its input;
+ * in the backward pass it is run again and its own saved tensors live
+ * while its gradient is computed.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-arch"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-arch.h"
+
+const HrEnumName hr_arch_type_names[] = {
+  { HR_ARCH_RESNET, "resnet" },
+  { HR_ARCH_CONVNEXT, "convnext" },
+  { HR_ARCH_EFFICIENTNET, "efficientnet" },
+  { HR_ARCH_REGNET, "regnet" },
+  { HR_ARCH_MIT, "mit" },
+  { HR_ARCH_UNET, "unet" },
+  { HR_ARCH_VAE, "vae" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_arch_bn_names[] = {
+  { HR_ARCH_BN_TRAIN, "train" },
+  { HR_ARCH_BN_EVAL, "eval" },
+  { HR_ARCH_BN_FROZEN, "frozen" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_arch_head_names[] = {
+  { HR_ARCH_HEAD_NONE, "none" },
+  { HR_ARCH_HEAD_CLASSIFIER, "classifier" },
+  { HR_ARCH_HEAD_FASTER_RCNN, "faster-rcnn" },
+  { HR_ARCH_HEAD_MASK_RCNN, "mask-rcnn" },
+  { HR_ARCH_HEAD_RETINANET, "retinanet" },
+  { HR_ARCH_HEAD_FCOS, "fcos" },
+  { HR_ARCH_HEAD_DETR, "detr" },
+  { HR_ARCH_HEAD_PSP, "psp" },
+  { HR_ARCH_HEAD_ASPP, "aspp" },
+  { HR_ARCH_HEAD_UPER, "uper" },
+  { HR_ARCH_HEAD_SEGFORMER, "segformer" },
+  { 0, NULL },
+};
+
+/* ------------------------------------------------------------------ */
+/* Reading                                                             */
+
+static const char * const arch_keys[] = {
+  "type", "depths", "widths", "strides", "dilations", "heads", "sr_ratios",
+  "transformer_layers", "bottleneck", "groups", "width_per_group", "deep_stem",
+  "frozen_stages", "bn", "width_mult", "depth_mult", "regnet_depth", "w0", "wa",
+  "wm", "group_width", "se_ratio", "in_channels", "out_channels", "latent_scale",
+  "layers_per_block", "head_dim", "cross_attention_dim", "text_tokens",
+  "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
+  "mid_attention", "mid_transformer_layers", "temporal_compression",
+  "frames_per_chunk", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
+  "mask_rois", "source", NULL
+};
+
+HrArch *
+hr_arch_copy (const HrArch *arch)
+{
+  g_return_val_if_fail (arch != NULL, NULL);
+  return g_memdup2 (arch, sizeof *arch);
+}
+
+void
+hr_arch_free (HrArch *arch)
+{
+  g_free (arch);
+}
+
+/* An array of small integers, as "depths": [3, 4, 6, 3] is written. */
+static gboolean
+read_uints (HrReader   *reader,
+            const char *key,
+            guint       max,
+            guint      *out,
+            guint      *n_out)
+{
+  JsonNode *node = hr_reader_get_node (reader, key);
+  JsonArray *array;
+  guint n;
+
+  if (node == NULL)
+    return TRUE;
+
+  if (!JSON_NODE_HOLDS_ARRAY (node))
+    return hr_reader_fail (reader, key, _("\"%s\" must be an array of integers"), key);
+
+  array = json_node_get_array (node);
+  n = json_array_get_length (array);
+  if (n == 0 || n > HR_ARCH_MAX_STAGES)
+    return hr_reader_fail (reader, key, _("\"%s\" must list 1 to %u stages, not %u"), key,
+                           HR_ARCH_MAX_STAGES, n);
+
+  for (guint i = 0; i < n; i++)
+    {
+      JsonNode *element = json_array_get_element (array, i);
+      double v;
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          (json_node_get_value_type (element) != G_TYPE_INT64 &&
+           json_node_get_value_type (element) != G_TYPE_DOUBLE))
+        return hr_reader_fail (reader, key, _("\"%s\" must be an array of integers"), key);
+      v = json_node_get_double (element);
+      if (v != floor (v) || v < 0 || v > max)
+        return hr_reader_fail (reader, key,
+                               _("\"%s\": element %u must be an integer from 0 to %u"), key,
+                               i + 1, max);
+      out[i] = (guint) v;
+    }
+
+  if (n_out != NULL)
+    {
+      if (*n_out != 0 && *n_out != n)
+        return hr_reader_fail (reader, key,
+                               _("\"%s\" lists %u stages, but the architecture has %u"), key, n,
+                               *n_out);
+      *n_out = n;
+    }
+  return TRUE;
+}
+
+static gboolean
+read_small (HrReader   *reader,
+            const char *key,
+            guint64     min,
+            guint64     max,
+            guint      *out)
+{
+  guint64 v = *out;
+
+  if (!hr_reader_uint (reader, key, FALSE, min, max, &v))
+    return FALSE;
+  *out = (guint) v;
+  return TRUE;
+}
+
+static gboolean
+check_arch (HrReader *reader,
+            HrArch   *a)
+{
+  switch (a->type)
+    {
+    case HR_ARCH_RESNET:
+    case HR_ARCH_CONVNEXT:
+    case HR_ARCH_MIT:
+      if (a->n_stages != 4)
+        return hr_reader_fail (reader, "depths",
+                               _("a \"%s\" network has 4 stages: give \"depths\" with 4 numbers"),
+                               hr_enum_to_nick (hr_arch_type_names, a->type));
+      if (a->type != HR_ARCH_RESNET)
+        for (guint i = 0; i < 4; i++)
+          if (a->widths[i] == 0)
+            return hr_reader_fail (reader, "widths",
+                                   _("\"widths\" needs the channels of each of the 4 stages"));
+      if (a->type == HR_ARCH_MIT)
+        for (guint i = 0; i < 4; i++)
+          if (a->heads[i] == 0 || a->sr_ratios[i] == 0 || a->widths[i] % a->heads[i] != 0)
+            return hr_reader_fail (reader, "heads",
+                                   _("\"heads\" and \"sr_ratios\" need a non-zero value per "
+                                     "stage, and the heads must divide the stage's width"));
+      break;
+    case HR_ARCH_UNET:
+    case HR_ARCH_VAE:
+      if (a->n_stages == 0 || a->widths[0] == 0)
+        return hr_reader_fail (reader, "widths",
+                               _("a \"%s\" needs \"widths\", its block_out_channels"),
+                               hr_enum_to_nick (hr_arch_type_names, a->type));
+      for (guint i = 0; i < a->n_stages; i++)
+        {
+          guint heads = a->head_dim > 0 ? a->widths[i] / a->head_dim : a->heads[i];
+
+          if (a->widths[i] == 0 || a->widths[i] % 32 != 0)
+            return hr_reader_fail (reader, "widths",
+                                   _("\"widths\": every level needs a multiple of 32 channels "
+                                     "(GroupNorm's 32 groups)"));
+          if (a->type == HR_ARCH_UNET && a->transformer_layers[i] > 0 &&
+              (heads == 0 || a->widths[i] % heads != 0))
+            return hr_reader_fail (reader, "heads",
+                                   _("a level with attention needs \"heads\" (or \"head_dim\") "
+                                     "that divide its channels"));
+        }
+      if (a->latent_scale == 0)
+        return hr_reader_fail (reader, "latent_scale", _("\"latent_scale\" must be at least 1"));
+      break;
+    case HR_ARCH_EFFICIENTNET:
+      break;
+    case HR_ARCH_REGNET:
+      if (a->regnet_depth == 0 || a->w0 <= 0 || a->wa <= 0 || a->wm <= 1 || a->group_width == 0)
+        return hr_reader_fail (reader, "regnet_depth",
+                               _("a \"regnet\" needs \"regnet_depth\", \"w0\", \"wa\", \"wm\" "
+                                 "(above 1) and \"group_width\""));
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  return TRUE;
+}
+
+HrArch *
+hr_arch_read (HrReader   *parent,
+              const char *key)
+{
+  g_autoptr(HrArch) a = g_new0 (HrArch, 1);
+  g_autofree char *pointer = hr_reader_child_pointer (parent, key);
+  g_autofree char *source = NULL;
+  HrReader reader;
+  int value;
+  gboolean ok = FALSE;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, key),
+                       "\"arch\"", parent->error))
+    return NULL;
+
+  /* defaults: torchvision's ResNet and diffusers' blocks */
+  a->groups = 1;
+  a->width_per_group = 64;
+  a->frozen_stages = -1;
+  a->bn = HR_ARCH_BN_TRAIN;
+  a->width_mult = 1.0;
+  a->depth_mult = 1.0;
+  a->se_ratio = 0.25;
+  a->in_channels = 4;
+  a->out_channels = 4;
+  a->latent_scale = 8;
+  a->layers_per_block = 2;
+  a->text_tokens = 77;
+  a->cross_attention_dim = 768;
+  a->mid_attention = TRUE;
+  a->mid_transformer_layers = 0;
+  a->classes = 1000;
+  a->rois = 512;
+  a->mask_rois = 128;
+  a->temporal_compression = 1;
+  a->frames_per_chunk = 1;
+  a->quant_conv = TRUE;
+  for (guint i = 0; i < HR_ARCH_MAX_STAGES; i++)
+    {
+      a->strides[i] = i == 0 ? 1 : 2;
+      a->dilations[i] = 1;
+    }
+
+  if (!hr_reader_check_keys (&reader, arch_keys) || !hr_reader_require (&reader, "type"))
+    goto out;
+
+  value = 0;
+  if (!hr_reader_enum (&reader, "type", hr_arch_type_names, &value))
+    goto out;
+  a->type = value;
+
+  {
+    int head = HR_ARCH_HEAD_NONE, bn = HR_ARCH_BN_TRAIN;
+    guint64 frozen = 0;
+
+    if (!read_uints (&reader, "depths", 1000, a->depths, &a->n_stages) ||
+        !read_uints (&reader, "widths", 1 << 16, a->widths, &a->n_stages) ||
+        !read_uints (&reader, "strides", 64, a->strides, &a->n_stages) ||
+        !read_uints (&reader, "dilations", 64, a->dilations, &a->n_stages) ||
+        !read_uints (&reader, "heads", 4096, a->heads, &a->n_stages) ||
+        !read_uints (&reader, "sr_ratios", 64, a->sr_ratios, &a->n_stages) ||
+        !read_uints (&reader, "transformer_layers", 1000, a->transformer_layers,
+                     &a->n_stages) ||
+        !hr_reader_bool (&reader, "bottleneck", &a->bottleneck) ||
+        !read_small (&reader, "groups", 1, 4096, &a->groups) ||
+        !read_small (&reader, "width_per_group", 1, 4096, &a->width_per_group) ||
+        !hr_reader_bool (&reader, "deep_stem", &a->deep_stem) ||
+        !hr_reader_enum (&reader, "bn", hr_arch_bn_names, &bn) ||
+        !hr_reader_double (&reader, "width_mult", FALSE, 0.1, 16, &a->width_mult) ||
+        !hr_reader_double (&reader, "depth_mult", FALSE, 0.1, 16, &a->depth_mult) ||
+        !read_small (&reader, "regnet_depth", 1, 1000, &a->regnet_depth) ||
+        !hr_reader_double (&reader, "w0", FALSE, 1, 1 << 16, &a->w0) ||
+        !hr_reader_double (&reader, "wa", FALSE, 0.01, 1 << 16, &a->wa) ||
+        !hr_reader_double (&reader, "wm", FALSE, 1.0001, 16, &a->wm) ||
+        !read_small (&reader, "group_width", 1, 1 << 16, &a->group_width) ||
+        !hr_reader_double (&reader, "se_ratio", FALSE, 0, 1, &a->se_ratio) ||
+        !read_small (&reader, "in_channels", 1, 1 << 16, &a->in_channels) ||
+        !read_small (&reader, "out_channels", 1, 1 << 16, &a->out_channels) ||
+        !read_small (&reader, "latent_scale", 1, 1024, &a->latent_scale) ||
+        !read_small (&reader, "layers_per_block", 1, 64, &a->layers_per_block) ||
+        !read_small (&reader, "head_dim", 1, 4096, &a->head_dim) ||
+        !read_small (&reader, "cross_attention_dim", 1, 1 << 16, &a->cross_attention_dim) ||
+        !read_small (&reader, "text_tokens", 1, 1 << 16, &a->text_tokens) ||
+        !hr_reader_bool (&reader, "linear_projection", &a->linear_projection) ||
+        !hr_reader_bool (&reader, "addition_embed", &a->addition_embed) ||
+        !hr_reader_bool (&reader, "controlnet", &a->controlnet) ||
+        !hr_reader_bool (&reader, "controlnet_residuals", &a->controlnet_residuals) ||
+        !hr_reader_bool (&reader, "mid_attention", &a->mid_attention) ||
+        !hr_reader_bool (&reader, "quant_conv", &a->quant_conv) ||
+        !read_small (&reader, "mid_transformer_layers", 1, 1000, &a->mid_transformer_layers) ||
+        !read_small (&reader, "temporal_compression", 1, 64, &a->temporal_compression) ||
+        !read_small (&reader, "frames_per_chunk", 1, 4096, &a->frames_per_chunk) ||
+        !hr_reader_enum (&reader, "head", hr_arch_head_names, &head) ||
+        !read_small (&reader, "classes", 1, 1 << 20, &a->classes) ||
+        !read_small (&reader, "head_channels", 1, 1 << 16, &a->head_channels) ||
+        !hr_reader_bool (&reader, "aux_head", &a->aux_head) ||
+        !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
+        !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
+        !hr_reader_string (&reader, "source", FALSE, &source))
+      goto out;
+    a->head = head;
+    a->bn = bn;
+
+    if (hr_reader_has (&reader, "frozen_stages"))
+      {
+        if (!hr_reader_uint (&reader, "frozen_stages", FALSE, 0, 4, &frozen))
+          goto out;
+        /* OpenMMLab's convention: 0 freezes the stem, n the stem and the
+         * first n stages; absent (-1) freezes nothing */
+        a->frozen_stages = (int) frozen;
+      }
+  }
+
+  if (a->type == HR_ARCH_UNET && a->mid_transformer_layers == 0 && a->n_stages > 0)
+    a->mid_transformer_layers = MAX (1, a->transformer_layers[a->n_stages - 1]);
+
+  if (!check_arch (&reader, a))
+    goto out;
+
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok ? g_steal_pointer (&a) : NULL;
+}
+
+guint
+hr_arch_latent_side (const HrArch *arch,
+                     guint         pixels)
+{
+  return MAX (1, pixels / MAX (1, arch->latent_scale));
+}
+
+/* ------------------------------------------------------------------ */
+/* The walk                                                            */
+
+/* A tensor of the forward pass: its shape per sample, its element size,
+ * whether some op already saved it, and whether it needs a gradient. */
+typedef struct {
+  guint    c, h, w;
+  double   eb;
+  guint    id;       /* which tensor it is: copies share it */
+  gboolean grad;
+} T;
+
+typedef struct {
+  const HrArch    *a;
+  const HrArchRun *r;
+  HrArchResult    *res;
+  T                x;          /* the current tensor */
+  gboolean         train;      /* the weights of the current region train */
+  gboolean         count_params;  /* FALSE while a shared head runs on later levels */
+  gboolean         lora_here;  /* adapters sit on the attention projections here */
+  /* the current block */
+  guint            block;
+  gboolean         ckpt;
+  double           block_input;
+  gboolean         block_input_counted;
+  gboolean         block_input_taken;
+  double           block_recompute;
+  guint64          block_params;
+  double           held;       /* forward only: tensors kept for later */
+  guint            next_id;
+  GHashTable      *saved_ids;  /* the tensors some op saved */
+  GArray          *block_ids;  /* those saved inside the current checkpointed block */
+} Walk;
+
+/* A new tensor: an op's output. */
+static void
+fresh (Walk *W,
+       T    *t)
+{
+  t->id = ++W->next_id;
+}
+
+static gboolean
+is_saved (Walk    *W,
+          const T *t)
+{
+  return g_hash_table_contains (W->saved_ids, GUINT_TO_POINTER (t->id));
+}
+
+static void
+mark (Walk *W,
+      T    *t)
+{
+  g_hash_table_add (W->saved_ids, GUINT_TO_POINTER (t->id));
+  if (W->ckpt)
+    g_array_append_val (W->block_ids, t->id);
+}
+
+static double
+numel (const T *t)
+{
+  return (double) t->c * t->h * t->w;
+}
+
+static double
+tbytes (const T *t)
+{
+  return numel (t) * t->eb;
+}
+
+static HrArchBlock *
+cur_block (Walk *W)
+{
+  return &g_array_index (W->res->blocks, HrArchBlock, W->block);
+}
+
+static void
+params (Walk    *W,
+        guint64  n)
+{
+  if (W->count_params)
+    W->res->params += n;
+}
+
+static void
+fwd (Walk   *W,
+     double  in,
+     double  out,
+     double  extra)
+{
+  W->res->forward_peak = MAX (W->res->forward_peak, W->held + in + out + extra);
+}
+
+static void
+save_scores (Walk   *W,
+             double  bytes,
+             double  scores)
+{
+  HrArchBlock *b = cur_block (W);
+
+  if (bytes <= 0)
+    return;
+
+  b->saved += bytes;
+  b->scores += scores;
+  W->res->saved += bytes;
+  W->res->scores += scores;
+
+  if (W->ckpt)
+    {
+      W->block_recompute += bytes;
+      if (!W->block_input_taken)
+        {
+          W->block_input_taken = TRUE;
+          if (!W->block_input_counted)
+            {
+              W->res->kept += W->block_input;
+              b->kept += W->block_input;
+            }
+        }
+    }
+  else
+    {
+      W->res->kept += bytes;
+      b->kept += bytes;
+    }
+}
+
+static void
+save (Walk   *W,
+      double  bytes)
+{
+  save_scores (W, bytes, 0);
+}
+
+static void
+save_tensor (Walk *W,
+             T    *t)
+{
+  if (!is_saved (W, t))
+    {
+      save (W, tbytes (t));
+      mark (W, t);
+    }
+}
+
+/* What a convolution or linear layer keeps of its input: its own 16-bit
+ * copy when autocast casts an fp32 input, the input itself otherwise. */
+static void
+save_matmul_input (Walk *W,
+                   T    *in)
+{
+  if (W->r->autocast && in->eb > W->r->e)
+    save (W, numel (in) * W->r->e);
+  else
+    save_tensor (W, in);
+}
+
+static void
+block_begin (Walk       *W,
+             gboolean    checkpointable,
+             const char *format,
+             ...) G_GNUC_PRINTF (3, 4);
+
+static void
+block_begin (Walk       *W,
+             gboolean    checkpointable,
+             const char *format,
+             ...)
+{
+  HrArchBlock b = { 0 };
+  va_list args;
+
+  va_start (args, format);
+  b.name = g_strdup_vprintf (format, args);
+  va_end (args);
+  b.checkpointed = checkpointable && W->r->recompute;
+  g_array_append_val (W->res->blocks, b);
+
+  W->block = W->res->blocks->len - 1;
+  W->ckpt = b.checkpointed;
+  W->block_input = tbytes (&W->x);
+  W->block_input_counted = is_saved (W, &W->x);
+  g_array_set_size (W->block_ids, 0);
+  W->block_input_taken = FALSE;
+  W->block_recompute = 0;
+  W->block_params = W->res->params;
+}
+
+static void
+block_end (Walk *W)
+{
+  HrArchBlock *b = cur_block (W);
+
+  b->channels = W->x.c;
+  b->height = W->x.h;
+  b->width = W->x.w;
+  b->params = W->res->params - W->block_params;
+  if (W->ckpt)
+    {
+      /* the block's own tensors are dropped after its forward pass and
+       * rebuilt in the backward pass: its output is nobody's saved tensor */
+      W->res->recompute_peak = MAX (W->res->recompute_peak, W->block_recompute + W->block_input);
+      for (guint i = 0; i < W->block_ids->len; i++)
+        g_hash_table_remove (W->saved_ids,
+                             GUINT_TO_POINTER (g_array_index (W->block_ids, guint, i)));
+      g_array_set_size (W->block_ids, 0);
+    }
+  W->ckpt = FALSE;
+}
+
+static guint
+conv_out (guint h,
+          guint k,
+          guint stride,
+          guint pad,
+          guint dilation)
+{
+  guint span = dilation * (k - 1) + 1;
+
+  if (h + 2 * pad < span)
+    return 1;
+  return (h + 2 * pad - span) / stride + 1;
+}
+
+/* nn.Conv2d: saves its input whenever a gradient is wanted of it or of the
+ * weight (the formula above). */
+static T
+conv_pad (Walk     *W,
+          T        *in,
+          guint     cout,
+          guint     k,
+          guint     stride,
+          guint     pad,
+          guint     groups,
+          guint     dilation,
+          gboolean  bias)
+{
+  T out = { cout, conv_out (in->h, k, stride, pad, dilation),
+            conv_out (in->w, k, stride, pad, dilation), W->r->e, 0, in->grad || W->train };
+
+  g_assert (groups > 0 && in->c % groups == 0);
+  fresh (W, &out);
+  params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
+  if (out.grad)
+    save_matmul_input (W, in);
+  fwd (W, tbytes (in), tbytes (&out), 0);
+  return out;
+}
+
+static T
+conv (Walk     *W,
+      T        *in,
+      guint     cout,
+      guint     k,
+      guint     stride,
+      guint     groups,
+      guint     dilation,
+      gboolean  bias)
+{
+  return conv_pad (W, in, cout, k, stride, dilation * (k - 1) / 2, groups, dilation, bias);
+}
+
+/* A linear layer over every position (a token, or a pixel as a 1x1
+ * convolution would see it); with `lora`, PEFT's adapter beside it:
+ * lora_A keeps its input (its own cast copy under autocast), lora_B keeps
+ * the rank-r product. */
+static T
+linear (Walk     *W,
+        T        *in,
+        guint     cout,
+        gboolean  bias,
+        gboolean  lora)
+{
+  T out = { cout, in->h, in->w, W->r->e, 0, FALSE };
+  gboolean adapter = lora && W->r->lora_rank > 0;
+
+  fresh (W, &out);
+  params (W, (guint64) in->c * cout + (bias ? cout : 0));
+  if (W->train)
+    save_matmul_input (W, in);
+  if (adapter)
+    {
+      if (W->count_params)
+        W->res->lora_params += (guint64) W->r->lora_rank * (in->c + cout);
+      save_matmul_input (W, in);
+      save (W, (double) W->r->lora_rank * in->h * in->w * W->r->e);
+    }
+  out.grad = in->grad || W->train || adapter;
+  fwd (W, tbytes (in), tbytes (&out), 0);
+  return out;
+}
+
+static void
+bn (Walk *W,
+    T    *x)
+{
+  T out = *x;
+
+  fresh (W, &out);
+  if (W->a->bn != HR_ARCH_BN_FROZEN)
+    {
+      params (W, 2 * (guint64) x->c);
+      if (x->grad || W->train)
+        save_tensor (W, x);
+      out.grad = x->grad || W->train;
+    }
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  *x = out;
+}
+
+/* GroupNorm or LayerNorm: the input is saved; under autocast the output is
+ * fp32. */
+static void
+norm (Walk *W,
+      T    *x)
+{
+  T out = *x;
+
+  params (W, 2 * (guint64) x->c);
+  if (x->grad || W->train)
+    save_tensor (W, x);
+  fresh (W, &out);
+  out.eb = W->r->e32;
+  out.grad = x->grad || W->train;
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  *x = out;
+}
+
+typedef enum {
+  ACT_RELU,      /* saves its result (in place or not) */
+  ACT_INPUT,     /* SiLU, GELU: save their input */
+  ACT_SIGMOID,   /* saves its result */
+} ActKind;
+
+static void
+act (Walk    *W,
+     T       *x,
+     ActKind  kind)
+{
+  T out = *x;
+
+  fresh (W, &out);
+  if (kind == ACT_INPUT && x->grad)
+    save_tensor (W, x);
+  fwd (W, tbytes (x), kind == ACT_RELU ? 0 : tbytes (&out), 0);
+  if (kind != ACT_INPUT && x->grad)
+    save_tensor (W, &out);
+  *x = out;
+}
+
+static void
+maxpool (Walk  *W,
+         T     *x,
+         guint  k,
+         guint  stride,
+         guint  pad)
+{
+  T out = *x;
+
+  out.h = conv_out (x->h, k, stride, pad, 1);
+  out.w = conv_out (x->w, k, stride, pad, 1);
+  fresh (W, &out);
+  if (x->grad)
+    {
+      save_tensor (W, x);
+      save (W, numel (&out) * 8.0);   /* int64 indices */
+    }
+  fwd (W, tbytes (x), tbytes (&out), numel (&out) * 8.0);
+  *x = out;
+}
+
+/* adaptive_avg_pool2d to s x s (saves its input) */
+static T
+avgpool (Walk  *W,
+         T     *x,
+         guint  s)
+{
+  T out = *x;
+
+  out.h = out.w = s;
+  fresh (W, &out);
+  if (x->grad)
+    save_tensor (W, x);
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  return out;
+}
+
+/* interpolate to h x w, nearest or bilinear: saves nothing */
+static T
+resize (Walk  *W,
+        T     *x,
+        guint  h,
+        guint  w)
+{
+  T out = *x;
+
+  out.h = h;
+  out.w = w;
+  fresh (W, &out);
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  return out;
+}
+
+/* x + y (a residual, an FPN's top-down path): nothing saved */
+static T
+add (Walk *W,
+     T    *x,
+     T    *y)
+{
+  T out = *x;
+
+  fresh (W, &out);
+  out.grad = x->grad || y->grad;
+  out.eb = MAX (x->eb, y->eb);
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  return out;
+}
+
+/* torch.cat along channels: nothing saved */
+static T
+cat (Walk  *W,
+     T     *parts,
+     guint  n)
+{
+  T out = parts[0];
+
+  out.c = 0;
+  fresh (W, &out);
+  out.grad = FALSE;
+  for (guint i = 0; i < n; i++)
+    {
+      out.c += parts[i].c;
+      out.grad = out.grad || parts[i].grad;
+      out.eb = MAX (out.eb, parts[i].eb);
+    }
+  fwd (W, 0, tbytes (&out), 0);
+  return out;
+}
+
+static void
+hold (Walk *W,
+      T    *t)
+{
+  W->held += tbytes (t);
+}
+
+static void
+release (Walk *W,
+         T    *t)
+{
+  W->held = MAX (0, W->held - tbytes (t));
+}
+
+/* A conv, its norm and an optional ReLU: mmcv's ConvModule,
+ * torchvision's Conv2dNormActivation. */
+static void
+conv_bn_act (Walk     *W,
+             guint     cout,
+             guint     k,
+             guint     stride,
+             guint     groups,
+             guint     dilation,
+             int       activation)
+{
+  W->x = conv (W, &W->x, cout, k, stride, groups, dilation, FALSE);
+  bn (W, &W->x);
+  if (activation >= 0)
+    act (W, &W->x, activation);
+}
+
+/* ------------------------------------------------------------------ */
+/* Attention                                                           */
+
+/* The attention kernel itself over q (s tokens) and k, v (s_kv tokens),
+ * `width` channels in `heads` heads, q, k, v already made. */
+static void
+attention_kernel (Walk    *W,
+                  double   s,
+                  double   s_kv,
+                  guint    width,
+                  guint    heads,
+                  gboolean eager,
+                  gboolean grad)
+{
+  double e = W->r->e;
+  double qkv = (s + 2.0 * s_kv) * width * e;
+  double scores_elems = (double) heads * s * s_kv;
+  double score_bytes = W->r->e32 + (W->r->e32 != e ? e : 0);
+
+  if (grad)
+    {
+      if (eager)
+        save_scores (W, qkv + scores_elems * score_bytes, scores_elems * score_bytes);
+      else
+        save (W, qkv + s * width * e + 4.0 * heads * s);
+    }
+  fwd (W, qkv, s * width * e, eager ? scores_elems * score_bytes : 0);
+
+  {
+    HrArchBlock *b = cur_block (W);
+
+    b->tokens = MAX (b->tokens, (guint) s);
+    b->attn_heads = MAX (b->attn_heads, heads);
+    W->res->max_tokens = MAX (W->res->max_tokens, (guint) s);
+  }
+}
+
+/* diffusers' Attention: to_q, to_k, to_v, the kernel, to_out; the context
+ * (`ctx`, NULL for self-attention) gives the keys and values. */
+static void
+attention (Walk    *W,
+           T       *ctx,
+           guint    heads,
+           gboolean bias_qkv)
+{
+  T *kv_in = ctx != NULL ? ctx : &W->x;
+  T q, k, v, o;
+  gboolean lora = W->lora_here;
+  double s = (double) W->x.h * W->x.w;
+  double s_kv = (double) kv_in->h * kv_in->w;
+
+  q = linear (W, &W->x, W->x.c, bias_qkv, lora);
+  k = linear (W, kv_in, W->x.c, bias_qkv, lora);
+  v = linear (W, kv_in, W->x.c, bias_qkv, lora);
+  attention_kernel (W, s, s_kv, W->x.c, heads, W->r->eager_attention,
+                    q.grad || k.grad || v.grad);
+  o = q;
+  o.grad = q.grad || k.grad || v.grad;
+  fresh (W, &o);
+  if (!W->r->eager_attention)
+    mark (W, &o);   /* the efficient kernels saved their output */
+  W->x = linear (W, &o, W->x.c, TRUE, lora);
+  (void) v;
+}
+
+/* ------------------------------------------------------------------ */
+/* ResNet (torchvision models/resnet.py; mmdet/mmseg backbones/resnet.py) */
+
+static void
+resnet_backbone (Walk *W,
+                 T     outs[4])
+{
+  const HrArch *a = W->a;
+  gboolean trainable = W->r->trainable;
+  guint in_c;
+
+  block_begin (W, FALSE, "stem");
+  W->train = trainable && a->frozen_stages < 0;
+  if (a->deep_stem)
+    {
+      /* ResNetV1c: 3x3/2 to 32, 3x3 to 32, 3x3 to 64 (stem_channels 64) */
+      conv_bn_act (W, 32, 3, 2, 1, 1, ACT_RELU);
+      conv_bn_act (W, 32, 3, 1, 1, 1, ACT_RELU);
+      conv_bn_act (W, 64, 3, 1, 1, 1, ACT_RELU);
+    }
+  else
+    {
+      W->x = conv_pad (W, &W->x, 64, 7, 2, 3, 1, 1, FALSE);
+      bn (W, &W->x);
+      act (W, &W->x, ACT_RELU);
+    }
+  maxpool (W, &W->x, 3, 2, 1);
+  block_end (W);
+
+  in_c = 64;
+  for (guint i = 0; i < 4; i++)
+    {
+      guint planes = 64u << i;
+      guint out_c = a->bottleneck ? planes * 4 : planes;
+      guint width = a->bottleneck ? planes * a->width_per_group / 64 * a->groups : planes;
+
+      W->train = trainable && a->frozen_stages < (int) i + 1;
+      for (guint j = 0; j < a->depths[i]; j++)
+        {
+          guint stride = j == 0 ? a->strides[i] : 1;
+          guint dilation = a->dilations[i];
+          T id;
+
+          block_begin (W, TRUE, "layer%u.%u", i + 1, j);
+          id = W->x;
+          hold (W, &id);
+          if (a->bottleneck)
+            {
+              conv_bn_act (W, width, 1, 1, 1, 1, ACT_RELU);
+              conv_bn_act (W, width, 3, stride, a->groups, dilation, ACT_RELU);
+              conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
+            }
+          else
+            {
+              conv_bn_act (W, out_c, 3, stride, 1, dilation, ACT_RELU);
+              conv_bn_act (W, out_c, 3, 1, 1, dilation, -1);
+            }
+          if (j == 0 && (stride != 1 || in_c != out_c))
+            {
+              T down = conv (W, &id, out_c, 1, stride, 1, 1, FALSE);
+
+              bn (W, &down);
+              W->x = add (W, &W->x, &down);
+            }
+          else
+            W->x = add (W, &W->x, &id);
+          release (W, &id);
+          act (W, &W->x, ACT_RELU);
+          block_end (W);
+          in_c = out_c;
+        }
+      outs[i] = W->x;
+    }
+  W->train = trainable;
+}
+
+static void
+classifier (Walk  *W,
+            guint  classes)
+{
+  block_begin (W, FALSE, "head");
+  W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, classes, TRUE, FALSE);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* Detection heads (mmdet 2.x/3.x configs/_base_/models)               */
+
+/* Cross-entropy and focal losses read a permuted, flattened copy of the
+ * head's outputs (mmdet's loss_by_feat: permute(0, 2, 3, 1).reshape). */
+static void
+loss_copy (Walk *W,
+           T    *scores)
+{
+  if (scores->grad)
+    save (W, tbytes (scores));
+}
+
+/* mmdet FPN: 1x1 laterals, nearest top-down, 3x3 outputs; `extra` levels
+ * beyond the backbone's: max-pooled (Faster R-CNN), or stride-2 convs on
+ * C5 (RetinaNet) or on P5 (FCOS). */
+static guint
+fpn (Walk  *W,
+     T     *c,
+     guint  start,
+     int    extra_mode,
+     T     *p)
+{
+  T lat[4];
+  guint n = 0;
+
+  block_begin (W, FALSE, "neck (FPN)");
+  for (guint i = start; i < 4; i++)
+    lat[i] = conv (W, &c[i], 256, 1, 1, 1, 1, TRUE);
+  for (guint i = 3; i > start; i--)
+    {
+      T up = resize (W, &lat[i], lat[i - 1].h, lat[i - 1].w);
+
+      lat[i - 1] = add (W, &lat[i - 1], &up);
+    }
+  for (guint i = start; i < 4; i++)
+    {
+      p[n] = conv (W, &lat[i], 256, 3, 1, 1, 1, TRUE);
+      hold (W, &p[n]);
+      n++;
+    }
+
+  if (extra_mode == 0)
+    {
+      /* F.max_pool2d(outs[-1], 1, stride=2) */
+      p[n] = p[n - 1];
+      maxpool (W, &p[n], 1, 2, 0);
+      n++;
+    }
+  else
+    {
+      /* RetinaNet: add_extra_convs='on_input' (from C5); FCOS:
+       * 'on_output' with relu_before_extra_convs */
+      T src = extra_mode == 1 ? c[3] : p[n - 1];
+
+      p[n] = conv (W, &src, 256, 3, 2, 1, 1, TRUE);
+      n++;
+      src = p[n - 1];
+      if (extra_mode == 2)
+        act (W, &src, ACT_RELU);
+      p[n] = conv (W, &src, 256, 3, 2, 1, 1, TRUE);
+      n++;
+    }
+  W->x = p[n - 1];
+  block_end (W);
+  return n;
+}
+
+static void
+rpn_head (Walk  *W,
+          T     *p,
+          guint  n)
+{
+  block_begin (W, FALSE, "rpn head");
+  for (guint i = 0; i < n; i++)
+    {
+      T x = p[i], cls, reg;
+
+      W->count_params = i == 0;
+      x = conv (W, &x, 256, 3, 1, 1, 1, TRUE);
+      act (W, &x, ACT_RELU);
+      cls = conv (W, &x, 3, 1, 1, 1, 1, TRUE);    /* 3 anchors, sigmoid */
+      reg = conv (W, &x, 12, 1, 1, 1, 1, TRUE);
+      loss_copy (W, &cls);
+      loss_copy (W, &reg);
+    }
+  W->count_params = TRUE;
+  block_end (W);
+}
+
+/* StandardRoIHead: RoIAlign (mmcv's op saves the RoIs, not the features),
+ * Shared2FCBBoxHead (fc 1024, 1024), class-specific boxes; the mask head
+ * (FCNMaskHead: 4 convs, a 2x deconv, per-class logits) on the positive
+ * RoIs. */
+static void
+roi_heads (Walk     *W,
+           gboolean  mask)
+{
+  const HrArch *a = W->a;
+  T x = { 256 * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
+  T cls, reg;
+
+  fresh (W, &x);
+  block_begin (W, FALSE, "roi head (box)");
+  x = linear (W, &x, 1024, TRUE, FALSE);
+  act (W, &x, ACT_RELU);
+  x = linear (W, &x, 1024, TRUE, FALSE);
+  act (W, &x, ACT_RELU);
+  cls = linear (W, &x, a->classes + 1, TRUE, FALSE);
+  reg = linear (W, &x, 4 * a->classes, TRUE, FALSE);
+  loss_copy (W, &cls);
+  (void) reg;
+  W->x = x;
+  block_end (W);
+
+  if (!mask)
+    return;
+
+  block_begin (W, FALSE, "roi head (mask)");
+  /* the RoIs side by side: a convolution over 14 x (14 * rois) keeps what
+   * one over rois x 14 x 14 keeps */
+  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  for (guint i = 0; i < 4; i++)
+    {
+      W->x = conv (W, &W->x, 256, 3, 1, 1, 1, TRUE);
+      act (W, &W->x, ACT_RELU);
+    }
+  {
+    /* ConvTranspose2d(256, 256, 2, stride 2) saves its input like a
+     * convolution */
+    T up = { 256, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
+
+    fresh (W, &up);
+    params (W, 256 * 256 * 4 + 256);
+    save_matmul_input (W, &W->x);
+    W->x = up;
+    act (W, &W->x, ACT_RELU);
+  }
+  W->x = conv (W, &W->x, a->classes, 1, 1, 1, 1, TRUE);
+  block_end (W);
+}
+
+/* RetinaHead (4 convs per tower, 9 anchors) and FCOSHead (4 convs with
+ * GroupNorm per tower, centerness): one set of weights for every level. */
+static void
+dense_head (Walk     *W,
+            T        *p,
+            guint     n,
+            gboolean  fcos)
+{
+  const HrArch *a = W->a;
+
+  block_begin (W, FALSE, fcos ? "fcos head" : "retina head");
+  for (guint i = 0; i < n; i++)
+    {
+      W->count_params = i == 0;
+      for (guint tower = 0; tower < 2; tower++)
+        {
+          T x = p[i], out;
+
+          for (guint j = 0; j < 4; j++)
+            {
+              x = conv (W, &x, 256, 3, 1, 1, 1, !fcos);
+              if (fcos)
+                norm (W, &x);
+              act (W, &x, ACT_RELU);
+            }
+          if (tower == 0)
+            {
+              out = conv (W, &x, fcos ? a->classes : 9 * a->classes, 3, 1, 1, 1, TRUE);
+              loss_copy (W, &out);
+              if (fcos)
+                {
+                  T centerness = conv (W, &x, 1, 3, 1, 1, 1, TRUE);
+
+                  loss_copy (W, &centerness);
+                }
+            }
+          else
+            {
+              out = conv (W, &x, fcos ? 4 : 36, 3, 1, 1, 1, TRUE);
+              loss_copy (W, &out);
+            }
+        }
+    }
+  W->count_params = TRUE;
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* Segmentation heads (mmseg configs/_base_/models)                     */
+
+/* The loss at full resolution: the logits are resized to the label's size
+ * and log_softmax saves its fp32 result (mmseg's losses, resize before
+ * CrossEntropyLoss; the loss runs in fp32). */
+static void
+seg_loss (Walk *W,
+          T    *logits)
+{
+  T full = { logits->c, W->r->height, W->r->width, 4.0, 0, logits->grad };
+
+  if (logits->grad)
+    save (W, tbytes (&full));
+  fwd (W, tbytes (logits), 2.0 * tbytes (&full), 0);
+}
+
+static void
+conv_seg (Walk *W)
+{
+  /* dropout_ratio 0.1 is nn.Dropout2d: a per-channel mask */
+  W->x = conv (W, &W->x, W->a->classes, 1, 1, 1, 1, TRUE);
+  seg_loss (W, &W->x);
+}
+
+static void
+ppm (Walk *W,
+     T    *x,
+     guint channels,
+     T    *outs)
+{
+  static const guint scales[] = { 1, 2, 3, 6 };
+
+  outs[0] = *x;
+  for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
+    {
+      T pooled = avgpool (W, x, scales[i]);
+
+      W->x = pooled;
+      conv_bn_act (W, channels, 1, 1, 1, 1, ACT_RELU);
+      outs[i + 1] = resize (W, &W->x, x->h, x->w);
+    }
+}
+
+/* FCNHead on stage 3, num_convs 1, half the decode head's channels (256
+ * beside a 512-channel head, 64 beside ResNet-18's 128) */
+static void
+aux_fcn (Walk  *W,
+         T     *c4,
+         guint  channels)
+{
+  block_begin (W, FALSE, "auxiliary head (FCN)");
+  W->x = *c4;
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  conv_seg (W);
+  block_end (W);
+}
+
+static void
+psp_head (Walk  *W,
+          T     *c,
+          guint  channels)
+{
+  T parts[5];
+
+  block_begin (W, FALSE, "decode head (PSP)");
+  ppm (W, &c[3], channels, parts);
+  W->x = cat (W, parts, 5);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  conv_seg (W);
+  block_end (W);
+}
+
+/* DepthwiseSeparableConvModule: depthwise conv + BN + ReLU, pointwise
+ * conv + BN + ReLU */
+static void
+sep_conv (Walk  *W,
+          guint  cout,
+          guint  dilation)
+{
+  conv_bn_act (W, W->x.c, 3, 1, W->x.c, dilation, ACT_RELU);
+  conv_bn_act (W, cout, 1, 1, 1, 1, ACT_RELU);
+}
+
+static void
+aspp_head (Walk *W,
+           T    *c)
+{
+  static const guint dilations[] = { 12, 24, 36 };
+  T parts[5], c1;
+
+  block_begin (W, FALSE, "decode head (DeepLabv3+)");
+  W->x = avgpool (W, &c[3], 1);
+  conv_bn_act (W, 512, 1, 1, 1, 1, ACT_RELU);
+  parts[0] = resize (W, &W->x, c[3].h, c[3].w);
+  W->x = c[3];
+  conv_bn_act (W, 512, 1, 1, 1, 1, ACT_RELU);
+  parts[1] = W->x;
+  for (guint i = 0; i < G_N_ELEMENTS (dilations); i++)
+    {
+      W->x = c[3];
+      sep_conv (W, 512, dilations[i]);
+      parts[i + 2] = W->x;
+    }
+  W->x = cat (W, parts, 5);
+  conv_bn_act (W, 512, 3, 1, 1, 1, ACT_RELU);
+  {
+    T out = resize (W, &W->x, c[0].h, c[0].w);
+
+    W->x = c[0];
+    conv_bn_act (W, 48, 1, 1, 1, 1, ACT_RELU);
+    c1 = W->x;
+    parts[0] = out;
+    parts[1] = c1;
+    W->x = cat (W, parts, 2);
+  }
+  sep_conv (W, 512, 1);
+  sep_conv (W, 512, 1);
+  conv_seg (W);
+  block_end (W);
+}
+
+static void
+uper_head (Walk  *W,
+           T     *c,
+           guint  channels)
+{
+  T parts[5], lat[4], outs[4];
+
+  block_begin (W, FALSE, "decode head (UPerNet)");
+  ppm (W, &c[3], channels, parts);
+  W->x = cat (W, parts, 5);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  lat[3] = W->x;
+  for (guint i = 0; i < 3; i++)
+    {
+      W->x = c[i];
+      conv_bn_act (W, channels, 1, 1, 1, 1, ACT_RELU);
+      lat[i] = W->x;
+    }
+  for (guint i = 3; i > 0; i--)
+    {
+      T up = resize (W, &lat[i], lat[i - 1].h, lat[i - 1].w);
+
+      lat[i - 1] = add (W, &lat[i - 1], &up);
+    }
+  for (guint i = 0; i < 4; i++)
+    {
+      W->x = lat[i];
+      if (i < 3)
+        conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+      outs[i] = resize (W, &W->x, lat[0].h, lat[0].w);
+    }
+  W->x = cat (W, outs, 4);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  conv_seg (W);
+  block_end (W);
+}
+
+static void
+segformer_head (Walk  *W,
+                T     *c,
+                guint  channels)
+{
+  T outs[4];
+
+  block_begin (W, FALSE, "decode head (SegFormer)");
+  for (guint i = 0; i < 4; i++)
+    {
+      W->x = c[i];
+      conv_bn_act (W, channels, 1, 1, 1, 1, ACT_RELU);
+      outs[i] = resize (W, &W->x, c[0].h, c[0].w);
+    }
+  W->x = cat (W, outs, 4);
+  conv_bn_act (W, channels, 1, 1, 1, 1, ACT_RELU);
+  conv_seg (W);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* ConvNeXt (torchvision models/convnext.py)                            */
+
+static void
+convnext (Walk *W)
+{
+  const HrArch *a = W->a;
+
+  block_begin (W, FALSE, "stem");
+  W->x = conv_pad (W, &W->x, a->widths[0], 4, 4, 0, 1, 1, TRUE);
+  norm (W, &W->x);   /* LayerNorm2d */
+  block_end (W);
+
+  for (guint i = 0; i < 4; i++)
+    {
+      guint C = a->widths[i];
+
+      if (i > 0)
+        {
+          block_begin (W, FALSE, "downsample%u", i);
+          norm (W, &W->x);
+          W->x = conv_pad (W, &W->x, C, 2, 2, 0, 1, 1, TRUE);
+          block_end (W);
+        }
+      for (guint j = 0; j < a->depths[i]; j++)
+        {
+          T id = W->x;
+
+          block_begin (W, TRUE, "stages.%u.%u", i, j);
+          hold (W, &id);
+          W->x = conv (W, &W->x, C, 7, 1, C, 1, TRUE);   /* depthwise 7x7 */
+          norm (W, &W->x);
+          W->x = linear (W, &W->x, 4 * C, TRUE, FALSE);
+          act (W, &W->x, ACT_INPUT);                      /* GELU */
+          W->x = linear (W, &W->x, C, TRUE, FALSE);
+          /* layer_scale * x: the scale trains, so the mul keeps x */
+          params (W, C);
+          if (W->train)
+            save_tensor (W, &W->x);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+          block_end (W);
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  W->x = avgpool (W, &W->x, 1);
+  norm (W, &W->x);
+  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* EfficientNet and RegNet (torchvision models/efficientnet.py, regnet.py) */
+
+static guint
+make_divisible (double v,
+                guint  divisor)
+{
+  guint new_v = MAX (divisor, (guint) (v + divisor / 2.0) / divisor * divisor);
+
+  if (new_v < 0.9 * v)
+    new_v += divisor;
+  return new_v;
+}
+
+/* SqueezeExcitation: pool, fc1, act, fc2, sigmoid, scale * x (the mul
+ * keeps x and the scale) */
+static void
+squeeze_excite (Walk    *W,
+                guint    squeeze,
+                ActKind  activation)
+{
+  T x = W->x, s;
+
+  s = avgpool (W, &x, 1);
+  W->x = s;
+  W->x = conv (W, &W->x, squeeze, 1, 1, 1, 1, TRUE);
+  act (W, &W->x, activation);
+  W->x = conv (W, &W->x, x.c, 1, 1, 1, 1, TRUE);
+  act (W, &W->x, ACT_SIGMOID);
+  if (x.grad || W->train)
+    save_tensor (W, &x);
+  fresh (W, &x);
+  W->x = x;
+}
+
+static void
+efficientnet (Walk *W)
+{
+  /* EfficientNet-B0's stages: expand ratio, kernel, stride, input and
+   * output channels, layers (torchvision _efficientnet_conf) */
+  static const guint conf[7][6] = {
+    { 1, 3, 1, 32, 16, 1 }, { 6, 3, 2, 16, 24, 2 }, { 6, 5, 2, 24, 40, 2 },
+    { 6, 3, 2, 40, 80, 3 }, { 6, 5, 1, 80, 112, 3 }, { 6, 5, 2, 112, 192, 4 },
+    { 6, 3, 1, 192, 320, 1 },
+  };
+  const HrArch *a = W->a;
+  guint last = 0;
+
+  block_begin (W, FALSE, "stem");
+  conv_bn_act (W, make_divisible (32 * a->width_mult, 8), 3, 2, 1, 1, ACT_INPUT);
+  block_end (W);
+
+  for (guint i = 0; i < 7; i++)
+    {
+      guint in_c = make_divisible (conf[i][3] * a->width_mult, 8);
+      guint out_c = make_divisible (conf[i][4] * a->width_mult, 8);
+      guint layers = (guint) ceil (conf[i][5] * a->depth_mult);
+
+      for (guint j = 0; j < layers; j++)
+        {
+          guint block_in = j == 0 ? in_c : out_c;
+          guint stride = j == 0 ? conf[i][2] : 1;
+          guint expanded = make_divisible ((double) block_in * conf[i][0], 8);
+          T id = W->x;
+
+          block_begin (W, TRUE, "features.%u.%u", i + 1, j);
+          hold (W, &id);
+          if (expanded != block_in)
+            conv_bn_act (W, expanded, 1, 1, 1, 1, ACT_INPUT);
+          conv_bn_act (W, expanded, conf[i][1], stride, expanded, 1, ACT_INPUT);
+          squeeze_excite (W, MAX (1, block_in / 4), ACT_INPUT);
+          conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
+          if (stride == 1 && block_in == out_c)
+            W->x = add (W, &W->x, &id);
+          release (W, &id);
+          block_end (W);
+        }
+      last = out_c;
+    }
+
+  block_begin (W, FALSE, "head");
+  conv_bn_act (W, 4 * last, 1, 1, 1, 1, ACT_INPUT);
+  W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  block_end (W);
+}
+
+/* torchvision BlockParams.from_init_params: the quantised linear widths
+ * of a RegNet, grouped into stages */
+static guint
+regnet_stages (const HrArch *a,
+               guint        *widths,
+               guint        *depths)
+{
+  guint n = 0, prev = 0;
+
+  for (guint i = 0; i < a->regnet_depth; i++)
+    {
+      double cont = i * a->wa + a->w0;
+      double capacity = round (log (cont / a->w0) / log (a->wm));
+      guint w = (guint) (round (a->w0 * pow (a->wm, capacity) / 8.0) * 8.0);
+
+      if (w != prev)
+        {
+          if (n == HR_ARCH_MAX_STAGES)
+            break;
+          widths[n] = w;
+          depths[n] = 0;
+          n++;
+          prev = w;
+        }
+      depths[n - 1]++;
+    }
+
+  /* _adjust_widths_groups_compatibilty with bottleneck multiplier 1 */
+  for (guint i = 0; i < n; i++)
+    {
+      guint g = MIN (a->group_width, widths[i]);
+
+      widths[i] = make_divisible (widths[i], g);
+    }
+  return n;
+}
+
+static void
+regnet (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint widths[HR_ARCH_MAX_STAGES], depths[HR_ARCH_MAX_STAGES];
+  guint n = regnet_stages (a, widths, depths);
+  guint in_c = 32;
+
+  block_begin (W, FALSE, "stem");
+  conv_bn_act (W, 32, 3, 2, 1, 1, ACT_RELU);
+  block_end (W);
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint w = widths[i];
+      guint g = MIN (a->group_width, w);
+
+      for (guint j = 0; j < depths[i]; j++)
+        {
+          guint stride = j == 0 ? 2 : 1;
+          T id = W->x;
+
+          block_begin (W, TRUE, "trunk_output.block%u.%u", i + 1, j);
+          hold (W, &id);
+          conv_bn_act (W, w, 1, 1, 1, 1, ACT_RELU);
+          conv_bn_act (W, w, 3, stride, w / g, 1, ACT_RELU);
+          if (a->se_ratio > 0)
+            squeeze_excite (W, (guint) round (a->se_ratio * in_c), ACT_RELU);
+          conv_bn_act (W, w, 1, 1, 1, 1, -1);
+          if (in_c != w || stride != 1)
+            {
+              T proj = conv (W, &id, w, 1, stride, 1, 1, FALSE);
+
+              bn (W, &proj);
+              W->x = add (W, &W->x, &proj);
+            }
+          else
+            W->x = add (W, &W->x, &id);
+          release (W, &id);
+          act (W, &W->x, ACT_RELU);
+          block_end (W);
+          in_c = w;
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* SegFormer's Mix Transformer (mmseg models/backbones/mit.py)          */
+
+static void
+mit (Walk *W,
+     T     outs[4])
+{
+  const HrArch *a = W->a;
+
+  for (guint i = 0; i < 4; i++)
+    {
+      guint C = a->widths[i];
+      guint k = i == 0 ? 7 : 3;
+      guint sr = a->sr_ratios[i];
+
+      block_begin (W, FALSE, "stage%u.patch_embed", i + 1);
+      W->x = conv_pad (W, &W->x, C, k, i == 0 ? 4 : 2, k / 2, 1, 1, TRUE);
+      norm (W, &W->x);
+      block_end (W);
+
+      for (guint j = 0; j < a->depths[i]; j++)
+        {
+          T id = W->x, q, kv_src, k_t, v_t, o;
+          double s = (double) W->x.h * W->x.w;
+
+          block_begin (W, TRUE, "stage%u.%u", i + 1, j);
+          hold (W, &id);
+          norm (W, &W->x);
+          kv_src = W->x;
+          if (sr > 1)
+            {
+              kv_src = conv_pad (W, &kv_src, C, sr, sr, 0, 1, 1, TRUE);
+              norm (W, &kv_src);
+            }
+          /* nn.MultiheadAttention, called with need_weights left True:
+           * the math path, whatever the scenario's attention kernel */
+          q = linear (W, &W->x, C, TRUE, FALSE);
+          k_t = linear (W, &kv_src, C, TRUE, FALSE);
+          v_t = linear (W, &kv_src, C, TRUE, FALSE);
+          attention_kernel (W, s, (double) kv_src.h * kv_src.w, C, a->heads[i], TRUE, q.grad);
+          o = q;
+          fresh (W, &o);
+          W->x = linear (W, &o, C, TRUE, FALSE);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+          (void) k_t;
+          (void) v_t;
+
+          /* MixFFN: 1x1 to 4C, depthwise 3x3, GELU, 1x1 back */
+          id = W->x;
+          hold (W, &id);
+          norm (W, &W->x);
+          W->x = conv (W, &W->x, 4 * C, 1, 1, 1, 1, TRUE);
+          W->x = conv (W, &W->x, 4 * C, 3, 1, 4 * C, 1, TRUE);
+          act (W, &W->x, ACT_INPUT);
+          W->x = conv (W, &W->x, C, 1, 1, 1, 1, TRUE);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+          block_end (W);
+        }
+
+      block_begin (W, FALSE, "stage%u.norm", i + 1);
+      norm (W, &W->x);
+      block_end (W);
+      outs[i] = W->x;
+      hold (W, &outs[i]);
+    }
+}
+
+/* ------------------------------------------------------------------ */
+/* diffusers UNet2DConditionModel, ControlNetModel and AutoencoderKL    */
+
+#define TIME_EMBED_CHANNELS_PER_BLOCK 4   /* time_embed_dim = 4 * block_out_channels[0] */
+
+/* ResnetBlock2D: GroupNorm, SiLU, conv, + time embedding, GroupNorm, SiLU,
+ * dropout (p = 0), conv, 1x1 shortcut when the channels change */
+static void
+resnet2d (Walk  *W,
+          guint  cout,
+          guint  temb_channels)
+{
+  T id = W->x;
+
+  hold (W, &id);
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  W->x = conv (W, &W->x, cout, 3, 1, 1, 1, TRUE);
+  if (temb_channels > 0)
+    {
+      /* time_emb_proj: SiLU(temb) then Linear(temb_channels, cout), added
+       * to every pixel; a vector per sample */
+      T temb = { temb_channels, 1, 1, W->r->e, 0, FALSE };
+      T proj;
+
+      fresh (W, &temb);
+      act (W, &temb, ACT_INPUT);
+      proj = linear (W, &temb, cout, TRUE, W->lora_here && W->r->lora_all_linear);
+      W->x = add (W, &W->x, &proj);
+    }
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  W->x = conv (W, &W->x, cout, 3, 1, 1, 1, TRUE);
+  if (id.c != cout)
+    {
+      T sc = conv (W, &id, cout, 1, 1, 1, 1, TRUE);
+
+      W->x = add (W, &W->x, &sc);
+    }
+  else
+    W->x = add (W, &W->x, &id);
+  release (W, &id);
+}
+
+/* BasicTransformerBlock: LayerNorm, self-attention, LayerNorm,
+ * cross-attention, LayerNorm, GEGLU feed-forward (diffusers attention.py:
+ * proj to 8C, chunk, hidden * gelu(gate): gelu keeps its input, a view of
+ * the projection, and the product keeps both factors) */
+static void
+transformer_block (Walk  *W,
+                   T     *ctx,
+                   guint  heads)
+{
+  guint C = W->x.c;
+  gboolean lora_ff = W->lora_here && W->r->lora_all_linear;
+  T id = W->x, proj, gate;
+
+  hold (W, &id);
+  norm (W, &W->x);
+  attention (W, NULL, heads, FALSE);
+  W->x = add (W, &W->x, &id);
+
+  id = W->x;
+  norm (W, &W->x);
+  attention (W, ctx, heads, FALSE);
+  W->x = add (W, &W->x, &id);
+
+  id = W->x;
+  norm (W, &W->x);
+  proj = linear (W, &W->x, 8 * C, TRUE, lora_ff);
+  if (proj.grad)
+    save_tensor (W, &proj);           /* gelu's input is a view of it */
+  gate = proj;
+  gate.c = 4 * C;
+  fresh (W, &gate);
+  if (proj.grad)
+    save_tensor (W, &gate);           /* gelu(gate), kept by the product */
+  fresh (W, &gate);
+  gate.grad = proj.grad;
+  fwd (W, tbytes (&proj), 2.0 * tbytes (&gate), 0);
+  W->x = linear (W, &gate, C, TRUE, lora_ff);
+  W->x = add (W, &W->x, &id);
+  release (W, &id);
+}
+
+/* Transformer2DModel: GroupNorm, proj_in (a 1x1 conv, or a linear with
+ * use_linear_projection), the blocks, proj_out, + input */
+static void
+transformer2d (Walk       *W,
+               T          *ctx,
+               guint       layers,
+               guint       heads,
+               const char *name)
+{
+  T id = W->x;
+  gboolean lora_proj = W->lora_here && W->r->lora_all_linear && W->a->linear_projection;
+
+  block_begin (W, FALSE, "%s", name);
+  hold (W, &id);
+  norm (W, &W->x);
+  if (W->a->linear_projection)
+    W->x = linear (W, &W->x, W->x.c, TRUE, lora_proj);
+  else
+    W->x = conv (W, &W->x, W->x.c, 1, 1, 1, 1, TRUE);
+  block_end (W);
+
+  for (guint k = 0; k < layers; k++)
+    {
+      block_begin (W, TRUE, "%s.transformer_blocks.%u", name, k);
+      transformer_block (W, ctx, heads);
+      block_end (W);
+    }
+
+  block_begin (W, FALSE, "%s.proj_out", name);
+  if (W->a->linear_projection)
+    W->x = linear (W, &W->x, W->x.c, TRUE, lora_proj);
+  else
+    W->x = conv (W, &W->x, W->x.c, 1, 1, 1, 1, TRUE);
+  W->x = add (W, &W->x, &id);
+  release (W, &id);
+  block_end (W);
+}
+
+static guint
+level_heads (const HrArch *a,
+             guint         level)
+{
+  return a->head_dim > 0 ? a->widths[level] / a->head_dim : a->heads[level];
+}
+
+/* diffusers TimestepEmbedding (and SDXL's add_embedding): two linears of
+ * 4 * block_out_channels[0] with a SiLU; vectors per sample */
+static void
+time_embedding (Walk  *W,
+                guint  temb)
+{
+  T t = { W->a->widths[0], 1, 1, W->r->e, 0, FALSE };
+
+  fresh (W, &t);
+  block_begin (W, FALSE, "time_embedding");
+  t = linear (W, &t, temb, TRUE, FALSE);
+  act (W, &t, ACT_INPUT);
+  t = linear (W, &t, temb, TRUE, FALSE);
+  if (W->a->addition_embed)
+    {
+      /* text_time: 6 time ids x 256 sinusoidal channels + the pooled
+       * 1280-channel text embedding = 2816 (SDXL's
+       * projection_class_embeddings_input_dim) */
+      T add_t = { 2816, 1, 1, W->r->e, 0, FALSE };
+
+      fresh (W, &add_t);
+      add_t = linear (W, &add_t, temb, TRUE, FALSE);
+      act (W, &add_t, ACT_INPUT);
+      add_t = linear (W, &add_t, temb, TRUE, FALSE);
+    }
+  block_end (W);
+}
+
+static void
+unet (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+  guint temb = TIME_EMBED_CHANNELS_PER_BLOCK * a->widths[0];
+  T ctx = { a->cross_attention_dim, 1, a->text_tokens, W->r->e, 0, FALSE };
+  g_autoptr(GArray) skips = g_array_new (FALSE, FALSE, sizeof (T));
+  gboolean frozen_front = a->controlnet_residuals && !W->r->trainable;
+  gboolean grad = W->r->grad && !frozen_front;
+
+  fresh (W, &ctx);
+  W->x.grad = FALSE;
+  W->lora_here = W->r->lora_rank > 0;
+  if (!grad)
+    W->train = FALSE;
+
+  time_embedding (W, temb);
+
+  if (a->controlnet)
+    {
+      /* ControlNetConditioningEmbedding: the conditioning image through
+       * convs of 16, 32, 96, 256 channels, three of them stride 2, to the
+       * latent size, then a zero conv to block_out_channels[0] */
+      static const guint ch[] = { 16, 32, 96, 256 };
+      T cond = { 3, W->r->height, W->r->width, W->r->input_bytes, 0, FALSE };
+      T saved_x = W->x;
+
+      fresh (W, &cond);
+      block_begin (W, FALSE, "controlnet_cond_embedding");
+      W->x = cond;
+      W->x = conv (W, &W->x, ch[0], 3, 1, 1, 1, TRUE);
+      act (W, &W->x, ACT_INPUT);
+      for (guint i = 0; i < 3; i++)
+        {
+          W->x = conv (W, &W->x, ch[i], 3, 1, 1, 1, TRUE);
+          act (W, &W->x, ACT_INPUT);
+          W->x = conv (W, &W->x, ch[i + 1], 3, 2, 1, 1, TRUE);
+          act (W, &W->x, ACT_INPUT);
+        }
+      W->x = conv (W, &W->x, a->widths[0], 3, 1, 1, 1, TRUE);
+      cond = W->x;
+      W->x = saved_x;
+      block_end (W);
+
+      block_begin (W, FALSE, "conv_in");
+      W->x = conv (W, &W->x, a->widths[0], 3, 1, 1, 1, TRUE);
+      W->x = add (W, &W->x, &cond);
+      block_end (W);
+    }
+  else
+    {
+      block_begin (W, FALSE, "conv_in");
+      W->x = conv (W, &W->x, a->widths[0], 3, 1, 1, 1, TRUE);
+      block_end (W);
+    }
+  g_array_append_val (skips, W->x);
+  hold (W, &W->x);
+
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint j = 0; j < a->layers_per_block; j++)
+        {
+          block_begin (W, TRUE, "down_blocks.%u.resnets.%u", i, j);
+          resnet2d (W, a->widths[i], temb);
+          block_end (W);
+          if (a->transformer_layers[i] > 0)
+            {
+              g_autofree char *name = g_strdup_printf ("down_blocks.%u.attentions.%u", i, j);
+
+              transformer2d (W, &ctx, a->transformer_layers[i], level_heads (a, i), name);
+            }
+          g_array_append_val (skips, W->x);
+          hold (W, &W->x);
+        }
+      if (i + 1 < n)
+        {
+          block_begin (W, FALSE, "down_blocks.%u.downsamplers", i);
+          W->x = conv (W, &W->x, a->widths[i], 3, 2, 1, 1, TRUE);
+          block_end (W);
+          g_array_append_val (skips, W->x);
+          hold (W, &W->x);
+        }
+    }
+
+  block_begin (W, TRUE, "mid_block.resnets.0");
+  resnet2d (W, a->widths[n - 1], temb);
+  block_end (W);
+  if (a->mid_attention)
+    transformer2d (W, &ctx, a->mid_transformer_layers, level_heads (a, n - 1),
+                   "mid_block.attentions.0");
+  block_begin (W, TRUE, "mid_block.resnets.1");
+  resnet2d (W, a->widths[n - 1], temb);
+  block_end (W);
+
+  if (a->controlnet)
+    {
+      /* the zero convs: a 1x1 conv on every skip and on the middle */
+      block_begin (W, FALSE, "controlnet_down_blocks");
+      for (guint i = 0; i < skips->len; i++)
+        {
+          T s = g_array_index (skips, T, i);
+
+          conv (W, &s, s.c, 1, 1, 1, 1, TRUE);
+        }
+      conv (W, &W->x, W->x.c, 1, 1, 1, 1, TRUE);
+      block_end (W);
+      W->res->output = tbytes (&W->x);
+      return;
+    }
+
+  if (frozen_front && W->r->grad)
+    {
+      /* a ControlNet's residuals are added to the skips and to the middle
+       * block's output: the gradient enters there, so the up path keeps
+       * what it computes and the down path nothing */
+      W->x.grad = TRUE;
+      fresh (W, &W->x);
+      for (guint i = 0; i < skips->len; i++)
+        {
+          g_array_index (skips, T, i).grad = TRUE;
+          fresh (W, &g_array_index (skips, T, i));
+        }
+    }
+
+  for (guint level = n; level-- > 0;)
+    {
+      guint up = n - 1 - level;
+
+      for (guint j = 0; j < a->layers_per_block + 1; j++)
+        {
+          T parts[2];
+
+          parts[0] = W->x;
+          parts[1] = g_array_index (skips, T, skips->len - 1);
+          g_array_set_size (skips, skips->len - 1);
+          release (W, &parts[1]);
+          block_begin (W, TRUE, "up_blocks.%u.resnets.%u", up, j);
+          W->x = cat (W, parts, 2);
+          resnet2d (W, a->widths[level], temb);
+          block_end (W);
+          if (a->transformer_layers[level] > 0)
+            {
+              g_autofree char *name = g_strdup_printf ("up_blocks.%u.attentions.%u", up, j);
+
+              transformer2d (W, &ctx, a->transformer_layers[level], level_heads (a, level),
+                             name);
+            }
+        }
+      if (level > 0)
+        {
+          T big;
+
+          block_begin (W, FALSE, "up_blocks.%u.upsamplers", up);
+          big = resize (W, &W->x, W->x.h * 2, W->x.w * 2);
+          W->x = conv (W, &big, a->widths[level], 3, 1, 1, 1, TRUE);
+          block_end (W);
+        }
+    }
+
+  block_begin (W, FALSE, "conv_out");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  W->x = conv (W, &W->x, a->out_channels, 3, 1, 1, 1, TRUE);
+  block_end (W);
+  W->res->output = tbytes (&W->x);
+}
+
+/* UNetMidBlock2D of the VAE: resnet, single-head attention, resnet */
+static void
+vae_mid (Walk       *W,
+         guint       C,
+         const char *prefix)
+{
+  T id;
+
+  block_begin (W, TRUE, "%s.mid_block.resnets.0", prefix);
+  resnet2d (W, C, 0);
+  block_end (W);
+
+  block_begin (W, TRUE, "%s.mid_block.attentions.0", prefix);
+  id = W->x;
+  hold (W, &id);
+  norm (W, &W->x);
+  attention (W, NULL, 1, TRUE);
+  W->x = add (W, &W->x, &id);
+  release (W, &id);
+  block_end (W);
+
+  block_begin (W, TRUE, "%s.mid_block.resnets.1", prefix);
+  resnet2d (W, C, 0);
+  block_end (W);
+}
+
+static void
+vae_encoder (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+
+  block_begin (W, FALSE, "encoder.conv_in");
+  W->x = conv (W, &W->x, a->widths[0], 3, 1, 1, 1, TRUE);
+  block_end (W);
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint j = 0; j < a->layers_per_block; j++)
+        {
+          block_begin (W, TRUE, "encoder.down_blocks.%u.resnets.%u", i, j);
+          resnet2d (W, a->widths[i], 0);
+          block_end (W);
+        }
+      if (i + 1 < n)
+        {
+          block_begin (W, FALSE, "encoder.down_blocks.%u.downsamplers", i);
+          W->x = conv (W, &W->x, a->widths[i], 3, 2, 1, 1, TRUE);
+          block_end (W);
+        }
+    }
+  vae_mid (W, a->widths[n - 1], "encoder");
+  block_begin (W, FALSE, "encoder.conv_out");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  W->x = conv (W, &W->x, 2 * a->out_channels, 3, 1, 1, 1, TRUE);
+  if (a->quant_conv)   /* absent where use_quant_conv is false (SD3, Flux) */
+    W->x = conv (W, &W->x, 2 * a->out_channels, 1, 1, 1, 1, TRUE);
+  block_end (W);
+}
+
+static void
+vae_decoder (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+
+  block_begin (W, FALSE, "decoder.conv_in");
+  if (a->quant_conv)   /* post_quant_conv */
+    W->x = conv (W, &W->x, a->out_channels, 1, 1, 1, 1, TRUE);
+  W->x = conv (W, &W->x, a->widths[n - 1], 3, 1, 1, 1, TRUE);
+  block_end (W);
+  vae_mid (W, a->widths[n - 1], "decoder");
+  for (guint level = n; level-- > 0;)
+    {
+      guint up = n - 1 - level;
+
+      for (guint j = 0; j < a->layers_per_block + 1; j++)
+        {
+          block_begin (W, TRUE, "decoder.up_blocks.%u.resnets.%u", up, j);
+          resnet2d (W, a->widths[level], 0);
+          block_end (W);
+        }
+      if (level > 0)
+        {
+          T big;
+
+          block_begin (W, FALSE, "decoder.up_blocks.%u.upsamplers", up);
+          big = resize (W, &W->x, W->x.h * 2, W->x.w * 2);
+          W->x = conv (W, &big, a->widths[level], 3, 1, 1, 1, TRUE);
+          block_end (W);
+        }
+    }
+  block_begin (W, FALSE, "decoder.conv_out");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  W->x = conv (W, &W->x, 3, 3, 1, 1, 1, TRUE);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+
+HrArchResult *
+hr_arch_walk (const HrArch    *arch,
+              const HrArchRun *run)
+{
+  HrArchResult *res;
+  Walk W = { 0 };
+  T c[4] = { { 0 } }, p[8];
+
+  g_return_val_if_fail (arch != NULL, NULL);
+  g_return_val_if_fail (run != NULL, NULL);
+
+  res = g_new0 (HrArchResult, 1);
+  res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
+
+  W.a = arch;
+  W.r = run;
+  W.res = res;
+  W.train = run->trainable && run->grad;
+  W.count_params = TRUE;
+  W.saved_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
+  W.block_ids = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  switch (arch->type)
+    {
+    case HR_ARCH_UNET:
+      W.x = (T) { arch->in_channels, hr_arch_latent_side (arch, run->height),
+                  hr_arch_latent_side (arch, run->width), run->e, 0, FALSE };
+      break;
+    case HR_ARCH_VAE:
+      W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
+      break;
+    default:
+      W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
+      break;
+    }
+  fresh (&W, &W.x);
+
+  switch (arch->type)
+    {
+    case HR_ARCH_RESNET:
+      resnet_backbone (&W, c);
+      break;
+    case HR_ARCH_CONVNEXT:
+      convnext (&W);
+      break;
+    case HR_ARCH_EFFICIENTNET:
+      efficientnet (&W);
+      break;
+    case HR_ARCH_REGNET:
+      regnet (&W);
+      break;
+    case HR_ARCH_MIT:
+      mit (&W, c);
+      break;
+    case HR_ARCH_UNET:
+      unet (&W);
+      break;
+    case HR_ARCH_VAE:
+      {
+        /* the encoder (what training runs, under no_grad) and the decoder
+         * (what generation runs), each from its own input; forward_peak is
+         * the larger, decode_peak the decoder's */
+        double encode_peak;
+        T latent;
+
+        vae_encoder (&W);
+        encode_peak = res->forward_peak;
+        latent = (T) { arch->out_channels, W.x.h, W.x.w, run->e, 0, FALSE };
+        fresh (&W, &latent);
+        W.x = latent;
+        W.held = 0;
+        res->forward_peak = 0;
+        vae_decoder (&W);
+        res->decode_peak = res->forward_peak;
+        res->encode_peak = encode_peak;
+        res->forward_peak = MAX (encode_peak, res->decode_peak);
+      }
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  switch (arch->head)
+    {
+    case HR_ARCH_HEAD_NONE:
+      break;
+    case HR_ARCH_HEAD_CLASSIFIER:
+      if (arch->type == HR_ARCH_RESNET)
+        classifier (&W, arch->classes);
+      break;
+    case HR_ARCH_HEAD_FASTER_RCNN:
+    case HR_ARCH_HEAD_MASK_RCNN:
+      {
+        guint n = fpn (&W, c, 0, 0, p);
+
+        rpn_head (&W, p, n);
+        roi_heads (&W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
+      }
+      break;
+    case HR_ARCH_HEAD_RETINANET:
+      dense_head (&W, p, fpn (&W, c, 1, 1, p), FALSE);
+      break;
+    case HR_ARCH_HEAD_FCOS:
+      dense_head (&W, p, fpn (&W, c, 1, 2, p), TRUE);
+      break;
+    case HR_ARCH_HEAD_DETR:
+      block_begin (&W, FALSE, "input_proj");
+      W.x = conv (&W, &c[3], arch->head_channels > 0 ? arch->head_channels : 256, 1, 1, 1, 1,
+                  TRUE);
+      block_end (&W);
+      break;
+    case HR_ARCH_HEAD_PSP:
+      psp_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 512);
+      break;
+    case HR_ARCH_HEAD_ASPP:
+      aspp_head (&W, c);
+      break;
+    case HR_ARCH_HEAD_UPER:
+      uper_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 512);
+      break;
+    case HR_ARCH_HEAD_SEGFORMER:
+      segformer_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 256);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (arch->aux_head)
+    aux_fcn (&W, &c[2], (arch->head_channels > 0 ? arch->head_channels : 512) / 2);
+
+  if (res->output == 0)
+    res->output = tbytes (&W.x);
+  g_hash_table_unref (W.saved_ids);
+  g_array_unref (W.block_ids);
+  return res;
+}
+
+void
+hr_arch_result_free (HrArchResult *result)
+{
+  if (result == NULL)
+    return;
+
+  for (guint i = 0; i < result->blocks->len; i++)
+    g_free (g_array_index (result->blocks, HrArchBlock, i).name);
+  g_array_unref (result->blocks);
+  g_free (result);
+}
+
+const HrArchBlock *
+hr_arch_result_find (const HrArchResult *result,
+                     const char         *name)
+{
+  g_return_val_if_fail (result != NULL, NULL);
+
+  for (guint i = 0; i < result->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (result->blocks, HrArchBlock, i);
+
+      if (g_strcmp0 (b->name, name) == 0)
+        return b;
+    }
+  return NULL;
+}

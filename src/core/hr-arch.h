@@ -1,0 +1,186 @@
+/* hr-arch.h: vision and diffusion networks as stages and blocks
+ *
+ * A convolutional network, a diffusion U-Net or a VAE has no closed form
+ * for its activations the way a transformer layer has: what it keeps for
+ * the backward pass follows from its feature maps, which follow from the
+ * input size and the strides.  An HrArch describes such a network by the
+ * numbers its library's configuration gives (torchvision, timm, OpenMMLab,
+ * diffusers); hr_arch_walk() builds its blocks for one input size and
+ * counts, op by op, what autograd saves (hr-arch.c cites the formulas), the
+ * parameters, and the working set of a forward pass without gradients.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include <glib.h>
+
+#include "hr-reader.h"
+#include "hr-types.h"
+
+G_BEGIN_DECLS
+
+typedef enum {
+  HR_ARCH_RESNET,         /* ResNet, ResNeXt, ResNetV1c (deep stem), dilated */
+  HR_ARCH_CONVNEXT,
+  HR_ARCH_EFFICIENTNET,
+  HR_ARCH_REGNET,
+  HR_ARCH_MIT,            /* SegFormer's Mix Transformer encoder */
+  HR_ARCH_UNET,           /* diffusers UNet2DConditionModel, or its ControlNet */
+  HR_ARCH_VAE,            /* diffusers AutoencoderKL (and video VAEs by frame) */
+} HrArchType;
+
+extern const HrEnumName hr_arch_type_names[];
+
+/* How the network's BatchNorm layers run. */
+typedef enum {
+  HR_ARCH_BN_TRAIN,    /* training mode, affine trains (SyncBN too) */
+  HR_ARCH_BN_EVAL,     /* eval mode, affine trains (OpenMMLab norm_eval=True) */
+  HR_ARCH_BN_FROZEN,   /* FrozenBatchNorm2d: constants, nothing saved */
+} HrArchBn;
+
+extern const HrEnumName hr_arch_bn_names[];
+
+/* The head on top of the backbone. */
+typedef enum {
+  HR_ARCH_HEAD_NONE,
+  HR_ARCH_HEAD_CLASSIFIER,  /* global pooling and a linear classifier */
+  HR_ARCH_HEAD_FASTER_RCNN, /* FPN, RPN, RoIAlign and two shared FC layers */
+  HR_ARCH_HEAD_MASK_RCNN,   /* Faster R-CNN plus the 4-conv mask head */
+  HR_ARCH_HEAD_RETINANET,   /* FPN P3-P7, 4-conv class and box towers */
+  HR_ARCH_HEAD_FCOS,        /* FPN P3-P7, 4-conv towers with GroupNorm */
+  HR_ARCH_HEAD_DETR,        /* a 1x1 projection to the transformer's width */
+  HR_ARCH_HEAD_PSP,         /* pyramid pooling (PSPNet) */
+  HR_ARCH_HEAD_ASPP,        /* DeepLabv3+ separable ASPP and decoder */
+  HR_ARCH_HEAD_UPER,        /* UPerNet: PPM plus FPN fusion */
+  HR_ARCH_HEAD_SEGFORMER,   /* SegFormer's all-MLP decoder */
+} HrArchHead;
+
+extern const HrEnumName hr_arch_head_names[];
+
+#define HR_ARCH_MAX_STAGES 8
+
+typedef struct {
+  HrArchType  type;
+  guint       n_stages;
+  guint       depths[HR_ARCH_MAX_STAGES];
+  guint       widths[HR_ARCH_MAX_STAGES];    /* channels per stage (ConvNeXt, MiT, U-Net, VAE) */
+  guint       strides[HR_ARCH_MAX_STAGES];
+  guint       dilations[HR_ARCH_MAX_STAGES];
+  guint       heads[HR_ARCH_MAX_STAGES];     /* attention heads per stage (MiT, U-Net) */
+  guint       sr_ratios[HR_ARCH_MAX_STAGES]; /* MiT's spatial reduction */
+  guint       transformer_layers[HR_ARCH_MAX_STAGES]; /* U-Net: 0 = no attention */
+
+  /* ResNet */
+  gboolean    bottleneck;
+  guint       groups;
+  guint       width_per_group;
+  gboolean    deep_stem;        /* ResNetV1c: three 3x3 convolutions */
+  int         frozen_stages;    /* -1: none; 0: the stem; n: stem and stages 1..n */
+  HrArchBn    bn;
+
+  /* EfficientNet, RegNet */
+  double      width_mult;
+  double      depth_mult;
+  guint       regnet_depth;
+  double      w0, wa, wm;
+  guint       group_width;
+  double      se_ratio;
+
+  /* U-Net and VAE (diffusers) */
+  guint       in_channels;
+  guint       out_channels;
+  guint       latent_scale;     /* pixels per latent pixel (8) */
+  guint       layers_per_block;
+  guint       head_dim;         /* U-Net: when set, heads = channels / head_dim */
+  guint       cross_attention_dim;
+  guint       text_tokens;
+  gboolean    linear_projection;
+  gboolean    addition_embed;   /* SDXL's text_time embedding */
+  gboolean    controlnet;       /* the ControlNet copy of the encoder */
+  gboolean    controlnet_residuals;  /* a frozen U-Net fed by a ControlNet */
+  gboolean    mid_attention;
+  guint       mid_transformer_layers;
+  guint       temporal_compression;  /* video VAE: frames per latent frame */
+  guint       frames_per_chunk;      /* video VAE: frames decoded at once */
+  gboolean    quant_conv;            /* VAE: quant_conv and post_quant_conv */
+
+  /* the head */
+  HrArchHead  head;
+  guint       classes;
+  guint       head_channels;
+  gboolean    aux_head;         /* the FCN auxiliary head on stage 3 (mmseg) */
+  guint       rois;             /* RoIs sampled per image for the box head */
+  guint       mask_rois;        /* positive RoIs the mask head sees per image */
+} HrArch;
+
+HrArch     *hr_arch_copy       (const HrArch *arch);
+void        hr_arch_free       (HrArch       *arch);
+/* Reads the "arch" object of a catalog component. */
+HrArch     *hr_arch_read       (HrReader     *parent,
+                                const char   *key);
+
+/* What a walk is run for. */
+typedef struct {
+  guint       width, height;    /* input pixels */
+  guint       frames;           /* video: input frames (1 for images) */
+  double      e;                /* bytes of an activation element */
+  double      e32;              /* bytes of the outputs of autocast's fp32 ops */
+  double      input_bytes;      /* bytes of an input pixel (fp32 images) */
+  gboolean    autocast;         /* convolutions and linears cast fp32 inputs */
+  gboolean    trainable;        /* the network's weights train */
+  gboolean    grad;             /* a gradient flows through it (backprop) */
+  gboolean    eager_attention;  /* attention keeps its score matrix */
+  gboolean    recompute;        /* gradient checkpointing per block */
+  /* LoRA: the rank and whether it sits on the attention projections only
+   * or on every linear layer; 0 for none */
+  guint       lora_rank;
+  gboolean    lora_all_linear;
+} HrArchRun;
+
+/* One block of a walk: a stem, a residual block, a transformer block, a
+ * head.  Sizes are per sample. */
+typedef struct {
+  char       *name;
+  guint       channels, height, width;   /* its output feature map */
+  guint       tokens;                    /* attention blocks: tokens attended over */
+  guint       attn_heads;
+  double      saved;      /* bytes the block's ops save for backward */
+  double      scores;     /* of which the attention score matrices */
+  double      kept;       /* what stays until backward with checkpointing on */
+  gboolean    checkpointed;
+  guint64     params;
+} HrArchBlock;
+
+typedef struct {
+  GArray     *blocks;      /* HrArchBlock */
+  guint64     params;
+  guint64     lora_params;
+  /* bytes per sample: */
+  double      saved;       /* kept for backward, no recomputation */
+  double      kept;        /* kept for backward with recompute (checkpoint inputs) */
+  double      recompute_peak;  /* the largest block rebuilt in the backward pass */
+  double      scores;      /* the s² attention matrices inside `saved` */
+  double      forward_peak;    /* working set of a forward pass without gradients */
+  double      encode_peak;     /* VAE: the encoder's */
+  double      decode_peak;     /* VAE: the decoder's */
+  double      output;      /* the output features */
+  guint       max_tokens;  /* tokens of the largest attention */
+} HrArchResult;
+
+HrArchResult *hr_arch_walk         (const HrArch     *arch,
+                                    const HrArchRun  *run);
+void          hr_arch_result_free  (HrArchResult     *result);
+/* The block called @name, or NULL. */
+const HrArchBlock *hr_arch_result_find (const HrArchResult *result,
+                                        const char         *name);
+
+/* Latent size of a diffusion model's input (image / latent_scale). */
+guint         hr_arch_latent_side  (const HrArch *arch,
+                                    guint         pixels);
+
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrArch, hr_arch_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrArchResult, hr_arch_result_free)
+
+G_END_DECLS

@@ -1,0 +1,336 @@
+/* hr-estimate-vision.c: CNN, U-Net and VAE parts from their architecture
+ *
+ * A part with an "arch" (hr-arch.h) is walked block by block at the
+ * scenario's input size: what its ops save for the backward pass, what a
+ * checkpointed block keeps and rebuilds, and the working set of a forward
+ * pass without gradients (a frozen VAE encoding the batch, a U-Net or VAE
+ * at inference).  This file turns one walk into the estimate's lines.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#define G_LOG_DOMAIN "hr-estimate"
+
+#include <glib/gi18n-lib.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-estimate-private.h"
+
+/* The walk counts the tensors autograd saves, exactly; what it leaves out
+ * is small and one-sided (cuDNN's per-call workspaces, BatchNorm's
+ * per-channel statistics, the losses' temporaries), and the kernels chosen
+ * (cuDNN may keep a transposed copy of an input for channels-last) can add
+ * a little: the range is -10% to +25%. */
+#define ARCH_LOW  0.90
+#define ARCH_HIGH 1.25
+
+/* A forward pass without gradients frees each input as soon as the next
+ * op has run; the allocator's rounding and the kernels' workspaces come on
+ * top of the live tensors the walk follows: half to twice that. */
+#define FORWARD_LOW  0.5
+#define FORWARD_HIGH 2.0
+
+/* diffusers' AutoencoderKL tiling: tiles of sample_size (512 pixels for
+ * the SD 1.x/2.x VAEs, 1024 for SDXL's) overlapping by a quarter
+ * (tile_overlap_factor 0.25, autoencoder_kl.py enable_tiling); one tile's
+ * decoder working set is alive at a time. */
+#define VAE_TILE_PIXELS 512
+
+/* A diffusion pipeline's VAE and text encoders stay frozen whatever the
+ * method: diffusers' training scripts call requires_grad_(False) on them
+ * and train the denoiser (examples/text_to_image/train_text_to_image.py,
+ * dreambooth/train_dreambooth.py without --train_text_encoder), fully or
+ * through adapters.  "trainable_params" can still say otherwise. */
+gboolean
+hr_plan_part_pipeline_frozen (HrPlan            *self,
+                              const HrComponent *c)
+{
+  const char *family = self->scenario->model->family;
+
+  return !c->trainable && !self->scenario->trainable_params_set &&
+         (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0);
+}
+
+static void
+setup_run (HrPlan      *self,
+           const Part  *p,
+           HrArchRun   *run)
+{
+  const HrScenario *s = self->scenario;
+  gboolean peft = hr_method_is_peft (s->method) && self->training;
+
+  memset (run, 0, sizeof *run);
+  run->width = self->image_width;
+  run->height = self->image_height;
+  run->frames = self->frames;
+  run->e = hr_compute_activation_bytes (s->compute);
+  /* autocast wraps the forward of the model accelerate prepared, the one
+   * that trains; a frozen VAE or text encoder runs outside it, in the
+   * dtype the script cast it to (train_text_to_image_lora.py encodes the
+   * latents under no autocast, with the VAE in weight_dtype) */
+  run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop;
+  run->e32 = run->autocast ? 4.0 : run->e;
+  /* images come as fp32 tensors from the dataloader; a pure 16-bit model
+   * is handed them cast (diffusers' scripts cast pixel_values to
+   * weight_dtype) */
+  run->input_bytes = hr_compute_is_pure16 (s->compute) ? run->e : 4.0;
+  run->trainable = self->training && p->trainable > 0;
+  run->grad = self->training && p->backprop;
+  run->eager_attention = s->attention == HR_ATTENTION_EAGER;
+  run->recompute = s->recompute != HR_RECOMPUTE_NONE;
+  if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
+      s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
+    {
+      run->lora_rank = s->lora_rank;
+      run->lora_all_linear = s->lora_targets != HR_LORA_TARGETS_ATTENTION &&
+                             s->lora_targets != HR_LORA_TARGETS_QV;
+    }
+}
+
+double
+hr_plan_arch_lora_params (HrPlan            *self,
+                          const HrComponent *c)
+{
+  g_autoptr(HrArchResult) res = NULL;
+  HrArchRun run;
+  Part probe = { 0 };
+
+  probe.c = (HrComponent *) c;
+  probe.backprop = TRUE;
+  setup_run (self, &probe, &run);
+  if (run.lora_rank == 0)
+    return 0;
+  run.grad = TRUE;
+  res = hr_arch_walk (c->arch, &run);
+  return (double) res->lora_params;
+}
+
+/* The input the walk runs at, for the lines' labels. */
+static char *
+describe_input (HrPlan       *self,
+                const HrArch *a)
+{
+  if (a->type == HR_ARCH_UNET)
+    return g_strdup_printf (_("%u×%u latent"), hr_arch_latent_side (a, self->image_width),
+                            hr_arch_latent_side (a, self->image_height));
+  return g_strdup_printf (_("%u×%u input"), self->image_width, self->image_height);
+}
+
+/* The VAE's decoder at inference: every frame a video VAE decodes at once,
+ * or one tile under vae_tiling. */
+static double
+decode_working_set (HrPlan           *self,
+                    const Part       *p,
+                    const HrArchRun  *run,
+                    HrArchResult     *res)
+{
+  const HrArch *a = p->c->arch;
+  double ws = res->decode_peak;
+
+  if (self->scenario->vae_tiling &&
+      (self->image_width > VAE_TILE_PIXELS || self->image_height > VAE_TILE_PIXELS))
+    {
+      HrArchRun tile = *run;
+      g_autoptr(HrArchResult) t = NULL;
+
+      tile.width = MIN (self->image_width, VAE_TILE_PIXELS);
+      tile.height = MIN (self->image_height, VAE_TILE_PIXELS);
+      t = hr_arch_walk (a, &tile);
+      ws = t->decode_peak;
+    }
+  if (a->temporal_compression > 1)
+    ws *= MIN (a->frames_per_chunk, self->frames);
+  return ws;
+}
+
+void
+hr_plan_add_arch_part (HrPlan *self,
+                       Acc    *acc,
+                       Part   *p,
+                       double  b)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  const HrArch *a = c->arch;
+  g_autoptr(HrArchResult) res = NULL;
+  g_autofree char *input = NULL;
+  HrArchRun run;
+  guint micro_batch = (guint) b;
+
+  setup_run (self, p, &run);
+  res = hr_arch_walk (a, &run);
+  input = describe_input (self, a);
+
+  if (self->training && p->backprop)
+    {
+      double per_sample = run.recompute ? res->kept : res->saved;
+      double bytes = per_sample * b;
+
+      if (run.recompute)
+        {
+          double rebuilt = res->recompute_peak * b;
+
+          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
+                      ARCH_LOW * bytes, ARCH_HIGH * bytes,
+                      _("%s: %u blocks at %s × micro-batch %u, checkpointed: the inputs of "
+                        "the checkpointed blocks and what the rest saves"),
+                      c->name, res->blocks->len, input, micro_batch);
+          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, rebuilt,
+                      ARCH_LOW * rebuilt, ARCH_HIGH * rebuilt,
+                      _("%s: the largest checkpointed block, rebuilt in the backward pass"),
+                      c->name);
+          acc->activations += bytes + rebuilt;
+        }
+      else
+        {
+          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
+                      ARCH_LOW * bytes, ARCH_HIGH * bytes,
+                      res->scores > 0
+                        ? _("%s: what %u blocks at %s save for the backward pass × micro-batch "
+                            "%u (with the attention score matrices)")
+                        : _("%s: what %u blocks at %s save for the backward pass × micro-batch "
+                            "%u"),
+                      c->name, res->blocks->len, input, micro_batch);
+          acc->activations += bytes;
+        }
+      return;
+    }
+
+  /* no backward pass through it: its forward pass runs on its own, before
+   * (a frozen VAE encoding the batch under no_grad) or instead of one
+   * (inference); classifier-free guidance runs a U-Net on two copies of
+   * the batch */
+  {
+    double ws;
+    const char *what;
+
+    if (a->type == HR_ARCH_VAE)
+      {
+        ws = self->training ? res->encode_peak : decode_working_set (self, p, &run, res);
+        what = self->training
+                 ? _("frozen, encodes the batch without gradients (its working set, before "
+                     "the backward pass)")
+                 : s->vae_tiling
+                 ? _("decodes the latents in tiles (one tile's working set)")
+                 : _("decodes the latents (its working set)");
+      }
+    else
+      {
+        ws = res->forward_peak;
+        if (!self->training && a->type == HR_ARCH_UNET && !a->controlnet)
+          ws *= 2;
+        what = self->training
+                 ? _("frozen, no backward: its forward working set")
+                 : a->type == HR_ARCH_UNET
+                 ? _("forward working set of one denoising step (two copies of the batch "
+                     "for classifier-free guidance)")
+                 : _("forward working set, without gradients");
+      }
+    ws *= b;
+
+    if (self->training)
+      {
+        /* alive only while the part runs, apart from the backward pass's
+         * peak: counted where it rises above that peak (below) */
+        if (ws > acc->forward_transient)
+          {
+            acc->forward_transient = ws;
+            g_clear_pointer (&acc->forward_transient_label, g_free);
+            acc->forward_transient_label = g_strdup_printf ("%s: %s", c->name, what);
+          }
+        return;
+      }
+
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, ws,
+                FORWARD_LOW * ws, FORWARD_HIGH * ws, "%s: %s", c->name, what);
+    acc->activations += ws;
+  }
+}
+
+void
+hr_plan_add_forward_transient (HrPlan *self,
+                               Acc    *acc)
+{
+  double over;
+
+  (void) self;
+  if (acc->forward_transient <= 0)
+    return;
+
+  /* a frozen part's forward pass runs when no activation of the backward
+   * pass is alive yet: the peak is the larger of the two */
+  over = MAX (0, acc->forward_transient - acc->activations);
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
+              MAX (over, FORWARD_HIGH * acc->forward_transient - acc->activations),
+              "%s", acc->forward_transient_label);
+  acc->activations += over;
+  g_clear_pointer (&acc->forward_transient_label, g_free);
+}
+
+/* diffusers' EMAModel (training_utils.py): shadow copies of the trained
+ * parameters in fp32, on the GPU unless --offload_ema; train_text_to_image
+ * and the SDXL scripts create it with --use_ema. */
+void
+hr_plan_add_ema (HrPlan *self,
+                 Acc    *acc)
+{
+  double np = 0;
+
+  if (!self->training || !self->scenario->ema)
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const Part *p = &g_array_index (self->parts, Part, i);
+
+      np += p->trainable + p->adapters;
+    }
+  if (np <= 0)
+    return;
+
+  hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, 4.0 * np,
+              4.0 * np, 4.0 * np,
+              _("EMA copy of the trained weights (fp32, diffusers' EMAModel)"));
+}
+
+void
+hr_plan_add_vision_notes (HrPlan    *self,
+                          GPtrArray *notes)
+{
+  const HrScenario *s = self->scenario;
+  gboolean any = FALSE, unet = FALSE;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const Part *p = &g_array_index (self->parts, Part, i);
+
+      if (p->c->arch != NULL)
+        {
+          any = TRUE;
+          unet = unet || p->c->arch->type == HR_ARCH_UNET;
+        }
+    }
+  if (!any)
+    return;
+
+  g_ptr_array_add (notes, g_strdup (
+    _("CNN, U-Net and VAE parts are walked block by block at the input size: each op keeps "
+      "what PyTorch's autograd formula saves (a convolution its input even when frozen, a "
+      "frozen linear nothing, frozen BatchNorm nothing, SiLU and GroupNorm their inputs, "
+      "fp32 under autocast)")));
+  if (self->training && s->recompute != HR_RECOMPUTE_NONE)
+    g_ptr_array_add (notes, g_strdup (
+      _("gradient checkpointing as diffusers and OpenMMLab apply it: every residual and "
+        "transformer block keeps only its input and is run again in the backward pass")));
+  if (unet && s->attention != HR_ATTENTION_EAGER)
+    g_ptr_array_add (notes, g_strdup (
+      _("the U-Net's attention runs in a memory-efficient kernel (SDPA or xformers): no score "
+        "matrix is kept; eager attention would keep heads × tokens² per layer")));
+  if (s->prior_preservation && self->training)
+    g_ptr_array_add (notes, g_strdup (
+      _("prior preservation: every step runs a class image beside each instance image, so the "
+        "model sees twice the micro-batch")));
+}

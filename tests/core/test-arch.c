@@ -1,0 +1,538 @@
+/* test-arch.c: vision, diffusion and video networks from their stages and blocks
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <string.h>
+
+#include "hr-arch.h"
+#include "hr-core.h"
+#include "hr-reader.h"
+#include "hr-test-utils.h"
+
+static HrArch *
+arch_from_json (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_strdup_printf ("{\"arch\": %s}", json);
+  HrJsonDoc *doc = hr_json_doc_load_data ("arch.json", text, -1, &error);
+  HrReader reader;
+  HrArch *arch;
+
+  g_assert_no_error (error);
+  g_assert_true (hr_reader_init (&reader, doc, "", hr_json_doc_get_root (doc), "test", &error));
+  arch = hr_arch_read (&reader, "arch");
+  g_assert_no_error (error);
+  g_assert_nonnull (arch);
+  hr_reader_clear (&reader);
+  hr_json_doc_free (doc);
+  return arch;
+}
+
+static HrArchRun
+fp32_training (guint width,
+               guint height)
+{
+  HrArchRun run = { 0 };
+
+  run.width = width;
+  run.height = height;
+  run.frames = 1;
+  run.e = run.e32 = run.input_bytes = 4.0;
+  run.trainable = TRUE;
+  run.grad = TRUE;
+  return run;
+}
+
+static const HrComponent *
+catalog_component (const char *model_id,
+                   guint       index)
+{
+  const HrModel *model = hr_catalog_find_model (hr_catalog_get_default (), model_id);
+
+  g_assert_nonnull (model);
+  g_assert_cmpuint (index, <, model->components->len);
+  return g_ptr_array_index (model->components, index);
+}
+
+#define RESNET50 "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, " \
+                 "\"head\": \"classifier\"}"
+
+/* ResNet-50 at 224x224 in fp32, every weight training, BatchNorm in
+ * training mode.  Counted by hand from torchvision's resnet50 (elements
+ * per sample, 4 bytes each):
+ *
+ * stem: conv1 7x7/2 keeps the 3x224x224 image (150,528); bn1 keeps conv1's
+ *   64x112x112 output (802,816); relu keeps its result (802,816), which
+ *   maxpool reads; maxpool keeps int64 indices of its 64x56x56 output
+ *   (200,704 x 8 bytes).  4 x (150,528 + 2 x 802,816) + 8 x 200,704 =
+ *   8,630,272 bytes.
+ * layer1.0: conv1 keeps the maxpool output (200,704); bn and relu after
+ *   conv1 and after conv2 keep 200,704 each (4 x 200,704; the convs read
+ *   the relus' results); bn3 and the downsample's bn keep 256x56x56
+ *   (2 x 802,816), the final relu 802,816; the downsample conv reads the
+ *   block input, kept already.  4 x (5 x 200,704 + 3 x 802,816) =
+ *   13,647,872 bytes.
+ * layer1.1: as layer1.0 without the downsample and with its input kept by
+ *   the block before: 4 x (4 x 200,704 + 2 x 802,816) = 9,633,792.
+ * layer2.0: width 128, the stride on conv2: conv1's 128x56x56 (401,408)
+ *   through bn and relu (2 x 401,408), conv2's 128x28x28 (2 x 100,352),
+ *   bn3, the downsample's bn and the relu at 512x28x28 (3 x 401,408):
+ *   4 x 2,207,744 = 8,830,976.
+ * head: avgpool keeps its input (layer4's output, kept already), fc its
+ *   2048-value input: 8,192. */
+static void
+test_resnet50_geometry (void)
+{
+  g_autoptr(HrArch) arch = arch_from_json (RESNET50);
+  HrArchRun run = fp32_training (224, 224);
+  g_autoptr(HrArchResult) res = hr_arch_walk (arch, &run);
+  static const struct {
+    const char *block;
+    guint       c, hw;
+    double      saved;
+  } expect[] = {
+    { "stem", 64, 56, 4.0 * (150528 + 2 * 802816) + 8.0 * 200704 },
+    { "layer1.0", 256, 56, 4.0 * (5 * 200704 + 3 * 802816) },
+    { "layer1.1", 256, 56, 4.0 * (4 * 200704 + 2 * 802816) },
+    { "layer2.0", 512, 28, 4.0 * (2 * 401408 + 2 * 100352 + 3 * 401408) },
+    { "layer3.0", 1024, 14, -1 },
+    { "layer4.2", 2048, 7, -1 },
+    { "head", 1000, 1, 4.0 * 2048 },
+  };
+
+  /* torchvision's ResNet50_Weights.IMAGENET1K_V1: num_params 25,557,032 */
+  g_assert_cmpuint (res->params, ==, 25557032);
+
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    {
+      const HrArchBlock *b = hr_arch_result_find (res, expect[i].block);
+
+      g_assert_nonnull (b);
+      g_assert_cmpuint (b->channels, ==, expect[i].c);
+      g_assert_cmpuint (b->height, ==, expect[i].hw);
+      g_assert_cmpuint (b->width, ==, expect[i].hw);
+      if (expect[i].saved >= 0)
+        g_assert_cmpfloat_with_epsilon (b->saved, expect[i].saved, 0.5);
+    }
+
+  /* under autocast the stem keeps the image's 16-bit cast, and every
+   * feature map is 16-bit */
+  {
+    HrArchRun amp = run;
+    g_autoptr(HrArchResult) half = NULL;
+
+    amp.e = 2.0;
+    amp.e32 = 4.0;
+    amp.autocast = TRUE;
+    half = hr_arch_walk (arch, &amp);
+    g_assert_cmpfloat_with_epsilon (hr_arch_result_find (half, "stem")->saved,
+                                    2.0 * (150528 + 2 * 802816) + 8.0 * 200704, 0.5);
+    g_assert_cmpfloat_with_epsilon (hr_arch_result_find (half, "layer1.1")->saved,
+                                    2.0 * (4 * 200704 + 2 * 802816), 0.5);
+  }
+}
+
+/* Parameter counts the walk makes from the catalog's shapes, against the
+ * checkpoints' own (torchvision's weights tables, diffusers' checkpoints):
+ * a wrong stride, width or block shows here first. */
+static void
+test_parameter_counts (void)
+{
+  static const struct {
+    const char *model;
+    guint       component;
+    guint64     params;
+  } known[] = {
+    { "resnet-18", 0, 11689512 }, { "resnet-50", 0, 25557032 }, { "resnet-152", 0, 60192808 },
+    { "resnext-101-64x4d", 0, 83455272 }, { "convnext-tiny", 0, 28589128 },
+    { "convnext-large", 0, 197767336 }, { "efficientnet-b0", 0, 5288548 },
+    { "efficientnet-b7", 0, 66347960 }, { "regnety-400mf", 0, 4344144 },
+    { "regnety-32gf", 0, 145046770 },
+    { "sd-1.5", 0, 859520964 }, { "sd-1.5", 1, 83653863 }, { "sd-2.1", 0, 865910724 },
+    { "sdxl", 0, 2567463684 },
+  };
+  HrArchRun run = fp32_training (512, 512);
+
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+    {
+      const HrComponent *c = catalog_component (known[i].model, known[i].component);
+      g_autoptr(HrArchResult) res = NULL;
+
+      g_assert_nonnull (c->arch);
+      res = hr_arch_walk (c->arch, &run);
+      g_test_message ("%s: %" G_GUINT64_FORMAT, known[i].model, res->params);
+      g_assert_cmpuint (res->params, ==, known[i].params);
+    }
+
+  /* torchvision's fasterrcnn_resnet50_fpn (FrozenBatchNorm2d, 91 classes)
+   * lists 41,755,286 parameters; its box predictor regresses the
+   * background class too (91 x 4 outputs where mmdet's has 90 x 4 for the
+   * same 90 foreground classes): 4 x 1024 + 4 fewer here */
+  {
+    g_autoptr(HrArch) frcnn = arch_from_json (
+      "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+      "\"bn\": \"frozen\", \"head\": \"faster-rcnn\", \"classes\": 90}");
+    g_autoptr(HrArchResult) res = hr_arch_walk (frcnn, &run);
+
+    g_assert_cmpuint (res->params, ==, 41755286 - 4 * 1024 - 4);
+  }
+
+  /* every built-in part described by its architecture counts what its
+   * entry says (video VAEs, whose 3D kernels the 2D walk does not count,
+   * aside) */
+  {
+    GPtrArray *models = hr_catalog_get_models (hr_catalog_get_default ());
+    guint checked = 0;
+
+    for (guint i = 0; i < models->len; i++)
+      {
+        const HrModel *m = g_ptr_array_index (models, i);
+
+        for (guint j = 0; j < m->components->len; j++)
+          {
+            const HrComponent *c = g_ptr_array_index (m->components, j);
+            g_autoptr(HrArchResult) res = NULL;
+
+            if (c->arch == NULL || c->arch->temporal_compression > 1)
+              continue;
+            res = hr_arch_walk (c->arch, &run);
+            if (res->params != c->params)
+              g_error ("%s / %s: the walk counts %" G_GUINT64_FORMAT " parameters, the entry says %"
+                       G_GUINT64_FORMAT, m->id, c->name, res->params, c->params);
+            checked++;
+          }
+      }
+    g_assert_cmpuint (checked, >=, 50);
+  }
+}
+
+/* SD 1.5's U-Net attends at 64, 32 and 16 latent pixels of a 512 image
+ * and at 8 in its middle block: 4,096, 1,024, 256 and 64 tokens; a 1024
+ * image has four times as many at every level.  SDXL has no attention at
+ * its first level. */
+static void
+test_unet_tokens (void)
+{
+  const HrComponent *unet = catalog_component ("sd-1.5", 0);
+  const HrComponent *xl = catalog_component ("sdxl", 0);
+  static const char *blocks[] = {
+    "down_blocks.0.attentions.0.transformer_blocks.0",
+    "down_blocks.1.attentions.1.transformer_blocks.0",
+    "down_blocks.2.attentions.0.transformer_blocks.0",
+    "mid_block.attentions.0.transformer_blocks.0",
+    "up_blocks.1.attentions.2.transformer_blocks.0",
+    "up_blocks.3.attentions.0.transformer_blocks.0",
+  };
+  static const guint at512[] = { 4096, 1024, 256, 64, 256, 4096 };
+
+  for (guint side = 512; side <= 1024; side *= 2)
+    {
+      HrArchRun run = fp32_training (side, side);
+      g_autoptr(HrArchResult) res = hr_arch_walk (unet->arch, &run);
+      g_autoptr(HrArchResult) xres = hr_arch_walk (xl->arch, &run);
+      guint scale = (side / 512) * (side / 512);
+
+      for (guint i = 0; i < G_N_ELEMENTS (blocks); i++)
+        {
+          const HrArchBlock *b = hr_arch_result_find (res, blocks[i]);
+
+          g_assert_nonnull (b);
+          g_assert_cmpuint (b->tokens, ==, at512[i] * scale);
+          g_assert_cmpuint (b->attn_heads, ==, 8);
+        }
+      g_assert_cmpuint (res->max_tokens, ==, 4096 * scale);
+
+      /* SDXL at 1024: 64x64 and 32x32 latent pixels at its two attention
+       * levels, 64-channel heads (10 and 20) */
+      g_assert_null (hr_arch_result_find (xres, "down_blocks.0.attentions.0"));
+      g_assert_cmpuint (hr_arch_result_find (xres,
+                          "down_blocks.1.attentions.0.transformer_blocks.1")->tokens, ==,
+                        1024 * scale);
+      g_assert_cmpuint (hr_arch_result_find (xres,
+                          "down_blocks.2.attentions.1.transformer_blocks.9")->tokens, ==,
+                        256 * scale);
+      g_assert_cmpuint (hr_arch_result_find (xres,
+                          "down_blocks.2.attentions.1.transformer_blocks.9")->attn_heads, ==, 20);
+    }
+}
+
+/* Memory-efficient attention keeps no s² term: eager attention's extra
+ * equals the score matrices (their softmax in fp32 under autocast and the
+ * 16-bit probabilities), heads x tokens² at each level. */
+static void
+test_attention_scores (void)
+{
+  const HrComponent *unet = catalog_component ("sd-1.5", 0);
+  HrArchRun run = fp32_training (512, 512);
+  g_autoptr(HrArchResult) sdpa = NULL;
+  g_autoptr(HrArchResult) eager = NULL;
+  double self_scores, cross_scores;
+
+  run.e = 2.0;
+  run.e32 = 4.0;
+  run.autocast = TRUE;
+  sdpa = hr_arch_walk (unet->arch, &run);
+  run.eager_attention = TRUE;
+  eager = hr_arch_walk (unet->arch, &run);
+
+  g_assert_cmpfloat (sdpa->scores, ==, 0);
+  /* self-attention: 8 heads x s² at 5 blocks of 4,096 tokens, 5 of 1,024,
+   * 5 of 256 and 1 of 64; cross-attention over 77 text tokens: 8 x s x 77;
+   * 6 bytes an element (fp32 softmax + fp16 probabilities) */
+  self_scores = 8.0 * (5.0 * 4096 * 4096 + 5.0 * 1024 * 1024 + 5.0 * 256 * 256 + 64 * 64) * 6;
+  cross_scores = 8.0 * 77 * (5.0 * 4096 + 5.0 * 1024 + 5.0 * 256 + 64) * 6;
+  g_assert_cmpfloat_with_epsilon (eager->scores, self_scores + cross_scores, 1.0);
+  /* eager keeps the scores where the kernels keep their outputs and a
+   * logsumexp per head and token */
+  g_assert_cmpfloat (eager->saved - sdpa->saved, >, 0.95 * eager->scores);
+  g_assert_cmpfloat (eager->saved - sdpa->saved, <, eager->scores);
+}
+
+/* FrozenBatchNorm2d is x * scale + bias with buffers: it keeps nothing,
+ * where a BatchNorm in training or eval mode keeps its input. */
+static void
+test_frozen_batchnorm (void)
+{
+  g_autoptr(HrArch) train = arch_from_json (RESNET50);
+  g_autoptr(HrArch) eval = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, \"bn\": \"eval\", "
+    "\"head\": \"classifier\"}");
+  g_autoptr(HrArch) frozen = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, \"bn\": \"frozen\", "
+    "\"head\": \"classifier\"}");
+  HrArchRun run = fp32_training (224, 224);
+  g_autoptr(HrArchResult) a = hr_arch_walk (train, &run);
+  g_autoptr(HrArchResult) b = hr_arch_walk (eval, &run);
+  g_autoptr(HrArchResult) c = hr_arch_walk (frozen, &run);
+
+  g_assert_cmpfloat (a->saved, ==, b->saved);
+  /* layer1.1 without its three BatchNorm inputs: 4 x (2 x 200,704 + 802,816) */
+  g_assert_cmpfloat_with_epsilon (hr_arch_result_find (c, "layer1.1")->saved,
+                                  4.0 * (2 * 200704 + 802816), 0.5);
+  g_assert_cmpfloat (c->saved, <, 0.6 * a->saved);
+  /* FrozenBatchNorm2d's scale and bias are buffers, not parameters */
+  g_assert_cmpuint (c->params, <, a->params);
+
+  /* a frozen stage that no gradient reaches keeps nothing at all
+   * (OpenMMLab's frozen_stages=1: the stem and stage 1) */
+  {
+    g_autoptr(HrArch) mm = arch_from_json (
+      "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, \"bn\": \"eval\", "
+      "\"frozen_stages\": 1}");
+    g_autoptr(HrArchResult) m = hr_arch_walk (mm, &run);
+
+    g_assert_cmpfloat (hr_arch_result_find (m, "stem")->saved, ==, 0);
+    g_assert_cmpfloat (hr_arch_result_find (m, "layer1.2")->saved, ==, 0);
+    g_assert_cmpfloat (hr_arch_result_find (m, "layer2.0")->saved, >, 0);
+  }
+}
+
+static HrEstimate *
+estimate (const char *json)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (json);
+
+  return hr_estimate_new (s);
+}
+
+static guint64
+activations (const char *json)
+{
+  g_autoptr(HrEstimate) est = estimate (json);
+
+  return est->buckets[HR_BUCKET_ACTIVATIONS];
+}
+
+/* Checkpointing every block keeps each block's input and rebuilds one at
+ * a time: far less than what every op saves in a U-Net, whose blocks are
+ * long; about half in a ResNet or EfficientNet, whose blocks keep three
+ * to six maps of their input's size. */
+static void
+test_checkpointing (void)
+{
+#define SD_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", \"method\": \"lora\", " \
+    "\"lora\": {\"rank\": 4, \"targets\": \"attention\"}, \"compute\": \"fp16-mixed\", " \
+    "\"weights_dtype\": \"fp16\", \"image_size\": 512, \"micro_batch\": 4, \"recompute\": \"%s\"}"
+#define CNN_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"%s\", \"compute\": \"bf16-mixed\", " \
+    "\"micro_batch\": 32, \"recompute\": \"%s\"}"
+  g_autofree char *sd_none = g_strdup_printf (SD_FMT, "none");
+  g_autofree char *sd_full = g_strdup_printf (SD_FMT, "full");
+  g_autofree char *r_none = g_strdup_printf (CNN_FMT, "resnet-50", "none");
+  g_autofree char *r_full = g_strdup_printf (CNN_FMT, "resnet-50", "full");
+  g_autofree char *e_none = g_strdup_printf (CNN_FMT, "efficientnet-b4", "none");
+  g_autofree char *e_full = g_strdup_printf (CNN_FMT, "efficientnet-b4", "full");
+
+  g_assert_cmpuint (activations (sd_full), <, activations (sd_none) / 3);
+  g_assert_cmpuint (activations (r_full), <, 0.6 * activations (r_none));
+  g_assert_cmpuint (activations (e_full), <, 0.6 * activations (e_none));
+}
+
+/* The issue's "done when": an SD 1.5 LoRA at 512 with gradient
+ * checkpointing and 8-bit Adam fits an 8 GB card, as it does for its users
+ * (diffusers' train_text_to_image_lora.py with --gradient_checkpointing
+ * --use_8bit_adam --mixed_precision fp16); and the curve bends with
+ * resolution as attention says: eager attention grows faster than the
+ * pixels, the memory-efficient kernels with them. */
+static void
+test_sd15_lora_8gb (void)
+{
+#define LORA_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", \"method\": \"lora\", " \
+    "\"lora\": {\"rank\": 4, \"targets\": \"attention\"}, \"compute\": \"fp16-mixed\", " \
+    "\"weights_dtype\": \"fp16\", \"optimizer\": \"adamw-8bit\", \"micro_batch\": 1, " \
+    "\"image_size\": %u, \"recompute\": \"%s\", \"attention\": \"%s\", \"gpu\": " \
+    "{\"id\": \"card-8gb\", \"name\": \"an 8 GB card\", \"memory\": 8589934592}}"
+  g_autofree char *fits = g_strdup_printf (LORA_FMT, 512, "full", "sdpa");
+  g_autoptr(HrEstimate) est = estimate (fits);
+  double eager_growth, sdpa_growth;
+
+  g_assert_true (est->has_fit);
+  g_assert_true (est->fits);
+  g_assert_cmpuint (est->max_micro_batch, >=, 1);
+  /* LoRA on to_q, to_k, to_v, to_out of 16 transformer blocks, rank 4:
+   * about 0.8M parameters */
+  g_assert_cmpuint (est->trainable_params, >, 700000);
+  g_assert_cmpuint (est->trainable_params, <, 900000);
+
+  {
+    g_autofree char *e512 = g_strdup_printf (LORA_FMT, 512, "none", "eager");
+    g_autofree char *e1024 = g_strdup_printf (LORA_FMT, 1024, "none", "eager");
+    g_autofree char *s512 = g_strdup_printf (LORA_FMT, 512, "none", "sdpa");
+    g_autofree char *s1024 = g_strdup_printf (LORA_FMT, 1024, "none", "sdpa");
+
+    eager_growth = (double) activations (e1024) / activations (e512);
+    sdpa_growth = (double) activations (s1024) / activations (s512);
+  }
+  g_assert_cmpfloat (sdpa_growth, >, 3.5);
+  g_assert_cmpfloat (sdpa_growth, <, 4.5);
+  g_assert_cmpfloat (eager_growth, >, sdpa_growth + 2.0);
+}
+
+/* Every model of the vision, detection, segmentation, diffusion and video
+ * families estimates, for training and inference, with activations from
+ * its architecture. */
+static void
+test_every_family (void)
+{
+  static const char * const families[] = {
+    "cnn", "detection", "segmentation", "diffusion", "video", NULL
+  };
+  GPtrArray *models = hr_catalog_get_models (hr_catalog_get_default ());
+  guint per_family[G_N_ELEMENTS (families)] = { 0 };
+
+  for (guint i = 0; i < models->len; i++)
+    {
+      const HrModel *m = g_ptr_array_index (models, i);
+
+      for (guint f = 0; families[f] != NULL; f++)
+        {
+          g_autoptr(HrScenario) train = NULL;
+          g_autoptr(HrScenario) infer = NULL;
+          g_autoptr(HrEstimate) a = NULL;
+          g_autoptr(HrEstimate) b = NULL;
+
+          if (g_strcmp0 (m->family, families[f]) != 0)
+            continue;
+          per_family[f]++;
+          train = hr_scenario_new_for_model (m);
+          train->task = HR_TASK_FINETUNE;
+          hr_scenario_resolve (train);
+          a = hr_estimate_new (train);
+          g_assert_cmpuint (a->buckets[HR_BUCKET_ACTIVATIONS], >, 0);
+          g_assert_cmpuint (a->total, >, a->buckets[HR_BUCKET_WEIGHTS]);
+
+          infer = hr_scenario_new_for_model (m);
+          infer->task = HR_TASK_INFERENCE;
+          hr_scenario_resolve (infer);
+          b = hr_estimate_new (infer);
+          g_assert_cmpuint (b->buckets[HR_BUCKET_ACTIVATIONS], >, 0);
+          g_assert_cmpuint (b->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
+        }
+    }
+
+  for (guint f = 0; families[f] != NULL; f++)
+    {
+      g_test_message ("%s: %u models", families[f], per_family[f]);
+      g_assert_cmpuint (per_family[f], >=, 5);
+    }
+}
+
+/* A video transformer's tokens: 1 + (frames - 1) / 4 latent frames of
+ * (w / 16) x (h / 16) patches, plus the text it attends to jointly. */
+static void
+test_video_tokens (void)
+{
+  const HrComponent *cog = catalog_component ("cogvideox-2b", 0);
+  const HrComponent *wan = catalog_component ("wan2.1-t2v-1.3b", 0);
+
+  /* CogVideoX: 49 frames at 720x480 -> 13 x 45 x 30 + 226 */
+  g_assert_cmpuint (hr_component_tokens_video (cog, 0, 720, 480, 49), ==, 13 * 45 * 30 + 226);
+  /* Wan2.1: 81 frames at 832x480 -> 21 x 52 x 30 = 32,760 */
+  g_assert_cmpuint (hr_component_tokens_video (wan, 0, 832, 480, 81), ==, 32760);
+  g_assert_cmpuint (hr_component_tokens_video (wan, 0, 832, 480, 1), ==, 52 * 30);
+}
+
+/* Catalog entries with a malformed "arch" are refused with the member. */
+static void
+test_bad_arch (void)
+{
+  static const struct {
+    const char *arch;
+    const char *message;
+  } cases[] = {
+    { "{\"type\": \"resnett\"}", "resnet" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6]}", "4 stages" },
+    { "{\"type\": \"unet\", \"widths\": [320, 650]}", "multiple of 32" },
+    { "{\"type\": \"unet\", \"widths\": [320, 640], \"transformer_layers\": [1, 1, 1]}",
+      "lists 3 stages" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"colour\": 1}", "colour" },
+    { "{\"type\": \"regnet\"}", "regnet_depth" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(GError) error = NULL;
+      g_autofree char *text = g_strdup_printf (
+        "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10, "
+        "\"components\": [{\"name\": \"c\", \"params\": 10, \"kind\": \"cnn\", \"arch\": %s}]}}",
+        cases[i].arch);
+      HrJsonDoc *doc = hr_json_doc_load_data ("s.json", text, -1, &error);
+      g_autoptr(HrScenario) s = NULL;
+
+      g_assert_no_error (error);
+      s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+      g_assert_null (s);
+      g_assert_nonnull (error);
+      g_test_message ("%s", error->message);
+      g_assert_true (g_str_has_prefix (error->message, "s.json:1:"));
+      g_assert_nonnull (strstr (error->message, cases[i].message));
+      hr_json_doc_free (doc);
+    }
+}
+
+int
+main (int    argc,
+      char **argv)
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/arch/resnet50-geometry", test_resnet50_geometry);
+  g_test_add_func ("/arch/parameter-counts", test_parameter_counts);
+  g_test_add_func ("/arch/unet-tokens", test_unet_tokens);
+  g_test_add_func ("/arch/attention-scores", test_attention_scores);
+  g_test_add_func ("/arch/frozen-batchnorm", test_frozen_batchnorm);
+  g_test_add_func ("/arch/checkpointing", test_checkpointing);
+  g_test_add_func ("/arch/sd15-lora-8gb", test_sd15_lora_8gb);
+  g_test_add_func ("/arch/every-family", test_every_family);
+  g_test_add_func ("/arch/video-tokens", test_video_tokens);
+  g_test_add_func ("/arch/bad-arch", test_bad_arch);
+
+  return g_test_run ();
+}
