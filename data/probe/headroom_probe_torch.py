@@ -22,6 +22,15 @@ memory (total minus free from torch.cuda.mem_get_info, what nvidia-smi
 shows for this process and any other), and stops cleanly at the first out
 of memory, which it records. --demo probes a small built-in transformer;
 --dry-run writes the header only (no GPU or torch needed).
+
+--snapshot DIR also records PyTorch's memory history from before the model
+is built (torch.cuda.memory._record_memory_history) and writes, per
+micro-batch, the snapshot torch.cuda.memory._dump_snapshot writes, to
+DIR/snapshot-bN.pickle (-sM with --seq-lens; -oom when it ran out of
+memory), with one key added, "headroom_probe": the micro-batch, sequence
+length and the run's configuration.  `headroom-cli measure` and the
+Headroom window read each (the buckets at its peak, its top allocation
+sites); pytorch.org/memory_viz ignores the added key.
 """
 
 import argparse
@@ -30,6 +39,7 @@ import datetime
 import gc
 import importlib.util
 import os
+import pickle
 import platform
 import sys
 
@@ -148,6 +158,43 @@ def probe_one(torch, user, model, optimizer, batch_size, seq_len, steps, precisi
     return (torch.cuda.max_memory_allocated(device), torch.cuda.max_memory_reserved(device), used)
 
 
+def snapshot_path(directory, batch_size, seq_len, oom):
+    name = f"snapshot-b{batch_size}"
+    if seq_len:
+        name += f"-s{seq_len}"
+    if oom:
+        name += "-oom"
+    return os.path.join(directory, name + ".pickle")
+
+
+def write_snapshot(torch, directory, batch_size, seq_len, config, oom=False):
+    """What torch.cuda.memory._dump_snapshot writes (torch/cuda/memory.py:
+    pickle.dump of _snapshot()), with the probe's "headroom_probe" key, then
+    the history cleared for the next size."""
+    snapshot = torch.cuda.memory._snapshot()
+    probe = {"micro_batch": batch_size, "status": "oom" if oom else "ok"}
+    if seq_len:
+        probe["seq_len"] = seq_len
+    for key in ("model", "precision", "optimizer", "gpu", "torch"):
+        if key in config:
+            probe[key] = str(config[key])
+    snapshot["headroom_probe"] = probe
+    path = snapshot_path(directory, batch_size, seq_len, oom)
+    with open(path, "wb") as f:
+        pickle.dump(snapshot, f)
+    print(f"micro-batch {batch_size}: snapshot written to {path}", file=sys.stderr)
+    return path
+
+
+def record_history(torch, enabled, max_entries):
+    """Starts (or, with @enabled False, stops and clears) the allocator's
+    history; the blocks live keep the stacks they were allocated with."""
+    if enabled:
+        torch.cuda.memory._record_memory_history(max_entries=max_entries)
+    else:
+        torch.cuda.memory._record_memory_history(enabled=None)
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -167,9 +214,15 @@ def main():
     parser.add_argument("-o", "--output", default="-", help="CSV file to write (default stdout)")
     parser.add_argument("--dry-run", action="store_true",
                         help="write the header only; needs neither a GPU nor torch")
+    parser.add_argument("--snapshot", metavar="DIR", default=None,
+                        help="also write a PyTorch memory snapshot per micro-batch into DIR")
+    parser.add_argument("--snapshot-entries", type=int, default=200000,
+                        help="trace entries a snapshot keeps at most (default 200000)")
     args = parser.parse_args()
     if args.steps < 1:
         parser.error("--steps must be 1 or more")
+    if args.snapshot is not None:
+        os.makedirs(args.snapshot, exist_ok=True)
 
     config = {
         "framework": "torch",
@@ -212,6 +265,9 @@ def main():
     config["cuda"] = torch.version.cuda or "unknown"
 
     user = DemoModel if args.demo else load_module(args.module)
+    # from before the model is built, so that the weights have their stacks
+    if args.snapshot is not None:
+        record_history(torch, True, args.snapshot_entries)
     model, optimizer = user.build(device, args.precision)
     model.train()
 
@@ -230,12 +286,22 @@ def main():
                 out.flush()
                 print(f"micro-batch {batch_size}: out of memory; stopping this sweep",
                       file=sys.stderr)
+                if args.snapshot is not None:
+                    # what was live when it ran out, the most useful of all
+                    write_snapshot(torch, args.snapshot, batch_size, seq_len, config, oom=True)
+                    record_history(torch, False, 0)
+                    record_history(torch, True, args.snapshot_entries)
                 optimizer.zero_grad(set_to_none=True)
                 gc.collect()
                 torch.cuda.empty_cache()
                 break
             writer.writerow([batch_size, seq_len or "", allocated, reserved, used, "ok"])
             out.flush()
+            if args.snapshot is not None:
+                write_snapshot(torch, args.snapshot, batch_size, seq_len, config)
+                # the next size's trace starts afresh; live blocks keep their stacks
+                record_history(torch, False, 0)
+                record_history(torch, True, args.snapshot_entries)
             print(f"micro-batch {batch_size}: {allocated / 2**30:.2f} GiB allocated, "
                   f"{reserved / 2**30:.2f} GiB reserved", file=sys.stderr)
     if out is not sys.stdout:

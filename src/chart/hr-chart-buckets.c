@@ -155,6 +155,43 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
 
       hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate);
     }
+
+  /* A memory snapshot (or a profiler timeline) among the measurements:
+   * what it held at its peak, as a measured bar beside an estimate at the
+   * micro-batch it ran, on the scenario's card. */
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    {
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+      const HrSnapshotDevice *device = m->measurement->snapshot != NULL
+        ? hr_snapshot_get_peak_device (m->measurement->snapshot) : NULL;
+      guint batch = hr_measurement_get_micro_batch (m->measurement);
+      g_autofree char *base = NULL;
+      g_autofree char *label = NULL;
+
+      if (device == NULL)
+        continue;
+      if (batch == 0)
+        batch = scenario->micro_batch;
+      /* (the scenario's own bar is the one beside it when it is alone
+       * and at that micro-batch) */
+      if (batch != scenario->micro_batch || hr_analysis_get_n_gpus (analysis) > 1)
+        {
+          g_autoptr(HrScenario) at_batch = hr_scenario_copy (scenario);
+          g_autoptr(HrEstimate) estimate = NULL;
+          g_autofree char *estimate_label = NULL;
+
+          at_batch->micro_batch = batch;
+          estimate = hr_estimate_new (at_batch);
+          /* Translators: the estimate's bar beside a measured one */
+          estimate_label = g_strdup_printf (_("estimate, micro-batch %u"), batch);
+          hr_bucket_chart_data_add_estimate (data, estimate_label, estimate);
+        }
+      base = g_path_get_basename (m->measurement->name);
+      /* Translators: a measured bar: the file's name, then "✗" when it is
+       * of another setup than the scenario's */
+      label = g_strdup_printf (_("measured (%s)%s"), base, m->match->differs ? " ✗" : "");
+      hr_bucket_chart_data_add_snapshot (data, label, device);
+    }
   return data;
 }
 
@@ -169,10 +206,49 @@ hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario)
   return hr_bucket_chart_data_new_for_analysis (analysis);
 }
 
+HrBucketBar *
+hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
+                                   const char             *label,
+                                   const HrSnapshotDevice *device)
+{
+  HrBucketBar *bar;
+  HrSnapshotBar measured;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (device != NULL, NULL);
+
+  hr_snapshot_device_bar (device, &measured);
+  bar = hr_bucket_chart_data_add_bar (data, label);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    bar->bytes[b] = measured.bytes[b];
+  bar->unattributed = measured.bytes[HR_SNAPSHOT_UNATTRIBUTED];
+  bar->measured = TRUE;
+  bar->need = measured.total;
+
+  /* Beside an estimate's bar the run was on its card: the same line (in
+   * the card's look), and a verdict of the same kind. */
+  for (guint i = data->bars->len - 1; i-- > 0;)
+    {
+      const HrBucketBar *before = g_ptr_array_index (data->bars, i);
+
+      if (before->capacity > 0 && !before->measured)
+        {
+          bar->capacity = before->capacity;
+          bar->usable = before->usable;
+          bar->card = g_strdup (before->card);
+          bar->short_card = g_strdup (before->short_card);
+          bar->series = before->series;
+          bar->fits = bar->need <= bar->usable;
+          break;
+        }
+    }
+  return bar;
+}
+
 double
 hr_bucket_bar_total (const HrBucketBar *bar)
 {
-  double total = 0;
+  double total = bar->unattributed;
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     total += bar->bytes[i];
@@ -196,6 +272,7 @@ bar_layout_clear (gpointer data)
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     hr_chart_label_clear (&bar->segment_labels[i]);
+  hr_chart_label_clear (&bar->unattributed_label);
   hr_chart_label_clear (&bar->name);
   hr_chart_label_clear (&bar->total);
   g_clear_pointer (&bar->members, g_array_unref);
@@ -237,6 +314,8 @@ hr_bucket_chart_layout_collect_labels (const HrBucketChartLayout *layout,
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         if (bar->segment_labels[b].text != NULL)
           g_ptr_array_add (labels, &bar->segment_labels[b]);
+      if (bar->unattributed_label.text != NULL)
+        g_ptr_array_add (labels, &bar->unattributed_label);
       for (guint k = 0; k < G_N_ELEMENTS (own); k++)
         if (own[k]->text != NULL)
           g_ptr_array_add (labels, own[k]);
@@ -300,8 +379,10 @@ same_estimate (const HrBucketBar *a,
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     if (!same_amount (a->bytes[i], b->bytes[i]))
       return FALSE;
+  /* a measured bar is never an estimate's */
   return same_amount (a->low, b->low) && same_amount (a->high, b->high) &&
-         (a->capacity > 0) == (b->capacity > 0);
+         (a->capacity > 0) == (b->capacity > 0) && a->measured == b->measured &&
+         same_amount (a->unattributed, b->unattributed);
 }
 
 /* The data's bars as drawn: consecutive bars of one estimate (cards alike
@@ -444,21 +525,34 @@ card_detail (const HrBucketChartData *data,
                                : _("%s usable · ✗ %s over"), room, amount);
 }
 
+/* A segment's bytes: a bucket's, or (HR_N_BUCKETS) a measured bar's
+ * unattributed memory on top. */
+static double
+segment_bytes (const HrBucketBar *bar,
+               guint              bucket)
+{
+  return bucket < HR_N_BUCKETS ? bar->bytes[bucket] : bar->unattributed;
+}
+
 static char *
 segment_text (const HrBucketBar *bar,
               guint              bucket,
               guint              level)
 {
   double total = hr_bucket_bar_total (bar);
-  double share = total > 0 ? 100.0 * bar->bytes[bucket] / total : 0;
-  g_autofree char *size = hr_chart_format_bytes (bar->bytes[bucket]);
+  double share = total > 0 ? 100.0 * segment_bytes (bar, bucket) / total : 0;
+  g_autofree char *size = hr_chart_format_bytes (segment_bytes (bar, bucket));
   g_autofree char *percent = share > 0 && share < 1 ? g_strdup ("<1%")
                                                     : g_strdup_printf ("%.0f%%", share);
 
   /* the name, the size and the share; then less, as room runs out (the
-   * legend names each segment by its colour and pattern) */
-  if (level == 0)
-    return g_strdup_printf ("%s  %s · %s", hr_bucket_get_label (bucket), size, percent);
+   * legend names each segment by its colour and pattern; the hatched
+   * unattributed part keeps its name, which the legend lacks) */
+  if (level == 0 || bucket == HR_N_BUCKETS)
+    /* Translators: memory of a measured bar no rule put in a bucket */
+    return g_strdup_printf ("%s  %s · %s", bucket < HR_N_BUCKETS ? hr_bucket_get_label (bucket)
+                                                                 : _("unattributed"),
+                            size, percent);
   if (level == 1)
     return g_strdup_printf ("%s · %s", size, percent);
   return g_steal_pointer (&size);
@@ -562,6 +656,15 @@ fits_inside (Builder           *b,
   return w + 4 * b->s <= bar_w && th + 1 <= h;
 }
 
+/* Whether a measured bar's unattributed part has a label beside the bar
+ * (it has none inside: its name is said nowhere else). */
+static gboolean
+has_unattributed (const HrBucketBar *bar,
+                  SegmentLevel       level)
+{
+  return bar->unattributed > 0 && level < SEGMENTS_INSIDE_ONLY;
+}
+
 /* The width the segments' column needs at @level. */
 static double
 segments_need (Builder           *b,
@@ -582,6 +685,14 @@ segments_need (Builder           *b,
         hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, text, 0, &w, NULL);
         need = MAX (need, w);
       }
+  if (has_unattributed (bar, level))
+    {
+      g_autofree char *text = segment_text (bar, HR_N_BUCKETS, MIN (level, 2));
+      double w;
+
+      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, text, 0, &w, NULL);
+      need = MAX (need, w);
+    }
   return need;
 }
 
@@ -642,7 +753,14 @@ place_column (HrBucketBarLayout *bl,
         }
       block->label->box.x = left ? x + width - block->label->box.width : x;
       block->label->box.y = block->top;
-      if (block->bucket >= 0)
+      if (block->bucket == HR_N_BUCKETS)
+        {
+          const HrRect *seg = &bl->unattributed;
+
+          bl->unattributed_leader[0] = (HrPoint) { seg->x - 1, seg->y + seg->height / 2 };
+          bl->unattributed_leader[1] = (HrPoint) { x + width + 2 * s, middle };
+        }
+      else if (block->bucket >= 0)
         {
           const HrRect *seg = &bl->segments[block->bucket];
 
@@ -728,7 +846,7 @@ layout_bar (Builder      *b,
   SegmentLevel level = SEGMENTS_NAMED;
   NameForm form = NAMES_FULL;
   gboolean found = FALSE;
-  Block left[HR_N_BUCKETS], right[16 + 1];
+  Block left[HR_N_BUCKETS + 1], right[16 + 1];
   guint n_left = 0, n_right = 0;
 
   bl.members = g_array_ref (members);
@@ -841,6 +959,24 @@ layout_bar (Builder      *b,
           left[n_left++] = (Block) { y + h / 2, bl.segment_labels[i].box.height, 0,
                                      &bl.segment_labels[i], NULL, i, -1, FALSE,
                                      (int) MIN (99, 1 + 98 * bar->bytes[i] / MAX (total, 1)) };
+        }
+    }
+  /* a measured bar's unattributed memory, hatched on top, named beside */
+  if (bar->unattributed > 0)
+    {
+      double h = bar->unattributed / layout->y_max * layout->plot.height;
+
+      y -= h;
+      bl.unattributed = (HrRect) { bar_x, y, bar_w, h };
+      if (has_unattributed (bar, level) && left_w > 0)
+        {
+          g_autofree char *text = segment_text (bar, HR_N_BUCKETS, MIN (level, 2));
+
+          bl.unattributed_label = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
+                                                 HR_TEXT_MUTED, HR_ALIGN_END, left_w);
+          left[n_left++] = (Block) { y + h / 2, bl.unattributed_label.box.height, 0,
+                                     &bl.unattributed_label, NULL, HR_N_BUCKETS, -1, FALSE,
+                                     (int) MIN (99, 1 + 98 * bar->unattributed / MAX (total, 1)) };
         }
     }
   n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
@@ -997,6 +1133,10 @@ layout_bar (Builder      *b,
       if (bl.segment_labels[i].text != NULL && !bl.label_inside[i])
         hr_placer_avoid_segment (placer, bl.leader_from[i].x, bl.leader_from[i].y,
                                  bl.leader_to[i].x, bl.leader_to[i].y, 1, HR_PLACE_FORBIDDEN);
+    if (bl.unattributed_label.text != NULL)
+      hr_placer_avoid_segment (placer, bl.unattributed_leader[0].x, bl.unattributed_leader[0].y,
+                               bl.unattributed_leader[1].x, bl.unattributed_leader[1].y, 1,
+                               HR_PLACE_FORBIDDEN);
     for (guint c = 0; c < bl.cards->len; c++)
       {
         const HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
@@ -1387,6 +1527,8 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           for (guint above = b + 1; above < HR_N_BUCKETS; above++)
             if (bl->segments[above].height > 0)
               topmost = FALSE;
+          if (bl->unattributed.height > 0)
+            topmost = FALSE;
 
           if (topmost)
             rounded_top_rect (cr, &seg, style->corner_radius);
@@ -1398,6 +1540,21 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           hr_chart_fill_pattern (cr, style, &style->bucket[b], style->bucket_pattern[b]);
 
           /* a hairline between segments keeps thin ones visible */
+          cairo_set_line_width (cr, MAX (0.5, s));
+          hr_chart_set_color (cr, &style->background);
+          cairo_move_to (cr, seg.x, seg.y + seg.height);
+          cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
+          cairo_stroke (cr);
+        }
+
+      /* a measured bar's unattributed memory: hatched in the muted colour,
+       * which no bucket uses */
+      if (bl->unattributed.height > 0)
+        {
+          HrRect seg = bl->unattributed;
+
+          rounded_top_rect (cr, &seg, style->corner_radius);
+          hr_chart_fill_pattern (cr, style, &style->muted, HR_PATTERN_BACK_DIAGONAL);
           cairo_set_line_width (cr, MAX (0.5, s));
           hr_chart_set_color (cr, &style->background);
           cairo_move_to (cr, seg.x, seg.y + seg.height);
@@ -1455,6 +1612,12 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           if (!bl->label_inside[b])
             draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
           hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
+        }
+      if (bl->unattributed_label.text != NULL)
+        {
+          draw_leader (cr, style, &bl->unattributed_leader[0], &bl->unattributed_leader[1],
+                       &style->muted);
+          hr_chart_draw_label (cr, style, &bl->unattributed_label, NULL);
         }
 
       if (bl->total_leader)
@@ -1531,6 +1694,8 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         g_string_append_printf (str, "%s%s %.1f", b > 0 ? ", " : "",
                                 hr_enum_to_nick (hr_bucket_names, b), bar->bytes[b] / gib);
+      if (bar->unattributed > 0)
+        g_string_append_printf (str, ", %s %.1f", _("unattributed"), bar->unattributed / gib);
       g_string_append (str, " GiB.");
     }
 
@@ -1576,6 +1741,22 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
                                     hr_bucket_get_label (b), amount,
                                     total > 0 ? 100.0 * values->bytes[b] / total : 0.0);
           }
+
+      if (hr_rect_contains (&bar->unattributed, x, y))
+        {
+          g_autofree char *amount = tooltip_gib (values->unattributed);
+
+          /* TRANSLATORS: tooltip over a measured bar's hatched top */
+          return g_strdup_printf (_("%s: unattributed, %s (memory no rule put in a bucket)"),
+                                  values->label, amount);
+        }
+
+      if (values->high <= 0 && hr_rect_contains (&bar->bar, x, y))
+        {
+          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
+
+          return g_strdup_printf (_("%s: peak %s"), values->label, total);
+        }
 
       if (hr_rect_contains (&bar->bar, x, y) || hr_rect_contains (&bar->range, x, y))
         {

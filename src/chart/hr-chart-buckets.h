@@ -12,6 +12,7 @@
 #include "hr-chart-curve.h"
 #include "hr-chart-style.h"
 #include "hr-chart-types.h"
+#include "hr-snapshot.h"
 
 G_BEGIN_DECLS
 
@@ -31,6 +32,11 @@ typedef struct {
    * preallocation, where it is the model's use of XLA's pool. */
   double   need;
   gboolean fits;
+  /* A measured bar (hr_bucket_chart_data_add_snapshot): memory no rule
+   * attributed to a bucket is drawn on top, hatched, and counts in the
+   * total. */
+  gboolean measured;
+  double   unattributed;
 } HrBucketBar;
 
 typedef struct {
@@ -49,6 +55,14 @@ HrBucketBar       *hr_bucket_chart_data_add_bar (HrBucketChartData *data,
 HrBucketBar       *hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
                                                       const char        *label,
                                                       const HrEstimate  *estimate);
+/* A bar of what a memory snapshot (or a profiler timeline) held at
+ * @device's allocated peak (hr_snapshot_device_bar): its buckets, the
+ * allocator's unused reserve in the overhead, what no rule attributed on
+ * top, on the card of the last estimate's bar before it; the window puts
+ * it beside the estimate's bar. */
+HrBucketBar       *hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
+                                                      const char             *label,
+                                                      const HrSnapshotDevice *device);
 /* One bar per GPU @analysis compares (its estimate on that card), or one
  * bar when it compares none; titled with the scenario's name and model. */
 HrBucketChartData *hr_bucket_chart_data_new_for_analysis (HrAnalysis       *analysis);
@@ -91,6 +105,11 @@ typedef struct {
   HrPoint       total_to;
   HrChartLabel  name;                       /* under the bar, when it has no card */
   GArray       *cards;                      /* HrBucketCardLine */
+  /* a measured bar's unattributed memory, on top of the stack */
+  HrRect        unattributed;
+  HrChartLabel  unattributed_label;
+  gboolean      unattributed_inside;
+  HrPoint       unattributed_leader[2];
 } HrBucketBarLayout;
 
 typedef struct {

@@ -18,6 +18,7 @@
 #include "hr-chart-series.h"
 #include "hr-chart-text.h"
 #include "hr-fit.h"
+#include "hr-snapshot.h"
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
@@ -174,6 +175,10 @@ add_measurement (HrCurveChartData    *data,
 
   g_return_if_fail (data != NULL);
   g_return_if_fail (measurement != NULL);
+
+  /* A run that says its micro-batch (the probe's snapshots) goes there. */
+  if (hr_measurement_get_micro_batch (measurement) > 0)
+    at_batch = hr_measurement_get_micro_batch (measurement);
 
   for (guint i = 0; i < measurement->series->len; i++)
     {
@@ -448,6 +453,7 @@ hr_curve_chart_layout_free (HrCurveChartLayout *layout)
   g_array_unref (layout->band_high);
   g_array_unref (layout->gpu_lines);
   g_array_unref (layout->measured);
+  g_array_unref (layout->measured_index);
   g_array_unref (layout->labels);
   hr_axis_tick_clear (&layout->scenario_tick);
   for (guint i = 0; i < layout->n_legend; i++)
@@ -1116,6 +1122,54 @@ place_gpu_labels (HrCurveChartLayout *layout,
     }
 }
 
+/* The measured points, per measure, thinned to the smallest and the
+ * largest in each pixel column: more would be drawn on top of each other. */
+static void
+layout_measured (HrCurveChartLayout     *layout,
+                 const HrCurveChartData *data)
+{
+  guint n = data->measured->len;
+  guint columns = (guint) CLAMP (ceil (layout->plot.width), 1, 1 << 16);
+  g_autofree double *px = NULL;
+  g_autofree double *x = NULL;
+  g_autofree double *y = NULL;
+  g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (guint));
+
+  if (n == 0)
+    return;
+  px = g_new (double, n);
+  x = g_new (double, n);
+  y = g_new (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const HrCurvePoint *m = &g_array_index (data->measured, HrCurvePoint, i);
+
+      px[i] = hr_curve_chart_x_position (layout, m->batch);
+      /* bytes, not pixels: the thinning keeps the most and the least */
+      y[i] = m->bytes;
+    }
+
+  for (guint metric = HR_METRIC_ALLOCATED; metric <= HR_METRIC_DEVICE_USED; metric++)
+    {
+      guint first = kept->len;
+
+      for (guint i = 0; i < n; i++)
+        x[i] = g_array_index (data->measured, HrCurvePoint, i).metric == metric &&
+               isfinite (px[i]) ? px[i] : NAN;
+      hr_measure_thin_columns (x, y, n, layout->plot.x, layout->plot.x + layout->plot.width,
+                               columns, kept);
+      for (guint k = first; k < kept->len; k++)
+        {
+          guint i = g_array_index (kept, guint, k);
+          const HrCurvePoint *m = &g_array_index (data->measured, HrCurvePoint, i);
+          HrPoint point = data_point (layout, m->batch, m->bytes);
+
+          g_array_append_val (layout->measured, point);
+          g_array_append_val (layout->measured_index, i);
+        }
+    }
+}
+
 /* The fitted line over the x range, cut where it leaves the y range. */
 static void
 layout_fit_line (HrCurveChartLayout     *layout,
@@ -1248,6 +1302,7 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   layout->gpu_lines = g_array_new (FALSE, TRUE, sizeof (HrCurveGpuLine));
   g_array_set_clear_func (layout->gpu_lines, gpu_line_clear);
   layout->measured = g_array_new (FALSE, TRUE, sizeof (HrPoint));
+  layout->measured_index = g_array_new (FALSE, FALSE, sizeof (guint));
   layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
   g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
 
@@ -1393,13 +1448,7 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   g_array_append_val (layout->labels, y_title);
 
   layout_curve (layout, data);
-  for (guint i = 0; i < data->measured->len; i++)
-    {
-      const HrCurvePoint *m = &g_array_index (data->measured, HrCurvePoint, i);
-      HrPoint point = data_point (layout, m->batch, m->bytes);
-
-      g_array_append_val (layout->measured, point);
-    }
+  layout_measured (layout, data);
   layout_fit_line (layout, data);
 
   for (guint i = 0; i < layout->gpu_lines->len; i++)
@@ -1812,8 +1861,9 @@ hr_curve_chart_render (const HrCurveChartLayout *layout,
   for (guint i = 0; i < layout->measured->len; i++)
     {
       const HrPoint *p = &g_array_index (layout->measured, HrPoint, i);
-      const HrCurvePoint *m = i < data->measured->len
-                              ? &g_array_index (data->measured, HrCurvePoint, i) : NULL;
+      guint index = g_array_index (layout->measured_index, guint, i);
+      const HrCurvePoint *m = index < data->measured->len
+                              ? &g_array_index (data->measured, HrCurvePoint, index) : NULL;
 
       draw_point (cr, style, p->x, p->y, m != NULL ? m->metric : HR_METRIC_ALLOCATED,
                   m != NULL && m->foreign);

@@ -85,8 +85,9 @@ void              hr_curve_chart_data_set_measurements (HrCurveChartData   *data
                                                         guint               n_points,
                                                         const char         *label);
 /* Adds a measurement's points (a sweep's points, or a log's peak placed
- * at @at_batch) to the overlay, after any added before, and its fitted
- * line when it is a sweep. */
+ * at @at_batch, or at the micro-batch the measurement says it ran, as a
+ * probe's snapshot does) to the overlay, after any added before, and its
+ * fitted line when it is a sweep. */
 void              hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
                                                        const HrMeasurement *measurement,
                                                        guint                at_batch);
@@ -171,7 +172,11 @@ typedef struct {
   GArray       *band_low;    /* HrPoint */
   GArray       *band_high;   /* HrPoint */
   GArray       *gpu_lines;   /* HrCurveGpuLine */
+  /* The measured points drawn: at most the smallest and the largest of
+   * each measure in each pixel column (hr_measure_thin_columns), so that a
+   * sweep of any length draws in bounded time and keeps its peaks. */
   GArray       *measured;    /* HrPoint */
+  GArray       *measured_index;  /* guint: the HrCurvePoint of data->measured each is */
   gboolean      has_fit_line;
   HrPoint       fit_start;
   HrPoint       fit_end;

@@ -387,7 +387,13 @@ hr_cli_load_measurements (char      **files,
   for (guint i = 0; files != NULL && files[i] != NULL; i++)
     {
       HrMeasureOptions options = { 0 };
-      HrMeasurement *m = hr_measurement_load_file (files[i], &options, error);
+      HrMeasurement *m;
+
+      /* A log over time counts by its peak: read thinned, its peaks
+       * exact, in bounded memory whatever its length (a sweep's points
+       * are all kept). */
+      options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
+      m = hr_measurement_load_file (files[i], &options, error);
 
       if (m == NULL)
         return FALSE;

@@ -12,6 +12,7 @@
 
 #include "hr-fit-rule.h"
 #include "hr-fit.h"
+#include "hr-snapshot.h"
 
 /* Run-to-run spread of a measured peak: NVIDIA notes 5 to 6 percent
  * variance between GR00T fine-tuning runs from non-deterministic
@@ -368,6 +369,21 @@ hr_measurement_fragmentation (const HrMeasurement *measurement,
   reserved = hr_measurement_find_series (measurement, HR_METRIC_RESERVED);
   *gap_bytes = *gap_fraction = 0;
   *at_batch = NAN;
+
+  /* A memory snapshot's timelines: the peaks of its busiest device. */
+  if (measurement->snapshot != NULL)
+    {
+      const HrSnapshotDevice *dev = hr_snapshot_get_peak_device (measurement->snapshot);
+      guint batch = hr_measurement_get_micro_batch (measurement);
+
+      if (dev == NULL || dev->reserved == NULL)
+        return FALSE;
+      *gap_bytes = dev->reserved_peak > dev->allocated_peak
+                   ? (double) (dev->reserved_peak - dev->allocated_peak) : 0;
+      *gap_fraction = dev->reserved_peak > 0 ? *gap_bytes / dev->reserved_peak : 0;
+      *at_batch = batch > 0 ? batch : NAN;
+      return TRUE;
+    }
   if (allocated == NULL || reserved == NULL)
     return FALSE;
 

@@ -9,10 +9,18 @@
 #define G_LOG_DOMAIN "hr-measure"
 
 #include <glib/gi18n-lib.h>
+#include <glib/gstdio.h>
 #include <math.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include <string.h>
+#include <sys/stat.h>
 
+#include "hr-file.h"
 #include "hr-measure.h"
+#include "hr-measure-private.h"
+#include "hr-snapshot.h"
 
 const HrEnumName hr_measure_format_names[] = {
   { HR_MEASURE_FORMAT_PROBE, "headroom-probe" },
@@ -22,6 +30,12 @@ const HrEnumName hr_measure_format_names[] = {
   { HR_MEASURE_FORMAT_TORCH_STATS, "torch-memory-stats" },
   { HR_MEASURE_FORMAT_JAX_STATS, "jax-memory-stats" },
   { HR_MEASURE_FORMAT_GENERIC, "csv" },
+  { HR_MEASURE_FORMAT_TORCH_SNAPSHOT, "torch-memory-snapshot" },
+  { HR_MEASURE_FORMAT_TORCH_SUMMARY, "torch-memory-summary" },
+  { HR_MEASURE_FORMAT_TORCH_PROFILER, "torch-memory-timeline" },
+  { HR_MEASURE_FORMAT_DEEPSPEED, "deepspeed" },
+  { HR_MEASURE_FORMAT_LIGHTNING, "lightning" },
+  { HR_MEASURE_FORMAT_HF_TRAINER, "hf-trainer" },
   { 0, NULL }
 };
 
@@ -36,7 +50,12 @@ const HrEnumName hr_measure_unit_names[] = {
   { 0, NULL }
 };
 
-/* SCENARIO.md: GB and MB are decimal, GiB and MiB binary (IEC 80000-13). */
+/* SCENARIO.md: GB and MB are decimal, GiB and MiB binary (IEC 80000-13);
+ * by HrMeasureUnit. */
+static const double unit_bytes[] = {
+  1.0, 1.0, 1024.0, 1024.0 * 1024.0, 1024.0 * 1024.0 * 1024.0, 1e3, 1e6, 1e9,
+};
+
 double
 hr_measure_unit_bytes (HrMeasureUnit unit)
 {
@@ -113,8 +132,8 @@ hr_measure_series_free (HrMeasureSeries *series)
   g_free (series);
 }
 
-static HrMeasureSeries *
-series_new (const char *name,
+HrMeasureSeries *
+hr_measure_series_new (const char *name,
             HrMetric    metric)
 {
   HrMeasureSeries *series = g_new0 (HrMeasureSeries, 1);
@@ -132,6 +151,7 @@ hr_measurement_free (HrMeasurement *measurement)
     return;
 
   g_free (measurement->name);
+  g_clear_pointer (&measurement->snapshot, hr_snapshot_free);
   g_ptr_array_unref (measurement->series);
   g_ptr_array_unref (measurement->config_keys);
   g_ptr_array_unref (measurement->config_values);
@@ -139,8 +159,8 @@ hr_measurement_free (HrMeasurement *measurement)
   g_free (measurement);
 }
 
-static HrMeasurement *
-measurement_new (const char *name)
+HrMeasurement *
+hr_measurement_new (const char *name)
 {
   HrMeasurement *m = g_new0 (HrMeasurement, 1);
 
@@ -274,15 +294,454 @@ struct _HrMeasureParser {
   char              delimiter;   /* ' ' means runs of blanks */
   GArray           *columns;     /* Column */
   GArray           *fields;      /* Field, reused for every line */
+  guint             field_room;  /* what split_fast may fill of it */
+  GArray           *read_columns;  /* guint: the columns with a role */
+  guint8           *wanted;        /* per column: whether it has a role */
+  guint             n_coordinates; /* of them, those before the memory columns */
 
   HrMeasurement    *result;
   GHashTable       *gpu_series;  /* nvidia-smi: GPU key → series index + 1 */
-  gboolean          has_t0;
-  double            t0;
+  /* ... and the GPUs met so far, compared byte for byte before the hash
+   * table is asked: a log names a handful of GPUs over millions of rows. */
+  struct {
+    char            key[128];
+    guint           length;
+    int             index;
+  }                 gpu_cache[8];
+  guint             n_gpu_cache;
+  int               gpu_by_digit[10];  /* key "0" to "9": series index + 1 */
+  /* The last date a timestamp named, and its day number; the last
+   * "YYYY/MM/DD HH:MM:" and its seconds. */
+  guint             cached_date[3];
+  gint64            cached_days;
+  char              cached_minute[17];
+  gint64            cached_minute_us;
+  gboolean          cached_minute_ok;
   gboolean          time_is_step;
   gboolean          time_is_timestamp;
+  gboolean          has_t0;
+  double            t0;
+  gint64            t0_us;     /* a timestamp's, in microseconds */
+
+  GPtrArray        *thinners;    /* per series index: Thinner, or NULL */
+  HrMeasurePointFunc point_func;
+  gpointer          point_data;
+  gboolean          keep_points;
+
+  /* A pickle (a memory snapshot) is read whole, when it is complete. */
+  gboolean          is_pickle;
+  GByteArray       *pickle;
+
+  /* A log: its lines are scanned for the memory lines Headroom knows; the
+   * generic CSV's refusal of its first line is kept for when none is. */
+  HrLogScan        *log;
+  GError           *log_error;
+
   GError           *error;       /* the first error; feeding stops there */
 };
+
+/* ------------------------------------------------------------------------
+ * Thinning
+ * --------------------------------------------------------------------- */
+
+/* A run of points, by the one with the fewest bytes and the one with the
+ * most; seq numbers keep their order. */
+typedef struct {
+  HrMeasurePoint min;
+  HrMeasurePoint max;
+  guint64        min_seq;
+  guint64        max_seq;
+} ThinBucket;
+
+/* A series thinned as it streams in: full buckets of `width` points each;
+ * when `limit` of them are full, neighbours merge two by two and the width
+ * doubles, so that the buckets always cover the whole series evenly. */
+typedef struct {
+  GArray     *buckets;     /* ThinBucket */
+  ThinBucket  current;
+  guint64     in_current;
+  guint64     width;
+  guint64     seq;
+  guint       limit;       /* even */
+} Thinner;
+
+static Thinner *
+thinner_new (guint max_points)
+{
+  Thinner *t = g_new0 (Thinner, 1);
+
+  /* Full buckets stay below `limit`, and the one being filled is one more:
+   * at most 2 * limit points come out. */
+  t->limit = MAX (2, (max_points / 2) & ~1u);
+  if (2 * t->limit > max_points && t->limit > 2)
+    t->limit -= 2;
+  t->width = 1;
+  t->buckets = g_array_sized_new (FALSE, FALSE, sizeof (ThinBucket), t->limit);
+  return t;
+}
+
+static void
+thinner_free (gpointer data)
+{
+  Thinner *t = data;
+
+  if (t == NULL)
+    return;
+  g_array_unref (t->buckets);
+  g_free (t);
+}
+
+static void
+thin_bucket_merge (ThinBucket       *into,
+                   const ThinBucket *next)
+{
+  /* The earliest of equals stays: ties keep the left one. */
+  if (next->min.bytes < into->min.bytes)
+    {
+      into->min = next->min;
+      into->min_seq = next->min_seq;
+    }
+  if (next->max.bytes > into->max.bytes)
+    {
+      into->max = next->max;
+      into->max_seq = next->max_seq;
+    }
+}
+
+static void
+thinner_add (Thinner              *t,
+             const HrMeasurePoint *point)
+{
+  if (t->in_current == 0)
+    {
+      t->current.min = t->current.max = *point;
+      t->current.min_seq = t->current.max_seq = t->seq;
+    }
+  else if (point->bytes < t->current.min.bytes)
+    {
+      t->current.min = *point;
+      t->current.min_seq = t->seq;
+    }
+  else if (point->bytes > t->current.max.bytes)
+    {
+      t->current.max = *point;
+      t->current.max_seq = t->seq;
+    }
+  t->seq++;
+
+  if (++t->in_current < t->width)
+    return;
+
+  g_array_append_val (t->buckets, t->current);
+  t->in_current = 0;
+  if (t->buckets->len < t->limit)
+    return;
+
+  for (guint i = 0; i < t->buckets->len / 2; i++)
+    {
+      ThinBucket merged = g_array_index (t->buckets, ThinBucket, 2 * i);
+
+      thin_bucket_merge (&merged, &g_array_index (t->buckets, ThinBucket, 2 * i + 1));
+      g_array_index (t->buckets, ThinBucket, i) = merged;
+    }
+  g_array_set_size (t->buckets, t->buckets->len / 2);
+  t->width *= 2;
+}
+
+static void
+thin_bucket_emit (const ThinBucket *b,
+                  GArray           *points)
+{
+  if (b->min_seq == b->max_seq)
+    g_array_append_val (points, b->min);
+  else if (b->min_seq < b->max_seq)
+    {
+      g_array_append_val (points, b->min);
+      g_array_append_val (points, b->max);
+    }
+  else
+    {
+      g_array_append_val (points, b->max);
+      g_array_append_val (points, b->min);
+    }
+}
+
+/* Appends what @t kept, in order, to @points. */
+static void
+thinner_flush (Thinner *t,
+               GArray  *points)
+{
+  for (guint i = 0; i < t->buckets->len; i++)
+    thin_bucket_emit (&g_array_index (t->buckets, ThinBucket, i), points);
+  if (t->in_current > 0)
+    thin_bucket_emit (&t->current, points);
+}
+
+static int
+compare_guint (gconstpointer a,
+               gconstpointer b)
+{
+  guint x = *(const guint *) a, y = *(const guint *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+void
+hr_measure_thin_columns (const double *x,
+                         const double *y,
+                         guint         n,
+                         double        x_min,
+                         double        x_max,
+                         guint         columns,
+                         GArray       *kept)
+{
+  g_autofree gint64 *lowest = NULL;
+  g_autofree gint64 *highest = NULL;
+  guint first = kept != NULL ? kept->len : 0;
+  double span;
+
+  g_return_if_fail (x != NULL || n == 0);
+  g_return_if_fail (y != NULL || n == 0);
+  g_return_if_fail (columns > 0 && columns <= (1u << 24));
+  g_return_if_fail (kept != NULL && g_array_get_element_size (kept) == sizeof (guint));
+
+  lowest = g_new (gint64, columns);
+  highest = g_new (gint64, columns);
+  for (guint c = 0; c < columns; c++)
+    lowest[c] = highest[c] = -1;
+
+  span = x_max - x_min;
+  for (guint i = 0; i < n; i++)
+    {
+      double position;
+      guint c = 0;
+
+      if (isnan (x[i]) || isnan (y[i]))
+        continue;
+      position = span > 0 ? (x[i] - x_min) / span * columns : 0;
+      if (position >= columns)
+        c = columns - 1;
+      else if (position > 0)
+        c = (guint) position;
+
+      if (lowest[c] < 0 || y[i] < y[lowest[c]])
+        lowest[c] = i;
+      if (highest[c] < 0 || y[i] > y[highest[c]])
+        highest[c] = i;
+    }
+
+  for (guint c = 0; c < columns; c++)
+    {
+      guint a, b;
+
+      if (lowest[c] < 0)
+        continue;
+      a = (guint) MIN (lowest[c], highest[c]);
+      b = (guint) MAX (lowest[c], highest[c]);
+      g_array_append_val (kept, a);
+      if (b != a)
+        g_array_append_val (kept, b);
+    }
+
+  /* Columns in x order are not index order when x goes back and forth. */
+  if (kept->len > first)
+    {
+      guint *k = &g_array_index (kept, guint, first);
+      guint count = kept->len - first;
+
+      for (guint i = 1; i < count; i++)
+        {
+          if (k[i] < k[i - 1])
+            {
+              g_array_sort (kept, compare_guint);
+              break;
+            }
+        }
+    }
+}
+
+GArray *
+hr_measure_series_thin (const HrMeasureSeries *series,
+                        guint                  max_points)
+{
+  const GArray *points;
+  g_autofree double *x = NULL;
+  g_autofree double *y = NULL;
+  g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (guint));
+  GArray *out;
+  double x_min = G_MAXDOUBLE, x_max = -G_MAXDOUBLE;
+  gboolean by_t = TRUE;
+  guint n;
+
+  g_return_val_if_fail (series != NULL, NULL);
+
+  points = series->points;
+  n = points->len;
+  max_points = MAX (max_points, 4);
+  out = g_array_sized_new (FALSE, FALSE, sizeof (HrMeasurePoint), MIN (n, max_points));
+  if (n <= max_points)
+    {
+      g_array_append_vals (out, points->data, n);
+      return out;
+    }
+
+  for (guint i = 0; i < n && by_t; i++)
+    by_t = !isnan (g_array_index (points, HrMeasurePoint, i).t);
+
+  x = g_new (double, n);
+  y = g_new (double, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const HrMeasurePoint *p = &g_array_index (points, HrMeasurePoint, i);
+
+      x[i] = by_t ? p->t : i;
+      y[i] = p->bytes;
+      x_min = MIN (x_min, x[i]);
+      x_max = MAX (x_max, x[i]);
+    }
+
+  hr_measure_thin_columns (x, y, n, x_min, x_max, max_points / 2, kept);
+  for (guint i = 0; i < kept->len; i++)
+    g_array_append_val (out, g_array_index (points, HrMeasurePoint,
+                                            g_array_index (kept, guint, i)));
+  return out;
+}
+
+HrMeasureThinner *
+hr_measure_thinner_new (guint max_points)
+{
+  return (HrMeasureThinner *) thinner_new (MAX (max_points, 4));
+}
+
+void
+hr_measure_thinner_free (HrMeasureThinner *thinner)
+{
+  thinner_free (thinner);
+}
+
+void
+hr_measure_thinner_add (HrMeasureThinner     *thinner,
+                        const HrMeasurePoint *point)
+{
+  thinner_add ((Thinner *) thinner, point);
+}
+
+void
+hr_measure_thinner_flush (HrMeasureThinner *thinner,
+                          GArray           *points)
+{
+  thinner_flush ((Thinner *) thinner, points);
+}
+
+/* Every point of every format comes in here. */
+static inline void
+add_point (HrMeasureParser      *self,
+           guint                 index,
+           const HrMeasurePoint *point)
+{
+  HrMeasureSeries *series = g_ptr_array_index (self->result->series, index);
+
+  if (point->bytes > series->peak || series->n_points == 0)
+    {
+      series->peak = point->bytes;
+      series->peak_index = series->points->len;
+    }
+  series->n_points++;
+
+  if (self->point_func != NULL)
+    self->point_func (series, point, self->point_data);
+  if (!self->keep_points)
+    return;
+
+  if (self->options.max_time_points > 0 && isnan (point->batch))
+    {
+      Thinner *t;
+
+      while (self->thinners->len <= index)
+        g_ptr_array_add (self->thinners, NULL);
+      t = g_ptr_array_index (self->thinners, index);
+      if (t == NULL)
+        {
+          t = thinner_new (MAX (self->options.max_time_points, 4));
+          g_ptr_array_index (self->thinners, index) = t;
+        }
+      thinner_add (t, point);
+      return;
+    }
+
+  g_array_append_val (series->points, *point);
+}
+
+int
+hr_measure_parser_add_series (HrMeasureParser *self,
+                              const char      *name,
+                              HrMetric         metric)
+{
+  g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
+  return self->result->series->len - 1;
+}
+
+void
+hr_measure_parser_add_point (HrMeasureParser *self,
+                             guint            series,
+                             double           t,
+                             double           bytes,
+                             guint            line)
+{
+  HrMeasurePoint point = { NAN, NAN, t, bytes, line };
+
+  g_return_if_fail (series < self->result->series->len);
+  add_point (self, series, &point);
+}
+
+void
+hr_measure_parser_note (HrMeasureParser *self,
+                        const char      *format,
+                        ...)
+{
+  va_list args;
+
+  va_start (args, format);
+  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  va_end (args);
+}
+
+HrMeasurement *
+hr_measure_parser_get_result (HrMeasureParser *self)
+{
+  return self->result;
+}
+
+const char *
+hr_measure_parser_get_name (HrMeasureParser *self)
+{
+  return self->shown_name;
+}
+
+/* The thinned series made whole: their kept points, and the index of the
+ * peak among them (the earliest of equals, as when nothing is thinned). */
+static void
+flush_thinners (HrMeasureParser *self)
+{
+  for (guint i = 0; i < self->thinners->len && i < self->result->series->len; i++)
+    {
+      Thinner *t = g_ptr_array_index (self->thinners, i);
+      HrMeasureSeries *series = g_ptr_array_index (self->result->series, i);
+
+      if (t == NULL)
+        continue;
+      thinner_flush (t, series->points);
+      for (guint j = 0; j < series->points->len; j++)
+        {
+          if (g_array_index (series->points, HrMeasurePoint, j).bytes == series->peak)
+            {
+              series->peak_index = j;
+              break;
+            }
+        }
+    }
+  g_ptr_array_set_size (self->thinners, 0);
+}
 
 static void
 column_clear (gpointer data)
@@ -314,9 +773,24 @@ hr_measure_parser_new (const char             *display_name,
   self->columns = g_array_new (FALSE, TRUE, sizeof (Column));
   g_array_set_clear_func (self->columns, column_clear);
   self->fields = g_array_new (FALSE, FALSE, sizeof (Field));
-  self->result = measurement_new (self->name);
+  self->result = hr_measurement_new (self->name);
   self->gpu_series = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
+  self->thinners = g_ptr_array_new_with_free_func (thinner_free);
+  self->keep_points = TRUE;
   return self;
+}
+
+void
+hr_measure_parser_set_point_func (HrMeasureParser    *self,
+                                  HrMeasurePointFunc  func,
+                                  gpointer            user_data,
+                                  gboolean            keep_points)
+{
+  g_return_if_fail (self != NULL);
+
+  self->point_func = func;
+  self->point_data = user_data;
+  self->keep_points = keep_points || func == NULL;
 }
 
 void
@@ -333,8 +807,15 @@ hr_measure_parser_free (HrMeasureParser *self)
     g_string_free (self->json, TRUE);
   g_array_unref (self->columns);
   g_array_unref (self->fields);
+  g_clear_pointer (&self->read_columns, g_array_unref);
+  g_free (self->wanted);
   g_clear_pointer (&self->result, hr_measurement_free);
   g_hash_table_unref (self->gpu_series);
+  g_ptr_array_unref (self->thinners);
+  if (self->pickle != NULL)
+    g_byte_array_unref (self->pickle);
+  g_clear_pointer (&self->log, hr_measure_log_scan_free);
+  g_clear_error (&self->log_error);
   g_clear_error (&self->error);
   g_free (self);
 }
@@ -405,6 +886,179 @@ is_blank (const char *s,
     }
 
   return TRUE;
+}
+
+/* The columns a row is read from, once the header has said their roles:
+ * the coordinates first, then the memory values; and which they are. */
+static void
+prepare_columns (HrMeasureParser *self)
+{
+  guint n_columns = self->columns->len;
+
+  if (self->read_columns != NULL)
+    return;
+
+  self->read_columns = g_array_new (FALSE, FALSE, sizeof (guint));
+  self->wanted = g_new0 (guint8, n_columns + 1);
+  for (guint pass = 0; pass < 2; pass++)
+    for (guint i = 0; i < n_columns; i++)
+      {
+        Role role = g_array_index (self->columns, Column, i).role;
+
+        if (role != ROLE_NONE && (role == ROLE_MEMORY) == (pass == 1))
+          g_array_append_val (self->read_columns, i);
+        self->wanted[i] = role != ROLE_NONE;
+      }
+  self->n_coordinates = 0;
+  while (self->n_coordinates < self->read_columns->len &&
+         g_array_index (self->columns, Column,
+                        g_array_index (self->read_columns, guint,
+                                       self->n_coordinates)).role != ROLE_MEMORY)
+    self->n_coordinates++;
+}
+
+/* Which of 16 bytes are the delimiter, a newline, or something the fast
+ * way does not take (a NUL, a quote, a byte above 0x7F), as bit masks. */
+static inline void
+block_masks (const char *p,
+             char        delimiter,
+             guint      *delimiters,
+             guint      *newlines,
+             guint      *others)
+{
+#ifdef __SSE2__
+  __m128i v = _mm_loadu_si128 ((const __m128i *) (const void *) p);
+
+  *delimiters = (guint) _mm_movemask_epi8 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 (delimiter)));
+  *newlines = (guint) _mm_movemask_epi8 (_mm_cmpeq_epi8 (v, _mm_set1_epi8 ('\n')));
+  /* a byte's own high bit, or 0xFF where it is NUL or a quote */
+  *others = (guint) _mm_movemask_epi8 (_mm_or_si128 (v, _mm_or_si128 (
+    _mm_cmpeq_epi8 (v, _mm_setzero_si128 ()), _mm_cmpeq_epi8 (v, _mm_set1_epi8 ('"')))));
+#else
+  *delimiters = *newlines = *others = 0;
+  for (guint i = 0; i < 16; i++)
+    {
+      if (p[i] == delimiter)
+        *delimiters |= 1u << i;
+      else if (p[i] == '\n')
+        *newlines |= 1u << i;
+      else if (p[i] == '\0' || p[i] == '"' || (guchar) p[i] >= 0x80)
+        *others |= 1u << i;
+    }
+#endif
+}
+
+/* One field, from @start to @stop (exclusive), trimmed as split_fields
+ * trims an unquoted one. */
+static inline void
+emit_field (Field      *f,
+            const char *line,
+            const char *start,
+            const char *stop)
+{
+  /* (no delimiter lies between @start and @stop) */
+  while (start < stop && (*start == ' ' || *start == '\t'))
+    start++;
+  f->column = start - line + 1;
+  f->text = start;
+  while (stop > start && (stop[-1] == ' ' || stop[-1] == '\t'))
+    stop--;
+  f->length = stop - start;
+}
+
+/* Splits the line at @p into self->fields while its newline is looked
+ * for, 16 bytes at a time, as split_fields would split it: its newline,
+ * or NULL when the line is not all in [@p, @end), is longer than MAX_LINE,
+ * or holds a byte that needs the checks of read_line (the fields are then
+ * left undone). */
+static const char *
+split_fast (HrMeasureParser *self,
+            const char      *p,
+            const char      *end)
+{
+  const char *line = p, *start = p;
+  char delimiter = self->delimiter;
+  guint n_columns = self->columns->len;
+  const guint8 *wanted;
+  Field *fields;
+  guint n = 0;
+
+  prepare_columns (self);
+  wanted = self->wanted;
+
+  /* The array's room is kept: its length is set, not its size changed
+   * (the array has no clear function, and holds plain structs). */
+  if (self->field_room < self->columns->len + 2)
+    {
+      self->field_room = self->columns->len + 2;
+      g_array_set_size (self->fields, self->field_room);
+    }
+  self->fields->len = self->field_room;
+  fields = (Field *) (void *) self->fields->data;
+
+  for (const char *block = p;; block += 16)
+    {
+      guint delimiters, newlines, others, before;
+
+      if (end - block >= 16)
+        block_masks (block, delimiter, &delimiters, &newlines, &others);
+      else
+        {
+          /* The chunk's last bytes, one by one. */
+          delimiters = newlines = others = 0;
+          for (guint i = 0; i < (guint) (end - block); i++)
+            {
+              if (block[i] == self->delimiter)
+                delimiters |= 1u << i;
+              else if (block[i] == '\n')
+                newlines |= 1u << i;
+              else if (block[i] == '\0' || block[i] == '"' || (guchar) block[i] >= 0x80)
+                others |= 1u << i;
+            }
+          if (newlines == 0)
+            return NULL;
+        }
+
+      before = newlines != 0 ? (newlines & -newlines) - 1 : 0xffff;
+      if ((others & before) != 0)
+        return NULL;
+
+      for (guint d = delimiters & before; d != 0; d &= d - 1)
+        {
+          const char *at = block + __builtin_ctz (d);
+
+          /* only the fields a row is read from; the others are counted */
+          if (n < n_columns && wanted[n])
+            emit_field (&fields[n], line, start, at);
+          n++;
+          start = at + 1;
+        }
+
+      if (newlines != 0)
+        {
+          const char *nl = block + __builtin_ctz (newlines);
+          const char *stop = nl;
+
+          if (nl - line > MAX_LINE)
+            return NULL;
+          if (stop > line && stop[-1] == '\r')
+            stop--;
+          /* "a,\r": the carriage return ends the line, not a field. */
+          if (stop < start)
+            stop = start;
+          if (n < n_columns && wanted[n])
+            emit_field (&fields[n], line, start, stop);
+          n++;
+          /* Another count of fields is read_row's to word (and a trailing
+           * delimiter its to allow): the general way does it. */
+          if (n != n_columns)
+            return NULL;
+          self->fields->len = n;
+          return nl;
+        }
+      if (block + 16 - line > MAX_LINE)
+        return NULL;
+    }
 }
 
 /* Splits @line (writable, NUL-terminated) into self->fields, in place:
@@ -482,9 +1136,10 @@ split_fields (HrMeasureParser *self,
         }
       else
         {
+          char *next = memchr (p, self->delimiter, end - p);
+
           f.text = p;
-          while (p < end && *p != self->delimiter)
-            p++;
+          p = next != NULL ? next : end;
           f.length = p - f.text;
           while (f.length > 0 && (f.text[f.length - 1] == ' ' || f.text[f.length - 1] == '\t'))
             f.length--;
@@ -528,6 +1183,10 @@ detect_delimiter (const char *line)
   return strchr (line, ' ') != NULL ? ' ' : ',';
 }
 
+/* Nearly every value starts with a digit, and no missing mark does. */
+#define IS_MISSING(s, length) \
+  ((length) == 0 || (!g_ascii_isdigit ((s)[0]) && is_missing ((s), (length))))
+
 static gboolean
 is_missing (const char *s,
             guint       length)
@@ -538,6 +1197,9 @@ is_missing (const char *s,
 
   if (length == 0)
     return TRUE;
+  /* None of them starts with a digit, and nearly every value does. */
+  if (g_ascii_isdigit (s[0]))
+    return FALSE;
 
   for (guint i = 0; missing[i] != NULL; i++)
     {
@@ -551,12 +1213,55 @@ is_missing (const char *s,
 /* A number as files write it, never in the locale's format: "1234.5",
  * "1,5" when decimal commas are on, "1e9", and an optional unit after it
  * ("81920 MiB"). */
-static gboolean
+G_GNUC_NO_INLINE static gboolean
+parse_number_general (HrMeasureParser *self,
+                      const Field     *field,
+                      const char      *column_name,
+                      double          *value,
+                      HrMeasureUnit   *unit);
+
+/* The commonest value inline: a whole number, bare or in MiB (nvidia-smi's
+ * "20480 MiB"); anything else, parse_number_general. */
+static inline gboolean
 parse_number (HrMeasureParser *self,
               const Field     *field,
               const char      *column_name,
               double          *value,
               HrMeasureUnit   *unit)
+{
+  const char *c = field->text, *e = field->text + field->length;
+  const char *stop = c + MIN (field->length, 15);  /* at most 15 digits */
+  guint64 whole = 0;
+  guint digit;
+
+  while (c < stop && (digit = (guchar) *c - '0') < 10)
+    {
+      whole = whole * 10 + digit;
+      c++;
+    }
+  if (c == field->text)
+    return parse_number_general (self, field, column_name, value, unit);
+  if (c == e)
+    {
+      *value = (double) whole;
+      *unit = HR_MEASURE_UNIT_NONE;
+      return TRUE;
+    }
+  if (e - c == 4 && memcmp (c, " MiB", 4) == 0)
+    {
+      *value = (double) whole;
+      *unit = HR_MEASURE_UNIT_MIB;
+      return TRUE;
+    }
+  return parse_number_general (self, field, column_name, value, unit);
+}
+
+static gboolean
+parse_number_general (HrMeasureParser *self,
+                      const Field     *field,
+                      const char      *column_name,
+                      double          *value,
+                      HrMeasureUnit   *unit)
 {
   char buffer[128];
   char *end;
@@ -564,6 +1269,72 @@ parse_number (HrMeasureParser *self,
   guint length = field->length;
 
   *unit = HR_MEASURE_UNIT_NONE;
+
+  /* At disk speed first: a whole number below 10^15 (exact as a double,
+   * as g_ascii_strtod would give it), maybe followed by a unit.  Anything
+   * else takes the general way below, which also words the errors. */
+  {
+    const char *c = field->text, *e = field->text + length;
+    guint64 whole = 0;
+    guint digits = 0;
+
+    while (c < e && digits < 15 && g_ascii_isdigit (*c))
+      {
+        whole = whole * 10 + (guint64) (*c - '0');
+        c++;
+        digits++;
+      }
+    /* "8.345": (8345) / 10^3, two exact doubles divided, is the double
+     * nearest 8.345, as g_ascii_strtod gives it. */
+    if (digits > 0 && c < e && *c == '.' && !self->options.decimal_comma)
+      {
+        guint64 scale = 1;
+
+        c++;
+        while (c < e && digits < 15 && g_ascii_isdigit (*c))
+          {
+            whole = whole * 10 + (guint64) (*c - '0');
+            scale *= 10;
+            c++;
+            digits++;
+          }
+        if (scale > 1 && (c == e || (*c == ' ' && e - c == 1)))
+          {
+            *value = (double) whole / (double) scale;
+            return TRUE;
+          }
+        digits = 0;   /* anything else: the general way */
+      }
+    if (digits > 0 && (c == e || *c == ' ' || g_ascii_isalpha (*c)))
+      {
+        while (c < e && *c == ' ')
+          c++;
+        if (c == e)
+          {
+            *value = (double) whole;
+            return TRUE;
+          }
+        if (e - c == 3 && c[0] == 'M' && c[1] == 'i' && c[2] == 'B')
+          {
+            *value = (double) whole;
+            *unit = HR_MEASURE_UNIT_MIB;
+            return TRUE;
+          }
+        if (e - c < 8 && *c != 'e' && *c != 'E')
+          {
+            char text[8];
+
+            memcpy (text, c, e - c);
+            text[e - c] = '\0';
+            if (hr_measure_unit_from_string (text, unit))
+              {
+                *value = (double) whole;
+                return TRUE;
+              }
+            *unit = HR_MEASURE_UNIT_NONE;
+          }
+      }
+  }
 
   if (length >= sizeof buffer)
     return fail (self, HR_ERROR_INVALID, field->column,
@@ -687,8 +1458,19 @@ add_series (HrMeasureParser *self,
             const char      *name,
             HrMetric         metric)
 {
-  g_ptr_array_add (self->result->series, series_new (name, metric));
+  g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
   return self->result->series->len - 1;
+}
+
+static int
+series_index (HrMeasureParser       *self,
+              const HrMeasureSeries *series)
+{
+  guint index;
+
+  if (!g_ptr_array_find (self->result->series, series, &index))
+    g_assert_not_reached ();
+  return index;
 }
 
 /* A column named by the options: its header name (any case), or its
@@ -915,6 +1697,77 @@ setup_tensorboard (HrMeasureParser *self)
   return TRUE;
 }
 
+/* PyTorch Lightning's DeviceStatsMonitor logs torch.cuda.memory_stats()
+ * under "DeviceStatsMonitor.HOOK/KEY" (lightning/pytorch/callbacks/
+ * device_stats_monitor.py, commit a33cf7331af3; the separator is the
+ * logger's group_separator, "/" by default), in bytes: the CUDA
+ * accelerator's get_device_stats is torch.cuda.memory_stats
+ * (accelerators/cuda.py, commit eddba2fc4151).  Before 1.7 it logged
+ * nvidia-smi's "memory.used (MB)", which is MiB. */
+static gboolean
+setup_lightning (HrMeasureParser *self)
+{
+  static const char * const hooks[] = { "on_train_batch_end", "on_train_batch_start",
+                                        "on_validation_batch_end", "on_test_batch_end", NULL };
+  static const struct {
+    const char *key;
+    HrMetric    metric;
+  } keys[] = {
+    { "allocated_bytes.all.peak", HR_METRIC_ALLOCATED },
+    { "reserved_bytes.all.peak", HR_METRIC_RESERVED },
+    { "memory.used", HR_METRIC_DEVICE_USED },
+  };
+  static const char * const steps[] = { "step", NULL };
+  int c;
+
+  self->result->format = HR_MEASURE_FORMAT_LIGHTNING;
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    for (guint h = 0; hooks[h] != NULL; h++)
+      {
+        int found = -1;
+
+        for (guint i = 0; i < self->columns->len && found < 0; i++)
+          {
+            const char *base = g_array_index (self->columns, Column, i).base;
+            const char *rest = base + strlen ("devicestatsmonitor.");
+
+            if (g_str_has_prefix (base, "devicestatsmonitor.") &&
+                g_str_has_prefix (rest, hooks[h]) &&
+                rest[strlen (hooks[h])] != '\0' &&
+                strchr ("/.-", rest[strlen (hooks[h])]) != NULL &&
+                g_str_equal (rest + strlen (hooks[h]) + 1, keys[k].key))
+              found = i;
+          }
+        if (found < 0)
+          continue;
+
+        {
+          Column *col = &g_array_index (self->columns, Column, found);
+
+          col->role = ROLE_MEMORY;
+          col->unit = keys[k].metric == HR_METRIC_DEVICE_USED ? HR_MEASURE_UNIT_MIB
+                                                              : HR_MEASURE_UNIT_BYTES;
+          col->series = add_series (self, col->name, keys[k].metric);
+        }
+        break;
+      }
+
+  if (self->result->series->len == 0)
+    return fail (self, HR_ERROR_INVALID, 0,
+                 _("DeviceStatsMonitor columns without allocated_bytes.all.peak, "
+                   "reserved_bytes.all.peak or memory.used"));
+
+  if ((c = find_column (self, steps)) >= 0)
+    {
+      g_array_index (self->columns, Column, c).role = ROLE_STEP;
+      self->time_is_step = TRUE;
+      note (self, _("t is Lightning's step; rows where the monitor logged nothing are left "
+                    "out"));
+    }
+  return TRUE;
+}
+
 static gboolean
 setup_generic (HrMeasureParser *self)
 {
@@ -1073,7 +1926,21 @@ read_header (HrMeasureParser *self,
       g_str_equal (g_array_index (self->columns, Column, 2).base, "value"))
     return setup_tensorboard (self);
 
-  return setup_generic (self);
+  for (guint i = 0; i < self->columns->len; i++)
+    {
+      if (g_str_has_prefix (g_array_index (self->columns, Column, i).base, "devicestatsmonitor."))
+        return setup_lightning (self);
+    }
+
+  if (setup_generic (self))
+    return TRUE;
+
+  /* No CSV Headroom knows: maybe a log with memory lines further on.  The
+   * refusal stands if none comes. */
+  self->log_error = g_steal_pointer (&self->error);
+  self->log = hr_measure_log_scan_new ();
+  g_ptr_array_set_size (self->result->series, 0);
+  return TRUE;
 }
 
 /* Days since 1970-01-01 of a proleptic Gregorian date (H. Hinnant,
@@ -1095,14 +1962,121 @@ days_from_civil (gint64 y,
 
 /* nvidia-smi's "2024/05/14 10:31:02.123" (also with '-' in the date or a
  * 'T' between), in seconds. */
+static inline gboolean
+two_digits (const char *p,
+            guint      *value)
+{
+  guint a = (guchar) p[0] - '0', b = (guchar) p[1] - '0';
+
+  *value = a * 10 + b;
+  return a < 10 && b < 10;
+}
+
+/* A fraction of @digits digits (at most 9) in microseconds, rounded. */
+static inline gint64
+fraction_us (guint64 fraction,
+             guint   digits)
+{
+  static const guint64 powers[] = { 1, 10, 100, 1000, 10000, 100000, 1000000, 10000000,
+                                    100000000, 1000000000 };
+
+  if (digits <= 6)
+    return (gint64) (fraction * powers[6 - digits]);
+  return (gint64) ((fraction + powers[digits - 6] / 2) / powers[digits - 6]);
+}
+
+/* nvidia-smi's own layout, "2024/05/14 10:31:02.123", at disk speed, in
+ * microseconds since 1970 (whole numbers: the times a log's points get
+ * from them are exact to the microsecond, "2.056", not 2.0559999); FALSE
+ * for anything else, which parse_timestamp reads the general way. */
+static inline gboolean
+parse_timestamp_fast (HrMeasureParser *self,
+                      const Field     *f,
+                      gint64          *us)
+{
+  const char *p = f->text;
+  guint y, y2, mo, d, h, mi, sec, digits = 0;
+  guint64 fraction = 0;
+
+  /* A log's rows share their minute: the date, hours and minutes, and
+   * their sum in seconds, are kept from the row before. */
+  if (f->length >= 19 && f->length <= 29 && self->cached_minute_ok &&
+      memcmp (p, self->cached_minute, 17) == 0 && two_digits (p + 17, &sec) && sec <= 60)
+    {
+      if (f->length > 19)
+        {
+          if (p[19] != '.' || f->length == 20)
+            return FALSE;
+          for (guint i = 20; i < f->length; i++)
+            {
+              guint digit = (guchar) p[i] - '0';
+
+              if (digit >= 10)
+                return FALSE;
+              fraction = fraction * 10 + digit;
+              digits++;
+            }
+        }
+      *us = self->cached_minute_us + sec * G_GINT64_CONSTANT (1000000) +
+            fraction_us (fraction, digits);
+      return TRUE;
+    }
+
+  if (f->length < 19 || f->length > 29 ||
+      !two_digits (p, &y) || !two_digits (p + 2, &y2) ||
+      (p[4] != '/' && p[4] != '-') || !two_digits (p + 5, &mo) || p[7] != p[4] ||
+      !two_digits (p + 8, &d) || (p[10] != ' ' && p[10] != 'T') ||
+      !two_digits (p + 11, &h) || p[13] != ':' || !two_digits (p + 14, &mi) ||
+      p[16] != ':' || !two_digits (p + 17, &sec))
+    return FALSE;
+  if (f->length > 19)
+    {
+      if (p[19] != '.' || f->length == 20)
+        return FALSE;
+      for (guint i = 20; i < f->length; i++)
+        {
+          guint digit = (guchar) p[i] - '0';
+
+          if (digit >= 10)
+            return FALSE;
+          fraction = fraction * 10 + digit;
+          digits++;
+        }
+    }
+  y = y * 100 + y2;
+
+  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || sec > 60)
+    return FALSE;
+
+  if (self->cached_date[0] != y || self->cached_date[1] != mo || self->cached_date[2] != d)
+    {
+      self->cached_date[0] = y;
+      self->cached_date[1] = mo;
+      self->cached_date[2] = d;
+      self->cached_days = days_from_civil (y, mo, d);
+    }
+
+  self->cached_minute_us = ((self->cached_days * 24 + h) * 60 + mi) * 60 *
+                           G_GINT64_CONSTANT (1000000);
+  memcpy (self->cached_minute, p, 17);
+  self->cached_minute_ok = TRUE;
+  *us = self->cached_minute_us + sec * G_GINT64_CONSTANT (1000000) +
+        fraction_us (fraction, digits);
+  return TRUE;
+}
+
 static gboolean
-parse_timestamp (const Field *f,
-                 double      *seconds)
+parse_timestamp (HrMeasureParser *self,
+                 const Field     *f,
+                 gint64          *us)
 {
   char buffer[64];
   guint y, mo, d, h, mi;
   double s;
   char *end;
+
+  if (parse_timestamp_fast (self, f, us))
+    return TRUE;
 
   if (f->length >= sizeof buffer)
     return FALSE;
@@ -1147,46 +2121,78 @@ parse_timestamp (const Field *f,
       return FALSE;
   }
 
-  if (y < 1970 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 || !(s >= 0 && s < 61))
+  if (y < 1970 || y > 9999 || mo < 1 || mo > 12 || d < 1 || d > 31 || h > 23 || mi > 59 ||
+      !(s >= 0 && s < 61))
     return FALSE;
 
-  *seconds = (double) days_from_civil (y, mo, d) * 86400.0 + h * 3600.0 + mi * 60.0 + s;
+  *us = ((days_from_civil (y, mo, d) * 24 + h) * 60 + mi) * 60 * G_GINT64_CONSTANT (1000000) +
+        (gint64) llround (s * 1e6);
   return TRUE;
 }
 
-static HrMeasureSeries *
+/* The index of the series of the GPU @key (@length bytes, at most 127). */
+static int
 gpu_series (HrMeasureParser *self,
             const char      *key,
+            guint            length,
             const char      *gpu_name,
             guint            gpu_name_length)
 {
   gpointer value;
   g_autofree char *name = NULL;
+  char text[128];
   int index;
 
-  if (g_hash_table_lookup_extended (self->gpu_series, key, NULL, &value))
-    return g_ptr_array_index (self->result->series, GPOINTER_TO_INT (value) - 1);
+  g_assert (length < sizeof text);
+
+  if (length == 1 && (guint) ((guchar) key[0] - '0') < 10 &&
+      self->gpu_by_digit[key[0] - '0'] > 0)
+    return self->gpu_by_digit[key[0] - '0'] - 1;
+
+  for (guint i = 0; i < self->n_gpu_cache; i++)
+    {
+      if (self->gpu_cache[i].length == length &&
+          (length == 1 ? self->gpu_cache[i].key[0] == key[0]
+                       : memcmp (self->gpu_cache[i].key, key, length) == 0))
+        return self->gpu_cache[i].index;
+    }
+
+  memcpy (text, key, length);
+  text[length] = '\0';
+  if (g_hash_table_lookup_extended (self->gpu_series, text, NULL, &value))
+    return GPOINTER_TO_INT (value) - 1;
 
   if (gpu_name != NULL)
-    name = g_strdup_printf ("GPU %s (%.*s)", key, (int) gpu_name_length, gpu_name);
+    name = g_strdup_printf ("GPU %s (%.*s)", text, (int) gpu_name_length, gpu_name);
   else
-    name = g_strdup_printf ("GPU %s", key);
+    name = g_strdup_printf ("GPU %s", text);
   index = add_series (self, name, HR_METRIC_DEVICE_USED);
-  g_hash_table_insert (self->gpu_series, g_strdup (key), GINT_TO_POINTER (index + 1));
-  return g_ptr_array_index (self->result->series, index);
+  g_hash_table_insert (self->gpu_series, g_strdup (text), GINT_TO_POINTER (index + 1));
+  if (self->n_gpu_cache < G_N_ELEMENTS (self->gpu_cache))
+    {
+      memcpy (self->gpu_cache[self->n_gpu_cache].key, key, length);
+      self->gpu_cache[self->n_gpu_cache].length = length;
+      self->gpu_cache[self->n_gpu_cache].index = index;
+      self->n_gpu_cache++;
+    }
+  if (length == 1 && (guint) ((guchar) key[0] - '0') < 10)
+    self->gpu_by_digit[key[0] - '0'] = index + 1;
+  return index;
 }
 
+/* @split: split_fast has put the line's fields in self->fields already. */
 static gboolean
 read_row (HrMeasureParser *self,
           char            *line,
-          gsize            length)
+          gsize            length,
+          gboolean         split)
 {
   double batch = NAN, seq = NAN, t = NAN;
   gboolean oom = FALSE;
   const Field *gpu_key = NULL, *gpu_name = NULL;
   guint n_columns = self->columns->len;
 
-  if (!split_fields (self, line, length))
+  if (!split && !split_fields (self, line, length))
     return FALSE;
 
   if (self->fields->len != n_columns)
@@ -1208,9 +2214,12 @@ read_row (HrMeasureParser *self,
                    "every n-th row, or split the file)"),
                  self->max_rows);
 
+  prepare_columns (self);
+
   /* First the row's coordinates, then its values. */
-  for (guint i = 0; i < n_columns; i++)
+  for (guint k = 0; k < self->n_coordinates; k++)
     {
+      guint i = g_array_index (self->read_columns, guint, k);
       const Column *c = &g_array_index (self->columns, Column, i);
       const Field *f = &g_array_index (self->fields, Field, i);
       HrMeasureUnit unit;
@@ -1220,7 +2229,7 @@ read_row (HrMeasureParser *self,
         {
         case ROLE_BATCH:
         case ROLE_SEQ:
-          if (is_missing (f->text, f->length))
+          if (IS_MISSING (f->text, f->length))
             {
               if (c->role == ROLE_BATCH)
                 return fail (self, HR_ERROR_INVALID, f->column, _("column \"%s\": no batch size"),
@@ -1243,17 +2252,27 @@ read_row (HrMeasureParser *self,
 
         case ROLE_TIME:
         case ROLE_STEP:
-          if (is_missing (f->text, f->length))
+          if (IS_MISSING (f->text, f->length))
             break;
           if (self->time_is_timestamp)
             {
-              if (!parse_timestamp (f, &v))
+              gint64 us;
+
+              if (!parse_timestamp (self, f, &us))
                 return fail (self, HR_ERROR_INVALID, f->column,
                              _("column \"%s\": \"%.*s\" is not a timestamp like 2024/05/14 "
                                "10:31:02.123"), c->name,
                              (int) MIN (f->length, 40), f->text);
+              if (!self->has_t0)
+                {
+                  self->has_t0 = TRUE;
+                  self->t0_us = us;
+                }
+              /* whole microseconds, so that 2.056 s is the double nearest it */
+              t = (double) (us - self->t0_us) / 1e6;
+              break;
             }
-          else if (!parse_number (self, f, c->name, &v, &unit))
+          if (!parse_number (self, f, c->name, &v, &unit))
             return FALSE;
           if (!self->has_t0)
             {
@@ -1288,32 +2307,25 @@ read_row (HrMeasureParser *self,
         }
     }
 
-  for (guint i = 0; i < n_columns; i++)
+  for (guint k = self->n_coordinates; k < self->read_columns->len; k++)
     {
+      guint i = g_array_index (self->read_columns, guint, k);
       const Column *c = &g_array_index (self->columns, Column, i);
       const Field *f = &g_array_index (self->fields, Field, i);
       HrMeasureSeries *series;
       HrMeasurePoint point;
       HrMeasureUnit unit;
+      int index;
       double v;
 
-      if (c->role != ROLE_MEMORY)
-        continue;
-
       if (c->series >= 0)
-        series = g_ptr_array_index (self->result->series, c->series);
+        index = c->series;
       else
-        {
-          /* The GPU's key on the stack: a log has millions of rows and a
-           * handful of GPUs. */
-          char key[128];
-          guint key_length = gpu_key != NULL ? MIN (gpu_key->length, sizeof key - 1) : 1;
-
-          memcpy (key, gpu_key != NULL ? gpu_key->text : "0", key_length);
-          key[key_length] = '\0';
-          series = gpu_series (self, key, gpu_name != NULL ? gpu_name->text : NULL,
-                               gpu_name != NULL ? gpu_name->length : 0);
-        }
+        index = gpu_series (self, gpu_key != NULL ? gpu_key->text : "0",
+                            gpu_key != NULL ? MIN (gpu_key->length, 127) : 1,
+                            gpu_name != NULL ? gpu_name->text : NULL,
+                            gpu_name != NULL ? gpu_name->length : 0);
+      series = g_ptr_array_index (self->result->series, index);
 
       if (oom)
         {
@@ -1322,7 +2334,7 @@ read_row (HrMeasureParser *self,
           continue;
         }
 
-      if (is_missing (f->text, f->length))
+      if (IS_MISSING (f->text, f->length))
         {
           self->result->missing++;
           continue;
@@ -1332,7 +2344,7 @@ read_row (HrMeasureParser *self,
         return FALSE;
       if (unit == HR_MEASURE_UNIT_NONE)
         unit = c->unit;
-      v *= hr_measure_unit_bytes (unit);
+      v *= unit_bytes[unit];
       if (!(v >= 0 && v < 1e16))
         return fail (self, HR_ERROR_INVALID, f->column,
                      _("column \"%s\": %.*s is not a memory size (0 to 10 PB)"),
@@ -1342,15 +2354,10 @@ read_row (HrMeasureParser *self,
       point.seq_len = seq;
       point.t = t;
       if (self->result->format == HR_MEASURE_FORMAT_NVIDIA_SMI && !self->time_is_timestamp)
-        point.t = series->points->len;
+        point.t = series->n_points;
       point.bytes = v;
       point.line = self->line;
-      if (v > series->peak || series->points->len == 0)
-        {
-          series->peak = v;
-          series->peak_index = series->points->len;
-        }
-      g_array_append_val (series->points, point);
+      add_point (self, index, &point);
     }
 
   return TRUE;
@@ -1437,8 +2444,35 @@ read_line (HrMeasureParser *self,
       return TRUE;
     }
 
+  if (self->log != NULL)
+    {
+      hr_measure_log_scan_line (self->log, self, line, self->line);
+      return TRUE;
+    }
+
   if (!self->have_header)
     {
+      /* A log whose first line is one Headroom knows, or a timestamped
+       * "[2024-05-14 10:31:02,123] [INFO] ..." line, which is no JSON. */
+      if (hr_measure_log_line_is_known (first) && self->options.batch_column == NULL &&
+          self->options.memory_column == NULL && !self->options.no_header)
+        {
+          self->log = hr_measure_log_scan_new ();
+          self->have_header = TRUE;
+          self->header_line = self->line;
+          hr_measure_log_scan_line (self->log, self, line, self->line);
+          return TRUE;
+        }
+      /* torch.profiler's export_memory_timeline("….html") writes a page
+       * holding a PNG and nothing else (_memory_profiler.py,
+       * export_memory_timeline_html): there is nothing to read in it. */
+      if (g_ascii_strncasecmp (first, "<html", 5) == 0 ||
+          g_ascii_strncasecmp (first, "<!doctype html", 14) == 0)
+        return fail (self, HR_ERROR_INVALID, first - line + 1,
+                     _("an HTML page; torch.profiler's memory timeline as HTML holds only "
+                       "a picture: export it as JSON instead "
+                       "(prof.export_memory_timeline(\"timeline.json\")), which Headroom "
+                       "reads"));
       if (*first == '{' || *first == '[')
         {
           self->is_json = TRUE;
@@ -1457,7 +2491,7 @@ read_line (HrMeasureParser *self,
         return TRUE;
     }
 
-  return read_row (self, line, length);
+  return read_row (self, line, length, FALSE);
 }
 
 gboolean
@@ -1473,11 +2507,59 @@ hr_measure_parser_feed (HrMeasureParser  *self,
   if (self->error != NULL)
     goto failed;
 
+  /* A memory snapshot is a pickle, whose first byte (PROTO, 0x80) no
+   * text file starts with: it is kept whole and read at the end. */
+  if (self->is_pickle || (!self->started && self->line == 0 && self->pending->len == 0 &&
+                          length > 0 && (guchar) data[0] == 0x80))
+    {
+      if (self->pickle == NULL)
+        {
+          self->is_pickle = TRUE;
+          self->pickle = g_byte_array_new ();
+        }
+      if (length > HR_SNAPSHOT_MAX_FILE_SIZE - self->pickle->len)
+        {
+          fail (self, HR_ERROR_TOO_LARGE, 0,
+                _("a memory snapshot larger than %u MiB; record fewer entries "
+                  "(_record_memory_history(max_entries=…))"),
+                (guint) (HR_SNAPSHOT_MAX_FILE_SIZE >> 20));
+          goto failed;
+        }
+      g_byte_array_append (self->pickle, (const guint8 *) data, length);
+      return TRUE;
+    }
+
   /* Every check is made line by line, in file order, so that the message
    * does not depend on where the chunks are cut. */
   while (p < end)
     {
-      const char *nl = memchr (p, '\n', end - p);
+      const char *nl;
+
+      /* A data row that is whole in this chunk, plain ASCII without a
+       * quote, and neither blank nor a comment is split where it lies,
+       * as its newline is looked for: it is what a long log is made of.
+       * Any other line takes the way below, which checks everything. */
+      if (self->pending->len == 0 && self->have_header && !self->is_json && self->log == NULL &&
+          self->started && self->delimiter != ' ')
+        {
+          /* (rows change none of the above) */
+          while (p < end && *p != ' ' && *p != '\t' && *p != '#' && *p != '\r' && *p != '\n' &&
+                 (nl = split_fast (self, p, end)) != NULL)
+            {
+              gsize line_length = nl - p;
+
+              if (p[line_length - 1] == '\r')
+                line_length--;
+              self->line++;
+              if (!read_row (self, (char *) p, line_length, TRUE))
+                goto failed;
+              p = nl + 1;
+            }
+          if (p == end)
+            break;
+        }
+
+      nl = memchr (p, '\n', end - p);
 
       if (self->pending->len + ((nl != NULL ? nl : end) - p) > MAX_LINE)
         {
@@ -1518,10 +2600,36 @@ json_number (HrJsonDoc   *doc,
   JsonNode *node = json_object_get_member (object, key);
   g_autofree char *child = NULL;
 
+  /* torch.cuda.memory_stats_as_nested_dict(): "allocated_bytes.all.peak"
+   * is {"allocated_bytes": {"all": {"peak": N}}} */
+  if (node == NULL && strchr (key, '.') != NULL)
+    {
+      g_auto(GStrv) parts = g_strsplit (key, ".", 0);
+      g_autofree char *path = g_strdup (pointer);
+      JsonObject *at = object;
+
+      for (guint i = 0; parts[i] != NULL && at != NULL; i++)
+        {
+          JsonNode *next = json_object_get_member (at, parts[i]);
+          char *longer = hr_json_pointer_append (path, parts[i]);
+
+          g_free (path);
+          path = longer;
+          if (parts[i + 1] == NULL)
+            {
+              node = next;
+              child = g_steal_pointer (&path);
+            }
+          else
+            at = next != NULL && JSON_NODE_HOLDS_OBJECT (next) ? json_node_get_object (next)
+                                                               : NULL;
+        }
+    }
   if (node == NULL)
     return TRUE;
 
-  child = hr_json_pointer_append (pointer, key);
+  if (child == NULL)
+    child = hr_json_pointer_append (pointer, key);
   if (!JSON_NODE_HOLDS_VALUE (node) ||
       (json_node_get_value_type (node) != G_TYPE_INT64 &&
        json_node_get_value_type (node) != G_TYPE_DOUBLE) ||
@@ -1599,6 +2707,14 @@ read_stats_object (HrMeasureParser *self,
                          _("\"micro_batch\" must be 1 or more"));
       return FALSE;
     }
+  if (!isnan (seq) && !(seq >= 1))
+    {
+      g_autofree char *child = hr_json_pointer_append (pointer, "seq_len");
+
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                         _("\"seq_len\" must be 1 or more"));
+      return FALSE;
+    }
 
   hr_json_doc_get_position (doc, pointer, FALSE, &line, &column);
 
@@ -1607,6 +2723,7 @@ read_stats_object (HrMeasureParser *self,
       double v = NAN;
       HrMeasureSeries *series;
       HrMeasurePoint point;
+      int series_number;
 
       if (!json_number (doc, stats, stats_pointer, keys[i].key, &v, error))
         return FALSE;
@@ -1619,23 +2736,14 @@ read_stats_object (HrMeasureParser *self,
       self->result->format = keys[i].format;
 
       series = hr_measurement_find_series (self->result, keys[i].metric);
-      if (series == NULL)
-        {
-          int added = add_series (self, keys[i].key, keys[i].metric);
-
-          series = g_ptr_array_index (self->result->series, added);
-        }
+      series_number = series != NULL ? series_index (self, series)
+                                     : add_series (self, keys[i].key, keys[i].metric);
       point.batch = batch;
       point.seq_len = seq;
       point.t = NAN;
       point.bytes = v;
       point.line = line;
-      if (v > series->peak || series->points->len == 0)
-        {
-          series->peak = v;
-          series->peak_index = series->points->len;
-        }
-      g_array_append_val (series->points, point);
+      add_point (self, series_number, &point);
     }
 
   if (!found)
@@ -1673,6 +2781,16 @@ read_json (HrMeasureParser  *self,
     return FALSE;
 
   root = hr_json_doc_get_root (doc);
+  {
+    gboolean recognised = FALSE;
+
+    if (!hr_measure_read_profiler_timeline (self, doc, root, &recognised, error))
+      return FALSE;
+    if (!recognised && !hr_measure_read_hf_trainer_json (self, doc, root, &recognised, error))
+      return FALSE;
+    if (recognised)
+      return TRUE;
+  }
   if (JSON_NODE_HOLDS_ARRAY (root))
     {
       JsonArray *array = json_node_get_array (root);
@@ -1733,7 +2851,32 @@ hr_measure_parser_finish (HrMeasureParser  *self,
       return NULL;
     }
 
-  if (self->is_json)
+  if (self->is_pickle)
+    {
+      if (!hr_measurement_read_snapshot (self->result, self->shown_name, self->pickle->data,
+                                         self->pickle->len, &self->options, error))
+        return NULL;
+      g_clear_pointer (&self->pickle, g_byte_array_unref);
+      result = g_steal_pointer (&self->result);
+      self->result = hr_measurement_new (self->name);
+      return result;
+    }
+
+  if (self->log != NULL)
+    {
+      if (!hr_measure_log_scan_finish (self->log, self))
+        {
+          if (self->log_error != NULL)
+            g_propagate_error (error, g_steal_pointer (&self->log_error));
+          else
+            g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                         _("%s: no measurements: no line of torch.cuda.memory_summary(), "
+                           "DeepSpeed's see_memory_usage() or the Trainer's memory metrics"),
+                         self->shown_name);
+          return NULL;
+        }
+    }
+  else if (self->is_json)
     {
       if (!read_json (self, error))
         return NULL;
@@ -1750,11 +2893,13 @@ hr_measure_parser_finish (HrMeasureParser  *self,
       return NULL;
     }
 
+  flush_thinners (self);
+
   for (guint i = self->result->series->len; i > 0; i--)
     {
       HrMeasureSeries *s = g_ptr_array_index (self->result->series, i - 1);
 
-      if (s->points->len > 0)
+      if (s->n_points > 0)
         any = TRUE;
       else if (s->oom_batch == 0)
         g_ptr_array_remove_index (self->result->series, i - 1);
@@ -1779,7 +2924,7 @@ hr_measure_parser_finish (HrMeasureParser  *self,
           self->result->missing);
 
   result = g_steal_pointer (&self->result);
-  self->result = measurement_new (self->name);
+  self->result = hr_measurement_new (self->name);
   return result;
 }
 
@@ -1800,36 +2945,85 @@ hr_measurement_parse_data (const char             *display_name,
 }
 
 static HrMeasurement *
+load_snapshot_file (const char              *path,
+                    const char              *shown_name,
+                    const HrMeasureOptions  *options,
+                    GCancellable            *cancellable,
+                    GError                 **error)
+{
+  g_autoptr(GError) local_error = NULL;
+  g_autoptr(GMappedFile) mapped = NULL;
+  g_autoptr(HrMeasurement) m = NULL;
+  HrMeasureOptions defaults = { 0 };
+  GStatBuf st;
+
+  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: not a regular file"), shown_name);
+      return NULL;
+    }
+  if ((guint64) st.st_size > HR_SNAPSHOT_MAX_FILE_SIZE)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
+                   _("%s: a memory snapshot larger than %u MiB; record fewer entries "
+                     "(_record_memory_history(max_entries=…))"),
+                   shown_name, (guint) (HR_SNAPSHOT_MAX_FILE_SIZE >> 20));
+      return NULL;
+    }
+
+  mapped = g_mapped_file_new (path, FALSE, &local_error);
+  if (mapped == NULL)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", shown_name, local_error->message);
+      return NULL;
+    }
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
+
+  m = hr_measurement_new (path);
+  if (!hr_measurement_read_snapshot (m, shown_name,
+                                     (const guint8 *) g_mapped_file_get_contents (mapped),
+                                     g_mapped_file_get_length (mapped),
+                                     options != NULL ? options : &defaults, error))
+    return NULL;
+  return g_steal_pointer (&m);
+}
+
+static HrMeasurement *
 load_file (const char              *path,
            const HrMeasureOptions  *options,
            GCancellable            *cancellable,
            GError                 **error)
 {
-  g_autoptr(GFile) file = NULL;
-  g_autoptr(GFileInputStream) stream = NULL;
+  g_autoptr(GInputStream) stream = NULL;
   g_autoptr(HrMeasureParser) parser = NULL;
   g_autoptr(GError) local_error = NULL;
   g_autofree char *buffer = NULL;
   const gsize chunk = 1 << 20;
 
-  file = g_file_new_for_path (path);
-  stream = g_file_read (file, cancellable, &local_error);
+  /* Opened as every file is (hr_file_open: a regular file, never waiting
+   * on a pipe); a log is streamed, so its size is not bounded here but its
+   * rows are, and a snapshot's below. */
+  stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"), NULL, error);
   if (stream == NULL)
-    {
-      if (g_error_matches (local_error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
-        g_propagate_error (error, g_steal_pointer (&local_error));
-      else
-        g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", path, local_error->message);
-      return NULL;
-    }
+    return NULL;
+  if (g_cancellable_set_error_if_cancelled (cancellable, error))
+    return NULL;
 
   parser = hr_measure_parser_new (path, options);
   buffer = g_malloc (chunk);
 
-  for (;;)
+  for (gboolean first = TRUE;; first = FALSE)
     {
-      gssize n = g_input_stream_read (G_INPUT_STREAM (stream), buffer, chunk, cancellable,
-                                      &local_error);
+      gssize n = g_input_stream_read (stream, buffer, chunk, cancellable, &local_error);
+
+      /* A memory snapshot is read from the file's pages where they lie,
+       * not copied: it can be gigabytes. */
+      if (first && n > 0 && (guchar) buffer[0] == 0x80)
+        {
+          g_clear_object (&stream);
+          return load_snapshot_file (path, parser->shown_name, options, cancellable, error);
+        }
 
       if (n < 0)
         {

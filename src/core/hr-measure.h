@@ -21,6 +21,13 @@ typedef enum {
   HR_MEASURE_FORMAT_TORCH_STATS,  /* torch.cuda.memory_stats() as JSON */
   HR_MEASURE_FORMAT_JAX_STATS,    /* jax Device.memory_stats() as JSON */
   HR_MEASURE_FORMAT_GENERIC,      /* any CSV, through a column mapping */
+  /* Formats added later keep the values above. */
+  HR_MEASURE_FORMAT_TORCH_SNAPSHOT,   /* torch.cuda.memory._dump_snapshot() pickle */
+  HR_MEASURE_FORMAT_TORCH_SUMMARY,    /* torch.cuda.memory_summary() text */
+  HR_MEASURE_FORMAT_TORCH_PROFILER,   /* torch.profiler export_memory_timeline */
+  HR_MEASURE_FORMAT_DEEPSPEED,        /* DeepSpeed see_memory_usage() log lines */
+  HR_MEASURE_FORMAT_LIGHTNING,        /* PyTorch Lightning DeviceStatsMonitor metrics */
+  HR_MEASURE_FORMAT_HF_TRAINER,       /* Hugging Face Trainer memory metrics */
 } HrMeasureFormat;
 
 extern const HrEnumName hr_measure_format_names[];
@@ -63,7 +70,17 @@ typedef struct {
   HrMetric       metric;          /* of a mapped memory column */
   gboolean       has_metric;
   guint          max_rows;        /* 0: HR_MEASURE_DEFAULT_MAX_ROWS */
+  /* A series over time (points without a batch size) is kept thinned to
+   * at most this many points, the smallest and the largest of each run of
+   * samples (hr_measure_thin_stream), so that a log of any length is read
+   * in bounded memory; its peak stays exact.  0 keeps every point.  Points
+   * with a batch size are always all kept: a fit needs them. */
+  guint          max_time_points;
 } HrMeasureOptions;
+
+/* What `headroom-cli measure` keeps of a log over time when it is not
+ * asked for every point. */
+#define HR_MEASURE_SUMMARY_POINTS 1000u
 
 void hr_measure_options_clear (HrMeasureOptions *options);
 
@@ -85,6 +102,9 @@ typedef struct {
   guint     peak_index;
   /* The first batch the probe recorded as out of memory, 0 when none. */
   guint     oom_batch;
+  /* Points the file gave the series, before any thinning: points->len
+   * is smaller when the series was thinned (max_time_points). */
+  guint     n_points;
 } HrMeasureSeries;
 
 typedef struct {
@@ -98,8 +118,16 @@ typedef struct {
   GPtrArray       *notes;     /* char *: skipped values, assumptions */
   guint            rows;      /* data rows read */
   guint            missing;   /* values that were empty, [N/A] or [Not Supported] */
+  /* A PyTorch memory snapshot's analysis (hr-snapshot.h), NULL for every
+   * other format.  Its timelines are also the measurement's series. */
+  struct _HrSnapshot *snapshot;
 } HrMeasurement;
 
+/* An empty series and an empty measurement, for importers and for
+ * measurements put together from others. */
+HrMeasureSeries *hr_measure_series_new   (const char      *name,
+                                          HrMetric         metric);
+HrMeasurement   *hr_measurement_new      (const char      *name);
 void             hr_measure_series_free  (HrMeasureSeries *series);
 void             hr_measurement_free     (HrMeasurement   *measurement);
 const char      *hr_measurement_get_config (const HrMeasurement *measurement,
@@ -129,6 +157,44 @@ gboolean         hr_measure_parser_feed   (HrMeasureParser        *parser,
                                            GError                **error);
 HrMeasurement   *hr_measure_parser_finish (HrMeasureParser        *parser,
                                            GError                **error);
+
+/* Called with every point as it is read, before any thinning, in file
+ * order; @series is the one it belongs to (its name and metric are final,
+ * its points may not be). */
+typedef void (*HrMeasurePointFunc) (const HrMeasureSeries *series,
+                                    const HrMeasurePoint  *point,
+                                    gpointer               user_data);
+/* Sets @func on @parser.  Unless @keep_points, points are only handed to
+ * @func and not kept: the series come back with their peaks and
+ * n_points, and no points (how every point of a file of any size is
+ * streamed out in bounded memory). */
+void             hr_measure_parser_set_point_func (HrMeasureParser   *parser,
+                                                   HrMeasurePointFunc func,
+                                                   gpointer           user_data,
+                                                   gboolean           keep_points);
+
+/* Thinning for drawing and for summaries: of a run of points, the one
+ * with the fewest bytes and the one with the most (the earliest of
+ * equals) are kept, in their order, so that every peak and every trough
+ * survives and a line through the kept points covers what the full line
+ * covers column by column.
+ *
+ * hr_measure_thin_columns: @x (n values, any order of size) cut into
+ * @columns equal columns between @x_min and @x_max; the indices kept
+ * (at most 2 per column, ascending) are appended to @kept (guint).  NAN
+ * x values are skipped. */
+void             hr_measure_thin_columns   (const double  *x,
+                                            const double  *y,
+                                            guint          n,
+                                            double         x_min,
+                                            double         x_max,
+                                            guint          columns,
+                                            GArray        *kept);
+/* @series' points thinned to at most @max_points (at least 4) over their
+ * t (or their order when t is missing); the series' peak is among them.
+ * A new array of HrMeasurePoint. */
+GArray          *hr_measure_series_thin    (const HrMeasureSeries *series,
+                                            guint                  max_points);
 
 /* The whole of @data at once: the entry point for fuzzing. @options may be
  * NULL. */

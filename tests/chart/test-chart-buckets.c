@@ -394,6 +394,111 @@ test_contrast (void)
     }
 }
 
+/* No two labels @layout draws overlap. */
+static void
+assert_labels_apart (const HrBucketChartLayout *layout)
+{
+  g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+
+  hr_bucket_chart_layout_collect_labels (layout, labels);
+  for (guint i = 0; i < labels->len; i++)
+    for (guint j = i + 1; j < labels->len; j++)
+      {
+        const HrChartLabel *a = g_ptr_array_index (labels, i);
+        const HrChartLabel *b = g_ptr_array_index (labels, j);
+
+        if (hr_rect_intersects (&a->box, &b->box))
+          g_error ("\"%s\" overlaps \"%s\"", a->text, b->text);
+      }
+}
+
+/* A measured bar beside the estimate's: the snapshot's buckets, the
+ * allocator's unused reserve in the overhead, what no rule attributed
+ * hatched on top, all in the total the bar is drawn to. */
+static void
+test_measured_bar (void)
+{
+  g_autoptr(HrScenario) scenario = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                     "\"smolvla\", \"gpu\": \"rtx-4090\"}");
+  g_autoptr(HrBucketChartData) data = hr_bucket_chart_data_new_for_scenario (scenario);
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(HrBucketChartLayout) layout = NULL;
+  HrSnapshotDevice dev = { 0 };
+  const HrBucketBarLayout *bl;
+  HrBucketBar *bar;
+  double top = G_MAXDOUBLE;
+
+  dev.allocated_peak = 7 * (guint64) GiB;
+  dev.reserved_at_allocated_peak = 8 * (guint64) GiB;
+  dev.buckets[HR_BUCKET_WEIGHTS] = 2 * (guint64) GiB;
+  dev.buckets[HR_BUCKET_ACTIVATIONS] = 4 * (guint64) GiB;
+  dev.buckets[HR_SNAPSHOT_UNATTRIBUTED] = 1 * (guint64) GiB;
+
+  bar = hr_bucket_chart_data_add_snapshot (data, "measured", &dev);
+  g_assert_true (bar->measured);
+  g_assert_cmpfloat (bar->unattributed, ==, GiB);
+  g_assert_cmpfloat (bar->bytes[HR_BUCKET_OVERHEAD], ==, GiB);   /* the unused reserve */
+  g_assert_cmpfloat (hr_bucket_bar_total (bar), ==, 8 * GiB);
+  /* on the estimate's card, with a verdict of its own */
+  g_assert_cmpfloat (bar->capacity, ==,
+                     ((HrBucketBar *) g_ptr_array_index (data->bars, 0))->capacity);
+  g_assert_cmpfloat (bar->capacity, >, 0);
+  g_assert_true (bar->fits);
+
+  layout = layout_for (data, style, 1280, 800);
+  g_assert_cmpuint (layout->bars->len, ==, 2);
+  bl = &g_array_index (layout->bars, HrBucketBarLayout, 1);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    if (bl->segments[b].height > 0)
+      top = MIN (top, bl->segments[b].y);
+  g_assert_cmpfloat (bl->unattributed.height, >, 0);
+  g_assert_cmpfloat_with_epsilon (bl->unattributed.y + bl->unattributed.height, top, 1e-6);
+  g_assert_cmpfloat_with_epsilon (bl->unattributed.y, bl->bar.y, 1e-6);
+  g_assert_nonnull (bl->unattributed_label.text);
+  g_assert_nonnull (strstr (bl->unattributed_label.text, "unattributed"));
+  /* its card's line and verdict beside it, and no label across another */
+  g_assert_cmpuint (bl->cards->len, ==, 1);
+  assert_labels_apart (layout);
+  /* the estimate's bar has none */
+  g_assert_cmpfloat (g_array_index (layout->bars, HrBucketBarLayout, 0).unattributed.height, ==,
+                     0);
+
+  /* and it draws */
+  {
+    cairo_surface_t *surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, 1280, 800);
+    cairo_t *cr = cairo_create (surface);
+
+    hr_bucket_chart_render (layout, data, style, cr);
+    g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+    if (g_getenv ("HEADROOM_TEST_PNG") != NULL)
+      cairo_surface_write_to_png (surface, g_getenv ("HEADROOM_TEST_PNG"));
+    cairo_destroy (cr);
+    cairo_surface_destroy (surface);
+  }
+
+  /* A short measured bar (a small run on a big card): its labels rise
+   * above it, and its total and verdict go over them, not across. */
+  {
+    g_autoptr(HrBucketChartData) small = hr_bucket_chart_data_new_for_scenario (scenario);
+    g_autoptr(HrBucketChartLayout) small_layout = NULL;
+    HrSnapshotDevice tiny = { 0 };
+    const HrBucketBarLayout *sl;
+
+    tiny.allocated_peak = 100 * (guint64) 1048576;
+    tiny.reserved_at_allocated_peak = 110 * (guint64) 1048576;
+    for (guint b = 0; b < HR_N_BUCKETS; b++)
+      tiny.buckets[b] = 20 * (guint64) 1048576;
+    tiny.buckets[HR_SNAPSHOT_UNATTRIBUTED] = 1 * (guint64) 1048576;
+    tiny.buckets[HR_BUCKET_OVERHEAD] = 19 * (guint64) 1048576;
+    hr_bucket_chart_data_add_snapshot (small, "measured", &tiny);
+    small_layout = layout_for (small, style, 1280, 800);
+    sl = &g_array_index (small_layout->bars, HrBucketBarLayout, 1);
+    g_assert_nonnull (sl->unattributed_label.text);
+    g_assert_nonnull (sl->total.text);
+    assert_labels_apart (small_layout);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -408,6 +513,7 @@ main (int    argc,
   g_test_add_func ("/chart/buckets/summary", test_summary);
   g_test_add_func ("/chart/buckets/pixels", test_pixels);
   g_test_add_func ("/chart/buckets/contrast", test_contrast);
+  g_test_add_func ("/chart/buckets/measured-bar", test_measured_bar);
 
   return g_test_run ();
 }

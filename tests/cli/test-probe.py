@@ -53,7 +53,8 @@ with tempfile.TemporaryDirectory() as tmp:
             continue
         d = json.loads(p.stdout)
         check(d["format"] == "headroom-probe", f"{name}: read as a probe file")
-        check(d["config"].get("framework") == framework and d["config"].get("model") == "test-model",
+        check(d["config"].get("framework") == framework and
+              d["config"].get("model") == "test-model",
               f"{name}: the configuration comes through")
         check(d["fit"]["floor"] == 500000000 and d["fit"]["per_sample"] == 500000000,
               f"{name}: fit of the rows")
@@ -61,6 +62,49 @@ with tempfile.TemporaryDirectory() as tmp:
         if framework == "jax":
             check(d["config"].get("jax_preallocate") in ("true", "false"),
                   f"{name}: the preallocation setting is recorded")
+
+
+
+# --snapshot: what write_snapshot writes, with a stand-in for torch that
+# returns a snapshot of built-in types, is a snapshot headroom-cli reads,
+# with the micro-batch the probe adds.
+with tempfile.TemporaryDirectory() as tmp:
+    sys.dont_write_bytecode = True    # nothing written into the source tree
+    sys.path.insert(0, PROBE_DIR)
+    import headroom_probe_torch as probe  # noqa: E402
+
+    class Memory:
+        @staticmethod
+        def _snapshot():
+            frames = [{"filename": "/x/torch/nn/modules/module.py", "line": 1, "name": "to"},
+                      {"filename": "/home/me/train.py", "line": 9, "name": "main"}]
+            block = {"address": 4096, "size": 2 << 20, "requested_size": 2 << 20,
+                     "state": "active_allocated", "frames": frames}
+            return {"segments": [{"device": 0, "address": 4096, "total_size": 2 << 20,
+                                  "stream": 0, "segment_type": "large", "frames": [],
+                                  "blocks": [block]}],
+                    "device_traces": [[]], "allocator_settings": {}}
+
+    class Torch:
+        class cuda:
+            memory = Memory
+
+    path = probe.write_snapshot(Torch, tmp, 8, 512, {"model": "m", "precision": "bf16-mixed"})
+    check(os.path.basename(path) == "snapshot-b8-s512.pickle", "--snapshot names the file by size")
+    p = subprocess.run([CLI, "measure", path, "--json"], capture_output=True, text=True)
+    check(p.returncode == 0, f"headroom-cli reads the probe's snapshot ({p.stderr.strip()})")
+    if p.returncode == 0:
+        d = json.loads(p.stdout)
+        dev = d["snapshot"]["devices"][0]
+        check(d["format"] == "torch-memory-snapshot" and d["config"].get("micro_batch") == "8"
+              and d["config"].get("seq_len") == "512", "the snapshot says its micro-batch")
+        check(dev["allocated_peak"] == 2 << 20 and dev["buckets"]["weights"] == 2 << 20,
+              "the weights live before the trace are the snapshot's weights")
+    p = subprocess.run([sys.executable, os.path.join(PROBE_DIR, "headroom_probe_torch.py"),
+                        "--dry-run", "--snapshot", os.path.join(tmp, "snaps"), "-o",
+                        os.path.join(tmp, "x.csv")], capture_output=True, text=True, timeout=120)
+    check(p.returncode == 0 and os.path.isdir(os.path.join(tmp, "snaps")),
+          f"--snapshot DIR makes the folder ({p.stderr.strip()})")
 
 print(f"{len(failures)} failures")
 sys.exit(1 if failures else 0)

@@ -193,10 +193,12 @@ test_nvidia_smi (void)
   g_assert_cmpuint (gpu0->peak_index, ==, 2);
   p = &g_array_index (gpu0->points, HrMeasurePoint, 2);
   g_assert_true (isnan (p->batch));
-  g_assert_cmpfloat (fabs (p->t - 2.012), <, 1e-6);
+  /* exactly the double nearest 2.012: timestamps are counted in whole
+   * microseconds, not as seconds since 1970 in a double */
+  g_assert_cmpfloat (p->t, ==, 2.012);
   g_assert_false (hr_measure_series_is_sweep (gpu0));
   /* One clock for all GPUs: the second GPU's first sample is 3 ms in. */
-  g_assert_cmpfloat (fabs (g_array_index (gpu1->points, HrMeasurePoint, 0).t - 0.003), <, 1e-6);
+  g_assert_cmpfloat (g_array_index (gpu1->points, HrMeasurePoint, 0).t, ==, 0.003);
 
   g_assert_cmpuint (nounits->series->len, ==, 1);
   s = g_ptr_array_index (nounits->series, 0);
@@ -484,6 +486,263 @@ test_row_limit (void)
                                        "split the file)");
 }
 
+static void
+assert_points (const HrMeasureSeries *s,
+               const double          *t,
+               const double          *bytes,
+               guint                  n)
+{
+  g_assert_cmpuint (s->points->len, ==, n);
+  for (guint i = 0; i < n; i++)
+    {
+      const HrMeasurePoint *p = &g_array_index (s->points, HrMeasurePoint, i);
+
+      g_assert_cmpfloat_with_epsilon (p->t, t[i], 1e-12);
+      g_assert_cmpfloat (p->bytes, ==, bytes[i]);
+      g_assert_true (isnan (p->batch));
+    }
+}
+
+/* torch.cuda.memory_summary() tables in a training log: the "Peak Usage"
+ * of "Allocated memory" and "GPU reserved memory", in the unit it chose. */
+static void
+test_memory_summary (void)
+{
+  g_autoptr(HrMeasurement) m = load ("torch-memory-summary.txt", NULL);
+  static const double t[] = { 0, 1 };
+  const double allocated[] = { 8583 * MiB, 9216 * MiB };
+  const double reserved[] = { 11264 * MiB, 12288 * MiB };
+
+  g_assert_cmpint (m->format, ==, HR_MEASURE_FORMAT_TORCH_SUMMARY);
+  g_assert_cmpuint (m->series->len, ==, 2);
+  g_assert_cmpstr (((HrMeasureSeries *) m->series->pdata[0])->name, ==, "GPU 0 allocated");
+  assert_points (hr_measurement_find_series (m, HR_METRIC_ALLOCATED), t, allocated, 2);
+  assert_points (hr_measurement_find_series (m, HR_METRIC_RESERVED), t, reserved, 2);
+  g_assert_cmpuint (m->rows, ==, 2);
+  g_assert_true (g_str_has_suffix (g_ptr_array_index (m->notes, 1), "1 out-of-memory errors"));
+}
+
+/* torch.profiler's export_memory_timeline, both layouts: the peak of all
+ * categories, and what each held then as buckets. */
+static void
+test_profiler_timeline (void)
+{
+  g_autoptr(HrMeasurement) m = load ("torch-memory-timeline.json", NULL);
+  g_autoptr(HrMeasurement) raw = load ("torch-memory-timeline.raw.json", NULL);
+  const HrSnapshotDevice *dev;
+  HrSnapshotBar bar;
+  double gap, fraction, at;
+
+  g_assert_cmpint (m->format, ==, HR_MEASURE_FORMAT_TORCH_PROFILER);
+  g_assert_cmpuint (m->series->len, ==, 1);
+  g_assert_cmpuint (m->rows, ==, 44);
+  dev = hr_snapshot_get_peak_device (m->snapshot);
+  g_assert_nonnull (dev);
+  g_assert_null (dev->reserved);
+  g_assert_cmpuint (dev->allocated_peak, ==, G_GUINT64_CONSTANT (18270388224));
+  g_assert_cmpfloat_with_epsilon (dev->allocated_peak_t, 0.0066, 1e-12);
+  g_assert_cmpuint (dev->buckets[HR_BUCKET_WEIGHTS], ==, 4 * (guint64) GiB);
+  g_assert_cmpuint (dev->buckets[HR_BUCKET_OPTIMIZER], ==, 8 * (guint64) GiB);
+  g_assert_cmpuint (dev->buckets[HR_BUCKET_GRADIENTS], ==, 4 * (guint64) GiB);
+  g_assert_cmpuint (dev->buckets[HR_BUCKET_ACTIVATIONS], ==, 1 * (guint64) GiB);
+  g_assert_cmpuint (dev->buckets[HR_SNAPSHOT_UNATTRIBUTED], ==, 16 * (guint64) MiB);
+  g_assert_cmpuint (dev->groups[HR_SNAPSHOT_GROUP_TEMPORARIES], ==, 1 * (guint64) GiB);
+  hr_snapshot_device_bar (dev, &bar);
+  g_assert_cmpuint (bar.total, ==, dev->allocated_peak);
+  /* no reserved timeline: no fragmentation to speak of */
+  g_assert_false (hr_measurement_fragmentation (m, &gap, &fraction, &at));
+
+  /* the raw events, in nanoseconds: one point per time */
+  g_assert_cmpuint (raw->rows, ==, 7);
+  dev = hr_snapshot_get_peak_device (raw->snapshot);
+  g_assert_cmpuint (dev->allocated_peak, ==, G_GUINT64_CONSTANT (6509559808));
+  g_assert_cmpfloat_with_epsilon (dev->allocated_peak_t, 30e-9, 1e-18);
+  g_assert_cmpuint (dev->buckets[HR_BUCKET_ACTIVATIONS], ==, (guint64) (GiB + 64 * MiB));
+}
+
+/* DeepSpeed's see_memory_usage(): GiB printed as "GB", both layouts. */
+static void
+test_deepspeed (void)
+{
+  g_autoptr(HrMeasurement) m = load ("deepspeed.log", NULL);
+  static const double t[] = { 0, 1, 2 };
+  const double allocated[] = { 3.51 * GiB, 12.75 * GiB, 18.44 * GiB };
+  const double reserved[] = { 4 * GiB, 13 * GiB, 19.53 * GiB };
+  static const double t_nv[] = { 2 };
+  const double used[] = { 20.61 * GiB };
+
+  g_assert_cmpint (m->format, ==, HR_MEASURE_FORMAT_DEEPSPEED);
+  g_assert_cmpuint (m->rows, ==, 3);
+  assert_points (hr_measurement_find_series (m, HR_METRIC_ALLOCATED), t, allocated, 3);
+  assert_points (hr_measurement_find_series (m, HR_METRIC_RESERVED), t, reserved, 3);
+  assert_points (hr_measurement_find_series (m, HR_METRIC_DEVICE_USED), t_nv, used, 1);
+}
+
+/* PyTorch Lightning's DeviceStatsMonitor in a CSVLogger's metrics.csv:
+ * on_train_batch_end's peaks over the steps, the other rows left out. */
+static void
+test_lightning (void)
+{
+  g_autoptr(HrMeasurement) m = load ("lightning-metrics.csv", NULL);
+  static const double t[] = { 0, 1, 2 };
+  static const double allocated[] = { 6442450944.0, 6710886400.0, 6710886400.0 };
+  static const double reserved[] = { 7516192768.0, 7516192768.0, 8589934592.0 };
+  const HrMeasureSeries *s;
+
+  g_assert_cmpint (m->format, ==, HR_MEASURE_FORMAT_LIGHTNING);
+  s = hr_measurement_find_series (m, HR_METRIC_ALLOCATED);
+  g_assert_cmpstr (s->name, ==, "DeviceStatsMonitor.on_train_batch_end/allocated_bytes.all.peak");
+  assert_points (s, t, allocated, 3);
+  assert_points (hr_measurement_find_series (m, HR_METRIC_RESERVED), t, reserved, 3);
+
+  /* A column that is only the hook's name, with nothing after it (found
+   * by fuzz-measure: read past its end). */
+  {
+    static const char bare[] = "DeviceStatsMonitor.on_train_batch_end,"
+                               "DeviceStatsMonitor.on_train_batch_end/allocated_bytes.all.peak,"
+                               "step\n1,100,0\n";
+    g_autoptr(GError) error = NULL;
+    g_autoptr(HrMeasurement) b = hr_measurement_parse_data ("metrics.csv", bare,
+                                                            sizeof bare - 1, NULL, &error);
+
+    g_assert_no_error (error);
+    g_assert_cmpint (b->format, ==, HR_MEASURE_FORMAT_LIGHTNING);
+    g_assert_cmpuint (hr_measurement_find_series (b, HR_METRIC_ALLOCATED)->points->len, ==, 1);
+  }
+}
+
+/* The Hugging Face Trainer's memory metrics: train_results.json in bytes,
+ * log_metrics() in MiB; a stage's peak is its start, what it kept and
+ * what it peaked above that. */
+static void
+test_hf_trainer (void)
+{
+  g_autoptr(HrMeasurement) json = load ("hf-train-results.json", NULL);
+  g_autoptr(HrMeasurement) log = load ("hf-trainer.log", NULL);
+  static const double t2[] = { 0, 1 };
+  static const double bytes2[] = { 4747206656.0 + 242026496.0,
+                                   4747206656.0 + 242026496.0 + 728138240.0 + 14677017088.0 };
+  static const double t3[] = { 0, 1, 2 };
+  const double bytes3[] = { (4527 + 230) * MiB, (4527 + 230 + 694 + 13997) * MiB,
+                            (4527 + 230 + 694 + 0 + 1024) * MiB };
+
+  g_assert_cmpint (json->format, ==, HR_MEASURE_FORMAT_HF_TRAINER);
+  assert_points (hr_measurement_find_series (json, HR_METRIC_ALLOCATED), t2, bytes2, 2);
+  g_assert_cmpint (log->format, ==, HR_MEASURE_FORMAT_HF_TRAINER);
+  assert_points (hr_measurement_find_series (log, HR_METRIC_ALLOCATED), t3, bytes3, 3);
+}
+
+/* memory_stats_as_nested_dict() is read as memory_stats() is. */
+static void
+test_memory_stats_nested (void)
+{
+  g_autoptr(HrMeasurement) m = load ("torch-stats-nested.json", NULL);
+
+  g_assert_cmpint (m->format, ==, HR_MEASURE_FORMAT_TORCH_STATS);
+  g_assert_cmpfloat (hr_measurement_find_series (m, HR_METRIC_ALLOCATED)->peak, ==, 9e9);
+  g_assert_cmpfloat (hr_measurement_find_series (m, HR_METRIC_RESERVED)->peak, ==, 9.8e9);
+  g_assert_cmpfloat (point_bytes (hr_measurement_find_series (m, HR_METRIC_ALLOCATED), 0), ==,
+                     9e9);
+}
+
+/* A log read thinned keeps its peaks and at most the points asked for;
+ * the point callback sees every point; a log split the fast way and the
+ * general way (quoted fields) reads the same. */
+static void
+point_count_cb (const HrMeasureSeries *series,
+                const HrMeasurePoint  *point,
+                gpointer               user_data)
+{
+  (*(guint *) user_data)++;
+}
+
+static void
+test_thinning (void)
+{
+  g_autoptr(GString) log = g_string_new ("timestamp, index, memory.used [MiB]\n");
+  g_autoptr(GString) quoted = g_string_new ("timestamp, index, memory.used [MiB]\n");
+  g_autoptr(HrMeasurement) whole = NULL;
+  g_autoptr(HrMeasurement) thin = NULL;
+  g_autoptr(HrMeasurement) slow = NULL;
+  g_autoptr(HrMeasureParser) parser = NULL;
+  g_autoptr(HrMeasurement) streamed = NULL;
+  g_autoptr(GError) error = NULL;
+  HrMeasureOptions options = { 0 };
+  guint counted = 0;
+
+  for (guint i = 0; i < 20000; i++)
+    {
+      guint used = 1000 + (i * 7919) % 5000 + (i == 12345 ? 100000 : 0);
+
+      g_string_append_printf (log, "2024/05/14 10:%02u:%02u.%03u, %u, %u MiB\r\n",
+                              (i / 120) % 60, (i / 2) % 60, i % 1000, i % 2, used);
+      g_string_append_printf (quoted, "\"2024/05/14 10:%02u:%02u.%03u\", \"%u\", %u MiB\n",
+                              (i / 120) % 60, (i / 2) % 60, i % 1000, i % 2, used);
+    }
+
+  whole = hr_measurement_parse_data ("log.csv", log->str, log->len, NULL, &error);
+  g_assert_no_error (error);
+  slow = hr_measurement_parse_data ("log.csv", quoted->str, quoted->len, NULL, &error);
+  g_assert_no_error (error);
+  options.max_time_points = 100;
+  thin = hr_measurement_parse_data ("log.csv", log->str, log->len, &options, &error);
+  g_assert_no_error (error);
+
+  g_assert_cmpuint (whole->series->len, ==, 2);
+  for (guint i = 0; i < 2; i++)
+    {
+      const HrMeasureSeries *w = g_ptr_array_index (whole->series, i);
+      const HrMeasureSeries *q = g_ptr_array_index (slow->series, i);
+      const HrMeasureSeries *t = g_ptr_array_index (thin->series, i);
+
+      /* the fast way and the general way: the same points */
+      g_assert_cmpuint (w->points->len, ==, 10000);
+      g_assert_cmpuint (q->points->len, ==, w->points->len);
+      for (guint j = 0; j < w->points->len; j++)
+        {
+          const HrMeasurePoint *a = &g_array_index (w->points, HrMeasurePoint, j);
+          const HrMeasurePoint *b = &g_array_index (q->points, HrMeasurePoint, j);
+
+          g_assert_cmpfloat (a->t, ==, b->t);
+          g_assert_cmpfloat (a->bytes, ==, b->bytes);
+          g_assert_cmpuint (a->line, ==, b->line);
+        }
+      /* thinned: the same peak and its time, few points, all of them kept */
+      g_assert_cmpuint (t->n_points, ==, 10000);
+      g_assert_cmpuint (t->points->len, <=, 100);
+      g_assert_cmpuint (t->points->len, >=, 50);
+      g_assert_cmpfloat (t->peak, ==, w->peak);
+      g_assert_cmpfloat (g_array_index (t->points, HrMeasurePoint, t->peak_index).t, ==,
+                         g_array_index (w->points, HrMeasurePoint, w->peak_index).t);
+      for (guint j = 1; j < t->points->len; j++)
+        g_assert_cmpuint (g_array_index (t->points, HrMeasurePoint, j - 1).line, <,
+                          g_array_index (t->points, HrMeasurePoint, j).line);
+    }
+  g_assert_cmpfloat (((HrMeasureSeries *) whole->series->pdata[1])->peak, ==, 101055 * MiB);
+
+  /* every point streamed, none kept */
+  parser = hr_measure_parser_new ("log.csv", NULL);
+  hr_measure_parser_set_point_func (parser, point_count_cb, &counted, FALSE);
+  g_assert_true (hr_measure_parser_feed (parser, log->str, log->len, &error));
+  streamed = hr_measure_parser_finish (parser, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (counted, ==, 20000);
+  g_assert_cmpuint (((HrMeasureSeries *) streamed->series->pdata[0])->points->len, ==, 0);
+  g_assert_cmpuint (((HrMeasureSeries *) streamed->series->pdata[0])->n_points, ==, 10000);
+  g_assert_cmpfloat (((HrMeasureSeries *) streamed->series->pdata[1])->peak, ==, 101055 * MiB);
+
+  /* thinning by columns keeps each column's least and most, in order */
+  {
+    static const double x[] = { 0, 0.1, 0.2, 1.5, 1.6, NAN, 2.9 };
+    static const double y[] = { 5, 1, 9, 3, 3, 100, 7 };
+    g_autoptr(GArray) kept = g_array_new (FALSE, FALSE, sizeof (guint));
+    static const guint want[] = { 1, 2, 3, 6 };
+
+    hr_measure_thin_columns (x, y, G_N_ELEMENTS (x), 0, 3, 3, kept);
+    g_assert_cmpmem (kept->data, kept->len * sizeof (guint), want, sizeof want);
+  }
+}
+
 /* Every malformed file gets the message tests/data/measure/bad/expected.txt
  * gives it, with its line and column; and every file there is listed. */
 static void
@@ -738,6 +997,13 @@ main (int    argc,
   g_test_add_func ("/measure/printable-messages", test_printable_messages);
   g_test_add_func ("/measure/row-limit", test_row_limit);
   g_test_add_func ("/measure/malformed", test_malformed);
+  g_test_add_func ("/measure/memory-summary", test_memory_summary);
+  g_test_add_func ("/measure/profiler-timeline", test_profiler_timeline);
+  g_test_add_func ("/measure/deepspeed", test_deepspeed);
+  g_test_add_func ("/measure/lightning", test_lightning);
+  g_test_add_func ("/measure/hf-trainer", test_hf_trainer);
+  g_test_add_func ("/measure/memory-stats-nested", test_memory_stats_nested);
+  g_test_add_func ("/measure/thinning", test_thinning);
   g_test_add_func ("/measure/calibration", test_calibration);
   g_test_add_func ("/measure/async", test_async);
   g_test_add_func ("/measure/locale", test_locale);

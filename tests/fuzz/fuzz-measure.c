@@ -25,7 +25,6 @@
 #define NAME "fuzz.csv"
 
 int LLVMFuzzerInitialize (int *argc, char ***argv);
-int LLVMFuzzerTestOneInput (const uint8_t *data, size_t size);
 
 int
 LLVMFuzzerInitialize (int    *argc,
@@ -62,6 +61,8 @@ check_measurement (const HrMeasurement *m)
       HR_FUZZ_CHECK (s->name != NULL && g_utf8_validate (s->name, -1, NULL),
                      "series %u: a name that is not UTF-8", i);
       HR_FUZZ_CHECK (s->points->len > 0 || s->oom_batch > 0, "%s: an empty series", s->name);
+      HR_FUZZ_CHECK (s->points->len <= s->n_points, "%s: %u points of %u", s->name,
+                     s->points->len, s->n_points);
 
       for (guint j = 0; j < s->points->len; j++)
         {
@@ -236,9 +237,9 @@ parse_both_ways (const uint8_t          *data,
     }
 }
 
-int
-LLVMFuzzerTestOneInput (const uint8_t *data,
-                        size_t         size)
+static int
+fuzz_one (const uint8_t *data,
+          size_t         size)
 {
   static const char delimiters[] = { 0, ',', ';', '\t', ' ', '|', ',', 0 };
   static const char * const batch[] = { NULL, "1", "2", "micro_batch", "batch", "BS", "3",
@@ -265,7 +266,11 @@ LLVMFuzzerTestOneInput (const uint8_t *data,
   options.has_metric = (b >> 5) & 1;
   options.metric = (b >> 6) % (HR_METRIC_DEVICE_USED + 1);
   options.max_rows = (b & 0x18) == 0x18 ? 3 : 0;
+  /* a log thinned as it is read, to a few points or to many */
+  options.max_time_points = (a & 0x40) != 0 ? ((b & 0x80) != 0 ? 4 : 100) : 0;
   parse_both_ways (data, size, &options);
 
   return 0;
 }
+
+HR_FUZZ_TARGET (fuzz_one)
