@@ -402,6 +402,7 @@ typedef struct {
   const HrArchRun *r;
   HrArchResult    *res;
   T                x;          /* the current tensor */
+  guint            classes;    /* what the head predicts */
   gboolean         train;      /* the weights of the current region train */
   gboolean         count_params;  /* FALSE while a shared head runs on later levels */
   gboolean         lora_here;  /* adapters sit on the attention projections here */
@@ -529,6 +530,20 @@ save_tensor (Walk *W,
       save (W, tbytes (t));
       mark (W, t);
     }
+}
+
+/* A moment above the saved tensors (HrArchPeak): what is saved so far,
+ * plus @transient bytes per sample and @fixed bytes per step. */
+static void
+peak (Walk       *W,
+      double      transient,
+      double      fixed,
+      const char *what)
+{
+  HrArchPeak pk = { W->res->saved, W->res->kept, transient, fixed, what };
+
+  if (transient > 0 || fixed > 0)
+    g_array_append_val (W->res->peaks, pk);
 }
 
 /* What a convolution or linear layer keeps of its input: its own 16-bit
@@ -1011,13 +1026,47 @@ classifier (Walk  *W,
 /* Detection heads (mmdet 2.x/3.x configs/_base_/models)               */
 
 /* Cross-entropy and focal losses read a permuted, flattened copy of the
- * head's outputs (mmdet's loss_by_feat: permute(0, 2, 3, 1).reshape). */
-static void
-loss_copy (Walk *W,
-           T    *scores)
+ * head's outputs (mmdet's loss_by_feat: permute(0, 2, 3, 1).reshape), in
+ * fp32: the heads' loss() is decorated with force_fp32(apply_to=
+ * ('cls_scores', 'bbox_preds')), which casts 16-bit outputs first (mmdet
+ * 2.x models/dense_heads/anchor_head.py, mmcv runner/fp16_utils.py).
+ * Returns the bytes saved; *cast gets the fp32 cast of a 16-bit output,
+ * alive while the loss runs. */
+static double
+loss_copy (Walk   *W,
+           T      *scores,
+           double *cast)
 {
-  if (scores->grad)
-    save (W, tbytes (scores));
+  double bytes = numel (scores) * 4.0;
+
+  if (!scores->grad)
+    return 0;
+  save (W, bytes);
+  if (cast != NULL && scores->eb < 4.0)
+    *cast += bytes;
+  return bytes;
+}
+
+/* mmdet's MaxIoUAssigner (the RPN's and RetinaNet's, gpu_assign_thr -1:
+ * on the GPU) compares every ground-truth box with every anchor of an
+ * image through bbox_overlaps (mmdet/core/bbox/iou_calculators/
+ * iou2d_calculator.py @0a8a50f1), one image at a time (multi_apply over
+ * the images in get_targets): lt and rb, [gts, anchors, 2] in fp32 (8
+ * bytes a pair each), rb - lt and its clamp wh (8 each, alive together),
+ * then overlap, the union, its max with eps and the IoUs (4 each); at
+ * the union's max 36 bytes a pair are alive.  allowed_border is -1 in
+ * both heads' train_cfg, so every anchor takes part. */
+#define IOU_BYTES_PER_PAIR 36.0
+
+static void
+assign_peak (Walk       *W,
+             double      anchors,
+             double      copies,
+             const char *what)
+{
+  if (W->r->objects == 0 || !W->r->grad)
+    return;
+  peak (W, -copies, IOU_BYTES_PER_PAIR * W->r->objects * anchors, what);
 }
 
 /* mmdet FPN: 1x1 laterals, nearest top-down, 3x3 outputs; `extra` levels
@@ -1080,6 +1129,8 @@ rpn_head (Walk  *W,
           T     *p,
           guint  n)
 {
+  double copies = 0, cast = 0, anchors = 0;
+
   block_begin (W, FALSE, "rpn head");
   for (guint i = 0; i < n; i++)
     {
@@ -1090,10 +1141,13 @@ rpn_head (Walk  *W,
       act (W, &x, ACT_RELU);
       cls = conv (W, &x, 3, 1, 1, 1, 1, TRUE);    /* 3 anchors, sigmoid */
       reg = conv (W, &x, 12, 1, 1, 1, 1, TRUE);
-      loss_copy (W, &cls);
-      loss_copy (W, &reg);
+      copies += loss_copy (W, &cls, &cast);
+      copies += loss_copy (W, &reg, &cast);
+      anchors += 3.0 * p[i].h * p[i].w;
     }
   W->count_params = TRUE;
+  /* the targets are assigned before the losses copy the outputs */
+  assign_peak (W, anchors, copies - cast, "rpn assigner");
   block_end (W);
 }
 
@@ -1115,9 +1169,9 @@ roi_heads (Walk     *W,
   act (W, &x, ACT_RELU);
   x = linear (W, &x, 1024, TRUE, FALSE);
   act (W, &x, ACT_RELU);
-  cls = linear (W, &x, a->classes + 1, TRUE, FALSE);
-  reg = linear (W, &x, 4 * a->classes, TRUE, FALSE);
-  loss_copy (W, &cls);
+  cls = linear (W, &x, W->classes + 1, TRUE, FALSE);
+  reg = linear (W, &x, 4 * W->classes, TRUE, FALSE);
+  loss_copy (W, &cls, NULL);
   (void) reg;
   W->x = x;
   block_end (W);
@@ -1146,7 +1200,7 @@ roi_heads (Walk     *W,
     W->x = up;
     act (W, &W->x, ACT_RELU);
   }
-  W->x = conv (W, &W->x, a->classes, 1, 1, 1, 1, TRUE);
+  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
   block_end (W);
 }
 
@@ -1158,8 +1212,10 @@ dense_head (Walk     *W,
             guint     n,
             gboolean  fcos)
 {
-  const HrArch *a = W->a;
+  double copies = 0, cast = 0, anchors = 0;
+  double level_copies[8] = { 0 }, level_cls[8] = { 0 };
 
+  g_assert (n <= G_N_ELEMENTS (level_copies));
   block_begin (W, FALSE, fcos ? "fcos head" : "retina head");
   for (guint i = 0; i < n; i++)
     {
@@ -1177,48 +1233,95 @@ dense_head (Walk     *W,
             }
           if (tower == 0)
             {
-              out = conv (W, &x, fcos ? a->classes : 9 * a->classes, 3, 1, 1, 1, TRUE);
-              loss_copy (W, &out);
+              out = conv (W, &x, fcos ? W->classes : 9 * W->classes, 3, 1, 1, 1, TRUE);
+              level_cls[i] = loss_copy (W, &out, &cast);
+              level_copies[i] += level_cls[i];
               if (fcos)
                 {
                   T centerness = conv (W, &x, 1, 3, 1, 1, 1, TRUE);
 
-                  loss_copy (W, &centerness);
+                  level_copies[i] += loss_copy (W, &centerness, &cast);
                 }
             }
           else
             {
               out = conv (W, &x, fcos ? 4 : 36, 3, 1, 1, 1, TRUE);
-              loss_copy (W, &out);
+              level_copies[i] += loss_copy (W, &out, &cast);
             }
         }
+      copies += level_copies[i];
+      anchors += 9.0 * p[i].h * p[i].w;
     }
   W->count_params = TRUE;
+
+  if (!fcos)
+    assign_peak (W, anchors, copies - cast, "retina assigner");
+
+  /* The focal loss, level by level (AnchorHead.loss: multi_apply of
+   * loss_single over the levels): mmcv's sigmoid_focal_loss returns the
+   * loss of every anchor and class, and weight_reduce_loss multiplies it by
+   * the weights before the sum (mmdet models/losses/focal_loss.py): two
+   * fp32 tensors the size of the level's class scores, beside the copies
+   * of the levels before it. */
+  if (W->r->grad && !fcos)
+    {
+      double later = copies;
+
+      for (guint i = 0; i < n; i++)
+        {
+          later -= level_copies[i];
+          peak (W, 2.0 * level_cls[i] - later + cast, 0, "focal loss");
+        }
+    }
+  /* FCOSHead.loss concatenates the levels' flattened scores and runs the
+   * focal loss once over all of them (mmdet models/dense_heads/
+   * fcos_head.py) */
+  if (W->r->grad && fcos)
+    {
+      double cls = 0;
+
+      for (guint i = 0; i < n; i++)
+        cls += level_cls[i];
+      peak (W, 2.0 * cls + cast, 0, "focal loss");
+    }
   block_end (W);
 }
 
 /* ------------------------------------------------------------------ */
 /* Segmentation heads (mmseg configs/_base_/models)                     */
 
-/* The loss at full resolution: the logits are resized to the label's size
- * and log_softmax saves its fp32 result (mmseg's losses, resize before
- * CrossEntropyLoss; the loss runs in fp32). */
+/* The loss at full resolution (mmseg decode_head.py, BaseDecodeHead.
+ * losses, and models/losses/cross_entropy_loss.py): the logits are cast to
+ * fp32 (force_fp32 on losses) and resized to the label's size, and
+ * F.cross_entropy's log_softmax saves its fp32 result.  The resized logits
+ * stay alive while the loss runs (accuracy() reads them after it), and the
+ * backward pass starts here: nll_loss's gradient and log_softmax's, each
+ * the size of the full logits, beside every saved tensor (the head that
+ * ran last, the auxiliary one, is differentiated first). */
 static void
 seg_loss (Walk *W,
           T    *logits)
 {
   T full = { logits->c, W->r->height, W->r->width, 4.0, 0, logits->grad };
 
-  if (logits->grad)
-    save (W, tbytes (&full));
   fwd (W, tbytes (logits), 2.0 * tbytes (&full), 0);
+  if (!logits->grad)
+    return;
+  save (W, tbytes (&full));
+  peak (W, tbytes (&full), 0, "segmentation loss");
+  peak (W, 2.0 * tbytes (&full), 0, "segmentation loss gradients");
 }
 
+/* cls_seg: dropout_ratio 0.1 is nn.Dropout2d, whose output (input times a
+ * per-channel mask: ATen feature_dropout) is a new tensor conv_seg saves,
+ * then conv_seg to the classes */
 static void
 conv_seg (Walk *W)
 {
-  /* dropout_ratio 0.1 is nn.Dropout2d: a per-channel mask */
-  W->x = conv (W, &W->x, W->a->classes, 1, 1, 1, 1, TRUE);
+  T dropped = W->x;
+
+  fresh (W, &dropped);
+  W->x = conv (W, &dropped, W->classes, 1, 1, 1, 1, TRUE);
   seg_loss (W, &W->x);
 }
 
@@ -1424,7 +1527,7 @@ convnext (Walk *W)
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
   norm (W, &W->x);
-  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   block_end (W);
 }
 
@@ -1511,7 +1614,7 @@ efficientnet (Walk *W)
   block_begin (W, FALSE, "head");
   conv_bn_act (W, 4 * last, 1, 1, 1, 1, ACT_INPUT);
   W->x = avgpool (W, &W->x, 1);
-  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   block_end (W);
 }
 
@@ -1599,7 +1702,7 @@ regnet (Walk *W)
 
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
-  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   block_end (W);
 }
 
@@ -2112,12 +2215,14 @@ hr_arch_walk (const HrArch    *arch,
 
   res = g_new0 (HrArchResult, 1);
   res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
+  res->peaks = g_array_new (FALSE, TRUE, sizeof (HrArchPeak));
 
   W.a = arch;
   W.r = run;
   W.res = res;
   W.train = run->trainable && run->grad;
   W.count_params = TRUE;
+  W.classes = run->classes > 0 ? run->classes : arch->classes;
   W.saved_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
   W.block_ids = g_array_new (FALSE, FALSE, sizeof (guint));
 
@@ -2187,7 +2292,7 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_HEAD_CLASSIFIER:
       if (arch->type == HR_ARCH_RESNET)
-        classifier (&W, arch->classes);
+        classifier (&W, W.classes);
       break;
     case HR_ARCH_HEAD_FASTER_RCNN:
     case HR_ARCH_HEAD_MASK_RCNN:
@@ -2245,7 +2350,36 @@ hr_arch_result_free (HrArchResult *result)
   for (guint i = 0; i < result->blocks->len; i++)
     g_free (g_array_index (result->blocks, HrArchBlock, i).name);
   g_array_unref (result->blocks);
+  g_array_unref (result->peaks);
   g_free (result);
+}
+
+double
+hr_arch_result_peak_extra (const HrArchResult *result,
+                           double              micro_batch,
+                           gboolean            recompute,
+                           const char        **what)
+{
+  double base, best = 0;
+
+  g_return_val_if_fail (result != NULL, 0);
+
+  base = micro_batch * (recompute ? result->kept : result->saved);
+  if (what != NULL)
+    *what = NULL;
+  for (guint i = 0; i < result->peaks->len; i++)
+    {
+      const HrArchPeak *pk = &g_array_index (result->peaks, HrArchPeak, i);
+      double live = micro_batch * ((recompute ? pk->kept : pk->saved) + pk->transient) + pk->fixed;
+
+      if (live - base > best)
+        {
+          best = live - base;
+          if (what != NULL)
+            *what = pk->what;
+        }
+    }
+  return best;
 }
 
 const HrArchBlock *

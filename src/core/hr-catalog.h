@@ -39,6 +39,10 @@ typedef enum {
   HR_ATTENTION_VARIANT_STANDARD,
   HR_ATTENTION_VARIANT_T5,        /* relative position bias, shared by every layer */
   HR_ATTENTION_VARIANT_DEBERTA,   /* disentangled content/position attention */
+  /* torch.nn.MultiheadAttention called with need_weights (its default):
+   * the math path, which keeps the score matrix whatever the scenario's
+   * attention kernel */
+  HR_ATTENTION_VARIANT_MHA,
 } HrAttentionVariant;
 
 extern const HrEnumName hr_attention_variant_names[];

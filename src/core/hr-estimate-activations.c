@@ -380,7 +380,13 @@ hr_plan_setup_regime (HrPlan *self,
         r->qkv_saved = r->o_saved = r->fc_saved = r->down_saved = TRUE;
     }
 
-  r->keep_s2 = s->attention == HR_ATTENTION_EAGER && s->recompute == HR_RECOMPUTE_NONE;
+  /* torch.nn.MultiheadAttention computes softmax(q k^T) itself unless
+   * need_weights is False (torch/nn/functional.py, multi_head_attention_
+   * forward: the SDPA kernel only on its fast path), which DETR-style
+   * heads built on mmcv's MultiheadAttention never pass */
+  r->keep_s2 = (s->attention == HR_ATTENTION_EAGER ||
+                c->attention_variant == HR_ATTENTION_VARIANT_MHA) &&
+               s->recompute == HR_RECOMPUTE_NONE;
 
   /* The softmax of eager attention runs in fp32 when the code upcasts it
    * (transformers' eager_attention_forward: softmax(..., dtype=float32)

@@ -39,6 +39,16 @@
  * decoder working set is alive at a time. */
 #define VAE_TILE_PIXELS 512
 
+/* Ground-truth boxes in the most crowded training image when the scenario
+ * does not say ("max_objects"): the detectors' IoU assigners compare each
+ * with every anchor.  mmdetection's maintainers: "Popular object
+ * detection datasets usually annotates less than 100 gts"
+ * (open-mmlab/mmdetection issue 188, 2018-12-19), which is also the
+ * number of queries DETR chose to exceed the objects of a COCO image
+ * (Carion et al. 2020, section 4); COCO's most crowded images come near
+ * it.  The range's low end takes half as many. */
+#define DEFAULT_MAX_OBJECTS 100
+
 /* A diffusion pipeline's VAE and text encoders stay frozen whatever the
  * method: diffusers' training scripts call requires_grad_(False) on them
  * and train the denoiser (examples/text_to_image/train_text_to_image.py,
@@ -81,6 +91,8 @@ setup_run (HrPlan      *self,
   run->grad = self->training && p->backprop;
   run->eager_attention = s->attention == HR_ATTENTION_EAGER;
   run->recompute = s->recompute != HR_RECOMPUTE_NONE;
+  run->classes = s->num_classes;
+  run->objects = s->max_objects > 0 ? s->max_objects : DEFAULT_MAX_OBJECTS;
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {
@@ -146,6 +158,77 @@ decode_working_set (HrPlan           *self,
   return ws;
 }
 
+/* What a peak of the walk (hr-arch.h, HrArchPeak) is, in the estimate's
+ * words. */
+static const char *
+describe_peak (const char *what)
+{
+  static const struct {
+    const char *what;
+    const char *label;
+  } labels[] = {
+    { "rpn assigner", N_("the RPN's IoU assigner: every ground-truth box against every anchor "
+                         "of one image, beside the saved tensors") },
+    { "retina assigner", N_("RetinaNet's IoU assigner: every ground-truth box against every "
+                            "anchor of one image, beside the saved tensors") },
+    { "focal loss", N_("the focal loss's per-anchor, per-class terms, beside the saved tensors") },
+    { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "
+                              "saved tensors") },
+    { "segmentation loss gradients", N_("the backward pass starting at the loss: the gradients "
+                                        "of the full-resolution logits beside every saved "
+                                        "tensor") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (g_strcmp0 (labels[i].what, what) == 0)
+      return _(labels[i].label);
+  return what;
+}
+
+/* The step's highest moment above what the backward pass keeps: a loss's
+ * temporaries, an assigner's IoU matrix, the first gradients (hr-arch.c
+ * registers them where the code runs them).  With checkpointing, the
+ * rebuilt block (a later moment) is counted by the caller; only what
+ * exceeds it is added here. */
+static void
+add_peak_line (HrPlan           *self,
+               Acc              *acc,
+               const Part       *p,
+               const HrArchRun  *run,
+               HrArchResult     *res,
+               double            b)
+{
+  const char *what = NULL;
+  double extra = hr_arch_result_peak_extra (res, b, run->recompute, &what);
+  double low = ARCH_LOW * extra, high = ARCH_HIGH * extra;
+  HrBasis basis = HR_BASIS_DERIVED;
+
+  if (run->recompute)
+    extra = MAX (0, extra - res->recompute_peak * b);
+  if (extra <= 0)
+    return;
+
+  low = ARCH_LOW * extra;
+  high = ARCH_HIGH * extra;
+  if (self->scenario->max_objects == 0 && run->objects > 0 &&
+      (g_strcmp0 (what, "rpn assigner") == 0 || g_strcmp0 (what, "retina assigner") == 0))
+    {
+      /* the boxes of the most crowded image were assumed */
+      HrArchRun half = *run;
+      g_autoptr(HrArchResult) r2 = NULL;
+
+      half.objects = MAX (1, run->objects / 2);
+      r2 = hr_arch_walk (p->c->arch, &half);
+      low = ARCH_LOW * MAX (0, hr_arch_result_peak_extra (r2, b, run->recompute, NULL) -
+                               (run->recompute ? r2->recompute_peak * b : 0));
+      basis = HR_BASIS_ASSUMED;
+    }
+
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, extra, low, high,
+              "%s: %s", p->c->name, describe_peak (what));
+  acc->activations += extra;
+}
+
 void
 hr_plan_add_arch_part (HrPlan *self,
                        Acc    *acc,
@@ -168,6 +251,8 @@ hr_plan_add_arch_part (HrPlan *self,
     {
       double per_sample = run.recompute ? res->kept : res->saved;
       double bytes = per_sample * b;
+
+      add_peak_line (self, acc, p, &run, res, b);
 
       if (run.recompute)
         {

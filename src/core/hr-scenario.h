@@ -176,6 +176,8 @@ typedef struct {
   gboolean        ema;              /* an EMA copy of the trained weights */
   gboolean        prior_preservation;  /* DreamBooth: a class image beside each */
   gboolean        vae_tiling;       /* the VAE decodes in tiles */
+  guint           num_classes;      /* classes a detector or segmenter predicts; 0: the model's */
+  guint           max_objects;      /* detection: boxes in the most crowded image; 0: default */
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10

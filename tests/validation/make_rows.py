@@ -1196,6 +1196,9 @@ def vision_rows():
              "optimizer": "adamw" if coll == "segformer" else "sgd-momentum", "micro_batch": batch,
              "image_size": size, "gpus": ngpu, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
              "x-model": {"config": f"configs/{coll}/{cfg}.py"}}
+        if "ade20k" in cfg:
+            # the ADE20K configs set num_classes=150 in the decode and auxiliary heads
+            s["num_classes"] = 150
         notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
                                                                       "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
                  SEG_COMMON if coll != "segformer" else
@@ -1203,6 +1206,9 @@ def vision_rows():
                  "decoder, AdamW, fp32, random crop of the stated size",
                  f"batch {batch} per GPU on {ngpu} GPUs (the config name's '{ngpu}x{batch}' / '{ngpu}xb{batch}')",
                  DET_IDS_NOTE]
+        if "ade20k" in cfg:
+            notes.append("ADE20K: 150 classes (num_classes=150 in both heads of the config), the scenario key "
+                         "num_classes")
         add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
             f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
             notes)
