@@ -413,6 +413,7 @@ typedef struct {
   gboolean         block_input_counted;
   gboolean         block_input_taken;
   double           block_recompute;
+  double           block_transient;  /* the largest transient of the rebuilt block's backward */
   guint64          block_params;
   double           held;       /* forward only: tensors kept for later */
   guint            next_id;
@@ -586,6 +587,7 @@ block_begin (Walk       *W,
   g_array_set_size (W->block_ids, 0);
   W->block_input_taken = FALSE;
   W->block_recompute = 0;
+  W->block_transient = 0;
   W->block_params = W->res->params;
 }
 
@@ -602,7 +604,8 @@ block_end (Walk *W)
     {
       /* the block's own tensors are dropped after its forward pass and
        * rebuilt in the backward pass: its output is nobody's saved tensor */
-      W->res->recompute_peak = MAX (W->res->recompute_peak, W->block_recompute + W->block_input);
+      W->res->recompute_peak = MAX (W->res->recompute_peak,
+                                    W->block_recompute + W->block_input + W->block_transient);
       for (guint i = 0; i < W->block_ids->len; i++)
         g_hash_table_remove (W->saved_ids,
                              GUINT_TO_POINTER (g_array_index (W->block_ids, guint, i)));
@@ -893,7 +896,19 @@ attention_kernel (Walk    *W,
   if (grad)
     {
       if (eager)
-        save_scores (W, qkv + scores_elems * score_bytes, scores_elems * score_bytes);
+        {
+          /* The backward pass of the math path: bmm's gradient with
+           * respect to the probabilities and softmax's with respect to
+           * the scores, each heads x s x s_kv, alive together beside what
+           * is still saved (in fp32 where the softmax ran in fp32) */
+          double grads = 2.0 * scores_elems * W->r->e32;
+
+          save_scores (W, qkv + scores_elems * score_bytes, scores_elems * score_bytes);
+          if (W->ckpt)
+            W->block_transient = MAX (W->block_transient, grads);
+          else
+            peak (W, grads, 0, "attention gradients");
+        }
       else
         save (W, qkv + s * width * e + 4.0 * heads * s);
     }
@@ -921,10 +936,11 @@ attention (Walk    *W,
   gboolean lora = W->lora_here;
   double s = (double) W->x.h * W->x.w;
   double s_kv = (double) kv_in->h * kv_in->w;
+  guint on = W->r->lora_attention;
 
-  q = linear (W, &W->x, W->x.c, bias_qkv, lora);
-  k = linear (W, kv_in, W->x.c, bias_qkv, lora);
-  v = linear (W, kv_in, W->x.c, bias_qkv, lora);
+  q = linear (W, &W->x, W->x.c, bias_qkv, lora && (on & HR_MODULE_Q));
+  k = linear (W, kv_in, W->x.c, bias_qkv, lora && (on & HR_MODULE_K));
+  v = linear (W, kv_in, W->x.c, bias_qkv, lora && (on & HR_MODULE_V));
   attention_kernel (W, s, s_kv, W->x.c, heads, W->r->eager_attention,
                     q.grad || k.grad || v.grad);
   o = q;
@@ -932,7 +948,7 @@ attention (Walk    *W,
   fresh (W, &o);
   if (!W->r->eager_attention)
     mark (W, &o);   /* the efficient kernels saved their output */
-  W->x = linear (W, &o, W->x.c, TRUE, lora);
+  W->x = linear (W, &o, W->x.c, TRUE, lora && (on & HR_MODULE_O));
   (void) v;
 }
 

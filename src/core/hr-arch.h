@@ -137,6 +137,9 @@ typedef struct {
    * or on every linear layer; 0 for none */
   guint       lora_rank;
   gboolean    lora_all_linear;
+  /* the attention projections that carry adapters (HrModule: Q, K, V,
+   * O) */
+  guint       lora_attention;
   /* the classes the head predicts; 0: the arch's own "classes" */
   guint       classes;
   /* detection: ground-truth boxes of the most crowded image, which the

@@ -53,15 +53,20 @@
  * method: diffusers' training scripts call requires_grad_(False) on them
  * and train the denoiser (examples/text_to_image/train_text_to_image.py,
  * dreambooth/train_dreambooth.py without --train_text_encoder), fully or
- * through adapters.  "trainable_params" can still say otherwise. */
+ * through adapters.  "train_text_encoder" trains the text encoders (the
+ * pipeline's transformer parts the model does not train by default) the
+ * way the method trains the denoiser; "trainable_params" can still say
+ * otherwise. */
 gboolean
 hr_plan_part_pipeline_frozen (HrPlan            *self,
                               const HrComponent *c)
 {
   const char *family = self->scenario->model->family;
 
-  return !c->trainable && !self->scenario->trainable_params_set &&
-         (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0);
+  if (c->trainable || self->scenario->trainable_params_set ||
+      (g_strcmp0 (family, "diffusion") != 0 && g_strcmp0 (family, "video") != 0))
+    return FALSE;
+  return !(self->scenario->train_text_encoder && c->kind == HR_COMPONENT_TRANSFORMER);
 }
 
 static void
@@ -96,9 +101,14 @@ setup_run (HrPlan      *self,
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {
+      guint modules = hr_scenario_get_lora_modules (s);
+
       run->lora_rank = s->lora_rank;
-      run->lora_all_linear = s->lora_targets != HR_LORA_TARGETS_ATTENTION &&
-                             s->lora_targets != HR_LORA_TARGETS_QV;
+      /* PEFT's target_modules on diffusers' attention: to_q, to_k, to_v,
+       * to_out.0 (q, k, v, o); "all-linear" also the feed-forward, the
+       * projections in and out and the time-embedding projections */
+      run->lora_all_linear = (modules & HR_MODULES_MLP) != 0;
+      run->lora_attention = modules & HR_MODULES_ATTENTION;
     }
 }
 
@@ -171,6 +181,8 @@ describe_peak (const char *what)
                          "of one image, beside the saved tensors") },
     { "retina assigner", N_("RetinaNet's IoU assigner: every ground-truth box against every "
                             "anchor of one image, beside the saved tensors") },
+    { "attention gradients", N_("the backward pass through eager attention: the gradients of the "
+                                "probabilities and of the scores, beside the saved tensors") },
     { "focal loss", N_("the focal loss's per-anchor, per-class terms, beside the saved tensors") },
     { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "
                               "saved tensors") },

@@ -39,7 +39,8 @@ static const char * const scenario_keys[] = {
   "capacity_factor", "engine", "gpu_memory_utilization", "mem_fraction_static",
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
-  "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects", NULL
+  "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
+  "train_text_encoder", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1115,7 +1116,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !hr_reader_bool (&reader, "packed", &self->packed) ||
       !hr_reader_bool (&reader, "ema", &self->ema) ||
       !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
-      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling))
+      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling) ||
+      !hr_reader_bool (&reader, "train_text_encoder", &self->train_text_encoder))
     goto out;
   if (hr_reader_has (&reader, "frames"))
     {
@@ -1387,6 +1389,8 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "prior_preservation", TRUE);
   if (self->vae_tiling)
     add_bool (builder, "vae_tiling", TRUE);
+  if (self->train_text_encoder)
+    add_bool (builder, "train_text_encoder", TRUE);
   if (self->num_classes > 0)
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)

@@ -839,25 +839,43 @@ def peft_readme_rows():
         src, loc + ", row 'bigscience/bloomz-7b1', column 'PEFT-LoRA DeepSpeed with CPU Offloading' (18.1GB GPU)",
         [metric, clm, "accelerate config examples/causal_language_modeling/accelerate_ds_zero3_cpu_offload_config.yaml: "
          "zero_stage 3, offload_optimizer_device cpu, offload_param_device cpu, mixed_precision 'no'"])
-    # Stable Diffusion v1-4 LoRA (README 'PEFT integrations / Diffusers')
-    sd_loc = ("'consider the memory required for training a Stable Diffusion model with LoRA on an A100 80GB' table "
-              "(README section 'Diffusers'), row 'CompVis/stable-diffusion-v1-4'")
-    sd_notes = ["GB taken as GiB like the table above (same author and TorchTracemalloc helper, "
-                "examples/lora_dreambooth/train_dreambooth.py); metric allocated",
-                "the flags of the run are not given: scenarios assume the example's defaults, resolution 512, "
-                "batch 1, fp32 (no --mixed_precision), no prior preservation, AdamW (assumption)",
-                "SD v1-4 and v1-5 share the UNet, VAE and text-encoder shapes, so the catalog's sd-1.5 stands in"]
+    # Stable Diffusion v1-4 LoRA (README 'Parameter Efficient Tuning of Diffusion Models'): the table was added
+    # in 82ef390f (2023-01-03), its gradient-checkpointing column and the flag in the command in 03bb01dc
+    # (2023-01-15); the README gives the command the figures were run with
+    sd_src = ("huggingface/peft README.md @03bb01dc (2023-01-15, the table's last change), command under "
+              "'Training'; examples/lora_dreambooth/train_dreambooth.py @03bb01dc")
+    sd_loc = ("'Parameter Efficient Tuning of Diffusion Models' table (Hardware: Single A100 80GB), row "
+              "'CompVis/stable-diffusion-v1-4'")
+    sd_notes = ["GB taken as GiB like the table above (same author and TorchTracemalloc helper: "
+                "max_memory_allocated after reset_max_memory_allocated, 'GPU Total Peak Memory consumed during "
+                "the train (max)'); metric allocated",
+                "the README's command: --train_text_encoder --with_prior_preservation --resolution=512 "
+                "--train_batch_size=1 --use_lora --lora_r 16 --lora_alpha 27 --lora_text_encoder_r 16 "
+                "--gradient_accumulation_steps=1 (--gradient_checkpointing for the last column only); "
+                "prior preservation concatenates an instance and a class image, so the UNet and the text "
+                "encoder run on batch 2 (micro_batch 1 with prior_preservation)",
+                "no --mixed_precision in the command and no accelerate config given: fp32 (the script's "
+                "weight_dtype for 'no'), AdamW (no --use_8bit_adam)",
+                "attention: diffusers at that date (0.12.0.dev0 @9b37ed33, 2023-01-15) runs CrossAttention "
+                "through CrossAttnProcessor (baddbmm, softmax: the score matrix is kept); xformers only with "
+                "--enable_xformers_memory_efficient_attention, not in the command",
+                "SD v1-4 and v1-5 share the UNet, VAE and text-encoder shapes, so the catalog's sd-1.5 stands in",
+                "the full fine-tuning column's command is not given: taken as the same command without "
+                "--use_lora (UNet and text encoder trained in full)"]
     sdb = {"task": "finetune", "model": "sd-1.5", "compute": "fp32", "weights_dtype": "fp32", "optimizer": "adamw",
-           "micro_batch": 1, "image_size": 512, "attention": "sdpa", "gpus": 1, "gpu": "a100-80gb"}
+           "micro_batch": 1, "image_size": 512, "attention": "eager", "prior_preservation": True,
+           "train_text_encoder": True, "gpus": 1, "gpu": "a100-80gb"}
     for rid, meth, rec, val, col in ((371, "full", "none", 27.5, "Full Finetuning"), (372, "lora", "none", 15.5, "PEFT-LoRA"),
-                                     (373, "lora", "full", 8.12, "PEFT-LoRA with Gradient Checkpointing")):
+                                     (373, "lora", "full", 8.12, "PEFT-LoRA with Gradient Checkpoitning")):
         s = dict(sdb)
         s.update(name=f"PEFT README: SD v1-4 DreamBooth, {col}", method=meth, recompute=rec)
         if meth == "lora":
-            s["lora"] = {"rank": 8, "targets": "attention"}
-        add(rid, "diffusion_unet", "low", "allocated", val, GIB, s, src, sd_loc + f", column '{col}'",
-            sd_notes + ([] if meth == "full" else ["LoRA rank 8 on the UNet attention projections (the example's "
-                                                   "default --lora_r 8, target_modules to_q, to_v, query, value)"]))
+            s["lora"] = {"rank": 16, "targets": ["q", "v"]}
+        add(rid, "diffusion_unet", "medium", "allocated", val, GIB, s, sd_src, sd_loc + f", column '{col}'",
+            sd_notes + ([] if meth == "full" else ["LoRA rank 16 on the UNet's to_q and to_v (UNET_TARGET_MODULES "
+                                                   "to_q, to_v, query, value) and rank 16 on the text encoder's "
+                                                   "q_proj and v_proj (lora.targets q, v); the text encoder is "
+                                                   "not checkpointed under LoRA ('below fails when using lora')"]))
 
 
 # ---------------------------------------------------------------------------
@@ -1220,7 +1238,11 @@ def vision_rows():
 DIFF_SRC = "huggingface/diffusers examples/{path} @58eb52c0"
 DIFF_NOTE = ("diffusers' training scripts cast the frozen VAE and text encoder (and a frozen UNet) to the "
              "--mixed_precision dtype (fp32 without it), encode latents under no_grad and keep the trained "
-             "model in fp32; the attention processor of current diffusers with PyTorch 2 is SDPA")
+             "model in fp32; attention as diffusers ran it when the statement was written: CrossAttention's "
+             "CrossAttnProcessor (baddbmm and softmax, the score matrix kept) before PyTorch 2 (2023-03-15, "
+             "when diffusers 0.15.0.dev0 @79eb3d07 picks AttnProcessor2_0 only if F.scaled_dot_product_attention "
+             "exists), so 'eager' for the statements of 2022 and of the ControlNet example merged that day; "
+             "xformers where the command enables it ('flash')")
 UB_NOTE = ("upper bound: the README says the run fits on a card of that size; capacity taken as the nominal "
            "GiB of such a card")
 
@@ -1228,7 +1250,7 @@ UB_NOTE = ("upper bound: the README says the run fits on a card of that size; ca
 @family
 def diffusion_rows():
     base = {"task": "finetune", "model": "sd-1.5", "image_size": 512, "gpus": 1, "sharding": "none",
-            "attention": "sdpa", "framework": "pytorch"}
+            "attention": "eager", "framework": "pytorch"}
     db = DIFF_SRC.format(path="dreambooth/README.md")
     prior = ("--with_prior_preservation: each step concatenates the instance image and a class image, "
              "so the UNet sees batch 2 (micro_batch 2)")
@@ -1254,11 +1276,14 @@ def diffusion_rows():
     add(703, "diffusion_unet", "medium", "device_used", 8, GIB, dict(base,
         name="DreamBooth SD v1-4 (full UNet), DeepSpeed ZeRO-2 with CPU offload, fits under 8 GB", method="full",
         compute="fp16-mixed", weights_dtype="fp16", optimizer="adamw", micro_batch=2, grad_accum=1,
-        recompute="full", stack="deepspeed", sharding="zero2", offload="optimizer+params",
-        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        recompute="full", stack="deepspeed", sharding="zero2", offload="optimizer",
+        deepspeed={"offload_optimizer": "cpu"}),
         db, "section 'Training on a 8 GB GPU' ('possible to train on under 8 GB VRAM')",
         [UB_NOTE, DIFF_NOTE, prior, "accelerate config with DeepSpeed stage 2, fp16 mixed precision, parameters "
-         "and optimizer state offloaded to the CPU (about 25 GB of RAM)"],
+         "and optimizer state offloaded to the CPU (about 25 GB of RAM)",
+         "DeepSpeed reads offload_param only under ZeRO-3 (deepspeed/runtime/engine.py @edaa7221, "
+         "_configure_zero_optimizer passes offload_param_config in the stage-3 branch alone), so under stage 2 "
+         "the parameters stay on the GPU: the scenario offloads the optimizer state only"],
         bound="upper_bound", capacity=8 * GIB)
     add(704, "diffusion_unet", "medium", "device_used", 24, GIB, dict(base,
         name="SD v1-4 text-to-image full fine-tune with EMA, fits 24 GB", method="full", compute="fp16-mixed",
