@@ -69,6 +69,19 @@ hr_plan_part_pipeline_frozen (HrPlan            *self,
   return !(self->scenario->train_text_encoder && c->kind == HR_COMPONENT_TRANSFORMER);
 }
 
+/* "cache_latents": the latents and the prompt embeddings are computed once
+ * before training, and the frozen VAE and text encoders then leave the GPU
+ * (CogVideo finetune/trainer.py @e519eced, prepare_dataset: precompute,
+ * then unload_model(vae), unload_model(text_encoder), free_memory(); the
+ * trainers' UNLOAD_LIST).  Training holds the denoiser alone. */
+gboolean
+hr_plan_part_unloaded (HrPlan            *self,
+                       const HrComponent *c)
+{
+  return self->training && self->scenario->cache_latents &&
+         hr_plan_part_pipeline_frozen (self, c);
+}
+
 static void
 setup_run (HrPlan      *self,
            const Part  *p,

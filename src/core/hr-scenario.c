@@ -40,7 +40,7 @@ static const char * const scenario_keys[] = {
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
-  "train_text_encoder", NULL
+  "train_text_encoder", "cache_latents", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1117,7 +1117,8 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !hr_reader_bool (&reader, "ema", &self->ema) ||
       !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
       !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling) ||
-      !hr_reader_bool (&reader, "train_text_encoder", &self->train_text_encoder))
+      !hr_reader_bool (&reader, "train_text_encoder", &self->train_text_encoder) ||
+      !hr_reader_bool (&reader, "cache_latents", &self->cache_latents))
     goto out;
   if (hr_reader_has (&reader, "frames"))
     {
@@ -1391,6 +1392,8 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "vae_tiling", TRUE);
   if (self->train_text_encoder)
     add_bool (builder, "train_text_encoder", TRUE);
+  if (self->cache_latents)
+    add_bool (builder, "cache_latents", TRUE);
   if (self->num_classes > 0)
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)

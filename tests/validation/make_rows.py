@@ -1384,17 +1384,33 @@ def video_rows():
     for rid, mid, meth, comp, n, shard, off, gib, gpu, cell, bound in rows:
         s = dict(vb, name=f"CogVideoX fine-tune {mid} {meth} {shard} on {n} GPU(s)", model=mid, method=meth,
                  compute=comp, weights_dtype="fp16" if comp.startswith("fp16") else "bf16", gpus=n, sharding=shard,
-                 offload=off or "none")
+                 offload=off or "none", cache_latents=True)
         if meth == "lora":
             s["lora"] = {"rank": 128, "targets": "attention"}
         if shard in ("zero2", "zero3"):
+            # finetune/configs/zero2.yaml, zero3.yaml, zero3_offload.yaml @e519eced, zero_optimization
             s["stack"] = "deepspeed"
+            if shard == "zero2":
+                s["deepspeed"] = {"reduce_bucket_size": 500000000, "allgather_bucket_size": 200000000,
+                                  "overlap_comm": True, "contiguous_gradients": True}
+            else:
+                s["deepspeed"] = {"reduce_bucket_size": 500000000, "stage3_prefetch_bucket_size": 500000000,
+                                  "stage3_param_persistence_threshold": 1000000 if off else 100000,
+                                  "stage3_max_live_parameters": 1000000000, "overlap_comm": True,
+                                  "contiguous_gradients": True}
             if off:
-                s["deepspeed"] = {"offload_param": "cpu", "offload_optimizer": "cpu"}
+                s["deepspeed"].update({"offload_param": "cpu", "offload_optimizer": "cpu"})
         notes = [cnote if bound == "exact" else UB_NOTE, frames,
-                 "diffusers-based CogVideo finetune scripts (train_ddp_t2v.sh / train_zero_t2v.sh): gradient "
-                 "checkpointing, cached latents and prompt embeddings (assumption: the scripts' defaults)",
+                 "diffusers-based CogVideo finetune scripts (train_ddp_t2v.sh / train_zero_t2v.sh) with the "
+                 "defaults of finetune/schemas/args.py @e519eced: gradient_checkpointing True, enable_slicing and "
+                 "enable_tiling True, rank 128, lora_alpha 64, target_modules to_q, to_k, to_v, to_out.0; "
+                 "finetune/trainer.py prepare_dataset precomputes the latents and prompt embeddings, then "
+                 "unload_model(vae), unload_model(text_encoder) and free_memory(): training holds the transformer "
+                 "alone (the scenario key cache_latents); trainable weights cast to fp32 (cast_training_params)",
                  f"model id {mid} is not in the catalog yet"]
+        if shard in ("zero2", "zero3"):
+            notes.append(f"DeepSpeed config finetune/configs/{shard}{'_offload' if off else ''}.yaml @e519eced: "
+                         + json.dumps(s["deepspeed"]))
         if rid == 806:
             notes.append("the table names an RTX 4090 for a 42 GB figure (more than a 4090 holds); the figure is "
                          "kept, the card is taken as an A100 80GB")
@@ -1407,22 +1423,46 @@ def video_rows():
                                           (814, "cogvideox-5b", "lora", 1, 63, "63 GB (bs=1, LORA)"),
                                           (815, "cogvideox-5b", "lora", 2, 80, "80 GB (bs=2, LORA)"),
                                           (816, "cogvideox-5b", "full", 1, 75, "75GB (bs=1, SFT)")):
+        # sat/configs/sft.yaml @806a7f6^: checkpoint_activations True, DeepSpeed ZeRO-2 with 1e9-value
+        # reduce and allgather buckets, overlap_comm, contiguous_gradients false; the LoRA configs r 128
         s = dict(vb, name=f"CogVideoX SAT fine-tune {mid} {meth} batch {bs}", model=mid, method=meth,
-                 compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="ddp",
-                 recompute="none", **{"x-stack": "SwissArmyTransformer (SAT)"})
+                 compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="zero2",
+                 recompute="full", stack="deepspeed",
+                 deepspeed={"reduce_bucket_size": 1000000000, "allgather_bucket_size": 1000000000,
+                            "overlap_comm": True, "contiguous_gradients": False},
+                 **{"x-stack": "SwissArmyTransformer (SAT)"})
         if meth == "lora":
             s["lora"] = {"rank": 128, "targets": "attention"}
         add(rid, "video_diffusion", "low", "device_used", gib, GIB, s, sat,
             f"model table, row 'Fine-tuning Memory Usage', cell '{cell}'",
-            ["SwissArmyTransformer (SAT) fine-tuning, not one of the agreed stack values (x-stack)", cnote, frames,
-             "SAT defaults not re-read: activation checkpointing off and 8 GPUs assumed; the same README later "
-             "says memory was 'tested in an 8 * H100 environment'", f"model id {mid} is not in the catalog yet"])
+            ["SwissArmyTransformer (SAT) fine-tuning, not one of the agreed stack values (x-stack); its DeepSpeed "
+             "engine is expressed as stack deepspeed", cnote, frames,
+             "sat/configs/sft.yaml @806a7f6^ (0ae12e3e): checkpoint_activations True, zero_optimization stage 2, "
+             "reduce_bucket_size and allgather_bucket_size 1e9, overlap_comm True, contiguous_gradients False, "
+             "optimizer sat.ops.FusedEmaAdam (exp_avg, exp_avg_sq and an EMA 'shadow' of each parameter, "
+             "SwissArmyTransformer sat/ops/fused_ema_adam.py @63dc23a: the shadow is partitioned with the "
+             "optimizer state and not expressible, so not counted); cogvideox_*_lora.yaml LoraMixin r 128",
+             "diffusion_video.py: the VAE encodes and the T5 conditioner embeds every batch (no cache), both "
+             "resident and frozen",
+             "8 GPUs: the same README says memory was 'tested in an 8 * H100 environment'",
+             "diffusion_video.py encode_first_stage encodes the whole batch's 49-frame clip at once "
+             "(en_and_decode_n_samples_a_time unset) through the 3D VAE (ContextParallelEncoder3D, ch 128, "
+             "ch_mult 1, 2, 2, 4, 3 res blocks per level), every step: a working set of several 128-channel "
+             "49 x 480 x 720 tensors the catalog's 3D VAE (no walked architecture) does not count",
+             f"model id {mid} is not in the catalog yet"])
     wan = "Wan-Video/Wan2.1 README.md @9737cba9, 'Computational Efficiency on Different GPUs' (assets/comp_effic.png)"
     wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
           "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
           "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
           "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (the scenario key frames)",
-          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet"]
+          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet",
+          "wan/text2video.py @9737cba9: WanModel.from_pretrained(checkpoint_dir) with no dtype, then "
+          "eval().requires_grad_(False) and .to(self.device): the DiT's weights stay fp32 and the sampling runs "
+          "under amp.autocast(dtype=bfloat16); the umT5 encoder is bf16 (t5_dtype) and the VAE fp32; "
+          "weights_dtype is one value for every part, so the scenario's bf16 under-counts the DiT by half "
+          "(14B: 26.6 GiB of the 53.2 GiB it holds): the row cannot be right until a part's dtype can be said",
+          "with offload_model the umT5 encodes on the GPU beside the resident DiT, then leaves for the CPU "
+          "(text_encoder.model.cpu()); the DiT leaves before the VAE decodes"]
     add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
         "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
         "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "frames": 81, "micro_batch": 1,
