@@ -35,6 +35,8 @@ static const struct {
   { "app.quit", { "<Control>q", NULL } },
   { "app.preferences", { "<Control>comma", NULL } },
   { "win.new", { "<Control>n", NULL } },
+  { "win.undo", { "<Control>z", NULL } },
+  { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
   { "win.open", { "<Control>o", NULL } },
   { "win.save", { "<Control>s", NULL } },
   { "win.save-as", { "<Control><Shift>s", NULL } },
@@ -56,7 +58,11 @@ get_window (HrApplication *self)
   GtkWindow *window = gtk_application_get_active_window (GTK_APPLICATION (self));
 
   if (window == NULL)
-    window = GTK_WINDOW (hr_window_new (GTK_APPLICATION (self)));
+    {
+      window = GTK_WINDOW (hr_window_new (GTK_APPLICATION (self)));
+      /* A screenshot is drawn and gone: it keeps no unsaved state. */
+      hr_window_set_keeps_recovery (HR_WINDOW (window), self->screenshot == NULL);
+    }
   return HR_WINDOW (window);
 }
 
@@ -134,23 +140,33 @@ hr_application_activate (GApplication *app)
   HrWindow *window = get_window (self);
 
   /* The scenario that was open last time comes back; a file that has gone
-   * or broken since only costs a toast. */
-  if (fresh && self->screenshot == NULL)
+   * or broken since only costs a message.  With none (a first start),
+   * the start page offers the examples and the recent files; a
+   * screenshot without a file shows it too. */
+  if (fresh)
     {
       g_autoptr(GSettings) settings = g_settings_new (SCHEMA_ID);
-      g_autofree char *last = g_settings_get_string (settings, "last-scenario");
+      g_autofree char *last = self->screenshot == NULL
+                                ? g_settings_get_string (settings, "last-scenario")
+                                : g_strdup ("");
+      gboolean opened = FALSE;
 
       if (last[0] != '\0')
         {
           g_autoptr(GFile) file = g_file_new_for_path (last);
           g_autoptr(GError) error = NULL;
 
-          if (!hr_window_load_file (window, file, &error))
+          opened = hr_window_load_file (window, file, &error);
+          if (!opened)
             {
               g_message ("%s", error->message);
               g_settings_set_string (settings, "last-scenario", "");
             }
         }
+      if (!opened && self->measurements == NULL)
+        hr_window_show_start_page (window);
+      if (self->screenshot == NULL)
+        hr_window_offer_recovery (window);
     }
   present (self, window);
 }
@@ -162,8 +178,11 @@ hr_application_open (GApplication  *app,
                      const char    *hint)
 {
   HrApplication *self = HR_APPLICATION (app);
+  gboolean fresh = gtk_application_get_active_window (GTK_APPLICATION (app)) == NULL;
   HrWindow *window = get_window (self);
 
+  if (fresh && self->screenshot == NULL)
+    hr_window_offer_recovery (window);
   if (n_files > 0)
     {
       if (self->screenshot != NULL)

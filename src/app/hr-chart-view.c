@@ -2,9 +2,16 @@
  *
  * The view draws with the same functions as the exports, so what the user
  * sees is what the report gets.  It is focusable (Ctrl+C copies it as an
- * image), shows the value under the pointer as a tooltip, and tells
- * assistive technologies what it shows: role img, the chart's title as its
- * label and its text summary as its description, updated with the data.
+ * image), shows the value under the pointer, and tells assistive
+ * technologies what it shows: role img, the chart's title as its label and
+ * its text summary as its description, updated with the data.
+ *
+ * As Sysprof's charts do, the view keeps the chart's layout and its
+ * rendered node, and lays out and renders again only when the data, the
+ * size or the style changes; a frame in between (a hover, a focus change,
+ * a redraw of the window around it) appends the same node, so the
+ * renderer finds nothing changed there.  The hover (the value under the
+ * pointer) and the focus ring are drawn on top of it every frame.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +20,7 @@
 
 #include <adwaita.h>
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "hr-chart-view.h"
 
@@ -25,15 +33,57 @@ struct _HrChartView
   gpointer           data;
   char              *summary;
   char              *title;
+
+  /* The cache: the layout and the rendered node, at this size. */
+  gpointer           layout;
+  GskRenderNode     *node;
+  int                node_width;
+  int                node_height;
+  HrRgba             node_foreground;   /* the style it was made in */
+  HrChartTheme       node_theme;
+
+  /* The pointer, while it is over the chart. */
+  gboolean           hovering;
+  double             hover_x;
+  double             hover_y;
+  char              *hover_text;
 };
 
+static HrChartViewCounters counters;
+
 G_DEFINE_FINAL_TYPE (HrChartView, hr_chart_view, GTK_TYPE_WIDGET)
+
+void
+hr_chart_view_counters_get (HrChartViewCounters *out)
+{
+  *out = counters;
+}
+
+void
+hr_chart_view_counters_reset (void)
+{
+  memset (&counters, 0, sizeof counters);
+}
+
+/* The data, the size or the style changed: lay out and render again at
+ * the next frame. */
+static void
+invalidate (HrChartView *self)
+{
+  if (self->layout != NULL)
+    self->type->layout_free (self->layout);
+  self->layout = NULL;
+  g_clear_pointer (&self->node, gsk_render_node_unref);
+  g_clear_pointer (&self->hover_text, g_free);
+  gtk_widget_queue_draw (GTK_WIDGET (self));
+}
 
 static void
 clear_data (HrChartView *self)
 {
   if (self->data == NULL)
     return;
+  invalidate (self);
   self->type->data_free (self->data);
   self->data = NULL;
   self->drawing.data = NULL;
@@ -85,6 +135,128 @@ hr_chart_view_get_chart_type (HrChartView *self)
   return self->type;
 }
 
+/* Whether the cache was made in the style the widget has now. */
+static gboolean
+style_is_current (HrChartView *self)
+{
+  g_autoptr(HrChartStyle) style = NULL;
+
+  if (self->layout == NULL)
+    return TRUE;
+  style = hr_chart_view_make_style (self);
+  return style->theme == self->node_theme
+         && memcmp (&style->foreground, &self->node_foreground, sizeof (HrRgba)) == 0;
+}
+
+/* Lays the chart out at the widget's size, if it is not already. */
+static gboolean
+ensure_layout (HrChartView *self)
+{
+  int width = gtk_widget_get_width (GTK_WIDGET (self));
+  int height = gtk_widget_get_height (GTK_WIDGET (self));
+
+  if (self->data == NULL || width < 1 || height < 1)
+    return FALSE;
+  if (self->layout != NULL && (width != self->node_width || height != self->node_height))
+    invalidate (self);
+  if (self->layout == NULL)
+    {
+      g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
+      PangoContext *context = hr_chart_pango_context_new ();
+      gint64 start = g_get_monotonic_time ();
+
+      self->layout = self->type->layout (self->data, style, context, width, height);
+      self->node_width = width;
+      self->node_height = height;
+      self->node_foreground = style->foreground;
+      self->node_theme = style->theme;
+      counters.render_us += g_get_monotonic_time () - start;
+      g_object_unref (context);
+    }
+  return TRUE;
+}
+
+/* The chart itself, rendered once for its data, size and style. */
+static GskRenderNode *
+ensure_node (HrChartView *self)
+{
+  g_autoptr(HrChartStyle) style = NULL;
+  GtkSnapshot *snapshot;
+  gint64 start;
+  cairo_t *cr;
+
+  if (!ensure_layout (self))
+    return NULL;
+  if (self->node != NULL)
+    {
+      counters.reuses++;
+      return self->node;
+    }
+
+  start = g_get_monotonic_time ();
+  style = hr_chart_view_make_style (self);
+  snapshot = gtk_snapshot_new ();
+  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, self->node_width,
+                                                                 self->node_height));
+  hr_chart_prepare_cairo (cr);
+  self->type->render (self->layout, self->data, style, cr);
+  cairo_destroy (cr);
+  self->node = gtk_snapshot_free_to_node (snapshot);
+  counters.renders++;
+  counters.render_us += g_get_monotonic_time () - start;
+  return self->node;
+}
+
+/* The value under the pointer, in a box beside it. */
+static void
+snapshot_hover (HrChartView *self,
+                GtkSnapshot *snapshot,
+                double       width,
+                double       height)
+{
+  g_autoptr(PangoLayout) layout = NULL;
+  GdkRGBA background, foreground;
+  GskRoundedRect box;
+  PangoRectangle extent;
+  double x, y, w, h;
+
+  if (!self->hovering || self->hover_text == NULL)
+    return;
+
+  layout = gtk_widget_create_pango_layout (GTK_WIDGET (self), self->hover_text);
+  pango_layout_set_width (layout, (int) MIN (360, width - 24) * PANGO_SCALE);
+  pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
+  pango_layout_get_pixel_extents (layout, NULL, &extent);
+  w = extent.width + 16;
+  h = extent.height + 10;
+  /* Beside the pointer, kept inside the chart. */
+  x = self->hover_x + 14;
+  y = self->hover_y + 14;
+  if (x + w > width - 2)
+    x = MAX (2, self->hover_x - 14 - w);
+  if (y + h > height - 2)
+    y = MAX (2, self->hover_y - 14 - h);
+
+  if (adw_style_manager_get_dark (adw_style_manager_get_default ()))
+    {
+      background = (GdkRGBA) { 0.93, 0.93, 0.93, 0.96 };
+      foreground = (GdkRGBA) { 0.1, 0.1, 0.1, 1 };
+    }
+  else
+    {
+      background = (GdkRGBA) { 0.16, 0.16, 0.18, 0.94 };
+      foreground = (GdkRGBA) { 1, 1, 1, 1 };
+    }
+  gsk_rounded_rect_init_from_rect (&box, &GRAPHENE_RECT_INIT (x, y, w, h), 6);
+  gtk_snapshot_push_rounded_clip (snapshot, &box);
+  gtk_snapshot_append_color (snapshot, &background, &GRAPHENE_RECT_INIT (x, y, w, h));
+  gtk_snapshot_pop (snapshot);
+  gtk_snapshot_save (snapshot);
+  gtk_snapshot_translate (snapshot, &GRAPHENE_POINT_INIT (x + 8 - extent.x, y + 5 - extent.y));
+  gtk_snapshot_append_layout (snapshot, layout, &foreground);
+  gtk_snapshot_restore (snapshot);
+}
+
 static void
 hr_chart_view_snapshot (GtkWidget   *widget,
                         GtkSnapshot *snapshot)
@@ -92,23 +264,16 @@ hr_chart_view_snapshot (GtkWidget   *widget,
   HrChartView *self = HR_CHART_VIEW (widget);
   double width = gtk_widget_get_width (widget);
   double height = gtk_widget_get_height (widget);
-  g_autoptr(HrChartStyle) style = NULL;
-  PangoContext *context;
-  cairo_t *cr;
+  GskRenderNode *node = ensure_node (self);
 
-  if (self->data == NULL || width < 1 || height < 1)
+  if (node == NULL)
     return;
-
-  style = hr_chart_view_make_style (self);
-  context = hr_chart_pango_context_new ();
-  cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, width, height));
-  hr_chart_prepare_cairo (cr);
-  hr_chart_type_draw (self->type, cr, context, style, width, height, self->data);
-  cairo_destroy (cr);
-  g_object_unref (context);
+  gtk_snapshot_append_node (snapshot, node);
+  snapshot_hover (self, snapshot, width, height);
 
   if (gtk_widget_has_visible_focus (widget))
     {
+      g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
       GdkRGBA focus = { style->accent.red, style->accent.green, style->accent.blue, 0.8 };
       GskRoundedRect outline;
       float widths[4] = { 2, 2, 2, 2 };
@@ -196,18 +361,66 @@ hr_chart_view_describe_at (HrChartView *self,
 {
   g_return_val_if_fail (HR_IS_CHART_VIEW (self), NULL);
 
-  if (self->data == NULL || gtk_widget_get_width (GTK_WIDGET (self)) < 1)
+  /* The hit test reads the layout the frame was drawn from: a hover
+   * never lays the chart out again. */
+  if (!ensure_layout (self) || self->type->hit_test == NULL)
     return NULL;
-  {
-    g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
-    PangoContext *context = hr_chart_pango_context_new ();
-    char *text = hr_chart_type_describe_at (self->type, self->data, style, context,
-                                            gtk_widget_get_width (GTK_WIDGET (self)),
-                                            gtk_widget_get_height (GTK_WIDGET (self)), x, y);
+  return self->type->hit_test (self->layout, self->data, x, y);
+}
 
-    g_object_unref (context);
-    return text;
-  }
+static void
+set_hover (HrChartView *self,
+           gboolean     hovering,
+           double       x,
+           double       y)
+{
+  g_autofree char *text = hovering ? hr_chart_view_describe_at (self, x, y) : NULL;
+  gboolean was_shown = self->hovering && self->hover_text != NULL;
+
+  self->hovering = hovering;
+  self->hover_x = x;
+  self->hover_y = y;
+  /* Only the box on top changes; the chart's node stays. */
+  if (g_strcmp0 (text, self->hover_text) != 0 || (text != NULL && was_shown))
+    {
+      g_free (self->hover_text);
+      self->hover_text = g_steal_pointer (&text);
+      gtk_widget_queue_draw (GTK_WIDGET (self));
+    }
+  else if (was_shown && !hovering)
+    gtk_widget_queue_draw (GTK_WIDGET (self));
+}
+
+const char *
+hr_chart_view_get_hover_text (HrChartView *self)
+{
+  g_return_val_if_fail (HR_IS_CHART_VIEW (self), NULL);
+  return self->hovering ? self->hover_text : NULL;
+}
+
+void
+hr_chart_view_hover (HrChartView *self,
+                     double       x,
+                     double       y)
+{
+  g_return_if_fail (HR_IS_CHART_VIEW (self));
+  set_hover (self, x >= 0 && y >= 0, x, y);
+}
+
+static void
+on_motion (GtkEventControllerMotion *motion,
+           double                    x,
+           double                    y,
+           HrChartView              *self)
+{
+  set_hover (self, TRUE, x, y);
+}
+
+static void
+on_leave (GtkEventControllerMotion *motion,
+          HrChartView              *self)
+{
+  set_hover (self, FALSE, 0, 0);
 }
 
 static gboolean
@@ -221,12 +434,11 @@ on_query_tooltip (GtkWidget  *widget,
   HrChartView *self = HR_CHART_VIEW (widget);
   g_autofree char *text = NULL;
 
-  if (keyboard_mode)
-    text = g_strdup (self->summary);
-  else
-    text = hr_chart_view_describe_at (self, x, y);
-  if (text == NULL)
+  /* The pointer's value is drawn beside it (snapshot_hover); focused by
+   * the keyboard, the chart says what it shows. */
+  if (!keyboard_mode || self->summary == NULL)
     return FALSE;
+  text = g_strdup (self->summary);
   gtk_tooltip_set_text (tooltip, text);
   return TRUE;
 }
@@ -279,7 +491,7 @@ copy_activated (GtkWidget  *widget,
 static void
 on_dark_changed (HrChartView *self)
 {
-  gtk_widget_queue_draw (GTK_WIDGET (self));
+  invalidate (self);
 }
 
 static void
@@ -297,7 +509,11 @@ hr_chart_view_css_changed (GtkWidget         *widget,
                            GtkCssStyleChange *change)
 {
   GTK_WIDGET_CLASS (hr_chart_view_parent_class)->css_changed (widget, change);
-  gtk_widget_queue_draw (widget);
+  /* A change of the text colour (the theme, high contrast) draws the
+   * chart again; a change of state alone (hover, focus, backdrop) keeps
+   * its colours and so its node. */
+  if (!style_is_current (HR_CHART_VIEW (widget)))
+    invalidate (HR_CHART_VIEW (widget));
 }
 
 static void
@@ -306,6 +522,7 @@ hr_chart_view_dispose (GObject *object)
   HrChartView *self = HR_CHART_VIEW (object);
 
   clear_data (self);
+  g_clear_pointer (&self->hover_text, g_free);
   g_clear_pointer (&self->summary, g_free);
   g_clear_pointer (&self->title, g_free);
   G_OBJECT_CLASS (hr_chart_view_parent_class)->dispose (object);
@@ -332,6 +549,7 @@ static void
 hr_chart_view_init (HrChartView *self)
 {
   GtkGesture *click = gtk_gesture_click_new ();
+  GtkEventController *motion = gtk_event_controller_motion_new ();
 
   gtk_widget_set_focusable (GTK_WIDGET (self), TRUE);
   gtk_widget_set_has_tooltip (GTK_WIDGET (self), TRUE);
@@ -339,6 +557,9 @@ hr_chart_view_init (HrChartView *self)
   g_signal_connect (self, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
   g_signal_connect (click, "pressed", G_CALLBACK (on_pressed), self);
   gtk_widget_add_controller (GTK_WIDGET (self), GTK_EVENT_CONTROLLER (click));
+  g_signal_connect (motion, "motion", G_CALLBACK (on_motion), self);
+  g_signal_connect (motion, "leave", G_CALLBACK (on_leave), self);
+  gtk_widget_add_controller (GTK_WIDGET (self), motion);
   g_signal_connect_object (adw_style_manager_get_default (), "notify::dark",
                            G_CALLBACK (on_dark_changed), self, G_CONNECT_SWAPPED);
 }

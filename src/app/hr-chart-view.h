@@ -49,6 +49,27 @@ gpointer      hr_chart_view_get_drawing  (HrChartView       *self);
 char         *hr_chart_view_describe_at  (HrChartView       *self,
                                           double             x,
                                           double             y);
+/* What the chart views did since the last reset, for the benchmark and
+ * the tests: how often a chart was laid out and rendered (its data, size
+ * or style changed), how often a frame reused the rendered node, and the
+ * time spent laying out and rendering. */
+typedef struct {
+  guint64 renders;
+  guint64 reuses;
+  gint64  render_us;
+} HrChartViewCounters;
+
+void          hr_chart_view_counters_get   (HrChartViewCounters *counters);
+void          hr_chart_view_counters_reset (void);
+
+/* The pointer moved to (x, y) over the chart (negative: it left), as the
+ * motion controller says; and what the hover box then shows (NULL:
+ * none). */
+void          hr_chart_view_hover        (HrChartView       *self,
+                                          double             x,
+                                          double             y);
+const char   *hr_chart_view_get_hover_text (HrChartView     *self);
+
 /* Puts the chart on the clipboard as an image. */
 gboolean      hr_chart_view_copy         (HrChartView       *self,
                                           GError           **error);

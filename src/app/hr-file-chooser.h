@@ -33,4 +33,8 @@ void hr_file_chooser_save (GtkWindow        *parent,
                            gpointer          user_data,
                            GDestroyNotify    destroy);
 
+/* For tests, which cannot drive a portal or a native dialog: the next
+ * chooser answers at once with @file, as a user picking it would. */
+void hr_file_chooser_set_test_answer (GFile *file);
+
 G_END_DECLS

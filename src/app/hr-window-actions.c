@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "hr-window"
 
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
 
 #include "hr-advisor-dialog.h"
 #include "hr-export-dialog.h"
@@ -41,7 +42,12 @@ save_chosen (GFile    *file,
   g_autoptr(GError) error = NULL;
 
   if (!hr_window_save_file (self, file, &error))
-    _hr_window_show_error (self, _("Could not save the scenario"), error->message);
+    {
+      _hr_window_show_error (self, _("Could not save the scenario"), error->message);
+      _hr_window_after_save (self, FALSE);
+    }
+  else
+    _hr_window_after_save (self, TRUE);
 }
 
 static void
@@ -102,14 +108,82 @@ save_action (GtkWidget  *widget,
 }
 
 static void
+new_now (HrWindow *self,
+         gpointer  data)
+{
+  hr_window_load_default (self);
+  g_settings_set_string (self->settings, "last-scenario", "");
+}
+
+static void
 new_action (GtkWidget  *widget,
             const char *action_name,
             GVariant   *parameter)
 {
-  HrWindow *self = HR_WINDOW (widget);
+  _hr_window_confirm_discard (HR_WINDOW (widget),
+                              _("The scenario has changes that are not saved. Starting a new "
+                                "one without saving loses them."),
+                              new_now, NULL, NULL);
+}
 
-  hr_window_load_default (self);
-  g_settings_set_string (self->settings, "last-scenario", "");
+static void
+undo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  hr_window_undo (HR_WINDOW (widget));
+}
+
+static void
+redo_action (GtkWidget  *widget,
+             const char *action_name,
+             GVariant   *parameter)
+{
+  hr_window_redo (HR_WINDOW (widget));
+}
+
+/* win.open-file: a path, from the examples, the recent files or the
+ * start page. */
+static void
+open_file_action (GtkWidget  *widget,
+                  const char *action_name,
+                  GVariant   *parameter)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (g_variant_get_string (parameter, NULL));
+
+  hr_window_open_file (HR_WINDOW (widget), file);
+}
+
+static void
+restore_action (GtkWidget  *widget,
+                const char *action_name,
+                GVariant   *parameter)
+{
+  HrWindow *self = HR_WINDOW (widget);
+  g_autoptr(GError) error = NULL;
+
+  if (!hr_window_restore_recovery (self, &error))
+    _hr_window_show_error (self, _("Could not restore the unsaved scenario"), error->message);
+}
+
+static void
+discard_recovery_action (GtkWidget  *widget,
+                         const char *action_name,
+                         GVariant   *parameter)
+{
+  HrWindow *self = HR_WINDOW (widget);
+  g_autofree char *path = hr_window_get_recovery_path ();
+
+  g_unlink (path);
+  _hr_window_hide_recovery_banner (self);
+}
+
+static void
+show_results_action (GtkWidget  *widget,
+                     const char *action_name,
+                     GVariant   *parameter)
+{
+  _hr_window_show_results (HR_WINDOW (widget));
 }
 
 static void
@@ -290,6 +364,14 @@ _hr_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.save", NULL, save_action);
   gtk_widget_class_install_action (widget_class, "win.save-as", NULL, save_as_action);
   gtk_widget_class_install_action (widget_class, "win.new", NULL, new_action);
+  gtk_widget_class_install_action (widget_class, "win.undo", NULL, undo_action);
+  gtk_widget_class_install_action (widget_class, "win.redo", NULL, redo_action);
+  gtk_widget_class_install_action (widget_class, "win.open-file", "s", open_file_action);
+  gtk_widget_class_install_action (widget_class, "win.restore-unsaved", NULL, restore_action);
+  gtk_widget_class_install_action (widget_class, "win.discard-unsaved", NULL,
+                                   discard_recovery_action);
+  gtk_widget_class_install_action (widget_class, "win.show-results", NULL,
+                                   show_results_action);
   gtk_widget_class_install_action (widget_class, "win.export", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.export-report", NULL, export_action);
   gtk_widget_class_install_action (widget_class, "win.toggle-sidebar", NULL,

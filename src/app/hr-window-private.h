@@ -31,6 +31,10 @@ typedef struct {
   GtkWidget       *widget2;  /* a size's height spin button */
 } HrWindowSettingRow;
 
+/* What to do once unsaved changes are saved or discarded. */
+typedef void (*HrWindowThen) (HrWindow *self,
+                              gpointer  data);
+
 struct _HrWindow
 {
   AdwApplicationWindow  parent_instance;
@@ -52,7 +56,20 @@ struct _HrWindow
   HrKnobSort            lever_sort;
   GCancellable         *cancellable;
 
-  /* Template widgets, in alphabetical order */
+  /* hr-window-history.c */
+  GPtrArray            *undo_stack;    /* HrWindowState */
+  GPtrArray            *redo_stack;
+  guint64               serial;        /* the state shown */
+  guint64               saved_serial;  /* the state last saved or opened */
+  guint64               next_serial;
+  HrWindowThen          pending_then;  /* after "Save Changes?" */
+  gpointer              pending_data;
+  GDestroyNotify        pending_destroy;
+  guint                 recovery_source;
+  gboolean              keeps_recovery;
+
+  /* Template objects, in alphabetical order */
+  GtkListBox           *breakdown_list;
   HrChartView          *buckets_view;
   AdwActionRow         *calibrate_row;
   GtkSwitch            *calibrate_switch;
@@ -65,9 +82,11 @@ struct _HrWindow
   GtkLabel             *gpu_name_label;
   GtkPopover           *gpu_popover;
   GtkSearchEntry       *gpu_search;
+  GMenu                *examples_menu;
   AdwPreferencesGroup  *host_group;
   GtkListBox           *host_list;
   GtkListBox           *knobs_list;
+  GtkStack             *main_stack;
   GtkToggleButton      *levers_cost_button;
   GtkToggleButton      *levers_saved_button;
   GtkListBox           *measure_list;
@@ -80,8 +99,16 @@ struct _HrWindow
   GtkListBox           *notes_list;
   GtkLabel             *peak_detail_label;
   GtkLabel             *peak_label;
+  GMenu                *recent_menu;
+  GtkLabel             *recovery_label;
+  GtkRevealer          *recovery_revealer;
   AdwPreferencesGroup  *run_group;
   AdwPreferencesGroup  *scale_group;
+  GtkListBox           *start_examples_list;
+  AdwPreferencesGroup  *start_examples_group;
+  GtkButton            *start_new_button;
+  GtkListBox           *start_recent_list;
+  AdwPreferencesGroup  *start_recent_group;
   AdwToastOverlay      *toast_overlay;
   GtkListBox           *verdict_list;
   AdwWindowTitle       *window_title;
@@ -101,9 +128,66 @@ void        _hr_window_list_box_clear       (GtkListBox      *list);
 GtkWidget  *_hr_window_text_row             (const char      *title,
                                              const char      *subtitle,
                                              const char      *suffix);
+/* Rows a refresh updates in place: a text row's texts (NULL hides the
+ * suffix), its prefix icon (NULL hides it) and its badge; the row at
+ * @index of @list, made when the list is shorter; and the list cut to @n
+ * rows. */
+void        _hr_window_text_row_update      (GtkWidget       *row,
+                                             const char      *title,
+                                             const char      *subtitle,
+                                             const char      *suffix);
+void        _hr_window_text_row_set_icon    (GtkWidget       *row,
+                                             const char      *icon_name,
+                                             const char      *css_class,
+                                             const char      *description);
+void        _hr_window_text_row_set_badge   (GtkWidget       *row,
+                                             const char      *text);
+GtkWidget  *_hr_window_list_row             (GtkListBox      *list,
+                                             guint            index);
+void        _hr_window_list_trim            (GtkListBox      *list,
+                                             guint            n);
+/* Where the window's estimates come from: "Estimated", or "Calibrated
+ * to FILE" while a calibration is in use. */
+char       *_hr_window_provenance           (HrWindow        *self);
 /* The compared GPUs (const HrGpu *), the scenario's own first. */
 GPtrArray  *_hr_window_compared_gpus        (HrWindow        *self);
 void        _hr_window_save_as              (HrWindow        *self);
+
+void        _hr_window_set_scenario         (HrWindow        *self,
+                                             HrScenario      *scenario,
+                                             GFile           *file);
+void        _hr_window_hide_recovery_banner (HrWindow        *self);
+void        _hr_window_refresh_title        (HrWindow        *self);
+
+/* hr-window-start.c */
+void        _hr_window_start_init           (HrWindow        *self);
+void        _hr_window_show_results         (HrWindow        *self);
+void        _hr_window_add_recent           (HrWindow        *self,
+                                             GFile           *file);
+
+/* hr-window-history.c */
+void        _hr_window_history_init         (HrWindow        *self);
+void        _hr_window_history_finalize     (HrWindow        *self);
+void        _hr_window_history_reset        (HrWindow        *self);
+/* Before an edit of the scenario or the comparison; @key names the
+ * setting (steps of one setting close together are one edit), or NULL. */
+void        _hr_window_begin_edit           (HrWindow        *self,
+                                             const char      *key);
+/* After it: the refresh, the modified mark, the kept unsaved state. */
+void        _hr_window_edited               (HrWindow        *self);
+void        _hr_window_mark_saved           (HrWindow        *self);
+/* Runs @then now, or once the user has saved or discarded the changes
+ * (@body says what would lose them); never when the user cancels. */
+void        _hr_window_confirm_discard      (HrWindow        *self,
+                                             const char      *body,
+                                             HrWindowThen     then,
+                                             gpointer         data,
+                                             GDestroyNotify   destroy);
+/* Save As finished (@saved) or failed: the step that waited on it. */
+void        _hr_window_after_save           (HrWindow        *self,
+                                             gboolean         saved);
+void        _hr_window_schedule_recovery    (HrWindow        *self);
+void        _hr_window_discard_recovery     (HrWindow        *self);
 
 /* hr-window-actions.c */
 void        _hr_window_class_actions_init   (GtkWidgetClass  *widget_class);

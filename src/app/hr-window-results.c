@@ -1,8 +1,13 @@
 /* hr-window-results.c: the main area (the headline, the verdict per GPU,
- * the charts, the levers, host RAM and the notes)
+ * the charts, the breakdown, the levers, host RAM and the notes)
  *
  * Everything here is read from the window's analysis (hr-analysis.h):
- * nothing in this file decides a fit or picks a lever.
+ * nothing in this file decides a fit or picks a lever.  A refresh updates
+ * the rows in place (a row's texts change, rows are added or cut only when
+ * the count changes), so one change lays out only the labels whose text
+ * changed.  Every figure says where it comes from: estimated (and from
+ * what: derived from the scenario's numbers, or assumed), calibrated to a
+ * measurement file, or measured (hr-window-measurements.c).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -17,41 +22,126 @@
 
 #define MAX_KNOB_ROWS 8
 
+/* A verdict row: the card's name, the verdict, and beside it how the
+ * usable memory was reached and where the figures come from.  Plain
+ * labels rather than an AdwActionRow's one subtitle, so that a change of
+ * the verdict lays out the verdict alone. */
+static GtkWidget *
+verdict_row (HrWindow *self,
+             guint     index)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->verdict_list, (int) index);
+  GtkWidget *box, *text, *icon, *label;
+
+  if (row != NULL)
+    return GTK_WIDGET (row);
+
+  row = GTK_LIST_BOX_ROW (gtk_list_box_row_new ());
+  gtk_list_box_row_set_activatable (row, FALSE);
+  gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
+  box = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 12);
+  gtk_widget_set_margin_start (box, 12);
+  gtk_widget_set_margin_end (box, 12);
+  gtk_widget_set_margin_top (box, 8);
+  gtk_widget_set_margin_bottom (box, 8);
+  icon = gtk_image_new ();
+  gtk_widget_set_valign (icon, GTK_ALIGN_CENTER);
+  gtk_box_append (GTK_BOX (box), icon);
+  text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  gtk_widget_set_hexpand (text, TRUE);
+  gtk_box_append (GTK_BOX (box), text);
+  for (guint i = 0; i < 3; i++)
+    {
+      label = gtk_label_new (NULL);
+      gtk_label_set_xalign (GTK_LABEL (label), 0);
+      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+      gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      if (i == 0)
+        gtk_widget_add_css_class (label, "heading");
+      if (i == 2)
+        {
+          gtk_widget_add_css_class (label, "dim-label");
+          gtk_widget_add_css_class (label, "caption");
+        }
+      gtk_box_append (GTK_BOX (text), label);
+    }
+  gtk_list_box_row_set_child (row, box);
+  gtk_list_box_append (self->verdict_list, GTK_WIDGET (row));
+  return GTK_WIDGET (row);
+}
+
 static void
-refresh_verdicts (HrWindow *self)
+verdict_row_update (GtkWidget  *row,
+                    const char *icon_name,
+                    const char *css_class,
+                    const char *description,
+                    const char *title,
+                    const char *verdict,
+                    const char *detail)
+{
+  GtkWidget *box = gtk_list_box_row_get_child (GTK_LIST_BOX_ROW (row));
+  GtkWidget *icon = gtk_widget_get_first_child (box);
+  GtkWidget *label = gtk_widget_get_first_child (gtk_widget_get_next_sibling (icon));
+  const char *texts[] = { title, verdict, detail };
+  const char *old_class = g_object_get_data (G_OBJECT (icon), "hr-class");
+
+  for (guint i = 0; i < G_N_ELEMENTS (texts); i++, label = gtk_widget_get_next_sibling (label))
+    {
+      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), texts[i] ? texts[i] : "") != 0)
+        gtk_label_set_text (GTK_LABEL (label), texts[i] ? texts[i] : "");
+      gtk_widget_set_visible (label, texts[i] != NULL);
+    }
+  gtk_widget_set_visible (icon, icon_name != NULL);
+  if (icon_name == NULL)
+    return;
+  if (g_strcmp0 (gtk_image_get_icon_name (GTK_IMAGE (icon)), icon_name) != 0)
+    gtk_image_set_from_icon_name (GTK_IMAGE (icon), icon_name);
+  if (g_strcmp0 (old_class, css_class) != 0)
+    {
+      if (old_class != NULL)
+        gtk_widget_remove_css_class (icon, old_class);
+      gtk_widget_add_css_class (icon, css_class);
+      g_object_set_data_full (G_OBJECT (icon), "hr-class", g_strdup (css_class), g_free);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  description, -1);
+}
+
+static void
+refresh_verdicts (HrWindow   *self,
+                  const char *provenance)
 {
   HrAnalysis *analysis = self->analysis;
+  guint n = hr_analysis_get_n_gpus (analysis);
 
-  _hr_window_list_box_clear (self->verdict_list);
   g_ptr_array_set_size (self->verdicts, 0);
 
-  if (hr_analysis_get_n_gpus (analysis) == 0)
+  if (n == 0)
     {
-      GtkWidget *row = _hr_window_text_row (_("No GPU chosen"),
-                                            _("Tick one or more GPUs in the sidebar to see "
-                                              "whether the run fits."), NULL);
-
-      gtk_list_box_append (self->verdict_list, row);
+      verdict_row_update (verdict_row (self, 0), NULL, NULL, NULL, _("No GPU chosen"),
+                          _("Tick one or more GPUs in the sidebar to see whether the run fits."),
+                          NULL);
+      _hr_window_list_trim (self->verdict_list, 1);
       g_ptr_array_add (self->verdicts, g_strdup (_("No GPU chosen")));
       return;
     }
 
-  for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
+  for (guint i = 0; i < n; i++)
     {
       const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
-      /* The verdict, and beside it how the usable memory was reached. */
-      g_autofree char *text = g_strdup_printf ("%s\n%s", g->verdict, g->rule);
-      GtkWidget *row = _hr_window_text_row (g->gpu->name, text, NULL);
-      GtkWidget *icon = gtk_image_new_from_icon_name (g->fits ? "emblem-ok-symbolic"
-                                                              : "dialog-warning-symbolic");
+      /* Translators: how the usable memory was reached, then %s: "Estimated"
+       * or "Calibrated to FILE". */
+      g_autofree char *detail = g_strdup_printf (_("%s\n%s for this card; its memory from the "
+                                                   "catalog"), g->rule, provenance);
 
-      gtk_widget_add_css_class (icon, g->fits ? "success" : "error");
-      gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      g->fits ? _("Fits") : _("Does not fit"), -1);
-      adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
-      gtk_list_box_append (self->verdict_list, row);
+      verdict_row_update (verdict_row (self, i),
+                          g->fits ? "emblem-ok-symbolic" : "dialog-warning-symbolic",
+                          g->fits ? "success" : "error",
+                          g->fits ? _("Fits") : _("Does not fit"),
+                          g->gpu->name, g->verdict, detail);
       g_ptr_array_add (self->verdicts, g_strdup_printf ("%s: %s", g->gpu->name, g->verdict));
     }
+  _hr_window_list_trim (self->verdict_list, n);
 }
 
 static void
@@ -63,14 +153,45 @@ refresh_charts (HrWindow *self)
                            hr_curve_chart_data_new_for_analysis (self->analysis));
 }
 
+/* Each line of the estimate, with its bucket and its basis. */
 static void
-refresh_knobs (HrWindow *self)
+refresh_breakdown (HrWindow         *self,
+                   const HrEstimate *est)
+{
+  guint shown = 0;
+
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      const HrEstimateItem *item = g_ptr_array_index (est->items, i);
+      g_autofree char *amount = NULL;
+      g_autofree char *range = NULL;
+      g_autofree char *subtitle = NULL;
+      GtkWidget *row;
+
+      if (item->bytes <= 0 && item->high <= 0)
+        continue;
+      amount = _hr_window_format_bytes (self, item->bytes);
+      range = hr_format_bytes_range (item->low, item->high,
+                                     _hr_window_display_unit (self));
+      /* Translators: a breakdown line's bucket, its basis (derived,
+       * calibrated, assumed) and its range. */
+      subtitle = g_strdup_printf (_("%s · %s · %s"), hr_bucket_get_label (item->bucket),
+                                  hr_basis_get_label (item->basis), range);
+      row = _hr_window_list_row (self->breakdown_list, shown++);
+      _hr_window_text_row_update (row, item->label, subtitle, amount);
+    }
+  _hr_window_list_trim (self->breakdown_list, shown);
+  gtk_widget_set_visible (GTK_WIDGET (self->breakdown_list), shown > 0);
+}
+
+static void
+refresh_knobs (HrWindow   *self,
+               const char *provenance)
 {
   GPtrArray *knobs = hr_analysis_get_levers (self->analysis);
   const HrAnalysisGpu *own = hr_analysis_get_own_gpu (self->analysis);
   guint shown = 0;
 
-  _hr_window_list_box_clear (self->knobs_list);
   for (guint i = 0; i < knobs->len && shown < MAX_KNOB_ROWS; i++)
     {
       const HrKnob *knob = g_ptr_array_index (knobs, i);
@@ -91,27 +212,29 @@ refresh_knobs (HrWindow *self)
                               knob->risk_text);
       if (knob->more_gpus)
         g_string_append (text, _(" · needs more GPUs"));
+      /* Translators: %s is "Estimated" or "Calibrated to FILE". */
+      g_string_append_printf (text, _("\n%s again with the change made"), provenance);
       subtitle = g_string_free (text, FALSE);
-      row = _hr_window_text_row (knob->label, subtitle, suffix);
+      row = _hr_window_list_row (self->knobs_list, shown);
+      _hr_window_text_row_update (row, knob->label, subtitle, suffix);
       gtk_widget_set_tooltip_text (row, knob->source);
       /* The lever that fixes the scenario's own card says so. */
-      if (own != NULL && own->fix != NULL && g_str_equal (own->fix->id, knob->id))
-        {
-          GtkWidget *badge = gtk_label_new (_("Fixes it"));
-
-          gtk_widget_add_css_class (badge, "caption-heading");
-          gtk_widget_add_css_class (badge, "accent");
-          gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
-          adw_action_row_add_prefix (ADW_ACTION_ROW (row), badge);
-        }
-      gtk_list_box_append (self->knobs_list, row);
+      _hr_window_text_row_set_badge (row, own != NULL && own->fix != NULL
+                                          && g_str_equal (own->fix->id, knob->id)
+                                            ? _("Fixes it") : NULL);
       shown++;
     }
   if (shown == 0)
-    gtk_list_box_append (self->knobs_list,
-                         _hr_window_text_row (_("Nothing left to save"),
-                                              _("Every lever Headroom knows is already in use."),
-                                              NULL));
+    {
+      GtkWidget *row = _hr_window_list_row (self->knobs_list, 0);
+
+      _hr_window_text_row_update (row, _("Nothing left to save"),
+                                  _("Every lever Headroom knows is already in use."), NULL);
+      _hr_window_text_row_set_badge (row, NULL);
+      gtk_widget_set_tooltip_text (row, NULL);
+      shown = 1;
+    }
+  _hr_window_list_trim (self->knobs_list, shown);
 }
 
 static void
@@ -120,14 +243,18 @@ refresh_host (HrWindow         *self,
 {
   g_autofree char *total = _hr_window_format_bytes (self, (double) est->host_ram);
 
-  _hr_window_list_box_clear (self->host_list);
   for (guint i = 0; i < est->host_items->len; i++)
     {
       const HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
       g_autofree char *amount = _hr_window_format_bytes (self, item->bytes);
+      /* Translators: %s is how the figure was reached (derived, assumed). */
+      g_autofree char *basis = g_strdup_printf (_("Estimated, %s"),
+                                                hr_basis_get_label (item->basis));
 
-      gtk_list_box_append (self->host_list, _hr_window_text_row (item->label, NULL, amount));
+      _hr_window_text_row_update (_hr_window_list_row (self->host_list, i), item->label, basis,
+                                  amount);
     }
+  _hr_window_list_trim (self->host_list, est->host_items->len);
   if (est->host_ram == 0)
     adw_preferences_group_set_description (self->host_group,
                                            _("Nothing beyond the operating system and the "
@@ -146,20 +273,30 @@ static void
 refresh_notes (HrWindow         *self,
                const HrEstimate *est)
 {
-  _hr_window_list_box_clear (self->notes_list);
   for (guint i = 0; i < est->notes->len; i++)
     {
-      GtkWidget *label = gtk_label_new (g_ptr_array_index (est->notes, i));
+      GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->notes_list, (int) i);
+      const char *note = g_ptr_array_index (est->notes, i);
+      GtkWidget *label;
 
-      gtk_label_set_wrap (GTK_LABEL (label), TRUE);
-      gtk_label_set_xalign (GTK_LABEL (label), 0);
-      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      gtk_widget_set_margin_top (label, 8);
-      gtk_widget_set_margin_bottom (label, 8);
-      gtk_widget_set_margin_start (label, 12);
-      gtk_widget_set_margin_end (label, 12);
-      gtk_list_box_append (self->notes_list, label);
+      if (row == NULL)
+        {
+          label = gtk_label_new (NULL);
+          gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+          gtk_label_set_xalign (GTK_LABEL (label), 0);
+          gtk_widget_set_margin_top (label, 8);
+          gtk_widget_set_margin_bottom (label, 8);
+          gtk_widget_set_margin_start (label, 12);
+          gtk_widget_set_margin_end (label, 12);
+          gtk_list_box_append (self->notes_list, label);
+          row = gtk_list_box_get_row_at_index (self->notes_list, (int) i);
+          gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
+        }
+      label = gtk_list_box_row_get_child (row);
+      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), note) != 0)
+        gtk_label_set_text (GTK_LABEL (label), note);
     }
+  _hr_window_list_trim (self->notes_list, est->notes->len);
   gtk_widget_set_visible (GTK_WIDGET (self->notes_list), est->notes->len > 0);
 }
 
@@ -183,27 +320,70 @@ _hr_window_results_init (HrWindow *self)
                     self);
 }
 
+static void
+set_label (GtkLabel   *label,
+           const char *text)
+{
+  if (g_strcmp0 (gtk_label_get_text (label), text) != 0)
+    gtk_label_set_text (label, text);
+}
+
+/* "Estimated: 9 lines derived from the scenario's numbers, 3 assumed". */
+static char *
+describe_basis (HrWindow         *self,
+                const HrEstimate *est,
+                const char       *provenance)
+{
+  guint counts[3] = { 0, 0, 0 };
+  GString *text = g_string_new (provenance);
+
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      const HrEstimateItem *item = g_ptr_array_index (est->items, i);
+
+      if (item->basis <= HR_BASIS_ASSUMED)
+        counts[item->basis]++;
+    }
+  g_string_append (text, ": ");
+  g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE,
+                                             "%u line derived from the scenario's numbers",
+                                             "%u lines derived from the scenario's numbers",
+                                             counts[HR_BASIS_DERIVED]),
+                          counts[HR_BASIS_DERIVED]);
+  if (counts[HR_BASIS_CALIBRATED] > 0)
+    g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, ", %u calibrated",
+                                               ", %u calibrated", counts[HR_BASIS_CALIBRATED]),
+                            counts[HR_BASIS_CALIBRATED]);
+  g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE, ", %u assumed", ", %u assumed",
+                                             counts[HR_BASIS_ASSUMED]),
+                          counts[HR_BASIS_ASSUMED]);
+  return g_string_free (text, FALSE);
+}
+
 void
 _hr_window_results_refresh (HrWindow *self)
 {
   const HrEstimate *est = hr_analysis_get_estimate (self->analysis);
+  g_autofree char *provenance = _hr_window_provenance (self);
   g_autofree char *range = hr_format_bytes_range (est->low, est->high,
                                                   _hr_window_display_unit (self));
   g_autofree char *alloc = _hr_window_format_bytes (self, (double) est->allocated_peak);
   g_autofree char *reserved = _hr_window_format_bytes (self, (double) est->reserved_peak);
   g_autofree char *params = hr_format_params (est->params);
   g_autofree char *trainable = hr_format_params (est->trainable_params);
+  g_autofree char *basis = describe_basis (self, est, provenance);
   g_autofree char *detail = NULL;
 
   detail = g_strdup_printf (_("Likely range %s · allocated %s · reserved %s · "
-                              "%s parameters, %s trained"),
-                            range, alloc, reserved, params, trainable);
-  gtk_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
-  gtk_label_set_text (self->peak_detail_label, detail);
+                              "%s parameters, %s trained\n%s"),
+                            range, alloc, reserved, params, trainable, basis);
+  set_label (self->peak_label, hr_analysis_get_headline (self->analysis));
+  set_label (self->peak_detail_label, detail);
 
-  refresh_verdicts (self);
+  refresh_verdicts (self, provenance);
   refresh_charts (self);
-  refresh_knobs (self);
+  refresh_breakdown (self, est);
+  refresh_knobs (self, provenance);
   refresh_host (self, est);
   refresh_notes (self, est);
 }

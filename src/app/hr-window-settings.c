@@ -48,7 +48,7 @@ setting_changed (HrWindow *self)
   /* Values that follow from the one changed (the weights dtype, the
    * optimizer) show in their rows, and rows that stop applying hide. */
   _hr_window_settings_sync (self);
-  _hr_window_set_modified (self, TRUE);
+  _hr_window_edited (self);
 }
 
 static void
@@ -64,6 +64,7 @@ on_combo_changed (AdwComboRow *combo,
   index = adw_combo_row_get_selected (combo);
   if (index == GTK_INVALID_LIST_POSITION || index >= hr_setting_n_choices (r->setting))
     return;
+  _hr_window_begin_edit (self, r->setting->key);
   hr_setting_set (r->setting, self->scenario, r->setting->choices[index].value);
   setting_changed (self);
 }
@@ -76,6 +77,7 @@ on_spin_changed (GtkSpinButton *spin,
 
   if (self->updating > 0 || r == NULL)
     return;
+  _hr_window_begin_edit (self, r->setting->key);
   if (r->setting->kind == HR_SETTING_SIZE)
     hr_setting_set_size (r->setting, self->scenario,
                          (guint) gtk_spin_button_get_value_as_int (GTK_SPIN_BUTTON (r->widget)),
@@ -95,6 +97,7 @@ on_switch_changed (GtkSwitch  *sw,
 
   if (self->updating > 0 || r == NULL)
     return;
+  _hr_window_begin_edit (self, r->setting->key);
   hr_setting_set (r->setting, self->scenario, gtk_switch_get_active (sw) ? 1 : 0);
   setting_changed (self);
 }
@@ -111,6 +114,9 @@ new_spin (HrWindow        *self,
   gtk_spin_button_set_increments (GTK_SPIN_BUTTON (spin), setting->step > 0 ? setting->step : 1,
                                   setting->page > 0 ? setting->page : 10);
   gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), setting->digits);
+  /* Ctrl+Z is the window's undo of the scenario: the field's own undo
+   * would empty it (its first text was set, not typed). */
+  gtk_editable_set_enable_undo (GTK_EDITABLE (spin), FALSE);
   gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
   if (tooltip != NULL)
     gtk_widget_set_tooltip_text (spin, tooltip);
@@ -267,9 +273,11 @@ void
 _hr_window_settings_change_model (HrWindow      *self,
                                   const HrModel *model)
 {
-  HrScenario *old = self->scenario;
+  HrScenario *old;
   HrScenario *s = hr_scenario_new_for_model (model);
 
+  _hr_window_begin_edit (self, NULL);
+  old = self->scenario;
   s->task = old->task;
   s->compute = model->has_compute ? model->compute : old->compute;
   s->recompute = old->recompute;
@@ -286,7 +294,7 @@ _hr_window_settings_change_model (HrWindow      *self,
   hr_scenario_free (old);
   self->scenario = s;
   _hr_window_settings_sync (self);
-  _hr_window_set_modified (self, TRUE);
+  _hr_window_edited (self);
 }
 
 static void
@@ -352,15 +360,16 @@ on_gpu_toggled (GtkCheckButton *check,
   if (self->updating > 0)
     return;
 
-  if (active && !_hr_window_gpu_ids_contain (self, id, NULL))
-    g_ptr_array_add (self->gpu_ids, g_strdup (id));
-  else if (!active && _hr_window_gpu_ids_contain (self, id, &index))
-    g_ptr_array_remove_index (self->gpu_ids, index);
-  else
+  if (active == _hr_window_gpu_ids_contain (self, id, &index))
     return;
+  _hr_window_begin_edit (self, NULL);
+  if (active)
+    g_ptr_array_add (self->gpu_ids, g_strdup (id));
+  else
+    g_ptr_array_remove_index (self->gpu_ids, index);
 
   _hr_window_settings_update_gpu (self);
-  _hr_window_set_modified (self, TRUE);
+  _hr_window_edited (self);
 }
 
 static char *

@@ -17,12 +17,27 @@
 #define G_LOG_DOMAIN "hr-window"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
 #include "hr-window-private.h"
 
 #define DEFAULT_SCENARIO_RESOURCE "/io/github/vramlab/Headroom/default-scenario.json"
 
 G_DEFINE_FINAL_TYPE (HrWindow, hr_window, ADW_TYPE_APPLICATION_WINDOW)
+
+static HrWindowCounters counters;
+
+void
+hr_window_counters_get (HrWindowCounters *out)
+{
+  *out = counters;
+}
+
+void
+hr_window_counters_reset (void)
+{
+  memset (&counters, 0, sizeof counters);
+}
 
 HrUnit
 _hr_window_display_unit (HrWindow *self)
@@ -52,22 +67,132 @@ _hr_window_text_row (const char *title,
                      const char *suffix)
 {
   GtkWidget *row = adw_action_row_new ();
+  GtkWidget *label = gtk_label_new (NULL);
+  GtkWidget *icon = gtk_image_new ();
+  GtkWidget *badge = gtk_label_new (NULL);
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
   adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  if (subtitle != NULL)
-    adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
   adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
   adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 0);
-  if (suffix != NULL)
-    {
-      GtkWidget *label = gtk_label_new (suffix);
+  /* A row of text is read, not used: the focus passes it by. */
+  gtk_widget_set_focusable (row, FALSE);
 
-      gtk_widget_add_css_class (label, "numeric");
-      gtk_label_set_selectable (GTK_LABEL (label), TRUE);
-      adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
-    }
+  gtk_widget_add_css_class (label, "numeric");
+  adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
+  gtk_widget_set_visible (icon, FALSE);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
+  gtk_widget_add_css_class (badge, "caption-heading");
+  gtk_widget_add_css_class (badge, "accent");
+  gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
+  gtk_widget_set_visible (badge, FALSE);
+  adw_action_row_add_prefix (ADW_ACTION_ROW (row), badge);
+  g_object_set_data (G_OBJECT (row), "hr-suffix", label);
+  g_object_set_data (G_OBJECT (row), "hr-icon", icon);
+  g_object_set_data (G_OBJECT (row), "hr-badge", badge);
+  _hr_window_text_row_update (row, title, subtitle, suffix);
   return row;
+}
+
+/* Each setter leaves a widget alone when it already shows the value, so
+ * a refresh that changes one number lays out one label. */
+void
+_hr_window_text_row_update (GtkWidget  *row,
+                            const char *title,
+                            const char *subtitle,
+                            const char *suffix)
+{
+  GtkLabel *label = g_object_get_data (G_OBJECT (row), "hr-suffix");
+
+  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title != NULL ? title : "");
+  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle != NULL ? subtitle : "");
+  if (g_strcmp0 (gtk_label_get_text (label), suffix != NULL ? suffix : "") != 0)
+    gtk_label_set_text (label, suffix != NULL ? suffix : "");
+  if (gtk_widget_get_visible (GTK_WIDGET (label)) != (suffix != NULL))
+    gtk_widget_set_visible (GTK_WIDGET (label), suffix != NULL);
+}
+
+void
+_hr_window_text_row_set_icon (GtkWidget  *row,
+                              const char *icon_name,
+                              const char *css_class,
+                              const char *description)
+{
+  GtkImage *icon = g_object_get_data (G_OBJECT (row), "hr-icon");
+  const char *old_class = g_object_get_data (G_OBJECT (icon), "hr-class");
+
+  gtk_widget_set_visible (GTK_WIDGET (icon), icon_name != NULL);
+  if (icon_name == NULL)
+    return;
+  if (g_strcmp0 (gtk_image_get_icon_name (icon), icon_name) != 0)
+    gtk_image_set_from_icon_name (icon, icon_name);
+  if (g_strcmp0 (old_class, css_class) != 0)
+    {
+      if (old_class != NULL)
+        gtk_widget_remove_css_class (GTK_WIDGET (icon), old_class);
+      if (css_class != NULL)
+        gtk_widget_add_css_class (GTK_WIDGET (icon), css_class);
+      g_object_set_data_full (G_OBJECT (icon), "hr-class", g_strdup (css_class), g_free);
+    }
+  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                  description, -1);
+}
+
+void
+_hr_window_text_row_set_badge (GtkWidget  *row,
+                               const char *text)
+{
+  GtkLabel *badge = g_object_get_data (G_OBJECT (row), "hr-badge");
+
+  if (text != NULL && g_strcmp0 (gtk_label_get_text (badge), text) != 0)
+    gtk_label_set_text (badge, text);
+  if (gtk_widget_get_visible (GTK_WIDGET (badge)) != (text != NULL))
+    gtk_widget_set_visible (GTK_WIDGET (badge), text != NULL);
+}
+
+GtkWidget *
+_hr_window_list_row (GtkListBox *list,
+                     guint       index)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (list, (int) index);
+
+  if (row == NULL)
+    {
+      GtkWidget *made = _hr_window_text_row (NULL, NULL, NULL);
+
+      gtk_list_box_append (list, made);
+      return made;
+    }
+  return GTK_WIDGET (row);
+}
+
+void
+_hr_window_list_trim (GtkListBox *list,
+                      guint       n)
+{
+  GtkListBoxRow *row;
+
+  while ((row = gtk_list_box_get_row_at_index (list, (int) n)) != NULL)
+    gtk_list_box_remove (list, GTK_WIDGET (row));
+}
+
+char *
+_hr_window_provenance (HrWindow *self)
+{
+  const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
+
+  for (guint i = 0; m != NULL && i < self->measurements->len; i++)
+    {
+      HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
+
+      if (set->measurement == m->measurement)
+        {
+          g_autofree char *name = g_path_get_basename (set->path);
+
+          /* Translators: where a figure comes from; %s is a file name. */
+          return g_strdup_printf (_("Calibrated to %s"), name);
+        }
+    }
+  return g_strdup (_("Estimated"));
 }
 
 GPtrArray *
@@ -88,8 +213,8 @@ _hr_window_compared_gpus (HrWindow *self)
   return gpus;
 }
 
-static void
-refresh_title (HrWindow *self)
+void
+_hr_window_refresh_title (HrWindow *self)
 {
   const char *name = self->scenario->name;
   g_autofree char *title = NULL;
@@ -97,6 +222,12 @@ refresh_title (HrWindow *self)
 
   if (name == NULL || name[0] == '\0')
     name = self->scenario->model->name;
+  if (hr_window_get_start_page_visible (self))
+    {
+      adw_window_title_set_title (self->window_title, _("Headroom"));
+      adw_window_title_set_subtitle (self->window_title, NULL);
+      return;
+    }
   title = g_strdup_printf ("%s%s", self->modified ? "• " : "", name);
   if (self->file != NULL)
     subtitle = g_file_get_basename (self->file);
@@ -137,12 +268,17 @@ update_analysis (HrWindow *self)
 void
 _hr_window_refresh (HrWindow *self)
 {
+  gint64 start = g_get_monotonic_time ();
+
   update_analysis (self);
+  counters.analysis_us += g_get_monotonic_time () - start;
   _hr_window_measurements_update_calibration (self);
   _hr_window_results_refresh (self);
   _hr_window_measurements_refresh (self);
   _hr_window_settings_refresh_pickers (self);
-  refresh_title (self);
+  _hr_window_refresh_title (self);
+  counters.refreshes++;
+  counters.refresh_us += g_get_monotonic_time () - start;
 }
 
 void
@@ -150,16 +286,20 @@ _hr_window_set_modified (HrWindow *self,
                          gboolean  modified)
 {
   self->modified = modified;
-  _hr_window_refresh (self);
+  _hr_window_refresh_title (self);
+  if (!modified)
+    _hr_window_discard_recovery (self);
+  else
+    _hr_window_schedule_recovery (self);
 }
 
 /* ------------------------------------------------------------------ */
 /* Files                                                                */
 
-static void
-set_scenario (HrWindow   *self,
-              HrScenario *scenario,
-              GFile      *file)
+void
+_hr_window_set_scenario (HrWindow   *self,
+                         HrScenario *scenario,
+                         GFile      *file)
 {
   g_auto(GStrv) saved = g_settings_get_strv (self->settings, "compare-gpus");
 
@@ -190,7 +330,13 @@ set_scenario (HrWindow   *self,
     }
 
   _hr_window_settings_sync (self);
-  _hr_window_set_modified (self, FALSE);
+  _hr_window_history_reset (self);
+  _hr_window_refresh (self);
+  /* Opening is not saving: a kept unsaved state stays until it is
+   * restored or discarded. */
+  self->modified = FALSE;
+  _hr_window_refresh_title (self);
+  _hr_window_show_results (self);
 }
 
 gboolean
@@ -213,7 +359,7 @@ hr_window_load_file (HrWindow *self,
   scenario = hr_scenario_load (path, self->catalog, error);
   if (scenario == NULL)
     return FALSE;
-  set_scenario (self, scenario, file);
+  _hr_window_set_scenario (self, scenario, file);
   return TRUE;
 }
 
@@ -229,10 +375,11 @@ _hr_window_show_error (HrWindow   *self,
   gtk_window_present (GTK_WINDOW (dialog));
 }
 
-void
-hr_window_open_file (HrWindow *self,
-                     GFile    *file)
+static void
+open_now (HrWindow *self,
+          gpointer  data)
 {
+  GFile *file = data;
   g_autoptr(GError) error = NULL;
 
   if (!hr_window_load_file (self, file, &error))
@@ -242,6 +389,20 @@ hr_window_open_file (HrWindow *self,
 
       _hr_window_show_error (self, heading, error->message);
     }
+  else
+    _hr_window_add_recent (self, file);
+}
+
+void
+hr_window_open_file (HrWindow *self,
+                     GFile    *file)
+{
+  g_return_if_fail (HR_IS_WINDOW (self));
+
+  /* Another scenario replaces this one: unsaved changes ask first. */
+  _hr_window_confirm_discard (self, _("The scenario has changes that are not saved. Opening "
+                                      "another without saving loses them."),
+                              open_now, g_object_ref (file), g_object_unref);
 }
 
 gboolean
@@ -260,7 +421,8 @@ hr_window_save_file (HrWindow *self,
     return FALSE;
   g_set_object (&self->file, file);
   g_settings_set_string (self->settings, "last-scenario", path);
-  _hr_window_set_modified (self, FALSE);
+  _hr_window_mark_saved (self);
+  _hr_window_add_recent (self, file);
   return TRUE;
 }
 
@@ -287,7 +449,7 @@ hr_window_load_default (HrWindow *self)
       scenario = hr_scenario_new_for_model (g_ptr_array_index (models, 0));
     }
   scenario->reserve = g_settings_get_double (self->settings, "default-reserve");
-  set_scenario (self, scenario, NULL);
+  _hr_window_set_scenario (self, scenario, NULL);
 }
 
 /* ------------------------------------------------------------------ */
@@ -541,26 +703,11 @@ hr_window_size_allocate (GtkWidget *widget,
 }
 
 static void
-on_close_response (AdwMessageDialog *dialog,
-                   const char       *response,
-                   HrWindow         *self)
+close_now (HrWindow *self,
+           gpointer  data)
 {
-  g_autoptr(GError) error = NULL;
-
-  if (g_str_equal (response, "discard"))
-    {
-      self->modified = FALSE;
-      gtk_window_close (GTK_WINDOW (self));
-    }
-  else if (g_str_equal (response, "save"))
-    {
-      if (self->file == NULL)
-        _hr_window_save_as (self);
-      else if (!hr_window_save_file (self, self->file, &error))
-        _hr_window_show_error (self, _("Could not save the scenario"), error->message);
-      else
-        gtk_window_close (GTK_WINDOW (self));
-    }
+  self->modified = FALSE;
+  gtk_window_close (GTK_WINDOW (self));
 }
 
 /* Closing with unsaved changes asks first, as every GNOME editor does. */
@@ -568,27 +715,12 @@ static gboolean
 hr_window_close_request (GtkWindow *window)
 {
   HrWindow *self = HR_WINDOW (window);
-  GtkWidget *dialog;
 
   if (!self->modified)
     return GTK_WINDOW_CLASS (hr_window_parent_class)->close_request (window);
-
-  dialog = adw_message_dialog_new (window, _("Save Changes?"),
-                                   _("The scenario has changes that are not saved. "
-                                     "Closing without saving loses them."));
-  adw_message_dialog_add_responses (ADW_MESSAGE_DIALOG (dialog),
-                                    "cancel", _("_Cancel"),
-                                    "discard", _("_Discard"),
-                                    "save", _("_Save"),
-                                    NULL);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "discard",
-                                              ADW_RESPONSE_DESTRUCTIVE);
-  adw_message_dialog_set_response_appearance (ADW_MESSAGE_DIALOG (dialog), "save",
-                                              ADW_RESPONSE_SUGGESTED);
-  adw_message_dialog_set_default_response (ADW_MESSAGE_DIALOG (dialog), "save");
-  adw_message_dialog_set_close_response (ADW_MESSAGE_DIALOG (dialog), "cancel");
-  g_signal_connect (dialog, "response", G_CALLBACK (on_close_response), self);
-  gtk_window_present (GTK_WINDOW (dialog));
+  _hr_window_confirm_discard (self, _("The scenario has changes that are not saved. Closing "
+                                      "without saving loses them."),
+                              close_now, NULL, NULL);
   return TRUE;
 }
 
@@ -619,6 +751,7 @@ hr_window_finalize (GObject *object)
 {
   HrWindow *self = HR_WINDOW (object);
 
+  _hr_window_history_finalize (self);
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
   g_clear_pointer (&self->verdicts, g_ptr_array_unref);
@@ -648,6 +781,7 @@ hr_window_class_init (HrWindowClass *klass)
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
+  BIND (breakdown_list);
   BIND (buckets_view);
   BIND (calibrate_row);
   BIND (calibrate_switch);
@@ -660,9 +794,11 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (gpu_name_label);
   BIND (gpu_popover);
   BIND (gpu_search);
+  BIND (examples_menu);
   BIND (host_group);
   BIND (host_list);
   BIND (knobs_list);
+  BIND (main_stack);
   BIND (levers_cost_button);
   BIND (levers_saved_button);
   BIND (measure_list);
@@ -675,8 +811,16 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (notes_list);
   BIND (peak_detail_label);
   BIND (peak_label);
+  BIND (recent_menu);
+  BIND (recovery_label);
+  BIND (recovery_revealer);
   BIND (run_group);
   BIND (scale_group);
+  BIND (start_examples_group);
+  BIND (start_examples_list);
+  BIND (start_new_button);
+  BIND (start_recent_group);
+  BIND (start_recent_list);
   BIND (toast_overlay);
   BIND (verdict_list);
   BIND (window_title);
@@ -702,10 +846,12 @@ hr_window_init (HrWindow *self)
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
+  _hr_window_history_init (self);
   _hr_window_settings_init (self);
   _hr_window_results_init (self);
   _hr_window_measurements_init (self);
   _hr_window_dnd_init (self);
+  _hr_window_start_init (self);
 
   g_signal_connect_object (self->settings, "changed::display-unit",
                            G_CALLBACK (on_display_unit_changed), self, G_CONNECT_SWAPPED);

@@ -111,6 +111,49 @@ void              hr_window_open_any         (HrWindow       *self,
  * pickers and selects @select_model_id (NULL: keeps the model). */
 void              hr_window_reload_catalog   (HrWindow       *self,
                                               const char     *select_model_id);
+/* Undo and redo of the scenario's edits (the settings, the model, the
+ * GPUs compared); FALSE when there is nothing to undo or redo. */
+gboolean          hr_window_undo             (HrWindow       *self);
+gboolean          hr_window_redo             (HrWindow       *self);
+guint             hr_window_get_n_undo       (HrWindow       *self);
+gboolean          hr_window_get_modified     (HrWindow       *self);
+/* The unsaved state, kept beside the settings for the next start: where
+ * it is, whether it is there, written at once (the window writes it a
+ * second after each edit), and read back into the window.  Only a window
+ * that keeps it (the application's, not a screenshot's or a test's)
+ * writes or removes it. */
+char             *hr_window_get_recovery_path (void);
+gboolean          hr_window_has_recovery     (void);
+gboolean          hr_window_write_recovery   (HrWindow       *self,
+                                              GError        **error);
+gboolean          hr_window_restore_recovery (HrWindow       *self,
+                                              GError        **error);
+void              hr_window_set_keeps_recovery (HrWindow     *self,
+                                                gboolean      keeps);
+/* The start page (shown on a first start): the examples, the recent
+ * scenarios, New and Open.  Opening any scenario shows the results. */
+void              hr_window_show_start_page  (HrWindow       *self);
+gboolean          hr_window_get_start_page_visible (HrWindow *self);
+/* Where the examples are: HEADROOM_EXAMPLES_DIR, else the installed
+ * ones. */
+const char       *hr_window_get_examples_dir (void);
+
+/* Offers the kept unsaved state back, in a bar above the results. */
+void              hr_window_offer_recovery   (HrWindow       *self);
+
+/* What the windows did since the last reset, for the benchmark: how often
+ * a change was shown, the time spent making the analysis, and the time of
+ * the whole refresh (the analysis and every row and chart it updates, up
+ * to the next frame's layout). */
+typedef struct {
+  guint64 refreshes;
+  gint64  analysis_us;
+  gint64  refresh_us;
+} HrWindowCounters;
+
+void              hr_window_counters_get     (HrWindowCounters *counters);
+void              hr_window_counters_reset   (void);
+
 /* Renders a realized widget (a window, a dialog) into a PNG file. */
 gboolean          hr_widget_screenshot       (GtkWidget      *widget,
                                               const char     *path,

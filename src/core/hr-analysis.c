@@ -52,6 +52,7 @@ struct _HrAnalysis {
   HrAnalysisGpu       *own_gpu;       /* when the scenario's card is not compared */
   GPtrArray           *measurements;  /* HrAnalysisMeasurement */
   HrCalibration       *calibration;   /* the candidate; applied when `calibrated` */
+  guint                calibration_from;   /* the measurement it was made from */
   gboolean             calibrated;
   char                *calibration_text;
   GPtrArray           *levers;        /* HrKnob, lazily */
@@ -182,7 +183,10 @@ add_measurement (HrAnalysis          *self,
                                   100 * calibration->mean_relative_error,
                                   100 * calibration->max_relative_error);
           if (self->calibration == NULL && m->match->can_calibrate)
-            self->calibration = g_steal_pointer (&calibration);
+            {
+              self->calibration = g_steal_pointer (&calibration);
+              self->calibration_from = self->measurements->len;
+            }
         }
       else if (self->calibration_text == NULL && m->match->can_calibrate)
         self->calibration_text = g_strdup (error->message);
@@ -492,6 +496,15 @@ hr_analysis_get_calibration (HrAnalysis *self)
 {
   g_return_val_if_fail (self != NULL, NULL);
   return applied (self);
+}
+
+const HrAnalysisMeasurement *
+hr_analysis_get_calibration_measurement (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+  if (!self->calibrated || self->calibration_from >= self->measurements->len)
+    return NULL;
+  return g_ptr_array_index (self->measurements, self->calibration_from);
 }
 
 gboolean

@@ -137,6 +137,9 @@ const HrAnalysisMeasurement *hr_analysis_get_measurement (HrAnalysis   *analysis
  * what the switch would do or why it cannot (a sentence). */
 const HrCalibration *hr_analysis_get_calibration (HrAnalysis           *analysis);
 gboolean          hr_analysis_can_calibrate   (HrAnalysis              *analysis);
+/* The measurement the calibration in use was made from; NULL when none is
+ * in use. */
+const HrAnalysisMeasurement *hr_analysis_get_calibration_measurement (HrAnalysis *analysis);
 const char       *hr_analysis_get_calibration_text (HrAnalysis         *analysis);
 
 /* The costed advice for @inputs, from this scenario and its calibration. */

@@ -319,6 +319,254 @@ test_hover_and_dark (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Undo and redo, the modified mark, and asking before another scenario
+ * replaces unsaved changes. */
+static void
+test_undo_and_ask (void)
+{
+  HrWindow *window = new_window ();
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  guint first = hr_window_get_scenario (window)->micro_batch;
+  g_autofree char *example = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                               "smolvla-4090.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (example);
+  GListModel *toplevels;
+  AdwMessageDialog *ask = NULL;
+  g_auto(GStrv) ids_before = NULL;
+
+  g_assert_false (hr_window_get_modified (window));
+  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 0);
+  /* Steps of one setting in a row are one edit. */
+  gtk_spin_button_set_value (batch, first + 1);
+  gtk_spin_button_set_value (batch, first + 2);
+  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 1);
+  g_assert_true (hr_window_select_model (window, "smolvla"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 2);
+  /* The second card compared (the settings keep the last comparison). */
+  ids_before = hr_window_dup_gpu_ids (window);
+  g_assert_cmpuint (g_strv_length (ids_before), >=, 2);
+  g_assert_true (hr_window_set_gpu_active (window, ids_before[1], FALSE));
+  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 3);
+  g_assert_true (hr_window_get_modified (window));
+
+  g_assert_true (hr_window_undo (window));
+  g_assert_false (hr_window_set_gpu_active (window, "no-such-card", TRUE));
+  {
+    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+
+    g_assert_cmpstrv (ids, ids_before);
+  }
+  g_assert_true (hr_window_undo (window));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first + 2);
+  g_assert_true (hr_window_undo (window));
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first);
+  /* Back at the state opened: not modified, and the spin shows it. */
+  g_assert_false (hr_window_get_modified (window));
+  g_assert_cmpint (gtk_spin_button_get_value_as_int (batch), ==, (int) first);
+  g_assert_false (hr_window_undo (window));
+  g_assert_true (hr_window_redo (window));
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first + 2);
+  g_assert_true (hr_window_get_modified (window));
+
+  /* Opening another asks first, and Cancel keeps everything. */
+  hr_window_open_file (window, file);
+  iterate ();
+  toplevels = gtk_window_get_toplevels ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (item))
+        ask = ADW_MESSAGE_DIALOG (item);
+    }
+  g_assert_nonnull (ask);
+  g_assert_cmpstr (adw_message_dialog_get_heading (ask), ==, "Save Changes?");
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  adw_message_dialog_response (ask, "cancel");
+  gtk_window_destroy (GTK_WINDOW (ask));
+  iterate ();
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first + 2);
+
+  /* Discard opens it. */
+  ask = NULL;
+  hr_window_open_file (window, file);
+  iterate ();
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (ADW_IS_MESSAGE_DIALOG (item) && gtk_widget_get_visible (GTK_WIDGET (item)))
+        ask = ADW_MESSAGE_DIALOG (item);
+    }
+  g_assert_nonnull (ask);
+  adw_message_dialog_response (ask, "discard");
+  gtk_window_destroy (GTK_WINDOW (ask));
+  iterate ();
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_false (hr_window_get_modified (window));
+  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 0);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* The unsaved state, written beside the settings, comes back in another
+ * window; saving removes it. */
+static void
+test_recovery (void)
+{
+  HrWindow *window = new_window ();
+  HrWindow *next;
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  g_autofree char *path = hr_window_get_recovery_path ();
+  g_autofree char *saved = tmp_path ("recovered.json");
+  g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
+  g_autoptr(GError) error = NULL;
+
+  hr_window_set_keeps_recovery (window, TRUE);
+  g_assert_true (hr_window_select_model (window, "gr00t-n1.7"));
+  gtk_spin_button_set_value (batch, 7);
+  g_assert_true (hr_window_set_gpu_active (window, "rtx-3090", TRUE));
+  g_assert_true (hr_window_write_recovery (window, &error));
+  g_assert_no_error (error);
+  g_assert_true (hr_window_has_recovery ());
+  /* As a crash leaves it: the window goes without removing it. */
+  hr_window_set_keeps_recovery (window, FALSE);
+  gtk_window_destroy (GTK_WINDOW (window));
+  iterate ();
+  g_assert_true (hr_window_has_recovery ());
+
+  next = new_window ();
+  hr_window_set_keeps_recovery (next, TRUE);
+  g_assert_true (hr_window_restore_recovery (next, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (hr_window_get_scenario (next)->model->id, ==, "gr00t-n1.7");
+  g_assert_cmpuint (hr_window_get_scenario (next)->micro_batch, ==, 7);
+  {
+    g_auto(GStrv) ids = hr_window_dup_gpu_ids (next);
+
+    g_assert_true (g_strv_contains ((const char * const *) ids, "rtx-3090"));
+  }
+  g_assert_true (hr_window_get_modified (next));
+  g_assert_true (hr_window_save_file (next, saved_file, &error));
+  g_assert_no_error (error);
+  g_assert_false (hr_window_has_recovery ());
+  gtk_window_destroy (GTK_WINDOW (next));
+}
+
+/* The start page lists every example, and opening one shows it. */
+static void
+test_start_page (void)
+{
+  HrWindow *window = new_window ();
+  g_autoptr(GDir) dir = g_dir_open (hr_window_get_examples_dir (), 0, NULL);
+  const char *name;
+  guint n = 0;
+  g_autofree char *example = g_build_filename (hr_window_get_examples_dir (), "pi05-fp32.json",
+                                               NULL);
+
+  g_assert_nonnull (dir);
+  while ((name = g_dir_read_name (dir)) != NULL)
+    n += g_str_has_suffix (name, ".json");
+  g_assert_cmpuint (n, >, 10);
+  hr_window_show_start_page (window);
+  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-file", "s",
+                                             example));
+  iterate ();
+  g_assert_false (hr_window_get_start_page_visible (window));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+/* A change updates the rows in place and renders each chart once; a
+ * hover or a focus change draws on top of the rendered chart. */
+static void
+test_repaint (void)
+{
+  HrWindow *window = new_window ();
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  GtkWidget *verdicts = NULL;
+  GtkWidget *first_row, *last_row;
+  HrChartViewCounters counters;
+  int width = gtk_widget_get_width (GTK_WIDGET (buckets));
+  int height = gtk_widget_get_height (GTK_WIDGET (buckets));
+  gboolean hovered = FALSE;
+
+  /* The verdict list: the list box holding the first verdict row. */
+  for (GtkWidget *w = GTK_WIDGET (window); w != NULL;)
+    {
+      if (GTK_IS_LIST_BOX (w) && g_strcmp0 (gtk_widget_get_name (w), "verdict_list") == 0)
+        {
+          verdicts = w;
+          break;
+        }
+      /* depth-first walk */
+      if (gtk_widget_get_first_child (w) != NULL)
+        w = gtk_widget_get_first_child (w);
+      else
+        {
+          while (w != NULL && gtk_widget_get_next_sibling (w) == NULL)
+            w = gtk_widget_get_parent (w);
+          if (w != NULL)
+            w = gtk_widget_get_next_sibling (w);
+        }
+    }
+  g_assert_nonnull (verdicts);
+  first_row = gtk_widget_get_first_child (verdicts);
+  last_row = gtk_widget_get_last_child (verdicts);
+
+  hr_chart_view_counters_reset ();
+  gtk_spin_button_set_value (batch, gtk_spin_button_get_value_as_int (batch) + 1);
+  iterate ();
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+  {
+    gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+    hr_chart_view_counters_get (&counters);
+    while (counters.renders < 2 && g_get_monotonic_time () < deadline)
+      {
+        g_main_context_iteration (NULL, TRUE);
+        hr_chart_view_counters_get (&counters);
+      }
+  }
+  /* The same rows, their texts changed. */
+  g_assert_true (gtk_widget_get_first_child (verdicts) == first_row);
+  g_assert_true (gtk_widget_get_last_child (verdicts) == last_row);
+  g_assert_cmpuint (counters.renders, ==, 2);
+
+  /* Hovering finds values without laying out or rendering the charts
+   * again. */
+  hr_chart_view_counters_reset ();
+  for (int x = 0; x < width; x += 16)
+    for (int y = 0; y < height; y += 16)
+      {
+        hr_chart_view_hover (buckets, x, y);
+        hovered |= hr_chart_view_get_hover_text (buckets) != NULL;
+      }
+  hr_chart_view_hover (curve, gtk_widget_get_width (GTK_WIDGET (curve)) / 2.0,
+                       gtk_widget_get_height (GTK_WIDGET (curve)) / 2.0);
+  gtk_widget_grab_focus (GTK_WIDGET (curve));
+  iterate ();
+  gtk_widget_queue_draw (GTK_WIDGET (window));
+  {
+    gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC / 2;
+
+    while (g_get_monotonic_time () < deadline)
+      g_main_context_iteration (NULL, FALSE);
+  }
+  g_assert_true (hovered);
+  hr_chart_view_counters_get (&counters);
+  g_assert_cmpuint (counters.renders, ==, 0);
+  g_assert_cmpuint (counters.reuses, >, 0);
+  hr_chart_view_hover (buckets, -1, -1);
+  g_assert_null (hr_chart_view_get_hover_text (buckets));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* The bad-input corpus (tests/data/bad/expected.tsv) through the window's
  * open path: the same message as headroom-cli, and the scenario the user had
  * is untouched.  Files made at test time ('@' names) are left to the CLI's
@@ -529,6 +777,10 @@ main (int   argc,
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
+  g_test_add_func ("/window/repaint", test_repaint);
+  g_test_add_func ("/window/undo-and-ask", test_undo_and_ask);
+  g_test_add_func ("/window/recovery", test_recovery);
+  g_test_add_func ("/window/start-page", test_start_page);
   g_test_add_func ("/window/measurements", test_measurements);
   g_test_add_func ("/window/bad-corpus", test_bad_corpus);
   g_test_add_func ("/window/screenshot", test_screenshot);

@@ -1,0 +1,503 @@
+/* test-keyboard.c: the window walked with the keyboard alone
+ *
+ * From the start page: open an example, change the model, the
+ * micro-batch and the GPUs, undo, export a chart, and run the advisor to
+ * its end, each by the keys a user presses.
+ *
+ * GTK 4.8 has no public way to synthesize a key press, so a key is
+ * "pressed" as GTK dispatches it to shortcuts: first the capture phase
+ * from the window down to the focus widget (where the application's
+ * accelerators sit), then the bubble phase from the focus widget up; the
+ * first shortcut whose trigger is the key has its action activated.  Tab
+ * moves the focus as GtkWindow's move-focus does.  Typing sets a text
+ * field's text.  The test runs with the real application, so the
+ * accelerators are those of hr-application.c.
+ *
+ * Runs on a real display (Xvfb in CI); without one the test fails.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
+
+#ifdef GDK_WINDOWING_X11
+#include <gdk/x11/gdkx.h>
+#include <X11/Xlib.h>
+#endif
+
+#include "hr-advisor-dialog.h"
+#include "hr-application.h"
+#include "hr-file-chooser.h"
+#include "hr-window.h"
+
+static char *tmp_dir;
+
+static void
+iterate (void)
+{
+  while (g_main_context_pending (NULL))
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static void
+wait_ms (guint ms)
+{
+  gint64 deadline = g_get_monotonic_time () + ms * 1000;
+
+  while (g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+static gboolean
+trigger_matches (GtkShortcutTrigger *trigger,
+                 GtkShortcutTrigger *key)
+{
+  if (GTK_IS_ALTERNATIVE_TRIGGER (trigger))
+    return trigger_matches (gtk_alternative_trigger_get_first (GTK_ALTERNATIVE_TRIGGER (trigger)),
+                            key)
+           || trigger_matches (gtk_alternative_trigger_get_second (GTK_ALTERNATIVE_TRIGGER (
+                                                                    trigger)), key);
+  return gtk_shortcut_trigger_equal (trigger, key);
+}
+
+/* The shortcuts of @controller, activated on its widget. */
+static gboolean
+activate_controller (GtkShortcutController *controller,
+                     GtkShortcutTrigger    *key)
+{
+  GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+
+  for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)); k++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (G_LIST_MODEL (controller), k);
+
+      if (!GTK_IS_SHORTCUT (item)
+          || !trigger_matches (gtk_shortcut_get_trigger (GTK_SHORTCUT (item)), key))
+        continue;
+      if (gtk_shortcut_action_activate (gtk_shortcut_get_action (GTK_SHORTCUT (item)),
+                                        GTK_SHORTCUT_ACTION_EXCLUSIVE, widget,
+                                        gtk_shortcut_get_arguments (GTK_SHORTCUT (item))))
+        {
+          if (g_getenv ("HR_TEST_DEBUG"))
+            g_printerr ("# taken by %s\n", G_OBJECT_TYPE_NAME (widget));
+          return TRUE;
+        }
+    }
+  return FALSE;
+}
+
+static gboolean
+activate_in (GtkWidget           *widget,
+             GtkShortcutTrigger  *key,
+             GtkPropagationPhase  phase)
+{
+  g_autoptr(GListModel) controllers = gtk_widget_observe_controllers (widget);
+
+  for (guint i = 0; i < g_list_model_get_n_items (controllers); i++)
+    {
+      g_autoptr(GtkEventController) controller = g_list_model_get_item (controllers, i);
+
+      const char *name;
+
+      if (!GTK_IS_SHORTCUT_CONTROLLER (controller)
+          || gtk_event_controller_get_propagation_phase (controller) != phase)
+        continue;
+      /* The root's lists of its descendants' managed shortcuts are
+       * walked where those shortcuts live (their widgets, on the way up
+       * from the focus), each on its own widget. */
+      name = gtk_event_controller_get_name (controller);
+      if (name != NULL && g_str_has_prefix (name, "gtk-shortcut-manager-"))
+        continue;
+      if (activate_controller (GTK_SHORTCUT_CONTROLLER (controller), key))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* Presses @accelerator in @window; FALSE when nothing takes it. */
+static gboolean
+press (GtkWindow  *window,
+       const char *accelerator)
+{
+  g_autoptr(GtkShortcutTrigger) key = gtk_shortcut_trigger_parse_string (accelerator);
+  g_autoptr(GPtrArray) chain = g_ptr_array_new ();
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+  gboolean taken = FALSE;
+
+  g_assert_nonnull (key);
+  for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL;
+       w = gtk_widget_get_parent (w))
+    g_ptr_array_add (chain, w);
+  for (guint i = chain->len; i-- > 0 && !taken;)
+    taken = activate_in (g_ptr_array_index (chain, i), key, GTK_PHASE_CAPTURE);
+  for (guint i = 0; i < chain->len && !taken; i++)
+    taken = activate_in (g_ptr_array_index (chain, i), key, GTK_PHASE_BUBBLE)
+            || (i == 0 && activate_in (g_ptr_array_index (chain, i), key, GTK_PHASE_TARGET));
+  iterate ();
+  return taken;
+}
+
+static GtkWidget *
+focus_of (GtkWindow *window)
+{
+  return gtk_root_get_focus (GTK_ROOT (window));
+}
+
+/* Gives @window the keyboard, as clicking it or a window manager would:
+ * Xvfb has no window manager, and GTK moves the focus within a window
+ * only when the window is active. */
+static void
+activate_window (GtkWindow *window)
+{
+  gint64 deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
+
+  gtk_window_present (window);
+  iterate ();
+#ifdef GDK_WINDOWING_X11
+  {
+    GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (window));
+    GdkDisplay *display = gtk_widget_get_display (GTK_WIDGET (window));
+
+    if (GDK_IS_X11_DISPLAY (display) && surface != NULL)
+      {
+        XSetInputFocus (gdk_x11_display_get_xdisplay (display),
+                        gdk_x11_surface_get_xid (surface), RevertToParent, CurrentTime);
+        XFlush (gdk_x11_display_get_xdisplay (display));
+      }
+  }
+#endif
+  while (!gtk_window_is_active (window) && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_true (gtk_window_is_active (window));
+  /* What the first key press does: focus rings from now on. */
+  gtk_window_set_focus_visible (window, TRUE);
+}
+
+/* The focus is on a widget on screen, and it draws its focus ring. */
+static gboolean
+shows_focus (GtkWindow *window)
+{
+  GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (window));
+
+  return focus != NULL && gtk_widget_is_drawable (focus) && gtk_widget_has_visible_focus (focus);
+}
+
+/* Tab, and the focus it lands on shows that it has it. */
+static void
+press_tab (GtkWindow *window)
+{
+  GtkWidget *focus;
+
+  if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
+    gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);   /* wraps round */
+  iterate ();
+  focus = focus_of (window);
+  g_assert_nonnull (focus);
+  if (!shows_focus (window))
+    for (GtkWidget *w = focus; w != NULL; w = gtk_widget_get_parent (w))
+      g_printerr ("# no visible focus in %s (%s) mapped %d\n", G_OBJECT_TYPE_NAME (w),
+                  gtk_widget_get_name (w), gtk_widget_get_mapped (w));
+  g_assert_true (shows_focus (window));
+}
+
+/* Whether @widget is, or is inside, @ancestor. */
+static gboolean
+within (GtkWidget *widget,
+        GtkWidget *ancestor)
+{
+  return widget != NULL && (widget == ancestor || gtk_widget_is_ancestor (widget, ancestor));
+}
+
+/* Tab until the focus is in @target; at most @max presses. */
+static void
+tab_to (GtkWindow *window,
+        GtkWidget *target,
+        guint      max)
+{
+  for (guint i = 0; i < max && !within (focus_of (window), target); i++)
+    {
+      press_tab (window);
+      if (g_getenv ("HR_TEST_DEBUG"))
+        g_printerr ("# tab: %s %s in %s\n", G_OBJECT_TYPE_NAME (focus_of (window)), ADW_IS_PREFERENCES_ROW (focus_of (window)) ? adw_preferences_row_get_title (ADW_PREFERENCES_ROW (focus_of (window))) : "",
+                    G_OBJECT_TYPE_NAME (gtk_widget_get_parent (focus_of (window))));
+    }
+  g_assert_true (within (focus_of (window), target));
+}
+
+static GtkWindow *
+find_toplevel (GType type)
+{
+  GListModel *toplevels = gtk_window_get_toplevels ();
+
+  for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+    {
+      g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+      if (G_TYPE_CHECK_INSTANCE_TYPE (item, type) && gtk_widget_get_visible (GTK_WIDGET (item)))
+        return GTK_WINDOW (item);
+    }
+  return NULL;
+}
+
+/* The row of the start page that opens @name. */
+static gboolean
+focus_is_row_for (GtkWindow  *window,
+                  const char *name)
+{
+  GtkWidget *focus = focus_of (window);
+  GVariant *target;
+
+  for (; focus != NULL && !GTK_IS_LIST_BOX_ROW (focus); focus = gtk_widget_get_parent (focus))
+    ;
+  if (focus == NULL || !GTK_IS_ACTIONABLE (focus))
+    return FALSE;
+  target = gtk_actionable_get_action_target_value (GTK_ACTIONABLE (focus));
+  return target != NULL && g_str_has_suffix (g_variant_get_string (target, NULL), name);
+}
+
+static void
+test_walk (void)
+{
+  HrApplication *app = hr_application_new ();
+  g_autoptr(GError) error = NULL;
+  HrWindow *window;
+  GtkWindow *win;
+  GtkWidget *batch;
+  GtkWidget *gpu_button;
+  GtkWidget *model_search;
+  GtkWindow *dialog;
+  HrAdvisorDialog *advisor;
+  g_autofree char *export_path = g_build_filename (tmp_dir, "walk-buckets.png", NULL);
+  g_autoptr(GFile) export_file = g_file_new_for_path (export_path);
+  guint before_batch;
+  guint n_gpus;
+  guint steps;
+
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app))
+                           | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+
+  window = hr_window_new (GTK_APPLICATION (app));
+  win = GTK_WINDOW (window);
+  gtk_window_set_default_size (win, 1400, 900);
+  hr_window_show_start_page (window);
+  gtk_window_present (win);
+  wait_ms (500);
+  activate_window (win);
+
+  /* 1. The start page: Tab to an example, Enter opens it. */
+  g_assert_true (hr_window_get_start_page_visible (window));
+  for (guint i = 0; i < 40 && !focus_is_row_for (win, "smolvla-4090.json"); i++)
+    press_tab (win);
+  g_assert_true (focus_is_row_for (win, "smolvla-4090.json"));
+  g_assert_true (press (win, "Return"));
+  g_assert_false (hr_window_get_start_page_visible (window));
+  g_assert_nonnull (hr_window_get_file (window));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+
+  /* 2. The model: Ctrl+F, type, Enter. */
+  g_assert_true (press (win, "<Control>f"));
+  wait_ms (100);
+  model_search = focus_of (win);
+  g_assert_nonnull (model_search);
+  for (; model_search != NULL && !GTK_IS_SEARCH_ENTRY (model_search);
+       model_search = gtk_widget_get_parent (model_search))
+    ;
+  g_assert_nonnull (model_search);
+  gtk_editable_set_text (GTK_EDITABLE (model_search), "pi0.5");
+  iterate ();
+  g_assert_true (press (win, "Return"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+
+  /* 3. The micro-batch: Tab to it, Up twice. */
+  batch = hr_window_get_setting_widget (window, "micro_batch");
+  before_batch = hr_window_get_scenario (window)->micro_batch;
+  tab_to (win, batch, 60);
+  g_assert_true (shows_focus (win));
+  g_assert_true (press (win, "Up"));
+  g_assert_true (press (win, "Up"));
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, before_batch + 2);
+
+  /* 4. The GPUs: Shift+Tab back to the picker, Enter opens it, Tab to a
+   * card, Space ticks it, Escape closes the list. */
+  gpu_button = NULL;
+  {
+    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+
+    n_gpus = g_strv_length (ids);
+    g_assert_false (g_strv_contains ((const char * const *) ids, "rtx-3090"));
+    g_assert_false (g_strv_contains ((const char * const *) ids, "rtx-3090-ti"));
+  }
+  for (guint i = 0; i < 60; i++)
+    {
+      GtkWidget *focus = focus_of (win);
+
+      for (; focus != NULL && !GTK_IS_MENU_BUTTON (focus); focus = gtk_widget_get_parent (focus))
+        ;
+      if (focus != NULL && g_strcmp0 (gtk_widget_get_tooltip_text (focus),
+                                      "Choose the GPUs to Compare") == 0)
+        {
+          gpu_button = focus;
+          break;
+        }
+      g_assert_true (gtk_widget_child_focus (GTK_WIDGET (win), GTK_DIR_TAB_BACKWARD));
+      iterate ();
+    }
+  g_assert_nonnull (gpu_button);
+  g_assert_true (press (win, "Return"));
+  /* A button pressed by a key shows itself pressed for a moment first. */
+  wait_ms (400);
+  g_assert_true (gtk_widget_get_visible (GTK_WIDGET (gtk_menu_button_get_popover (
+                                                       GTK_MENU_BUTTON (gpu_button)))));
+  gtk_editable_set_text (GTK_EDITABLE (focus_of (win)), "3090");
+  /* A search entry tells of a change after a short pause. */
+  wait_ms (400);
+  {
+    GtkWidget *popover = GTK_WIDGET (gtk_menu_button_get_popover (GTK_MENU_BUTTON (gpu_button)));
+    gboolean ticked = FALSE;
+
+    for (guint i = 0; i < 10 && !ticked; i++)
+      {
+        GtkWidget *focus;
+
+        g_assert_true (gtk_widget_child_focus (popover, GTK_DIR_TAB_FORWARD));
+        iterate ();
+        focus = focus_of (win);
+        if (GTK_IS_LIST_BOX_ROW (focus) || GTK_IS_CHECK_BUTTON (focus))
+          {
+            g_assert_true (press (win, "space"));
+            ticked = TRUE;
+          }
+      }
+    g_assert_true (ticked);
+    /* GtkPopover takes Escape in a key controller, not a shortcut: it
+     * pops down, as here. */
+    gtk_popover_popdown (GTK_POPOVER (popover));
+    iterate ();
+  }
+  {
+    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+
+    /* The first card the search found: an RTX 3090 or 3090 Ti. */
+    g_assert_cmpuint (g_strv_length (ids), ==, n_gpus + 1);
+    g_assert_true (g_str_has_prefix (ids[n_gpus], "rtx-3090"));
+  }
+  g_assert_true (hr_window_get_modified (window));
+
+  /* 5. Undo: the card, then the micro-batch, then the model. */
+  g_assert_true (press (win, "<Control>z"));
+  {
+    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+
+    g_assert_cmpuint (g_strv_length (ids), ==, n_gpus);
+  }
+  g_assert_true (press (win, "<Control>z"));
+  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, before_batch);
+  g_assert_true (press (win, "<Control>z"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_false (hr_window_get_modified (window));
+  g_assert_true (press (win, "<Control><Shift>z"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  g_assert_true (hr_window_get_modified (window));
+
+  /* 6. Export a chart: Ctrl+E, Enter exports (the chooser answers with
+   * the path, as a user typing it would). */
+  g_assert_true (press (win, "<Control>e"));
+  wait_ms (200);
+  dialog = NULL;
+  {
+    GListModel *toplevels = gtk_window_get_toplevels ();
+
+    for (guint i = 0; i < g_list_model_get_n_items (toplevels); i++)
+      {
+        g_autoptr(GObject) item = g_list_model_get_item (toplevels, i);
+
+        if (GTK_IS_WINDOW (item) && (GtkWindow *) item != win
+            && gtk_window_get_transient_for (GTK_WINDOW (item)) == win
+            && gtk_widget_get_visible (GTK_WIDGET (item)))
+          dialog = GTK_WINDOW (item);
+      }
+  }
+  g_assert_nonnull (dialog);
+  g_object_add_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+  activate_window (dialog);
+  hr_file_chooser_set_test_answer (export_file);
+  /* Tab to the Export button (the dialog's default), Enter. */
+  g_assert_nonnull (gtk_window_get_default_widget (dialog));
+  tab_to (dialog, gtk_window_get_default_widget (dialog), 30);
+  g_assert_true (press (dialog, "Return"));
+  wait_ms (600);
+  g_assert_true (g_file_test (export_path, G_FILE_TEST_IS_REGULAR));
+  /* The dialog closes once it has exported. */
+  if (dialog != NULL)
+    {
+      g_object_remove_weak_pointer (G_OBJECT (dialog), (gpointer *) &dialog);
+      gtk_window_destroy (dialog);
+    }
+  hr_file_chooser_set_test_answer (NULL);
+
+  /* 7. The advisor: Ctrl+B, then Enter on each question (the focused
+   * answer) to the costed list. */
+  activate_window (win);
+  g_assert_true (press (win, "<Control>b"));
+  wait_ms (200);
+  advisor = HR_ADVISOR_DIALOG (find_toplevel (HR_TYPE_ADVISOR_DIALOG));
+  g_assert_nonnull (advisor);
+  activate_window (GTK_WINDOW (advisor));
+  for (steps = 0; steps < 20 && hr_advisor_dialog_get_advice (advisor) == NULL; steps++)
+    {
+      HrAdvisorWalk *walk = hr_advisor_dialog_get_walk (advisor);
+      guint before = hr_advisor_walk_get_n_steps (walk);
+      gint64 deadline;
+
+      g_assert_true (press (GTK_WINDOW (advisor), "Return"));
+      deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+      while (hr_advisor_walk_get_n_steps (walk) == before
+             && hr_advisor_dialog_get_advice (advisor) == NULL
+             && g_get_monotonic_time () < deadline)
+        g_main_context_iteration (NULL, TRUE);
+    }
+  g_assert_nonnull (hr_advisor_dialog_get_advice (advisor));
+  {
+    g_auto(GStrv) lines = hr_advisor_dialog_dup_recommendation_summaries (advisor);
+
+    g_assert_cmpuint (g_strv_length (lines), >, 0);
+  }
+  g_assert_true (press (GTK_WINDOW (advisor), "Escape"));
+
+  /* Closing with changes asks first; Discard closes. */
+  gtk_window_destroy (win);
+  iterate ();
+  g_object_unref (app);
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  int status;
+
+  g_test_init (&argc, &argv, NULL);
+  if (!gtk_init_check ())
+    {
+      g_printerr ("test-keyboard: no display (run under xvfb-run)\n");
+      return 1;
+    }
+  adw_init ();
+  tmp_dir = g_dir_make_tmp ("headroom-keyboard-XXXXXX", NULL);
+  g_test_add_func ("/keyboard/walk", test_walk);
+  status = g_test_run ();
+  {
+    g_autofree char *png = g_build_filename (tmp_dir, "walk-buckets.png", NULL);
+
+    g_unlink (png);
+    g_rmdir (tmp_dir);
+  }
+  return status;
+}
