@@ -62,6 +62,12 @@
 
 #include "hr-arch.h"
 
+/* DreamerV3's decoder splits the deterministic state into this many blocks
+ * (dec.simple.bspace, dreamerv3/configs.yaml) and its convolutions are
+ * 5 x 5 (enc and dec kernel) */
+#define DREAMER_BSPACE 8
+#define DREAMER_KERNEL 5
+
 const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_RESNET, "resnet" },
   { HR_ARCH_CONVNEXT, "convnext" },
@@ -70,6 +76,7 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_MIT, "mit" },
   { HR_ARCH_UNET, "unet" },
   { HR_ARCH_VAE, "vae" },
+  { HR_ARCH_DREAMER, "dreamer" },
   { 0, NULL },
 };
 
@@ -107,7 +114,7 @@ static const char * const arch_keys[] = {
   "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
-  "mask_rois", "source", NULL
+  "mask_rois", "deter", "stoch", "units", "source", NULL
 };
 
 HrArch *
@@ -240,6 +247,17 @@ check_arch (HrReader *reader,
       break;
     case HR_ARCH_EFFICIENTNET:
       break;
+    case HR_ARCH_DREAMER:
+      if (a->n_stages < 2 || a->deter == 0 || a->stoch == 0 || a->units == 0 ||
+          a->deter % DREAMER_BSPACE != 0)
+        return hr_reader_fail (reader, "widths",
+                               _("a \"dreamer\" network needs \"widths\" (its CNN depths, 2 or "
+                                 "more), \"deter\" (a multiple of 8), \"stoch\", \"classes\" "
+                                 "and \"units\""));
+      for (guint i = 0; i < a->n_stages; i++)
+        if (a->widths[i] == 0)
+          return hr_reader_fail (reader, "widths", _("\"widths\": every depth must be above 0"));
+      break;
     case HR_ARCH_REGNET:
       if (a->regnet_depth == 0 || a->w0 <= 0 || a->wa <= 0 || a->wm <= 1 || a->group_width == 0)
         return hr_reader_fail (reader, "regnet_depth",
@@ -350,6 +368,9 @@ hr_arch_read (HrReader   *parent,
         !hr_reader_bool (&reader, "aux_head", &a->aux_head) ||
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
+        !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
+        !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
+        !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
         !hr_reader_string (&reader, "source", FALSE, &source))
       goto out;
     a->head = head;
@@ -364,6 +385,14 @@ hr_arch_read (HrReader   *parent,
         a->frozen_stages = (int) frozen;
       }
   }
+
+  if (a->type == HR_ARCH_DREAMER && !hr_reader_has (&reader, "classes"))
+    {
+      hr_reader_fail (&reader, "classes",
+                      _("a \"dreamer\" network needs \"classes\", the classes of each of its "
+                        "\"stoch\" categorical latents"));
+      goto out;
+    }
 
   if (a->type == HR_ARCH_UNET && a->mid_transformer_layers == 0 && a->n_stages > 0)
     a->mid_transformer_layers = MAX (1, a->transformer_layers[a->n_stages - 1]);
@@ -2217,6 +2246,145 @@ vae_decoder (Walk *W)
 }
 
 /* ------------------------------------------------------------------ */
+/* DreamerV3 (danijar/dreamerv3 @e3f0224, dreamerv3/rssm.py)            */
+
+/* The image encoder's 2x2 max-pool, x.reshape(B, H/2, 2, W/2, 2, C).max:
+ * JAX's VJP of a max reduction compares the input with the result, so
+ * both are residuals. */
+static void
+max_reduce (Walk *W,
+            T    *x)
+{
+  T out = *x;
+
+  out.h = x->h / 2;
+  out.w = x->w / 2;
+  fresh (W, &out);
+  if (x->grad)
+    {
+      save_tensor (W, x);
+      save_tensor (W, &out);
+    }
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  *x = out;
+}
+
+/* x.repeat(2, -2).repeat(2, -3): a new tensor four times the size, which
+ * the next convolution keeps */
+static void
+repeat2 (Walk *W,
+         T    *x)
+{
+  T out = *x;
+
+  out.h = x->h * 2;
+  out.w = x->w * 2;
+  fresh (W, &out);
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  *x = out;
+}
+
+/* nn.Norm('rms') then the SiLU: the norm has a scale per channel and
+ * keeps its input (it computes in fp32 and casts back to the compute
+ * dtype, embodied/jax/nets.py Norm), the SiLU keeps its input */
+static void
+dreamer_norm_act (Walk *W)
+{
+  T out = W->x;
+
+  params (W, W->x.c);
+  if (W->x.grad || W->train)
+    save_tensor (W, &W->x);
+  fresh (W, &out);
+  out.grad = W->x.grad || W->train;
+  fwd (W, tbytes (&W->x), tbytes (&out), 0);
+  W->x = out;
+  act (W, &W->x, ACT_INPUT);
+}
+
+/* Encoder: for each depth a 5x5 convolution (stride 1, 'same'), the 2x2
+ * max-pool, the norm and the SiLU; the flattened result feeds the RSSM's
+ * posterior, whose first linear layer keeps it. */
+static void
+dreamer_encoder (Walk *W)
+{
+  const HrArch *a = W->a;
+
+  for (guint i = 0; i < a->n_stages; i++)
+    {
+      block_begin (W, FALSE, "enc.cnn%u", i);
+      W->x = conv (W, &W->x, a->widths[i], DREAMER_KERNEL, 1, 1, 1, TRUE);
+      max_reduce (W, &W->x);
+      dreamer_norm_act (W);
+      block_end (W);
+    }
+  block_begin (W, FALSE, "enc.out");
+  if (W->x.grad)
+    save_tensor (W, &W->x);
+  block_end (W);
+}
+
+/* Decoder with bspace: the deterministic state through a block-diagonal
+ * linear (sp0), the categorical latent through two linears with a norm and
+ * SiLU (sp1, sp2), their sum normed and activated as the smallest feature
+ * map; then for each depth but the last, reversed, a nearest 2x upsample,
+ * a 5x5 convolution, the norm and the SiLU; a last upsample and
+ * convolution to the image's channels, a sigmoid (which keeps its result)
+ * and the squared error, whose VJP keeps the difference. */
+static void
+dreamer_decoder (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+  guint side_h = MAX (1, W->r->height >> n), side_w = MAX (1, W->r->width >> n);
+  guint top = a->widths[n - 1];
+  guint u = side_h * side_w * top;
+  T deter = { a->deter, 1, 1, W->r->e, 0, FALSE };
+  T stoch = { a->stoch * a->classes, 1, 1, W->r->e, 0, FALSE };
+  T x0, x1, img;
+
+  fresh (W, &deter);
+  fresh (W, &stoch);
+  block_begin (W, FALSE, "dec.space");
+  /* sp0: BlockLinear(u, 8), kernel (8, deter / 8, u / 8) and a bias */
+  params (W, (guint64) a->deter / DREAMER_BSPACE * u + u);
+  if (W->train)
+    save_tensor (W, &deter);
+  x0 = (T) { u, 1, 1, W->r->e, 0, W->train };
+  fresh (W, &x0);
+  x1 = linear (W, &stoch, 2 * a->units, TRUE, FALSE);
+  W->x = x1;
+  dreamer_norm_act (W);
+  x1 = linear (W, &W->x, u, TRUE, FALSE);
+  W->x = add (W, &x0, &x1);
+  dreamer_norm_act (W);
+  W->x.c = top;
+  W->x.h = side_h;
+  W->x.w = side_w;
+  block_end (W);
+
+  for (guint i = n - 1; i-- > 0;)
+    {
+      block_begin (W, FALSE, "dec.conv%u", i);
+      repeat2 (W, &W->x);
+      W->x = conv (W, &W->x, a->widths[i], DREAMER_KERNEL, 1, 1, 1, TRUE);
+      dreamer_norm_act (W);
+      block_end (W);
+    }
+
+  block_begin (W, FALSE, "dec.imgout");
+  repeat2 (W, &W->x);
+  W->x = conv (W, &W->x, 3, DREAMER_KERNEL, 1, 1, 1, TRUE);
+  act (W, &W->x, ACT_SIGMOID);
+  img = W->x;
+  img.eb = W->r->e32;
+  fresh (W, &img);
+  if (W->x.grad)
+    save_tensor (W, &img);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 
 HrArchResult *
 hr_arch_walk (const HrArch    *arch,
@@ -2251,6 +2419,11 @@ hr_arch_walk (const HrArch    *arch,
     case HR_ARCH_VAE:
       W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
       break;
+    case HR_ARCH_DREAMER:
+      /* uint8 frames, cast to the compute dtype and scaled (nn.cast(...,
+       * force=True) / 255 - 0.5) */
+      W.x = (T) { 3, run->height, run->width, run->e, 0, FALSE };
+      break;
     default:
       W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
       break;
@@ -2273,6 +2446,10 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_MIT:
       mit (&W, c);
+      break;
+    case HR_ARCH_DREAMER:
+      dreamer_encoder (&W);
+      dreamer_decoder (&W);
       break;
     case HR_ARCH_UNET:
       unet (&W);

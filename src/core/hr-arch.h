@@ -29,6 +29,7 @@ typedef enum {
   HR_ARCH_MIT,            /* SegFormer's Mix Transformer encoder */
   HR_ARCH_UNET,           /* diffusers UNet2DConditionModel, or its ControlNet */
   HR_ARCH_VAE,            /* diffusers AutoencoderKL (and video VAEs by frame) */
+  HR_ARCH_DREAMER,        /* DreamerV3's image encoder and decoder, per time step */
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -105,6 +106,13 @@ typedef struct {
   guint       temporal_compression;  /* video VAE: frames per latent frame */
   guint       frames_per_chunk;      /* video VAE: frames decoded at once */
   gboolean    quant_conv;            /* VAE: quant_conv and post_quant_conv */
+
+  /* DreamerV3 (dreamerv3/rssm.py Encoder and Decoder): the CNN's depths
+   * are "widths"; the decoder starts from the RSSM's deterministic state
+   * (deter), its stoch x classes categorical latent, and units */
+  guint       deter;
+  guint       stoch;
+  guint       units;
 
   /* the head */
   HrArchHead  head;

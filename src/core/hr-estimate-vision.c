@@ -99,7 +99,8 @@ setup_run (HrPlan      *self,
    * that trains; a frozen VAE or text encoder runs outside it, in the
    * dtype the script cast it to (train_text_to_image_lora.py encodes the
    * latents under no autocast, with the VAE in weight_dtype) */
-  run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop;
+  run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop &&
+                  s->framework != HR_FRAMEWORK_JAX;
   run->e32 = run->autocast ? 4.0 : run->e;
   /* images come as fp32 tensors from the dataloader; a pure 16-bit model
    * is handed them cast (diffusers' scripts cast pixel_values to
@@ -148,6 +149,9 @@ static char *
 describe_input (HrPlan       *self,
                 const HrArch *a)
 {
+  if (a->type == HR_ARCH_DREAMER)
+    return g_strdup_printf (_("%u steps of %u×%u frames"), MAX (1, self->seq_len),
+                            self->image_width, self->image_height);
   if (a->type == HR_ARCH_UNET)
     return g_strdup_printf (_("%u×%u latent"), hr_arch_latent_side (a, self->image_width),
                             hr_arch_latent_side (a, self->image_height));
@@ -274,10 +278,13 @@ hr_plan_add_arch_part (HrPlan *self,
 
   if (self->training && p->backprop)
     {
-      double per_sample = run.recompute ? res->kept : res->saved;
+      /* DreamerV3's encoder and decoder run on every step of the
+       * sequence (batch_length frames per sample) */
+      double steps = a->type == HR_ARCH_DREAMER ? MAX (1, self->seq_len) : 1;
+      double per_sample = (run.recompute ? res->kept : res->saved) * steps;
       double bytes = per_sample * b;
 
-      add_peak_line (self, acc, p, &run, res, b);
+      add_peak_line (self, acc, p, &run, res, b * steps);
 
       if (run.recompute)
         {
