@@ -398,7 +398,7 @@ hr_plan_setup_regime (HrPlan *self,
    * forward: the SDPA kernel only on its fast path), which DETR-style
    * heads built on mmcv's MultiheadAttention never pass */
   r->keep_s2 = (s->attention == HR_ATTENTION_EAGER ||
-                c->attention_variant == HR_ATTENTION_VARIANT_MHA) &&
+                c->attention_variant == HR_ATTENTION_VARIANT_MATH) &&
                s->recompute == HR_RECOMPUTE_NONE;
 
   /* The softmax of eager attention runs in fp32 when the code upcasts it
