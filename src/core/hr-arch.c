@@ -62,6 +62,12 @@
 
 #include "hr-arch.h"
 
+/* DreamerV3's decoder splits the deterministic state into this many blocks
+ * (dec.simple.bspace, dreamerv3/configs.yaml) and its convolutions are
+ * 5 x 5 (enc and dec kernel) */
+#define DREAMER_BSPACE 8
+#define DREAMER_KERNEL 5
+
 const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_RESNET, "resnet" },
   { HR_ARCH_CONVNEXT, "convnext" },
@@ -70,6 +76,7 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_MIT, "mit" },
   { HR_ARCH_UNET, "unet" },
   { HR_ARCH_VAE, "vae" },
+  { HR_ARCH_DREAMER, "dreamer" },
   { 0, NULL },
 };
 
@@ -107,7 +114,7 @@ static const char * const arch_keys[] = {
   "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
-  "mask_rois", "source", NULL
+  "mask_rois", "deter", "stoch", "units", "source", NULL
 };
 
 HrArch *
@@ -240,6 +247,17 @@ check_arch (HrReader *reader,
       break;
     case HR_ARCH_EFFICIENTNET:
       break;
+    case HR_ARCH_DREAMER:
+      if (a->n_stages < 2 || a->deter == 0 || a->stoch == 0 || a->units == 0 ||
+          a->deter % DREAMER_BSPACE != 0)
+        return hr_reader_fail (reader, "widths",
+                               _("a \"dreamer\" network needs \"widths\" (its CNN depths, 2 or "
+                                 "more), \"deter\" (a multiple of 8), \"stoch\", \"classes\" "
+                                 "and \"units\""));
+      for (guint i = 0; i < a->n_stages; i++)
+        if (a->widths[i] == 0)
+          return hr_reader_fail (reader, "widths", _("\"widths\": every depth must be above 0"));
+      break;
     case HR_ARCH_REGNET:
       if (a->regnet_depth == 0 || a->w0 <= 0 || a->wa <= 0 || a->wm <= 1 || a->group_width == 0)
         return hr_reader_fail (reader, "regnet_depth",
@@ -350,6 +368,9 @@ hr_arch_read (HrReader   *parent,
         !hr_reader_bool (&reader, "aux_head", &a->aux_head) ||
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
+        !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
+        !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
+        !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
         !hr_reader_string (&reader, "source", FALSE, &source))
       goto out;
     a->head = head;
@@ -364,6 +385,14 @@ hr_arch_read (HrReader   *parent,
         a->frozen_stages = (int) frozen;
       }
   }
+
+  if (a->type == HR_ARCH_DREAMER && !hr_reader_has (&reader, "classes"))
+    {
+      hr_reader_fail (&reader, "classes",
+                      _("a \"dreamer\" network needs \"classes\", the classes of each of its "
+                        "\"stoch\" categorical latents"));
+      goto out;
+    }
 
   if (a->type == HR_ARCH_UNET && a->mid_transformer_layers == 0 && a->n_stages > 0)
     a->mid_transformer_layers = MAX (1, a->transformer_layers[a->n_stages - 1]);
@@ -402,6 +431,7 @@ typedef struct {
   const HrArchRun *r;
   HrArchResult    *res;
   T                x;          /* the current tensor */
+  guint            classes;    /* what the head predicts */
   gboolean         train;      /* the weights of the current region train */
   gboolean         count_params;  /* FALSE while a shared head runs on later levels */
   gboolean         lora_here;  /* adapters sit on the attention projections here */
@@ -412,6 +442,7 @@ typedef struct {
   gboolean         block_input_counted;
   gboolean         block_input_taken;
   double           block_recompute;
+  double           block_transient;  /* the largest transient of the rebuilt block's backward */
   guint64          block_params;
   double           held;       /* forward only: tensors kept for later */
   guint            next_id;
@@ -531,6 +562,20 @@ save_tensor (Walk *W,
     }
 }
 
+/* A moment above the saved tensors (HrArchPeak): what is saved so far,
+ * plus @transient bytes per sample and @fixed bytes per step. */
+static void
+peak (Walk       *W,
+      double      transient,
+      double      fixed,
+      const char *what)
+{
+  HrArchPeak pk = { W->res->saved, W->res->kept, transient, fixed, what };
+
+  if (transient > 0 || fixed > 0)
+    g_array_append_val (W->res->peaks, pk);
+}
+
 /* What a convolution or linear layer keeps of its input: its own 16-bit
  * copy when autocast casts an fp32 input, the input itself otherwise. */
 static void
@@ -571,6 +616,7 @@ block_begin (Walk       *W,
   g_array_set_size (W->block_ids, 0);
   W->block_input_taken = FALSE;
   W->block_recompute = 0;
+  W->block_transient = 0;
   W->block_params = W->res->params;
 }
 
@@ -587,7 +633,8 @@ block_end (Walk *W)
     {
       /* the block's own tensors are dropped after its forward pass and
        * rebuilt in the backward pass: its output is nobody's saved tensor */
-      W->res->recompute_peak = MAX (W->res->recompute_peak, W->block_recompute + W->block_input);
+      W->res->recompute_peak = MAX (W->res->recompute_peak,
+                                    W->block_recompute + W->block_input + W->block_transient);
       for (guint i = 0; i < W->block_ids->len; i++)
         g_hash_table_remove (W->saved_ids,
                              GUINT_TO_POINTER (g_array_index (W->block_ids, guint, i)));
@@ -878,7 +925,19 @@ attention_kernel (Walk    *W,
   if (grad)
     {
       if (eager)
-        save_scores (W, qkv + scores_elems * score_bytes, scores_elems * score_bytes);
+        {
+          /* The backward pass of the math path: bmm's gradient with
+           * respect to the probabilities and softmax's with respect to
+           * the scores, each heads x s x s_kv, alive together beside what
+           * is still saved (in fp32 where the softmax ran in fp32) */
+          double grads = 2.0 * scores_elems * W->r->e32;
+
+          save_scores (W, qkv + scores_elems * score_bytes, scores_elems * score_bytes);
+          if (W->ckpt)
+            W->block_transient = MAX (W->block_transient, grads);
+          else
+            peak (W, grads, 0, "attention gradients");
+        }
       else
         save (W, qkv + s * width * e + 4.0 * heads * s);
     }
@@ -906,10 +965,11 @@ attention (Walk    *W,
   gboolean lora = W->lora_here;
   double s = (double) W->x.h * W->x.w;
   double s_kv = (double) kv_in->h * kv_in->w;
+  guint on = W->r->lora_attention;
 
-  q = linear (W, &W->x, W->x.c, bias_qkv, lora);
-  k = linear (W, kv_in, W->x.c, bias_qkv, lora);
-  v = linear (W, kv_in, W->x.c, bias_qkv, lora);
+  q = linear (W, &W->x, W->x.c, bias_qkv, lora && (on & HR_MODULE_Q));
+  k = linear (W, kv_in, W->x.c, bias_qkv, lora && (on & HR_MODULE_K));
+  v = linear (W, kv_in, W->x.c, bias_qkv, lora && (on & HR_MODULE_V));
   attention_kernel (W, s, s_kv, W->x.c, heads, W->r->eager_attention,
                     q.grad || k.grad || v.grad);
   o = q;
@@ -917,7 +977,7 @@ attention (Walk    *W,
   fresh (W, &o);
   if (!W->r->eager_attention)
     mark (W, &o);   /* the efficient kernels saved their output */
-  W->x = linear (W, &o, W->x.c, TRUE, lora);
+  W->x = linear (W, &o, W->x.c, TRUE, lora && (on & HR_MODULE_O));
   (void) v;
 }
 
@@ -1011,13 +1071,47 @@ classifier (Walk  *W,
 /* Detection heads (mmdet 2.x/3.x configs/_base_/models)               */
 
 /* Cross-entropy and focal losses read a permuted, flattened copy of the
- * head's outputs (mmdet's loss_by_feat: permute(0, 2, 3, 1).reshape). */
-static void
-loss_copy (Walk *W,
-           T    *scores)
+ * head's outputs (mmdet's loss_by_feat: permute(0, 2, 3, 1).reshape), in
+ * fp32: the heads' loss() is decorated with force_fp32(apply_to=
+ * ('cls_scores', 'bbox_preds')), which casts 16-bit outputs first (mmdet
+ * 2.x models/dense_heads/anchor_head.py, mmcv runner/fp16_utils.py).
+ * Returns the bytes saved; *cast gets the fp32 cast of a 16-bit output,
+ * alive while the loss runs. */
+static double
+loss_copy (Walk   *W,
+           T      *scores,
+           double *cast)
 {
-  if (scores->grad)
-    save (W, tbytes (scores));
+  double bytes = numel (scores) * 4.0;
+
+  if (!scores->grad)
+    return 0;
+  save (W, bytes);
+  if (cast != NULL && scores->eb < 4.0)
+    *cast += bytes;
+  return bytes;
+}
+
+/* mmdet's MaxIoUAssigner (the RPN's and RetinaNet's, gpu_assign_thr -1:
+ * on the GPU) compares every ground-truth box with every anchor of an
+ * image through bbox_overlaps (mmdet/core/bbox/iou_calculators/
+ * iou2d_calculator.py @0a8a50f1), one image at a time (multi_apply over
+ * the images in get_targets): lt and rb, [gts, anchors, 2] in fp32 (8
+ * bytes a pair each), rb - lt and its clamp wh (8 each, alive together),
+ * then overlap, the union, its max with eps and the IoUs (4 each); at
+ * the union's max 36 bytes a pair are alive.  allowed_border is -1 in
+ * both heads' train_cfg, so every anchor takes part. */
+#define IOU_BYTES_PER_PAIR 36.0
+
+static void
+assign_peak (Walk       *W,
+             double      anchors,
+             double      copies,
+             const char *what)
+{
+  if (W->r->objects == 0 || !W->r->grad)
+    return;
+  peak (W, -copies, IOU_BYTES_PER_PAIR * W->r->objects * anchors, what);
 }
 
 /* mmdet FPN: 1x1 laterals, nearest top-down, 3x3 outputs; `extra` levels
@@ -1080,6 +1174,8 @@ rpn_head (Walk  *W,
           T     *p,
           guint  n)
 {
+  double copies = 0, cast = 0, anchors = 0;
+
   block_begin (W, FALSE, "rpn head");
   for (guint i = 0; i < n; i++)
     {
@@ -1090,10 +1186,13 @@ rpn_head (Walk  *W,
       act (W, &x, ACT_RELU);
       cls = conv (W, &x, 3, 1, 1, 1, 1, TRUE);    /* 3 anchors, sigmoid */
       reg = conv (W, &x, 12, 1, 1, 1, 1, TRUE);
-      loss_copy (W, &cls);
-      loss_copy (W, &reg);
+      copies += loss_copy (W, &cls, &cast);
+      copies += loss_copy (W, &reg, &cast);
+      anchors += 3.0 * p[i].h * p[i].w;
     }
   W->count_params = TRUE;
+  /* the targets are assigned before the losses copy the outputs */
+  assign_peak (W, anchors, copies - cast, "rpn assigner");
   block_end (W);
 }
 
@@ -1115,9 +1214,9 @@ roi_heads (Walk     *W,
   act (W, &x, ACT_RELU);
   x = linear (W, &x, 1024, TRUE, FALSE);
   act (W, &x, ACT_RELU);
-  cls = linear (W, &x, a->classes + 1, TRUE, FALSE);
-  reg = linear (W, &x, 4 * a->classes, TRUE, FALSE);
-  loss_copy (W, &cls);
+  cls = linear (W, &x, W->classes + 1, TRUE, FALSE);
+  reg = linear (W, &x, 4 * W->classes, TRUE, FALSE);
+  loss_copy (W, &cls, NULL);
   (void) reg;
   W->x = x;
   block_end (W);
@@ -1146,7 +1245,7 @@ roi_heads (Walk     *W,
     W->x = up;
     act (W, &W->x, ACT_RELU);
   }
-  W->x = conv (W, &W->x, a->classes, 1, 1, 1, 1, TRUE);
+  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
   block_end (W);
 }
 
@@ -1158,8 +1257,10 @@ dense_head (Walk     *W,
             guint     n,
             gboolean  fcos)
 {
-  const HrArch *a = W->a;
+  double copies = 0, cast = 0, anchors = 0;
+  double level_copies[8] = { 0 }, level_cls[8] = { 0 };
 
+  g_assert (n <= G_N_ELEMENTS (level_copies));
   block_begin (W, FALSE, fcos ? "fcos head" : "retina head");
   for (guint i = 0; i < n; i++)
     {
@@ -1177,48 +1278,95 @@ dense_head (Walk     *W,
             }
           if (tower == 0)
             {
-              out = conv (W, &x, fcos ? a->classes : 9 * a->classes, 3, 1, 1, 1, TRUE);
-              loss_copy (W, &out);
+              out = conv (W, &x, fcos ? W->classes : 9 * W->classes, 3, 1, 1, 1, TRUE);
+              level_cls[i] = loss_copy (W, &out, &cast);
+              level_copies[i] += level_cls[i];
               if (fcos)
                 {
                   T centerness = conv (W, &x, 1, 3, 1, 1, 1, TRUE);
 
-                  loss_copy (W, &centerness);
+                  level_copies[i] += loss_copy (W, &centerness, &cast);
                 }
             }
           else
             {
               out = conv (W, &x, fcos ? 4 : 36, 3, 1, 1, 1, TRUE);
-              loss_copy (W, &out);
+              level_copies[i] += loss_copy (W, &out, &cast);
             }
         }
+      copies += level_copies[i];
+      anchors += 9.0 * p[i].h * p[i].w;
     }
   W->count_params = TRUE;
+
+  if (!fcos)
+    assign_peak (W, anchors, copies - cast, "retina assigner");
+
+  /* The focal loss, level by level (AnchorHead.loss: multi_apply of
+   * loss_single over the levels): mmcv's sigmoid_focal_loss returns the
+   * loss of every anchor and class, and weight_reduce_loss multiplies it by
+   * the weights before the sum (mmdet models/losses/focal_loss.py): two
+   * fp32 tensors the size of the level's class scores, beside the copies
+   * of the levels before it. */
+  if (W->r->grad && !fcos)
+    {
+      double later = copies;
+
+      for (guint i = 0; i < n; i++)
+        {
+          later -= level_copies[i];
+          peak (W, 2.0 * level_cls[i] - later + cast, 0, "focal loss");
+        }
+    }
+  /* FCOSHead.loss concatenates the levels' flattened scores and runs the
+   * focal loss once over all of them (mmdet models/dense_heads/
+   * fcos_head.py) */
+  if (W->r->grad && fcos)
+    {
+      double cls = 0;
+
+      for (guint i = 0; i < n; i++)
+        cls += level_cls[i];
+      peak (W, 2.0 * cls + cast, 0, "focal loss");
+    }
   block_end (W);
 }
 
 /* ------------------------------------------------------------------ */
 /* Segmentation heads (mmseg configs/_base_/models)                     */
 
-/* The loss at full resolution: the logits are resized to the label's size
- * and log_softmax saves its fp32 result (mmseg's losses, resize before
- * CrossEntropyLoss; the loss runs in fp32). */
+/* The loss at full resolution (mmseg decode_head.py, BaseDecodeHead.
+ * losses, and models/losses/cross_entropy_loss.py): the logits are cast to
+ * fp32 (force_fp32 on losses) and resized to the label's size, and
+ * F.cross_entropy's log_softmax saves its fp32 result.  The resized logits
+ * stay alive while the loss runs (accuracy() reads them after it), and the
+ * backward pass starts here: nll_loss's gradient and log_softmax's, each
+ * the size of the full logits, beside every saved tensor (the head that
+ * ran last, the auxiliary one, is differentiated first). */
 static void
 seg_loss (Walk *W,
           T    *logits)
 {
   T full = { logits->c, W->r->height, W->r->width, 4.0, 0, logits->grad };
 
-  if (logits->grad)
-    save (W, tbytes (&full));
   fwd (W, tbytes (logits), 2.0 * tbytes (&full), 0);
+  if (!logits->grad)
+    return;
+  save (W, tbytes (&full));
+  peak (W, tbytes (&full), 0, "segmentation loss");
+  peak (W, 2.0 * tbytes (&full), 0, "segmentation loss gradients");
 }
 
+/* cls_seg: dropout_ratio 0.1 is nn.Dropout2d, whose output (input times a
+ * per-channel mask: ATen feature_dropout) is a new tensor conv_seg saves,
+ * then conv_seg to the classes */
 static void
 conv_seg (Walk *W)
 {
-  /* dropout_ratio 0.1 is nn.Dropout2d: a per-channel mask */
-  W->x = conv (W, &W->x, W->a->classes, 1, 1, 1, 1, TRUE);
+  T dropped = W->x;
+
+  fresh (W, &dropped);
+  W->x = conv (W, &dropped, W->classes, 1, 1, 1, 1, TRUE);
   seg_loss (W, &W->x);
 }
 
@@ -1424,7 +1572,7 @@ convnext (Walk *W)
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
   norm (W, &W->x);
-  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   block_end (W);
 }
 
@@ -1511,7 +1659,7 @@ efficientnet (Walk *W)
   block_begin (W, FALSE, "head");
   conv_bn_act (W, 4 * last, 1, 1, 1, 1, ACT_INPUT);
   W->x = avgpool (W, &W->x, 1);
-  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   block_end (W);
 }
 
@@ -1599,7 +1747,7 @@ regnet (Walk *W)
 
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
-  W->x = linear (W, &W->x, a->classes, TRUE, FALSE);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   block_end (W);
 }
 
@@ -2098,6 +2246,145 @@ vae_decoder (Walk *W)
 }
 
 /* ------------------------------------------------------------------ */
+/* DreamerV3 (danijar/dreamerv3 @e3f0224, dreamerv3/rssm.py)            */
+
+/* The image encoder's 2x2 max-pool, x.reshape(B, H/2, 2, W/2, 2, C).max:
+ * JAX's VJP of a max reduction compares the input with the result, so
+ * both are residuals. */
+static void
+max_reduce (Walk *W,
+            T    *x)
+{
+  T out = *x;
+
+  out.h = x->h / 2;
+  out.w = x->w / 2;
+  fresh (W, &out);
+  if (x->grad)
+    {
+      save_tensor (W, x);
+      save_tensor (W, &out);
+    }
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  *x = out;
+}
+
+/* x.repeat(2, -2).repeat(2, -3): a new tensor four times the size, which
+ * the next convolution keeps */
+static void
+repeat2 (Walk *W,
+         T    *x)
+{
+  T out = *x;
+
+  out.h = x->h * 2;
+  out.w = x->w * 2;
+  fresh (W, &out);
+  fwd (W, tbytes (x), tbytes (&out), 0);
+  *x = out;
+}
+
+/* nn.Norm('rms') then the SiLU: the norm has a scale per channel and
+ * keeps its input (it computes in fp32 and casts back to the compute
+ * dtype, embodied/jax/nets.py Norm), the SiLU keeps its input */
+static void
+dreamer_norm_act (Walk *W)
+{
+  T out = W->x;
+
+  params (W, W->x.c);
+  if (W->x.grad || W->train)
+    save_tensor (W, &W->x);
+  fresh (W, &out);
+  out.grad = W->x.grad || W->train;
+  fwd (W, tbytes (&W->x), tbytes (&out), 0);
+  W->x = out;
+  act (W, &W->x, ACT_INPUT);
+}
+
+/* Encoder: for each depth a 5x5 convolution (stride 1, 'same'), the 2x2
+ * max-pool, the norm and the SiLU; the flattened result feeds the RSSM's
+ * posterior, whose first linear layer keeps it. */
+static void
+dreamer_encoder (Walk *W)
+{
+  const HrArch *a = W->a;
+
+  for (guint i = 0; i < a->n_stages; i++)
+    {
+      block_begin (W, FALSE, "enc.cnn%u", i);
+      W->x = conv (W, &W->x, a->widths[i], DREAMER_KERNEL, 1, 1, 1, TRUE);
+      max_reduce (W, &W->x);
+      dreamer_norm_act (W);
+      block_end (W);
+    }
+  block_begin (W, FALSE, "enc.out");
+  if (W->x.grad)
+    save_tensor (W, &W->x);
+  block_end (W);
+}
+
+/* Decoder with bspace: the deterministic state through a block-diagonal
+ * linear (sp0), the categorical latent through two linears with a norm and
+ * SiLU (sp1, sp2), their sum normed and activated as the smallest feature
+ * map; then for each depth but the last, reversed, a nearest 2x upsample,
+ * a 5x5 convolution, the norm and the SiLU; a last upsample and
+ * convolution to the image's channels, a sigmoid (which keeps its result)
+ * and the squared error, whose VJP keeps the difference. */
+static void
+dreamer_decoder (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+  guint side_h = MAX (1, W->r->height >> n), side_w = MAX (1, W->r->width >> n);
+  guint top = a->widths[n - 1];
+  guint u = side_h * side_w * top;
+  T deter = { a->deter, 1, 1, W->r->e, 0, FALSE };
+  T stoch = { a->stoch * a->classes, 1, 1, W->r->e, 0, FALSE };
+  T x0, x1, img;
+
+  fresh (W, &deter);
+  fresh (W, &stoch);
+  block_begin (W, FALSE, "dec.space");
+  /* sp0: BlockLinear(u, 8), kernel (8, deter / 8, u / 8) and a bias */
+  params (W, (guint64) a->deter / DREAMER_BSPACE * u + u);
+  if (W->train)
+    save_tensor (W, &deter);
+  x0 = (T) { u, 1, 1, W->r->e, 0, W->train };
+  fresh (W, &x0);
+  x1 = linear (W, &stoch, 2 * a->units, TRUE, FALSE);
+  W->x = x1;
+  dreamer_norm_act (W);
+  x1 = linear (W, &W->x, u, TRUE, FALSE);
+  W->x = add (W, &x0, &x1);
+  dreamer_norm_act (W);
+  W->x.c = top;
+  W->x.h = side_h;
+  W->x.w = side_w;
+  block_end (W);
+
+  for (guint i = n - 1; i-- > 0;)
+    {
+      block_begin (W, FALSE, "dec.conv%u", i);
+      repeat2 (W, &W->x);
+      W->x = conv (W, &W->x, a->widths[i], DREAMER_KERNEL, 1, 1, 1, TRUE);
+      dreamer_norm_act (W);
+      block_end (W);
+    }
+
+  block_begin (W, FALSE, "dec.imgout");
+  repeat2 (W, &W->x);
+  W->x = conv (W, &W->x, 3, DREAMER_KERNEL, 1, 1, 1, TRUE);
+  act (W, &W->x, ACT_SIGMOID);
+  img = W->x;
+  img.eb = W->r->e32;
+  fresh (W, &img);
+  if (W->x.grad)
+    save_tensor (W, &img);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 
 HrArchResult *
 hr_arch_walk (const HrArch    *arch,
@@ -2112,12 +2399,14 @@ hr_arch_walk (const HrArch    *arch,
 
   res = g_new0 (HrArchResult, 1);
   res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
+  res->peaks = g_array_new (FALSE, TRUE, sizeof (HrArchPeak));
 
   W.a = arch;
   W.r = run;
   W.res = res;
   W.train = run->trainable && run->grad;
   W.count_params = TRUE;
+  W.classes = run->classes > 0 ? run->classes : arch->classes;
   W.saved_ids = g_hash_table_new (g_direct_hash, g_direct_equal);
   W.block_ids = g_array_new (FALSE, FALSE, sizeof (guint));
 
@@ -2129,6 +2418,11 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_VAE:
       W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
+      break;
+    case HR_ARCH_DREAMER:
+      /* uint8 frames, cast to the compute dtype and scaled (nn.cast(...,
+       * force=True) / 255 - 0.5) */
+      W.x = (T) { 3, run->height, run->width, run->e, 0, FALSE };
       break;
     default:
       W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
@@ -2152,6 +2446,10 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_MIT:
       mit (&W, c);
+      break;
+    case HR_ARCH_DREAMER:
+      dreamer_encoder (&W);
+      dreamer_decoder (&W);
       break;
     case HR_ARCH_UNET:
       unet (&W);
@@ -2187,7 +2485,7 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_HEAD_CLASSIFIER:
       if (arch->type == HR_ARCH_RESNET)
-        classifier (&W, arch->classes);
+        classifier (&W, W.classes);
       break;
     case HR_ARCH_HEAD_FASTER_RCNN:
     case HR_ARCH_HEAD_MASK_RCNN:
@@ -2245,7 +2543,36 @@ hr_arch_result_free (HrArchResult *result)
   for (guint i = 0; i < result->blocks->len; i++)
     g_free (g_array_index (result->blocks, HrArchBlock, i).name);
   g_array_unref (result->blocks);
+  g_array_unref (result->peaks);
   g_free (result);
+}
+
+double
+hr_arch_result_peak_extra (const HrArchResult *result,
+                           double              micro_batch,
+                           gboolean            recompute,
+                           const char        **what)
+{
+  double base, best = 0;
+
+  g_return_val_if_fail (result != NULL, 0);
+
+  base = micro_batch * (recompute ? result->kept : result->saved);
+  if (what != NULL)
+    *what = NULL;
+  for (guint i = 0; i < result->peaks->len; i++)
+    {
+      const HrArchPeak *pk = &g_array_index (result->peaks, HrArchPeak, i);
+      double live = micro_batch * ((recompute ? pk->kept : pk->saved) + pk->transient) + pk->fixed;
+
+      if (live - base > best)
+        {
+          best = live - base;
+          if (what != NULL)
+            *what = pk->what;
+        }
+    }
+  return best;
 }
 
 const HrArchBlock *

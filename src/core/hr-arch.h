@@ -29,6 +29,7 @@ typedef enum {
   HR_ARCH_MIT,            /* SegFormer's Mix Transformer encoder */
   HR_ARCH_UNET,           /* diffusers UNet2DConditionModel, or its ControlNet */
   HR_ARCH_VAE,            /* diffusers AutoencoderKL (and video VAEs by frame) */
+  HR_ARCH_DREAMER,        /* DreamerV3's image encoder and decoder, per time step */
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -106,6 +107,13 @@ typedef struct {
   guint       frames_per_chunk;      /* video VAE: frames decoded at once */
   gboolean    quant_conv;            /* VAE: quant_conv and post_quant_conv */
 
+  /* DreamerV3 (dreamerv3/rssm.py Encoder and Decoder): the CNN's depths
+   * are "widths"; the decoder starts from the RSSM's deterministic state
+   * (deter), its stoch x classes categorical latent, and units */
+  guint       deter;
+  guint       stoch;
+  guint       units;
+
   /* the head */
   HrArchHead  head;
   guint       classes;
@@ -137,6 +145,14 @@ typedef struct {
    * or on every linear layer; 0 for none */
   guint       lora_rank;
   gboolean    lora_all_linear;
+  /* the attention projections that carry adapters (HrModule: Q, K, V,
+   * O) */
+  guint       lora_attention;
+  /* the classes the head predicts; 0: the arch's own "classes" */
+  guint       classes;
+  /* detection: ground-truth boxes of the most crowded image, which the
+   * anchor heads' IoU assigners compare with every anchor; 0: none */
+  guint       objects;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
@@ -153,6 +169,20 @@ typedef struct {
   guint64     params;
 } HrArchBlock;
 
+/* A moment of a training step when more is alive than the tensors saved
+ * for the backward pass: a loss's temporaries in the forward pass, the
+ * first gradients of the backward pass.  What is alive then is the saved
+ * bytes so far (`saved`, or `kept` with checkpointing) per sample, plus
+ * `transient` bytes per sample and `fixed` bytes that do not grow with
+ * the batch (work done one image at a time). */
+typedef struct {
+  double      saved;
+  double      kept;
+  double      transient;
+  double      fixed;
+  const char *what;        /* static, untranslated: hr-estimate-vision.c words it */
+} HrArchPeak;
+
 typedef struct {
   GArray     *blocks;      /* HrArchBlock */
   guint64     params;
@@ -167,11 +197,19 @@ typedef struct {
   double      decode_peak;     /* VAE: the decoder's */
   double      output;      /* the output features */
   guint       max_tokens;  /* tokens of the largest attention */
+  GArray     *peaks;       /* HrArchPeak: moments above the saved tensors */
 } HrArchResult;
 
 HrArchResult *hr_arch_walk         (const HrArch     *arch,
                                     const HrArchRun  *run);
 void          hr_arch_result_free  (HrArchResult     *result);
+/* Bytes alive above the saved activations at the step's highest moment,
+ * for @micro_batch samples; @recompute: with checkpointing (against
+ * `kept`).  @what, if not NULL, is set to the moment's HrArchPeak.what. */
+double        hr_arch_result_peak_extra (const HrArchResult *result,
+                                         double              micro_batch,
+                                         gboolean            recompute,
+                                         const char        **what);
 /* The block called @name, or NULL. */
 const HrArchBlock *hr_arch_result_find (const HrArchResult *result,
                                         const char         *name);

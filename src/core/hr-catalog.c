@@ -54,6 +54,7 @@ const HrEnumName hr_attention_variant_names[] = {
   { HR_ATTENTION_VARIANT_STANDARD, "standard" },
   { HR_ATTENTION_VARIANT_T5, "t5" },
   { HR_ATTENTION_VARIANT_DEBERTA, "deberta" },
+  { HR_ATTENTION_VARIANT_MATH, "math" },
   { 0, NULL },
 };
 

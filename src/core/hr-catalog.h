@@ -39,6 +39,10 @@ typedef enum {
   HR_ATTENTION_VARIANT_STANDARD,
   HR_ATTENTION_VARIANT_T5,        /* relative position bias, shared by every layer */
   HR_ATTENTION_VARIANT_DEBERTA,   /* disentangled content/position attention */
+  /* code that computes softmax(q k^T) itself whatever the scenario's
+   * attention kernel: torch.nn.MultiheadAttention called with need_weights
+   * (its default), timm 0.3's Attention */
+  HR_ATTENTION_VARIANT_MATH,
 } HrAttentionVariant;
 
 extern const HrEnumName hr_attention_variant_names[];

@@ -334,6 +334,19 @@ logits_bytes_per_token (const HrPlan      *self,
     }
 }
 
+/* Diffusion and video transformers (DiT, MMDiT, CogVideoX, Wan) add each
+ * branch to the residual stream through an AdaLN gate, x + gate * f(norm
+ * (x)), with x from the patch embedding and the gate from a linear layer,
+ * both in the compute dtype under autocast: the LayerNorm's fp32 output
+ * feeds the branch, not the stream (diffusers models/transformers/
+ * cogvideox_transformer_3d.py @58eb52c0, CogVideoXBlock.forward). */
+static gboolean
+gated_residual (const HrScenario *s)
+{
+  return g_strcmp0 (s->model->family, "diffusion") == 0 ||
+         g_strcmp0 (s->model->family, "video") == 0;
+}
+
 void
 hr_plan_setup_regime (HrPlan *self,
                       Part   *part)
@@ -354,7 +367,7 @@ hr_plan_setup_regime (HrPlan *self,
    * fp32 list, so its output is fp32 whatever the weights' dtype (PyTorch
    * "Automatic Mixed Precision", CUDA ops that autocast to float32);
    * LLaMA-style RMSNorm is plain code that returns the input's dtype. */
-  if (hr_compute_is_mixed (s->compute) && !c->rmsnorm)
+  if (hr_compute_is_mixed (s->compute) && !c->rmsnorm && !gated_residual (s))
     r->e_res = 4.0;
   r->compiled = s->compile;
   r->h_split = self->shard.sp ? (double) self->shard.tp : 1.0;
@@ -398,7 +411,13 @@ hr_plan_setup_regime (HrPlan *self,
         r->qkv_saved = r->o_saved = r->fc_saved = r->down_saved = TRUE;
     }
 
-  r->keep_s2 = s->attention == HR_ATTENTION_EAGER && s->recompute == HR_RECOMPUTE_NONE;
+  /* torch.nn.MultiheadAttention computes softmax(q k^T) itself unless
+   * need_weights is False (torch/nn/functional.py, multi_head_attention_
+   * forward: the SDPA kernel only on its fast path), which DETR-style
+   * heads built on mmcv's MultiheadAttention never pass */
+  r->keep_s2 = (s->attention == HR_ATTENTION_EAGER ||
+                c->attention_variant == HR_ATTENTION_VARIANT_MATH) &&
+               s->recompute == HR_RECOMPUTE_NONE;
 
   /* The softmax of eager attention runs in fp32 when the code upcasts it
    * (transformers' eager_attention_forward: softmax(..., dtype=float32)

@@ -318,6 +318,8 @@ void        hr_plan_add_vision_notes      (HrPlan     *self,
                                            GPtrArray  *notes);
 gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
                                            const HrComponent *component);
+gboolean    hr_plan_part_unloaded         (HrPlan            *self,
+                                           const HrComponent *c);
 
 /* Bytes per parameter of the frozen base weights as stored. */
 double      hr_plan_frozen_bytes_per_param (HrPlan     *self);

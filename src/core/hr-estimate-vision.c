@@ -39,19 +39,47 @@
  * decoder working set is alive at a time. */
 #define VAE_TILE_PIXELS 512
 
+/* Ground-truth boxes in the most crowded training image when the scenario
+ * does not say ("max_objects"): the detectors' IoU assigners compare each
+ * with every anchor.  mmdetection's maintainers: "Popular object
+ * detection datasets usually annotates less than 100 gts"
+ * (open-mmlab/mmdetection issue 188, 2018-12-19), which is also the
+ * number of queries DETR chose to exceed the objects of a COCO image
+ * (Carion et al. 2020, section 4); COCO's most crowded images come near
+ * it.  The range's low end takes half as many. */
+#define DEFAULT_MAX_OBJECTS 100
+
 /* A diffusion pipeline's VAE and text encoders stay frozen whatever the
  * method: diffusers' training scripts call requires_grad_(False) on them
  * and train the denoiser (examples/text_to_image/train_text_to_image.py,
  * dreambooth/train_dreambooth.py without --train_text_encoder), fully or
- * through adapters.  "trainable_params" can still say otherwise. */
+ * through adapters.  "train_text_encoder" trains the text encoders (the
+ * pipeline's transformer parts the model does not train by default) the
+ * way the method trains the denoiser; "trainable_params" can still say
+ * otherwise. */
 gboolean
 hr_plan_part_pipeline_frozen (HrPlan            *self,
                               const HrComponent *c)
 {
   const char *family = self->scenario->model->family;
 
-  return !c->trainable && !self->scenario->trainable_params_set &&
-         (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0);
+  if (c->trainable || self->scenario->trainable_params_set ||
+      (g_strcmp0 (family, "diffusion") != 0 && g_strcmp0 (family, "video") != 0))
+    return FALSE;
+  return !(self->scenario->train_text_encoder && c->kind == HR_COMPONENT_TRANSFORMER);
+}
+
+/* "cache_latents": the latents and the prompt embeddings are computed once
+ * before training, and the frozen VAE and text encoders then leave the GPU
+ * (CogVideo finetune/trainer.py @e519eced, prepare_dataset: precompute,
+ * then unload_model(vae), unload_model(text_encoder), free_memory(); the
+ * trainers' UNLOAD_LIST).  Training holds the denoiser alone. */
+gboolean
+hr_plan_part_unloaded (HrPlan            *self,
+                       const HrComponent *c)
+{
+  return self->training && self->scenario->cache_latents &&
+         hr_plan_part_pipeline_frozen (self, c);
 }
 
 static void
@@ -71,7 +99,8 @@ setup_run (HrPlan      *self,
    * that trains; a frozen VAE or text encoder runs outside it, in the
    * dtype the script cast it to (train_text_to_image_lora.py encodes the
    * latents under no autocast, with the VAE in weight_dtype) */
-  run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop;
+  run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop &&
+                  s->framework != HR_FRAMEWORK_JAX;
   run->e32 = run->autocast ? 4.0 : run->e;
   /* images come as fp32 tensors from the dataloader; a pure 16-bit model
    * is handed them cast (diffusers' scripts cast pixel_values to
@@ -81,12 +110,19 @@ setup_run (HrPlan      *self,
   run->grad = self->training && p->backprop;
   run->eager_attention = s->attention == HR_ATTENTION_EAGER;
   run->recompute = s->recompute != HR_RECOMPUTE_NONE;
+  run->classes = s->num_classes;
+  run->objects = s->max_objects > 0 ? s->max_objects : DEFAULT_MAX_OBJECTS;
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {
+      guint modules = hr_scenario_get_lora_modules (s);
+
       run->lora_rank = s->lora_rank;
-      run->lora_all_linear = s->lora_targets != HR_LORA_TARGETS_ATTENTION &&
-                             s->lora_targets != HR_LORA_TARGETS_QV;
+      /* PEFT's target_modules on diffusers' attention: to_q, to_k, to_v,
+       * to_out.0 (q, k, v, o); "all-linear" also the feed-forward, the
+       * projections in and out and the time-embedding projections */
+      run->lora_all_linear = (modules & HR_MODULES_MLP) != 0;
+      run->lora_attention = modules & HR_MODULES_ATTENTION;
     }
 }
 
@@ -113,6 +149,9 @@ static char *
 describe_input (HrPlan       *self,
                 const HrArch *a)
 {
+  if (a->type == HR_ARCH_DREAMER)
+    return g_strdup_printf (_("%u steps of %u×%u frames"), MAX (1, self->seq_len),
+                            self->image_width, self->image_height);
   if (a->type == HR_ARCH_UNET)
     return g_strdup_printf (_("%u×%u latent"), hr_arch_latent_side (a, self->image_width),
                             hr_arch_latent_side (a, self->image_height));
@@ -146,6 +185,79 @@ decode_working_set (HrPlan           *self,
   return ws;
 }
 
+/* What a peak of the walk (hr-arch.h, HrArchPeak) is, in the estimate's
+ * words. */
+static const char *
+describe_peak (const char *what)
+{
+  static const struct {
+    const char *what;
+    const char *label;
+  } labels[] = {
+    { "rpn assigner", N_("the RPN's IoU assigner: every ground-truth box against every anchor "
+                         "of one image, beside the saved tensors") },
+    { "retina assigner", N_("RetinaNet's IoU assigner: every ground-truth box against every "
+                            "anchor of one image, beside the saved tensors") },
+    { "attention gradients", N_("the backward pass through eager attention: the gradients of the "
+                                "probabilities and of the scores, beside the saved tensors") },
+    { "focal loss", N_("the focal loss's per-anchor, per-class terms, beside the saved tensors") },
+    { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "
+                              "saved tensors") },
+    { "segmentation loss gradients", N_("the backward pass starting at the loss: the gradients "
+                                        "of the full-resolution logits beside every saved "
+                                        "tensor") },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    if (g_strcmp0 (labels[i].what, what) == 0)
+      return _(labels[i].label);
+  return what;
+}
+
+/* The step's highest moment above what the backward pass keeps: a loss's
+ * temporaries, an assigner's IoU matrix, the first gradients (hr-arch.c
+ * registers them where the code runs them).  With checkpointing, the
+ * rebuilt block (a later moment) is counted by the caller; only what
+ * exceeds it is added here. */
+static void
+add_peak_line (HrPlan           *self,
+               Acc              *acc,
+               const Part       *p,
+               const HrArchRun  *run,
+               HrArchResult     *res,
+               double            b)
+{
+  const char *what = NULL;
+  double extra = hr_arch_result_peak_extra (res, b, run->recompute, &what);
+  double low = ARCH_LOW * extra, high = ARCH_HIGH * extra;
+  HrBasis basis = HR_BASIS_DERIVED;
+
+  if (run->recompute)
+    extra = MAX (0, extra - res->recompute_peak * b);
+  if (extra <= 0)
+    return;
+
+  low = ARCH_LOW * extra;
+  high = ARCH_HIGH * extra;
+  if (self->scenario->max_objects == 0 && run->objects > 0 &&
+      (g_strcmp0 (what, "rpn assigner") == 0 || g_strcmp0 (what, "retina assigner") == 0))
+    {
+      /* the boxes of the most crowded image were assumed */
+      HrArchRun half = *run;
+      g_autoptr(HrArchResult) r2 = NULL;
+
+      half.objects = MAX (1, run->objects / 2);
+      r2 = hr_arch_walk (p->c->arch, &half);
+      low = ARCH_LOW * MAX (0, hr_arch_result_peak_extra (r2, b, run->recompute, NULL) -
+                               (run->recompute ? r2->recompute_peak * b : 0));
+      basis = HR_BASIS_ASSUMED;
+    }
+
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, extra, low, high,
+              "%s: %s", p->c->name, describe_peak (what));
+  acc->activations += extra;
+}
+
 void
 hr_plan_add_arch_part (HrPlan *self,
                        Acc    *acc,
@@ -166,8 +278,13 @@ hr_plan_add_arch_part (HrPlan *self,
 
   if (self->training && p->backprop)
     {
-      double per_sample = run.recompute ? res->kept : res->saved;
+      /* DreamerV3's encoder and decoder run on every step of the
+       * sequence (batch_length frames per sample) */
+      double steps = a->type == HR_ARCH_DREAMER ? MAX (1, self->seq_len) : 1;
+      double per_sample = (run.recompute ? res->kept : res->saved) * steps;
       double bytes = per_sample * b;
+
+      add_peak_line (self, acc, p, &run, res, b * steps);
 
       if (run.recompute)
         {

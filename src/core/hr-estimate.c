@@ -237,6 +237,11 @@ setup_parts (HrPlan *self)
       HrComponent *c = g_ptr_array_index (components, i);
       Part part = { 0 };
 
+      /* "cache_latents": the frozen encoders left the GPU after encoding
+       * the data set (hr-estimate-vision.c) */
+      if (hr_plan_part_unloaded (self, c))
+        continue;
+
       part.c = c;
       part.params = (double) c->params;
       part.tokens = c->kind == HR_COMPONENT_TRANSFORMER ? part_tokens (self, c) : 0;

@@ -39,7 +39,8 @@ static const char * const scenario_keys[] = {
   "capacity_factor", "engine", "gpu_memory_utilization", "mem_fraction_static",
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
-  "frames", "ema", "prior_preservation", "vae_tiling", NULL
+  "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
+  "train_text_encoder", "cache_latents", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1115,13 +1116,17 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !hr_reader_bool (&reader, "packed", &self->packed) ||
       !hr_reader_bool (&reader, "ema", &self->ema) ||
       !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
-      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling))
+      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling) ||
+      !hr_reader_bool (&reader, "train_text_encoder", &self->train_text_encoder) ||
+      !hr_reader_bool (&reader, "cache_latents", &self->cache_latents))
     goto out;
   if (hr_reader_has (&reader, "frames"))
     {
       READ_UINT ("frames", 1, 1 << 16, frames);
       self->frames_set = TRUE;
     }
+  READ_UINT ("num_classes", 1, 1 << 20, num_classes);
+  READ_UINT ("max_objects", 1, 1 << 20, max_objects);
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
       READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
@@ -1385,6 +1390,14 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "prior_preservation", TRUE);
   if (self->vae_tiling)
     add_bool (builder, "vae_tiling", TRUE);
+  if (self->train_text_encoder)
+    add_bool (builder, "train_text_encoder", TRUE);
+  if (self->cache_latents)
+    add_bool (builder, "cache_latents", TRUE);
+  if (self->num_classes > 0)
+    add_uint (builder, "num_classes", self->num_classes);
+  if (self->max_objects > 0)
+    add_uint (builder, "max_objects", self->max_objects);
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)

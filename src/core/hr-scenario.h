@@ -176,6 +176,10 @@ typedef struct {
   gboolean        ema;              /* an EMA copy of the trained weights */
   gboolean        prior_preservation;  /* DreamBooth: a class image beside each */
   gboolean        vae_tiling;       /* the VAE decodes in tiles */
+  gboolean        train_text_encoder;  /* diffusers' --train_text_encoder */
+  gboolean        cache_latents;    /* the frozen encoders ran before training and left the GPU */
+  guint           num_classes;      /* classes a detector or segmenter predicts; 0: the model's */
+  guint           max_objects;      /* detection: boxes in the most crowded image; 0: default */
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10

@@ -183,7 +183,8 @@ test_parameter_counts (void)
 
   /* every built-in part described by its architecture counts what its
    * entry says (video VAEs, whose 3D kernels the 2D walk does not count,
-   * aside) */
+   * aside), at the model's own input size: DreamerV3's decoder starts from
+   * a linear layer to the smallest feature map, which grows with it */
   {
     GPtrArray *models = hr_catalog_get_models (hr_catalog_get_default ());
     guint checked = 0;
@@ -197,9 +198,16 @@ test_parameter_counts (void)
             const HrComponent *c = g_ptr_array_index (m->components, j);
             g_autoptr(HrArchResult) res = NULL;
 
+            HrArchRun own = run;
+
             if (c->arch == NULL || c->arch->temporal_compression > 1)
               continue;
-            res = hr_arch_walk (c->arch, &run);
+            if (c->arch->type == HR_ARCH_DREAMER)
+              {
+                own.width = m->image_width;
+                own.height = m->image_height;
+              }
+            res = hr_arch_walk (c->arch, &own);
             if (res->params != c->params)
               g_error ("%s / %s: the walk counts %" G_GUINT64_FORMAT " parameters, the entry says %"
                        G_GUINT64_FORMAT, m->id, c->name, res->params, c->params);
@@ -516,6 +524,203 @@ test_bad_arch (void)
     }
 }
 
+static const HrArchPeak *
+find_peak (const HrArchResult *res,
+           const char         *what)
+{
+  for (guint i = 0; i < res->peaks->len; i++)
+    {
+      const HrArchPeak *pk = &g_array_index (res->peaks, HrArchPeak, i);
+
+      if (g_strcmp0 (pk->what, what) == 0)
+        return pk;
+    }
+  return NULL;
+}
+
+/* mmdet's RPN assigns every anchor of one image against every
+ * ground-truth box, bbox_overlaps holding 36 bytes a pair at its peak.  At
+ * 1344 x 800 the FPN levels P2-P6 are 336x200, 168x100, 84x50, 42x25 and
+ * 21x13 (89,523 positions), 3 anchors each: 268,569 anchors; 100 boxes
+ * make 966,848,400 bytes, for one image at a time whatever the batch.
+ * RetinaNet's P3-P7 (22,400 positions) with 9 anchors: 201,600. */
+static void
+test_detector_assigner (void)
+{
+  const HrComponent *frcnn = catalog_component ("faster-rcnn-r50-fpn", 0);
+  const HrComponent *retina = catalog_component ("retinanet-r50-fpn", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  g_autoptr(HrArchResult) rres = NULL;
+  g_autoptr(HrArchResult) none = NULL;
+  const HrArchPeak *pk;
+
+  run.objects = 100;
+  res = hr_arch_walk (frcnn->arch, &run);
+  pk = find_peak (res, "rpn assigner");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 268569, 0.5);
+  /* the assigner runs before the RPN's losses copy its outputs */
+  g_assert_cmpfloat (pk->saved + pk->transient, <, res->saved);
+  /* one image at a time: the moment's fixed part does not grow with the
+   * batch, the saved tensors do */
+  g_assert_cmpfloat (hr_arch_result_peak_extra (res, 1, FALSE, NULL), >, 0.9 * pk->fixed);
+  g_assert_cmpfloat (hr_arch_result_peak_extra (res, 8, FALSE, NULL), <,
+                     hr_arch_result_peak_extra (res, 1, FALSE, NULL));
+
+  rres = hr_arch_walk (retina->arch, &run);
+  pk = find_peak (rres, "retina assigner");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 201600, 0.5);
+  g_assert_nonnull (find_peak (rres, "focal loss"));
+
+  /* no boxes, no assigner; no gradient, no training moments at all */
+  run.objects = 0;
+  none = hr_arch_walk (frcnn->arch, &run);
+  g_assert_null (find_peak (none, "rpn assigner"));
+  {
+    HrArchRun infer = run;
+    g_autoptr(HrArchResult) fwd = NULL;
+
+    infer.objects = 100;
+    infer.grad = infer.trainable = FALSE;
+    fwd = hr_arch_walk (frcnn->arch, &infer);
+    g_assert_cmpuint (fwd->peaks->len, ==, 0);
+  }
+}
+
+/* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
+ * head (the decode head and the auxiliary one): ADE20K's 150 classes
+ * against Cityscapes' 19 add 2 x 131 x 512 x 512 x 4 bytes per sample;
+ * the backward pass starts with two such gradients beside everything. */
+static void
+test_segmentation_classes (void)
+{
+  const HrComponent *psp = catalog_component ("pspnet-r50-d8", 0);
+  HrArchRun run = fp32_training (512, 512);
+  g_autoptr(HrArchResult) city = NULL;
+  g_autoptr(HrArchResult) ade = NULL;
+  double full = 150.0 * 512 * 512 * 4;
+
+  city = hr_arch_walk (psp->arch, &run);
+  run.classes = 150;
+  ade = hr_arch_walk (psp->arch, &run);
+  g_assert_cmpfloat_with_epsilon (ade->saved - city->saved, 2.0 * 131 * 512 * 512 * 4, 0.5);
+  g_assert_cmpfloat_with_epsilon (hr_arch_result_peak_extra (ade, 1, FALSE, NULL), 2.0 * full, 0.5);
+  /* the conv_seg weights follow the classes */
+  g_assert_cmpuint (ade->params - city->params, ==, 131 * (512 + 1) + 131 * (256 + 1));
+}
+
+/* The math path's backward holds the gradients of the probabilities and of
+ * the scores: at SD 1.5's 64x64 latent, 8 heads over 4,096 tokens are
+ * 134M values a matrix.  Memory-efficient kernels have no such moment. */
+static void
+test_attention_backward (void)
+{
+  const HrComponent *unet = catalog_component ("sd-1.5", 0);
+  HrArchRun run = fp32_training (512, 512);
+  g_autoptr(HrArchResult) sdpa = NULL;
+  g_autoptr(HrArchResult) eager = NULL;
+  const HrArchPeak *pk;
+
+  sdpa = hr_arch_walk (unet->arch, &run);
+  g_assert_null (find_peak (sdpa, "attention gradients"));
+  run.eager_attention = TRUE;
+  eager = hr_arch_walk (unet->arch, &run);
+  pk = find_peak (eager, "attention gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * 8 * 4096.0 * 4096 * 4, 0.5);
+  g_assert_cmpfloat (hr_arch_result_peak_extra (eager, 1, FALSE, NULL), >,
+                     2.0 * 8 * 4096.0 * 4096 * 4 - 0.2 * eager->saved);
+}
+
+/* DreamerV3 size12m (depth 16: depths 32, 48, 64, 64) on 64x64 frames, per
+ * time step, counted by hand from dreamerv3/rssm.py Encoder: each level
+ * keeps the conv's input, the conv's output and the pooled map (the max's
+ * residuals; the norm reads the pooled map), and the norm's output (the
+ * SiLU's input); the SiLU's output is the next conv's input.
+ * cnn0: 12,288 + 131,072 + 32,768 + 32,768; cnn1: 32,768 + 49,152 +
+ * 12,288 + 12,288; cnn2: 12,288 + 16,384 + 4,096 + 4,096; cnn3: 4,096 +
+ * 4,096 + 1,024 + 1,024; the 1,024 features the RSSM reads: 363,520
+ * values, in bfloat16. */
+static void
+test_dreamer_encoder (void)
+{
+  const HrComponent *cnn = catalog_component ("dreamerv3-12m", 0);
+  HrArchRun run = fp32_training (64, 64);
+  g_autoptr(HrArchResult) res = NULL;
+  static const struct {
+    const char *block;
+    double      values;
+  } expect[] = {
+    { "enc.cnn0", 12288 + 131072 + 32768 + 32768 }, { "enc.cnn1", 32768 + 49152 + 12288 + 12288 },
+    { "enc.cnn2", 12288 + 16384 + 4096 + 4096 }, { "enc.cnn3", 4096 + 4096 + 1024 + 1024 },
+    { "enc.out", 1024 },
+  };
+  double total = 0;
+
+  g_assert_cmpint (cnn->arch->type, ==, HR_ARCH_DREAMER);
+  run.e = run.e32 = 2.0;
+  res = hr_arch_walk (cnn->arch, &run);
+  for (guint i = 0; i < G_N_ELEMENTS (expect); i++)
+    {
+      const HrArchBlock *b = hr_arch_result_find (res, expect[i].block);
+
+      g_assert_nonnull (b);
+      g_assert_cmpfloat_with_epsilon (b->saved, 2.0 * expect[i].values, 0.5);
+      total += expect[i].values;
+    }
+  g_assert_cmpfloat_with_epsilon (total, 363520, 0.5);
+  /* the decoder rebuilds the frame: its last map is 3 x 64 x 64 */
+  g_assert_cmpuint (hr_arch_result_find (res, "dec.imgout")->channels, ==, 3);
+  g_assert_cmpuint (hr_arch_result_find (res, "dec.imgout")->height, ==, 64);
+  /* the estimate runs it over every step of the sequence: doubling
+   * batch_length doubles the CNN's line */
+  {
+    g_autoptr(HrEstimate) e64 = estimate ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-12m\", "
+                                          "\"task\": \"train\", \"seq_len\": 64}");
+    g_autoptr(HrEstimate) e128 = estimate ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-12m\", "
+                                           "\"task\": \"train\", \"seq_len\": 128}");
+
+    g_assert_cmpfloat (e128->buckets[HR_BUCKET_ACTIVATIONS], >,
+                       1.9 * e64->buckets[HR_BUCKET_ACTIVATIONS]);
+  }
+}
+
+/* CogVideo's fine-tuning precomputes latents and prompt embeddings and
+ * moves the VAE and T5 off the GPU: cache_latents drops their weights
+ * (T5-XXL's 4.76B parameters are 8.9 GiB in fp16).  train_text_encoder
+ * trains SD's CLIP text encoder beside the U-Net. */
+static void
+test_pipeline_parts (void)
+{
+#define COG_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"cogvideox-2b\", \"method\": \"lora\", " \
+    "\"lora\": {\"rank\": 128, \"targets\": \"attention\"}, \"compute\": \"fp16-mixed\", " \
+    "\"weights_dtype\": \"fp16\", \"image_size\": [720, 480], \"frames\": 49, " \
+    "\"recompute\": \"full\", \"cache_latents\": %s}"
+  g_autofree char *kept = g_strdup_printf (COG_FMT, "false");
+  g_autofree char *cached = g_strdup_printf (COG_FMT, "true");
+  g_autoptr(HrEstimate) a = estimate (kept);
+  g_autoptr(HrEstimate) b = estimate (cached);
+  double dropped = (double) a->buckets[HR_BUCKET_WEIGHTS] - b->buckets[HR_BUCKET_WEIGHTS];
+
+  g_assert_cmpfloat (dropped, >, 2.0 * 4.7e9);
+  g_assert_cmpfloat (dropped, <, 2.0 * 5.0e9);
+
+  {
+    g_autoptr(HrEstimate) unet = estimate ("{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", "
+                                           "\"method\": \"full\", \"compute\": \"fp32\"}");
+    g_autoptr(HrEstimate) both = estimate ("{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", "
+                                           "\"method\": \"full\", \"compute\": \"fp32\", "
+                                           "\"train_text_encoder\": true}");
+
+    /* CLIP ViT-L/14's text tower: 123M parameters */
+    g_assert_cmpuint (both->trainable_params - unet->trainable_params, >, 120000000);
+    g_assert_cmpuint (both->trainable_params - unet->trainable_params, <, 126000000);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -533,6 +738,11 @@ main (int    argc,
   g_test_add_func ("/arch/every-family", test_every_family);
   g_test_add_func ("/arch/video-tokens", test_video_tokens);
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
+  g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
+  g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
+  g_test_add_func ("/arch/attention-backward", test_attention_backward);
+  g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);
+  g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);
 
   return g_test_run ();
 }

@@ -839,25 +839,43 @@ def peft_readme_rows():
         src, loc + ", row 'bigscience/bloomz-7b1', column 'PEFT-LoRA DeepSpeed with CPU Offloading' (18.1GB GPU)",
         [metric, clm, "accelerate config examples/causal_language_modeling/accelerate_ds_zero3_cpu_offload_config.yaml: "
          "zero_stage 3, offload_optimizer_device cpu, offload_param_device cpu, mixed_precision 'no'"])
-    # Stable Diffusion v1-4 LoRA (README 'PEFT integrations / Diffusers')
-    sd_loc = ("'consider the memory required for training a Stable Diffusion model with LoRA on an A100 80GB' table "
-              "(README section 'Diffusers'), row 'CompVis/stable-diffusion-v1-4'")
-    sd_notes = ["GB taken as GiB like the table above (same author and TorchTracemalloc helper, "
-                "examples/lora_dreambooth/train_dreambooth.py); metric allocated",
-                "the flags of the run are not given: scenarios assume the example's defaults, resolution 512, "
-                "batch 1, fp32 (no --mixed_precision), no prior preservation, AdamW (assumption)",
-                "SD v1-4 and v1-5 share the UNet, VAE and text-encoder shapes, so the catalog's sd-1.5 stands in"]
+    # Stable Diffusion v1-4 LoRA (README 'Parameter Efficient Tuning of Diffusion Models'): the table was added
+    # in 82ef390f (2023-01-03), its gradient-checkpointing column and the flag in the command in 03bb01dc
+    # (2023-01-15); the README gives the command the figures were run with
+    sd_src = ("huggingface/peft README.md @03bb01dc (2023-01-15, the table's last change), command under "
+              "'Training'; examples/lora_dreambooth/train_dreambooth.py @03bb01dc")
+    sd_loc = ("'Parameter Efficient Tuning of Diffusion Models' table (Hardware: Single A100 80GB), row "
+              "'CompVis/stable-diffusion-v1-4'")
+    sd_notes = ["GB taken as GiB like the table above (same author and TorchTracemalloc helper: "
+                "max_memory_allocated after reset_max_memory_allocated, 'GPU Total Peak Memory consumed during "
+                "the train (max)'); metric allocated",
+                "the README's command: --train_text_encoder --with_prior_preservation --resolution=512 "
+                "--train_batch_size=1 --use_lora --lora_r 16 --lora_alpha 27 --lora_text_encoder_r 16 "
+                "--gradient_accumulation_steps=1 (--gradient_checkpointing for the last column only); "
+                "prior preservation concatenates an instance and a class image, so the UNet and the text "
+                "encoder run on batch 2 (micro_batch 1 with prior_preservation)",
+                "no --mixed_precision in the command and no accelerate config given: fp32 (the script's "
+                "weight_dtype for 'no'), AdamW (no --use_8bit_adam)",
+                "attention: diffusers at that date (0.12.0.dev0 @9b37ed33, 2023-01-15) runs CrossAttention "
+                "through CrossAttnProcessor (baddbmm, softmax: the score matrix is kept); xformers only with "
+                "--enable_xformers_memory_efficient_attention, not in the command",
+                "SD v1-4 and v1-5 share the UNet, VAE and text-encoder shapes, so the catalog's sd-1.5 stands in",
+                "the full fine-tuning column's command is not given: taken as the same command without "
+                "--use_lora (UNet and text encoder trained in full)"]
     sdb = {"task": "finetune", "model": "sd-1.5", "compute": "fp32", "weights_dtype": "fp32", "optimizer": "adamw",
-           "micro_batch": 1, "image_size": 512, "attention": "sdpa", "gpus": 1, "gpu": "a100-80gb"}
+           "micro_batch": 1, "image_size": 512, "attention": "eager", "prior_preservation": True,
+           "train_text_encoder": True, "gpus": 1, "gpu": "a100-80gb"}
     for rid, meth, rec, val, col in ((371, "full", "none", 27.5, "Full Finetuning"), (372, "lora", "none", 15.5, "PEFT-LoRA"),
-                                     (373, "lora", "full", 8.12, "PEFT-LoRA with Gradient Checkpointing")):
+                                     (373, "lora", "full", 8.12, "PEFT-LoRA with Gradient Checkpoitning")):
         s = dict(sdb)
         s.update(name=f"PEFT README: SD v1-4 DreamBooth, {col}", method=meth, recompute=rec)
         if meth == "lora":
-            s["lora"] = {"rank": 8, "targets": "attention"}
-        add(rid, "diffusion_unet", "low", "allocated", val, GIB, s, src, sd_loc + f", column '{col}'",
-            sd_notes + ([] if meth == "full" else ["LoRA rank 8 on the UNet attention projections (the example's "
-                                                   "default --lora_r 8, target_modules to_q, to_v, query, value)"]))
+            s["lora"] = {"rank": 16, "targets": ["q", "v"]}
+        add(rid, "diffusion_unet", "medium", "allocated", val, GIB, s, sd_src, sd_loc + f", column '{col}'",
+            sd_notes + ([] if meth == "full" else ["LoRA rank 16 on the UNet's to_q and to_v (UNET_TARGET_MODULES "
+                                                   "to_q, to_v, query, value) and rank 16 on the text encoder's "
+                                                   "q_proj and v_proj (lora.targets q, v); the text encoder is "
+                                                   "not checkpointed under LoRA ('below fails when using lora')"]))
 
 
 # ---------------------------------------------------------------------------
@@ -1196,6 +1214,9 @@ def vision_rows():
              "optimizer": "adamw" if coll == "segformer" else "sgd-momentum", "micro_batch": batch,
              "image_size": size, "gpus": ngpu, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
              "x-model": {"config": f"configs/{coll}/{cfg}.py"}}
+        if "ade20k" in cfg:
+            # the ADE20K configs set num_classes=150 in the decode and auxiliary heads
+            s["num_classes"] = 150
         notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
                                                                       "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
                  SEG_COMMON if coll != "segformer" else
@@ -1203,6 +1224,9 @@ def vision_rows():
                  "decoder, AdamW, fp32, random crop of the stated size",
                  f"batch {batch} per GPU on {ngpu} GPUs (the config name's '{ngpu}x{batch}' / '{ngpu}xb{batch}')",
                  DET_IDS_NOTE]
+        if "ade20k" in cfg:
+            notes.append("ADE20K: 150 classes (num_classes=150 in both heads of the config), the scenario key "
+                         "num_classes")
         add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
             f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
             notes)
@@ -1214,7 +1238,11 @@ def vision_rows():
 DIFF_SRC = "huggingface/diffusers examples/{path} @58eb52c0"
 DIFF_NOTE = ("diffusers' training scripts cast the frozen VAE and text encoder (and a frozen UNet) to the "
              "--mixed_precision dtype (fp32 without it), encode latents under no_grad and keep the trained "
-             "model in fp32; the attention processor of current diffusers with PyTorch 2 is SDPA")
+             "model in fp32; attention as diffusers ran it when the statement was written: CrossAttention's "
+             "CrossAttnProcessor (baddbmm and softmax, the score matrix kept) before PyTorch 2 (2023-03-15, "
+             "when diffusers 0.15.0.dev0 @79eb3d07 picks AttnProcessor2_0 only if F.scaled_dot_product_attention "
+             "exists), so 'eager' for the statements of 2022 and of the ControlNet example merged that day; "
+             "xformers where the command enables it ('flash')")
 UB_NOTE = ("upper bound: the README says the run fits on a card of that size; capacity taken as the nominal "
            "GiB of such a card")
 
@@ -1222,7 +1250,7 @@ UB_NOTE = ("upper bound: the README says the run fits on a card of that size; ca
 @family
 def diffusion_rows():
     base = {"task": "finetune", "model": "sd-1.5", "image_size": 512, "gpus": 1, "sharding": "none",
-            "attention": "sdpa", "framework": "pytorch"}
+            "attention": "eager", "framework": "pytorch"}
     db = DIFF_SRC.format(path="dreambooth/README.md")
     prior = ("--with_prior_preservation: each step concatenates the instance image and a class image, "
              "so the UNet sees batch 2 (micro_batch 2)")
@@ -1248,11 +1276,14 @@ def diffusion_rows():
     add(703, "diffusion_unet", "medium", "device_used", 8, GIB, dict(base,
         name="DreamBooth SD v1-4 (full UNet), DeepSpeed ZeRO-2 with CPU offload, fits under 8 GB", method="full",
         compute="fp16-mixed", weights_dtype="fp16", optimizer="adamw", micro_batch=2, grad_accum=1,
-        recompute="full", stack="deepspeed", sharding="zero2", offload="optimizer+params",
-        deepspeed={"offload_param": "cpu", "offload_optimizer": "cpu"}),
+        recompute="full", stack="deepspeed", sharding="zero2", offload="optimizer",
+        deepspeed={"offload_optimizer": "cpu"}),
         db, "section 'Training on a 8 GB GPU' ('possible to train on under 8 GB VRAM')",
         [UB_NOTE, DIFF_NOTE, prior, "accelerate config with DeepSpeed stage 2, fp16 mixed precision, parameters "
-         "and optimizer state offloaded to the CPU (about 25 GB of RAM)"],
+         "and optimizer state offloaded to the CPU (about 25 GB of RAM)",
+         "DeepSpeed reads offload_param only under ZeRO-3 (deepspeed/runtime/engine.py @edaa7221, "
+         "_configure_zero_optimizer passes offload_param_config in the stage-3 branch alone), so under stage 2 "
+         "the parameters stay on the GPU: the scenario offloads the optimizer state only"],
         bound="upper_bound", capacity=8 * GIB)
     add(704, "diffusion_unet", "medium", "device_used", 24, GIB, dict(base,
         name="SD v1-4 text-to-image full fine-tune with EMA, fits 24 GB", method="full", compute="fp16-mixed",
@@ -1353,17 +1384,33 @@ def video_rows():
     for rid, mid, meth, comp, n, shard, off, gib, gpu, cell, bound in rows:
         s = dict(vb, name=f"CogVideoX fine-tune {mid} {meth} {shard} on {n} GPU(s)", model=mid, method=meth,
                  compute=comp, weights_dtype="fp16" if comp.startswith("fp16") else "bf16", gpus=n, sharding=shard,
-                 offload=off or "none")
+                 offload=off or "none", cache_latents=True)
         if meth == "lora":
             s["lora"] = {"rank": 128, "targets": "attention"}
         if shard in ("zero2", "zero3"):
+            # finetune/configs/zero2.yaml, zero3.yaml, zero3_offload.yaml @e519eced, zero_optimization
             s["stack"] = "deepspeed"
+            if shard == "zero2":
+                s["deepspeed"] = {"reduce_bucket_size": 500000000, "allgather_bucket_size": 200000000,
+                                  "overlap_comm": True, "contiguous_gradients": True}
+            else:
+                s["deepspeed"] = {"reduce_bucket_size": 500000000, "stage3_prefetch_bucket_size": 500000000,
+                                  "stage3_param_persistence_threshold": 1000000 if off else 100000,
+                                  "stage3_max_live_parameters": 1000000000, "overlap_comm": True,
+                                  "contiguous_gradients": True}
             if off:
-                s["deepspeed"] = {"offload_param": "cpu", "offload_optimizer": "cpu"}
+                s["deepspeed"].update({"offload_param": "cpu", "offload_optimizer": "cpu"})
         notes = [cnote if bound == "exact" else UB_NOTE, frames,
-                 "diffusers-based CogVideo finetune scripts (train_ddp_t2v.sh / train_zero_t2v.sh): gradient "
-                 "checkpointing, cached latents and prompt embeddings (assumption: the scripts' defaults)",
+                 "diffusers-based CogVideo finetune scripts (train_ddp_t2v.sh / train_zero_t2v.sh) with the "
+                 "defaults of finetune/schemas/args.py @e519eced: gradient_checkpointing True, enable_slicing and "
+                 "enable_tiling True, rank 128, lora_alpha 64, target_modules to_q, to_k, to_v, to_out.0; "
+                 "finetune/trainer.py prepare_dataset precomputes the latents and prompt embeddings, then "
+                 "unload_model(vae), unload_model(text_encoder) and free_memory(): training holds the transformer "
+                 "alone (the scenario key cache_latents); trainable weights cast to fp32 (cast_training_params)",
                  f"model id {mid} is not in the catalog yet"]
+        if shard in ("zero2", "zero3"):
+            notes.append(f"DeepSpeed config finetune/configs/{shard}{'_offload' if off else ''}.yaml @e519eced: "
+                         + json.dumps(s["deepspeed"]))
         if rid == 806:
             notes.append("the table names an RTX 4090 for a 42 GB figure (more than a 4090 holds); the figure is "
                          "kept, the card is taken as an A100 80GB")
@@ -1376,22 +1423,46 @@ def video_rows():
                                           (814, "cogvideox-5b", "lora", 1, 63, "63 GB (bs=1, LORA)"),
                                           (815, "cogvideox-5b", "lora", 2, 80, "80 GB (bs=2, LORA)"),
                                           (816, "cogvideox-5b", "full", 1, 75, "75GB (bs=1, SFT)")):
+        # sat/configs/sft.yaml @806a7f6^: checkpoint_activations True, DeepSpeed ZeRO-2 with 1e9-value
+        # reduce and allgather buckets, overlap_comm, contiguous_gradients false; the LoRA configs r 128
         s = dict(vb, name=f"CogVideoX SAT fine-tune {mid} {meth} batch {bs}", model=mid, method=meth,
-                 compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="ddp",
-                 recompute="none", **{"x-stack": "SwissArmyTransformer (SAT)"})
+                 compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="zero2",
+                 recompute="full", stack="deepspeed",
+                 deepspeed={"reduce_bucket_size": 1000000000, "allgather_bucket_size": 1000000000,
+                            "overlap_comm": True, "contiguous_gradients": False},
+                 **{"x-stack": "SwissArmyTransformer (SAT)"})
         if meth == "lora":
             s["lora"] = {"rank": 128, "targets": "attention"}
         add(rid, "video_diffusion", "low", "device_used", gib, GIB, s, sat,
             f"model table, row 'Fine-tuning Memory Usage', cell '{cell}'",
-            ["SwissArmyTransformer (SAT) fine-tuning, not one of the agreed stack values (x-stack)", cnote, frames,
-             "SAT defaults not re-read: activation checkpointing off and 8 GPUs assumed; the same README later "
-             "says memory was 'tested in an 8 * H100 environment'", f"model id {mid} is not in the catalog yet"])
+            ["SwissArmyTransformer (SAT) fine-tuning, not one of the agreed stack values (x-stack); its DeepSpeed "
+             "engine is expressed as stack deepspeed", cnote, frames,
+             "sat/configs/sft.yaml @806a7f6^ (0ae12e3e): checkpoint_activations True, zero_optimization stage 2, "
+             "reduce_bucket_size and allgather_bucket_size 1e9, overlap_comm True, contiguous_gradients False, "
+             "optimizer sat.ops.FusedEmaAdam (exp_avg, exp_avg_sq and an EMA 'shadow' of each parameter, "
+             "SwissArmyTransformer sat/ops/fused_ema_adam.py @63dc23a: the shadow is partitioned with the "
+             "optimizer state and not expressible, so not counted); cogvideox_*_lora.yaml LoraMixin r 128",
+             "diffusion_video.py: the VAE encodes and the T5 conditioner embeds every batch (no cache), both "
+             "resident and frozen",
+             "8 GPUs: the same README says memory was 'tested in an 8 * H100 environment'",
+             "diffusion_video.py encode_first_stage encodes the whole batch's 49-frame clip at once "
+             "(en_and_decode_n_samples_a_time unset) through the 3D VAE (ContextParallelEncoder3D, ch 128, "
+             "ch_mult 1, 2, 2, 4, 3 res blocks per level), every step: a working set of several 128-channel "
+             "49 x 480 x 720 tensors the catalog's 3D VAE (no walked architecture) does not count",
+             f"model id {mid} is not in the catalog yet"])
     wan = "Wan-Video/Wan2.1 README.md @9737cba9, 'Computational Efficiency on Different GPUs' (assets/comp_effic.png)"
     wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
           "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
           "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
           "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (the scenario key frames)",
-          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet"]
+          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet",
+          "wan/text2video.py @9737cba9: WanModel.from_pretrained(checkpoint_dir) with no dtype, then "
+          "eval().requires_grad_(False) and .to(self.device): the DiT's weights stay fp32 and the sampling runs "
+          "under amp.autocast(dtype=bfloat16); the umT5 encoder is bf16 (t5_dtype) and the VAE fp32; "
+          "weights_dtype is one value for every part, so the scenario's bf16 under-counts the DiT by half "
+          "(14B: 26.6 GiB of the 53.2 GiB it holds): the row cannot be right until a part's dtype can be said",
+          "with offload_model the umT5 encodes on the GPU beside the resident DiT, then leaves for the CPU "
+          "(text_encoder.model.cpu()); the DiT leaves before the VAE decodes"]
     add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
         "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
         "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "frames": 81, "micro_batch": 1,
