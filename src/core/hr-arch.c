@@ -113,7 +113,7 @@ static const char * const arch_keys[] = {
   "layers_per_block", "head_dim", "cross_attention_dim", "text_tokens",
   "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
   "mid_attention", "mid_transformer_layers", "temporal_compression",
-  "frames_per_chunk", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
+  "frames_per_chunk", "encode_frames_per_chunk", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
   "mask_rois", "deter", "stoch", "units", "source", NULL
 };
 
@@ -362,6 +362,8 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "mid_transformer_layers", 1, 1000, &a->mid_transformer_layers) ||
         !read_small (&reader, "temporal_compression", 1, 64, &a->temporal_compression) ||
         !read_small (&reader, "frames_per_chunk", 1, 4096, &a->frames_per_chunk) ||
+        !read_small (&reader, "encode_frames_per_chunk", 1, 4096,
+                     &a->encode_frames_per_chunk) ||
         !hr_reader_enum (&reader, "head", hr_arch_head_names, &head) ||
         !read_small (&reader, "classes", 1, 1 << 20, &a->classes) ||
         !read_small (&reader, "head_channels", 1, 1 << 16, &a->head_channels) ||
@@ -424,6 +426,7 @@ typedef struct {
   double   eb;
   guint    id;       /* which tensor it is: copies share it */
   gboolean grad;
+  guint    t;        /* video: frames (0 and 1 both mean an image) */
 } T;
 
 typedef struct {
@@ -477,7 +480,7 @@ mark (Walk *W,
 static double
 numel (const T *t)
 {
-  return (double) t->c * t->h * t->w;
+  return (double) t->c * t->h * t->w * MAX (1, t->t);
 }
 
 static double
@@ -674,6 +677,7 @@ conv_pad (Walk     *W,
             conv_out (in->w, k, stride, pad, dilation), W->r->e, 0, in->grad || W->train };
 
   g_assert (groups > 0 && in->c % groups == 0);
+  out.t = in->t;
   fresh (W, &out);
   params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
   if (out.grad)
@@ -2246,6 +2250,168 @@ vae_decoder (Walk *W)
 }
 
 /* ------------------------------------------------------------------ */
+/* The causal 3D VAE encoder of CogVideoX: diffusers' CogVideoXEncoder3D
+ * (huggingface/diffusers @58eb52c0,
+ * src/diffusers/models/autoencoders/autoencoder_kl_cogvideox.py) and SAT's
+ * ContextParallelEncoder3D (zai-org/CogVideo @0ae12e3e,
+ * sat/vae_modules/cp_enc_dec.py), the same network: a causal conv_in,
+ * layers_per_block ResnetBlock3D per level, a downsampler between levels
+ * that halves the frames too for the first log2(temporal_compression)
+ * levels, a mid block of two resnets (no attention), GroupNorm, SiLU and a
+ * causal conv_out to twice the latent channels.  The tensors carry the
+ * frames of the chunk the encoder runs on; at the first level they are
+ * the clip's full resolution, which is where the working set peaks. */
+
+/* CogVideoXCausalConv3d / ContextParallelCausalConv3d: the input is joined
+ * in time to k - 1 copies of its first frame (or the conv cache of the
+ * previous chunk), torch.cat: a new tensor of t + k - 1 frames beside the
+ * input, which the caller still holds while the convolution runs; then the
+ * k x k x k convolution with the spatial padding inside it.  (SAT pads the
+ * height and width in a further F.pad copy; the walk follows diffusers.) */
+static T
+causal_conv3d (Walk  *W,
+               T     *in,
+               guint  cout,
+               guint  k)
+{
+  T padded = *in, out;
+  guint frames = MAX (1, in->t);
+
+  padded.t = frames + k - 1;
+  fresh (W, &padded);
+  fwd (W, tbytes (in), tbytes (&padded), 0);
+  hold (W, in);
+  out = conv_pad (W, &padded, cout, k, 1, k / 2, 1, 1, TRUE);
+  release (W, in);
+  /* the kernel's other k - 1 time taps */
+  params (W, (guint64) (k - 1) * cout * in->c * k * k);
+  out.t = frames;
+  return out;
+}
+
+/* CogVideoXResnetBlock3D: GroupNorm, SiLU, causal conv, GroupNorm, SiLU,
+ * dropout (p = 0), causal conv, a 1x1x1 shortcut when the channels change,
+ * the sum; the block's input stays alive throughout */
+static void
+resnet3d (Walk  *W,
+          guint  cout)
+{
+  T id = W->x, h;
+
+  hold (W, &id);
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  h = W->x;
+  W->x = causal_conv3d (W, &h, cout, 3);
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  h = W->x;
+  W->x = causal_conv3d (W, &h, cout, 3);
+  if (id.c != cout)
+    {
+      T sc = conv (W, &id, cout, 1, 1, 1, 1, TRUE);
+
+      W->x = add (W, &W->x, &sc);
+    }
+  else
+    W->x = add (W, &W->x, &id);
+  release (W, &id);
+}
+
+/* CogVideoXDownsample3D (diffusers src/diffusers/models/downsampling.py
+ * @58eb52c0; SAT's DownSample3D the same): with compress_time the tensor
+ * is permuted to (b h w, c, t), a copy; the frames after the first are
+ * average-pooled in pairs and joined to it again (torch.cat), beside the
+ * input the caller holds; then F.pad (0, 1, 0, 1), a permuted copy of the
+ * frames as a batch of images and the 3x3 convolution of stride 2 */
+static void
+downsample3d (Walk     *W,
+              gboolean  compress_time)
+{
+  T orig = W->x, x = W->x, padded, batch;
+  gboolean held = FALSE;
+
+  if (compress_time && MAX (1, x.t) > 1)
+    {
+      T copy = x, pooled, joined;
+      guint frames = MAX (1, x.t);
+
+      fresh (W, &copy);
+      fwd (W, tbytes (&orig), tbytes (&copy), 0);
+      hold (W, &orig);
+      held = TRUE;
+      pooled = copy;
+      pooled.t = (frames - 1) / 2;
+      fresh (W, &pooled);
+      joined = copy;
+      joined.t = frames % 2 == 1 ? 1 + (frames - 1) / 2 : frames / 2;
+      fresh (W, &joined);
+      fwd (W, tbytes (&copy) + tbytes (&pooled), tbytes (&joined), 0);
+      x = joined;
+    }
+  padded = x;
+  padded.h += 1;
+  padded.w += 1;
+  fresh (W, &padded);
+  fwd (W, tbytes (&x), tbytes (&padded), 0);
+  batch = padded;
+  fresh (W, &batch);
+  fwd (W, tbytes (&padded), tbytes (&batch), 0);
+  W->x = conv_pad (W, &batch, x.c, 3, 2, 0, 1, 1, TRUE);
+  W->x.t = x.t;
+  if (held)
+    release (W, &orig);
+}
+
+static void
+vae3d_encoder (Walk  *W,
+               guint  frames)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+  guint compress_levels = 0;
+  T in;
+
+  for (guint r = a->temporal_compression; r > 1; r /= 2)
+    compress_levels++;
+
+  W->x.t = frames;
+  block_begin (W, FALSE, "encoder.conv_in");
+  in = W->x;
+  W->x = causal_conv3d (W, &in, a->widths[0], 3);
+  block_end (W);
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint j = 0; j < a->layers_per_block; j++)
+        {
+          block_begin (W, TRUE, "encoder.down_blocks.%u.resnets.%u", i, j);
+          resnet3d (W, a->widths[i]);
+          block_end (W);
+        }
+      if (i + 1 < n)
+        {
+          block_begin (W, FALSE, "encoder.down_blocks.%u.downsamplers", i);
+          downsample3d (W, i < compress_levels);
+          block_end (W);
+        }
+    }
+  for (guint j = 0; j < 2; j++)
+    {
+      block_begin (W, TRUE, "encoder.mid_block.resnets.%u", j);
+      resnet3d (W, a->widths[n - 1]);
+      block_end (W);
+    }
+  block_begin (W, FALSE, "encoder.conv_out");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  in = W->x;
+  W->x = causal_conv3d (W, &in, 2 * a->out_channels, 3);
+  if (a->quant_conv)
+    W->x = conv (W, &W->x, 2 * a->out_channels, 1, 1, 1, 1, TRUE);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 /* DreamerV3 (danijar/dreamerv3 @e3f0224, dreamerv3/rssm.py)            */
 
 /* The image encoder's 2x2 max-pool, x.reshape(B, H/2, 2, W/2, 2, C).max:
@@ -2386,6 +2552,22 @@ dreamer_decoder (Walk *W)
 
 /* ------------------------------------------------------------------ */
 
+/* The frames of the largest chunk a video VAE's encoder runs on: the whole
+ * clip, or diffusers' frame batches (AutoencoderKLCogVideoX._encode
+ * @58eb52c0: num_frames // num_sample_frames_batch_size batches, the
+ * remainder riding with the first: 9 of 49 frames in batches of 8). */
+guint
+hr_arch_encode_frames (const HrArch    *arch,
+                       const HrArchRun *run)
+{
+  guint frames = MAX (1, run->frames);
+  guint chunk = run->encode_frames > 0 ? run->encode_frames : arch->encode_frames_per_chunk;
+
+  if (chunk == 0 || chunk >= frames)
+    return frames;
+  return chunk + frames % chunk;
+}
+
 HrArchResult *
 hr_arch_walk (const HrArch    *arch,
               const HrArchRun *run)
@@ -2462,7 +2644,10 @@ hr_arch_walk (const HrArch    *arch,
         double encode_peak;
         T latent;
 
-        vae_encoder (&W);
+        if (arch->temporal_compression > 1)
+          vae3d_encoder (&W, hr_arch_encode_frames (arch, run));
+        else
+          vae_encoder (&W);
         encode_peak = res->forward_peak;
         latent = (T) { arch->out_channels, W.x.h, W.x.w, run->e, 0, FALSE };
         fresh (&W, &latent);

@@ -105,6 +105,7 @@ typedef struct {
   guint       mid_transformer_layers;
   guint       temporal_compression;  /* video VAE: frames per latent frame */
   guint       frames_per_chunk;      /* video VAE: frames decoded at once */
+  guint       encode_frames_per_chunk;  /* video VAE: frames encoded at once, 0: all */
   gboolean    quant_conv;            /* VAE: quant_conv and post_quant_conv */
 
   /* DreamerV3 (dreamerv3/rssm.py Encoder and Decoder): the CNN's depths
@@ -133,6 +134,9 @@ HrArch     *hr_arch_read       (HrReader     *parent,
 typedef struct {
   guint       width, height;    /* input pixels */
   guint       frames;           /* video: input frames (1 for images) */
+  /* video VAE: frames its encoder runs on at once; 0: the arch's
+   * encode_frames_per_chunk */
+  guint       encode_frames;
   double      e;                /* bytes of an activation element */
   double      e32;              /* bytes of the outputs of autocast's fp32 ops */
   double      input_bytes;      /* bytes of an input pixel (fp32 images) */
@@ -213,6 +217,11 @@ double        hr_arch_result_peak_extra (const HrArchResult *result,
 /* The block called @name, or NULL. */
 const HrArchBlock *hr_arch_result_find (const HrArchResult *result,
                                         const char         *name);
+
+/* A video VAE (temporal_compression above 1): the frames of the largest
+ * chunk its encoder runs on at once. */
+guint         hr_arch_encode_frames (const HrArch    *arch,
+                                     const HrArchRun *run);
 
 /* Latent size of a diffusion model's input (image / latent_scale). */
 guint         hr_arch_latent_side  (const HrArch *arch,

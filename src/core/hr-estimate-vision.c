@@ -94,6 +94,10 @@ setup_run (HrPlan      *self,
   run->width = self->image_width;
   run->height = self->image_height;
   run->frames = self->frames;
+  /* "vae_encode_frames": the frames a video VAE encodes at once where the
+   * stack does not chunk as the catalog's library does (SAT's
+   * encode_first_stage passes the whole clip) */
+  run->encode_frames = s->vae_encode_frames;
   run->e = hr_compute_activation_bytes (s->compute);
   /* autocast wraps the forward of the model accelerate prepared, the one
    * that trains; a frozen VAE or text encoder runs outside it, in the
@@ -323,11 +327,18 @@ hr_plan_add_arch_part (HrPlan *self,
   {
     double ws;
     const char *what;
+    g_autofree char *what_frames = NULL;
 
     if (a->type == HR_ARCH_VAE)
       {
         ws = self->training ? res->encode_peak : decode_working_set (self, p, &run, res);
-        what = self->training
+        if (self->training && a->temporal_compression > 1)
+          what_frames = g_strdup_printf (
+            _("frozen, encodes the batch without gradients, %u of its %u frames at a time "
+              "through the causal 3D encoder (its working set, before the backward pass)"),
+            hr_arch_encode_frames (a, &run), MAX (1, self->frames));
+        what = what_frames != NULL ? what_frames
+             : self->training
                  ? _("frozen, encodes the batch without gradients (its working set, before "
                      "the backward pass)")
                  : s->vae_tiling

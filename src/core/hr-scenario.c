@@ -40,7 +40,7 @@ static const char * const scenario_keys[] = {
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
-  "train_text_encoder", "cache_latents", NULL
+  "train_text_encoder", "cache_latents", "vae_encode_frames", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1127,6 +1127,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     }
   READ_UINT ("num_classes", 1, 1 << 20, num_classes);
   READ_UINT ("max_objects", 1, 1 << 20, max_objects);
+  READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
       READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
@@ -1394,6 +1395,8 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "train_text_encoder", TRUE);
   if (self->cache_latents)
     add_bool (builder, "cache_latents", TRUE);
+  if (self->vae_encode_frames > 0)
+    add_uint (builder, "vae_encode_frames", self->vae_encode_frames);
   if (self->num_classes > 0)
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)

@@ -180,6 +180,7 @@ typedef struct {
   gboolean        cache_latents;    /* the frozen encoders ran before training and left the GPU */
   guint           num_classes;      /* classes a detector or segmenter predicts; 0: the model's */
   guint           max_objects;      /* detection: boxes in the most crowded image; 0: default */
+  guint           vae_encode_frames;  /* video VAE: frames encoded at once; 0: the model's */
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10
