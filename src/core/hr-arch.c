@@ -448,6 +448,7 @@ typedef struct {
   double           block_transient;  /* the largest transient of the rebuilt block's backward */
   guint64          block_params;
   double           held;       /* forward only: tensors kept for later */
+  guint            time_taps;  /* frames a 3D convolution's kernel spans, less one */
   guint            next_id;
   GHashTable      *saved_ids;  /* the tensors some op saved */
   GArray          *block_ids;  /* those saved inside the current checkpointed block */
@@ -677,7 +678,8 @@ conv_pad (Walk     *W,
             conv_out (in->w, k, stride, pad, dilation), W->r->e, 0, in->grad || W->train };
 
   g_assert (groups > 0 && in->c % groups == 0);
-  out.t = in->t;
+  /* a 3D convolution's time taps (causal_conv3d), without time padding */
+  out.t = in->t > W->time_taps ? in->t - W->time_taps : in->t;
   fresh (W, &out);
   params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
   if (out.grad)
@@ -2281,11 +2283,13 @@ causal_conv3d (Walk  *W,
   fresh (W, &padded);
   fwd (W, tbytes (in), tbytes (&padded), 0);
   hold (W, in);
+  W->time_taps = k - 1;
   out = conv_pad (W, &padded, cout, k, 1, k / 2, 1, 1, TRUE);
+  W->time_taps = 0;
   release (W, in);
   /* the kernel's other k - 1 time taps */
   params (W, (guint64) (k - 1) * cout * in->c * k * k);
-  out.t = frames;
+  g_assert (out.t == frames);
   return out;
 }
 

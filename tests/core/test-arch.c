@@ -486,6 +486,61 @@ test_video_tokens (void)
   g_assert_cmpuint (hr_component_tokens_video (wan, 0, 832, 480, 1), ==, 52 * 30);
 }
 
+/* CogVideoX's causal 3D VAE encoder, frozen, in fp16, at 49 frames of
+ * 720x480 (SAT's encode_first_stage hands it the whole clip).  Its peak
+ * is in a ResnetBlock3D of the first level, 128 channels at full
+ * resolution, while the second causal convolution runs: the block's input,
+ * the SiLU output the caller still holds, torch.cat's copy padded with two
+ * more frames, and the output: X (3 + 51/49) for X one 128 x 49 x 480 x
+ * 720 tensor of 2 bytes.  diffusers encodes 8 frames at a time, the
+ * remainder with the first: 9 frames, X9 (3 + 11/9). */
+static void
+test_video_vae_encoder (void)
+{
+  const HrComponent *vae = catalog_component ("cogvideox-2b", 1);
+  HrArchRun run = { 0 };
+  double x49 = 128.0 * 49 * 480 * 720 * 2, x9 = 128.0 * 9 * 480 * 720 * 2;
+
+  g_assert_nonnull (vae->arch);
+  g_assert_cmpuint (vae->arch->temporal_compression, ==, 4);
+  run.width = 720;
+  run.height = 480;
+  run.frames = 49;
+  run.e = run.e32 = run.input_bytes = 2.0;
+
+  /* the catalog's chunking: diffusers' frame batches */
+  g_assert_cmpuint (hr_arch_encode_frames (vae->arch, &run), ==, 9);
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (vae->arch, &run);
+
+    g_test_message ("9 frames: %.0f bytes", res->encode_peak);
+    g_assert_cmpfloat_with_epsilon (res->encode_peak / (x9 * (3.0 + 11.0 / 9)), 1.0, 1e-9);
+    g_assert_cmpfloat (res->saved, ==, 0);
+  }
+
+  /* the whole clip */
+  run.encode_frames = 49;
+  g_assert_cmpuint (hr_arch_encode_frames (vae->arch, &run), ==, 49);
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (vae->arch, &run);
+
+    g_test_message ("49 frames: %.0f bytes", res->encode_peak);
+    g_assert_cmpfloat_with_epsilon (res->encode_peak / (x49 * (3.0 + 51.0 / 49)), 1.0, 1e-9);
+  }
+
+  /* a chunk larger than the clip is the clip; a single frame still gets
+   * its two causal padding frames */
+  run.encode_frames = 64;
+  run.frames = 1;
+  g_assert_cmpuint (hr_arch_encode_frames (vae->arch, &run), ==, 1);
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (vae->arch, &run);
+    double x1 = 128.0 * 480 * 720 * 2;
+
+    g_assert_cmpfloat_with_epsilon (res->encode_peak / (x1 * 6.0), 1.0, 1e-9);
+  }
+}
+
 /* Catalog entries with a malformed "arch" are refused with the member. */
 static void
 test_bad_arch (void)
@@ -737,6 +792,7 @@ main (int    argc,
   g_test_add_func ("/arch/sd15-lora-8gb", test_sd15_lora_8gb);
   g_test_add_func ("/arch/every-family", test_every_family);
   g_test_add_func ("/arch/video-tokens", test_video_tokens);
+  g_test_add_func ("/arch/video-vae-encoder", test_video_vae_encoder);
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
