@@ -362,7 +362,13 @@ hr_plan_setup_regime (HrPlan *self,
   r->e = hr_compute_activation_bytes (s->compute);
   /* Under autocast with fp32 weights the residual stream stays fp32: the
    * embedding output is fp32 and adding bf16 outputs to it promotes. */
-  r->e_res = hr_compute_is_mixed (s->compute) && s->weights_dtype == HR_DTYPE_FP32 ? 4.0 : r->e;
+  {
+    HrDtype own = s->weights_dtype;
+
+    /* a part kept in its own dtype ("part_dtypes") */
+    hr_scenario_get_part_dtype (s, c, &own);
+    r->e_res = hr_compute_is_mixed (s->compute) && own == HR_DTYPE_FP32 ? 4.0 : r->e;
+  }
   /* ... and so it does after every LayerNorm: layer_norm is on autocast's
    * fp32 list, so its output is fp32 whatever the weights' dtype (PyTorch
    * "Automatic Mixed Precision", CUDA ops that autocast to float32);

@@ -204,6 +204,10 @@ typedef struct {
    * pass (a frozen VAE encoding the batch), and its line's label */
   double      forward_transient;
   char       *forward_transient_label;
+  /* "offload_model": what the GPU holds while the VAE decodes alone (its
+   * weights and working set), and its line's label */
+  double      decode_phase;
+  char       *decode_phase_label;
 } Acc;
 
 void        hr_acc_add        (Acc        *acc,

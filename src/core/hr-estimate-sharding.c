@@ -470,6 +470,9 @@ hr_plan_add_weights (HrPlan *self,
       Part *p = &g_array_index (self->parts, Part, i);
       const HrComponent *c = p->c;
       double frozen_bytes;
+      HrDtype own;
+      /* "part_dtypes": this part is stored in its own dtype */
+      gboolean has_own = hr_scenario_get_part_dtype (s, c, &own);
 
       largest_layer = MAX (largest_layer, layer_params (c));
       largest_head = MAX (largest_head, head_group_params (self, c));
@@ -478,7 +481,8 @@ hr_plan_add_weights (HrPlan *self,
       if (s->sharding == HR_SHARDING_ZERO3 && sp->dp > 1)
         persistent += zero3_persistent_params (self, p);
 
-      if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER)
+      if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER &&
+          !has_own)
         {
           /* Quantisation replaces the linear layers; embeddings, norms and
            * the output head stay 16-bit (transformers' bitsandbytes
@@ -504,12 +508,14 @@ hr_plan_add_weights (HrPlan *self,
         }
       else
         {
-          if (hr_dtype_is_quantized (s->weights_dtype))
+          double bpp = has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes;
+
+          if (hr_dtype_is_quantized (s->weights_dtype) && !has_own)
             hr_acc_note (acc,
                          _("%s: %s storage applied to all of its weights; quantising "
                            "convolutions is rare, so this part is likely 16-bit in practice"),
                          c->name, wname);
-          frozen_bytes = p->frozen * q_bytes;
+          frozen_bytes = p->frozen * bpp;
           if (p->frozen > 0)
             hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                         hr_plan_on_device (self, frozen_bytes, sw, op),
@@ -517,7 +523,8 @@ hr_plan_add_weights (HrPlan *self,
                         hr_plan_on_device (self, frozen_bytes * 1.01, sw, op),
                         self->training ? _("%s: %.2fB frozen parameters in %s (%g bytes each)")
                                        : _("%s: %.2fB parameters in %s (%g bytes each)"),
-                        c->name, p->frozen / 1e9, wname, q_bytes);
+                        c->name, p->frozen / 1e9,
+                        has_own ? hr_enum_to_nick (hr_weights_dtype_names, own) : wname, bpp);
         }
 
       if (op)

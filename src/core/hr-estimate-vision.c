@@ -78,6 +78,12 @@ gboolean
 hr_plan_part_unloaded (HrPlan            *self,
                        const HrComponent *c)
 {
+  /* "text_encoder_cpu": the frozen text encoders run on the CPU and hand
+   * their embeddings to the GPU (Wan2.1 generate.py --t5_cpu: T5EncoderModel
+   * on torch.device('cpu'), wan/text2video.py @9737cba) */
+  if (self->scenario->text_encoder_cpu && c->kind == HR_COMPONENT_TRANSFORMER &&
+      hr_plan_part_pipeline_frozen (self, c))
+    return TRUE;
   return self->training && self->scenario->cache_latents &&
          hr_plan_part_pipeline_frozen (self, c);
 }
@@ -106,6 +112,15 @@ setup_run (HrPlan      *self,
   run->autocast = hr_compute_is_mixed (s->compute) && self->training && p->backprop &&
                   s->framework != HR_FRAMEWORK_JAX;
   run->e32 = run->autocast ? 4.0 : run->e;
+  /* a part kept in its own dtype ("part_dtypes") that runs outside the
+   * trained model's autocast computes in it (Wan's fp32 VAE decodes under
+   * amp.autocast(dtype=torch.float), wan/modules/vae.py @9737cba) */
+  {
+    HrDtype own;
+
+    if (!run->autocast && hr_scenario_get_part_dtype (s, p->c, &own))
+      run->e = run->e32 = hr_dtype_element_bytes (own);
+  }
   /* images come as fp32 tensors from the dataloader; a pure 16-bit model
    * is handed them cast (diffusers' scripts cast pixel_values to
    * weight_dtype) */
@@ -372,10 +387,43 @@ hr_plan_add_arch_part (HrPlan *self,
         return;
       }
 
+    if (s->offload_model && a->type == HR_ARCH_VAE)
+      {
+        /* Wan2.1's --offload_model (wan/text2video.py @9737cba generate):
+         * the DiT goes to the CPU and the cache is emptied before the VAE
+         * decodes (self.model.cpu(); torch.cuda.empty_cache()), the text
+         * encoder left after encoding: the VAE decodes with its own
+         * weights alone, a phase of its own */
+        HrDtype own;
+        double bpp = hr_scenario_get_part_dtype (s, c, &own) ? hr_dtype_bytes_per_param (own, FALSE)
+                                                            : hr_plan_frozen_bytes_per_param (self);
+
+        acc->decode_phase = ws + p->params * bpp;
+        g_clear_pointer (&acc->decode_phase_label, g_free);
+        acc->decode_phase_label = g_strdup_printf (
+          _("%s: decodes after the denoiser and text encoder left the GPU (offload_model): "
+            "its weights and working set, where they exceed the denoising"), c->name);
+        return;
+      }
+
     hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, ws,
                 FORWARD_LOW * ws, FORWARD_HIGH * ws, "%s: %s", c->name, what);
     acc->activations += ws;
   }
+}
+
+static void
+add_decode_phase (Acc *acc)
+{
+  double before = acc->bytes[HR_BUCKET_WEIGHTS] + acc->activations;
+  double over = MAX (0, acc->decode_phase - before);
+
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
+              MAX (over, FORWARD_HIGH * acc->decode_phase - before), "%s",
+              acc->decode_phase_label);
+  acc->activations += over;
+  acc->decode_phase = 0;
+  g_clear_pointer (&acc->decode_phase_label, g_free);
 }
 
 void
@@ -385,6 +433,8 @@ hr_plan_add_forward_transient (HrPlan *self,
   double over;
 
   (void) self;
+  if (acc->decode_phase > 0)
+    add_decode_phase (acc);
   if (acc->forward_transient <= 0)
     return;
 

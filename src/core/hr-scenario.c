@@ -40,7 +40,8 @@ static const char * const scenario_keys[] = {
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
-  "train_text_encoder", "cache_latents", "vae_encode_frames", NULL
+  "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
+  "text_encoder_cpu", "offload_model", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -416,6 +417,81 @@ read_gpu (HrScenario *self,
 
   return hr_reader_fail (reader, "gpu", _("\"gpu\" must be a catalog id (a string) or a GPU "
                                           "object"));
+}
+
+/* "part_dtypes": {"<component name>": "fp32"}: a part whose weights are
+ * stored in another dtype than "weights_dtype" (Wan's generate.py keeps
+ * its DiT and VAE in fp32 beside a bf16 umT5). */
+static gboolean
+read_part_dtypes (HrScenario *self,
+                  HrReader   *parent)
+{
+  HrReader reader;
+  g_autofree char *pointer = hr_reader_child_pointer (parent, "part_dtypes");
+  JsonNode *node = hr_reader_get_node (parent, "part_dtypes");
+  GPtrArray *components = self->model->components;
+  gboolean ok = TRUE;
+
+  if (node == NULL)
+    return TRUE;
+  if (!JSON_NODE_HOLDS_OBJECT (node))
+    return hr_reader_fail (parent, "part_dtypes",
+                           _("\"part_dtypes\" must be an object of component names and "
+                             "dtypes"));
+  if (!hr_reader_init (&reader, parent->doc, pointer, node, "\"part_dtypes\"", parent->error))
+    return FALSE;
+
+  {
+    g_autoptr(GList) members = json_object_get_members (json_node_get_object (node));
+
+    for (GList *l = members; ok && l != NULL; l = l->next)
+      {
+        const char *name = l->data;
+        int dtype = HR_DTYPE_FP32;
+        guint index = G_MAXUINT;
+
+        for (guint i = 0; i < components->len; i++)
+          if (g_strcmp0 (((HrComponent *) g_ptr_array_index (components, i))->name, name) == 0)
+            index = i;
+        if (index == G_MAXUINT)
+          ok = hr_reader_fail (&reader, name, _("the model has no component called \"%s\""),
+                               name);
+        else if (index >= HR_SCENARIO_MAX_PART_DTYPES)
+          ok = hr_reader_fail (&reader, name, _("\"part_dtypes\" reaches the first %u "
+                                                "components only"),
+                               HR_SCENARIO_MAX_PART_DTYPES);
+        else if (!hr_reader_enum (&reader, name, hr_weights_dtype_names, &dtype))
+          ok = FALSE;
+        else if (hr_dtype_is_quantized (dtype))
+          ok = hr_reader_fail (&reader, name, _("a part's own dtype must be fp32, bf16 or "
+                                                "fp16"));
+        else
+          self->part_dtype[index] = (guint8) (dtype + 1);
+      }
+  }
+  hr_reader_clear (&reader);
+  return ok;
+}
+
+gboolean
+hr_scenario_get_part_dtype (const HrScenario  *self,
+                            const HrComponent *component,
+                            HrDtype           *dtype)
+{
+  GPtrArray *components = self->model != NULL ? self->model->components : NULL;
+
+  for (guint i = 0; components != NULL && i < components->len &&
+       i < HR_SCENARIO_MAX_PART_DTYPES; i++)
+    if (g_ptr_array_index (components, i) == component ||
+        g_strcmp0 (((HrComponent *) g_ptr_array_index (components, i))->name,
+                   component->name) == 0)
+      {
+        if (self->part_dtype[i] == 0)
+          return FALSE;
+        *dtype = self->part_dtype[i] - 1;
+        return TRUE;
+      }
+  return FALSE;
 }
 
 static gboolean
@@ -1015,7 +1091,7 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       self->trainable_params_set = TRUE;
     }
 
-  if (!read_lora (self, &reader))
+  if (!read_lora (self, &reader) || !read_part_dtypes (self, &reader))
     goto out;
 
   if (hr_reader_has (&reader, "weights_dtype"))
@@ -1118,7 +1194,9 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
       !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling) ||
       !hr_reader_bool (&reader, "train_text_encoder", &self->train_text_encoder) ||
-      !hr_reader_bool (&reader, "cache_latents", &self->cache_latents))
+      !hr_reader_bool (&reader, "cache_latents", &self->cache_latents) ||
+      !hr_reader_bool (&reader, "text_encoder_cpu", &self->text_encoder_cpu) ||
+      !hr_reader_bool (&reader, "offload_model", &self->offload_model))
     goto out;
   if (hr_reader_has (&reader, "frames"))
     {
@@ -1397,6 +1475,29 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "cache_latents", TRUE);
   if (self->vae_encode_frames > 0)
     add_uint (builder, "vae_encode_frames", self->vae_encode_frames);
+  if (self->text_encoder_cpu)
+    add_bool (builder, "text_encoder_cpu", TRUE);
+  if (self->offload_model)
+    add_bool (builder, "offload_model", TRUE);
+  {
+    guint n = self->model != NULL ? MIN (self->model->components->len,
+                                         HR_SCENARIO_MAX_PART_DTYPES) : 0;
+    gboolean any = FALSE;
+
+    for (guint i = 0; i < n; i++)
+      any = any || self->part_dtype[i] != 0;
+    if (any)
+      {
+        json_builder_set_member_name (builder, "part_dtypes");
+        json_builder_begin_object (builder);
+        for (guint i = 0; i < n; i++)
+          if (self->part_dtype[i] != 0)
+            add_enum (builder,
+                      ((HrComponent *) g_ptr_array_index (self->model->components, i))->name,
+                      hr_weights_dtype_names, self->part_dtype[i] - 1);
+        json_builder_end_object (builder);
+      }
+  }
   if (self->num_classes > 0)
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)

@@ -9,6 +9,9 @@
 
 G_BEGIN_DECLS
 
+/* components "part_dtypes" can name (by their index in the model) */
+#define HR_SCENARIO_MAX_PART_DTYPES 16
+
 typedef struct {
   guint64  steps;
   guint    obs_shape[8];
@@ -181,9 +184,20 @@ typedef struct {
   guint           num_classes;      /* classes a detector or segmenter predicts; 0: the model's */
   guint           max_objects;      /* detection: boxes in the most crowded image; 0: default */
   guint           vae_encode_frames;  /* video VAE: frames encoded at once; 0: the model's */
+  gboolean        text_encoder_cpu;   /* a pipeline's frozen text encoders run on the CPU */
+  gboolean        offload_model;      /* the denoiser leaves the GPU before the VAE decodes */
+  /* "part_dtypes", by component index: 0 where the part follows
+   * weights_dtype, else its HrDtype + 1 */
+  guint8          part_dtype[HR_SCENARIO_MAX_PART_DTYPES];
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10
+
+/* A part's own weights dtype ("part_dtypes"); FALSE where it follows
+ * weights_dtype. */
+gboolean    hr_scenario_get_part_dtype (const HrScenario  *self,
+                                        const HrComponent *component,
+                                        HrDtype           *dtype);
 
 HrScenario *hr_scenario_new_for_model (const HrModel *model);
 HrScenario *hr_scenario_copy          (const HrScenario *scenario);

@@ -776,6 +776,117 @@ test_pipeline_parts (void)
   }
 }
 
+/* Wan2.1's generate.py (wan/text2video.py @9737cba): the DiT and the VAE
+ * in fp32 beside a bf16 umT5 ("part_dtypes"), --t5_cpu keeping the umT5 on
+ * the CPU ("text_encoder_cpu"), --offload_model decoding with the DiT gone
+ * ("offload_model"); and SAT's whole-clip VAE encode ("vae_encode_frames"). */
+#define WAN_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"wan2.1-t2v-1.3b\", \"task\": \"inference\", " \
+    "\"image_size\": [832, 480], \"frames\": 81, \"compute\": \"bf16-mixed\", " \
+    "\"weights_dtype\": \"bf16\", \"attention\": \"flash\"%s}"
+#define WAN_DTYPES ", \"part_dtypes\": {\"Wan DiT\": \"fp32\", \"Wan-VAE\": \"fp32\"}"
+
+static void
+test_wan_generate (void)
+{
+  g_autofree char *plain_json = g_strdup_printf (WAN_FMT, "");
+  g_autofree char *fp32_json = g_strdup_printf (WAN_FMT, WAN_DTYPES);
+  g_autofree char *cpu_json = g_strdup_printf (WAN_FMT, WAN_DTYPES ", \"text_encoder_cpu\": true");
+  g_autofree char *off_json = g_strdup_printf (WAN_FMT, WAN_DTYPES ", \"text_encoder_cpu\": true, "
+                                               "\"offload_model\": true");
+  g_autoptr(HrEstimate) plain = estimate (plain_json);
+  g_autoptr(HrEstimate) fp32 = estimate (fp32_json);
+  g_autoptr(HrEstimate) cpu = estimate (cpu_json);
+  g_autoptr(HrEstimate) off = estimate (off_json);
+  /* the catalog's parameter counts: DiT, VAE, umT5 */
+  double dit = 1418996800.0, vae = 127000000.0, t5 = 5680910336.0;
+  double w_plain = plain->buckets[HR_BUCKET_WEIGHTS], w_fp32 = fp32->buckets[HR_BUCKET_WEIGHTS];
+
+  g_assert_cmpfloat_with_epsilon (w_plain, 2 * (dit + vae + t5), 1e-3 * w_plain);
+  g_assert_cmpfloat_with_epsilon (w_fp32, 4 * (dit + vae) + 2 * t5, 1e-3 * w_fp32);
+  g_assert_cmpfloat_with_epsilon ((double) cpu->buckets[HR_BUCKET_WEIGHTS], 4 * (dit + vae),
+                                  1e-3 * w_fp32);
+  /* an fp32 VAE decodes in fp32: its working set doubles */
+  g_assert_cmpuint (fp32->buckets[HR_BUCKET_ACTIVATIONS], >, plain->buckets[HR_BUCKET_ACTIVATIONS]);
+  /* with the DiT gone the decode does not add to the denoising's peak */
+  g_assert_cmpuint (off->buckets[HR_BUCKET_ACTIVATIONS], <, cpu->buckets[HR_BUCKET_ACTIVATIONS]);
+  g_assert_cmpuint (off->buckets[HR_BUCKET_WEIGHTS], ==, cpu->buckets[HR_BUCKET_WEIGHTS]);
+
+  /* the keys survive a save */
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario (off_json);
+    g_autoptr(JsonNode) node = hr_scenario_to_json (s);
+    g_autofree char *text = hr_json_node_to_string (node, FALSE);
+    g_autoptr(HrScenario) again = hr_test_scenario (text);
+    g_autoptr(HrEstimate) e = hr_estimate_new (again);
+    HrDtype dtype = HR_DTYPE_BF16;
+
+    g_assert_nonnull (strstr (text, "\"part_dtypes\""));
+    g_assert_true (again->text_encoder_cpu && again->offload_model);
+    g_assert_true (hr_scenario_get_part_dtype (again, g_ptr_array_index (again->model->components,
+                                                                          0), &dtype));
+    g_assert_cmpint (dtype, ==, HR_DTYPE_FP32);
+    g_assert_false (hr_scenario_get_part_dtype (again, g_ptr_array_index (again->model->components,
+                                                                           2), &dtype));
+    g_assert_cmpuint (e->total, ==, off->total);
+  }
+
+  /* names and dtypes are checked */
+  {
+    static const struct {
+      const char *keys;
+      const char *message;
+    } bad[] = {
+      { ", \"part_dtypes\": {\"Wan UNet\": \"fp32\"}", "Wan UNet" },
+      { ", \"part_dtypes\": {\"Wan DiT\": \"nf4\"}", "fp32, bf16 or fp16" },
+      { ", \"part_dtypes\": {\"Wan DiT\": \"fp64\"}", "Wan DiT" },
+      { ", \"part_dtypes\": [\"Wan DiT\"]", "part_dtypes" },
+    };
+
+    for (guint i = 0; i < G_N_ELEMENTS (bad); i++)
+      {
+        g_autoptr(GError) error = NULL;
+        g_autofree char *text = g_strdup_printf (WAN_FMT, bad[i].keys);
+        HrJsonDoc *doc = hr_json_doc_load_data ("w.json", text, -1, &error);
+        g_autoptr(HrScenario) s = NULL;
+
+        g_assert_no_error (error);
+        s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+        g_assert_null (s);
+        g_assert_nonnull (error);
+        g_test_message ("%s", error->message);
+        g_assert_true (g_str_has_prefix (error->message, "w.json:1:"));
+        g_assert_nonnull (strstr (error->message, bad[i].message));
+        hr_json_doc_free (doc);
+      }
+  }
+
+  /* SAT encodes the whole clip every step: four 128-channel full-size
+   * tensors of 49 frames, 16.3 GiB a sample in fp16, before the backward
+   * pass; diffusers' 9-frame chunks need far less, and the encode grows
+   * with the batch SAT hands it */
+  {
+#define SAT_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"cogvideox-2b\", \"method\": \"lora\", " \
+    "\"lora\": {\"rank\": 128, \"targets\": \"attention\"}, \"compute\": \"fp16-mixed\", " \
+    "\"weights_dtype\": \"fp16\", \"image_size\": [720, 480], \"frames\": 49, " \
+    "\"recompute\": \"full\", \"micro_batch\": %d%s}"
+    g_autofree char *chunked = g_strdup_printf (SAT_FMT, 1, "");
+    g_autofree char *whole = g_strdup_printf (SAT_FMT, 1, ", \"vae_encode_frames\": 49");
+    g_autofree char *whole2 = g_strdup_printf (SAT_FMT, 2, ", \"vae_encode_frames\": 49");
+    g_autoptr(HrEstimate) c = estimate (chunked);
+    g_autoptr(HrEstimate) w = estimate (whole);
+    g_autoptr(HrEstimate) w2 = estimate (whole2);
+    double x49 = 128.0 * 49 * 480 * 720 * 2;
+
+    g_assert_cmpfloat_with_epsilon ((double) w->buckets[HR_BUCKET_ACTIVATIONS],
+                                    x49 * (3.0 + 51.0 / 49), 0.01 * x49);
+    g_assert_cmpfloat ((double) c->buckets[HR_BUCKET_ACTIVATIONS], <, 0.4 * x49 * 4);
+    g_assert_cmpfloat_with_epsilon ((double) w2->buckets[HR_BUCKET_ACTIVATIONS],
+                                    2 * x49 * (3.0 + 51.0 / 49), 0.01 * x49);
+  }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -799,6 +910,7 @@ main (int    argc,
   g_test_add_func ("/arch/attention-backward", test_attention_backward);
   g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);
   g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);
+  g_test_add_func ("/arch/wan-generate", test_wan_generate);
 
   return g_test_run ();
 }
