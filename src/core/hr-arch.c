@@ -2268,8 +2268,10 @@ vae_decoder (Walk *W)
  * in time to k - 1 copies of its first frame (or the conv cache of the
  * previous chunk), torch.cat: a new tensor of t + k - 1 frames beside the
  * input, which the caller still holds while the convolution runs; then the
- * k x k x k convolution with the spatial padding inside it.  (SAT pads the
- * height and width in a further F.pad copy; the walk follows diffusers.) */
+ * k x k x k convolution with the spatial padding inside it.  (SAT joins the
+ * frames in a transposed layout and copies it back with .contiguous(), then
+ * pads the height and width in a further F.pad copy, one input-sized
+ * tensor more at a time; the walk follows diffusers.) */
 static T
 causal_conv3d (Walk  *W,
                T     *in,
@@ -2286,6 +2288,28 @@ causal_conv3d (Walk  *W,
   W->time_taps = k - 1;
   out = conv_pad (W, &padded, cout, k, 1, k / 2, 1, 1, TRUE);
   W->time_taps = 0;
+  {
+    /* SafeConv3d, under both stacks' causal convolutions (diffusers'
+     * CogVideoXSafeConv3d; SAT sat/vae_modules/utils.py @0ae12e3e): an
+     * input above 2 GiB counted at 2 bytes an element is cut in
+     * int(GiB / 2) + 1 chunks along time (torch.chunk); every chunk after
+     * the first is a torch.cat copy with the k - 1 frames before it (the
+ * whole batch is cut, so the batch sets the chunks), all
+     * made at once, each chunk's output is kept and torch.cat joins them:
+     * at that moment the input, the copies, the outputs and the joined
+     * output are alive together */
+    double gib = numel (&padded) * MAX (1, W->r->batch) * 2.0 / (1024.0 * 1024.0 * 1024.0);
+
+    if (gib > 2)
+      {
+        guint parts = (guint) (gib / 2) + 1;
+        guint t = padded.t, c = (t + parts - 1) / parts, n = (t + c - 1) / c;
+        double frame = tbytes (&padded) / t;
+        double copies = ((double) (t - c) + (double) (n - 1) * (k - 1)) * frame;
+
+        fwd (W, tbytes (&padded) + copies + tbytes (&out), tbytes (&out), 0);
+      }
+  }
   release (W, in);
   /* the kernel's other k - 1 time taps */
   params (W, (guint64) (k - 1) * cout * in->c * k * k);

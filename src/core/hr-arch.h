@@ -137,6 +137,9 @@ typedef struct {
   /* video VAE: frames its encoder runs on at once; 0: the arch's
    * encode_frames_per_chunk */
   guint       encode_frames;
+  /* samples a pass runs on together, where an op's choice depends on the
+   * whole tensor (SafeConv3d's chunks); 0: one.  Sizes stay per sample. */
+  guint       batch;
   double      e;                /* bytes of an activation element */
   double      e32;              /* bytes of the outputs of autocast's fp32 ops */
   double      input_bytes;      /* bytes of an input pixel (fp32 images) */

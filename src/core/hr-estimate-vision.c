@@ -292,6 +292,7 @@ hr_plan_add_arch_part (HrPlan *self,
   guint micro_batch = (guint) b;
 
   setup_run (self, p, &run);
+  run.batch = MAX (1, micro_batch);
   res = hr_arch_walk (a, &run);
   input = describe_input (self, a);
 
