@@ -324,6 +324,11 @@ gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
                                            const HrComponent *component);
 gboolean    hr_plan_part_unloaded         (HrPlan            *self,
                                            const HrComponent *c);
+/* The pipeline parts held in host RAM (cache_latents, text_encoder_cpu,
+ * offload_model), as a host item of @est; @processes: copies in the job. */
+void        hr_plan_add_host_parts        (HrPlan            *self,
+                                           HrEstimate        *est,
+                                           double             processes);
 
 /* Bytes per parameter of the frozen base weights as stored. */
 double      hr_plan_frozen_bytes_per_param (HrPlan     *self);

@@ -88,6 +88,59 @@ hr_plan_part_unloaded (HrPlan            *self,
          hr_plan_part_pipeline_frozen (self, c);
 }
 
+/* Bytes per parameter of a part's stored weights. */
+static double
+part_bytes_per_param (HrPlan            *self,
+                      const HrComponent *c)
+{
+  HrDtype own;
+
+  if (hr_scenario_get_part_dtype (self->scenario, c, &own))
+    return hr_dtype_bytes_per_param (own, FALSE);
+  return hr_plan_frozen_bytes_per_param (self);
+}
+
+void
+hr_plan_add_host_parts (HrPlan     *self,
+                        HrEstimate *est,
+                        double      processes)
+{
+  const HrScenario *s = self->scenario;
+  GPtrArray *components = s->model->components;
+  double held = 0, moved = 0;
+
+  for (guint i = 0; i < components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (components, i);
+      double bytes = (double) c->params * part_bytes_per_param (self, c);
+
+      if (hr_plan_part_unloaded (self, c))
+        held += bytes;
+      /* offload_model: the denoiser and the text encoders go to the CPU
+       * (self.model.cpu(), text_encoder.model.cpu()) */
+      else if (s->offload_model && !self->training && c->kind == HR_COMPONENT_TRANSFORMER)
+        moved += bytes;
+    }
+  if (held + moved <= 0)
+    return;
+
+  {
+    HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+    double job = (held + moved) * processes;
+
+    item->label = g_strdup (moved > 0
+                              ? _("pipeline parts in host RAM: the text encoders kept on the CPU "
+                                  "and the parts offload_model moves there")
+                              : _("pipeline parts in host RAM: the frozen encoders kept on the "
+                                  "CPU"));
+    item->basis = HR_BASIS_DERIVED;
+    item->bytes = item->low = job;
+    item->high = job * 1.1;
+    g_ptr_array_add (est->host_items, item);
+    est->host_ram += (guint64) llround (job);
+  }
+}
+
 static void
 setup_run (HrPlan      *self,
            const Part  *p,
@@ -395,11 +448,7 @@ hr_plan_add_arch_part (HrPlan *self,
          * decodes (self.model.cpu(); torch.cuda.empty_cache()), the text
          * encoder left after encoding: the VAE decodes with its own
          * weights alone, a phase of its own */
-        HrDtype own;
-        double bpp = hr_scenario_get_part_dtype (s, c, &own) ? hr_dtype_bytes_per_param (own, FALSE)
-                                                            : hr_plan_frozen_bytes_per_param (self);
-
-        acc->decode_phase = ws + p->params * bpp;
+        acc->decode_phase = ws + p->params * part_bytes_per_param (self, c);
         g_clear_pointer (&acc->decode_phase_label, g_free);
         acc->decode_phase_label = g_strdup_printf (
           _("%s: decodes after the denoiser and text encoder left the GPU (offload_model): "

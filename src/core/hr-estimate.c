@@ -543,6 +543,8 @@ compute (HrPlan     *self,
           est->host_ram += (guint64) llround (job);
         }
 
+      hr_plan_add_host_parts (self, est, host_job_factor);
+
       if (acc.host_activations > 0)
         {
           HrEstimateItem *item = g_new0 (HrEstimateItem, 1);

@@ -824,6 +824,10 @@ test_wan_generate (void)
   /* with the DiT gone the decode does not add to the denoising's peak */
   g_assert_cmpuint (off->buckets[HR_BUCKET_ACTIVATIONS], <, cpu->buckets[HR_BUCKET_ACTIVATIONS]);
   g_assert_cmpuint (off->buckets[HR_BUCKET_WEIGHTS], ==, cpu->buckets[HR_BUCKET_WEIGHTS]);
+  /* the umT5 lives in host RAM, and the DiT joins it while the VAE decodes */
+  g_assert_cmpuint (plain->host_ram, ==, 0);
+  g_assert_cmpfloat_with_epsilon ((double) cpu->host_ram, 2 * t5, 1.0);
+  g_assert_cmpfloat_with_epsilon ((double) off->host_ram, 2 * t5 + 4 * dit, 1.0);
 
   /* the keys survive a save */
   {
