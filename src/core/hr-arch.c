@@ -113,7 +113,7 @@ static const char * const arch_keys[] = {
   "layers_per_block", "head_dim", "cross_attention_dim", "text_tokens",
   "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
   "mid_attention", "mid_transformer_layers", "temporal_compression",
-  "frames_per_chunk", "encode_frames_per_chunk", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
+  "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
   "mask_rois", "deter", "stoch", "units", "source", NULL
 };
 
@@ -359,6 +359,7 @@ hr_arch_read (HrReader   *parent,
         !hr_reader_bool (&reader, "controlnet_residuals", &a->controlnet_residuals) ||
         !hr_reader_bool (&reader, "mid_attention", &a->mid_attention) ||
         !hr_reader_bool (&reader, "quant_conv", &a->quant_conv) ||
+        !hr_reader_bool (&reader, "wan_decoder", &a->wan_decoder) ||
         !read_small (&reader, "mid_transformer_layers", 1, 1000, &a->mid_transformer_layers) ||
         !read_small (&reader, "temporal_compression", 1, 64, &a->temporal_compression) ||
         !read_small (&reader, "frames_per_chunk", 1, 4096, &a->frames_per_chunk) ||
@@ -449,6 +450,7 @@ typedef struct {
   guint64          block_params;
   double           held;       /* forward only: tensors kept for later */
   guint            time_taps;  /* frames a 3D convolution's kernel spans, less one */
+  gboolean         cache_convs;  /* count each k > 1 convolution's input in decode_cache */
   guint            next_id;
   GHashTable      *saved_ids;  /* the tensors some op saved */
   GArray          *block_ids;  /* those saved inside the current checkpointed block */
@@ -678,6 +680,8 @@ conv_pad (Walk     *W,
             conv_out (in->w, k, stride, pad, dilation), W->r->e, 0, in->grad || W->train };
 
   g_assert (groups > 0 && in->c % groups == 0);
+  if (W->cache_convs && k > 1)
+    W->res->decode_cache += tbytes (in);
   /* a 3D convolution's time taps (causal_conv3d), without time padding */
   out.t = in->t > W->time_taps ? in->t - W->time_taps : in->t;
   fresh (W, &out);
@@ -2251,6 +2255,75 @@ vae_decoder (Walk *W)
   block_end (W);
 }
 
+/* Wan-VAE's Decoder3d (Wan-Video/Wan2.1 wan/modules/vae.py @9737cba),
+ * one frame of a chunk at a time as the 2D walk counts: dims
+ * [w3, w3, w2, w1, w0] from the widths (dim x dim_mult, reversed, the
+ * deepest twice), a causal conv1, the middle (residual, attention,
+ * residual), for each level num_res_blocks + 1 ResidualBlocks (RMS_norm,
+ * SiLU, causal 3x3x3 convolutions, a 1x1x1 shortcut) and a Resample that
+ * halves the channels: upsample3d (the first log2(temporal_compression)
+ * levels: a causal time_conv to twice the channels, split into twice the
+ * frames, then nearest 2x and a Conv2d) or upsample2d (nearest 2x and a
+ * Conv2d); the head (RMS_norm, SiLU, causal conv to RGB).  Every causal
+ * convolution keeps CACHE_T frames of its input in feat_cache
+ * (decode_cache counts one); the Conv2d and the 1x1x1 shortcuts keep
+ * none. */
+static void
+wan_decoder (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages, compress_levels = 0;
+  guint dims[HR_ARCH_MAX_STAGES + 1];
+
+  for (guint r = a->temporal_compression; r > 1; r /= 2)
+    compress_levels++;
+  dims[0] = a->widths[n - 1];
+  for (guint j = 0; j < n; j++)
+    dims[j + 1] = a->widths[n - 1 - j];
+
+  block_begin (W, FALSE, "decoder.conv1");
+  W->x = conv (W, &W->x, dims[0], 3, 1, 1, 1, TRUE);
+  block_end (W);
+  vae_mid (W, dims[0], "decoder");
+  for (guint i = 0; i < n; i++)
+    {
+      for (guint j = 0; j < a->layers_per_block + 1; j++)
+        {
+          block_begin (W, TRUE, "decoder.upsamples.%u.%u", i, j);
+          resnet2d (W, dims[i + 1], 0);
+          block_end (W);
+        }
+      if (i + 1 < n)
+        {
+          T big;
+
+          block_begin (W, FALSE, "decoder.upsamples.%u.resample", i);
+          if (i < compress_levels)
+            {
+              /* time_conv: CausalConv3d(dim, 2 dim, (3, 1, 1)), cached;
+               * its output is the two frames it makes */
+              T twice = W->x;
+
+              W->res->decode_cache += tbytes (&W->x);
+              twice.c *= 2;
+              fresh (W, &twice);
+              params (W, 3 * (guint64) W->x.c * twice.c + twice.c);
+              fwd (W, tbytes (&W->x), tbytes (&twice), 0);
+            }
+          big = resize (W, &W->x, W->x.h * 2, W->x.w * 2);
+          W->cache_convs = FALSE;
+          W->x = conv (W, &big, dims[i + 1] / 2, 3, 1, 1, 1, TRUE);
+          W->cache_convs = TRUE;
+          block_end (W);
+        }
+    }
+  block_begin (W, FALSE, "decoder.head");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  W->x = conv (W, &W->x, 3, 3, 1, 1, 1, TRUE);
+  block_end (W);
+}
+
 /* ------------------------------------------------------------------ */
 /* The causal 3D VAE encoder of CogVideoX: diffusers' CogVideoXEncoder3D
  * (huggingface/diffusers @58eb52c0,
@@ -2682,7 +2755,14 @@ hr_arch_walk (const HrArch    *arch,
         W.x = latent;
         W.held = 0;
         res->forward_peak = 0;
-        vae_decoder (&W);
+        /* a video VAE's decoder convolutions are causal 3D ones that keep
+         * the last frames of their input for the next chunk */
+        W.cache_convs = arch->temporal_compression > 1;
+        if (arch->wan_decoder)
+          wan_decoder (&W);
+        else
+          vae_decoder (&W);
+        W.cache_convs = FALSE;
         res->decode_peak = res->forward_peak;
         res->encode_peak = encode_peak;
         res->forward_peak = MAX (encode_peak, res->decode_peak);

@@ -107,6 +107,7 @@ typedef struct {
   guint       frames_per_chunk;      /* video VAE: frames decoded at once */
   guint       encode_frames_per_chunk;  /* video VAE: frames encoded at once, 0: all */
   gboolean    quant_conv;            /* VAE: quant_conv and post_quant_conv */
+  gboolean    wan_decoder;           /* video VAE: Wan-VAE's Decoder3d, not diffusers' */
 
   /* DreamerV3 (dreamerv3/rssm.py Encoder and Decoder): the CNN's depths
    * are "widths"; the decoder starts from the RSSM's deterministic state
@@ -202,6 +203,9 @@ typedef struct {
   double      forward_peak;    /* working set of a forward pass without gradients */
   double      encode_peak;     /* VAE: the encoder's */
   double      decode_peak;     /* VAE: the decoder's */
+  /* video VAE: one frame of the input of every decoder convolution wider
+   * than 1, which a causal 3D convolution caches for the next chunk */
+  double      decode_cache;
   double      output;      /* the output features */
   guint       max_tokens;  /* tokens of the largest attention */
   GArray     *peaks;       /* HrArchPeak: moments above the saved tensors */

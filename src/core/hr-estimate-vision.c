@@ -39,6 +39,14 @@
  * decoder working set is alive at a time. */
 #define VAE_TILE_PIXELS 512
 
+/* The frames a video VAE's causal convolution caches of its input for the
+ * next chunk: CACHE_T = 2 in Wan's CausalConv3d (Wan-Video/Wan2.1
+ * wan/modules/vae.py @9737cba: cache_x = x[:, :, -CACHE_T:].clone() into
+ * feat_cache for every convolution of the decoder), kernel - 1 = 2 in
+ * CogVideoXCausalConv3d's conv_cache (huggingface/diffusers @58eb52c0
+ * autoencoder_kl_cogvideox.py, inputs[:, :, -time_kernel_size + 1:]). */
+#define VIDEO_CACHE_FRAMES 2
+
 /* Ground-truth boxes in the most crowded training image when the scenario
  * does not say ("max_objects"): the detectors' IoU assigners compare each
  * with every anchor.  mmdetection's maintainers: "Popular object
@@ -239,7 +247,7 @@ decode_working_set (HrPlan           *self,
                     HrArchResult     *res)
 {
   const HrArch *a = p->c->arch;
-  double ws = res->decode_peak;
+  double ws = res->decode_peak, cache = res->decode_cache;
 
   if (self->scenario->vae_tiling &&
       (self->image_width > VAE_TILE_PIXELS || self->image_height > VAE_TILE_PIXELS))
@@ -251,9 +259,21 @@ decode_working_set (HrPlan           *self,
       tile.height = MIN (self->image_height, VAE_TILE_PIXELS);
       t = hr_arch_walk (a, &tile);
       ws = t->decode_peak;
+      cache = t->decode_cache;
     }
   if (a->temporal_compression > 1)
-    ws *= MIN (a->frames_per_chunk, self->frames);
+    {
+      /* the frames of one chunk; the cache every causal convolution keeps
+       * of the last VIDEO_CACHE_FRAMES frames of its input for the next
+       * chunk, all of them alive through the decode; and the decoded
+       * video, which grows chunk by chunk and is joined by torch.cat (the
+       * frames so far and the joined copy: twice the video at the end) */
+      double video = 3.0 * MAX (1, self->frames) * self->image_width * self->image_height *
+                     run->e;
+
+      ws = ws * MIN (a->frames_per_chunk, self->frames) + VIDEO_CACHE_FRAMES * cache +
+           2.0 * video;
+    }
   return ws;
 }
 

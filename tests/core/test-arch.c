@@ -554,6 +554,46 @@ test_video_vae_encoder (void)
   }
 }
 
+/* Wan-VAE's decoder keeps CACHE_T frames of the input of every causal
+ * convolution (wan/modules/vae.py @9737cba).  At 1280x720 in fp32, one
+ * frame of them, counted from Decoder3d's layers (channels of the input
+ * x pixels): at 160x90 conv1 (16), the middle's two residual blocks
+ * (4 x 384), level 0's three (6 x 384) and its time_conv (384): 4,240;
+ * at 320x180 level 1 (192 + 384 + 4 x 384) and its time_conv (384):
+ * 2,496; at 640x360 level 2 (6 x 192): 1,152; at 1280x720 level 3
+ * (6 x 96) and the head (96): 672.  The Resamples' Conv2d and the 1x1x1
+ * shortcuts keep nothing. */
+static void
+test_wan_decoder_cache (void)
+{
+  const HrComponent *vae = catalog_component ("wan2.1-t2v-14b", 1);
+  HrArchRun run = { 0 };
+  g_autoptr(HrArchResult) res = NULL;
+  double expect = 4.0 * (4240.0 * 160 * 90 + 2496.0 * 320 * 180 + 1152.0 * 640 * 360 +
+                         672.0 * 1280 * 720);
+
+  g_assert_true (vae->arch->wan_decoder);
+  run.width = 1280;
+  run.height = 720;
+  run.frames = 81;
+  run.e = run.e32 = run.input_bytes = 4.0;
+  res = hr_arch_walk (vae->arch, &run);
+  g_assert_cmpfloat_with_epsilon (res->decode_cache, expect, 1.0);
+  /* the decoder ends at the image's resolution, in RGB */
+  g_assert_cmpuint (g_array_index (res->blocks, HrArchBlock, res->blocks->len - 1).channels, ==,
+                    3);
+  g_assert_cmpuint (g_array_index (res->blocks, HrArchBlock, res->blocks->len - 1).width, ==,
+                    1280);
+
+  /* an image VAE keeps no cache */
+  {
+    const HrComponent *sd = catalog_component ("sd-1.5", 1);
+    g_autoptr(HrArchResult) r2 = hr_arch_walk (sd->arch, &run);
+
+    g_assert_cmpfloat (r2->decode_cache, ==, 0);
+  }
+}
+
 /* Catalog entries with a malformed "arch" are refused with the member. */
 static void
 test_bad_arch (void)
@@ -921,6 +961,7 @@ main (int    argc,
   g_test_add_func ("/arch/every-family", test_every_family);
   g_test_add_func ("/arch/video-tokens", test_video_tokens);
   g_test_add_func ("/arch/video-vae-encoder", test_video_vae_encoder);
+  g_test_add_func ("/arch/wan-decoder-cache", test_wan_decoder_cache);
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
