@@ -111,36 +111,36 @@ add_snapshot_rows (HrWindow            *self,
   for (guint b = 0; b < HR_SNAPSHOT_N_BUCKETS; b++)
     {
       g_autofree char *measured = _hr_window_format_bytes (self, (double) bar.bytes[b]);
-      g_autofree char *bucket_title = NULL;
       g_autofree char *sub = NULL;
 
       if (b == HR_SNAPSHOT_UNATTRIBUTED)
         {
           if (bar.bytes[b] == 0)
             continue;
-          sub = g_strdup (_("Frames no rule puts in a bucket, or allocated before recording "
-                            "began"));
+          adw_expander_row_add_row (row, _hr_window_text_row (_("Unattributed"),
+                                                              _("Measured: frames no rule puts "
+                                                                "in a bucket, or allocated "
+                                                                "before recording began"),
+                                                              measured));
+          continue;
         }
-      else
-        {
-          g_autofree char *predicted = _hr_window_format_bytes (self,
-                                                                (double) estimate->buckets[b]);
+      {
+        g_autofree char *predicted = _hr_window_format_bytes (self,
+                                                              (double) estimate->buckets[b]);
 
-          if (b == HR_BUCKET_OVERHEAD)
-            /* Translators: the overhead measured in a snapshot against
-             * the estimate's; the context is outside any snapshot. */
-            sub = g_strdup_printf (_("Estimate %s · measured: the reserve holding no tensor "
-                                     "and the workspaces; the CUDA context is outside a "
-                                     "snapshot"), predicted);
-          else
-            /* Translators: a bucket's estimate beside the measured
-             * figure, "estimate 1.68 GiB" */
-            sub = g_strdup_printf (_("Estimate %s"), predicted);
-        }
-      /* Translators: "Weights: 0.02 GiB measured" */
-      bucket_title = g_strdup_printf (_("%s: %s measured"), hr_snapshot_bucket_label (b),
-                                      measured);
-      adw_expander_row_add_row (row, _hr_window_text_row (bucket_title, sub, measured));
+        if (b == HR_BUCKET_OVERHEAD)
+          /* Translators: the overhead measured in a snapshot against the
+           * estimate's; the context is outside any snapshot. */
+          sub = g_strdup_printf (_("Measured: the reserve holding no tensor and the "
+                                   "workspaces (the CUDA context is outside a snapshot) · "
+                                   "estimate %s"), predicted);
+        else
+          /* Translators: a bucket's measured figure (beside the row)
+           * and its estimate, "Measured · estimate 1.68 GiB" */
+          sub = g_strdup_printf (_("Measured · estimate %s"), predicted);
+      }
+      adw_expander_row_add_row (row, _hr_window_text_row (hr_bucket_get_label (b), sub,
+                                                          measured));
     }
 
   for (guint i = 0; dev->sites != NULL && i < dev->sites->len && i < 3; i++)
