@@ -2,7 +2,8 @@
  *
  * From the start page: open an example, change the model, the
  * micro-batch and the GPUs, undo, export a chart, and run the advisor to
- * its end, each by the keys a user presses.
+ * its end (Tab to each number it asks for: hours a day, months, budget),
+ * each by the keys a user presses.
  *
  * GTK 4.8 has no public way to synthesize a key press, so a key is
  * "pressed" as GTK dispatches it to shortcuts: first the capture phase
@@ -273,6 +274,10 @@ test_walk (void)
   HrAdvisorDialog *advisor;
   g_autofree char *export_path = g_build_filename (tmp_dir, "walk-buckets.png", NULL);
   g_autoptr(GFile) export_file = g_file_new_for_path (export_path);
+  static const HrFact number_facts[] = {
+    HR_FACT_HOURS_PER_DAY, HR_FACT_MONTHS, HR_FACT_BUDGET,
+  };
+  guint numbers_reached = 0;
   guint before_batch;
   guint n_gpus;
   guint steps;
@@ -454,7 +459,44 @@ test_walk (void)
     {
       HrAdvisorWalk *walk = hr_advisor_dialog_get_walk (advisor);
       guint before = hr_advisor_walk_get_n_steps (walk);
+      GtkWidget *answer;
       gint64 deadline;
+
+      /* At "Long-term, high-frequency use?", Up to "Some hours most
+       * days": the path that asks for a budget too. */
+      if (g_str_equal (hr_advisor_walk_get_current (walk)->id, "usage"))
+        {
+          GtkWidget *regular = hr_advisor_dialog_get_answer_row (advisor, 1);
+
+          for (guint i = 0; i < 3 && focus_of (GTK_WINDOW (advisor)) != regular; i++)
+            g_assert_true (press (GTK_WINDOW (advisor), "Up"));
+          g_assert_true (focus_of (GTK_WINDOW (advisor)) == regular);
+        }
+      answer = focus_of (GTK_WINDOW (advisor));
+
+      /* The numbers a question asks for (hours a day, months, budget)
+       * are reached by Tab from its answers, show their focus, and take
+       * Up; then Shift+Tab goes back to the answer. */
+      for (guint f = 0; f < G_N_ELEMENTS (number_facts); f++)
+        {
+          GtkSpinButton *spin = hr_advisor_dialog_get_number_spin (advisor, number_facts[f]);
+          double value;
+
+          if (spin == NULL)
+            continue;
+          tab_to (GTK_WINDOW (advisor), GTK_WIDGET (spin), 20);
+          g_assert_true (shows_focus (GTK_WINDOW (advisor)));
+          value = gtk_spin_button_get_value (spin);
+          g_assert_true (press (GTK_WINDOW (advisor), "Up"));
+          g_assert_cmpfloat (gtk_spin_button_get_value (spin), >, value);
+          numbers_reached |= number_facts[f];
+          for (guint i = 0; i < 20 && !within (focus_of (GTK_WINDOW (advisor)), answer); i++)
+            {
+              g_assert_true (gtk_widget_child_focus (GTK_WIDGET (advisor), GTK_DIR_TAB_BACKWARD));
+              iterate ();
+            }
+          g_assert_true (within (focus_of (GTK_WINDOW (advisor)), answer));
+        }
 
       g_assert_true (press (GTK_WINDOW (advisor), "Return"));
       deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
@@ -464,6 +506,10 @@ test_walk (void)
         g_main_context_iteration (NULL, TRUE);
     }
   g_assert_nonnull (hr_advisor_dialog_get_advice (advisor));
+  /* every number field the walk asked for was reached by the keyboard */
+  g_assert_cmpuint (numbers_reached & HR_FACT_HOURS_PER_DAY, !=, 0);
+  g_assert_cmpuint (numbers_reached & HR_FACT_MONTHS, !=, 0);
+  g_assert_cmpuint (numbers_reached & HR_FACT_BUDGET, !=, 0);
   {
     g_auto(GStrv) lines = hr_advisor_dialog_dup_recommendation_summaries (advisor);
 
