@@ -130,6 +130,7 @@ press (GtkWindow  *window,
   gboolean taken = FALSE;
 
   g_assert_nonnull (key);
+  gtk_window_set_focus_visible (window, TRUE);
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL;
        w = gtk_widget_get_parent (w))
     g_ptr_array_add (chain, w);
@@ -193,6 +194,10 @@ press_tab (GtkWindow *window)
 {
   GtkWidget *focus;
 
+  /* A key pressed shows the focus again, whatever hid it meanwhile (a
+   * popover closing, the window losing the X focus for a moment): GTK's
+   * window does this on every key press. */
+  gtk_window_set_focus_visible (window, TRUE);
   if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
     gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);   /* wraps round */
   iterate ();
@@ -523,6 +528,100 @@ test_walk (void)
   g_object_unref (app);
 }
 
+/* A visible popover inside @widget (an AdwComboRow's list), or NULL. */
+static GtkWidget *
+shown_popover (GtkWidget *widget)
+{
+  if (GTK_IS_POPOVER (widget) && gtk_widget_get_visible (widget))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = shown_popover (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Enter and Space on a focused settings row do what the row is for, as
+ * on any GNOME settings row: a drop-down opens its list, a number row
+ * puts the focus in its number, a switch row flips its switch. */
+static void
+test_settings_rows (void)
+{
+  HrWindow *window = hr_window_new (NULL);
+  GtkWindow *win = GTK_WINDOW (window);
+  static const char *const keys[] = { "Return", "space" };
+  guint n_settings;
+  const HrSetting *settings = hr_settings_get_all (&n_settings);
+
+  gtk_window_set_default_size (win, 1400, 900);
+  gtk_window_present (win);
+  wait_ms (300);
+  activate_window (win);
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    {
+      const char *number_keys[] = { "micro_batch", "image_size" };
+      GtkWidget *combo = hr_window_get_setting_row (window, "compute");
+      GtkWidget *popover;
+      GtkWidget *row;
+      GtkWidget *sw;
+      gboolean active;
+
+      /* a drop-down: its list opens */
+      gtk_widget_grab_focus (combo);
+      iterate ();
+      g_assert_true (focus_of (win) == combo);
+      g_assert_true (press (win, keys[k]));
+      wait_ms (100);
+      popover = shown_popover (combo);
+      g_assert_nonnull (popover);
+      gtk_popover_popdown (GTK_POPOVER (popover));
+      iterate ();
+
+      /* a number: the focus goes into it, ready for digits or Up */
+      for (guint n = 0; n < G_N_ELEMENTS (number_keys); n++)
+        {
+          row = hr_window_get_setting_row (window, number_keys[n]);
+          if (!gtk_widget_get_visible (row))
+            continue;
+          gtk_widget_grab_focus (row);
+          iterate ();
+          g_assert_true (focus_of (win) == row);
+          g_assert_true (press (win, keys[k]));
+          g_assert_true (within (focus_of (win),
+                                 hr_window_get_setting_widget (window, number_keys[n])));
+          g_assert_true (shows_focus (win));
+        }
+
+      /* a switch: it flips (the first the scenario shows) */
+      row = sw = NULL;
+      for (guint i = 0; i < n_settings && row == NULL; i++)
+        if (settings[i].kind == HR_SETTING_BOOLEAN
+            && gtk_widget_get_visible (hr_window_get_setting_row (window, settings[i].key)))
+          {
+            row = hr_window_get_setting_row (window, settings[i].key);
+            sw = hr_window_get_setting_widget (window, settings[i].key);
+          }
+      g_assert_nonnull (row);
+      g_assert_true (GTK_IS_SWITCH (sw));
+      active = gtk_switch_get_active (GTK_SWITCH (sw));
+      gtk_widget_grab_focus (row);
+      iterate ();
+      g_assert_true (focus_of (win) == row);
+      g_assert_true (press (win, keys[k]));
+      /* (a switch flips at the end of its animation) */
+      for (guint i = 0; i < 50 && gtk_switch_get_active (GTK_SWITCH (sw)) == active; i++)
+        wait_ms (20);
+      g_assert_cmpint (gtk_switch_get_active (GTK_SWITCH (sw)), !=, active);
+    }
+  gtk_window_destroy (win);
+  iterate ();
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -538,6 +637,7 @@ main (int   argc,
   adw_init ();
   tmp_dir = g_dir_make_tmp ("headroom-keyboard-XXXXXX", NULL);
   g_test_add_func ("/keyboard/walk", test_walk);
+  g_test_add_func ("/keyboard/settings-rows", test_settings_rows);
   status = g_test_run ();
   {
     g_autofree char *png = g_build_filename (tmp_dir, "walk-buckets.png", NULL);
