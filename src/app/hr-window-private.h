@@ -112,6 +112,7 @@ struct _HrWindow
   GtkListBox           *start_examples_list;
   AdwPreferencesGroup  *start_examples_group;
   GtkButton            *start_new_button;
+  AdwStatusPage        *start_page;
   GtkListBox           *start_recent_list;
   AdwPreferencesGroup  *start_recent_group;
   AdwToastOverlay      *toast_overlay;

@@ -148,6 +148,21 @@ fill_examples (HrWindow *self)
                                                                 example->path));
     }
   gtk_widget_set_visible (GTK_WIDGET (self->start_examples_group), examples->len > 0);
+  /* Run from the build tree outside `meson devenv`, or installed without
+   * them, there are none: the page says so and where it looked, and
+   * offers what is there (New Scenario, Open). */
+  if (examples->len == 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("Open a scenario, or describe your own run. "
+                                                 "No examples were found in %s."),
+                                               hr_window_get_examples_dir ());
+
+      adw_status_page_set_description (self->start_page, text);
+    }
+  else
+    adw_status_page_set_description (self->start_page,
+                                     _("Start from one of the examples, open a scenario, or "
+                                       "describe your own run"));
 }
 
 static gint

@@ -829,6 +829,7 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (start_examples_list);
   BIND (start_new_button);
   BIND (start_recent_group);
+  BIND (start_page);
   BIND (start_recent_list);
   BIND (toast_overlay);
   BIND (verdict_list);
