@@ -119,6 +119,8 @@ activate_in (GtkWidget           *widget,
   return FALSE;
 }
 
+static void activate_window (GtkWindow *window);
+
 /* Presses @accelerator in @window; FALSE when nothing takes it. */
 static gboolean
 press (GtkWindow  *window,
@@ -130,6 +132,10 @@ press (GtkWindow  *window,
   gboolean taken = FALSE;
 
   g_assert_nonnull (key);
+  /* The keys go to the window the user types in: one that lost the X
+   * focus to another client gets it back first. */
+  if (!gtk_window_is_active (window))
+    activate_window (window);
   gtk_window_set_focus_visible (window, TRUE);
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL;
        w = gtk_widget_get_parent (w))
@@ -197,6 +203,8 @@ press_tab (GtkWindow *window)
   /* A key pressed shows the focus again, whatever hid it meanwhile (a
    * popover closing, the window losing the X focus for a moment): GTK's
    * window does this on every key press. */
+  if (!gtk_window_is_active (window))
+    activate_window (window);
   gtk_window_set_focus_visible (window, TRUE);
   if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
     gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);   /* wraps round */
