@@ -181,12 +181,14 @@ list_recent (void)
 {
   GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
   GPtrArray *recent = g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
+  /* (NULL in a program that never named itself, such as a benchmark) */
+  const char *name = g_get_application_name ();
 
   for (GList *l = items; l != NULL; l = l->next)
     {
       GtkRecentInfo *info = l->data;
 
-      if (gtk_recent_info_has_application (info, g_get_application_name ())
+      if (name != NULL && gtk_recent_info_has_application (info, name)
           && gtk_recent_info_is_local (info) && gtk_recent_info_exists (info)
           && g_str_has_suffix (gtk_recent_info_get_uri (info), ".json"))
         g_ptr_array_add (recent, gtk_recent_info_ref (info));
