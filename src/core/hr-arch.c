@@ -113,7 +113,8 @@ static const char * const arch_keys[] = {
   "layers_per_block", "head_dim", "cross_attention_dim", "text_tokens",
   "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
   "mid_attention", "mid_transformer_layers", "temporal_compression",
-  "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes", "head_channels", "aux_head", "rois",
+  "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
+  "head_channels", "aux_head", "rois",
   "mask_rois", "deter", "stoch", "units", "source", NULL
 };
 
