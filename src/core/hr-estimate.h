@@ -129,6 +129,9 @@ typedef struct {
   guint64 reserved_high;
   /* inference: the KV cache (an engine's pool on its GPU) */
   guint64 kv_cache;
+  /* under a serving engine's pool: what the process holds beside it (the
+   * CUDA graphs; SGLang's activations), for the fit rule */
+  guint64 outside_pool;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches
