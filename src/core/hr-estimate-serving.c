@@ -299,6 +299,19 @@ hr_plan_add_serving (HrPlan *self,
         double ws = tokens * forward_per_token (c, e);
         double vocab = (double) c->vocab * MAX (1, s->tensor_parallel);
         double sampler = c->vocab > 0 ? max_num_seqs (self) * vocab * (e + 8.0) : 0;
+        /* The sampler's profile run asks for top-k and top-p on every
+         * sequence (vLLM's V1 _dummy_sampler_run: top_p 0.9, top_k
+         * vocab - 1).  Through FlashInfer (forward_cuda) it holds the
+         * logits and their fp32 copy, the central figure above; without
+         * FlashInfer, PyTorch's path (vllm/v1/sample/ops/
+         * topk_topp_sampler.py, apply_top_k_top_p, as vLLM 0.8.4 has it
+         * in Farrrrland/vllm084 at commit
+         * 3da8dbf977db31f898fcc61278a1ada862b2c3e1) sorts them: at the
+         * scatter the 16-bit logits, their fp32 copy, the sorted values
+         * (4 B) and indices (int64, 8 B), the top-k and top-p masks (1 B
+         * each), the probabilities (4 B) and the re-sorted copy (4 B) are
+         * alive at once, 28 bytes a logit: the high end. */
+        double sampler_high = c->vocab > 0 ? max_num_seqs (self) * vocab * (e + 26.0) : 0;
         double per_token = hr_plan_kv_bytes_per_token (self, p);
         double block = s->engine == HR_ENGINE_VLLM ? MAX (1, s->block_size) : 1;
 
@@ -313,7 +326,7 @@ hr_plan_add_serving (HrPlan *self,
         if (sampler > 0)
           {
             hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED,
-                        sampler, 0.3 * sampler, 1.5 * sampler,
+                        sampler, 0.3 * sampler, MAX (1.5 * sampler, sampler_high),
                         _("%s: the sampler's logits and probabilities for %u sequences"),
                         c->name, max_num_seqs (self));
             acc->activations += sampler;
