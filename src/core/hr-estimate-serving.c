@@ -11,8 +11,8 @@
  *   get_num_blocks: available // page_size // layers).  CUDA graphs are
  *   captured afterwards (compile_or_warm_up_model, capture_model), beside
  *   the pool.  nvidia-smi therefore shows about the pool plus the graphs,
- *   whatever the model needs, and the pool, not a reserve, is the limit:
- *   the model and one full sequence must fit in it.
+ *   whatever the model needs, and the pool is the limit: the model and
+ *   one full sequence per micro-batch must fit in it (hr-fit-rule.c).
  * - SGLang (sgl-project/sglang @01cc04e,
  *   python/sglang/srt/model_executor/model_runner.py,
  *   profile_max_num_token): after loading the weights, rest =
@@ -425,8 +425,8 @@ hr_plan_add_serving_notes (HrPlan     *self,
       g_ptr_array_add (notes, g_strdup_printf (
         _("vLLM takes gpu_memory_utilization (%.2f) of the card whatever the model needs and "
           "fills what the weights and the profiling run leave with KV cache: nvidia-smi shows "
-          "the pool (and the CUDA graphs beside it); the pool, not the reserve, limits the "
-          "fit"), s->gpu_memory_utilization));
+          "the pool (and the CUDA graphs beside it); the pool must hold the model and one "
+          "sequence's KV cache per micro-batch"), s->gpu_memory_utilization));
       break;
     case HR_ENGINE_SGLANG:
       g_ptr_array_add (notes, g_strdup_printf (

@@ -91,8 +91,10 @@ typedef struct {
   guint        kv_sequences;
   /* An engine's own pool: its share of the card (gpu_memory_utilization,
    * mem_fraction_static; 0 without one) and its size on the scenario's
-   * GPU.  Under such a pool the pool, not the reserve, limits the fit: the
-   * engine takes it whole and fills what the model leaves with KV cache. */
+   * GPU.  The engine takes it whole and fills what the model leaves with
+   * KV cache; the fit rule (hr-fit-rule.h) compares its content at the
+   * micro-batch with the pool, within the card less the reserve and what
+   * lies beside the pool. */
   double       pool_fraction;
   guint64      pool;
   gboolean     pool_limits;
