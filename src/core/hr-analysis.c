@@ -308,9 +308,9 @@ write_verdict (HrAnalysis    *self,
 
           g->verdict = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                                      "Fits %u sequence of %u tokens at once with "
-                                                     "%s to spare; at most %s%u",
+                                                     "%s to spare; up to %s%u at once",
                                                      "Fits %u sequences of %u tokens at once with "
-                                                     "%s to spare; at most %s%u", micro_batch),
+                                                     "%s to spare; up to %s%u at once", micro_batch),
                                         micro_batch, context, spare,
                                         g->max_is_lower_bound ? "≥ " : "", g->max_micro_batch);
           return;
