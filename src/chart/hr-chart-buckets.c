@@ -871,10 +871,20 @@ layout_bar (Builder      *b,
        * slot crowds more than it says */
       if (several && left_w + gap > slot_width / 3)
         continue;
-      if ((left_w > 0 ? left_w + gap : 0) + bar_w + range_w + (right_w > 0 ? gap + right_w : 0)
-          <= slot_width - 2 * s)
-        found = TRUE;
-      else if (attempt == 11)
+      /* the bar gives up to a third of its width before the text gives
+       * up a word */
+      {
+        double beside = (left_w > 0 ? left_w + gap : 0) + range_w +
+                        (right_w > 0 ? gap + right_w : 0);
+        double least = MAX (min_bar, bar_w * 2 / 3);
+
+        if (beside + least <= slot_width - 2 * s)
+          {
+            bar_w = MIN (bar_w, slot_width - 2 * s - beside);
+            found = TRUE;
+          }
+      }
+      if (!found && attempt == 11)
         {
           /* nothing fits: the bar narrows to its least, values inside */
           bar_w = MAX (min_bar, MIN (slot_width * 0.5, BAR_MAX_WIDTH * s));
@@ -1611,6 +1621,25 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
             continue;
           if (!bl->label_inside[b])
             draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
+          else if (style->bucket_pattern[b] != HR_PATTERN_SOLID)
+            {
+              /* the size on its segment's plain colour: a hatch or dots
+               * through the digits make them hard to read */
+              const HrRect *seg = &bl->segments[b];
+              const HrRect *box = &bl->segment_labels[b].box;
+              double x0 = MAX (seg->x + 1, box->x - 2 * s);
+              double x1 = MIN (seg->x + seg->width - 1, box->x + box->width + 2 * s);
+              double y0 = MAX (seg->y + 1, box->y);
+              double y1 = MIN (seg->y + seg->height - 1, box->y + box->height);
+
+              if (x1 > x0 && y1 > y0)
+                {
+                  cairo_new_path (cr);
+                  cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
+                  hr_chart_set_color (cr, &style->bucket[b]);
+                  cairo_fill (cr);
+                }
+            }
           hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
         }
       if (bl->unattributed_label.text != NULL)
