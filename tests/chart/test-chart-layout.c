@@ -458,6 +458,7 @@ test_short_names (void)
     { "GB200 NVL72 (per GPU)", "GB200" },
     { "NVIDIA A10G (AWS)", "A10G" },
     { "RTX A6000", "RTX A6000" },
+    { "RTX PRO 6000 Blackwell Workstation Edition", "RTX PRO 6000" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
