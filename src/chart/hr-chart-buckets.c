@@ -991,6 +991,27 @@ layout_bar (Builder      *b,
     }
   n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
   place_column (&bl, left, n_left, x0, left_w, TRUE, lead, s);
+  {
+    double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, from_lo = G_MAXDOUBLE, from_hi = -G_MAXDOUBLE;
+    guint n = 0;
+
+    for (guint i = 0; i < HR_N_BUCKETS; i++)
+      if (bl.segment_labels[i].text != NULL && !bl.label_inside[i])
+        {
+          lo = MIN (lo, bl.leader_to[i].y);
+          hi = MAX (hi, bl.leader_to[i].y);
+          from_lo = MIN (from_lo, bl.leader_from[i].y);
+          from_hi = MAX (from_hi, bl.leader_from[i].y);
+          n++;
+        }
+    /* leaders that would meet the bar within a third of the height they
+     * leave the labels over run together: one bracket says it better */
+    if (n >= 3 && bl.unattributed_label.text == NULL && from_hi - from_lo < (hi - lo) / 3)
+      {
+        bl.bracketed = TRUE;
+        bl.bracket_x = x0 + left_w + 5 * s;
+      }
+  }
 
   /* each card line, across the bar, its names and verdict at its end */
   for (guint c = 0; c < cards->len && c < 16; c++)
@@ -1484,6 +1505,40 @@ draw_leader (cairo_t            *cr,
   cairo_stroke (cr);
 }
 
+/* The sizes beside a thin stack, joined: a short tick from each to a
+ * bracket, and from the bracket one leader to the stack's middle. */
+static void
+draw_bracket (cairo_t                 *cr,
+              const HrChartStyle      *style,
+              const HrBucketBarLayout *bl)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, x = bl->bracket_x, first = G_MAXDOUBLE;
+  double last = -G_MAXDOUBLE, y;
+
+  cairo_new_path (cr);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    if (bl->segment_labels[b].text != NULL && !bl->label_inside[b])
+      {
+        const HrPoint *to = &bl->leader_to[b];
+
+        cairo_move_to (cr, to->x, to->y);
+        cairo_line_to (cr, x, to->y);
+        lo = MIN (lo, to->y);
+        hi = MAX (hi, to->y);
+        first = MIN (first, bl->leader_from[b].y);
+        last = MAX (last, bl->leader_from[b].y);
+      }
+  cairo_move_to (cr, x, lo);
+  cairo_line_to (cr, x, hi);
+  /* to the labelled segments' middle, level where the bracket reaches it */
+  y = (first + last) / 2;
+  cairo_move_to (cr, x, CLAMP (y, lo, hi));
+  cairo_line_to (cr, bl->bar.x - 1, y);
+  cairo_set_line_width (cr, style->thin_line_width);
+  hr_chart_set_color (cr, &style->muted);
+  cairo_stroke (cr);
+}
+
 void
 hr_bucket_chart_render (const HrBucketChartLayout *layout,
                         const HrBucketChartData   *data,
@@ -1615,11 +1670,13 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           hr_chart_draw_label (cr, style, &line->detail, NULL);
         }
 
+      if (bl->bracketed)
+        draw_bracket (cr, style, bl);
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         {
           if (bl->segment_labels[b].text == NULL)
             continue;
-          if (!bl->label_inside[b])
+          if (!bl->label_inside[b] && !bl->bracketed)
             draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
           else if (style->bucket_pattern[b] != HR_PATTERN_SOLID)
             {
