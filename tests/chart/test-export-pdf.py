@@ -165,6 +165,11 @@ def main():
             fail("SVG: the page does not say 3.5 × 2.5 in")
         if ">RTX 4090<" not in text and ">GeForce RTX 4090<" not in text:
             fail("SVG: the card's name is not text a reader can find")
+        for chart in ("buckets", "tree", "advice"):
+            p = run("export", smol, "--chart", chart, "--size", "column", "-o", svg)
+            text = open(svg).read() if p.returncode == 0 else ""
+            if text.count("<text ") < 5 or "glyph" in text:
+                fail(f"SVG {chart}: the labels are not <text>")
         p = run("export", smol, "--chart", "curve", "--svg-text", "outlines", "-o", svg)
         text = open(svg).read() if p.returncode == 0 else ""
         if "<text " in text or "glyph" not in text:
