@@ -1179,36 +1179,73 @@ layout_bar (Builder      *b,
                                    line->leader_to.x, line->leader_to.y, 1, HR_PLACE_FORBIDDEN);
       }
 
-    for (guint attempt = 0; attempt < 2 && !placed; attempt++)
-      {
-        HrRect candidates[24];
-        double prices[24];
-        guint n = 0;
-        int chosen;
+    {
+      /* the total and its range on one line, on two (narrower), or the
+       * total alone (the bracket still shows the range): the nearest
+       * place over the bar wins, a form that says less paying a little */
+      g_autofree char *range = bar->high > 0 ? g_strdup_printf ("(%.1f–%.1f)", bar->low / GiB,
+                                                                bar->high / GiB)
+                                             : NULL;
+      g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
+      const char *texts[] = { text, stacked, t };
+      static const double form_price[] = { 0, 4, 25 };
+      HrChartLabel forms[3] = { { 0 } };
+      HrRect candidates[3 * 3 * (8 + 2 * 16)];
+      double prices[G_N_ELEMENTS (candidates)];
+      guint form_of[G_N_ELEMENTS (candidates)];
+      guint n = 0, n_forms = range != NULL ? 3 : 1;
+      int chosen;
 
-        bl.total = hr_chart_label_new (b->context, style, g_strdup (attempt == 0 ? text : t),
-                                       HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
-                                       0, 0);
-        /* over the bar, then higher, centred or edging aside */
-        for (guint step = 0; step < 8; step++)
-          for (guint side = 0; side < 3; side++)
+      /* beside other bars, every bar says its total alike: alone (each
+       * bar's bracket shows its range) */
+      for (guint f = several && range != NULL ? 2 : 0; f < n_forms; f++)
+        {
+          double w, h, lowest, ys[8 + 2 * 16];
+          guint n_ys = 0;
+
+          forms[f] = hr_chart_label_new (b->context, style, g_strdup (texts[f]),
+                                         HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER,
+                                         0, 0, 0);
+          w = forms[f].box.width;
+          h = forms[f].box.height;
+          lowest = above - 2 * s - h;
+          /* over the bar, then higher by half a line, and just under or
+           * over each card's line (the gap between two lines may be
+           * narrower than a step) */
+          for (guint step = 0; step < 8; step++)
+            ys[n_ys++] = lowest - step * (h / 2);
+          for (guint c = 0; c < bl.cards->len && c < 16; c++)
             {
-              double w = bl.total.box.width, h = bl.total.box.height;
-              double cx = bar_x + bar_w / 2 + (side == 0 ? 0 : side == 1 ? w / 3 : -w / 3);
+              double line_y = g_array_index (bl.cards, HrBucketCardLine, c).y;
 
-              candidates[n] = (HrRect) { cx - w / 2, above - 2 * s - h - step * (h / 2), w, h };
-              prices[n] = step * 10 + side * 3;
-              n++;
+              if (line_y + 2 <= lowest)
+                ys[n_ys++] = line_y + 2;
+              if (line_y - 2 - h <= lowest)
+                ys[n_ys++] = line_y - 2 - h;
             }
-        chosen = hr_placer_choose (placer, candidates, prices, n);
-        if (chosen >= 0)
-          {
-            bl.total.box = candidates[chosen];
-            placed = TRUE;
-          }
-        else
-          hr_chart_label_clear (&bl.total);
-      }
+          /* centred or edging aside; the nearer the bar, the better */
+          for (guint k = 0; k < n_ys; k++)
+            for (guint side = 0; side < 3; side++)
+              {
+                double cx = bar_x + bar_w / 2 + (side == 0 ? 0 : side == 1 ? w / 3 : -w / 3);
+
+                candidates[n] = (HrRect) { cx - w / 2, ys[k], w, h };
+                prices[n] = (lowest - ys[k]) / MAX (h / 2, 1) * 10 + side * 3 + form_price[f];
+                form_of[n] = f;
+                n++;
+              }
+        }
+      chosen = hr_placer_choose (placer, candidates, prices, n);
+      if (chosen >= 0)
+        {
+          bl.total = forms[form_of[chosen]];
+          forms[form_of[chosen]] = (HrChartLabel) { 0 };
+          bl.total.box = candidates[chosen];
+          placed = TRUE;
+        }
+      for (guint f = 0; f < n_forms; f++)
+        hr_chart_label_clear (&forms[f]);
+    }
     if (!placed && narrow)
       {
         /* no column to go to: the least text, wherever over the bar it
