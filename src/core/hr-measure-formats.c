@@ -118,6 +118,19 @@ time_value (JsonNode *node)
   return (gint64) CLAMP (json_node_get_double (node), -9e18, 9e18);
 }
 
+/* Whether @node is a time the profiler's clock could give: nanoseconds
+ * since 1970 are 1.7·10^18 today, and a bound of 4·10^18 keeps the
+ * difference of two times within a gint64. */
+static gboolean
+time_is_valid (JsonNode *node)
+{
+  const double max = 4e18;
+
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return json_node_get_int (node) <= (gint64) max && json_node_get_int (node) >= -(gint64) max;
+  return fabs (json_node_get_double (node)) <= max;
+}
+
 static void
 timeline_point (Timeline     *tl,
                 gint64        t,
@@ -174,11 +187,13 @@ read_coalesced (Timeline  *tl,
       guint line = 0, column = 0;
       JsonArray *a;
 
-      if (!json_is_number (t))
+      if (!json_is_number (t) || !time_is_valid (t))
         {
           g_autofree char *pointer = g_strdup_printf ("/0/%u", i);
 
-          return timeline_fail (tl, pointer, _("a memory timeline's times must be numbers"));
+          return timeline_fail (tl, pointer, _("a memory timeline's times must be numbers of "
+                                               "microseconds or nanoseconds of at most "
+                                               "4·10^18"));
         }
       if (!JSON_NODE_HOLDS_ARRAY (row) ||
           (json_array_get_length (json_node_get_array (row)) != N_CATEGORIES + 1 &&
@@ -197,7 +212,7 @@ read_coalesced (Timeline  *tl,
           double bytes;
 
           if (!json_is_number (v) || !isfinite (bytes = json_node_get_double (v)) ||
-              fabs (bytes) >= 1e16)
+              fabs (bytes) >= HR_MEASURE_MAX_BYTES)
             {
               g_autofree char *pointer = g_strdup_printf ("/1/%u/%u", i,
                                                           json_array_get_length (a) -
@@ -228,12 +243,13 @@ read_raw (Timeline  *tl,
 
   for (guint i = 0; i < n; i++)
     {
-      JsonArray *e = json_node_get_array (json_array_get_element (events, i));
+      JsonNode *node = json_array_get_element (events, i);
+      JsonArray *e = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
       double bytes, category;
       gint64 t;
       guint column;
 
-      if (json_array_get_length (e) != 4 || !json_is_number (json_array_get_element (e, 0)) ||
+      if (e == NULL || json_array_get_length (e) != 4 || !json_is_number (json_array_get_element (e, 0)) ||
           !json_is_number (json_array_get_element (e, 2)) ||
           !json_is_number (json_array_get_element (e, 3)))
         {
@@ -242,11 +258,19 @@ read_raw (Timeline  *tl,
           return timeline_fail (tl, pointer, _("a raw memory event is [time, action, bytes, "
                                                "category]"));
         }
+      if (!time_is_valid (json_array_get_element (e, 0)))
+        {
+          g_autofree char *pointer = g_strdup_printf ("/%u/0", i);
+
+          return timeline_fail (tl, pointer, _("a memory timeline's times must be numbers of "
+                                               "microseconds or nanoseconds of at most "
+                                               "4·10^18"));
+        }
       t = time_value (json_array_get_element (e, 0));
       bytes = json_array_get_double_element (e, 2);
       category = json_array_get_double_element (e, 3);
       if (!(category >= 0 && category < N_CATEGORIES) || !isfinite (bytes) ||
-          fabs (bytes) >= 1e16)
+          fabs (bytes) >= HR_MEASURE_MAX_BYTES)
         {
           g_autofree char *pointer = g_strdup_printf ("/%u", i);
 
@@ -478,7 +502,7 @@ hf_take_object (HfMetrics  *hf,
       JsonNode *v = json_object_get_member (object, l->data);
 
       if (json_is_number (v) && isfinite (json_node_get_double (v)) &&
-          fabs (json_node_get_double (v)) < 1e16)
+          fabs (json_node_get_double (v)) < HR_MEASURE_MAX_BYTES)
         hf_metrics_take (hf, l->data, json_node_get_double (v));
     }
 }
@@ -825,8 +849,7 @@ hf_line (HrLogScan  *scan,
   while (*p == ' ')
     p++;
   mib = g_ascii_strtoll (p, &end, 10);
-  if (end == p || strcmp (end, "MB") != 0 || mib < -(G_GINT64_CONSTANT (1) << 40) ||
-      mib > (G_GINT64_CONSTANT (1) << 40))
+  if (end == p || strcmp (end, "MB") != 0 || fabs ((double) mib * MiB) >= HR_MEASURE_MAX_BYTES)
     return;
   if (hf_metrics_take (&scan->hf, key, (double) mib * MiB))
     {

@@ -1286,6 +1286,16 @@ read_trace (Reader              *r,
       time_us = hr_pickle_dict_get (e, "time_us");
       if (time_us != NULL && time_us->kind == HR_PICKLE_INT && times)
         {
+          /* Microseconds since 1970 are 1.7·10^15 today; within 2^62 the
+           * difference of two stays a gint64. */
+          if (time_us->v.integer > (G_GINT64_CONSTANT (1) << 62) ||
+              time_us->v.integer < -(G_GINT64_CONSTANT (1) << 62))
+            {
+              g_autofree char *where = g_strdup_printf ("device_traces[%u][%u]", index, i);
+
+              return schema_fail (r, where, _("\"time_us\" of %" G_GINT64_FORMAT " is not a "
+                                              "time in microseconds"), time_us->v.integer);
+            }
           if (in->events->len == 0)
             t0 = time_us->v.integer;
           event.t = (double) (time_us->v.integer - t0) / 1e6;
