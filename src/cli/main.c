@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hr-cli.h"
@@ -288,7 +289,16 @@ hr_cli_load_scenario (const char  *path,
     {
       g_autoptr(GString) data = g_string_new (NULL);
       char buf[65536];
+      struct stat st;
       gsize n;
+
+      /* A folder read gives nothing and an error, not an empty file. */
+      if (fstat (STDIN_FILENO, &st) == 0 && S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_IO,
+                       _("<stdin>: is a directory, not a file"));
+          return NULL;
+        }
 
       while ((n = fread (buf, 1, sizeof buf, stdin)) > 0)
         {
@@ -300,6 +310,13 @@ hr_cli_load_scenario (const char  *path,
                            HR_JSON_MAX_FILE_SIZE >> 20);
               return NULL;
             }
+        }
+      if (ferror (stdin))
+        {
+          int saved = errno;
+
+          g_set_error (error, HR_ERROR, HR_ERROR_IO, _("<stdin>: %s"), g_strerror (saved));
+          return NULL;
         }
       doc = hr_json_doc_load_data ("<stdin>", data->str, data->len, error);
     }
