@@ -28,7 +28,7 @@ import tempfile
 import threading
 import time
 
-CLI, EXAMPLES = sys.argv[1:3]
+CLI, EXAMPLES = (os.path.abspath(a) for a in sys.argv[1:3])
 LIMIT_S = 10
 LIMIT_BYTES = 512 * 1024**2
 SMOLVLA = os.path.join(EXAMPLES, "smolvla-4090.json")
@@ -49,20 +49,21 @@ class Result:
     pass
 
 
-def run(args, env=None, stdin=None, timeout=LIMIT_S):
+def run(args, env=None, stdin=None, timeout=LIMIT_S, cwd=None, stdout=subprocess.PIPE):
     """Runs headroom-cli with @args; the result has returncode, stdout,
     stderr, seconds and max_rss (bytes).  Raises subprocess.TimeoutExpired
     when it runs past @timeout (it is killed)."""
     start = time.monotonic()
-    p = subprocess.Popen([CLI] + args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                         stdin=stdin, env=env, preexec_fn=limit)
+    p = subprocess.Popen([CLI] + args, stdout=stdout, stderr=subprocess.PIPE,
+                         stdin=stdin, env=env, preexec_fn=limit, cwd=cwd)
     streams = {}
 
     def drain(name, stream):
         streams[name] = stream.read()
 
+    streams["out"] = b""
     readers = [threading.Thread(target=drain, args=(n, s))
-               for n, s in (("out", p.stdout), ("err", p.stderr))]
+               for n, s in (("out", p.stdout), ("err", p.stderr)) if s is not None]
     for r in readers:
         r.start()
     killed = []
@@ -89,13 +90,14 @@ def run(args, env=None, stdin=None, timeout=LIMIT_S):
     return result
 
 
-def check(name, args, status, words=(), env=None, stdin=None, out_words=()):
+def check(name, args, status, words=(), env=None, stdin=None, out_words=(), cwd=None,
+          stdout=subprocess.PIPE):
     """Runs one case; `status` is the exit status wanted, `words` what the
     message must say."""
     global checked
     checked += 1
     try:
-        p = run(args, env=env, stdin=stdin)
+        p = run(args, env=env, stdin=stdin, cwd=cwd, stdout=stdout)
     except subprocess.TimeoutExpired:
         failures.append(f"{name}: no answer within {LIMIT_S} s")
         return None
@@ -325,6 +327,27 @@ with tempfile.TemporaryDirectory() as tmp:
     os.mkdir(out_dir)
     check("export onto a folder", ["export", SMOLVLA, "--chart", "curve", "-o", out_dir], 1,
           ["folder"])
+
+    # ---- "-o -" is standard output, byte for byte ---------------------------
+    out_cwd = os.path.join(tmp, "stdout-cwd")
+    os.mkdir(out_cwd)
+    for args, magic in [(["export", SMOLVLA, "--chart", "curve", "--format", "png"], b"\x89PNG\r\n"),
+                        (["export", SMOLVLA, "--chart", "buckets", "--format", "pdf"], b"%PDF-"),
+                        (["export", SMOLVLA, "--chart", "tree", "--format", "svg"], b"<?xml"),
+                        (["report", SMOLVLA], b"%PDF-")]:
+        p = check(" ".join(args[:1] + args[2:] + ["-o", "-"]), args + ["-o", "-"], 0, cwd=out_cwd)
+        if p is not None and not p.stdout.startswith(magic):
+            failures.append(f"{args} -o -: stdout starts {p.stdout[:8]!r}, not {magic!r}")
+    if os.listdir(out_cwd):
+        failures.append(f"-o - left files {os.listdir(out_cwd)}")
+    check("export -o - without --format", ["export", SMOLVLA, "--chart", "curve", "-o", "-"], 2,
+          ["--format"], cwd=out_cwd)
+    with open("/dev/full", "wb") as full:
+        check("export -o - onto a full disk",
+              ["export", SMOLVLA, "--chart", "curve", "--format", "png", "-o", "-"], 1,
+              ["<stdout>"], stdout=full)
+        check("report -o - onto a full disk", ["report", SMOLVLA, "-o", "-"], 1, ["<stdout>"],
+              stdout=full)
 
     # ---- options validated like file fields ---------------------------------
     dreamer = os.path.join(EXAMPLES, "dreamerv3-5090d.json")
