@@ -1318,7 +1318,7 @@ hr_cli_measure (int    argc,
           else if (scenario->gpu != NULL)
             g_ptr_array_add (gpus, scenario->gpu);
           else
-            hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
+            hr_curve_chart_add_reference_gpus (gpus, hr_cli_get_catalog ());
 
           /* The analysis without and with the measurement's calibration
            * (which it applies only when the measurement is of this

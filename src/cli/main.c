@@ -273,17 +273,30 @@ hr_cli_fail (GError *error)
   return error->domain == HR_ERROR ? HR_CLI_EXIT_USAGE : HR_CLI_EXIT_FAILURE;
 }
 
+HrCatalog *
+hr_cli_get_catalog (void)
+{
+  static gboolean warned;
+  HrCatalog *catalog = hr_catalog_get_default ();
+
+  if (!warned)
+    {
+      const char * const *warnings = hr_catalog_get_warnings (catalog);
+
+      for (guint i = 0; warnings[i] != NULL; i++)
+        fprintf (stderr, _("headroom-cli: warning: %s\n"), warnings[i]);
+      warned = TRUE;
+    }
+  return catalog;
+}
+
 HrScenario *
 hr_cli_load_scenario (const char  *path,
                       char       **sets,
                       GError     **error)
 {
   g_autoptr(HrJsonDoc) doc = NULL;
-  HrCatalog *catalog = hr_catalog_get_default ();
-  const char * const *warnings = hr_catalog_get_warnings (catalog);
-
-  for (guint i = 0; warnings[i] != NULL; i++)
-    fprintf (stderr, _("headroom-cli: warning: %s\n"), warnings[i]);
+  HrCatalog *catalog = hr_cli_get_catalog ();
 
   if (g_strcmp0 (path, "-") == 0)
     {
@@ -340,7 +353,7 @@ hr_cli_resolve_gpus (const char  *list,
                      GPtrArray   *gpus,
                      GError     **error)
 {
-  HrCatalog *catalog = hr_catalog_get_default ();
+  HrCatalog *catalog = hr_cli_get_catalog ();
   g_auto(GStrv) ids = g_strsplit (list, ",", -1);
 
   if (g_str_equal (list, "all"))

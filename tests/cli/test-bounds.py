@@ -185,7 +185,19 @@ with tempfile.TemporaryDirectory() as tmp:
     env, data = user_env(tmp, "catalog-pipe")
     os.mkfifo(os.path.join(data, "models.json"))
     check("user catalog is a pipe", ["estimate", SMOLVLA], 0, ["not a regular file"], env=env)
-    check("user catalog is a pipe (models)", ["models"], 0, [], env=env)
+    check("user catalog is a pipe (models)", ["models"], 0, ["models.json", "not a regular file"],
+          env=env)
+    check("user catalog is a pipe (gpus --json)", ["gpus", "--json"], 0,
+          ["models.json", "not a regular file"], env=env)
+
+    env, data = user_env(tmp, "catalog-broken")
+    with open(os.path.join(data, "gpus.json"), "w") as f:
+        f.write("{broken")
+    for args in (["gpus"], ["models", "--json"]):
+        p = check(f"a broken user catalog ({' '.join(args)})", args, 0,
+                  ["gpus.json:1:2", "built-in entries are used"], env=env)
+        if p is not None and p.returncode == 0 and not p.stdout:
+            failures.append(f"a broken user catalog ({args}): nothing printed")
 
     env, data = user_env(tmp, "catalog-zero")
     os.symlink("/dev/zero", os.path.join(data, "models.json"))
