@@ -98,6 +98,7 @@ typedef struct {
   guint            n_points;
   double           at_peak[N_CATEGORIES];
   gboolean         any;
+  gboolean         raw;        /* a list of events, not [times, sizes] */
 } Timeline;
 
 static gboolean
@@ -131,16 +132,24 @@ time_is_valid (JsonNode *node)
   return fabs (json_node_get_double (node)) <= max;
 }
 
-static void
+static gboolean
 timeline_point (Timeline     *tl,
                 gint64        t,
                 const double *sizes,
-                guint         line)
+                guint         line,
+                guint         index)
 {
   double total = 0, seconds;
 
   for (guint c = 0; c < N_CATEGORIES; c++)
     total += MAX (sizes[c], 0);
+  /* each size is below 10 PB, and so must be what they add up to */
+  if (!(total < HR_MEASURE_MAX_BYTES))
+    {
+      g_autofree char *pointer = g_strdup_printf (tl->raw ? "/%u" : "/1/%u", index);
+
+      return timeline_fail (tl, pointer, _("the categories add up to more than 10 PB"));
+    }
   if (!tl->any)
     tl->t0 = t;
   /* the difference of two times of the same clock, exactly */
@@ -156,6 +165,7 @@ timeline_point (Timeline     *tl,
   tl->any = TRUE;
   tl->n_points++;
   hr_measure_parser_add_point (tl->parser, tl->series, seconds, total, line);
+  return TRUE;
 }
 
 static double
@@ -227,7 +237,8 @@ read_coalesced (Timeline  *tl,
 
         hr_json_doc_get_position (tl->doc, pointer, FALSE, &line, &column);
       }
-      timeline_point (tl, time_value (t), values, line);
+      if (!timeline_point (tl, time_value (t), values, line, i))
+        return FALSE;
     }
   return TRUE;
 }
@@ -280,8 +291,8 @@ read_raw (Timeline  *tl,
       if (i == 0)
         tl->t_scale = time_scale (t);
       /* One point per time: the events of one time are one change. */
-      if (i > 0 && t != t_last)
-        timeline_point (tl, t_last, running, line);
+      if (i > 0 && t != t_last && !timeline_point (tl, t_last, running, line, i - 1))
+        return FALSE;
       running[(guint) category] += bytes;
       t_last = t;
       {
@@ -291,7 +302,7 @@ read_raw (Timeline  *tl,
       }
     }
   if (n > 0)
-    timeline_point (tl, t_last, running, line);
+    return timeline_point (tl, t_last, running, line, n - 1);
   return TRUE;
 }
 
@@ -340,7 +351,7 @@ hr_measure_read_profiler_timeline (HrMeasureParser  *parser,
                                    gboolean         *recognised,
                                    GError          **error)
 {
-  Timeline tl = { parser, doc, error, 0, 0, 1e-6, 0, 0, 0, 0, { 0 }, FALSE };
+  Timeline tl = { parser, doc, error, 0, 0, 1e-6, 0, 0, 0, 0, { 0 }, FALSE, FALSE };
   HrMeasurement *m = hr_measure_parser_get_result (parser);
   JsonArray *array;
   gboolean raw;
@@ -369,6 +380,7 @@ hr_measure_read_profiler_timeline (HrMeasureParser  *parser,
     return TRUE;
 
   *recognised = TRUE;
+  tl.raw = raw;
   hr_measure_parser_get_result (parser)->format = HR_MEASURE_FORMAT_TORCH_PROFILER;
   tl.series = hr_measure_parser_add_series (parser, "allocated (profiler categories)",
                                             HR_METRIC_ALLOCATED);
@@ -469,6 +481,14 @@ hf_metrics_finish (HfMetrics       *hf,
 
       if (isnan (alloc) || isnan (peaked))
         continue;
+      /* each figure is below 10 PB, their sum may not be */
+      if (!(begin + alloc + MAX (peaked, 0) < HR_MEASURE_MAX_BYTES))
+        {
+          hr_measure_parser_note (parser, _("the %s stage's peak adds up to more than 10 PB: "
+                                            "left out"), hf_stages[s]);
+          begin = MAX (0, begin + alloc);
+          continue;
+        }
       if (series < 0)
         series = hr_measure_parser_add_series (parser, "max_memory_allocated (Trainer stages)",
                                                HR_METRIC_ALLOCATED);
@@ -646,7 +666,8 @@ summary_size (const char *text)
     end++;
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
     {
-      if (g_str_equal (end, units[i].name) && value < (G_GUINT64_CONSTANT (1) << 52))
+      if (g_str_equal (end, units[i].name) && value < (G_GUINT64_CONSTANT (1) << 52) &&
+          (double) value * units[i].bytes < HR_MEASURE_MAX_BYTES)
         return (double) value * units[i].bytes;
     }
   return NAN;

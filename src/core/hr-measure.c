@@ -676,13 +676,27 @@ add_point (HrMeasureParser      *self,
   g_array_append_val (series->points, *point);
 }
 
+static int add_series (HrMeasureParser *self,
+                       const char      *name,
+                       HrMetric         metric);
+
+/* Takes @text as a note, cut to MAX_MESSAGE bytes: notes quote column
+ * names, which may be long. */
+static void
+add_note (HrMeasureParser *self,
+          char            *text)
+{
+  if (strlen (text) > MAX_MESSAGE && g_utf8_validate (text, -1, NULL))
+    strcpy (g_utf8_find_prev_char (text, text + MAX_MESSAGE - 2), "…");
+  g_ptr_array_add (self->result->notes, text);
+}
+
 int
 hr_measure_parser_add_series (HrMeasureParser *self,
                               const char      *name,
                               HrMetric         metric)
 {
-  g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
-  return self->result->series->len - 1;
+  return add_series (self, name, metric);
 }
 
 void
@@ -706,7 +720,7 @@ hr_measure_parser_note (HrMeasureParser *self,
   va_list args;
 
   va_start (args, format);
-  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  add_note (self, g_strdup_vprintf (format, args));
   va_end (args);
 }
 
@@ -882,7 +896,7 @@ note (HrMeasureParser *self,
   va_list args;
 
   va_start (args, format);
-  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  add_note (self, g_strdup_vprintf (format, args));
   va_end (args);
 }
 
@@ -1471,11 +1485,22 @@ find_column (HrMeasureParser    *self,
   return -1;
 }
 
+/* A series named @name, cut to HR_MEASURE_MAX_NAME bytes (a column's
+ * name may be a megabyte long). */
 static int
 add_series (HrMeasureParser *self,
             const char      *name,
             HrMetric         metric)
 {
+  g_autofree char *cut = NULL;
+
+  if (strlen (name) > HR_MEASURE_MAX_NAME && g_utf8_validate (name, -1, NULL))
+    {
+      const char *end = g_utf8_find_prev_char (name, name + HR_MEASURE_MAX_NAME - 2);
+
+      cut = g_strdup_printf ("%.*s…", (int) (end - name), name);
+      name = cut;
+    }
   g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
   return self->result->series->len - 1;
 }

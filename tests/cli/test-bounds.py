@@ -265,6 +265,15 @@ with tempfile.TemporaryDirectory() as tmp:
           ["measure", wide, "--batch-column", "batch", "--memory-column", "c", "--unit", "MiB"],
           2, ["no column \"batch\"", "and 499980 more"])
 
+    long_column = os.path.join(tmp, "long-column.csv")
+    with open(long_column, "w") as f:
+        f.write("batch,mem_" + "x" * 900_000 + " [MiB]\n1,100\n2,200\n")
+    for args in (["measure", long_column], ["measure", long_column, "--json"]):
+        p = check(f"a 900 KB column name ({' '.join(args[2:]) or 'text'})", args, 0)
+        if p is not None and max(map(len, p.stdout.splitlines())) > 2048:
+            failures.append(f"a 900 KB column name: a line of "
+                            f"{max(map(len, p.stdout.splitlines()))} bytes in the output")
+
     wandb = os.path.join(tmp, "wide-wandb.csv")
     with open(wandb, "w") as f:
         f.write("_runtime," + ",".join(f"gpu.{i % 1000}.memoryAllocatedBytes"
