@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "hr-measure"
 
 #include <glib/gi18n-lib.h>
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #ifdef __SSE2__
@@ -3072,8 +3073,13 @@ hr_measurement_parse_data (const char             *display_name,
   return hr_measure_parser_finish (parser, error);
 }
 
+/* The snapshot whose file @fd is open on (the regular file hr_file_open
+ * opened, of @size bytes), mapped from that descriptor: the file is not
+ * opened again, so that what was checked is what is read. */
 static HrMeasurement *
 load_snapshot_file (const char              *path,
+                    int                      fd,
+                    guint64                  size,
                     const char              *shown_name,
                     const HrMeasureOptions  *options,
                     GCancellable            *cancellable,
@@ -3083,14 +3089,8 @@ load_snapshot_file (const char              *path,
   g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(HrMeasurement) m = NULL;
   HrMeasureOptions defaults = { 0 };
-  GStatBuf st;
 
-  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: not a regular file"), shown_name);
-      return NULL;
-    }
-  if ((guint64) st.st_size > HR_SNAPSHOT_MAX_FILE_SIZE)
+  if (size > HR_SNAPSHOT_MAX_FILE_SIZE)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
                    _("%s: a memory snapshot larger than %u MiB; record fewer entries "
@@ -3099,7 +3099,7 @@ load_snapshot_file (const char              *path,
       return NULL;
     }
 
-  mapped = g_mapped_file_new (path, FALSE, &local_error);
+  mapped = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
   if (mapped == NULL)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", shown_name, local_error->message);
@@ -3128,11 +3128,12 @@ load_file (const char              *path,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *buffer = NULL;
   const gsize chunk = 1 << 20;
+  guint64 size = 0;
 
   /* Opened as every file is (hr_file_open: a regular file, never waiting
    * on a pipe); a log is streamed, so its size is not bounded here but its
    * rows are, and a snapshot's below. */
-  stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"), NULL, error);
+  stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"), &size, error);
   if (stream == NULL)
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -3146,12 +3147,13 @@ load_file (const char              *path,
       gssize n = g_input_stream_read (stream, buffer, chunk, cancellable, &local_error);
 
       /* A memory snapshot is read from the file's pages where they lie,
-       * not copied: it can be gigabytes. */
-      if (first && n > 0 && (guchar) buffer[0] == 0x80)
-        {
-          g_clear_object (&stream);
-          return load_snapshot_file (path, parser->shown_name, options, cancellable, error);
-        }
+       * not copied: it can be gigabytes.  (A file GIO opens, not a local
+       * one, is fed to the parser as any other, which keeps it whole up
+       * to the same bound.) */
+      if (first && n > 0 && (guchar) buffer[0] == 0x80 && G_IS_UNIX_INPUT_STREAM (stream))
+        return load_snapshot_file (path,
+                                   g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (stream)),
+                                   size, parser->shown_name, options, cancellable, error);
 
       if (n < 0)
         {
