@@ -511,20 +511,40 @@ hf_metrics_finish (HfMetrics       *hf,
   return TRUE;
 }
 
-static void
-hf_take_object (HfMetrics  *hf,
-                JsonObject *object)
+/* The Trainer's metrics in @object (at @pointer); FALSE with @error set
+ * when one of them is not a number of bytes below 10 PB in size. */
+static gboolean
+hf_take_object (HfMetrics   *hf,
+                JsonObject  *object,
+                HrJsonDoc   *doc,
+                const char  *pointer,
+                GError     **error)
 {
   g_autoptr(GList) members = json_object_get_members (object);
 
   for (GList *l = members; l != NULL; l = l->next)
     {
       JsonNode *v = json_object_get_member (object, l->data);
+      HfMetrics scratch;
 
-      if (json_is_number (v) && isfinite (json_node_get_double (v)) &&
-          fabs (json_node_get_double (v)) < HR_MEASURE_MAX_BYTES)
-        hf_metrics_take (hf, l->data, json_node_get_double (v));
+      if (json_is_number (v) && fabs (json_node_get_double (v)) < HR_MEASURE_MAX_BYTES)
+        {
+          hf_metrics_take (hf, l->data, json_node_get_double (v));
+          continue;
+        }
+      /* not a size: an error only where the key is one of the Trainer's */
+      hf_metrics_init (&scratch);
+      if (hf_metrics_take (&scratch, l->data, 0))
+        {
+          g_autofree char *child = hr_json_pointer_append (pointer, l->data);
+
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                             _("\"%s\" must be a number of bytes (less than 10 PB in size)"),
+                             (const char *) l->data);
+          return FALSE;
+        }
     }
+  return TRUE;
 }
 
 gboolean
@@ -545,7 +565,11 @@ hr_measure_read_hf_trainer_json (HrMeasureParser  *parser,
   hf_metrics_init (&hf);
 
   /* train_results.json, all_results.json...: the metrics themselves */
-  hf_take_object (&hf, object);
+  if (!hf_take_object (&hf, object, doc, "", error))
+    {
+      *recognised = TRUE;
+      return FALSE;
+    }
   /* trainer_state.json: the entries of log_history */
   history = json_object_get_member (object, "log_history");
   if (!hf.any && history != NULL && JSON_NODE_HOLDS_ARRAY (history))
@@ -557,7 +581,15 @@ hr_measure_read_hf_trainer_json (HrMeasureParser  *parser,
           JsonNode *e = json_array_get_element (entries, i);
 
           if (JSON_NODE_HOLDS_OBJECT (e))
-            hf_take_object (&hf, json_node_get_object (e));
+            {
+              g_autofree char *pointer = g_strdup_printf ("/log_history/%u", i);
+
+              if (!hf_take_object (&hf, json_node_get_object (e), doc, pointer, error))
+                {
+                  *recognised = TRUE;
+                  return FALSE;
+                }
+            }
         }
     }
   if (!hf.any)

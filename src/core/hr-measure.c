@@ -2518,6 +2518,29 @@ read_comment (HrMeasureParser *self,
   g_ptr_array_add (self->result->config_values, g_steal_pointer (&value));
 }
 
+/* Whether a first line starts a JSON document, "{\"key\"…" or "[{…",
+ * "[[…", "[1…": one that names the Trainer's metrics is still JSON, while
+ * a log's "[2024-05-14 …", "[INFO|trainer.py:…]" or a printed Python dict
+ * "{'loss': …}" are not. */
+static gboolean
+looks_like_json (const char *first)
+{
+  const char *next = first + 1;
+
+  if (*first != '{' && *first != '[')
+    return FALSE;
+  while (*next == ' ' || *next == '\t')
+    next++;
+  if (*next == '\0')
+    return TRUE;
+  if (*first == '{')
+    return *next == '"' || *next == '}';
+  if (g_ascii_isdigit (next[0]) && g_ascii_isdigit (next[1]) && g_ascii_isdigit (next[2]) &&
+      g_ascii_isdigit (next[3]) && next[4] == '-')
+    return FALSE;
+  return (*next != '\0' && strchr ("{[\"-]tfn", *next) != NULL) || g_ascii_isdigit (*next);
+}
+
 static gboolean
 read_line (HrMeasureParser *self,
            char            *line,
@@ -2583,7 +2606,8 @@ read_line (HrMeasureParser *self,
     {
       /* A log whose first line is one Headroom knows, or a timestamped
        * "[2024-05-14 10:31:02,123] [INFO] ..." line, which is no JSON. */
-      if (hr_measure_log_line_is_known (first) && self->options.batch_column == NULL &&
+      if (!looks_like_json (first) && hr_measure_log_line_is_known (first) &&
+          self->options.batch_column == NULL &&
           self->options.memory_column == NULL && !self->options.no_header)
         {
           self->log = hr_measure_log_scan_new ();
@@ -2602,7 +2626,7 @@ read_line (HrMeasureParser *self,
                        "a picture: export it as JSON instead "
                        "(prof.export_memory_timeline(\"timeline.json\")), which Headroom "
                        "reads"));
-      if (*first == '{' || *first == '[')
+      if (looks_like_json (first))
         {
           self->is_json = TRUE;
           self->json = g_string_new (NULL);
