@@ -553,6 +553,7 @@ struct _LeverDef {
 
 static const LeverDef levers[] = {
   { .id = "xla-pool",
+    /* xgettext:no-c-format */
     .label = N_("Let XLA's pool take 95% of the card (XLA_PYTHON_CLIENT_MEM_FRACTION=.95)"),
     .applies = applies_xla_pool, .key = "jax_mem_fraction", .value = 0.95, .speed = 1.0,
     .cost = N_("no slower; the card keeps less for other processes (the display, a second "
@@ -739,6 +740,7 @@ static const LeverDef levers[] = {
     .risk = HR_KNOB_RISK_NONE, .risk_text = N_("the same experts, on other cards"),
     .risk_source = "Lepikhin et al. 2020, GShard" },
   { .id = "vllm-pool",
+    /* xgettext:no-c-format */
     .label = N_("Let vLLM's pool take 95% of the card (gpu_memory_utilization=0.95)"),
     .applies = applies_vllm_pool, .key = "gpu_memory_utilization", .value = 0.95,
     .speed = 1.0, .cost = N_("no slower; the card keeps less for other processes"),
