@@ -104,8 +104,8 @@ hr_cli_export (int    argc,
   gboolean transparent = FALSE, calibrate = FALSE;
   GOptionEntry entries[] = {
     { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"), names },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write (- for standard output, with --format)"),
-     N_("FILE") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+     N_("File to write (- for standard output, with --format)"), N_("FILE") },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("Format (default: from the file name)"),
      "png|svg|pdf" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size_name,
@@ -356,8 +356,8 @@ hr_cli_report (int    argc,
   gboolean calibrate = FALSE;
   int theme = HR_CHART_THEME_PRINT, paper = HR_REPORT_PAPER_A4;
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("PDF file to write (- for standard output)"),
-     N_("FILE.pdf") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+     N_("PDF file to write (- for standard output)"), N_("FILE.pdf") },
     { "paper", 0, 0, G_OPTION_ARG_STRING, &paper_name, N_("Page size (default a4)"), "a4|letter" },
     { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default print)"),
      "light|print" },

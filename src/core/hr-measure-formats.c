@@ -260,7 +260,8 @@ read_raw (Timeline  *tl,
       gint64 t;
       guint column;
 
-      if (e == NULL || json_array_get_length (e) != 4 || !json_is_number (json_array_get_element (e, 0)) ||
+      if (e == NULL || json_array_get_length (e) != 4 ||
+          !json_is_number (json_array_get_element (e, 0)) ||
           !json_is_number (json_array_get_element (e, 2)) ||
           !json_is_number (json_array_get_element (e, 3)))
         {
