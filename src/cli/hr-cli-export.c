@@ -20,7 +20,9 @@
 
 /* "-o -": the file's bytes go to standard output as they are (not
  * through the filter that keeps text from driving a terminal: a PNG or
- * PDF is no text), and never to a terminal. */
+ * PDF is no text), and a PNG or PDF never to a terminal.  An SVG shown
+ * on a terminal goes through the filter: it quotes the scenario's name,
+ * which may hold what would drive it. */
 static gboolean
 output_is_stdout (const char *output)
 {
@@ -46,6 +48,9 @@ write_stdout (const void  *data,
               GError     **error)
 {
   FILE *out = hr_cli_raw_stdout ();
+
+  if (isatty (fileno (out)))
+    out = stdout;
 
   if (fwrite (data, 1, length, out) != length || fflush (out) != 0)
     {
