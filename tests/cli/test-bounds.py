@@ -19,6 +19,7 @@ Usage: test-bounds.py HEADROOM_CLI EXAMPLES_DIR"""
 
 import json
 import os
+import pty
 import resource
 import shutil
 import stat
@@ -27,6 +28,7 @@ import sys
 import tempfile
 import threading
 import time
+import tty
 
 CLI, EXAMPLES = (os.path.abspath(a) for a in sys.argv[1:3])
 LIMIT_S = 10
@@ -406,6 +408,39 @@ with tempfile.TemporaryDirectory() as tmp:
                 json.loads(p.stdout)
             except ValueError as e:
                 failures.append(f"escapes {args}: not JSON: {e}")
+
+    # "-o -" onto a terminal: a PNG is refused, an SVG escaped like a table
+    def on_terminal(name, args, status, words=()):
+        master, slave = pty.openpty()
+        tty.setraw(slave)
+        chunks = []
+
+        def read():
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        check(name, args, status, words, stdout=slave)
+        os.close(slave)
+        reader.join()
+        os.close(master)
+        return b"".join(chunks)
+
+    on_terminal("export --format png -o - onto a terminal",
+                ["export", evil, "--chart", "curve", "--format", "png", "-o", "-"], 2,
+                ["terminal"])
+    on_terminal("report -o - onto a terminal", ["report", evil, "-o", "-"], 2, ["terminal"])
+    shown = on_terminal("export --format svg -o - onto a terminal",
+                        ["export", evil, "--chart", "curve", "--format", "svg", "-o", "-"], 0)
+    if b"<svg" not in shown or b"\x1b" in shown or "\u202e".encode() in shown:
+        failures.append("export --format svg -o - onto a terminal: not shown escaped")
 
     # ---- exit statuses: 1 when the system fails us --------------------------
     env, data = user_env(tmp, "unwritable")
