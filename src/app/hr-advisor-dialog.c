@@ -481,8 +481,13 @@ show_question (HrAdvisorDialog *self)
       gtk_check_button_set_group (GTK_CHECK_BUTTON (check), group);
       group = GTK_CHECK_BUTTON (check);
       /* The row takes the focus, and Enter on it answers (rather than
-       * Next, the window's default, which takes the answer selected). */
+       * Next, the window's default, which takes the answer selected).
+       * The radio is kept out of the focus chain altogether: a grouped
+       * check button asked to take the focus hands it to the active one
+       * of its group and says it moved it, so Tab from a row would stay
+       * there and never reach the number fields below. */
       gtk_widget_set_focusable (check, FALSE);
+      gtk_widget_set_can_focus (check, FALSE);
       gtk_widget_set_receives_default (row, TRUE);
       gtk_widget_set_valign (check, GTK_ALIGN_CENTER);
       adw_action_row_add_prefix (ADW_ACTION_ROW (row), check);

@@ -187,15 +187,25 @@ hr_application_open (GApplication  *app,
     {
       if (self->screenshot != NULL)
         {
-          g_autoptr(GError) error = NULL;
+          /* The scenario first, then what was measured (a memory snapshot,
+           * a log), read at once so that the screenshot shows it; opening
+           * a scenario after them would set them aside. */
+          for (guint pass = 0; pass < 2; pass++)
+            for (int i = 0; i < n_files; i++)
+              {
+                g_autoptr(GError) error = NULL;
+                gboolean scenario = hr_window_file_is_scenario (files[i]);
 
-          if (!hr_window_load_file (window, files[0], &error))
-            {
-              g_printerr ("headroom: %s\n", error->message);
-              self->status = 2;
-              g_application_quit (app);
-              return;
-            }
+                if (scenario != (pass == 0))
+                  continue;
+                if (scenario ? hr_window_load_file (window, files[i], &error)
+                             : hr_window_add_measurement_file (window, files[i], &error))
+                  continue;
+                g_printerr ("headroom: %s\n", error->message);
+                self->status = 2;
+                g_application_quit (app);
+                return;
+              }
         }
       else
         {

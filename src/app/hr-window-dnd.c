@@ -33,6 +33,14 @@ looks_like_scenario (GFile *file)
   return n > 0 && g_strstr_len (text, n, "\"headroom_scenario\"") != NULL;
 }
 
+gboolean
+hr_window_file_is_scenario (GFile *file)
+{
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+
+  return !hr_model_import_file_is_model (file) && looks_like_scenario (file);
+}
+
 void
 hr_window_open_any (HrWindow *self,
                     GFile    *file)

@@ -53,6 +53,11 @@ struct _HrWindow
   GPtrArray            *measurements;  /* HrWindowMeasurement, of this scenario */
   GPtrArray            *set_aside;     /* HrWindowMeasurement, of the scenario before */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
+  /* Memory snapshots of this setup at two or more micro-batches, as one
+   * sweep that can calibrate (hr-window-measurements.c); NULL when the
+   * snapshots do not make one.  The analysis borrows it. */
+  HrMeasurement        *snapshot_sweep;
+  char                 *snapshot_sweep_files;  /* "a.pickle, b.pickle" */
   HrKnobSort            lever_sort;
   GCancellable         *cancellable;
 
@@ -107,6 +112,7 @@ struct _HrWindow
   GtkListBox           *start_examples_list;
   AdwPreferencesGroup  *start_examples_group;
   GtkButton            *start_new_button;
+  AdwStatusPage        *start_page;
   GtkListBox           *start_recent_list;
   AdwPreferencesGroup  *start_recent_group;
   AdwToastOverlay      *toast_overlay;
@@ -221,5 +227,9 @@ void        _hr_window_measurement_free     (gpointer         data);
 void        _hr_window_import_measurement   (HrWindow        *self,
                                              GFile           *file);
 void        _hr_window_measurements_set_aside (HrWindow      *self);
+/* The sweep the snapshots among the measurements make for the scenario
+ * (see snapshot_sweep), remade; the one it replaces is returned, to be
+ * freed once the analysis that borrowed it is. */
+HrMeasurement *_hr_window_measurements_update_snapshot_sweep (HrWindow *self);
 
 G_END_DECLS

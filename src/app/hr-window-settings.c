@@ -160,6 +160,14 @@ build_row (HrWindow        *self,
       else
         r.widget = new_spin (self, setting, NULL);
 
+      if (GTK_IS_SPIN_BUTTON (r.widget))
+        {
+          /* Enter or Space on a number's row (or a click on it) puts the
+           * focus in the number, as AdwSpinRow does. */
+          gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (r.row), TRUE);
+          g_signal_connect_swapped (r.row, "activated", G_CALLBACK (gtk_widget_grab_focus),
+                                    r.widget);
+        }
       adw_action_row_add_suffix (ADW_ACTION_ROW (r.row), r.widget);
       if (r.widget2 != NULL)
         adw_action_row_add_suffix (ADW_ACTION_ROW (r.row), r.widget2);

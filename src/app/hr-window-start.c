@@ -148,6 +148,21 @@ fill_examples (HrWindow *self)
                                                                 example->path));
     }
   gtk_widget_set_visible (GTK_WIDGET (self->start_examples_group), examples->len > 0);
+  /* Run from the build tree outside `meson devenv`, or installed without
+   * them, there are none: the page says so and where it looked, and
+   * offers what is there (New Scenario, Open). */
+  if (examples->len == 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("Open a scenario, or describe your own run. "
+                                                 "No examples were found in %s."),
+                                               hr_window_get_examples_dir ());
+
+      adw_status_page_set_description (self->start_page, text);
+    }
+  else
+    adw_status_page_set_description (self->start_page,
+                                     _("Start from one of the examples, open a scenario, or "
+                                       "describe your own run"));
 }
 
 static gint
@@ -166,12 +181,14 @@ list_recent (void)
 {
   GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
   GPtrArray *recent = g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
+  /* (NULL in a program that never named itself, such as a benchmark) */
+  const char *name = g_get_application_name ();
 
   for (GList *l = items; l != NULL; l = l->next)
     {
       GtkRecentInfo *info = l->data;
 
-      if (gtk_recent_info_has_application (info, g_get_application_name ())
+      if (name != NULL && gtk_recent_info_has_application (info, name)
           && gtk_recent_info_is_local (info) && gtk_recent_info_exists (info)
           && g_str_has_suffix (gtk_recent_info_get_uri (info), ".json"))
         g_ptr_array_add (recent, gtk_recent_info_ref (info));

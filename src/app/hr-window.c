@@ -180,6 +180,9 @@ _hr_window_provenance (HrWindow *self)
 {
   const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
 
+  if (m != NULL && m->measurement == self->snapshot_sweep)
+    /* Translators: where a figure comes from; %s lists snapshot files. */
+    return g_strdup_printf (_("Calibrated to the snapshots %s"), self->snapshot_sweep_files);
   for (guint i = 0; m != NULL && i < self->measurements->len; i++)
     {
       HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
@@ -245,12 +248,16 @@ update_analysis (HrWindow *self)
   g_autoptr(GPtrArray) gpus = _hr_window_compared_gpus (self);
   g_autoptr(GPtrArray) references = g_ptr_array_new ();
   g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
+  g_autoptr(HrMeasurement) old_sweep = _hr_window_measurements_update_snapshot_sweep (self);
   HrAnalysisOptions options = { 0 };
 
   for (guint i = 0; i < self->measurements->len; i++)
     g_ptr_array_add (measurements,
                      ((HrWindowMeasurement *) g_ptr_array_index (self->measurements,
                                                                  i))->measurement);
+  /* after the files, so that each file's index is its own */
+  if (self->snapshot_sweep != NULL)
+    g_ptr_array_add (measurements, self->snapshot_sweep);
   /* With no card ticked the curve still shows where common cards stop. */
   if (gpus->len == 0)
     hr_curve_chart_add_reference_gpus (references, self->catalog);
@@ -758,6 +765,8 @@ hr_window_finalize (GObject *object)
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
   g_clear_pointer (&self->setting_rows, g_array_unref);
   g_clear_pointer (&self->analysis, hr_analysis_free);
+  g_clear_pointer (&self->snapshot_sweep, hr_measurement_free);
+  g_clear_pointer (&self->snapshot_sweep_files, g_free);
   g_clear_pointer (&self->set_aside, g_ptr_array_unref);
   g_clear_pointer (&self->model_rows, g_hash_table_unref);
   g_clear_pointer (&self->gpu_checks, g_hash_table_unref);
@@ -820,6 +829,7 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (start_examples_list);
   BIND (start_new_button);
   BIND (start_recent_group);
+  BIND (start_page);
   BIND (start_recent_list);
   BIND (toast_overlay);
   BIND (verdict_list);

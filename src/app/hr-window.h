@@ -107,6 +107,9 @@ HrAnalysis       *hr_window_get_analysis     (HrWindow       *self);
  * to the import dialog, anything else is imported as a measurement. */
 void              hr_window_open_any         (HrWindow       *self,
                                               GFile          *file);
+/* Whether hr_window_open_any() would open @file as a scenario (rather
+ * than import it as a model or a measurement). */
+gboolean          hr_window_file_is_scenario (GFile          *file);
 /* Reads the catalog again after the user's catalog changed, rebuilds the
  * pickers and selects @select_model_id (NULL: keeps the model). */
 void              hr_window_reload_catalog   (HrWindow       *self,

@@ -270,7 +270,11 @@ fit_on (HrAnalysis  *self,
     }
 
   /* The estimate's fit is the rule's (hr-estimate.c); its peak tells the
-   * rule what lies outside a pool. */
+   * rule what lies outside a pool.  Beside a serving engine's pool lie
+   * the CUDA graphs (and SGLang's activations), which the estimate does
+   * not keep: the plan's peak gives them. */
+  if (hr_scenario_has_kv_pool (hr_plan_get_scenario (use)))
+    hr_plan_peak (use, MAX (1, self->scenario->micro_batch), &peak);
   peak.need = g->estimate->need;
   peak.device_used = g->estimate->device_used;
   hr_fit_rule_limit (hr_plan_get_scenario (use), gpu, &peak, &g->limit);
@@ -288,6 +292,59 @@ write_verdict (HrAnalysis    *self,
 {
   guint micro_batch = self->scenario->micro_batch;
   g_autofree char *fix = NULL;
+
+  /* A serving engine's micro-batch is the sequences it runs at once, each
+   * holding context_len tokens of KV cache in the pool (hr-fit-rule.c). */
+  if (hr_scenario_has_kv_pool (self->scenario))
+    {
+      guint context = hr_scenario_get_context_len (self->scenario);
+      const char *knob = self->scenario->engine == HR_ENGINE_SGLANG ? "mem_fraction_static"
+                                                                     : "gpu_memory_utilization";
+
+      if (g->fits)
+        {
+          g_autofree char *spare = hr_analysis_format_bytes (self,
+                                                             (double) g->limit.usable - g->need);
+
+          g->verdict = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "Fits %u sequence of %u tokens at once with "
+                                                     "%s to spare; up to %s%u at once",
+                                                     "Fits %u sequences of %u tokens at once with "
+                                                     "%s to spare; up to %s%u at once", micro_batch),
+                                        micro_batch, context, spare,
+                                        g->max_is_lower_bound ? "≥ " : "", g->max_micro_batch);
+          return;
+        }
+      if (g->max_micro_batch > 0)
+        {
+          g->verdict = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "The KV cache left holds %u sequence of %u "
+                                                     "tokens at once, fewer than the %u asked",
+                                                     "The KV cache left holds %u sequences of %u "
+                                                     "tokens at once, fewer than the %u asked",
+                                                     g->max_micro_batch),
+                                        g->max_micro_batch, context, micro_batch);
+          return;
+        }
+      {
+        g_autofree char *over = hr_analysis_format_bytes (self,
+                                                          (double) g->need - g->limit.usable);
+
+        if (g->fix != NULL)
+          fix = g_strdup_printf (_("%s fixes it"), g->fix->label);
+        else
+          fix = g_strdup_printf (_("raise %s, shorten the context, or split the model over "
+                                   "more GPUs"), knob);
+        /* Translators: the engine refuses to start: "No available memory
+         * for the cache blocks" or "To serve at least one request with the
+         * model's max seq len". */
+        g->verdict = g_strdup_printf (_("Does not fit by %s: not even one sequence of %u tokens "
+                                        "fits in the KV cache left, and the engine refuses to "
+                                        "start; %s"),
+                                      over, context, fix);
+      }
+      return;
+    }
 
   if (g->fits)
     {

@@ -322,6 +322,15 @@ logits_bytes_per_token (const HrPlan      *self,
   switch (s->loss)
     {
     case HR_LOSS_UPCAST:
+      /* torchtitan under tensor parallelism computes the loss with
+       * loss_parallel (train.py @9dec370: enable_loss_parallel=not
+       * disable_loss_parallel), whose backward fuses nll_loss's and
+       * log_softmax's: (zeros_like(x) + exp(x)) * grad beside the saved
+       * log-probabilities x, 16 bytes a logit (pytorch/pytorch
+       * torch/distributed/tensor/parallel/loss.py @02eef6b8,
+       * _nll_loss_and_log_softmax_backward) */
+      if (s->stack_set && s->stack == HR_STACK_TORCHTITAN && self->shard.tp > 1)
+        return 16.0 * c->vocab;
       return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
     case HR_LOSS_CHUNKED:
       if (s->stack_set && s->stack == HR_STACK_TORCHTUNE)

@@ -11,8 +11,8 @@
  *   get_num_blocks: available // page_size // layers).  CUDA graphs are
  *   captured afterwards (compile_or_warm_up_model, capture_model), beside
  *   the pool.  nvidia-smi therefore shows about the pool plus the graphs,
- *   whatever the model needs, and the pool, not a reserve, is the limit:
- *   the model and one full sequence must fit in it.
+ *   whatever the model needs, and the pool is the limit: the model and
+ *   one full sequence per micro-batch must fit in it (hr-fit-rule.c).
  * - SGLang (sgl-project/sglang @01cc04e,
  *   python/sglang/srt/model_executor/model_runner.py,
  *   profile_max_num_token): after loading the weights, rest =
@@ -43,12 +43,20 @@
 
 /* Memory allocated outside PyTorch's allocator by NCCL and the engines'
  * custom all-reduce when a model is split over GPUs: NCCL's buffers
- * (NCCL_BUFFSIZE, 4 MiB per channel and peer) and vLLM's custom all-reduce
- * buffers (vllm/distributed/device_communicators/custom_all_reduce.py,
- * max_size 8 MiB per rank, registered for CUDA graphs).  Assumed. */
-#define COMM_BUFFERS_BYTES      (0.4 * GiB)
-#define COMM_BUFFERS_LOW_BYTES  (0.1 * GiB)
-#define COMM_BUFFERS_HIGH_BYTES (1.5 * GiB)
+ * (NCCL_BUFFSIZE, 4 MiB per channel and peer, for each communicator the
+ * engine opens) and vLLM's custom all-reduce buffers
+ * (vllm/distributed/device_communicators/custom_all_reduce.py, max_size
+ * 8 MiB per rank, registered for CUDA graphs).  Calibrated: vLLM's own
+ * profile of Meta-Llama-3-8B on H100s logs non_torch_memory 1.79 GiB on
+ * one GPU and 3.58 GiB over two (vllm-project/vllm pull request #10511,
+ * 2024-12-14; validation row 506, marked calibration), so the second GPU
+ * costs 1.79 GiB beside the allocator.  SGLang's pool on four H100s
+ * (validation row 502, not calibrated from) agrees within 1%.  The range
+ * is assumed: a quarter of it where NCCL finds no NVLink SHARP and fewer
+ * channels, half as much again above it. */
+#define COMM_BUFFERS_BYTES      (1.79 * GiB)
+#define COMM_BUFFERS_LOW_BYTES  (0.45 * GiB)
+#define COMM_BUFFERS_HIGH_BYTES (2.7 * GiB)
 
 /* What CUDA graph capture keeps (vLLM logs "Graph capturing finished ...
  * took N GiB", SGLang "Capture cuda graph end ... mem usage"): a private
@@ -291,6 +299,19 @@ hr_plan_add_serving (HrPlan *self,
         double ws = tokens * forward_per_token (c, e);
         double vocab = (double) c->vocab * MAX (1, s->tensor_parallel);
         double sampler = c->vocab > 0 ? max_num_seqs (self) * vocab * (e + 8.0) : 0;
+        /* The sampler's profile run asks for top-k and top-p on every
+         * sequence (vLLM's V1 _dummy_sampler_run: top_p 0.9, top_k
+         * vocab - 1).  Through FlashInfer (forward_cuda) it holds the
+         * logits and their fp32 copy, the central figure above; without
+         * FlashInfer, PyTorch's path (vllm/v1/sample/ops/
+         * topk_topp_sampler.py, apply_top_k_top_p, as vLLM 0.8.4 has it
+         * in Farrrrland/vllm084 at commit
+         * 3da8dbf977db31f898fcc61278a1ada862b2c3e1) sorts them: at the
+         * scatter the 16-bit logits, their fp32 copy, the sorted values
+         * (4 B) and indices (int64, 8 B), the top-k and top-p masks (1 B
+         * each), the probabilities (4 B) and the re-sorted copy (4 B) are
+         * alive at once, 28 bytes a logit: the high end. */
+        double sampler_high = c->vocab > 0 ? max_num_seqs (self) * vocab * (e + 26.0) : 0;
         double per_token = hr_plan_kv_bytes_per_token (self, p);
         double block = s->engine == HR_ENGINE_VLLM ? MAX (1, s->block_size) : 1;
 
@@ -305,7 +326,7 @@ hr_plan_add_serving (HrPlan *self,
         if (sampler > 0)
           {
             hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED,
-                        sampler, 0.3 * sampler, 1.5 * sampler,
+                        sampler, 0.3 * sampler, MAX (1.5 * sampler, sampler_high),
                         _("%s: the sampler's logits and probabilities for %u sequences"),
                         c->name, max_num_seqs (self));
             acc->activations += sampler;
@@ -316,7 +337,7 @@ hr_plan_add_serving (HrPlan *self,
     }
 
   if (s->engine != HR_ENGINE_LLAMACPP && s->tensor_parallel * s->pipeline_parallel > 1)
-    hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
+    hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_CALIBRATED,
                 COMM_BUFFERS_BYTES, COMM_BUFFERS_LOW_BYTES, COMM_BUFFERS_HIGH_BYTES,
                 _("NCCL and custom all-reduce buffers outside PyTorch's allocator"));
   if ((s->engine == HR_ENGINE_VLLM || s->engine == HR_ENGINE_SGLANG) && !s->enforce_eager)
@@ -404,8 +425,8 @@ hr_plan_add_serving_notes (HrPlan     *self,
       g_ptr_array_add (notes, g_strdup_printf (
         _("vLLM takes gpu_memory_utilization (%.2f) of the card whatever the model needs and "
           "fills what the weights and the profiling run leave with KV cache: nvidia-smi shows "
-          "the pool (and the CUDA graphs beside it); the pool, not the reserve, limits the "
-          "fit"), s->gpu_memory_utilization));
+          "the pool (and the CUDA graphs beside it); the pool must hold the model and one "
+          "sequence's KV cache per micro-batch"), s->gpu_memory_utilization));
       break;
     case HR_ENGINE_SGLANG:
       g_ptr_array_add (notes, g_strdup_printf (

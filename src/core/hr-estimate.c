@@ -439,7 +439,9 @@ compute (HrPlan     *self,
     double reserved_high = allocated_high + acc.by_metric_high[HR_METRIC_RESERVED];
     double need = 0;
 
-    if (hr_fit_rule_has_pool (s))
+    /* a serving engine's pool is filled with KV cache instead
+     * (hr_plan_finish_serving) and has its own need below */
+    if (hr_fit_rule_has_pool (s) && !hr_scenario_has_kv_pool (s))
       {
         /* The model's own need has to fit inside the allocator's pool;
          * preallocated, XLA takes all of it whatever the model needs. */
@@ -498,6 +500,7 @@ compute (HrPlan     *self,
           }
 
         peak->kv_cache = (guint64) llround (acc.kv_pool);
+        peak->outside_pool = 0;
         if (hr_scenario_has_kv_pool (s))
           {
             /* the engine's pool must hold what it profiled and the
@@ -507,6 +510,9 @@ compute (HrPlan     *self,
             peak->need = (guint64) llround (acc.kv_rest + sequences);
             peak->need_low = (guint64) llround (acc.kv_rest_low + sequences);
             peak->need_high = (guint64) llround (acc.kv_rest_high + sequences);
+            /* what the process holds beside the pool (its content is what
+             * the engine counted and the cache it filled the rest with) */
+            peak->outside_pool = (guint64) llround (MAX (0, device - acc.kv_rest - acc.kv_pool));
           }
       }
   }

@@ -91,8 +91,10 @@ typedef struct {
   guint        kv_sequences;
   /* An engine's own pool: its share of the card (gpu_memory_utilization,
    * mem_fraction_static; 0 without one) and its size on the scenario's
-   * GPU.  Under such a pool the pool, not the reserve, limits the fit: the
-   * engine takes it whole and fills what the model leaves with KV cache. */
+   * GPU.  The engine takes it whole and fills what the model leaves with
+   * KV cache; the fit rule (hr-fit-rule.h) compares its content at the
+   * micro-batch with the pool, within the card less the reserve and what
+   * lies beside the pool. */
   double       pool_fraction;
   guint64      pool;
   gboolean     pool_limits;
@@ -129,6 +131,9 @@ typedef struct {
   guint64 reserved_high;
   /* inference: the KV cache (an engine's pool on its GPU) */
   guint64 kv_cache;
+  /* under a serving engine's pool: what the process holds beside it (the
+   * CUDA graphs; SGLang's activations), for the fit rule */
+  guint64 outside_pool;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches

@@ -52,20 +52,82 @@ jax_preallocated (const HrScenario *s)
   return s->jax_preallocate;
 }
 
+/* The serving engines take a fixed share of the card and fill what the
+ * model leaves of it with KV cache, so their pool is the limit whatever
+ * the model needs:
+ * - vLLM: requested_memory = total_memory x gpu_memory_utilization
+ *   (vllm/v1/worker/gpu_worker.py at vllm-project/vllm commit
+ *   35d5cda123ec28581759b6d34cde8052314fb1e6, init_device), and
+ *   determine_available_memory gives the KV cache
+ *   requested_memory - non_kv_cache_memory (weights, the profiling run's
+ *   peak, memory allocated outside PyTorch); at commit
+ *   0012cf691b7e69423244d2b1405f4b6832156e19 the same as
+ *   total x gpu_memory_utilization - peak.  The engine then refuses to
+ *   start when that leaves nothing ("No available memory for the cache
+ *   blocks") or less than one request of max_model_len needs
+ *   (vllm/v1/core/kv_cache_utils.py at commit
+ *   001cabc1be16a59a70d720ed61a13b678c060a18,
+ *   check_enough_kv_cache_memory: "To serve at least one request with the
+ *   models's max seq len ..., KV cache is needed, which is larger than the
+ *   available KV cache memory").  CUDA graphs are captured after the cache
+ *   is allocated (gpu_worker.py compile_or_warm_up_model, capture_model),
+ *   beside the pool.
+ * - SGLang: the KV pool is what the weights leave of
+ *   total x mem_fraction_static (python/sglang/srt/model_executor/
+ *   model_runner.py at sgl-project/sglang commit 01cc04e,
+ *   profile_max_num_token); activations and CUDA graphs live beside it.
+ * The need under such a pool (hr-estimate.c) is what the engine puts in
+ * it beside the cache plus the micro-batch's sequences of context_len
+ * tokens each, in whole blocks; the estimator gives what lies beside the
+ * pool in the peak's outside_pool. */
+static gboolean
+engine_applies (const HrScenario *s)
+{
+  return hr_scenario_has_kv_pool (s);
+}
+
+static double
+engine_fraction (const HrScenario *s)
+{
+  return hr_scenario_engine_pool_fraction (s);
+}
+
+static gboolean
+engine_preallocated (const HrScenario *s G_GNUC_UNUSED)
+{
+  /* the KV cache takes whatever the model leaves of the pool */
+  return TRUE;
+}
+
+static gboolean
+vllm_applies (const HrScenario *s)
+{
+  return engine_applies (s) && s->engine == HR_ENGINE_VLLM;
+}
+
+static gboolean
+sglang_applies (const HrScenario *s)
+{
+  return engine_applies (s) && s->engine == HR_ENGINE_SGLANG;
+}
+
 typedef struct {
   const char *name;       /* N_() */
   const char *variable;   /* what the user sets to change the limit */
   gboolean  (*applies)      (const HrScenario *s);
   double    (*fraction)     (const HrScenario *s);
   gboolean  (*preallocated) (const HrScenario *s);
+  gboolean    engine;     /* filled with KV cache; the estimator gives what lies beside it */
 } PoolRule;
 
-/* One entry per allocator with its own limit.  An inference engine's
- * memory budget (vLLM's gpu_memory_utilization, SGLang's
- * mem_fraction_static) is one more entry, with the engine's own need. */
+/* One entry per allocator with its own limit. */
 static const PoolRule pool_rules[] = {
   { N_("XLA's BFC pool"), "XLA_PYTHON_CLIENT_MEM_FRACTION", jax_applies, jax_fraction,
-    jax_preallocated },
+    jax_preallocated, FALSE },
+  { N_("vLLM's pool"), "gpu_memory_utilization", vllm_applies, engine_fraction,
+    engine_preallocated, TRUE },
+  { N_("SGLang's static pool"), "mem_fraction_static", sglang_applies, engine_fraction,
+    engine_preallocated, TRUE },
 };
 
 static const PoolRule *
@@ -154,17 +216,22 @@ hr_fit_rule_limit (const HrScenario *scenario,
   limit->pool_preallocated = pool->preallocated (scenario);
   limit->pool = (guint64) (limit->pool_fraction * (double) gpu->memory);
 
-  /* What nvidia-smi shows beyond the pool's part: device_used less the
-   * pool's use, or less the whole pool where the plan's card had it taken
-   * up front (hr-estimate.c counts the untouched rest of it). */
-  {
-    const HrScenario *own = scenario;
-    double taken = (double) peak->need;
+  /* What nvidia-smi shows beyond the pool's part.  An engine's pool is
+   * filled with KV cache, and the estimator says what lies beside it (the
+   * CUDA graphs; SGLang's activations too).  Otherwise device_used less
+   * the pool's use, or less the whole pool where the plan's card had it
+   * taken up front (hr-estimate.c counts the untouched rest of it). */
+  if (pool->engine)
+    limit->outside = peak->outside_pool;
+  else
+    {
+      const HrScenario *own = scenario;
+      double taken = (double) peak->need;
 
-    if (own->gpu != NULL && limit->pool_preallocated)
-      taken = MAX (taken, limit->pool_fraction * (double) own->gpu->memory);
-    limit->outside = (guint64) MAX (0.0, (double) peak->device_used - taken);
-  }
+      if (own->gpu != NULL && limit->pool_preallocated)
+        taken = MAX (taken, limit->pool_fraction * (double) own->gpu->memory);
+      limit->outside = (guint64) MAX (0.0, (double) peak->device_used - taken);
+    }
 
   limit->card_limit = (guint64) MAX (0.0, card - (double) limit->outside);
   limit->pool_limits = limit->pool <= limit->card_limit;

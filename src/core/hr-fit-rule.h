@@ -10,12 +10,18 @@
  *   spike) and is counted once, against the card;
  * - pool is the framework's own allocator limit where it has one (XLA's
  *   BFC allocator: XLA_PYTHON_CLIENT_MEM_FRACTION of the card, 75% unless
- *   set, preallocated or not), else the whole card;
- * - outside is what the process holds beside that pool (the CUDA context),
- *   which must fit in the card's share too;
+ *   set, preallocated or not; a serving engine's budget: vLLM's
+ *   gpu_memory_utilization, SGLang's mem_fraction_static), else the whole
+ *   card;
+ * - outside is what the process holds beside that pool (the CUDA context
+ *   beside XLA's; the CUDA graphs, and SGLang's activations, beside an
+ *   engine's), which must fit in the card's share too;
  * - the need is what the allocator must hold at the peak: device_used
  *   (reserved plus the CUDA context) without a pool, the pool's peak in use
- *   (its reserved figure) with one.
+ *   (its reserved figure) with one; under an engine, what the engine puts
+ *   in its pool beside the KV cache plus one sequence's cache (context_len
+ *   tokens in whole blocks) per micro-batch, the micro-batch being the
+ *   sequences run at once.
  *
  * A pool that leaves more than the reserve outside it keeps the reserve by
  * itself: then the pool alone limits, and no margin is taken inside it.
@@ -44,8 +50,8 @@ typedef struct {
   gboolean     pool_limits;      /* the pool, not the reserve, is the tighter limit */
 } HrFitLimit;
 
-/* Whether @scenario runs under an allocator with its own limit, and that
- * limit as a share of the card (0 without one). */
+/* Whether @scenario runs under an allocator or engine with its own limit,
+ * and that limit as a share of the card (0 without one). */
 gboolean    hr_fit_rule_has_pool          (const HrScenario *scenario);
 double      hr_fit_rule_pool_fraction     (const HrScenario *scenario);
 gboolean    hr_fit_rule_pool_preallocated (const HrScenario *scenario);

@@ -2,7 +2,8 @@
  *
  * From the start page: open an example, change the model, the
  * micro-batch and the GPUs, undo, export a chart, and run the advisor to
- * its end, each by the keys a user presses.
+ * its end (Tab to each number it asks for: hours a day, months, budget),
+ * each by the keys a user presses.
  *
  * GTK 4.8 has no public way to synthesize a key press, so a key is
  * "pressed" as GTK dispatches it to shortcuts: first the capture phase
@@ -118,6 +119,8 @@ activate_in (GtkWidget           *widget,
   return FALSE;
 }
 
+static void activate_window (GtkWindow *window);
+
 /* Presses @accelerator in @window; FALSE when nothing takes it. */
 static gboolean
 press (GtkWindow  *window,
@@ -129,6 +132,11 @@ press (GtkWindow  *window,
   gboolean taken = FALSE;
 
   g_assert_nonnull (key);
+  /* The keys go to the window the user types in: one that lost the X
+   * focus to another client gets it back first. */
+  if (!gtk_window_is_active (window))
+    activate_window (window);
+  gtk_window_set_focus_visible (window, TRUE);
   for (GtkWidget *w = focus != NULL ? focus : GTK_WIDGET (window); w != NULL;
        w = gtk_widget_get_parent (w))
     g_ptr_array_add (chain, w);
@@ -192,6 +200,12 @@ press_tab (GtkWindow *window)
 {
   GtkWidget *focus;
 
+  /* A key pressed shows the focus again, whatever hid it meanwhile (a
+   * popover closing, the window losing the X focus for a moment): GTK's
+   * window does this on every key press. */
+  if (!gtk_window_is_active (window))
+    activate_window (window);
+  gtk_window_set_focus_visible (window, TRUE);
   if (!gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD))
     gtk_widget_child_focus (GTK_WIDGET (window), GTK_DIR_TAB_FORWARD);   /* wraps round */
   iterate ();
@@ -273,6 +287,10 @@ test_walk (void)
   HrAdvisorDialog *advisor;
   g_autofree char *export_path = g_build_filename (tmp_dir, "walk-buckets.png", NULL);
   g_autoptr(GFile) export_file = g_file_new_for_path (export_path);
+  static const HrFact number_facts[] = {
+    HR_FACT_HOURS_PER_DAY, HR_FACT_MONTHS, HR_FACT_BUDGET,
+  };
+  guint numbers_reached = 0;
   guint before_batch;
   guint n_gpus;
   guint steps;
@@ -454,7 +472,44 @@ test_walk (void)
     {
       HrAdvisorWalk *walk = hr_advisor_dialog_get_walk (advisor);
       guint before = hr_advisor_walk_get_n_steps (walk);
+      GtkWidget *answer;
       gint64 deadline;
+
+      /* At "Long-term, high-frequency use?", Up to "Some hours most
+       * days": the path that asks for a budget too. */
+      if (g_str_equal (hr_advisor_walk_get_current (walk)->id, "usage"))
+        {
+          GtkWidget *regular = hr_advisor_dialog_get_answer_row (advisor, 1);
+
+          for (guint i = 0; i < 3 && focus_of (GTK_WINDOW (advisor)) != regular; i++)
+            g_assert_true (press (GTK_WINDOW (advisor), "Up"));
+          g_assert_true (focus_of (GTK_WINDOW (advisor)) == regular);
+        }
+      answer = focus_of (GTK_WINDOW (advisor));
+
+      /* The numbers a question asks for (hours a day, months, budget)
+       * are reached by Tab from its answers, show their focus, and take
+       * Up; then Shift+Tab goes back to the answer. */
+      for (guint f = 0; f < G_N_ELEMENTS (number_facts); f++)
+        {
+          GtkSpinButton *spin = hr_advisor_dialog_get_number_spin (advisor, number_facts[f]);
+          double value;
+
+          if (spin == NULL)
+            continue;
+          tab_to (GTK_WINDOW (advisor), GTK_WIDGET (spin), 20);
+          g_assert_true (shows_focus (GTK_WINDOW (advisor)));
+          value = gtk_spin_button_get_value (spin);
+          g_assert_true (press (GTK_WINDOW (advisor), "Up"));
+          g_assert_cmpfloat (gtk_spin_button_get_value (spin), >, value);
+          numbers_reached |= number_facts[f];
+          for (guint i = 0; i < 20 && !within (focus_of (GTK_WINDOW (advisor)), answer); i++)
+            {
+              g_assert_true (gtk_widget_child_focus (GTK_WIDGET (advisor), GTK_DIR_TAB_BACKWARD));
+              iterate ();
+            }
+          g_assert_true (within (focus_of (GTK_WINDOW (advisor)), answer));
+        }
 
       g_assert_true (press (GTK_WINDOW (advisor), "Return"));
       deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
@@ -464,6 +519,10 @@ test_walk (void)
         g_main_context_iteration (NULL, TRUE);
     }
   g_assert_nonnull (hr_advisor_dialog_get_advice (advisor));
+  /* every number field the walk asked for was reached by the keyboard */
+  g_assert_cmpuint (numbers_reached & HR_FACT_HOURS_PER_DAY, !=, 0);
+  g_assert_cmpuint (numbers_reached & HR_FACT_MONTHS, !=, 0);
+  g_assert_cmpuint (numbers_reached & HR_FACT_BUDGET, !=, 0);
   {
     g_auto(GStrv) lines = hr_advisor_dialog_dup_recommendation_summaries (advisor);
 
@@ -475,6 +534,100 @@ test_walk (void)
   gtk_window_destroy (win);
   iterate ();
   g_object_unref (app);
+}
+
+/* A visible popover inside @widget (an AdwComboRow's list), or NULL. */
+static GtkWidget *
+shown_popover (GtkWidget *widget)
+{
+  if (GTK_IS_POPOVER (widget) && gtk_widget_get_visible (widget))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = shown_popover (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Enter and Space on a focused settings row do what the row is for, as
+ * on any GNOME settings row: a drop-down opens its list, a number row
+ * puts the focus in its number, a switch row flips its switch. */
+static void
+test_settings_rows (void)
+{
+  HrWindow *window = hr_window_new (NULL);
+  GtkWindow *win = GTK_WINDOW (window);
+  static const char *const keys[] = { "Return", "space" };
+  guint n_settings;
+  const HrSetting *settings = hr_settings_get_all (&n_settings);
+
+  gtk_window_set_default_size (win, 1400, 900);
+  gtk_window_present (win);
+  wait_ms (300);
+  activate_window (win);
+
+  for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
+    {
+      const char *number_keys[] = { "micro_batch", "image_size" };
+      GtkWidget *combo = hr_window_get_setting_row (window, "compute");
+      GtkWidget *popover;
+      GtkWidget *row;
+      GtkWidget *sw;
+      gboolean active;
+
+      /* a drop-down: its list opens */
+      gtk_widget_grab_focus (combo);
+      iterate ();
+      g_assert_true (focus_of (win) == combo);
+      g_assert_true (press (win, keys[k]));
+      wait_ms (100);
+      popover = shown_popover (combo);
+      g_assert_nonnull (popover);
+      gtk_popover_popdown (GTK_POPOVER (popover));
+      iterate ();
+
+      /* a number: the focus goes into it, ready for digits or Up */
+      for (guint n = 0; n < G_N_ELEMENTS (number_keys); n++)
+        {
+          row = hr_window_get_setting_row (window, number_keys[n]);
+          if (!gtk_widget_get_visible (row))
+            continue;
+          gtk_widget_grab_focus (row);
+          iterate ();
+          g_assert_true (focus_of (win) == row);
+          g_assert_true (press (win, keys[k]));
+          g_assert_true (within (focus_of (win),
+                                 hr_window_get_setting_widget (window, number_keys[n])));
+          g_assert_true (shows_focus (win));
+        }
+
+      /* a switch: it flips (the first the scenario shows) */
+      row = sw = NULL;
+      for (guint i = 0; i < n_settings && row == NULL; i++)
+        if (settings[i].kind == HR_SETTING_BOOLEAN
+            && gtk_widget_get_visible (hr_window_get_setting_row (window, settings[i].key)))
+          {
+            row = hr_window_get_setting_row (window, settings[i].key);
+            sw = hr_window_get_setting_widget (window, settings[i].key);
+          }
+      g_assert_nonnull (row);
+      g_assert_true (GTK_IS_SWITCH (sw));
+      active = gtk_switch_get_active (GTK_SWITCH (sw));
+      gtk_widget_grab_focus (row);
+      iterate ();
+      g_assert_true (focus_of (win) == row);
+      g_assert_true (press (win, keys[k]));
+      /* (a switch flips at the end of its animation) */
+      for (guint i = 0; i < 50 && gtk_switch_get_active (GTK_SWITCH (sw)) == active; i++)
+        wait_ms (20);
+      g_assert_cmpint (gtk_switch_get_active (GTK_SWITCH (sw)), !=, active);
+    }
+  gtk_window_destroy (win);
+  iterate ();
 }
 
 int
@@ -492,6 +645,7 @@ main (int   argc,
   adw_init ();
   tmp_dir = g_dir_make_tmp ("headroom-keyboard-XXXXXX", NULL);
   g_test_add_func ("/keyboard/walk", test_walk);
+  g_test_add_func ("/keyboard/settings-rows", test_settings_rows);
   status = g_test_run ();
   {
     g_autofree char *png = g_build_filename (tmp_dir, "walk-buckets.png", NULL);

@@ -3,7 +3,9 @@
 """`headroom FILE --screenshot=OUT.png`: the window drawn once, then exit.
 
 Also checks that a broken scenario given on the command line fails with the
-file's line and column and no PNG."""
+file's line and column and no PNG, that a PyTorch memory snapshot given
+beside the scenario is imported into the screenshot, and that a hostile
+pickle is refused without running anything."""
 
 import os
 import struct
@@ -11,7 +13,7 @@ import subprocess
 import sys
 import tempfile
 
-headroom, examples = sys.argv[1], sys.argv[2]
+headroom, examples = os.path.abspath(sys.argv[1]), sys.argv[2]
 failures = 0
 checks = 0
 
@@ -56,6 +58,28 @@ with tempfile.TemporaryDirectory() as tmp:
     check(r.returncode == 2, f"broken scenario exits 2 (got {r.returncode})")
     check(f"{broken}:4:" in r.stderr, f"message names FILE:LINE (got {r.stderr.strip()!r})")
     check(not os.path.exists(out2), "no PNG for a broken scenario")
+
+    # Snapshots written by the tests' generator (its small set, which has
+    # the hostile pickles too).
+    here = os.path.dirname(os.path.abspath(__file__))
+    snaps = os.path.join(tmp, "snapshots")
+    os.makedirs(snaps)
+    subprocess.run([sys.executable, os.path.join(here, "..", "data", "make-snapshots.py"),
+                    "--seeds", snaps], check=True, timeout=60)
+    out3 = os.path.join(tmp, "snapshot.png")
+    r = subprocess.run([headroom, "--screenshot=" + out3, "--screenshot-size=1000x700",
+                        os.path.join(snaps, "snapshot-train.pickle"), scenario],
+                       env=env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and png_size(out3) is not None,
+          f"a snapshot beside the scenario is drawn (got {r.returncode}: {r.stderr.strip()})")
+    out4 = os.path.join(tmp, "reduce.png")
+    r = subprocess.run([headroom, "--screenshot=" + out4, scenario,
+                        os.path.join(snaps, "reduce.pickle")],
+                       env=env, capture_output=True, text=True, timeout=60, cwd=tmp)
+    check(r.returncode == 2 and "reduce.pickle: byte 2: opcode GLOBAL" in r.stderr,
+          f"a pickle that would call code is refused by name (got {r.stderr.strip()!r})")
+    check(not os.path.exists(out4) and not os.path.exists(os.path.join(tmp, "headroom-pickle-ran-me")),
+          "nothing of it ran, and no PNG")
 
     r = subprocess.run([headroom, "--screenshot-size=12"], env=env, capture_output=True,
                        text=True, timeout=60)

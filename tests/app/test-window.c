@@ -480,6 +480,54 @@ test_start_page (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static gboolean
+find_label (GtkWidget  *widget,
+            const char *text)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return gtk_widget_is_drawable (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    if (find_label (c, text))
+      return TRUE;
+  return FALSE;
+}
+
+/* Run where no examples are installed (the build tree outside meson
+ * devenv), the start page says so, where it looked, and offers Open. */
+static void
+test_start_page_no_examples (void)
+{
+  g_autofree char *saved = g_strdup (g_getenv ("HEADROOM_EXAMPLES_DIR"));
+  g_autofree char *empty = tmp_path ("no-examples");
+  HrWindow *window;
+
+  g_assert_cmpint (g_mkdir_with_parents (empty, 0700), ==, 0);
+  g_setenv ("HEADROOM_EXAMPLES_DIR", empty, TRUE);
+  window = new_window ();
+  hr_window_show_start_page (window);
+  iterate ();
+  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (find_label (GTK_WIDGET (window), "No examples were found in"));
+  g_assert_true (find_label (GTK_WIDGET (window), empty));
+  g_assert_false (find_label (GTK_WIDGET (window), "Start from one of the examples"));
+  /* nor a heading over an empty list */
+  g_assert_false (find_label (GTK_WIDGET (window), "Each runs as its upstream project runs it"));
+  /* Open is there, and works */
+  g_assert_true (find_label (GTK_WIDGET (window), "Open…"));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_rmdir (empty);
+  g_setenv ("HEADROOM_EXAMPLES_DIR", saved, TRUE);
+
+  /* with them, it offers them */
+  window = new_window ();
+  hr_window_show_start_page (window);
+  iterate ();
+  g_assert_true (find_label (GTK_WIDGET (window), "Start from one of the examples"));
+  g_assert_false (find_label (GTK_WIDGET (window), "No examples were found"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 /* A change updates the rows in place and renders each chart once; a
  * hover or a focus change draws on top of the rendered chart. */
 static void
@@ -781,6 +829,7 @@ main (int   argc,
   g_test_add_func ("/window/undo-and-ask", test_undo_and_ask);
   g_test_add_func ("/window/recovery", test_recovery);
   g_test_add_func ("/window/start-page", test_start_page);
+  g_test_add_func ("/window/start-page-no-examples", test_start_page_no_examples);
   g_test_add_func ("/window/measurements", test_measurements);
   g_test_add_func ("/window/bad-corpus", test_bad_corpus);
   g_test_add_func ("/window/screenshot", test_screenshot);

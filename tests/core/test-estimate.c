@@ -1308,6 +1308,37 @@ test_property_tensor_parallel (void)
 
 #undef GPT_TP
 
+/* torchtitan computes the loss under tensor parallelism with
+ * loss_parallel, whose fused backward keeps the log-probabilities, a zero
+ * gradient, exp of the log-probabilities and their sum at once: 16 bytes a
+ * logit of the local vocabulary (torch/distributed/tensor/parallel/
+ * loss.py, _nll_loss_and_log_softmax_backward), where transformers' upcast
+ * loss keeps 14 in bf16.  Other stacks keep the upcast loss. */
+#define LOSS_TP "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", " \
+                "\"compute\": \"bf16-mixed\", \"attention\": \"flash\", \"seq_len\": 2048, " \
+                "\"micro_batch\": 2, \"recompute\": \"none\", \"stack\": \"%s\", \"gpus\": 4, " \
+                "\"tensor_parallel\": %u, \"sequence_parallel\": %s}"
+
+static void
+test_property_loss_parallel (void)
+{
+  g_autoptr(HrScenario) titan = hr_test_scenariof (LOSS_TP, "torchtitan", 4, "true");
+  g_autoptr(HrScenario) megatron = hr_test_scenariof (LOSS_TP, "megatron", 4, "true");
+  g_autoptr(HrEstimate) et = hr_estimate_new (titan);
+  g_autoptr(HrEstimate) em = hr_estimate_new (megatron);
+  /* the vocabulary split over four ranks: 128256 / 4 logits a token */
+  double logits = 2048.0 * 2 * (128256 / 4);
+  double loss_t = item_bytes (et, HR_BUCKET_ACTIVATIONS, "logits and loss");
+  double loss_m = item_bytes (em, HR_BUCKET_ACTIVATIONS, "logits and loss");
+
+  g_assert_cmpfloat (loss_t, >, loss_m);
+  /* nothing is rebuilt after the loss without recomputation: the
+   * difference is the two extra bytes a logit */
+  assert_near (loss_t - loss_m, 2.0 * logits, 0.02);
+}
+
+#undef LOSS_TP
+
 /* Pipeline parallelism: with 1F1B and at least as many micro-batches as
  * stages, stage one holds p micro-batches of its L/p layers, one
  * micro-batch's worth of the whole model (Korthikanti et al. 2022,
@@ -1589,6 +1620,7 @@ main (int    argc,
   g_test_add_func ("/property/compile-and-packed", test_property_compile_and_packed);
   g_test_add_func ("/property/basis", test_property_basis);
   g_test_add_func ("/property/tensor-parallel", test_property_tensor_parallel);
+  g_test_add_func ("/property/loss-parallel", test_property_loss_parallel);
   g_test_add_func ("/property/pipeline", test_property_pipeline);
   g_test_add_func ("/property/context-parallel", test_property_context_parallel);
   g_test_add_func ("/property/moe", test_property_moe);

@@ -124,6 +124,126 @@ test_estimate_uses_the_rule (void)
     }
 }
 
+/* The shipped inference examples served by @engine. */
+static HrScenario *
+load_served (const char *name,
+             HrEngine    engine)
+{
+  HrScenario *s = load_example (name);
+
+  s->engine = engine;
+  hr_scenario_resolve (s);
+  return s;
+}
+
+/* A serving engine's pool is the limit: vLLM takes gpu_memory_utilization
+ * of the card and fills it with KV cache, and refuses to start unless one
+ * request of max_model_len fits in what the model leaves
+ * (vllm/v1/core/kv_cache_utils.py check_enough_kv_cache_memory); the CUDA
+ * graphs lie beside the pool, so the reserve and the graphs bound it too. */
+static void
+test_engine_pool (void)
+{
+  g_autoptr(HrScenario) s = load_served ("llama-2-13b-4bit-inference.json", HR_ENGINE_VLLM);
+  g_autoptr(HrPlan) plan = hr_plan_new (s);
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  HrFitLimit limit;
+  HrPeak one, two;
+  guint found, b;
+  double card = (double) s->gpu->memory;
+  /* Llama 2 13B: K and V of 40 layers x 40 heads x 128 in bf16, 4096
+   * tokens (a whole number of 16-token blocks) */
+  double sequence = 40.0 * 40 * 256 * 2 * 4096;
+
+  hr_plan_peak (plan, 1, &one);
+  hr_plan_peak (plan, 2, &two);
+  hr_fit_rule_limit (s, s->gpu, &one, &limit);
+  g_assert_true (limit.has_pool);
+  g_assert_cmpstr (limit.pool_variable, ==, "gpu_memory_utilization");
+  g_assert_cmpuint (limit.pool, ==, (guint64) (0.9 * card));
+  /* the CUDA graphs lie beside the pool; with the default 0.9 they reach
+   * into the 10% reserve, so the card less both is the limit */
+  g_assert_cmpfloat (limit.outside, >=, 0.1 * GiB);
+  g_assert_cmpfloat (limit.outside, <=, 2.0 * GiB);
+  g_assert_false (limit.pool_limits);
+  g_assert_cmpuint (limit.usable, ==, (guint64) (0.9 * card) - limit.outside);
+  /* each sequence more needs one more sequence's KV cache in the pool */
+  g_assert_cmpfloat (fabs ((double) two.need - one.need - sequence), <, 1.0);
+  /* what nvidia-smi shows is the pool and the graphs, whatever the need */
+  g_assert_cmpfloat (fabs ((double) one.device_used - 0.9 * card - limit.outside), <, 2.0);
+  g_assert_cmpuint (one.device_used, ==, two.device_used);
+
+  /* the estimate's verdict and the largest concurrency are the rule's */
+  g_assert_cmpuint (est->usable, ==, limit.usable);
+  g_assert_true (est->fits);
+  found = hr_fit_rule_plan_max_micro_batch (plan, limit.usable, NULL);
+  for (b = 1; b < 4096; b++)
+    {
+      HrPeak peak;
+
+      hr_plan_peak (plan, b, &peak);
+      if (hr_fit_rule_need (s, &peak) > limit.usable)
+        break;
+    }
+  g_assert_cmpuint (found, ==, b - 1);
+  g_assert_cmpuint (est->max_micro_batch, ==, found);
+  /* one sequence more than the search found would not fit in the pool's
+   * KV cache: the number follows the pool, not the card */
+  g_assert_cmpfloat ((double) one.need + (found - 1) * sequence, <=, limit.usable);
+  g_assert_cmpfloat ((double) one.need + found * sequence, >, limit.usable);
+
+  /* a smaller pool holds fewer sequences; a larger one, up to the card's
+   * limit, more */
+  {
+    g_autoptr(HrScenario) small = hr_scenario_copy (s);
+    g_autoptr(HrEstimate) es = NULL;
+
+    small->gpu_memory_utilization = 0.6;
+    small->gpu_memory_utilization_set = TRUE;
+    es = hr_estimate_new (small);
+    g_assert_cmpuint (es->usable, ==, (guint64) (0.6 * card));
+    g_assert_cmpuint (es->max_micro_batch, <, est->max_micro_batch);
+    g_assert_nonnull (strstr (es->fit_reason, "gpu_memory_utilization"));
+  }
+}
+
+/* Seed 004: LLaMA-2-70B in fp16 needs about 140 GB for its weights: more
+ * than 90% of an H200, so vLLM finds no room for the cache blocks, and
+ * over two cards (tensor parallel) it serves. */
+static void
+test_engine_pool_does_not_fit (void)
+{
+  for (guint e = 0; e < 2; e++)
+    {
+      HrEngine engine = e == 0 ? HR_ENGINE_VLLM : HR_ENGINE_SGLANG;
+      g_autoptr(HrScenario) s = load_served ("llama-2-70b-fp16-inference.json", engine);
+      g_autoptr(HrScenario) tp = NULL;
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      g_autoptr(HrEstimate) etp = NULL;
+      g_autoptr(HrAnalysis) analysis = NULL;
+      const HrAnalysisGpu *own;
+
+      g_assert_false (est->fits);
+      g_assert_cmpuint (est->max_micro_batch, ==, 0);
+      g_assert_cmpfloat (est->buckets[HR_BUCKET_WEIGHTS], >, 0.9 * s->gpu->memory);
+
+      analysis = hr_analysis_new (s, NULL);
+      own = hr_analysis_get_own_gpu (analysis);
+      g_assert_nonnull (own);
+      g_assert_false (own->fits);
+      g_assert_true (own->limit.has_pool);
+      g_assert_nonnull (strstr (own->verdict, "not even one sequence"));
+
+      tp = hr_scenario_copy (s);
+      tp->tensor_parallel = 2;
+      tp->gpus = 2;
+      hr_scenario_resolve (tp);
+      etp = hr_estimate_new (tp);
+      g_assert_true (etp->fits);
+      g_assert_cmpuint (etp->max_micro_batch, >, 1);
+    }
+}
+
 static guint64
 line_need (guint    b,
            gpointer user_data)
@@ -264,6 +384,8 @@ main (int   argc,
 
   g_test_add_func ("/fit-rule/xla-pool", test_xla_pool);
   g_test_add_func ("/fit-rule/no-pool", test_no_pool);
+  g_test_add_func ("/fit-rule/engine-pool", test_engine_pool);
+  g_test_add_func ("/fit-rule/engine-pool-does-not-fit", test_engine_pool_does_not_fit);
   g_test_add_func ("/fit-rule/estimate", test_estimate_uses_the_rule);
   g_test_add_func ("/fit-rule/max-micro-batch", test_max_micro_batch_exact);
   g_test_add_func ("/settings/json", test_setting_json);

@@ -1096,6 +1096,37 @@ def serving_rows():
          "vLLM 0.11 or later (the comment contrasts a pre-0.11 fallback); max_model_len and "
          "max_num_batched_tokens are vLLM's defaults (not stated: 32768 from the config, the server's 2048 on "
          "an A100 assumed)", "the card's total as vLLM read it: 36.33 / 0.92 = 39.49 GiB"])
+    # vLLM's own profile of one model on one and on two H100s: what a second
+    # GPU costs outside PyTorch's allocator (NCCL and custom all-reduce
+    # buffers).  Row 506 is the figure the estimator's communication buffers
+    # are calibrated from (its non_torch_memory less row 505's).
+    h100 = {"id": "h100-80gb-vllm", "name": "H100 80GB (as vLLM saw it)", "memory": int(79.22 * GIB),
+            "source": "vllm-project/vllm pull request #10511, vLLM's log: 'total_gpu_memory 79.22GiB'"}
+    src = ("vllm-project/vllm pull request #10511 ('[core] overhaul memory profiling and fix backward "
+           "compatibility'), comment by youkaichao, 2024-12-14")
+    llama3 = ("Meta-Llama-3-8B has Llama 3.1 8B's shapes (32 layers, hidden 4096, 8 KV heads, vocab 128256; "
+              "'model weights take 14.96GiB' = 8.03B x 2 B), so the catalog's llama-3.1-8b stands in; its "
+              "max_position_embeddings 8192 is max_model_len")
+    v0 = ("vLLM 0.6.x (V0 engine, worker.py): max_num_seqs 256, no chunked prefill, so the profile runs "
+          "max_model_len (8192) tokens; non_torch_memory counts the CUDA context too")
+    add(505, "serving", "medium", "kv_cache", 53.29, GIB, {
+        "name": "vLLM serve Meta-Llama-3-8B on one H100", "task": "inference", "model": "llama-3.1-8b",
+        "engine": "vllm", "compute": "bf16-pure", "kv_dtype": "bf16", "gpu_memory_utilization": 0.9,
+        "max_num_seqs": 256, "micro_batch": 1, "seq_len": 8192, "gpus": 1, "gpu": h100},
+        src, "log 'Memory profiling results' of 'vllm serve meta-llama/Meta-Llama-3-8B': "
+             "available_kv_cache_memory 53.29GiB (weights 14.96, non_torch_memory 1.79, activation peak 1.26)",
+        ["metric kv_cache: vLLM's available_kv_cache_memory", llama3, v0])
+    add(506, "serving", "medium", "kv_cache", 71.29 - 7.48 - 3.58 - 1.26, GIB, {
+        "name": "vLLM serve Meta-Llama-3-8B, TP 2 on two H100s", "task": "inference", "model": "llama-3.1-8b",
+        "engine": "vllm", "compute": "bf16-pure", "kv_dtype": "bf16", "gpu_memory_utilization": 0.9,
+        "max_num_seqs": 256, "tensor_parallel": 2, "micro_batch": 1, "seq_len": 8192, "gpus": 2, "gpu": h100},
+        src, "log 'Memory profiling results' of 'vllm serve meta-llama/Meta-Llama-3-8B -tp 2': usable 71.29GiB, "
+             "weights 7.48, non_torch_memory 3.58, activation peak 1.26 (the excerpt ends before "
+             "available_kv_cache_memory; vLLM's own formula, usable less the three, gives it)",
+        ["metric kv_cache: vLLM's available_kv_cache_memory, derived from the logged terms", llama3, v0,
+         "calibration: non_torch_memory 3.58 GiB against 1.79 GiB on one GPU: the second GPU's NCCL and custom "
+         "all-reduce buffers, 1.79 GiB, are the estimator's communication-buffer figure"],
+        calibration="yes")
     # Unsloth README: longest context that fits (bounds)
     src = ("unslothai/unsloth README.md @0acd1c7e ('Context length benchmarks', added in e3162dc5 2025-01-14 with "
            "the same figures)")
