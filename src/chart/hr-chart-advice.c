@@ -303,10 +303,15 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
             hr_chart_text_size (context, style,
                                 i == 0 && width >= NARROW ? HR_CHART_FONT_BOLD : body,
                                 cells[i + 1][1], 0, &w, NULL);
-            if (w + CELL_PAD > shown.width[k] && r->gpus_per_run <= 1)
+            if (w + CELL_PAD > shown.width[k])
               {
+                g_autofree char *said = hr_chart_gpu_short_name (r->gpu_name, NULL, NULL);
+
                 g_free (cells[i + 1][1]);
-                cells[i + 1][1] = hr_chart_gpu_short_name (r->gpu_name, NULL, NULL);
+                /* a sharded run keeps its count: the name goes short first */
+                cells[i + 1][1] = r->gpus_per_run > 1
+                  ? g_strdup_printf (_("%s (sharded over %u)"), said, r->gpus_per_run)
+                  : g_steal_pointer (&said);
               }
           }
     layout->n_columns = shown.n;

@@ -871,10 +871,20 @@ layout_bar (Builder      *b,
        * slot crowds more than it says */
       if (several && left_w + gap > slot_width / 3)
         continue;
-      if ((left_w > 0 ? left_w + gap : 0) + bar_w + range_w + (right_w > 0 ? gap + right_w : 0)
-          <= slot_width - 2 * s)
-        found = TRUE;
-      else if (attempt == 11)
+      /* the bar gives up to a third of its width before the text gives
+       * up a word */
+      {
+        double beside = (left_w > 0 ? left_w + gap : 0) + range_w +
+                        (right_w > 0 ? gap + right_w : 0);
+        double least = MAX (min_bar, bar_w * 2 / 3);
+
+        if (beside + least <= slot_width - 2 * s)
+          {
+            bar_w = MIN (bar_w, slot_width - 2 * s - beside);
+            found = TRUE;
+          }
+      }
+      if (!found && attempt == 11)
         {
           /* nothing fits: the bar narrows to its least, values inside */
           bar_w = MAX (min_bar, MIN (slot_width * 0.5, BAR_MAX_WIDTH * s));
@@ -981,6 +991,27 @@ layout_bar (Builder      *b,
     }
   n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
   place_column (&bl, left, n_left, x0, left_w, TRUE, lead, s);
+  {
+    double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, from_lo = G_MAXDOUBLE, from_hi = -G_MAXDOUBLE;
+    guint n = 0;
+
+    for (guint i = 0; i < HR_N_BUCKETS; i++)
+      if (bl.segment_labels[i].text != NULL && !bl.label_inside[i])
+        {
+          lo = MIN (lo, bl.leader_to[i].y);
+          hi = MAX (hi, bl.leader_to[i].y);
+          from_lo = MIN (from_lo, bl.leader_from[i].y);
+          from_hi = MAX (from_hi, bl.leader_from[i].y);
+          n++;
+        }
+    /* leaders that would meet the bar within a third of the height they
+     * leave the labels over run together: one bracket says it better */
+    if (n >= 3 && bl.unattributed_label.text == NULL && from_hi - from_lo < (hi - lo) / 3)
+      {
+        bl.bracketed = TRUE;
+        bl.bracket_x = x0 + left_w + 5 * s;
+      }
+  }
 
   /* each card line, across the bar, its names and verdict at its end */
   for (guint c = 0; c < cards->len && c < 16; c++)
@@ -1148,36 +1179,73 @@ layout_bar (Builder      *b,
                                    line->leader_to.x, line->leader_to.y, 1, HR_PLACE_FORBIDDEN);
       }
 
-    for (guint attempt = 0; attempt < 2 && !placed; attempt++)
-      {
-        HrRect candidates[24];
-        double prices[24];
-        guint n = 0;
-        int chosen;
+    {
+      /* the total and its range on one line, on two (narrower), or the
+       * total alone (the bracket still shows the range): the nearest
+       * place over the bar wins, a form that says less paying a little */
+      g_autofree char *range = bar->high > 0 ? g_strdup_printf ("(%.1f–%.1f)", bar->low / GiB,
+                                                                bar->high / GiB)
+                                             : NULL;
+      g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
+      const char *texts[] = { text, stacked, t };
+      static const double form_price[] = { 0, 4, 25 };
+      HrChartLabel forms[3] = { { 0 } };
+      HrRect candidates[3 * 3 * (8 + 2 * 16)];
+      double prices[G_N_ELEMENTS (candidates)];
+      guint form_of[G_N_ELEMENTS (candidates)];
+      guint n = 0, n_forms = range != NULL ? 3 : 1;
+      int chosen;
 
-        bl.total = hr_chart_label_new (b->context, style, g_strdup (attempt == 0 ? text : t),
-                                       HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0,
-                                       0, 0);
-        /* over the bar, then higher, centred or edging aside */
-        for (guint step = 0; step < 8; step++)
-          for (guint side = 0; side < 3; side++)
+      /* beside other bars, every bar says its total alike: alone (each
+       * bar's bracket shows its range) */
+      for (guint f = several && range != NULL ? 2 : 0; f < n_forms; f++)
+        {
+          double w, h, lowest, ys[8 + 2 * 16];
+          guint n_ys = 0;
+
+          forms[f] = hr_chart_label_new (b->context, style, g_strdup (texts[f]),
+                                         HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER,
+                                         0, 0, 0);
+          w = forms[f].box.width;
+          h = forms[f].box.height;
+          lowest = above - 2 * s - h;
+          /* over the bar, then higher by half a line, and just under or
+           * over each card's line (the gap between two lines may be
+           * narrower than a step) */
+          for (guint step = 0; step < 8; step++)
+            ys[n_ys++] = lowest - step * (h / 2);
+          for (guint c = 0; c < bl.cards->len && c < 16; c++)
             {
-              double w = bl.total.box.width, h = bl.total.box.height;
-              double cx = bar_x + bar_w / 2 + (side == 0 ? 0 : side == 1 ? w / 3 : -w / 3);
+              double line_y = g_array_index (bl.cards, HrBucketCardLine, c).y;
 
-              candidates[n] = (HrRect) { cx - w / 2, above - 2 * s - h - step * (h / 2), w, h };
-              prices[n] = step * 10 + side * 3;
-              n++;
+              if (line_y + 2 <= lowest)
+                ys[n_ys++] = line_y + 2;
+              if (line_y - 2 - h <= lowest)
+                ys[n_ys++] = line_y - 2 - h;
             }
-        chosen = hr_placer_choose (placer, candidates, prices, n);
-        if (chosen >= 0)
-          {
-            bl.total.box = candidates[chosen];
-            placed = TRUE;
-          }
-        else
-          hr_chart_label_clear (&bl.total);
-      }
+          /* centred or edging aside; the nearer the bar, the better */
+          for (guint k = 0; k < n_ys; k++)
+            for (guint side = 0; side < 3; side++)
+              {
+                double cx = bar_x + bar_w / 2 + (side == 0 ? 0 : side == 1 ? w / 3 : -w / 3);
+
+                candidates[n] = (HrRect) { cx - w / 2, ys[k], w, h };
+                prices[n] = (lowest - ys[k]) / MAX (h / 2, 1) * 10 + side * 3 + form_price[f];
+                form_of[n] = f;
+                n++;
+              }
+        }
+      chosen = hr_placer_choose (placer, candidates, prices, n);
+      if (chosen >= 0)
+        {
+          bl.total = forms[form_of[chosen]];
+          forms[form_of[chosen]] = (HrChartLabel) { 0 };
+          bl.total.box = candidates[chosen];
+          placed = TRUE;
+        }
+      for (guint f = 0; f < n_forms; f++)
+        hr_chart_label_clear (&forms[f]);
+    }
     if (!placed && narrow)
       {
         /* no column to go to: the least text, wherever over the bar it
@@ -1474,6 +1542,40 @@ draw_leader (cairo_t            *cr,
   cairo_stroke (cr);
 }
 
+/* The sizes beside a thin stack, joined: a short tick from each to a
+ * bracket, and from the bracket one leader to the stack's middle. */
+static void
+draw_bracket (cairo_t                 *cr,
+              const HrChartStyle      *style,
+              const HrBucketBarLayout *bl)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, x = bl->bracket_x, first = G_MAXDOUBLE;
+  double last = -G_MAXDOUBLE, y;
+
+  cairo_new_path (cr);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    if (bl->segment_labels[b].text != NULL && !bl->label_inside[b])
+      {
+        const HrPoint *to = &bl->leader_to[b];
+
+        cairo_move_to (cr, to->x, to->y);
+        cairo_line_to (cr, x, to->y);
+        lo = MIN (lo, to->y);
+        hi = MAX (hi, to->y);
+        first = MIN (first, bl->leader_from[b].y);
+        last = MAX (last, bl->leader_from[b].y);
+      }
+  cairo_move_to (cr, x, lo);
+  cairo_line_to (cr, x, hi);
+  /* to the labelled segments' middle, level where the bracket reaches it */
+  y = (first + last) / 2;
+  cairo_move_to (cr, x, CLAMP (y, lo, hi));
+  cairo_line_to (cr, bl->bar.x - 1, y);
+  cairo_set_line_width (cr, style->thin_line_width);
+  hr_chart_set_color (cr, &style->muted);
+  cairo_stroke (cr);
+}
+
 void
 hr_bucket_chart_render (const HrBucketChartLayout *layout,
                         const HrBucketChartData   *data,
@@ -1605,12 +1707,33 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
           hr_chart_draw_label (cr, style, &line->detail, NULL);
         }
 
+      if (bl->bracketed)
+        draw_bracket (cr, style, bl);
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         {
           if (bl->segment_labels[b].text == NULL)
             continue;
-          if (!bl->label_inside[b])
+          if (!bl->label_inside[b] && !bl->bracketed)
             draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
+          else if (style->bucket_pattern[b] != HR_PATTERN_SOLID)
+            {
+              /* the size on its segment's plain colour: a hatch or dots
+               * through the digits make them hard to read */
+              const HrRect *seg = &bl->segments[b];
+              const HrRect *box = &bl->segment_labels[b].box;
+              double x0 = MAX (seg->x + 1, box->x - 2 * s);
+              double x1 = MIN (seg->x + seg->width - 1, box->x + box->width + 2 * s);
+              double y0 = MAX (seg->y + 1, box->y);
+              double y1 = MIN (seg->y + seg->height - 1, box->y + box->height);
+
+              if (x1 > x0 && y1 > y0)
+                {
+                  cairo_new_path (cr);
+                  cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
+                  hr_chart_set_color (cr, &style->bucket[b]);
+                  cairo_fill (cr);
+                }
+            }
           hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
         }
       if (bl->unattributed_label.text != NULL)

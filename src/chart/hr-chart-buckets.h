@@ -98,6 +98,12 @@ typedef struct {
   gboolean      label_inside[HR_N_BUCKETS];
   HrPoint       leader_from[HR_N_BUCKETS];  /* for labels beside the bar */
   HrPoint       leader_to[HR_N_BUCKETS];
+  /* TRUE when the sizes beside the bar stand much taller than the bar
+   * (a thin stack): they are joined by one bracket at @bracket_x, from
+   * which one leader goes to the bar, instead of a leader each that
+   * would all run together */
+  gboolean      bracketed;
+  double        bracket_x;
   HrRect        range;                      /* the low-high bracket */
   HrChartLabel  total;                      /* above the bar, or beside it */
   gboolean      total_leader;

@@ -1230,6 +1230,23 @@ make_gpu_labels (HrCurveChartLayout     *layout,
   double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
   double room = MAX (most - lead, 8);
   double need = 0;
+  guint form = 0;
+
+  /* one form for every line, so that one card is not named in full
+   * beside another as people say it */
+  for (guint g = 0; g < groups->len; g++)
+    {
+      GArray *group = g_ptr_array_index (groups, g);
+
+      for (guint attempt = form; attempt < 2; attempt++)
+        {
+          g_autofree char *names = group_names (data, group, attempt > 0, FALSE);
+
+          if (text_width (context, style, HR_CHART_FONT_BODY, names) <= room)
+            break;
+          form = attempt + 1;
+        }
+    }
 
   for (guint g = 0; g < groups->len; g++)
     {
@@ -1238,18 +1255,27 @@ make_gpu_labels (HrCurveChartLayout     *layout,
       g_autofree char *names = NULL;
       g_autofree char *detail = NULL;
 
-      for (guint attempt = 0; attempt < 3; attempt++)
+      names = group_names (data, group, form > 0, FALSE);
+      if (form == 2 && text_width (context, style, HR_CHART_FONT_BODY, names) > room)
         {
           g_free (names);
-          names = group_names (data, group, attempt > 0, attempt > 1);
-          if (text_width (context, style, HR_CHART_FONT_BODY, names) <= room)
-            break;
+          names = group_names (data, group, TRUE, TRUE);
         }
       detail = group_detail (data, group, FALSE);
       if (text_width (context, style, HR_CHART_FONT_SMALL, detail) > room)
         {
           g_free (detail);
           detail = group_detail (data, group, TRUE);
+        }
+      if (text_width (context, style, HR_CHART_FONT_SMALL, detail) > room)
+        {
+          /* still too wide: a line a part ("59.7–60.0 GiB", "max 132")
+           * rather than "max" at one line's end and its number at the
+           * next's */
+          g_auto(GStrv) parts = g_strsplit (detail, " · ", -1);
+
+          g_free (detail);
+          detail = g_strjoinv ("\n", parts);
         }
       line->label = wrapped_label (context, style, names, HR_CHART_FONT_BODY, HR_TEXT_FOREGROUND,
                                    room, 0, 0);

@@ -34,6 +34,8 @@
 /* Each side of a PNG, in device pixels; beyond it an export is a mistake
  * (and an image surface would need gigabytes). */
 #define MAX_PNG_SIDE 16384
+/* 256 MiB of cairo's ARGB: a poster 16 × 10 in at 600 dpi */
+#define MAX_PNG_PIXELS (64.0 * 1024 * 1024)
 
 const HrEnumName hr_export_format_names[] = {
   { HR_EXPORT_PNG, "png" },
@@ -215,6 +217,13 @@ hr_chart_export_bytes (const HrExportOptions *options,
                          _("%d × %d pixels is larger than the %d pixels a side a PNG export "
                            "allows"),
                          w, h, MAX_PNG_SIDE);
+            return NULL;
+          }
+        if ((double) w * h > MAX_PNG_PIXELS)
+          {
+            g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                         _("%d × %d pixels is more than the 64 million a PNG export allows"),
+                         w, h);
             return NULL;
           }
 

@@ -230,7 +230,7 @@ tree_layout (gconstpointer       data,
 {
   const AdvisorData *d = data;
 
-  return hr_tree_chart_layout (d->tree, d->title, style, context, width, height);
+  return hr_tree_chart_layout_readable (d->tree, d->title, style, context, width, height);
 }
 
 static void

@@ -225,6 +225,51 @@ scenario_table (Writer           *w,
     row (w, HR_CHART_FONT_BODY, columns, 2, rows[i], TRUE);
 }
 
+/* A chart across the page is a figure across both columns: the double
+ * preset's fonts and lines (HR_CHART_SIZE_DOUBLE), at the text's width.
+ * The page is already white: the chart draws no background of its own. */
+static HrChartStyle *
+embed_style (Writer *w)
+{
+  HrChartStyle *style = hr_chart_style_copy (w->style);
+  HrChartSize size;
+
+  hr_chart_size_init_preset (&size, HR_CHART_SIZE_DOUBLE);
+  hr_chart_style_apply_size (style, &size);
+  style->transparent = TRUE;
+  return style;
+}
+
+/* The height the decision tree takes, at most @most: less when it is
+ * drawn as its chosen path, a list shorter than the room for a tree. */
+static double
+tree_height (Writer            *w,
+             const HrChartType *type,
+             gconstpointer      data,
+             double             most)
+{
+  g_autoptr(HrChartStyle) style = embed_style (w);
+  HrTreeChartLayout *layout = type->layout (data, style, w->context, content_width (), most);
+  double bottom = 0;
+
+  if (!layout->path)
+    {
+      type->layout_free (layout);
+      return most;
+    }
+  for (guint i = 0; i < layout->nodes->len; i++)
+    {
+      const HrTreeLayoutNode *ln = &g_array_index (layout->nodes, HrTreeLayoutNode, i);
+
+      bottom = MAX (bottom, ln->box.y + ln->box.height);
+      if (ln->edge_label.text != NULL)
+        bottom = MAX (bottom, ln->edge_label.box.y + ln->edge_label.box.height);
+    }
+  type->layout_free (layout);
+  /* the list's own margin under it, as over it */
+  return MIN (most, ceil (bottom + 16));
+}
+
 /* Draws a chart at the writer's place, the full text width, @height tall. */
 static void
 embed (Writer          *w,
@@ -232,15 +277,8 @@ embed (Writer          *w,
        HrChartDrawFunc  draw,
        gpointer         data)
 {
-  HrChartStyle *style = hr_chart_style_copy (w->style);
-  HrChartSize size;
+  HrChartStyle *style = embed_style (w);
 
-  /* A chart across the page is a figure across both columns: the double
-   * preset's fonts and lines (HR_CHART_SIZE_DOUBLE), at the text's width.
-   * The page is already white: the chart draws no background of its own. */
-  hr_chart_size_init_preset (&size, HR_CHART_SIZE_DOUBLE);
-  hr_chart_style_apply_size (style, &size);
-  style->transparent = TRUE;
   need (w, height);
   cairo_save (w->cr);
   cairo_translate (w->cr, MARGIN, w->y);
@@ -585,6 +623,13 @@ hr_chart_report_write_on_paper (const char          *path,
     HrChartSource advised = source;
     const HrChartType *tree = NULL;
     gpointer data = NULL;
+    const char *closing = _("Answered from the scenario and the tree's defaults; `headroom-cli "
+                            "advise` takes your own hours, months, budget and preference.");
+    double closing_h;
+
+    /* the closing words stay on the table's page */
+    hr_chart_text_size (w.context, w.style, HR_CHART_FONT_SMALL, closing,
+                        w.page_width - 2 * MARGIN, NULL, &closing_h);
 
     /* One walk for both of the advisor's charts. */
     for (guint i = 0; i < hr_chart_types_get_n (); i++)
@@ -601,14 +646,15 @@ hr_chart_report_write_on_paper (const char          *path,
           }
         drawing.type = type;
         drawing.data = data;
-        embed (&w, type == tree ? 420 : MAX (360, w.page_height - MARGIN - w.y - 10),
+        embed (&w, type == tree && g_str_equal (type->name, "tree")
+                     ? tree_height (&w, type, data, 420)
+                     : type == tree ? 420
+                                    : MAX (360, w.page_height - MARGIN - w.y - 18 - closing_h),
                hr_chart_drawing_draw, &drawing);
       }
     if (data != NULL)
       tree->data_free (data);
-    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted,
-               _("Answered from the scenario and the tree's defaults; `headroom-cli advise` takes "
-                 "your own hours, months, budget and preference."), 0, 4);
+    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, closing, 0, 4);
   }
 
   draw_footer (&w);

@@ -22,9 +22,11 @@ static const char * const brands[] = {
   "nvidia", "geforce", "tesla", "quadro", "amd", "instinct", "radeon", "intel",
 };
 
-/* Words that describe a card rather than name it. */
+/* Words that describe a card rather than name it; an architecture's name
+ * goes too when the rest names the card alone ("RTX PRO 6000 Blackwell
+ * Workstation Edition" is the RTX PRO 6000 people say). */
 static const char * const descriptive[] = {
-  "generation", "workstation", "edition",
+  "generation", "workstation", "edition", "blackwell",
 };
 
 typedef struct {

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hr-chart-size.h"
+#include "hr-json.h"
 
 #define PX_PER_IN 96.0
 #define PX_PER_CM (96.0 / 2.54)
@@ -166,10 +167,16 @@ hr_chart_length_parse (const char    *text,
 
   while (g_ascii_isspace (*text))
     text++;
-  /* Locale-free: "3.5in" is 3.5 inches in every language. */
+  /* Locale-free: "3.5in" is 3.5 inches in every language; decimal digits
+   * only (no hex floats, no "nan" or "inf") */
+  if (!g_ascii_isdigit (*text) && *text != '.' && *text != '+' && *text != '-')
+    goto bad;
   value = g_ascii_strtod (text, &end);
   if (end == text)
     goto bad;
+  for (const char *c = text; c < end; c++)
+    if (!g_ascii_isdigit (*c) && strchr ("+-.eE", *c) == NULL)
+      goto bad;
   suffix = g_ascii_strdown (end, -1);
   g_strstrip (suffix);
   if (suffix[0] == '\0')
@@ -190,10 +197,15 @@ hr_chart_length_parse (const char    *text,
   return TRUE;
 
 bad:
-  g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
-               /* Translators: %s is an option (--width), then the text given */
-               _("%s “%s”: expected a positive length such as 1280 (pixels), 1280px, 3.5in, "
-                 "8.9cm, 89mm or 252pt"), what != NULL ? what : _("length"), text);
+  {
+    /* a long or unprintable text, shown short and escaped */
+    g_autofree char *shown = hr_text_printable (text, MIN (strlen (text), (gsize) 40));
+
+    g_set_error (error, G_IO_ERROR, G_IO_ERROR_INVALID_ARGUMENT,
+                 /* Translators: %s is an option (--width), then the text given */
+                 _("%s “%s”: expected a positive length such as 1280 (pixels), 1280px, 3.5in, "
+                   "8.9cm, 89mm or 252pt"), what != NULL ? what : _("length"), shown);
+  }
   return FALSE;
 }
 

@@ -36,6 +36,16 @@
 /* How much of the accent tints a chosen question's box. */
 #define CHOSEN_TINT      0.14
 
+/* The chosen path as a list, for a canvas the whole tree does not fit
+ * legibly: the smallest text a figure keeps, in points, and the list's
+ * spacing, in logical pixels times the style's spacing. */
+#define READABLE_POINTS  6.0
+#define PATH_DOT         2.5    /* a step's dot, its radius */
+#define PATH_INDENT     16.0    /* the dots' column, before the text */
+#define PATH_GAP         4.0    /* between steps */
+#define PATH_COLUMN_GAP  8.0    /* a question to its answer */
+#define PATH_PAD         4.0    /* the recommendation's text to its box */
+
 typedef struct {
   double left;
   double right;
@@ -436,6 +446,208 @@ hr_tree_chart_layout (const HrTreeNode   *root,
   return layout;
 }
 
+/* The chosen path from @root, root first: questions, then the
+ * recommendation when the path reaches one. */
+static GPtrArray *
+chosen_path (const HrTreeNode *root)
+{
+  GPtrArray *path = g_ptr_array_new ();
+  const HrTreeNode *node = root;
+
+  while (node != NULL)
+    {
+      const HrTreeNode *next = NULL;
+
+      g_ptr_array_add (path, (gpointer) node);
+      for (guint i = 0; i < node->children->len && next == NULL; i++)
+        if (((const HrTreeNode *) g_ptr_array_index (node->children, i))->chosen)
+          next = g_ptr_array_index (node->children, i);
+      node = next;
+    }
+  return path;
+}
+
+static HrTreeChartLayout *
+layout_path (const HrTreeNode   *root,
+             const char         *title,
+             const HrChartStyle *style,
+             PangoContext       *context,
+             double              width,
+             double              height)
+{
+  HrTreeChartLayout *layout;
+  g_autoptr(GPtrArray) path = chosen_path (root);
+  double s = style->spacing > 0 ? style->spacing : 1;
+  double top = MARGIN, inner = MAX (width - 2 * MARGIN, 1), y = 0, avail_height, dx, dy;
+  double indent = PATH_INDENT * s, text_w, question_w, answer_w, line_h, pad = PATH_PAD * s;
+
+  layout = g_new0 (HrTreeChartLayout, 1);
+  layout->bounds = (HrRect) { 0, 0, width, height };
+  layout->path = TRUE;
+  layout->nodes = g_array_new (FALSE, TRUE, sizeof (HrTreeLayoutNode));
+  g_array_set_clear_func (layout->nodes, layout_node_clear);
+  layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
+  g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
+
+  if (title != NULL && title[0] != '\0')
+    {
+      HrChartLabel label = hr_chart_label_new (context, style, g_strdup (title),
+                                               HR_CHART_FONT_TITLE, HR_TEXT_FOREGROUND,
+                                               HR_ALIGN_START, inner, MARGIN, MARGIN);
+
+      top = ceil (label.box.y + label.box.height + TITLE_GAP * s);
+      g_array_append_val (layout->labels, label);
+    }
+
+  /* in unscaled pixels from the list's top left: the dots, then each
+   * question with its answer beside it, the recommendation last */
+  text_w = MAX (inner - indent, 8);
+  question_w = floor (text_w * 0.55);
+  answer_w = MAX (text_w - question_w - PATH_COLUMN_GAP * s, 8);
+  hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "Ag", 0, NULL, &line_h);
+  for (guint i = 0; i < path->len; i++)
+    {
+      const HrTreeNode *node = g_ptr_array_index (path, i);
+      HrTreeLayoutNode ln = { 0, };
+      double row;
+
+      ln.node = node;
+      ln.parent = i > 0 ? i - 1 : G_MAXUINT;
+      ln.depth = i;
+      ln.leaf = hr_tree_node_is_leaf (node);
+      ln.chosen = TRUE;
+      if (ln.leaf)
+        {
+          double w, h;
+
+          ln.text = hr_chart_label_new (context, style, g_strdup (node->text),
+                                        HR_CHART_FONT_SMALL_BOLD, HR_TEXT_ON_FILL, HR_ALIGN_START,
+                                        text_w - 2 * pad, indent + pad, y + pad);
+          w = ln.text.box.width;
+          h = ln.text.box.height;
+          if (node->detail != NULL && node->detail[0] != '\0')
+            {
+              ln.detail = hr_chart_label_new (context, style, g_strdup (node->detail),
+                                              HR_CHART_FONT_SMALL, HR_TEXT_ON_FILL,
+                                              HR_ALIGN_START, text_w - 2 * pad, indent + pad,
+                                              y + pad + h + DETAIL_GAP * s);
+              w = MAX (w, ln.detail.box.width);
+              h += DETAIL_GAP * s + ln.detail.box.height;
+            }
+          ln.box = (HrRect) { indent, y, ceil (w + 2 * pad), ceil (h + 2 * pad) };
+          ln.edge_to = (HrPoint) { indent / 2, y + ln.box.height / 2 };
+          row = ln.box.height;
+        }
+      else
+        {
+          ln.text = hr_chart_label_new (context, style, g_strdup (node->text),
+                                        HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND, HR_ALIGN_START,
+                                        question_w, indent, y);
+          row = ln.text.box.height;
+          ln.box = (HrRect) { indent, y, text_w, row };
+          /* the dot on the question's first line */
+          ln.edge_to = (HrPoint) { indent / 2, y + line_h / 2 };
+        }
+      /* the answer that led here, on the question's row above */
+      if (i > 0 && node->edge_label != NULL && node->edge_label[0] != '\0')
+        {
+          HrTreeLayoutNode *up = &g_array_index (layout->nodes, HrTreeLayoutNode, i - 1);
+
+          ln.edge_label = hr_chart_label_new (context, style, g_strdup (node->edge_label),
+                                              HR_CHART_FONT_SMALL_BOLD, HR_TEXT_ACCENT,
+                                              HR_ALIGN_START, answer_w,
+                                              indent + question_w + PATH_COLUMN_GAP * s,
+                                              up->box.y);
+          if (ln.edge_label.box.height > up->box.height)
+            {
+              double more = ln.edge_label.box.height - up->box.height;
+
+              up->box.height += more;
+              ln.box.y += more;
+              ln.text.box.y += more;
+              if (ln.detail.text != NULL)
+                ln.detail.box.y += more;
+              ln.edge_to.y += more;
+              y += more;
+            }
+        }
+      ln.edge_from = i > 0 ? g_array_index (layout->nodes, HrTreeLayoutNode, i - 1).edge_to
+                           : ln.edge_to;
+      g_array_append_val (layout->nodes, ln);
+      y += row + PATH_GAP * s;
+    }
+  y -= PATH_GAP * s;
+
+  /* the list shrinks (never grows) to fit under the title; height to
+   * spare opens the rows up a little */
+  avail_height = MAX (height - top - MARGIN, 1);
+  layout->scale = MIN (1.0, avail_height / MAX (y, 1));
+  if (layout->scale == 1.0 && layout->nodes->len > 1)
+    {
+      double extra = MIN ((avail_height - y) / (layout->nodes->len - 1), 2 * PATH_GAP * s);
+
+      for (guint i = 0; i < layout->nodes->len; i++)
+        {
+          HrTreeLayoutNode *ln = &g_array_index (layout->nodes, HrTreeLayoutNode, i);
+
+          ln->box.y += i * extra;
+          ln->text.box.y += i * extra;
+          if (ln->detail.text != NULL)
+            ln->detail.box.y += i * extra;
+          if (ln->edge_label.text != NULL)
+            ln->edge_label.box.y += (i - 1) * extra;
+          ln->edge_to.y += i * extra;
+          ln->edge_from = i > 0 ? g_array_index (layout->nodes, HrTreeLayoutNode, i - 1).edge_to
+                                : ln->edge_to;
+        }
+    }
+  dx = MARGIN;
+  dy = floor (top + 0.5);
+  for (guint i = 0; i < layout->nodes->len; i++)
+    {
+      HrTreeLayoutNode *ln = &g_array_index (layout->nodes, HrTreeLayoutNode, i);
+
+      map_rect (&ln->box, layout->scale, dx, dy);
+      map_rect (&ln->text.box, layout->scale, dx, dy);
+      if (ln->detail.text != NULL)
+        map_rect (&ln->detail.box, layout->scale, dx, dy);
+      if (ln->edge_label.text != NULL)
+        map_rect (&ln->edge_label.box, layout->scale, dx, dy);
+      map_point (&ln->edge_from, layout->scale, dx, dy);
+      map_point (&ln->edge_to, layout->scale, dx, dy);
+    }
+  return layout;
+}
+
+HrTreeChartLayout *
+hr_tree_chart_layout_readable (const HrTreeNode   *root,
+                               const char         *title,
+                               const HrChartStyle *style,
+                               PangoContext       *context,
+                               double              width,
+                               double              height)
+{
+  HrTreeChartLayout *tree;
+  HrTreeChartLayout *path;
+
+  g_return_val_if_fail (root != NULL, NULL);
+  g_return_val_if_fail (style != NULL, NULL);
+  g_return_val_if_fail (PANGO_IS_CONTEXT (context), NULL);
+
+  tree = hr_tree_chart_layout (root, title, style, context, width, height);
+  /* the answers and details are the smallest text */
+  if (style->small_size * tree->scale >= READABLE_POINTS - 1e-6)
+    return tree;
+  path = layout_path (root, title, style, context, width, height);
+  if (path->scale <= tree->scale)
+    {
+      hr_tree_chart_layout_free (path);
+      return tree;
+    }
+  hr_tree_chart_layout_free (tree);
+  return path;
+}
+
 void
 hr_tree_chart_layout_free (HrTreeChartLayout *layout)
 {
@@ -618,6 +830,54 @@ draw_answer (cairo_t                 *cr,
   draw_scaled_label (cr, style, &ln->edge_label, layout->scale, NULL);
 }
 
+/* The chosen path as a list: a line of dots down the left, a question
+ * and its answer on each row, the recommendation in the accent. */
+static void
+render_path (const HrTreeChartLayout *layout,
+             const HrChartStyle      *style,
+             cairo_t                 *cr)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+  guint n = layout->nodes->len;
+
+  if (n == 0)
+    return;
+  if (n > 1)
+    {
+      const HrTreeLayoutNode *first = &g_array_index (layout->nodes, HrTreeLayoutNode, 0);
+      const HrTreeLayoutNode *last = &g_array_index (layout->nodes, HrTreeLayoutNode, n - 1);
+
+      cairo_new_path (cr);
+      cairo_move_to (cr, first->edge_to.x, first->edge_to.y);
+      cairo_line_to (cr, last->edge_to.x, last->edge_to.y);
+      hr_chart_set_color (cr, &style->accent);
+      cairo_set_line_width (cr, style->line_width * layout->scale);
+      cairo_stroke (cr);
+    }
+  for (guint i = 0; i < n; i++)
+    {
+      const HrTreeLayoutNode *ln = &g_array_index (layout->nodes, HrTreeLayoutNode, i);
+
+      cairo_new_path (cr);
+      cairo_arc (cr, ln->edge_to.x, ln->edge_to.y, PATH_DOT * s * layout->scale, 0, 2 * G_PI);
+      hr_chart_set_color (cr, &style->accent);
+      cairo_fill (cr);
+      if (ln->leaf)
+        {
+          rounded_rectangle (cr, &ln->box, style->corner_radius * layout->scale);
+          hr_chart_set_color (cr, &style->accent);
+          cairo_fill (cr);
+          draw_scaled_label (cr, style, &ln->text, layout->scale, &style->accent);
+          if (ln->detail.text != NULL)
+            draw_scaled_label (cr, style, &ln->detail, layout->scale, &style->accent);
+        }
+      else
+        draw_scaled_label (cr, style, &ln->text, layout->scale, NULL);
+      if (ln->edge_label.text != NULL)
+        draw_scaled_label (cr, style, &ln->edge_label, layout->scale, NULL);
+    }
+}
+
 void
 hr_tree_chart_render (const HrTreeChartLayout *layout,
                       const HrChartStyle      *style,
@@ -635,6 +895,13 @@ hr_tree_chart_render (const HrTreeChartLayout *layout,
 
   for (guint i = 0; i < layout->labels->len; i++)
     hr_chart_draw_label (cr, style, &g_array_index (layout->labels, HrChartLabel, i), NULL);
+
+  if (layout->path)
+    {
+      render_path (layout, style, cr);
+      cairo_restore (cr);
+      return;
+    }
 
   /* The chosen edges last, over the trunk they share with their
    * siblings. */

@@ -31,6 +31,10 @@ typedef struct {
 typedef struct {
   HrRect  bounds;
   double  scale;       /* < 1 when the tree was shrunk to fit the canvas */
+  /* TRUE when only the chosen path is laid out, as a list of steps: each
+   * node's box is its row, edge_to its step's dot, and its edge_label
+   * (the answer that leads to it) sits on its parent's row */
+  gboolean path;
   GArray *nodes;       /* HrTreeLayoutNode, parents before children */
   GArray *labels;      /* HrChartLabel: title */
 } HrTreeChartLayout;
@@ -45,6 +49,15 @@ HrTreeChartLayout *hr_tree_chart_layout      (const HrTreeNode    *root,
                                               PangoContext        *context,
                                               double               width,
                                               double               height);
+/* As hr_tree_chart_layout(), but when the whole tree would shrink its text
+ * under 6 pt, the chosen path alone as a list of questions and answers
+ * (what a figure a column wide can still print legibly). */
+HrTreeChartLayout *hr_tree_chart_layout_readable (const HrTreeNode    *root,
+                                                  const char          *title,
+                                                  const HrChartStyle  *style,
+                                                  PangoContext        *context,
+                                                  double               width,
+                                                  double               height);
 void               hr_tree_chart_layout_free (HrTreeChartLayout   *layout);
 /* The node whose box contains (x, y), or NULL. */
 const HrTreeNode  *hr_tree_chart_hit_test    (const HrTreeChartLayout *layout,

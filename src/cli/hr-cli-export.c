@@ -12,11 +12,20 @@
 #include <glib/gstdio.h>
 #include <math.h>
 #include <stdio.h>
+#include <string.h>
 #include <unistd.h>
 
 #include "hr-chart.h"
 #include "hr-cli.h"
 #include "hr-cli-measure.h"
+
+/* A chart's side in logical pixels, and what one PNG may hold: 16384
+ * pixels a side and 64 Mi pixels (256 MiB as cairo's ARGB) in all, a
+ * poster 16 × 10 in at 600 dpi. */
+#define MIN_SIDE        16
+#define MAX_SIDE        16384
+#define MAX_PNG_SIDE    16384
+#define MAX_PNG_PIXELS  (64.0 * 1024 * 1024)
 
 /* "-o -": the file's bytes go to standard output as they are (not
  * through the filter that keeps text from driving a terminal: a PNG or
@@ -105,6 +114,8 @@ hr_cli_export (int    argc,
   g_autofree char *width_text = NULL;
   g_autofree char *height_text = NULL;
   g_autofree char *svg_text = NULL;
+  g_autofree char *scale_text = NULL;
+  g_autofree char *dpi_text = NULL;
   double scale = 0, dpi = 0;
   gboolean transparent = FALSE, calibrate = FALSE;
   GOptionEntry entries[] = {
@@ -122,11 +133,12 @@ hr_cli_export (int    argc,
         "(default 1280, or the size's)"), "W" },
     { "height", 0, 0, G_OPTION_ARG_STRING, &height_text,
      N_("Height, as --width (default 800, or the size's)"), "H" },
-    { "scale", 0, 0, G_OPTION_ARG_DOUBLE, &scale,
-     N_("PNG pixels per logical pixel (default 1, or the size's resolution)"), "N" },
-    { "dpi", 0, 0, G_OPTION_ARG_DOUBLE, &dpi,
-     N_("PNG pixels per inch (96 is a scale of 1; a size's default: 300 for paper, 192 for a "
-        "slide, 200 for a poster)"), "N" },
+    { "scale", 0, 0, G_OPTION_ARG_STRING, &scale_text,
+     N_("PNG pixels per logical pixel, 0.25 to 25 (default 1, or the size's resolution)"),
+     "N" },
+    { "dpi", 0, 0, G_OPTION_ARG_STRING, &dpi_text,
+     N_("PNG pixels per inch, 24 to 2400 (96 is a scale of 1; a size's default: 300 for "
+        "paper, 192 for a slide, 200 for a poster)"), "N" },
     { "svg-text", 0, 0, G_OPTION_ARG_STRING, &svg_text,
      N_("SVG text as <text> elements a drawing program can edit (the default) or as glyph "
         "outlines"), "text|outlines" },
@@ -257,13 +269,57 @@ hr_cli_export (int    argc,
         }
     }
 
-  if (!(size.width >= 16 && size.height >= 16 && size.width <= 16384 && size.height <= 16384) ||
-      !(scale == 0 || (scale > 0 && scale <= 8)) || !(dpi == 0 || (dpi >= 24 && dpi <= 2400)))
+  /* Each option's own bounds, named in its message: a side of 16 to
+   * MAX_SIDE logical pixels, 24 to 2400 dpi (a scale of 1/4 to 8, as
+   * --scale says it); then the PNG those make, in pixels, before any is
+   * allocated. */
+  for (guint side = 0; side < 2; side++)
     {
-      fprintf (stderr,
-               _("headroom-cli export: --width and --height must be 16 to 16384 pixels (1/6 to "
-                 "170 inches), --scale above 0 up to 8, --dpi 24 to 2400\n"));
+      double value = side == 0 ? size.width : size.height;
+      const char *given = side == 0 ? width_text : height_text;
+
+      if (!(value >= MIN_SIDE && value <= MAX_SIDE))
+        {
+          g_autofree char *shown = hr_text_printable (given != NULL ? given : "",
+                                                      given != NULL ? MIN (strlen (given), 40)
+                                                                    : 0);
+
+          fprintf (stderr,
+                   /* Translators: --width or --height, then the value given */
+                   _("headroom-cli export: %s “%s”: a chart is 16 to 16384 pixels (1/6 to "
+                     "170 inches) a side\n"),
+                   side == 0 ? "--width" : "--height", shown);
+          return HR_CLI_EXIT_USAGE;
+        }
+    }
+  if (scale_text != NULL && dpi_text != NULL)
+    {
+      fprintf (stderr, "%s\n",
+               _("headroom-cli export: --scale and --dpi both set a PNG's resolution: give one"));
       return HR_CLI_EXIT_USAGE;
+    }
+  if ((scale_text != NULL &&
+       !hr_cli_parse_number ("scale", scale_text, 0.25, 25, FALSE, FALSE, &scale, &error)) ||
+      (dpi_text != NULL &&
+       !hr_cli_parse_number ("dpi", dpi_text, 24, 2400, FALSE, FALSE, &dpi, &error)))
+    {
+      fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
+      return HR_CLI_EXIT_USAGE;
+    }
+  if (format == HR_EXPORT_PNG)
+    {
+      double ppi = scale > 0 ? scale * 96 : dpi > 0 ? dpi : size.dpi;
+      double w = round (size.width * ppi / 96), h = round (size.height * ppi / 96);
+
+      if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE || w * h > MAX_PNG_PIXELS)
+        {
+          fprintf (stderr,
+                   _("headroom-cli export: a PNG of %.0f × %.0f pixels (this size at %g dpi) is "
+                     "more than an export makes (16384 a side, 64 million in all): lower "
+                     "--dpi or --scale, or the size\n"),
+                   w, h, ppi);
+          return HR_CLI_EXIT_USAGE;
+        }
     }
 
   if (calibrate && measurement_files == NULL)

@@ -336,9 +336,22 @@ check_buckets (const Where             *where,
 
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         if (bar->segment_labels[b].text != NULL && !bar->label_inside[b])
-          check_line (where, labels, "a segment's leader", bar->leader_from[b].x,
-                      bar->leader_from[b].y, bar->leader_to[b].x, bar->leader_to[b].y,
-                      &bar->segment_labels[b], failures);
+          {
+            check_line (where, labels, "a segment's leader", bar->leader_from[b].x,
+                        bar->leader_from[b].y, bar->leader_to[b].x, bar->leader_to[b].y,
+                        &bar->segment_labels[b], failures);
+            /* a thin stack's sizes, joined by a bracket between them and
+             * the bar: its tick and its spine cross no label */
+            if (bar->bracketed)
+              {
+                g_assert_cmpfloat (bar->bracket_x, <, bar->bar.x);
+                check_line (where, labels, "a bracket's tick", bar->leader_to[b].x,
+                            bar->leader_to[b].y, bar->bracket_x, bar->leader_to[b].y,
+                            &bar->segment_labels[b], failures);
+                check_line (where, labels, "a bracket", bar->bracket_x, bar->bar.y,
+                            bar->bracket_x, bar->leader_to[b].y, NULL, failures);
+              }
+          }
 
       for (guint c = 0; c < bar->cards->len; c++)
         {
@@ -458,6 +471,7 @@ test_short_names (void)
     { "GB200 NVL72 (per GPU)", "GB200" },
     { "NVIDIA A10G (AWS)", "A10G" },
     { "RTX A6000", "RTX A6000" },
+    { "RTX PRO 6000 Blackwell Workstation Edition", "RTX PRO 6000" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)

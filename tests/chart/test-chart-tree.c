@@ -476,6 +476,106 @@ test_examples (void)
     }
 }
 
+/* A tree too big for a column-wide figure is drawn as its chosen path:
+ * every step of the path, in order, none of its text under 6 pt, none
+ * over another, all inside the canvas; a canvas the tree fits keeps the
+ * whole tree. */
+static void
+test_readable (void)
+{
+  static const char * const names[] = {
+    "smolvla-4090.json", "llama-2-70b-fp16-inference.json", "gr00t-n1.7-tune-llm.json",
+  };
+  PangoContext *context = hr_chart_pango_context_new ();
+
+  for (guint e = 0; e < G_N_ELEMENTS (names); e++)
+    {
+      g_autoptr(HrTreeNode) root = new_example (names[e]);
+      g_autoptr(HrTreeNode) chain = new_chain ();
+      g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+      g_autoptr(HrChartStyle) screen = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+      g_autoptr(HrTreeChartLayout) column = NULL;
+      g_autoptr(HrTreeChartLayout) whole = NULL;
+      g_autoptr(HrTreeChartLayout) small_chain = NULL;
+      g_autoptr(GPtrArray) labels = g_ptr_array_new ();
+      const HrTreeNode *node = root;
+      HrChartSize size;
+      cairo_surface_t *surface;
+      cairo_t *cr;
+      guint steps = 0;
+
+      hr_chart_size_init_preset (&size, HR_CHART_SIZE_COLUMN);
+      hr_chart_style_apply_size (style, &size);
+      column = hr_tree_chart_layout_readable (root, "A title long enough to wrap once or twice "
+                                              "at a column's width", style, context, size.width,
+                                              size.height);
+      g_assert_true (column->path);
+      g_assert_cmpfloat (style->small_size * column->scale, >=, 6.0);
+
+      /* the chosen path, root first, each step once */
+      while (node != NULL)
+        {
+          const HrTreeNode *next = NULL;
+
+          g_assert_cmpuint (steps, <, column->nodes->len);
+          g_assert_true (layout_node (column, steps)->node == node);
+          steps++;
+          for (guint i = 0; i < node->children->len; i++)
+            if (((HrTreeNode *) g_ptr_array_index (node->children, i))->chosen)
+              next = g_ptr_array_index (node->children, i);
+          node = next;
+        }
+      g_assert_cmpuint (steps, ==, column->nodes->len);
+
+      for (guint i = 0; i < column->labels->len; i++)
+        g_ptr_array_add (labels, &g_array_index (column->labels, HrChartLabel, i));
+      for (guint i = 0; i < column->nodes->len; i++)
+        {
+          HrTreeLayoutNode *ln = &g_array_index (column->nodes, HrTreeLayoutNode, i);
+
+          g_ptr_array_add (labels, &ln->text);
+          if (ln->detail.text != NULL)
+            g_ptr_array_add (labels, &ln->detail);
+          if (ln->edge_label.text != NULL)
+            g_ptr_array_add (labels, &ln->edge_label);
+          g_assert_true (hr_tree_chart_hit_test (column, ln->box.x + 1, ln->box.y + 1) ==
+                         ln->node);
+        }
+      for (guint i = 0; i < labels->len; i++)
+        {
+          const HrChartLabel *a = g_ptr_array_index (labels, i);
+
+          assert_inside (&a->box, &column->bounds, a->text);
+          g_assert_null (strstr (a->text, "…"));
+          for (guint j = i + 1; j < labels->len; j++)
+            {
+              const HrChartLabel *b = g_ptr_array_index (labels, j);
+              HrRect inner = { a->box.x + 0.05, a->box.y + 0.05, a->box.width - 0.1,
+                               a->box.height - 0.1 };
+
+              if (hr_rect_intersects (&inner, &b->box))
+                g_error ("%s: \"%s\" is over \"%s\"", names[e], a->text, b->text);
+            }
+        }
+
+      surface = cairo_image_surface_create (CAIRO_FORMAT_ARGB32, size.width, size.height);
+      cr = cairo_create (surface);
+      hr_tree_chart_render (column, style, cr);
+      g_assert_cmpint (cairo_status (cr), ==, CAIRO_STATUS_SUCCESS);
+      cairo_destroy (cr);
+      cairo_surface_destroy (surface);
+
+      /* the whole tree where it stays legible; a chain that fits as a
+       * tree stays one */
+      whole = hr_tree_chart_layout_readable (root, NULL, screen, context, 4000, 2400);
+      g_assert_false (whole->path);
+      g_assert_cmpuint (whole->nodes->len, ==, hr_tree_node_count (root));
+      small_chain = hr_tree_chart_layout_readable (chain, NULL, screen, context, 600, 900);
+      g_assert_false (small_chain->path);
+    }
+  g_object_unref (context);
+}
+
 static void
 test_hit_test (void)
 {
@@ -585,6 +685,7 @@ main (int   argc,
   g_test_add_func ("/chart/tree/scale-and-centre", test_scale_and_centre);
   g_test_add_func ("/chart/tree/single-node", test_single_node);
   g_test_add_func ("/chart/tree/examples", test_examples);
+  g_test_add_func ("/chart/tree/readable", test_readable);
   g_test_add_func ("/chart/tree/hit-test", test_hit_test);
   g_test_add_func ("/chart/tree/summary", test_summary);
   g_test_add_func ("/chart/tree/pixels", test_pixels);

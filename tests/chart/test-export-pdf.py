@@ -2,17 +2,21 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 """Charts you can put in a paper, checked from outside.
 
-Every shipped example's bucket chart and curve, five GPUs compared, exported
-by `headroom-cli export` as PDF at the default size and a column wide, read
-back with `pdftotext -bbox` (every word's box in points): no two words
-overlap, none leaves the page, none is cut short with an ellipsis, and a
-column-wide figure's text is at least 6 pt.  Its SVG carries the text as
-<text> (or as outlines, when asked), its page states its size in inches,
-and its PNG its resolution.
+Every shipped example's bucket chart and curve, five GPUs compared (three
+sets of five), and its advice table and decision tree, exported by
+`headroom-cli export` as PDF at the default size and a column wide, read
+back with `pdftotext -bbox-layout` (every word's box in points, words in
+lines): no two words overlap, none leaves the page, none is cut short with
+an ellipsis, a column-wide figure's text is at least 6 pt, and no line of
+a bucket chart or curve that names something (a card, a bucket, "max 20")
+is printed twice.  Its SVG carries the text as <text> (or as outlines,
+when asked), its page states its size in inches, and its PNG its
+resolution.
 
     test-export-pdf.py HEADROOM-CLI EXAMPLES-DIR
 """
 
+import html
 import os
 import re
 import struct
@@ -27,13 +31,20 @@ EXAMPLES = sys.argv[2]
 GPU_SETS = [
     "rtx-3090,rtx-4090,a100-80gb,h100-sxm,h200",
     "rtx-3060-12gb,rtx-4070-ti,rtx-5090,l40s,mi300x",
+    # 24, 24, 45, 80 and 80 GB: two pairs that share a line
+    "rtx-3090,rtx-4090,l40s,a100-80gb,h100-sxm",
 ]
+
+# Words a repeated line may hold and still name nothing: units and
+# verdicts ("24.9 GiB" inside two bars, "spare" wrapped under two cards).
+UNNAMING = {"KiB", "MiB", "GiB", "TiB", "spare", "over"}
 
 # DejaVu Sans's ascent plus descent, in ems: what pdftotext's word boxes
 # are tall, so a box's height over it is the font's size.
 EM_HEIGHT = 1.164
 
 WORD = re.compile(r'<word xMin="([\d.]+)" yMin="([\d.]+)" xMax="([\d.]+)" yMax="([\d.]+)">(.*?)</word>')
+LINE = re.compile(r'<line [^>]*>(.*?)</line>', re.S)
 PAGE = re.compile(r'<page width="([\d.]+)" height="([\d.]+)">')
 
 failures = []
@@ -49,15 +60,25 @@ def run(*args):
 
 
 def words_of(pdf):
-    out = subprocess.run(["pdftotext", "-bbox", pdf, "-"], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(["pdftotext", "-bbox-layout", pdf, "-"], capture_output=True,
+                         text=True, check=True).stdout
     page = PAGE.search(out)
-    words = [(float(a), float(b), float(c), float(d), t) for a, b, c, d, t in WORD.findall(out)]
-    return float(page.group(1)), float(page.group(2)), words
+    words = [(float(a), float(b), float(c), float(d), html.unescape(t))
+             for a, b, c, d, t in WORD.findall(out)]
+    lines = [html.unescape(" ".join(t for *_, t in WORD.findall(line)))
+             for line in LINE.findall(out)]
+    return float(page.group(1)), float(page.group(2)), words, lines
 
 
-def check_pdf(pdf, where, column):
-    width, height, words = words_of(pdf)
+def check_pdf(pdf, where, column, once=False):
+    width, height, words, lines = words_of(pdf)
+    if once:
+        seen = set()
+        for line in lines:
+            names = [w for w in line.split() if re.search(r"[^\W\d_]", w) and w not in UNNAMING]
+            if names and line in seen:
+                fail(f"{where}: \"{line}\" is printed twice")
+            seen.add(line)
     if column and (abs(width - 252) > 0.01 or abs(height - 180) > 0.01):
         fail(f"{where}: the page is {width}×{height} pt, not 3.5 × 2.5 in")
     if len(words) < 10:
@@ -114,8 +135,23 @@ def main():
                         if p.returncode != 0:
                             fail(f"{where}: exit {p.returncode}: {p.stderr.strip()}")
                             continue
-                        words += check_pdf(out, where, size == "column")
+                        words += check_pdf(out, where, size == "column", once=True)
                         pdfs += 1
+            # the advice table and the decision tree (the path alone at a
+            # column's width)
+            for chart in ("advice", "tree"):
+                for size in (None, "column"):
+                    out = os.path.join(tmp, f"{chart}.pdf")
+                    args = ["export", path, "--chart", chart, "--gpus", GPU_SETS[-1], "-o", out]
+                    if size:
+                        args += ["--size", size]
+                    p = run(*args)
+                    where = f"{name} {chart} {size or 'default size'}"
+                    if p.returncode != 0:
+                        fail(f"{where}: exit {p.returncode}: {p.stderr.strip()}")
+                        continue
+                    words += check_pdf(out, where, size == "column")
+                    pdfs += 1
 
         # SVG: text as <text>, the font named, the page in inches; outlines
         # when asked
@@ -129,6 +165,11 @@ def main():
             fail("SVG: the page does not say 3.5 × 2.5 in")
         if ">RTX 4090<" not in text and ">GeForce RTX 4090<" not in text:
             fail("SVG: the card's name is not text a reader can find")
+        for chart in ("buckets", "tree", "advice"):
+            p = run("export", smol, "--chart", chart, "--size", "column", "-o", svg)
+            text = open(svg).read() if p.returncode == 0 else ""
+            if text.count("<text ") < 5 or "glyph" in text:
+                fail(f"SVG {chart}: the labels are not <text>")
         p = run("export", smol, "--chart", "curve", "--svg-text", "outlines", "-o", svg)
         text = open(svg).read() if p.returncode == 0 else ""
         if "<text " in text or "glyph" not in text:
