@@ -110,7 +110,7 @@ hr_cli_models (int    argc,
   if (!parse_catalog_options (N_("The model catalog."), &json, argc, argv))
     return HR_CLI_EXIT_USAGE;
 
-  models = hr_catalog_get_models (hr_catalog_get_default ());
+  models = hr_catalog_get_models (hr_cli_get_catalog ());
 
   if (json)
     {
@@ -149,7 +149,7 @@ hr_cli_gpus (int    argc,
   if (!parse_catalog_options (N_("The GPU catalog."), &json, argc, argv))
     return HR_CLI_EXIT_USAGE;
 
-  gpus = hr_catalog_get_gpus (hr_catalog_get_default ());
+  gpus = hr_catalog_get_gpus (hr_cli_get_catalog ());
 
   if (json)
     {

@@ -7,10 +7,13 @@
 
 #define G_LOG_DOMAIN "headroom-cli"
 
-#include <math.h>
+#include <errno.h>
 #include <glib/gi18n.h>
+#include <glib/gstdio.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "hr-chart.h"
 #include "hr-cli.h"
@@ -23,6 +26,77 @@
 #define MAX_SIDE        16384
 #define MAX_PNG_SIDE    16384
 #define MAX_PNG_PIXELS  (64.0 * 1024 * 1024)
+
+/* "-o -": the file's bytes go to standard output as they are (not
+ * through the filter that keeps text from driving a terminal: a PNG or
+ * PDF is no text), and a PNG or PDF never to a terminal.  An SVG shown
+ * on a terminal goes through the filter: it quotes the scenario's name,
+ * which may hold what would drive it. */
+static gboolean
+output_is_stdout (const char *output)
+{
+  return g_strcmp0 (output, "-") == 0;
+}
+
+static gboolean
+check_stdout (const char  *command,
+              gboolean     binary)
+{
+  if (binary && isatty (fileno (hr_cli_raw_stdout ())))
+    {
+      fprintf (stderr, _("headroom-cli %s: -o -: standard output is a terminal; send it to a "
+                         "file or a pipe\n"), command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+static gboolean
+write_stdout (const void  *data,
+              gsize        length,
+              GError     **error)
+{
+  FILE *out = hr_cli_raw_stdout ();
+
+  if (isatty (fileno (out)))
+    out = stdout;
+
+  if (fwrite (data, 1, length, out) != length || fflush (out) != 0)
+    {
+      int saved = errno;
+
+      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved),
+                   _("<stdout>: %s"), g_strerror (saved));
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A report is written to a file by the report writer: to a private
+ * folder, then copied to standard output. */
+static gboolean
+report_to_stdout (HrAnalysis          *analysis,
+                  HrCatalog           *catalog,
+                  const HrChartStyle  *style,
+                  HrReportPaper        paper,
+                  GError             **error)
+{
+  g_autofree char *dir = g_dir_make_tmp ("headroom-report-XXXXXX", error);
+  g_autofree char *path = NULL;
+  g_autofree char *contents = NULL;
+  gsize length = 0;
+  gboolean ok;
+
+  if (dir == NULL)
+    return FALSE;
+  path = g_build_filename (dir, "report.pdf", NULL);
+  ok = hr_chart_report_write_on_paper (path, analysis, catalog, style, paper, error) &&
+       g_file_get_contents (path, &contents, &length, error) &&
+       write_stdout (contents, length, error);
+  g_unlink (path);
+  g_rmdir (dir);
+  return ok;
+}
 
 int
 hr_cli_export (int    argc,
@@ -46,7 +120,8 @@ hr_cli_export (int    argc,
   gboolean transparent = FALSE, calibrate = FALSE;
   GOptionEntry entries[] = {
     { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"), names },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("File to write"), N_("FILE") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+     N_("File to write (- for standard output, with --format)"), N_("FILE") },
     { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("Format (default: from the file name)"),
      "png|svg|pdf" },
     { "size", 0, 0, G_OPTION_ARG_STRING, &size_name,
@@ -303,7 +378,22 @@ hr_cli_export (int    argc,
   options.title = type->data_title (data);
   options.description = description;
 
-  ok = hr_chart_export (output, &options, style, hr_chart_drawing_draw, &drawing, &error);
+  if (output_is_stdout (output))
+    {
+      g_autoptr(GBytes) bytes = NULL;
+
+      ok = check_stdout ("export", format != HR_EXPORT_SVG);
+      if (!ok)
+        {
+          type->data_free (data);
+          return HR_CLI_EXIT_USAGE;
+        }
+      bytes = hr_chart_export_bytes (&options, style, hr_chart_drawing_draw, &drawing, &error);
+      ok = bytes != NULL &&
+           write_stdout (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &error);
+    }
+  else
+    ok = hr_chart_export (output, &options, style, hr_chart_drawing_draw, &drawing, &error);
   type->data_free (data);
   if (!ok)
     {
@@ -327,7 +417,8 @@ hr_cli_report (int    argc,
   gboolean calibrate = FALSE;
   int theme = HR_CHART_THEME_PRINT, paper = HR_REPORT_PAPER_A4;
   GOptionEntry entries[] = {
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output, N_("PDF file to write"), N_("FILE.pdf") },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
+     N_("PDF file to write (- for standard output)"), N_("FILE.pdf") },
     { "paper", 0, 0, G_OPTION_ARG_STRING, &paper_name, N_("Page size (default a4)"), "a4|letter" },
     { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default print)"),
      "light|print" },
@@ -397,7 +488,11 @@ hr_cli_report (int    argc,
 
   analysis = hr_cli_analysis_new (scenario, gpus, measurements, calibrate, HR_KNOB_SORT_COST);
   style = hr_chart_style_new (theme);
-  if (!hr_chart_report_write_on_paper (output, analysis, catalog, style, paper, &error))
+  if (output_is_stdout (output) && !check_stdout ("report", TRUE))
+    return HR_CLI_EXIT_USAGE;
+  if (output_is_stdout (output)
+        ? !report_to_stdout (analysis, catalog, style, paper, &error)
+        : !hr_chart_report_write_on_paper (output, analysis, catalog, style, paper, &error))
     {
       fprintf (stderr, "%s\n", error->message);
       return HR_CLI_EXIT_FAILURE;

@@ -150,7 +150,7 @@ hr_cli_import_model (int    argc,
         }
 
       model_id = json_object_get_string_member (json_node_get_object (entry), "id");
-      existing = hr_catalog_find_model (hr_catalog_get_default (), model_id);
+      existing = hr_catalog_find_model (hr_cli_get_catalog (), model_id);
       if (!hr_user_catalog_save_model (entry, &replaced, &error))
         return hr_cli_fail (error);
 

@@ -302,7 +302,11 @@ member_int (Json       *j,
             double      value)
 {
   json_member (j, name);
-  json_int (j, (gint64) llround (value));
+  /* the readers bound every size; what is not finite is still no number */
+  if (!(fabs (value) < 9e18))
+    json_null (j);
+  else
+    json_int (j, (gint64) llround (value));
 }
 
 static void
@@ -364,7 +368,7 @@ write_point (Json                 *j,
 {
   json_open (j, '{');
   json_member (j, "batch");
-  if (isnan (p->batch))
+  if (!(fabs (p->batch) < 9e18))
     json_null (j);
   else
     json_int (j, (gint64) p->batch);
@@ -1314,7 +1318,7 @@ hr_cli_measure (int    argc,
           else if (scenario->gpu != NULL)
             g_ptr_array_add (gpus, scenario->gpu);
           else
-            hr_curve_chart_add_reference_gpus (gpus, hr_catalog_get_default ());
+            hr_curve_chart_add_reference_gpus (gpus, hr_cli_get_catalog ());
 
           /* The analysis without and with the measurement's calibration
            * (which it applies only when the measurement is of this

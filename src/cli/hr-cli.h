@@ -110,6 +110,10 @@ HrAnalysis *hr_cli_analysis_new  (const HrScenario *scenario,
 void        hr_cli_add_knob_json (JsonBuilder    *builder,
                                   const HrKnob   *knob);
 
+/* The default catalog, its warnings (a user catalog file that could not
+ * be read) printed to stderr: what every command that reads it uses. */
+HrCatalog  *hr_cli_get_catalog   (void);
+
 /* stdout as it was before headroom-cli filtered what it prints as text
  * (see main.c), for bytes that are not text: a chart written to "-". */
 FILE       *hr_cli_raw_stdout    (void);

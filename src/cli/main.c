@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "hr-cli.h"
@@ -272,23 +273,45 @@ hr_cli_fail (GError *error)
   return error->domain == HR_ERROR ? HR_CLI_EXIT_USAGE : HR_CLI_EXIT_FAILURE;
 }
 
+HrCatalog *
+hr_cli_get_catalog (void)
+{
+  static gboolean warned;
+  HrCatalog *catalog = hr_catalog_get_default ();
+
+  if (!warned)
+    {
+      const char * const *warnings = hr_catalog_get_warnings (catalog);
+
+      for (guint i = 0; warnings[i] != NULL; i++)
+        fprintf (stderr, _("headroom-cli: warning: %s\n"), warnings[i]);
+      warned = TRUE;
+    }
+  return catalog;
+}
+
 HrScenario *
 hr_cli_load_scenario (const char  *path,
                       char       **sets,
                       GError     **error)
 {
   g_autoptr(HrJsonDoc) doc = NULL;
-  HrCatalog *catalog = hr_catalog_get_default ();
-  const char * const *warnings = hr_catalog_get_warnings (catalog);
-
-  for (guint i = 0; warnings[i] != NULL; i++)
-    fprintf (stderr, _("headroom-cli: warning: %s\n"), warnings[i]);
+  HrCatalog *catalog = hr_cli_get_catalog ();
 
   if (g_strcmp0 (path, "-") == 0)
     {
       g_autoptr(GString) data = g_string_new (NULL);
       char buf[65536];
+      struct stat st;
       gsize n;
+
+      /* A folder read gives nothing and an error, not an empty file. */
+      if (fstat (STDIN_FILENO, &st) == 0 && S_ISDIR (st.st_mode))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_IO,
+                       _("<stdin>: is a directory, not a file"));
+          return NULL;
+        }
 
       while ((n = fread (buf, 1, sizeof buf, stdin)) > 0)
         {
@@ -300,6 +323,13 @@ hr_cli_load_scenario (const char  *path,
                            HR_JSON_MAX_FILE_SIZE >> 20);
               return NULL;
             }
+        }
+      if (ferror (stdin))
+        {
+          int saved = errno;
+
+          g_set_error (error, HR_ERROR, HR_ERROR_IO, _("<stdin>: %s"), g_strerror (saved));
+          return NULL;
         }
       doc = hr_json_doc_load_data ("<stdin>", data->str, data->len, error);
     }
@@ -323,7 +353,7 @@ hr_cli_resolve_gpus (const char  *list,
                      GPtrArray   *gpus,
                      GError     **error)
 {
-  HrCatalog *catalog = hr_catalog_get_default ();
+  HrCatalog *catalog = hr_cli_get_catalog ();
   g_auto(GStrv) ids = g_strsplit (list, ",", -1);
 
   if (g_str_equal (list, "all"))

@@ -98,6 +98,7 @@ typedef struct {
   guint            n_points;
   double           at_peak[N_CATEGORIES];
   gboolean         any;
+  gboolean         raw;        /* a list of events, not [times, sizes] */
 } Timeline;
 
 static gboolean
@@ -118,16 +119,37 @@ time_value (JsonNode *node)
   return (gint64) CLAMP (json_node_get_double (node), -9e18, 9e18);
 }
 
-static void
+/* Whether @node is a time the profiler's clock could give: nanoseconds
+ * since 1970 are 1.7·10^18 today, and a bound of 4·10^18 keeps the
+ * difference of two times within a gint64. */
+static gboolean
+time_is_valid (JsonNode *node)
+{
+  const double max = 4e18;
+
+  if (json_node_get_value_type (node) == G_TYPE_INT64)
+    return json_node_get_int (node) <= (gint64) max && json_node_get_int (node) >= -(gint64) max;
+  return fabs (json_node_get_double (node)) <= max;
+}
+
+static gboolean
 timeline_point (Timeline     *tl,
                 gint64        t,
                 const double *sizes,
-                guint         line)
+                guint         line,
+                guint         index)
 {
   double total = 0, seconds;
 
   for (guint c = 0; c < N_CATEGORIES; c++)
     total += MAX (sizes[c], 0);
+  /* each size is below 10 PB, and so must be what they add up to */
+  if (!(total < HR_MEASURE_MAX_BYTES))
+    {
+      g_autofree char *pointer = g_strdup_printf (tl->raw ? "/%u" : "/1/%u", index);
+
+      return timeline_fail (tl, pointer, _("the categories add up to more than 10 PB"));
+    }
   if (!tl->any)
     tl->t0 = t;
   /* the difference of two times of the same clock, exactly */
@@ -143,6 +165,7 @@ timeline_point (Timeline     *tl,
   tl->any = TRUE;
   tl->n_points++;
   hr_measure_parser_add_point (tl->parser, tl->series, seconds, total, line);
+  return TRUE;
 }
 
 static double
@@ -174,11 +197,13 @@ read_coalesced (Timeline  *tl,
       guint line = 0, column = 0;
       JsonArray *a;
 
-      if (!json_is_number (t))
+      if (!json_is_number (t) || !time_is_valid (t))
         {
           g_autofree char *pointer = g_strdup_printf ("/0/%u", i);
 
-          return timeline_fail (tl, pointer, _("a memory timeline's times must be numbers"));
+          return timeline_fail (tl, pointer, _("a memory timeline's times must be numbers of "
+                                               "microseconds or nanoseconds of at most "
+                                               "4·10^18"));
         }
       if (!JSON_NODE_HOLDS_ARRAY (row) ||
           (json_array_get_length (json_node_get_array (row)) != N_CATEGORIES + 1 &&
@@ -197,7 +222,7 @@ read_coalesced (Timeline  *tl,
           double bytes;
 
           if (!json_is_number (v) || !isfinite (bytes = json_node_get_double (v)) ||
-              fabs (bytes) >= 1e16)
+              fabs (bytes) >= HR_MEASURE_MAX_BYTES)
             {
               g_autofree char *pointer = g_strdup_printf ("/1/%u/%u", i,
                                                           json_array_get_length (a) -
@@ -212,7 +237,8 @@ read_coalesced (Timeline  *tl,
 
         hr_json_doc_get_position (tl->doc, pointer, FALSE, &line, &column);
       }
-      timeline_point (tl, time_value (t), values, line);
+      if (!timeline_point (tl, time_value (t), values, line, i))
+        return FALSE;
     }
   return TRUE;
 }
@@ -228,12 +254,14 @@ read_raw (Timeline  *tl,
 
   for (guint i = 0; i < n; i++)
     {
-      JsonArray *e = json_node_get_array (json_array_get_element (events, i));
+      JsonNode *node = json_array_get_element (events, i);
+      JsonArray *e = JSON_NODE_HOLDS_ARRAY (node) ? json_node_get_array (node) : NULL;
       double bytes, category;
       gint64 t;
       guint column;
 
-      if (json_array_get_length (e) != 4 || !json_is_number (json_array_get_element (e, 0)) ||
+      if (e == NULL || json_array_get_length (e) != 4 ||
+          !json_is_number (json_array_get_element (e, 0)) ||
           !json_is_number (json_array_get_element (e, 2)) ||
           !json_is_number (json_array_get_element (e, 3)))
         {
@@ -242,11 +270,19 @@ read_raw (Timeline  *tl,
           return timeline_fail (tl, pointer, _("a raw memory event is [time, action, bytes, "
                                                "category]"));
         }
+      if (!time_is_valid (json_array_get_element (e, 0)))
+        {
+          g_autofree char *pointer = g_strdup_printf ("/%u/0", i);
+
+          return timeline_fail (tl, pointer, _("a memory timeline's times must be numbers of "
+                                               "microseconds or nanoseconds of at most "
+                                               "4·10^18"));
+        }
       t = time_value (json_array_get_element (e, 0));
       bytes = json_array_get_double_element (e, 2);
       category = json_array_get_double_element (e, 3);
       if (!(category >= 0 && category < N_CATEGORIES) || !isfinite (bytes) ||
-          fabs (bytes) >= 1e16)
+          fabs (bytes) >= HR_MEASURE_MAX_BYTES)
         {
           g_autofree char *pointer = g_strdup_printf ("/%u", i);
 
@@ -256,8 +292,8 @@ read_raw (Timeline  *tl,
       if (i == 0)
         tl->t_scale = time_scale (t);
       /* One point per time: the events of one time are one change. */
-      if (i > 0 && t != t_last)
-        timeline_point (tl, t_last, running, line);
+      if (i > 0 && t != t_last && !timeline_point (tl, t_last, running, line, i - 1))
+        return FALSE;
       running[(guint) category] += bytes;
       t_last = t;
       {
@@ -267,7 +303,7 @@ read_raw (Timeline  *tl,
       }
     }
   if (n > 0)
-    timeline_point (tl, t_last, running, line);
+    return timeline_point (tl, t_last, running, line, n - 1);
   return TRUE;
 }
 
@@ -316,7 +352,7 @@ hr_measure_read_profiler_timeline (HrMeasureParser  *parser,
                                    gboolean         *recognised,
                                    GError          **error)
 {
-  Timeline tl = { parser, doc, error, 0, 0, 1e-6, 0, 0, 0, 0, { 0 }, FALSE };
+  Timeline tl = { parser, doc, error, 0, 0, 1e-6, 0, 0, 0, 0, { 0 }, FALSE, FALSE };
   HrMeasurement *m = hr_measure_parser_get_result (parser);
   JsonArray *array;
   gboolean raw;
@@ -345,6 +381,7 @@ hr_measure_read_profiler_timeline (HrMeasureParser  *parser,
     return TRUE;
 
   *recognised = TRUE;
+  tl.raw = raw;
   hr_measure_parser_get_result (parser)->format = HR_MEASURE_FORMAT_TORCH_PROFILER;
   tl.series = hr_measure_parser_add_series (parser, "allocated (profiler categories)",
                                             HR_METRIC_ALLOCATED);
@@ -445,6 +482,14 @@ hf_metrics_finish (HfMetrics       *hf,
 
       if (isnan (alloc) || isnan (peaked))
         continue;
+      /* each figure is below 10 PB, their sum may not be */
+      if (!(begin + alloc + MAX (peaked, 0) < HR_MEASURE_MAX_BYTES))
+        {
+          hr_measure_parser_note (parser, _("the %s stage's peak adds up to more than 10 PB: "
+                                            "left out"), hf_stages[s]);
+          begin = MAX (0, begin + alloc);
+          continue;
+        }
       if (series < 0)
         series = hr_measure_parser_add_series (parser, "max_memory_allocated (Trainer stages)",
                                                HR_METRIC_ALLOCATED);
@@ -467,20 +512,40 @@ hf_metrics_finish (HfMetrics       *hf,
   return TRUE;
 }
 
-static void
-hf_take_object (HfMetrics  *hf,
-                JsonObject *object)
+/* The Trainer's metrics in @object (at @pointer); FALSE with @error set
+ * when one of them is not a number of bytes below 10 PB in size. */
+static gboolean
+hf_take_object (HfMetrics   *hf,
+                JsonObject  *object,
+                HrJsonDoc   *doc,
+                const char  *pointer,
+                GError     **error)
 {
   g_autoptr(GList) members = json_object_get_members (object);
 
   for (GList *l = members; l != NULL; l = l->next)
     {
       JsonNode *v = json_object_get_member (object, l->data);
+      HfMetrics scratch;
 
-      if (json_is_number (v) && isfinite (json_node_get_double (v)) &&
-          fabs (json_node_get_double (v)) < 1e16)
-        hf_metrics_take (hf, l->data, json_node_get_double (v));
+      if (json_is_number (v) && fabs (json_node_get_double (v)) < HR_MEASURE_MAX_BYTES)
+        {
+          hf_metrics_take (hf, l->data, json_node_get_double (v));
+          continue;
+        }
+      /* not a size: an error only where the key is one of the Trainer's */
+      hf_metrics_init (&scratch);
+      if (hf_metrics_take (&scratch, l->data, 0))
+        {
+          g_autofree char *child = hr_json_pointer_append (pointer, l->data);
+
+          hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                             _("\"%s\" must be a number of bytes (less than 10 PB in size)"),
+                             (const char *) l->data);
+          return FALSE;
+        }
     }
+  return TRUE;
 }
 
 gboolean
@@ -501,7 +566,11 @@ hr_measure_read_hf_trainer_json (HrMeasureParser  *parser,
   hf_metrics_init (&hf);
 
   /* train_results.json, all_results.json...: the metrics themselves */
-  hf_take_object (&hf, object);
+  if (!hf_take_object (&hf, object, doc, "", error))
+    {
+      *recognised = TRUE;
+      return FALSE;
+    }
   /* trainer_state.json: the entries of log_history */
   history = json_object_get_member (object, "log_history");
   if (!hf.any && history != NULL && JSON_NODE_HOLDS_ARRAY (history))
@@ -513,7 +582,15 @@ hr_measure_read_hf_trainer_json (HrMeasureParser  *parser,
           JsonNode *e = json_array_get_element (entries, i);
 
           if (JSON_NODE_HOLDS_OBJECT (e))
-            hf_take_object (&hf, json_node_get_object (e));
+            {
+              g_autofree char *pointer = g_strdup_printf ("/log_history/%u", i);
+
+              if (!hf_take_object (&hf, json_node_get_object (e), doc, pointer, error))
+                {
+                  *recognised = TRUE;
+                  return FALSE;
+                }
+            }
         }
     }
   if (!hf.any)
@@ -622,7 +699,8 @@ summary_size (const char *text)
     end++;
   for (guint i = 0; i < G_N_ELEMENTS (units); i++)
     {
-      if (g_str_equal (end, units[i].name) && value < (G_GUINT64_CONSTANT (1) << 52))
+      if (g_str_equal (end, units[i].name) && value < (G_GUINT64_CONSTANT (1) << 52) &&
+          (double) value * units[i].bytes < HR_MEASURE_MAX_BYTES)
         return (double) value * units[i].bytes;
     }
   return NAN;
@@ -825,8 +903,7 @@ hf_line (HrLogScan  *scan,
   while (*p == ' ')
     p++;
   mib = g_ascii_strtoll (p, &end, 10);
-  if (end == p || strcmp (end, "MB") != 0 || mib < -(G_GINT64_CONSTANT (1) << 40) ||
-      mib > (G_GINT64_CONSTANT (1) << 40))
+  if (end == p || strcmp (end, "MB") != 0 || fabs ((double) mib * MiB) >= HR_MEASURE_MAX_BYTES)
     return;
   if (hf_metrics_take (&scan->hf, key, (double) mib * MiB))
     {

@@ -5,11 +5,44 @@
 
 #pragma once
 
+#include <math.h>
+
 #include "hr-json.h"
 #include "hr-measure.h"
 #include "hr-snapshot.h"
 
 G_BEGIN_DECLS
+
+/* The physical ranges every number read from a measurement file is
+ * checked against, whatever its format, so that none turns into an
+ * overflow, an infinity or a wrapped integer further on:
+ * - a memory size is 0 to 10 PB (10^16 bytes), far more than any device
+ *   or host holds;
+ * - a batch size or a sequence length is a whole number from 1 to 10^9;
+ * - a time or a step, as the file writes it, is at most 10^15 in size
+ *   (seconds since 1970 are 1.7·10^9, milliseconds 1.7·10^12), so that
+ *   the difference of two is exact enough and finite. */
+#define HR_MEASURE_MAX_BYTES 1e16
+#define HR_MEASURE_MAX_COUNT 1e9
+#define HR_MEASURE_MAX_TIME  1e15
+
+static inline gboolean
+hr_measure_is_count (double value)
+{
+  return value >= 1 && value <= HR_MEASURE_MAX_COUNT && value == floor (value);
+}
+
+/* At most this many series are read from one file (GPUs of an
+ * nvidia-smi log or a W&B export, devices of a summary); a name read
+ * from a file (a GPU's) is cut to HR_MEASURE_MAX_NAME bytes. */
+#define HR_MEASURE_MAX_SERIES 1024u
+#define HR_MEASURE_MAX_NAME   256u
+
+/* At most this many "# key: value" lines of a probe's header are kept
+ * (and the key and value of each are cut to HR_MEASURE_MAX_CONFIG_TEXT
+ * bytes); the others are counted in a note. */
+#define HR_MEASURE_MAX_CONFIG_KEYS 256
+#define HR_MEASURE_MAX_CONFIG_TEXT 1024
 
 /* A series thinned as it streams in, to at most @max_points points (the
  * smallest and the largest of each run of samples): what

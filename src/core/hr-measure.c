@@ -9,6 +9,7 @@
 #define G_LOG_DOMAIN "hr-measure"
 
 #include <glib/gi18n-lib.h>
+#include <gio/gunixinputstream.h>
 #include <glib/gstdio.h>
 #include <math.h>
 #ifdef __SSE2__
@@ -244,6 +245,8 @@ hr_measurement_get_sweep (const HrMeasurement *measurement)
 
 /* A longer line is refused: a file without newlines is no CSV. */
 #define MAX_LINE (1024 * 1024)
+/* A message is cut to this many bytes (before its "NAME:LINE:"). */
+#define MAX_MESSAGE 1024
 
 /* ------------------------------------------------------------------------
  * The streaming reader
@@ -322,6 +325,8 @@ struct _HrMeasureParser {
   gboolean          has_t0;
   double            t0;
   gint64            t0_us;     /* a timestamp's, in microseconds */
+
+  gboolean          config_keys_dropped;
 
   GPtrArray        *thinners;    /* per series index: Thinner, or NULL */
   HrMeasurePointFunc point_func;
@@ -672,13 +677,27 @@ add_point (HrMeasureParser      *self,
   g_array_append_val (series->points, *point);
 }
 
+static int add_series (HrMeasureParser *self,
+                       const char      *name,
+                       HrMetric         metric);
+
+/* Takes @text as a note, cut to MAX_MESSAGE bytes: notes quote column
+ * names, which may be long. */
+static void
+add_note (HrMeasureParser *self,
+          char            *text)
+{
+  if (strlen (text) > MAX_MESSAGE && g_utf8_validate (text, -1, NULL))
+    strcpy (g_utf8_find_prev_char (text, text + MAX_MESSAGE - 2), "…");
+  g_ptr_array_add (self->result->notes, text);
+}
+
 int
 hr_measure_parser_add_series (HrMeasureParser *self,
                               const char      *name,
                               HrMetric         metric)
 {
-  g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
-  return self->result->series->len - 1;
+  return add_series (self, name, metric);
 }
 
 void
@@ -702,7 +721,7 @@ hr_measure_parser_note (HrMeasureParser *self,
   va_list args;
 
   va_start (args, format);
-  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  add_note (self, g_strdup_vprintf (format, args));
   va_end (args);
 }
 
@@ -850,6 +869,13 @@ fail (HrMeasureParser *self,
    * would drive the terminal, and a value cut at 40 bytes may end inside
    * a character.  Shown escaped, as the JSON reader's are. */
   shown = hr_text_printable (message, -1);
+  /* ... and kept to a line or two, whatever the names it quotes. */
+  if (strlen (shown) > MAX_MESSAGE)
+    {
+      char *cut = g_utf8_find_prev_char (shown, shown + MAX_MESSAGE - 2);
+
+      strcpy (cut, "…");
+    }
   if (column > 0)
     self->error = g_error_new (HR_ERROR, code, "%s:%u:%u: %s", self->shown_name, self->line,
                                column, shown);
@@ -871,7 +897,7 @@ note (HrMeasureParser *self,
   va_list args;
 
   va_start (args, format);
-  g_ptr_array_add (self->result->notes, g_strdup_vprintf (format, args));
+  add_note (self, g_strdup_vprintf (format, args));
   va_end (args);
 }
 
@@ -1362,6 +1388,13 @@ parse_number_general (HrMeasureParser *self,
   *value = g_ascii_strtod (buffer, &end);
   if (end == buffer || !isfinite (*value))
     goto bad;
+  /* g_ascii_strtod also reads C's hexadecimal floats ("0x1p3"), which no
+   * tool writes a measurement in. */
+  for (const char *c = buffer; c < end; c++)
+    {
+      if (*c == 'x' || *c == 'X')
+        goto bad;
+    }
 
   while (*end == ' ')
     end++;
@@ -1453,11 +1486,22 @@ find_column (HrMeasureParser    *self,
   return -1;
 }
 
+/* A series named @name, cut to HR_MEASURE_MAX_NAME bytes (a column's
+ * name may be a megabyte long). */
 static int
 add_series (HrMeasureParser *self,
             const char      *name,
             HrMetric         metric)
 {
+  g_autofree char *cut = NULL;
+
+  if (strlen (name) > HR_MEASURE_MAX_NAME && g_utf8_validate (name, -1, NULL))
+    {
+      const char *end = g_utf8_find_prev_char (name, name + HR_MEASURE_MAX_NAME - 2);
+
+      cut = g_strdup_printf ("%.*s…", (int) (end - name), name);
+      name = cut;
+    }
   g_ptr_array_add (self->result->series, hr_measure_series_new (name, metric));
   return self->result->series->len - 1;
 }
@@ -1471,6 +1515,32 @@ series_index (HrMeasureParser       *self,
   if (!g_ptr_array_find (self->result->series, series, &index))
     g_assert_not_reached ();
   return index;
+}
+
+/* The header's column names for a message: the first few, each cut, and
+ * how many more there are (a header may have half a million). */
+static char *
+column_list (HrMeasureParser *self)
+{
+  const guint max_listed = 20, max_length = 64;
+  GString *names = g_string_new (NULL);
+  guint n = self->columns->len;
+
+  for (guint i = 0; i < MIN (n, max_listed); i++)
+    {
+      const char *name = g_array_index (self->columns, Column, i).name;
+      gsize length = strlen (name);
+
+      if (length > max_length)
+        length = g_utf8_find_prev_char (name, name + max_length + 1) - name;
+      g_string_append_printf (names, "%s\"%.*s%s\"", i > 0 ? ", " : "", (int) length, name,
+                              name[length] != '\0' ? "…" : "");
+    }
+  if (n > max_listed)
+    g_string_append_printf (names, g_dngettext (GETTEXT_PACKAGE, " and %u more",
+                                                " and %u more", n - max_listed),
+                            n - max_listed);
+  return g_string_free (names, FALSE);
 }
 
 /* A column named by the options: its header name (any case), or its
@@ -1494,15 +1564,12 @@ named_column (HrMeasureParser *self,
     return number - 1;
 
   {
-    g_autoptr(GString) names = g_string_new (NULL);
+    g_autofree char *names = column_list (self);
 
-    for (guint i = 0; i < self->columns->len; i++)
-      g_string_append_printf (names, "%s\"%s\"", i > 0 ? ", " : "",
-                              g_array_index (self->columns, Column, i).name);
     /* Translators: the second %s is "the batch size", "the memory" or
      * "the sequence length", translated on their own. */
     fail (self, HR_ERROR_INVALID, 0, _("no column \"%s\" for %s; the columns are %s"), option,
-          what, names->str);
+          what, names);
   }
   return -2;
 }
@@ -1593,6 +1660,7 @@ wandb_gpu_column (const char *base,
   const char *p = strstr (base, "gpu.");
   const char *rest;
   char *end;
+  guint64 number;
 
   if (p == NULL)
     return FALSE;
@@ -1602,7 +1670,11 @@ wandb_gpu_column (const char *base,
     p += strlen ("process.");
   if (!g_ascii_isdigit (*p))
     return FALSE;
-  *gpu = (guint) g_ascii_strtoull (p, &end, 10);
+  number = g_ascii_strtoull (p, &end, 10);
+  /* no machine has more (and a larger number would wrap) */
+  if (number > 1024)
+    return FALSE;
+  *gpu = (guint) number;
   rest = end;
   if (!g_str_has_prefix (rest, ".memoryallocatedbytes"))
     return FALSE;
@@ -1618,35 +1690,35 @@ setup_wandb (HrMeasureParser *self)
   static const char * const seconds[] = { "_runtime", "relative time (process)",
                                           "relative time (wall)", "_timestamp", NULL };
   static const char * const steps[] = { "step", "_step", NULL };
+  g_autoptr(GHashTable) kept = NULL;
   int c;
 
   self->result->format = HR_MEASURE_FORMAT_WANDB;
 
-  /* Per GPU, the __MAX column when there is one: a peak is what it is for. */
+  /* Per GPU, the __MAX column when there is one: a peak is what it is for.
+   * The column kept for each series' name is looked up, not searched
+   * for: a header may have thousands of columns. */
+  kept = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   for (guint i = 0; i < self->columns->len; i++)
     {
       Column *col = &g_array_index (self->columns, Column, i);
       guint gpu;
       gboolean process, is_min, is_max, better = TRUE;
       g_autofree char *name = NULL;
+      gpointer value;
       int existing = -1;
 
       if (!wandb_gpu_column (col->base, &gpu, &process, &is_min, &is_max) || is_min)
         continue;
 
       name = g_strdup_printf ("GPU %u%s", gpu, process ? " (process)" : "");
-      for (guint j = 0; j < self->columns->len; j++)
+      if (g_hash_table_lookup_extended (kept, name, NULL, &value))
         {
-          Column *other = &g_array_index (self->columns, Column, j);
+          Column *other;
 
-          if (other->role == ROLE_MEMORY &&
-              g_str_equal (((HrMeasureSeries *) g_ptr_array_index (self->result->series,
-                                                                   other->series))->name,
-                           name))
-            {
-              existing = j;
-              better = is_max && !other->is_max;
-            }
+          existing = GPOINTER_TO_INT (value) - 1;
+          other = &g_array_index (self->columns, Column, existing);
+          better = is_max && !other->is_max;
         }
 
       if (existing >= 0 && !better)
@@ -1662,7 +1734,14 @@ setup_wandb (HrMeasureParser *self)
           other->role = ROLE_NONE;
         }
       else
-        col->series = add_series (self, name, HR_METRIC_DEVICE_USED);
+        {
+          if (self->result->series->len >= HR_MEASURE_MAX_SERIES)
+            return fail (self, HR_ERROR_TOO_LARGE, 0,
+                         _("more than %u GPU memory columns; Headroom reads at most that many "
+                           "series from one file"), HR_MEASURE_MAX_SERIES);
+          col->series = add_series (self, name, HR_METRIC_DEVICE_USED);
+        }
+      g_hash_table_replace (kept, g_steal_pointer (&name), GINT_TO_POINTER (i + 1));
     }
 
   if ((c = find_column (self, seconds)) >= 0)
@@ -1814,18 +1893,15 @@ setup_generic (HrMeasureParser *self)
 
   if (b < 0 || m < 0)
     {
-      g_autoptr(GString) names = g_string_new (NULL);
+      g_autofree char *names = column_list (self);
 
-      for (guint i = 0; i < self->columns->len; i++)
-        g_string_append_printf (names, "%s\"%s\"", i > 0 ? ", " : "",
-                                g_array_index (self->columns, Column, i).name);
       if (b < 0)
         return fail (self, HR_ERROR_INVALID, 0,
                      _("not a format Headroom recognises, and no batch-size column was named "
-                       "(--batch-column, --memory-column); the columns are %s"), names->str);
+                       "(--batch-column, --memory-column); the columns are %s"), names);
       return fail (self, HR_ERROR_INVALID, 0,
                    _("not a format Headroom recognises, and no memory column was named "
-                     "(--batch-column, --memory-column); the columns are %s"), names->str);
+                     "(--batch-column, --memory-column); the columns are %s"), names);
     }
 
   if (b == m)
@@ -2087,31 +2163,37 @@ parse_timestamp (HrMeasureParser *self,
     {
       if (*p == '/' || *p == '-' || *p == ':' || *p == 'T')
         *p = ' ';
+      /* digits, blanks and the seconds' point only: no sign, no "0x" */
+      else if (!g_ascii_isdigit (*p) && *p != ' ' && *p != '.')
+        return FALSE;
     }
 
   {
+    guint64 parts[5];
     char *p = buffer;
 
-    y = (guint) g_ascii_strtoull (p, &end, 10);
-    if (end == p)
+    /* Each part read whole and checked before it is narrowed: a year of
+     * 4294969266 is no 1970. */
+    for (guint i = 0; i < G_N_ELEMENTS (parts); i++)
+      {
+        while (*p == ' ')
+          p++;
+        if (!g_ascii_isdigit (*p))
+          return FALSE;
+        parts[i] = g_ascii_strtoull (p, &end, 10);
+        if (end - p > 4)
+          return FALSE;
+        p = end;
+      }
+    y = (guint) parts[0];
+    mo = (guint) parts[1];
+    d = (guint) parts[2];
+    h = (guint) parts[3];
+    mi = (guint) parts[4];
+    while (*p == ' ')
+      p++;
+    if (!g_ascii_isdigit (*p))
       return FALSE;
-    p = end;
-    mo = (guint) g_ascii_strtoull (p, &end, 10);
-    if (end == p)
-      return FALSE;
-    p = end;
-    d = (guint) g_ascii_strtoull (p, &end, 10);
-    if (end == p)
-      return FALSE;
-    p = end;
-    h = (guint) g_ascii_strtoull (p, &end, 10);
-    if (end == p)
-      return FALSE;
-    p = end;
-    mi = (guint) g_ascii_strtoull (p, &end, 10);
-    if (end == p)
-      return FALSE;
-    p = end;
     s = g_ascii_strtod (p, &end);
     if (end == p)
       return FALSE;
@@ -2162,8 +2244,26 @@ gpu_series (HrMeasureParser *self,
   if (g_hash_table_lookup_extended (self->gpu_series, text, NULL, &value))
     return GPOINTER_TO_INT (value) - 1;
 
+  if (self->result->series->len >= HR_MEASURE_MAX_SERIES)
+    {
+      fail (self, HR_ERROR_TOO_LARGE, 0,
+            _("more than %u GPUs (distinct values of the GPU column); Headroom reads at most "
+              "that many series from one file"), HR_MEASURE_MAX_SERIES);
+      return -1;
+    }
+
   if (gpu_name != NULL)
-    name = g_strdup_printf ("GPU %s (%.*s)", text, (int) gpu_name_length, gpu_name);
+    {
+      /* A GPU's name is a few words; what is longer is cut, at a
+       * character's start (the line is UTF-8). */
+      gboolean cut = gpu_name_length > HR_MEASURE_MAX_NAME;
+
+      if (cut)
+        gpu_name_length = g_utf8_find_prev_char (gpu_name, gpu_name + HR_MEASURE_MAX_NAME + 1) -
+                          gpu_name;
+      name = g_strdup_printf ("GPU %s (%.*s%s)", text, (int) gpu_name_length, gpu_name,
+                              cut ? "…" : "");
+    }
   else
     name = g_strdup_printf ("GPU %s", text);
   index = add_series (self, name, HR_METRIC_DEVICE_USED);
@@ -2238,12 +2338,13 @@ read_row (HrMeasureParser *self,
             }
           if (!parse_number (self, f, c->name, &v, &unit))
             return FALSE;
-          if (!(v >= 1 && v <= 1e9) || unit != HR_MEASURE_UNIT_NONE)
+          if (!hr_measure_is_count (v) || unit != HR_MEASURE_UNIT_NONE)
             return fail (self, HR_ERROR_INVALID, f->column,
                          c->role == ROLE_BATCH
-                           ? _("column \"%s\": %.*s is not a batch size (a whole number from 1)")
+                           ? _("column \"%s\": %.*s is not a batch size (a whole number from 1 "
+                               "to 10^9)")
                            : _("column \"%s\": %.*s is not a sequence length (a whole number "
-                               "from 1)"), c->name, (int) f->length, f->text);
+                               "from 1 to 10^9)"), c->name, (int) MIN (f->length, 40), f->text);
           if (c->role == ROLE_BATCH)
             batch = v;
           else
@@ -2274,6 +2375,12 @@ read_row (HrMeasureParser *self,
             }
           if (!parse_number (self, f, c->name, &v, &unit))
             return FALSE;
+          if (!(fabs (v) <= HR_MEASURE_MAX_TIME) || unit != HR_MEASURE_UNIT_NONE)
+            return fail (self, HR_ERROR_INVALID, f->column,
+                         c->role == ROLE_STEP
+                           ? _("column \"%s\": %.*s is not a step (a number of at most 10^15)")
+                           : _("column \"%s\": %.*s is not a time (a number of seconds of at "
+                               "most 10^15)"), c->name, (int) MIN (f->length, 40), f->text);
           if (!self->has_t0)
             {
               self->has_t0 = TRUE;
@@ -2325,6 +2432,8 @@ read_row (HrMeasureParser *self,
                             gpu_key != NULL ? MIN (gpu_key->length, 127) : 1,
                             gpu_name != NULL ? gpu_name->text : NULL,
                             gpu_name != NULL ? gpu_name->length : 0);
+      if (index < 0)
+        return FALSE;
       series = g_ptr_array_index (self->result->series, index);
 
       if (oom)
@@ -2345,7 +2454,7 @@ read_row (HrMeasureParser *self,
       if (unit == HR_MEASURE_UNIT_NONE)
         unit = c->unit;
       v *= unit_bytes[unit];
-      if (!(v >= 0 && v < 1e16))
+      if (!(v >= 0 && v < HR_MEASURE_MAX_BYTES))
         return fail (self, HR_ERROR_INVALID, f->column,
                      _("column \"%s\": %.*s is not a memory size (0 to 10 PB)"),
                      c->name, (int) MIN (f->length, 40), f->text);
@@ -2380,13 +2489,56 @@ read_comment (HrMeasureParser *self,
   if (colon == NULL)
     return;
 
+  /* A probe writes a few dozen; a file of a million is bounded here.  A
+   * key is one word, so a long one is no key. */
+  if (colon - line > HR_MEASURE_MAX_CONFIG_TEXT)
+    return;
+  if (self->result->config_keys->len >= HR_MEASURE_MAX_CONFIG_KEYS)
+    {
+      if (!self->config_keys_dropped)
+        note (self, _("more than %u \"# key: value\" lines: those from line %u on are not "
+                      "read"), HR_MEASURE_MAX_CONFIG_KEYS, self->line);
+      self->config_keys_dropped = TRUE;
+      return;
+    }
+
   key = g_strstrip (g_strndup (line, colon - line));
-  value = g_strstrip (g_strdup (colon + 1));
   if (key[0] == '\0' || strchr (key, ' ') != NULL)
     return;
+  value = g_strstrip (g_strdup (colon + 1));
+  if (strlen (value) > HR_MEASURE_MAX_CONFIG_TEXT)
+    {
+      /* the line is UTF-8: cut at a character's start */
+      char *cut = g_utf8_find_prev_char (value, value + HR_MEASURE_MAX_CONFIG_TEXT - 2);
+
+      strcpy (cut, "…");
+    }
 
   g_ptr_array_add (self->result->config_keys, g_steal_pointer (&key));
   g_ptr_array_add (self->result->config_values, g_steal_pointer (&value));
+}
+
+/* Whether a first line starts a JSON document, "{\"key\"…" or "[{…",
+ * "[[…", "[1…": one that names the Trainer's metrics is still JSON, while
+ * a log's "[2024-05-14 …", "[INFO|trainer.py:…]" or a printed Python dict
+ * "{'loss': …}" are not. */
+static gboolean
+looks_like_json (const char *first)
+{
+  const char *next = first + 1;
+
+  if (*first != '{' && *first != '[')
+    return FALSE;
+  while (*next == ' ' || *next == '\t')
+    next++;
+  if (*next == '\0')
+    return TRUE;
+  if (*first == '{')
+    return *next == '"' || *next == '}';
+  if (g_ascii_isdigit (next[0]) && g_ascii_isdigit (next[1]) && g_ascii_isdigit (next[2]) &&
+      g_ascii_isdigit (next[3]) && next[4] == '-')
+    return FALSE;
+  return (*next != '\0' && strchr ("{[\"-]tfn", *next) != NULL) || g_ascii_isdigit (*next);
 }
 
 static gboolean
@@ -2454,7 +2606,8 @@ read_line (HrMeasureParser *self,
     {
       /* A log whose first line is one Headroom knows, or a timestamped
        * "[2024-05-14 10:31:02,123] [INFO] ..." line, which is no JSON. */
-      if (hr_measure_log_line_is_known (first) && self->options.batch_column == NULL &&
+      if (!looks_like_json (first) && hr_measure_log_line_is_known (first) &&
+          self->options.batch_column == NULL &&
           self->options.memory_column == NULL && !self->options.no_header)
         {
           self->log = hr_measure_log_scan_new ();
@@ -2473,7 +2626,7 @@ read_line (HrMeasureParser *self,
                        "a picture: export it as JSON instead "
                        "(prof.export_memory_timeline(\"timeline.json\")), which Headroom "
                        "reads"));
-      if (*first == '{' || *first == '[')
+      if (looks_like_json (first))
         {
           self->is_json = TRUE;
           self->json = g_string_new (NULL);
@@ -2589,14 +2742,21 @@ failed:
   return FALSE;
 }
 
+/* @key of @object (or of the nested dicts its dots name) into @value,
+ * left as it is when there is none: a number of bytes (0 to
+ * HR_MEASURE_MAX_BYTES), or with @count a whole number from 1 to
+ * HR_MEASURE_MAX_COUNT. */
 static gboolean
 json_number (HrJsonDoc   *doc,
              JsonObject  *object,
              const char  *pointer,
              const char  *key,
+             gboolean     count,
              double      *value,
              GError     **error)
 {
+  double v;
+
   JsonNode *node = json_object_get_member (object, key);
   g_autofree char *child = NULL;
 
@@ -2632,15 +2792,24 @@ json_number (HrJsonDoc   *doc,
     child = hr_json_pointer_append (pointer, key);
   if (!JSON_NODE_HOLDS_VALUE (node) ||
       (json_node_get_value_type (node) != G_TYPE_INT64 &&
-       json_node_get_value_type (node) != G_TYPE_DOUBLE) ||
-      !(json_node_get_double (node) >= 0))
+       json_node_get_value_type (node) != G_TYPE_DOUBLE))
+    v = NAN;
+  else
+    v = json_node_get_double (node);
+  if (count && !hr_measure_is_count (v))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
-                         _("\"%s\" must be a number of bytes (0 or more)"), key);
+                         _("\"%s\" must be a whole number from 1 to 10^9"), key);
+      return FALSE;
+    }
+  if (!count && !(v >= 0 && v < HR_MEASURE_MAX_BYTES))
+    {
+      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
+                         _("\"%s\" must be a number of bytes (0 to 10 PB)"), key);
       return FALSE;
     }
 
-  *value = json_node_get_double (node);
+  *value = v;
   return TRUE;
 }
 
@@ -2696,25 +2865,9 @@ read_stats_object (HrMeasureParser *self,
       stats = json_node_get_object (inner);
     }
 
-  if (!json_number (doc, object, pointer, "micro_batch", &batch, error) ||
-      !json_number (doc, object, pointer, "seq_len", &seq, error))
+  if (!json_number (doc, object, pointer, "micro_batch", TRUE, &batch, error) ||
+      !json_number (doc, object, pointer, "seq_len", TRUE, &seq, error))
     return FALSE;
-  if (!isnan (batch) && !(batch >= 1))
-    {
-      g_autofree char *child = hr_json_pointer_append (pointer, "micro_batch");
-
-      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
-                         _("\"micro_batch\" must be 1 or more"));
-      return FALSE;
-    }
-  if (!isnan (seq) && !(seq >= 1))
-    {
-      g_autofree char *child = hr_json_pointer_append (pointer, "seq_len");
-
-      hr_json_doc_error (doc, error, HR_ERROR_INVALID, child, FALSE,
-                         _("\"seq_len\" must be 1 or more"));
-      return FALSE;
-    }
 
   hr_json_doc_get_position (doc, pointer, FALSE, &line, &column);
 
@@ -2725,7 +2878,7 @@ read_stats_object (HrMeasureParser *self,
       HrMeasurePoint point;
       int series_number;
 
-      if (!json_number (doc, stats, stats_pointer, keys[i].key, &v, error))
+      if (!json_number (doc, stats, stats_pointer, keys[i].key, FALSE, &v, error))
         return FALSE;
       if (isnan (v))
         continue;
@@ -2759,7 +2912,7 @@ read_stats_object (HrMeasureParser *self,
     {
       double limit = 0;
 
-      if (!json_number (doc, stats, stats_pointer, "bytes_limit", &limit, error))
+      if (!json_number (doc, stats, stats_pointer, "bytes_limit", FALSE, &limit, error))
         return FALSE;
       note (self, _("XLA's pool limit (bytes_limit) is %.2f GB: with preallocation on, "
                     "nvidia-smi shows about that much whatever the model needs"), limit / 1e9);
@@ -2944,8 +3097,13 @@ hr_measurement_parse_data (const char             *display_name,
   return hr_measure_parser_finish (parser, error);
 }
 
+/* The snapshot whose file @fd is open on (the regular file hr_file_open
+ * opened, of @size bytes), mapped from that descriptor: the file is not
+ * opened again, so that what was checked is what is read. */
 static HrMeasurement *
 load_snapshot_file (const char              *path,
+                    int                      fd,
+                    guint64                  size,
                     const char              *shown_name,
                     const HrMeasureOptions  *options,
                     GCancellable            *cancellable,
@@ -2955,14 +3113,8 @@ load_snapshot_file (const char              *path,
   g_autoptr(GMappedFile) mapped = NULL;
   g_autoptr(HrMeasurement) m = NULL;
   HrMeasureOptions defaults = { 0 };
-  GStatBuf st;
 
-  if (g_stat (path, &st) != 0 || !S_ISREG (st.st_mode))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: not a regular file"), shown_name);
-      return NULL;
-    }
-  if ((guint64) st.st_size > HR_SNAPSHOT_MAX_FILE_SIZE)
+  if (size > HR_SNAPSHOT_MAX_FILE_SIZE)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_TOO_LARGE,
                    _("%s: a memory snapshot larger than %u MiB; record fewer entries "
@@ -2971,7 +3123,7 @@ load_snapshot_file (const char              *path,
       return NULL;
     }
 
-  mapped = g_mapped_file_new (path, FALSE, &local_error);
+  mapped = g_mapped_file_new_from_fd (fd, FALSE, &local_error);
   if (mapped == NULL)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_IO, "%s: %s", shown_name, local_error->message);
@@ -3000,11 +3152,12 @@ load_file (const char              *path,
   g_autoptr(GError) local_error = NULL;
   g_autofree char *buffer = NULL;
   const gsize chunk = 1 << 20;
+  guint64 size = 0;
 
   /* Opened as every file is (hr_file_open: a regular file, never waiting
    * on a pipe); a log is streamed, so its size is not bounded here but its
    * rows are, and a snapshot's below. */
-  stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"), NULL, error);
+  stream = hr_file_open (path, G_MAXUINT64, _("a measurement file"), &size, error);
   if (stream == NULL)
     return NULL;
   if (g_cancellable_set_error_if_cancelled (cancellable, error))
@@ -3018,12 +3171,13 @@ load_file (const char              *path,
       gssize n = g_input_stream_read (stream, buffer, chunk, cancellable, &local_error);
 
       /* A memory snapshot is read from the file's pages where they lie,
-       * not copied: it can be gigabytes. */
-      if (first && n > 0 && (guchar) buffer[0] == 0x80)
-        {
-          g_clear_object (&stream);
-          return load_snapshot_file (path, parser->shown_name, options, cancellable, error);
-        }
+       * not copied: it can be gigabytes.  (A file GIO opens, not a local
+       * one, is fed to the parser as any other, which keeps it whole up
+       * to the same bound.) */
+      if (first && n > 0 && (guchar) buffer[0] == 0x80 && G_IS_UNIX_INPUT_STREAM (stream))
+        return load_snapshot_file (path,
+                                   g_unix_input_stream_get_fd (G_UNIX_INPUT_STREAM (stream)),
+                                   size, parser->shown_name, options, cancellable, error);
 
       if (n < 0)
         {

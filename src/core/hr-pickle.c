@@ -14,6 +14,8 @@
 #define G_LOG_DOMAIN "hr-pickle"
 
 #include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -334,8 +336,8 @@ fail (Machine    *m,
   message = g_strdup_vprintf (format, args);
   va_end (args);
 
-  g_set_error (m->error, HR_ERROR, code, _("%s: byte %" G_GSIZE_FORMAT ": %s"), m->name,
-               m->op_pos, message);
+  g_set_error (m->error, HR_ERROR, code, _("%s: byte %" PRIu64 ": %s"), m->name,
+               (guint64) m->op_pos, message);
   return FALSE;
 }
 
@@ -377,7 +379,7 @@ push (Machine             *m,
 {
   if (++m->pushed > m->limits.max_values)
     return fail (m, HR_ERROR_TOO_LARGE,
-                 _("more than %" G_GUINT64_FORMAT " values; Headroom reads at most that many "
+                 _("more than %" PRIu64 " values; Headroom reads at most that many "
                    "from one pickle"), m->limits.max_values);
   g_array_append_vals (m->stack, value, 1);
   return TRUE;
@@ -498,7 +500,7 @@ memo_put (Machine *m,
    * grows by one entry per opcode at most. */
   if (index > m->memo->len)
     return fail (m, HR_ERROR_INVALID,
-                 _("memo index %" G_GUINT64_FORMAT " out of order (the memo holds %u)"), index,
+                 _("memo index %" PRIu64 " out of order (the memo holds %u)"), index,
                  m->memo->len);
   if (index == m->memo->len)
     g_array_append_val (m->memo, unset);
@@ -524,7 +526,7 @@ memo_get (Machine *m,
   HrPickleValue v;
 
   if (index >= m->memo->len || g_array_index (m->memo, HrPickleValue, index).kind == UNSET)
-    return fail (m, HR_ERROR_INVALID, _("memo index %" G_GUINT64_FORMAT " was never stored"),
+    return fail (m, HR_ERROR_INVALID, _("memo index %" PRIu64 " was never stored"),
                  index);
   v = g_array_index (m->memo, HrPickleValue, index);
   return push_again (m, &v);
@@ -540,8 +542,8 @@ push_string (Machine *m,
 
   if (n > m->limits.max_string)
     return fail (m, HR_ERROR_TOO_LARGE,
-                 _("a string of %" G_GUINT64_FORMAT " bytes; Headroom reads at most %"
-                   G_GUINT64_FORMAT), n, m->limits.max_string);
+                 _("a string of %" PRIu64 " bytes; Headroom reads at most %"
+                   PRIu64), n, m->limits.max_string);
   if (!take (m, n, &p))
     return FALSE;
   v.length = (guint32) n;
@@ -561,7 +563,7 @@ push_long (Machine *m,
 
   if (n > m->limits.max_int_bytes)
     return fail (m, HR_ERROR_TOO_LARGE,
-                 _("an integer of %" G_GUINT64_FORMAT " bytes; Headroom reads at most %u"), n,
+                 _("an integer of %" PRIu64 " bytes; Headroom reads at most %u"), n,
                  m->limits.max_int_bytes);
   if (!take (m, n, &p))
     return FALSE;
@@ -700,9 +702,9 @@ step (Machine  *m,
       if (!take (m, 8, &arg))
         return FALSE;
       if (little_endian (arg, 8) > m->length - m->pos)
-        return fail (m, HR_ERROR_PARSE, _("a FRAME of %" G_GUINT64_FORMAT " bytes, and %"
-                                          G_GSIZE_FORMAT " are left: the file is cut short"),
-                     little_endian (arg, 8), m->length - m->pos);
+        return fail (m, HR_ERROR_PARSE, _("a FRAME of %" PRIu64 " bytes, and %"
+                                          PRIu64 " are left: the file is cut short"),
+                     little_endian (arg, 8), (guint64) (m->length - m->pos));
       return TRUE;
 
     case OP_STOP:

@@ -48,6 +48,8 @@
 #define G_LOG_DOMAIN "hr-snapshot"
 
 #include <glib/gi18n-lib.h>
+
+#include <inttypes.h>
 #include <math.h>
 #include <string.h>
 
@@ -870,7 +872,7 @@ get_size (Reader              *r,
       if (v->kind == HR_PICKLE_BIG_INT)
         return schema_fail (r, where, _("\"%s\" is larger than 2^63"), key);
       if (v->kind == HR_PICKLE_INT)
-        return schema_fail (r, where, _("\"%s\" is negative (%" G_GINT64_FORMAT ")"), key,
+        return schema_fail (r, where, _("\"%s\" is negative (%" PRId64 ")"), key,
                             v->v.integer);
       return schema_fail (r, where, _("\"%s\" is of type %s; expected an integer"), key,
                           hr_pickle_kind_name (v->kind));
@@ -1138,7 +1140,7 @@ read_segments (Reader              *r,
           !get_list (r, seg, "blocks", &blocks, &n_blocks, where))
         return FALSE;
       if (device > 1024)
-        return schema_fail (r, where, _("device %" G_GUINT64_FORMAT "; expected 0 to 1024"),
+        return schema_fail (r, where, _("device %" PRIu64 "; expected 0 to 1024"),
                             device);
 
       in = device_input_get (inputs, (int) device);
@@ -1267,7 +1269,7 @@ read_trace (Reader              *r,
               if (!get_size (r, e, "size", TRUE, &event.size, where))
                 return FALSE;
               if (event.size >= (G_GUINT64_CONSTANT (1) << 50))
-                return schema_fail (r, where, _("\"size\" of %" G_GUINT64_FORMAT " bytes (over a "
+                return schema_fail (r, where, _("\"size\" of %" PRIu64 " bytes (over a "
                                                 "petabyte)"), event.size);
               if (event.action != ACTION_OOM &&
                   !get_size (r, e, "addr", TRUE, &event.addr, where))
@@ -1286,6 +1288,16 @@ read_trace (Reader              *r,
       time_us = hr_pickle_dict_get (e, "time_us");
       if (time_us != NULL && time_us->kind == HR_PICKLE_INT && times)
         {
+          /* Microseconds since 1970 are 1.7·10^15 today; within 2^62 the
+           * difference of two stays a gint64. */
+          if (time_us->v.integer > (G_GINT64_CONSTANT (1) << 62) ||
+              time_us->v.integer < -(G_GINT64_CONSTANT (1) << 62))
+            {
+              g_autofree char *where = g_strdup_printf ("device_traces[%u][%u]", index, i);
+
+              return schema_fail (r, where, _("\"time_us\" of %" PRId64 " is not a "
+                                              "time in microseconds"), time_us->v.integer);
+            }
           if (in->events->len == 0)
             t0 = time_us->v.integer;
           event.t = (double) (time_us->v.integer - t0) / 1e6;
@@ -1761,8 +1773,8 @@ read_device (Reader      *r,
   timeline_finish (&run.timeline);
 
   if (in->has_segments && dev->allocated_end != in->final_allocated)
-    note (r, _("GPU %d: the trace ends with %" G_GUINT64_FORMAT " bytes allocated, the "
-               "segments hold %" G_GUINT64_FORMAT ": the trace lost entries"),
+    note (r, _("GPU %d: the trace ends with %" PRIu64 " bytes allocated, the "
+               "segments hold %" PRIu64 ": the trace lost entries"),
           in->device, dev->allocated_end, in->final_allocated);
 
   /* Reserved, forward; and the out-of-memory events on the way. */

@@ -10,10 +10,16 @@ or a correct result, never a signal, a hang or a blow-up.
 Under AddressSanitizer the memory limit cannot be set (its shadow memory
 reserves terabytes of address space); the time limit still applies.
 
+Each case prints the time it took and the most memory it held (the
+largest resident set; Linux counts in it the forked test process before
+it runs headroom-cli, so small figures are the test's own), so that a
+case that comes near a limit is seen before it passes it.
+
 Usage: test-bounds.py HEADROOM_CLI EXAMPLES_DIR"""
 
 import json
 import os
+import pty
 import resource
 import shutil
 import stat
@@ -21,8 +27,10 @@ import subprocess
 import sys
 import tempfile
 import threading
+import time
+import tty
 
-CLI, EXAMPLES = sys.argv[1:3]
+CLI, EXAMPLES = (os.path.abspath(a) for a in sys.argv[1:3])
 LIMIT_S = 10
 LIMIT_BYTES = 512 * 1024**2
 SMOLVLA = os.path.join(EXAMPLES, "smolvla-4090.json")
@@ -39,23 +47,66 @@ def limit():
         resource.setrlimit(resource.RLIMIT_AS, (LIMIT_BYTES, LIMIT_BYTES))
 
 
-def run(args, env=None, stdin=None, timeout=LIMIT_S):
-    return subprocess.run([CLI] + args, capture_output=True, timeout=timeout, env=env,
-                          stdin=stdin, preexec_fn=limit)
+class Result:
+    pass
 
 
-def check(name, args, status, words=(), env=None, stdin=None, out_words=()):
+def run(args, env=None, stdin=None, timeout=LIMIT_S, cwd=None, stdout=subprocess.PIPE):
+    """Runs headroom-cli with @args; the result has returncode, stdout,
+    stderr, seconds and max_rss (bytes).  Raises subprocess.TimeoutExpired
+    when it runs past @timeout (it is killed)."""
+    start = time.monotonic()
+    p = subprocess.Popen([CLI] + args, stdout=stdout, stderr=subprocess.PIPE,
+                         stdin=stdin, env=env, preexec_fn=limit, cwd=cwd)
+    streams = {}
+
+    def drain(name, stream):
+        streams[name] = stream.read()
+
+    streams["out"] = b""
+    readers = [threading.Thread(target=drain, args=(n, s))
+               for n, s in (("out", p.stdout), ("err", p.stderr)) if s is not None]
+    for r in readers:
+        r.start()
+    killed = []
+
+    def kill():
+        killed.append(True)
+        p.kill()
+
+    timer = threading.Timer(timeout, kill)
+    timer.start()
+    _, status, usage = os.wait4(p.pid, 0)
+    timer.cancel()
+    for r in readers:
+        r.join()
+    p.returncode = os.waitstatus_to_exitcode(status)
+    if killed:
+        raise subprocess.TimeoutExpired([CLI] + args, timeout)
+    result = Result()
+    result.returncode = p.returncode
+    result.stdout = streams["out"]
+    result.stderr = streams["err"]
+    result.seconds = time.monotonic() - start
+    result.max_rss = usage.ru_maxrss * 1024   # Linux gives KiB
+    return result
+
+
+def check(name, args, status, words=(), env=None, stdin=None, out_words=(), cwd=None,
+          stdout=subprocess.PIPE):
     """Runs one case; `status` is the exit status wanted, `words` what the
     message must say."""
     global checked
     checked += 1
     try:
-        p = run(args, env=env, stdin=stdin)
+        p = run(args, env=env, stdin=stdin, cwd=cwd, stdout=stdout)
     except subprocess.TimeoutExpired:
         failures.append(f"{name}: no answer within {LIMIT_S} s")
         return None
     err = p.stderr.decode("utf-8", "replace")
     out = p.stdout.decode("utf-8", "replace")
+    print(f"# {name}: exit {p.returncode}, {p.seconds:.2f} s, "
+          f"{p.max_rss / 1024**2:.1f} MiB", flush=True)
     if p.returncode < 0:
         failures.append(f"{name}: killed by signal {-p.returncode}: {err[-300:]}")
     elif p.returncode != status:
@@ -136,7 +187,19 @@ with tempfile.TemporaryDirectory() as tmp:
     env, data = user_env(tmp, "catalog-pipe")
     os.mkfifo(os.path.join(data, "models.json"))
     check("user catalog is a pipe", ["estimate", SMOLVLA], 0, ["not a regular file"], env=env)
-    check("user catalog is a pipe (models)", ["models"], 0, [], env=env)
+    check("user catalog is a pipe (models)", ["models"], 0, ["models.json", "not a regular file"],
+          env=env)
+    check("user catalog is a pipe (gpus --json)", ["gpus", "--json"], 0,
+          ["models.json", "not a regular file"], env=env)
+
+    env, data = user_env(tmp, "catalog-broken")
+    with open(os.path.join(data, "gpus.json"), "w") as f:
+        f.write("{broken")
+    for args in (["gpus"], ["models", "--json"]):
+        p = check(f"a broken user catalog ({' '.join(args)})", args, 0,
+                  ["gpus.json:1:2", "built-in entries are used"], env=env)
+        if p is not None and p.returncode == 0 and not p.stdout:
+            failures.append(f"a broken user catalog ({args}): nothing printed")
 
     env, data = user_env(tmp, "catalog-zero")
     os.symlink("/dev/zero", os.path.join(data, "models.json"))
@@ -159,6 +222,106 @@ with tempfile.TemporaryDirectory() as tmp:
     check("shards whose headers add up to 120 MB",
           ["import-model", os.path.join(shards, "model.safetensors.index.json")], 2,
           ["64 MiB"])
+
+    # ---- measurements: file kinds, sizes and numbers ------------------------
+    check("measurement is a pipe", ["measure", fifo], 2, ["pipe", fifo])
+    check("measurement is /dev/zero", ["measure", "/dev/zero"], 2, ["/dev/zero", "device"])
+    check("measurement is a folder", ["measure", tmp], 2, ["folder"])
+
+    many_gpus = os.path.join(tmp, "many-gpus.csv")
+    with open(many_gpus, "w") as f:
+        f.write("index, memory.used [MiB]\n")
+        for start in range(0, 2_000_000, 100_000):
+            f.write("".join(f"{i}, 100\n" for i in range(start, start + 100_000)))
+    check("an nvidia-smi log with 2,000,000 GPU indices", ["measure", many_gpus], 2,
+          ["1024 GPUs", "many-gpus.csv:1026"])
+
+    comments = os.path.join(tmp, "many-comments.csv")
+    with open(comments, "w") as f:
+        for start in range(0, 1_000_000, 100_000):
+            f.write("".join(f"# key{i}: value {i}\n" for i in range(start, start + 100_000)))
+        f.write("micro_batch,max_memory_allocated\n1,100\n2,200\n")
+    p = check("a million comment lines before the header", ["measure", comments, "--json"], 0)
+    if p is not None and p.returncode == 0:
+        doc = json.loads(p.stdout)
+        if len(doc["config"]) > 256 or not any("256" in n for n in doc["notes"]):
+            failures.append("a million comment lines: more than 256 kept, or no note says so")
+
+    long_name = os.path.join(tmp, "long-gpu-name.csv")
+    with open(long_name, "w") as f:
+        f.write("index, name, memory.used [MiB]\n")
+        for i in range(8):
+            f.write(f"{i}, " + "N" * 900_000 + ", 100\n")
+    p = check("a 900 KB GPU name", ["measure", long_name, "--json"], 0)
+    if p is not None and p.returncode == 0:
+        names = [x["name"] for x in json.loads(p.stdout)["series"]]
+        if len(names) != 8 or max(len(n) for n in names) > 300:
+            failures.append(f"a 900 KB GPU name: series names of {max(map(len, names))} "
+                            "characters")
+
+    wide = os.path.join(tmp, "wide-header.csv")
+    with open(wide, "w") as f:
+        f.write(",".join(["c"] * 500_000) + "\n1\n")
+    check("a header of 500,000 columns", ["measure", wide], 2, ["and 499980 more"])
+    check("a header of 500,000 columns, a column asked for",
+          ["measure", wide, "--batch-column", "batch", "--memory-column", "c", "--unit", "MiB"],
+          2, ["no column \"batch\"", "and 499980 more"])
+
+    long_column = os.path.join(tmp, "long-column.csv")
+    with open(long_column, "w") as f:
+        f.write("batch,mem_" + "x" * 900_000 + " [MiB]\n1,100\n2,200\n")
+    for args in (["measure", long_column], ["measure", long_column, "--json"]):
+        p = check(f"a 900 KB column name ({' '.join(args[2:]) or 'text'})", args, 0)
+        if p is not None and max(map(len, p.stdout.splitlines())) > 2048:
+            failures.append(f"a 900 KB column name: a line of "
+                            f"{max(map(len, p.stdout.splitlines()))} bytes in the output")
+
+    wandb = os.path.join(tmp, "wide-wandb.csv")
+    with open(wandb, "w") as f:
+        f.write("_runtime," + ",".join(f"gpu.{i % 1000}.memoryAllocatedBytes"
+                                       for i in range(30_000)) + "\n")
+        f.write("1," + ",".join(["100"] * 30_000) + "\n")
+    check("a W&B export of 30,000 GPU columns", ["measure", wandb], 0)
+
+    for name, text, words in [
+            ("memory_stats bytes 1e308",
+             '{"micro_batch": 8, "memory_stats": {"allocated_bytes.all.peak": 1e308}}',
+             ["1:65", "allocated_bytes.all.peak", "10 PB"]),
+            ("memory_stats batch 1e30",
+             '[{"micro_batch": 1e30, "memory_stats": {"allocated_bytes.all.peak": 1}}]',
+             ["1:18", "micro_batch", "whole number"]),
+            ("memory_stats batch 1.5",
+             '[{"micro_batch": 1.5, "memory_stats": {"allocated_bytes.all.peak": 1}}]',
+             ["1:18", "micro_batch", "whole number"]),
+            ("memory_stats negative bytes",
+             '{"memory_stats": {"reserved_bytes.all.peak": -1, "allocated_bytes.all.peak": 1}}',
+             ["reserved_bytes.all.peak", "10 PB"]),
+            ("profiler timeline ±1e308 times",
+             "[[-1e308, 1e308], [[0, 1, 0, 0, 0, 0, 0, 0, 0], [0, 1, 0, 0, 0, 0, 0, 0, 0]]]",
+             ["1:3", "times"]),
+            ("probe batch 1.5", "micro_batch,max_memory_allocated\n1.5,100\n2,200\n",
+             [":2:1:", "micro_batch", "whole number"]),
+            ("probe batch -4", "micro_batch,max_memory_allocated\n-4,100\n2,200\n",
+             [":2:1:", "micro_batch", "whole number"]),
+            ("probe hex float bytes", "micro_batch,max_memory_allocated\n1,0x1p20\n2,200\n",
+             [":2:3:", "max_memory_allocated", "not a number"]),
+            ("TensorBoard ±1e308 times", "Wall time,Step,Value\n-1e308,1,100\n1e308,2,200\n",
+             [":2:1:", "Wall time", "not a time"]),
+            ("TensorBoard inf time", "Wall time,Step,Value\n1,1,100\ninf,2,200\n",
+             [":3:1:", "Wall time"]),
+            ("TensorBoard nan time", "Wall time,Step,Value\n1,1,100\n1e400,2,200\n",
+             [":3:1:", "Wall time"]),
+            ("nvidia-smi year that wraps",
+             "timestamp, index, memory.used [MiB]\n4294969266/05/14 10:31:02.123, 0, 100 MiB\n",
+             [":2:1:", "timestamp"])]:
+        path = os.path.join(tmp, "number-" + str(checked) + (".json" if text[0] in "[{" else ".csv"))
+        with open(path, "w") as f:
+            f.write(text)
+        check(name, ["measure", path, "--json"], 2, words)
+
+    folder_in = os.open(tmp, os.O_RDONLY)
+    check("a folder on stdin", ["estimate", "-"], 2, ["<stdin>", "directory"], stdin=folder_in)
+    os.close(folder_in)
 
     # ---- --set and long texts -----------------------------------------------
     check("--set with a 60,000-part key",
@@ -187,6 +350,27 @@ with tempfile.TemporaryDirectory() as tmp:
     os.mkdir(out_dir)
     check("export onto a folder", ["export", SMOLVLA, "--chart", "curve", "-o", out_dir], 1,
           ["folder"])
+
+    # ---- "-o -" is standard output, byte for byte ---------------------------
+    out_cwd = os.path.join(tmp, "stdout-cwd")
+    os.mkdir(out_cwd)
+    for args, magic in [(["export", SMOLVLA, "--chart", "curve", "--format", "png"], b"\x89PNG\r\n"),
+                        (["export", SMOLVLA, "--chart", "buckets", "--format", "pdf"], b"%PDF-"),
+                        (["export", SMOLVLA, "--chart", "tree", "--format", "svg"], b"<?xml"),
+                        (["report", SMOLVLA], b"%PDF-")]:
+        p = check(" ".join(args[:1] + args[2:] + ["-o", "-"]), args + ["-o", "-"], 0, cwd=out_cwd)
+        if p is not None and not p.stdout.startswith(magic):
+            failures.append(f"{args} -o -: stdout starts {p.stdout[:8]!r}, not {magic!r}")
+    if os.listdir(out_cwd):
+        failures.append(f"-o - left files {os.listdir(out_cwd)}")
+    check("export -o - without --format", ["export", SMOLVLA, "--chart", "curve", "-o", "-"], 2,
+          ["--format"], cwd=out_cwd)
+    with open("/dev/full", "wb") as full:
+        check("export -o - onto a full disk",
+              ["export", SMOLVLA, "--chart", "curve", "--format", "png", "-o", "-"], 1,
+              ["<stdout>"], stdout=full)
+        check("report -o - onto a full disk", ["report", SMOLVLA, "-o", "-"], 1, ["<stdout>"],
+              stdout=full)
 
     # ---- options validated like file fields ---------------------------------
     dreamer = os.path.join(EXAMPLES, "dreamerv3-5090d.json")
@@ -224,6 +408,39 @@ with tempfile.TemporaryDirectory() as tmp:
                 json.loads(p.stdout)
             except ValueError as e:
                 failures.append(f"escapes {args}: not JSON: {e}")
+
+    # "-o -" onto a terminal: a PNG is refused, an SVG escaped like a table
+    def on_terminal(name, args, status, words=()):
+        master, slave = pty.openpty()
+        tty.setraw(slave)
+        chunks = []
+
+        def read():
+            while True:
+                try:
+                    chunk = os.read(master, 65536)
+                except OSError:
+                    break
+                if not chunk:
+                    break
+                chunks.append(chunk)
+
+        reader = threading.Thread(target=read)
+        reader.start()
+        check(name, args, status, words, stdout=slave)
+        os.close(slave)
+        reader.join()
+        os.close(master)
+        return b"".join(chunks)
+
+    on_terminal("export --format png -o - onto a terminal",
+                ["export", evil, "--chart", "curve", "--format", "png", "-o", "-"], 2,
+                ["terminal"])
+    on_terminal("report -o - onto a terminal", ["report", evil, "-o", "-"], 2, ["terminal"])
+    shown = on_terminal("export --format svg -o - onto a terminal",
+                        ["export", evil, "--chart", "curve", "--format", "svg", "-o", "-"], 0)
+    if b"<svg" not in shown or b"\x1b" in shown or "\u202e".encode() in shown:
+        failures.append("export --format svg -o - onto a terminal: not shown escaped")
 
     # ---- exit statuses: 1 when the system fails us --------------------------
     env, data = user_env(tmp, "unwritable")

@@ -630,6 +630,44 @@ test_hf_trainer (void)
   assert_points (hr_measurement_find_series (json, HR_METRIC_ALLOCATED), t2, bytes2, 2);
   g_assert_cmpint (log->format, ==, HR_MEASURE_FORMAT_HF_TRAINER);
   assert_points (hr_measurement_find_series (log, HR_METRIC_ALLOCATED), t3, bytes3, 3);
+
+  /* On one line, the metrics are still JSON; a log whose first line is
+   * "[INFO|trainer.py:…]" (the Trainer's own logger) or a printed Python
+   * dict is still a log. */
+  {
+    g_autoptr(GError) error = NULL;
+    const char *one_line = "{\"before_init_mem_gpu\": 4747206656, "
+                           "\"init_mem_gpu_alloc_delta\": 242026496, "
+                           "\"init_mem_gpu_peaked_delta\": 0, "
+                           "\"train_mem_gpu_alloc_delta\": 728138240, "
+                           "\"train_mem_gpu_peaked_delta\": 14677017088}\n";
+    const char *logged = "[INFO|trainer.py:2078] 2024-05-14 10:31:02,123 >> ***** train *****\n"
+                         "{'loss': 2.77, 'grad_norm': 1.5}\n"
+                         "  before_init_mem_gpu        =     4527MB\n"
+                         "  init_mem_gpu_alloc_delta   =      230MB\n"
+                         "  init_mem_gpu_peaked_delta  =        0MB\n";
+    const char *dict_first = "{'loss': 2.77, 'train_mem_gpu_alloc_delta': 3}\n"
+                             "  before_init_mem_gpu        =     4527MB\n"
+                             "  init_mem_gpu_alloc_delta   =      230MB\n"
+                             "  init_mem_gpu_peaked_delta  =        0MB\n";
+    static const double t1[] = { 0 };
+    const double bytes1[] = { (4527 + 230) * MiB };
+    g_autoptr(HrMeasurement) a = hr_measurement_parse_data ("a.json", one_line,
+                                                            strlen (one_line), NULL, &error);
+    g_autoptr(HrMeasurement) b = NULL;
+    g_autoptr(HrMeasurement) c = NULL;
+
+    g_assert_no_error (error);
+    g_assert_cmpint (a->format, ==, HR_MEASURE_FORMAT_HF_TRAINER);
+    assert_points (hr_measurement_find_series (a, HR_METRIC_ALLOCATED), t2, bytes2, 2);
+    b = hr_measurement_parse_data ("b.log", logged, strlen (logged), NULL, &error);
+    g_assert_no_error (error);
+    g_assert_cmpint (b->format, ==, HR_MEASURE_FORMAT_HF_TRAINER);
+    assert_points (hr_measurement_find_series (b, HR_METRIC_ALLOCATED), t1, bytes1, 1);
+    c = hr_measurement_parse_data ("c.log", dict_first, strlen (dict_first), NULL, &error);
+    g_assert_no_error (error);
+    assert_points (hr_measurement_find_series (c, HR_METRIC_ALLOCATED), t1, bytes1, 1);
+  }
 }
 
 /* memory_stats_as_nested_dict() is read as memory_stats() is. */

@@ -51,6 +51,9 @@ check_measurement (const HrMeasurement *m)
   HR_FUZZ_CHECK (m->series->len > 0, "a measurement without a series");
   HR_FUZZ_CHECK (m->config_keys->len == m->config_values->len, "%u keys, %u values",
                  m->config_keys->len, m->config_values->len);
+  HR_FUZZ_CHECK (m->config_keys->len <= 256, "%u configuration keys kept",
+                 m->config_keys->len);
+  HR_FUZZ_CHECK (m->series->len <= 2 * 1025, "%u series", m->series->len);
 
   for (guint i = 0; i < m->series->len; i++)
     {
@@ -63,19 +66,30 @@ check_measurement (const HrMeasurement *m)
       HR_FUZZ_CHECK (s->points->len > 0 || s->oom_batch > 0, "%s: an empty series", s->name);
       HR_FUZZ_CHECK (s->points->len <= s->n_points, "%s: %u points of %u", s->name,
                      s->points->len, s->n_points);
+      HR_FUZZ_CHECK (strlen (s->name) < 512, "a series name of %zu bytes", strlen (s->name));
 
       for (guint j = 0; j < s->points->len; j++)
         {
           const HrMeasurePoint *p = &g_array_index (s->points, HrMeasurePoint, j);
 
-          HR_FUZZ_CHECK (isfinite (p->bytes) && p->bytes >= 0, "%s: point %u is %g bytes",
-                         s->name, j, p->bytes);
-          HR_FUZZ_CHECK (isnan (p->batch) || (isfinite (p->batch) && p->batch >= 1),
+          /* The ranges every reader checks (hr-measure-private.h): sizes
+           * below 10 PB (a snapshot's, which add up blocks of at most
+           * 2^50 bytes, below 2^62), batch sizes and sequence lengths
+           * whole numbers from 1 to 10^9, times the difference of two
+           * of at most 10^15 in size. */
+          HR_FUZZ_CHECK (p->bytes >= 0 &&
+                         p->bytes < (m->format == HR_MEASURE_FORMAT_TORCH_SNAPSHOT ? 0x1p62
+                                                                                  : 1e16),
+                         "%s: point %u is %g bytes", s->name, j, p->bytes);
+          HR_FUZZ_CHECK (isnan (p->batch) ||
+                         (p->batch >= 1 && p->batch <= 1e9 && p->batch == floor (p->batch)),
                          "%s: point %u at batch %g", s->name, j, p->batch);
-          HR_FUZZ_CHECK (isnan (p->seq_len) || (isfinite (p->seq_len) && p->seq_len >= 1),
+          HR_FUZZ_CHECK (isnan (p->seq_len) ||
+                         (p->seq_len >= 1 && p->seq_len <= 1e9 &&
+                          p->seq_len == floor (p->seq_len)),
                          "%s: point %u at sequence length %g", s->name, j, p->seq_len);
-          HR_FUZZ_CHECK (isnan (p->t) || isfinite (p->t), "%s: point %u at t %g", s->name, j,
-                         p->t);
+          HR_FUZZ_CHECK (isnan (p->t) || fabs (p->t) <= 2e15, "%s: point %u at t %g", s->name,
+                         j, p->t);
           if (j == 0 || p->bytes > peak)
             {
               peak = p->bytes;
