@@ -165,6 +165,7 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
       const HrSnapshotDevice *device = m->measurement->snapshot != NULL
         ? hr_snapshot_get_peak_device (m->measurement->snapshot) : NULL;
       guint batch = hr_measurement_get_micro_batch (m->measurement);
+      HrBucketBar *beside = NULL;
       g_autofree char *base = NULL;
       g_autofree char *label = NULL;
 
@@ -184,7 +185,19 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
           estimate = hr_estimate_new (at_batch);
           /* Translators: the estimate's bar beside a measured one */
           estimate_label = g_strdup_printf (_("estimate, micro-batch %u"), batch);
-          hr_bucket_chart_data_add_estimate (data, estimate_label, estimate);
+          beside = hr_bucket_chart_data_add_estimate (data, estimate_label, estimate);
+          /* the card's look, as its own bar has it */
+          for (guint k = 0; k + 1 < data->bars->len; k++)
+            {
+              const HrBucketBar *same = g_ptr_array_index (data->bars, k);
+
+              if (beside->card != NULL && same->card != NULL && !same->measured &&
+                  g_str_equal (same->card, beside->card))
+                {
+                  beside->series = same->series;
+                  break;
+                }
+            }
         }
       base = g_path_get_basename (m->measurement->name);
       /* Translators: a measured bar: the file's name, then "✗" when it is
@@ -472,6 +485,7 @@ card_names (const HrBucketChartData *data,
             NameForm                 form)
 {
   GString *names = g_string_new (NULL);
+  g_autoptr(GPtrArray) said = g_ptr_array_new ();
 
   for (guint k = 0; k < cards->len; k++)
     {
@@ -479,11 +493,16 @@ card_names (const HrBucketChartData *data,
       const char *name = form != NAMES_FULL && bar->short_card != NULL ? bar->short_card
                                                                        : bar->card;
 
+      /* a card twice on one line (its bar and the estimate beside a
+       * snapshot of it) is named once */
+      if (g_ptr_array_find_with_equal_func (said, name, g_str_equal, NULL))
+        continue;
       /* Translators: between the names of cards that share a line, on one
        * line or one a line */
-      g_string_append_printf (names, "%s%s", k == 0 ? "" : form == NAMES_STACKED ? _(",\n")
-                                                                                  : _(", "),
+      g_string_append_printf (names, "%s%s", said->len == 0 ? ""
+                                             : form == NAMES_STACKED ? _(",\n") : _(", "),
                               name);
+      g_ptr_array_add (said, (gpointer) name);
     }
   return g_string_free (names, FALSE);
 }
