@@ -54,57 +54,84 @@ hr_chart_prepare_cairo (cairo_t *cr)
   cairo_font_options_destroy (options);
 }
 
-static PangoFontDescription *
-font_for (const HrChartStyle *style,
-          HrChartFont         font)
+/* What decides a font: its family, its size in pango units and its
+ * weight, from the style and which of its fonts. */
+static void
+font_spec (const HrChartStyle *style,
+           HrChartFont         font,
+           int                *size,
+           gboolean           *bold)
 {
-  PangoFontDescription *desc = pango_font_description_new ();
-  double size = style->font_size;
+  double points = style->font_size;
 
-  pango_font_description_set_family (desc, style->font_family);
-
+  *bold = FALSE;
   switch (font)
     {
     case HR_CHART_FONT_SMALL:
-      size = style->small_size;
+      points = style->small_size;
       break;
     case HR_CHART_FONT_TITLE:
-      size = style->title_size;
-      pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+      points = style->title_size;
+      *bold = TRUE;
       break;
     case HR_CHART_FONT_BOLD:
-      pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+      *bold = TRUE;
       break;
     case HR_CHART_FONT_SMALL_BOLD:
-      size = style->small_size;
-      pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+      points = style->small_size;
+      *bold = TRUE;
       break;
     case HR_CHART_FONT_BODY:
     default:
       break;
     }
+  *size = (int) (points * PANGO_SCALE);
+}
 
-  pango_font_description_set_size (desc, (int) (size * PANGO_SCALE));
+static PangoFontDescription *
+font_for (const HrChartStyle *style,
+          HrChartFont         font)
+{
+  PangoFontDescription *desc = pango_font_description_new ();
+  gboolean bold;
+  int size;
+
+  font_spec (style, font, &size, &bold);
+  pango_font_description_set_family (desc, style->font_family);
+  if (bold)
+    pango_font_description_set_weight (desc, PANGO_WEIGHT_BOLD);
+  pango_font_description_set_size (desc, size);
   return desc;
 }
 
+/* The wrap width in pango units as a layout takes it: -1 for none. */
+static int
+wrap_width (double max_width)
+{
+  return max_width > 0 ? (int) (max_width * PANGO_SCALE) : -1;
+}
+
+/* @text in @font, wrapped by words at @width pango units (-1: not
+ * wrapped), its lines aligned by @alignment. */
 static void
 fill_layout (PangoLayout        *layout,
              const HrChartStyle *style,
              HrChartFont         font,
              const char         *text,
-             double              max_width)
+             int                 width,
+             PangoAlignment      alignment)
 {
   PangoFontDescription *desc = font_for (style, font);
 
   pango_layout_set_font_description (layout, desc);
   pango_font_description_free (desc);
   pango_layout_set_text (layout, text != NULL ? text : "", -1);
-  if (max_width > 0)
+  if (width >= 0)
     {
-      pango_layout_set_width (layout, (int) (max_width * PANGO_SCALE));
+      pango_layout_set_width (layout, width);
       pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
     }
+  pango_layout_set_alignment (layout, alignment);
 }
 
 PangoLayout *
@@ -116,20 +143,263 @@ hr_chart_text_layout (PangoContext       *context,
 {
   PangoLayout *layout = pango_layout_new (context);
 
-  fill_layout (layout, style, font, text, max_width);
+  fill_layout (layout, style, font, text, wrap_width (max_width), PANGO_ALIGN_LEFT);
   return layout;
 }
 
-/* A layout step measures the same text several times (each way it tries
- * to fit a label); shaping is what text costs, so sizes are kept on the
- * context, by everything that decides them. */
-#define SIZE_CACHE_KEY "hr-chart-text-sizes"
-#define SIZE_CACHE_MOST 4096
+/* ---- the text cache ----
+ *
+ * Shaping is what text costs.  A layout step measures the same text
+ * several times (each way it tries to fit a label), the next layout of
+ * the same chart measures most of it again, and a render draws texts it
+ * drew before (ticks, legend, titles, cards' names): so the sizes
+ * measured and the layouts drawn are kept on the context, each by
+ * everything that decides it, the least recently used going first when
+ * there are too many.  Both are cleared when the context changes (its
+ * font map found new fonts, say), which pango_context_get_serial()
+ * tells. */
+
+#define TEXT_CACHE_SIZES   4096
+/* A chart draws a few dozen labels, the advisor's a few hundred; a
+ * layout of a label is one or two KiB. */
+#define TEXT_CACHE_LAYOUTS 512
+
+static GQuark
+text_cache_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("hr-chart-text-cache"));
+  return (GQuark) quark;
+}
+
+/* What decides a text's layout, as bytes: the font, the wrap width,
+ * the alignment, then the family and the text, each ended by a NUL. */
+typedef struct {
+  gint32 size;         /* pango units */
+  gint32 bold;
+  gint32 width;        /* pango units; -1: not wrapped */
+  gint32 alignment;    /* PangoAlignment */
+} KeyHead;
+
+typedef struct {
+  guint hash;
+  gsize len;
+  char  bytes[];
+} TextKey;
+
+typedef struct {
+  GList    link;       /* in the queue; its data is the entry */
+  gpointer value;
+  TextKey  key;        /* last: its bytes follow */
+} CacheEntry;
+
+typedef struct {
+  GHashTable     *table;   /* TextKey → CacheEntry, both in the entry */
+  GQueue          order;   /* the most recently used first */
+  guint           most;
+  GDestroyNotify  free_value;
+  guint           hits;
+  guint           misses;
+} Lru;
+
+typedef struct {
+  guint serial;        /* the context's, when the entries were made */
+  Lru   sizes;         /* TextSize */
+  Lru   layouts;       /* PangoLayout */
+} TextCache;
 
 typedef struct {
   double width;
   double height;
 } TextSize;
+
+static guint
+text_key_hash (gconstpointer data)
+{
+  const TextKey *key = data;
+
+  return key->hash;
+}
+
+static gboolean
+text_key_equal (gconstpointer a,
+                gconstpointer b)
+{
+  const TextKey *x = a, *y = b;
+
+  return x->hash == y->hash && x->len == y->len && memcmp (x->bytes, y->bytes, x->len) == 0;
+}
+
+static void
+lru_init (Lru            *lru,
+          guint           most,
+          GDestroyNotify  free_value)
+{
+  lru->table = g_hash_table_new (text_key_hash, text_key_equal);
+  g_queue_init (&lru->order);
+  lru->most = most;
+  lru->free_value = free_value;
+}
+
+static void
+cache_entry_free (Lru        *lru,
+                  CacheEntry *entry)
+{
+  lru->free_value (entry->value);
+  g_free (entry);
+}
+
+static void
+lru_clear (Lru *lru)
+{
+  GList *link;
+
+  g_hash_table_remove_all (lru->table);
+  /* (the links are the entries': popped, not freed) */
+  while ((link = g_queue_pop_head_link (&lru->order)) != NULL)
+    cache_entry_free (lru, link->data);
+}
+
+static void
+lru_destroy (Lru *lru)
+{
+  lru_clear (lru);
+  g_hash_table_unref (lru->table);
+}
+
+static gpointer
+lru_lookup (Lru           *lru,
+            const TextKey *key)
+{
+  CacheEntry *entry = g_hash_table_lookup (lru->table, key);
+
+  if (entry == NULL)
+    {
+      lru->misses++;
+      return NULL;
+    }
+  lru->hits++;
+  g_queue_unlink (&lru->order, &entry->link);
+  g_queue_push_head_link (&lru->order, &entry->link);
+  return entry->value;
+}
+
+/* Keeps @value (taken) under a copy of @key, which is not there yet. */
+static void
+lru_insert (Lru           *lru,
+            const TextKey *key,
+            gpointer       value)
+{
+  CacheEntry *entry;
+
+  if (lru->order.length >= lru->most)
+    {
+      CacheEntry *oldest = g_queue_pop_tail_link (&lru->order)->data;
+
+      g_hash_table_remove (lru->table, &oldest->key);
+      cache_entry_free (lru, oldest);
+    }
+  entry = g_malloc (sizeof (CacheEntry) + key->len);
+  entry->link = (GList) { entry, NULL, NULL };
+  entry->value = value;
+  entry->key.hash = key->hash;
+  entry->key.len = key->len;
+  memcpy (entry->key.bytes, key->bytes, key->len);
+  g_queue_push_head_link (&lru->order, &entry->link);
+  g_hash_table_insert (lru->table, &entry->key, entry);
+}
+
+static void
+text_cache_free (gpointer data)
+{
+  TextCache *cache = data;
+
+  lru_destroy (&cache->sizes);
+  lru_destroy (&cache->layouts);
+  g_free (cache);
+}
+
+/* @context's cache, emptied first if the context changed since. */
+static TextCache *
+text_cache_get (PangoContext *context)
+{
+  TextCache *cache = g_object_get_qdata (G_OBJECT (context), text_cache_quark ());
+  guint serial = pango_context_get_serial (context);
+
+  if (cache == NULL)
+    {
+      cache = g_new0 (TextCache, 1);
+      lru_init (&cache->sizes, TEXT_CACHE_SIZES, g_free);
+      lru_init (&cache->layouts, TEXT_CACHE_LAYOUTS, g_object_unref);
+      cache->serial = serial;
+      g_object_set_qdata_full (G_OBJECT (context), text_cache_quark (), cache, text_cache_free);
+    }
+  else if (cache->serial != serial)
+    {
+      lru_clear (&cache->sizes);
+      lru_clear (&cache->layouts);
+      cache->serial = serial;
+    }
+  return cache;
+}
+
+/* A key on the stack for most texts, on the heap for long ones. */
+typedef struct {
+  TextKey *key;
+  union {
+    TextKey key;
+    char    bytes[320];
+  } local;
+} KeyBuffer;
+
+static void
+key_buffer_clear (KeyBuffer *buffer)
+{
+  if (buffer->key != &buffer->local.key)
+    g_free (buffer->key);
+}
+
+static const TextKey *
+key_make (KeyBuffer          *buffer,
+          const HrChartStyle *style,
+          HrChartFont         font,
+          const char         *text,
+          int                 width,
+          PangoAlignment      alignment)
+{
+  const char *family = style->font_family != NULL ? style->font_family : "";
+  gsize family_len = strlen (family) + 1;
+  gsize text_len;
+  KeyHead head = { 0 };
+  gboolean bold;
+  TextKey *key;
+  guint hash = 5381;
+
+  if (text == NULL)
+    text = "";
+  text_len = strlen (text) + 1;
+  font_spec (style, font, &head.size, &bold);
+  head.bold = bold;
+  head.width = width;
+  head.alignment = alignment;
+
+  if (sizeof (TextKey) + sizeof head + family_len + text_len <= sizeof buffer->local)
+    key = &buffer->local.key;
+  else
+    key = g_malloc (sizeof (TextKey) + sizeof head + family_len + text_len);
+  buffer->key = key;
+  key->len = sizeof head + family_len + text_len;
+  memcpy (key->bytes, &head, sizeof head);
+  memcpy (key->bytes + sizeof head, family, family_len);
+  memcpy (key->bytes + sizeof head + family_len, text, text_len);
+  /* djb2, as g_str_hash, over every byte */
+  for (gsize i = 0; i < key->len; i++)
+    hash = (hash << 5) + hash + (guchar) key->bytes[i];
+  key->hash = hash;
+  return key;
+}
 
 void
 hr_chart_text_size (PangoContext       *context,
@@ -140,30 +410,12 @@ hr_chart_text_size (PangoContext       *context,
                     double             *width,
                     double             *height)
 {
-  GHashTable *sizes = g_object_get_data (G_OBJECT (context), SIZE_CACHE_KEY);
-  char key_buffer[256];
-  g_autofree char *long_key = NULL;
-  const char *key;
-  TextSize *size;
+  TextCache *cache = text_cache_get (context);
+  KeyBuffer buffer;
+  const TextKey *key = key_make (&buffer, style, font, text, wrap_width (max_width),
+                                 PANGO_ALIGN_LEFT);
+  TextSize *size = lru_lookup (&cache->sizes, key);
 
-  if (sizes == NULL)
-    {
-      sizes = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
-      g_object_set_data_full (G_OBJECT (context), SIZE_CACHE_KEY, sizes,
-                              (GDestroyNotify) g_hash_table_unref);
-    }
-
-  /* the font, its sizes, the wrap width and the text */
-  if (g_snprintf (key_buffer, sizeof key_buffer, "%d\x1f%s\x1f%a\x1f%a\x1f%a\x1f%a\x1f%s", font,
-                  style->font_family, style->font_size, style->small_size, style->title_size,
-                  max_width, text != NULL ? text : "") < (int) sizeof key_buffer)
-    key = key_buffer;
-  else
-    key = long_key = g_strdup_printf ("%d\x1f%s\x1f%a\x1f%a\x1f%a\x1f%a\x1f%s", font,
-                                      style->font_family, style->font_size, style->small_size,
-                                      style->title_size, max_width, text != NULL ? text : "");
-
-  size = g_hash_table_lookup (sizes, key);
   if (size == NULL)
     {
       g_autoptr(PangoLayout) layout = hr_chart_text_layout (context, style, font, text,
@@ -171,17 +423,60 @@ hr_chart_text_size (PangoContext       *context,
       PangoRectangle logical;
 
       pango_layout_get_extents (layout, NULL, &logical);
-      if (g_hash_table_size (sizes) >= SIZE_CACHE_MOST)
-        g_hash_table_remove_all (sizes);
       size = g_new (TextSize, 1);
       size->width = (double) logical.width / PANGO_SCALE;
       size->height = (double) logical.height / PANGO_SCALE;
-      g_hash_table_insert (sizes, g_strdup (key), size);
+      lru_insert (&cache->sizes, key, size);
     }
+  key_buffer_clear (&buffer);
   if (width != NULL)
     *width = size->width;
   if (height != NULL)
     *height = size->height;
+}
+
+/* A layout of @text for drawing with @context: the one drawn before with
+ * the same font, width and alignment, or a new one kept for the next
+ * time.  Returns a new reference; the layout must not be changed. */
+static PangoLayout *
+cached_layout (PangoContext       *context,
+               const HrChartStyle *style,
+               HrChartFont         font,
+               const char         *text,
+               int                 width,
+               PangoAlignment      alignment)
+{
+  TextCache *cache = text_cache_get (context);
+  KeyBuffer buffer;
+  const TextKey *key = key_make (&buffer, style, font, text, width, alignment);
+  PangoLayout *layout = lru_lookup (&cache->layouts, key);
+
+  if (layout == NULL)
+    {
+      layout = pango_layout_new (context);
+      fill_layout (layout, style, font, text, width, alignment);
+      lru_insert (&cache->layouts, key, layout);
+    }
+  key_buffer_clear (&buffer);
+  return g_object_ref (layout);
+}
+
+void
+hr_chart_text_cache_get_stats (PangoContext            *context,
+                               HrChartTextCacheStats   *stats)
+{
+  TextCache *cache;
+
+  g_return_if_fail (PANGO_IS_CONTEXT (context));
+  g_return_if_fail (stats != NULL);
+
+  cache = text_cache_get (context);
+  stats->size_hits = cache->sizes.hits;
+  stats->size_misses = cache->sizes.misses;
+  stats->n_sizes = cache->sizes.order.length;
+  stats->layout_hits = cache->layouts.hits;
+  stats->layout_misses = cache->layouts.misses;
+  stats->n_layouts = cache->layouts.order.length;
 }
 
 void
@@ -576,19 +871,27 @@ hr_chart_text_draw_with (cairo_t      *cr,
 }
 
 /* A layout for @cr: text from pango-cairo, as pango_cairo_create_layout()
- * makes it (DESIGN.md), measured exactly as the layout step measured it.
- * The context is the layout step's when the chart drew with one (its
- * fonts are loaded already, and metrics do not hint, so they hold at any
- * scale), else one made once for @cr and kept on it. */
+ * makes it (DESIGN.md), measured exactly as the layout step measured it,
+ * wrapped at @width pango units (-1: not wrapped) and aligned by
+ * @alignment.  The context is the layout step's when the chart drew with
+ * one (its fonts are loaded already, and metrics do not hint, so they
+ * hold at any scale), and then the layout is the one drawn before with
+ * the same text, font, width and alignment, if any (cached_layout()):
+ * drawing shapes only texts it has not seen.  Else the context is one
+ * made once for @cr and kept on it.  The layout must not be changed. */
 static PangoLayout *
 cairo_layout (cairo_t            *cr,
               const HrChartStyle *style,
               HrChartFont         font,
               const char         *text,
-              double              max_width)
+              int                 width,
+              PangoAlignment      alignment)
 {
   DrawContext *d = cairo_get_user_data (cr, &context_key);
   PangoLayout *layout;
+
+  if (d != NULL && !d->follows_cr)
+    return cached_layout (d->context, style, font, text, width, alignment);
 
   if (d == NULL)
     {
@@ -606,11 +909,10 @@ cairo_layout (cairo_t            *cr,
   else
     {
       /* a scale or a rotation since (a translation changes nothing) */
-      if (d->follows_cr)
-        pango_cairo_update_context (cr, d->context);
+      pango_cairo_update_context (cr, d->context);
       layout = pango_layout_new (d->context);
     }
-  fill_layout (layout, style, font, text, max_width);
+  fill_layout (layout, style, font, text, width, alignment);
   return layout;
 }
 
@@ -625,18 +927,20 @@ hr_chart_draw_text (cairo_t            *cr,
                     double              max_width,
                     HrAlign             align)
 {
-  g_autoptr(PangoLayout) layout = cairo_layout (cr, style, font, text, max_width);
+  g_autoptr(PangoLayout) layout = NULL;
   PangoRectangle logical;
   double left;
 
-  pango_layout_get_extents (layout, NULL, &logical);
   if (max_width > 0)
     {
       /* aligned within the wrap width, which starts at x */
-      pango_layout_set_alignment (layout, pango_alignment (align));
+      layout = cairo_layout (cr, style, font, text, wrap_width (max_width),
+                             pango_alignment (align));
       show_layout (cr, style, layout, color, x, y, align, max_width);
       return;
     }
+  layout = cairo_layout (cr, style, font, text, -1, PANGO_ALIGN_LEFT);
+  pango_layout_get_extents (layout, NULL, &logical);
   left = x;
   if (align == HR_ALIGN_CENTER)
     left -= (double) logical.width / PANGO_SCALE / 2;
@@ -695,11 +999,11 @@ hr_chart_draw_label_colored (cairo_t            *cr,
    * break as measured and align inside the box. */
   if (label->max_width > 0)
     {
-      g_autoptr(PangoLayout) layout = cairo_layout (cr, style, label->font, label->text, 0);
+      g_autoptr(PangoLayout) layout =
+        cairo_layout (cr, style, label->font, label->text,
+                      (int) ceil ((label->box.width + 0.5) * PANGO_SCALE),
+                      pango_alignment (label->align));
 
-      pango_layout_set_width (layout, (int) ceil ((label->box.width + 0.5) * PANGO_SCALE));
-      pango_layout_set_wrap (layout, PANGO_WRAP_WORD_CHAR);
-      pango_layout_set_alignment (layout, pango_alignment (label->align));
       show_layout (cr, style, layout, color, label->box.x, label->box.y, label->align,
                    label->box.width);
     }

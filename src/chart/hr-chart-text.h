@@ -40,6 +40,21 @@ void          hr_chart_text_size           (PangoContext       *context,
                                             double              max_width,
                                             double             *width,
                                             double             *height);
+/* What @context's text cache holds and how often it answered: the sizes
+ * hr_chart_text_size() measured, and the layouts drawn with @context
+ * (hr_chart_text_draw_with()), each kept by text, font, wrap width and
+ * alignment, and emptied when the context changes (new fonts). */
+typedef struct {
+  guint size_hits;
+  guint size_misses;
+  guint n_sizes;
+  guint layout_hits;
+  guint layout_misses;     /* texts shaped to be drawn */
+  guint n_layouts;
+} HrChartTextCacheStats;
+
+void          hr_chart_text_cache_get_stats (PangoContext          *context,
+                                             HrChartTextCacheStats *stats);
 /* @text cut short with an ellipsis where needed so that it and @suffix fit
  * on one line of @max_width (the suffix goes too when even that is too
  * wide).  Returns a new string. */
