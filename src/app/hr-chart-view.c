@@ -13,6 +13,16 @@
  * renderer finds nothing changed there.  The hover (the value under the
  * pointer) and the focus ring are drawn on top of it every frame.
  *
+ * The view also keeps one PangoContext for its life, the one its layouts
+ * measure text with and its renders draw text with: the sizes measured
+ * and the layouts shaped stay on it (hr_chart_text_size(),
+ * hr_chart_text_draw_with()), so a new layout or render shapes only the
+ * texts it has not seen before (a change of micro-batch changes a few
+ * numbers; the ticks, the legend, the titles and the cards' names stay).
+ * The context depends on nothing of the widget's (charts are laid out at
+ * their own resolution, with their own font options), only on the fonts
+ * there are: when they change, the context is made again.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -35,6 +45,8 @@ struct _HrChartView
   char              *title;
 
   /* The cache: the layout and the rendered node, at this size. */
+  PangoContext      *context;
+  guint              context_serial;    /* the context's, at the layout */
   gpointer           layout;
   GskRenderNode     *node;
   int                node_width;
@@ -65,16 +77,24 @@ hr_chart_view_counters_reset (void)
   memset (&counters, 0, sizeof counters);
 }
 
-/* The data, the size or the style changed: lay out and render again at
- * the next frame. */
+/* Forgets the layout and the node, so that the next frame lays out and
+ * renders again. */
 static void
-invalidate (HrChartView *self)
+drop_cache (HrChartView *self)
 {
   if (self->layout != NULL)
     self->type->layout_free (self->layout);
   self->layout = NULL;
   g_clear_pointer (&self->node, gsk_render_node_unref);
   g_clear_pointer (&self->hover_text, g_free);
+}
+
+/* The data, the size or the style changed: lay out and render again at
+ * the next frame. */
+static void
+invalidate (HrChartView *self)
+{
+  drop_cache (self);
   gtk_widget_queue_draw (GTK_WIDGET (self));
 }
 
@@ -157,21 +177,26 @@ ensure_layout (HrChartView *self)
 
   if (self->data == NULL || width < 1 || height < 1)
     return FALSE;
+  /* (called while the frame is drawn: that frame draws it anew) */
   if (self->layout != NULL && (width != self->node_width || height != self->node_height))
-    invalidate (self);
+    drop_cache (self);
+  /* new fonts since (the font map's change reaches the context) */
+  if (self->layout != NULL && pango_context_get_serial (self->context) != self->context_serial)
+    drop_cache (self);
   if (self->layout == NULL)
     {
       g_autoptr(HrChartStyle) style = hr_chart_view_make_style (self);
-      PangoContext *context = hr_chart_pango_context_new ();
       gint64 start = g_get_monotonic_time ();
 
-      self->layout = self->type->layout (self->data, style, context, width, height);
+      if (self->context == NULL)
+        self->context = hr_chart_pango_context_new ();
+      self->layout = self->type->layout (self->data, style, self->context, width, height);
+      self->context_serial = pango_context_get_serial (self->context);
       self->node_width = width;
       self->node_height = height;
       self->node_foreground = style->foreground;
       self->node_theme = style->theme;
       counters.render_us += g_get_monotonic_time () - start;
-      g_object_unref (context);
     }
   return TRUE;
 }
@@ -199,6 +224,8 @@ ensure_node (HrChartView *self)
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, self->node_width,
                                                                  self->node_height));
   hr_chart_prepare_cairo (cr);
+  /* with the layout's context: the texts drawn before are shaped */
+  hr_chart_text_draw_with (cr, self->context);
   self->type->render (self->layout, self->data, style, cr);
   cairo_destroy (cr);
   self->node = gtk_snapshot_free_to_node (snapshot);
@@ -517,11 +544,29 @@ hr_chart_view_css_changed (GtkWidget         *widget,
 }
 
 static void
+hr_chart_view_system_setting_changed (GtkWidget        *widget,
+                                      GtkSystemSetting  setting)
+{
+  HrChartView *self = HR_CHART_VIEW (widget);
+
+  GTK_WIDGET_CLASS (hr_chart_view_parent_class)->system_setting_changed (widget, setting);
+  /* Fonts installed or removed, or the desktop's font settings changed:
+   * a new context, and every text measured again. */
+  if (setting == GTK_SYSTEM_SETTING_FONT_CONFIG || setting == GTK_SYSTEM_SETTING_FONT_NAME ||
+      setting == GTK_SYSTEM_SETTING_DPI)
+    {
+      invalidate (self);
+      g_clear_object (&self->context);
+    }
+}
+
+static void
 hr_chart_view_dispose (GObject *object)
 {
   HrChartView *self = HR_CHART_VIEW (object);
 
   clear_data (self);
+  g_clear_object (&self->context);
   g_clear_pointer (&self->hover_text, g_free);
   g_clear_pointer (&self->summary, g_free);
   g_clear_pointer (&self->title, g_free);
@@ -537,6 +582,7 @@ hr_chart_view_class_init (HrChartViewClass *klass)
   object_class->dispose = hr_chart_view_dispose;
   widget_class->snapshot = hr_chart_view_snapshot;
   widget_class->css_changed = hr_chart_view_css_changed;
+  widget_class->system_setting_changed = hr_chart_view_system_setting_changed;
 
   gtk_widget_class_set_css_name (widget_class, "chartview");
   gtk_widget_class_set_accessible_role (widget_class, GTK_ACCESSIBLE_ROLE_IMG);
