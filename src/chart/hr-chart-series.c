@@ -207,25 +207,21 @@ join (const GArray *tokens,
   return g_string_free (out, FALSE);
 }
 
-char *
-hr_chart_gpu_short_name (const char         *name,
-                         HrCatalog          *catalog,
-                         const char * const *others)
+static char *
+short_name (const char         *name,
+            GPtrArray          *gpus,
+            const char * const *others)
 {
   g_autoptr(GPtrArray) universe = g_ptr_array_new_with_free_func ((GDestroyNotify)
                                                                   g_array_unref);
   g_autoptr(GArray) tokens = NULL;
-  GPtrArray *gpus;
   g_autofree char *best = NULL;
   guint n_droppable = 0;
-
-  g_return_val_if_fail (name != NULL, NULL);
 
   tokens = tokenize (name);
   if (tokens->len == 0 || tokens->len > 10)
     return g_strdup (name);
 
-  gpus = hr_catalog_get_gpus (catalog != NULL ? catalog : hr_catalog_get_default ());
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *gpu = g_ptr_array_index (gpus, i);
@@ -268,6 +264,74 @@ hr_chart_gpu_short_name (const char         *name,
       return all[0] != '\0' ? g_steal_pointer (&all) : g_strdup (name);
     }
   return g_steal_pointer (&best);
+}
+
+/* Finding the short name tokenizes every card of the catalog and tries
+ * every choice of words: the charts ask for the same few cards at every
+ * change of the scenario, so the answers are kept.  An answer depends on
+ * the name, the other names and the names of the catalog's cards, and on
+ * nothing else: it is kept under the first two while the third stays as
+ * it was, compared whole (a catalog read again, or another catalog, with
+ * other cards empties the memory). */
+#define SHORT_NAMES_MOST 256
+
+static GMutex short_names_lock;
+static GString *short_names_cards;     /* the catalog's card names, each ended by a NUL */
+static GHashTable *short_names;        /* the name and the others → the short name */
+
+char *
+hr_chart_gpu_short_name (const char         *name,
+                         HrCatalog          *catalog,
+                         const char * const *others)
+{
+  GPtrArray *gpus;
+  g_autoptr(GString) cards = NULL;
+  g_autoptr(GString) key = NULL;
+  const char *known;
+  char *said;
+
+  g_return_val_if_fail (name != NULL, NULL);
+
+  gpus = hr_catalog_get_gpus (catalog != NULL ? catalog : hr_catalog_get_default ());
+  cards = g_string_sized_new (1024);
+  for (guint i = 0; i < gpus->len; i++)
+    {
+      const HrGpu *gpu = g_ptr_array_index (gpus, i);
+
+      /* (a card without a name takes no part) */
+      if (gpu->name != NULL)
+        g_string_append_len (cards, gpu->name, strlen (gpu->name) + 1);
+    }
+  /* each name after its length: no name can pass for two */
+  key = g_string_new (NULL);
+  g_string_append_printf (key, "%zu:%s", strlen (name), name);
+  for (guint i = 0; others != NULL && others[i] != NULL; i++)
+    g_string_append_printf (key, "%zu:%s", strlen (others[i]), others[i]);
+
+  g_mutex_lock (&short_names_lock);
+  if (short_names == NULL)
+    short_names = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  if (short_names_cards == NULL || short_names_cards->len != cards->len ||
+      memcmp (short_names_cards->str, cards->str, cards->len) != 0)
+    {
+      g_hash_table_remove_all (short_names);
+      if (short_names_cards != NULL)
+        g_string_free (short_names_cards, TRUE);
+      short_names_cards = g_steal_pointer (&cards);
+    }
+  known = g_hash_table_lookup (short_names, key->str);
+  if (known != NULL)
+    said = g_strdup (known);
+  else
+    {
+      said = short_name (name, gpus, others);
+      if (g_hash_table_size (short_names) >= SHORT_NAMES_MOST)
+        g_hash_table_remove_all (short_names);
+      g_hash_table_insert (short_names, g_string_free (g_steal_pointer (&key), FALSE),
+                           g_strdup (said));
+    }
+  g_mutex_unlock (&short_names_lock);
+  return said;
 }
 
 /* "allocator fragmentation (reserved but not allocated)" → "allocator
