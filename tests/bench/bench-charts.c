@@ -6,11 +6,17 @@
  * hover or a hit test asks for), and then where the time of one PNG
  * export of the curve goes: font setup, the catalog and the analysis,
  * the layout, the render, and the PNG, with Headroom's writer and with
- * cairo's (libpng's) for comparison.  Run with `meson test --benchmark`;
- * it never fails on speed.
+ * cairo's (libpng's) for comparison.  Last, what one change of the
+ * micro-batch costs the window's two charts, as HrChartView spends it:
+ * making the data from the analysis, laying out with the view's own
+ * PangoContext (kept from change to change), and rendering into a
+ * recording surface as gtk_snapshot_append_cairo() does, with that
+ * context.  Run with `meson test --benchmark`; it never fails on speed.
  *
  *   bench-charts [--export SCENARIO GPU,GPU… RUNS]  (the export alone, for
  *                tests/bench/export-vs-matplotlib.py: prints "export N ms")
+ *   bench-charts --changes [RUNS]  (the window's changes alone, for a
+ *                profiler)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -26,6 +32,8 @@
 #define WIDTH  1280
 #define HEIGHT 800
 #define FRAMES 200
+/* The cards the window compares by default with its default scenario */
+#define WINDOW_GPUS "rtx-4090,rtx-5090,a100-80gb,h100-sxm"
 
 static double
 ms_since (gint64 start)
@@ -216,6 +224,125 @@ export_only (const char *path,
   return 0;
 }
 
+static int
+compare_gint64 (const void *a,
+                const void *b)
+{
+  gint64 x = *(const gint64 *) a, y = *(const gint64 *) b;
+
+  return x < y ? -1 : x > y;
+}
+
+static double
+median_ms (GArray *values)
+{
+  guint n = values->len;
+  gint64 *v = (gint64 *) (gpointer) values->data;
+
+  qsort (v, n, sizeof (gint64), compare_gint64);
+  return (n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2) / 1000.0;
+}
+
+/* One change of the micro-batch (1 to 16, round again) as the window's
+ * bucket chart and curve meet it, @runs times, at a chart view's size in
+ * the 1400×900 window. */
+static void
+window_changes (const char *path,
+                const char *gpus,
+                guint       runs)
+{
+  const char *names[] = { "buckets", "curve" };
+  const double width = 940, height = 420;
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
+  g_autoptr(HrAnalysis) first = analysis_for (path, gpus);
+  g_autoptr(HrScenario) scenario = hr_scenario_copy (hr_analysis_get_scenario (first));
+  g_autoptr(GPtrArray) gpu_list = g_ptr_array_new ();
+  g_autoptr(GArray) sweep_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) data_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) layout_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  g_autoptr(GArray) render_us = g_array_new (FALSE, FALSE, sizeof (gint64));
+  PangoContext *contexts[G_N_ELEMENTS (names)];
+  HrAnalysisOptions options = { 0 };
+
+  /* a transparent chart over the window, as the view draws it */
+  style->transparent = TRUE;
+  for (guint i = 0; i < hr_analysis_get_n_gpus (first); i++)
+    g_ptr_array_add (gpu_list, hr_analysis_get_gpu (first, i)->gpu);
+  options.gpus = gpu_list;
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    contexts[k] = hr_chart_pango_context_new ();
+
+  for (guint i = 0; i < runs + 1; i++)
+    {
+      g_autoptr(HrAnalysis) analysis = NULL;
+      HrChartSource source = { 0 };
+      gint64 sweep = 0, made = 0, laid_out = 0, rendered = 0;
+
+      scenario->micro_batch = i % 16 + 1;
+      analysis = hr_analysis_new (scenario, &options);
+      source.analysis = analysis;
+      for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+        {
+          const HrChartType *type = hr_chart_type_find (names[k]);
+          cairo_rectangle_t extents = { 0, 0, width, height };
+          cairo_surface_t *surface = cairo_recording_surface_create (CAIRO_CONTENT_COLOR_ALPHA,
+                                                                     &extents);
+          cairo_t *cr = cairo_create (surface);
+          gint64 start = g_get_monotonic_time ();
+          gpointer data, layout;
+
+          /* the sweep is the analysis's, made when the curve first asks */
+          if (g_str_equal (names[k], "curve"))
+            {
+              hr_analysis_get_sweep (analysis);
+              sweep += g_get_monotonic_time () - start;
+              start = g_get_monotonic_time ();
+            }
+          data = type->data_new (&source);
+          made += g_get_monotonic_time () - start;
+
+          start = g_get_monotonic_time ();
+          layout = type->layout (data, style, contexts[k], width, height);
+          laid_out += g_get_monotonic_time () - start;
+
+          start = g_get_monotonic_time ();
+          hr_chart_prepare_cairo (cr);
+          hr_chart_text_draw_with (cr, contexts[k]);
+          type->render (layout, data, style, cr);
+          cairo_destroy (cr);
+          rendered += g_get_monotonic_time () - start;
+
+          cairo_surface_destroy (surface);
+          type->layout_free (layout);
+          type->data_free (data);
+        }
+      /* the first change fills the caches, as the window's first frame */
+      if (i == 0)
+        continue;
+      g_array_append_val (sweep_us, sweep);
+      g_array_append_val (data_us, made);
+      g_array_append_val (layout_us, laid_out);
+      g_array_append_val (render_us, rendered);
+    }
+
+  printf ("one change of the micro-batch, both of the window's charts at %.0f×%.0f "
+          "(%s, --gpus %s), medians of %u:\n", width, height, path, gpus, runs);
+  printf ("  the chart data from the analysis        %7.3f ms (and the analysis's sweep "
+          "%.3f ms)\n", median_ms (data_us), median_ms (sweep_us));
+  printf ("  layout, with the view's context          %7.3f ms\n", median_ms (layout_us));
+  printf ("  render into a recording surface          %7.3f ms\n", median_ms (render_us));
+  for (guint k = 0; k < G_N_ELEMENTS (names); k++)
+    {
+      HrChartTextCacheStats stats;
+
+      hr_chart_text_cache_get_stats (contexts[k], &stats);
+      printf ("  %-8s text cache: sizes %u hits, %u measured; layouts %u hits, %u shaped\n",
+              names[k], stats.size_hits, stats.size_misses, stats.layout_hits,
+              stats.layout_misses);
+      g_object_unref (contexts[k]);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -231,6 +358,11 @@ main (int    argc,
 
   example = g_build_filename (dir != NULL ? dir : "data/examples", "llama-3.1-8b-lora-4090.json",
                               NULL);
+  if (argc >= 2 && g_str_equal (argv[1], "--changes"))
+    {
+      window_changes (example, WINDOW_GPUS, argc >= 3 ? (guint) MAX (1, atoi (argv[2])) : 2000);
+      return 0;
+    }
   export_breakdown (example, "rtx-4090,a100-80gb,h100-sxm");
 
   analysis = analysis_for (example, "rtx-3090,rtx-4090,a100-80gb,h100-sxm,h200");
@@ -244,5 +376,6 @@ main (int    argc,
       time_frames (type->name, type, style, data);
       type->data_free (data);
     }
+  window_changes (example, WINDOW_GPUS, 200);
   return 0;
 }
