@@ -208,6 +208,8 @@ typedef struct {
   guint serial;        /* the context's, when the entries were made */
   Lru   sizes;         /* TextSize */
   Lru   layouts;       /* PangoLayout */
+  guint glyph_draws;   /* layouts drawn as glyphs (for a screen) */
+  guint pango_draws;   /* and by pango */
 } TextCache;
 
 typedef struct {
@@ -477,6 +479,8 @@ hr_chart_text_cache_get_stats (PangoContext            *context,
   stats->layout_hits = cache->layouts.hits;
   stats->layout_misses = cache->layouts.misses;
   stats->n_layouts = cache->layouts.order.length;
+  stats->glyph_draws = cache->glyph_draws;
+  stats->pango_draws = cache->pango_draws;
 }
 
 void
@@ -812,6 +816,210 @@ hr_chart_text_sink_write_svg (HrChartTextSink *sink,
 
 /* ---- drawing ---- */
 
+static const cairo_user_data_key_t context_key;
+
+typedef struct {
+  PangoContext *context;
+  gboolean      follows_cr;   /* made for @cr: follows its transformation */
+  gboolean      for_screen;   /* glyphs only: see hr_chart_text_draw_for_screen() */
+  TextCache    *cache;        /* the context's, when drawing with the layout step's */
+} DrawContext;
+
+/* A layout's glyphs as pango's cairo renderer would show them, kept with
+ * the layout: each run's scaled font, and each glyph's index and offsets
+ * in pango units, so that the positions come out as pango computes them
+ * (pango_renderer_draw_layout_line(), pango_cairo_renderer_show_text_glyphs()
+ * in pango 1.50: the line's logical x and baseline, the run's offsets,
+ * then each glyph's advance and offsets).  A layout with anything else
+ * in it (attributes, an unknown glyph drawn as a box, a rotated
+ * context) has none and is drawn by pango. */
+typedef struct {
+  unsigned long index;
+  int           x;            /* from the run's start */
+  int           y;            /* 0: on the run's baseline */
+} ScreenGlyph;
+
+typedef struct {
+  cairo_scaled_font_t *font;
+  int                  x;     /* the run's start, from the layout's corner */
+  int                  y;     /* its baseline */
+  guint                first;
+  guint                n;
+} ScreenRun;
+
+typedef struct {
+  guint        serial;        /* the context's, when made */
+  gboolean     simple;        /* FALSE: drawn by pango */
+  GArray      *runs;          /* ScreenRun */
+  GArray      *glyphs;        /* ScreenGlyph */
+} ScreenGlyphs;
+
+static void
+screen_glyphs_free (gpointer data)
+{
+  ScreenGlyphs *sg = data;
+
+  for (guint i = 0; i < sg->runs->len; i++)
+    cairo_scaled_font_destroy (g_array_index (sg->runs, ScreenRun, i).font);
+  g_array_unref (sg->runs);
+  g_array_unref (sg->glyphs);
+  g_free (sg);
+}
+
+static gboolean
+screen_glyphs_fill (ScreenGlyphs *sg,
+                    PangoLayout  *layout)
+{
+  PangoLayoutIter *iter;
+  gboolean simple = TRUE;
+
+  if (pango_context_get_matrix (pango_layout_get_context (layout)) != NULL)
+    return FALSE;
+
+  iter = pango_layout_get_iter (layout);
+  do
+    {
+      PangoLayoutLine *line = pango_layout_iter_get_line_readonly (iter);
+      PangoRectangle logical;
+      int baseline, x_off = 0;
+
+      pango_layout_iter_get_line_extents (iter, NULL, &logical);
+      baseline = pango_layout_iter_get_baseline (iter);
+      for (GSList *l = line->runs; l != NULL && simple; l = l->next)
+        {
+          PangoGlyphItem *run = l->data;
+          PangoGlyphString *glyphs = run->glyphs;
+          PangoFont *font = run->item->analysis.font;
+          int width = pango_glyph_string_get_width (glyphs);
+          int position = 0;
+          ScreenRun out = { 0 };
+
+          /* colours, underlines, shapes, rises, vertical text: pango's */
+          if (run->item->analysis.extra_attrs != NULL ||
+              (run->item->analysis.flags & PANGO_ANALYSIS_FLAG_CENTERED_BASELINE) ||
+              !PANGO_IS_CAIRO_FONT (font))
+            {
+              simple = FALSE;
+              break;
+            }
+          out.font = pango_cairo_font_get_scaled_font (PANGO_CAIRO_FONT (font));
+          if (out.font == NULL || cairo_scaled_font_status (out.font) != CAIRO_STATUS_SUCCESS)
+            {
+              simple = FALSE;
+              break;
+            }
+          x_off += run->start_x_offset;
+          out.x = logical.x + x_off;
+          out.y = baseline - run->y_offset;
+          out.first = sg->glyphs->len;
+          for (int i = 0; i < glyphs->num_glyphs; i++)
+            {
+              const PangoGlyphInfo *gi = &glyphs->glyphs[i];
+
+              if (gi->glyph != PANGO_GLYPH_EMPTY)
+                {
+                  ScreenGlyph glyph = { gi->glyph, position + gi->geometry.x_offset,
+                                        gi->geometry.y_offset };
+
+                  /* a missing glyph is a box with its code: pango draws it
+                   * (a space draws nothing) */
+                  if ((gi->glyph & PANGO_GLYPH_UNKNOWN_FLAG) &&
+                      gi->glyph != (0x20 | PANGO_GLYPH_UNKNOWN_FLAG))
+                    simple = FALSE;
+                  else if (!(gi->glyph & PANGO_GLYPH_UNKNOWN_FLAG))
+                    g_array_append_val (sg->glyphs, glyph);
+                }
+              position += gi->geometry.width;
+            }
+          out.n = sg->glyphs->len - out.first;
+          if (out.n > 0)
+            {
+              cairo_scaled_font_reference (out.font);
+              g_array_append_val (sg->runs, out);
+            }
+          x_off += width + run->end_x_offset;
+        }
+    }
+  while (simple && pango_layout_iter_next_line (iter));
+  pango_layout_iter_free (iter);
+  return simple;
+}
+
+static GQuark
+screen_glyphs_quark (void)
+{
+  static gsize quark;
+
+  if (g_once_init_enter (&quark))
+    g_once_init_leave (&quark, g_quark_from_static_string ("hr-chart-screen-glyphs"));
+  return (GQuark) quark;
+}
+
+/* @layout's glyphs, made the first time. */
+static ScreenGlyphs *
+screen_glyphs_get (PangoLayout *layout)
+{
+  ScreenGlyphs *sg = g_object_get_qdata (G_OBJECT (layout), screen_glyphs_quark ());
+  guint serial = pango_context_get_serial (pango_layout_get_context (layout));
+
+  if (sg == NULL || sg->serial != serial)
+    {
+      sg = g_new0 (ScreenGlyphs, 1);
+      sg->serial = serial;
+      sg->runs = g_array_new (FALSE, FALSE, sizeof (ScreenRun));
+      sg->glyphs = g_array_new (FALSE, FALSE, sizeof (ScreenGlyph));
+      sg->simple = screen_glyphs_fill (sg, layout);
+      g_object_set_qdata_full (G_OBJECT (layout), screen_glyphs_quark (), sg,
+                               screen_glyphs_free);
+    }
+  return sg;
+}
+
+/* Shows @layout's glyphs with its top-left corner at the current point,
+ * in @cr's source, as pango_cairo_show_layout() would, but as glyphs
+ * only (no text or clusters with them), without pango's renderer, and
+ * without a save and a restore (the scaled font stays set for the next
+ * label).  FALSE when the layout is not simple: nothing was drawn. */
+static gboolean
+show_screen_glyphs (cairo_t     *cr,
+                    PangoLayout *layout)
+{
+  ScreenGlyphs *sg = screen_glyphs_get (layout);
+  cairo_glyph_t stack[96];
+  cairo_glyph_t *out;
+  double x0, y0;
+
+  if (!sg->simple)
+    return FALSE;
+  if (sg->glyphs->len == 0)
+    return TRUE;
+
+  /* where pango starts: the current point, as cairo keeps it */
+  cairo_get_current_point (cr, &x0, &y0);
+  out = sg->glyphs->len <= G_N_ELEMENTS (stack) ? stack : g_new (cairo_glyph_t, sg->glyphs->len);
+  for (guint r = 0; r < sg->runs->len; r++)
+    {
+      const ScreenRun *run = &g_array_index (sg->runs, ScreenRun, r);
+      double base_x = x0 + (double) run->x / PANGO_SCALE;
+      double base_y = y0 + (double) run->y / PANGO_SCALE;
+
+      for (guint i = 0; i < run->n; i++)
+        {
+          const ScreenGlyph *glyph = &g_array_index (sg->glyphs, ScreenGlyph, run->first + i);
+          cairo_glyph_t *g = &out[run->first + i];
+
+          g->index = glyph->index;
+          g->x = base_x + (double) glyph->x / PANGO_SCALE;
+          g->y = glyph->y == 0 ? base_y : base_y + (double) glyph->y / PANGO_SCALE;
+        }
+      cairo_set_scaled_font (cr, run->font);
+      cairo_show_glyphs (cr, out + run->first, run->n);
+    }
+  if (out != stack)
+    g_free (out);
+  return TRUE;
+}
+
 /* Shows @layout with its top-left corner at (x, y): as glyphs, or into
  * the sink attached to @cr. */
 static void
@@ -825,12 +1033,36 @@ show_layout (cairo_t            *cr,
              double              box_width)
 {
   HrChartTextSink *sink = cairo_get_user_data (cr, &sink_key);
+  DrawContext *d;
 
   if (sink != NULL)
     {
       sink_layout (sink, cr, style, layout, color, x, y, align, box_width);
       return;
     }
+
+  d = cairo_get_user_data (cr, &context_key);
+  if (d != NULL && d->for_screen)
+    {
+      cairo_pattern_t *source = cairo_pattern_reference (cairo_get_source (cr));
+      gboolean shown;
+
+      /* the source as it was after, as cairo_restore() would leave it */
+      hr_chart_set_color (cr, color);
+      cairo_move_to (cr, x, y);
+      shown = show_screen_glyphs (cr, layout);
+      cairo_set_source (cr, source);
+      cairo_pattern_destroy (source);
+      cairo_new_path (cr);
+      if (shown)
+        {
+          d->cache->glyph_draws++;
+          return;
+        }
+    }
+  if (d != NULL && d->cache != NULL)
+    d->cache->pango_draws++;
+
   cairo_save (cr);
   hr_chart_set_color (cr, color);
   cairo_move_to (cr, x, y);
@@ -839,13 +1071,6 @@ show_layout (cairo_t            *cr,
   /* showing text leaves a current point behind */
   cairo_new_path (cr);
 }
-
-static const cairo_user_data_key_t context_key;
-
-typedef struct {
-  PangoContext *context;
-  gboolean      follows_cr;   /* made for @cr: follows its transformation */
-} DrawContext;
 
 static void
 draw_context_free (gpointer data)
@@ -856,18 +1081,34 @@ draw_context_free (gpointer data)
   g_free (d);
 }
 
+static void
+draw_with (cairo_t      *cr,
+           PangoContext *context,
+           gboolean      for_screen)
+{
+  DrawContext *d = g_new0 (DrawContext, 1);
+
+  d->context = g_object_ref (context);
+  d->for_screen = for_screen;
+  d->cache = text_cache_get (context);
+  if (cairo_set_user_data (cr, &context_key, d, draw_context_free) != CAIRO_STATUS_SUCCESS)
+    draw_context_free (d);
+}
+
 void
 hr_chart_text_draw_with (cairo_t      *cr,
                          PangoContext *context)
 {
-  DrawContext *d;
-
   g_return_if_fail (cr != NULL && PANGO_IS_CONTEXT (context));
+  draw_with (cr, context, FALSE);
+}
 
-  d = g_new0 (DrawContext, 1);
-  d->context = g_object_ref (context);
-  if (cairo_set_user_data (cr, &context_key, d, draw_context_free) != CAIRO_STATUS_SUCCESS)
-    draw_context_free (d);
+void
+hr_chart_text_draw_for_screen (cairo_t      *cr,
+                               PangoContext *context)
+{
+  g_return_if_fail (cr != NULL && PANGO_IS_CONTEXT (context));
+  draw_with (cr, context, TRUE);
 }
 
 /* A layout for @cr: text from pango-cairo, as pango_cairo_create_layout()

@@ -23,9 +23,17 @@ PangoContext *hr_chart_pango_context_new   (void);
 /* Makes @cr's text match what hr_chart_pango_context_new() measured. */
 void          hr_chart_prepare_cairo       (cairo_t            *cr);
 /* Draws @cr's text with @context, the one the layout step measured with
- * (hr_chart_type_draw() does this): its fonts are loaded already. */
+ * (hr_chart_type_draw() does this): its fonts are loaded already, and a
+ * text drawn with it before is not shaped again. */
 void          hr_chart_text_draw_with      (cairo_t            *cr,
                                             PangoContext       *context);
+/* The same for a screen (a widget's snapshot), where no one selects or
+ * searches the text: labels are drawn as their glyphs alone, straight
+ * from the layouts shaped before, at the positions pango gives them, so
+ * the pixels are those hr_chart_text_draw_with() gives, for less work.
+ * Exports keep their text (PDF and SVG carry it) and use the other. */
+void          hr_chart_text_draw_for_screen (cairo_t           *cr,
+                                             PangoContext      *context);
 
 PangoLayout  *hr_chart_text_layout         (PangoContext       *context,
                                             const HrChartStyle *style,
@@ -51,6 +59,8 @@ typedef struct {
   guint layout_hits;
   guint layout_misses;     /* texts shaped to be drawn */
   guint n_layouts;
+  guint glyph_draws;       /* labels drawn as glyphs (for a screen) */
+  guint pango_draws;       /* labels drawn by pango with @context */
 } HrChartTextCacheStats;
 
 void          hr_chart_text_cache_get_stats (PangoContext          *context,

@@ -307,7 +307,7 @@ window_changes (const char *path,
 
           start = g_get_monotonic_time ();
           hr_chart_prepare_cairo (cr);
-          hr_chart_text_draw_with (cr, contexts[k]);
+          hr_chart_text_draw_for_screen (cr, contexts[k]);
           type->render (layout, data, style, cr);
           cairo_destroy (cr);
           rendered += g_get_monotonic_time () - start;
@@ -336,9 +336,10 @@ window_changes (const char *path,
       HrChartTextCacheStats stats;
 
       hr_chart_text_cache_get_stats (contexts[k], &stats);
-      printf ("  %-8s text cache: sizes %u hits, %u measured; layouts %u hits, %u shaped\n",
+      printf ("  %-8s text cache: sizes %u hits, %u measured; layouts %u hits, %u shaped; "
+              "%u drawn as glyphs, %u by pango\n",
               names[k], stats.size_hits, stats.size_misses, stats.layout_hits,
-              stats.layout_misses);
+              stats.layout_misses, stats.glyph_draws, stats.pango_draws);
       g_object_unref (contexts[k]);
     }
 }
