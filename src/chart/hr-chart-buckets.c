@@ -661,18 +661,131 @@ typedef enum {
   SEGMENTS_INSIDE_ONLY, /* inside where they fit (the legend names the rest) */
 } SegmentLevel;
 
-static gboolean
-fits_inside (Builder           *b,
-             const HrBucketBar *bar,
-             guint              bucket,
-             double             bar_w)
-{
-  g_autofree char *size = hr_chart_format_bytes (bar->bytes[bucket]);
-  double h = bar->bytes[bucket] / b->layout->y_max * b->layout->plot.height;
-  double w, th;
+/* The texts a bar's layout weighs, each made and measured once: the
+ * layout tries up to twelve ways of fitting its slot, every one with the
+ * same sizes, names and verdicts. */
+typedef struct {
+  char   *text;
+  double  width;      /* on one line */
+} Measured;
 
-  hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, size, 0, &w, &th);
-  return w + 4 * b->s <= bar_w && th + 1 <= h;
+typedef struct {
+  Builder           *b;
+  const HrBucketBar *bar;
+  GPtrArray         *cards;
+  Measured          *names;                           /* [card][NameForm] */
+  Measured          *details;                         /* [card][brief] */
+  Measured           segments[HR_N_BUCKETS + 1][3];   /* [bucket][level] */
+  Measured           sizes[HR_N_BUCKETS];             /* inside the segment */
+  double             size_heights[HR_N_BUCKETS];
+} BarTexts;
+
+static void
+bar_texts_init (BarTexts          *t,
+                Builder           *b,
+                const HrBucketBar *bar,
+                GPtrArray         *cards)
+{
+  *t = (BarTexts) { b, bar, cards, g_new0 (Measured, cards->len * 3),
+                    g_new0 (Measured, cards->len * 2) };
+}
+
+static void
+bar_texts_clear (BarTexts *t)
+{
+  for (guint c = 0; c < t->cards->len * 3; c++)
+    g_free (t->names[c].text);
+  for (guint c = 0; c < t->cards->len * 2; c++)
+    g_free (t->details[c].text);
+  for (guint i = 0; i <= HR_N_BUCKETS; i++)
+    for (guint level = 0; level < 3; level++)
+      g_free (t->segments[i][level].text);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    g_free (t->sizes[i].text);
+  g_free (t->names);
+  g_free (t->details);
+}
+
+static const Measured *
+measured (Builder     *b,
+          Measured    *m,
+          char        *text,
+          HrChartFont  font)
+{
+  if (m->text == NULL)
+    {
+      m->text = text;
+      hr_chart_text_size (b->context, b->style, font, m->text, 0, &m->width, NULL);
+    }
+  else
+    g_free (text);
+  return m;
+}
+
+static const Measured *
+bar_card_names (BarTexts *t,
+                guint     card,
+                NameForm  form)
+{
+  Measured *m = &t->names[card * 3 + form];
+
+  return m->text != NULL ? m : measured (t->b, m, card_names (t->b->data,
+                                                              g_ptr_array_index (t->cards, card),
+                                                              form),
+                                         HR_CHART_FONT_SMALL_BOLD);
+}
+
+static const Measured *
+bar_card_detail (BarTexts *t,
+                 guint     card,
+                 gboolean  brief)
+{
+  Measured *m = &t->details[card * 2 + (brief ? 1 : 0)];
+
+  return m->text != NULL ? m : measured (t->b, m, card_detail (t->b->data,
+                                                               g_ptr_array_index (t->cards, card),
+                                                               brief),
+                                         HR_CHART_FONT_SMALL);
+}
+
+/* A segment's text beside the bar (HR_N_BUCKETS: the unattributed part). */
+static const Measured *
+bar_segment_text (BarTexts *t,
+                  guint     bucket,
+                  guint     level)
+{
+  Measured *m = &t->segments[bucket][MIN (level, 2)];
+
+  return m->text != NULL ? m : measured (t->b, m, segment_text (t->bar, bucket, MIN (level, 2)),
+                                         HR_CHART_FONT_SMALL);
+}
+
+/* A segment's size, as it is written inside the segment. */
+static const Measured *
+bar_segment_size (BarTexts *t,
+                  guint     bucket)
+{
+  Measured *m = &t->sizes[bucket];
+
+  if (m->text == NULL)
+    {
+      m->text = hr_chart_format_bytes (t->bar->bytes[bucket]);
+      hr_chart_text_size (t->b->context, t->b->style, HR_CHART_FONT_SMALL, m->text, 0,
+                          &m->width, &t->size_heights[bucket]);
+    }
+  return m;
+}
+
+static gboolean
+fits_inside (BarTexts *t,
+             guint     bucket,
+             double    bar_w)
+{
+  Builder *b = t->b;
+  double h = t->bar->bytes[bucket] / b->layout->y_max * b->layout->plot.height;
+  const Measured *size = bar_segment_size (t, bucket);
+
+  return size->width + 4 * b->s <= bar_w && t->size_heights[bucket] + 1 <= h;
 }
 
 /* Whether a measured bar's unattributed part has a label beside the bar
@@ -686,55 +799,35 @@ has_unattributed (const HrBucketBar *bar,
 
 /* The width the segments' column needs at @level. */
 static double
-segments_need (Builder           *b,
-               const HrBucketBar *bar,
-               SegmentLevel       level,
-               double             bar_w)
+segments_need (BarTexts     *t,
+               SegmentLevel  level,
+               double        bar_w)
 {
+  const HrBucketBar *bar = t->bar;
   double need = 0;
 
   if (level == SEGMENTS_INSIDE_ONLY)
     return 0;
   for (guint i = 0; i < HR_N_BUCKETS; i++)
-    if (bar->bytes[i] > 0 && !(level == SEGMENTS_INSIDE && fits_inside (b, bar, i, bar_w)))
-      {
-        g_autofree char *text = segment_text (bar, i, MIN (level, 2));
-        double w;
-
-        hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, text, 0, &w, NULL);
-        need = MAX (need, w);
-      }
+    if (bar->bytes[i] > 0 && !(level == SEGMENTS_INSIDE && fits_inside (t, i, bar_w)))
+      need = MAX (need, bar_segment_text (t, i, level)->width);
   if (has_unattributed (bar, level))
-    {
-      g_autofree char *text = segment_text (bar, HR_N_BUCKETS, MIN (level, 2));
-      double w;
-
-      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, text, 0, &w, NULL);
-      need = MAX (need, w);
-    }
+    need = MAX (need, bar_segment_text (t, HR_N_BUCKETS, level)->width);
   return need;
 }
 
 /* The width the cards' column needs, their names in full or short, their
  * verdict brief or whole. */
 static double
-cards_need (Builder   *b,
-            GPtrArray *cards,
-            NameForm   form,
-            gboolean   brief)
+cards_need (BarTexts *t,
+            NameForm  form,
+            gboolean  brief)
 {
-  double need = 0, lead = (SWATCH_WIDTH + SWATCH_GAP) * b->s;
+  double need = 0, lead = (SWATCH_WIDTH + SWATCH_GAP) * t->b->s;
 
-  for (guint c = 0; c < cards->len; c++)
-    {
-      g_autofree char *names = card_names (b->data, g_ptr_array_index (cards, c), form);
-      g_autofree char *detail = card_detail (b->data, g_ptr_array_index (cards, c), brief);
-      double wn, wd;
-
-      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL_BOLD, names, 0, &wn, NULL);
-      hr_chart_text_size (b->context, b->style, HR_CHART_FONT_SMALL, detail, 0, &wd, NULL);
-      need = MAX (need, lead + MAX (wn, wd));
-    }
+  for (guint c = 0; c < t->cards->len; c++)
+    need = MAX (need, lead + MAX (bar_card_names (t, c, form)->width,
+                                  bar_card_detail (t, c, brief)->width));
   return need;
 }
 
@@ -804,13 +897,19 @@ slot_is_narrow (Builder   *b,
                 double     slot_width)
 {
   g_autoptr(GPtrArray) cards = group_cards (b->data, members);
+  const HrBucketBar *bar = g_ptr_array_index (b->data->bars, g_array_index (members, guint, 0));
   double s = b->s;
   double bar_w = CLAMP (slot_width * 0.3, BAR_MIN_WIDTH * s, BAR_MAX_WIDTH * s);
+  BarTexts texts;
+  gboolean narrow;
 
   if (cards->len == 0)
     return FALSE;
-  return bar_w + (RANGE_WIDTH + RANGE_GAP) * s + LABEL_GAP * s +
-         cards_need (b, cards, NAMES_STACKED, TRUE) > slot_width - 2 * s;
+  bar_texts_init (&texts, b, bar, cards);
+  narrow = bar_w + (RANGE_WIDTH + RANGE_GAP) * s + LABEL_GAP * s +
+           cards_need (&texts, NAMES_STACKED, TRUE) > slot_width - 2 * s;
+  bar_texts_clear (&texts);
+  return narrow;
 }
 
 /* The height of a narrow slot's cards under the plot. */
@@ -867,7 +966,9 @@ layout_bar (Builder      *b,
   gboolean found = FALSE;
   Block left[HR_N_BUCKETS + 1], right[16 + 1];
   guint n_left = 0, n_right = 0;
+  BarTexts said;
 
+  bar_texts_init (&said, b, bar, cards);
   bl.members = g_array_ref (members);
   bl.cards = g_array_new (FALSE, TRUE, sizeof (HrBucketCardLine));
   g_array_set_clear_func (bl.cards, card_line_clear);
@@ -883,9 +984,9 @@ layout_bar (Builder      *b,
       /* beside several bars, the legend names the segments: sizes only */
       level = (SegmentLevel) MAX (attempt / 3, several ? SEGMENTS_INSIDE : SEGMENTS_NAMED);
       /* a narrow slot's cards go under the plot */
-      right_w = cards->len > 0 && !narrow ? cards_need (b, cards, form, TRUE) : 0;
+      right_w = cards->len > 0 && !narrow ? cards_need (&said, form, TRUE) : 0;
       bar_w = CLAMP (slot_width * 0.3, min_bar, BAR_MAX_WIDTH * s);
-      left_w = segments_need (b, bar, level, bar_w);
+      left_w = segments_need (&said, level, bar_w);
       /* beside several bars, a column of sizes wider than a third of the
        * slot crowds more than it says */
       if (several && left_w + gap > slot_width / 3)
@@ -922,7 +1023,7 @@ layout_bar (Builder      *b,
     /* room to spare: the verdicts in full, then a wider bar */
     if (spare > 0 && right_w > 0)
       {
-        double whole = cards_need (b, cards, form, FALSE);
+        double whole = cards_need (&said, form, FALSE);
         double more = MIN (spare, MAX (0, whole - right_w));
 
         right_w += more;
@@ -966,13 +1067,12 @@ layout_bar (Builder      *b,
       if (bar->bytes[i] <= 0)
         continue;
 
-      if (level >= SEGMENTS_INSIDE && fits_inside (b, bar, i, bar_w))
+      if (level >= SEGMENTS_INSIDE && fits_inside (&said, i, bar_w))
         {
-          g_autofree char *size = hr_chart_format_bytes (bar->bytes[i]);
-          double th;
+          double th = said.size_heights[i];
 
-          hr_chart_text_size (b->context, style, HR_CHART_FONT_SMALL, size, 0, NULL, &th);
-          bl.segment_labels[i] = hr_chart_label_new (b->context, style, g_steal_pointer (&size),
+          bl.segment_labels[i] = hr_chart_label_new (b->context, style,
+                                                     g_strdup (bar_segment_size (&said, i)->text),
                                                      HR_CHART_FONT_SMALL, HR_TEXT_ON_FILL,
                                                      HR_ALIGN_CENTER, 0, bar_x + bar_w / 2,
                                                      y + h / 2 - th / 2);
@@ -980,7 +1080,7 @@ layout_bar (Builder      *b,
         }
       else if (level < SEGMENTS_INSIDE_ONLY && left_w > 0)
         {
-          g_autofree char *text = segment_text (bar, i, MIN (level, 2));
+          const char *text = bar_segment_text (&said, i, level)->text;
 
           bl.segment_labels[i] = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
                                                 HR_TEXT_FOREGROUND, HR_ALIGN_END, left_w);
@@ -999,7 +1099,7 @@ layout_bar (Builder      *b,
       bl.unattributed = (HrRect) { bar_x, y, bar_w, h };
       if (has_unattributed (bar, level) && left_w > 0)
         {
-          g_autofree char *text = segment_text (bar, HR_N_BUCKETS, MIN (level, 2));
+          const char *text = bar_segment_text (&said, HR_N_BUCKETS, level)->text;
 
           bl.unattributed_label = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
                                                  HR_TEXT_MUTED, HR_ALIGN_END, left_w);
@@ -1038,9 +1138,8 @@ layout_bar (Builder      *b,
       GArray *group = g_ptr_array_index (cards, c);
       const HrBucketBar *card = g_ptr_array_index (b->data->bars, g_array_index (group, guint, 0));
       HrBucketCardLine line = { 0 };
-      g_autofree char *names = card_names (b->data, group, form);
-      g_autofree char *detail = card_detail (b->data, group, FALSE);
-      double wd;
+      const Measured *names = bar_card_names (&said, c, form);
+      const Measured *detail = bar_card_detail (&said, c, FALSE);
 
       line.bars = g_array_ref (group);
       line.series = card->series;
@@ -1054,27 +1153,21 @@ layout_bar (Builder      *b,
 
           /* across the bar and its bracket, the names under the plot */
           line.x_end = bar_x + bar_w + range_w + 4 * s;
-          g_free (names);
-          names = card_names (b->data, group, NAMES_STACKED);
-          g_free (detail);
-          detail = card_detail (b->data, group, TRUE);
-          line.label = wrapped_label (b->context, style, names, HR_CHART_FONT_SMALL_BOLD,
+          names = bar_card_names (&said, c, NAMES_STACKED);
+          detail = bar_card_detail (&said, c, TRUE);
+          line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
                                       HR_TEXT_FOREGROUND, HR_ALIGN_START, room);
-          line.detail = wrapped_label (b->context, style, detail, HR_CHART_FONT_SMALL,
+          line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
                                        card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
                                        room);
           g_array_append_val (bl.cards, line);
           continue;
         }
-      line.label = wrapped_label (b->context, style, names, HR_CHART_FONT_SMALL_BOLD,
+      line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
                                   HR_TEXT_FOREGROUND, HR_ALIGN_START, right_w - lead);
-      hr_chart_text_size (b->context, style, HR_CHART_FONT_SMALL, detail, 0, &wd, NULL);
-      if (wd > right_w - lead)
-        {
-          g_free (detail);
-          detail = card_detail (b->data, group, TRUE);
-        }
-      line.detail = wrapped_label (b->context, style, detail, HR_CHART_FONT_SMALL,
+      if (detail->width > right_w - lead)
+        detail = bar_card_detail (&said, c, TRUE);
+      line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
                                    card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
                                    right_w - lead);
       g_array_append_val (bl.cards, line);
@@ -1300,6 +1393,7 @@ layout_bar (Builder      *b,
   }
 
   g_array_append_val (layout->bars, bl);
+  bar_texts_clear (&said);
 }
 
 HrBucketChartLayout *
