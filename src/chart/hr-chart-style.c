@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hr-chart-style.h"
+#include "hr-chart-text.h"
 
 const HrEnumName hr_chart_theme_names[] = {
   { HR_CHART_THEME_LIGHT, "light" },
@@ -451,17 +452,29 @@ hr_chart_fill_pattern (cairo_t            *cr,
       break;
 
     case HR_PATTERN_DOTS:
-      for (double y = floor (y1 / spacing) * spacing + spacing / 2; y <= y2; y += spacing)
-        {
-          double offset = fmod (fabs (y / spacing), 2.0) < 1.0 ? 0 : spacing / 2;
+      {
+        /* a dot is an arc of four curves: a screen's render keeps the
+         * dots of a segment that keeps its place from one render to the
+         * next (most do), and appends them again */
+        const double key[] = { HR_PATTERN_DOTS, spacing, x1, y1, x2, y2,
+                               cairo_get_tolerance (cr) };
 
-          for (double x = floor (x1 / spacing) * spacing + offset; x <= x2; x += spacing)
-            {
-              cairo_new_sub_path (cr);
-              cairo_arc (cr, x, y, 1.1, 0, 2 * G_PI);
-            }
-        }
-      cairo_fill (cr);
+        if (!hr_chart_path_replay (cr, key, sizeof key))
+          {
+            for (double y = floor (y1 / spacing) * spacing + spacing / 2; y <= y2; y += spacing)
+              {
+                double offset = fmod (fabs (y / spacing), 2.0) < 1.0 ? 0 : spacing / 2;
+
+                for (double x = floor (x1 / spacing) * spacing + offset; x <= x2; x += spacing)
+                  {
+                    cairo_new_sub_path (cr);
+                    cairo_arc (cr, x, y, 1.1, 0, 2 * G_PI);
+                  }
+              }
+            hr_chart_path_keep (cr, key, sizeof key);
+          }
+        cairo_fill (cr);
+      }
       break;
 
     case HR_PATTERN_SOLID:

@@ -163,6 +163,8 @@ hr_chart_text_layout (PangoContext       *context,
 /* A chart draws a few dozen labels, the advisor's a few hundred; a
  * layout of a label is one or two KiB. */
 #define TEXT_CACHE_LAYOUTS 512
+/* Paths a screen's render kept (hr_chart_path_keep()): a few per chart. */
+#define TEXT_CACHE_PATHS   64
 
 static GQuark
 text_cache_quark (void)
@@ -210,6 +212,7 @@ typedef struct {
   Lru   layouts;       /* PangoLayout */
   guint glyph_draws;   /* layouts drawn as glyphs (for a screen) */
   guint pango_draws;   /* and by pango */
+  Lru   paths;         /* cairo_path_t, for a screen */
 } TextCache;
 
 typedef struct {
@@ -320,6 +323,7 @@ text_cache_free (gpointer data)
 
   lru_destroy (&cache->sizes);
   lru_destroy (&cache->layouts);
+  lru_destroy (&cache->paths);
   g_free (cache);
 }
 
@@ -335,6 +339,7 @@ text_cache_get (PangoContext *context)
       cache = g_new0 (TextCache, 1);
       lru_init (&cache->sizes, TEXT_CACHE_SIZES, g_free);
       lru_init (&cache->layouts, TEXT_CACHE_LAYOUTS, g_object_unref);
+      lru_init (&cache->paths, TEXT_CACHE_PATHS, (GDestroyNotify) cairo_path_destroy);
       cache->serial = serial;
       g_object_set_qdata_full (G_OBJECT (context), text_cache_quark (), cache, text_cache_free);
     }
@@ -342,6 +347,7 @@ text_cache_get (PangoContext *context)
     {
       lru_clear (&cache->sizes);
       lru_clear (&cache->layouts);
+      lru_clear (&cache->paths);
       cache->serial = serial;
     }
   return cache;
@@ -499,6 +505,8 @@ hr_chart_text_cache_get_stats (PangoContext            *context,
   stats->n_layouts = cache->layouts.order.length;
   stats->glyph_draws = cache->glyph_draws;
   stats->pango_draws = cache->pango_draws;
+  stats->path_hits = cache->paths.hits;
+  stats->path_misses = cache->paths.misses;
 }
 
 void
@@ -1127,6 +1135,94 @@ hr_chart_text_draw_for_screen (cairo_t      *cr,
 {
   g_return_if_fail (cr != NULL && PANGO_IS_CONTEXT (context));
   draw_with (cr, context, TRUE);
+}
+
+/* ---- paths kept for a screen ---- */
+
+/* @cr's cache when it draws for a screen in user space as its surface's
+ * (no transformation: a path copied and appended there comes back point
+ * for point, cairo keeping points in 24.8 fixed point either way). */
+static TextCache *
+screen_paths (cairo_t *cr)
+{
+  DrawContext *d = cairo_get_user_data (cr, &context_key);
+  cairo_matrix_t matrix;
+
+  if (d == NULL || !d->for_screen || d->cache == NULL)
+    return NULL;
+  cairo_get_matrix (cr, &matrix);
+  if (matrix.xx != 1 || matrix.yy != 1 || matrix.xy != 0 || matrix.yx != 0 ||
+      matrix.x0 != 0 || matrix.y0 != 0)
+    return NULL;
+  return d->cache;
+}
+
+static const TextKey *
+path_key_make (KeyBuffer     *buffer,
+               gconstpointer  key,
+               gsize          key_len)
+{
+  TextKey *out;
+
+  if (sizeof (TextKey) + key_len <= sizeof buffer->local)
+    out = &buffer->local.key;
+  else
+    out = g_malloc (sizeof (TextKey) + key_len);
+  buffer->key = out;
+  out->len = key_len;
+  memcpy (out->bytes, key, key_len);
+  out->hash = hash_bytes (out->bytes, out->len);
+  return out;
+}
+
+gboolean
+hr_chart_path_replay (cairo_t       *cr,
+                      gconstpointer  key,
+                      gsize          key_len)
+{
+  TextCache *cache;
+  KeyBuffer buffer;
+  cairo_path_t *path;
+
+  g_return_val_if_fail (cr != NULL && key != NULL, FALSE);
+
+  cache = screen_paths (cr);
+  if (cache == NULL)
+    return FALSE;
+  path = lru_lookup (&cache->paths, path_key_make (&buffer, key, key_len));
+  key_buffer_clear (&buffer);
+  if (path == NULL)
+    return FALSE;
+  cairo_append_path (cr, path);
+  return TRUE;
+}
+
+void
+hr_chart_path_keep (cairo_t       *cr,
+                    gconstpointer  key,
+                    gsize          key_len)
+{
+  TextCache *cache;
+  KeyBuffer buffer;
+  const TextKey *k;
+
+  g_return_if_fail (cr != NULL && key != NULL);
+
+  cache = screen_paths (cr);
+  if (cache == NULL)
+    return;
+  k = path_key_make (&buffer, key, key_len);
+  /* (a path kept already stays: the caller made the same again) */
+  if (g_hash_table_lookup (cache->paths.table, k) == NULL)
+    {
+      cairo_path_t *path = cairo_copy_path (cr);
+
+      if (path->status == CAIRO_STATUS_SUCCESS)
+        lru_insert (&cache->paths, k, path);
+      else
+        cairo_path_destroy (path);
+    }
+  key_buffer_clear (&buffer);
 }
 
 /* A layout for @cr: text from pango-cairo, as pango_cairo_create_layout()

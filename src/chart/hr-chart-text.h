@@ -35,6 +35,22 @@ void          hr_chart_text_draw_with      (cairo_t            *cr,
 void          hr_chart_text_draw_for_screen (cairo_t           *cr,
                                              PangoContext      *context);
 
+/* Paths a screen's renders share: while @cr draws for a screen
+ * (hr_chart_text_draw_for_screen()) with no transformation, the path
+ * @cr has when hr_chart_path_keep() is called is kept on the context
+ * under @key (bytes that say everything the path is made from), and
+ * hr_chart_path_replay() appends it to @cr's path: TRUE then, FALSE
+ * when there is none (make the path, then keep it).  Point for point
+ * the path made, for much less than making one of many arcs.  Drawing
+ * for an export, or transformed, nothing is kept and the path is made
+ * every time. */
+gboolean      hr_chart_path_replay         (cairo_t            *cr,
+                                            gconstpointer       key,
+                                            gsize               key_len);
+void          hr_chart_path_keep           (cairo_t            *cr,
+                                            gconstpointer       key,
+                                            gsize               key_len);
+
 PangoLayout  *hr_chart_text_layout         (PangoContext       *context,
                                             const HrChartStyle *style,
                                             HrChartFont         font,
@@ -61,6 +77,8 @@ typedef struct {
   guint n_layouts;
   guint glyph_draws;       /* labels drawn as glyphs (for a screen) */
   guint pango_draws;       /* labels drawn by pango with @context */
+  guint path_hits;         /* paths appended again (hr_chart_path_replay()) */
+  guint path_misses;
 } HrChartTextCacheStats;
 
 void          hr_chart_text_cache_get_stats (PangoContext          *context,

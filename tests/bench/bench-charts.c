@@ -337,9 +337,10 @@ window_changes (const char *path,
 
       hr_chart_text_cache_get_stats (contexts[k], &stats);
       printf ("  %-8s text cache: sizes %u hits, %u measured; layouts %u hits, %u shaped; "
-              "%u drawn as glyphs, %u by pango\n",
+              "%u drawn as glyphs, %u by pango; paths %u appended again, %u made\n",
               names[k], stats.size_hits, stats.size_misses, stats.layout_hits,
-              stats.layout_misses, stats.glyph_draws, stats.pango_draws);
+              stats.layout_misses, stats.glyph_draws, stats.pango_draws, stats.path_hits,
+              stats.path_misses);
       g_object_unref (contexts[k]);
     }
 }

@@ -3,7 +3,8 @@
  *
  * A layout step's context keeps the sizes it measured and the layouts it
  * drew (hr-chart-text.c); a chart view draws with it for the screen, as
- * glyphs straight from those layouts.  These tests draw every shipped
+ * glyphs straight from those layouts, and appends the paths of patterns
+ * it made before.  These tests draw every shipped
  * example's charts both ways and with fresh and used contexts, and ask
  * for the same pixels; they change the context under the caches, and
  * the catalog under the short names of cards, and ask for new answers.
@@ -297,11 +298,14 @@ test_screen_glyphs (void)
 
       hr_chart_text_cache_get_stats (kept[t], &stats);
       g_test_message ("theme %u: %u labels drawn as glyphs, %u by pango; layouts %u kept, "
-                      "%u reused, %u shaped", t, stats.glyph_draws, stats.pango_draws,
-                      stats.n_layouts, stats.layout_hits, stats.layout_misses);
-      /* the kept context drew most labels from layouts it had */
+                      "%u reused, %u shaped; paths %u appended again, %u made", t,
+                      stats.glyph_draws, stats.pango_draws, stats.n_layouts, stats.layout_hits,
+                      stats.layout_misses, stats.path_hits, stats.path_misses);
+      /* the kept context drew most labels from layouts it had, and the
+       * dots of segments that stayed from paths it had */
       g_assert_cmpuint (stats.glyph_draws, >, 1000);
       g_assert_cmpuint (stats.layout_hits, >, stats.layout_misses);
+      g_assert_cmpuint (stats.path_hits, >, 0);
       g_object_unref (kept[t]);
     }
   g_test_message ("%u charts compared", compared);
