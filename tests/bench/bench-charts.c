@@ -8,10 +8,10 @@
  * the layout, the render, and the PNG, with Headroom's writer and with
  * cairo's (libpng's) for comparison.  Last, what one change of the
  * micro-batch costs the window's two charts, as HrChartView spends it:
- * making the data from the analysis, laying out with the view's own
- * PangoContext (kept from change to change), and rendering into a
- * recording surface as gtk_snapshot_append_cairo() does, with that
- * context.  Run with `meson test --benchmark`; it never fails on speed.
+ * making the data (and its summary) from the analysis, laying out with
+ * the view's own PangoContext (kept from change to change), and
+ * rendering into a recording surface as gtk_snapshot_append_cairo()
+ * does, with that context, for the screen.  Run with `meson test --benchmark`; it never fails on speed.
  *
  *   bench-charts [--export SCENARIO GPU,GPU… RUNS]  (the export alone, for
  *                tests/bench/export-vs-matplotlib.py: prints "export N ms")
@@ -299,6 +299,8 @@ window_changes (const char *path,
               start = g_get_monotonic_time ();
             }
           data = type->data_new (&source);
+          /* the view's accessible description, made as it takes the data */
+          g_free (type->summary (data));
           made += g_get_monotonic_time () - start;
 
           start = g_get_monotonic_time ();
@@ -327,10 +329,10 @@ window_changes (const char *path,
 
   printf ("one change of the micro-batch, both of the window's charts at %.0f×%.0f "
           "(%s, --gpus %s), medians of %u:\n", width, height, path, gpus, runs);
-  printf ("  the chart data from the analysis        %7.3f ms (and the analysis's sweep "
-          "%.3f ms)\n", median_ms (data_us), median_ms (sweep_us));
-  printf ("  layout, with the view's context          %7.3f ms\n", median_ms (layout_us));
-  printf ("  render into a recording surface          %7.3f ms\n", median_ms (render_us));
+  printf ("  the chart data and summaries     %7.3f ms (and the analysis's sweep %.3f ms)\n",
+          median_ms (data_us), median_ms (sweep_us));
+  printf ("  layout, with the view's context %7.3f ms\n", median_ms (layout_us));
+  printf ("  render into a recording surface %7.3f ms\n", median_ms (render_us));
   for (guint k = 0; k < G_N_ELEMENTS (names); k++)
     {
       HrChartTextCacheStats stats;
