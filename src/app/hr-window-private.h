@@ -131,6 +131,13 @@ HrUnit      _hr_window_display_unit         (HrWindow        *self);
 char       *_hr_window_format_bytes         (HrWindow        *self,
                                              double           bytes);
 void        _hr_window_list_box_clear       (GtkListBox      *list);
+/* A label's text and a widget's tooltip, left alone when they already
+ * read so: a new text lays the label out again, and a new tooltip asks
+ * the display where the pointer is (a round trip to the X server). */
+void        _hr_window_label_set_text       (GtkLabel        *label,
+                                             const char      *text);
+void        _hr_window_widget_set_tooltip   (GtkWidget       *widget,
+                                             const char      *text);
 GtkWidget  *_hr_window_text_row             (const char      *title,
                                              const char      *subtitle,
                                              const char      *suffix);

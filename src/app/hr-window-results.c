@@ -87,8 +87,7 @@ verdict_row_update (GtkWidget  *row,
 
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++, label = gtk_widget_get_next_sibling (label))
     {
-      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), texts[i] ? texts[i] : "") != 0)
-        gtk_label_set_text (GTK_LABEL (label), texts[i] ? texts[i] : "");
+      _hr_window_label_set_text (GTK_LABEL (label), texts[i]);
       gtk_widget_set_visible (label, texts[i] != NULL);
     }
   gtk_widget_set_visible (icon, icon_name != NULL);
@@ -217,7 +216,7 @@ refresh_knobs (HrWindow   *self,
       subtitle = g_string_free (text, FALSE);
       row = _hr_window_list_row (self->knobs_list, shown);
       _hr_window_text_row_update (row, knob->label, subtitle, suffix);
-      gtk_widget_set_tooltip_text (row, knob->source);
+      _hr_window_widget_set_tooltip (row, knob->source);
       /* The lever that fixes the scenario's own card says so. */
       _hr_window_text_row_set_badge (row, own != NULL && own->fix != NULL
                                           && g_str_equal (own->fix->id, knob->id)
@@ -231,7 +230,7 @@ refresh_knobs (HrWindow   *self,
       _hr_window_text_row_update (row, _("Nothing left to save"),
                                   _("Every lever Headroom knows is already in use."), NULL);
       _hr_window_text_row_set_badge (row, NULL);
-      gtk_widget_set_tooltip_text (row, NULL);
+      _hr_window_widget_set_tooltip (row, NULL);
       shown = 1;
     }
   _hr_window_list_trim (self->knobs_list, shown);
@@ -293,8 +292,7 @@ refresh_notes (HrWindow         *self,
           gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
         }
       label = gtk_list_box_row_get_child (row);
-      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), note) != 0)
-        gtk_label_set_text (GTK_LABEL (label), note);
+      _hr_window_label_set_text (GTK_LABEL (label), note);
     }
   _hr_window_list_trim (self->notes_list, est->notes->len);
   gtk_widget_set_visible (GTK_WIDGET (self->notes_list), est->notes->len > 0);
@@ -318,14 +316,6 @@ _hr_window_results_init (HrWindow *self)
 {
   g_signal_connect (self->levers_cost_button, "toggled", G_CALLBACK (on_lever_sort_toggled),
                     self);
-}
-
-static void
-set_label (GtkLabel   *label,
-           const char *text)
-{
-  if (g_strcmp0 (gtk_label_get_text (label), text) != 0)
-    gtk_label_set_text (label, text);
 }
 
 /* "Estimated: 9 lines derived from the scenario's numbers, 3 assumed". */
@@ -377,8 +367,8 @@ _hr_window_results_refresh (HrWindow *self)
   detail = g_strdup_printf (_("Likely range %s · allocated %s · reserved %s · "
                               "%s parameters, %s trained\n%s"),
                             range, alloc, reserved, params, trainable, basis);
-  set_label (self->peak_label, hr_analysis_get_headline (self->analysis));
-  set_label (self->peak_detail_label, detail);
+  _hr_window_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
+  _hr_window_label_set_text (self->peak_detail_label, detail);
 
   refresh_verdicts (self, provenance);
   refresh_charts (self);

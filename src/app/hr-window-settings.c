@@ -400,8 +400,8 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   GString *names = g_string_new (NULL);
   g_autofree char *title = NULL;
 
-  gtk_label_set_text (self->model_name_label, self->scenario->model->name);
-  gtk_label_set_text (self->model_info_label, info);
+  _hr_window_label_set_text (self->model_name_label, self->scenario->model->name);
+  _hr_window_label_set_text (self->model_info_label, info);
 
   for (guint i = 0; i < gpus->len; i++)
     {
@@ -414,10 +414,10 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u GPU", "%u GPUs", gpus->len),
                              gpus->len);
-  gtk_label_set_text (self->gpu_name_label, title);
-  gtk_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
-                                                           : _("Tick the cards to compare"));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->gpu_info_label), names->str);
+  _hr_window_label_set_text (self->gpu_name_label, title);
+  _hr_window_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
+                                                                  : _("Tick the cards to compare"));
+  _hr_window_widget_set_tooltip (GTK_WIDGET (self->gpu_info_label), names->str);
   g_string_free (names, TRUE);
 }
 

@@ -61,6 +61,24 @@ _hr_window_list_box_clear (GtkListBox *list)
     gtk_list_box_remove (list, child);
 }
 
+void
+_hr_window_label_set_text (GtkLabel   *label,
+                           const char *text)
+{
+  if (g_strcmp0 (gtk_label_get_text (label), text != NULL ? text : "") != 0)
+    gtk_label_set_text (label, text != NULL ? text : "");
+}
+
+void
+_hr_window_widget_set_tooltip (GtkWidget  *widget,
+                               const char *text)
+{
+  if (text != NULL && text[0] == '\0')
+    text = NULL;
+  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) != 0)
+    gtk_widget_set_tooltip_text (widget, text);
+}
+
 GtkWidget *
 _hr_window_text_row (const char *title,
                      const char *subtitle,
@@ -105,8 +123,7 @@ _hr_window_text_row_update (GtkWidget  *row,
 
   adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title != NULL ? title : "");
   adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle != NULL ? subtitle : "");
-  if (g_strcmp0 (gtk_label_get_text (label), suffix != NULL ? suffix : "") != 0)
-    gtk_label_set_text (label, suffix != NULL ? suffix : "");
+  _hr_window_label_set_text (label, suffix);
   if (gtk_widget_get_visible (GTK_WIDGET (label)) != (suffix != NULL))
     gtk_widget_set_visible (GTK_WIDGET (label), suffix != NULL);
 }
@@ -143,8 +160,8 @@ _hr_window_text_row_set_badge (GtkWidget  *row,
 {
   GtkLabel *badge = g_object_get_data (G_OBJECT (row), "hr-badge");
 
-  if (text != NULL && g_strcmp0 (gtk_label_get_text (badge), text) != 0)
-    gtk_label_set_text (badge, text);
+  if (text != NULL)
+    _hr_window_label_set_text (badge, text);
   if (gtk_widget_get_visible (GTK_WIDGET (badge)) != (text != NULL))
     gtk_widget_set_visible (GTK_WIDGET (badge), text != NULL);
 }
