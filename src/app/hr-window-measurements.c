@@ -106,7 +106,7 @@ add_snapshot_rows (HrWindow            *self,
                                 "estimate %s allocated, %s reserved"),
                               allocated, reserved, gap, est_alloc, est_reserved);
   }
-  adw_expander_row_add_row (row, _hr_window_text_row (title, detail, allocated));
+  adw_expander_row_add_row (row, hr_text_row_new (title, detail, allocated));
 
   for (guint b = 0; b < HR_SNAPSHOT_N_BUCKETS; b++)
     {
@@ -117,7 +117,7 @@ add_snapshot_rows (HrWindow            *self,
         {
           if (bar.bytes[b] == 0)
             continue;
-          adw_expander_row_add_row (row, _hr_window_text_row (_("Unattributed"),
+          adw_expander_row_add_row (row, hr_text_row_new (_("Unattributed"),
                                                               _("Measured: frames no rule puts "
                                                                 "in a bucket, or allocated "
                                                                 "before recording began"),
@@ -139,7 +139,7 @@ add_snapshot_rows (HrWindow            *self,
            * and its estimate, "Measured · estimate 1.68 GiB" */
           sub = g_strdup_printf (_("Measured · estimate %s"), predicted);
       }
-      adw_expander_row_add_row (row, _hr_window_text_row (hr_bucket_get_label (b), sub,
+      adw_expander_row_add_row (row, hr_text_row_new (hr_bucket_get_label (b), sub,
                                                           measured));
     }
 
@@ -162,7 +162,7 @@ add_snapshot_rows (HrWindow            *self,
                                               hr_snapshot_group_label (site->group),
                                               site->count);
 
-      adw_expander_row_add_row (row, _hr_window_text_row (where, sub, bytes));
+      adw_expander_row_add_row (row, hr_text_row_new (where, sub, bytes));
     }
 
   for (guint i = 0; dev->ooms != NULL && i < dev->ooms->len; i++)
@@ -174,7 +174,7 @@ add_snapshot_rows (HrWindow            *self,
       g_autofree char *sub = g_strdup_printf (_("Asked for %s with %s free on the card"),
                                               asked, left);
 
-      adw_expander_row_add_row (row, _hr_window_text_row (oom_title, sub, NULL));
+      adw_expander_row_add_row (row, hr_text_row_new (oom_title, sub, NULL));
     }
 }
 
@@ -267,12 +267,12 @@ measurement_row (HrWindow                    *self,
           }
           detail = g_string_free (sub, FALSE);
           adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
-                                    _hr_window_text_row (point_title, detail, NULL));
+                                    hr_text_row_new (point_title, detail, NULL));
         }
     }
   for (guint n = 0; n < measurement->notes->len; n++)
     adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
-                              _hr_window_text_row (g_ptr_array_index (measurement->notes, n),
+                              hr_text_row_new (g_ptr_array_index (measurement->notes, n),
                                                    NULL, NULL));
   return row;
 }

@@ -13,6 +13,7 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-text-row.h"
 #include "hr-window.h"
 
 G_BEGIN_DECLS
@@ -138,23 +139,8 @@ void        _hr_window_label_set_text       (GtkLabel        *label,
                                              const char      *text);
 void        _hr_window_widget_set_tooltip   (GtkWidget       *widget,
                                              const char      *text);
-GtkWidget  *_hr_window_text_row             (const char      *title,
-                                             const char      *subtitle,
-                                             const char      *suffix);
-/* Rows a refresh updates in place: a text row's texts (NULL hides the
- * suffix), its prefix icon (NULL hides it) and its badge; the row at
- * @index of @list, made when the list is shorter; and the list cut to @n
- * rows. */
-void        _hr_window_text_row_update      (GtkWidget       *row,
-                                             const char      *title,
-                                             const char      *subtitle,
-                                             const char      *suffix);
-void        _hr_window_text_row_set_icon    (GtkWidget       *row,
-                                             const char      *icon_name,
-                                             const char      *css_class,
-                                             const char      *description);
-void        _hr_window_text_row_set_badge   (GtkWidget       *row,
-                                             const char      *text);
+/* The row at @index of @list (an HrTextRow), made when the list is
+ * shorter; and the list cut to @n rows.  A refresh updates rows in place. */
 GtkWidget  *_hr_window_list_row             (GtkListBox      *list,
                                              guint            index);
 void        _hr_window_list_trim            (GtkListBox      *list,

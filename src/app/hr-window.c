@@ -80,93 +80,6 @@ _hr_window_widget_set_tooltip (GtkWidget  *widget,
 }
 
 GtkWidget *
-_hr_window_text_row (const char *title,
-                     const char *subtitle,
-                     const char *suffix)
-{
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *icon = gtk_image_new ();
-  GtkWidget *badge = gtk_label_new (NULL);
-
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
-  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 0);
-  /* A row of text is read, not used: the focus passes it by. */
-  gtk_widget_set_focusable (row, FALSE);
-
-  gtk_widget_add_css_class (label, "numeric");
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
-  gtk_widget_set_visible (icon, FALSE);
-  adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
-  gtk_widget_add_css_class (badge, "caption-heading");
-  gtk_widget_add_css_class (badge, "accent");
-  gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
-  gtk_widget_set_visible (badge, FALSE);
-  adw_action_row_add_prefix (ADW_ACTION_ROW (row), badge);
-  g_object_set_data (G_OBJECT (row), "hr-suffix", label);
-  g_object_set_data (G_OBJECT (row), "hr-icon", icon);
-  g_object_set_data (G_OBJECT (row), "hr-badge", badge);
-  _hr_window_text_row_update (row, title, subtitle, suffix);
-  return row;
-}
-
-/* Each setter leaves a widget alone when it already shows the value, so
- * a refresh that changes one number lays out one label. */
-void
-_hr_window_text_row_update (GtkWidget  *row,
-                            const char *title,
-                            const char *subtitle,
-                            const char *suffix)
-{
-  GtkLabel *label = g_object_get_data (G_OBJECT (row), "hr-suffix");
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title != NULL ? title : "");
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle != NULL ? subtitle : "");
-  _hr_window_label_set_text (label, suffix);
-  if (gtk_widget_get_visible (GTK_WIDGET (label)) != (suffix != NULL))
-    gtk_widget_set_visible (GTK_WIDGET (label), suffix != NULL);
-}
-
-void
-_hr_window_text_row_set_icon (GtkWidget  *row,
-                              const char *icon_name,
-                              const char *css_class,
-                              const char *description)
-{
-  GtkImage *icon = g_object_get_data (G_OBJECT (row), "hr-icon");
-  const char *old_class = g_object_get_data (G_OBJECT (icon), "hr-class");
-
-  gtk_widget_set_visible (GTK_WIDGET (icon), icon_name != NULL);
-  if (icon_name == NULL)
-    return;
-  if (g_strcmp0 (gtk_image_get_icon_name (icon), icon_name) != 0)
-    gtk_image_set_from_icon_name (icon, icon_name);
-  if (g_strcmp0 (old_class, css_class) != 0)
-    {
-      if (old_class != NULL)
-        gtk_widget_remove_css_class (GTK_WIDGET (icon), old_class);
-      if (css_class != NULL)
-        gtk_widget_add_css_class (GTK_WIDGET (icon), css_class);
-      g_object_set_data_full (G_OBJECT (icon), "hr-class", g_strdup (css_class), g_free);
-    }
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  description, -1);
-}
-
-void
-_hr_window_text_row_set_badge (GtkWidget  *row,
-                               const char *text)
-{
-  GtkLabel *badge = g_object_get_data (G_OBJECT (row), "hr-badge");
-
-  if (text != NULL)
-    _hr_window_label_set_text (badge, text);
-  if (gtk_widget_get_visible (GTK_WIDGET (badge)) != (text != NULL))
-    gtk_widget_set_visible (GTK_WIDGET (badge), text != NULL);
-}
-
-GtkWidget *
 _hr_window_list_row (GtkListBox *list,
                      guint       index)
 {
@@ -174,7 +87,7 @@ _hr_window_list_row (GtkListBox *list,
 
   if (row == NULL)
     {
-      GtkWidget *made = _hr_window_text_row (NULL, NULL, NULL);
+      GtkWidget *made = hr_text_row_new (NULL, NULL, NULL);
 
       gtk_list_box_append (list, made);
       return made;

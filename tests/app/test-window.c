@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "hr-export-dialog.h"
+#include "hr-text-row.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -615,6 +616,63 @@ test_repaint (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A column of wrapping labels gives the same width at any height (a
+ * horizontal box asks for it at its own height), stacks its shown
+ * children, and a text row shows what it was last given. */
+static void
+test_text_column (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *column = hr_text_column_new (3);
+  GtkWidget *labels[3];
+  const char *text = "Fits with 6.90 GiB to spare at micro-batch 6; largest micro-batch 9, "
+                     "with the optimizer state on the CPU";
+  int min = 0, nat = 0, min_at = 0, nat_at = 0, height = 0, sum = 0;
+  GtkWidget *row;
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      labels[i] = gtk_label_new (text);
+      gtk_label_set_wrap (GTK_LABEL (labels[i]), TRUE);
+      gtk_label_set_width_chars (GTK_LABEL (labels[i]), 20);
+      hr_text_column_append (HR_TEXT_COLUMN (column), labels[i]);
+    }
+  gtk_widget_set_visible (labels[1], FALSE);
+  gtk_window_set_child (GTK_WINDOW (window), column);
+  gtk_window_present (GTK_WINDOW (window));
+  iterate ();
+
+  gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, 20, &min_at, &nat_at, NULL, NULL);
+  g_assert_cmpint (min, >, 0);
+  g_assert_cmpint (nat, >, min);
+  g_assert_cmpint (min_at, ==, min);
+  g_assert_cmpint (nat_at, ==, nat);
+
+  /* at a narrow width the text wraps: the two shown labels and one gap */
+  gtk_widget_measure (column, GTK_ORIENTATION_VERTICAL, min, NULL, &height, NULL, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      int h = 0;
+
+      if (i == 1)
+        continue;
+      gtk_widget_measure (labels[i], GTK_ORIENTATION_VERTICAL, min, NULL, &h, NULL, NULL);
+      sum += h;
+    }
+  g_assert_cmpint (height, ==, sum + 3);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  row = g_object_ref_sink (hr_text_row_new ("Activations", "derived", "1.80 GiB"));
+  g_assert_cmpstr (hr_text_row_get_title (HR_TEXT_ROW (row)), ==, "Activations");
+  g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (row)), ==, "derived");
+  g_assert_cmpstr (hr_text_row_get_suffix (HR_TEXT_ROW (row)), ==, "1.80 GiB");
+  hr_text_row_set_texts (HR_TEXT_ROW (row), "Overhead", NULL, NULL);
+  g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (row)), ==, "");
+  g_assert_null (hr_text_row_get_suffix (HR_TEXT_ROW (row)));
+  g_object_unref (row);
+}
+
 /* The bad-input corpus (tests/data/bad/expected.tsv) through the window's
  * open path: the same message as headroom-cli, and the scenario the user had
  * is untouched.  Files made at test time ('@' names) are left to the CLI's
@@ -826,6 +884,7 @@ main (int   argc,
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
   g_test_add_func ("/window/repaint", test_repaint);
+  g_test_add_func ("/window/text-column", test_text_column);
   g_test_add_func ("/window/undo-and-ask", test_undo_and_ask);
   g_test_add_func ("/window/recovery", test_recovery);
   g_test_add_func ("/window/start-page", test_start_page);
