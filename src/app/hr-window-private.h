@@ -68,6 +68,8 @@ struct _HrWindow
   guint64               serial;        /* the state shown */
   guint64               saved_serial;  /* the state last saved or opened */
   guint64               next_serial;
+  gint64                edit_start;    /* when the edit being made began */
+  HrUnit                unit;          /* the display-unit setting, read once */
   HrWindowThen          pending_then;  /* after "Save Changes?" */
   gpointer              pending_data;
   GDestroyNotify        pending_destroy;
@@ -123,6 +125,9 @@ struct _HrWindow
 
 /* hr-window.c */
 void        _hr_window_refresh              (HrWindow        *self);
+/* An edit's whole time, from its undo state to its refresh, for the
+ * window's counters. */
+void        _hr_window_count_edit           (HrWindow        *self);
 void        _hr_window_set_modified         (HrWindow        *self,
                                              gboolean         modified);
 void        _hr_window_show_error           (HrWindow        *self,

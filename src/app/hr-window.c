@@ -42,7 +42,15 @@ hr_window_counters_reset (void)
 HrUnit
 _hr_window_display_unit (HrWindow *self)
 {
-  return g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB : HR_UNIT_GIB;
+  return self->unit;
+}
+
+/* Kept, since every figure shown reads it. */
+static void
+read_display_unit (HrWindow *self)
+{
+  self->unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB
+                                                                          : HR_UNIT_GIB;
 }
 
 char *
@@ -216,6 +224,16 @@ _hr_window_refresh (HrWindow *self)
   _hr_window_refresh_title (self);
   counters.refreshes++;
   counters.refresh_us += g_get_monotonic_time () - start;
+}
+
+void
+_hr_window_count_edit (HrWindow *self)
+{
+  if (self->edit_start == 0)
+    return;
+  counters.edits++;
+  counters.edit_us += g_get_monotonic_time () - self->edit_start;
+  self->edit_start = 0;
 }
 
 void
@@ -614,6 +632,7 @@ hr_window_reload_catalog (HrWindow   *self,
 static void
 on_display_unit_changed (HrWindow *self)
 {
+  read_display_unit (self);
   _hr_window_refresh (self);
 }
 
@@ -776,6 +795,7 @@ hr_window_init (HrWindow *self)
 
   self->catalog = hr_catalog_get_default ();
   self->settings = g_settings_new (SCHEMA_ID);
+  read_display_unit (self);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
   self->verdicts = g_ptr_array_new_with_free_func (g_free);
   self->measurements = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
