@@ -137,9 +137,10 @@ HrUnit      _hr_window_display_unit         (HrWindow        *self);
 char       *_hr_window_format_bytes         (HrWindow        *self,
                                              double           bytes);
 void        _hr_window_list_box_clear       (GtkListBox      *list);
-/* A label's text and a widget's tooltip, left alone when they already
- * read so: a new text lays the label out again, and a new tooltip asks
- * the display where the pointer is (a round trip to the X server). */
+/* A label's text, left alone when it already reads so (a new text lays
+ * the label out again); and a widget's tooltip, kept and given when GTK
+ * asks for it (setting a tooltip asks the display where the pointer is, a
+ * round trip to the X server, every time). */
 void        _hr_window_label_set_text       (GtkLabel        *label,
                                              const char      *text);
 void        _hr_window_widget_set_tooltip   (GtkWidget       *widget,

@@ -77,14 +77,36 @@ _hr_window_label_set_text (GtkLabel   *label,
     gtk_label_set_text (label, text != NULL ? text : "");
 }
 
+static gboolean
+on_query_tooltip (GtkWidget  *widget,
+                  int         x,
+                  int         y,
+                  gboolean    keyboard_mode,
+                  GtkTooltip *tooltip,
+                  gpointer    user_data)
+{
+  const char *text = g_object_get_data (G_OBJECT (widget), "hr-tooltip");
+
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
 void
 _hr_window_widget_set_tooltip (GtkWidget  *widget,
                                const char *text)
 {
   if (text != NULL && text[0] == '\0')
     text = NULL;
-  if (g_strcmp0 (gtk_widget_get_tooltip_text (widget), text) != 0)
-    gtk_widget_set_tooltip_text (widget, text);
+  if (g_object_get_data (G_OBJECT (widget), "hr-tooltip-asked") == NULL)
+    {
+      g_signal_connect (widget, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
+      gtk_widget_set_has_tooltip (widget, TRUE);
+      g_object_set_data (G_OBJECT (widget), "hr-tooltip-asked", GINT_TO_POINTER (TRUE));
+    }
+  if (g_strcmp0 (g_object_get_data (G_OBJECT (widget), "hr-tooltip"), text) != 0)
+    g_object_set_data_full (G_OBJECT (widget), "hr-tooltip", g_strdup (text), g_free);
 }
 
 GtkWidget *

@@ -494,8 +494,45 @@ find_label (GtkWidget  *widget,
   return FALSE;
 }
 
+/* The main menu's Open Example submenu. */
+static GMenuModel *
+examples_menu (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget)
+      && gtk_menu_button_get_primary (GTK_MENU_BUTTON (widget)))
+    {
+      GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget));
+
+      for (int s = 0; s < g_menu_model_get_n_items (menu); s++)
+        {
+          g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, s,
+                                                                      G_MENU_LINK_SECTION);
+
+          for (int i = 0; section != NULL && i < g_menu_model_get_n_items (section); i++)
+            {
+              g_autofree char *label = NULL;
+
+              if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                   &label)
+                  && g_str_equal (label, "Open _Example"))
+                return g_menu_model_get_item_link (section, i, G_MENU_LINK_SUBMENU);
+            }
+        }
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GMenuModel *found = examples_menu (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* Run where no examples are installed (the build tree outside meson
- * devenv), the start page says so, where it looked, and offers Open. */
+ * devenv), the start page says so, where it looked, and offers Open;
+ * the Open Example submenu says there are none. */
 static void
 test_start_page_no_examples (void)
 {
@@ -516,6 +553,20 @@ test_start_page_no_examples (void)
   g_assert_false (find_label (GTK_WIDGET (window), "Each runs as its upstream project runs it"));
   /* Open is there, and works */
   g_assert_true (find_label (GTK_WIDGET (window), "Open…"));
+  {
+    g_autoptr(GMenuModel) menu = examples_menu (GTK_WIDGET (window));
+    g_autofree char *label = NULL;
+    g_autofree char *action = NULL;
+
+    g_assert_nonnull (menu);
+    g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 1);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                    &label));
+    g_assert_cmpstr (label, ==, "No Examples Installed");
+    /* no action: shown greyed out */
+    g_assert_false (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s",
+                                                     &action));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   g_rmdir (empty);
   g_setenv ("HEADROOM_EXAMPLES_DIR", saved, TRUE);
@@ -526,6 +577,16 @@ test_start_page_no_examples (void)
   iterate ();
   g_assert_true (find_label (GTK_WIDGET (window), "Start from one of the examples"));
   g_assert_false (find_label (GTK_WIDGET (window), "No examples were found"));
+  {
+    g_autoptr(GMenuModel) menu = examples_menu (GTK_WIDGET (window));
+    g_autofree char *action = NULL;
+
+    g_assert_nonnull (menu);
+    g_assert_cmpint (g_menu_model_get_n_items (menu), >, 1);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s",
+                                                    &action));
+    g_assert_cmpstr (action, ==, "win.open-file");
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
