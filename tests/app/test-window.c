@@ -801,6 +801,30 @@ test_bad_corpus (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first widget of @type under @widget whose preferences-row title
+ * is @title (any, when NULL). */
+static GtkWidget *
+find_row (GtkWidget  *widget,
+          GType       type,
+          const char *title)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type)
+      && (title == NULL
+          || (ADW_IS_PREFERENCES_ROW (widget)
+              && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)),
+                            title) == 0)))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_row (c, type, title);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 test_measurements (void)
 {
@@ -817,6 +841,8 @@ test_measurements (void)
   HrCurveChartData *data;
   g_auto(GStrv) before = NULL;
   g_auto(GStrv) after = NULL;
+  g_autofree char *point_detail = NULL;
+  GtkWidget *expander, *point;
   gint64 deadline;
 
   g_assert_true (hr_window_select_model (window, "smolvla"));
@@ -840,11 +866,27 @@ test_measurements (void)
   hr_window_set_use_calibration (window, TRUE);
   g_assert_false (hr_window_get_calibrated (window));
 
+  /* The measurement's row, opened, and its first point beside the
+   * estimate. */
+  expander = find_row (GTK_WIDGET (window), ADW_TYPE_EXPANDER_ROW, "probe-torch.csv");
+  g_assert_nonnull (expander);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (expander), TRUE);
+  point = find_row (expander, HR_TYPE_TEXT_ROW, NULL);
+  g_assert_nonnull (point);
+  g_assert_nonnull (strstr (hr_text_row_get_title (HR_TEXT_ROW (point)), "Micro-batch"));
+  point_detail = g_strdup (hr_text_row_get_subtitle (HR_TEXT_ROW (point)));
+
   /* In the measured precision, every card's verdict follows the
    * measurement. */
   adw_combo_row_set_selected (ADW_COMBO_ROW (hr_window_get_setting_row (window, "compute")),
                               hr_setting_choice_index (hr_setting_find ("compute"),
                                                        HR_COMPUTE_BF16_MIXED));
+  /* The same row, still open, its figures changed in place. */
+  g_assert_true (find_row (GTK_WIDGET (window), ADW_TYPE_EXPANDER_ROW, "probe-torch.csv")
+                 == expander);
+  g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (expander)));
+  g_assert_true (find_row (expander, HR_TYPE_TEXT_ROW, NULL) == point);
+  g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (point)), !=, point_detail);
   hr_window_set_use_calibration (window, FALSE);
   g_strfreev (before);
   before = hr_window_dup_verdicts (window);
