@@ -123,6 +123,7 @@ _hr_window_begin_edit (HrWindow   *self,
                          : NULL;
   gint64 now = g_get_monotonic_time ();
 
+  self->edit_start = now;
   g_ptr_array_set_size (self->redo_stack, 0);
   /* Another step of the same setting, straight after the last one and
    * with no save between: the edit goes on (its state before stays the
@@ -145,6 +146,7 @@ _hr_window_edited (HrWindow *self)
 {
   _hr_window_refresh (self);
   _hr_window_set_modified (self, self->serial != self->saved_serial);
+  _hr_window_count_edit (self);
 }
 
 void

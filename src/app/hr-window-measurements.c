@@ -58,13 +58,50 @@ on_remove_measurement (GtkButton *button,
   _hr_window_refresh (self);
 }
 
+/* A measurement row's lines (HrTextRows in its expander), updated in
+ * place: the n-th line written this time reuses the row's n-th line. */
+typedef struct {
+  AdwExpanderRow *row;
+  GPtrArray      *lines;   /* the row's lines, which the row owns */
+  guint           n;
+} Lines;
+
+static void
+put_line (Lines      *l,
+          const char *title,
+          const char *subtitle,
+          const char *suffix)
+{
+  if (l->n < l->lines->len)
+    hr_text_row_set_texts (HR_TEXT_ROW (g_ptr_array_index (l->lines, l->n)), title, subtitle,
+                           suffix);
+  else
+    {
+      GtkWidget *line = hr_text_row_new (title, subtitle, suffix);
+
+      adw_expander_row_add_row (l->row, line);
+      g_ptr_array_add (l->lines, line);
+    }
+  l->n++;
+}
+
+static void
+cut_lines (Lines *l)
+{
+  while (l->lines->len > l->n)
+    {
+      adw_expander_row_remove (l->row, g_ptr_array_index (l->lines, l->lines->len - 1));
+      g_ptr_array_remove_index (l->lines, l->lines->len - 1);
+    }
+}
+
 /* A snapshot's peak and what was live then, bucket by bucket beside the
  * estimate at the micro-batch it ran (else the scenario's), with the
  * sites that allocated the most: what pytorch.org/memory_viz would show,
  * set against the prediction. */
 static void
 add_snapshot_rows (HrWindow            *self,
-                   AdwExpanderRow      *row,
+                   Lines               *lines,
                    const HrMeasurement *measurement)
 {
   const HrSnapshotDevice *dev = hr_snapshot_get_peak_device (measurement->snapshot);
@@ -106,7 +143,7 @@ add_snapshot_rows (HrWindow            *self,
                                 "estimate %s allocated, %s reserved"),
                               allocated, reserved, gap, est_alloc, est_reserved);
   }
-  adw_expander_row_add_row (row, _hr_window_text_row (title, detail, allocated));
+  put_line (lines, title, detail, allocated);
 
   for (guint b = 0; b < HR_SNAPSHOT_N_BUCKETS; b++)
     {
@@ -117,11 +154,10 @@ add_snapshot_rows (HrWindow            *self,
         {
           if (bar.bytes[b] == 0)
             continue;
-          adw_expander_row_add_row (row, _hr_window_text_row (_("Unattributed"),
-                                                              _("Measured: frames no rule puts "
-                                                                "in a bucket, or allocated "
-                                                                "before recording began"),
-                                                              measured));
+          put_line (lines, _("Unattributed"),
+                    _("Measured: frames no rule puts in a bucket, or allocated before "
+                      "recording began"),
+                    measured);
           continue;
         }
       {
@@ -139,8 +175,7 @@ add_snapshot_rows (HrWindow            *self,
            * and its estimate, "Measured · estimate 1.68 GiB" */
           sub = g_strdup_printf (_("Measured · estimate %s"), predicted);
       }
-      adw_expander_row_add_row (row, _hr_window_text_row (hr_bucket_get_label (b), sub,
-                                                          measured));
+      put_line (lines, hr_bucket_get_label (b), sub, measured);
     }
 
   for (guint i = 0; dev->sites != NULL && i < dev->sites->len && i < 3; i++)
@@ -162,7 +197,7 @@ add_snapshot_rows (HrWindow            *self,
                                               hr_snapshot_group_label (site->group),
                                               site->count);
 
-      adw_expander_row_add_row (row, _hr_window_text_row (where, sub, bytes));
+      put_line (lines, where, sub, bytes);
     }
 
   for (guint i = 0; dev->ooms != NULL && i < dev->ooms->len; i++)
@@ -174,16 +209,18 @@ add_snapshot_rows (HrWindow            *self,
       g_autofree char *sub = g_strdup_printf (_("Asked for %s with %s free on the card"),
                                               asked, left);
 
-      adw_expander_row_add_row (row, _hr_window_text_row (oom_title, sub, NULL));
+      put_line (lines, oom_title, sub, NULL);
     }
 }
 
 /* One measurement's row: its summary, whether it is of this setup, its
  * points beside the estimate (or a snapshot's buckets), its notes; the
  * trash button when it is a file (@set), not the sweep the snapshots
- * make together. */
+ * make together.  Made when @row is NULL, else updated in place (so an
+ * expanded row stays expanded). */
 static GtkWidget *
 measurement_row (HrWindow                    *self,
+                 GtkWidget                   *row,
                  const char                  *title,
                  HrWindowMeasurement         *set,
                  const HrMeasurement         *measurement,
@@ -192,39 +229,52 @@ measurement_row (HrWindow                    *self,
   HrPlan *plan = hr_analysis_get_plan (self->analysis);
   const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
   g_autofree char *subtitle = g_strdup_printf ("%s\n%s", m->summary, m->match->summary);
-  GtkWidget *row = adw_expander_row_new ();
+  GtkWidget *warning;
+  Lines lines = { 0 };
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
-  /* Measured on another setup: said where the points are listed, as
-   * the curve says it where they are drawn. */
-  if (m->match->differs)
+  if (row == NULL)
     {
-      GtkWidget *icon = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
-
-      gtk_widget_add_css_class (icon, "warning");
-      gtk_widget_set_tooltip_text (icon, m->match->summary);
-      gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
+      row = adw_expander_row_new ();
+      adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
+      /* Measured on another setup: said where the points are listed, as
+       * the curve says it where they are drawn. */
+      warning = gtk_image_new_from_icon_name ("dialog-warning-symbolic");
+      gtk_widget_add_css_class (warning, "warning");
+      gtk_accessible_update_property (GTK_ACCESSIBLE (warning), GTK_ACCESSIBLE_PROPERTY_LABEL,
                                       _("Measured on another setup"), -1);
-      adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), icon);
-    }
-  if (set != NULL)
-    {
-      GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
+      adw_expander_row_add_prefix (ADW_EXPANDER_ROW (row), warning);
+      g_object_set_data (G_OBJECT (row), "hr-warning", warning);
+      g_object_set_data_full (G_OBJECT (row), "hr-lines", g_ptr_array_new (),
+                              (GDestroyNotify) g_ptr_array_unref);
+      g_object_set_data (G_OBJECT (row), "hr-set", set);
+      if (set != NULL)
+        {
+          GtkWidget *remove = gtk_button_new_from_icon_name ("user-trash-symbolic");
 
-      gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
-      gtk_widget_add_css_class (remove, "flat");
-      gtk_widget_set_tooltip_text (remove, _("Remove this measurement"));
-      gtk_accessible_update_property (GTK_ACCESSIBLE (remove), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                      _("Remove this measurement"), -1);
-      g_object_set_data (G_OBJECT (remove), "hr-set", set);
-      g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_measurement), self);
-      adw_expander_row_add_action (ADW_EXPANDER_ROW (row), remove);
+          gtk_widget_set_valign (remove, GTK_ALIGN_CENTER);
+          gtk_widget_add_css_class (remove, "flat");
+          gtk_widget_set_tooltip_text (remove, _("Remove this measurement"));
+          gtk_accessible_update_property (GTK_ACCESSIBLE (remove),
+                                          GTK_ACCESSIBLE_PROPERTY_LABEL,
+                                          _("Remove this measurement"), -1);
+          g_object_set_data (G_OBJECT (remove), "hr-set", set);
+          g_signal_connect (remove, "clicked", G_CALLBACK (on_remove_measurement), self);
+          adw_expander_row_add_action (ADW_EXPANDER_ROW (row), remove);
+        }
     }
+  if (g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (row)), title) != 0)
+    adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
+  if (g_strcmp0 (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), subtitle) != 0)
+    adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
+  warning = g_object_get_data (G_OBJECT (row), "hr-warning");
+  if (gtk_widget_get_visible (warning) != m->match->differs)
+    gtk_widget_set_visible (warning, m->match->differs);
+  _hr_window_widget_set_tooltip (warning, m->match->differs ? m->match->summary : NULL);
 
+  lines.row = ADW_EXPANDER_ROW (row);
+  lines.lines = g_object_get_data (G_OBJECT (row), "hr-lines");
   if (measurement->snapshot != NULL)
-    add_snapshot_rows (self, ADW_EXPANDER_ROW (row), measurement);
+    add_snapshot_rows (self, &lines, measurement);
 
   /* The points, with the fit's residual and the estimate beside each. */
   for (guint s = 0; sweep != NULL && s < measurement->series->len; s++)
@@ -266,15 +316,44 @@ measurement_row (HrWindow                    *self,
                                     100.0 * (predicted - p->bytes) / p->bytes);
           }
           detail = g_string_free (sub, FALSE);
-          adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
-                                    _hr_window_text_row (point_title, detail, NULL));
+          put_line (&lines, point_title, detail, NULL);
         }
     }
   for (guint n = 0; n < measurement->notes->len; n++)
-    adw_expander_row_add_row (ADW_EXPANDER_ROW (row),
-                              _hr_window_text_row (g_ptr_array_index (measurement->notes, n),
-                                                   NULL, NULL));
+    put_line (&lines, g_ptr_array_index (measurement->notes, n), NULL, NULL);
+  cut_lines (&lines);
   return row;
+}
+
+/* The row for @set (NULL: the snapshots' sweep) at @child, updated, or
+ * made in its place when @child is another measurement's; returns the
+ * row after it. */
+static GtkWidget *
+refresh_row (HrWindow                    *self,
+             GtkWidget                   *child,
+             const char                  *title,
+             HrWindowMeasurement         *set,
+             const HrMeasurement         *measurement,
+             const HrAnalysisMeasurement *m)
+{
+  GtkWidget *row;
+
+  if (child != NULL && g_object_get_data (G_OBJECT (child), "hr-set") == set)
+    {
+      measurement_row (self, child, title, set, measurement, m);
+      return gtk_widget_get_next_sibling (child);
+    }
+  /* another measurement's, or none: the rows from here are made again */
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_list_box_remove (self->measure_list, child);
+      child = next;
+    }
+  row = measurement_row (self, NULL, title, set, measurement, m);
+  gtk_list_box_append (self->measure_list, row);
+  return NULL;
 }
 
 void
@@ -283,22 +362,13 @@ _hr_window_measurements_refresh (HrWindow *self)
   GtkWidget *child = gtk_widget_get_next_sibling (GTK_WIDGET (self->calibrate_row));
   guint n = hr_analysis_get_n_measurements (self->analysis);
 
-  while (child != NULL)
-    {
-      GtkWidget *next = gtk_widget_get_next_sibling (child);
-
-      gtk_list_box_remove (self->measure_list, child);
-      child = next;
-    }
-
   for (guint i = 0; i < self->measurements->len && i < n; i++)
     {
       HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
       g_autofree char *name = g_path_get_basename (set->path);
 
-      gtk_list_box_append (self->measure_list,
-                           measurement_row (self, name, set, set->measurement,
-                                            hr_analysis_get_measurement (self->analysis, i)));
+      child = refresh_row (self, child, name, set, set->measurement,
+                           hr_analysis_get_measurement (self->analysis, i));
     }
   /* The snapshots taken together, after the files (update_analysis adds
    * their sweep last). */
@@ -308,10 +378,15 @@ _hr_window_measurements_refresh (HrWindow *self)
       g_autofree char *title = g_strdup_printf (_("Snapshots %s, as one sweep"),
                                                 self->snapshot_sweep_files);
 
-      gtk_list_box_append (self->measure_list,
-                           measurement_row (self, title, NULL, self->snapshot_sweep,
-                                            hr_analysis_get_measurement (self->analysis,
-                                                                         n - 1)));
+      child = refresh_row (self, child, title, NULL, self->snapshot_sweep,
+                           hr_analysis_get_measurement (self->analysis, n - 1));
+    }
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_list_box_remove (self->measure_list, child);
+      child = next;
     }
 }
 

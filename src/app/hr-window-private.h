@@ -13,6 +13,7 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-text-row.h"
 #include "hr-window.h"
 
 G_BEGIN_DECLS
@@ -67,6 +68,8 @@ struct _HrWindow
   guint64               serial;        /* the state shown */
   guint64               saved_serial;  /* the state last saved or opened */
   guint64               next_serial;
+  gint64                edit_start;    /* when the edit being made began */
+  HrUnit                unit;          /* the display-unit setting, read once */
   HrWindowThen          pending_then;  /* after "Save Changes?" */
   gpointer              pending_data;
   GDestroyNotify        pending_destroy;
@@ -122,6 +125,9 @@ struct _HrWindow
 
 /* hr-window.c */
 void        _hr_window_refresh              (HrWindow        *self);
+/* An edit's whole time, from its undo state to its refresh, for the
+ * window's counters. */
+void        _hr_window_count_edit           (HrWindow        *self);
 void        _hr_window_set_modified         (HrWindow        *self,
                                              gboolean         modified);
 void        _hr_window_show_error           (HrWindow        *self,
@@ -131,23 +137,16 @@ HrUnit      _hr_window_display_unit         (HrWindow        *self);
 char       *_hr_window_format_bytes         (HrWindow        *self,
                                              double           bytes);
 void        _hr_window_list_box_clear       (GtkListBox      *list);
-GtkWidget  *_hr_window_text_row             (const char      *title,
-                                             const char      *subtitle,
-                                             const char      *suffix);
-/* Rows a refresh updates in place: a text row's texts (NULL hides the
- * suffix), its prefix icon (NULL hides it) and its badge; the row at
- * @index of @list, made when the list is shorter; and the list cut to @n
- * rows. */
-void        _hr_window_text_row_update      (GtkWidget       *row,
-                                             const char      *title,
-                                             const char      *subtitle,
-                                             const char      *suffix);
-void        _hr_window_text_row_set_icon    (GtkWidget       *row,
-                                             const char      *icon_name,
-                                             const char      *css_class,
-                                             const char      *description);
-void        _hr_window_text_row_set_badge   (GtkWidget       *row,
+/* A label's text, left alone when it already reads so (a new text lays
+ * the label out again); and a widget's tooltip, kept and given when GTK
+ * asks for it (setting a tooltip asks the display where the pointer is, a
+ * round trip to the X server, every time). */
+void        _hr_window_label_set_text       (GtkLabel        *label,
                                              const char      *text);
+void        _hr_window_widget_set_tooltip   (GtkWidget       *widget,
+                                             const char      *text);
+/* The row at @index of @list (an HrTextRow), made when the list is
+ * shorter; and the list cut to @n rows.  A refresh updates rows in place. */
 GtkWidget  *_hr_window_list_row             (GtkListBox      *list,
                                              guint            index);
 void        _hr_window_list_trim            (GtkListBox      *list,

@@ -24,8 +24,8 @@
 
 /* A verdict row: the card's name, the verdict, and beside it how the
  * usable memory was reached and where the figures come from.  Plain
- * labels rather than an AdwActionRow's one subtitle, so that a change of
- * the verdict lays out the verdict alone. */
+ * labels rather than one subtitle, so that a change of the verdict lays
+ * out the verdict alone. */
 static GtkWidget *
 verdict_row (HrWindow *self,
              guint     index)
@@ -47,7 +47,8 @@ verdict_row (HrWindow *self,
   icon = gtk_image_new ();
   gtk_widget_set_valign (icon, GTK_ALIGN_CENTER);
   gtk_box_append (GTK_BOX (box), icon);
-  text = gtk_box_new (GTK_ORIENTATION_VERTICAL, 2);
+  /* a column, not a vertical box: see hr-text-row.c */
+  text = hr_text_column_new (2);
   gtk_widget_set_hexpand (text, TRUE);
   gtk_box_append (GTK_BOX (box), text);
   for (guint i = 0; i < 3; i++)
@@ -56,6 +57,7 @@ verdict_row (HrWindow *self,
       gtk_label_set_xalign (GTK_LABEL (label), 0);
       gtk_label_set_wrap (GTK_LABEL (label), TRUE);
       gtk_label_set_wrap_mode (GTK_LABEL (label), PANGO_WRAP_WORD_CHAR);
+      gtk_label_set_width_chars (GTK_LABEL (label), 20);
       if (i == 0)
         gtk_widget_add_css_class (label, "heading");
       if (i == 2)
@@ -63,7 +65,7 @@ verdict_row (HrWindow *self,
           gtk_widget_add_css_class (label, "dim-label");
           gtk_widget_add_css_class (label, "caption");
         }
-      gtk_box_append (GTK_BOX (text), label);
+      hr_text_column_append (HR_TEXT_COLUMN (text), label);
     }
   gtk_list_box_row_set_child (row, box);
   gtk_list_box_append (self->verdict_list, GTK_WIDGET (row));
@@ -87,8 +89,7 @@ verdict_row_update (GtkWidget  *row,
 
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++, label = gtk_widget_get_next_sibling (label))
     {
-      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), texts[i] ? texts[i] : "") != 0)
-        gtk_label_set_text (GTK_LABEL (label), texts[i] ? texts[i] : "");
+      _hr_window_label_set_text (GTK_LABEL (label), texts[i]);
       gtk_widget_set_visible (label, texts[i] != NULL);
     }
   gtk_widget_set_visible (icon, icon_name != NULL);
@@ -178,7 +179,7 @@ refresh_breakdown (HrWindow         *self,
       subtitle = g_strdup_printf (_("%s · %s · %s"), hr_bucket_get_label (item->bucket),
                                   hr_basis_get_label (item->basis), range);
       row = _hr_window_list_row (self->breakdown_list, shown++);
-      _hr_window_text_row_update (row, item->label, subtitle, amount);
+      hr_text_row_set_texts (HR_TEXT_ROW (row), item->label, subtitle, amount);
     }
   _hr_window_list_trim (self->breakdown_list, shown);
   gtk_widget_set_visible (GTK_WIDGET (self->breakdown_list), shown > 0);
@@ -216,10 +217,10 @@ refresh_knobs (HrWindow   *self,
       g_string_append_printf (text, _("\n%s again with the change made"), provenance);
       subtitle = g_string_free (text, FALSE);
       row = _hr_window_list_row (self->knobs_list, shown);
-      _hr_window_text_row_update (row, knob->label, subtitle, suffix);
-      gtk_widget_set_tooltip_text (row, knob->source);
+      hr_text_row_set_texts (HR_TEXT_ROW (row), knob->label, subtitle, suffix);
+      _hr_window_widget_set_tooltip (row, knob->source);
       /* The lever that fixes the scenario's own card says so. */
-      _hr_window_text_row_set_badge (row, own != NULL && own->fix != NULL
+      hr_text_row_set_badge (HR_TEXT_ROW (row), own != NULL && own->fix != NULL
                                           && g_str_equal (own->fix->id, knob->id)
                                             ? _("Fixes it") : NULL);
       shown++;
@@ -228,10 +229,10 @@ refresh_knobs (HrWindow   *self,
     {
       GtkWidget *row = _hr_window_list_row (self->knobs_list, 0);
 
-      _hr_window_text_row_update (row, _("Nothing left to save"),
+      hr_text_row_set_texts (HR_TEXT_ROW (row), _("Nothing left to save"),
                                   _("Every lever Headroom knows is already in use."), NULL);
-      _hr_window_text_row_set_badge (row, NULL);
-      gtk_widget_set_tooltip_text (row, NULL);
+      hr_text_row_set_badge (HR_TEXT_ROW (row), NULL);
+      _hr_window_widget_set_tooltip (row, NULL);
       shown = 1;
     }
   _hr_window_list_trim (self->knobs_list, shown);
@@ -251,7 +252,7 @@ refresh_host (HrWindow         *self,
       g_autofree char *basis = g_strdup_printf (_("Estimated, %s"),
                                                 hr_basis_get_label (item->basis));
 
-      _hr_window_text_row_update (_hr_window_list_row (self->host_list, i), item->label, basis,
+      hr_text_row_set_texts (HR_TEXT_ROW (_hr_window_list_row (self->host_list, i)), item->label, basis,
                                   amount);
     }
   _hr_window_list_trim (self->host_list, est->host_items->len);
@@ -283,6 +284,7 @@ refresh_notes (HrWindow         *self,
         {
           label = gtk_label_new (NULL);
           gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+          gtk_label_set_width_chars (GTK_LABEL (label), 20);
           gtk_label_set_xalign (GTK_LABEL (label), 0);
           gtk_widget_set_margin_top (label, 8);
           gtk_widget_set_margin_bottom (label, 8);
@@ -293,8 +295,7 @@ refresh_notes (HrWindow         *self,
           gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
         }
       label = gtk_list_box_row_get_child (row);
-      if (g_strcmp0 (gtk_label_get_text (GTK_LABEL (label)), note) != 0)
-        gtk_label_set_text (GTK_LABEL (label), note);
+      _hr_window_label_set_text (GTK_LABEL (label), note);
     }
   _hr_window_list_trim (self->notes_list, est->notes->len);
   gtk_widget_set_visible (GTK_WIDGET (self->notes_list), est->notes->len > 0);
@@ -318,14 +319,6 @@ _hr_window_results_init (HrWindow *self)
 {
   g_signal_connect (self->levers_cost_button, "toggled", G_CALLBACK (on_lever_sort_toggled),
                     self);
-}
-
-static void
-set_label (GtkLabel   *label,
-           const char *text)
-{
-  if (g_strcmp0 (gtk_label_get_text (label), text) != 0)
-    gtk_label_set_text (label, text);
 }
 
 /* "Estimated: 9 lines derived from the scenario's numbers, 3 assumed". */
@@ -377,8 +370,8 @@ _hr_window_results_refresh (HrWindow *self)
   detail = g_strdup_printf (_("Likely range %s · allocated %s · reserved %s · "
                               "%s parameters, %s trained\n%s"),
                             range, alloc, reserved, params, trainable, basis);
-  set_label (self->peak_label, hr_analysis_get_headline (self->analysis));
-  set_label (self->peak_detail_label, detail);
+  _hr_window_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
+  _hr_window_label_set_text (self->peak_detail_label, detail);
 
   refresh_verdicts (self, provenance);
   refresh_charts (self);

@@ -198,41 +198,58 @@ build_rows (HrWindow *self)
     }
 }
 
+/* Each widget is set only when it shows another value: a spin button set
+ * to its own value still formats its text again. */
+static void
+sync_spin (GtkWidget *widget,
+           double     value)
+{
+  GtkSpinButton *spin = GTK_SPIN_BUTTON (widget);
+
+  if (gtk_spin_button_get_value (spin) != value)
+    gtk_spin_button_set_value (spin, value);
+}
+
 static void
 sync_row (HrWindow                 *self,
           const HrWindowSettingRow *r)
 {
   const HrSetting *setting = r->setting;
   const HrScenario *s = self->scenario;
+  gboolean applies = hr_setting_applies (setting, s);
 
   switch (setting->kind)
     {
     case HR_SETTING_ENUM:
-      adw_combo_row_set_selected (ADW_COMBO_ROW (r->row),
-                                  hr_setting_choice_index (setting,
-                                                           (int) hr_setting_get (setting, s)));
+      {
+        guint index = hr_setting_choice_index (setting, (int) hr_setting_get (setting, s));
+
+        if (adw_combo_row_get_selected (ADW_COMBO_ROW (r->row)) != index)
+          adw_combo_row_set_selected (ADW_COMBO_ROW (r->row), index);
+      }
       break;
     case HR_SETTING_UNSIGNED:
     case HR_SETTING_DOUBLE:
-      gtk_spin_button_set_value (GTK_SPIN_BUTTON (r->widget),
-                                 hr_setting_get (setting, s) * display_scale (setting));
+      sync_spin (r->widget, hr_setting_get (setting, s) * display_scale (setting));
       break;
     case HR_SETTING_BOOLEAN:
-      gtk_switch_set_active (GTK_SWITCH (r->widget), hr_setting_get (setting, s) != 0);
+      if (gtk_switch_get_active (GTK_SWITCH (r->widget)) != (hr_setting_get (setting, s) != 0))
+        gtk_switch_set_active (GTK_SWITCH (r->widget), hr_setting_get (setting, s) != 0);
       break;
     case HR_SETTING_SIZE:
       {
         guint width, height;
 
         hr_setting_get_size (setting, s, &width, &height);
-        gtk_spin_button_set_value (GTK_SPIN_BUTTON (r->widget), width);
-        gtk_spin_button_set_value (GTK_SPIN_BUTTON (r->widget2), height);
+        sync_spin (r->widget, width);
+        sync_spin (r->widget2, height);
       }
       break;
     default:
       g_assert_not_reached ();
     }
-  gtk_widget_set_visible (r->row, hr_setting_applies (setting, s));
+  if (gtk_widget_get_visible (r->row) != applies)
+    gtk_widget_set_visible (r->row, applies);
 }
 
 /* ------------------------------------------------------------------ */
@@ -244,6 +261,8 @@ select_model_row (HrWindow   *self,
 {
   GtkListBoxRow *row = g_hash_table_lookup (self->model_rows, id);
 
+  if (row != NULL && gtk_list_box_get_selected_row (self->model_list) == row)
+    return;
   if (row != NULL)
     gtk_list_box_select_row (self->model_list, row);
   else
@@ -400,8 +419,8 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   GString *names = g_string_new (NULL);
   g_autofree char *title = NULL;
 
-  gtk_label_set_text (self->model_name_label, self->scenario->model->name);
-  gtk_label_set_text (self->model_info_label, info);
+  _hr_window_label_set_text (self->model_name_label, self->scenario->model->name);
+  _hr_window_label_set_text (self->model_info_label, info);
 
   for (guint i = 0; i < gpus->len; i++)
     {
@@ -414,10 +433,10 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u GPU", "%u GPUs", gpus->len),
                              gpus->len);
-  gtk_label_set_text (self->gpu_name_label, title);
-  gtk_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
-                                                           : _("Tick the cards to compare"));
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->gpu_info_label), names->str);
+  _hr_window_label_set_text (self->gpu_name_label, title);
+  _hr_window_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
+                                                                  : _("Tick the cards to compare"));
+  _hr_window_widget_set_tooltip (GTK_WIDGET (self->gpu_info_label), names->str);
   g_string_free (names, TRUE);
 }
 

@@ -156,7 +156,10 @@ fill_examples (HrWindow *self)
       g_autofree char *text = g_strdup_printf (_("Open a scenario, or describe your own run. "
                                                  "No examples were found in %s."),
                                                hr_window_get_examples_dir ());
+      /* an item without an action, which the menu shows greyed out */
+      g_autoptr(GMenuItem) none = g_menu_item_new (_("No Examples Installed"), NULL);
 
+      g_menu_append_item (self->examples_menu, none);
       adw_status_page_set_description (self->start_page, text);
     }
   else

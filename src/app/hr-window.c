@@ -42,7 +42,15 @@ hr_window_counters_reset (void)
 HrUnit
 _hr_window_display_unit (HrWindow *self)
 {
-  return g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB : HR_UNIT_GIB;
+  return self->unit;
+}
+
+/* Kept, since every figure shown reads it. */
+static void
+read_display_unit (HrWindow *self)
+{
+  self->unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB
+                                                                          : HR_UNIT_GIB;
 }
 
 char *
@@ -61,92 +69,44 @@ _hr_window_list_box_clear (GtkListBox *list)
     gtk_list_box_remove (list, child);
 }
 
-GtkWidget *
-_hr_window_text_row (const char *title,
-                     const char *subtitle,
-                     const char *suffix)
+void
+_hr_window_label_set_text (GtkLabel   *label,
+                           const char *text)
 {
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *label = gtk_label_new (NULL);
-  GtkWidget *icon = gtk_image_new ();
-  GtkWidget *badge = gtk_label_new (NULL);
-
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_action_row_set_subtitle_lines (ADW_ACTION_ROW (row), 0);
-  adw_action_row_set_title_lines (ADW_ACTION_ROW (row), 0);
-  /* A row of text is read, not used: the focus passes it by. */
-  gtk_widget_set_focusable (row, FALSE);
-
-  gtk_widget_add_css_class (label, "numeric");
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), label);
-  gtk_widget_set_visible (icon, FALSE);
-  adw_action_row_add_prefix (ADW_ACTION_ROW (row), icon);
-  gtk_widget_add_css_class (badge, "caption-heading");
-  gtk_widget_add_css_class (badge, "accent");
-  gtk_widget_set_valign (badge, GTK_ALIGN_CENTER);
-  gtk_widget_set_visible (badge, FALSE);
-  adw_action_row_add_prefix (ADW_ACTION_ROW (row), badge);
-  g_object_set_data (G_OBJECT (row), "hr-suffix", label);
-  g_object_set_data (G_OBJECT (row), "hr-icon", icon);
-  g_object_set_data (G_OBJECT (row), "hr-badge", badge);
-  _hr_window_text_row_update (row, title, subtitle, suffix);
-  return row;
+  if (g_strcmp0 (gtk_label_get_text (label), text != NULL ? text : "") != 0)
+    gtk_label_set_text (label, text != NULL ? text : "");
 }
 
-/* Each setter leaves a widget alone when it already shows the value, so
- * a refresh that changes one number lays out one label. */
-void
-_hr_window_text_row_update (GtkWidget  *row,
-                            const char *title,
-                            const char *subtitle,
-                            const char *suffix)
+static gboolean
+on_query_tooltip (GtkWidget  *widget,
+                  int         x,
+                  int         y,
+                  gboolean    keyboard_mode,
+                  GtkTooltip *tooltip,
+                  gpointer    user_data)
 {
-  GtkLabel *label = g_object_get_data (G_OBJECT (row), "hr-suffix");
+  const char *text = g_object_get_data (G_OBJECT (widget), "hr-tooltip");
 
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title != NULL ? title : "");
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle != NULL ? subtitle : "");
-  if (g_strcmp0 (gtk_label_get_text (label), suffix != NULL ? suffix : "") != 0)
-    gtk_label_set_text (label, suffix != NULL ? suffix : "");
-  if (gtk_widget_get_visible (GTK_WIDGET (label)) != (suffix != NULL))
-    gtk_widget_set_visible (GTK_WIDGET (label), suffix != NULL);
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
 }
 
 void
-_hr_window_text_row_set_icon (GtkWidget  *row,
-                              const char *icon_name,
-                              const char *css_class,
-                              const char *description)
-{
-  GtkImage *icon = g_object_get_data (G_OBJECT (row), "hr-icon");
-  const char *old_class = g_object_get_data (G_OBJECT (icon), "hr-class");
-
-  gtk_widget_set_visible (GTK_WIDGET (icon), icon_name != NULL);
-  if (icon_name == NULL)
-    return;
-  if (g_strcmp0 (gtk_image_get_icon_name (icon), icon_name) != 0)
-    gtk_image_set_from_icon_name (icon, icon_name);
-  if (g_strcmp0 (old_class, css_class) != 0)
-    {
-      if (old_class != NULL)
-        gtk_widget_remove_css_class (GTK_WIDGET (icon), old_class);
-      if (css_class != NULL)
-        gtk_widget_add_css_class (GTK_WIDGET (icon), css_class);
-      g_object_set_data_full (G_OBJECT (icon), "hr-class", g_strdup (css_class), g_free);
-    }
-  gtk_accessible_update_property (GTK_ACCESSIBLE (icon), GTK_ACCESSIBLE_PROPERTY_LABEL,
-                                  description, -1);
-}
-
-void
-_hr_window_text_row_set_badge (GtkWidget  *row,
+_hr_window_widget_set_tooltip (GtkWidget  *widget,
                                const char *text)
 {
-  GtkLabel *badge = g_object_get_data (G_OBJECT (row), "hr-badge");
-
-  if (text != NULL && g_strcmp0 (gtk_label_get_text (badge), text) != 0)
-    gtk_label_set_text (badge, text);
-  if (gtk_widget_get_visible (GTK_WIDGET (badge)) != (text != NULL))
-    gtk_widget_set_visible (GTK_WIDGET (badge), text != NULL);
+  if (text != NULL && text[0] == '\0')
+    text = NULL;
+  if (g_object_get_data (G_OBJECT (widget), "hr-tooltip-asked") == NULL)
+    {
+      g_signal_connect (widget, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
+      gtk_widget_set_has_tooltip (widget, TRUE);
+      g_object_set_data (G_OBJECT (widget), "hr-tooltip-asked", GINT_TO_POINTER (TRUE));
+    }
+  if (g_strcmp0 (g_object_get_data (G_OBJECT (widget), "hr-tooltip"), text) != 0)
+    g_object_set_data_full (G_OBJECT (widget), "hr-tooltip", g_strdup (text), g_free);
 }
 
 GtkWidget *
@@ -157,7 +117,7 @@ _hr_window_list_row (GtkListBox *list,
 
   if (row == NULL)
     {
-      GtkWidget *made = _hr_window_text_row (NULL, NULL, NULL);
+      GtkWidget *made = hr_text_row_new (NULL, NULL, NULL);
 
       gtk_list_box_append (list, made);
       return made;
@@ -286,6 +246,16 @@ _hr_window_refresh (HrWindow *self)
   _hr_window_refresh_title (self);
   counters.refreshes++;
   counters.refresh_us += g_get_monotonic_time () - start;
+}
+
+void
+_hr_window_count_edit (HrWindow *self)
+{
+  if (self->edit_start == 0)
+    return;
+  counters.edits++;
+  counters.edit_us += g_get_monotonic_time () - self->edit_start;
+  self->edit_start = 0;
 }
 
 void
@@ -684,6 +654,7 @@ hr_window_reload_catalog (HrWindow   *self,
 static void
 on_display_unit_changed (HrWindow *self)
 {
+  read_display_unit (self);
   _hr_window_refresh (self);
 }
 
@@ -846,6 +817,7 @@ hr_window_init (HrWindow *self)
 
   self->catalog = hr_catalog_get_default ();
   self->settings = g_settings_new (SCHEMA_ID);
+  read_display_unit (self);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
   self->verdicts = g_ptr_array_new_with_free_func (g_free);
   self->measurements = g_ptr_array_new_with_free_func (_hr_window_measurement_free);

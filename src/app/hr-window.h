@@ -145,13 +145,17 @@ const char       *hr_window_get_examples_dir (void);
 void              hr_window_offer_recovery   (HrWindow       *self);
 
 /* What the windows did since the last reset, for the benchmark: how often
- * a change was shown, the time spent making the analysis, and the time of
+ * a change was shown, the time spent making the analysis, the time of
  * the whole refresh (the analysis and every row and chart it updates, up
- * to the next frame's layout). */
+ * to the next frame's layout), and the time of whole edits (from taking
+ * the undo state, through updating the settings rows, to the refresh's
+ * end). */
 typedef struct {
   guint64 refreshes;
   gint64  analysis_us;
   gint64  refresh_us;
+  guint64 edits;
+  gint64  edit_us;
 } HrWindowCounters;
 
 void              hr_window_counters_get     (HrWindowCounters *counters);

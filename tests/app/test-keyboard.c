@@ -71,6 +71,8 @@ activate_controller (GtkShortcutController *controller,
                      GtkShortcutTrigger    *key)
 {
   GtkWidget *widget = gtk_event_controller_get_widget (GTK_EVENT_CONTROLLER (controller));
+  /* the shortcut may close the widget's window (Escape) */
+  g_autofree char *name = g_strdup (G_OBJECT_TYPE_NAME (widget));
 
   for (guint k = 0; k < g_list_model_get_n_items (G_LIST_MODEL (controller)); k++)
     {
@@ -84,7 +86,7 @@ activate_controller (GtkShortcutController *controller,
                                         gtk_shortcut_get_arguments (GTK_SHORTCUT (item))))
         {
           if (g_getenv ("HR_TEST_DEBUG"))
-            g_printerr ("# taken by %s\n", G_OBJECT_TYPE_NAME (widget));
+            g_printerr ("# taken by %s\n", name);
           return TRUE;
         }
     }
@@ -236,8 +238,15 @@ tab_to (GtkWindow *window,
     {
       press_tab (window);
       if (g_getenv ("HR_TEST_DEBUG"))
-        g_printerr ("# tab: %s %s in %s\n", G_OBJECT_TYPE_NAME (focus_of (window)), ADW_IS_PREFERENCES_ROW (focus_of (window)) ? adw_preferences_row_get_title (ADW_PREFERENCES_ROW (focus_of (window))) : "",
-                    G_OBJECT_TYPE_NAME (gtk_widget_get_parent (focus_of (window))));
+        {
+          GtkWidget *focus = focus_of (window);
+          GtkWidget *parent = focus != NULL ? gtk_widget_get_parent (focus) : NULL;
+
+          g_printerr ("# tab: %s %s in %s\n", focus != NULL ? G_OBJECT_TYPE_NAME (focus) : "none",
+                      ADW_IS_PREFERENCES_ROW (focus)
+                        ? adw_preferences_row_get_title (ADW_PREFERENCES_ROW (focus)) : "",
+                      parent != NULL ? G_OBJECT_TYPE_NAME (parent) : "none");
+        }
     }
   g_assert_true (within (focus_of (window), target));
 }

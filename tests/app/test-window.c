@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "hr-export-dialog.h"
+#include "hr-text-row.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -493,8 +494,45 @@ find_label (GtkWidget  *widget,
   return FALSE;
 }
 
+/* The main menu's Open Example submenu. */
+static GMenuModel *
+examples_menu (GtkWidget *widget)
+{
+  if (GTK_IS_MENU_BUTTON (widget)
+      && gtk_menu_button_get_primary (GTK_MENU_BUTTON (widget)))
+    {
+      GMenuModel *menu = gtk_menu_button_get_menu_model (GTK_MENU_BUTTON (widget));
+
+      for (int s = 0; s < g_menu_model_get_n_items (menu); s++)
+        {
+          g_autoptr(GMenuModel) section = g_menu_model_get_item_link (menu, s,
+                                                                      G_MENU_LINK_SECTION);
+
+          for (int i = 0; section != NULL && i < g_menu_model_get_n_items (section); i++)
+            {
+              g_autofree char *label = NULL;
+
+              if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                   &label)
+                  && g_str_equal (label, "Open _Example"))
+                return g_menu_model_get_item_link (section, i, G_MENU_LINK_SUBMENU);
+            }
+        }
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GMenuModel *found = examples_menu (c);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 /* Run where no examples are installed (the build tree outside meson
- * devenv), the start page says so, where it looked, and offers Open. */
+ * devenv), the start page says so, where it looked, and offers Open;
+ * the Open Example submenu says there are none. */
 static void
 test_start_page_no_examples (void)
 {
@@ -515,6 +553,20 @@ test_start_page_no_examples (void)
   g_assert_false (find_label (GTK_WIDGET (window), "Each runs as its upstream project runs it"));
   /* Open is there, and works */
   g_assert_true (find_label (GTK_WIDGET (window), "Open…"));
+  {
+    g_autoptr(GMenuModel) menu = examples_menu (GTK_WIDGET (window));
+    g_autofree char *label = NULL;
+    g_autofree char *action = NULL;
+
+    g_assert_nonnull (menu);
+    g_assert_cmpint (g_menu_model_get_n_items (menu), ==, 1);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_LABEL, "s",
+                                                    &label));
+    g_assert_cmpstr (label, ==, "No Examples Installed");
+    /* no action: shown greyed out */
+    g_assert_false (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s",
+                                                     &action));
+  }
   gtk_window_destroy (GTK_WINDOW (window));
   g_rmdir (empty);
   g_setenv ("HEADROOM_EXAMPLES_DIR", saved, TRUE);
@@ -525,6 +577,16 @@ test_start_page_no_examples (void)
   iterate ();
   g_assert_true (find_label (GTK_WIDGET (window), "Start from one of the examples"));
   g_assert_false (find_label (GTK_WIDGET (window), "No examples were found"));
+  {
+    g_autoptr(GMenuModel) menu = examples_menu (GTK_WIDGET (window));
+    g_autofree char *action = NULL;
+
+    g_assert_nonnull (menu);
+    g_assert_cmpint (g_menu_model_get_n_items (menu), >, 1);
+    g_assert_true (g_menu_model_get_item_attribute (menu, 0, G_MENU_ATTRIBUTE_ACTION, "s",
+                                                    &action));
+    g_assert_cmpstr (action, ==, "win.open-file");
+  }
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -657,6 +719,63 @@ test_repaint (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A column of wrapping labels gives the same width at any height (a
+ * horizontal box asks for it at its own height), stacks its shown
+ * children, and a text row shows what it was last given. */
+static void
+test_text_column (void)
+{
+  GtkWidget *window = gtk_window_new ();
+  GtkWidget *column = hr_text_column_new (3);
+  GtkWidget *labels[3];
+  const char *text = "Fits with 6.90 GiB to spare at micro-batch 6; largest micro-batch 9, "
+                     "with the optimizer state on the CPU";
+  int min = 0, nat = 0, min_at = 0, nat_at = 0, height = 0, sum = 0;
+  GtkWidget *row;
+
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      labels[i] = gtk_label_new (text);
+      gtk_label_set_wrap (GTK_LABEL (labels[i]), TRUE);
+      gtk_label_set_width_chars (GTK_LABEL (labels[i]), 20);
+      hr_text_column_append (HR_TEXT_COLUMN (column), labels[i]);
+    }
+  gtk_widget_set_visible (labels[1], FALSE);
+  gtk_window_set_child (GTK_WINDOW (window), column);
+  gtk_window_present (GTK_WINDOW (window));
+  iterate ();
+
+  gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, -1, &min, &nat, NULL, NULL);
+  gtk_widget_measure (column, GTK_ORIENTATION_HORIZONTAL, 20, &min_at, &nat_at, NULL, NULL);
+  g_assert_cmpint (min, >, 0);
+  g_assert_cmpint (nat, >, min);
+  g_assert_cmpint (min_at, ==, min);
+  g_assert_cmpint (nat_at, ==, nat);
+
+  /* at a narrow width the text wraps: the two shown labels and one gap */
+  gtk_widget_measure (column, GTK_ORIENTATION_VERTICAL, min, NULL, &height, NULL, NULL);
+  for (guint i = 0; i < G_N_ELEMENTS (labels); i++)
+    {
+      int h = 0;
+
+      if (i == 1)
+        continue;
+      gtk_widget_measure (labels[i], GTK_ORIENTATION_VERTICAL, min, NULL, &h, NULL, NULL);
+      sum += h;
+    }
+  g_assert_cmpint (height, ==, sum + 3);
+  gtk_window_destroy (GTK_WINDOW (window));
+
+  row = g_object_ref_sink (hr_text_row_new ("Activations", "derived", "1.80 GiB"));
+  g_assert_cmpstr (hr_text_row_get_title (HR_TEXT_ROW (row)), ==, "Activations");
+  g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (row)), ==, "derived");
+  g_assert_cmpstr (hr_text_row_get_suffix (HR_TEXT_ROW (row)), ==, "1.80 GiB");
+  hr_text_row_set_texts (HR_TEXT_ROW (row), "Overhead", NULL, NULL);
+  g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (row)), ==, "");
+  g_assert_null (hr_text_row_get_suffix (HR_TEXT_ROW (row)));
+  g_object_unref (row);
+}
+
 /* The bad-input corpus (tests/data/bad/expected.tsv) through the window's
  * open path: the same message as headroom-cli, and the scenario the user had
  * is untouched.  Files made at test time ('@' names) are left to the CLI's
@@ -724,6 +843,30 @@ test_bad_corpus (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first widget of @type under @widget whose preferences-row title
+ * is @title (any, when NULL). */
+static GtkWidget *
+find_row (GtkWidget  *widget,
+          GType       type,
+          const char *title)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type)
+      && (title == NULL
+          || (ADW_IS_PREFERENCES_ROW (widget)
+              && g_strcmp0 (adw_preferences_row_get_title (ADW_PREFERENCES_ROW (widget)),
+                            title) == 0)))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_row (c, type, title);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
 static void
 test_measurements (void)
 {
@@ -740,6 +883,8 @@ test_measurements (void)
   HrCurveChartData *data;
   g_auto(GStrv) before = NULL;
   g_auto(GStrv) after = NULL;
+  g_autofree char *point_detail = NULL;
+  GtkWidget *expander, *point;
   gint64 deadline;
 
   g_assert_true (hr_window_select_model (window, "smolvla"));
@@ -763,11 +908,27 @@ test_measurements (void)
   hr_window_set_use_calibration (window, TRUE);
   g_assert_false (hr_window_get_calibrated (window));
 
+  /* The measurement's row, opened, and its first point beside the
+   * estimate. */
+  expander = find_row (GTK_WIDGET (window), ADW_TYPE_EXPANDER_ROW, "probe-torch.csv");
+  g_assert_nonnull (expander);
+  adw_expander_row_set_expanded (ADW_EXPANDER_ROW (expander), TRUE);
+  point = find_row (expander, HR_TYPE_TEXT_ROW, NULL);
+  g_assert_nonnull (point);
+  g_assert_nonnull (strstr (hr_text_row_get_title (HR_TEXT_ROW (point)), "Micro-batch"));
+  point_detail = g_strdup (hr_text_row_get_subtitle (HR_TEXT_ROW (point)));
+
   /* In the measured precision, every card's verdict follows the
    * measurement. */
   adw_combo_row_set_selected (ADW_COMBO_ROW (hr_window_get_setting_row (window, "compute")),
                               hr_setting_choice_index (hr_setting_find ("compute"),
                                                        HR_COMPUTE_BF16_MIXED));
+  /* The same row, still open, its figures changed in place. */
+  g_assert_true (find_row (GTK_WIDGET (window), ADW_TYPE_EXPANDER_ROW, "probe-torch.csv")
+                 == expander);
+  g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (expander)));
+  g_assert_true (find_row (expander, HR_TYPE_TEXT_ROW, NULL) == point);
+  g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (point)), !=, point_detail);
   hr_window_set_use_calibration (window, FALSE);
   g_strfreev (before);
   before = hr_window_dup_verdicts (window);
@@ -868,6 +1029,7 @@ main (int   argc,
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
   g_test_add_func ("/window/repaint", test_repaint);
+  g_test_add_func ("/window/text-column", test_text_column);
   g_test_add_func ("/window/undo-and-ask", test_undo_and_ask);
   g_test_add_func ("/window/recovery", test_recovery);
   g_test_add_func ("/window/start-page", test_start_page);

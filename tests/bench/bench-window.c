@@ -12,7 +12,8 @@
  * It prints, per change, the processor time from the change to the end of
  * the painted frame (the work; the wall time adds the wait for the frame
  * clock's tick), and Headroom's own part of it: the analysis, the window's
- * updates of its rows and labels, and the charts' layout and rendering
+ * edit (its undo state, the settings rows) and updates of its rows and
+ * labels, and the charts' layout and rendering
  * (hr_window_counters_get, hr_chart_view_counters_get); the rest is GTK's
  * layout, snapshot and rendering.  Medians, since other builds may load
  * the machine; the mean and the worst follow.  Then what redrawing the
@@ -176,9 +177,11 @@ main (int   argc,
       hr_window_counters_get (&w);
       hr_chart_view_counters_get (&c);
       analysis[i] = w.analysis_us;
-      window_part[i] = w.refresh_us - w.analysis_us;
+      /* the whole edit: the undo state and the settings rows besides the
+       * refresh */
+      window_part[i] = MAX (w.edit_us, w.refresh_us) - w.analysis_us;
       charts[i] = c.render_us;
-      own[i] = w.refresh_us + c.render_us;
+      own[i] = MAX (w.edit_us, w.refresh_us) + c.render_us;
       renders += c.renders;
       if (!painted)
         g_printerr ("bench-window: change %u was never painted\n", i);
