@@ -151,18 +151,19 @@ hr_chart_text_layout (PangoContext       *context,
  *
  * Shaping is what text costs.  A layout step measures the same text
  * several times (each way it tries to fit a label), the next layout of
- * the same chart measures most of it again, and a render draws texts it
- * drew before (ticks, legend, titles, cards' names): so the sizes
- * measured and the layouts drawn are kept on the context, each by
- * everything that decides it, the least recently used going first when
- * there are too many.  Both are cleared when the context changes (its
- * font map found new fonts, say), which pango_context_get_serial()
- * tells. */
+ * the same chart measures most of it again, and a screen's render draws
+ * texts it drew before (ticks, legend, titles, cards' names): so the
+ * sizes measured and the texts drawn for a screen (their glyphs, see
+ * ScreenText) are kept on the context, each by everything that decides
+ * it, the least recently used going first when there are too many.  Both
+ * are cleared when the context changes (its font map found new fonts,
+ * say), which pango_context_get_serial() tells.  Nothing kept holds the
+ * context (a kept PangoLayout would, and the context would never go). */
 
 #define TEXT_CACHE_SIZES   4096
 /* A chart draws a few dozen labels, the advisor's a few hundred; a
- * layout of a label is one or two KiB. */
-#define TEXT_CACHE_LAYOUTS 512
+ * label's glyphs take a few hundred bytes. */
+#define TEXT_CACHE_TEXTS   512
 /* Paths a screen's render kept (hr_chart_path_keep()): a few per chart. */
 #define TEXT_CACHE_PATHS   64
 
@@ -209,7 +210,7 @@ typedef struct {
 typedef struct {
   guint serial;        /* the context's, when the entries were made */
   Lru   sizes;         /* TextSize */
-  Lru   layouts;       /* PangoLayout */
+  Lru   texts;         /* ScreenText: texts drawn for a screen */
   guint glyph_draws;   /* layouts drawn as glyphs (for a screen) */
   guint pango_draws;   /* and by pango */
   Lru   paths;         /* cairo_path_t, for a screen */
@@ -322,10 +323,12 @@ text_cache_free (gpointer data)
   TextCache *cache = data;
 
   lru_destroy (&cache->sizes);
-  lru_destroy (&cache->layouts);
+  lru_destroy (&cache->texts);
   lru_destroy (&cache->paths);
   g_free (cache);
 }
+
+static void screen_text_free (gpointer data);
 
 /* @context's cache, emptied first if the context changed since. */
 static TextCache *
@@ -338,7 +341,7 @@ text_cache_get (PangoContext *context)
     {
       cache = g_new0 (TextCache, 1);
       lru_init (&cache->sizes, TEXT_CACHE_SIZES, g_free);
-      lru_init (&cache->layouts, TEXT_CACHE_LAYOUTS, g_object_unref);
+      lru_init (&cache->texts, TEXT_CACHE_TEXTS, screen_text_free);
       lru_init (&cache->paths, TEXT_CACHE_PATHS, (GDestroyNotify) cairo_path_destroy);
       cache->serial = serial;
       g_object_set_qdata_full (G_OBJECT (context), text_cache_quark (), cache, text_cache_free);
@@ -346,7 +349,7 @@ text_cache_get (PangoContext *context)
   else if (cache->serial != serial)
     {
       lru_clear (&cache->sizes);
-      lru_clear (&cache->layouts);
+      lru_clear (&cache->texts);
       lru_clear (&cache->paths);
       cache->serial = serial;
     }
@@ -461,32 +464,6 @@ hr_chart_text_size (PangoContext       *context,
     *height = size->height;
 }
 
-/* A layout of @text for drawing with @context: the one drawn before with
- * the same font, width and alignment, or a new one kept for the next
- * time.  Returns a new reference; the layout must not be changed. */
-static PangoLayout *
-cached_layout (PangoContext       *context,
-               const HrChartStyle *style,
-               HrChartFont         font,
-               const char         *text,
-               int                 width,
-               PangoAlignment      alignment)
-{
-  TextCache *cache = text_cache_get (context);
-  KeyBuffer buffer;
-  const TextKey *key = key_make (&buffer, style, font, text, width, alignment);
-  PangoLayout *layout = lru_lookup (&cache->layouts, key);
-
-  if (layout == NULL)
-    {
-      layout = pango_layout_new (context);
-      fill_layout (layout, style, font, text, width, alignment);
-      lru_insert (&cache->layouts, key, layout);
-    }
-  key_buffer_clear (&buffer);
-  return g_object_ref (layout);
-}
-
 void
 hr_chart_text_cache_get_stats (PangoContext            *context,
                                HrChartTextCacheStats   *stats)
@@ -500,9 +477,9 @@ hr_chart_text_cache_get_stats (PangoContext            *context,
   stats->size_hits = cache->sizes.hits;
   stats->size_misses = cache->sizes.misses;
   stats->n_sizes = cache->sizes.order.length;
-  stats->layout_hits = cache->layouts.hits;
-  stats->layout_misses = cache->layouts.misses;
-  stats->n_layouts = cache->layouts.order.length;
+  stats->layout_hits = cache->texts.hits;
+  stats->layout_misses = cache->texts.misses;
+  stats->n_layouts = cache->texts.order.length;
   stats->glyph_draws = cache->glyph_draws;
   stats->pango_draws = cache->pango_draws;
   stats->path_hits = cache->paths.hits;
@@ -874,27 +851,27 @@ typedef struct {
 } ScreenRun;
 
 typedef struct {
-  guint        serial;        /* the context's, when made */
-  gboolean     simple;        /* FALSE: drawn by pango */
-  GArray      *runs;          /* ScreenRun */
-  GArray      *glyphs;        /* ScreenGlyph */
-} ScreenGlyphs;
+  gboolean        simple;     /* FALSE: drawn by pango */
+  PangoRectangle  logical;    /* the layout's */
+  GArray         *runs;       /* ScreenRun */
+  GArray         *glyphs;     /* ScreenGlyph */
+} ScreenText;
 
 static void
-screen_glyphs_free (gpointer data)
+screen_text_free (gpointer data)
 {
-  ScreenGlyphs *sg = data;
+  ScreenText *st = data;
 
-  for (guint i = 0; i < sg->runs->len; i++)
-    cairo_scaled_font_destroy (g_array_index (sg->runs, ScreenRun, i).font);
-  g_array_unref (sg->runs);
-  g_array_unref (sg->glyphs);
-  g_free (sg);
+  for (guint i = 0; i < st->runs->len; i++)
+    cairo_scaled_font_destroy (g_array_index (st->runs, ScreenRun, i).font);
+  g_array_unref (st->runs);
+  g_array_unref (st->glyphs);
+  g_free (st);
 }
 
 static gboolean
-screen_glyphs_fill (ScreenGlyphs *sg,
-                    PangoLayout  *layout)
+screen_text_fill (ScreenText  *sg,
+                  PangoLayout *layout)
 {
   PangoLayoutIter *iter;
   gboolean simple = TRUE;
@@ -971,67 +948,74 @@ screen_glyphs_fill (ScreenGlyphs *sg,
   return simple;
 }
 
-static GQuark
-screen_glyphs_quark (void)
+/* @text's glyphs for a screen, in @font, wrapped at @width pango units
+ * (-1: not), aligned by @alignment: shaped the first time (on a layout
+ * of the layout step's context, let go at once), then kept. */
+static const ScreenText *
+screen_text_get (DrawContext        *d,
+                 const HrChartStyle *style,
+                 HrChartFont         font,
+                 const char         *text,
+                 int                 width,
+                 PangoAlignment      alignment)
 {
-  static gsize quark;
+  TextCache *cache = text_cache_get (d->context);
+  KeyBuffer buffer;
+  const TextKey *key = key_make (&buffer, style, font, text, width, alignment);
+  ScreenText *st = lru_lookup (&cache->texts, key);
 
-  if (g_once_init_enter (&quark))
-    g_once_init_leave (&quark, g_quark_from_static_string ("hr-chart-screen-glyphs"));
-  return (GQuark) quark;
-}
-
-/* @layout's glyphs, made the first time. */
-static ScreenGlyphs *
-screen_glyphs_get (PangoLayout *layout)
-{
-  ScreenGlyphs *sg = g_object_get_qdata (G_OBJECT (layout), screen_glyphs_quark ());
-  guint serial = pango_context_get_serial (pango_layout_get_context (layout));
-
-  if (sg == NULL || sg->serial != serial)
+  if (st == NULL)
     {
-      sg = g_new0 (ScreenGlyphs, 1);
-      sg->serial = serial;
-      sg->runs = g_array_new (FALSE, FALSE, sizeof (ScreenRun));
-      sg->glyphs = g_array_new (FALSE, FALSE, sizeof (ScreenGlyph));
-      sg->simple = screen_glyphs_fill (sg, layout);
-      g_object_set_qdata_full (G_OBJECT (layout), screen_glyphs_quark (), sg,
-                               screen_glyphs_free);
+      g_autoptr(PangoLayout) layout = pango_layout_new (d->context);
+
+      fill_layout (layout, style, font, text, width, alignment);
+      st = g_new0 (ScreenText, 1);
+      st->runs = g_array_new (FALSE, FALSE, sizeof (ScreenRun));
+      st->glyphs = g_array_new (FALSE, FALSE, sizeof (ScreenGlyph));
+      pango_layout_get_extents (layout, NULL, &st->logical);
+      st->simple = screen_text_fill (st, layout);
+      lru_insert (&cache->texts, key, st);
     }
-  return sg;
+  key_buffer_clear (&buffer);
+  return st;
 }
 
-/* Shows @layout's glyphs with its top-left corner at the current point,
- * in @cr's source, as pango_cairo_show_layout() would, but as glyphs
+/* Shows @st's glyphs with its top-left corner at (x, y) in @color, as
+ * pango_cairo_show_layout() would show its layout there, but as glyphs
  * only (no text or clusters with them), without pango's renderer, and
  * without a save and a restore (the scaled font stays set for the next
- * label).  FALSE when the layout is not simple: nothing was drawn. */
-static gboolean
-show_screen_glyphs (cairo_t     *cr,
-                    PangoLayout *layout)
+ * label; the source is put back). */
+static void
+show_screen_text (cairo_t          *cr,
+                  const ScreenText *st,
+                  const HrRgba     *color,
+                  double            x,
+                  double            y)
 {
-  ScreenGlyphs *sg = screen_glyphs_get (layout);
+  cairo_pattern_t *source;
   cairo_glyph_t stack[96];
   cairo_glyph_t *out;
   double x0, y0;
 
-  if (!sg->simple)
-    return FALSE;
-  if (sg->glyphs->len == 0)
-    return TRUE;
+  g_assert (st->simple);
+  if (st->glyphs->len == 0)
+    return;
 
+  source = cairo_pattern_reference (cairo_get_source (cr));
+  hr_chart_set_color (cr, color);
   /* where pango starts: the current point, as cairo keeps it */
+  cairo_move_to (cr, x, y);
   cairo_get_current_point (cr, &x0, &y0);
-  out = sg->glyphs->len <= G_N_ELEMENTS (stack) ? stack : g_new (cairo_glyph_t, sg->glyphs->len);
-  for (guint r = 0; r < sg->runs->len; r++)
+  out = st->glyphs->len <= G_N_ELEMENTS (stack) ? stack : g_new (cairo_glyph_t, st->glyphs->len);
+  for (guint r = 0; r < st->runs->len; r++)
     {
-      const ScreenRun *run = &g_array_index (sg->runs, ScreenRun, r);
+      const ScreenRun *run = &g_array_index (st->runs, ScreenRun, r);
       double base_x = x0 + (double) run->x / PANGO_SCALE;
       double base_y = y0 + (double) run->y / PANGO_SCALE;
 
       for (guint i = 0; i < run->n; i++)
         {
-          const ScreenGlyph *glyph = &g_array_index (sg->glyphs, ScreenGlyph, run->first + i);
+          const ScreenGlyph *glyph = &g_array_index (st->glyphs, ScreenGlyph, run->first + i);
           cairo_glyph_t *g = &out[run->first + i];
 
           g->index = glyph->index;
@@ -1043,7 +1027,21 @@ show_screen_glyphs (cairo_t     *cr,
     }
   if (out != stack)
     g_free (out);
-  return TRUE;
+  /* as cairo_restore() would leave it */
+  cairo_set_source (cr, source);
+  cairo_pattern_destroy (source);
+  cairo_new_path (cr);
+}
+
+/* @cr's drawing context when it draws for a screen, with no sink. */
+static DrawContext *
+screen_context (cairo_t *cr)
+{
+  DrawContext *d = cairo_get_user_data (cr, &context_key);
+
+  if (d == NULL || !d->for_screen || cairo_get_user_data (cr, &sink_key) != NULL)
+    return NULL;
+  return d;
 }
 
 /* Shows @layout with its top-left corner at (x, y): as glyphs, or into
@@ -1059,32 +1057,12 @@ show_layout (cairo_t            *cr,
              double              box_width)
 {
   HrChartTextSink *sink = cairo_get_user_data (cr, &sink_key);
-  DrawContext *d;
+  DrawContext *d = cairo_get_user_data (cr, &context_key);
 
   if (sink != NULL)
     {
       sink_layout (sink, cr, style, layout, color, x, y, align, box_width);
       return;
-    }
-
-  d = cairo_get_user_data (cr, &context_key);
-  if (d != NULL && d->for_screen)
-    {
-      cairo_pattern_t *source = cairo_pattern_reference (cairo_get_source (cr));
-      gboolean shown;
-
-      /* the source as it was after, as cairo_restore() would leave it */
-      hr_chart_set_color (cr, color);
-      cairo_move_to (cr, x, y);
-      shown = show_screen_glyphs (cr, layout);
-      cairo_set_source (cr, source);
-      cairo_pattern_destroy (source);
-      cairo_new_path (cr);
-      if (shown)
-        {
-          d->cache->glyph_draws++;
-          return;
-        }
     }
   if (d != NULL && d->cache != NULL)
     d->cache->pango_draws++;
@@ -1230,10 +1208,7 @@ hr_chart_path_keep (cairo_t       *cr,
  * wrapped at @width pango units (-1: not wrapped) and aligned by
  * @alignment.  The context is the layout step's when the chart drew with
  * one (its fonts are loaded already, and metrics do not hint, so they
- * hold at any scale), and then the layout is the one drawn before with
- * the same text, font, width and alignment, if any (cached_layout()):
- * drawing shapes only texts it has not seen.  Else the context is one
- * made once for @cr and kept on it.  The layout must not be changed. */
+ * hold at any scale), else one made once for @cr and kept on it. */
 static PangoLayout *
 cairo_layout (cairo_t            *cr,
               const HrChartStyle *style,
@@ -1246,9 +1221,8 @@ cairo_layout (cairo_t            *cr,
   PangoLayout *layout;
 
   if (d != NULL && !d->follows_cr)
-    return cached_layout (d->context, style, font, text, width, alignment);
-
-  if (d == NULL)
+    layout = pango_layout_new (d->context);
+  else if (d == NULL)
     {
       PangoContext *context = pango_cairo_create_context (cr);
 
@@ -1271,6 +1245,45 @@ cairo_layout (cairo_t            *cr,
   return layout;
 }
 
+/* Draws @text for a screen (hr_chart_text_draw_for_screen()) with its
+ * layout's top-left corner at (x, y) less its logical x when @offset, or
+ * at (x, y) as laid out, from the glyphs kept; FALSE, drawing nothing,
+ * when @cr does not draw for a screen or the text is not simple. */
+static gboolean
+draw_for_screen (cairo_t            *cr,
+                 const HrChartStyle *style,
+                 HrChartFont         font,
+                 const HrRgba       *color,
+                 const char         *text,
+                 int                 width,
+                 PangoAlignment      alignment,
+                 HrAlign             align,
+                 double              x,
+                 double              y)
+{
+  DrawContext *d = screen_context (cr);
+  const ScreenText *st;
+  double left = x;
+
+  if (d == NULL)
+    return FALSE;
+  st = screen_text_get (d, style, font, text, width, alignment);
+  if (!st->simple)
+    return FALSE;
+  /* placed as hr_chart_draw_text() places a layout it did not wrap */
+  if (width < 0)
+    {
+      if (align == HR_ALIGN_CENTER)
+        left -= (double) st->logical.width / PANGO_SCALE / 2;
+      else if (align == HR_ALIGN_END)
+        left -= (double) st->logical.width / PANGO_SCALE;
+      left -= (double) st->logical.x / PANGO_SCALE;
+    }
+  show_screen_text (cr, st, color, left, y);
+  d->cache->glyph_draws++;
+  return TRUE;
+}
+
 void
 hr_chart_draw_text (cairo_t            *cr,
                     const HrChartStyle *style,
@@ -1289,11 +1302,16 @@ hr_chart_draw_text (cairo_t            *cr,
   if (max_width > 0)
     {
       /* aligned within the wrap width, which starts at x */
+      if (draw_for_screen (cr, style, font, color, text, wrap_width (max_width),
+                           pango_alignment (align), align, x, y))
+        return;
       layout = cairo_layout (cr, style, font, text, wrap_width (max_width),
                              pango_alignment (align));
       show_layout (cr, style, layout, color, x, y, align, max_width);
       return;
     }
+  if (draw_for_screen (cr, style, font, color, text, -1, PANGO_ALIGN_LEFT, align, x, y))
+    return;
   layout = cairo_layout (cr, style, font, text, -1, PANGO_ALIGN_LEFT);
   pango_layout_get_extents (layout, NULL, &logical);
   left = x;
@@ -1354,11 +1372,15 @@ hr_chart_draw_label_colored (cairo_t            *cr,
    * break as measured and align inside the box. */
   if (label->max_width > 0)
     {
-      g_autoptr(PangoLayout) layout =
-        cairo_layout (cr, style, label->font, label->text,
-                      (int) ceil ((label->box.width + 0.5) * PANGO_SCALE),
-                      pango_alignment (label->align));
+      int width = (int) ceil ((label->box.width + 0.5) * PANGO_SCALE);
+      g_autoptr(PangoLayout) layout = NULL;
 
+      if (draw_for_screen (cr, style, label->font, color, label->text, width,
+                           pango_alignment (label->align), label->align, label->box.x,
+                           label->box.y))
+        return;
+      layout = cairo_layout (cr, style, label->font, label->text, width,
+                             pango_alignment (label->align));
       show_layout (cr, style, layout, color, label->box.x, label->box.y, label->align,
                    label->box.width);
     }

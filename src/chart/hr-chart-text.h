@@ -23,18 +23,18 @@ PangoContext *hr_chart_pango_context_new   (void);
 /* Makes @cr's text match what hr_chart_pango_context_new() measured. */
 void          hr_chart_prepare_cairo       (cairo_t            *cr);
 /* Draws @cr's text with @context, the one the layout step measured with
- * (hr_chart_type_draw() does this): its fonts are loaded already, and a
- * text drawn with it before is not shaped again. */
+ * (hr_chart_type_draw() does this): its fonts are loaded already. */
 void          hr_chart_text_draw_with      (cairo_t            *cr,
                                             PangoContext       *context);
 /* The same for a screen (a widget's snapshot), where no one selects or
- * searches the text: labels are drawn as their glyphs alone, straight
- * from the layouts shaped before, at the positions pango gives them, so
- * the pixels are those hr_chart_text_draw_with() gives, for less work.
- * Exports keep their text (PDF and SVG carry it) and use the other. */
+ * searches the text: a label is drawn as its glyphs alone, at the
+ * positions pango gives them, and the glyphs of every text drawn are kept
+ * on @context, so that a later render shapes only texts it has not seen;
+ * the pixels are those hr_chart_text_draw_with() gives, for much less
+ * work.  Exports keep their text (PDF and SVG carry it) and use the
+ * other. */
 void          hr_chart_text_draw_for_screen (cairo_t           *cr,
                                              PangoContext      *context);
-
 /* Paths a screen's renders share: while @cr draws for a screen
  * (hr_chart_text_draw_for_screen()) with no transformation, the path
  * @cr has when hr_chart_path_keep() is called is kept on the context
@@ -64,16 +64,17 @@ void          hr_chart_text_size           (PangoContext       *context,
                                             double              max_width,
                                             double             *width,
                                             double             *height);
-/* What @context's text cache holds and how often it answered: the sizes
- * hr_chart_text_size() measured, and the layouts drawn with @context
- * (hr_chart_text_draw_with()), each kept by text, font, wrap width and
- * alignment, and emptied when the context changes (new fonts). */
+/* What @context's caches hold and how often they answered: the sizes
+ * hr_chart_text_size() measured, and the texts drawn for a screen with
+ * @context (hr_chart_text_draw_for_screen(): their glyphs), each kept by
+ * text, font, wrap width and alignment, and the paths kept; all emptied
+ * when the context changes (new fonts). */
 typedef struct {
   guint size_hits;
   guint size_misses;
   guint n_sizes;
-  guint layout_hits;
-  guint layout_misses;     /* texts shaped to be drawn */
+  guint layout_hits;       /* texts drawn for a screen from their kept glyphs */
+  guint layout_misses;     /* texts shaped to be drawn for a screen */
   guint n_layouts;
   guint glyph_draws;       /* labels drawn as glyphs (for a screen) */
   guint pango_draws;       /* labels drawn by pango with @context */
