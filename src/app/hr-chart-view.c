@@ -14,16 +14,17 @@
  * pointer) and the focus ring are drawn on top of it every frame.
  *
  * The view also keeps one PangoContext for its life, the one its layouts
- * measure text with and its renders draw text with: the sizes measured
- * and the layouts shaped stay on it (hr_chart_text_size(),
- * hr_chart_text_draw_for_screen()), so a new layout or render shapes only
- * the texts it has not seen before (a change of micro-batch changes a few
- * numbers; the ticks, the legend, the titles and the cards' names stay),
- * and draws each label as its glyphs, straight from its layout: the
- * pixels an export draws, without pango's renderer.
- * The context depends on nothing of the widget's (charts are laid out at
- * their own resolution, with their own font options), only on the fonts
- * there are: when they change, the context is made again.
+ * measure text with and its renders draw text with: the sizes measured,
+ * the glyphs of the texts drawn and the dots of the patterns stay on it
+ * (hr_chart_text_size(), hr_chart_text_draw_for_screen(),
+ * hr_chart_path_replay()), so a new layout or render shapes only the
+ * texts it has not seen before (a change of micro-batch changes a few
+ * numbers; the ticks, the legend, the titles and the cards' names stay);
+ * each label is drawn as its glyphs, the pixels an export draws, without
+ * pango's renderer.  The context depends on nothing of the widget's
+ * (charts are laid out at their own resolution, with their own font
+ * options), only on the fonts there are: when they change, the context is
+ * made again.
  *
  * A chart scrolled out of sight (the window's charts stand one under the
  * other in a scrolled window) is neither laid out nor rendered while it
@@ -238,8 +239,8 @@ ensure_node (HrChartView *self)
   cr = gtk_snapshot_append_cairo (snapshot, &GRAPHENE_RECT_INIT (0, 0, self->node_width,
                                                                  self->node_height));
   hr_chart_prepare_cairo (cr);
-  /* with the layout's context: the texts drawn before are shaped, and
-   * drawn as their glyphs */
+  /* with the layout's context, for a screen: the texts drawn before are
+   * not shaped again, and every label is drawn as its glyphs */
   hr_chart_text_draw_for_screen (cr, self->context);
   self->type->render (self->layout, self->data, style, cr);
   cairo_destroy (cr);

@@ -11,7 +11,8 @@
  * making the data (and its summary) from the analysis, laying out with
  * the view's own PangoContext (kept from change to change), and
  * rendering into a recording surface as gtk_snapshot_append_cairo()
- * does, with that context, for the screen.  Run with `meson test --benchmark`; it never fails on speed.
+ * does, with that context, for the screen.  Run with
+ * `meson test --benchmark`; it never fails on speed.
  *
  *   bench-charts [--export SCENARIO GPU,GPU… RUNS]  (the export alone, for
  *                tests/bench/export-vs-matplotlib.py: prints "export N ms")
