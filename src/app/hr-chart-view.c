@@ -26,11 +26,6 @@
  * options), only on the fonts there are: when they change, the context is
  * made again.
  *
- * A chart scrolled out of sight (the window's charts stand one under the
- * other in a scrolled window) is neither laid out nor rendered while it
- * is: a change of its data costs nothing until it is scrolled back into
- * sight, and then it is drawn in the frame that shows it.
- *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -61,13 +56,6 @@ struct _HrChartView
   int                node_height;
   HrRgba             node_foreground;   /* the style it was made in */
   HrChartTheme       node_theme;
-
-  /* Out of sight at the last frame: nothing drawn.  While mapped, the
-   * frame clock and the scrolled window's adjustment say when it is back. */
-  gboolean           out_of_sight;
-  gulong             paint_handler;
-  GtkAdjustment     *scrolled;
-  gulong             scroll_handler;
 
   /* The pointer, while it is over the chart. */
   gboolean           hovering;
@@ -300,101 +288,6 @@ snapshot_hover (HrChartView *self,
   gtk_snapshot_restore (snapshot);
 }
 
-/* The scrolled window the view stands in, if any. */
-static GtkScrolledWindow *
-get_scroller (HrChartView *self)
-{
-  return (GtkScrolledWindow *) gtk_widget_get_ancestor (GTK_WIDGET (self),
-                                                        GTK_TYPE_SCROLLED_WINDOW);
-}
-
-/* Whether any of the view shows in its scrolled window while the window's
- * vertical adjustment stands at @value (a view in none always shows).
- * Taken from the view's place in the scrolled content, which scrolling
- * does not change, so that a scroll is seen before the frame lays the
- * content out again. */
-static gboolean
-in_sight_at (HrChartView *self,
-             double       value)
-{
-  GtkWidget *widget = GTK_WIDGET (self);
-  GtkScrolledWindow *scroller = get_scroller (self);
-  GtkWidget *child = scroller != NULL ? gtk_scrolled_window_get_child (scroller) : NULL;
-  GtkWidget *content = child != NULL && GTK_IS_VIEWPORT (child)
-                         ? gtk_viewport_get_child (GTK_VIEWPORT (child)) : NULL;
-  graphene_rect_t bounds;
-
-  if (content == NULL || !gtk_widget_compute_bounds (widget, content, &bounds))
-    return TRUE;
-  return bounds.origin.y < value + gtk_widget_get_height (GTK_WIDGET (scroller)) &&
-         bounds.origin.y + bounds.size.height > value;
-}
-
-static gboolean
-in_sight (HrChartView *self)
-{
-  GtkScrolledWindow *scroller = get_scroller (self);
-
-  if (scroller == NULL)
-    return TRUE;
-  return in_sight_at (self,
-                      gtk_adjustment_get_value (gtk_scrolled_window_get_vadjustment (scroller)));
-}
-
-/* Scrolled: a view coming into sight draws in the coming frame. */
-static void
-on_scrolled (GtkAdjustment *adjustment,
-             HrChartView   *self)
-{
-  if (self->out_of_sight && in_sight_at (self, gtk_adjustment_get_value (adjustment)))
-    {
-      self->out_of_sight = FALSE;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-/* After a frame: a view that is back in sight without a scroll (what
- * stands above it changed) draws in the next one. */
-static void
-on_after_paint (GdkFrameClock *clock,
-                HrChartView   *self)
-{
-  if (self->out_of_sight && in_sight (self))
-    {
-      self->out_of_sight = FALSE;
-      gtk_widget_queue_draw (GTK_WIDGET (self));
-    }
-}
-
-static void
-hr_chart_view_map (GtkWidget *widget)
-{
-  HrChartView *self = HR_CHART_VIEW (widget);
-  GtkScrolledWindow *scroller = get_scroller (self);
-
-  GTK_WIDGET_CLASS (hr_chart_view_parent_class)->map (widget);
-  self->paint_handler = g_signal_connect (gtk_widget_get_frame_clock (widget), "after-paint",
-                                          G_CALLBACK (on_after_paint), self);
-  if (scroller != NULL)
-    {
-      self->scrolled = g_object_ref (gtk_scrolled_window_get_vadjustment (scroller));
-      self->scroll_handler = g_signal_connect (self->scrolled, "value-changed",
-                                               G_CALLBACK (on_scrolled), self);
-    }
-}
-
-static void
-hr_chart_view_unmap (GtkWidget *widget)
-{
-  HrChartView *self = HR_CHART_VIEW (widget);
-
-  g_clear_signal_handler (&self->paint_handler, gtk_widget_get_frame_clock (widget));
-  if (self->scrolled != NULL)
-    g_clear_signal_handler (&self->scroll_handler, self->scrolled);
-  g_clear_object (&self->scrolled);
-  GTK_WIDGET_CLASS (hr_chart_view_parent_class)->unmap (widget);
-}
-
 static void
 hr_chart_view_snapshot (GtkWidget   *widget,
                         GtkSnapshot *snapshot)
@@ -402,17 +295,8 @@ hr_chart_view_snapshot (GtkWidget   *widget,
   HrChartView *self = HR_CHART_VIEW (widget);
   double width = gtk_widget_get_width (widget);
   double height = gtk_widget_get_height (widget);
-  GskRenderNode *node;
+  GskRenderNode *node = ensure_node (self);
 
-  /* out of sight: nothing to draw until it comes back (on_scrolled,
-   * on_after_paint) */
-  self->out_of_sight = !in_sight (self);
-  if (self->out_of_sight)
-    {
-      counters.out_of_sight++;
-      return;
-    }
-  node = ensure_node (self);
   if (node == NULL)
     return;
   gtk_snapshot_append_node (snapshot, node);
@@ -687,9 +571,6 @@ hr_chart_view_dispose (GObject *object)
 
   clear_data (self);
   g_clear_object (&self->context);
-  if (self->scrolled != NULL)
-    g_clear_signal_handler (&self->scroll_handler, self->scrolled);
-  g_clear_object (&self->scrolled);
   g_clear_pointer (&self->hover_text, g_free);
   g_clear_pointer (&self->summary, g_free);
   g_clear_pointer (&self->title, g_free);
@@ -704,8 +585,6 @@ hr_chart_view_class_init (HrChartViewClass *klass)
 
   object_class->dispose = hr_chart_view_dispose;
   widget_class->snapshot = hr_chart_view_snapshot;
-  widget_class->map = hr_chart_view_map;
-  widget_class->unmap = hr_chart_view_unmap;
   widget_class->css_changed = hr_chart_view_css_changed;
   widget_class->system_setting_changed = hr_chart_view_system_setting_changed;
 

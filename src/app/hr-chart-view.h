@@ -51,14 +51,12 @@ char         *hr_chart_view_describe_at  (HrChartView       *self,
                                           double             y);
 /* What the chart views did since the last reset, for the benchmark and
  * the tests: how often a chart was laid out and rendered (its data, size
- * or style changed), how often a frame reused the rendered node, how
- * often a frame found a chart scrolled out of sight (and drew nothing),
- * and the time spent laying out and rendering. */
+ * or style changed), how often a frame reused the rendered node, and the
+ * time spent laying out and rendering. */
 typedef struct {
   guint64 renders;
   guint64 reuses;
   gint64  render_us;
-  guint64 out_of_sight;
 } HrChartViewCounters;
 
 void          hr_chart_view_counters_get   (HrChartViewCounters *counters);

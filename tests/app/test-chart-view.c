@@ -271,108 +271,6 @@ test_follows_changes (void)
   fixture_clear (&f);
 }
 
-/* The renders counted when a frame has painted, the first time. */
-static void
-on_painted (GdkFrameClock *clock,
-            gint64        *renders)
-{
-  HrChartViewCounters counters;
-
-  hr_chart_view_counters_get (&counters);
-  if (*renders < 0)
-    *renders = (gint64) counters.renders;
-}
-
-/* Out of sight in a scrolled window, a view draws nothing however its
- * data changes; scrolled into sight it draws its latest data in the
- * frame that shows it; moved into sight by what stands above it, in the
- * next. */
-static void
-test_out_of_sight (void)
-{
-  Fixture f;
-  GtkWidget *scroller = gtk_scrolled_window_new ();
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *above = gtk_label_new ("above");
-  GtkAdjustment *v;
-  HrChartViewCounters counters;
-  gint64 deadline;
-
-  fixture_init (&f);
-  g_object_ref (f.view);
-  gtk_window_set_child (f.window, NULL);
-  gtk_widget_set_size_request (above, -1, 1000);
-  gtk_widget_set_size_request (GTK_WIDGET (f.view), -1, 420);
-  gtk_box_append (GTK_BOX (box), above);
-  gtk_box_append (GTK_BOX (box), GTK_WIDGET (f.view));
-  g_object_unref (f.view);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scroller), box);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scroller), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  gtk_window_set_child (f.window, scroller);
-  gtk_window_set_default_size (f.window, 940, 420);
-  iterate_for (G_USEC_PER_SEC / 4);
-  v = gtk_scrolled_window_get_vadjustment (GTK_SCROLLED_WINDOW (scroller));
-
-  /* changes out of sight cost nothing */
-  hr_chart_view_counters_reset ();
-  for (guint batch = 1; batch <= 4; batch++)
-    {
-      set_chart (&f, "buckets", batch);
-      iterate_for (G_USEC_PER_SEC / 20);
-    }
-  hr_chart_view_counters_get (&counters);
-  g_assert_cmpuint (counters.renders, ==, 0);
-  g_assert_cmpuint (counters.out_of_sight, >, 0);
-
-  /* scrolled to: drawn with the last data, in the first frame painted */
-  hr_chart_view_counters_reset ();
-  {
-    GdkFrameClock *clock = gtk_widget_get_frame_clock (GTK_WIDGET (f.window));
-    gint64 at_first_frame = -1;
-    gulong handler = g_signal_connect (clock, "after-paint", G_CALLBACK (on_painted),
-                                       &at_first_frame);
-
-    gtk_adjustment_set_value (v, 700);
-    deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
-    while (at_first_frame < 0 && g_get_monotonic_time () < deadline)
-      g_main_context_iteration (NULL, FALSE);
-    g_signal_handler_disconnect (clock, handler);
-    g_assert_cmpint (at_first_frame, ==, 1);
-  }
-  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
-  do
-    {
-      g_main_context_iteration (NULL, FALSE);
-      hr_chart_view_counters_get (&counters);
-    }
-  while (counters.renders == 0 && g_get_monotonic_time () < deadline);
-  g_assert_cmpuint (counters.renders, ==, 1);
-  g_assert_cmpuint (check_shows (&f, "scrolled into sight"), ==, 1);
-
-  /* out of sight again, new data; then what stands above it shrinks and
-   * brings it back with no scroll */
-  gtk_adjustment_set_value (v, 0);
-  iterate_for (G_USEC_PER_SEC / 10);
-  hr_chart_view_counters_reset ();
-  set_chart (&f, "curve", 3);
-  iterate_for (G_USEC_PER_SEC / 10);
-  hr_chart_view_counters_get (&counters);
-  g_assert_cmpuint (counters.renders, ==, 0);
-  gtk_widget_set_size_request (above, -1, 100);
-  deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
-  do
-    {
-      g_main_context_iteration (NULL, FALSE);
-      hr_chart_view_counters_get (&counters);
-    }
-  while (counters.renders == 0 && g_get_monotonic_time () < deadline);
-  g_assert_cmpuint (counters.renders, ==, 1);
-  g_assert_cmpuint (check_shows (&f, "moved into sight"), ==, 1);
-
-  fixture_clear (&f);
-}
-
 int
 main (int   argc,
       char *argv[])
@@ -387,6 +285,5 @@ main (int   argc,
   adw_init ();
 
   g_test_add_func ("/chart-view/follows-changes", test_follows_changes);
-  g_test_add_func ("/chart-view/out-of-sight", test_out_of_sight);
   return g_test_run ();
 }
