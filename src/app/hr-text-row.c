@@ -182,16 +182,7 @@ set_text (GtkLabel   *label,
     text = "";
   if (g_strcmp0 (gtk_label_get_text (label), text) != 0)
     gtk_label_set_text (label, text);
-  if (gtk_widget_get_visible (GTK_WIDGET (label)) != (text[0] != '\0'))
-    gtk_widget_set_visible (GTK_WIDGET (label), text[0] != '\0');
-}
-
-static void
-set_visible (GtkWidget *widget,
-             gboolean   visible)
-{
-  if (gtk_widget_get_visible (widget) != visible)
-    gtk_widget_set_visible (widget, visible);
+  gtk_widget_set_visible (GTK_WIDGET (label), text[0] != '\0');
 }
 
 static GtkWidget *
@@ -285,7 +276,7 @@ hr_text_row_set_texts (HrTextRow  *self,
   set_text (self->subtitle, subtitle);
   if (suffix != NULL)
     set_text (self->suffix, suffix);
-  set_visible (self->suffixes, suffix != NULL && suffix[0] != '\0');
+  gtk_widget_set_visible (self->suffixes, suffix != NULL && suffix[0] != '\0');
 }
 
 const char *
@@ -318,6 +309,6 @@ hr_text_row_set_badge (HrTextRow  *self,
   if (text != NULL)
     set_text (GTK_LABEL (self->badge), text);
   else
-    set_visible (self->badge, FALSE);
-  set_visible (self->prefixes, gtk_widget_get_visible (self->badge));
+    gtk_widget_set_visible (self->badge, FALSE);
+  gtk_widget_set_visible (self->prefixes, gtk_widget_get_visible (self->badge));
 }

@@ -267,8 +267,7 @@ measurement_row (HrWindow                    *self,
   if (g_strcmp0 (adw_expander_row_get_subtitle (ADW_EXPANDER_ROW (row)), subtitle) != 0)
     adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
   warning = g_object_get_data (G_OBJECT (row), "hr-warning");
-  if (gtk_widget_get_visible (warning) != m->match->differs)
-    gtk_widget_set_visible (warning, m->match->differs);
+  gtk_widget_set_visible (warning, m->match->differs);
   _hr_window_widget_set_tooltip (warning, m->match->differs ? m->match->summary : NULL);
 
   lines.row = ADW_EXPANDER_ROW (row);
@@ -325,6 +324,20 @@ measurement_row (HrWindow                    *self,
   return row;
 }
 
+/* The measurement rows from @child to the end. */
+static void
+remove_rows_from (HrWindow  *self,
+                  GtkWidget *child)
+{
+  while (child != NULL)
+    {
+      GtkWidget *next = gtk_widget_get_next_sibling (child);
+
+      gtk_list_box_remove (self->measure_list, child);
+      child = next;
+    }
+}
+
 /* The row for @set (NULL: the snapshots' sweep) at @child, updated, or
  * made in its place when @child is another measurement's; returns the
  * row after it. */
@@ -344,13 +357,7 @@ refresh_row (HrWindow                    *self,
       return gtk_widget_get_next_sibling (child);
     }
   /* another measurement's, or none: the rows from here are made again */
-  while (child != NULL)
-    {
-      GtkWidget *next = gtk_widget_get_next_sibling (child);
-
-      gtk_list_box_remove (self->measure_list, child);
-      child = next;
-    }
+  remove_rows_from (self, child);
   row = measurement_row (self, NULL, title, set, measurement, m);
   gtk_list_box_append (self->measure_list, row);
   return NULL;
@@ -381,13 +388,7 @@ _hr_window_measurements_refresh (HrWindow *self)
       child = refresh_row (self, child, title, NULL, self->snapshot_sweep,
                            hr_analysis_get_measurement (self->analysis, n - 1));
     }
-  while (child != NULL)
-    {
-      GtkWidget *next = gtk_widget_get_next_sibling (child);
-
-      gtk_list_box_remove (self->measure_list, child);
-      child = next;
-    }
+  remove_rows_from (self, child);
 }
 
 /* What the snapshots' sweep copies from them: the keys that say what was

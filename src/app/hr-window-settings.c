@@ -198,8 +198,8 @@ build_rows (HrWindow *self)
     }
 }
 
-/* Each widget is set only when it shows another value: a spin button set
- * to its own value still formats its text again. */
+/* A spin button set to its own value still formats its text again (the
+ * drop-downs, switches and visibility leave themselves alone). */
 static void
 sync_spin (GtkWidget *widget,
            double     value)
@@ -216,25 +216,20 @@ sync_row (HrWindow                 *self,
 {
   const HrSetting *setting = r->setting;
   const HrScenario *s = self->scenario;
-  gboolean applies = hr_setting_applies (setting, s);
 
   switch (setting->kind)
     {
     case HR_SETTING_ENUM:
-      {
-        guint index = hr_setting_choice_index (setting, (int) hr_setting_get (setting, s));
-
-        if (adw_combo_row_get_selected (ADW_COMBO_ROW (r->row)) != index)
-          adw_combo_row_set_selected (ADW_COMBO_ROW (r->row), index);
-      }
+      adw_combo_row_set_selected (ADW_COMBO_ROW (r->row),
+                                  hr_setting_choice_index (setting,
+                                                           (int) hr_setting_get (setting, s)));
       break;
     case HR_SETTING_UNSIGNED:
     case HR_SETTING_DOUBLE:
       sync_spin (r->widget, hr_setting_get (setting, s) * display_scale (setting));
       break;
     case HR_SETTING_BOOLEAN:
-      if (gtk_switch_get_active (GTK_SWITCH (r->widget)) != (hr_setting_get (setting, s) != 0))
-        gtk_switch_set_active (GTK_SWITCH (r->widget), hr_setting_get (setting, s) != 0);
+      gtk_switch_set_active (GTK_SWITCH (r->widget), hr_setting_get (setting, s) != 0);
       break;
     case HR_SETTING_SIZE:
       {
@@ -248,8 +243,7 @@ sync_row (HrWindow                 *self,
     default:
       g_assert_not_reached ();
     }
-  if (gtk_widget_get_visible (r->row) != applies)
-    gtk_widget_set_visible (r->row, applies);
+  gtk_widget_set_visible (r->row, hr_setting_applies (setting, s));
 }
 
 /* ------------------------------------------------------------------ */
@@ -261,8 +255,6 @@ select_model_row (HrWindow   *self,
 {
   GtkListBoxRow *row = g_hash_table_lookup (self->model_rows, id);
 
-  if (row != NULL && gtk_list_box_get_selected_row (self->model_list) == row)
-    return;
   if (row != NULL)
     gtk_list_box_select_row (self->model_list, row);
   else
