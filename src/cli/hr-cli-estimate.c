@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "headroom-cli"
 
 #include <glib/gi18n.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -199,6 +200,20 @@ add_measurements_json (JsonBuilder *b,
       json_builder_add_boolean_value (b, m->match->can_calibrate);
       json_builder_set_member_name (b, "match");
       json_builder_add_string_value (b, m->match->summary);
+      if (m->measurement->trace != NULL)
+        {
+          /* a step traced on the CPU: its ratio to the walk, and what it
+           * says of itself */
+          json_builder_set_member_name (b, "traced_on_cpu");
+          json_builder_add_boolean_value (b, TRUE);
+          json_builder_set_member_name (b, "trace_ratio");
+          if (isnan (m->trace_ratio))
+            json_builder_add_null_value (b);
+          else
+            json_builder_add_double_value (b, m->trace_ratio);
+          json_builder_set_member_name (b, "summary");
+          json_builder_add_string_value (b, m->summary);
+        }
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -376,6 +391,25 @@ estimate_to_json (HrAnalysis *analysis)
   json_builder_add_int_value (b, est->seq_len);
   json_builder_end_object (b);
 
+  /* what the architecture walk's parts save for the backward pass, the
+   * figure a CPU trace measures */
+  json_builder_set_member_name (b, "walk_saved");
+  json_builder_add_int_value (b, est->walk_saved);
+  json_builder_set_member_name (b, "walk_blocks");
+  json_builder_begin_array (b);
+  for (guint i = 0; i < est->walk_blocks->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->walk_blocks, i);
+
+      json_builder_begin_object (b);
+      json_builder_set_member_name (b, "block");
+      json_builder_add_string_value (b, item->label);
+      json_builder_set_member_name (b, "saved");
+      json_builder_add_int_value (b, (gint64) (item->bytes + 0.5));
+      json_builder_end_object (b);
+    }
+  json_builder_end_array (b);
+
   add_measurements_json (b, analysis);
 
   json_builder_set_member_name (b, "notes");
@@ -396,10 +430,50 @@ print_measurements (HrAnalysis *analysis)
       const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
 
       printf (_("Measurement %s: %s\n"), m->measurement->name, m->match->summary);
+      if (m->measurement->trace != NULL)
+        printf ("  %s\n", m->summary);
     }
   if (hr_analysis_get_n_measurements (analysis) > 0)
     printf (_("Calibration: %s%s\n\n"), hr_analysis_get_calibration_text (analysis),
             hr_analysis_get_calibration (analysis) != NULL ? _(" (applied)") : "");
+}
+
+/* A step traced on the CPU, beside the walked activations: the traced
+ * figure at the scenario's micro-batch and input size when the trace has
+ * it, else the walk scaled by the trace's ratio. */
+static void
+print_traced (HrAnalysis *analysis)
+{
+  const HrScenario *s = hr_analysis_get_scenario (analysis);
+  const HrEstimate *est = hr_analysis_get_estimate (analysis);
+  double size = s->image_width > 0 && s->image_width == s->image_height ? s->image_width
+              : s->seq_len > 0 ? s->seq_len : NAN;
+
+  for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+    {
+      const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+      const HrTraceRow *row;
+      g_autofree char *walk = NULL, *v = NULL;
+
+      if (m->measurement->trace == NULL || isnan (m->trace_ratio))
+        continue;
+      walk = hr_cli_gib ((double) est->walk_saved);
+      row = hr_trace_find (m->measurement->trace, est->micro_batch, size);
+      if (row == NULL && isnan (size))
+        row = hr_trace_find (m->measurement->trace, est->micro_batch, NAN);
+      if (row != NULL)
+        {
+          v = hr_cli_gib (row->saved);
+          printf (_("  %-12s %10s  [traced on CPU] saved for backward at micro-batch %u, traced "
+                    "(the walk: %s)\n"), "activations", v, est->micro_batch, walk);
+        }
+      else
+        {
+          v = hr_cli_gib (m->trace_ratio * (double) est->walk_saved);
+          printf (_("  %-12s %10s  [traced on CPU] the walk's %s × %.3f, the ratio traced at "
+                    "other sizes\n"), "activations", v, walk, m->trace_ratio);
+        }
+    }
 }
 
 static void
@@ -470,6 +544,8 @@ print_estimate (HrAnalysis *analysis)
       printf ("  %-12s %10s  [%s] %s\n", hr_enum_to_nick (hr_bucket_names, item->bucket), v,
               hr_basis_get_label (item->basis), item->label);
     }
+
+  print_traced (analysis);
 
   printf ("\n%s\n", _("Notes:"));
   for (guint i = 0; i < est->notes->len; i++)

@@ -145,8 +145,57 @@ add_measurement (HrAnalysis          *self,
   m->match = hr_measure_match_new (measurement, self->scenario);
   m->mean_relative_error = NAN;
   m->max_relative_error = NAN;
+  m->trace_ratio = NAN;
 
-  if (sweep == NULL)
+  if (measurement->trace != NULL)
+    {
+      /* traced on the CPU: what autograd saved, against the walk's
+       * figure at the same batches and sizes, and the calibration of the
+       * walked activations it gives */
+      g_autoptr(HrCalibration) calibration = NULL;
+      g_autoptr(GArray) points = NULL;
+      g_autoptr(GError) error = NULL;
+      double ratio;
+
+      if (hr_trace_compare (measurement->trace, self->scenario, &ratio, &points, &error))
+        {
+          double mean = 0, worst = 0;
+
+          for (guint i = 0; i < points->len; i++)
+            {
+              const HrTracePoint *p = &g_array_index (points, HrTracePoint, i);
+              double relative = p->traced > 0 ? fabs (p->walked - p->traced) / p->traced : 0;
+
+              mean += relative / points->len;
+              worst = MAX (worst, relative);
+            }
+          m->trace_ratio = ratio;
+          m->mean_relative_error = mean;
+          m->max_relative_error = worst;
+          g_string_append_printf (text, g_dngettext (GETTEXT_PACKAGE,
+                                                     "Traced on CPU (%u step): saved for backward "
+                                                     "×%.3f the walk's, off by %.1f%% on average, "
+                                                     "%.1f%% at most",
+                                                     "Traced on CPU (%u steps): saved for backward "
+                                                     "×%.3f the walk's, off by %.1f%% on average, "
+                                                     "%.1f%% at most", points->len),
+                                  points->len, ratio, 100 * mean, 100 * worst);
+          calibration = hr_trace_calibration_new (measurement->trace, self->plan,
+                                                  self->scenario, &error);
+        }
+      else
+        g_string_append_printf (text, _("Traced on CPU: %s"), error->message);
+
+      if (calibration != NULL && self->calibration == NULL && m->match->can_calibrate)
+        {
+          self->calibration = g_steal_pointer (&calibration);
+          self->calibration_from = self->measurements->len;
+        }
+      else if (calibration == NULL && error != NULL && self->calibration_text == NULL &&
+               m->match->can_calibrate)
+        self->calibration_text = g_strdup (error->message);
+    }
+  else if (sweep == NULL)
     {
       /* A log over time: its peak. */
       for (guint i = 0; i < measurement->series->len; i++)
@@ -207,7 +256,8 @@ describe_calibration (HrAnalysis *self)
     {
       const HrAnalysisMeasurement *m = g_ptr_array_index (self->measurements, i);
 
-      any_sweep |= hr_measurement_get_sweep (m->measurement) != NULL;
+      any_sweep |= hr_measurement_get_sweep (m->measurement) != NULL ||
+                   m->measurement->trace != NULL;
     }
 
   if (self->calibration != NULL)

@@ -20,6 +20,7 @@
 #include "hr-fit-rule.h"
 #include "hr-knobs.h"
 #include "hr-measure-match.h"
+#include "hr-measure-trace.h"
 
 G_BEGIN_DECLS
 
@@ -82,6 +83,10 @@ typedef struct {
   double               mean_relative_error;
   double               max_relative_error;
   char                *summary;       /* fit, error against the estimate, OOM */
+  /* A step traced on the CPU (hr-measure-trace.h): the saved bytes traced
+   * over those the walk predicts at the same batches and sizes; NAN for
+   * every other measurement. */
+  double               trace_ratio;
 } HrAnalysisMeasurement;
 
 typedef struct _HrAnalysis HrAnalysis;

@@ -18,6 +18,7 @@
 #include "hr-knobs.h"
 #include "hr-measure-match.h"
 #include "hr-measure.h"
+#include "hr-measure-trace.h"
 #include "hr-pickle.h"
 #include "hr-reader.h"
 #include "hr-scenario.h"

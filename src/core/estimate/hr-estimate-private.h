@@ -167,6 +167,9 @@ typedef struct {
   double      by_metric_low[3];
   double      by_metric_high[3];
   double      activations;   /* what the backward pass keeps, all parts */
+  /* of which what the architecture walk's parts (hr-arch.h) save for the
+   * backward pass, or keep with checkpointing */
+  double      walk_saved;
   /* host memory per GPU: offloaded weights, offloaded optimizer state and
    * gradients, offloaded activations */
   double      host_params;

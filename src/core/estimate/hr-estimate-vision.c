@@ -377,6 +377,20 @@ hr_plan_add_arch_part (HrPlan *self,
       double per_sample = (run.recompute ? res->kept : res->saved) * steps;
       double bytes = per_sample * b;
 
+      acc->walk_saved += bytes;
+      if (acc->est != NULL)
+        for (guint i = 0; i < res->blocks->len; i++)
+          {
+            const HrArchBlock *block = &g_array_index (res->blocks, HrArchBlock, i);
+            HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+
+            item->bucket = HR_BUCKET_ACTIVATIONS;
+            item->basis = HR_BASIS_DERIVED;
+            item->label = g_strdup_printf ("%s: %s", c->name, block->name);
+            item->bytes = item->low = item->high =
+              (run.recompute ? block->kept : block->saved) * steps * b;
+            g_ptr_array_add (acc->est->walk_blocks, item);
+          }
       add_peak_line (self, acc, p, &run, res, b * steps);
 
       if (run.recompute)

@@ -522,6 +522,7 @@ compute (HrPlan     *self,
       double host_job_factor = MAX (1, s->gpus);
 
       est->kv_cache_low = (guint64) llround (acc.kv_pool_low);
+      est->walk_saved = (guint64) llround (acc.walk_saved);
       est->kv_cache_high = (guint64) llround (acc.kv_pool_high);
       for (guint i = 0; i < HR_N_BUCKETS; i++)
         {
@@ -1108,6 +1109,7 @@ hr_plan_estimate (HrPlan *plan)
   est = g_new0 (HrEstimate, 1);
   est->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
   est->host_items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
+  est->walk_blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
   est->notes = g_ptr_array_new_with_free_func (g_free);
   est->micro_batch = scenario->micro_batch;
   est->params = scenario->model->params;
@@ -1208,6 +1210,7 @@ hr_estimate_copy (const HrEstimate *estimate)
   copy->fit_reason = g_strdup (estimate->fit_reason);
   copy->items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
   copy->host_items = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
+  copy->walk_blocks = g_ptr_array_new_with_free_func ((GDestroyNotify) item_free);
   copy->notes = g_ptr_array_new_with_free_func (g_free);
 
   for (guint i = 0; i < estimate->items->len; i++)
@@ -1226,6 +1229,14 @@ hr_estimate_copy (const HrEstimate *estimate)
       item->label = g_strdup (item->label);
       g_ptr_array_add (copy->host_items, item);
     }
+  for (guint i = 0; i < estimate->walk_blocks->len; i++)
+    {
+      HrEstimateItem *item = g_memdup2 (g_ptr_array_index (estimate->walk_blocks, i),
+                                        sizeof (HrEstimateItem));
+
+      item->label = g_strdup (item->label);
+      g_ptr_array_add (copy->walk_blocks, item);
+    }
   for (guint i = 0; i < estimate->notes->len; i++)
     g_ptr_array_add (copy->notes, g_strdup (g_ptr_array_index (estimate->notes, i)));
 
@@ -1243,6 +1254,7 @@ hr_estimate_free (HrEstimate *estimate)
   g_free (estimate->fit_reason);
   g_clear_pointer (&estimate->items, g_ptr_array_unref);
   g_clear_pointer (&estimate->host_items, g_ptr_array_unref);
+  g_clear_pointer (&estimate->walk_blocks, g_ptr_array_unref);
   g_clear_pointer (&estimate->notes, g_ptr_array_unref);
   g_free (estimate);
 }

@@ -68,6 +68,15 @@ typedef struct {
   guint        seq_len;   /* 0 when no part of the model reads it */
   guint64      params;
   guint64      trainable_params;
+  /* What the parts walked block by block (hr-arch.h) save for the
+   * backward pass at the micro-batch (what they keep, with
+   * checkpointing), without the peaks above it: the figure a CPU trace
+   * of the training step measures (data/probe/headroom_trace_torch.py).
+   * 0 when no part is walked, or none trains. */
+  guint64      walk_saved;
+  /* The same per block of the walk: HrEstimateItem, labelled "part:
+   * block" (hr-arch.h HrArchBlock.name), bytes at the micro-batch. */
+  GPtrArray   *walk_blocks;
 
   /* The fit on the scenario's GPU, when it names one. */
   gboolean     has_fit;

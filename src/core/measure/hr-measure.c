@@ -21,6 +21,7 @@
 #include "hr-file.h"
 #include "hr-measure.h"
 #include "hr-measure-private.h"
+#include "hr-measure-trace.h"
 #include "hr-snapshot.h"
 
 const HrEnumName hr_measure_format_names[] = {
@@ -37,6 +38,7 @@ const HrEnumName hr_measure_format_names[] = {
   { HR_MEASURE_FORMAT_DEEPSPEED, "deepspeed" },
   { HR_MEASURE_FORMAT_LIGHTNING, "lightning" },
   { HR_MEASURE_FORMAT_HF_TRAINER, "hf-trainer" },
+  { HR_MEASURE_FORMAT_TORCH_TRACE, "headroom-trace" },
   { 0, NULL }
 };
 
@@ -153,6 +155,7 @@ hr_measurement_free (HrMeasurement *measurement)
 
   g_free (measurement->name);
   g_clear_pointer (&measurement->snapshot, hr_snapshot_free);
+  g_clear_pointer (&measurement->trace, hr_trace_free);
   g_ptr_array_unref (measurement->series);
   g_ptr_array_unref (measurement->config_keys);
   g_ptr_array_unref (measurement->config_values);
@@ -263,6 +266,7 @@ typedef enum {
   ROLE_GPU_INDEX,
   ROLE_GPU_NAME,
   ROLE_MEMORY,       /* a memory value into series `series` */
+  ROLE_MODULE,       /* trace: the module a row's saved bytes are of */
 } Role;
 
 typedef struct {
@@ -273,6 +277,7 @@ typedef struct {
   int            series;    /* for ROLE_MEMORY: index into the result's series, -1 for
                              * nvidia-smi, where the row's GPU picks the series */
   gboolean       is_max;    /* W&B __MAX */
+  HrTraceField   trace;     /* trace: which figure of a row the column is */
 } Column;
 
 typedef struct {
@@ -1619,6 +1624,60 @@ setup_probe (HrMeasureParser *self)
   return TRUE;
 }
 
+/* headroom_trace_torch.py's CSV: the totals' saved bytes are the
+ * series; every row, a module's too, goes to the measurement's trace. */
+static gboolean
+setup_trace (HrMeasureParser *self)
+{
+  static const char * const batch[] = { "micro_batch", NULL };
+  static const char * const size[] = { "size", NULL };
+  static const char * const module[] = { "module", NULL };
+  static const struct {
+    const char   *column;
+    HrTraceField  field;
+  } values[] = {
+    { "saved_bytes", HR_TRACE_FIELD_SAVED },
+    { "params_bytes", HR_TRACE_FIELD_PARAMS },
+    { "grads_bytes", HR_TRACE_FIELD_GRADS },
+    { "optimizer_bytes", HR_TRACE_FIELD_OPTIMIZER },
+  };
+  int b = find_column (self, batch), c;
+
+  self->result->format = HR_MEASURE_FORMAT_TORCH_TRACE;
+  if (b < 0)
+    return fail (self, HR_ERROR_INVALID, 0, _("a trace file needs a \"micro_batch\" column"));
+  g_array_index (self->columns, Column, b).role = ROLE_BATCH;
+  if ((c = find_column (self, size)) >= 0)
+    g_array_index (self->columns, Column, c).role = ROLE_SEQ;
+  if ((c = find_column (self, module)) >= 0)
+    g_array_index (self->columns, Column, c).role = ROLE_MODULE;
+
+  for (guint i = 0; i < G_N_ELEMENTS (values); i++)
+    {
+      const char * const names[] = { values[i].column, NULL };
+      Column *col;
+
+      if ((c = find_column (self, names)) < 0)
+        {
+          if (values[i].field == HR_TRACE_FIELD_SAVED)
+            return fail (self, HR_ERROR_INVALID, 0,
+                         _("a trace file needs a \"saved_bytes\" column"));
+          continue;
+        }
+      col = &g_array_index (self->columns, Column, c);
+      col->role = ROLE_MEMORY;
+      col->trace = values[i].field;
+      /* every value goes to the trace; the totals' saved bytes are
+       * also the series */
+      col->series = values[i].field == HR_TRACE_FIELD_SAVED
+                    ? add_series (self, _("saved for backward, traced on CPU"),
+                                  HR_METRIC_ALLOCATED)
+                    : -1;
+    }
+  self->result->trace = hr_trace_new ();
+  return TRUE;
+}
+
 static gboolean
 setup_nvidia_smi (HrMeasureParser *self)
 {
@@ -1979,6 +2038,8 @@ read_header (HrMeasureParser *self,
 
   if (mapped || self->options.no_header)
     return setup_generic (self);
+  if (hr_measurement_get_config (self->result, "headroom-trace") != NULL)
+    return setup_trace (self);
   if (find_column (self, probe_batch) >= 0 && find_column (self, probe_memory) >= 0)
     return setup_probe (self);
   if (hr_measurement_get_config (self->result, "headroom-probe") != NULL)
@@ -2289,7 +2350,7 @@ read_row (HrMeasureParser *self,
 {
   double batch = NAN, seq = NAN, t = NAN;
   gboolean oom = FALSE;
-  const Field *gpu_key = NULL, *gpu_name = NULL;
+  const Field *gpu_key = NULL, *gpu_name = NULL, *module = NULL;
   guint n_columns = self->columns->len;
 
   if (!split && !split_fields (self, line, length))
@@ -2407,6 +2468,10 @@ read_row (HrMeasureParser *self,
           gpu_name = f;
           break;
 
+        case ROLE_MODULE:
+          module = f;
+          break;
+
         case ROLE_NONE:
         case ROLE_MEMORY:
         default:
@@ -2425,18 +2490,20 @@ read_row (HrMeasureParser *self,
       int index;
       double v;
 
-      if (c->series >= 0)
+      if (c->trace != HR_TRACE_FIELD_NONE)
+        index = c->series;
+      else if (c->series >= 0)
         index = c->series;
       else
         index = gpu_series (self, gpu_key != NULL ? gpu_key->text : "0",
                             gpu_key != NULL ? MIN (gpu_key->length, 127) : 1,
                             gpu_name != NULL ? gpu_name->text : NULL,
                             gpu_name != NULL ? gpu_name->length : 0);
-      if (index < 0)
+      if (index < 0 && c->trace == HR_TRACE_FIELD_NONE)
         return FALSE;
-      series = g_ptr_array_index (self->result->series, index);
+      series = index >= 0 ? g_ptr_array_index (self->result->series, index) : NULL;
 
-      if (oom)
+      if (oom && series != NULL)
         {
           if (!isnan (batch) && (series->oom_batch == 0 || batch < series->oom_batch))
             series->oom_batch = (guint) batch;
@@ -2445,7 +2512,9 @@ read_row (HrMeasureParser *self,
 
       if (IS_MISSING (f->text, f->length))
         {
-          self->result->missing++;
+          /* a trace's module rows give their saved bytes alone */
+          if (c->trace == HR_TRACE_FIELD_NONE)
+            self->result->missing++;
           continue;
         }
 
@@ -2458,6 +2527,20 @@ read_row (HrMeasureParser *self,
         return fail (self, HR_ERROR_INVALID, f->column,
                      _("column \"%s\": %.*s is not a memory size (0 to 10 PB)"),
                      c->name, (int) MIN (f->length, 40), f->text);
+
+      if (c->trace != HR_TRACE_FIELD_NONE)
+        {
+          gboolean total = module == NULL || module->length == 0 ||
+                           (module->length == 5 &&
+                            g_ascii_strncasecmp (module->text, "total", 5) == 0);
+
+          hr_trace_take (self->result->trace, self->line, batch, seq,
+                         module != NULL ? module->text : NULL, module != NULL ? module->length : 0,
+                         c->trace, v);
+          /* a module's share is not a point of the step's series */
+          if (series == NULL || !total)
+            continue;
+        }
 
       point.batch = batch;
       point.seq_len = seq;

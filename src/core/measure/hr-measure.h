@@ -28,6 +28,7 @@ typedef enum {
   HR_MEASURE_FORMAT_DEEPSPEED,        /* DeepSpeed see_memory_usage() log lines */
   HR_MEASURE_FORMAT_LIGHTNING,        /* PyTorch Lightning DeviceStatsMonitor metrics */
   HR_MEASURE_FORMAT_HF_TRAINER,       /* Hugging Face Trainer memory metrics */
+  HR_MEASURE_FORMAT_TORCH_TRACE,      /* headroom_trace_torch.py: a step traced on the CPU */
 } HrMeasureFormat;
 
 extern const HrEnumName hr_measure_format_names[];
@@ -121,6 +122,10 @@ typedef struct {
   /* A PyTorch memory snapshot's analysis (hr-snapshot.h), NULL for every
    * other format.  Its timelines are also the measurement's series. */
   struct _HrSnapshot *snapshot;
+  /* A training step traced on the CPU (hr-measure-trace.h), NULL for
+   * every other format.  Its saved bytes per micro-batch are also the
+   * measurement's one series. */
+  struct _HrTrace    *trace;
 } HrMeasurement;
 
 /* An empty series and an empty measurement, for importers and for
