@@ -1,7 +1,7 @@
 /* bench-measure.c: how fast a large nvidia-smi log is imported and drawn
  *
  * Run with `meson test --benchmark`; it prints MB/s and peak memory and
- * never fails on speed (DESIGN.md: performance is measured, not
+ * never fails on speed (docs/DESIGN.md: performance is measured, not
  * asserted).  Two ways of reading: the per-GPU peaks with every log thinned
  * to HR_MEASURE_SUMMARY_POINTS points (what `headroom-cli measure` does,
  * in bounded memory), and every point kept with a line fitted through GPU
