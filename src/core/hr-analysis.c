@@ -28,17 +28,47 @@
  * nothing new). */
 #define SWEEP_POINTS 32
 
+static double
+size_divisor (HrSizeUnit unit)
+{
+  return unit == HR_SIZE_GB ? GB : GiB;
+}
+
+static const char *
+size_unit_name (HrSizeUnit unit)
+{
+  /* Translators: units of memory; keep the symbols unless your language
+   * writes them differently. */
+  return unit == HR_SIZE_GB ? _("GB") : _("GiB");
+}
+
+/* Two decimals below 10, one above: the precision an estimate has. */
+static int
+size_decimals (double value)
+{
+  return fabs (value) < 10 ? 2 : 1;
+}
+
 char *
 hr_size_format (double     bytes,
                 HrSizeUnit unit)
 {
-  double v = bytes / (unit == HR_SIZE_GB ? GB : GiB);
+  double v = bytes / size_divisor (unit);
 
   /* printf follows LC_NUMERIC: 14,2 GiB in German.  Never parsed back. */
-  /* Translators: units of memory; keep the symbols unless your language
-   * writes them differently. */
-  return g_strdup_printf ("%.*f %s", fabs (v) < 10 ? 2 : 1, v,
-                          unit == HR_SIZE_GB ? _("GB") : _("GiB"));
+  return g_strdup_printf ("%.*f %s", size_decimals (v), v, size_unit_name (unit));
+}
+
+char *
+hr_size_format_range (double     low,
+                      double     high,
+                      HrSizeUnit unit)
+{
+  double l = low / size_divisor (unit);
+  double h = high / size_divisor (unit);
+  int d = size_decimals (h);
+
+  return g_strdup_printf ("%.*f–%.*f %s", d, l, d, h, size_unit_name (unit));
 }
 
 struct _HrAnalysis {

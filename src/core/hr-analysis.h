@@ -29,8 +29,13 @@ typedef enum {
 } HrSizeUnit;
 
 /* "14.2 GiB" in the locale's number format: two decimals below 10, one
- * above (the precision an estimate has). */
+ * above (the precision an estimate has).  The one byte formatter of what
+ * the window and the analysis' sentences show. */
 char       *hr_size_format        (double      bytes,
+                                   HrSizeUnit  unit);
+/* "12.8–16.1 GiB", both ends to the decimals of the higher. */
+char       *hr_size_format_range  (double      low,
+                                   double      high,
                                    HrSizeUnit  unit);
 
 typedef struct {
