@@ -297,6 +297,7 @@ hr_cli_load_scenario (const char  *path,
 {
   g_autoptr(HrJsonDoc) doc = NULL;
   HrCatalog *catalog = hr_cli_get_catalog ();
+  HrScenario *scenario;
 
   if (g_strcmp0 (path, "-") == 0)
     {
@@ -345,7 +346,12 @@ hr_cli_load_scenario (const char  *path,
         return NULL;
     }
 
-  return hr_scenario_new_from_doc (doc, catalog, error);
+  scenario = hr_scenario_new_from_doc (doc, catalog, error);
+  /* A figure that no byte count can hold is refused, never wrapped. */
+  if (scenario != NULL &&
+      !hr_estimate_check_scenario (scenario, hr_json_doc_get_name (doc), error))
+    g_clear_pointer (&scenario, hr_scenario_free);
+  return scenario;
 }
 
 gboolean
