@@ -175,6 +175,47 @@ test_weights_only_estimate (void)
   }
 }
 
+/* GGUF's block types as weights_dtype, sized from the table the GGUF
+ * importer reads (ggml-common.h's block structs) */
+static void
+test_gguf_types (void)
+{
+  static const struct { const char *nick; double bytes; } types[] = {
+    { "q8_0", 34.0 / 32 }, { "q4_0", 18.0 / 32 }, { "q4_1", 20.0 / 32 }, { "q5_0", 22.0 / 32 },
+    { "q5_1", 24.0 / 32 }, { "q2_k", 84.0 / 256 }, { "q3_k", 110.0 / 256 },
+    { "q4_k", 144.0 / 256 }, { "q5_k", 176.0 / 256 }, { "q6_k", 210.0 / 256 },
+    { "iq4_xs", 136.0 / 256 }, { "iq4_nl", 18.0 / 32 }, { "iq2_xxs", 66.0 / 256 },
+    { "iq1_s", 50.0 / 256 }, { "tq2_0", 66.0 / 256 }, { "mxfp4", 17.0 / 32 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      /* llama.cpp with every layer on the GPU: the layers and the output
+       * matrix there, the token embedding in host memory */
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"inference\", "
+        "\"engine\": \"llama.cpp\", \"weights_dtype\": \"%s\", \"gpu_layers\": 999}",
+        types[i].nick);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      double embed = 32000.0 * 4096;
+
+      assert_near (est->buckets[HR_BUCKET_WEIGHTS], (6738415616.0 - embed) * types[i].bytes,
+                   0.001);
+      g_assert_cmpfloat (hr_dtype_bytes_per_param (s->weights_dtype, FALSE), ==, types[i].bytes);
+    }
+
+  /* llama.cpp's other KV cache types */
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"inference\", "
+      "\"engine\": \"llama.cpp\", \"kv_dtype\": \"q5_1\"}");
+
+    g_assert_cmpfloat (hr_dtype_element_bytes (s->kv_dtype), ==, 24.0 / 32);
+  }
+  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"weights_dtype\": "
+                "\"q4_k_m\"}", "weights_dtype");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -184,6 +225,7 @@ main (int   argc,
 
   g_test_add_func ("/weights-only/parse", test_weights_only_parse);
   g_test_add_func ("/weights-only/estimate", test_weights_only_estimate);
+  g_test_add_func ("/gguf/types", test_gguf_types);
 
   return g_test_run ();
 }

@@ -1521,6 +1521,41 @@ def video_rows():
               "(the README's multi-GPU command; sequence split over 8 ranks expressed as context_parallel 8)"])
 
 
+# ---------------------------------------------------------------------------
+# Runs that needed a key, a value or a model description of their own (rows
+# 901-): GGUF block types, weights-only parts, offloading, losses, masks and
+# low-precision training.  Kept in one block, after every other family.
+# ---------------------------------------------------------------------------
+GGML_CI_V100 = ("ggml-org/ci llama.cpp/d1/99ca79f279e84ebe27caafe0aa59c461d88969/ggml-4-x86-cuda-v100/README.md "
+                "@030daed1 (llama.cpp CI on a Tesla V100-PCIE-16GB, llama.cpp build 2459 d199ca79, 2024-03-18)")
+GGML_CI_NOTES = [
+    "metric weights: llama.cpp's 'CUDA0 buffer size' in MiB; the token embedding stays in the host buffer "
+    "('CPU buffer size'), which the estimate counts as host memory",
+    "OpenLLaMA 7B v2 (open-llama/7B-v2): n_embd 4096, n_layer 32, n_head 32, n_ff 11008, n_vocab 32000, untied "
+    "output ('model params = 6.74 B'), the shapes of the catalog's llama-2-7b (6,738,415,616 parameters)",
+    "./bin/main ... -ngl 999: 'offloaded 33/33 layers to GPU', n_ctx 512"]
+
+
+@family
+def express_rows():
+    base = {"task": "inference", "model": "llama-2-7b", "engine": "llama.cpp", "gpu_layers": 999,
+            "kv_dtype": "fp16", "micro_batch": 1, "seq_len": 512, "gpus": 1,
+            "gpu": {"id": "tesla-v100-16gb", "name": "Tesla V100-PCIE-16GB", "memory": 16 * 1024 ** 3,
+                    "source": "NVIDIA V100 datasheet: 16 GB HBM2 (capacity not used by the weights metric)"}}
+    add(901, "llamacpp", "high", "weights", 6695.84, MIB,
+        dict(base, name="llama.cpp OpenLLaMA 7B v2 Q8_0, every layer on a V100", weights_dtype="q8_0"),
+        GGML_CI_V100, "section 'open_llama_7b_v2', '- q8_0:' run: 'llm_load_tensors: CUDA0 buffer size = 6695.84 MiB'",
+        GGML_CI_NOTES + ["'type q8_0: 226 tensors', 'type f32: 65 tensors' (norms): every matrix, the output "
+                         "included, is Q8_0 (34 bytes per 32 weights); 'CPU buffer size = 132.81 MiB' is the "
+                         "token embedding (32000 x 4096 x 34 / 32 bytes)"])
+    add(902, "llamacpp", "high", "weights", 3963.56, MIB,
+        dict(base, name="llama.cpp OpenLLaMA 7B v2 Q4_1, every layer on a V100", weights_dtype="q4_1"),
+        GGML_CI_V100, "section 'open_llama_7b_v2', '- q4_1:' run: 'llm_load_tensors: CUDA0 buffer size = 3963.56 MiB'",
+        GGML_CI_NOTES + ["'type q4_1: 225 tensors', 'type q6_K: 1 tensors': llama.cpp's quantize keeps the "
+                         "output matrix in Q6_K (210 bytes per 256) under every 4-bit type; the scenario's one "
+                         "weights_dtype counts it as Q4_1 (20 bytes per 32), 25 MB under"])
+
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()
