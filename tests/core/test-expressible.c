@@ -216,6 +216,41 @@ test_gguf_types (void)
                 "\"q4_k_m\"}", "weights_dtype");
 }
 
+/* torchao's CPUOffloadOptimizer with offload_gradients: the optimizer
+ * state and every gradient in host memory, one tensor's gradient on the
+ * GPU at a time */
+static void
+test_offload_gradients (void)
+{
+#define OFFLOAD_BASE "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": " \
+                     "\"finetune\", \"compute\": \"bf16-pure\", \"micro_batch\": 1, " \
+                     "\"seq_len\": 512, \"offload\": \"%s\"%s}"
+  g_autoptr(HrScenario) opt = hr_test_scenariof (OFFLOAD_BASE, "optimizer", "");
+  g_autoptr(HrScenario) both = hr_test_scenariof (OFFLOAD_BASE, "optimizer+gradients", "");
+  g_autoptr(HrEstimate) e_opt = hr_estimate_new (opt);
+  g_autoptr(HrEstimate) e_both = hr_estimate_new (both);
+  double grads = 2.0 * 6738415616.0;
+
+  g_assert_cmpint (both->offload, ==, HR_OFFLOAD_OPTIMIZER_GRADIENTS);
+  assert_near (e_opt->buckets[HR_BUCKET_GRADIENTS], grads, 0.01);
+  g_assert_cmpuint (e_both->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
+  /* the largest tensor's gradient: the embedding, 32000 x 4096 */
+  assert_near (e_both->buckets[HR_BUCKET_GRADIENTS], 2.0 * 32000 * 4096, 0.01);
+  /* the host holds the gradients the GPU no longer does */
+  assert_near ((double) e_both->host_ram - e_opt->host_ram, grads, 0.05);
+
+  {
+    g_autofree char *accum = g_strdup_printf (OFFLOAD_BASE, "optimizer+gradients", ", \"grad_accum\": 4");
+    g_autofree char *zero = g_strdup_printf (OFFLOAD_BASE, "optimizer+gradients",
+                                             ", \"gpus\": 2, \"sharding\": \"zero2\"");
+    expect_error (accum, "cannot accumulate gradients");
+    expect_error (zero, "ZeRO-Offload");
+    expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": "
+                  "\"inference\", \"offload\": \"optimizer+gradients\"}",
+                  "no optimizer state or gradients");
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -226,6 +261,7 @@ main (int   argc,
   g_test_add_func ("/weights-only/parse", test_weights_only_parse);
   g_test_add_func ("/weights-only/estimate", test_weights_only_estimate);
   g_test_add_func ("/gguf/types", test_gguf_types);
+  g_test_add_func ("/offload/optimizer-gradients", test_offload_gradients);
 
   return g_test_run ();
 }

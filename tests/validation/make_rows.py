@@ -1555,6 +1555,46 @@ def express_rows():
                          "output matrix in Q6_K (210 bytes per 256) under every 4-bit type; the scenario's one "
                          "weights_dtype counts it as Q4_1 (20 bytes per 32), 25 MB under"])
 
+    # torchao's CPU-offloaded AdamW on a ViT-g, full BF16 training
+    vitg = {"id": "vit-giant-patch14-dinov2", "name": "ViT-g/14 DINOv2 (timm)", "family": "other",
+            "params": 1136480768, "layers": 40, "hidden": 1536, "heads": 24, "intermediate": 4096, "glu": True,
+            "norm": "layernorm", "patch": 14,
+            "source": "timm vision_transformer.py vit_giant_patch14_dinov2: embed_dim 1536, depth 40, num_heads 24, "
+                      "mlp_ratio 2.66667 x 2 with SwiGLUPacked (fc1 8192 = two 4096 halves, fc2 4096 -> 1536), "
+                      "patch 14; params: the DINOv2 ViT-g/14 backbone's 1.1B (facebookresearch/dinov2 "
+                      "MODEL_CARD.md: 1,100M) with timm's 45-class head"}
+    ao_src = "pytorch/ao torchao/prototype/low_bit_optim/README.md @03cf0ad ('Optimizer CPU offload' benchmark)"
+    ao_notes = [
+        "metric allocated: benchmarks/benchmark_low_bit_adam.py @03cf0ad prints torch.cuda.max_memory_allocated() / 1e9 "
+        "('Max memory used: ... GB', decimal)",
+        "'timm/vit_giant_patch14_dinov2.lvd142m (1.1B params), eager mode, full BF16 training, activations "
+        "checkpointing, batch size 32, on 4070Ti SUPER': --full_bf16 (model.bfloat16(), compute bf16-pure), "
+        "--checkpoint_activations (timm set_grad_checkpointing: every block, recompute full), --batch_size 32",
+        "images: the script's RandomResizedCrop(224): 16 x 16 patches of 14 (the class token not counted); the "
+        "model's 45-class head (resisc45) is a few thousand parameters",
+        "torch.optim.AdamW(fused=True) inside CPUOffloadOptimizer (the step runs on the CPU); RTX 4070 Ti SUPER, "
+        "16 GB (data/gpus.json rtx-4070-ti-super: 17,171,480,576 bytes)"]
+    abase = {"task": "finetune", "model": vitg, "method": "full", "compute": "bf16-pure", "recompute": "full",
+             "optimizer": "adamw", "optimizer_impl": "fused", "micro_batch": 32, "image_size": 224, "gpus": 1,
+             "gpu": {"id": "rtx-4070-ti-super", "name": "GeForce RTX 4070 Ti SUPER", "memory": 17171480576,
+                     "source": "data/gpus.json rtx-4070-ti-super"}}
+    add(903, "cpu_offload", "medium", "allocated", 4.01, 1e9,
+        dict(abase, name="torchao CPUOffloadOptimizer(offload_gradients=True), ViT-g/14 full BF16, batch 32",
+             offload="optimizer+gradients"),
+        ao_src, "table 'Adam offload | Time per step | Max memory', row 'ao (offload gradients) | 1.53s/it | 4.01 GB'",
+        ao_notes + ["--optim_cpu_offload ao_offload_grads: CPUOffloadOptimizer(..., offload_gradients=True) "
+                    "(cpu_offload.py @122eb73: each gradient copied to pinned host memory from its "
+                    "post-accumulate-grad hook, then p_device.grad = None)"],
+        stack_config="python benchmark_low_bit_adam.py --model timm/vit_giant_patch14_dinov2.lvd142m --full_bf16 "
+                     "--checkpoint_activations --batch_size 32 --optim AdamW --optim_cpu_offload ao_offload_grads")
+    add(904, "cpu_offload", "medium", "allocated", 5.24, 1e9,
+        dict(abase, name="torchao CPUOffloadOptimizer, ViT-g/14 full BF16, batch 32", offload="optimizer"),
+        ao_src, "table 'Adam offload | Time per step | Max memory', row 'ao | 1.52s/it | 5.24 GB'",
+        ao_notes + ["--optim_cpu_offload ao: CPUOffloadOptimizer without offload_gradients: the state and a host "
+                    "copy of every parameter on the CPU, the gradients stay on the GPU (the companion of row 903)"],
+        stack_config="python benchmark_low_bit_adam.py --model timm/vit_giant_patch14_dinov2.lvd142m --full_bf16 "
+                     "--checkpoint_activations --batch_size 32 --optim AdamW --optim_cpu_offload ao")
+
 
 if __name__ == "__main__":
     for fn in FAMILIES:

@@ -700,6 +700,7 @@ static const HrSettingChoice offload_choices[] = {
   { HR_OFFLOAD_NONE, N_("None") },
   { HR_OFFLOAD_OPTIMIZER, N_("Optimizer state") },
   { HR_OFFLOAD_OPTIMIZER_PARAMS, N_("Optimizer and parameters") },
+  { HR_OFFLOAD_OPTIMIZER_GRADIENTS, N_("Optimizer and gradients (torchao)") },
   { -1, NULL }
 };
 

@@ -238,6 +238,7 @@ const HrEnumName hr_offload_names[] = {
   { HR_OFFLOAD_NONE, "none" },
   { HR_OFFLOAD_OPTIMIZER, "optimizer" },
   { HR_OFFLOAD_OPTIMIZER_PARAMS, "optimizer+params" },
+  { HR_OFFLOAD_OPTIMIZER_GRADIENTS, "optimizer+gradients" },
   { 0, NULL },
 };
 

@@ -228,6 +228,9 @@ typedef enum {
   HR_OFFLOAD_NONE,
   HR_OFFLOAD_OPTIMIZER,
   HR_OFFLOAD_OPTIMIZER_PARAMS,
+  /* torchao's CPUOffloadOptimizer with offload_gradients=True: the step
+   * runs on the CPU and each gradient leaves the GPU once copied */
+  HR_OFFLOAD_OPTIMIZER_GRADIENTS,
 } HrOffload;
 
 typedef enum {
