@@ -250,7 +250,10 @@ setup_parts (HrPlan *self)
       if (self->training && c->tokens_from == HR_TOKENS_SEQ_LEN && s->context_parallel > 1)
         part.tokens = (part.tokens + s->context_parallel - 1) / s->context_parallel;
 
-      if (self->training && !hr_plan_part_pipeline_frozen (self, c))
+      /* a part known by its parameter count alone stays frozen, whatever
+       * the method: what training it keeps needs its shape */
+      if (self->training && !hr_plan_part_pipeline_frozen (self, c) &&
+          c->kind != HR_COMPONENT_WEIGHTS_ONLY)
         {
           switch (s->method)
             {
@@ -307,12 +310,14 @@ setup_parts (HrPlan *self)
             {
               Part *p = &g_array_index (self->parts, Part, i);
 
-              base += use_default ? p->trainable : p->params;
+              if (p->c->kind != HR_COMPONENT_WEIGHTS_ONLY)
+                base += use_default ? p->trainable : p->params;
             }
           for (guint i = 0; i < self->parts->len; i++)
             {
               Part *p = &g_array_index (self->parts, Part, i);
-              double share = use_default ? p->trainable : p->params;
+              double share = p->c->kind == HR_COMPONENT_WEIGHTS_ONLY ? 0
+                             : use_default ? p->trainable : p->params;
 
               p->adapters = 0;
               p->trainable = base > 0 ? MIN (p->params, wanted * share / base) : 0;
@@ -894,6 +899,11 @@ add_notes (HrPlan     *self,
 
           if (!p->backprop)
             any_frozen_no_backprop = TRUE;
+          if (p->c->kind == HR_COMPONENT_WEIGHTS_ONLY && s->method != HR_METHOD_FREEZE)
+            g_ptr_array_add (notes, g_strdup_printf (
+              _("%s is given by its parameter count alone: it is counted frozen, whatever the "
+                "method; to train it, give its shape (layers, hidden, heads), an \"arch\" or an "
+                "\"activation\" figure"), p->c->name));
           if (p->logits && s->loss == HR_LOSS_UPCAST)
             g_ptr_array_add (notes, g_strdup (
               _("the loss is counted the way transformers computes it (logits upcast to fp32); a "
