@@ -197,6 +197,26 @@ void        _hr_window_discard_recovery     (HrWindow        *self);
 /* hr-window-actions.c */
 void        _hr_window_class_actions_init   (GtkWidgetClass  *widget_class);
 
+/* hr-window-catalog.c: the window's own models and GPUs (add, edit,
+ * remove) */
+/* win.add-model: a file chooser, then the import dialog. */
+void       _hr_window_add_model_action   (GtkWidget         *widget,
+                                         const char        *action_name,
+                                         GVariant          *parameter);
+/* win.add-gpu: the GPU editor for a new card. */
+void       _hr_window_add_gpu_action     (GtkWidget         *widget,
+                                         const char        *action_name,
+                                         GVariant          *parameter);
+
+/* A picker row of a catalog entry: a "Custom" badge on the user's entries
+ * (with "replaces built-in" on overrides), and on those a button that
+ * removes the entry after asking (and for a GPU, one that edits it). */
+void       _hr_window_decorate_catalog_row (HrWindow        *self,
+                                           AdwActionRow    *row,
+                                           HrUserCatalogKind kind,
+                                           const char      *id,
+                                           HrOrigin         origin);
+
 /* hr-window-dnd.c */
 void        _hr_window_dnd_init             (HrWindow        *self);
 

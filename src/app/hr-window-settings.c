@@ -16,7 +16,6 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-#include "hr-window-catalog.h"
 #include "hr-window-private.h"
 
 /* ------------------------------------------------------------------ */
@@ -530,7 +529,7 @@ fill_model_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (row), "hr-id", g_strdup (model->id), g_free);
       set_row_search (row, family, hr_family_order (model->family) * 1000 + i,
                       model->name, model->id, family, NULL);
-      hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_MODELS,
+      _hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_MODELS,
                                       model->id, model->origin);
       gtk_list_box_append (self->model_list, row);
       g_hash_table_insert (self->model_rows, g_strdup (model->id), row);
@@ -573,7 +572,7 @@ fill_gpu_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (check), "hr-id", g_strdup (gpu->id), g_free);
       g_signal_connect (check, "toggled", G_CALLBACK (on_gpu_toggled), self);
       set_row_search (row, tier, gpu->tier * 1000 + i, gpu->name, gpu->id, tier, NULL);
-      hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_GPUS,
+      _hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_GPUS,
                                       gpu->id, gpu->origin);
       gtk_list_box_append (self->gpu_list, row);
       g_hash_table_insert (self->gpu_checks, g_strdup (gpu->id), check);

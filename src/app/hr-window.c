@@ -522,37 +522,6 @@ hr_window_show_toast_for_file (HrWindow   *self,
 /* Screenshots                                                          */
 
 gboolean
-hr_widget_screenshot (GtkWidget  *widget,
-                      const char *path,
-                      GError    **error)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL || renderer == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: the window has not been drawn yet"),
-                   path);
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  if (!gdk_texture_save_to_png (texture, path))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: could not write the PNG"), path);
-      return FALSE;
-    }
-  return TRUE;
-}
-
-gboolean
 hr_window_screenshot (HrWindow   *self,
                       const char *path,
                       GError    **error)

@@ -221,6 +221,14 @@ assert_starts_with (const char *path,
 }
 
 static void
+count_exported_cb (guint *count,
+                   GFile *file)
+{
+  g_assert_true (G_IS_FILE (file));
+  (*count)++;
+}
+
+static void
 test_export (void)
 {
   HrWindow *window = new_window ();
@@ -252,15 +260,21 @@ test_export (void)
 
   /* And through the dialog, as the Export button finishes it. */
   {
-    HrExportDialog *dialog = hr_export_dialog_new (window, HR_EXPORT_WHAT_CURVE);
+    HrExportDialog *dialog = hr_export_dialog_new (GTK_WINDOW (window),
+                                                   hr_window_get_analysis (window),
+                                                   HR_EXPORT_WHAT_CURVE);
     g_autofree char *path = tmp_path ("dialog.svg");
     g_autoptr(GFile) file = g_file_new_for_path (path);
     g_autoptr(GError) error = NULL;
     g_autofree char *svg = NULL;
+    guint exported = 0;
 
+    g_signal_connect_swapped (dialog, "exported", G_CALLBACK (count_exported_cb), &exported);
     hr_export_dialog_set_format (dialog, HR_EXPORT_SVG);
     g_assert_true (hr_export_dialog_export_to (dialog, file, &error));
     g_assert_no_error (error);
+    /* the window that opened it says so, in a toast */
+    g_assert_cmpuint (exported, ==, 1);
     g_assert_true (g_file_get_contents (path, &svg, NULL, NULL));
     g_assert_nonnull (strstr (svg, "<title id="));
     gtk_window_destroy (GTK_WINDOW (dialog));
