@@ -13,6 +13,7 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
 
@@ -112,12 +113,7 @@ struct _HrWindow
   GtkRevealer          *recovery_revealer;
   AdwPreferencesGroup  *run_group;
   AdwPreferencesGroup  *scale_group;
-  GtkListBox           *start_examples_list;
-  AdwPreferencesGroup  *start_examples_group;
-  GtkButton            *start_new_button;
-  AdwStatusPage        *start_page;
-  GtkListBox           *start_recent_list;
-  AdwPreferencesGroup  *start_recent_group;
+  HrStartPage          *start_page;
   AdwToastOverlay      *toast_overlay;
   GtkListBox           *verdict_list;
   AdwWindowTitle       *window_title;
@@ -136,21 +132,6 @@ void        _hr_window_show_error           (HrWindow        *self,
 HrUnit      _hr_window_display_unit         (HrWindow        *self);
 char       *_hr_window_format_bytes         (HrWindow        *self,
                                              double           bytes);
-void        _hr_window_list_box_clear       (GtkListBox      *list);
-/* A label's text, left alone when it already reads so (a new text lays
- * the label out again); and a widget's tooltip, kept and given when GTK
- * asks for it (setting a tooltip asks the display where the pointer is, a
- * round trip to the X server, every time). */
-void        _hr_window_label_set_text       (GtkLabel        *label,
-                                             const char      *text);
-void        _hr_window_widget_set_tooltip   (GtkWidget       *widget,
-                                             const char      *text);
-/* The row at @index of @list (an HrTextRow), made when the list is
- * shorter; and the list cut to @n rows.  A refresh updates rows in place. */
-GtkWidget  *_hr_window_list_row             (GtkListBox      *list,
-                                             guint            index);
-void        _hr_window_list_trim            (GtkListBox      *list,
-                                             guint            n);
 /* Where the window's estimates come from: "Estimated", or "Calibrated
  * to FILE" while a calibration is in use. */
 char       *_hr_window_provenance           (HrWindow        *self);
@@ -167,8 +148,6 @@ void        _hr_window_refresh_title        (HrWindow        *self);
 /* hr-window-start.c */
 void        _hr_window_start_init           (HrWindow        *self);
 void        _hr_window_show_results         (HrWindow        *self);
-void        _hr_window_add_recent           (HrWindow        *self,
-                                             GFile           *file);
 
 /* hr-window-history.c */
 void        _hr_window_history_init         (HrWindow        *self);

@@ -89,7 +89,7 @@ verdict_row_update (GtkWidget  *row,
 
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++, label = gtk_widget_get_next_sibling (label))
     {
-      _hr_window_label_set_text (GTK_LABEL (label), texts[i]);
+      hr_label_set_text (GTK_LABEL (label), texts[i]);
       gtk_widget_set_visible (label, texts[i] != NULL);
     }
   gtk_widget_set_visible (icon, icon_name != NULL);
@@ -122,7 +122,7 @@ refresh_verdicts (HrWindow   *self,
       verdict_row_update (verdict_row (self, 0), NULL, NULL, NULL, _("No GPU chosen"),
                           _("Tick one or more GPUs in the sidebar to see whether the run fits."),
                           NULL);
-      _hr_window_list_trim (self->verdict_list, 1);
+      hr_list_box_trim (self->verdict_list, 1);
       g_ptr_array_add (self->verdicts, g_strdup (_("No GPU chosen")));
       return;
     }
@@ -142,7 +142,7 @@ refresh_verdicts (HrWindow   *self,
                           g->gpu->name, g->verdict, detail);
       g_ptr_array_add (self->verdicts, g_strdup_printf ("%s: %s", g->gpu->name, g->verdict));
     }
-  _hr_window_list_trim (self->verdict_list, n);
+  hr_list_box_trim (self->verdict_list, n);
 }
 
 static void
@@ -178,10 +178,10 @@ refresh_breakdown (HrWindow         *self,
        * calibrated, assumed) and its range. */
       subtitle = g_strdup_printf (_("%s · %s · %s"), hr_bucket_get_label (item->bucket),
                                   hr_basis_get_label (item->basis), range);
-      row = _hr_window_list_row (self->breakdown_list, shown++);
+      row = hr_list_box_text_row (self->breakdown_list, shown++);
       hr_text_row_set_texts (HR_TEXT_ROW (row), item->label, subtitle, amount);
     }
-  _hr_window_list_trim (self->breakdown_list, shown);
+  hr_list_box_trim (self->breakdown_list, shown);
   gtk_widget_set_visible (GTK_WIDGET (self->breakdown_list), shown > 0);
 }
 
@@ -216,9 +216,9 @@ refresh_knobs (HrWindow   *self,
       /* Translators: %s is "Estimated" or "Calibrated to FILE". */
       g_string_append_printf (text, _("\n%s again with the change made"), provenance);
       subtitle = g_string_free (text, FALSE);
-      row = _hr_window_list_row (self->knobs_list, shown);
+      row = hr_list_box_text_row (self->knobs_list, shown);
       hr_text_row_set_texts (HR_TEXT_ROW (row), knob->label, subtitle, suffix);
-      _hr_window_widget_set_tooltip (row, knob->source);
+      hr_widget_set_tooltip (row, knob->source);
       /* The lever that fixes the scenario's own card says so. */
       hr_text_row_set_badge (HR_TEXT_ROW (row), own != NULL && own->fix != NULL
                                           && g_str_equal (own->fix->id, knob->id)
@@ -227,15 +227,15 @@ refresh_knobs (HrWindow   *self,
     }
   if (shown == 0)
     {
-      GtkWidget *row = _hr_window_list_row (self->knobs_list, 0);
+      GtkWidget *row = hr_list_box_text_row (self->knobs_list, 0);
 
       hr_text_row_set_texts (HR_TEXT_ROW (row), _("Nothing left to save"),
                                   _("Every lever Headroom knows is already in use."), NULL);
       hr_text_row_set_badge (HR_TEXT_ROW (row), NULL);
-      _hr_window_widget_set_tooltip (row, NULL);
+      hr_widget_set_tooltip (row, NULL);
       shown = 1;
     }
-  _hr_window_list_trim (self->knobs_list, shown);
+  hr_list_box_trim (self->knobs_list, shown);
 }
 
 static void
@@ -252,10 +252,10 @@ refresh_host (HrWindow         *self,
       g_autofree char *basis = g_strdup_printf (_("Estimated, %s"),
                                                 hr_basis_get_label (item->basis));
 
-      hr_text_row_set_texts (HR_TEXT_ROW (_hr_window_list_row (self->host_list, i)), item->label, basis,
+      hr_text_row_set_texts (HR_TEXT_ROW (hr_list_box_text_row (self->host_list, i)), item->label, basis,
                                   amount);
     }
-  _hr_window_list_trim (self->host_list, est->host_items->len);
+  hr_list_box_trim (self->host_list, est->host_items->len);
   if (est->host_ram == 0)
     adw_preferences_group_set_description (self->host_group,
                                            _("Nothing beyond the operating system and the "
@@ -295,9 +295,9 @@ refresh_notes (HrWindow         *self,
           gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
         }
       label = gtk_list_box_row_get_child (row);
-      _hr_window_label_set_text (GTK_LABEL (label), note);
+      hr_label_set_text (GTK_LABEL (label), note);
     }
-  _hr_window_list_trim (self->notes_list, est->notes->len);
+  hr_list_box_trim (self->notes_list, est->notes->len);
   gtk_widget_set_visible (GTK_WIDGET (self->notes_list), est->notes->len > 0);
 }
 
@@ -370,8 +370,8 @@ _hr_window_results_refresh (HrWindow *self)
   detail = g_strdup_printf (_("Likely range %s · allocated %s · reserved %s · "
                               "%s parameters, %s trained\n%s"),
                             range, alloc, reserved, params, trainable, basis);
-  _hr_window_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
-  _hr_window_label_set_text (self->peak_detail_label, detail);
+  hr_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
+  hr_label_set_text (self->peak_detail_label, detail);
 
   refresh_verdicts (self, provenance);
   refresh_charts (self);

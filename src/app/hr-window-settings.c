@@ -410,8 +410,8 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   GString *names = g_string_new (NULL);
   g_autofree char *title = NULL;
 
-  _hr_window_label_set_text (self->model_name_label, self->scenario->model->name);
-  _hr_window_label_set_text (self->model_info_label, info);
+  hr_label_set_text (self->model_name_label, self->scenario->model->name);
+  hr_label_set_text (self->model_info_label, info);
 
   for (guint i = 0; i < gpus->len; i++)
     {
@@ -424,10 +424,10 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u GPU", "%u GPUs", gpus->len),
                              gpus->len);
-  _hr_window_label_set_text (self->gpu_name_label, title);
-  _hr_window_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
+  hr_label_set_text (self->gpu_name_label, title);
+  hr_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
                                                                   : _("Tick the cards to compare"));
-  _hr_window_widget_set_tooltip (GTK_WIDGET (self->gpu_info_label), names->str);
+  hr_widget_set_tooltip (GTK_WIDGET (self->gpu_info_label), names->str);
   g_string_free (names, TRUE);
 }
 
@@ -589,8 +589,8 @@ _hr_window_settings_fill_pickers (HrWindow *self)
 void
 _hr_window_settings_clear_pickers (HrWindow *self)
 {
-  _hr_window_list_box_clear (self->model_list);
-  _hr_window_list_box_clear (self->gpu_list);
+  hr_list_box_clear (self->model_list);
+  hr_list_box_clear (self->gpu_list);
   g_hash_table_remove_all (self->model_rows);
   g_hash_table_remove_all (self->gpu_checks);
 }

@@ -60,81 +60,6 @@ _hr_window_format_bytes (HrWindow *self,
   return hr_format_bytes (bytes, _hr_window_display_unit (self));
 }
 
-void
-_hr_window_list_box_clear (GtkListBox *list)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
-    gtk_list_box_remove (list, child);
-}
-
-void
-_hr_window_label_set_text (GtkLabel   *label,
-                           const char *text)
-{
-  if (g_strcmp0 (gtk_label_get_text (label), text != NULL ? text : "") != 0)
-    gtk_label_set_text (label, text != NULL ? text : "");
-}
-
-static gboolean
-on_query_tooltip (GtkWidget  *widget,
-                  int         x,
-                  int         y,
-                  gboolean    keyboard_mode,
-                  GtkTooltip *tooltip,
-                  gpointer    user_data)
-{
-  const char *text = g_object_get_data (G_OBJECT (widget), "hr-tooltip");
-
-  if (text == NULL)
-    return FALSE;
-  gtk_tooltip_set_text (tooltip, text);
-  return TRUE;
-}
-
-void
-_hr_window_widget_set_tooltip (GtkWidget  *widget,
-                               const char *text)
-{
-  if (text != NULL && text[0] == '\0')
-    text = NULL;
-  if (g_object_get_data (G_OBJECT (widget), "hr-tooltip-asked") == NULL)
-    {
-      g_signal_connect (widget, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
-      gtk_widget_set_has_tooltip (widget, TRUE);
-      g_object_set_data (G_OBJECT (widget), "hr-tooltip-asked", GINT_TO_POINTER (TRUE));
-    }
-  if (g_strcmp0 (g_object_get_data (G_OBJECT (widget), "hr-tooltip"), text) != 0)
-    g_object_set_data_full (G_OBJECT (widget), "hr-tooltip", g_strdup (text), g_free);
-}
-
-GtkWidget *
-_hr_window_list_row (GtkListBox *list,
-                     guint       index)
-{
-  GtkListBoxRow *row = gtk_list_box_get_row_at_index (list, (int) index);
-
-  if (row == NULL)
-    {
-      GtkWidget *made = hr_text_row_new (NULL, NULL, NULL);
-
-      gtk_list_box_append (list, made);
-      return made;
-    }
-  return GTK_WIDGET (row);
-}
-
-void
-_hr_window_list_trim (GtkListBox *list,
-                      guint       n)
-{
-  GtkListBoxRow *row;
-
-  while ((row = gtk_list_box_get_row_at_index (list, (int) n)) != NULL)
-    gtk_list_box_remove (list, GTK_WIDGET (row));
-}
-
 char *
 _hr_window_provenance (HrWindow *self)
 {
@@ -367,7 +292,7 @@ open_now (HrWindow *self,
       _hr_window_show_error (self, heading, error->message);
     }
   else
-    _hr_window_add_recent (self, file);
+    hr_start_page_add_recent (file);
 }
 
 void
@@ -399,7 +324,7 @@ hr_window_save_file (HrWindow *self,
   g_set_object (&self->file, file);
   g_settings_set_string (self->settings, "last-scenario", path);
   _hr_window_mark_saved (self);
-  _hr_window_add_recent (self, file);
+  hr_start_page_add_recent (file);
   return TRUE;
 }
 
@@ -727,6 +652,7 @@ hr_window_class_init (HrWindowClass *klass)
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
+  g_type_ensure (HR_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
@@ -765,12 +691,7 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (recovery_revealer);
   BIND (run_group);
   BIND (scale_group);
-  BIND (start_examples_group);
-  BIND (start_examples_list);
-  BIND (start_new_button);
-  BIND (start_recent_group);
   BIND (start_page);
-  BIND (start_recent_list);
   BIND (toast_overlay);
   BIND (verdict_list);
   BIND (window_title);

@@ -137,9 +137,6 @@ void              hr_window_set_keeps_recovery (HrWindow     *self,
  * scenarios, New and Open.  Opening any scenario shows the results. */
 void              hr_window_show_start_page  (HrWindow       *self);
 gboolean          hr_window_get_start_page_visible (HrWindow *self);
-/* Where the examples are: HEADROOM_EXAMPLES_DIR, else the installed
- * ones. */
-const char       *hr_window_get_examples_dir (void);
 
 /* Offers the kept unsaved state back, in a bar above the results. */
 void              hr_window_offer_recovery   (HrWindow       *self);

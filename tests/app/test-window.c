@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "hr-export-dialog.h"
+#include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
 
@@ -475,10 +476,10 @@ static void
 test_start_page (void)
 {
   HrWindow *window = new_window ();
-  g_autoptr(GDir) dir = g_dir_open (hr_window_get_examples_dir (), 0, NULL);
+  g_autoptr(GDir) dir = g_dir_open (hr_start_page_get_examples_dir (), 0, NULL);
   const char *name;
   guint n = 0;
-  g_autofree char *example = g_build_filename (hr_window_get_examples_dir (), "pi05-fp32.json",
+  g_autofree char *example = g_build_filename (hr_start_page_get_examples_dir (), "pi05-fp32.json",
                                                NULL);
 
   g_assert_nonnull (dir);
@@ -529,7 +530,13 @@ examples_menu (GtkWidget *widget)
               if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s",
                                                    &label)
                   && g_str_equal (label, "Open _Example"))
-                return g_menu_model_get_item_link (section, i, G_MENU_LINK_SUBMENU);
+                {
+                  g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (section, i,
+                                                                              G_MENU_LINK_SUBMENU);
+
+                  /* the start page's menu, as the submenu's one section */
+                  return g_menu_model_get_item_link (submenu, 0, G_MENU_LINK_SECTION);
+                }
             }
         }
     }
