@@ -204,12 +204,13 @@ export_action (GtkWidget  *widget,
   gboolean report = g_strcmp0 (action_name, "win.export-report") == 0;
   HrExportWhat what = report ? HR_EXPORT_WHAT_REPORT : HR_EXPORT_WHAT_BUCKETS;
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  HrChartView *curve = hr_results_view_get_chart (self->results_view, HR_CHART_KIND_CURVE);
   HrExportDialog *dialog;
 
   /* The chart the user was looking at (it has the focus) comes first. */
-  if (!report && focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->curve_view)))
+  if (!report && focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (curve)))
     what = HR_EXPORT_WHAT_CURVE;
-  if (!report && focus == GTK_WIDGET (self->curve_view))
+  if (!report && focus == GTK_WIDGET (curve))
     what = HR_EXPORT_WHAT_CURVE;
   dialog = hr_export_dialog_new (GTK_WINDOW (self), self->analysis, what);
   g_signal_connect_object (dialog, "exported", G_CALLBACK (on_exported_cb), self,

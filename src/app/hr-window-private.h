@@ -3,9 +3,11 @@
  * The window is one class split by concern, as GNOME Text Editor splits
  * its own: hr-window.c (life cycle, files, the refresh), hr-window-actions.c
  * (win.* actions), hr-window-dnd.c (drag and drop), hr-window-settings.c
- * (the sidebar: pickers and the settings rows), hr-window-results.c (the
- * main area: verdicts, charts, levers, host RAM, notes) and
- * hr-window-measurements.c (imported measurements and calibration).
+ * (the sidebar: pickers and the settings rows) and
+ * hr-window-measurements.c (imported measurements and calibration).  The
+ * main area is HrResultsView (hr-results-view.c) and the start page
+ * HrStartPage (hr-start-page.c): composite widgets with their own
+ * templates, which the window hands its analysis.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +15,7 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-results-view.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
@@ -51,7 +54,6 @@ struct _HrWindow
   GHashTable           *model_rows;    /* id → GtkListBoxRow */
   GHashTable           *gpu_checks;    /* id → GtkCheckButton */
   GArray               *setting_rows;  /* HrWindowSettingRow, table order */
-  GPtrArray            *verdicts;      /* char * */
   GPtrArray            *measurements;  /* HrWindowMeasurement, of this scenario */
   GPtrArray            *set_aside;     /* HrWindowMeasurement, of the scenario before */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
@@ -60,7 +62,6 @@ struct _HrWindow
    * snapshots do not make one.  The analysis borrows it. */
   HrMeasurement        *snapshot_sweep;
   char                 *snapshot_sweep_files;  /* "a.pickle, b.pickle" */
-  HrKnobSort            lever_sort;
   GCancellable         *cancellable;
 
   /* hr-window-history.c */
@@ -78,12 +79,8 @@ struct _HrWindow
   gboolean              keeps_recovery;
 
   /* Template objects, in alphabetical order */
-  GtkListBox           *breakdown_list;
-  HrChartView          *buckets_view;
   AdwActionRow         *calibrate_row;
   GtkSwitch            *calibrate_switch;
-  GtkBox               *charts_box;
-  HrChartView          *curve_view;
   AdwFlap              *flap;
   GtkMenuButton        *gpu_button;
   GtkLabel             *gpu_info_label;
@@ -92,12 +89,7 @@ struct _HrWindow
   GtkPopover           *gpu_popover;
   GtkSearchEntry       *gpu_search;
   GMenu                *examples_menu;
-  AdwPreferencesGroup  *host_group;
-  GtkListBox           *host_list;
-  GtkListBox           *knobs_list;
   GtkStack             *main_stack;
-  GtkToggleButton      *levers_cost_button;
-  GtkToggleButton      *levers_saved_button;
   GtkListBox           *measure_list;
   GtkMenuButton        *model_button;
   GtkLabel             *model_info_label;
@@ -105,17 +97,14 @@ struct _HrWindow
   GtkLabel             *model_name_label;
   GtkPopover           *model_popover;
   GtkSearchEntry       *model_search;
-  GtkListBox           *notes_list;
-  GtkLabel             *peak_detail_label;
-  GtkLabel             *peak_label;
   GMenu                *recent_menu;
   GtkLabel             *recovery_label;
   GtkRevealer          *recovery_revealer;
+  HrResultsView        *results_view;
   AdwPreferencesGroup  *run_group;
   AdwPreferencesGroup  *scale_group;
   HrStartPage          *start_page;
   AdwToastOverlay      *toast_overlay;
-  GtkListBox           *verdict_list;
   AdwWindowTitle       *window_title;
 };
 
@@ -213,9 +202,6 @@ gboolean    _hr_window_gpu_ids_contain      (HrWindow        *self,
                                              const char      *id,
                                              guint           *index);
 
-/* hr-window-results.c */
-void        _hr_window_results_init         (HrWindow        *self);
-void        _hr_window_results_refresh      (HrWindow        *self);
 
 /* hr-window-measurements.c */
 void        _hr_window_measurements_init    (HrWindow        *self);

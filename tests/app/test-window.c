@@ -12,6 +12,7 @@
 #include <glib/gstdio.h>
 
 #include "hr-export-dialog.h"
+#include "hr-results-view.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
@@ -984,6 +985,59 @@ test_screenshot (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first widget of @type under @widget, depth first. */
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The levers' order is the results view's toggle: the view says so, the
+ * window makes the analysis again with it, and the view shows it. */
+static void
+test_lever_sort (void)
+{
+  HrWindow *window = new_window ();
+  GtkWidget *results = find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  GtkToggleButton *saved = GTK_TOGGLE_BUTTON (
+    gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "levers_saved_button"));
+  GtkListBox *list = GTK_LIST_BOX (
+    gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "knobs_list"));
+  GPtrArray *levers;
+
+  g_assert_nonnull (results);
+  g_assert_true (hr_results_view_get_analysis (HR_RESULTS_VIEW (results))
+                 == hr_window_get_analysis (window));
+  g_assert_cmpint (hr_results_view_get_lever_sort (HR_RESULTS_VIEW (results)), ==,
+                   HR_KNOB_SORT_COST);
+  gtk_toggle_button_set_active (saved, TRUE);
+  iterate ();
+  g_assert_cmpint (hr_results_view_get_lever_sort (HR_RESULTS_VIEW (results)), ==,
+                   HR_KNOB_SORT_SAVED);
+  /* a new analysis, handed down, with the most memory gained first */
+  g_assert_true (hr_results_view_get_analysis (HR_RESULTS_VIEW (results))
+                 == hr_window_get_analysis (window));
+  levers = hr_analysis_get_levers (hr_window_get_analysis (window));
+  g_assert_cmpuint (levers->len, >, 1);
+  for (guint i = 1; i < levers->len; i++)
+    g_assert_cmpint (((HrKnob *) g_ptr_array_index (levers, i - 1))->gained, >=,
+                     ((HrKnob *) g_ptr_array_index (levers, i))->gained);
+  g_assert_cmpstr (hr_text_row_get_title (HR_TEXT_ROW (gtk_list_box_get_row_at_index (list, 0))),
+                   ==, ((HrKnob *) g_ptr_array_index (levers, 0))->label);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1006,6 +1060,7 @@ main (int   argc,
   g_test_add_func ("/window/settings-that-apply", test_settings_that_apply);
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
+  g_test_add_func ("/window/lever-sort", test_lever_sort);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
   g_test_add_func ("/window/repaint", test_repaint);
   g_test_add_func ("/window/text-column", test_text_column);
