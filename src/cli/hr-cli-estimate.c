@@ -152,6 +152,17 @@ add_gpu_fit_json (JsonBuilder         *b,
   json_builder_add_int_value (b, g->max_micro_batch);
   json_builder_set_member_name (b, "max_is_lower_bound");
   json_builder_add_boolean_value (b, g->max_is_lower_bound);
+  json_builder_set_member_name (b, "fit");
+  json_builder_add_string_value (b, hr_analysis_fit_to_string (g->fit));
+  json_builder_set_member_name (b, "need_high");
+  json_builder_add_int_value (b, g->need_high);
+  json_builder_set_member_name (b, "fits_at_high_end");
+  json_builder_add_boolean_value (b, g->fits_high);
+  json_builder_set_member_name (b, "short_at_high_end");
+  json_builder_add_int_value (b, g->need_high > g->limit.usable ? g->need_high - g->limit.usable
+                                                                : 0);
+  json_builder_set_member_name (b, "max_micro_batch_at_high_end");
+  json_builder_add_int_value (b, g->max_micro_batch_high);
   json_builder_set_member_name (b, "reason");
   json_builder_add_string_value (b, g->estimate->fit_reason);
   json_builder_set_member_name (b, "verdict");
@@ -279,6 +290,17 @@ estimate_to_json (HrAnalysis *analysis)
   json_builder_add_int_value (b, est->kv_tokens);
   json_builder_set_member_name (b, "kv_sequences");
   json_builder_add_int_value (b, est->kv_sequences);
+  json_builder_end_object (b);
+
+  /* The range's kind of run and half-widths (hr-estimate-range.c). */
+  json_builder_set_member_name (b, "range");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, est->range_kind);
+  json_builder_set_member_name (b, "low");
+  json_builder_add_double_value (b, est->range_low);
+  json_builder_set_member_name (b, "high");
+  json_builder_add_double_value (b, est->range_high);
   json_builder_end_object (b);
 
   /* The range of each view of the peak, beside the contract's keys
@@ -855,7 +877,8 @@ hr_cli_fits (int    argc,
 
       printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s  %s\n", g->gpu->id,
               g->limit.capacity / GiB, g->limit.usable / GiB, g->need / GiB,
-              g->fits ? _("yes") : _("no"), max,
+              g->fit == HR_ANALYSIS_FIT_FITS ? _("yes")
+              : g->fit == HR_ANALYSIS_FIT_TIGHT ? _("tight") : _("no"), max,
               g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever"));
     }
   /* How the usable memory was reached: the rule as it applied to the
