@@ -377,7 +377,7 @@ hr_plan_add_arch_part (HrPlan *self,
        * sequence (batch_length frames per sample) */
       double steps = a->type == HR_ARCH_DREAMER ? MAX (1, self->seq_len) : 1;
       double per_sample = (run.recompute ? res->kept : res->saved) * steps;
-      double bytes = per_sample * b;
+      double bytes = per_sample * b + res->fixed_saved * steps;
 
       acc->walk_saved += bytes;
       if (acc->est != NULL)
@@ -393,6 +393,16 @@ hr_plan_add_arch_part (HrPlan *self,
               (run.recompute ? block->kept : block->saved) * steps * b;
             g_ptr_array_add (acc->est->walk_blocks, item);
           }
+      if (acc->est != NULL && res->fixed_saved > 0)
+        {
+          HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+
+          item->bucket = HR_BUCKET_ACTIVATIONS;
+          item->basis = HR_BASIS_DERIVED;
+          item->label = g_strdup_printf ("%s: once per step", c->name);
+          item->bytes = item->low = item->high = res->fixed_saved * steps;
+          g_ptr_array_add (acc->est->walk_blocks, item);
+        }
       add_peak_line (self, acc, p, &run, res, b * steps);
 
       if (run.recompute)

@@ -99,6 +99,8 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_ASPP, "aspp" },
   { HR_ARCH_HEAD_UPER, "uper" },
   { HR_ARCH_HEAD_SEGFORMER, "segformer" },
+  { HR_ARCH_HEAD_FCN, "fcn" },
+  { HR_ARCH_HEAD_DEEPLABV3, "deeplabv3" },
   { 0, NULL },
 };
 
@@ -748,6 +750,12 @@ bn (Walk *W,
       params (W, 2 * (guint64) x->c);
       if (x->grad || W->train)
         save_tensor (W, x);
+      /* in training mode it also saves the batch's mean and inverse
+       * standard deviation, fp32 per channel whatever the batch
+       * (derivatives.yaml @v1.13.1 native_batch_norm: result1, result2;
+       * cudnn_batch_norm saves the same two, CUDA's reserve space aside) */
+      if ((x->grad || W->train) && W->a->bn == HR_ARCH_BN_TRAIN)
+        W->res->fixed_saved += 2.0 * 4.0 * x->c;
       out.grad = x->grad || W->train;
     }
   fwd (W, tbytes (x), tbytes (&out), 0);
@@ -1068,6 +1076,22 @@ resnet_backbone (Walk *W,
   W->train = trainable;
 }
 
+/* The classification loss on the head's logits: F.cross_entropy is
+ * log_softmax, which saves its result (the classes' log-probabilities, in
+ * fp32 under autocast: log_softmax is on autocast's fp32 list), then
+ * nll_loss, which saves that same tensor, the int64 target and a scalar
+ * total_weight (PyTorch tools/autograd/derivatives.yaml @v1.13.1:
+ * _log_softmax "result", nll_loss_forward "self, target, total_weight"),
+ * as a CPU trace of torchvision's classifiers counts (tests/trace). */
+static void
+cross_entropy (Walk *W)
+{
+  if (!W->x.grad)
+    return;
+  save (W, numel (&W->x) * W->r->e32 + 8.0);
+  W->res->fixed_saved += 4.0;
+}
+
 static void
 classifier (Walk  *W,
             guint  classes)
@@ -1075,6 +1099,7 @@ classifier (Walk  *W,
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
   W->x = linear (W, &W->x, classes, TRUE, FALSE);
+  cross_entropy (W);
   block_end (W);
 }
 
@@ -1478,6 +1503,77 @@ aspp_head (Walk *W,
   block_end (W);
 }
 
+/* nn.Dropout in training on CUDA: the fused native_dropout saves its bool
+ * mask, one byte an element (derivatives.yaml @v1.13.1 native_dropout:
+ * "mask"; ATen Dropout.cpp dropout() takes it for every CUDA input), and
+ * the output is a new tensor, which the next op saves. */
+static void
+dropout (Walk *W)
+{
+  T out = W->x;
+
+  fresh (W, &out);
+  if (W->x.grad)
+    save (W, numel (&W->x));
+  fwd (W, tbytes (&W->x), tbytes (&out) + numel (&W->x), 0);
+  W->x = out;
+}
+
+/* torchvision's FCNHead (models/segmentation/fcn.py @v0.14.1): a 3x3
+ * convolution to a quarter of the channels, BatchNorm, ReLU, Dropout(0.1)
+ * and a 1x1 convolution to the classes; the model upsamples the logits to
+ * the input (F.interpolate, bilinear: upsample_bilinear2d's backward
+ * needs only the sizes) and the loss (torchvision references/segmentation
+ * train.py criterion: cross-entropy of "out", plus 0.5 times that of
+ * "aux") saves their log-softmax at full size. */
+static void
+tv_fcn_head (Walk       *W,
+             T          *in,
+             const char *name)
+{
+  block_begin (W, FALSE, "%s", name);
+  W->x = *in;
+  conv_bn_act (W, in->c / 4, 3, 1, 1, 1, ACT_RELU);
+  dropout (W);
+  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
+  seg_loss (W, &W->x);
+  block_end (W);
+}
+
+/* torchvision's DeepLabHead (models/segmentation/deeplabv3.py @v0.14.1):
+ * ASPP at rates 12, 24, 36 (a 1x1 branch, three dilated 3x3 ones and
+ * image pooling, 256 channels each), concatenated and projected by a 1x1
+ * convolution with BatchNorm, ReLU and Dropout(0.5); then a 3x3
+ * convolution, BatchNorm, ReLU and the 1x1 convolution to the classes. */
+static void
+tv_deeplabv3_head (Walk *W,
+                   T    *c)
+{
+  static const guint rates[] = { 12, 24, 36 };
+  T parts[5];
+
+  block_begin (W, FALSE, "decode head (DeepLabV3)");
+  W->x = c[3];
+  conv_bn_act (W, 256, 1, 1, 1, 1, ACT_RELU);
+  parts[0] = W->x;
+  for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
+    {
+      W->x = c[3];
+      conv_bn_act (W, 256, 3, 1, 1, rates[i], ACT_RELU);
+      parts[i + 1] = W->x;
+    }
+  W->x = avgpool (W, &c[3], 1);
+  conv_bn_act (W, 256, 1, 1, 1, 1, ACT_RELU);
+  parts[4] = resize (W, &W->x, c[3].h, c[3].w);
+  W->x = cat (W, parts, 5);
+  conv_bn_act (W, 256, 1, 1, 1, 1, ACT_RELU);
+  dropout (W);
+  conv_bn_act (W, 256, 3, 1, 1, 1, ACT_RELU);
+  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
+  seg_loss (W, &W->x);
+  block_end (W);
+}
+
 static void
 uper_head (Walk  *W,
            T     *c,
@@ -1584,6 +1680,7 @@ convnext (Walk *W)
   W->x = avgpool (W, &W->x, 1);
   norm (W, &W->x);
   W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
   block_end (W);
 }
 
@@ -1671,6 +1768,7 @@ efficientnet (Walk *W)
   conv_bn_act (W, 4 * last, 1, 1, 1, 1, ACT_INPUT);
   W->x = avgpool (W, &W->x, 1);
   W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
   block_end (W);
 }
 
@@ -1759,6 +1857,7 @@ regnet (Walk *W)
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
   W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
   block_end (W);
 }
 
@@ -2814,11 +2913,19 @@ hr_arch_walk (const HrArch    *arch,
     case HR_ARCH_HEAD_SEGFORMER:
       segformer_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 256);
       break;
+    case HR_ARCH_HEAD_FCN:
+      tv_fcn_head (&W, &c[3], "decode head (FCN)");
+      break;
+    case HR_ARCH_HEAD_DEEPLABV3:
+      tv_deeplabv3_head (&W, c);
+      break;
     default:
       g_assert_not_reached ();
     }
 
-  if (arch->aux_head)
+  if (arch->aux_head && (arch->head == HR_ARCH_HEAD_FCN || arch->head == HR_ARCH_HEAD_DEEPLABV3))
+    tv_fcn_head (&W, &c[2], "auxiliary head (FCN)");
+  else if (arch->aux_head)
     aux_fcn (&W, &c[2], (arch->head_channels > 0 ? arch->head_channels : 512) / 2);
 
   if (res->output == 0)

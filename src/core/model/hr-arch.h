@@ -56,6 +56,8 @@ typedef enum {
   HR_ARCH_HEAD_ASPP,        /* DeepLabv3+ separable ASPP and decoder */
   HR_ARCH_HEAD_UPER,        /* UPerNet: PPM plus FPN fusion */
   HR_ARCH_HEAD_SEGFORMER,   /* SegFormer's all-MLP decoder */
+  HR_ARCH_HEAD_FCN,         /* torchvision's FCN: FCNHead on the dilated stage 4 */
+  HR_ARCH_HEAD_DEEPLABV3,   /* torchvision's DeepLabV3: ASPP and DeepLabHead */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
@@ -120,7 +122,9 @@ typedef struct {
   HrArchHead  head;
   guint       classes;
   guint       head_channels;
-  gboolean    aux_head;         /* the FCN auxiliary head on stage 3 (mmseg) */
+  gboolean    aux_head;         /* the FCN auxiliary head on stage 3 (mmseg's, or
+                                 * torchvision's aux_classifier for "fcn" and
+                                 * "deeplabv3") */
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
 } HrArch;
@@ -197,6 +201,9 @@ typedef struct {
   guint64     lora_params;
   /* bytes per sample: */
   double      saved;       /* kept for backward, no recomputation */
+  /* bytes saved for backward once per step, whatever the batch
+   * (BatchNorm's batch statistics, a loss's scalars) */
+  double      fixed_saved;
   double      kept;        /* kept for backward with recompute (checkpoint inputs) */
   double      recompute_peak;  /* the largest block rebuilt in the backward pass */
   double      scores;      /* the s² attention matrices inside `saved` */
