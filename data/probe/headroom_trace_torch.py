@@ -112,12 +112,47 @@ def _optimizer_tensors(optimizer):
                 yield value
 
 
-def trace_step(torch, model, optimizer, batch, loss_fn, precision="fp32"):
+class CudaDropout:
+    """On a CUDA tensor nn.Dropout runs the fused native_dropout, which
+    saves a bool mask (one byte an element); on the CPU, PyTorch 1.13's
+    dropout multiplies by an fp32 noise tensor and saves it (four bytes:
+    aten/src/ATen/native/Dropout.cpp, dropout(): is_fused_kernel_acceptable
+    needs input.is_cuda()).  While the trace runs, F.dropout (and so
+    nn.Dropout) takes the fused kernel, as on the GPU; in-place dropout is
+    left alone (dropout_ never takes it)."""
+
+    def __init__(self, torch):
+        self.torch = torch
+        self.functional = torch.nn.functional
+        self.original = None
+
+    def __enter__(self):
+        torch, original = self.torch, self.functional.dropout
+        if not hasattr(torch, "native_dropout"):
+            return self
+        self.original = original
+
+        def dropout(input, p=0.5, training=True, inplace=False):
+            if training and not inplace and 0 < p < 1 and input.numel() > 0:
+                return torch.native_dropout(input, p, True)[0]
+            return original(input, p, training, inplace)
+        self.functional.dropout = dropout
+        return self
+
+    def __exit__(self, *exc):
+        if self.original is not None:
+            self.functional.dropout = self.original
+        return False
+
+
+def trace_step(torch, model, optimizer, batch, loss_fn, precision="fp32", backward=True):
     """Runs one training step of @model on @batch; returns a dict:
     saved (bytes of the activations autograd saved, each storage once),
     saved_params (bytes of parameters and buffers it saved, not counted in
     saved), modules ({top-level child: saved bytes}, in the order they
-    first saved), params, grads and optimizer bytes after the step."""
+    first saved), params, grads and optimizer bytes after the step.  With
+    @backward False the step stops after the forward pass (what is saved
+    is known by then): grads and optimizer are None."""
     weights = {}
     for t in list(model.parameters()) + list(model.buffers()):
         ptr, n = _storage(t)
@@ -153,18 +188,22 @@ def trace_step(torch, model, optimizer, batch, loss_fn, precision="fp32"):
     dtype = {"bf16-mixed": torch.bfloat16}.get(precision)
     try:
         optimizer.zero_grad(set_to_none=True)
-        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t):
+        with torch.autograd.graph.saved_tensors_hooks(pack, lambda t: t), CudaDropout(torch):
             with torch.autocast("cpu", dtype=dtype or torch.bfloat16, enabled=dtype is not None):
                 loss = loss_fn(model, batch)
         result = {"saved": sum(saved.values()),
                   "saved_params": sum(weights[p] for p in saved_weights),
                   "modules": dict(modules)}
         saved.clear()
+        result["params"] = sum(weights.values())
+        if not backward:
+            del loss
+            result["grads"] = result["optimizer"] = None
+            return result
         loss.backward()
         del loss
         result["grads"] = _tensor_bytes(p.grad for p in model.parameters())
         optimizer.step()
-        result["params"] = sum(weights.values())
         result["optimizer"] = _tensor_bytes(_optimizer_tensors(optimizer))
         optimizer.zero_grad(set_to_none=True)
     finally:
@@ -186,6 +225,7 @@ def write_header(out, config):
 def write_rows(out, batch_size, size, result):
     def row(module, saved, params="", grads="", optimizer=""):
         module = module.replace(",", ";").replace("\n", " ")
+        params, grads, optimizer = ("" if v is None else v for v in (params, grads, optimizer))
         out.write(f"{batch_size},{size or ''},{module},{saved},{params},{grads},{optimizer}\n")
     row(TOTAL, result["saved"], result["params"], result["grads"], result["optimizer"])
     for name, saved in result["modules"].items():
