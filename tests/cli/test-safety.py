@@ -4,12 +4,15 @@
 conditions: output that cannot be written exits 1; a writer replaces only
 a regular file or what a link points to, and refuses a FIFO, a device, a
 dangling link or a loop, leaving it as it is; a held catalog lock is given
-up after a deadline with a message naming it.
+up after a deadline with a message naming it; a model folder with a
+part that cannot be read is refused whole.
 
 Usage: test-safety.py HEADROOM_CLI EXAMPLES_DIR IMPORT_DIR"""
 
 import fcntl
+import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -127,9 +130,55 @@ def held_lock():
                os.path.exists(os.path.join(folder, "models.json")), r.stderr)
 
 
+def folder_parts():
+    """A diffusers folder fails whole: a component config that cannot be
+    read is exit 2 naming it, never a pipeline imported without its U-Net
+    (0.207 B parameters instead of 1.066 B)."""
+    source = os.path.join(IMPORT, "stable-diffusion-v1-5")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "sd")
+        shutil.copytree(source, folder)
+        config = os.path.join(folder, "unet", "config.json")
+        with open(config) as f:
+            good = f.read()
+        r = run(["import-model", folder, "--json"])
+        expect("the intact folder imports", r.returncode == 0 and
+               json.loads(r.stdout)["params"] == 1066235307, f"{r.returncode}: {r.stderr}")
+
+        def set_bad(how):
+            if os.path.lexists(config):
+                os.remove(config)
+            loop = os.path.join(folder, "unet", "loop")
+            if os.path.lexists(loop):
+                os.remove(loop)
+            if how == "fifo":
+                os.mkfifo(config)
+            elif how == "dev-zero":
+                os.symlink("/dev/zero", config)
+            elif how == "loop":
+                os.symlink("loop", config)
+                os.symlink("config.json", loop)
+            elif how == "missing":
+                pass
+            elif how == "broken":
+                with open(config, "w") as f:
+                    f.write(good[:40])
+            else:
+                with open(config, "w") as f:
+                    f.write(good.replace('"layers_per_block": 2', '"layers_per_block": ' + how))
+
+        for how in ("fifo", "dev-zero", "loop", "missing", "broken", "-5", "1e300", "100"):
+            set_bad(how)
+            r = run(["import-model", folder], timeout=10)
+            expect(f"a diffusers folder whose unet/config.json is {how}", r.returncode == 2 and
+                   "unet/config.json" in r.stderr and not r.stdout,
+                   f"exit {r.returncode}: {r.stderr.strip()!r} {r.stdout[:200]!r}")
+
+
 lost_output()
 writers()
 held_lock()
+folder_parts()
 
 for f in failures:
     print("FAIL:", f)
