@@ -5,7 +5,8 @@ conditions: output that cannot be written exits 1; a writer replaces only
 a regular file or what a link points to, and refuses a FIFO, a device, a
 dangling link or a loop, leaving it as it is; a held catalog lock is given
 up after a deadline with a message naming it; a model folder with a
-part that cannot be read is refused whole.
+part that cannot be read is refused whole; no escape sequence from a
+file or an option reaches the terminal.
 
 Usage: test-safety.py HEADROOM_CLI EXAMPLES_DIR IMPORT_DIR"""
 
@@ -175,10 +176,50 @@ def folder_parts():
                    f"exit {r.returncode}: {r.stderr.strip()!r} {r.stdout[:200]!r}")
 
 
+def raw_controls(data):
+    """The control characters in @data a terminal would act on (tab and
+    newline are text)."""
+    text = data.decode("utf-8", "replace")
+    return [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0
+            or c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+
+
+def escapes():
+    """No escape sequence reaches stderr, whether it came from a file (a
+    shard's name in a safetensors index) or from the command line."""
+    evil = "\x1b]0;pwned\x07\x1b[31m\u202e\r"
+    with tempfile.TemporaryDirectory() as tmp:
+        index = os.path.join(tmp, "model.safetensors.index.json")
+        with open(index, "w") as f:
+            json.dump({"metadata": {}, "weight_map": {"a": evil + "x.safetensors"}}, f)
+        measure = os.path.join(tmp, "sweep.csv")
+        with open(measure, "w") as f:
+            f.write("batch,peak_gib\n1,2.5\n2,3.0\n")
+        cases = [
+            ["import-model", index],
+            ["fits", BERT, "--gpus", "rtx-4090," + evil],
+            ["advise", BERT, "--answer", evil + "=yes"],
+            ["advise", BERT, "--answer", "workload=" + evil],
+            ["measure", measure, "--delimiter", evil],
+            ["measure", measure, "--unit", evil],
+            ["estimate", BERT, "--set", evil + "=1"],
+            ["estimate", BERT, "--set", "name=" + evil],
+            ["export", BERT, "--chart", evil, "-o", os.path.join(tmp, "x.svg")],
+            [evil],
+        ]
+        for args in cases:
+            r = subprocess.run([CLI] + args, capture_output=True, timeout=30)
+            bad = raw_controls(r.stderr) + raw_controls(r.stdout)
+            expect(f"{args[0]} with an escape sequence: none reaches the terminal",
+                   not bad and r.returncode in (0, 2),
+                   f"exit {r.returncode}, {[hex(ord(c)) for c in bad]}: {r.stderr[:300]!r}")
+
+
 lost_output()
 writers()
 held_lock()
 folder_parts()
+escapes()
 
 for f in failures:
     print("FAIL:", f)
