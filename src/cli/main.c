@@ -525,6 +525,8 @@ hr_cli_analysis_new (const HrScenario *scenario,
 
   options.gpus = gpus;
   options.measurements = measurements;
+  /* snapshots at two or more micro-batches calibrate, as in the window */
+  options.sweep_snapshots = TRUE;
   options.use_calibration = calibrate;
   options.lever_sort = lever_sort;
   options.unit = HR_SIZE_GIB;

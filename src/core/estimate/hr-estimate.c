@@ -3,7 +3,7 @@
  * Every constant below says where it comes from.  The estimate models what
  * the common PyTorch stack (transformers, PEFT, bitsandbytes, torch.optim)
  * keeps alive at the peak of a training step, and what the stack the
- * scenario names does differently; DESIGN.md gives the buckets.  The work is
+ * scenario names does differently; docs/DESIGN.md gives the buckets.  The work is
  * split by concern (hr-estimate-private.h lists the files); this one runs a
  * plan and adds up the buckets.
  *
