@@ -215,11 +215,49 @@ def escapes():
                    f"exit {r.returncode}, {[hex(ord(c)) for c in bad]}: {r.stderr[:300]!r}")
 
 
+def bad_log_numbers():
+    """DeepSpeed, Trainer and memory_summary logs refuse a figure they
+    cannot hold (100 PB, negative, not a number) at FILE:LINE:COL,
+    rather than dropping it and with it the training stage."""
+    measure = os.path.join(os.path.dirname(IMPORT), "measure")
+    cases = [
+        ("deepspeed.log", "Max_MA 12.75 GB", "Max_MA 100000000.00 GB", "Max_MA"),
+        ("deepspeed.log", "Max_MA 12.75 GB", "Max_MA -12.75 GB", "Max_MA"),
+        ("deepspeed.log", "Max_MA 12.75 GB", "Max_MA nan GB", "Max_MA"),
+        ("hf-trainer.log", "train_mem_gpu_peaked_delta =    13997MB",
+         "train_mem_gpu_peaked_delta =    107374182400MB", "train_mem_gpu_peaked_delta"),
+        ("hf-trainer.log", "train_mem_gpu_peaked_delta =    13997MB",
+         "train_mem_gpu_peaked_delta =    -13997MB", "train_mem_gpu_peaked_delta"),
+        ("hf-trainer.log", "train_mem_gpu_alloc_delta  =      694MB",
+         "train_mem_gpu_alloc_delta  =      69x4MB", "train_mem_gpu_alloc_delta"),
+        ("hf-train-results.json", '"train_mem_gpu_peaked_delta": ',
+         '"train_mem_gpu_peaked_delta": -', "train_mem_gpu_peaked_delta"),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, good, bad, key in cases:
+            with open(os.path.join(measure, name)) as f:
+                text = f.read()
+            if good not in text:
+                expect(f"{name}: the fixture has {good!r}", False)
+                continue
+            broken = os.path.join(tmp, name)
+            with open(broken, "w") as f:
+                f.write(text.replace(good, bad, 1))
+            line = text[:text.index(good)].count("\n") + 1
+            r = run(["measure", broken, "--json"])
+            expect(f"{name} with {bad!r}: refused at its line and column",
+                   r.returncode == 2 and f"{name}:{line}:" in r.stderr and key in r.stderr,
+                   f"exit {r.returncode}: {r.stderr.strip()!r} {r.stdout[:120]!r}")
+        r = run(["measure", os.path.join(measure, "hf-trainer.log"), "--json"])
+        expect("the intact Trainer log reads", r.returncode == 0, r.stderr)
+
+
 lost_output()
 writers()
 held_lock()
 folder_parts()
 escapes()
+bad_log_numbers()
 
 for f in failures:
     print("FAIL:", f)

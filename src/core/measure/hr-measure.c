@@ -884,6 +884,21 @@ fail (HrMeasureParser *self,
   return FALSE;
 }
 
+gboolean
+hr_measure_parser_fail (HrMeasureParser *self,
+                        guint            column,
+                        const char      *format,
+                        ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  return fail (self, HR_ERROR_INVALID, column, "%s", message);
+}
+
 static void
 note (HrMeasureParser *self,
       const char      *format,
@@ -2598,8 +2613,7 @@ read_line (HrMeasureParser *self,
 
   if (self->log != NULL)
     {
-      hr_measure_log_scan_line (self->log, self, line, self->line);
-      return TRUE;
+      return hr_measure_log_scan_line (self->log, self, line, self->line);
     }
 
   if (!self->have_header)
@@ -2613,8 +2627,7 @@ read_line (HrMeasureParser *self,
           self->log = hr_measure_log_scan_new ();
           self->have_header = TRUE;
           self->header_line = self->line;
-          hr_measure_log_scan_line (self->log, self, line, self->line);
-          return TRUE;
+          return hr_measure_log_scan_line (self->log, self, line, self->line);
         }
       /* torch.profiler's export_memory_timeline("….html") writes a page
        * holding a PNG and nothing else (_memory_profiler.py,
