@@ -247,6 +247,19 @@ with tempfile.TemporaryDirectory() as tmp:
         if len(doc["config"]) > 256 or not any("256" in n for n in doc["notes"]):
             failures.append("a million comment lines: more than 256 kept, or no note says so")
 
+    # Blank lines count toward the limits: 30 million of them (30 MB) are
+    # refused where the 20-million-line budget ends, in about a second,
+    # where 1 GiB of them used to take 25 s and no limit applied.
+    blank = os.path.join(tmp, "blank-lines.csv")
+    with open(blank, "wb") as f:
+        f.write(b"micro_batch,max_memory_allocated\n1,100\n")
+        for _ in range(30):
+            f.write(b"\n" * 1_000_000)
+        f.write(b"2,200\n")
+    check("30 million blank lines", ["measure", blank], 2,
+          ["20000000 lines that are not data rows", ":20000003:"])
+    os.remove(blank)
+
     long_name = os.path.join(tmp, "long-gpu-name.csv")
     with open(long_name, "w") as f:
         f.write("index, name, memory.used [MiB]\n")
