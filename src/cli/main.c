@@ -181,7 +181,17 @@ close_filtered_stdout (void)
 {
   if (raw_stdout != NULL && stdout != raw_stdout)
     {
-      fclose (stdout);
+      /* (--help printed into a full disk is lost output too) */
+      if (fclose (stdout) != 0)
+        {
+          int saved = errno;
+
+          stdout = raw_stdout;
+          fprintf (stderr, _("headroom-cli: the output could not be written: %s\n"),
+                   g_strerror (saved));
+          fflush (stderr);
+          _exit (HR_CLI_EXIT_FAILURE);
+        }
       stdout = raw_stdout;
     }
   if (raw_stderr != NULL && stderr != raw_stderr)

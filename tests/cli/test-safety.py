@@ -46,7 +46,7 @@ def lost_output():
         ["fits", BERT, "--json"], ["knobs", BERT], ["advise", BERT], ["models"],
         ["gpus", "--json"], ["export", BERT, "--chart", "buckets", "--format", "svg", "-o", "-"],
         ["import-model", os.path.join(IMPORT, "gpt2")],
-        ["--help"], ["--version"],
+        ["--help"], ["--version"], ["estimate", "--help"], ["measure", "--help"],
     ]
     for args in cases:
         with open("/dev/full", "w") as full:
