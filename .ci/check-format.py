@@ -1,0 +1,135 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Checks the C lines a change touches against .clang-format.
+
+Usage: .ci/check-format.py [BASE]
+
+BASE defaults to the merge base of origin/main and HEAD, else HEAD~1.
+Every .c file under src/ and tests/ that changed since BASE (and
+is still there) is run through clang-format-14; a run of lines that
+clang-format would lay out otherwise, and that holds a line added or
+changed since BASE, is reported with what clang-format would write.
+Lines nobody touched are never reported, so code older than .clang-format
+passes as it is.
+
+What is compared is each line's indentation and where lines break; the
+spacing inside a line is not (clang-format 14 aligns declarations the
+house leaves unaligned), and the gettext macros _() and N_() are hidden
+from clang-format, which would write "_ (".  Headers are not checked:
+their prototypes are aligned in columns, which clang-format 14 cannot
+write.  Exits 1 when anything is
+reported, 0 otherwise (and when clang-format-14 is missing, saying so).
+"""
+
+import difflib
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+CLANG_FORMAT = 'clang-format-14'
+
+
+def git(*args):
+    return subprocess.run(['git', *args], capture_output=True, text=True)
+
+
+def base_commit(argv):
+    if len(argv) > 1:
+        return argv[1]
+    p = git('merge-base', 'origin/main', 'HEAD')
+    if p.returncode == 0 and p.stdout.strip():
+        return p.stdout.strip()
+    return 'HEAD~1'
+
+
+def changed_lines(base, path):
+    """The line numbers (1-based, in the work tree) added or changed."""
+    p = git('diff', '-U0', '--no-color', base, '--', path)
+    lines = set()
+    for m in re.finditer(r'^@@ -\S+ \+(\d+)(?:,(\d+))? @@', p.stdout, re.M):
+        start, count = int(m.group(1)), int(m.group(2) or '1')
+        lines.update(range(start, start + count))
+    return lines
+
+
+def hide_gettext(line):
+    # same length, and no identifier before "(" for clang-format to space
+    line = re.sub(r'\bN_\(', '++(', line)
+    return re.sub(r'(?<![A-Za-z0-9_])_\(', '+(', line)
+
+
+def layout(line):
+    """A line's indentation and its tokens, with the spacing inside it
+    made uniform."""
+    lead = re.match(r'[ \t]*', line).group(0)
+    rest = re.sub(r'\s+', ' ', line[len(lead):].rstrip())
+    rest = re.sub(r' \(', '(', rest)
+    return lead + rest
+
+
+def check(path, touched, config):
+    with open(path, encoding='utf-8') as f:
+        original = f.read().split('\n')
+    hidden = [hide_gettext(line) for line in original]
+    p = subprocess.run([CLANG_FORMAT, f'--style=file:{config}',
+                        f'--assume-filename={path}'],
+                       input='\n'.join(hidden), capture_output=True, text=True)
+    if p.returncode != 0:
+        return [f'{path}: {CLANG_FORMAT} failed: {p.stderr.strip()}']
+    formatted = p.stdout.split('\n')
+    problems = []
+    ours = [layout(line) for line in hidden]
+    theirs = [layout(line) for line in formatted]
+    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == 'equal':
+            continue
+        span = set(range(i1 + 1, max(i2, i1 + 1) + 1))
+        # trailing white space is reported on the line that has it
+        if not span & touched:
+            continue
+        want = '\n'.join('    ' + line for line in formatted[j1:j2])
+        problems.append(f'{path}:{i1 + 1}: laid out otherwise than .clang-format '
+                        f'says; {CLANG_FORMAT} writes:\n{want}')
+    for n in sorted(touched):
+        if n <= len(original) and original[n - 1] != original[n - 1].rstrip():
+            problems.append(f'{path}:{n}: trailing white space')
+        if n <= len(original) and '\t' in re.match(r'\s*', original[n - 1]).group(0):
+            problems.append(f'{path}:{n}: a tab in the indentation')
+    return problems
+
+
+def main(argv):
+    top = git('rev-parse', '--show-toplevel').stdout.strip()
+    os.chdir(top)
+    if shutil.which(CLANG_FORMAT) is None:
+        print(f'{CLANG_FORMAT} is not installed: the format check is not run')
+        return 0
+    base = base_commit(argv)
+    if git('rev-parse', '--verify', '--quiet', base + '^{commit}').returncode != 0:
+        # a checkout of one commit has no HEAD~1: nothing to compare with
+        print(f'format: no commit {base} to compare with: the format check is not run')
+        return 0
+    names = git('diff', '--name-only', '--diff-filter=AMR', base, '--',
+                'src/*.c', 'tests/*.c')
+    if names.returncode != 0:
+        print(f'git diff {base}: {names.stderr.strip()}', file=sys.stderr)
+        return 1
+    config = os.path.join(top, '.clang-format')
+    problems = []
+    files = [n for n in names.stdout.split('\n') if n and os.path.isfile(n)]
+    for path in files:
+        touched = changed_lines(base, path)
+        if touched:
+            problems += check(path, touched, config)
+    for problem in problems:
+        print(problem)
+    print(f'format: {len(files)} changed C file(s) since {base[:12]}, '
+          f'{len(problems)} problem(s)')
+    return 1 if problems else 0
+
+
+if __name__ == '__main__':
+    sys.exit(main(sys.argv))
