@@ -428,12 +428,10 @@ hr_cli_advise (int    argc,
   g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
-     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
-    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
-     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_measurements (&measurement_files,
+                                N_("A measurement of this scenario (repeatable)")),
+    hr_cli_option_calibrate (&calibrate),
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));

@@ -20,14 +20,14 @@ static char **opt_sets;
 static char **opt_measurements;
 static gboolean opt_calibrate;
 
+/* The options of estimate, sweep, fits and knobs before their own
+ * (main.c defines --set, --measurements and --calibrate for every
+ * command). */
 #define COMMON_OPTIONS \
   { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
-  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, N_("Override a scenario key (repeatable)"), \
-    N_("KEY=VALUE") }, \
-  { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_measurements, \
-    N_("A measurement of this scenario (repeatable)"), N_("FILE") }, \
-  { "calibrate", 0, 0, G_OPTION_ARG_NONE, &opt_calibrate, \
-    N_("Calibrate the estimate by the first measured sweep of this setup"), NULL }
+  hr_cli_option_set (&opt_sets), \
+  hr_cli_option_measurements (&opt_measurements, N_("A measurement of this scenario (repeatable)")), \
+  hr_cli_option_calibrate (&opt_calibrate)
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -68,9 +68,8 @@ begin (const char      *usage,
       return NULL;
     }
 
-  if (opt_calibrate && opt_measurements == NULL)
+  if (!hr_cli_check_calibrate (argv[0], opt_measurements, opt_calibrate))
     {
-      fprintf (stderr, _("headroom-cli %s: --calibrate needs --measurements FILE\n"), argv[0]);
       *status = HR_CLI_EXIT_USAGE;
       hr_scenario_free (scenario);
       return NULL;

@@ -148,12 +148,9 @@ hr_cli_export (int    argc,
      NULL },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards to compare, one bar or line each (default: the scenario's)"), "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
-     N_("Measured points to overlay (repeatable)"), N_("FILE") },
-    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
-     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_measurements (&measurement_files, N_("Measured points to overlay (repeatable)")),
+    hr_cli_option_calibrate (&calibrate),
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
@@ -322,11 +319,8 @@ hr_cli_export (int    argc,
         }
     }
 
-  if (calibrate && measurement_files == NULL)
-    {
-      fprintf (stderr, "%s\n", _("headroom-cli export: --calibrate needs --measurements FILE"));
-      return HR_CLI_EXIT_USAGE;
-    }
+  if (!hr_cli_check_calibrate ("export", measurement_files, calibrate))
+    return HR_CLI_EXIT_USAGE;
 
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
   if (scenario == NULL)
@@ -426,12 +420,9 @@ hr_cli_report (int    argc,
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards to compare on the charts (default: the scenario's and three for reference)"),
      "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
-     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
-    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
-     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_measurements (&measurement_files, N_("A measurement of this scenario (repeatable)")),
+    hr_cli_option_calibrate (&calibrate),
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
@@ -454,11 +445,8 @@ hr_cli_report (int    argc,
       fprintf (stderr, _("headroom-cli report: expected SCENARIO -o FILE.pdf\n"));
       return HR_CLI_EXIT_USAGE;
     }
-  if (calibrate && measurement_files == NULL)
-    {
-      fprintf (stderr, "%s\n", _("headroom-cli report: --calibrate needs --measurements FILE"));
-      return HR_CLI_EXIT_USAGE;
-    }
+  if (!hr_cli_check_calibrate ("report", measurement_files, calibrate))
+    return HR_CLI_EXIT_USAGE;
   if (paper_name != NULL && !hr_enum_from_nick (hr_report_paper_names, paper_name, &paper))
     {
       fprintf (stderr, _("headroom-cli report: --paper %s: expected a4 or letter\n"), paper_name);

@@ -1212,8 +1212,7 @@ hr_cli_measure (int    argc,
      N_("Compare with this scenario's estimate and calibrate it"), N_("SCENARIO") },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards the calibrated estimate is applied to"), N_("ID,ID…") },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE"));

@@ -82,6 +82,20 @@ gboolean    hr_cli_parse_options (GOptionContext *context,
                                   char         ***argv);
 int         hr_cli_fail          (GError         *error);
 
+/* The options every command that reads a scenario takes, each defined
+ * once here: --set KEY=VALUE (repeatable), --measurements FILE
+ * (repeatable; @help says what the command does with them) and
+ * --calibrate.  For a command's GOptionEntry array. */
+GOptionEntry hr_cli_option_set          (char         ***sets);
+GOptionEntry hr_cli_option_measurements (char         ***files,
+                                         const char     *help);
+GOptionEntry hr_cli_option_calibrate    (gboolean       *calibrate);
+/* "--calibrate needs --measurements FILE" for headroom-cli @command when
+ * @calibrate is given without @files: FALSE, the message printed. */
+gboolean     hr_cli_check_calibrate     (const char     *command,
+                                         char          **files,
+                                         gboolean        calibrate);
+
 /* The scenario at PATH (or "-" for standard input), with --set applied. */
 HrScenario *hr_cli_load_scenario (const char     *path,
                                   char          **sets,

@@ -409,6 +409,48 @@ hr_cli_resolve_gpus (const char  *list,
   return TRUE;
 }
 
+GOptionEntry
+hr_cli_option_set (char ***sets)
+{
+  GOptionEntry entry = { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, sets,
+                         N_("Override a scenario key (repeatable)"), N_("KEY=VALUE") };
+
+  return entry;
+}
+
+GOptionEntry
+hr_cli_option_measurements (char       ***files,
+                            const char   *help)
+{
+  GOptionEntry entry = { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, files, help,
+                         N_("FILE") };
+
+  return entry;
+}
+
+GOptionEntry
+hr_cli_option_calibrate (gboolean *calibrate)
+{
+  GOptionEntry entry = { "calibrate", 0, 0, G_OPTION_ARG_NONE, calibrate,
+                         N_("Calibrate the estimate by the first measured sweep of this setup"),
+                         NULL };
+
+  return entry;
+}
+
+gboolean
+hr_cli_check_calibrate (const char  *command,
+                        char       **files,
+                        gboolean     calibrate)
+{
+  if (calibrate && files == NULL)
+    {
+      fprintf (stderr, _("headroom-cli %s: --calibrate needs --measurements FILE\n"), command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
 gboolean
 hr_cli_load_measurements (char      **files,
                           GPtrArray  *measurements,
