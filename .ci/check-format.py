@@ -69,9 +69,33 @@ def layout(line):
     return lead + rest
 
 
+def exempt_lines(original):
+    """Lines (1-based) of aggregate initializers and macro bodies."""
+    exempt = set()
+    inside = None       # the indentation of the "= {" line
+    for n, line in enumerate(original, 1):
+        indent = len(line) - len(line.lstrip())
+        if inside is None and re.search(r'=\s*\{\s*$', line):
+            inside = indent
+            exempt.add(n)
+            continue
+        if inside is not None:
+            exempt.add(n)
+            if line.strip().startswith('}') and indent <= inside:
+                inside = None
+        if line.rstrip().endswith('\\') or (n > 1 and original[n - 2].rstrip().endswith('\\')):
+            exempt.add(n)
+    return exempt
+
+
+def show_gettext(line):
+    return re.sub(r'(?<![A-Za-z0-9_+])\+\(', '_(', line.replace('++(', 'N_('))
+
+
 def check(path, touched, config):
     with open(path, encoding='utf-8') as f:
         original = f.read().split('\n')
+    touched = touched - exempt_lines(original)
     hidden = [hide_gettext(line) for line in original]
     p = subprocess.run([CLANG_FORMAT, f'--style=file:{config}',
                         f'--assume-filename={path}'],
@@ -90,7 +114,7 @@ def check(path, touched, config):
         # trailing white space is reported on the line that has it
         if not span & touched:
             continue
-        want = '\n'.join('    ' + line for line in formatted[j1:j2])
+        want = '\n'.join('    ' + show_gettext(line) for line in formatted[j1:j2])
         problems.append(f'{path}:{i1 + 1}: laid out otherwise than .clang-format '
                         f'says; {CLANG_FORMAT} writes:\n{want}')
     for n in sorted(touched):
