@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "hr-cli-json.h"
 #include "hr-core.h"
 
 G_BEGIN_DECLS
