@@ -137,6 +137,12 @@ add_gpu_fit_json (JsonBuilder         *b,
   hr_cli_json_bool (b, "fits", g->fits);
   hr_cli_json_int (b, "max_micro_batch", g->max_micro_batch);
   hr_cli_json_bool (b, "max_is_lower_bound", g->max_is_lower_bound);
+  hr_cli_json_string (b, "fit", hr_analysis_fit_to_string (g->fit));
+  hr_cli_json_int (b, "need_high", g->need_high);
+  hr_cli_json_bool (b, "fits_at_high_end", g->fits_high);
+  hr_cli_json_int (b, "short_at_high_end", g->need_high > g->limit.usable
+                                           ? g->need_high - g->limit.usable : 0);
+  hr_cli_json_int (b, "max_micro_batch_at_high_end", g->max_micro_batch_high);
   hr_cli_json_string (b, "reason", g->estimate->fit_reason);
   hr_cli_json_string (b, "verdict", g->verdict);
   hr_cli_json_string (b, "rule", g->rule);
@@ -689,7 +695,8 @@ hr_cli_fits (int    argc,
 
       printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s  %s\n", g->gpu->id,
               g->limit.capacity / GiB, g->limit.usable / GiB, g->need / GiB,
-              g->fits ? _("yes") : _("no"), max,
+              g->fit == HR_ANALYSIS_FIT_FITS ? _("yes")
+              : g->fit == HR_ANALYSIS_FIT_TIGHT ? _("tight") : _("no"), max,
               g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever"));
     }
   /* How the usable memory was reached: the rule as it applied to the

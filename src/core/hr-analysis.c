@@ -448,6 +448,72 @@ describe_calibration (HrAnalysis *self)
 
 /* ---- the fit on each card ---- */
 
+/* ---- the high end of the range ---- */
+
+const char *
+hr_analysis_fit_to_string (HrAnalysisFit fit)
+{
+  switch (fit)
+    {
+    case HR_ANALYSIS_FIT_FITS:
+      return "fits";
+    case HR_ANALYSIS_FIT_TIGHT:
+      return "tight";
+    case HR_ANALYSIS_FIT_NO:
+    default:
+      return "does-not-fit";
+    }
+}
+
+typedef struct {
+  HrAnalysis *self;
+  HrPlan     *plan;
+} HighEnd;
+
+/* The need at the high end of the range at @micro_batch, calibrated when
+ * the analysis is (a calibration's band is its own range). */
+static guint64
+need_high_at (guint    micro_batch,
+              gpointer user_data)
+{
+  HighEnd *h = user_data;
+  HrPeak peak = { 0 };
+
+  if (applied (h->self) != NULL)
+    hr_calibration_peak (applied (h->self), h->plan, micro_batch, &peak);
+  else
+    hr_plan_peak (h->plan, micro_batch, &peak);
+  return MAX (peak.need_high, hr_fit_rule_need (hr_plan_get_scenario (h->plan), &peak));
+}
+
+/* Whether the high end of the estimate's range fits as well as the
+ * central estimate, and the largest micro-batch whose high end does: the
+ * range is how wrong the estimate may be, so a run that fits only at its
+ * centre may still run out of memory. */
+static void
+fit_high_end (HrAnalysis    *self,
+              HrPlan        *plan,
+              HrAnalysisGpu *g)
+{
+  HighEnd h = { self, plan };
+  gboolean lower_bound = FALSE;
+
+  g->need_high = MAX (g->need, need_high_at (MAX (1, self->scenario->micro_batch), &h));
+  g->fits_high = g->fits && g->need_high <= g->limit.usable;
+  if (g->fits_high)
+    g->max_micro_batch_high = g->max_micro_batch;
+  if (g->max_micro_batch == 0)
+    g->max_micro_batch_high = 0;
+  else
+    g->max_micro_batch_high = MIN (g->max_micro_batch,
+                                   hr_fit_rule_max_micro_batch (need_high_at, &h,
+                                                                g->limit.usable,
+                                                                g->max_micro_batch,
+                                                                &lower_bound));
+  g->fit = g->fits_high ? HR_ANALYSIS_FIT_FITS
+           : g->fits ? HR_ANALYSIS_FIT_TIGHT : HR_ANALYSIS_FIT_NO;
+}
+
 static HrAnalysisGpu *
 fit_on (HrAnalysis  *self,
         const HrGpu *gpu)
@@ -494,6 +560,7 @@ fit_on (HrAnalysis  *self,
   g->max_micro_batch = g->estimate->max_micro_batch;
   g->max_is_lower_bound = g->estimate->max_is_lower_bound;
   g->rule = hr_fit_rule_describe (&g->limit);
+  fit_high_end (self, use, g);
   return g;
 }
 
@@ -512,6 +579,23 @@ write_verdict (HrAnalysis    *self,
       const char *knob = self->scenario->engine == HR_ENGINE_SGLANG ? "mem_fraction_static"
                                                                      : "gpu_memory_utilization";
 
+      if (g->fit == HR_ANALYSIS_FIT_TIGHT)
+        {
+          g_autofree char *short_by = hr_analysis_format_bytes (self,
+                                                                (double) g->need_high -
+                                                                g->limit.usable);
+
+          g->verdict = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "Probably fits %u sequence of %u tokens at "
+                                                     "once, tight: %s short at the high end of "
+                                                     "the range; up to %s%u at once",
+                                                     "Probably fits %u sequences of %u tokens at "
+                                                     "once, tight: %s short at the high end of "
+                                                     "the range; up to %s%u at once", micro_batch),
+                                        micro_batch, context, short_by,
+                                        g->max_is_lower_bound ? "≥ " : "", g->max_micro_batch);
+          return;
+        }
       if (g->fits)
         {
           g_autofree char *spare = hr_analysis_format_bytes (self,
@@ -557,14 +641,41 @@ write_verdict (HrAnalysis    *self,
       return;
     }
 
+  if (g->fit == HR_ANALYSIS_FIT_TIGHT)
+    {
+      g_autofree char *short_by = hr_analysis_format_bytes (self, (double) g->need_high -
+                                                                  g->limit.usable);
+
+      if (g->max_micro_batch_high > 0)
+        g->verdict = g_strdup_printf (_("Probably fits, tight: %s short at the high end of the "
+                                        "range at micro-batch %u; largest micro-batch %u at the "
+                                        "high end, %s%u at the estimate"),
+                                      short_by, micro_batch, g->max_micro_batch_high,
+                                      g->max_is_lower_bound ? "≥ " : "", g->max_micro_batch);
+      else
+        g->verdict = g_strdup_printf (_("Probably fits, tight: %s short at the high end of the "
+                                        "range at micro-batch %u, where not even micro-batch 1 "
+                                        "fits; largest micro-batch %s%u at the estimate"),
+                                      short_by, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                      g->max_micro_batch);
+      return;
+    }
+
   if (g->fits)
     {
       g_autofree char *spare = hr_analysis_format_bytes (self, (double) g->limit.usable - g->need);
 
-      g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
-                                      "largest micro-batch %s%u"),
-                                    spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
-                                    g->max_micro_batch);
+      if (g->max_micro_batch_high < g->max_micro_batch)
+        g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
+                                        "largest micro-batch %s%u (%u at the high end of the "
+                                        "range)"),
+                                      spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                      g->max_micro_batch, g->max_micro_batch_high);
+      else
+        g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
+                                        "largest micro-batch %s%u"),
+                                      spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                      g->max_micro_batch);
       return;
     }
 

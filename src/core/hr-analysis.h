@@ -58,15 +58,34 @@ typedef struct {
   HrSizeUnit    unit;          /* of the sentences */
 } HrAnalysisOptions;
 
+/* A verdict in three words: the range's high end fits; only the central
+ * estimate fits; not even that. */
+typedef enum {
+  HR_ANALYSIS_FIT_FITS,
+  HR_ANALYSIS_FIT_TIGHT,
+  HR_ANALYSIS_FIT_NO,
+} HrAnalysisFit;
+
+/* "fits", "tight", "does-not-fit": the names `fits --json` writes. */
+const char  *hr_analysis_fit_to_string (HrAnalysisFit fit);
+
 /* One compared GPU. */
 typedef struct {
   HrGpu       *gpu;
   HrEstimate  *estimate;          /* on this card, calibrated when the analysis is */
   HrFitLimit   limit;
   guint64      need;              /* at the scenario's micro-batch */
-  gboolean     fits;
+  gboolean     fits;              /* the central estimate fits */
   guint        max_micro_batch;   /* 0: not even one */
   gboolean     max_is_lower_bound;
+  /* The high end of the estimate's range against the same usable memory.
+   * A run "fits" when its high end does; where only the central estimate
+   * fits, it "probably fits, tight" (HR_ANALYSIS_FIT_TIGHT), and a user
+   * who trusts it may still run out of memory. */
+  guint64      need_high;         /* at the scenario's micro-batch */
+  gboolean     fits_high;
+  guint        max_micro_batch_high;   /* the largest whose high end fits; 0: not even one */
+  HrAnalysisFit fit;
   char        *rule;              /* how the usable memory was reached */
   HrKnob      *fix;               /* the least costly lever that makes it fit; NULL when it
                                    * fits, or when none does */
