@@ -395,8 +395,7 @@ hr_cli_advise (int    argc,
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autoptr(GError) error = NULL;

@@ -409,8 +409,7 @@ hr_cli_estimate (int    argc,
                  char **argv)
 {
   GOptionEntry entries[] = { COMMON_OPTIONS, { NULL } };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
   int status;
@@ -484,8 +483,7 @@ hr_cli_sweep (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(GArray) points = NULL;
@@ -600,8 +598,7 @@ hr_cli_fits (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   g_autoptr(HrAnalysis) analysis = NULL;
@@ -722,8 +719,7 @@ hr_cli_knobs (int    argc,
      N_("Most memory saved first, or least costly first (default saved)"), "saved|cost" },
     { NULL }
   };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
   const HrAnalysisGpu *own;

@@ -108,6 +108,8 @@ gboolean    hr_cli_resolve_gpus  (const char     *list,
                                   GPtrArray      *gpus,
                                   GError        **error);
 
+/* An array for hr_cli_load_measurements(), which owns what it holds. */
+GPtrArray  *hr_cli_measurements_new  (void);
 /* Reads each of @files (NULL-terminated, may be NULL) into @measurements
  * (HrMeasurement, owned by the array). */
 gboolean    hr_cli_load_measurements (char          **files,

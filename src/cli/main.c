@@ -499,6 +499,12 @@ hr_cli_check_calibrate (const char  *command,
   return TRUE;
 }
 
+GPtrArray *
+hr_cli_measurements_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_free);
+}
+
 gboolean
 hr_cli_load_measurements (char      **files,
                           GPtrArray  *measurements,
