@@ -1173,6 +1173,94 @@ hr_cli_measure_options (HrMeasureOptions  *options,
   return TRUE;
 }
 
+/* The file at @path; a snapshot is read whole anyway, so for every point
+ * (@every_point) its timelines are made again unthinned. */
+static HrMeasurement *
+measure_load (const char              *path,
+              const HrMeasureOptions  *options,
+              gboolean                 every_point,
+              GError                 **error)
+{
+  g_autoptr(HrMeasurement) measurement = hr_measurement_load_file (path, options, error);
+  HrMeasureOptions whole = *options;
+
+  if (measurement == NULL || !every_point || measurement->snapshot == NULL)
+    return g_steal_pointer (&measurement);
+  whole.max_time_points = 0;
+  return hr_measurement_load_file (path, &whole, error);
+}
+
+/* The measurement (the one in @measured, read from @path) beside
+ * @scenario: the analysis without its calibration (@plain) and, for a
+ * sweep, with it (@calibrated, which applies it only when the measurement
+ * is of this setup), on the cards --gpus names, else the scenario's own,
+ * else the reference ones; for a snapshot, its buckets beside the
+ * estimate at its micro-batch (@cmp).  FALSE with the message printed
+ * and *status set when there is nothing to compare. */
+static gboolean
+measure_compare (const HrScenario    *scenario,
+                 const char          *path,
+                 GPtrArray           *measured,
+                 const char          *gpu_list,
+                 HrAnalysis         **plain,
+                 HrAnalysis         **calibrated,
+                 SnapshotComparison  *cmp,
+                 int                 *status)
+{
+  const HrMeasurement *measurement = g_ptr_array_index (measured, 0);
+  const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const HrAnalysisMeasurement *m;
+
+  if (sweep != NULL)
+    {
+      if (gpu_list != NULL)
+        {
+          if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
+            {
+              *status = hr_cli_fail (error);
+              return FALSE;
+            }
+        }
+      else if (scenario->gpu != NULL)
+        g_ptr_array_add (gpus, scenario->gpu);
+      else
+        hr_analysis_add_reference_gpus (gpus, hr_cli_get_catalog ());
+    }
+
+  *plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+  m = hr_analysis_get_measurement (*plain, 0);
+  if (sweep == NULL && m->at_micro_batch != NULL)
+    {
+      /* A snapshot is one run: its buckets beside the estimate's at the
+       * micro-batch it says, else the scenario's. */
+      cmp->micro_batch = m->micro_batch;
+      cmp->estimate = m->at_micro_batch;
+      cmp->match = m->match;
+      return TRUE;
+    }
+  if (sweep == NULL)
+    {
+      fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
+                         "with the estimate's curve\n"),
+               measurement->name);
+      *status = HR_CLI_EXIT_USAGE;
+      return FALSE;
+    }
+  if (m->calibration == NULL)
+    {
+      /* Nothing to compare; say still whether the measurement is of this
+       * setup, which is most often why. */
+      if (m->match->differs)
+        g_printerr ("%s: ✗ %s\n", path, m->match->summary);
+      *status = hr_cli_fail (m->calibration_error);
+      return FALSE;
+    }
+  *calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
+  return TRUE;
+}
+
 int
 hr_cli_measure (int    argc,
                 char **argv)
@@ -1223,12 +1311,12 @@ hr_cli_measure (int    argc,
   g_autoptr(HrAnalysis) plain = NULL;
   g_autoptr(HrAnalysis) calibrated = NULL;
   g_autoptr(GPtrArray) measured = g_ptr_array_new ();
-  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   HrMeasureOptions options = { 0 };
   SnapshotComparison snapshot_comparison = { 0 };
   const HrAnalysisMeasurement *m = NULL;
   const HrMeasureSeries *sweep;
   Report report = { 0 };
+  int status;
 
   g_option_context_set_summary (context, N_("Import a measurement file and fit "
                                             "peak = floor + per_sample·b."));
@@ -1256,21 +1344,9 @@ hr_cli_measure (int    argc,
    * print every point as it comes. */
   options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
 
-  measurement = hr_measurement_load_file (argv[1], &options, &error);
+  measurement = measure_load (argv[1], &options, json && all_points, &error);
   if (measurement == NULL)
     return hr_cli_fail (error);
-  /* A snapshot is read whole anyway: for every point, its timelines are
-   * made again unthinned. */
-  if (json && all_points && measurement->snapshot != NULL)
-    {
-      HrMeasureOptions whole = options;
-
-      whole.max_time_points = 0;
-      g_clear_pointer (&measurement, hr_measurement_free);
-      measurement = hr_measurement_load_file (argv[1], &whole, &error);
-      if (measurement == NULL)
-        return hr_cli_fail (error);
-    }
 
   sweep = hr_measurement_get_sweep (measurement);
   g_ptr_array_add (measured, measurement);
@@ -1280,49 +1356,12 @@ hr_cli_measure (int    argc,
       scenario = hr_cli_load_scenario (scenario_path, sets, &error);
       if (scenario == NULL)
         return hr_cli_fail (error);
-
-      if (sweep != NULL)
-        {
-          if (gpu_list != NULL)
-            {
-              if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
-                return hr_cli_fail (error);
-            }
-          else if (scenario->gpu != NULL)
-            g_ptr_array_add (gpus, scenario->gpu);
-          else
-            hr_analysis_add_reference_gpus (gpus, hr_cli_get_catalog ());
-        }
-
-      /* The analysis without and with the measurement's calibration
-       * (which it applies only when the measurement is of this setup). */
-      plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+      if (!measure_compare (scenario, argv[1], measured, gpu_list, &plain, &calibrated,
+                            &snapshot_comparison, &status))
+        return status;
       m = hr_analysis_get_measurement (plain, 0);
-      if (sweep == NULL && m->at_micro_batch != NULL)
-        {
-          /* A snapshot is one run: its buckets beside the estimate's at
-           * the micro-batch it says, else the scenario's. */
-          snapshot_comparison.micro_batch = m->micro_batch;
-          snapshot_comparison.estimate = m->at_micro_batch;
-          snapshot_comparison.match = m->match;
-          report.snapshot_comparison = &snapshot_comparison;
-        }
-      else if (sweep == NULL)
-        {
-          fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
-                             "with the estimate's curve\n"), measurement->name);
-          return HR_CLI_EXIT_USAGE;
-        }
-      else if (m->calibration == NULL)
-        {
-          /* Nothing to compare; say still whether the measurement is of
-           * this setup, which is most often why. */
-          if (m->match->differs)
-            g_printerr ("%s: ✗ %s\n", argv[1], m->match->summary);
-          return hr_cli_fail (m->calibration_error);
-        }
-      else
-        calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
+      if (snapshot_comparison.estimate != NULL)
+        report.snapshot_comparison = &snapshot_comparison;
     }
 
   /* The measurement's fits, made once: the analysis', or made as an
