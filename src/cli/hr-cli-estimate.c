@@ -26,7 +26,8 @@ static gboolean opt_calibrate;
 #define COMMON_OPTIONS \
   { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
   hr_cli_option_set (&opt_sets), \
-  hr_cli_option_measurements (&opt_measurements, N_("A measurement of this scenario (repeatable)")), \
+  hr_cli_option_measurements (&opt_measurements, \
+                              N_("A measurement of this scenario (repeatable)")), \
   hr_cli_option_calibrate (&opt_calibrate)
 
 /* Parses options and loads the one scenario argument; on failure returns
