@@ -66,6 +66,9 @@ def layout(line):
     lead = re.match(r'[ \t]*', line).group(0)
     rest = re.sub(r'\s+', ' ', line[len(lead):].rstrip())
     rest = re.sub(r' \(', '(', rest)
+    # (HrRect) { ... }: a compound literal, which clang-format writes
+    # (HrRect){ ... } whatever SpaceAfterCStyleCast says
+    rest = re.sub(r' \{', '{', rest)
     return lead + rest
 
 
