@@ -12,13 +12,17 @@ changed since BASE, is reported with what clang-format would write.
 Lines nobody touched are never reported, so code older than .clang-format
 passes as it is.
 
-What is compared is each line's indentation and where lines break; the
-spacing inside a line is not (clang-format 14 aligns declarations the
-house leaves unaligned), and the gettext macros _() and N_() are hidden
-from clang-format, which would write "_ (".  Headers are not checked:
-their prototypes are aligned in columns, which clang-format 14 cannot
-write.  Exits 1 when anything is
-reported, 0 otherwise (and when clang-format-14 is missing, saying so).
+What is compared is the start of each statement: its indentation, its
+first token, and whether it opens a block on its own line or after
+something else ("if (x) {", "} else {"); tabs and trailing white space
+are reported on any touched line.  How a statement's continuation lines
+wrap is not compared (clang-format 14 breaks ternaries and arguments
+where the house keeps them together), nor is the spacing inside a line
+(it aligns declarations the house leaves unaligned), and the gettext
+macros _() and N_() are hidden from it (it would write "_ (").  Headers
+are not checked: their prototypes are aligned in columns, which
+clang-format 14 cannot write.  Exits 1 when anything is reported, 0
+otherwise (and when clang-format-14 is missing, saying so).
 """
 
 import difflib
@@ -95,6 +99,37 @@ def show_gettext(line):
     return re.sub(r'(?<![A-Za-z0-9_+])\+\(', '_(', line.replace('++(', 'N_('))
 
 
+def statements(lines):
+    """(index, key) for each line that starts a statement: the line after
+    one that ends in ";", "{", "}" or ":" (comments, blank lines and
+    preprocessor lines between them aside).  The key is the line's
+    indentation, its first token and whether it opens a block after
+    something else ("if (x) {"); a struct's, a union's or an enum's brace
+    may be on its line or the next, as the house writes both."""
+    out = []
+    prev_end = None
+    depth = 0                   # parentheses open at the end of the line before
+    continued = False           # inside a preprocessor line's continuation
+    for i, line in enumerate(lines):
+        text = line.strip()
+        was_continued = continued
+        continued = line.rstrip().endswith('\\')
+        if was_continued or not text or text.startswith(('/*', '*', '//', '#')):
+            continue
+        if depth == 0 and (prev_end is None or prev_end in ';{}:'):
+            lead = re.match(r'[ \t]*', line).group(0)
+            first = re.match(r'[A-Za-z_][A-Za-z0-9_]*|\S', text).group(0)
+            opens = (text.endswith('{') and text != '{' and
+                     not re.match(r'(typedef\s+)?(struct|union|enum)\b', text))
+            out.append((i, (lead, first, opens)))
+        body = re.sub(r'/\*.*?\*/', '', text)
+        body = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', body).rstrip()
+        depth = max(0, depth + body.count('(') - body.count(')'))
+        if body:
+            prev_end = body[-1]
+    return out
+
+
 def check(path, touched, config):
     with open(path, encoding='utf-8') as f:
         original = f.read().split('\n')
@@ -107,18 +142,24 @@ def check(path, touched, config):
         return [f'{path}: {CLANG_FORMAT} failed: {p.stderr.strip()}']
     formatted = p.stdout.split('\n')
     problems = []
-    ours = [layout(line) for line in hidden]
-    theirs = [layout(line) for line in formatted]
-    matcher = difflib.SequenceMatcher(None, ours, theirs, autojunk=False)
+    ours = statements(hidden)
+    theirs = statements(formatted)
+    matcher = difflib.SequenceMatcher(None, [k for _, k in ours], [k for _, k in theirs],
+                                      autojunk=False)
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == 'equal':
             continue
-        span = set(range(i1 + 1, max(i2, i1 + 1) + 1))
-        # trailing white space is reported on the line that has it
+        # the lines of our statements in the run, to the next statement
+        first = ours[i1][0] if i1 < len(ours) else len(hidden) - 1
+        last = ours[i2][0] if i2 < len(ours) else len(hidden)
+        span = set(range(first + 1, max(last, first + 1) + 1))
         if not span & touched:
             continue
-        want = '\n'.join('    ' + show_gettext(line) for line in formatted[j1:j2])
-        problems.append(f'{path}:{i1 + 1}: laid out otherwise than .clang-format '
+        t_first = theirs[j1][0] if j1 < len(theirs) else len(formatted) - 1
+        t_last = theirs[j2][0] if j2 < len(theirs) else len(formatted)
+        want = '\n'.join('    ' + show_gettext(line)
+                         for line in formatted[t_first:max(t_last, t_first + 1)][:8])
+        problems.append(f'{path}:{first + 1}: laid out otherwise than .clang-format '
                         f'says; {CLANG_FORMAT} writes:\n{want}')
     for n in sorted(touched):
         if n <= len(original) and original[n - 1] != original[n - 1].rstrip():
