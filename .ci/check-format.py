@@ -108,6 +108,7 @@ def statements(lines):
     may be on its line or the next, as the house writes both."""
     out = []
     prev_end = None
+    prev_text = None
     depth = 0                   # parentheses open at the end of the line before
     continued = False           # inside a preprocessor line's continuation
     for i, line in enumerate(lines):
@@ -116,12 +117,18 @@ def statements(lines):
         continued = line.rstrip().endswith('\\')
         if was_continued or not text or text.startswith(('/*', '*', '//', '#')):
             continue
-        if depth == 0 and (prev_end is None or prev_end in ';{}:'):
+        record = re.match(r'(typedef\s+)?(struct|union|enum)\b', prev_text or '')
+        # a statement's start, and any line that opens a block (a
+        # function's "{", or "foo (void) {"), but a record's "{" on its
+        # own line
+        if ((depth == 0 and (prev_end is None or prev_end in ';{}:')) or
+                (text.endswith('{') and not (text == '{' and record))):
             lead = re.match(r'[ \t]*', line).group(0)
             first = re.match(r'[A-Za-z_][A-Za-z0-9_]*|\S', text).group(0)
             opens = (text.endswith('{') and text != '{' and
                      not re.match(r'(typedef\s+)?(struct|union|enum)\b', text))
             out.append((i, (lead, first, opens)))
+        prev_text = text
         body = re.sub(r'/\*.*?\*/', '', text)
         body = re.sub(r'"(?:\\.|[^"\\])*"|\'(?:\\.|[^\'\\])*\'', '""', body).rstrip()
         depth = max(0, depth + body.count('(') - body.count(')'))
@@ -133,7 +140,8 @@ def statements(lines):
 def check(path, touched, config):
     with open(path, encoding='utf-8') as f:
         original = f.read().split('\n')
-    touched = touched - exempt_lines(original)
+    touched = {n for n in touched - exempt_lines(original)
+               if n <= len(original) and original[n - 1].strip()}
     hidden = [hide_gettext(line) for line in original]
     p = subprocess.run([CLANG_FORMAT, f'--style=file:{config}',
                         f'--assume-filename={path}'],
