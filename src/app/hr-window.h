@@ -49,11 +49,6 @@ GtkWidget        *hr_window_get_setting_widget (HrWindow     *self,
                                                 const char   *key);
 /* GPU ids in the comparison, the scenario's own first. */
 GStrv             hr_window_dup_gpu_ids      (HrWindow       *self);
-/* One line per compared GPU, as the Verdict list shows it. */
-GStrv             hr_window_dup_verdicts     (HrWindow       *self);
-HrChartView      *hr_window_get_chart        (HrWindow       *self,
-                                              HrChartKind     kind);
-
 gboolean          hr_window_export           (HrWindow       *self,
                                               HrExportWhat    what,
                                               const char     *path,
