@@ -421,8 +421,15 @@ refresh (HrResultsView *self)
   g_autofree char *basis = describe_basis (self, est, provenance);
   g_autofree char *detail = NULL;
 
-  detail = g_strdup_printf (_("Likely range %s · allocated %s · reserved %s · "
-                              "%s parameters, %s trained\n%s"),
+  /* the range is the fit's scatter once measurements calibrate the
+   * estimate, else the estimator's error on published runs of sources it
+   * was not built from (hr-estimate-range.c) */
+  detail = g_strdup_printf (hr_analysis_get_calibration (self->analysis) != NULL
+                              ? _("Likely range %s (from your measurements) · allocated %s · "
+                                  "reserved %s · %s parameters, %s trained\n%s")
+                              : _("Likely range %s (calibrated from published runs of other "
+                                  "sources) · allocated %s · reserved %s · %s parameters, "
+                                  "%s trained\n%s"),
                             range, alloc, reserved, params, trainable, basis);
   hr_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
   hr_label_set_text (self->peak_detail_label, detail);
