@@ -94,28 +94,6 @@ hr_window_get_n_measurements (HrWindow *self)
   return self->measurements->len;
 }
 
-void
-hr_window_remove_measurement (HrWindow *self,
-                              guint     index)
-{
-  g_return_if_fail (index < self->measurements->len);
-  g_ptr_array_remove_index (self->measurements, index);
-  _hr_window_refresh (self);
-}
-
-void
-hr_window_set_use_calibration (HrWindow *self,
-                               gboolean  use)
-{
-  hr_measurements_group_set_use_calibration (self->measurements_group, use);
-}
-
-gboolean
-hr_window_get_calibrated (HrWindow *self)
-{
-  return hr_analysis_get_calibration (self->analysis) != NULL;
-}
-
 typedef struct {
   HrWindow *self;
   char     *path;

@@ -81,11 +81,6 @@ gboolean          hr_window_add_measurement_file (HrWindow   *self,
 void              hr_window_import_measurement (HrWindow     *self,
                                                 GFile        *file);
 guint             hr_window_get_n_measurements (HrWindow     *self);
-void              hr_window_remove_measurement (HrWindow     *self,
-                                                guint         index);
-void              hr_window_set_use_calibration (HrWindow    *self,
-                                                 gboolean     use);
-gboolean          hr_window_get_calibrated   (HrWindow       *self);
 /* Measurements are the scenario's: opening another scenario sets them
  * aside (a toast offers them back); this takes them back. */
 void              hr_window_keep_measurements (HrWindow      *self);

@@ -8,6 +8,7 @@
 
 #pragma once
 
+#include "hr-measurements-group.h"
 #include "hr-results-view.h"
 #include "hr-window.h"
 
@@ -51,4 +52,67 @@ hr_test_get_chart (HrWindow    *window,
                    HrChartKind  kind)
 {
   return hr_results_view_get_chart (hr_test_results_view (window), kind);
+}
+
+static inline HrMeasurementsGroup *
+hr_test_measurements_group (HrWindow *window)
+{
+  GtkWidget *group = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_MEASUREMENTS_GROUP);
+
+  g_assert_nonnull (group);
+  return HR_MEASUREMENTS_GROUP (group);
+}
+
+/* The Measurements group's calibration switch, as a user flips it; and
+ * whether the analysis the window shows is calibrated. */
+static inline void
+hr_test_set_use_calibration (HrWindow *window,
+                             gboolean  use)
+{
+  GtkSwitch *sw = GTK_SWITCH (gtk_widget_get_template_child (
+    GTK_WIDGET (hr_test_measurements_group (window)), HR_TYPE_MEASUREMENTS_GROUP,
+    "calibrate_switch"));
+
+  gtk_switch_set_active (sw, use);
+}
+
+static inline gboolean
+hr_test_get_calibrated (HrWindow *window)
+{
+  return hr_analysis_get_calibration (hr_window_get_analysis (window)) != NULL;
+}
+
+static inline GtkWidget *
+hr_test_find_trash_button (GtkWidget *widget,
+                           guint     *skip)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "user-trash-symbolic") == 0)
+    {
+      if (*skip == 0)
+        return widget;
+      (*skip)--;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = hr_test_find_trash_button (c, skip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Clicks the trash button of the @index-th measurement file's row. */
+static inline void
+hr_test_remove_measurement (HrWindow *window,
+                            guint     index)
+{
+  guint skip = index;
+  GtkWidget *button = hr_test_find_trash_button (GTK_WIDGET (hr_test_measurements_group (window)),
+                                                 &skip);
+
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
 }

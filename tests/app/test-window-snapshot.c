@@ -301,8 +301,8 @@ test_import_and_drop (void)
   /* one snapshot cannot calibrate, and the switch says what would */
   g_assert_false (hr_analysis_can_calibrate (analysis));
   g_assert_true (has_text (window, "A snapshot is one run at one micro-batch"));
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_false (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_false (hr_test_get_calibrated (window));
 
   /* Dropped on the window: the second, at micro-batch 16; two of another
    * setup make no calibration. */
@@ -319,10 +319,10 @@ test_import_and_drop (void)
   /* (the estimate at micro-batch 16 beside it) */
   g_assert_nonnull (strstr (hr_chart_view_get_summary (buckets), "estimate, micro-batch 16"));
   g_assert_false (hr_analysis_can_calibrate (analysis));
-  g_assert_false (hr_window_get_calibrated (window));
+  g_assert_false (hr_test_get_calibrated (window));
 
-  hr_window_remove_measurement (window, 0);
-  hr_window_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
   g_assert_null (measured_bar (window, "snapshot", &n_measured));
   g_assert_cmpuint (n_measured, ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -379,8 +379,8 @@ test_calibration (void)
   g_assert_cmpuint (n_measured, ==, 2);
   assert_bar_is (bar, dev16);
 
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_true (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_true (hr_test_get_calibrated (window));
   /* (the switch remade the analysis: m is gone) */
   m = hr_analysis_get_calibration_measurement (hr_window_get_analysis (window));
   g_assert_nonnull (m);
@@ -398,12 +398,12 @@ test_calibration (void)
   wait_for_measurements (window, 3);
   analysis = hr_window_get_analysis (window);
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), ==, 4);
-  g_assert_true (hr_window_get_calibrated (window));
+  g_assert_true (hr_test_get_calibrated (window));
 
   /* Without the second micro-batch there is no sweep, and no calibration. */
-  hr_window_remove_measurement (window, 1);
+  hr_test_remove_measurement (window, 1);
   g_assert_cmpuint (hr_analysis_get_n_measurements (hr_window_get_analysis (window)), ==, 2);
-  g_assert_false (hr_window_get_calibrated (window));
+  g_assert_false (hr_test_get_calibrated (window));
   g_assert_false (has_text (window, "Calibrated to the snapshots"));
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -467,7 +467,7 @@ test_same_as_cli (void)
   g_assert_no_error (error);
   g_assert_nonnull (group);
   hr_measurements_group_set_use_calibration (HR_MEASUREMENTS_GROUP (group), TRUE);
-  g_assert_true (hr_window_get_calibrated (window));
+  g_assert_true (hr_test_get_calibrated (window));
 
   /* the figures, as the window formats them (GiB, its default unit) */
   total = hr_format_bytes (json_object_get_int_member (per_gpu, "total"), HR_UNIT_GIB);

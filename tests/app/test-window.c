@@ -886,8 +886,8 @@ test_measurements (void)
   g_assert_cmpint (hr_window_get_scenario (window)->compute, ==, HR_COMPUTE_FP32);
   g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)->match->differs);
   g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup: precision"));
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_false (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_false (hr_test_get_calibrated (window));
 
   /* The measurement's row, opened, and its first point beside the
    * estimate. */
@@ -910,11 +910,11 @@ test_measurements (void)
   g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (expander)));
   g_assert_true (find_row (expander, HR_TYPE_TEXT_ROW, NULL) == point);
   g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (point)), !=, point_detail);
-  hr_window_set_use_calibration (window, FALSE);
+  hr_test_set_use_calibration (window, FALSE);
   g_strfreev (before);
   before = hr_test_dup_verdicts (window);
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_true (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_true (hr_test_get_calibrated (window));
   after = hr_test_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (after), ==, g_strv_length (before));
   g_assert_cmpstr (after[0], !=, before[0]);
@@ -932,14 +932,14 @@ test_measurements (void)
     g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 1);
     data = hr_chart_view_get_data (curve);
     g_assert_cmpuint (data->measured->len, ==, 0);
-    g_assert_false (hr_window_get_calibrated (window));
+    g_assert_false (hr_test_get_calibrated (window));
     hr_window_keep_measurements (window);
     g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
     g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 0);
     /* kept, it is still another setup (torch, SmolVLA), and says so */
     g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)
                      ->match->differs);
-    g_assert_false (hr_window_get_calibrated (window));
+    g_assert_false (hr_test_get_calibrated (window));
     g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup"));
   }
 
@@ -958,10 +958,10 @@ test_measurements (void)
   g_assert_nonnull (strstr (error->message, "bad.csv:3:"));
   g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
 
-  hr_window_remove_measurement (window, 0);
-  hr_window_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
   g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
-  g_assert_false (hr_window_get_calibrated (window));
+  g_assert_false (hr_test_get_calibrated (window));
   data = hr_chart_view_get_data (curve);
   g_assert_cmpuint (data->measured->len, ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
