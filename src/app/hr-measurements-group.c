@@ -38,6 +38,7 @@ struct _HrMeasurementsGroup
 
 enum {
   PROP_0,
+  PROP_ANALYSIS,
   PROP_USE_CALIBRATION,
   N_PROPS
 };
@@ -455,6 +456,9 @@ hr_measurements_group_get_property (GObject    *object,
 
   switch (prop_id)
     {
+    case PROP_ANALYSIS:
+      g_value_set_boxed (value, self->analysis);
+      break;
     case PROP_USE_CALIBRATION:
       g_value_set_boolean (value, hr_measurements_group_get_use_calibration (self));
       break;
@@ -473,6 +477,9 @@ hr_measurements_group_set_property (GObject      *object,
 
   switch (prop_id)
     {
+    case PROP_ANALYSIS:
+      hr_measurements_group_set_analysis (self, g_value_get_boxed (value));
+      break;
     case PROP_USE_CALIBRATION:
       hr_measurements_group_set_use_calibration (self, g_value_get_boolean (value));
       break;
@@ -502,6 +509,9 @@ hr_measurements_group_class_init (HrMeasurementsGroupClass *klass)
   object_class->set_property = hr_measurements_group_set_property;
   object_class->dispose = hr_measurements_group_dispose;
 
+  properties[PROP_ANALYSIS] =
+    g_param_spec_boxed ("analysis", NULL, NULL, HR_TYPE_ANALYSIS_BOXED,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_USE_CALIBRATION] =
     g_param_spec_boolean ("use-calibration", NULL, NULL, FALSE,
                           G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
@@ -552,14 +562,18 @@ hr_measurements_group_set_analysis (HrMeasurementsGroup *self,
 {
   g_return_if_fail (HR_IS_MEASUREMENTS_GROUP (self));
 
+  if (analysis == self->analysis)
+    return;
   if (analysis != NULL)
     hr_analysis_ref (analysis);
   g_clear_pointer (&self->analysis, hr_analysis_unref);
   self->analysis = analysis;
-  if (analysis == NULL)
-    return;
-  update_calibration (self);
-  refresh (self);
+  if (analysis != NULL)
+    {
+      update_calibration (self);
+      refresh (self);
+    }
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
 }
 
 gboolean

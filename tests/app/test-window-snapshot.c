@@ -468,6 +468,18 @@ test_same_as_cli (void)
   g_assert_nonnull (group);
   hr_measurements_group_set_use_calibration (HR_MEASUREMENTS_GROUP (group), TRUE);
   g_assert_true (hr_test_get_calibrated (window));
+  /* the one analysis, handed down to both */
+  {
+    HrAnalysis *shown = NULL;
+    HrAnalysis *measured = NULL;
+
+    g_object_get (results, "analysis", &shown, NULL);
+    g_object_get (group, "analysis", &measured, NULL);
+    g_assert_true (shown == hr_window_get_analysis (window));
+    g_assert_true (measured == hr_window_get_analysis (window));
+    hr_analysis_unref (shown);
+    hr_analysis_unref (measured);
+  }
 
   /* the figures, as the window formats them (GiB, its default unit) */
   total = hr_format_bytes (json_object_get_int_member (per_gpu, "total"), HR_UNIT_GIB);
