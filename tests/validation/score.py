@@ -105,6 +105,7 @@ CATEGORY_KIND = {
     "llamacpp": "transformer-inference", "llm_inference": "transformer-inference",
     "detector": "detector", "segmentation": "segmenter", "classifier": "classifier",
     "diffusion_unet": "diffusion", "diffusion_dit": "diffusion", "video_diffusion": "video",
+    "cpu_offload": None,
 }
 INFERENCE_KINDS = {"transformer-inference", "inference"}
 # Every kind the estimator's table holds, in its order, and the kind each
@@ -124,8 +125,14 @@ HIGH_SHARE = 1.0 / 3   # share of the miss budget allowed above the range (under
 TABLE_TOLERANCE = 0.02  # --check-table: largest drift of a half-width, absolute
 
 
-def row_kind(row, scenario):
-    kind = CATEGORY_KIND.get(row["category"], "training")
+def row_kind(row, scenario, estimator_kind=None):
+    """The row's range kind from its category; a category named after a
+    mechanism rather than a kind of model (None in CATEGORY_KIND, or one
+    this table does not know yet) takes the kind the estimator files it
+    under."""
+    kind = CATEGORY_KIND.get(row["category"])
+    if kind is None:
+        return estimator_kind or "training"
     if scenario.get("task") == "inference" and kind not in INFERENCE_KINDS:
         return "inference"
     # a QLoRA run filed with its stack's single-GPU runs
@@ -364,7 +371,8 @@ def judge(row, scenario, per_gpu):
     bound = row.get("bound") or "exact"
     out = {"row_id": row["row_id"], "category": row["category"], "quality": row["quality"],
            "metric": row["metric"], "bound": bound, "measured_gib": meas / 2**30, "predicted_gib": pred / 2**30,
-           "family": family_of(row), "kind": row_kind(row, scenario), "estimator_kind": per_gpu.get("range_kind")}
+           "family": family_of(row), "kind": row_kind(row, scenario, per_gpu.get("range_kind")),
+           "estimator_kind": per_gpu.get("range_kind")}
     if bound == "lower_bound":
         out["ok"] = cap is not None and pred >= 0.95 * cap
         return out, None

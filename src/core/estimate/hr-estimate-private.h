@@ -204,6 +204,7 @@ typedef struct {
    * pass (a frozen VAE encoding the batch), and its line's label */
   double      forward_transient;
   char       *forward_transient_label;
+  HrBasis     forward_transient_basis;
   /* "offload_model": what the GPU holds while the VAE decodes alone (its
    * weights and working set), and its line's label */
   double      decode_phase;

@@ -59,7 +59,7 @@ plan_range_kind (const HrPlan *self)
 
   /* a vision transformer (its tokens are image patches) trains as an
    * image classifier does */
-  if (family != NULL && g_str_equal (family, "encoder"))
+  if (family != NULL && (g_str_equal (family, "encoder") || g_str_equal (family, "other")))
     for (guint i = 0; i < s->model->components->len; i++)
       {
         const HrComponent *c = g_ptr_array_index (s->model->components, i);

@@ -3,7 +3,7 @@
  * Every constant below says where it comes from.  The estimate models what
  * the common PyTorch stack (transformers, PEFT, bitsandbytes, torch.optim)
  * keeps alive at the peak of a training step, and what the stack the
- * scenario names does differently; DESIGN.md gives the buckets.  The work is
+ * scenario names does differently; docs/DESIGN.md gives the buckets.  The work is
  * split by concern (hr-estimate-private.h lists the files); this one runs a
  * plan and adds up the buckets.
  *
@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-checked.h"
 #include "hr-estimate-private.h"
 #include "hr-fit-rule.h"
 
@@ -241,7 +242,10 @@ setup_parts (HrPlan *self)
       if (self->training && c->tokens_from == HR_TOKENS_SEQ_LEN && s->context_parallel > 1)
         part.tokens = (part.tokens + s->context_parallel - 1) / s->context_parallel;
 
-      if (self->training && !hr_plan_part_pipeline_frozen (self, c))
+      /* a part known by its parameter count alone stays frozen, whatever
+       * the method: what training it keeps needs its shape */
+      if (self->training && !hr_plan_part_pipeline_frozen (self, c) &&
+          c->kind != HR_COMPONENT_WEIGHTS_ONLY)
         {
           switch (s->method)
             {
@@ -298,12 +302,14 @@ setup_parts (HrPlan *self)
             {
               Part *p = &g_array_index (self->parts, Part, i);
 
-              base += use_default ? p->trainable : p->params;
+              if (p->c->kind != HR_COMPONENT_WEIGHTS_ONLY)
+                base += use_default ? p->trainable : p->params;
             }
           for (guint i = 0; i < self->parts->len; i++)
             {
               Part *p = &g_array_index (self->parts, Part, i);
-              double share = use_default ? p->trainable : p->params;
+              double share = p->c->kind == HR_COMPONENT_WEIGHTS_ONLY ? 0
+                             : use_default ? p->trainable : p->params;
 
               p->adapters = 0;
               p->trainable = base > 0 ? MIN (p->params, wanted * share / base) : 0;
@@ -338,6 +344,8 @@ setup_parts (HrPlan *self)
     }
 }
 
+#define CHECKED(bytes) hr_checked_bytes ((bytes), &overflow)
+
 static void
 compute (HrPlan     *self,
          guint       micro_batch,
@@ -349,6 +357,8 @@ compute (HrPlan     *self,
   Acc acc = { 0 };
   double static_total, dynamic_total;
   double frag, frag_low, frag_high;
+  /* set when a figure is beyond what a byte count holds (hr-checked.h) */
+  gboolean overflow = FALSE;
 
   g_atomic_int_inc (&counter_passes);
 
@@ -471,23 +481,23 @@ compute (HrPlan     *self,
         double pool = hr_scenario_has_kv_pool (s) ? acc.kv_pool : 0;
         double fixed = pool + preallocated;
 
-        peak->allocated = (guint64) llround (allocated);
-        peak->reserved = (guint64) llround (reserved);
-        peak->device_used = (guint64) llround (device);
+        peak->allocated = CHECKED (allocated);
+        peak->reserved = CHECKED (reserved);
+        peak->device_used = CHECKED (device);
         peak->total = peak->device_used;
-        peak->low = (guint64) llround (band_low * (device - fixed) + fixed);
-        peak->high = (guint64) llround (band_high * (device - fixed) + fixed);
-        peak->allocated_low = (guint64) llround (band_low * (allocated - pool) + pool);
-        peak->allocated_high = (guint64) llround (band_high * (allocated - pool) + pool);
-        peak->reserved_low = (guint64) llround (band_low * (reserved - pool) + pool);
-        peak->reserved_high = (guint64) llround (band_high * (reserved - pool) + pool);
+        peak->low = CHECKED (band_low * (device - fixed) + fixed);
+        peak->high = CHECKED (band_high * (device - fixed) + fixed);
+        peak->allocated_low = CHECKED (band_low * (allocated - pool) + pool);
+        peak->allocated_high = CHECKED (band_high * (allocated - pool) + pool);
+        peak->reserved_low = CHECKED (band_low * (reserved - pool) + pool);
+        peak->reserved_high = CHECKED (band_high * (reserved - pool) + pool);
         reserved_low = band_low * (reserved - pool) + pool;
         reserved_high = band_high * (reserved - pool) + pool;
         if (need > 0)
           {
-            peak->need = (guint64) llround (need);
-            peak->need_low = (guint64) llround (MIN (reserved_low, need));
-            peak->need_high = (guint64) llround (MAX (reserved_high, need));
+            peak->need = CHECKED (need);
+            peak->need_low = CHECKED (MIN (reserved_low, need));
+            peak->need_high = CHECKED (MAX (reserved_high, need));
           }
         else
           {
@@ -496,7 +506,7 @@ compute (HrPlan     *self,
             peak->need_high = peak->high;
           }
 
-        peak->kv_cache = (guint64) llround (acc.kv_pool);
+        peak->kv_cache = CHECKED (acc.kv_pool);
         peak->outside_pool = 0;
         if (hr_scenario_has_kv_pool (s))
           {
@@ -504,12 +514,12 @@ compute (HrPlan     *self,
              * micro-batch's sequences */
             double sequences = acc.kv_per_sequence * micro_batch;
 
-            peak->need = (guint64) llround (acc.kv_rest + sequences);
-            peak->need_low = (guint64) llround (acc.kv_rest_low + sequences);
-            peak->need_high = (guint64) llround (acc.kv_rest_high + sequences);
+            peak->need = CHECKED (acc.kv_rest + sequences);
+            peak->need_low = CHECKED (acc.kv_rest_low + sequences);
+            peak->need_high = CHECKED (acc.kv_rest_high + sequences);
             /* what the process holds beside the pool (its content is what
              * the engine counted and the cache it filled the rest with) */
-            peak->outside_pool = (guint64) llround (MAX (0, device - acc.kv_rest - acc.kv_pool));
+            peak->outside_pool = CHECKED (MAX (0, device - acc.kv_rest - acc.kv_pool));
           }
       }
   }
@@ -518,13 +528,13 @@ compute (HrPlan     *self,
     {
       double host_job_factor = MAX (1, s->gpus);
 
-      est->kv_cache_low = (guint64) llround (acc.kv_pool_low);
-      est->kv_cache_high = (guint64) llround (acc.kv_pool_high);
+      est->kv_cache_low = CHECKED (acc.kv_pool_low);
+      est->kv_cache_high = CHECKED (acc.kv_pool_high);
       for (guint i = 0; i < HR_N_BUCKETS; i++)
         {
-          est->buckets[i] = (guint64) llround (acc.bytes[i]);
-          est->bucket_low[i] = (guint64) llround (acc.low[i]);
-          est->bucket_high[i] = (guint64) llround (acc.high[i]);
+          est->buckets[i] = CHECKED (acc.bytes[i]);
+          est->bucket_low[i] = CHECKED (acc.low[i]);
+          est->bucket_high[i] = CHECKED (acc.high[i]);
         }
 
       /* ---- host memory, for the whole job ---- */
@@ -543,7 +553,7 @@ compute (HrPlan     *self,
           item->bytes = item->low = job;
           item->high = job * 1.1;
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (job);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
         }
 
       hr_plan_add_host_parts (self, est, host_job_factor);
@@ -558,7 +568,7 @@ compute (HrPlan     *self,
           item->bytes = item->low = job;
           item->high = job * 1.2;
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (job);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
         }
 
       if (s->has_replay)
@@ -583,10 +593,17 @@ compute (HrPlan     *self,
                                          hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
           g_string_free (shape, TRUE);
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (item->bytes);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (item->bytes), &overflow);
         }
     }
+
+  if (peak != NULL)
+    peak->overflow = overflow;
+  if (est != NULL)
+    est->overflow |= overflow;
 }
+
+#undef CHECKED
 
 static double
 probe_metric (HrScenario  *probe,
@@ -883,6 +900,11 @@ add_notes (HrPlan     *self,
 
           if (!p->backprop)
             any_frozen_no_backprop = TRUE;
+          if (p->c->kind == HR_COMPONENT_WEIGHTS_ONLY && s->method != HR_METHOD_FREEZE)
+            g_ptr_array_add (notes, g_strdup_printf (
+              _("%s is given by its parameter count alone: it is counted frozen, whatever the "
+                "method; to train it, give its shape (layers, hidden, heads), an \"arch\" or an "
+                "\"activation\" figure"), p->c->name));
           if (p->logits && s->loss == HR_LOSS_UPCAST)
             g_ptr_array_add (notes, g_strdup (
               _("the loss is counted the way transformers computes it (logits upcast to fp32); a "
@@ -1192,8 +1214,19 @@ hr_plan_estimate (HrPlan *plan)
 
     for (guint i = 0; i < HR_N_BUCKETS; i++)
       sum += est->buckets[i];
-    est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
+    /* (capped figures, hr-checked.h, need not add up: the overhead then
+     * takes no more than it holds) */
+    if (sum > est->total)
+      est->buckets[HR_BUCKET_OVERHEAD] -= MIN (est->buckets[HR_BUCKET_OVERHEAD], sum - est->total);
+    else
+      est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
   }
+
+  est->overflow |= peak.overflow;
+  if (est->overflow)
+    g_ptr_array_add (est->notes, g_strdup (_("some figures are more than 1 EiB (2^60 bytes) and "
+                                             "are shown capped there: the scenario's sizes "
+                                             "are too large to estimate")));
 
   add_notes (stage, est);
 

@@ -111,6 +111,10 @@ typedef struct {
   double       range_low;
   double       range_high;
 
+  /* Some figure was beyond HR_BYTES_MAX (hr-checked.h): it is capped
+   * there, and hr_estimate_check() refuses the scenario. */
+  gboolean     overflow;
+
   GPtrArray   *items;        /* HrEstimateItem */
   GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */
   GPtrArray   *notes;        /* char *: assumptions, sources, warnings */
@@ -142,6 +146,8 @@ typedef struct {
   /* under a serving engine's pool: what the process holds beside it (the
    * CUDA graphs; SGLang's activations), for the fit rule */
   guint64 outside_pool;
+  /* some figure was capped at HR_BYTES_MAX (hr-checked.h) */
+  gboolean overflow;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches
