@@ -1967,6 +1967,43 @@ def glm_rows():
 
 
 # ---------------------------------------------------------------------------
+# Baichuan 2: the README's quantisation memory table (baichuan-inc/Baichuan2)
+# ---------------------------------------------------------------------------
+def baichuan2(size, layers, hidden, heads, inter, position):
+    params = lp(layers, hidden, heads, heads, inter, 125696, False)
+    return {"id": f"baichuan-inc/Baichuan2-{size}-Chat", "name": f"Baichuan2-{size}-Chat", "family": "llm",
+            "params": params, "layers": layers, "hidden": hidden, "heads": heads, "kv_heads": heads,
+            "intermediate": inter, "vocab": 125696, "glu": True, "norm": "rmsnorm", "tied_embeddings": False,
+            "source": f"huggingface.co/baichuan-inc/Baichuan2-{size}-Chat config.json: num_hidden_layers {layers}, "
+                      f"hidden_size {hidden}, num_attention_heads {heads}, intermediate_size {inter}, vocab_size "
+                      f"125696, {position}, separate lm_head (NormHead); params counted from those shapes "
+                      f"({params:,})"}
+
+
+@family
+def baichuan2_rows():
+    src = "baichuan-inc/Baichuan2 README_EN.md @ed1cf0f"
+    models = {"7B": baichuan2("7B", 32, 4096, 32, 11008, "rotary positions"),
+              "13B": baichuan2("13B", 40, 5120, 40, 13696, "ALiBi positions")}
+    notes = ["metric weights: 'Comparison of memory usage before and after quantization (GPU Mem in GB)' is the "
+             "loaded model, nothing generated (no input is named); GB taken as GiB (assumption)",
+             "8bits and 4bits: the README's online quantize(8) / quantize(4) or BitsAndBytes ('Baichuan 2 "
+             "selecting NF4 as its 4bits quantization data type'); expressed as int8 and nf4, the unquantised "
+             "embedding, norms and head in fp16"]
+    rows = [(1431, "7B", "fp16", 14.0), (1432, "7B", "int8", 8.0), (1433, "7B", "nf4", 5.1),
+            (1434, "13B", "fp16", 25.9), (1435, "13B", "int8", 14.2), (1436, "13B", "nf4", 8.6)]
+    for rid, size, dt, gb in rows:
+        s = {"name": f"Baichuan2-{size}-Chat loaded in {dt}", "task": "inference", "model": models[size],
+             "micro_batch": 1, "seq_len": 1, "context_len": 1, "weights_dtype": dt, "kv_dtype": "fp16",
+             "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none"}
+        if dt != "fp16":
+            s["quant_compute_dtype"] = "fp16"
+        label = {"fp16": "bf16 / fp16", "int8": "8bits", "nf4": "4bits"}[dt]
+        add(rid, "inference_hf", "medium", "weights", gb, GIB, s, src,
+            f"'Quantization Effect' table, row '{label}', column 'Baichuan2-{size}': {gb}", notes)
+
+
+# ---------------------------------------------------------------------------
 # Runs that needed a key, a value or a model description of their own (rows
 # 901-): GGUF block types, weights-only parts, offloading, losses, masks and
 # low-precision training.  Kept in one block, after every other family.
