@@ -103,6 +103,10 @@ typedef struct {
    * the last; 0 without pipeline parallelism). */
   guint        pipeline_stage;
 
+  /* Some figure was beyond HR_BYTES_MAX (hr-checked.h): it is capped
+   * there, and hr_estimate_check() refuses the scenario. */
+  gboolean     overflow;
+
   /* The range's kind of run and its relative half-widths (the estimator's
    * error on published runs of other sources, hr-estimate-range.c):
    * low/high above are central x (1 - range_low) .. x (1 + range_high).
@@ -110,10 +114,6 @@ typedef struct {
   const char  *range_kind;
   double       range_low;
   double       range_high;
-
-  /* Some figure was beyond HR_BYTES_MAX (hr-checked.h): it is capped
-   * there, and hr_estimate_check() refuses the scenario. */
-  gboolean     overflow;
 
   GPtrArray   *items;        /* HrEstimateItem */
   GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */

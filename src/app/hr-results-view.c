@@ -1,24 +1,79 @@
-/* hr-window-results.c: the main area (the headline, the verdict per GPU,
+/* hr-results-view.c: the main area (the headline, the verdict per GPU,
  * the charts, the breakdown, the levers, host RAM and the notes)
  *
- * Everything here is read from the window's analysis (hr-analysis.h):
- * nothing in this file decides a fit or picks a lever.  A refresh updates
- * the rows in place (a row's texts change, rows are added or cut only when
- * the count changes), so one change lays out only the labels whose text
- * changed.  Every figure says where it comes from: estimated (and from
- * what: derived from the scenario's numbers, or assumed), calibrated to a
- * measurement file, or measured (hr-window-measurements.c).
+ * Everything here is read from the analysis the window hands down
+ * (hr-analysis.h): nothing in this file decides a fit or picks a lever.
+ * A refresh updates the rows in place (a row's texts change, rows are
+ * added or cut only when the count changes), so one change lays out only
+ * the labels whose text changed.  Every figure says where it comes from:
+ * estimated (and from what: derived from the scenario's numbers, or
+ * assumed), calibrated to a measurement file, or measured.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #include "config.h"
 
-#define G_LOG_DOMAIN "hr-window"
+#define G_LOG_DOMAIN "hr-results-view"
 
 #include <glib/gi18n.h>
 
-#include "hr-window-private.h"
+#include "hr-results-view.h"
+#include "hr-text-row.h"
+
+struct _HrResultsView
+{
+  AdwBin                parent_instance;
+
+  HrAnalysis           *analysis;
+  char                 *provenance;
+  HrUnit                unit;
+  HrKnobSort            lever_sort;
+  GPtrArray            *verdicts;      /* char * */
+
+  /* Template objects, in alphabetical order */
+  AdwPreferencesGroup  *breakdown_group;
+  GtkListBox           *breakdown_list;
+  HrChartView          *buckets_view;
+  GtkBox               *charts_box;
+  HrChartView          *curve_view;
+  AdwPreferencesGroup  *host_group;
+  GtkListBox           *host_list;
+  GtkListBox           *knobs_list;
+  GtkToggleButton      *levers_cost_button;
+  GtkToggleButton      *levers_saved_button;
+  GtkBox               *main_box;
+  GtkListBox           *notes_list;
+  GtkLabel             *peak_detail_label;
+  GtkLabel             *peak_label;
+  GtkListBox           *verdict_list;
+};
+
+enum {
+  PROP_0,
+  PROP_ANALYSIS,
+  PROP_PROVENANCE,
+  PROP_LEVER_SORT,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
+static void hr_results_view_buildable_init (GtkBuildableIface *iface);
+
+G_DEFINE_BOXED_TYPE (HrAnalysis, hr_analysis_boxed, hr_analysis_ref, hr_analysis_unref)
+G_DEFINE_FINAL_TYPE_WITH_CODE (HrResultsView, hr_results_view, ADW_TYPE_BIN,
+                               G_IMPLEMENT_INTERFACE (GTK_TYPE_BUILDABLE,
+                                                      hr_results_view_buildable_init))
+
+static GtkBuildableIface *parent_buildable_iface;
+
+static char *
+format_bytes (HrResultsView *self,
+              double         bytes)
+{
+  return hr_format_bytes (bytes, self->unit);
+}
 
 #define MAX_KNOB_ROWS 8
 
@@ -27,7 +82,7 @@
  * labels rather than one subtitle, so that a change of the verdict lays
  * out the verdict alone. */
 static GtkWidget *
-verdict_row (HrWindow *self,
+verdict_row (HrResultsView *self,
              guint     index)
 {
   GtkListBoxRow *row = gtk_list_box_get_row_at_index (self->verdict_list, (int) index);
@@ -89,7 +144,7 @@ verdict_row_update (GtkWidget  *row,
 
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++, label = gtk_widget_get_next_sibling (label))
     {
-      _hr_window_label_set_text (GTK_LABEL (label), texts[i]);
+      hr_label_set_text (GTK_LABEL (label), texts[i]);
       gtk_widget_set_visible (label, texts[i] != NULL);
     }
   gtk_widget_set_visible (icon, icon_name != NULL);
@@ -109,7 +164,7 @@ verdict_row_update (GtkWidget  *row,
 }
 
 static void
-refresh_verdicts (HrWindow   *self,
+refresh_verdicts (HrResultsView *self,
                   const char *provenance)
 {
   HrAnalysis *analysis = self->analysis;
@@ -122,7 +177,7 @@ refresh_verdicts (HrWindow   *self,
       verdict_row_update (verdict_row (self, 0), NULL, NULL, NULL, _("No GPU chosen"),
                           _("Tick one or more GPUs in the sidebar to see whether the run fits."),
                           NULL);
-      _hr_window_list_trim (self->verdict_list, 1);
+      hr_list_box_trim (self->verdict_list, 1);
       g_ptr_array_add (self->verdicts, g_strdup (_("No GPU chosen")));
       return;
     }
@@ -146,11 +201,11 @@ refresh_verdicts (HrWindow   *self,
                           g->gpu->name, g->verdict, detail);
       g_ptr_array_add (self->verdicts, g_strdup_printf ("%s: %s", g->gpu->name, g->verdict));
     }
-  _hr_window_list_trim (self->verdict_list, n);
+  hr_list_box_trim (self->verdict_list, n);
 }
 
 static void
-refresh_charts (HrWindow *self)
+refresh_charts (HrResultsView *self)
 {
   hr_chart_view_set_buckets (self->buckets_view,
                              hr_bucket_chart_data_new_for_analysis (self->analysis));
@@ -160,7 +215,7 @@ refresh_charts (HrWindow *self)
 
 /* Each line of the estimate, with its bucket and its basis. */
 static void
-refresh_breakdown (HrWindow         *self,
+refresh_breakdown (HrResultsView    *self,
                    const HrEstimate *est)
 {
   guint shown = 0;
@@ -175,22 +230,22 @@ refresh_breakdown (HrWindow         *self,
 
       if (item->bytes <= 0 && item->high <= 0)
         continue;
-      amount = _hr_window_format_bytes (self, item->bytes);
+      amount = format_bytes (self, item->bytes);
       range = hr_format_bytes_range (item->low, item->high,
-                                     _hr_window_display_unit (self));
+                                     self->unit);
       /* Translators: a breakdown line's bucket, its basis (derived,
        * calibrated, assumed) and its range. */
       subtitle = g_strdup_printf (_("%s · %s · %s"), hr_bucket_get_label (item->bucket),
                                   hr_basis_get_label (item->basis), range);
-      row = _hr_window_list_row (self->breakdown_list, shown++);
+      row = hr_list_box_text_row (self->breakdown_list, shown++);
       hr_text_row_set_texts (HR_TEXT_ROW (row), item->label, subtitle, amount);
     }
-  _hr_window_list_trim (self->breakdown_list, shown);
+  hr_list_box_trim (self->breakdown_list, shown);
   gtk_widget_set_visible (GTK_WIDGET (self->breakdown_list), shown > 0);
 }
 
 static void
-refresh_knobs (HrWindow   *self,
+refresh_knobs (HrResultsView *self,
                const char *provenance)
 {
   GPtrArray *knobs = hr_analysis_get_levers (self->analysis);
@@ -200,7 +255,7 @@ refresh_knobs (HrWindow   *self,
   for (guint i = 0; i < knobs->len && shown < MAX_KNOB_ROWS; i++)
     {
       const HrKnob *knob = g_ptr_array_index (knobs, i);
-      g_autofree char *amount = _hr_window_format_bytes (self, (double) (knob->saved > 0
+      g_autofree char *amount = format_bytes (self, (double) (knob->saved > 0
                                                                            ? knob->saved
                                                                            : knob->gained));
       g_autofree char *suffix = knob->saved > 0 ? g_strdup_printf ("−%s", amount)
@@ -220,9 +275,9 @@ refresh_knobs (HrWindow   *self,
       /* Translators: %s is "Estimated" or "Calibrated to FILE". */
       g_string_append_printf (text, _("\n%s again with the change made"), provenance);
       subtitle = g_string_free (text, FALSE);
-      row = _hr_window_list_row (self->knobs_list, shown);
+      row = hr_list_box_text_row (self->knobs_list, shown);
       hr_text_row_set_texts (HR_TEXT_ROW (row), knob->label, subtitle, suffix);
-      _hr_window_widget_set_tooltip (row, knob->source);
+      hr_widget_set_tooltip (row, knob->source);
       /* The lever that fixes the scenario's own card says so. */
       hr_text_row_set_badge (HR_TEXT_ROW (row), own != NULL && own->fix != NULL
                                           && g_str_equal (own->fix->id, knob->id)
@@ -231,35 +286,35 @@ refresh_knobs (HrWindow   *self,
     }
   if (shown == 0)
     {
-      GtkWidget *row = _hr_window_list_row (self->knobs_list, 0);
+      GtkWidget *row = hr_list_box_text_row (self->knobs_list, 0);
 
       hr_text_row_set_texts (HR_TEXT_ROW (row), _("Nothing left to save"),
                                   _("Every lever Headroom knows is already in use."), NULL);
       hr_text_row_set_badge (HR_TEXT_ROW (row), NULL);
-      _hr_window_widget_set_tooltip (row, NULL);
+      hr_widget_set_tooltip (row, NULL);
       shown = 1;
     }
-  _hr_window_list_trim (self->knobs_list, shown);
+  hr_list_box_trim (self->knobs_list, shown);
 }
 
 static void
-refresh_host (HrWindow         *self,
+refresh_host (HrResultsView    *self,
               const HrEstimate *est)
 {
-  g_autofree char *total = _hr_window_format_bytes (self, (double) est->host_ram);
+  g_autofree char *total = format_bytes (self, (double) est->host_ram);
 
   for (guint i = 0; i < est->host_items->len; i++)
     {
       const HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
-      g_autofree char *amount = _hr_window_format_bytes (self, item->bytes);
+      g_autofree char *amount = format_bytes (self, item->bytes);
       /* Translators: %s is how the figure was reached (derived, assumed). */
       g_autofree char *basis = g_strdup_printf (_("Estimated, %s"),
                                                 hr_basis_get_label (item->basis));
 
-      hr_text_row_set_texts (HR_TEXT_ROW (_hr_window_list_row (self->host_list, i)), item->label, basis,
+      hr_text_row_set_texts (HR_TEXT_ROW (hr_list_box_text_row (self->host_list, i)), item->label, basis,
                                   amount);
     }
-  _hr_window_list_trim (self->host_list, est->host_items->len);
+  hr_list_box_trim (self->host_list, est->host_items->len);
   if (est->host_ram == 0)
     adw_preferences_group_set_description (self->host_group,
                                            _("Nothing beyond the operating system and the "
@@ -275,7 +330,7 @@ refresh_host (HrWindow         *self,
 }
 
 static void
-refresh_notes (HrWindow         *self,
+refresh_notes (HrResultsView    *self,
                const HrEstimate *est)
 {
   for (guint i = 0; i < est->notes->len; i++)
@@ -299,35 +354,30 @@ refresh_notes (HrWindow         *self,
           gtk_widget_set_focusable (GTK_WIDGET (row), FALSE);
         }
       label = gtk_list_box_row_get_child (row);
-      _hr_window_label_set_text (GTK_LABEL (label), note);
+      hr_label_set_text (GTK_LABEL (label), note);
     }
-  _hr_window_list_trim (self->notes_list, est->notes->len);
+  hr_list_box_trim (self->notes_list, est->notes->len);
   gtk_widget_set_visible (GTK_WIDGET (self->notes_list), est->notes->len > 0);
 }
 
 static void
-on_lever_sort_toggled (GtkToggleButton *button,
-                       HrWindow        *self)
+on_lever_sort_toggled_cb (GtkToggleButton *button,
+                          HrResultsView   *self)
 {
-  HrKnobSort sort = gtk_toggle_button_get_active (self->levers_saved_button)
-                      ? HR_KNOB_SORT_SAVED : HR_KNOB_SORT_COST;
+  /* The button that toggled, read: a group's other button is made
+   * active only after this one's "toggled". */
+  HrKnobSort sort = gtk_toggle_button_get_active (self->levers_cost_button)
+                      ? HR_KNOB_SORT_COST : HR_KNOB_SORT_SAVED;
 
   if (sort == self->lever_sort)
     return;
   self->lever_sort = sort;
-  _hr_window_refresh (self);
-}
-
-void
-_hr_window_results_init (HrWindow *self)
-{
-  g_signal_connect (self->levers_cost_button, "toggled", G_CALLBACK (on_lever_sort_toggled),
-                    self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_LEVER_SORT]);
 }
 
 /* "Estimated: 9 lines derived from the scenario's numbers, 3 assumed". */
 static char *
-describe_basis (HrWindow         *self,
+describe_basis (HrResultsView    *self,
                 const HrEstimate *est,
                 const char       *provenance)
 {
@@ -357,15 +407,15 @@ describe_basis (HrWindow         *self,
   return g_string_free (text, FALSE);
 }
 
-void
-_hr_window_results_refresh (HrWindow *self)
+static void
+refresh (HrResultsView *self)
 {
   const HrEstimate *est = hr_analysis_get_estimate (self->analysis);
-  g_autofree char *provenance = _hr_window_provenance (self);
+  const char *provenance = self->provenance;
   g_autofree char *range = hr_format_bytes_range (est->low, est->high,
-                                                  _hr_window_display_unit (self));
-  g_autofree char *alloc = _hr_window_format_bytes (self, (double) est->allocated_peak);
-  g_autofree char *reserved = _hr_window_format_bytes (self, (double) est->reserved_peak);
+                                                  self->unit);
+  g_autofree char *alloc = format_bytes (self, (double) est->allocated_peak);
+  g_autofree char *reserved = format_bytes (self, (double) est->reserved_peak);
   g_autofree char *params = hr_format_params (est->params);
   g_autofree char *trainable = hr_format_params (est->trainable_params);
   g_autofree char *basis = describe_basis (self, est, provenance);
@@ -381,8 +431,8 @@ _hr_window_results_refresh (HrWindow *self)
                                   "sources) · allocated %s · reserved %s · %s parameters, "
                                   "%s trained\n%s"),
                             range, alloc, reserved, params, trainable, basis);
-  _hr_window_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
-  _hr_window_label_set_text (self->peak_detail_label, detail);
+  hr_label_set_text (self->peak_label, hr_analysis_get_headline (self->analysis));
+  hr_label_set_text (self->peak_detail_label, detail);
 
   refresh_verdicts (self, provenance);
   refresh_charts (self);
@@ -390,4 +440,241 @@ _hr_window_results_refresh (HrWindow *self)
   refresh_knobs (self, provenance);
   refresh_host (self, est);
   refresh_notes (self, est);
+}
+
+/* Charts side by side when there is room for both at a readable size:
+ * four labelled bars need about 700 pixels. */
+static void
+hr_results_view_size_allocate (GtkWidget *widget,
+                               int        width,
+                               int        height,
+                               int        baseline)
+{
+  HrResultsView *self = HR_RESULTS_VIEW (widget);
+
+  GTK_WIDGET_CLASS (hr_results_view_parent_class)->size_allocate (widget, width, height,
+                                                                  baseline);
+  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->charts_box),
+                                  gtk_widget_get_width (GTK_WIDGET (self->charts_box)) >= 1500
+                                    ? GTK_ORIENTATION_HORIZONTAL
+                                    : GTK_ORIENTATION_VERTICAL);
+}
+
+/* <child type="measurements">: the window's measurements, after the
+ * breakdown. */
+static void
+hr_results_view_add_child (GtkBuildable *buildable,
+                           GtkBuilder   *builder,
+                           GObject      *child,
+                           const char   *type)
+{
+  HrResultsView *self = HR_RESULTS_VIEW (buildable);
+
+  if (g_strcmp0 (type, "measurements") == 0)
+    gtk_box_insert_child_after (self->main_box, GTK_WIDGET (child),
+                                GTK_WIDGET (self->breakdown_group));
+  else
+    parent_buildable_iface->add_child (buildable, builder, child, type);
+}
+
+static void
+hr_results_view_buildable_init (GtkBuildableIface *iface)
+{
+  parent_buildable_iface = g_type_interface_peek_parent (iface);
+  iface->add_child = hr_results_view_add_child;
+}
+
+static void
+hr_results_view_get_property (GObject    *object,
+                              guint       prop_id,
+                              GValue     *value,
+                              GParamSpec *pspec)
+{
+  HrResultsView *self = HR_RESULTS_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ANALYSIS:
+      g_value_set_boxed (value, self->analysis);
+      break;
+    case PROP_PROVENANCE:
+      g_value_set_string (value, self->provenance);
+      break;
+    case PROP_LEVER_SORT:
+      g_value_set_int (value, self->lever_sort);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+hr_results_view_set_property (GObject      *object,
+                              guint         prop_id,
+                              const GValue *value,
+                              GParamSpec   *pspec)
+{
+  HrResultsView *self = HR_RESULTS_VIEW (object);
+
+  switch (prop_id)
+    {
+    case PROP_ANALYSIS:
+      hr_results_view_set_analysis (self, g_value_get_boxed (value));
+      break;
+    case PROP_PROVENANCE:
+      hr_results_view_set_provenance (self, g_value_get_string (value));
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
+}
+
+static void
+hr_results_view_dispose (GObject *object)
+{
+  HrResultsView *self = HR_RESULTS_VIEW (object);
+
+  gtk_widget_dispose_template (GTK_WIDGET (self), HR_TYPE_RESULTS_VIEW);
+  G_OBJECT_CLASS (hr_results_view_parent_class)->dispose (object);
+}
+
+static void
+hr_results_view_finalize (GObject *object)
+{
+  HrResultsView *self = HR_RESULTS_VIEW (object);
+
+  g_clear_pointer (&self->analysis, hr_analysis_unref);
+  g_clear_pointer (&self->provenance, g_free);
+  g_clear_pointer (&self->verdicts, g_ptr_array_unref);
+  G_OBJECT_CLASS (hr_results_view_parent_class)->finalize (object);
+}
+
+static void
+hr_results_view_class_init (HrResultsViewClass *klass)
+{
+  GObjectClass *object_class = G_OBJECT_CLASS (klass);
+  GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
+
+  object_class->get_property = hr_results_view_get_property;
+  object_class->set_property = hr_results_view_set_property;
+  object_class->dispose = hr_results_view_dispose;
+  object_class->finalize = hr_results_view_finalize;
+  widget_class->size_allocate = hr_results_view_size_allocate;
+
+  properties[PROP_ANALYSIS] =
+    g_param_spec_boxed ("analysis", NULL, NULL, HR_TYPE_ANALYSIS_BOXED,
+                        G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_PROVENANCE] =
+    g_param_spec_string ("provenance", NULL, NULL, NULL,
+                         G_PARAM_READWRITE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_LEVER_SORT] =
+    g_param_spec_int ("lever-sort", NULL, NULL, 0, G_MAXINT, HR_KNOB_SORT_COST,
+                      G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
+
+  g_type_ensure (HR_TYPE_CHART_VIEW);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/vramlab/Headroom/hr-results-view.ui");
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, breakdown_group);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, breakdown_list);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, buckets_view);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, charts_box);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, curve_view);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, host_group);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, host_list);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, knobs_list);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, levers_cost_button);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, levers_saved_button);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, main_box);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, notes_list);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, peak_detail_label);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, peak_label);
+  gtk_widget_class_bind_template_child (widget_class, HrResultsView, verdict_list);
+  gtk_widget_class_bind_template_callback (widget_class, on_lever_sort_toggled_cb);
+}
+
+static void
+hr_results_view_init (HrResultsView *self)
+{
+  self->verdicts = g_ptr_array_new_with_free_func (g_free);
+  self->lever_sort = HR_KNOB_SORT_COST;
+  self->unit = HR_UNIT_GIB;
+  self->provenance = g_strdup (_("Estimated"));
+
+  gtk_widget_init_template (GTK_WIDGET (self));
+}
+
+void
+hr_results_view_set_analysis (HrResultsView *self,
+                              HrAnalysis    *analysis)
+{
+  g_return_if_fail (HR_IS_RESULTS_VIEW (self));
+
+  if (analysis == self->analysis)
+    return;
+  if (analysis != NULL)
+    hr_analysis_ref (analysis);
+  g_clear_pointer (&self->analysis, hr_analysis_unref);
+  self->analysis = analysis;
+  if (analysis != NULL)
+    refresh (self);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_ANALYSIS]);
+}
+
+HrAnalysis *
+hr_results_view_get_analysis (HrResultsView *self)
+{
+  g_return_val_if_fail (HR_IS_RESULTS_VIEW (self), NULL);
+  return self->analysis;
+}
+
+/* Read at the next analysis. */
+void
+hr_results_view_set_provenance (HrResultsView *self,
+                                const char    *provenance)
+{
+  g_return_if_fail (HR_IS_RESULTS_VIEW (self));
+
+  if (g_strcmp0 (self->provenance, provenance) == 0)
+    return;
+  g_free (self->provenance);
+  self->provenance = g_strdup (provenance);
+  g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_PROVENANCE]);
+}
+
+/* Read at the next analysis. */
+void
+hr_results_view_set_unit (HrResultsView *self,
+                          HrUnit         unit)
+{
+  g_return_if_fail (HR_IS_RESULTS_VIEW (self));
+  self->unit = unit;
+}
+
+HrKnobSort
+hr_results_view_get_lever_sort (HrResultsView *self)
+{
+  g_return_val_if_fail (HR_IS_RESULTS_VIEW (self), HR_KNOB_SORT_COST);
+  return self->lever_sort;
+}
+
+HrChartView *
+hr_results_view_get_chart (HrResultsView *self,
+                           HrChartKind    kind)
+{
+  g_return_val_if_fail (HR_IS_RESULTS_VIEW (self), NULL);
+  return kind == HR_CHART_KIND_CURVE ? self->curve_view : self->buckets_view;
+}
+
+GStrv
+hr_results_view_dup_verdicts (HrResultsView *self)
+{
+  GStrvBuilder *builder;
+
+  g_return_val_if_fail (HR_IS_RESULTS_VIEW (self), NULL);
+
+  builder = g_strv_builder_new ();
+  for (guint i = 0; i < self->verdicts->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (self->verdicts, i));
+  return g_strv_builder_end (builder);
 }
