@@ -251,6 +251,33 @@ test_offload_gradients (void)
   }
 }
 
+/* loss "sum": a benchmark's logits.sum().backward(), no loss head and
+ * (with optimizer "none") no step */
+static void
+test_loss_sum (void)
+{
+  g_autoptr(HrScenario) sum = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                 "\"llama-2-7b\", \"task\": \"train\", "
+                                                 "\"compute\": \"bf16-pure\", \"optimizer\": "
+                                                 "\"none\", \"micro_batch\": 2, \"seq_len\": "
+                                                 "1024, \"loss\": \"sum\"}");
+  g_autoptr(HrScenario) upcast = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                    "\"llama-2-7b\", \"task\": \"train\", "
+                                                    "\"compute\": \"bf16-pure\", "
+                                                    "\"optimizer\": \"none\", \"micro_batch\": 2, "
+                                                    "\"seq_len\": 1024}");
+  g_autoptr(HrEstimate) e_sum = hr_estimate_new (sum);
+  g_autoptr(HrEstimate) e_up = hr_estimate_new (upcast);
+  double logits = 2.0 * 32000 * 1024 * 2;
+
+  g_assert_cmpint (sum->loss, ==, HR_LOSS_SUM);
+  assert_near (item_bytes (e_sum, HR_BUCKET_ACTIVATIONS, "no loss head", NULL), logits, 0.001);
+  /* transformers' upcast loss: 14 bytes a logit against the sum's 2 */
+  assert_near (item_bytes (e_up, HR_BUCKET_ACTIVATIONS, "upcast to fp32", NULL), 7.0 * logits,
+               0.001);
+  g_assert_cmpuint (e_sum->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -262,6 +289,7 @@ main (int   argc,
   g_test_add_func ("/weights-only/estimate", test_weights_only_estimate);
   g_test_add_func ("/gguf/types", test_gguf_types);
   g_test_add_func ("/offload/optimizer-gradients", test_offload_gradients);
+  g_test_add_func ("/loss/sum", test_loss_sum);
 
   return g_test_run ();
 }

@@ -347,6 +347,15 @@ logits_bytes_per_token (const HrPlan      *self,
       return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab;
     case HR_LOSS_FUSED:
       return e * c->hidden;
+    case HR_LOSS_SUM:
+      /* no loss head: a benchmark back-propagates logits.sum().  The
+       * caller's output keeps the logits in the compute dtype; sum's
+       * backward hands the head an expanded scalar, a stride-0 view of no
+       * size (SumBackward0: grad.expand(self_sym_sizes), pytorch/pytorch
+       * tools/autograd/derivatives.yaml, "sum(Tensor self, *, ScalarType?
+       * dtype=None)"), so nothing of the vocabulary's size is upcast,
+       * softmaxed or written back */
+      return e * c->vocab;
     default:
       g_assert_not_reached ();
     }
@@ -790,6 +799,9 @@ hr_plan_add_activations (HrPlan *self,
                             : s->loss == HR_LOSS_CHUNKED
                             ? _("%s: logits and loss over a %u-token vocabulary (chunked "
                                 "cross-entropy)")
+                            : s->loss == HR_LOSS_SUM
+                            ? _("%s: logits over a %u-token vocabulary, kept for a backward pass "
+                                "from their sum (no loss head)")
                             : _("%s: logits and loss over a %u-token vocabulary (fused, one "
                                 "chunk at a time)"),
                           c->name, c->vocab);

@@ -682,6 +682,7 @@ static const HrSettingChoice loss_choices[] = {
   { HR_LOSS_UPCAST, N_("FP32 logits") },
   { HR_LOSS_CHUNKED, N_("Chunked") },
   { HR_LOSS_FUSED, N_("Fused (Liger, CCE)") },
+  { HR_LOSS_SUM, N_("None: the logits' sum (benchmarks)") },
   { -1, NULL }
 };
 

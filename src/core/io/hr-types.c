@@ -212,6 +212,7 @@ const HrEnumName hr_loss_names[] = {
   { HR_LOSS_UPCAST, "upcast" },
   { HR_LOSS_CHUNKED, "chunked" },
   { HR_LOSS_FUSED, "fused" },
+  { HR_LOSS_SUM, "sum" },
   { 0, NULL },
 };
 

@@ -200,6 +200,7 @@ typedef enum {
   HR_LOSS_UPCAST,    /* transformers: logits upcast to fp32, then cross-entropy */
   HR_LOSS_CHUNKED,   /* LitGPT: cross-entropy over chunks of the logits */
   HR_LOSS_FUSED,     /* Liger / Apple CCE: logits never materialised whole */
+  HR_LOSS_SUM,       /* no loss head: a benchmark's logits.sum().backward() */
 } HrLoss;
 
 typedef enum {
