@@ -278,6 +278,39 @@ test_loss_sum (void)
   g_assert_cmpuint (e_sum->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
 }
 
+/* gpt-fast's static cache: a dense S x S bool mask beside it, S the cache
+ * length rounded up to a multiple of 8 */
+static void
+test_causal_mask (void)
+{
+  static const struct { const char *mask; double bytes; } masks[] = {
+    { "dense", 1008.0 * 1008.0 }, { "linear", 1008.0 * (1 + 6) },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (masks); i++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+        "\"micro_batch\": 4, \"seq_len\": 6, \"context_len\": 1001, \"causal_mask\": \"%s\"}",
+        masks[i].mask);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+      assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "causal mask", NULL), masks[i].bytes,
+                   0.001);
+    }
+
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+      "\"context_len\": 1001}");
+    g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+    g_assert_false (has_item (est, "causal mask"));
+  }
+  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
+                "\"causal_mask\": \"dense\"}", "needs \"task\": \"inference\"");
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -290,6 +323,7 @@ main (int   argc,
   g_test_add_func ("/gguf/types", test_gguf_types);
   g_test_add_func ("/offload/optimizer-gradients", test_offload_gradients);
   g_test_add_func ("/loss/sum", test_loss_sum);
+  g_test_add_func ("/inference/causal-mask", test_causal_mask);
 
   return g_test_run ();
 }

@@ -1595,6 +1595,28 @@ def express_rows():
         stack_config="python benchmark_low_bit_adam.py --model timm/vit_giant_patch14_dinov2.lvd142m --full_bf16 "
                      "--checkpoint_activations --batch_size 32 --optim AdamW --optim_cpu_offload ao")
 
+    # gpt-fast-style generation with a static KV cache and its dense mask
+    mask_src = "pytorch/ao torchao/_models/llama/README.md @41abb0fa (KV cache quantization and linear causal mask)"
+    mask_notes = [
+        "metric reserved: torchao/_models/llama/generate.py prints 'Peak Memory Usage' = "
+        "torch.cuda.max_memory_reserved() / 1e9 (decimal GB)",
+        "'we've run generate.py with subsets of these features for different context lengths on an A100 GPU': "
+        "Llama-3.1-8B in bf16, batch 1, --cache_size the context length; the 'normal' column has neither "
+        "kv_cache_quantization nor linear_causal_mask, so setup_caches allocates the static bf16 KV cache and "
+        "torch.tril(torch.ones(S, S, dtype=torch.bool)) (torchao/_models/llama/model.py @1f66d47)",
+        "prompt: generate.py's default 'Hello, my name is' (about 6 tokens, assumed); A100 80GB assumed (the "
+        "131072 run needs 59 GB)",
+        "generate.py's Attention expands K and V to every head (repeat_interleave) for each layer; the "
+        "estimate has no term for that copy yet (2 x 32 heads x S x 128 x 2 bytes, 2.1 GB at 131072)"]
+    for rid, ctx, gb in ((905, 8192, 17.86), (906, 16384, 19.81), (907, 32768, 23.83), (908, 65536, 33.5),
+                         (909, 131072, 59.27)):
+        add(rid, "static_cache", "medium", "reserved", gb, 1e9, {
+            "name": f"torchao generate.py Llama-3.1-8B bf16, static cache of {ctx} tokens, dense causal mask",
+            "task": "inference", "model": "llama-3.1-8b", "compute": "bf16-pure", "weights_dtype": "bf16",
+            "kv_dtype": "bf16", "micro_batch": 1, "seq_len": 6, "context_len": ctx, "causal_mask": "dense",
+            "gpus": 1, "gpu": "a100-80gb"},
+            mask_src, f"table 'context length (tokens) | normal peak (GB) | ...', row '{ctx} | {gb}'", mask_notes)
+
 
 if __name__ == "__main__":
     for fn in FAMILIES:

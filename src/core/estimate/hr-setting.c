@@ -711,6 +711,13 @@ static const HrSettingChoice framework_choices[] = {
   { -1, NULL }
 };
 
+static const HrSettingChoice causal_mask_choices[] = {
+  { HR_CAUSAL_MASK_NONE, N_("None (is_causal)") },
+  { HR_CAUSAL_MASK_DENSE, N_("Dense buffer (gpt-fast)") },
+  { HR_CAUSAL_MASK_LINEAR, N_("Linear (torchao)") },
+  { -1, NULL }
+};
+
 /* The contract's KV cache types (SCENARIO.md): an fp32 cache is not one. */
 static const HrSettingChoice kv_dtype_choices[] = {
   { HR_DTYPE_BF16, N_("BF16") },
@@ -781,6 +788,9 @@ static const HrSetting settings[] = {
   { .key = "kv_dtype", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("KV cache stored as"), .names = hr_kv_dtype_names, .choices = kv_dtype_choices,
     .offset = FIELD (kv_dtype), .set_offset = NO_FLAG, .applies = applies_kv_cache },
+  { .key = "causal_mask", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Causal mask"), .names = hr_causal_mask_names, .choices = causal_mask_choices,
+    .offset = FIELD (causal_mask), .set_offset = NO_FLAG, .applies = applies_kv_cache },
   { .key = "recompute", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Recomputation"), .names = hr_recompute_names, .choices = recompute_choices,
     .offset = FIELD (recompute), .set_offset = NO_FLAG, .applies = applies_training },

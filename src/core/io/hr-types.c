@@ -256,6 +256,13 @@ const HrEnumName hr_gpu_tier_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_causal_mask_names[] = {
+  { HR_CAUSAL_MASK_NONE, "none" },
+  { HR_CAUSAL_MASK_DENSE, "dense" },
+  { HR_CAUSAL_MASK_LINEAR, "linear" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_optimizer_impl_names[] = {
   { HR_OPTIMIZER_IMPL_FOREACH, "foreach" },
   { HR_OPTIMIZER_IMPL_FUSED, "fused" },

@@ -195,6 +195,14 @@ typedef enum {
   HR_BASIS_ASSUMED,
 } HrBasis;
 
+/* A static KV cache's attention mask (gpt-fast's and torchao's
+ * generate.py, model.py setup_caches). */
+typedef enum {
+  HR_CAUSAL_MASK_NONE,     /* is_causal, or a mask per call (transformers) */
+  HR_CAUSAL_MASK_DENSE,    /* a max_seq_length x max_seq_length bool buffer */
+  HR_CAUSAL_MASK_LINEAR,   /* torchao's --linear_causal_mask: one row */
+} HrCausalMask;
+
 /* How the loss over a vocabulary is computed. */
 typedef enum {
   HR_LOSS_UPCAST,    /* transformers: logits upcast to fp32, then cross-entropy */
@@ -278,6 +286,7 @@ extern const HrEnumName hr_framework_names[];
 extern const HrEnumName hr_gpu_tier_names[];
 extern const HrEnumName hr_metric_names[];
 extern const HrEnumName hr_optimizer_impl_names[];
+extern const HrEnumName hr_causal_mask_names[];
 extern const HrEnumName hr_stack_names[];
 extern const HrEnumName hr_offload_device_names[];
 extern const HrEnumName hr_state_dtype_names[];
