@@ -698,7 +698,7 @@ hr_chart_report_write (const char          *path,
   /* The scenario's own card and the reference ones the curve shows. */
   if (scenario->gpu != NULL)
     g_ptr_array_add (gpus, scenario->gpu);
-  hr_curve_chart_add_reference_gpus (gpus, catalog);
+  hr_analysis_add_reference_gpus (gpus, catalog);
   options.gpus = gpus;
   options.lever_sort = HR_KNOB_SORT_COST;
   analysis = hr_analysis_new (scenario, &options);

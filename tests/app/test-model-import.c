@@ -18,7 +18,7 @@
 #include "hr-model-import-dialog.h"
 #include "hr-preferences.h"
 #include "hr-prices-page.h"
-#include "hr-window-catalog.h"
+#include "hr-window.h"
 #include "hr-window.h"
 
 static char *tmp_dir;

@@ -224,6 +224,20 @@ void        hr_acc_note       (Acc        *acc,
                                const char *format,
                                ...) G_GNUC_PRINTF (2, 3);
 
+/* One kind of run's range (hr-range-table.h): the estimate reaches from
+ * central x (1 - low) to central x (1 + high). */
+typedef struct {
+  const char *kind;
+  double      low;
+  double      high;
+  guint       rows;      /* residuals the half-widths rest on */
+  guint       families;  /* source families those came from */
+  const char *from;      /* the kind whose residuals they are */
+} HrRangeRow;
+
+/* hr-estimate-range.c */
+const HrRangeRow *hr_plan_range_row (const HrPlan *self);
+
 /* hr-estimate-activations.c */
 void        hr_plan_setup_regime          (HrPlan     *self,
                                            Part       *part);

@@ -3,7 +3,7 @@
  * Every constant below says where it comes from.  The estimate models what
  * the common PyTorch stack (transformers, PEFT, bitsandbytes, torch.optim)
  * keeps alive at the peak of a training step, and what the stack the
- * scenario names does differently; DESIGN.md gives the buckets.  The work is
+ * scenario names does differently; docs/DESIGN.md gives the buckets.  The work is
  * split by concern (hr-estimate-private.h lists the files); this one runs a
  * plan and adds up the buckets.
  *
@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-checked.h"
 #include "hr-estimate-private.h"
 #include "hr-fit-rule.h"
 
@@ -52,17 +53,9 @@
 #define FRAG_STATIC_LOW   0.00
 #define FRAG_STATIC_HIGH  0.05
 
-/* The estimator's own error, measured: the 5th and 95th percentiles of
- * measured / estimated peak over the 59 published LitGPT runs of the shared
- * validation set (its 63 exact rows less the four FSDP LoRA runs, which
- * "fsdp" no longer describes), for training and for inference.  The range
- * reaches at least that far around the central figure; on the 150 runs of
- * tests/validation, which it was not calibrated on, the range then holds the
- * measurement on 89% of the scored rows. */
-#define BAND_TRAIN_LOW      0.791
-#define BAND_TRAIN_HIGH     1.123
-#define BAND_INFERENCE_LOW  0.853
-#define BAND_INFERENCE_HIGH 1.032
+/* The range around the central figure is the estimator's own error on
+ * published runs of sources it was not built from, by kind of run:
+ * hr-estimate-range.c and the table it reads say how it was measured. */
 
 /* XLA's pool under JAX (its share of the card, and whether it is taken up
  * front) is the fit rule's: hr-fit-rule.c, with its sources. */
@@ -351,6 +344,8 @@ setup_parts (HrPlan *self)
     }
 }
 
+#define CHECKED(bytes) hr_checked_bytes ((bytes), &overflow)
+
 static void
 compute (HrPlan     *self,
          guint       micro_batch,
@@ -362,6 +357,8 @@ compute (HrPlan     *self,
   Acc acc = { 0 };
   double static_total, dynamic_total;
   double frag, frag_low, frag_high;
+  /* set when a figure is beyond what a byte count holds (hr-checked.h) */
+  gboolean overflow = FALSE;
 
   g_atomic_int_inc (&counter_passes);
 
@@ -443,6 +440,7 @@ compute (HrPlan     *self,
     double reserved_low = allocated_low + acc.by_metric_low[HR_METRIC_RESERVED];
     double reserved_high = allocated_high + acc.by_metric_high[HR_METRIC_RESERVED];
     double need = 0;
+    double preallocated = 0;   /* XLA's pool beyond the model's need: no error of the estimator's */
 
     /* a serving engine's pool is filled with KV cache instead
      * (hr_plan_finish_serving) and has its own need below */
@@ -455,6 +453,7 @@ compute (HrPlan     *self,
             double fraction = hr_fit_rule_pool_fraction (s);
             double pool = fraction * (double) s->gpu->memory;
 
+            preallocated = MAX (0, pool - reserved);
             hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_DERIVED,
                         MAX (0, pool - reserved), MAX (0, pool - reserved_high),
                         MAX (0, pool - reserved_low),
@@ -469,33 +468,36 @@ compute (HrPlan     *self,
       {
         double device = acc.by_metric[HR_METRIC_ALLOCATED] + acc.by_metric[HR_METRIC_RESERVED] +
                         acc.by_metric[HR_METRIC_DEVICE_USED];
-        double low = 0, high = 0;
-        double band_low = self->training ? BAND_TRAIN_LOW : BAND_INFERENCE_LOW;
-        double band_high = self->training ? BAND_TRAIN_HIGH : BAND_INFERENCE_HIGH;
+        /* The peaks' ranges are the kind's measured error alone; each
+         * line and bucket keeps its own range (acc.low, acc.high), but
+         * their sums reach far wider than the estimator errs on published
+         * runs (tests/validation/README.md, "The range"). */
+        const HrRangeRow *range = hr_plan_range_row (self);
+        double band_low = 1.0 - range->low;
+        double band_high = 1.0 + range->high;
+        /* what an engine sizes from the card, not from the model, is no
+         * error of the estimator's: XLA's preallocated pool, a serving
+         * engine's KV pool (it takes what the model leaves) */
+        double pool = hr_scenario_has_kv_pool (s) ? acc.kv_pool : 0;
+        double fixed = pool + preallocated;
 
-        for (guint i = 0; i < HR_N_BUCKETS; i++)
-          {
-            low += acc.low[i];
-            high += acc.high[i];
-          }
-
-        peak->allocated = (guint64) llround (allocated);
-        peak->reserved = (guint64) llround (reserved);
-        peak->device_used = (guint64) llround (device);
+        peak->allocated = CHECKED (allocated);
+        peak->reserved = CHECKED (reserved);
+        peak->device_used = CHECKED (device);
         peak->total = peak->device_used;
-        peak->low = (guint64) llround (MIN (low, band_low * device));
-        peak->high = (guint64) llround (MAX (high, band_high * device));
-        peak->allocated_low = (guint64) llround (MIN (allocated_low, band_low * allocated));
-        peak->allocated_high = (guint64) llround (MAX (allocated_high, band_high * allocated));
-        peak->reserved_low = (guint64) llround (MIN (reserved_low, band_low * reserved));
-        peak->reserved_high = (guint64) llround (MAX (reserved_high, band_high * reserved));
-        reserved_low = MIN (reserved_low, band_low * reserved);
-        reserved_high = MAX (reserved_high, band_high * reserved);
+        peak->low = CHECKED (band_low * (device - fixed) + fixed);
+        peak->high = CHECKED (band_high * (device - fixed) + fixed);
+        peak->allocated_low = CHECKED (band_low * (allocated - pool) + pool);
+        peak->allocated_high = CHECKED (band_high * (allocated - pool) + pool);
+        peak->reserved_low = CHECKED (band_low * (reserved - pool) + pool);
+        peak->reserved_high = CHECKED (band_high * (reserved - pool) + pool);
+        reserved_low = band_low * (reserved - pool) + pool;
+        reserved_high = band_high * (reserved - pool) + pool;
         if (need > 0)
           {
-            peak->need = (guint64) llround (need);
-            peak->need_low = (guint64) llround (MIN (reserved_low, need));
-            peak->need_high = (guint64) llround (MAX (reserved_high, need));
+            peak->need = CHECKED (need);
+            peak->need_low = CHECKED (MIN (reserved_low, need));
+            peak->need_high = CHECKED (MAX (reserved_high, need));
           }
         else
           {
@@ -504,7 +506,7 @@ compute (HrPlan     *self,
             peak->need_high = peak->high;
           }
 
-        peak->kv_cache = (guint64) llround (acc.kv_pool);
+        peak->kv_cache = CHECKED (acc.kv_pool);
         peak->outside_pool = 0;
         if (hr_scenario_has_kv_pool (s))
           {
@@ -512,12 +514,12 @@ compute (HrPlan     *self,
              * micro-batch's sequences */
             double sequences = acc.kv_per_sequence * micro_batch;
 
-            peak->need = (guint64) llround (acc.kv_rest + sequences);
-            peak->need_low = (guint64) llround (acc.kv_rest_low + sequences);
-            peak->need_high = (guint64) llround (acc.kv_rest_high + sequences);
+            peak->need = CHECKED (acc.kv_rest + sequences);
+            peak->need_low = CHECKED (acc.kv_rest_low + sequences);
+            peak->need_high = CHECKED (acc.kv_rest_high + sequences);
             /* what the process holds beside the pool (its content is what
              * the engine counted and the cache it filled the rest with) */
-            peak->outside_pool = (guint64) llround (MAX (0, device - acc.kv_rest - acc.kv_pool));
+            peak->outside_pool = CHECKED (MAX (0, device - acc.kv_rest - acc.kv_pool));
           }
       }
   }
@@ -526,13 +528,13 @@ compute (HrPlan     *self,
     {
       double host_job_factor = MAX (1, s->gpus);
 
-      est->kv_cache_low = (guint64) llround (acc.kv_pool_low);
-      est->kv_cache_high = (guint64) llround (acc.kv_pool_high);
+      est->kv_cache_low = CHECKED (acc.kv_pool_low);
+      est->kv_cache_high = CHECKED (acc.kv_pool_high);
       for (guint i = 0; i < HR_N_BUCKETS; i++)
         {
-          est->buckets[i] = (guint64) llround (acc.bytes[i]);
-          est->bucket_low[i] = (guint64) llround (acc.low[i]);
-          est->bucket_high[i] = (guint64) llround (acc.high[i]);
+          est->buckets[i] = CHECKED (acc.bytes[i]);
+          est->bucket_low[i] = CHECKED (acc.low[i]);
+          est->bucket_high[i] = CHECKED (acc.high[i]);
         }
 
       /* ---- host memory, for the whole job ---- */
@@ -551,7 +553,7 @@ compute (HrPlan     *self,
           item->bytes = item->low = job;
           item->high = job * 1.1;
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (job);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
         }
 
       hr_plan_add_host_parts (self, est, host_job_factor);
@@ -566,7 +568,7 @@ compute (HrPlan     *self,
           item->bytes = item->low = job;
           item->high = job * 1.2;
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (job);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
         }
 
       if (s->has_replay)
@@ -591,10 +593,17 @@ compute (HrPlan     *self,
                                          hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
           g_string_free (shape, TRUE);
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (item->bytes);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (item->bytes), &overflow);
         }
     }
+
+  if (peak != NULL)
+    peak->overflow = overflow;
+  if (est != NULL)
+    est->overflow |= overflow;
 }
+
+#undef CHECKED
 
 static double
 probe_metric (HrScenario  *probe,
@@ -867,11 +876,15 @@ add_notes (HrPlan     *self,
     _("total is what nvidia-smi would show (device_used); allocated_peak is "
       "torch.cuda.max_memory_allocated, reserved_peak is max_memory_reserved")));
 
-  g_ptr_array_add (notes, g_strdup_printf (
-    _("the range adds up each line's own range and reaches at least %+.0f%% to %+.0f%% "
-      "around the estimate: the estimator's error on published runs (calibrated)"),
-    100.0 * ((self->training ? BAND_TRAIN_LOW : BAND_INFERENCE_LOW) - 1.0),
-    100.0 * ((self->training ? BAND_TRAIN_HIGH : BAND_INFERENCE_HIGH) - 1.0)));
+  {
+    const HrRangeRow *range = hr_plan_range_row (self);
+
+    g_ptr_array_add (notes, g_strdup_printf (
+      _("the range, %+.0f%% to %+.0f%% around the estimate, is calibrated from published runs "
+        "of other sources: the estimator's error on %u runs of %s from %u source families, "
+        "each scored with a range built from the other families only"),
+      -100.0 * range->low, 100.0 * range->high, range->rows, range->from, range->families));
+  }
 
   if (!s->seq_len_set && s->model->seq_len == 0 && est->seq_len > 0)
     g_ptr_array_add (notes,
@@ -1150,6 +1163,13 @@ hr_plan_estimate (HrPlan *plan)
             "high end of the range: write \"fsdp2\" or \"fsdp1\", or name the stack"),
           bound.device_used / GiB));
     }
+  {
+    const HrRangeRow *range = hr_plan_range_row (stage);
+
+    est->range_kind = range->kind;
+    est->range_low = range->low;
+    est->range_high = range->high;
+  }
   est->total = peak.total;
   est->low = peak.low;
   est->high = peak.high;
@@ -1194,8 +1214,19 @@ hr_plan_estimate (HrPlan *plan)
 
     for (guint i = 0; i < HR_N_BUCKETS; i++)
       sum += est->buckets[i];
-    est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
+    /* (capped figures, hr-checked.h, need not add up: the overhead then
+     * takes no more than it holds) */
+    if (sum > est->total)
+      est->buckets[HR_BUCKET_OVERHEAD] -= MIN (est->buckets[HR_BUCKET_OVERHEAD], sum - est->total);
+    else
+      est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
   }
+
+  est->overflow |= peak.overflow;
+  if (est->overflow)
+    g_ptr_array_add (est->notes, g_strdup (_("some figures are more than 1 EiB (2^60 bytes) and "
+                                             "are shown capped there: the scenario's sizes "
+                                             "are too large to estimate")));
 
   add_notes (stage, est);
 

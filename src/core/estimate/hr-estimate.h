@@ -103,6 +103,18 @@ typedef struct {
    * the last; 0 without pipeline parallelism). */
   guint        pipeline_stage;
 
+  /* Some figure was beyond HR_BYTES_MAX (hr-checked.h): it is capped
+   * there, and hr_estimate_check() refuses the scenario. */
+  gboolean     overflow;
+
+  /* The range's kind of run and its relative half-widths (the estimator's
+   * error on published runs of other sources, hr-estimate-range.c):
+   * low/high above are central x (1 - range_low) .. x (1 + range_high).
+   * range_kind is a static string. */
+  const char  *range_kind;
+  double       range_low;
+  double       range_high;
+
   GPtrArray   *items;        /* HrEstimateItem */
   GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */
   GPtrArray   *notes;        /* char *: assumptions, sources, warnings */
@@ -134,6 +146,8 @@ typedef struct {
   /* under a serving engine's pool: what the process holds beside it (the
    * CUDA graphs; SGLang's activations), for the fit rule */
   guint64 outside_pool;
+  /* some figure was capped at HR_BYTES_MAX (hr-checked.h) */
+  gboolean overflow;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches
