@@ -311,6 +311,35 @@ test_causal_mask (void)
                 "\"causal_mask\": \"dense\"}", "needs \"task\": \"inference\"");
 }
 
+/* torchao float8 training: bf16 mixed precision whose FSDP2 gathers the
+ * linears in fp8 */
+static void
+test_fp8_mixed (void)
+{
+  g_autoptr(HrScenario) bf16 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                  "\"llama-3.1-8b\", \"task\": \"train\", "
+                                                  "\"micro_batch\": 1, \"seq_len\": 2048, "
+                                                  "\"gpus\": 8, \"sharding\": \"fsdp2\", "
+                                                  "\"compute\": \"bf16-mixed\"}");
+  g_autoptr(HrScenario) fp8 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                 "\"llama-3.1-8b\", \"task\": \"train\", "
+                                                 "\"micro_batch\": 1, \"seq_len\": 2048, "
+                                                 "\"gpus\": 8, \"sharding\": \"fsdp2\", "
+                                                 "\"compute\": \"fp8-mixed\"}");
+  g_autoptr(HrEstimate) e16 = hr_estimate_new (bf16);
+  g_autoptr(HrEstimate) e8 = hr_estimate_new (fp8);
+  double g16 = item_bytes (e16, HR_BUCKET_WEIGHTS, "unsharded", NULL);
+  double g8 = item_bytes (e8, HR_BUCKET_WEIGHTS, "unsharded", NULL);
+
+  g_assert_cmpint (fp8->compute, ==, HR_COMPUTE_FP8_MIXED);
+  g_assert_true (hr_compute_is_mixed (fp8->compute));
+  /* the gathered weights in one byte instead of two; the rest as bf16 */
+  g_assert_cmpfloat (g16, >, 0);
+  assert_near (g8, g16 / 2, 0.001);
+  assert_near (e8->buckets[HR_BUCKET_ACTIVATIONS], e16->buckets[HR_BUCKET_ACTIVATIONS], 0.001);
+  assert_near (e8->buckets[HR_BUCKET_OPTIMIZER], e16->buckets[HR_BUCKET_OPTIMIZER], 0.001);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -324,6 +353,7 @@ main (int   argc,
   g_test_add_func ("/offload/optimizer-gradients", test_offload_gradients);
   g_test_add_func ("/loss/sum", test_loss_sum);
   g_test_add_func ("/inference/causal-mask", test_causal_mask);
+  g_test_add_func ("/compute/fp8-mixed", test_fp8_mixed);
 
   return g_test_run ();
 }

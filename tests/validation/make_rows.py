@@ -1610,12 +1610,22 @@ def express_rows():
         "estimate has no term for that copy yet (2 x 32 heads x S x 128 x 2 bytes, 2.1 GB at 131072)"]
     for rid, ctx, gb in ((905, 8192, 17.86), (906, 16384, 19.81), (907, 32768, 23.83), (908, 65536, 33.5),
                          (909, 131072, 59.27)):
-        add(rid, "static_cache", "medium", "reserved", gb, 1e9, {
+        add(rid, "llm_inference", "medium", "reserved", gb, 1e9, {
             "name": f"torchao generate.py Llama-3.1-8B bf16, static cache of {ctx} tokens, dense causal mask",
             "task": "inference", "model": "llama-3.1-8b", "compute": "bf16-pure", "weights_dtype": "bf16",
             "kv_dtype": "bf16", "micro_batch": 1, "seq_len": 6, "context_len": ctx, "causal_mask": "dense",
             "gpus": 1, "gpu": "a100-80gb"},
             mask_src, f"table 'context length (tokens) | normal peak (GB) | ...', row '{ctx} | {gb}'", mask_notes)
+
+    # torchao float8 training under torchtitan (the companion of row 202)
+    add(910, "fsdp_full", "medium", "reserved", 76.8, GIB, titan(
+        name="torchtitan Llama 3.1 8B, FSDP + torch.compile + Float8 on 8 H100", model="llama-3.1-8b",
+        micro_batch=2, seq_len=8192, recompute="selective", compile=True, compute="fp8-mixed", gpus=8),
+        TITAN_SRC, "Table 1, row 'FSDP + torch.compile + Float8 | 8,532 | 76.8'",
+        [TITAN_METRIC, TITAN_COMMON, "selective activation checkpointing, per-op policy",
+         "Float8: torchao Float8Linear for every linear but the output head, dynamic tensorwise scaling, and "
+         "FSDP2's float8 all-gather (enable_fsdp_float8_all_gather; assumed, the benchmark names 'Float8' only): "
+         "compute fp8-mixed; row 202 is the same run without Float8 (77.0 GiB)"], gpu=H100_96)
 
 
 if __name__ == "__main__":

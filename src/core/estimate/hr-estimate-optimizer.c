@@ -51,6 +51,7 @@ hr_plan_setup_precision (HrPlan *self)
       break;
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_FP16_MIXED:
+    case HR_COMPUTE_FP8_MIXED:
       /* Rajbhandari et al. 2020 ("ZeRO"), section 3.1: 16-bit weights and
        * gradients (2 + 2 bytes) and K = 12 bytes of optimizer state (fp32
        * master copy, momentum, variance).  With fp32 weights (torch.amp

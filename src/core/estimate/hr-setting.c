@@ -608,6 +608,7 @@ static const HrSettingChoice compute_choices[] = {
   { HR_COMPUTE_FP16_MIXED, N_("FP16 mixed") },
   { HR_COMPUTE_BF16_PURE, N_("Pure BF16") },
   { HR_COMPUTE_FP16_PURE, N_("Pure FP16") },
+  { HR_COMPUTE_FP8_MIXED, N_("FP8 mixed (torchao float8)") },
   { HR_COMPUTE_TF32, N_("TF32") },
   { HR_COMPUTE_FP32, N_("FP32") },
   { -1, NULL }

@@ -181,6 +181,7 @@ const HrEnumName hr_compute_names[] = {
   { HR_COMPUTE_FP16_MIXED, "fp16-mixed" },
   { HR_COMPUTE_BF16_PURE, "bf16-pure" },
   { HR_COMPUTE_FP16_PURE, "fp16-pure" },
+  { HR_COMPUTE_FP8_MIXED, "fp8-mixed" },
   { 0, NULL },
 };
 
@@ -473,7 +474,8 @@ hr_dtype_is_quantized (HrDtype dtype)
 gboolean
 hr_compute_is_mixed (HrCompute compute)
 {
-  return compute == HR_COMPUTE_BF16_MIXED || compute == HR_COMPUTE_FP16_MIXED;
+  return compute == HR_COMPUTE_BF16_MIXED || compute == HR_COMPUTE_FP16_MIXED ||
+         compute == HR_COMPUTE_FP8_MIXED;
 }
 
 gboolean
@@ -497,6 +499,13 @@ hr_compute_activation_bytes (HrCompute compute)
     case HR_COMPUTE_BF16_PURE:
     case HR_COMPUTE_FP16_PURE:
       return 2.0;
+    case HR_COMPUTE_FP8_MIXED:
+      /* Float8Linear saves its high-precision input and weight for the
+       * backward pass and casts them to fp8 again there
+       * (torchao/float8/float8_linear.py @e2fe7f7,
+       * matmul_with_hp_or_float8_args: ctx.save_for_backward(input_hp,
+       * weight_hp_t)): activations stay 16-bit */
+      return 2.0;
     default:
       g_assert_not_reached ();
     }
@@ -515,6 +524,7 @@ hr_compute_default_weights_dtype (HrCompute compute)
       return HR_DTYPE_FP16;
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_BF16_PURE:
+    case HR_COMPUTE_FP8_MIXED:
       return HR_DTYPE_BF16;
     default:
       g_assert_not_reached ();

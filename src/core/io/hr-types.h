@@ -123,6 +123,9 @@ typedef enum {
   HR_COMPUTE_FP16_MIXED,
   HR_COMPUTE_BF16_PURE,
   HR_COMPUTE_FP16_PURE,   /* model.half(): fp16 weights, gradients and state, no master copy */
+  /* torchao's float8 training (Float8Linear): bf16 mixed precision whose
+   * linears run their matmuls in fp8, gathered in fp8 under FSDP2 */
+  HR_COMPUTE_FP8_MIXED,
 } HrCompute;
 
 typedef enum {
