@@ -340,6 +340,31 @@ test_fp8_mixed (void)
   assert_near (e8->buckets[HR_BUCKET_OPTIMIZER], e16->buckets[HR_BUCKET_OPTIMIZER], 0.001);
 }
 
+/* torchao's fp6 weights and the MX element types, in the weights table */
+static void
+test_fp6_mx (void)
+{
+  static const struct { const char *nick; double bytes; } types[] = {
+    { "fp6", 0.75 }, { "mxfp6", 25.0 / 32 }, { "mxfp8", 33.0 / 32 }, { "mxfp4", 17.0 / 32 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"inference\", "
+        "\"weights_dtype\": \"%s\"}", types[i].nick);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      const HrComponent *c = g_ptr_array_index (s->model->components, 0);
+      double linear = (double) hr_component_linear_params (c);
+
+      g_assert_cmpfloat (hr_dtype_bytes_per_param (s->weights_dtype, FALSE), ==, types[i].bytes);
+      g_assert_true (hr_dtype_is_quantized (s->weights_dtype));
+      /* the linear layers in that type, embeddings, head and norms 16-bit */
+      assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "frozen parameters, linear layers", NULL),
+                   linear * types[i].bytes + (6738415616.0 - linear) * 2.0, 0.001);
+    }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -354,6 +379,7 @@ main (int   argc,
   g_test_add_func ("/loss/sum", test_loss_sum);
   g_test_add_func ("/inference/causal-mask", test_causal_mask);
   g_test_add_func ("/compute/fp8-mixed", test_fp8_mixed);
+  g_test_add_func ("/weights/fp6-mx", test_fp6_mx);
 
   return g_test_run ();
 }

@@ -645,6 +645,9 @@ static const HrSettingChoice weights_choices[] = {
   { HR_DTYPE_TQ1_0, N_("TQ1_0 (GGUF, ternary)") },
   { HR_DTYPE_IQ1_S, N_("IQ1_S (GGUF)") },
   { HR_DTYPE_MXFP4, N_("MXFP4") },
+  { HR_DTYPE_FP6, N_("FP6 (torchao fpx)") },
+  { HR_DTYPE_MXFP6, N_("MXFP6") },
+  { HR_DTYPE_MXFP8, N_("MXFP8") },
   { -1, NULL }
 };
 

@@ -77,6 +77,10 @@ const HrEnumName hr_weights_dtype_names[] = {
   { HR_DTYPE_TQ1_0, "tq1_0" },
   { HR_DTYPE_TQ2_0, "tq2_0" },
   { HR_DTYPE_MXFP4, "mxfp4" },
+  /* torchao's fpx and the other MX element types */
+  { HR_DTYPE_FP6, "fp6" },
+  { HR_DTYPE_MXFP6, "mxfp6" },
+  { HR_DTYPE_MXFP8, "mxfp8" },
   { 0, NULL },
 };
 
@@ -422,6 +426,19 @@ hr_dtype_element_bytes (HrDtype dtype)
     case HR_DTYPE_NF4:
     case HR_DTYPE_INT4:
       return 0.5;
+    case HR_DTYPE_FP6:
+      /* torchao fpx (FP6-LLM, Xia et al. 2024): six bits a weight packed
+       * for the tensor cores, one fp16 scale per output row
+       * (torchao/dtypes/floatx/floatx_tensor_core_layout.py @e2fe7f7);
+       * the scales, 2 bytes over a row of 4096 and more, are left out */
+      return 6.0 / 8.0;
+    case HR_DTYPE_MXFP6:
+      /* OCP Microscaling Formats (MX) v1.0, section 5: blocks of 32
+       * elements share one 8-bit E8M0 scale; torchao's mx_formats use
+       * block_size 32 (torchao/prototype/mx_formats/config.py @e2fe7f7) */
+      return (32.0 * 6.0 / 8.0 + 1.0) / 32.0;
+    case HR_DTYPE_MXFP8:
+      return (32.0 + 1.0) / 32.0;
     default:
       {
         /* a block type: its bytes over its elements */
@@ -468,6 +485,7 @@ hr_dtype_is_quantized (HrDtype dtype)
 {
   return dtype == HR_DTYPE_NF4 || dtype == HR_DTYPE_INT4 ||
          dtype == HR_DTYPE_INT8 || dtype == HR_DTYPE_FP8 ||
+         dtype == HR_DTYPE_FP6 || dtype == HR_DTYPE_MXFP6 || dtype == HR_DTYPE_MXFP8 ||
          hr_ggml_type_for_dtype (dtype) != NULL;
 }
 

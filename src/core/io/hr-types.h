@@ -98,6 +98,11 @@ typedef enum {
   HR_DTYPE_TQ1_0,
   HR_DTYPE_TQ2_0,
   HR_DTYPE_MXFP4,
+  /* torchao's fpx weights (FP6-LLM, e3m2) and the OCP Microscaling
+   * formats' other element types (blocks of 32 with an E8M0 scale) */
+  HR_DTYPE_FP6,
+  HR_DTYPE_MXFP6,
+  HR_DTYPE_MXFP8,
 } HrDtype;
 
 /* ggml's tensor types (ggml/src/ggml-common.h and ggml.c): the elements of
