@@ -365,6 +365,39 @@ test_fp6_mx (void)
     }
 }
 
+/* GaLore: Adam moments over rank-r projected gradients of the attention
+ * and MLP matrices, plain Adam for the rest */
+static void
+test_galore (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (
+    "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"train\", "
+    "\"compute\": \"bf16-pure\", \"optimizer\": \"galore-adamw\", \"galore_rank\": 512, "
+    "\"micro_batch\": 1, \"seq_len\": 256}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  double r = 512, h = 4096, I = 11008, L = 32;
+  /* bf16 moments and projector: 2 bytes each */
+  double attention = 4 * (2 * h * r * 2 + h * r * 2);
+  double mlp = 3 * (2 * I * r * 2 + h * r * 2);
+  double projected = L * (4 * h * h + 3 * h * I);
+  double rest = 6738415616.0 - projected;
+  double expected = L * (attention + mlp) + rest * 2 * 2;
+
+  g_assert_cmpuint (s->galore_rank, ==, 512);
+  assert_near (item_bytes (est, HR_BUCKET_OPTIMIZER, "state", NULL), expected, 0.001);
+  g_assert_true (has_item (est, "GaLore's projector refresh"));
+
+  {
+    g_autoptr(HrScenario) adam = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"train\", "
+      "\"compute\": \"bf16-pure\", \"micro_batch\": 1, \"seq_len\": 256}");
+    g_autoptr(HrEstimate) e_adam = hr_estimate_new (adam);
+
+    g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OPTIMIZER, "state", NULL), <,
+                       0.5 * item_bytes (e_adam, HR_BUCKET_OPTIMIZER, "state", NULL));
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -380,6 +413,7 @@ main (int   argc,
   g_test_add_func ("/inference/causal-mask", test_causal_mask);
   g_test_add_func ("/compute/fp8-mixed", test_fp8_mixed);
   g_test_add_func ("/weights/fp6-mx", test_fp6_mx);
+  g_test_add_func ("/optimizer/galore", test_galore);
 
   return g_test_run ();
 }

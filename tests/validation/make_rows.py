@@ -1627,6 +1627,28 @@ def express_rows():
          "FSDP2's float8 all-gather (enable_fsdp_float8_all_gather; assumed, the benchmark names 'Float8' only): "
          "compute fp8-mixed; row 202 is the same run without Float8 (77.0 GiB)"], gpu=H100_96)
 
+    # GaLore: 8-bit GaLore-Adam with per-layer updates, LLaMA 7B on one RTX 4090
+    llama7 = {"id": "llama-7b-galore", "name": "LLaMA 7B (GaLore configs/llama_7b.json)", "family": "llm",
+              "params": 6738415616, "layers": 32, "hidden": 4096, "heads": 32, "intermediate": 11008,
+              "vocab": 32000, "glu": True,
+              "source": "jiaweizzhao/GaLore configs/llama_7b.json: hidden_size 4096, intermediate_size 11008, "
+                        "num_attention_heads 32, num_hidden_layers 32, vocab_size 32000 (LLaMA-7B's shapes)"}
+    add(911, "llm_full", "low", "device_used", 22.8, GIB, {
+        "name": "GaLore 8-bit AdamW per layer, LLaMA 7B pre-training, batch 16, on an RTX 4090",
+        "task": "train", "model": llama7, "method": "full", "compute": "bf16-pure",
+        "optimizer": "galore-adamw-8bit", "galore_rank": 1024, "optimizer_in_bwd": True, "recompute": "full",
+        "micro_batch": 16, "seq_len": 256, "gpus": 1, "gpu": "rtx-4090"},
+        "jiaweizzhao/GaLore README.md @0c63f63", "section 'Train 7B model with a single GPU with 24GB memory', "
+        "comment '# bsz=16, 22.8G'",
+        ["metric: the README's '22.8G' with no unit or counter named: taken as GiB of device memory (low quality)",
+         "--optimizer galore_adamw8bit_per_layer: GaLoreAdamW8bit (bitsandbytes 8-bit moments over the projected "
+         "gradients) stepped per parameter from its gradient hook, which frees the gradient "
+         "(optimizer_in_bwd); --rank 1024; --dtype bfloat16 (the model in bf16, compute bf16-pure); "
+         "--activation_checkpointing (recompute full); --batch_size 16; torchrun_main.py's --max_length "
+         "default 256",
+         "--total_batch_size 512 accumulates 32 micro-batches, which per-layer updates step one at a time: "
+         "grad_accum 1 here (the peak is a micro-batch's)"])
+
 
 if __name__ == "__main__":
     for fn in FAMILIES:

@@ -119,6 +119,7 @@ typedef struct {
   guint           context_len;
   HrDtype         kv_dtype;
   HrCausalMask    causal_mask;   /* a static KV cache's mask buffer (gpt-fast) */
+  guint           galore_rank;   /* GaLore's projection rank */
   gboolean        quant_compute_dtype_set;
   HrDtype         quant_compute_dtype;
   HrGpu          *gpu;            /* nullable */

@@ -660,6 +660,8 @@ static const HrSettingChoice optimizer_choices[] = {
   { HR_OPTIMIZER_ADAMW_8BIT_AO, N_("8-bit AdamW (torchao)") },
   { HR_OPTIMIZER_ADAMW_4BIT, N_("4-bit AdamW (torchao)") },
   { HR_OPTIMIZER_ADAMW_FP8, N_("FP8 AdamW (torchao)") },
+  { HR_OPTIMIZER_GALORE_ADAMW, N_("GaLore AdamW") },
+  { HR_OPTIMIZER_GALORE_ADAMW_8BIT, N_("GaLore 8-bit AdamW") },
   { HR_OPTIMIZER_ADAFACTOR, N_("Adafactor") },
   { HR_OPTIMIZER_LION, N_("Lion") },
   { HR_OPTIMIZER_SGD_MOMENTUM, N_("SGD with momentum") },

@@ -203,6 +203,8 @@ const HrEnumName hr_optimizer_names[] = {
   { HR_OPTIMIZER_ADAMW_8BIT_AO, "adamw-8bit-ao" },
   { HR_OPTIMIZER_ADAMW_4BIT, "adamw-4bit" },
   { HR_OPTIMIZER_ADAMW_FP8, "adamw-fp8" },
+  { HR_OPTIMIZER_GALORE_ADAMW, "galore-adamw" },
+  { HR_OPTIMIZER_GALORE_ADAMW_8BIT, "galore-adamw-8bit" },
   { 0, NULL },
 };
 

@@ -147,6 +147,10 @@ typedef enum {
   HR_OPTIMIZER_ADAMW_8BIT_AO,   /* torchao AdamW8bit */
   HR_OPTIMIZER_ADAMW_4BIT,      /* torchao AdamW4bit */
   HR_OPTIMIZER_ADAMW_FP8,       /* torchao AdamWFp8 */
+  /* GaLore (Zhao et al. 2024): Adam over gradients projected to a rank
+   * galore_rank subspace, 32-bit or bitsandbytes 8-bit moments */
+  HR_OPTIMIZER_GALORE_ADAMW,
+  HR_OPTIMIZER_GALORE_ADAMW_8BIT,
 } HrOptimizer;
 
 /* How torch.optim runs the step (its `foreach` and `fused` arguments). */
