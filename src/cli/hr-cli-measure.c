@@ -272,7 +272,7 @@ static void
 json_double (Json   *j,
              double  value)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char buf[G_ASCII_DTOSTR_BUF_SIZE + 2];
 
   if (!isfinite (value))
     {
@@ -280,15 +280,7 @@ json_double (Json   *j,
       return;
     }
   if (!format_thousandths (value, buf))
-    for (int digits = 1; digits <= 17; digits++)
-      {
-        char format[8];
-
-        g_snprintf (format, sizeof format, "%%.%dg", digits);
-        g_ascii_formatd (buf, sizeof buf, format, value);
-        if (g_ascii_strtod (buf, NULL) == value)
-          break;
-      }
+    hr_json_format_double (buf, value);
   json_before_value (j);
   g_string_append (j->buf, buf);
   if (strpbrk (buf, ".eE") == NULL)

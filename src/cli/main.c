@@ -45,7 +45,8 @@ static const struct {
 /* ---- Output that cannot drive a terminal ----------------------------------
  *
  * Names, ids and header values come from files anybody may have written.
- * Every byte headroom-cli prints as text passes through this filter: tabs
+ * Every byte headroom-cli prints as text, on stdout and on stderr, passes
+ * through this filter: tabs
  * and newlines stay, other control characters, C1 controls, line and
  * paragraph separators and direction overrides are shown as escapes (as
  * hr_text_printable() shows them in messages).  JSON stays valid: the
@@ -171,6 +172,8 @@ filter_close (void *cookie)
   return 0;
 }
 
+static FILE *raw_stderr;
+
 /* GOption's --help ends the process from inside the parse: the filter is
  * then flushed and closed on the way out. */
 static void
@@ -178,9 +181,50 @@ close_filtered_stdout (void)
 {
   if (raw_stdout != NULL && stdout != raw_stdout)
     {
-      fclose (stdout);
+      /* (--help printed into a full disk is lost output too) */
+      if (fclose (stdout) != 0)
+        {
+          int saved = errno;
+
+          stdout = raw_stdout;
+          fprintf (stderr, _("headroom-cli: the output could not be written: %s\n"),
+                   g_strerror (saved));
+          fflush (stderr);
+          _exit (HR_CLI_EXIT_FAILURE);
+        }
       stdout = raw_stdout;
     }
+  if (raw_stderr != NULL && stderr != raw_stderr)
+    {
+      fclose (stderr);
+      stderr = raw_stderr;
+    }
+}
+
+/* Messages get the same rule as the output, whatever put the text in
+ * them: a value from a file (a shard's name in an index), from the
+ * command line (--gpus, --answer, --delimiter) or from the system.  Line
+ * buffered, as a terminal shows stderr. */
+static void
+filter_stderr (void)
+{
+  static const cookie_io_functions_t functions = {
+    .write = filter_write,
+    .close = filter_close,
+  };
+  Filter *filter = g_new0 (Filter, 1);
+  FILE *filtered;
+
+  filter->out = stderr;
+  filtered = fopencookie (filter, "w", functions);
+  if (filtered == NULL)
+    {
+      g_free (filter);
+      return;
+    }
+  setvbuf (filtered, NULL, _IOLBF, BUFSIZ);
+  raw_stderr = stderr;
+  stderr = filtered;
 }
 
 static void
@@ -615,6 +659,7 @@ main (int    argc,
           json |= g_str_equal (argv[i], "--json");
         }
     }
+  filter_stderr ();
   filter_stdout (json);
 
   /* HEADROOM_LOCALEDIR runs the build tree's translations (the tests set
@@ -665,5 +710,10 @@ main (int    argc,
       status = HR_CLI_EXIT_FAILURE;
     }
   stdout = raw_stdout;
+  if (raw_stderr != NULL)
+    {
+      fclose (stderr);
+      stderr = raw_stderr;
+    }
   return status;
 }
