@@ -103,6 +103,7 @@ CATEGORY_KIND = {
     "fsdp_full": "transformer-sharded", "deepspeed_zero": "transformer-sharded",
     "context_parallel": "transformer-sharded", "tensor_parallel": "transformer-sharded",
     "pipeline_parallel": "transformer-sharded", "cpu_offload": "transformer-train",
+    "llm_full": "transformer-train",
     "inference_hf": "transformer-inference", "serving": "transformer-inference",
     "llamacpp": "transformer-inference", "llm_inference": "transformer-inference",
     "detector": "detector", "segmentation": "segmenter", "classifier": "classifier",
