@@ -125,6 +125,20 @@ applies_jax (const HrScenario *s)
   return s->framework == HR_FRAMEWORK_JAX;
 }
 
+/* PyTorch's own mechanisms, which a JAX run does not have (hr-estimate.c,
+ * drop_torch_only()). */
+static gboolean
+applies_torch (const HrScenario *s)
+{
+  return s->framework != HR_FRAMEWORK_JAX;
+}
+
+static gboolean
+applies_torch_training (const HrScenario *s)
+{
+  return applies_torch (s) && hr_scenario_is_training (s);
+}
+
 /* ---- accessors where others follow ---- */
 
 static double
@@ -185,6 +199,10 @@ set_lora_targets (const HrSetting *setting,
                   HrScenario      *s,
                   double           value)
 {
+  /* Choosing "the modules listed" keeps the modules the preset had, so
+   * nothing changes until a module is added or taken away. */
+  if ((HrLoraTargets) value == HR_LORA_TARGETS_CUSTOM && s->lora_targets != HR_LORA_TARGETS_CUSTOM)
+    s->lora_modules = hr_scenario_get_lora_modules (s);
   s->lora_targets = (HrLoraTargets) value;
   s->lora_set = TRUE;
 }
@@ -201,7 +219,7 @@ applies_fsdp (const HrScenario *s)
 static gboolean
 applies_optimizer_in_bwd (const HrScenario *s)
 {
-  return hr_scenario_is_training (s) && s->grad_accum == 1;
+  return applies_torch_training (s) && s->grad_accum == 1;
 }
 
 static gboolean
@@ -215,7 +233,7 @@ applies_packed (const HrScenario *s)
 static gboolean
 applies_optimizer_impl (const HrScenario *s)
 {
-  return hr_scenario_is_training (s) &&
+  return applies_torch_training (s) &&
          (s->optimizer == HR_OPTIMIZER_ADAMW || s->optimizer == HR_OPTIMIZER_ADAM ||
           s->optimizer == HR_OPTIMIZER_LION || s->optimizer == HR_OPTIMIZER_ADAFACTOR);
 }
@@ -600,6 +618,8 @@ static const HrSettingChoice lora_targets_choices[] = {
   { HR_LORA_TARGETS_ATTENTION, N_("Attention only") },
   { HR_LORA_TARGETS_QV, N_("Query and value only") },
   { HR_LORA_TARGETS_MLP, N_("MLP only") },
+  /* the scenario's own list of modules ("targets": ["q", "v", …]) */
+  { HR_LORA_TARGETS_CUSTOM, N_("The modules listed") },
   { -1, NULL }
 };
 
@@ -608,6 +628,7 @@ static const HrSettingChoice compute_choices[] = {
   { HR_COMPUTE_FP16_MIXED, N_("FP16 mixed") },
   { HR_COMPUTE_BF16_PURE, N_("Pure BF16") },
   { HR_COMPUTE_FP16_PURE, N_("Pure FP16") },
+  { HR_COMPUTE_FP8_MIXED, N_("FP8 mixed (torchao float8)") },
   { HR_COMPUTE_TF32, N_("TF32") },
   { HR_COMPUTE_FP32, N_("FP32") },
   { -1, NULL }
@@ -644,6 +665,9 @@ static const HrSettingChoice weights_choices[] = {
   { HR_DTYPE_TQ1_0, N_("TQ1_0 (GGUF, ternary)") },
   { HR_DTYPE_IQ1_S, N_("IQ1_S (GGUF)") },
   { HR_DTYPE_MXFP4, N_("MXFP4") },
+  { HR_DTYPE_FP6, N_("FP6 (torchao fpx)") },
+  { HR_DTYPE_MXFP6, N_("MXFP6") },
+  { HR_DTYPE_MXFP8, N_("MXFP8") },
   { -1, NULL }
 };
 
@@ -656,6 +680,8 @@ static const HrSettingChoice optimizer_choices[] = {
   { HR_OPTIMIZER_ADAMW_8BIT_AO, N_("8-bit AdamW (torchao)") },
   { HR_OPTIMIZER_ADAMW_4BIT, N_("4-bit AdamW (torchao)") },
   { HR_OPTIMIZER_ADAMW_FP8, N_("FP8 AdamW (torchao)") },
+  { HR_OPTIMIZER_GALORE_ADAMW, N_("GaLore AdamW") },
+  { HR_OPTIMIZER_GALORE_ADAMW_8BIT, N_("GaLore 8-bit AdamW") },
   { HR_OPTIMIZER_ADAFACTOR, N_("Adafactor") },
   { HR_OPTIMIZER_LION, N_("Lion") },
   { HR_OPTIMIZER_SGD_MOMENTUM, N_("SGD with momentum") },
@@ -682,6 +708,7 @@ static const HrSettingChoice loss_choices[] = {
   { HR_LOSS_UPCAST, N_("FP32 logits") },
   { HR_LOSS_CHUNKED, N_("Chunked") },
   { HR_LOSS_FUSED, N_("Fused (Liger, CCE)") },
+  { HR_LOSS_SUM, N_("None: the logits' sum (benchmarks)") },
   { -1, NULL }
 };
 
@@ -707,6 +734,13 @@ static const HrSettingChoice offload_choices[] = {
 static const HrSettingChoice framework_choices[] = {
   { HR_FRAMEWORK_PYTORCH, N_("PyTorch") },
   { HR_FRAMEWORK_JAX, N_("JAX") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice causal_mask_choices[] = {
+  { HR_CAUSAL_MASK_NONE, N_("None (is_causal)") },
+  { HR_CAUSAL_MASK_DENSE, N_("Dense buffer (gpt-fast)") },
+  { HR_CAUSAL_MASK_LINEAR, N_("Linear (torchao)") },
   { -1, NULL }
 };
 
@@ -780,6 +814,9 @@ static const HrSetting settings[] = {
   { .key = "kv_dtype", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("KV cache stored as"), .names = hr_kv_dtype_names, .choices = kv_dtype_choices,
     .offset = FIELD (kv_dtype), .set_offset = NO_FLAG, .applies = applies_kv_cache },
+  { .key = "causal_mask", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Causal mask"), .names = hr_causal_mask_names, .choices = causal_mask_choices,
+    .offset = FIELD (causal_mask), .set_offset = NO_FLAG, .applies = applies_kv_cache },
   { .key = "recompute", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Recomputation"), .names = hr_recompute_names, .choices = recompute_choices,
     .offset = FIELD (recompute), .set_offset = NO_FLAG, .applies = applies_training },
@@ -794,7 +831,8 @@ static const HrSetting settings[] = {
   { .key = "stack", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Stack"), .subtitle = N_("The code that runs it"),
     .names = stack_or_none_names, .choices = stack_choices,
-    .offset = FIELD (stack), .set_offset = NO_FLAG, .get = get_stack, .set = set_stack },
+    .offset = FIELD (stack), .set_offset = NO_FLAG, .applies = applies_torch, .get = get_stack,
+    .set = set_stack },
   { .key = "optimizer_impl", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Optimizer implementation"), .names = hr_optimizer_impl_names,
     .choices = optimizer_impl_choices, .offset = FIELD (optimizer_impl),
@@ -811,9 +849,10 @@ static const HrSetting settings[] = {
   { .key = "activation_offload", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Activation offloading"), .subtitle = N_("Saved activations in host memory"),
     .offset = FIELD (activation_offload), .set_offset = NO_FLAG,
-    .applies = applies_training },
+    .applies = applies_torch_training },
   { .key = "compile", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
-    .title = N_("torch.compile"), .offset = FIELD (compile), .set_offset = NO_FLAG },
+    .title = N_("torch.compile"), .offset = FIELD (compile), .set_offset = NO_FLAG,
+    .applies = applies_torch },
   { .key = "packed", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Packed sequences"), .subtitle = N_("Every sample is a full sequence"),
     .offset = FIELD (packed), .set_offset = NO_FLAG, .applies = applies_packed },
@@ -1078,6 +1117,10 @@ enum_has_value (const HrSetting *setting,
 {
   for (guint i = 0; setting->names[i].nick != NULL; i++)
     if (setting->names[i].value == value)
+      return TRUE;
+  /* a choice the JSON writes otherwise (LoRA's list of modules) */
+  for (guint i = 0; setting->choices != NULL && setting->choices[i].label != NULL; i++)
+    if (setting->choices[i].value == value)
       return TRUE;
   return FALSE;
 }
