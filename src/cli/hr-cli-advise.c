@@ -37,6 +37,8 @@ parse_number_option_cb (const char  *option_name,
     return hr_cli_parse_number (name, value, 0, 1e9, FALSE, FALSE, &flags->budget, error);
   if (g_str_equal (name, "runs"))
     return hr_cli_parse_number (name, value, 1, 1024, FALSE, TRUE, &flags->runs, error);
+  if (g_str_equal (name, "steps"))
+    return hr_cli_parse_number (name, value, 1, 1e9, FALSE, TRUE, &flags->steps, error);
   if (g_str_equal (name, "usd-per-kwh"))
     return hr_cli_parse_number (name, value, 0, 10, FALSE, FALSE, &flags->usd_per_kwh, error);
   g_assert_not_reached ();
@@ -60,6 +62,8 @@ hr_cli_advise_option_group (HrAdviceFlags *flags)
      N_("Needs data-centre features (ECC, NVLink)"), NULL },
     { "usd-per-kwh", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
      N_("Electricity price (default 0.17, the U.S. average)"), "USD" },
+    { "steps", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Optimizer steps in a run, for its time and cost (default 10000)"), N_("N") },
     { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
      N_("The code runs on AMD cards (ROCm) too"), NULL },
     { "answer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &flags->answers,
@@ -129,6 +133,11 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
     {
       facts->known |= HR_FACT_ROCM;
       facts->rocm = TRUE;
+    }
+  if (flags->steps > 0)
+    {
+      facts->known |= HR_FACT_STEPS;
+      facts->steps = (guint) flags->steps;
     }
   if (flags->usd_per_kwh >= 0)
     {
@@ -203,7 +212,22 @@ advice_to_json (HrAdvisorWalk *walk,
   json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_rank_names, in->rank));
   json_builder_set_member_name (b, "usd_per_kwh");
   json_builder_add_double_value (b, in->usd_per_kwh);
+  json_builder_set_member_name (b, "steps");
+  json_builder_add_int_value (b, advice->steps);
   json_builder_end_object (b);
+
+  json_builder_set_member_name (b, "order");
+  json_builder_add_string_value (b, advice->order);
+  json_builder_set_member_name (b, "memory_first");
+  json_builder_add_boolean_value (b, advice->memory_first);
+  json_builder_set_member_name (b, "step_flops");
+  json_builder_add_double_value (b, advice->step_flops);
+  json_builder_set_member_name (b, "step_flops_lower_bound");
+  json_builder_add_boolean_value (b, advice->flops_lower_bound);
+  json_builder_set_member_name (b, "utilisation");
+  json_builder_add_double_value (b, advice->utilisation);
+  json_builder_set_member_name (b, "utilisation_source");
+  json_builder_add_string_value (b, advice->utilisation_source);
 
   json_builder_set_member_name (b, "throughput");
   json_builder_add_string_value (b, advice->throughput);
@@ -232,8 +256,26 @@ advice_to_json (HrAdvisorWalk *walk,
       json_builder_add_string_value (b, hr_enum_to_nick (hr_sharding_names, r->sharding));
       json_builder_set_member_name (b, "fits");
       json_builder_add_boolean_value (b, r->fits);
+      json_builder_set_member_name (b, "fits_high");
+      json_builder_add_boolean_value (b, r->fits_high);
+      json_builder_set_member_name (b, "need");
+      json_builder_add_int_value (b, r->need);
+      json_builder_set_member_name (b, "need_high");
+      json_builder_add_int_value (b, r->need_high);
+      json_builder_set_member_name (b, "usable");
+      json_builder_add_int_value (b, r->usable);
       json_builder_set_member_name (b, "max_micro_batch");
       json_builder_add_int_value (b, r->max_micro_batch);
+      json_builder_set_member_name (b, "step_seconds");
+      if (isfinite (r->step_seconds))
+        json_builder_add_double_value (b, r->step_seconds);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "run_hours");
+      if (isfinite (r->run_hours))
+        json_builder_add_double_value (b, r->run_hours);
+      else
+        json_builder_add_null_value (b);
       json_builder_set_member_name (b, "lever");
       if (r->lever != NULL)
         {
@@ -265,6 +307,8 @@ advice_to_json (HrAdvisorWalk *walk,
       add_money (b, "buy_cost", r->buy_cost);
       add_money (b, "rent_cost", r->rent_cost);
       add_money (b, "cost", r->cost);
+      add_money (b, "cost_per_run", isfinite (r->cost_per_run) ? r->cost_per_run : -1);
+      add_money (b, "up_front", r->up_front);
       json_builder_set_member_name (b, "tflops");
       json_builder_add_double_value (b, round (r->tflops * 10) / 10);
       json_builder_set_member_name (b, "choice");
@@ -304,6 +348,18 @@ advice_to_json (HrAdvisorWalk *walk,
   return json_builder_get_root (b);
 }
 
+static char *
+run_time (double hours)
+{
+  if (!isfinite (hours))
+    return g_strdup ("–");
+  if (hours < 1)
+    return g_strdup_printf (_("%.0f min"), MAX (1, round (hours * 60)));
+  if (hours < 48)
+    return g_strdup_printf (_("%.1f h"), hours);
+  return g_strdup_printf (_("%.1f d"), hours / 24);
+}
+
 static void
 print_table (HrAdvisorWalk *walk,
              HrAdvice      *advice)
@@ -311,10 +367,11 @@ print_table (HrAdvisorWalk *walk,
   for (guint i = 0; i < hr_advisor_walk_get_n_steps (walk); i++)
     printf ("%-44s %s\n", hr_advisor_walk_get_step_node (walk, i)->question,
             hr_advisor_walk_get_step_answer (walk, i)->label);
+  printf ("\n%s\n", advice->order);
   /* Translators: column headings of the advice table; keep them short. */
-  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s\n", "", _("GPU"), _("Cards"),
-          _("Memory"), _("Price"), _("$/GB"), _("Cloud/h"), _("Break-even"), _("Choice"),
-          _("Batch"));
+  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s %9s %8s %9s\n", "", _("GPU"),
+          _("Cards"), _("Memory"), _("Price"), _("$/GB"), _("Cloud/h"), _("Break-even"),
+          _("Choice"), _("Batch"), _("Run"), _("$/run"), _("For use"));
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
@@ -331,16 +388,27 @@ print_table (HrAdvisorWalk *walk,
                                 : isnan (r->break_even_months) ? g_strdup ("–")
                                                                : g_strdup (_("never"));
       g_autofree char *rank = g_strdup_printf ("%u.", i + 1);
+      g_autofree char *run = run_time (r->run_hours);
+      g_autofree char *per_run = isfinite (r->cost_per_run)
+                                   ? g_strdup_printf (r->cost_per_run < 10 ? "$%.2f" : "$%.0f",
+                                                      r->cost_per_run)
+                                   : g_strdup ("–");
+      g_autofree char *use = r->cost >= 0 ? g_strdup_printf ("$%.0f", r->cost) : g_strdup ("–");
 
-      printf ("%-3s %-20s %5u %10s %8s %6s %8s %11s %6s %5u%s\n", rank, r->gpu_id, r->count,
-              mem, price, per_gb, cloud, even,
+      printf ("%-3s %-20s %5u %10s %8s %6s %8s %11s %6s %5u %9s %8s %9s%s%s\n", rank, r->gpu_id,
+              r->count, mem, price, per_gb, cloud, even,
               r->choice == HR_ADVICE_CHOICE_BUY ? C_("advice choice", "buy")
                                                 : C_("advice choice", "rent"),
-              r->max_micro_batch,
+              r->max_micro_batch, run, per_run, use,
               !r->fits ? _("  (a smaller micro-batch)")
-                       : r->within_budget ? "" : _("  (over budget)"));
+                       : r->within_budget ? "" : _("  (over budget)"),
+              r->fits && !r->fits_high ? _("  (not at the range's high end)") : "");
     }
 
+  printf (_("\nRun: %u steps of %.3g FLOPs at %s%s.\n"), advice->steps, advice->step_flops,
+          advice->utilisation_source,
+          advice->flops_lower_bound ? _("; a lower bound (convolutions and imagination are "
+                                        "counted by their parameters)") : "");
   if (advice->recommendations->len > 0)
     printf ("\n%s.\n", ((HrRecommendation *) g_ptr_array_index (advice->recommendations,
                                                                 0))->summary);
