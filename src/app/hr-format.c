@@ -6,41 +6,17 @@
 #include "config.h"
 
 #include <glib/gi18n.h>
-#include <math.h>
 #include <string.h>
 
 #include "hr-format.h"
 
-static double
-unit_divisor (HrUnit unit)
-{
-  return unit == HR_UNIT_GB ? 1e9 : 1073741824.0;
-}
-
-static const char *
-unit_name (HrUnit unit)
-{
-  /* TRANSLATORS: units of memory; keep the symbols unless your language
-   * writes them differently. */
-  return unit == HR_UNIT_GB ? _("GB") : _("GiB");
-}
-
-/* Two decimals below 10, one above: the precision the estimate has. */
-static int
-decimals_for (double value)
-{
-  return fabs (value) < 10 ? 2 : 1;
-}
-
+/* The window's sizes are the core's (hr-analysis.c), so that a figure
+ * reads the same in a sentence of the analysis and in a widget. */
 char *
 hr_format_bytes (double bytes,
                  HrUnit unit)
 {
-  double v = bytes / unit_divisor (unit);
-
-  /* printf follows LC_NUMERIC, which GTK set from the desktop's locale:
-   * 14,2 GiB in German.  Nothing here is ever parsed back. */
-  return g_strdup_printf ("%.*f %s", decimals_for (v), v, unit_name (unit));
+  return hr_size_format (bytes, unit);
 }
 
 char *
@@ -48,11 +24,7 @@ hr_format_bytes_range (double low,
                        double high,
                        HrUnit unit)
 {
-  double l = low / unit_divisor (unit);
-  double h = high / unit_divisor (unit);
-  int d = decimals_for (h);
-
-  return g_strdup_printf ("%.*f–%.*f %s", d, l, d, h, unit_name (unit));
+  return hr_size_format_range (low, high, unit);
 }
 
 char *

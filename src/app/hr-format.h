@@ -9,15 +9,16 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  HR_UNIT_GIB,   /* 2^30 bytes: what PyTorch and nvidia-smi report */
-  HR_UNIT_GB,    /* 10^9 bytes: what vendors print on the box */
-} HrUnit;
+/* The core's unit of memory (HrSizeUnit, hr-analysis.h) under the
+ * window's names. */
+typedef HrSizeUnit HrUnit;
+#define HR_UNIT_GIB HR_SIZE_GIB   /* 2^30 bytes: what PyTorch and nvidia-smi report */
+#define HR_UNIT_GB  HR_SIZE_GB    /* 10^9 bytes: what vendors print on the box */
 
-/* "14.2 GiB", with the locale's decimal separator. */
+/* "14.2 GiB", with the locale's decimal separator: hr_size_format(). */
 char *hr_format_bytes       (double  bytes,
                              HrUnit  unit);
-/* "12.8–16.1 GiB" */
+/* "12.8–16.1 GiB": hr_size_format_range(). */
 char *hr_format_bytes_range (double  low,
                              double  high,
                              HrUnit  unit);

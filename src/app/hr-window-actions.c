@@ -231,10 +231,16 @@ save_probe_script (GFile   *file,
 {
   g_autoptr(GBytes) bytes = g_resources_lookup_data ("/io/github/vramlab/Headroom/probe/"
                                                      "headroom_probe_torch.py", 0, error);
+  g_autofree char *path = NULL;
 
   if (bytes == NULL)
     return FALSE;
-  /* g_file_replace_contents writes beside and renames: atomic. */
+  path = g_file_get_path (file);
+  /* Through the one writer of every local file (hr-file.h); a portal's
+   * or a remote location is GIO's to write, beside and renamed. */
+  if (path != NULL)
+    return hr_file_write_atomic (path, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
+                                 error);
   return g_file_replace_contents (file, g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes),
                                   NULL, FALSE, G_FILE_CREATE_NONE, NULL, NULL, error);
 }

@@ -136,9 +136,13 @@ refresh_verdicts (HrWindow   *self,
                                                    "catalog"), g->rule, provenance);
 
       verdict_row_update (verdict_row (self, i),
-                          g->fits ? "emblem-ok-symbolic" : "dialog-warning-symbolic",
-                          g->fits ? "success" : "error",
-                          g->fits ? _("Fits") : _("Does not fit"),
+                          g->fit == HR_ANALYSIS_FIT_FITS ? "emblem-ok-symbolic"
+                                                         : "dialog-warning-symbolic",
+                          g->fit == HR_ANALYSIS_FIT_FITS ? "success"
+                          : g->fit == HR_ANALYSIS_FIT_TIGHT ? "warning" : "error",
+                          g->fit == HR_ANALYSIS_FIT_FITS ? _("Fits")
+                          : g->fit == HR_ANALYSIS_FIT_TIGHT ? _("Probably fits, tight")
+                                                            : _("Does not fit"),
                           g->gpu->name, g->verdict, detail);
       g_ptr_array_add (self->verdicts, g_strdup_printf ("%s: %s", g->gpu->name, g->verdict));
     }

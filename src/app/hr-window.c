@@ -530,6 +530,7 @@ hr_widget_screenshot (GtkWidget  *widget,
   GtkSnapshot *snapshot = gtk_snapshot_new ();
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
+  g_autoptr(GBytes) png = NULL;
   int width = gtk_widget_get_width (widget);
   int height = gtk_widget_get_height (widget);
   GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
@@ -544,12 +545,11 @@ hr_widget_screenshot (GtkWidget  *widget,
     }
   texture = gsk_renderer_render_texture (renderer, node,
                                          &GRAPHENE_RECT_INIT (0, 0, width, height));
-  if (!gdk_texture_save_to_png (texture, path))
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: could not write the PNG"), path);
-      return FALSE;
-    }
-  return TRUE;
+  png = gdk_texture_save_to_png_bytes (texture);
+  /* Through the one writer of every file (hr-file.h): a link is followed,
+   * a pipe, a device or a dangling link is refused, the old file stays
+   * whole until the new one is. */
+  return hr_file_write_atomic (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png), error);
 }
 
 gboolean

@@ -6,7 +6,7 @@
 stamp=$1
 shift
 if grep -nE '#[[:space:]]*include[[:space:]]*[<"](gtk|gdk|gsk|adwaita|adw)' "$@"; then
-  echo "error: src/chart must not include GTK headers (see DESIGN.md)" >&2
+  echo "error: src/chart must not include GTK headers (see docs/DESIGN.md)" >&2
   exit 1
 fi
 : > "$stamp"

@@ -164,28 +164,23 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
       const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
       const HrSnapshotDevice *device = m->measurement->snapshot != NULL
         ? hr_snapshot_get_peak_device (m->measurement->snapshot) : NULL;
-      guint batch = hr_measurement_get_micro_batch (m->measurement);
+      guint batch = m->micro_batch;
       HrBucketBar *beside = NULL;
       g_autofree char *base = NULL;
       g_autofree char *label = NULL;
 
       if (device == NULL)
         continue;
-      if (batch == 0)
-        batch = scenario->micro_batch;
       /* (the scenario's own bar is the one beside it when it is alone
        * and at that micro-batch) */
       if (batch != scenario->micro_batch || hr_analysis_get_n_gpus (analysis) > 1)
         {
-          g_autoptr(HrScenario) at_batch = hr_scenario_copy (scenario);
-          g_autoptr(HrEstimate) estimate = NULL;
           g_autofree char *estimate_label = NULL;
 
-          at_batch->micro_batch = batch;
-          estimate = hr_estimate_new (at_batch);
           /* Translators: the estimate's bar beside a measured one */
           estimate_label = g_strdup_printf (_("estimate, micro-batch %u"), batch);
-          beside = hr_bucket_chart_data_add_estimate (data, estimate_label, estimate);
+          /* the analysis' estimate at the snapshot's micro-batch */
+          beside = hr_bucket_chart_data_add_estimate (data, estimate_label, m->at_micro_batch);
           /* the card's look, as its own bar has it */
           for (guint k = 0; k + 1 < data->bars->len; k++)
             {

@@ -143,29 +143,33 @@ metric_label (HrMetric metric)
 
 static void add_measurement (HrCurveChartData    *data,
                              const HrMeasurement *measurement,
+                             const HrFit         *fit,
                              guint                at_batch,
                              const char          *differing);
 
 void
 hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
                                      const HrMeasurement *measurement,
+                                     const HrFit         *fit,
                                      guint                at_batch)
 {
-  add_measurement (data, measurement, at_batch, NULL);
+  add_measurement (data, measurement, fit, at_batch, NULL);
 }
 
 void
 hr_curve_chart_data_add_foreign_measurement (HrCurveChartData    *data,
                                              const HrMeasurement *measurement,
+                                             const HrFit         *fit,
                                              guint                at_batch,
                                              const char          *differing)
 {
-  add_measurement (data, measurement, at_batch, differing != NULL ? differing : "");
+  add_measurement (data, measurement, fit, at_batch, differing != NULL ? differing : "");
 }
 
 static void
 add_measurement (HrCurveChartData    *data,
                  const HrMeasurement *measurement,
+                 const HrFit         *fit,
                  guint                at_batch,
                  const char          *differing)
 {
@@ -237,19 +241,15 @@ add_measurement (HrCurveChartData    *data,
   g_free (data->measured_label);
   data->measured_label = g_string_free (g_steal_pointer (&label), FALSE);
 
-  if (sweep != NULL)
+  /* the sweep's fit, the analysis' (hr_analysis_fit_measurement) */
+  if (sweep != NULL && fit != NULL)
     {
-      g_autoptr(HrFit) fit = hr_fit_series (sweep, NULL);
+      g_autofree char *floor_text = hr_chart_format_bytes (fit->floor);
+      g_autofree char *slope = hr_chart_format_bytes (fit->per_sample);
+      g_autofree char *fit_label = g_strdup_printf (_("fit: %s + %s·b (R² %.3f)"),
+                                                    floor_text, slope, fit->r2);
 
-      if (fit != NULL)
-        {
-          g_autofree char *floor_text = hr_chart_format_bytes (fit->floor);
-          g_autofree char *slope = hr_chart_format_bytes (fit->per_sample);
-          g_autofree char *fit_label = g_strdup_printf (_("fit: %s + %s·b (R² %.3f)"),
-                                                        floor_text, slope, fit->r2);
-
-          hr_curve_chart_data_set_fit_line (data, fit->floor, fit->per_sample, fit_label);
-        }
+      hr_curve_chart_data_set_fit_line (data, fit->floor, fit->per_sample, fit_label);
     }
 }
 
@@ -352,11 +352,12 @@ data_for_analysis (HrAnalysis *analysis,
       const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
 
       if (m->match->differs)
-        hr_curve_chart_data_add_foreign_measurement (data, m->measurement,
+        hr_curve_chart_data_add_foreign_measurement (data, m->measurement, m->fit,
                                                      scenario->micro_batch,
                                                      m->match->differing);
       else
-        hr_curve_chart_data_add_measurement (data, m->measurement, scenario->micro_batch);
+        hr_curve_chart_data_add_measurement (data, m->measurement, m->fit,
+                                             scenario->micro_batch);
     }
   return data;
 }
@@ -396,22 +397,7 @@ void
 hr_curve_chart_add_reference_gpus (GPtrArray *gpus,
                                    HrCatalog *catalog)
 {
-  static const char * const reference[] = { "rtx-4090", "a100-80gb", "h100-sxm" };
-
-  g_return_if_fail (gpus != NULL);
-  g_return_if_fail (catalog != NULL);
-
-  for (guint i = 0; i < G_N_ELEMENTS (reference); i++)
-    {
-      const HrGpu *gpu = hr_catalog_find_gpu (catalog, reference[i]);
-      gboolean present = FALSE;
-
-      for (guint j = 0; j < gpus->len && gpu != NULL; j++)
-        present |= g_str_equal (((const HrGpu *) g_ptr_array_index (gpus, j))->id, gpu->id);
-
-      if (gpu != NULL && !present)
-        g_ptr_array_add (gpus, (gpointer) gpu);
-    }
+  hr_analysis_add_reference_gpus (gpus, catalog);
 }
 
 void

@@ -86,16 +86,19 @@ void              hr_curve_chart_data_set_measurements (HrCurveChartData   *data
                                                         const char         *label);
 /* Adds a measurement's points (a sweep's points, or a log's peak placed
  * at @at_batch, or at the micro-batch the measurement says it ran, as a
- * probe's snapshot does) to the overlay, after any added before, and its
- * fitted line when it is a sweep. */
+ * probe's snapshot does) to the overlay, after any added before, and the
+ * line of @fit (its sweep's, HrAnalysisMeasurement.fit; may be NULL) when
+ * it is a sweep. */
 void              hr_curve_chart_data_add_measurement (HrCurveChartData    *data,
                                                        const HrMeasurement *measurement,
+                                                       const HrFit         *fit,
                                                        guint                at_batch);
 /* The same, for a measurement of another setup than the scenario's:
  * its points are struck through and the legend says what differs
  * (@differing, "model, GPU"). */
 void              hr_curve_chart_data_add_foreign_measurement (HrCurveChartData    *data,
                                                                const HrMeasurement *measurement,
+                                                               const HrFit         *fit,
                                                                guint                at_batch,
                                                                const char          *differing);
 /* @upper doubled until it spans the measurement's batch sizes. */
@@ -116,9 +119,8 @@ HrCurveChartData *hr_curve_chart_data_new_for_scenario (const HrScenario *scenar
                                                         guint             from,
                                                         guint             to,
                                                         gboolean          log2_x);
-/* Appends to @gpus (const HrGpu *) the cards a curve shows for reference,
- * a consumer card and the two data-centre cards most rented for training,
- * where @catalog has them and @gpus does not already. */
+/* hr_analysis_add_reference_gpus(), kept for the window until it calls
+ * the analysis itself. */
 void              hr_curve_chart_add_reference_gpus (GPtrArray *gpus,
                                                      HrCatalog *catalog);
 /* The micro-batches a curve of @scenario should span to show where it stops

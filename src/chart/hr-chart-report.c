@@ -319,7 +319,8 @@ fit_table (Writer           *w,
                              : g_strdup_printf ("%s%u", g->max_is_lower_bound ? "≥ " : "",
                                                 g->max_micro_batch);
       const char *fix = g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever");
-      const char *cells[] = { g->gpu->name, cap, usable, needs, g->fits ? _("yes") : _("no"),
+      const char *cells[] = { g->gpu->name, cap, usable, needs, g->fit == HR_ANALYSIS_FIT_FITS ? _("yes")
+                              : g->fit == HR_ANALYSIS_FIT_TIGHT ? _("tight") : _("no"),
                               max, fix };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
@@ -549,8 +550,11 @@ hr_chart_report_write_on_paper (const char          *path,
     g_autofree char *hi = gib (est->high);
 
     if (own != NULL)
-      headline = g_strdup_printf (own->fits
+      headline = g_strdup_printf (own->fit == HR_ANALYSIS_FIT_FITS
                                     ? _("Peak %s per GPU (likely %s to %s) on %s: fits. %s. %s.")
+                                    : own->fit == HR_ANALYSIS_FIT_TIGHT
+                                    ? _("Peak %s per GPU (likely %s to %s) on %s: probably fits, "
+                                        "tight. %s. %s.")
                                     : _("Peak %s per GPU (likely %s to %s) on %s: does not fit. "
                                         "%s. %s."),
                                   total, lo, hi, own->gpu->name, own->verdict, own->rule);
@@ -694,7 +698,7 @@ hr_chart_report_write (const char          *path,
   /* The scenario's own card and the reference ones the curve shows. */
   if (scenario->gpu != NULL)
     g_ptr_array_add (gpus, scenario->gpu);
-  hr_curve_chart_add_reference_gpus (gpus, catalog);
+  hr_analysis_add_reference_gpus (gpus, catalog);
   options.gpus = gpus;
   options.lever_sort = HR_KNOB_SORT_COST;
   analysis = hr_analysis_new (scenario, &options);

@@ -1204,7 +1204,7 @@ hr_chart_path_keep (cairo_t       *cr,
 }
 
 /* A layout for @cr: text from pango-cairo, as pango_cairo_create_layout()
- * makes it (DESIGN.md), measured exactly as the layout step measured it,
+ * makes it (docs/DESIGN.md), measured exactly as the layout step measured it,
  * wrapped at @width pango units (-1: not wrapped) and aligned by
  * @alignment.  The context is the layout step's when the chart drew with
  * one (its fonts are loaded already, and metrics do not hint, so they

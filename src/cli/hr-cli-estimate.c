@@ -151,6 +151,17 @@ add_gpu_fit_json (JsonBuilder         *b,
   json_builder_add_int_value (b, g->max_micro_batch);
   json_builder_set_member_name (b, "max_is_lower_bound");
   json_builder_add_boolean_value (b, g->max_is_lower_bound);
+  json_builder_set_member_name (b, "fit");
+  json_builder_add_string_value (b, hr_analysis_fit_to_string (g->fit));
+  json_builder_set_member_name (b, "need_high");
+  json_builder_add_int_value (b, g->need_high);
+  json_builder_set_member_name (b, "fits_at_high_end");
+  json_builder_add_boolean_value (b, g->fits_high);
+  json_builder_set_member_name (b, "short_at_high_end");
+  json_builder_add_int_value (b, g->need_high > g->limit.usable ? g->need_high - g->limit.usable
+                                                                : 0);
+  json_builder_set_member_name (b, "max_micro_batch_at_high_end");
+  json_builder_add_int_value (b, g->max_micro_batch_high);
   json_builder_set_member_name (b, "reason");
   json_builder_add_string_value (b, g->estimate->fit_reason);
   json_builder_set_member_name (b, "verdict");
@@ -779,7 +790,8 @@ hr_cli_fits (int    argc,
 
       printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s  %s\n", g->gpu->id,
               g->limit.capacity / GiB, g->limit.usable / GiB, g->need / GiB,
-              g->fits ? _("yes") : _("no"), max,
+              g->fit == HR_ANALYSIS_FIT_FITS ? _("yes")
+              : g->fit == HR_ANALYSIS_FIT_TIGHT ? _("tight") : _("no"), max,
               g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever"));
     }
   /* How the usable memory was reached: the rule as it applied to the

@@ -338,13 +338,14 @@ hr_cli_export (int    argc,
   if (gpu_list != NULL && !hr_cli_resolve_gpus (gpu_list, gpus, &error))
     return hr_cli_fail (error);
   if (gpus->len == 0 && scenario->gpu == NULL)
-    hr_curve_chart_add_reference_gpus (references, hr_catalog_get_default ());
+    hr_analysis_add_reference_gpus (references, hr_catalog_get_default ());
   if (!hr_cli_load_measurements (measurement_files, measurements, &error))
     return hr_cli_fail (error);
 
   analysis_options.gpus = gpus;
   analysis_options.reference_gpus = references;
   analysis_options.measurements = measurements;
+  analysis_options.sweep_snapshots = TRUE;
   analysis_options.use_calibration = calibrate;
   analysis_options.lever_sort = HR_KNOB_SORT_COST;
   analysis = hr_analysis_new (scenario, &analysis_options);
@@ -483,7 +484,7 @@ hr_cli_report (int    argc,
     {
       if (scenario->gpu != NULL)
         g_ptr_array_add (gpus, scenario->gpu);
-      hr_curve_chart_add_reference_gpus (gpus, catalog);
+      hr_analysis_add_reference_gpus (gpus, catalog);
     }
 
   analysis = hr_cli_analysis_new (scenario, gpus, measurements, calibrate, HR_KNOB_SORT_COST);

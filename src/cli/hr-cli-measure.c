@@ -548,9 +548,9 @@ write_comparison (Json                *j,
 /* A snapshot's peak beside a scenario's estimate at the snapshot's
  * micro-batch: what the window's measured bar shows. */
 typedef struct {
-  guint           micro_batch;
-  HrEstimate     *estimate;
-  HrMeasureMatch *match;      /* whether the snapshot is of the scenario's setup */
+  guint                 micro_batch;
+  const HrEstimate     *estimate;
+  const HrMeasureMatch *match;   /* whether the snapshot is of the scenario's setup */
 } SnapshotComparison;
 
 static void
@@ -717,6 +717,7 @@ typedef struct {
   const HrMeasureOptions *options;
   gboolean                all_points;
   const HrFit            *fit;
+  GPtrArray              *series_fits; /* HrFit or NULL, per series (the analysis') */
   const HrScenario       *scenario;
   const HrCalibration    *calibration;
   HrAnalysis             *plain;       /* the scenario without calibration */
@@ -753,7 +754,7 @@ write_json (Json                 *j,
   for (guint i = 0; i < measurement->series->len; i++)
     {
       const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
-      g_autoptr(HrFit) series_fit = hr_fit_series (s, NULL);
+      const HrFit *series_fit = g_ptr_array_index (report->series_fits, i);
       gboolean thinned = s->n_points > s->points->len;
 
       json_open (j, '{');
@@ -1218,18 +1219,15 @@ hr_cli_measure (int    argc,
   g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE"));
   g_autoptr(GError) error = NULL;
   g_autoptr(HrMeasurement) measurement = NULL;
-  g_autoptr(HrFit) fit = NULL;
+  g_autoptr(GPtrArray) own_fits = NULL;
   g_autoptr(HrScenario) scenario = NULL;
-  g_autoptr(HrScenario) at_batch = NULL;
-  g_autoptr(HrCalibration) calibration = NULL;
   g_autoptr(HrAnalysis) plain = NULL;
   g_autoptr(HrAnalysis) calibrated = NULL;
   g_autoptr(GPtrArray) measured = g_ptr_array_new ();
-  g_autoptr(HrEstimate) estimate = NULL;
-  g_autoptr(HrMeasureMatch) snapshot_match = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   HrMeasureOptions options = { 0 };
   SnapshotComparison snapshot_comparison = { 0 };
+  const HrAnalysisMeasurement *m = NULL;
   const HrMeasureSeries *sweep;
   Report report = { 0 };
 
@@ -1276,8 +1274,7 @@ hr_cli_measure (int    argc,
     }
 
   sweep = hr_measurement_get_sweep (measurement);
-  if (sweep != NULL)
-    fit = hr_fit_series (sweep, NULL);
+  g_ptr_array_add (measured, measurement);
 
   if (scenario_path != NULL)
     {
@@ -1285,30 +1282,7 @@ hr_cli_measure (int    argc,
       if (scenario == NULL)
         return hr_cli_fail (error);
 
-      if (sweep == NULL && measurement->snapshot != NULL &&
-          hr_snapshot_get_peak_device (measurement->snapshot) != NULL)
-        {
-          /* A snapshot is one run: its buckets beside the estimate's at
-           * the micro-batch it says, else the scenario's. */
-          guint batch = hr_measurement_get_micro_batch (measurement);
-
-          at_batch = hr_scenario_copy (scenario);
-          if (batch > 0)
-            at_batch->micro_batch = batch;
-          estimate = hr_estimate_new (at_batch);
-          snapshot_comparison.micro_batch = at_batch->micro_batch;
-          snapshot_comparison.estimate = estimate;
-          snapshot_match = hr_measure_match_new (measurement, scenario);
-          snapshot_comparison.match = snapshot_match;
-          report.snapshot_comparison = &snapshot_comparison;
-        }
-      else if (sweep == NULL)
-        {
-          fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
-                             "with the estimate's curve\n"), measurement->name);
-          return HR_CLI_EXIT_USAGE;
-        }
-      else
+      if (sweep != NULL)
         {
           if (gpu_list != NULL)
             {
@@ -1318,34 +1292,54 @@ hr_cli_measure (int    argc,
           else if (scenario->gpu != NULL)
             g_ptr_array_add (gpus, scenario->gpu);
           else
-            hr_curve_chart_add_reference_gpus (gpus, hr_cli_get_catalog ());
-
-          /* The analysis without and with the measurement's calibration
-           * (which it applies only when the measurement is of this
-           * setup). */
-          g_ptr_array_add (measured, measurement);
-          plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
-          calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
-          calibration = hr_calibration_new (hr_analysis_get_plan (plain), sweep, &error);
-          if (calibration == NULL)
-            {
-              const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
-
-              /* Nothing to compare; say still whether the measurement is
-               * of this setup, which is most often why. */
-              if (match->differs)
-                g_printerr ("%s: ✗ %s\n", argv[1], match->summary);
-              return hr_cli_fail (error);
-            }
+            hr_analysis_add_reference_gpus (gpus, hr_cli_get_catalog ());
         }
+
+      /* The analysis without and with the measurement's calibration
+       * (which it applies only when the measurement is of this setup). */
+      plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+      m = hr_analysis_get_measurement (plain, 0);
+      if (sweep == NULL && m->at_micro_batch != NULL)
+        {
+          /* A snapshot is one run: its buckets beside the estimate's at
+           * the micro-batch it says, else the scenario's. */
+          snapshot_comparison.micro_batch = m->micro_batch;
+          snapshot_comparison.estimate = m->at_micro_batch;
+          snapshot_comparison.match = m->match;
+          report.snapshot_comparison = &snapshot_comparison;
+        }
+      else if (sweep == NULL)
+        {
+          fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
+                             "with the estimate's curve\n"), measurement->name);
+          return HR_CLI_EXIT_USAGE;
+        }
+      else if (m->calibration == NULL)
+        {
+          /* Nothing to compare; say still whether the measurement is of
+           * this setup, which is most often why. */
+          if (m->match->differs)
+            g_printerr ("%s: ✗ %s\n", argv[1], m->match->summary);
+          return hr_cli_fail (m->calibration_error);
+        }
+      else
+        calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
     }
+
+  /* The measurement's fits, made once: the analysis', or made as an
+   * analysis makes them when there is no scenario. */
+  if (m == NULL)
+    own_fits = hr_analysis_fit_measurement (measurement);
+  report.series_fits = m != NULL ? m->series_fits : own_fits;
+  for (guint i = 0; sweep != NULL && i < measurement->series->len; i++)
+    if (g_ptr_array_index (measurement->series, i) == sweep)
+      report.fit = g_ptr_array_index (report.series_fits, i);
 
   report.path = argv[1];
   report.options = &options;
   report.all_points = all_points;
-  report.fit = fit;
   report.scenario = scenario;
-  report.calibration = calibration;
+  report.calibration = calibrated != NULL ? m->calibration : NULL;
   report.plain = plain;
   report.calibrated = calibrated;
 

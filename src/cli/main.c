@@ -10,6 +10,7 @@
 #define _GNU_SOURCE 1   /* fopencookie */
 
 #include <errno.h>
+#include <fcntl.h>
 #include <glib/gi18n.h>
 #include <locale.h>
 #include <math.h>
@@ -58,7 +59,32 @@ typedef struct {
   char   pending[4];   /* the start of a character cut between two writes */
   gsize  n_pending;
   gboolean json;       /* \uXXXX for every escape (JSON text) */
+  int    error;        /* the errno of the first write that failed, or 0 */
 } Filter;
+
+/* Writes to the real stdout, remembering the first failure (a full disk,
+ * a closed descriptor, a pipe nobody reads) so that the exit status can
+ * say it. */
+static void
+filter_emit (Filter     *filter,
+             const char *bytes,
+             gsize       length)
+{
+  if (filter->error == 0 && fwrite (bytes, 1, length, filter->out) != length)
+    filter->error = errno != 0 ? errno : EIO;
+}
+
+static void
+filter_escape (Filter  *filter,
+               gboolean unicode,
+               guint    value)
+{
+  char escape[16];
+  int n = unicode ? g_snprintf (escape, sizeof escape, "\\u%04X", value)
+                  : g_snprintf (escape, sizeof escape, "\\x%02X", value);
+
+  filter_emit (filter, escape, n);
+}
 
 static void
 filter_put (Filter     *filter,
@@ -80,18 +106,18 @@ filter_put (Filter     *filter,
         }
       if (ch == (gunichar) -1)
         {
-          fprintf (filter->out, "\\x%02X", (guchar) *c);
+          filter_escape (filter, FALSE, (guchar) *c);
           c++;
           continue;
         }
       if (ch == '\n' || ch == '\t' ||
           !(ch < 0x20 || ch == 0x7F || (ch >= 0x80 && ch < 0xA0) || ch == 0x2028 ||
             ch == 0x2029 || (ch >= 0x202A && ch <= 0x202E) || (ch >= 0x2066 && ch <= 0x2069)))
-        fwrite (c, 1, g_utf8_next_char (c) - c, filter->out);
+        filter_emit (filter, c, g_utf8_next_char (c) - c);
       else if (ch < 0x80 && !filter->json)
-        fprintf (filter->out, "\\x%02X", ch);
+        filter_escape (filter, FALSE, ch);
       else
-        fprintf (filter->out, "\\u%04X", ch);
+        filter_escape (filter, TRUE, ch);
       c = g_utf8_next_char (c);
     }
 }
@@ -114,6 +140,9 @@ filter_write (void       *cookie,
     }
   else
     filter_put (filter, data, size);
+  /* A failed write is remembered and said when the stream is closed
+   * (filter_close): returning -1 here makes glibc's stdio crash on a
+   * large write (seen with fputs of 47 kB, glibc 2.36). */
   return size;
 }
 
@@ -122,10 +151,23 @@ filter_close (void *cookie)
 {
   Filter *filter = cookie;
 
+  int error;
+
   for (gsize i = 0; i < filter->n_pending; i++)
-    fprintf (filter->out, "\\x%02X", (guchar) filter->pending[i]);
-  fflush (filter->out);
+    filter_escape (filter, FALSE, (guchar) filter->pending[i]);
+  /* What is still buffered goes out now, where its failure is seen;
+   * a chart written to hr_cli_raw_stdout() fails here too. */
+  if (fflush (filter->out) != 0 && filter->error == 0)
+    filter->error = errno != 0 ? errno : EIO;
+  if (ferror (filter->out) && filter->error == 0)
+    filter->error = EIO;
+  error = filter->error;
   g_free (filter);
+  if (error != 0)
+    {
+      errno = error;
+      return -1;
+    }
   return 0;
 }
 
@@ -297,6 +339,7 @@ hr_cli_load_scenario (const char  *path,
 {
   g_autoptr(HrJsonDoc) doc = NULL;
   HrCatalog *catalog = hr_cli_get_catalog ();
+  HrScenario *scenario;
 
   if (g_strcmp0 (path, "-") == 0)
     {
@@ -345,7 +388,12 @@ hr_cli_load_scenario (const char  *path,
         return NULL;
     }
 
-  return hr_scenario_new_from_doc (doc, catalog, error);
+  scenario = hr_scenario_new_from_doc (doc, catalog, error);
+  /* A figure that no byte count can hold is refused, never wrapped. */
+  if (scenario != NULL &&
+      !hr_estimate_check_scenario (scenario, hr_json_doc_get_name (doc), error))
+    g_clear_pointer (&scenario, hr_scenario_free);
+  return scenario;
 }
 
 gboolean
@@ -443,6 +491,8 @@ hr_cli_analysis_new (const HrScenario *scenario,
 
   options.gpus = gpus;
   options.measurements = measurements;
+  /* snapshots at two or more micro-batches calibrate, as in the window */
+  options.sweep_snapshots = TRUE;
   options.use_calibration = calibrate;
   options.lever_sort = lever_sort;
   options.unit = HR_SIZE_GIB;
@@ -538,6 +588,22 @@ main (int    argc,
    * never does: under LC_MESSAGES=C gettext also ignores $LANGUAGE. */
   gboolean json = FALSE;
   int status;
+
+  /* A descriptor the caller closed would be taken by the next file
+   * opened, and the output would go into it: standard output becomes a
+   * descriptor no write succeeds on (so that losing the output is seen and
+   * exits 1), standard input and error /dev/null. */
+  for (int fd = STDIN_FILENO; fd <= STDERR_FILENO; fd++)
+    if (fcntl (fd, F_GETFD) == -1 && errno == EBADF)
+      {
+        int null = open ("/dev/null", fd == STDERR_FILENO ? O_WRONLY : O_RDONLY);
+
+        if (null >= 0 && null != fd)
+          {
+            dup2 (null, fd);
+            close (null);
+          }
+      }
 
   setlocale (LC_ALL, "");
   for (int i = 1; i < argc; i++)

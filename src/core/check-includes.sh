@@ -5,7 +5,7 @@
 stamp=$1
 shift
 if grep -nE '#[[:space:]]*include[[:space:]]*[<"](gtk|gdk|gsk|adwaita|adw|cairo|pango)' "$@"; then
-  echo "error: src/core must not include GTK or cairo headers (see DESIGN.md)" >&2
+  echo "error: src/core must not include GTK or cairo headers (see docs/DESIGN.md)" >&2
   exit 1
 fi
 : > "$stamp"

@@ -18,6 +18,7 @@
 #include <math.h>
 
 #include "hr-analysis.h"
+#include "hr-snapshot.h"
 
 #define GB  1e9
 #define GiB (1024.0 * 1024.0 * 1024.0)
@@ -27,17 +28,47 @@
  * nothing new). */
 #define SWEEP_POINTS 32
 
+static double
+size_divisor (HrSizeUnit unit)
+{
+  return unit == HR_SIZE_GB ? GB : GiB;
+}
+
+static const char *
+size_unit_name (HrSizeUnit unit)
+{
+  /* Translators: units of memory; keep the symbols unless your language
+   * writes them differently. */
+  return unit == HR_SIZE_GB ? _("GB") : _("GiB");
+}
+
+/* Two decimals below 10, one above: the precision an estimate has. */
+static int
+size_decimals (double value)
+{
+  return fabs (value) < 10 ? 2 : 1;
+}
+
 char *
 hr_size_format (double     bytes,
                 HrSizeUnit unit)
 {
-  double v = bytes / (unit == HR_SIZE_GB ? GB : GiB);
+  double v = bytes / size_divisor (unit);
 
   /* printf follows LC_NUMERIC: 14,2 GiB in German.  Never parsed back. */
-  /* Translators: units of memory; keep the symbols unless your language
-   * writes them differently. */
-  return g_strdup_printf ("%.*f %s", fabs (v) < 10 ? 2 : 1, v,
-                          unit == HR_SIZE_GB ? _("GB") : _("GiB"));
+  return g_strdup_printf ("%.*f %s", size_decimals (v), v, size_unit_name (unit));
+}
+
+char *
+hr_size_format_range (double     low,
+                      double     high,
+                      HrSizeUnit unit)
+{
+  double l = low / size_divisor (unit);
+  double h = high / size_divisor (unit);
+  int d = size_decimals (h);
+
+  return g_strdup_printf ("%.*f–%.*f %s", d, l, d, h, size_unit_name (unit));
 }
 
 struct _HrAnalysis {
@@ -51,7 +82,9 @@ struct _HrAnalysis {
   HrAnalysisGpu       *own;           /* in gpus, or own_gpu */
   HrAnalysisGpu       *own_gpu;       /* when the scenario's card is not compared */
   GPtrArray           *measurements;  /* HrAnalysisMeasurement */
-  HrCalibration       *calibration;   /* the candidate; applied when `calibrated` */
+  HrMeasurement       *snapshot_sweep;   /* the snapshots' together, when they make one */
+  /* the candidate, a measurement's; applied when `calibrated` */
+  const HrCalibration *calibration;
   guint                calibration_from;   /* the measurement it was made from */
   gboolean             calibrated;
   char                *calibration_text;
@@ -74,12 +107,61 @@ analysis_gpu_free (HrAnalysisGpu *g)
 }
 
 static void
+fit_free (gpointer fit)
+{
+  hr_fit_free (fit);
+}
+
+static void
 analysis_measurement_free (HrAnalysisMeasurement *m)
 {
   hr_measure_match_free (m->match);
-  g_clear_pointer (&m->fit, hr_fit_free);
+  /* m->fit is one of the series' */
+  g_clear_pointer (&m->series_fits, g_ptr_array_unref);
+  g_clear_pointer (&m->calibration, hr_calibration_free);
+  g_clear_error (&m->calibration_error);
+  g_clear_pointer (&m->at_micro_batch, hr_estimate_free);
+  g_clear_pointer (&m->snapshots, g_ptr_array_unref);
+  g_free (m->snapshot_files);
   g_free (m->summary);
   g_free (m);
+}
+
+GPtrArray *
+hr_analysis_fit_measurement (const HrMeasurement *measurement)
+{
+  GPtrArray *fits;
+
+  g_return_val_if_fail (measurement != NULL, NULL);
+
+  fits = g_ptr_array_new_with_free_func (fit_free);
+  for (guint i = 0; i < measurement->series->len; i++)
+    g_ptr_array_add (fits, hr_fit_series (g_ptr_array_index (measurement->series, i), NULL));
+  return fits;
+}
+
+void
+hr_analysis_add_reference_gpus (GPtrArray *gpus,
+                                HrCatalog *catalog)
+{
+  /* A consumer card and the two data-centre cards most rented for
+   * training (their catalog entries cite the vendors' pages). */
+  static const char * const reference[] = { "rtx-4090", "a100-80gb", "h100-sxm" };
+
+  g_return_if_fail (gpus != NULL);
+  g_return_if_fail (catalog != NULL);
+
+  for (guint i = 0; i < G_N_ELEMENTS (reference); i++)
+    {
+      const HrGpu *gpu = hr_catalog_find_gpu (catalog, reference[i]);
+      gboolean present = FALSE;
+
+      for (guint j = 0; j < gpus->len && gpu != NULL; j++)
+        present |= g_str_equal (((const HrGpu *) g_ptr_array_index (gpus, j))->id, gpu->id);
+
+      if (gpu != NULL && !present)
+        g_ptr_array_add (gpus, (gpointer) gpu);
+    }
 }
 
 HrAnalysis *
@@ -110,7 +192,7 @@ hr_analysis_unref (HrAnalysis *self)
   g_clear_pointer (&self->references, g_ptr_array_unref);
   g_clear_pointer (&self->own_gpu, analysis_gpu_free);
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
-  g_clear_pointer (&self->calibration, hr_calibration_free);
+  g_clear_pointer (&self->snapshot_sweep, hr_measurement_free);
   g_clear_pointer (&self->levers, g_ptr_array_unref);
   g_clear_pointer (&self->sweep, g_array_unref);
   g_free (self->calibration_text);
@@ -133,7 +215,32 @@ applied (HrAnalysis *self)
 
 /* ---- measurements and the calibration ---- */
 
+/* A snapshot is one run: the estimate at the micro-batch it says it ran
+ * (else the scenario's), uncalibrated, on the scenario's card, for the
+ * snapshot's buckets to be set beside. */
 static void
+estimate_at_snapshot (HrAnalysis            *self,
+                      HrAnalysisMeasurement *m)
+{
+  const HrMeasurement *measurement = m->measurement;
+  guint batch;
+
+  if (measurement->snapshot == NULL || hr_snapshot_get_peak_device (measurement->snapshot) == NULL)
+    return;
+  batch = hr_measurement_get_micro_batch (measurement);
+  m->micro_batch = batch > 0 ? batch : self->scenario->micro_batch;
+  if (m->micro_batch == self->scenario->micro_batch)
+    m->at_micro_batch = hr_plan_estimate (self->plan);
+  else
+    {
+      g_autoptr(HrScenario) at_batch = hr_scenario_copy (self->scenario);
+
+      at_batch->micro_batch = m->micro_batch;
+      m->at_micro_batch = hr_estimate_new (at_batch);
+    }
+}
+
+static HrAnalysisMeasurement *
 add_measurement (HrAnalysis          *self,
                  const HrMeasurement *measurement)
 {
@@ -145,6 +252,11 @@ add_measurement (HrAnalysis          *self,
   m->match = hr_measure_match_new (measurement, self->scenario);
   m->mean_relative_error = NAN;
   m->max_relative_error = NAN;
+  m->series_fits = hr_analysis_fit_measurement (measurement);
+  for (guint i = 0; sweep != NULL && i < measurement->series->len; i++)
+    if (g_ptr_array_index (measurement->series, i) == sweep)
+      m->fit = g_ptr_array_index (m->series_fits, i);
+  estimate_at_snapshot (self, m);
 
   if (sweep == NULL)
     {
@@ -161,10 +273,6 @@ add_measurement (HrAnalysis          *self,
     }
   else
     {
-      g_autoptr(HrCalibration) calibration = NULL;
-      g_autoptr(GError) error = NULL;
-
-      m->fit = hr_fit_series (sweep, NULL);
       if (m->fit != NULL)
         {
           g_autofree char *floor_text = hr_analysis_format_bytes (self, m->fit->floor);
@@ -173,41 +281,133 @@ add_measurement (HrAnalysis          *self,
           g_string_append_printf (text, _("Fit %s + %s per sample, R² %.3f"), floor_text, slope,
                                   m->fit->r2);
         }
-      calibration = hr_calibration_new (self->plan, sweep, &error);
-      if (calibration != NULL)
+      m->calibration = hr_calibration_new (self->plan, sweep, &m->calibration_error);
+      if (m->calibration != NULL)
         {
-          m->mean_relative_error = calibration->mean_relative_error;
-          m->max_relative_error = calibration->max_relative_error;
+          m->mean_relative_error = m->calibration->mean_relative_error;
+          m->max_relative_error = m->calibration->max_relative_error;
           g_string_append_printf (text, _(" · the estimate was off by %.0f%% on average, %.0f%% "
                                           "at most"),
-                                  100 * calibration->mean_relative_error,
-                                  100 * calibration->max_relative_error);
+                                  100 * m->calibration->mean_relative_error,
+                                  100 * m->calibration->max_relative_error);
           if (self->calibration == NULL && m->match->can_calibrate)
             {
-              self->calibration = g_steal_pointer (&calibration);
+              self->calibration = m->calibration;
               self->calibration_from = self->measurements->len;
             }
         }
       else if (self->calibration_text == NULL && m->match->can_calibrate)
-        self->calibration_text = g_strdup (error->message);
+        self->calibration_text = g_strdup (m->calibration_error->message);
       if (sweep->oom_batch > 0)
         g_string_append_printf (text, _(" · out of memory at micro-batch %u"), sweep->oom_batch);
     }
 
   m->summary = g_string_free (text, FALSE);
   g_ptr_array_add (self->measurements, m);
+  return m;
+}
+
+/* What the snapshots' sweep copies from them: the keys that say what was
+ * measured, when every snapshot that says one says the same. */
+static const char *const sweep_keys[] = { "model", "framework", "precision", "gpu", "optimizer" };
+
+static void
+copy_agreeing_config (HrMeasurement *sweep,
+                      GPtrArray     *snapshots)
+{
+  for (guint k = 0; k < G_N_ELEMENTS (sweep_keys); k++)
+    {
+      const char *value = NULL;
+      gboolean agree = TRUE;
+
+      for (guint i = 0; i < snapshots->len; i++)
+        {
+          const char *v = hr_measurement_get_config (g_ptr_array_index (snapshots, i),
+                                                     sweep_keys[k]);
+
+          if (v == NULL)
+            continue;
+          if (value != NULL && g_strcmp0 (value, v) != 0)
+            agree = FALSE;
+          value = v;
+        }
+      if (value != NULL && agree)
+        {
+          g_ptr_array_add (sweep->config_keys, g_strdup (sweep_keys[k]));
+          g_ptr_array_add (sweep->config_values, g_strdup (value));
+        }
+    }
+}
+
+/* Snapshots that say their micro-batch and are of this setup as far as
+ * they say (another card is fine: a calibration carries to every card),
+ * taken at two or more micro-batches, make one sweep: added after the
+ * measurements, so that each of those keeps its index. */
+static void
+add_snapshot_sweep (HrAnalysis *self)
+{
+  g_autoptr(GPtrArray) snapshots = g_ptr_array_new ();
+  g_autoptr(GString) files = g_string_new (NULL);
+  g_autoptr(GString) batches = g_string_new (NULL);
+  g_autoptr(GError) error = NULL;
+  HrAnalysisMeasurement *m;
+  guint first_batch = 0;
+  gboolean several = FALSE;
+
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const HrAnalysisMeasurement *one = g_ptr_array_index (self->measurements, i);
+      const HrMeasurement *measurement = one->measurement;
+      guint batch = hr_measurement_get_micro_batch (measurement);
+      g_autofree char *base = NULL;
+
+      if (measurement->snapshot == NULL || batch == 0 ||
+          hr_snapshot_get_peak_device (measurement->snapshot) == NULL ||
+          !one->match->can_calibrate)
+        continue;
+      g_ptr_array_add (snapshots, (gpointer) measurement);
+      base = g_path_get_basename (measurement->name);
+      g_string_append_printf (files, "%s%s", files->len > 0 ? ", " : "", base);
+      g_string_append_printf (batches, "%s%u", batches->len > 0 ? ", " : "", batch);
+      if (first_batch == 0)
+        first_batch = batch;
+      else if (batch != first_batch)
+        several = TRUE;
+    }
+  if (!several)
+    return;
+
+  /* (every snapshot kept says its micro-batch and has a peak: this cannot
+   * fail, and would leave the snapshots as they are if it did) */
+  self->snapshot_sweep = hr_measurement_new_snapshot_sweep (snapshots, &error);
+  if (self->snapshot_sweep == NULL)
+    {
+      g_warning ("%s", error->message);
+      return;
+    }
+  copy_agreeing_config (self->snapshot_sweep, snapshots);
+  g_free (self->snapshot_sweep->name);
+  /* Translators: the name of the sweep snapshots make together, in the
+   * curve's legend; %s lists their micro-batches, "8, 16" */
+  self->snapshot_sweep->name = g_strdup_printf (_("snapshots at micro-batch %s"), batches->str);
+
+  m = add_measurement (self, self->snapshot_sweep);
+  m->snapshots = g_steal_pointer (&snapshots);
+  m->snapshot_files = g_string_free (g_steal_pointer (&files), FALSE);
 }
 
 static void
 describe_calibration (HrAnalysis *self)
 {
   gboolean any_sweep = FALSE;
+  guint snapshots = 0;
 
   for (guint i = 0; i < self->measurements->len; i++)
     {
       const HrAnalysisMeasurement *m = g_ptr_array_index (self->measurements, i);
 
       any_sweep |= hr_measurement_get_sweep (m->measurement) != NULL;
+      snapshots += m->measurement->snapshot != NULL;
     }
 
   if (self->calibration != NULL)
@@ -225,6 +425,17 @@ describe_calibration (HrAnalysis *self)
                                                 self->calibration->overhead_shift < 0 ? "−" : "+",
                                                 shift, band);
     }
+  else if (!any_sweep && self->options.sweep_snapshots && snapshots > 0 &&
+           snapshots == self->measurements->len)
+    {
+      /* A snapshot is one run at one micro-batch: "needs two or more
+       * micro-batches" is true, and how to get the second is said. */
+      g_free (self->calibration_text);
+      self->calibration_text = g_strdup (_("A snapshot is one run at one micro-batch: import "
+                                           "snapshots of this setup at two or more micro-batches "
+                                           "(the probe's --snapshot writes one per "
+                                           "micro-batch)"));
+    }
   else if (!any_sweep)
     {
       g_free (self->calibration_text);
@@ -236,6 +447,72 @@ describe_calibration (HrAnalysis *self)
 }
 
 /* ---- the fit on each card ---- */
+
+/* ---- the high end of the range ---- */
+
+const char *
+hr_analysis_fit_to_string (HrAnalysisFit fit)
+{
+  switch (fit)
+    {
+    case HR_ANALYSIS_FIT_FITS:
+      return "fits";
+    case HR_ANALYSIS_FIT_TIGHT:
+      return "tight";
+    case HR_ANALYSIS_FIT_NO:
+    default:
+      return "does-not-fit";
+    }
+}
+
+typedef struct {
+  HrAnalysis *self;
+  HrPlan     *plan;
+} HighEnd;
+
+/* The need at the high end of the range at @micro_batch, calibrated when
+ * the analysis is (a calibration's band is its own range). */
+static guint64
+need_high_at (guint    micro_batch,
+              gpointer user_data)
+{
+  HighEnd *h = user_data;
+  HrPeak peak = { 0 };
+
+  if (applied (h->self) != NULL)
+    hr_calibration_peak (applied (h->self), h->plan, micro_batch, &peak);
+  else
+    hr_plan_peak (h->plan, micro_batch, &peak);
+  return MAX (peak.need_high, hr_fit_rule_need (hr_plan_get_scenario (h->plan), &peak));
+}
+
+/* Whether the high end of the estimate's range fits as well as the
+ * central estimate, and the largest micro-batch whose high end does: the
+ * range is how wrong the estimate may be, so a run that fits only at its
+ * centre may still run out of memory. */
+static void
+fit_high_end (HrAnalysis    *self,
+              HrPlan        *plan,
+              HrAnalysisGpu *g)
+{
+  HighEnd h = { self, plan };
+  gboolean lower_bound = FALSE;
+
+  g->need_high = MAX (g->need, need_high_at (MAX (1, self->scenario->micro_batch), &h));
+  g->fits_high = g->fits && g->need_high <= g->limit.usable;
+  if (g->fits_high)
+    g->max_micro_batch_high = g->max_micro_batch;
+  if (g->max_micro_batch == 0)
+    g->max_micro_batch_high = 0;
+  else
+    g->max_micro_batch_high = MIN (g->max_micro_batch,
+                                   hr_fit_rule_max_micro_batch (need_high_at, &h,
+                                                                g->limit.usable,
+                                                                g->max_micro_batch,
+                                                                &lower_bound));
+  g->fit = g->fits_high ? HR_ANALYSIS_FIT_FITS
+           : g->fits ? HR_ANALYSIS_FIT_TIGHT : HR_ANALYSIS_FIT_NO;
+}
 
 static HrAnalysisGpu *
 fit_on (HrAnalysis  *self,
@@ -283,6 +560,7 @@ fit_on (HrAnalysis  *self,
   g->max_micro_batch = g->estimate->max_micro_batch;
   g->max_is_lower_bound = g->estimate->max_is_lower_bound;
   g->rule = hr_fit_rule_describe (&g->limit);
+  fit_high_end (self, use, g);
   return g;
 }
 
@@ -301,6 +579,23 @@ write_verdict (HrAnalysis    *self,
       const char *knob = self->scenario->engine == HR_ENGINE_SGLANG ? "mem_fraction_static"
                                                                      : "gpu_memory_utilization";
 
+      if (g->fit == HR_ANALYSIS_FIT_TIGHT)
+        {
+          g_autofree char *short_by = hr_analysis_format_bytes (self,
+                                                                (double) g->need_high -
+                                                                g->limit.usable);
+
+          g->verdict = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                     "Probably fits %u sequence of %u tokens at "
+                                                     "once, tight: %s short at the high end of "
+                                                     "the range; up to %s%u at once",
+                                                     "Probably fits %u sequences of %u tokens at "
+                                                     "once, tight: %s short at the high end of "
+                                                     "the range; up to %s%u at once", micro_batch),
+                                        micro_batch, context, short_by,
+                                        g->max_is_lower_bound ? "≥ " : "", g->max_micro_batch);
+          return;
+        }
       if (g->fits)
         {
           g_autofree char *spare = hr_analysis_format_bytes (self,
@@ -346,14 +641,41 @@ write_verdict (HrAnalysis    *self,
       return;
     }
 
+  if (g->fit == HR_ANALYSIS_FIT_TIGHT)
+    {
+      g_autofree char *short_by = hr_analysis_format_bytes (self, (double) g->need_high -
+                                                                  g->limit.usable);
+
+      if (g->max_micro_batch_high > 0)
+        g->verdict = g_strdup_printf (_("Probably fits, tight: %s short at the high end of the "
+                                        "range at micro-batch %u; largest micro-batch %u at the "
+                                        "high end, %s%u at the estimate"),
+                                      short_by, micro_batch, g->max_micro_batch_high,
+                                      g->max_is_lower_bound ? "≥ " : "", g->max_micro_batch);
+      else
+        g->verdict = g_strdup_printf (_("Probably fits, tight: %s short at the high end of the "
+                                        "range at micro-batch %u, where not even micro-batch 1 "
+                                        "fits; largest micro-batch %s%u at the estimate"),
+                                      short_by, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                      g->max_micro_batch);
+      return;
+    }
+
   if (g->fits)
     {
       g_autofree char *spare = hr_analysis_format_bytes (self, (double) g->limit.usable - g->need);
 
-      g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
-                                      "largest micro-batch %s%u"),
-                                    spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
-                                    g->max_micro_batch);
+      if (g->max_micro_batch_high < g->max_micro_batch)
+        g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
+                                        "largest micro-batch %s%u (%u at the high end of the "
+                                        "range)"),
+                                      spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                      g->max_micro_batch, g->max_micro_batch_high);
+      else
+        g->verdict = g_strdup_printf (_("Fits with %s to spare at micro-batch %u; "
+                                        "largest micro-batch %s%u"),
+                                      spare, micro_batch, g->max_is_lower_bound ? "≥ " : "",
+                                      g->max_micro_batch);
       return;
     }
 
@@ -422,6 +744,8 @@ hr_analysis_new (const HrScenario        *scenario,
   for (guint i = 0; options != NULL && options->measurements != NULL &&
                     i < options->measurements->len; i++)
     add_measurement (self, g_ptr_array_index (options->measurements, i));
+  if (self->options.sweep_snapshots)
+    add_snapshot_sweep (self);
   describe_calibration (self);
   self->calibrated = self->options.use_calibration && self->calibration != NULL;
 
@@ -546,6 +870,32 @@ hr_analysis_get_measurement (HrAnalysis *self,
   g_return_val_if_fail (self != NULL, NULL);
   g_return_val_if_fail (index < self->measurements->len, NULL);
   return g_ptr_array_index (self->measurements, index);
+}
+
+const HrAnalysisMeasurement *
+hr_analysis_find_measurement (HrAnalysis          *self,
+                              const HrMeasurement *measurement)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  for (guint i = 0; i < self->measurements->len; i++)
+    {
+      const HrAnalysisMeasurement *m = g_ptr_array_index (self->measurements, i);
+
+      if (m->measurement == measurement)
+        return m;
+    }
+  return NULL;
+}
+
+const HrAnalysisMeasurement *
+hr_analysis_get_snapshot_sweep (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, NULL);
+
+  if (self->snapshot_sweep == NULL)
+    return NULL;
+  return hr_analysis_find_measurement (self, self->snapshot_sweep);
 }
 
 const HrCalibration *
@@ -708,6 +1058,22 @@ hr_analysis_sweep (HrAnalysis *self,
       g_array_append_val (points, sample);
     }
   return points;
+}
+
+double
+hr_analysis_predict (HrAnalysis *self,
+                     guint       micro_batch,
+                     HrMetric    metric)
+{
+  HrPeak peak;
+
+  g_return_val_if_fail (self != NULL, NAN);
+  g_return_val_if_fail (micro_batch >= 1, NAN);
+
+  hr_plan_peak (self->plan, micro_batch, &peak);
+  return metric == HR_METRIC_ALLOCATED ? peak.allocated
+         : metric == HR_METRIC_RESERVED ? peak.reserved
+         : peak.device_used;
 }
 
 GArray *

@@ -29,8 +29,13 @@ typedef enum {
 } HrSizeUnit;
 
 /* "14.2 GiB" in the locale's number format: two decimals below 10, one
- * above (the precision an estimate has). */
+ * above (the precision an estimate has).  The one byte formatter of what
+ * the window and the analysis' sentences show. */
 char       *hr_size_format        (double      bytes,
+                                   HrSizeUnit  unit);
+/* "12.8–16.1 GiB", both ends to the decimals of the higher. */
+char       *hr_size_format_range  (double      low,
+                                   double      high,
                                    HrSizeUnit  unit);
 
 typedef struct {
@@ -44,10 +49,25 @@ typedef struct {
   /* Imported measurements (const HrMeasurement *), overlaid and, with
    * use_calibration, the first that may calibrate this scenario does. */
   GPtrArray    *measurements;
+  /* Snapshots of this setup (as far as they say) taken at two or more
+   * micro-batches, each one run, make one sweep together: the analysis
+   * adds it after the measurements above, where it may calibrate. */
+  gboolean      sweep_snapshots;
   gboolean      use_calibration;
   HrKnobSort    lever_sort;
   HrSizeUnit    unit;          /* of the sentences */
 } HrAnalysisOptions;
+
+/* A verdict in three words: the range's high end fits; only the central
+ * estimate fits; not even that. */
+typedef enum {
+  HR_ANALYSIS_FIT_FITS,
+  HR_ANALYSIS_FIT_TIGHT,
+  HR_ANALYSIS_FIT_NO,
+} HrAnalysisFit;
+
+/* "fits", "tight", "does-not-fit": the names `fits --json` writes. */
+const char  *hr_analysis_fit_to_string (HrAnalysisFit fit);
 
 /* One compared GPU. */
 typedef struct {
@@ -55,9 +75,17 @@ typedef struct {
   HrEstimate  *estimate;          /* on this card, calibrated when the analysis is */
   HrFitLimit   limit;
   guint64      need;              /* at the scenario's micro-batch */
-  gboolean     fits;
+  gboolean     fits;              /* the central estimate fits */
   guint        max_micro_batch;   /* 0: not even one */
   gboolean     max_is_lower_bound;
+  /* The high end of the estimate's range against the same usable memory.
+   * A run "fits" when its high end does; where only the central estimate
+   * fits, it "probably fits, tight" (HR_ANALYSIS_FIT_TIGHT), and a user
+   * who trusts it may still run out of memory. */
+  guint64      need_high;         /* at the scenario's micro-batch */
+  gboolean     fits_high;
+  guint        max_micro_batch_high;   /* the largest whose high end fits; 0: not even one */
+  HrAnalysisFit fit;
   char        *rule;              /* how the usable memory was reached */
   HrKnob      *fix;               /* the least costly lever that makes it fit; NULL when it
                                    * fits, or when none does */
@@ -75,14 +103,45 @@ typedef struct {
 
 /* One imported measurement, as it relates to the scenario. */
 typedef struct {
-  const HrMeasurement *measurement;   /* borrowed from the options */
+  /* borrowed from the options; the snapshots' sweep is the analysis' */
+  const HrMeasurement *measurement;
   HrMeasureMatch      *match;
-  HrFit               *fit;           /* NULL for a log over time */
+  HrFit               *fit;           /* of its sweep; NULL for a log over time */
+  /* Each series' fit (HrFit, NULL where the series is no sweep), in the
+   * measurement's order; the sweep's is @fit. */
+  GPtrArray           *series_fits;
+  /* The uncalibrated estimate set against the sweep, whether or not the
+   * measurement may calibrate this scenario; NULL without a sweep, with
+   * @calibration_error saying why. */
+  HrCalibration       *calibration;
+  GError              *calibration_error;
   /* Against the (uncalibrated) estimate; NAN without a sweep. */
   double               mean_relative_error;
   double               max_relative_error;
+  /* A snapshot (one run): the micro-batch it is compared at (the one it
+   * says, else the scenario's) and the uncalibrated estimate there, on
+   * the scenario's card; 0 and NULL for any other measurement. */
+  guint                micro_batch;
+  HrEstimate          *at_micro_batch;
+  /* The sweep several snapshots make: the measurements (const
+   * HrMeasurement *, from the options) it was made of, and their file
+   * names ("b8.pickle, b16.pickle"); NULL for any other measurement. */
+  GPtrArray           *snapshots;
+  char                *snapshot_files;
   char                *summary;       /* fit, error against the estimate, OOM */
 } HrAnalysisMeasurement;
+
+/* Each series' fit of @measurement (HrFit, NULL where a series is no
+ * sweep), as an analysis makes them: for a measurement read without a
+ * scenario. */
+GPtrArray        *hr_analysis_fit_measurement (const HrMeasurement *measurement);
+
+/* Appends to @gpus (const HrGpu *) the cards a curve shows for reference
+ * when no card is compared: a consumer card and the two data-centre cards
+ * most rented for training, where @catalog has them and @gpus does not
+ * already. */
+void              hr_analysis_add_reference_gpus (GPtrArray *gpus,
+                                                  HrCatalog *catalog);
 
 typedef struct _HrAnalysis HrAnalysis;
 
@@ -129,12 +188,25 @@ GArray           *hr_analysis_sweep           (HrAnalysis              *analysis
                                                guint                    step,
                                                gboolean                 powers_of_two);
 
+/* What a measured point at @micro_batch is set against: the uncalibrated
+ * estimate there, on the scenario's own card, in the measure @metric. */
+double            hr_analysis_predict         (HrAnalysis              *analysis,
+                                               guint                    micro_batch,
+                                               HrMetric                 metric);
+
 /* The levers on the scenario's own card, in the options' order. */
 GPtrArray        *hr_analysis_get_levers      (HrAnalysis              *analysis);
 
 guint             hr_analysis_get_n_measurements (HrAnalysis           *analysis);
 const HrAnalysisMeasurement *hr_analysis_get_measurement (HrAnalysis   *analysis,
                                                           guint          index);
+/* The measurement @measurement (from the options, or the snapshots'
+ * sweep) became; NULL when it is not the analysis'. */
+const HrAnalysisMeasurement *hr_analysis_find_measurement (HrAnalysis          *analysis,
+                                                           const HrMeasurement *measurement);
+/* The sweep the snapshots made together (options.sweep_snapshots); NULL
+ * when they made none. */
+const HrAnalysisMeasurement *hr_analysis_get_snapshot_sweep (HrAnalysis *analysis);
 /* The calibration in use (NULL when off or when none can be made), and
  * what the switch would do or why it cannot (a sentence). */
 const HrCalibration *hr_analysis_get_calibration (HrAnalysis           *analysis);

@@ -10,6 +10,8 @@
 #include "hr-catalog.h"
 #include "hr-cost.h"
 #include "hr-csv-write.h"
+#include "hr-error.h"
+#include "hr-estimate-check.h"
 #include "hr-estimate.h"
 #include "hr-file.h"
 #include "hr-fit-rule.h"

@@ -8,6 +8,7 @@ beside the scenario is imported into the screenshot, and that a hostile
 pickle is refused without running anything."""
 
 import os
+import stat
 import struct
 import subprocess
 import sys
@@ -80,6 +81,31 @@ with tempfile.TemporaryDirectory() as tmp:
           f"a pickle that would call code is refused by name (got {r.stderr.strip()!r})")
     check(not os.path.exists(out4) and not os.path.exists(os.path.join(tmp, "headroom-pickle-ran-me")),
           "nothing of it ran, and no PNG")
+
+    # The PNG goes through the one writer of every file: a link is
+    # followed, a FIFO, a dangling link or a link to a FIFO is refused
+    # (exit 1) and left as it is.
+    real = os.path.join(tmp, "real.png")
+    with open(real, "wb") as f:
+        f.write(b"old")
+    os.symlink("real.png", os.path.join(tmp, "link.png"))
+    os.symlink("nowhere.png", os.path.join(tmp, "dangling.png"))
+    os.mkfifo(os.path.join(tmp, "fifo.png"))
+    os.symlink("fifo.png", os.path.join(tmp, "link-to-fifo.png"))
+    r = subprocess.run([headroom, "--screenshot=" + os.path.join(tmp, "link.png"), scenario],
+                       env=env, capture_output=True, text=True, timeout=60)
+    check(r.returncode == 0 and os.path.islink(os.path.join(tmp, "link.png")) and
+          png_size(real) is not None, f"a link is followed (got {r.returncode}: {r.stderr!r})")
+    for name, is_kind in (("dangling.png", os.path.islink), ("fifo.png", lambda p: stat.S_ISFIFO(
+                          os.lstat(p).st_mode)), ("link-to-fifo.png", os.path.islink)):
+        target = os.path.join(tmp, name)
+        r = subprocess.run([headroom, "--screenshot=" + target, scenario],
+                           env=env, capture_output=True, text=True, timeout=60)
+        check(r.returncode == 1 and name in r.stderr and is_kind(target),
+              f"--screenshot={name} is refused and left as it is (got {r.returncode}: "
+              f"{r.stderr.strip()!r})")
+    check(stat.S_ISFIFO(os.stat(os.path.join(tmp, "fifo.png")).st_mode) and
+          not os.path.exists(os.path.join(tmp, "nowhere.png")), "the FIFO stays, nothing created")
 
     r = subprocess.run([headroom, "--screenshot-size=12"], env=env, capture_output=True,
                        text=True, timeout=60)

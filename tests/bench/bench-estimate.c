@@ -1,7 +1,7 @@
 /* bench-estimate.c: how long an estimate and a full sweep take
  *
  * Run with `meson test --benchmark`; it prints the time per call and never
- * fails on speed (DESIGN.md: performance is measured, not asserted).
+ * fails on speed (docs/DESIGN.md: performance is measured, not asserted).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

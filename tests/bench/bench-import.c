@@ -1,7 +1,7 @@
 /* bench-import.c: how long reading model headers takes
  *
  * Run with `meson test --benchmark`; it prints the time per import and never
- * fails on speed (DESIGN.md: performance is measured, not asserted).  The
+ * fails on speed (docs/DESIGN.md: performance is measured, not asserted).  The
  * headers are the size of large real ones: a GGUF with a 256k-token
  * vocabulary and DeepSeek-V3's tensor count, a safetensors shard header
  * listing 8,000 tensors.

@@ -1,7 +1,7 @@
 /* bench-measure.c: how fast a large nvidia-smi log is imported and drawn
  *
  * Run with `meson test --benchmark`; it prints MB/s and peak memory and
- * never fails on speed (DESIGN.md: performance is measured, not
+ * never fails on speed (docs/DESIGN.md: performance is measured, not
  * asserted).  Two ways of reading: the per-GPU peaks with every log thinned
  * to HR_MEASURE_SUMMARY_POINTS points (what `headroom-cli measure` does,
  * in bounded memory), and every point kept with a line fitted through GPU
@@ -191,6 +191,7 @@ export_curve (const char *name,
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrMeasurement) m = NULL;
   g_autoptr(HrCurveChartData) curve = NULL;
+  g_autoptr(HrFit) fit = NULL;
   g_autoptr(HrChartStyle) style = hr_chart_style_new (HR_CHART_THEME_LIGHT);
   g_autoptr(GBytes) png = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
@@ -213,7 +214,9 @@ export_curve (const char *name,
   hr_curve_chart_batch_range (scenario, gpus, &upper, &log2_x);
   upper = hr_curve_chart_measurement_batch_range (m, upper);
   curve = hr_curve_chart_data_new_for_scenario (scenario, gpus, 1, upper, log2_x);
-  hr_curve_chart_data_add_measurement (curve, m, scenario->micro_batch);
+  if (hr_measurement_get_sweep (m) != NULL)
+    fit = hr_fit_series (hr_measurement_get_sweep (m), NULL);
+  hr_curve_chart_data_add_measurement (curve, m, fit, scenario->micro_batch);
   png = hr_chart_export_bytes (&export, style, hr_curve_chart_draw, curve, &error);
   g_assert_no_error (error);
   g_assert_cmpuint (g_bytes_get_size (png), >, 1000);

@@ -209,7 +209,7 @@ test_data_for_scenario (void)
           g_assert_cmpfloat ((at_max + 1)->bytes, >, gpu->usable);
         }
     }
-  /* DESIGN.md: GR00T N1.7 fits batch 16 on 24 GB and 32 on 40 GB */
+  /* docs/DESIGN.md: GR00T N1.7 fits batch 16 on 24 GB and 32 on 40 GB */
   g_assert_cmpuint (((HrCurveGpu *) g_ptr_array_index (data->gpus, 0))->max_micro_batch, >=, 16);
   g_assert_cmpuint (((HrCurveGpu *) g_ptr_array_index (data->gpus, 1))->max_micro_batch, >=, 32);
 }

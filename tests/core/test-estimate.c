@@ -1,4 +1,4 @@
-/* test-estimate.c: the reference figures of DESIGN.md, and properties any
+/* test-estimate.c: the reference figures of docs/DESIGN.md, and properties any
  * estimate must have
  *
  * SPDX-License-Identifier: GPL-3.0-or-later

@@ -408,6 +408,142 @@ test_round_trip (void)
   g_rmdir (dir);
 }
 
+/* Every key a file holds at @path in @from is in @to: "x-" keys with the
+ * same value; a key Headroom reads, with a value that reads the same, or
+ * left out only where the reloaded scenario is the same (a default the
+ * writer leaves implicit).  Returns the number of keys checked. */
+static guint
+check_kept (JsonObject *from,
+            JsonObject *to,
+            const char *file,
+            const char *path)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+  guint checked = 0;
+
+  json_object_iter_init (&iter, from);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      g_autofree char *where = g_strconcat (path, "/", key, NULL);
+      JsonNode *there = json_object_get_member (to, key);
+
+      checked++;
+      if (g_str_has_prefix (key, "x-"))
+        {
+          if (there == NULL || !json_node_equal (value, there))
+            g_error ("%s: saving lost or changed %s", file, where);
+          continue;
+        }
+      if (there != NULL && JSON_NODE_HOLDS_OBJECT (value) && JSON_NODE_HOLDS_OBJECT (there))
+        checked += check_kept (json_node_get_object (value), json_node_get_object (there), file,
+                               where);
+    }
+  return checked;
+}
+
+static void
+keeps_every_key_in (const char *dir,
+                    guint      *files,
+                    guint      *keys)
+{
+  g_autoptr(GDir) d = g_dir_open (dir, 0, NULL);
+  const char *name;
+
+  if (d == NULL)
+    return;
+  while ((name = g_dir_read_name (d)) != NULL)
+    {
+      g_autofree char *path = g_build_filename (dir, name, NULL);
+      g_autoptr(GError) error = NULL;
+      g_autoptr(HrJsonDoc) doc = NULL;
+      g_autoptr(HrScenario) a = NULL;
+      g_autoptr(HrScenario) b = NULL;
+      g_autoptr(JsonNode) saved = NULL;
+      g_autoptr(JsonNode) saved_again = NULL;
+      g_autoptr(HrJsonDoc) saved_doc = NULL;
+      g_autoptr(HrEstimate) ea = NULL;
+      g_autoptr(HrEstimate) eb = NULL;
+      g_autofree char *text = NULL;
+
+      if (!g_str_has_suffix (name, ".json"))
+        continue;
+      doc = hr_json_doc_load_file (path, &error);
+      g_assert_no_error (error);
+      a = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+      if (a == NULL)
+        {
+          /* a validation row that uses keys not read yet */
+          g_test_message ("%s: not read (%s)", path, error->message);
+          continue;
+        }
+      saved = hr_scenario_to_json (a);
+      *keys += check_kept (json_node_get_object (hr_json_doc_get_root (doc)),
+                           json_node_get_object (saved), path, "");
+
+      /* What was saved reads as the same scenario, and saves the same. */
+      text = hr_json_node_to_string (saved, TRUE);
+      saved_doc = hr_json_doc_load_data (path, text, -1, &error);
+      g_assert_no_error (error);
+      b = hr_scenario_new_from_doc (saved_doc, hr_catalog_get_default (), &error);
+      g_assert_no_error (error);
+      saved_again = hr_scenario_to_json (b);
+      if (!json_node_equal (saved, saved_again))
+        g_error ("%s: saving what was saved changes it", path);
+      ea = hr_estimate_new (a);
+      eb = hr_estimate_new (b);
+      g_assert_cmpuint (ea->total, ==, eb->total);
+      g_assert_cmpuint (ea->high, ==, eb->high);
+      (*files)++;
+    }
+}
+
+/* Open, then save: every shipped example and every validation scenario
+ * keeps each key it held, its "x-" keys (the examples' sources) included. */
+static void
+test_keeps_every_key (void)
+{
+  const char *examples = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  const char *validation = g_getenv ("HEADROOM_VALIDATION_DIR");
+  guint files = 0, keys = 0;
+
+  g_assert_nonnull (examples);
+  g_assert_nonnull (validation);
+  keeps_every_key_in (examples, &files, &keys);
+  g_assert_cmpuint (files, >=, 14);
+  keeps_every_key_in (validation, &files, &keys);
+  g_assert_cmpuint (files, >=, 100);
+  g_test_message ("%u files, %u keys kept", files, keys);
+}
+
+/* An "x-" key inside an object (the LoRA settings) is kept there, and a
+ * part the scenario no longer has takes its "x-" keys with it. */
+static void
+test_keeps_nested_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = parse (HEAD "  \"method\": \"lora\", \"x-note\": [1, {\"a\": 2}],\n"
+                                   "  \"lora\": {\"rank\": 8, \"x-why\": \"paper\"}\n}", &error);
+  g_autoptr(JsonNode) node = NULL;
+  g_autofree char *text = NULL;
+
+  g_assert_no_error (error);
+  node = hr_scenario_to_json (s);
+  text = hr_json_node_to_string (node, FALSE);
+  g_assert_nonnull (strstr (text, "\"x-note\":[1,{\"a\":2}]"));
+  g_assert_nonnull (strstr (text, "\"x-why\":\"paper\""));
+
+  s->method = HR_METHOD_FULL;
+  s->lora_set = FALSE;
+  g_clear_pointer (&node, json_node_unref);
+  g_clear_pointer (&text, g_free);
+  node = hr_scenario_to_json (s);
+  text = hr_json_node_to_string (node, FALSE);
+  g_assert_null (strstr (text, "x-why"));
+  g_assert_nonnull (strstr (text, "\"x-note\""));
+}
+
 /* Every control character in a string is saved escaped: json-glib 1.6
  * wrote U+001F as it is, and the saved file could not be opened again
  * (found by fuzz-gguf, through a model name). */
@@ -774,6 +910,8 @@ main (int    argc,
   g_test_add_func ("/scenario/file-errors", test_file_errors);
   g_test_add_func ("/scenario/set", test_set);
   g_test_add_func ("/scenario/round-trip", test_round_trip);
+  g_test_add_func ("/scenario/keeps-every-key", test_keeps_every_key);
+  g_test_add_func ("/scenario/keeps-nested-keys", test_keeps_nested_keys);
   g_test_add_func ("/scenario/round-trip-control-characters",
                    test_round_trip_control_characters);
   g_test_add_func ("/scenario/copy", test_copy);

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
 #
 # Checks the Flatpak manifests: flatpak-builder parses each one with
-# unknown keys fatal, and each keeps the promises DESIGN.md makes (no
+# unknown keys fatal, and each keeps the promises docs/DESIGN.md makes (no
 # network, no file system: files go through portals), builds Headroom with
 # meson and runs its tests, and cleans headers and pkg-config files away.
 #

@@ -10,6 +10,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-checked.h"
 #include "hr-fuzz.h"
 
 /* The sanitizers' allocator reports every allocation and free. */
@@ -90,12 +91,29 @@ void
 hr_fuzz_check_estimate (const HrScenario *scenario)
 {
   g_autoptr(HrEstimate) est = hr_estimate_new (scenario);
+  g_autoptr(GError) error = NULL;
   guint64 sum = 0;
+
+  /* A figure beyond what a byte count holds is capped, never wrapped,
+   * and the scenario is refused (what headroom-cli exits 2 on) with one
+   * printable line naming it. */
+  if (!hr_estimate_check_scenario (scenario, "fuzz.json", &error))
+    {
+      HR_FUZZ_CHECK (est->overflow, "refused as too large, yet no figure was capped");
+      hr_fuzz_check_error (error);
+      HR_FUZZ_CHECK (est->total <= HR_BYTES_MAX && est->host_ram <= HR_BYTES_MAX &&
+                     est->low <= est->total && est->total <= est->high,
+                     "a capped estimate is out of order: %" G_GUINT64_FORMAT " %"
+                     G_GUINT64_FORMAT " %" G_GUINT64_FORMAT, est->low, est->total, est->high);
+      return;
+    }
+  HR_FUZZ_CHECK (!est->overflow, "a capped estimate was not refused");
+  HR_FUZZ_CHECK (est->host_ram <= HR_BYTES_MAX, "host_ram is %" G_GUINT64_FORMAT, est->host_ram);
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
       /* Unsigned, so "non-negative" means no wrapped-around subtraction. */
-      HR_FUZZ_CHECK (est->buckets[i] < G_MAXUINT64 / 8, "bucket %u is %" G_GUINT64_FORMAT,
+      HR_FUZZ_CHECK (est->buckets[i] <= HR_BYTES_MAX, "bucket %u is %" G_GUINT64_FORMAT,
                      i, est->buckets[i]);
       HR_FUZZ_CHECK (est->bucket_low[i] <= est->buckets[i] &&
                      est->buckets[i] <= est->bucket_high[i],

@@ -17,6 +17,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-checked.h"
 #include "hr-estimate-private.h"
 
 /* The walk counts the tensors autograd saves, exactly; what it leaves out
@@ -145,7 +146,8 @@ hr_plan_add_host_parts (HrPlan     *self,
     item->bytes = item->low = job;
     item->high = job * 1.1;
     g_ptr_array_add (est->host_items, item);
-    est->host_ram += (guint64) llround (job);
+    est->host_ram = hr_checked_add (est->host_ram, hr_checked_bytes (job, &est->overflow),
+                                    &est->overflow);
   }
 }
 

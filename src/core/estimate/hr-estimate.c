@@ -3,7 +3,7 @@
  * Every constant below says where it comes from.  The estimate models what
  * the common PyTorch stack (transformers, PEFT, bitsandbytes, torch.optim)
  * keeps alive at the peak of a training step, and what the stack the
- * scenario names does differently; DESIGN.md gives the buckets.  The work is
+ * scenario names does differently; docs/DESIGN.md gives the buckets.  The work is
  * split by concern (hr-estimate-private.h lists the files); this one runs a
  * plan and adds up the buckets.
  *
@@ -18,6 +18,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hr-checked.h"
 #include "hr-estimate-private.h"
 #include "hr-fit-rule.h"
 
@@ -346,6 +347,8 @@ setup_parts (HrPlan *self)
     }
 }
 
+#define CHECKED(bytes) hr_checked_bytes ((bytes), &overflow)
+
 static void
 compute (HrPlan     *self,
          guint       micro_batch,
@@ -357,6 +360,8 @@ compute (HrPlan     *self,
   Acc acc = { 0 };
   double static_total, dynamic_total;
   double frag, frag_low, frag_high;
+  /* set when a figure is beyond what a byte count holds (hr-checked.h) */
+  gboolean overflow = FALSE;
 
   g_atomic_int_inc (&counter_passes);
 
@@ -474,23 +479,23 @@ compute (HrPlan     *self,
             high += acc.high[i];
           }
 
-        peak->allocated = (guint64) llround (allocated);
-        peak->reserved = (guint64) llround (reserved);
-        peak->device_used = (guint64) llround (device);
+        peak->allocated = CHECKED (allocated);
+        peak->reserved = CHECKED (reserved);
+        peak->device_used = CHECKED (device);
         peak->total = peak->device_used;
-        peak->low = (guint64) llround (MIN (low, band_low * device));
-        peak->high = (guint64) llround (MAX (high, band_high * device));
-        peak->allocated_low = (guint64) llround (MIN (allocated_low, band_low * allocated));
-        peak->allocated_high = (guint64) llround (MAX (allocated_high, band_high * allocated));
-        peak->reserved_low = (guint64) llround (MIN (reserved_low, band_low * reserved));
-        peak->reserved_high = (guint64) llround (MAX (reserved_high, band_high * reserved));
+        peak->low = CHECKED (MIN (low, band_low * device));
+        peak->high = CHECKED (MAX (high, band_high * device));
+        peak->allocated_low = CHECKED (MIN (allocated_low, band_low * allocated));
+        peak->allocated_high = CHECKED (MAX (allocated_high, band_high * allocated));
+        peak->reserved_low = CHECKED (MIN (reserved_low, band_low * reserved));
+        peak->reserved_high = CHECKED (MAX (reserved_high, band_high * reserved));
         reserved_low = MIN (reserved_low, band_low * reserved);
         reserved_high = MAX (reserved_high, band_high * reserved);
         if (need > 0)
           {
-            peak->need = (guint64) llround (need);
-            peak->need_low = (guint64) llround (MIN (reserved_low, need));
-            peak->need_high = (guint64) llround (MAX (reserved_high, need));
+            peak->need = CHECKED (need);
+            peak->need_low = CHECKED (MIN (reserved_low, need));
+            peak->need_high = CHECKED (MAX (reserved_high, need));
           }
         else
           {
@@ -499,7 +504,7 @@ compute (HrPlan     *self,
             peak->need_high = peak->high;
           }
 
-        peak->kv_cache = (guint64) llround (acc.kv_pool);
+        peak->kv_cache = CHECKED (acc.kv_pool);
         peak->outside_pool = 0;
         if (hr_scenario_has_kv_pool (s))
           {
@@ -507,12 +512,12 @@ compute (HrPlan     *self,
              * micro-batch's sequences */
             double sequences = acc.kv_per_sequence * micro_batch;
 
-            peak->need = (guint64) llround (acc.kv_rest + sequences);
-            peak->need_low = (guint64) llround (acc.kv_rest_low + sequences);
-            peak->need_high = (guint64) llround (acc.kv_rest_high + sequences);
+            peak->need = CHECKED (acc.kv_rest + sequences);
+            peak->need_low = CHECKED (acc.kv_rest_low + sequences);
+            peak->need_high = CHECKED (acc.kv_rest_high + sequences);
             /* what the process holds beside the pool (its content is what
              * the engine counted and the cache it filled the rest with) */
-            peak->outside_pool = (guint64) llround (MAX (0, device - acc.kv_rest - acc.kv_pool));
+            peak->outside_pool = CHECKED (MAX (0, device - acc.kv_rest - acc.kv_pool));
           }
       }
   }
@@ -521,13 +526,13 @@ compute (HrPlan     *self,
     {
       double host_job_factor = MAX (1, s->gpus);
 
-      est->kv_cache_low = (guint64) llround (acc.kv_pool_low);
-      est->kv_cache_high = (guint64) llround (acc.kv_pool_high);
+      est->kv_cache_low = CHECKED (acc.kv_pool_low);
+      est->kv_cache_high = CHECKED (acc.kv_pool_high);
       for (guint i = 0; i < HR_N_BUCKETS; i++)
         {
-          est->buckets[i] = (guint64) llround (acc.bytes[i]);
-          est->bucket_low[i] = (guint64) llround (acc.low[i]);
-          est->bucket_high[i] = (guint64) llround (acc.high[i]);
+          est->buckets[i] = CHECKED (acc.bytes[i]);
+          est->bucket_low[i] = CHECKED (acc.low[i]);
+          est->bucket_high[i] = CHECKED (acc.high[i]);
         }
 
       /* ---- host memory, for the whole job ---- */
@@ -546,7 +551,7 @@ compute (HrPlan     *self,
           item->bytes = item->low = job;
           item->high = job * 1.1;
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (job);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
         }
 
       hr_plan_add_host_parts (self, est, host_job_factor);
@@ -561,7 +566,7 @@ compute (HrPlan     *self,
           item->bytes = item->low = job;
           item->high = job * 1.2;
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (job);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
         }
 
       if (s->has_replay)
@@ -586,10 +591,17 @@ compute (HrPlan     *self,
                                          hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
           g_string_free (shape, TRUE);
           g_ptr_array_add (est->host_items, item);
-          est->host_ram += (guint64) llround (item->bytes);
+          est->host_ram = hr_checked_add (est->host_ram, CHECKED (item->bytes), &overflow);
         }
     }
+
+  if (peak != NULL)
+    peak->overflow = overflow;
+  if (est != NULL)
+    est->overflow |= overflow;
 }
+
+#undef CHECKED
 
 static double
 probe_metric (HrScenario  *probe,
@@ -1184,8 +1196,19 @@ hr_plan_estimate (HrPlan *plan)
 
     for (guint i = 0; i < HR_N_BUCKETS; i++)
       sum += est->buckets[i];
-    est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
+    /* (capped figures, hr-checked.h, need not add up: the overhead then
+     * takes no more than it holds) */
+    if (sum > est->total)
+      est->buckets[HR_BUCKET_OVERHEAD] -= MIN (est->buckets[HR_BUCKET_OVERHEAD], sum - est->total);
+    else
+      est->buckets[HR_BUCKET_OVERHEAD] += est->total - sum;
   }
+
+  est->overflow |= peak.overflow;
+  if (est->overflow)
+    g_ptr_array_add (est->notes, g_strdup (_("some figures are more than 1 EiB (2^60 bytes) and "
+                                             "are shown capped there: the scenario's sizes "
+                                             "are too large to estimate")));
 
   add_notes (stage, est);
 

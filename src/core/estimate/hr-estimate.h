@@ -103,6 +103,10 @@ typedef struct {
    * the last; 0 without pipeline parallelism). */
   guint        pipeline_stage;
 
+  /* Some figure was beyond HR_BYTES_MAX (hr-checked.h): it is capped
+   * there, and hr_estimate_check() refuses the scenario. */
+  gboolean     overflow;
+
   GPtrArray   *items;        /* HrEstimateItem */
   GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */
   GPtrArray   *notes;        /* char *: assumptions, sources, warnings */
@@ -134,6 +138,8 @@ typedef struct {
   /* under a serving engine's pool: what the process holds beside it (the
    * CUDA graphs; SGLang's activations), for the fit rule */
   guint64 outside_pool;
+  /* some figure was capped at HR_BYTES_MAX (hr-checked.h) */
+  gboolean overflow;
 } HrPeak;
 
 /* A scenario made ready for repeated estimates at different micro-batches

@@ -310,6 +310,7 @@ hr_scenario_copy (const HrScenario *scenario)
   copy->name = g_strdup (scenario->name);
   copy->model = scenario->model != NULL ? hr_model_copy (scenario->model) : NULL;
   copy->gpu = scenario->gpu != NULL ? hr_gpu_copy (scenario->gpu) : NULL;
+  copy->kept = scenario->kept != NULL ? json_node_copy (scenario->kept) : NULL;
   return copy;
 }
 
@@ -322,6 +323,7 @@ hr_scenario_free (HrScenario *scenario)
   g_free (scenario->name);
   g_clear_pointer (&scenario->model, hr_model_free);
   g_clear_pointer (&scenario->gpu, hr_gpu_free);
+  g_clear_pointer (&scenario->kept, json_node_unref);
   g_free (scenario);
 }
 
@@ -1039,6 +1041,76 @@ read_parallel_and_serving (HrScenario *self,
     self->field = v_;                                                     \
   } G_STMT_END
 
+/* ---- keys kept for saving ---- */
+
+/* The "x-" members of @object, and of the objects inside it, as an object
+ * of the same shape; NULL when there are none.  Arrays are kept whole
+ * when they sit under an "x-" key, and not looked into otherwise (an
+ * array's elements have no names to put a key back by). */
+static JsonObject *
+keep_unread (JsonObject *object)
+{
+  JsonObject *kept = NULL;
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  json_object_iter_init (&iter, object);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      JsonNode *node = NULL;
+
+      if (g_str_has_prefix (key, "x-"))
+        node = json_node_copy (value);
+      else if (JSON_NODE_HOLDS_OBJECT (value))
+        {
+          JsonObject *inner = keep_unread (json_node_get_object (value));
+
+          if (inner != NULL)
+            {
+              node = json_node_new (JSON_NODE_OBJECT);
+              json_node_take_object (node, inner);
+            }
+        }
+      if (node == NULL)
+        continue;
+      if (kept == NULL)
+        kept = json_object_new ();
+      json_object_set_member (kept, key, node);
+    }
+  return kept;
+}
+
+/* Puts @kept's members back into @object: an "x-" key as it was, unless
+ * @object has one of that name; an object into the member of that name
+ * when @object still has it as an object (a part the scenario no longer
+ * has, such as "lora" after the method changed, takes its keys with it). */
+static void
+restore_unread (JsonObject *object,
+                JsonObject *kept)
+{
+  JsonObjectIter iter;
+  const char *key;
+  JsonNode *value;
+
+  json_object_iter_init (&iter, kept);
+  while (json_object_iter_next (&iter, &key, &value))
+    {
+      if (g_str_has_prefix (key, "x-"))
+        {
+          if (!json_object_has_member (object, key))
+            json_object_set_member (object, key, json_node_copy (value));
+        }
+      else if (json_object_has_member (object, key))
+        {
+          JsonNode *there = json_object_get_member (object, key);
+
+          if (JSON_NODE_HOLDS_OBJECT (there) && JSON_NODE_HOLDS_OBJECT (value))
+            restore_unread (json_node_get_object (there), json_node_get_object (value));
+        }
+    }
+}
+
 HrScenario *
 hr_scenario_new_from_doc (HrJsonDoc  *doc,
                           HrCatalog  *catalog,
@@ -1279,6 +1351,18 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
                         "\"zero2\" or \"zero3\""));
       goto out;
     }
+
+  {
+    JsonNode *root = hr_json_doc_get_root (doc);
+    JsonObject *kept = JSON_NODE_HOLDS_OBJECT (root) ? keep_unread (json_node_get_object (root))
+                                                     : NULL;
+
+    if (kept != NULL)
+      {
+        self->kept = json_node_new (JSON_NODE_OBJECT);
+        json_node_take_object (self->kept, kept);
+      }
+  }
 
   hr_scenario_resolve (self);
   ok = TRUE;
@@ -1623,6 +1707,7 @@ JsonNode *
 hr_scenario_to_json (const HrScenario *self)
 {
   g_autoptr(JsonBuilder) builder = json_builder_new ();
+  JsonNode *root;
 
   g_return_val_if_fail (self != NULL, NULL);
 
@@ -1688,8 +1773,10 @@ hr_scenario_to_json (const HrScenario *self)
       json_builder_end_array (builder);
     }
   add_enum (builder, "recompute", hr_recompute_names, self->recompute);
-  if (self->loss != HR_LOSS_UPCAST)
-    add_enum (builder, "loss", hr_loss_names, self->loss);
+  /* Always written: a stack's default loss is not upcast everywhere
+   * (torchtune's recipes chunk it), so leaving upcast implicit would read
+   * back as another loss. */
+  add_enum (builder, "loss", hr_loss_names, self->loss);
   add_enum (builder, "attention", hr_attention_names, self->attention);
   json_builder_set_member_name (builder, "gpus");
   json_builder_add_int_value (builder, self->gpus);
@@ -1748,7 +1835,10 @@ hr_scenario_to_json (const HrScenario *self)
   add_stack_keys (builder, self);
   json_builder_end_object (builder);
 
-  return json_builder_get_root (builder);
+  root = json_builder_get_root (builder);
+  if (self->kept != NULL)
+    restore_unread (json_node_get_object (root), json_node_get_object (self->kept));
+  return root;
 }
 
 gboolean

@@ -189,6 +189,11 @@ typedef struct {
   /* "part_dtypes", by component index: 0 where the part follows
    * weights_dtype, else its HrDtype + 1 */
   guint8          part_dtype[HR_SCENARIO_MAX_PART_DTYPES];
+
+  /* What the file held that Headroom does not read (its "x-" keys, at any
+   * depth), as an object of the same shape, so that saving keeps them;
+   * NULL when it held none. */
+  JsonNode       *kept;
 } HrScenario;
 
 #define HR_SCENARIO_DEFAULT_RESERVE 0.10

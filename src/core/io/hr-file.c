@@ -461,13 +461,26 @@ hr_file_write_atomic (const char  *path,
     }
 
   /* Replace what a link points to, not the link: the user's file lives
-   * where the link says. */
+   * where the link says.  A link that leads nowhere (dangling, or a loop)
+   * is refused and left as it is: renaming over it would put a file in
+   * the link's place. */
   {
     char resolved[PATH_MAX];
     GStatBuf lst;
 
-    if (g_lstat (path, &lst) == 0 && S_ISLNK (lst.st_mode) && realpath (path, resolved) != NULL)
-      target = g_strdup (resolved);
+    if (g_lstat (path, &lst) == 0 && S_ISLNK (lst.st_mode))
+      {
+        if (realpath (path, resolved) == NULL)
+          {
+            saved_errno = errno;
+            g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                         _("%s: is a symbolic link that leads to no file (%s); Headroom "
+                           "replaces only what a link points to, so it is left as it is"),
+                         shown, g_strerror (saved_errno));
+            return FALSE;
+          }
+        target = g_strdup (resolved);
+      }
     else
       target = g_strdup (path);
   }
@@ -527,6 +540,7 @@ hr_file_write_atomic (const char  *path,
       goto fail_errno;
     }
   run_hook (HR_FILE_WRITE_RENAMED, length);
+  /* (the data is on disk already: fsync succeeded) */
   close (fd);
 
   {
@@ -551,6 +565,19 @@ fail_errno:
 
 /* ---- Locks ---------------------------------------------------------------- */
 
+/* How long hr_file_with_lock() waits: HR_FILE_LOCK_TIMEOUT seconds, or
+ * what $HEADROOM_LOCK_TIMEOUT says (the tests shorten it). */
+static gint64
+lock_timeout_us (void)
+{
+  const char *env = g_getenv ("HEADROOM_LOCK_TIMEOUT");
+  double seconds = env != NULL ? g_ascii_strtod (env, NULL) : 0;
+
+  if (!(seconds > 0 && seconds <= 3600))
+    seconds = HR_FILE_LOCK_TIMEOUT;
+  return (gint64) (seconds * G_TIME_SPAN_SECOND);
+}
+
 gboolean
 hr_file_with_lock (const char        *lock_path,
                    HrFileLockedFunc   func,
@@ -558,6 +585,7 @@ hr_file_with_lock (const char        *lock_path,
                    GError           **error)
 {
   g_autofree char *shown = NULL;
+  gint64 deadline;
   gboolean ok;
   int fd;
 
@@ -575,15 +603,30 @@ hr_file_with_lock (const char        *lock_path,
       return FALSE;
     }
 
-  while (flock (fd, LOCK_EX) != 0)
+  /* Another process holds the lock for a read-modify-write that takes
+   * milliseconds; one that holds it for seconds is stuck (or stopped),
+   * and waiting with no end and no word would hang this one too. */
+  deadline = g_get_monotonic_time () + lock_timeout_us ();
+  while (flock (fd, LOCK_EX | LOCK_NB) != 0)
     {
       int saved_errno = errno;
 
       if (saved_errno == EINTR)
         continue;
+      if (saved_errno == EWOULDBLOCK && g_get_monotonic_time () < deadline)
+        {
+          g_usleep (20 * G_TIME_SPAN_MILLISECOND);
+          continue;
+        }
       close (fd);
-      g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
-                   _("%s: cannot be locked: %s"), shown, g_strerror (saved_errno));
+      if (saved_errno == EWOULDBLOCK)
+        g_set_error (error, G_FILE_ERROR, G_FILE_ERROR_AGAIN,
+                     _("%s: another process has held this lock for %.0f s; gave up waiting "
+                       "(let it finish, or end it, and try again)"),
+                     shown, lock_timeout_us () / (double) G_TIME_SPAN_SECOND);
+      else
+        g_set_error (error, G_FILE_ERROR, g_file_error_from_errno (saved_errno),
+                     _("%s: cannot be locked: %s"), shown, g_strerror (saved_errno));
       return FALSE;
     }
 

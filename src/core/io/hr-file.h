@@ -71,7 +71,11 @@ gboolean  hr_file_write_atomic  (const char   *path,
 /* Runs @func with an exclusive lock on @lock_path (created if missing, in a
  * folder that exists), so that a read-modify-write of a file beside it by
  * several Headroom processes at once keeps every change.  The lock is
- * released when @func returns, or when the process dies. */
+ * released when @func returns, or when the process dies.  A lock another
+ * process holds is waited for HR_FILE_LOCK_TIMEOUT seconds at most
+ * ($HEADROOM_LOCK_TIMEOUT overrides it); then G_FILE_ERROR_AGAIN, naming
+ * @lock_path, and @func is not run. */
+#define HR_FILE_LOCK_TIMEOUT 5
 typedef gboolean (*HrFileLockedFunc) (gpointer   user_data,
                                       GError   **error);
 

@@ -28,8 +28,6 @@
 /* Longer messages are shortened in the middle. */
 #define MAX_MESSAGE_CHARS 600
 
-G_DEFINE_QUARK (hr-error-quark, hr_error)
-
 typedef struct {
   guint line;
   guint column;

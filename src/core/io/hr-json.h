@@ -7,20 +7,10 @@
 
 #include <json-glib/json-glib.h>
 
+/* HR_ERROR, which every reader here sets, for those that include only this */
+#include "hr-error.h"
+
 G_BEGIN_DECLS
-
-#define HR_ERROR (hr_error_quark ())
-
-typedef enum {
-  HR_ERROR_IO,         /* the file cannot be read or written */
-  HR_ERROR_TOO_LARGE,  /* over the size a file of its kind can sensibly be */
-  HR_ERROR_BINARY,     /* not text */
-  HR_ERROR_PARSE,      /* not well-formed JSON (or CSV) */
-  HR_ERROR_INVALID,    /* well-formed, but a key or value is wrong */
-  HR_ERROR_NOT_FOUND,  /* names a catalog entry that does not exist */
-} HrError;
-
-GQuark hr_error_quark (void);
 
 /* Scenario and catalog files larger than this are refused before parsing. */
 #define HR_JSON_MAX_FILE_SIZE (16 * 1024 * 1024)

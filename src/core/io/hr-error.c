@@ -1,0 +1,10 @@
+/* hr-error.c: hr-core's error domain
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include "hr-error.h"
+
+G_DEFINE_QUARK (hr-error-quark, hr_error)
