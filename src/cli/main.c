@@ -512,6 +512,8 @@ hr_cli_add_knob_json (JsonBuilder  *b,
   json_builder_add_string_value (b, k->change);
   json_builder_set_member_name (b, "saved");
   json_builder_add_int_value (b, k->saved);
+  json_builder_set_member_name (b, "worth_it");
+  json_builder_add_boolean_value (b, k->worth_it);
   json_builder_set_member_name (b, "gained");
   json_builder_add_int_value (b, k->gained);
   json_builder_set_member_name (b, "need_after");

@@ -401,6 +401,76 @@ test_host_advice (void)
   g_assert_cmpuint (advice->host.reasons->len, ==, 4);
 }
 
+/* Under JAX's preallocation nvidia-smi shows XLA's pool, 75% of the card:
+ * the host's pinned staging follows what the run puts in it, not the
+ * pool (seed 000's 5090D table is the pool). */
+static void
+test_host_advice_pool (void)
+{
+  static const char * const limited[] = {
+    "train", "daily", "buy", "limited", "one", "no", "cuda", NULL
+  };
+  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                            "dreamerv3-5090d.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = hr_scenario_load (path, hr_catalog_get_default (), &error);
+  g_autoptr(HrAdvice) advice = NULL;
+  g_autoptr(HrEstimate) est = NULL;
+  const HrRecommendation *r;
+
+  g_assert_no_error (error);
+  g_assert_true (s->jax_preallocate);
+  advice = walk_and_advise (s, limited, NULL);
+  r = first (advice);
+  est = hr_estimate_new (s);
+  g_assert_cmpuint (r->need, <, est->device_used / 2);
+  g_assert_cmpuint (advice->host.ram_need, ==, est->host_ram + 2 * r->need + 8 * (guint64) 1e9);
+}
+
+/* Levers that free less than 2% of the peak are listed apart, after every
+ * lever worth its cost, in both orders: torchtune's Llama 3.1 8B LoRA
+ * keeps its optimizer state for the adapters only, so offloading it frees
+ * 0.07 GiB of about 18. */
+static void
+test_levers_not_worth_it (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                            "llama-3.1-8b-lora-4090.json", NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = hr_scenario_load (path, hr_catalog_get_default (), &error);
+  static const HrKnobSort sorts[] = { HR_KNOB_SORT_COST, HR_KNOB_SORT_SAVED };
+
+  g_assert_no_error (error);
+  for (guint k = 0; k < G_N_ELEMENTS (sorts); k++)
+    {
+      g_autoptr(GPtrArray) knobs = hr_knobs_evaluate (s, NULL);
+      gboolean seen_unworthy = FALSE, offload = FALSE, worthy = FALSE;
+
+      hr_knobs_sort (knobs, sorts[k]);
+      for (guint i = 0; i < knobs->len; i++)
+        {
+          const HrKnob *knob = g_ptr_array_index (knobs, i);
+
+          g_assert_true (knob->worth_it ==
+                         ((double) knob->gained >= HR_KNOB_WORTH_IT * (double) knob->before));
+          if (!knob->worth_it)
+            seen_unworthy = TRUE;
+          else
+            {
+              g_assert_false (seen_unworthy);
+              worthy = TRUE;
+            }
+          if (g_str_equal (knob->id, "offload"))
+            {
+              g_assert_false (knob->worth_it);
+              offload = TRUE;
+            }
+        }
+      g_assert_true (offload);
+      g_assert_true (worthy);
+    }
+}
+
 typedef struct {
   const char *name;
   const char *json;
@@ -509,6 +579,8 @@ main (int    argc,
   g_test_add_func ("/advisor/sharded-scenarios", test_sharded_scenarios);
   g_test_add_func ("/advisor/ranking", test_ranking);
   g_test_add_func ("/advisor/host", test_host_advice);
+  g_test_add_func ("/advisor/host-pool", test_host_advice_pool);
+  g_test_add_func ("/advisor/levers-not-worth-it", test_levers_not_worth_it);
   g_test_add_func ("/advisor/invalid", test_invalid_trees);
 
   return g_test_run ();
