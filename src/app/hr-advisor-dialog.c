@@ -161,7 +161,8 @@ static const struct {
     0.5, 24, 1, 1, 4 },
   { HR_FACT_MONTHS, N_("_Months"), N_("How long to plan for"), 1, 240, 1, 0, 12 },
   { HR_FACT_BUDGET, N_("_Budget (US dollars)"),
-    N_("Most to spend on cards, or on rent over the months"), 0, 10000000, 100, 0, 2200 },
+    N_("Most to spend on cards, or on rent over the months; 0: no limit"), 0, 10000000, 100, 0,
+    0 },
   { HR_FACT_RUNS, N_("_Runs at once"), N_("Independent seeds or sweeps"), 1, 1024, 1, 0, 4 },
 };
 
@@ -209,6 +210,8 @@ struct _HrAdvisorDialog
 G_DEFINE_FINAL_TYPE (HrAdvisorDialog, hr_advisor_dialog, ADW_TYPE_WINDOW)
 
 static void show_current (HrAdvisorDialog *self);
+static gboolean on_budget_output (GtkSpinButton *spin,
+                                  gpointer       user_data);
 
 static double
 inputs_get_number (const HrAdviceInputs *inputs,
@@ -318,6 +321,18 @@ select_answer (HrAdvisorDialog *self,
     {
       HrFact fact = numbers[i].fact;
 
+      /* An answer with no budget of its own (a lab or team budget) has
+       * none unless one was typed: the field says "No limit", never a
+       * band's figure the answer does not stand for. */
+      if (fact == HR_FACT_BUDGET && !(answer->set.known & fact) &&
+          gtk_widget_get_visible (GTK_WIDGET (self->number_rows[i])) &&
+          (replace_typed || !(self->typed.known & fact)))
+        {
+          self->typed.known &= ~fact;
+          gtk_spin_button_set_value (self->number_spins[i], 0);
+          on_budget_output (self->number_spins[i], NULL);
+          continue;
+        }
       if (!(answer->set.known & fact))
         continue;
       if ((self->typed.known & fact) && !replace_typed)
@@ -340,6 +355,37 @@ on_check_toggled (GtkCheckButton  *check,
     select_answer (self, index, TRUE, TRUE);
 }
 
+/* The budget field shows "No limit" at 0. */
+static gboolean
+on_budget_output (GtkSpinButton *spin,
+                  gpointer       user_data)
+{
+  if (gtk_spin_button_get_value (spin) > 0)
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (spin), _("No limit"));
+  return TRUE;
+}
+
+/* And reads it back, or a figure typed over it. */
+static int
+on_budget_input (GtkSpinButton *spin,
+                 double        *value,
+                 gpointer       user_data)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+  char *end = NULL;
+
+  if (g_strcmp0 (text, _("No limit")) == 0 || *text == '\0')
+    {
+      *value = 0;
+      return TRUE;
+    }
+  *value = g_strtod (text, &end);
+  if (end == text)
+    return GTK_INPUT_ERROR;
+  return TRUE;
+}
+
 static void
 on_number_changed (GtkSpinButton   *spin,
                    HrAdvisorDialog *self)
@@ -348,7 +394,13 @@ on_number_changed (GtkSpinButton   *spin,
     return;
   for (guint i = 0; i < N_NUMBERS; i++)
     if (self->number_spins[i] == spin)
-      inputs_set_number (&self->typed, numbers[i].fact, gtk_spin_button_get_value (spin));
+      {
+        /* a budget of 0 is no limit */
+        if (numbers[i].fact == HR_FACT_BUDGET && gtk_spin_button_get_value (spin) <= 0)
+          self->typed.known &= ~HR_FACT_BUDGET;
+        else
+          inputs_set_number (&self->typed, numbers[i].fact, gtk_spin_button_get_value (spin));
+      }
   /* The figure picks the answer it falls under. */
   select_answer (self, answer_from_facts (self), FALSE, FALSE);
 }
@@ -530,6 +582,8 @@ format_money (double usd)
 static char *
 describe_recommendation (const HrRecommendation *rec,
                          const HrAdviceInputs   *in,
+                         guint                   steps,
+                         gboolean                lower_bound,
                          HrUnit                  unit)
 {
   g_autoptr(GString) str = g_string_new (NULL);
@@ -577,9 +631,30 @@ describe_recommendation (const HrRecommendation *rec,
     g_string_append (str, _("renting always costs less at this use"));
   g_string_append_c (str, '\n');
 
+  if (isfinite (rec->run_hours) && isfinite (rec->cost_per_run))
+    {
+      g_autofree char *per_run = rec->cost_per_run < 10
+                                   ? g_strdup_printf ("$%.2f", rec->cost_per_run)
+                                   : format_money (rec->cost_per_run);
+
+      /* Translators: a run's steps, "at least " or nothing, its time in
+       * hours, its cost. */
+      g_string_append_printf (str, _("A run of %u steps: %s%.2g h, %s; "), steps,
+                              lower_bound ? _("at least ") : "", rec->run_hours, per_run);
+    }
   g_string_append_printf (str, _("%s over %g months"), cost, in->months);
-  if (!rec->within_budget)
-    g_string_append (str, _(", over budget"));
+  if (!rec->within_budget && (in->known & HR_FACT_BUDGET))
+    {
+      g_autofree char *budget = format_money (in->budget_usd);
+      g_autofree char *up_front = format_money (rec->up_front);
+
+      /* Translators: what the budget caps, then the budget. */
+      g_string_append_printf (str, _(": over budget (%s against %s)"), up_front, budget);
+    }
+  if (!rec->fits)
+    g_string_append (str, _("\nRuns only a smaller micro-batch"));
+  else if (!rec->fits_high)
+    g_string_append (str, _("\nFits at the estimate, not at the high end of its range"));
 
   return g_string_free (g_steal_pointer (&str), FALSE);
 }
@@ -600,40 +675,16 @@ join_lines (GPtrArray  *lines,
 }
 
 
-/* The heading says how the list is ranked: the budget answer decides
- * whether it is by cost alone, by cost per unit of compute, or by memory. */
+/* The heading says how the list is ordered: the advice's one objective. */
 static char *
 ranking_title (const HrAdvice *advice,
                const char     *fallback)
 {
-  const char *prefix;
-
-  if (advice == NULL)
+  if (advice == NULL || advice->order == NULL)
     return g_strdup (fallback);
-  /* What comes first: within the budget, then the rank the answers chose,
-   * in the run's own precision's throughput. */
-  prefix = advice->none_within_budget ? _("Nothing within the budget runs it as asked: ") : "";
-  switch (advice->inputs.rank)
-    {
-    case HR_ADVICE_RANK_VALUE:
-      /* Translators: the start, then a precision: "BF16", "TF32", "FP32". */
-      return g_strdup_printf (_("%sGPUs that fit, ranked by cost per %s TFLOP/s for your use"),
-                              prefix, advice->throughput);
-    case HR_ADVICE_RANK_COST:
-      return g_strdup_printf (_("%sGPUs that fit, ranked by cost for your use"), prefix);
-    case HR_ADVICE_RANK_MEMORY:
-      /* Memory first is for what to buy; at a light use renting costs
-       * less and the rented options lead, cheapest first (hr-advisor.c). */
-      if (advice->recommendations->len > 0 &&
-          ((HrRecommendation *) g_ptr_array_index (advice->recommendations, 0))->choice ==
-            HR_ADVICE_CHOICE_RENT)
-        return g_strdup_printf (_("%sGPUs that fit: renting costs less for your use, cheapest "
-                                  "first"), prefix);
-      return g_strdup_printf (_("%sGPUs that fit, most memory per card first, then cost per %s "
-                                "TFLOP/s"), prefix, advice->throughput);
-    default:
-      return g_strdup (fallback);
-    }
+  if (advice->none_within_budget)
+    return g_strdup_printf (_("Nothing within the budget runs it as asked. %s"), advice->order);
+  return g_strdup (advice->order);
 }
 
 static void
@@ -664,7 +715,9 @@ show_result (HrAdvisorDialog *self)
     {
       const HrRecommendation *rec = g_ptr_array_index (self->advice->recommendations, i);
       g_autofree char *title = NULL;
-      g_autofree char *lines = describe_recommendation (rec, &self->advice->inputs, unit);
+      g_autofree char *lines = describe_recommendation (rec, &self->advice->inputs,
+                                                       self->advice->steps,
+                                                       self->advice->flops_lower_bound, unit);
       GtkWidget *row = adw_action_row_new ();
 
       title = g_strdup_printf (rec->choice == HR_ADVICE_CHOICE_BUY ? _("%u. Buy %u × %s")
@@ -1032,7 +1085,17 @@ build_question_page (HrAdvisorDialog *self)
       g_autofree char *plain = NULL;
 
       gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), numbers[i].digits);
+      if (numbers[i].fact == HR_FACT_BUDGET)
+        {
+          /* letters too: "No limit" */
+          gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
+          g_signal_connect (spin, "output", G_CALLBACK (on_budget_output), NULL);
+          g_signal_connect (spin, "input", G_CALLBACK (on_budget_input), NULL);
+          gtk_editable_set_width_chars (GTK_EDITABLE (spin), 9);
+        }
       gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), numbers[i].initial);
+      if (numbers[i].fact == HR_FACT_BUDGET)
+        on_budget_output (GTK_SPIN_BUTTON (spin), NULL);
       gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
       /* Enter in the number takes the answer it picked. */
       gtk_text_set_activates_default (GTK_TEXT (gtk_editable_get_delegate (GTK_EDITABLE (spin))),
@@ -1179,7 +1242,9 @@ hr_advisor_dialog_init (HrAdvisorDialog *self)
 
   gtk_window_set_title (GTK_WINDOW (self), _("Which GPU to Buy or Rent"));
   gtk_window_set_modal (GTK_WINDOW (self), TRUE);
-  gtk_window_set_default_size (GTK_WINDOW (self), 1320, 840);
+  /* Within a 1366 × 768 screen with its panels: the questions scroll,
+   * the tree scales. */
+  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 680);
 
   self->window_title = ADW_WINDOW_TITLE (adw_window_title_new (_("Which GPU to Buy or Rent"),
                                                                NULL));
@@ -1196,7 +1261,11 @@ hr_advisor_dialog_init (HrAdvisorDialog *self)
   self->stack = GTK_STACK (stack);
   gtk_stack_add_named (self->stack, question, "question");
   gtk_stack_add_named (self->stack, result, "result");
+  /* Each page its own size: measured together, the result page's long
+   * wrapped lines asked for a width no screen has (1,946 px after Start
+   * Over). */
   gtk_stack_set_vhomogeneous (self->stack, FALSE);
+  gtk_stack_set_hhomogeneous (self->stack, FALSE);
   adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 480);
   adw_clamp_set_child (ADW_CLAMP (clamp), stack);
   gtk_widget_set_margin_top (clamp, 18);
