@@ -1209,6 +1209,17 @@ hr_advisor_dialog_class_init (HrAdvisorDialogClass *klass)
   object_class->dispose = hr_advisor_dialog_dispose;
   object_class->finalize = hr_advisor_dialog_finalize;
 
+  g_type_ensure (HR_TYPE_ADVISOR_TREE);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/vramlab/Headroom/"
+                                               "hr-advisor-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, next_button);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, stack);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, tree);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, window_title);
+  gtk_widget_class_bind_template_callback (widget_class, on_tree_pressed);
+
   gtk_widget_class_install_action (widget_class, "advisor.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "advisor.next", NULL, next_action);
   gtk_widget_class_install_action (widget_class, "advisor.restart", NULL, restart_action);
@@ -1223,16 +1234,7 @@ hr_advisor_dialog_class_init (HrAdvisorDialogClass *klass)
 static void
 hr_advisor_dialog_init (HrAdvisorDialog *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *back = gtk_button_new_with_mnemonic (_("_Back"));
-  GtkWidget *panes = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  GtkWidget *scrolled = gtk_scrolled_window_new ();
-  GtkWidget *clamp = adw_clamp_new ();
-  GtkWidget *stack = gtk_stack_new ();
-  GtkWidget *question = build_question_page (self);
-  GtkWidget *result = build_result_page (self);
-  GtkGesture *click = gtk_gesture_click_new ();
+  gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   self->rows = g_ptr_array_new ();
@@ -1240,67 +1242,10 @@ hr_advisor_dialog_init (HrAdvisorDialog *self)
   self->summaries = g_ptr_array_new_with_free_func (g_free);
   self->preselect = -1;
 
-  gtk_window_set_title (GTK_WINDOW (self), _("Which GPU to Buy or Rent"));
-  gtk_window_set_modal (GTK_WINDOW (self), TRUE);
-  /* Within a 1366 × 768 screen with its panels: the questions scroll,
-   * the tree scales. */
-  gtk_window_set_default_size (GTK_WINDOW (self), 1200, 680);
-
-  self->window_title = ADW_WINDOW_TITLE (adw_window_title_new (_("Which GPU to Buy or Rent"),
-                                                               NULL));
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->window_title));
-  self->next_button = gtk_button_new_with_mnemonic (_("_Next"));
-  gtk_widget_add_css_class (self->next_button, "suggested-action");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->next_button), "advisor.next");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (back), "advisor.back");
-  gtk_widget_set_tooltip_text (back, _("Back to the previous question (Alt+Left)"));
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), back);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->next_button);
-  gtk_window_set_default_widget (GTK_WINDOW (self), self->next_button);
-
-  self->stack = GTK_STACK (stack);
-  gtk_stack_add_named (self->stack, question, "question");
-  gtk_stack_add_named (self->stack, result, "result");
-  /* Each page its own size: measured together, the result page's long
-   * wrapped lines asked for a width no screen has (1,946 px after Start
-   * Over). */
-  gtk_stack_set_vhomogeneous (self->stack, FALSE);
-  gtk_stack_set_hhomogeneous (self->stack, FALSE);
-  adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 480);
-  adw_clamp_set_child (ADW_CLAMP (clamp), stack);
-  gtk_widget_set_margin_top (clamp, 18);
-  gtk_widget_set_margin_bottom (clamp, 18);
-  gtk_widget_set_margin_start (clamp, 18);
-  gtk_widget_set_margin_end (clamp, 18);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), clamp);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  /* The questions and the list take what they need; the tree the rest. */
-  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (scrolled), TRUE);
-  gtk_widget_set_hexpand (scrolled, FALSE);
-  gtk_widget_set_size_request (scrolled, 400, -1);
-
-  self->tree = g_object_new (HR_TYPE_ADVISOR_TREE, NULL);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->tree), TRUE);
-  gtk_widget_set_vexpand (GTK_WIDGET (self->tree), TRUE);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->tree),
-                               _("Click a question to go back to it"));
-  g_signal_connect (click, "pressed", G_CALLBACK (on_tree_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->tree), GTK_EVENT_CONTROLLER (click));
-
-  gtk_box_append (GTK_BOX (panes), scrolled);
-  gtk_box_append (GTK_BOX (panes), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
-  gtk_box_append (GTK_BOX (panes), GTK_WIDGET (self->tree));
-  gtk_widget_set_vexpand (panes, TRUE);
-  gtk_box_append (GTK_BOX (box), header);
-  gtk_box_append (GTK_BOX (box), panes);
-  self->toast_overlay = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  adw_toast_overlay_set_child (self->toast_overlay, box);
-  adw_window_set_content (ADW_WINDOW (self), GTK_WIDGET (self->toast_overlay));
+  /* The pages are built from the tree's data: a question's answers and
+   * numbers, a result's list. */
+  gtk_stack_add_named (self->stack, build_question_page (self), "question");
+  gtk_stack_add_named (self->stack, build_result_page (self), "result");
 
   g_signal_connect_object (self->settings, "changed::electricity-price",
                            G_CALLBACK (on_electricity_price_changed), self, G_CONNECT_SWAPPED);
