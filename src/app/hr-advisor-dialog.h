@@ -5,7 +5,12 @@
 
 #pragma once
 
-#include "hr-window.h"
+#include <adwaita.h>
+
+#include "hr-chart-view.h"
+#include "hr-core.h"
+#include "hr-screenshot.h"
+#include "hr-window-type.h"
 
 G_BEGIN_DECLS
 

@@ -25,7 +25,7 @@ struct _HrExportDialog
 {
   AdwWindow          parent_instance;
 
-  HrWindow          *window;
+  HrAnalysis        *analysis;
   GSettings         *settings;
   GtkDrawingArea    *preview;
   GtkLabel          *caption;
@@ -53,6 +53,13 @@ struct _HrExportDialog
 };
 
 G_DEFINE_FINAL_TYPE (HrExportDialog, hr_export_dialog, ADW_TYPE_WINDOW)
+
+enum {
+  EXPORTED,
+  N_SIGNALS
+};
+
+static guint signals[N_SIGNALS];
 
 static const char *format_labels[] = {
   N_("PNG image"),
@@ -224,7 +231,7 @@ chart_data (HrExportDialog    *self,
 {
   if (self->data_type != type)
     {
-      HrChartSource source = { hr_window_get_analysis (self->window), hr_catalog_get_default (),
+      HrChartSource source = { self->analysis, hr_catalog_get_default (),
                                NULL, NULL };
 
       if (self->data != NULL)
@@ -518,14 +525,27 @@ export_chart (HrExportDialog *self,
   return hr_chart_export (path, &options, style, hr_chart_drawing_draw, &drawing, error);
 }
 
+/* The report of what the window shows: its cards, its measurements, its
+ * calibration. */
+static gboolean
+export_report (HrExportDialog *self,
+               const char     *path,
+               HrChartTheme    theme,
+               GError        **error)
+{
+  g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
+
+  style->transparent = gtk_switch_get_active (self->transparent_switch);
+  return hr_chart_report_write_analysis (path, self->analysis, hr_catalog_get_default (), style,
+                                         error);
+}
+
 gboolean
 hr_export_dialog_export_to (HrExportDialog *self,
                             GFile          *file,
                             GError        **error)
 {
   g_autofree char *path = g_file_get_path (file);
-  g_autofree char *name = g_file_get_basename (file);
-  g_autofree char *message = NULL;
   HrChartTheme theme = (HrChartTheme) adw_combo_row_get_selected (self->theme_row);
 
   if (path == NULL)
@@ -535,13 +555,11 @@ hr_export_dialog_export_to (HrExportDialog *self,
     }
   g_settings_set_enum (self->settings, "export-theme", theme);
   if (is_report (self)
-        ? !hr_window_export (self->window, HR_EXPORT_WHAT_REPORT, path, HR_EXPORT_PDF, 0, 0, 1,
-                             theme, gtk_switch_get_active (self->transparent_switch), error)
+        ? !export_report (self, path, theme, error)
         : !export_chart (self, path, error))
     return FALSE;
 
-  message = g_strdup_printf (_("Exported “%s”"), name);
-  hr_window_show_toast_for_file (self->window, message, file);
+  g_signal_emit (self, signals[EXPORTED], 0, file);
   return TRUE;
 }
 
@@ -615,6 +633,7 @@ hr_export_dialog_dispose (GObject *object)
   self->data = NULL;
   self->data_type = NULL;
   g_clear_object (&self->settings);
+  g_clear_pointer (&self->analysis, hr_analysis_unref);
   G_OBJECT_CLASS (hr_export_dialog_parent_class)->dispose (object);
 }
 
@@ -625,6 +644,10 @@ hr_export_dialog_class_init (HrExportDialogClass *klass)
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
   object_class->dispose = hr_export_dialog_dispose;
+
+  /* A file was written: the window that opened the dialog says so. */
+  signals[EXPORTED] = g_signal_new ("exported", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
+                                    NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_FILE);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
 }
 
@@ -749,14 +772,17 @@ hr_export_dialog_init (HrExportDialog *self)
 }
 
 HrExportDialog *
-hr_export_dialog_new (HrWindow     *window,
+hr_export_dialog_new (GtkWindow    *parent,
+                      HrAnalysis   *analysis,
                       HrExportWhat  what)
 {
   HrExportDialog *self = g_object_new (HR_TYPE_EXPORT_DIALOG,
-                                       "transient-for", window,
+                                       "transient-for", parent,
                                        NULL);
 
-  self->window = window;
+  g_return_val_if_fail (analysis != NULL, NULL);
+
+  self->analysis = hr_analysis_ref (analysis);
   if (what == HR_EXPORT_WHAT_REPORT)
     adw_combo_row_set_selected (self->what_row, hr_chart_types_get_n ());
   else

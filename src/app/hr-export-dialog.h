@@ -5,17 +5,31 @@
 
 #pragma once
 
-#include "hr-window.h"
+#include <adwaita.h>
+
+#include "hr-chart.h"
+#include "hr-core.h"
 
 G_BEGIN_DECLS
 
 #define HR_TYPE_EXPORT_DIALOG (hr_export_dialog_get_type ())
 G_DECLARE_FINAL_TYPE (HrExportDialog, hr_export_dialog, HR, EXPORT_DIALOG, AdwWindow)
 
-HrExportDialog *hr_export_dialog_new       (HrWindow       *window,
+/* What the export dialog can write. */
+typedef enum {
+  HR_EXPORT_WHAT_BUCKETS,
+  HR_EXPORT_WHAT_CURVE,
+  HR_EXPORT_WHAT_REPORT,
+} HrExportWhat;
+
+/* A modal window over @parent that exports a chart of @analysis (which
+ * it keeps a reference to) or the report. */
+HrExportDialog *hr_export_dialog_new       (GtkWindow      *parent,
+                                            HrAnalysis     *analysis,
                                             HrExportWhat    what);
 /* Writes what the dialog is set to into @path, as the Export button does
- * after the file chooser; shows the toast on the window. */
+ * after the file chooser, and emits "exported" with @file (the window
+ * shows a toast). */
 gboolean        hr_export_dialog_export_to (HrExportDialog *self,
                                             GFile          *file,
                                             GError        **error);

@@ -312,3 +312,81 @@ hr_text_row_set_badge (HrTextRow  *self,
     gtk_widget_set_visible (self->badge, FALSE);
   gtk_widget_set_visible (self->prefixes, gtk_widget_get_visible (self->badge));
 }
+
+/* ------------------------------------------------------------------ */
+/* Rows and labels updated in place                                     */
+
+void
+hr_list_box_clear (GtkListBox *list)
+{
+  GtkWidget *child;
+
+  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
+    gtk_list_box_remove (list, child);
+}
+
+void
+hr_label_set_text (GtkLabel   *label,
+                   const char *text)
+{
+  if (g_strcmp0 (gtk_label_get_text (label), text != NULL ? text : "") != 0)
+    gtk_label_set_text (label, text != NULL ? text : "");
+}
+
+static gboolean
+on_query_tooltip (GtkWidget  *widget,
+                  int         x,
+                  int         y,
+                  gboolean    keyboard_mode,
+                  GtkTooltip *tooltip,
+                  gpointer    user_data)
+{
+  const char *text = g_object_get_data (G_OBJECT (widget), "hr-tooltip");
+
+  if (text == NULL)
+    return FALSE;
+  gtk_tooltip_set_text (tooltip, text);
+  return TRUE;
+}
+
+void
+hr_widget_set_tooltip (GtkWidget  *widget,
+                       const char *text)
+{
+  if (text != NULL && text[0] == '\0')
+    text = NULL;
+  if (g_object_get_data (G_OBJECT (widget), "hr-tooltip-asked") == NULL)
+    {
+      g_signal_connect (widget, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
+      gtk_widget_set_has_tooltip (widget, TRUE);
+      g_object_set_data (G_OBJECT (widget), "hr-tooltip-asked", GINT_TO_POINTER (TRUE));
+    }
+  if (g_strcmp0 (g_object_get_data (G_OBJECT (widget), "hr-tooltip"), text) != 0)
+    g_object_set_data_full (G_OBJECT (widget), "hr-tooltip", g_strdup (text), g_free);
+}
+
+GtkWidget *
+hr_list_box_text_row (GtkListBox *list,
+                      guint       index)
+{
+  GtkListBoxRow *row = gtk_list_box_get_row_at_index (list, (int) index);
+
+  if (row == NULL)
+    {
+      GtkWidget *made = hr_text_row_new (NULL, NULL, NULL);
+
+      gtk_list_box_append (list, made);
+      return made;
+    }
+  return GTK_WIDGET (row);
+}
+
+void
+hr_list_box_trim (GtkListBox *list,
+                  guint       n)
+{
+  GtkListBoxRow *row;
+
+  while ((row = gtk_list_box_get_row_at_index (list, (int) n)) != NULL)
+    gtk_list_box_remove (list, GTK_WIDGET (row));
+}

@@ -41,4 +41,22 @@ const char *hr_text_row_get_suffix      (HrTextRow    *self);
 void        hr_text_row_set_badge       (HrTextRow    *self,
                                          const char   *text);
 
+/* Rows and labels updated in place.  A label's text, left alone when it
+ * already reads so (a new text lays the label out again); and a widget's
+ * tooltip, kept and given when GTK asks for it (setting a tooltip asks the
+ * display where the pointer is, a round trip to the X server, every
+ * time). */
+void        hr_label_set_text           (GtkLabel     *label,
+                                         const char   *text);
+void        hr_widget_set_tooltip       (GtkWidget    *widget,
+                                         const char   *text);
+/* The row at @index of @list (an HrTextRow), made when the list is
+ * shorter; the list cut to @n rows; and emptied.  A refresh updates rows
+ * in place. */
+GtkWidget  *hr_list_box_text_row        (GtkListBox   *list,
+                                         guint         index);
+void        hr_list_box_trim            (GtkListBox   *list,
+                                         guint         n);
+void        hr_list_box_clear           (GtkListBox   *list);
+
 G_END_DECLS

@@ -13,7 +13,6 @@
 #include "hr-advisor-dialog.h"
 #include "hr-export-dialog.h"
 #include "hr-file-chooser.h"
-#include "hr-window-catalog.h"
 #include "hr-window-private.h"
 
 static GtkFileFilter *
@@ -187,6 +186,16 @@ show_results_action (GtkWidget  *widget,
 }
 
 static void
+on_exported_cb (HrWindow *self,
+                GFile    *file)
+{
+  g_autofree char *name = g_file_get_basename (file);
+  g_autofree char *message = g_strdup_printf (_("Exported “%s”"), name);
+
+  hr_window_show_toast_for_file (self, message, file);
+}
+
+static void
 export_action (GtkWidget  *widget,
                const char *action_name,
                GVariant   *parameter)
@@ -195,13 +204,18 @@ export_action (GtkWidget  *widget,
   gboolean report = g_strcmp0 (action_name, "win.export-report") == 0;
   HrExportWhat what = report ? HR_EXPORT_WHAT_REPORT : HR_EXPORT_WHAT_BUCKETS;
   GtkWidget *focus = gtk_root_get_focus (GTK_ROOT (self));
+  HrChartView *curve = hr_results_view_get_chart (self->results_view, HR_CHART_KIND_CURVE);
+  HrExportDialog *dialog;
 
   /* The chart the user was looking at (it has the focus) comes first. */
-  if (!report && focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (self->curve_view)))
+  if (!report && focus != NULL && gtk_widget_is_ancestor (focus, GTK_WIDGET (curve)))
     what = HR_EXPORT_WHAT_CURVE;
-  if (!report && focus == GTK_WIDGET (self->curve_view))
+  if (!report && focus == GTK_WIDGET (curve))
     what = HR_EXPORT_WHAT_CURVE;
-  gtk_window_present (GTK_WINDOW (hr_export_dialog_new (self, what)));
+  dialog = hr_export_dialog_new (GTK_WINDOW (self), self->analysis, what);
+  g_signal_connect_object (dialog, "exported", G_CALLBACK (on_exported_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
 }
 
 static void
@@ -392,6 +406,6 @@ _hr_window_class_actions_init (GtkWidgetClass *widget_class)
   gtk_widget_class_install_action (widget_class, "win.keep-measurements", NULL,
                                    keep_measurements_action);
   gtk_widget_class_install_action (widget_class, "win.add-model", NULL,
-                                   hr_window_add_model_action);
-  gtk_widget_class_install_action (widget_class, "win.add-gpu", NULL, hr_window_add_gpu_action);
+                                   _hr_window_add_model_action);
+  gtk_widget_class_install_action (widget_class, "win.add-gpu", NULL, _hr_window_add_gpu_action);
 }

@@ -15,7 +15,7 @@
 #include "hr-file-chooser.h"
 #include "hr-gpu-editor.h"
 #include "hr-model-import-dialog.h"
-#include "hr-window-catalog.h"
+#include "hr-window-private.h"
 
 static void
 on_model_added (HrModelImportDialog *dialog,
@@ -81,7 +81,7 @@ model_filter (void)
 }
 
 void
-hr_window_add_model_action (GtkWidget  *widget,
+_hr_window_add_model_action (GtkWidget  *widget,
                             const char *action_name,
                             GVariant   *parameter)
 {
@@ -103,7 +103,7 @@ edit_gpu (HrWindow    *self,
 }
 
 void
-hr_window_add_gpu_action (GtkWidget  *widget,
+_hr_window_add_gpu_action (GtkWidget  *widget,
                           const char *action_name,
                           GVariant   *parameter)
 {
@@ -227,7 +227,7 @@ flat_button (const char *icon_name,
 }
 
 void
-hr_window_decorate_catalog_row (HrWindow          *self,
+_hr_window_decorate_catalog_row (HrWindow          *self,
                                 AdwActionRow      *row,
                                 HrUserCatalogKind  kind,
                                 const char        *id,

@@ -10,7 +10,6 @@
 #include <glib/gi18n.h>
 
 #include "hr-model-import-dialog.h"
-#include "hr-window-catalog.h"
 #include "hr-window-private.h"
 
 /* A dropped or opened file is a scenario when it says so in its first

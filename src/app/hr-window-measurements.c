@@ -268,7 +268,7 @@ measurement_row (HrWindow                    *self,
     adw_expander_row_set_subtitle (ADW_EXPANDER_ROW (row), subtitle);
   warning = g_object_get_data (G_OBJECT (row), "hr-warning");
   gtk_widget_set_visible (warning, m->match->differs);
-  _hr_window_widget_set_tooltip (warning, m->match->differs ? m->match->summary : NULL);
+  hr_widget_set_tooltip (warning, m->match->differs ? m->match->summary : NULL);
 
   lines.row = ADW_EXPANDER_ROW (row);
   lines.lines = g_object_get_data (G_OBJECT (row), "hr-lines");

@@ -3,9 +3,11 @@
  * The window is one class split by concern, as GNOME Text Editor splits
  * its own: hr-window.c (life cycle, files, the refresh), hr-window-actions.c
  * (win.* actions), hr-window-dnd.c (drag and drop), hr-window-settings.c
- * (the sidebar: pickers and the settings rows), hr-window-results.c (the
- * main area: verdicts, charts, levers, host RAM, notes) and
- * hr-window-measurements.c (imported measurements and calibration).
+ * (the sidebar: pickers and the settings rows) and
+ * hr-window-measurements.c (imported measurements and calibration).  The
+ * main area is HrResultsView (hr-results-view.c) and the start page
+ * HrStartPage (hr-start-page.c): composite widgets with their own
+ * templates, which the window hands its analysis.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -13,6 +15,8 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-results-view.h"
+#include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
 
@@ -50,7 +54,6 @@ struct _HrWindow
   GHashTable           *model_rows;    /* id → GtkListBoxRow */
   GHashTable           *gpu_checks;    /* id → GtkCheckButton */
   GArray               *setting_rows;  /* HrWindowSettingRow, table order */
-  GPtrArray            *verdicts;      /* char * */
   GPtrArray            *measurements;  /* HrWindowMeasurement, of this scenario */
   GPtrArray            *set_aside;     /* HrWindowMeasurement, of the scenario before */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
@@ -59,7 +62,6 @@ struct _HrWindow
    * snapshots do not make one.  The analysis borrows it. */
   HrMeasurement        *snapshot_sweep;
   char                 *snapshot_sweep_files;  /* "a.pickle, b.pickle" */
-  HrKnobSort            lever_sort;
   GCancellable         *cancellable;
 
   /* hr-window-history.c */
@@ -77,12 +79,8 @@ struct _HrWindow
   gboolean              keeps_recovery;
 
   /* Template objects, in alphabetical order */
-  GtkListBox           *breakdown_list;
-  HrChartView          *buckets_view;
   AdwActionRow         *calibrate_row;
   GtkSwitch            *calibrate_switch;
-  GtkBox               *charts_box;
-  HrChartView          *curve_view;
   AdwFlap              *flap;
   GtkMenuButton        *gpu_button;
   GtkLabel             *gpu_info_label;
@@ -91,12 +89,7 @@ struct _HrWindow
   GtkPopover           *gpu_popover;
   GtkSearchEntry       *gpu_search;
   GMenu                *examples_menu;
-  AdwPreferencesGroup  *host_group;
-  GtkListBox           *host_list;
-  GtkListBox           *knobs_list;
   GtkStack             *main_stack;
-  GtkToggleButton      *levers_cost_button;
-  GtkToggleButton      *levers_saved_button;
   GtkListBox           *measure_list;
   GtkMenuButton        *model_button;
   GtkLabel             *model_info_label;
@@ -104,22 +97,14 @@ struct _HrWindow
   GtkLabel             *model_name_label;
   GtkPopover           *model_popover;
   GtkSearchEntry       *model_search;
-  GtkListBox           *notes_list;
-  GtkLabel             *peak_detail_label;
-  GtkLabel             *peak_label;
   GMenu                *recent_menu;
   GtkLabel             *recovery_label;
   GtkRevealer          *recovery_revealer;
+  HrResultsView        *results_view;
   AdwPreferencesGroup  *run_group;
   AdwPreferencesGroup  *scale_group;
-  GtkListBox           *start_examples_list;
-  AdwPreferencesGroup  *start_examples_group;
-  GtkButton            *start_new_button;
-  AdwStatusPage        *start_page;
-  GtkListBox           *start_recent_list;
-  AdwPreferencesGroup  *start_recent_group;
+  HrStartPage          *start_page;
   AdwToastOverlay      *toast_overlay;
-  GtkListBox           *verdict_list;
   AdwWindowTitle       *window_title;
 };
 
@@ -136,21 +121,6 @@ void        _hr_window_show_error           (HrWindow        *self,
 HrUnit      _hr_window_display_unit         (HrWindow        *self);
 char       *_hr_window_format_bytes         (HrWindow        *self,
                                              double           bytes);
-void        _hr_window_list_box_clear       (GtkListBox      *list);
-/* A label's text, left alone when it already reads so (a new text lays
- * the label out again); and a widget's tooltip, kept and given when GTK
- * asks for it (setting a tooltip asks the display where the pointer is, a
- * round trip to the X server, every time). */
-void        _hr_window_label_set_text       (GtkLabel        *label,
-                                             const char      *text);
-void        _hr_window_widget_set_tooltip   (GtkWidget       *widget,
-                                             const char      *text);
-/* The row at @index of @list (an HrTextRow), made when the list is
- * shorter; and the list cut to @n rows.  A refresh updates rows in place. */
-GtkWidget  *_hr_window_list_row             (GtkListBox      *list,
-                                             guint            index);
-void        _hr_window_list_trim            (GtkListBox      *list,
-                                             guint            n);
 /* Where the window's estimates come from: "Estimated", or "Calibrated
  * to FILE" while a calibration is in use. */
 char       *_hr_window_provenance           (HrWindow        *self);
@@ -167,8 +137,6 @@ void        _hr_window_refresh_title        (HrWindow        *self);
 /* hr-window-start.c */
 void        _hr_window_start_init           (HrWindow        *self);
 void        _hr_window_show_results         (HrWindow        *self);
-void        _hr_window_add_recent           (HrWindow        *self,
-                                             GFile           *file);
 
 /* hr-window-history.c */
 void        _hr_window_history_init         (HrWindow        *self);
@@ -197,6 +165,26 @@ void        _hr_window_discard_recovery     (HrWindow        *self);
 /* hr-window-actions.c */
 void        _hr_window_class_actions_init   (GtkWidgetClass  *widget_class);
 
+/* hr-window-catalog.c: the window's own models and GPUs (add, edit,
+ * remove) */
+/* win.add-model: a file chooser, then the import dialog. */
+void       _hr_window_add_model_action   (GtkWidget         *widget,
+                                         const char        *action_name,
+                                         GVariant          *parameter);
+/* win.add-gpu: the GPU editor for a new card. */
+void       _hr_window_add_gpu_action     (GtkWidget         *widget,
+                                         const char        *action_name,
+                                         GVariant          *parameter);
+
+/* A picker row of a catalog entry: a "Custom" badge on the user's entries
+ * (with "replaces built-in" on overrides), and on those a button that
+ * removes the entry after asking (and for a GPU, one that edits it). */
+void       _hr_window_decorate_catalog_row (HrWindow        *self,
+                                           AdwActionRow    *row,
+                                           HrUserCatalogKind kind,
+                                           const char      *id,
+                                           HrOrigin         origin);
+
 /* hr-window-dnd.c */
 void        _hr_window_dnd_init             (HrWindow        *self);
 
@@ -214,9 +202,6 @@ gboolean    _hr_window_gpu_ids_contain      (HrWindow        *self,
                                              const char      *id,
                                              guint           *index);
 
-/* hr-window-results.c */
-void        _hr_window_results_init         (HrWindow        *self);
-void        _hr_window_results_refresh      (HrWindow        *self);
 
 /* hr-window-measurements.c */
 void        _hr_window_measurements_init    (HrWindow        *self);

@@ -16,7 +16,6 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
-#include "hr-window-catalog.h"
 #include "hr-window-private.h"
 
 /* ------------------------------------------------------------------ */
@@ -411,8 +410,8 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   GString *names = g_string_new (NULL);
   g_autofree char *title = NULL;
 
-  _hr_window_label_set_text (self->model_name_label, self->scenario->model->name);
-  _hr_window_label_set_text (self->model_info_label, info);
+  hr_label_set_text (self->model_name_label, self->scenario->model->name);
+  hr_label_set_text (self->model_info_label, info);
 
   for (guint i = 0; i < gpus->len; i++)
     {
@@ -425,10 +424,10 @@ _hr_window_settings_refresh_pickers (HrWindow *self)
   else
     title = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE, "%u GPU", "%u GPUs", gpus->len),
                              gpus->len);
-  _hr_window_label_set_text (self->gpu_name_label, title);
-  _hr_window_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
+  hr_label_set_text (self->gpu_name_label, title);
+  hr_label_set_text (self->gpu_info_label, names->len > 0 ? names->str
                                                                   : _("Tick the cards to compare"));
-  _hr_window_widget_set_tooltip (GTK_WIDGET (self->gpu_info_label), names->str);
+  hr_widget_set_tooltip (GTK_WIDGET (self->gpu_info_label), names->str);
   g_string_free (names, TRUE);
 }
 
@@ -530,7 +529,7 @@ fill_model_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (row), "hr-id", g_strdup (model->id), g_free);
       set_row_search (row, family, hr_family_order (model->family) * 1000 + i,
                       model->name, model->id, family, NULL);
-      hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_MODELS,
+      _hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_MODELS,
                                       model->id, model->origin);
       gtk_list_box_append (self->model_list, row);
       g_hash_table_insert (self->model_rows, g_strdup (model->id), row);
@@ -573,7 +572,7 @@ fill_gpu_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (check), "hr-id", g_strdup (gpu->id), g_free);
       g_signal_connect (check, "toggled", G_CALLBACK (on_gpu_toggled), self);
       set_row_search (row, tier, gpu->tier * 1000 + i, gpu->name, gpu->id, tier, NULL);
-      hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_GPUS,
+      _hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_GPUS,
                                       gpu->id, gpu->origin);
       gtk_list_box_append (self->gpu_list, row);
       g_hash_table_insert (self->gpu_checks, g_strdup (gpu->id), check);
@@ -590,8 +589,8 @@ _hr_window_settings_fill_pickers (HrWindow *self)
 void
 _hr_window_settings_clear_pickers (HrWindow *self)
 {
-  _hr_window_list_box_clear (self->model_list);
-  _hr_window_list_box_clear (self->gpu_list);
+  hr_list_box_clear (self->model_list);
+  hr_list_box_clear (self->gpu_list);
   g_hash_table_remove_all (self->model_rows);
   g_hash_table_remove_all (self->gpu_checks);
 }

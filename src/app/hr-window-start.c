@@ -1,13 +1,10 @@
-/* hr-window-start.c: the start page, the examples, the recent files and
- * the offer of an unsaved scenario
+/* hr-window-start.c: the start page shown or hidden, and the offer of an
+ * unsaved scenario
  *
- * The examples are the scenarios installed in $datadir/headroom/examples
- * (HEADROOM_EXAMPLES_DIR names another folder: the build tree's, in
- * `meson devenv` and the tests).  The main menu's "Open Example" and the
- * start page list them by name; "Open Recent" and the start page list
- * the scenarios GtkRecentManager remembers Headroom opening or saving.
- * The start page shows on a first start (no scenario to open again); any
- * scenario opened, or "New Scenario", shows the results.
+ * The page itself, its examples and recent files are HrStartPage's
+ * (hr-start-page.c); the start page shows on a first start (no scenario
+ * to open again); any scenario opened, or "New Scenario", shows the
+ * results.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -20,250 +17,15 @@
 
 #include "hr-window-private.h"
 
-#define MAX_RECENT 6
-
-const char *
-hr_window_get_examples_dir (void)
-{
-  const char *dir = g_getenv ("HEADROOM_EXAMPLES_DIR");
-
-  return dir != NULL && dir[0] != '\0' ? dir : HEADROOM_EXAMPLES_DIR;
-}
-
-/* The examples: (path, name) pairs sorted by name. */
-typedef struct {
-  char *path;
-  char *name;
-} Example;
-
-static void
-example_clear (gpointer data)
-{
-  Example *example = data;
-
-  g_free (example->path);
-  g_free (example->name);
-}
-
-static int
-example_compare (gconstpointer a,
-                 gconstpointer b)
-{
-  return g_utf8_collate (((const Example *) a)->name, ((const Example *) b)->name);
-}
-
-static char *
-scenario_name (const char *path)
-{
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_file (path, NULL);
-  JsonNode *root = doc != NULL ? hr_json_doc_get_root (doc) : NULL;
-  JsonObject *object;
-
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
-    return NULL;
-  object = json_node_get_object (root);
-  if (!json_object_has_member (object, "headroom_scenario"))
-    return NULL;
-  if (json_object_has_member (object, "name")
-      && JSON_NODE_HOLDS_VALUE (json_object_get_member (object, "name"))
-      && json_node_get_value_type (json_object_get_member (object, "name")) == G_TYPE_STRING
-      && json_object_get_string_member (object, "name")[0] != '\0')
-    return g_strdup (json_object_get_string_member (object, "name"));
-  return g_path_get_basename (path);
-}
-
-static GArray *
-list_examples (void)
-{
-  GArray *examples = g_array_new (FALSE, TRUE, sizeof (Example));
-  g_autoptr(GDir) dir = g_dir_open (hr_window_get_examples_dir (), 0, NULL);
-  const char *entry;
-
-  g_array_set_clear_func (examples, example_clear);
-  while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
-    {
-      Example example;
-
-      if (!g_str_has_suffix (entry, ".json"))
-        continue;
-      example.path = g_build_filename (hr_window_get_examples_dir (), entry, NULL);
-      example.name = scenario_name (example.path);
-      if (example.name == NULL)
-        {
-          g_free (example.path);
-          continue;
-        }
-      g_array_append_val (examples, example);
-    }
-  g_array_sort (examples, example_compare);
-  return examples;
-}
-
-/* A menu label shows "_" as a mnemonic: doubled, it is a "_". */
-static char *
-menu_label (const char *text)
-{
-  g_auto(GStrv) parts = g_strsplit (text, "_", -1);
-
-  return g_strjoinv ("__", parts);
-}
-
-static GtkWidget *
-file_row (const char *title,
-          const char *subtitle,
-          const char *path)
-{
-  GtkWidget *row = adw_action_row_new ();
-  GtkWidget *arrow = gtk_image_new_from_icon_name ("go-next-symbolic");
-
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
-  adw_action_row_add_suffix (ADW_ACTION_ROW (row), arrow);
-  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), TRUE);
-  /* Enter or a click opens it. */
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (row), "win.open-file");
-  gtk_actionable_set_action_target_value (GTK_ACTIONABLE (row), g_variant_new_string (path));
-  return row;
-}
-
-static void
-fill_examples (HrWindow *self)
-{
-  g_autoptr(GArray) examples = list_examples ();
-
-  g_menu_remove_all (self->examples_menu);
-  _hr_window_list_box_clear (self->start_examples_list);
-  for (guint i = 0; i < examples->len; i++)
-    {
-      Example *example = &g_array_index (examples, Example, i);
-      g_autofree char *label = menu_label (example->name);
-      g_autofree char *base = g_path_get_basename (example->path);
-      g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
-
-      g_menu_item_set_action_and_target_value (item, "win.open-file",
-                                               g_variant_new_string (example->path));
-      g_menu_append_item (self->examples_menu, item);
-      gtk_list_box_append (self->start_examples_list, file_row (example->name, base,
-                                                                example->path));
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->start_examples_group), examples->len > 0);
-  /* Run from the build tree outside `meson devenv`, or installed without
-   * them, there are none: the page says so and where it looked, and
-   * offers what is there (New Scenario, Open). */
-  if (examples->len == 0)
-    {
-      g_autofree char *text = g_strdup_printf (_("Open a scenario, or describe your own run. "
-                                                 "No examples were found in %s."),
-                                               hr_window_get_examples_dir ());
-      /* an item without an action, which the menu shows greyed out */
-      g_autoptr(GMenuItem) none = g_menu_item_new (_("No Examples Installed"), NULL);
-
-      g_menu_append_item (self->examples_menu, none);
-      adw_status_page_set_description (self->start_page, text);
-    }
-  else
-    adw_status_page_set_description (self->start_page,
-                                     _("Start from one of the examples, open a scenario, or "
-                                       "describe your own run"));
-}
-
-static gint
-recent_compare (gconstpointer a,
-                gconstpointer b)
-{
-  GDateTime *ta = gtk_recent_info_get_modified (*(GtkRecentInfo **) a);
-  GDateTime *tb = gtk_recent_info_get_modified (*(GtkRecentInfo **) b);
-
-  return -g_date_time_compare (ta, tb);
-}
-
-/* Headroom's scenarios among the recent files, newest first. */
-static GPtrArray *
-list_recent (void)
-{
-  GList *items = gtk_recent_manager_get_items (gtk_recent_manager_get_default ());
-  GPtrArray *recent = g_ptr_array_new_with_free_func ((GDestroyNotify) gtk_recent_info_unref);
-  /* (NULL in a program that never named itself, such as a benchmark) */
-  const char *name = g_get_application_name ();
-
-  for (GList *l = items; l != NULL; l = l->next)
-    {
-      GtkRecentInfo *info = l->data;
-
-      if (name != NULL && gtk_recent_info_has_application (info, name)
-          && gtk_recent_info_is_local (info) && gtk_recent_info_exists (info)
-          && g_str_has_suffix (gtk_recent_info_get_uri (info), ".json"))
-        g_ptr_array_add (recent, gtk_recent_info_ref (info));
-    }
-  g_list_free_full (items, (GDestroyNotify) gtk_recent_info_unref);
-  g_ptr_array_sort (recent, recent_compare);
-  if (recent->len > MAX_RECENT)
-    g_ptr_array_set_size (recent, MAX_RECENT);
-  return recent;
-}
-
-static void
-fill_recent (HrWindow *self)
-{
-  g_autoptr(GPtrArray) recent = list_recent ();
-
-  g_menu_remove_all (self->recent_menu);
-  _hr_window_list_box_clear (self->start_recent_list);
-  for (guint i = 0; i < recent->len; i++)
-    {
-      GtkRecentInfo *info = g_ptr_array_index (recent, i);
-      g_autoptr(GFile) file = g_file_new_for_uri (gtk_recent_info_get_uri (info));
-      g_autofree char *path = g_file_get_path (file);
-      g_autofree char *name = NULL;
-      g_autofree char *label = NULL;
-      g_autoptr(GMenuItem) item = NULL;
-
-      if (path == NULL)
-        continue;
-      name = scenario_name (path);
-      if (name == NULL)
-        name = g_path_get_basename (path);
-      label = menu_label (name);
-      item = g_menu_item_new (label, NULL);
-      g_menu_item_set_action_and_target_value (item, "win.open-file",
-                                               g_variant_new_string (path));
-      g_menu_append_item (self->recent_menu, item);
-      gtk_list_box_append (self->start_recent_list, file_row (name, path, path));
-    }
-  gtk_widget_set_visible (GTK_WIDGET (self->start_recent_group), recent->len > 0);
-}
-
-void
-_hr_window_add_recent (HrWindow *self,
-                       GFile    *file)
-{
-  g_autofree char *uri = g_file_get_uri (file);
-  GtkRecentData data = { 0 };
-  static char *groups[] = { (char *) "headroom", NULL };
-
-  data.display_name = NULL;
-  data.mime_type = (char *) "application/json";
-  data.app_name = (char *) g_get_application_name ();
-  data.app_exec = (char *) "headroom %f";
-  data.groups = groups;
-  gtk_recent_manager_add_full (gtk_recent_manager_get_default (), uri, &data);
-}
-
-static void
-on_recent_changed (GtkRecentManager *manager,
-                   HrWindow         *self)
-{
-  fill_recent (self);
-}
-
 void
 _hr_window_start_init (HrWindow *self)
 {
-  fill_examples (self);
-  fill_recent (self);
-  g_signal_connect_object (gtk_recent_manager_get_default (), "changed",
-                           G_CALLBACK (on_recent_changed), self, 0);
+  /* The main menu's Open Example and Open Recent show the page's own
+   * menus, as one section each. */
+  g_menu_append_section (self->examples_menu, NULL,
+                         hr_start_page_get_examples_menu (self->start_page));
+  g_menu_append_section (self->recent_menu, NULL,
+                         hr_start_page_get_recent_menu (self->start_page));
   gtk_stack_set_visible_child_name (self->main_stack, "results");
 }
 
@@ -286,7 +48,7 @@ hr_window_show_start_page (HrWindow *self)
 
   gtk_stack_set_visible_child_name (self->main_stack, "start");
   _hr_window_refresh_title (self);
-  gtk_widget_grab_focus (GTK_WIDGET (self->start_new_button));
+  gtk_widget_grab_focus (GTK_WIDGET (self->start_page));
 }
 
 gboolean
@@ -299,7 +61,7 @@ void
 hr_window_offer_recovery (HrWindow *self)
 {
   g_autofree char *path = hr_window_get_recovery_path ();
-  g_autofree char *name = hr_window_has_recovery () ? scenario_name (path) : NULL;
+  g_autofree char *name = hr_window_has_recovery () ? hr_start_page_dup_scenario_name (path) : NULL;
   g_autofree char *text = NULL;
 
   g_return_if_fail (HR_IS_WINDOW (self));

@@ -60,81 +60,6 @@ _hr_window_format_bytes (HrWindow *self,
   return hr_format_bytes (bytes, _hr_window_display_unit (self));
 }
 
-void
-_hr_window_list_box_clear (GtkListBox *list)
-{
-  GtkWidget *child;
-
-  while ((child = gtk_widget_get_first_child (GTK_WIDGET (list))) != NULL)
-    gtk_list_box_remove (list, child);
-}
-
-void
-_hr_window_label_set_text (GtkLabel   *label,
-                           const char *text)
-{
-  if (g_strcmp0 (gtk_label_get_text (label), text != NULL ? text : "") != 0)
-    gtk_label_set_text (label, text != NULL ? text : "");
-}
-
-static gboolean
-on_query_tooltip (GtkWidget  *widget,
-                  int         x,
-                  int         y,
-                  gboolean    keyboard_mode,
-                  GtkTooltip *tooltip,
-                  gpointer    user_data)
-{
-  const char *text = g_object_get_data (G_OBJECT (widget), "hr-tooltip");
-
-  if (text == NULL)
-    return FALSE;
-  gtk_tooltip_set_text (tooltip, text);
-  return TRUE;
-}
-
-void
-_hr_window_widget_set_tooltip (GtkWidget  *widget,
-                               const char *text)
-{
-  if (text != NULL && text[0] == '\0')
-    text = NULL;
-  if (g_object_get_data (G_OBJECT (widget), "hr-tooltip-asked") == NULL)
-    {
-      g_signal_connect (widget, "query-tooltip", G_CALLBACK (on_query_tooltip), NULL);
-      gtk_widget_set_has_tooltip (widget, TRUE);
-      g_object_set_data (G_OBJECT (widget), "hr-tooltip-asked", GINT_TO_POINTER (TRUE));
-    }
-  if (g_strcmp0 (g_object_get_data (G_OBJECT (widget), "hr-tooltip"), text) != 0)
-    g_object_set_data_full (G_OBJECT (widget), "hr-tooltip", g_strdup (text), g_free);
-}
-
-GtkWidget *
-_hr_window_list_row (GtkListBox *list,
-                     guint       index)
-{
-  GtkListBoxRow *row = gtk_list_box_get_row_at_index (list, (int) index);
-
-  if (row == NULL)
-    {
-      GtkWidget *made = hr_text_row_new (NULL, NULL, NULL);
-
-      gtk_list_box_append (list, made);
-      return made;
-    }
-  return GTK_WIDGET (row);
-}
-
-void
-_hr_window_list_trim (GtkListBox *list,
-                      guint       n)
-{
-  GtkListBoxRow *row;
-
-  while ((row = gtk_list_box_get_row_at_index (list, (int) n)) != NULL)
-    gtk_list_box_remove (list, GTK_WIDGET (row));
-}
-
 char *
 _hr_window_provenance (HrWindow *self)
 {
@@ -226,10 +151,22 @@ update_analysis (HrWindow *self)
   options.reference_gpus = references;
   options.measurements = measurements;
   options.use_calibration = gtk_switch_get_active (self->calibrate_switch);
-  options.lever_sort = self->lever_sort;
+  options.lever_sort = hr_results_view_get_lever_sort (self->results_view);
   options.unit = _hr_window_display_unit (self) == HR_UNIT_GB ? HR_SIZE_GB : HR_SIZE_GIB;
   g_clear_pointer (&self->analysis, hr_analysis_free);
   self->analysis = hr_analysis_new (self->scenario, &options);
+}
+
+/* The results view shows the analysis; it reads the unit and where the
+ * figures come from with it. */
+static void
+refresh_results (HrWindow *self)
+{
+  g_autofree char *provenance = _hr_window_provenance (self);
+
+  hr_results_view_set_unit (self->results_view, _hr_window_display_unit (self));
+  hr_results_view_set_provenance (self->results_view, provenance);
+  hr_results_view_set_analysis (self->results_view, self->analysis);
 }
 
 void
@@ -240,7 +177,7 @@ _hr_window_refresh (HrWindow *self)
   update_analysis (self);
   counters.analysis_us += g_get_monotonic_time () - start;
   _hr_window_measurements_update_calibration (self);
-  _hr_window_results_refresh (self);
+  refresh_results (self);
   _hr_window_measurements_refresh (self);
   _hr_window_settings_refresh_pickers (self);
   _hr_window_refresh_title (self);
@@ -367,7 +304,7 @@ open_now (HrWindow *self,
       _hr_window_show_error (self, heading, error->message);
     }
   else
-    _hr_window_add_recent (self, file);
+    hr_start_page_add_recent (file);
 }
 
 void
@@ -399,7 +336,7 @@ hr_window_save_file (HrWindow *self,
   g_set_object (&self->file, file);
   g_settings_set_string (self->settings, "last-scenario", path);
   _hr_window_mark_saved (self);
-  _hr_window_add_recent (self, file);
+  hr_start_page_add_recent (file);
   return TRUE;
 }
 
@@ -446,7 +383,10 @@ hr_window_export_chart (HrWindow       *self,
 {
   g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
   const HrChartType *type = hr_chart_type_find (chart);
-  HrChartView *views[] = { self->buckets_view, self->curve_view };
+  HrChartView *views[] = {
+    hr_results_view_get_chart (self->results_view, HR_CHART_KIND_BUCKETS),
+    hr_results_view_get_chart (self->results_view, HR_CHART_KIND_CURVE),
+  };
   HrExportOptions options = { 0 };
   HrChartSource source = { self->analysis, self->catalog, NULL, NULL };
   HrChartDrawing drawing = { type, NULL };
@@ -522,37 +462,6 @@ hr_window_show_toast_for_file (HrWindow   *self,
 /* Screenshots                                                          */
 
 gboolean
-hr_widget_screenshot (GtkWidget  *widget,
-                      const char *path,
-                      GError    **error)
-{
-  g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
-  GtkSnapshot *snapshot = gtk_snapshot_new ();
-  g_autoptr(GskRenderNode) node = NULL;
-  g_autoptr(GdkTexture) texture = NULL;
-  g_autoptr(GBytes) png = NULL;
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
-  GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
-
-  gdk_paintable_snapshot (paintable, snapshot, width, height);
-  node = gtk_snapshot_free_to_node (snapshot);
-  if (node == NULL || renderer == NULL)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_IO, _("%s: the window has not been drawn yet"),
-                   path);
-      return FALSE;
-    }
-  texture = gsk_renderer_render_texture (renderer, node,
-                                         &GRAPHENE_RECT_INIT (0, 0, width, height));
-  png = gdk_texture_save_to_png_bytes (texture);
-  /* Through the one writer of every file (hr-file.h): a link is followed,
-   * a pipe, a device or a dangling link is refused, the old file stays
-   * whole until the new one is. */
-  return hr_file_write_atomic (path, g_bytes_get_data (png, NULL), g_bytes_get_size (png), error);
-}
-
-gboolean
 hr_window_screenshot (HrWindow   *self,
                       const char *path,
                       GError    **error)
@@ -602,18 +511,14 @@ hr_window_dup_gpu_ids (HrWindow *self)
 GStrv
 hr_window_dup_verdicts (HrWindow *self)
 {
-  GStrvBuilder *builder = g_strv_builder_new ();
-
-  for (guint i = 0; i < self->verdicts->len; i++)
-    g_strv_builder_add (builder, g_ptr_array_index (self->verdicts, i));
-  return g_strv_builder_end (builder);
+  return hr_results_view_dup_verdicts (self->results_view);
 }
 
 HrChartView *
 hr_window_get_chart (HrWindow    *self,
                      HrChartKind  kind)
 {
-  return kind == HR_CHART_KIND_CURVE ? self->curve_view : self->buckets_view;
+  return hr_results_view_get_chart (self->results_view, kind);
 }
 
 /* ------------------------------------------------------------------ */
@@ -656,28 +561,6 @@ on_display_unit_changed (HrWindow *self)
 {
   read_display_unit (self);
   _hr_window_refresh (self);
-}
-
-static void
-on_width_changed (HrWindow *self)
-{
-  /* Charts side by side when there is room for both at a readable size:
-   * four labelled bars need about 700 pixels. */
-  int width = gtk_widget_get_width (GTK_WIDGET (self->charts_box));
-
-  gtk_orientable_set_orientation (GTK_ORIENTABLE (self->charts_box),
-                                  width >= 1500 ? GTK_ORIENTATION_HORIZONTAL
-                                                : GTK_ORIENTATION_VERTICAL);
-}
-
-static void
-hr_window_size_allocate (GtkWidget *widget,
-                         int        width,
-                         int        height,
-                         int        baseline)
-{
-  GTK_WIDGET_CLASS (hr_window_parent_class)->size_allocate (widget, width, height, baseline);
-  on_width_changed (HR_WINDOW (widget));
 }
 
 static void
@@ -732,7 +615,6 @@ hr_window_finalize (GObject *object)
   _hr_window_history_finalize (self);
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->verdicts, g_ptr_array_unref);
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
   g_clear_pointer (&self->setting_rows, g_array_unref);
   g_clear_pointer (&self->analysis, hr_analysis_free);
@@ -754,19 +636,16 @@ hr_window_class_init (HrWindowClass *klass)
 
   object_class->dispose = hr_window_dispose;
   object_class->finalize = hr_window_finalize;
-  widget_class->size_allocate = hr_window_size_allocate;
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
+  g_type_ensure (HR_TYPE_RESULTS_VIEW);
+  g_type_ensure (HR_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
-  BIND (breakdown_list);
-  BIND (buckets_view);
   BIND (calibrate_row);
   BIND (calibrate_switch);
-  BIND (charts_box);
-  BIND (curve_view);
   BIND (flap);
   BIND (gpu_button);
   BIND (gpu_info_label);
@@ -775,12 +654,7 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (gpu_popover);
   BIND (gpu_search);
   BIND (examples_menu);
-  BIND (host_group);
-  BIND (host_list);
-  BIND (knobs_list);
   BIND (main_stack);
-  BIND (levers_cost_button);
-  BIND (levers_saved_button);
   BIND (measure_list);
   BIND (model_button);
   BIND (model_info_label);
@@ -788,22 +662,14 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (model_name_label);
   BIND (model_popover);
   BIND (model_search);
-  BIND (notes_list);
-  BIND (peak_detail_label);
-  BIND (peak_label);
   BIND (recent_menu);
+  BIND (results_view);
   BIND (recovery_label);
   BIND (recovery_revealer);
   BIND (run_group);
   BIND (scale_group);
-  BIND (start_examples_group);
-  BIND (start_examples_list);
-  BIND (start_new_button);
-  BIND (start_recent_group);
   BIND (start_page);
-  BIND (start_recent_list);
   BIND (toast_overlay);
-  BIND (verdict_list);
   BIND (window_title);
 #undef BIND
 
@@ -819,10 +685,8 @@ hr_window_init (HrWindow *self)
   self->settings = g_settings_new (SCHEMA_ID);
   read_display_unit (self);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
-  self->verdicts = g_ptr_array_new_with_free_func (g_free);
   self->measurements = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
   self->set_aside = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
-  self->lever_sort = HR_KNOB_SORT_COST;
   self->setting_rows = g_array_new (FALSE, TRUE, sizeof (HrWindowSettingRow));
   self->cancellable = g_cancellable_new ();
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -830,7 +694,8 @@ hr_window_init (HrWindow *self)
 
   _hr_window_history_init (self);
   _hr_window_settings_init (self);
-  _hr_window_results_init (self);
+  g_signal_connect_object (self->results_view, "notify::lever-sort",
+                           G_CALLBACK (_hr_window_refresh), self, G_CONNECT_SWAPPED);
   _hr_window_measurements_init (self);
   _hr_window_dnd_init (self);
   _hr_window_start_init (self);

@@ -9,18 +9,12 @@
 
 #include "hr-chart-view.h"
 #include "hr-core.h"
+#include "hr-export-dialog.h"
+#include "hr-screenshot.h"
+#include "hr-window-type.h"
 
 G_BEGIN_DECLS
 
-#define HR_TYPE_WINDOW (hr_window_get_type ())
-G_DECLARE_FINAL_TYPE (HrWindow, hr_window, HR, WINDOW, AdwApplicationWindow)
-
-/* What the export dialog can write. */
-typedef enum {
-  HR_EXPORT_WHAT_BUCKETS,
-  HR_EXPORT_WHAT_CURVE,
-  HR_EXPORT_WHAT_REPORT,
-} HrExportWhat;
 
 HrWindow         *hr_window_new              (GtkApplication *application);
 
@@ -110,6 +104,12 @@ void              hr_window_open_any         (HrWindow       *self,
 /* Whether hr_window_open_any() would open @file as a scenario (rather
  * than import it as a model or a measurement). */
 gboolean          hr_window_file_is_scenario (GFile          *file);
+/* Shows what @file holds as a model and adds it on the user's word; the
+ * window then reads the catalog again and selects the model.  A
+ * config.json is read with the weights in its folder. */
+GtkWindow        *hr_window_import_model     (HrWindow       *self,
+                                              GFile          *file);
+
 /* Reads the catalog again after the user's catalog changed, rebuilds the
  * pickers and selects @select_model_id (NULL: keeps the model). */
 void              hr_window_reload_catalog   (HrWindow       *self,
@@ -137,9 +137,6 @@ void              hr_window_set_keeps_recovery (HrWindow     *self,
  * scenarios, New and Open.  Opening any scenario shows the results. */
 void              hr_window_show_start_page  (HrWindow       *self);
 gboolean          hr_window_get_start_page_visible (HrWindow *self);
-/* Where the examples are: HEADROOM_EXAMPLES_DIR, else the installed
- * ones. */
-const char       *hr_window_get_examples_dir (void);
 
 /* Offers the kept unsaved state back, in a bar above the results. */
 void              hr_window_offer_recovery   (HrWindow       *self);
@@ -161,10 +158,6 @@ typedef struct {
 void              hr_window_counters_get     (HrWindowCounters *counters);
 void              hr_window_counters_reset   (void);
 
-/* Renders a realized widget (a window, a dialog) into a PNG file. */
-gboolean          hr_widget_screenshot       (GtkWidget      *widget,
-                                              const char     *path,
-                                              GError        **error);
 gboolean          hr_window_screenshot       (HrWindow       *self,
                                               const char     *path,
                                               GError        **error);

@@ -47,8 +47,6 @@
 /* Bars this close in every bucket are one bar: cards alike (see
  * same_estimate()). */
 #define SAME_BAR 0.005
-/* Cards whose usable memory is this close are one line. */
-#define SAME_CARD 0.01
 
 static void
 bar_free (HrBucketBar *bar)
@@ -363,14 +361,6 @@ wrapped_label (PangoContext       *context,
                              max_width > 0 && w > max_width ? max_width : 0, 0, 0);
 }
 
-static gboolean
-close_to (double a,
-          double b,
-          double tolerance)
-{
-  return fabs (a - b) <= tolerance * MAX (fabs (a), fabs (b)) + 1;
-}
-
 /* Two bars draw the same when every bucket and the range agree to the
  * chart's resolution: half a percent, or 0.05 GiB. */
 static gboolean
@@ -424,6 +414,21 @@ group_bars (const HrBucketChartData *data)
   return groups;
 }
 
+/* Whether two cards print the same line under a bar: the same usable
+ * memory and the same room or shortfall, as printed, and the same
+ * verdict; cards that differ in any printed figure are named apart. */
+static gboolean
+cards_print_alike (const HrBucketBar *a,
+                   const HrBucketBar *b)
+{
+  g_autofree char *usable_a = hr_chart_format_bytes (a->usable);
+  g_autofree char *usable_b = hr_chart_format_bytes (b->usable);
+  g_autofree char *room_a = hr_chart_format_bytes (fabs (a->usable - a->need));
+  g_autofree char *room_b = hr_chart_format_bytes (fabs (b->usable - b->need));
+
+  return a->fits == b->fits && g_str_equal (usable_a, usable_b) && g_str_equal (room_a, room_b);
+}
+
 /* The cards of one drawn bar, one line for cards alike. */
 static GPtrArray *
 group_cards (const HrBucketChartData *data,
@@ -445,7 +450,7 @@ group_cards (const HrBucketChartData *data,
           guint head = g_array_index (group, guint, 0);
           const HrBucketBar *first = g_ptr_array_index (data->bars, head);
 
-          if (close_to (first->usable, bar->usable, SAME_CARD) && first->fits == bar->fits)
+          if (cards_print_alike (first, bar))
             home = group;
         }
       if (home == NULL)

@@ -656,8 +656,34 @@ step_decimals (double step)
   return decimals;
 }
 
+/* The prediction at @batch, along the line between the samples either
+ * side of it; 0 outside the samples. */
+static double
+curve_value_at (const HrCurveChartData *data,
+                double                  batch)
+{
+  for (guint i = 0; i < data->samples->len; i++)
+    {
+      const HrCurveSample *b = &g_array_index (data->samples, HrCurveSample, i);
+
+      if (b->batch == batch)
+        return b->bytes;
+      if (b->batch > batch)
+        {
+          const HrCurveSample *a;
+
+          if (i == 0)
+            return 0;
+          a = &g_array_index (data->samples, HrCurveSample, i - 1);
+          return a->bytes + (b->bytes - a->bytes) * (batch - a->batch) / (b->batch - a->batch);
+        }
+    }
+  return 0;
+}
+
 /* The memory that matters: every card's line, the prediction over the
- * range (its band is drawn clipped, not followed) and every measurement. */
+ * range (its band is drawn clipped, not followed), the run's own point at
+ * the scenario's micro-batch, and every measurement. */
 static void
 layout_y_ticks (HrCurveChartLayout     *layout,
                 const HrCurveChartData *data,
@@ -704,6 +730,9 @@ layout_y_ticks (HrCurveChartLayout     *layout,
     }
   for (guint i = 0; i < data->measured->len; i++)
     highest = MAX (highest, g_array_index (data->measured, HrCurvePoint, i).bytes);
+  /* the run as asked, even where no card holds it */
+  if (data->micro_batch > 0)
+    highest = MAX (highest, curve_value_at (data, data->micro_batch));
 
   /* the axis ends on a tick unless that would waste much of the plot */
   top = (highest > 0 ? highest : GiB) * HEADROOM / GiB;

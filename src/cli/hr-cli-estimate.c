@@ -277,6 +277,17 @@ estimate_to_json (HrAnalysis *analysis)
   json_builder_add_int_value (b, est->kv_sequences);
   json_builder_end_object (b);
 
+  /* The range's kind of run and half-widths (hr-estimate-range.c). */
+  json_builder_set_member_name (b, "range");
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, est->range_kind);
+  json_builder_set_member_name (b, "low");
+  json_builder_add_double_value (b, est->range_low);
+  json_builder_set_member_name (b, "high");
+  json_builder_add_double_value (b, est->range_high);
+  json_builder_end_object (b);
+
   /* The range of each view of the peak, beside the contract's keys
    * (per_gpu.low/high are device_used's). */
   json_builder_set_member_name (b, "ranges");

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hr-advisor-dialog.h"
+#include "hr-window.h"
 
 static char *tmp_dir;
 

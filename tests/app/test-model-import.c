@@ -18,7 +18,7 @@
 #include "hr-model-import-dialog.h"
 #include "hr-preferences.h"
 #include "hr-prices-page.h"
-#include "hr-window-catalog.h"
+#include "hr-window.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -389,8 +389,8 @@ test_import_and_add (void)
 static void
 test_weights_only (void)
 {
-  /* An FP8 checkpoint's header alone: counts by dtype, but no architecture,
-   * so there is nothing to add. */
+  /* An FP8 checkpoint's header alone: counts by dtype, no architecture:
+   * a weights-only model of the exact count, which the catalog takes. */
   static const char header[] =
     "{\"__metadata__\": {\"format\": \"pt\"},"
     " \"model.layers.0.mlp.up_proj.weight\": {\"dtype\": \"F8_E4M3\", \"shape\": [64, 32],"
@@ -429,12 +429,19 @@ test_weights_only (void)
   g_assert_nonnull (strstr (text, "\nFP8\n"));
   g_assert_nonnull (strstr (text, "Exactly, from the weights’ headers"));
   screenshot (GTK_WIDGET (dialog), "import-fp8.png");
-  g_assert_false (hr_model_import_dialog_can_add (dialog));
-  g_assert_nonnull (strstr (hr_model_import_dialog_get_id_message (dialog), "weights alone"));
-  g_assert_false (hr_model_import_dialog_add (dialog, &error));
-  g_assert_error (error, HR_ERROR, HR_ERROR_INVALID);
+  g_assert_nonnull (strstr (text, "weights only"));
+  g_assert_true (hr_model_import_dialog_can_add (dialog));
+  g_assert_true (hr_model_import_dialog_add (dialog, &error));
+  g_assert_no_error (error);
   after = read_file (models_path);
-  g_assert_cmpstr (before, ==, after);
+  g_assert_cmpstr (before, !=, after);
+  g_assert_nonnull (strstr (after, "\"weights-only\""));
+  {
+    g_autoptr(JsonObject) entry = user_entry (HR_USER_CATALOG_MODELS, "fp8");
+
+    g_assert_nonnull (entry);
+    g_assert_cmpstr (json_object_get_string_member (entry, "kind"), ==, "weights-only");
+  }
   gtk_window_destroy (GTK_WINDOW (dialog));
   iterate ();
 }

@@ -14,17 +14,35 @@
 #include <glib/gi18n.h>
 #include <locale.h>
 
+#include "hr-results-view.h"
 #include "hr-window.h"
+
+/* The first widget of @type under @widget, depth first. */
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
 
 static void
 test_german (void)
 {
   HrWindow *window = hr_window_new (NULL);
-  GObject *group = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW,
-                                                  "host_group");
-  GObject *peak = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW,
-                                                 "peak_label");
-  g_auto(GStrv) verdicts = hr_window_dup_verdicts (window);
+  GtkWidget *results = find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  GObject *group = gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "host_group");
+  GObject *peak = gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "peak_label");
+  g_auto(GStrv) verdicts = hr_results_view_dup_verdicts (HR_RESULTS_VIEW (results));
   const char *text = gtk_label_get_text (GTK_LABEL (peak));
 
   /* From the .ui template, from the window's C code, and from the core. */

@@ -12,6 +12,8 @@
 #include <glib/gstdio.h>
 
 #include "hr-export-dialog.h"
+#include "hr-results-view.h"
+#include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
 
@@ -221,6 +223,14 @@ assert_starts_with (const char *path,
 }
 
 static void
+count_exported_cb (guint *count,
+                   GFile *file)
+{
+  g_assert_true (G_IS_FILE (file));
+  (*count)++;
+}
+
+static void
 test_export (void)
 {
   HrWindow *window = new_window ();
@@ -252,15 +262,21 @@ test_export (void)
 
   /* And through the dialog, as the Export button finishes it. */
   {
-    HrExportDialog *dialog = hr_export_dialog_new (window, HR_EXPORT_WHAT_CURVE);
+    HrExportDialog *dialog = hr_export_dialog_new (GTK_WINDOW (window),
+                                                   hr_window_get_analysis (window),
+                                                   HR_EXPORT_WHAT_CURVE);
     g_autofree char *path = tmp_path ("dialog.svg");
     g_autoptr(GFile) file = g_file_new_for_path (path);
     g_autoptr(GError) error = NULL;
     g_autofree char *svg = NULL;
+    guint exported = 0;
 
+    g_signal_connect_swapped (dialog, "exported", G_CALLBACK (count_exported_cb), &exported);
     hr_export_dialog_set_format (dialog, HR_EXPORT_SVG);
     g_assert_true (hr_export_dialog_export_to (dialog, file, &error));
     g_assert_no_error (error);
+    /* the window that opened it says so, in a toast */
+    g_assert_cmpuint (exported, ==, 1);
     g_assert_true (g_file_get_contents (path, &svg, NULL, NULL));
     g_assert_nonnull (strstr (svg, "<title id="));
     gtk_window_destroy (GTK_WINDOW (dialog));
@@ -461,10 +477,10 @@ static void
 test_start_page (void)
 {
   HrWindow *window = new_window ();
-  g_autoptr(GDir) dir = g_dir_open (hr_window_get_examples_dir (), 0, NULL);
+  g_autoptr(GDir) dir = g_dir_open (hr_start_page_get_examples_dir (), 0, NULL);
   const char *name;
   guint n = 0;
-  g_autofree char *example = g_build_filename (hr_window_get_examples_dir (), "pi05-fp32.json",
+  g_autofree char *example = g_build_filename (hr_start_page_get_examples_dir (), "pi05-fp32.json",
                                                NULL);
 
   g_assert_nonnull (dir);
@@ -515,7 +531,13 @@ examples_menu (GtkWidget *widget)
               if (g_menu_model_get_item_attribute (section, i, G_MENU_ATTRIBUTE_LABEL, "s",
                                                    &label)
                   && g_str_equal (label, "Open _Example"))
-                return g_menu_model_get_item_link (section, i, G_MENU_LINK_SUBMENU);
+                {
+                  g_autoptr(GMenuModel) submenu = g_menu_model_get_item_link (section, i,
+                                                                              G_MENU_LINK_SUBMENU);
+
+                  /* the start page's menu, as the submenu's one section */
+                  return g_menu_model_get_item_link (submenu, 0, G_MENU_LINK_SECTION);
+                }
             }
         }
     }
@@ -963,6 +985,59 @@ test_screenshot (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* The first widget of @type under @widget, depth first. */
+static GtkWidget *
+find_widget (GtkWidget *widget,
+             GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = find_widget (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* The levers' order is the results view's toggle: the view says so, the
+ * window makes the analysis again with it, and the view shows it. */
+static void
+test_lever_sort (void)
+{
+  HrWindow *window = new_window ();
+  GtkWidget *results = find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  GtkToggleButton *saved = GTK_TOGGLE_BUTTON (
+    gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "levers_saved_button"));
+  GtkListBox *list = GTK_LIST_BOX (
+    gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "knobs_list"));
+  GPtrArray *levers;
+
+  g_assert_nonnull (results);
+  g_assert_true (hr_results_view_get_analysis (HR_RESULTS_VIEW (results))
+                 == hr_window_get_analysis (window));
+  g_assert_cmpint (hr_results_view_get_lever_sort (HR_RESULTS_VIEW (results)), ==,
+                   HR_KNOB_SORT_COST);
+  gtk_toggle_button_set_active (saved, TRUE);
+  iterate ();
+  g_assert_cmpint (hr_results_view_get_lever_sort (HR_RESULTS_VIEW (results)), ==,
+                   HR_KNOB_SORT_SAVED);
+  /* a new analysis, handed down, with the most memory gained first */
+  g_assert_true (hr_results_view_get_analysis (HR_RESULTS_VIEW (results))
+                 == hr_window_get_analysis (window));
+  levers = hr_analysis_get_levers (hr_window_get_analysis (window));
+  g_assert_cmpuint (levers->len, >, 1);
+  for (guint i = 1; i < levers->len; i++)
+    g_assert_cmpint (((HrKnob *) g_ptr_array_index (levers, i - 1))->gained, >=,
+                     ((HrKnob *) g_ptr_array_index (levers, i))->gained);
+  g_assert_cmpstr (hr_text_row_get_title (HR_TEXT_ROW (gtk_list_box_get_row_at_index (list, 0))),
+                   ==, ((HrKnob *) g_ptr_array_index (levers, 0))->label);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -985,6 +1060,7 @@ main (int   argc,
   g_test_add_func ("/window/settings-that-apply", test_settings_that_apply);
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
+  g_test_add_func ("/window/lever-sort", test_lever_sort);
   g_test_add_func ("/window/hover-and-dark", test_hover_and_dark);
   g_test_add_func ("/window/repaint", test_repaint);
   g_test_add_func ("/window/text-column", test_text_column);

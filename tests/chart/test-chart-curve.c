@@ -355,6 +355,33 @@ test_layout_y_range (void)
   }
 }
 
+/* The run as asked is on the plot even where no card holds it: Pi0.5 in
+ * float32 at micro-batch 8 needs about 113 GiB, and the H100 stops at 2
+ * (data/examples/pi05-fp32.json). */
+static void
+test_layout_y_range_own_point (void)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"), "pi05-fp32.json",
+                                            NULL);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = hr_scenario_load (path, hr_catalog_get_default (), &error);
+  g_autoptr(GPtrArray) gpus = NULL;
+  g_autoptr(HrCurveChartData) data = NULL;
+  g_autoptr(HrCurveChartLayout) layout = NULL;
+  double at_8 = 0;
+
+  g_assert_no_error (error);
+  gpus = catalog_gpus ((const char *const[]) { "h100-sxm" }, 1);
+  data = hr_curve_chart_data_new_for_scenario (s, gpus, 1, 10, FALSE);
+  g_assert_cmpuint (data->micro_batch, ==, 8);
+  for (guint i = 0; i < data->samples->len; i++)
+    if (g_array_index (data->samples, HrCurveSample, i).batch == 8)
+      at_8 = g_array_index (data->samples, HrCurveSample, i).bytes;
+  g_assert_cmpfloat (at_8, >, 100 * GiB);
+  layout = layout_for (data, HR_CHART_THEME_LIGHT, 800, 500);
+  g_assert_cmpfloat (layout->y_max, >=, at_8);
+}
+
 static void
 test_layout_gpu_lines (void)
 {
@@ -917,6 +944,7 @@ main (int    argc,
   g_test_add_func ("/curve/data/overlay", test_data_overlay);
   g_test_add_func ("/curve/layout/positions", test_layout_positions);
   g_test_add_func ("/curve/layout/y-range", test_layout_y_range);
+  g_test_add_func ("/curve/layout/y-range-own-point", test_layout_y_range_own_point);
   g_test_add_func ("/curve/layout/gpu-lines", test_layout_gpu_lines);
   g_test_add_func ("/curve/layout/markers", test_layout_markers);
   g_test_add_func ("/curve/layout/log2-axis", test_layout_log2_axis);

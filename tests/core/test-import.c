@@ -360,7 +360,22 @@ test_safetensors (void)
   g_assert_cmpfloat (bf16->bits_per_weight, ==, 16);
   g_assert_cmpuint (f32->params, ==, 8);
   g_assert_null (import->quantization);
-  g_assert_null (import->model);
+  /* names Headroom reads no architecture from: a weights-only model of
+   * the exact count, which the catalog reads and the estimate counts */
+  g_assert_nonnull (import->model);
+  {
+    JsonObject *o = json_node_get_object (import->model);
+    g_autoptr(HrJsonDoc) doc = hr_json_doc_new_for_node ("t.safetensors", import->model);
+    g_autoptr(HrModel) model = NULL;
+
+    g_assert_cmpstr (json_object_get_string_member (o, "kind"), ==, "weights-only");
+    g_assert_cmpint (json_object_get_int_member (o, "params"), ==, 40);
+    model = hr_model_from_json (doc, "", import->model, &error);
+    g_assert_no_error (error);
+    g_assert_cmpuint (model->params, ==, 40);
+    g_assert_cmpint (((HrComponent *) g_ptr_array_index (model->components, 0))->kind, ==,
+                     HR_COMPONENT_WEIGHTS_ONLY);
+  }
 
   /* Every truncation is an error, never a crash or a partial count. */
   for (gsize len = 0; len < 8 + strlen (header); len++)

@@ -1521,6 +1521,81 @@ def video_rows():
               "(the README's multi-GPU command; sequence split over 8 ranks expressed as context_parallel 8)"])
 
 
+# ---------------------------------------------------------------------------
+# Runs that needed a key, a value or a model description of their own (rows
+# 901-): GGUF block types, weights-only parts, offloading, losses, masks and
+# low-precision training.  Kept in one block, after every other family.
+# ---------------------------------------------------------------------------
+GGML_CI_V100 = ("ggml-org/ci llama.cpp/d1/99ca79f279e84ebe27caafe0aa59c461d88969/ggml-4-x86-cuda-v100/README.md "
+                "@030daed1 (llama.cpp CI on a Tesla V100-PCIE-16GB, llama.cpp build 2459 d199ca79, 2024-03-18)")
+GGML_CI_NOTES = [
+    "metric weights: llama.cpp's 'CUDA0 buffer size' in MiB; the token embedding stays in the host buffer "
+    "('CPU buffer size'), which the estimate counts as host memory",
+    "OpenLLaMA 7B v2 (open-llama/7B-v2): n_embd 4096, n_layer 32, n_head 32, n_ff 11008, n_vocab 32000, untied "
+    "output ('model params = 6.74 B'), the shapes of the catalog's llama-2-7b (6,738,415,616 parameters)",
+    "./bin/main ... -ngl 999: 'offloaded 33/33 layers to GPU', n_ctx 512"]
+
+
+@family
+def express_rows():
+    base = {"task": "inference", "model": "llama-2-7b", "engine": "llama.cpp", "gpu_layers": 999,
+            "kv_dtype": "fp16", "micro_batch": 1, "seq_len": 512, "gpus": 1,
+            "gpu": {"id": "tesla-v100-16gb", "name": "Tesla V100-PCIE-16GB", "memory": 16 * 1024 ** 3,
+                    "source": "NVIDIA V100 datasheet: 16 GB HBM2 (capacity not used by the weights metric)"}}
+    add(901, "llamacpp", "high", "weights", 6695.84, MIB,
+        dict(base, name="llama.cpp OpenLLaMA 7B v2 Q8_0, every layer on a V100", weights_dtype="q8_0"),
+        GGML_CI_V100, "section 'open_llama_7b_v2', '- q8_0:' run: 'llm_load_tensors: CUDA0 buffer size = 6695.84 MiB'",
+        GGML_CI_NOTES + ["'type q8_0: 226 tensors', 'type f32: 65 tensors' (norms): every matrix, the output "
+                         "included, is Q8_0 (34 bytes per 32 weights); 'CPU buffer size = 132.81 MiB' is the "
+                         "token embedding (32000 x 4096 x 34 / 32 bytes)"])
+    add(902, "llamacpp", "high", "weights", 3963.56, MIB,
+        dict(base, name="llama.cpp OpenLLaMA 7B v2 Q4_1, every layer on a V100", weights_dtype="q4_1"),
+        GGML_CI_V100, "section 'open_llama_7b_v2', '- q4_1:' run: 'llm_load_tensors: CUDA0 buffer size = 3963.56 MiB'",
+        GGML_CI_NOTES + ["'type q4_1: 225 tensors', 'type q6_K: 1 tensors': llama.cpp's quantize keeps the "
+                         "output matrix in Q6_K (210 bytes per 256) under every 4-bit type; the scenario's one "
+                         "weights_dtype counts it as Q4_1 (20 bytes per 32), 25 MB under"])
+
+    # torchao's CPU-offloaded AdamW on a ViT-g, full BF16 training
+    vitg = {"id": "vit-giant-patch14-dinov2", "name": "ViT-g/14 DINOv2 (timm)", "family": "other",
+            "params": 1136480768, "layers": 40, "hidden": 1536, "heads": 24, "intermediate": 4096, "glu": True,
+            "norm": "layernorm", "patch": 14,
+            "source": "timm vision_transformer.py vit_giant_patch14_dinov2: embed_dim 1536, depth 40, num_heads 24, "
+                      "mlp_ratio 2.66667 x 2 with SwiGLUPacked (fc1 8192 = two 4096 halves, fc2 4096 -> 1536), "
+                      "patch 14; params: the DINOv2 ViT-g/14 backbone's 1.1B (facebookresearch/dinov2 "
+                      "MODEL_CARD.md: 1,100M) with timm's 45-class head"}
+    ao_src = "pytorch/ao torchao/prototype/low_bit_optim/README.md @03cf0ad ('Optimizer CPU offload' benchmark)"
+    ao_notes = [
+        "metric allocated: benchmarks/benchmark_low_bit_adam.py @03cf0ad prints torch.cuda.max_memory_allocated() / 1e9 "
+        "('Max memory used: ... GB', decimal)",
+        "'timm/vit_giant_patch14_dinov2.lvd142m (1.1B params), eager mode, full BF16 training, activations "
+        "checkpointing, batch size 32, on 4070Ti SUPER': --full_bf16 (model.bfloat16(), compute bf16-pure), "
+        "--checkpoint_activations (timm set_grad_checkpointing: every block, recompute full), --batch_size 32",
+        "images: the script's RandomResizedCrop(224): 16 x 16 patches of 14 (the class token not counted); the "
+        "model's 45-class head (resisc45) is a few thousand parameters",
+        "torch.optim.AdamW(fused=True) inside CPUOffloadOptimizer (the step runs on the CPU); RTX 4070 Ti SUPER, "
+        "16 GB (data/gpus.json rtx-4070-ti-super: 17,171,480,576 bytes)"]
+    abase = {"task": "finetune", "model": vitg, "method": "full", "compute": "bf16-pure", "recompute": "full",
+             "optimizer": "adamw", "optimizer_impl": "fused", "micro_batch": 32, "image_size": 224, "gpus": 1,
+             "gpu": {"id": "rtx-4070-ti-super", "name": "GeForce RTX 4070 Ti SUPER", "memory": 17171480576,
+                     "source": "data/gpus.json rtx-4070-ti-super"}}
+    add(903, "cpu_offload", "medium", "allocated", 4.01, 1e9,
+        dict(abase, name="torchao CPUOffloadOptimizer(offload_gradients=True), ViT-g/14 full BF16, batch 32",
+             offload="optimizer+gradients"),
+        ao_src, "table 'Adam offload | Time per step | Max memory', row 'ao (offload gradients) | 1.53s/it | 4.01 GB'",
+        ao_notes + ["--optim_cpu_offload ao_offload_grads: CPUOffloadOptimizer(..., offload_gradients=True) "
+                    "(cpu_offload.py @122eb73: each gradient copied to pinned host memory from its "
+                    "post-accumulate-grad hook, then p_device.grad = None)"],
+        stack_config="python benchmark_low_bit_adam.py --model timm/vit_giant_patch14_dinov2.lvd142m --full_bf16 "
+                     "--checkpoint_activations --batch_size 32 --optim AdamW --optim_cpu_offload ao_offload_grads")
+    add(904, "cpu_offload", "medium", "allocated", 5.24, 1e9,
+        dict(abase, name="torchao CPUOffloadOptimizer, ViT-g/14 full BF16, batch 32", offload="optimizer"),
+        ao_src, "table 'Adam offload | Time per step | Max memory', row 'ao | 1.52s/it | 5.24 GB'",
+        ao_notes + ["--optim_cpu_offload ao: CPUOffloadOptimizer without offload_gradients: the state and a host "
+                    "copy of every parameter on the CPU, the gradients stay on the GPU (the companion of row 903)"],
+        stack_config="python benchmark_low_bit_adam.py --model timm/vit_giant_patch14_dinov2.lvd142m --full_bf16 "
+                     "--checkpoint_activations --batch_size 32 --optim AdamW --optim_cpu_offload ao")
+
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()

@@ -3,6 +3,7 @@
 """Score headroom-cli against published measurements of stacks other than LitGPT.
 
     python3 score.py PATH/TO/headroom-cli [--rows] [--csv OUT] [--compat] [--quality high|medium]
+    python3 score.py PATH/TO/headroom-cli --loso [--emit-table | --check-table FILE]
 
 For each row of expected.csv next to this script, runs `headroom-cli estimate
 scenarios/<row>.json --json` and compares the figure the source measured with the
@@ -30,10 +31,31 @@ keys removed or mapped to their nearest contract value and scores them separatel
 what the estimator says today when a user writes the nearest thing it knows.
 Rows marked calibration=yes are listed but kept out of the scores.
 
-Standard library only; always exits 0.
+--loso scores the range the way a user meets it: on runs from a source the
+estimator was never looked at against. Every exact row of a peak metric
+(allocated, reserved, device_used) gives a residual, measured / estimated.
+A row's source family is the repository or site its `source` column starts
+with; its range kind follows from its category (CATEGORY_KIND below) and, for
+the categories that hold both, from the task. Each family is scored with a
+range built only from the other families' residuals of its kind (or, where
+its kind has fewer than MIN_ROWS rows from other families, of the kind's
+parent, training or inference); that is leave-one-source-out. The range's two
+sides are separate conformal quantiles of those residuals, with a third of the
+miss budget on the under-predicted side (measured above the range, the error
+that runs a user out of memory) and two thirds below. The budget is the
+largest for which the families' pooled coverage reaches TARGET: the narrowest
+range that holds TARGET of the runs of a source it was not built from.
+--emit-table prints the C table the estimator holds (the same quantiles over
+every family's residuals); --check-table FILE recomputes it and exits 1 when
+FILE's figures differ by more than TABLE_TOLERANCE, or when the estimator
+files a row under another kind than its category says.
+
+Standard library only; exits 0 except for --check-table.
 """
+import concurrent.futures
 import csv
 import json
+import math
 import os
 import re
 import statistics
@@ -62,6 +84,197 @@ OPTIMIZER_NEAREST = {"paged-adamw": "adamw", "adamw-8bit-ao": "adamw-8bit", "ada
 CONTRACT_TARGETS = ("attention", "all-linear")
 NEW_VALUES = {"sharding": {"fsdp1", "fsdp2"}, "compute": {"fp16-pure"},
               "optimizer": set(OPTIMIZER_NEAREST), "method": LORA_LIKE | FREEZE_LIKE}
+
+
+# The range kinds the estimator tells apart (hr-estimate-range.c, which files
+# a scenario under one from what it can see: the task, the model's family, the
+# method, sharding) and the categories of this set that belong to each.
+# Training rows of a category take its kind; inference rows of a category
+# without an inference kind fall to "inference", QLoRA rows of a single-GPU
+# category to "qlora".
+CATEGORY_KIND = {
+    "torchtune_single": "transformer-train", "peft_methods": "transformer-train",
+    "llm_lora_hf": "transformer-train", "encoder": "transformer-train",
+    "encoder_decoder": "transformer-train", "long_context": "transformer-train",
+    "qlora": "qlora",
+    "fsdp1_lora": "transformer-sharded", "fsdp2_lora": "transformer-sharded",
+    "fsdp_full": "transformer-sharded", "deepspeed_zero": "transformer-sharded",
+    "context_parallel": "transformer-sharded", "tensor_parallel": "transformer-sharded",
+    "pipeline_parallel": "transformer-sharded", "cpu_offload": "transformer-train",
+    "inference_hf": "transformer-inference", "serving": "transformer-inference",
+    "llamacpp": "transformer-inference", "llm_inference": "transformer-inference",
+    "detector": "detector", "segmentation": "segmenter", "classifier": "classifier",
+    "diffusion_unet": "diffusion", "diffusion_dit": "diffusion", "video_diffusion": "video",
+}
+INFERENCE_KINDS = {"transformer-inference", "inference"}
+# Every kind the estimator's table holds, in its order, and the kind each
+# borrows its residuals from when it has too few of its own.  A kind's
+# residuals are its own rows' and those of the kinds under it.
+KINDS = ["transformer-train", "transformer-sharded", "qlora", "transformer-inference", "detector",
+         "segmenter", "classifier", "vision", "diffusion", "video", "training", "inference"]
+PARENT = {"transformer-train": "training", "transformer-sharded": "training", "qlora": "transformer-train",
+          "transformer-inference": "inference", "detector": "vision", "segmenter": "vision",
+          "classifier": "vision", "vision": "training", "diffusion": "training", "video": "training",
+          "training": None, "inference": None}
+PEAK_METRICS = ("allocated", "reserved", "device_used")
+TARGET = 0.85          # leave-one-source-out coverage the range is built to reach
+MIN_ROWS = 5           # fewer residuals than this from other families: use the parent's
+HIGH_SHARE = 1.0 / 3   # share of the miss budget allowed above the range (under-prediction)
+TABLE_TOLERANCE = 0.02  # --check-table: largest drift of a half-width, absolute
+
+
+def row_kind(row, scenario):
+    kind = CATEGORY_KIND.get(row["category"], "training")
+    if scenario.get("task") == "inference" and kind not in INFERENCE_KINDS:
+        return "inference"
+    # a QLoRA run filed with its stack's single-GPU runs
+    if kind == "transformer-train" and scenario.get("method") == "qlora":
+        return "qlora"
+    return kind
+
+
+def family_of(row):
+    """The source family: the repository or site the source column starts with."""
+    return row["source"].split()[0]
+
+
+def conformal(values, alpha):
+    """The ceil((n + 1)(1 - alpha))-th smallest value (split conformal
+    prediction), the largest where that rank is past the end; 0 for none."""
+    if not values:
+        return 0.0
+    v = sorted(values)
+    k = math.ceil((len(v) + 1) * (1 - alpha))
+    return max(0.0, v[min(len(v), max(1, k)) - 1])
+
+
+def half_widths(pool, alpha):
+    """(low, high) relative half-widths from residuals r = measured/estimated."""
+    high = conformal([r - 1 for r in pool], alpha * HIGH_SHARE)
+    low = conformal([1 - r for r in pool], alpha * (1 - HIGH_SHARE))
+    return min(low, 0.95), high
+
+
+def members(kind):
+    """@kind and every kind under it."""
+    out = set()
+    for k in KINDS:
+        p = k
+        while p is not None and p != kind:
+            p = PARENT[p]
+        if p == kind:
+            out.add(k)
+    return out
+
+
+def pool_for(res, kind, exclude=None):
+    """Residuals of @kind (or of the first kind above it with enough) outside
+    the family @exclude, and the kind they came from."""
+    k = kind
+    while k is not None:
+        m = members(k)
+        pool = [x["ratio"] for x in res if x["kind"] in m and x["family"] != exclude]
+        fams = {x["family"] for x in res if x["kind"] in m}
+        # the table's own entry needs residuals from two families, so that
+        # it is not one source's error alone
+        if len(pool) >= MIN_ROWS and (exclude is not None or len(fams) >= 2):
+            return pool, k
+        k = PARENT[k]
+    return [x["ratio"] for x in res if x["family"] != exclude], "all"
+
+
+def loso(res, alpha):
+    """Each row's leave-one-source-out range: (row, low, high, pooled from)."""
+    out = []
+    cache = {}
+    for x in res:
+        key = (x["kind"], x["family"])
+        if key not in cache:
+            pool, used = pool_for(res, x["kind"], exclude=x["family"])
+            cache[key] = half_widths(pool, alpha) + (used,)
+        lo, hi, used = cache[key]
+        out.append((x, lo, hi, used))
+    return out
+
+
+def loso_coverage(scored):
+    if not scored:
+        return 0.0, 0.0
+    cov = sum(1 - lo <= x["ratio"] <= 1 + hi for x, lo, hi, _ in scored) / len(scored)
+    width = statistics.mean((lo + hi) / x["ratio"] for x, lo, hi, _ in scored)
+    return cov, width
+
+
+def choose_alpha(res):
+    """The largest miss budget (narrowest range) whose leave-one-source-out
+    coverage reaches TARGET."""
+    best = 0.0
+    for i in range(0, 61):
+        alpha = i * 0.005
+        if loso_coverage(loso(res, alpha))[0] >= TARGET:
+            best = alpha
+    return best
+
+
+def table(res, alpha):
+    """The estimator's table: {kind: (low, high, rows, families, pooled from)}."""
+    t = {}
+    for k in KINDS:
+        pool, used = pool_for(res, k)
+        m = members(used) if used != "all" else set(KINDS)
+        fams = {x["family"] for x in res if x["kind"] in m}
+        lo, hi = half_widths(pool, alpha)
+        t[k] = (round(lo, 3), round(hi, 3), len(pool), len(fams), used)
+    return t
+
+
+def git_head():
+    try:
+        p = subprocess.run(["git", "-C", HERE, "rev-parse", "--short=9", "HEAD"], capture_output=True,
+                           text=True, timeout=10)
+        return p.stdout.strip() or "unknown"
+    except OSError:
+        return "unknown"
+
+
+def emit_table(t, alpha, cov, width, nres, nfam):
+    print(f"""/* hr-range-table.h: each range kind's calibrated half-widths
+ *
+ * Generated by `python3 tests/validation/score.py headroom-cli --loso
+ * --emit-table` at {git_head()}; do not edit by hand (the test
+ * validation-range-table fails when this table drifts from what the
+ * scorer computes).  The estimate's range is central x (1 - low) ..
+ * central x (1 + high).  low and high are split conformal quantiles of
+ * measured / estimated peak over the {nres} exact peak rows of
+ * tests/validation ({nfam} source families), each side on its own: the miss
+ * budget {100 * alpha:.1f}% is split a third above the range (under-prediction)
+ * and two thirds below.  The budget is the largest for which scoring each
+ * source family with a range built from the other families' residuals
+ * only (leave-one-source-out) still holds {100 * cov:.1f}% of the runs (target
+ * {100 * TARGET:.0f}%), at a mean width of {100 * width:.0f}% of the measurement.  A
+ * kind with fewer than {MIN_ROWS} rows or one family takes its parent's
+ * residuals (from: the kind they came from).
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+/* HrRangeRow is hr-estimate-private.h's: kind, low, high, rows, families,
+ * and the kind whose residuals the row took */
+static const HrRangeRow hr_range_table[] = {{""")
+    for k in KINDS:
+        lo, hi, n, f, used = t[k]
+        print(f'  {{ "{k}", {lo:.3f}, {hi:.3f}, {n}, {f}, "{used}" }},')
+    print("};")
+
+
+def read_table(path):
+    out = {}
+    for m in re.finditer(r'\{ "([a-z-]+)", ([0-9.]+), ([0-9.]+), (\d+), (\d+), "([a-z-]+)" \}',
+                         open(path).read()):
+        out[m.group(1)] = (float(m.group(2)), float(m.group(3)))
+    return out
 
 
 def extensions(scenario):
@@ -121,7 +334,11 @@ def run(cli, path):
         lines = p.stderr.strip().splitlines() or [f"exit {p.returncode}"]
         return None, lines[-1]
     try:
-        return json.loads(p.stdout)["per_gpu"], None
+        d = json.loads(p.stdout)
+        per_gpu = d["per_gpu"]
+        if "range" in d:
+            per_gpu = dict(per_gpu, range_kind=d["range"].get("kind"))
+        return per_gpu, None
     except (ValueError, KeyError) as e:
         return None, f"bad JSON: {e}"
 
@@ -136,7 +353,8 @@ def judge(row, scenario, per_gpu):
     cap = scenario.get("x-gpu-capacity-bytes")
     bound = row.get("bound") or "exact"
     out = {"row_id": row["row_id"], "category": row["category"], "quality": row["quality"],
-           "metric": row["metric"], "bound": bound, "measured_gib": meas / 2**30, "predicted_gib": pred / 2**30}
+           "metric": row["metric"], "bound": bound, "measured_gib": meas / 2**30, "predicted_gib": pred / 2**30,
+           "family": family_of(row), "kind": row_kind(row, scenario), "estimator_kind": per_gpu.get("range_kind")}
     if bound == "lower_bound":
         out["ok"] = cap is not None and pred >= 0.95 * cap
         return out, None
@@ -149,7 +367,8 @@ def judge(row, scenario, per_gpu):
         total = float(per_gpu.get("total", per_gpu.get("device_used", pred)))
         lo = pred - (total - float(per_gpu.get("low", total)))
         hi = pred + (float(per_gpu.get("high", total)) - total)
-    out.update(err=(pred - meas) / meas, inband=lo <= meas <= hi, width=(hi - lo) / meas)
+    out.update(err=(pred - meas) / meas, inband=lo <= meas <= hi, width=(hi - lo) / meas,
+               ratio=meas / pred if pred > 0 else float("inf"))
     return out, None
 
 
@@ -184,6 +403,72 @@ def by_category(res, bounds, failed):
               f"{sum(x[2] == 'other' for x in f):6d}")
 
 
+def loso_report(res, emit, check):
+    """--loso: coverage and width in sample and leave-one-source-out, by kind;
+    the table, or its check.  Returns the exit status."""
+    peak = [x for x in res if x["metric"] in PEAK_METRICS and math.isfinite(x["ratio"])]
+    alpha = choose_alpha(peak)
+    scored = loso(peak, alpha)
+    cov, width = loso_coverage(scored)
+    t = table(peak, alpha)
+    families = sorted({x["family"] for x in peak})
+    mismatched = [x for x in peak if x["estimator_kind"] is not None and x["estimator_kind"] != x["kind"]]
+    if emit:
+        emit_table(t, alpha, cov, width, len(peak), len(families))
+        return 0
+    if check:
+        held = read_table(check)
+        bad = [f"{k}: {check} holds low {held[k][0]:.3f} high {held[k][1]:.3f}, the residuals give "
+               f"low {t[k][0]:.3f} high {t[k][1]:.3f}" for k in KINDS
+               if k not in held or abs(held[k][0] - t[k][0]) > TABLE_TOLERANCE
+               or abs(held[k][1] - t[k][1]) > TABLE_TOLERANCE]
+        bad += [f"row {x['row_id']} ({x['category']}): the estimator files it under {x['estimator_kind']}, "
+                f"its category under {x['kind']}" for x in mismatched]
+        if any(x["estimator_kind"] is None for x in peak):
+            bad.append("the estimate prints no range.kind")
+        for b in bad:
+            print(b)
+        if bad:
+            print(f"regenerate: python3 tests/validation/score.py CLI --loso --emit-table > {check}")
+        print(f"range table: {len(KINDS) * 2 - len([b for b in bad if ': ' in b and 'holds' in b]) * 2} "
+              f"of {len(KINDS) * 2} half-widths within {TABLE_TOLERANCE}, "
+              f"{len(mismatched)} rows filed under another kind")
+        return 1 if bad else 0
+    print(f"leave-one-source-out: {len(peak)} exact rows of a peak metric from {len(families)} source families; "
+          f"miss budget {100 * alpha:.1f}% ({100 * alpha * HIGH_SHARE:.1f}% above, "
+          f"{100 * alpha * (1 - HIGH_SHARE):.1f}% below)")
+    print(f"  {'kind':<22} {'n':>3} {'fam':>3} {'in-sample cov':>13} {'width':>6} {'loso cov':>9} {'width':>6} "
+          f"{'table low':>9} {'high':>6}  from")
+    for k in KINDS:
+        v = [s for s in scored if s[0]["kind"] == k]
+        lo, hi, n, f, used = t[k]
+        if v:
+            ins = [s[0] for s in v]
+            icov = 100 * sum(x["inband"] for x in ins) / len(ins)
+            iwidth = 100 * statistics.mean(x["width"] for x in ins)
+            lcov, lwidth = loso_coverage(v)
+            print(f"  {k:<22} {len(v):3d} {len({s[0]['family'] for s in v}):3d} {icov:12.0f}% {iwidth:5.0f}% "
+                  f"{100 * lcov:8.0f}% {100 * lwidth:5.0f}% {100 * lo:8.1f}% {100 * hi:5.1f}%  {used}")
+        else:
+            print(f"  {k:<22} {0:3d} {0:3d} {'-':>13} {'-':>6} {'-':>9} {'-':>6} "
+                  f"{100 * lo:8.1f}% {100 * hi:5.1f}%  {used}")
+    print(f"  {'family':<36} {'n':>3} {'loso cov':>9} {'width':>6}")
+    for fam in families:
+        v = [s for s in scored if s[0]["family"] == fam]
+        lcov, lwidth = loso_coverage(v)
+        print(f"  {fam:<36} {len(v):3d} {100 * lcov:8.0f}% {100 * lwidth:5.0f}%")
+    for x in mismatched:
+        print(f"row {x['row_id']} ({x['category']}): the estimator files it under {x['estimator_kind']}, "
+              f"its category under {x['kind']}")
+    ins_cov = 100 * sum(x["inband"] for x in peak) / len(peak) if peak else 0
+    ins_width = 100 * statistics.mean(x["width"] for x in peak) if peak else 0
+    under = 100 * sum(x["ratio"] > 1 + hi for x, lo, hi, _ in scored) / len(scored) if scored else 0
+    print(f"validation-stacks loso (rows={len(peak)}): in-sample band_coverage={ins_cov:.0f}% "
+          f"band_width={ins_width:.0f}%; leave-one-source-out band_coverage={100 * cov:.1f}% "
+          f"band_width={100 * width:.0f}% above_band={under:.1f}%")
+    return 0
+
+
 def main():
     if len(sys.argv) < 2 or sys.argv[1].startswith("-"):
         print(__doc__)
@@ -193,16 +478,21 @@ def main():
     do_compat = "--compat" in sys.argv
     out = sys.argv[sys.argv.index("--csv") + 1] if "--csv" in sys.argv else None
     quality = sys.argv[sys.argv.index("--quality") + 1] if "--quality" in sys.argv else None
+    do_loso = "--loso" in sys.argv
+    emit = "--emit-table" in sys.argv
+    check = sys.argv[sys.argv.index("--check-table") + 1] if "--check-table" in sys.argv else None
     keep_q = {"high": {"high"}, "medium": {"high", "medium"}}.get(quality, {"high", "medium", "low"})
     rows = [r for r in csv.DictReader(open(os.path.join(HERE, "expected.csv"), newline=""))
             if r["quality"] in keep_q]
     res, bounds, failed, calib = [], [], [], []
     cres, cbounds, cfailed = [], [], []
+    scenarios = {r["row_id"]: json.load(open(os.path.join(HERE, r["scenario"]))) for r in rows}
+    with concurrent.futures.ThreadPoolExecutor(max_workers=os.cpu_count() or 2) as pool:
+        runs = list(pool.map(lambda r: run(cli, os.path.join(HERE, r["scenario"])), rows))
     with tempfile.TemporaryDirectory() as tmp:
-        for r in rows:
+        for r, (per_gpu, err) in zip(rows, runs):
             path = os.path.join(HERE, r["scenario"])
-            scenario = json.load(open(path))
-            per_gpu, err = run(cli, path)
+            scenario = scenarios[r["row_id"]]
             if per_gpu is not None:
                 outcome, err = judge(r, scenario, per_gpu)
             if err is not None:
@@ -223,6 +513,8 @@ def main():
                 calib.append(outcome)
                 continue
             (bounds if outcome["bound"] != "exact" else res).append(outcome)
+    if do_loso:
+        return loso_report(res, emit, check)
     if show:
         for x in sorted(res, key=lambda x: -abs(x["err"])):
             print(f"row {x['row_id']:>4} {x['category']:<18} {x['metric']:<11} measured {x['measured_gib']:7.2f} GiB"
@@ -266,4 +558,4 @@ def main():
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main() or 0)

@@ -29,6 +29,15 @@
  * (transformers models/deberta_v2/configuration_deberta_v2.py). */
 #define DEBERTA_ATT_SPAN 256.0
 
+/* A part given by its parameter count alone (HR_COMPONENT_WEIGHTS_ONLY):
+ * its forward working set is assumed, at one activation value per
+ * parameter for each sample (see hr_plan_part_forward_working_set), and
+ * the range spans a text encoder's few values per parameter to a VAE at a
+ * large image's several */
+#define WEIGHTS_ONLY_VALUES_PER_PARAM 1.0
+#define WEIGHTS_ONLY_LOW              0.25
+#define WEIGHTS_ONLY_HIGH             4.0
+
 static gboolean
 projections_separate (const HrPlan      *self,
                       const HrComponent *c)
@@ -572,6 +581,17 @@ hr_plan_part_forward_working_set (HrPlan     *self,
       return ws;
     }
 
+  /* Known by its parameter count alone (hr-catalog.h): an assumed rule,
+   * one activation element per parameter for each sample.  Frozen
+   * autoencoders, the parts most often described this way, come near it:
+   * Stable Diffusion's VAE (84M parameters) encoding a 512 x 512 image
+   * holds three or four 128-channel full-resolution maps at once (33.5M
+   * values each, diffusers' Encoder: ResnetBlock2D's GroupNorm, SiLU and
+   * conv), about 1.5 values per parameter, and at 256 x 256 a quarter of
+   * that; a text encoder over 77 tokens holds far less. */
+  if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+    return WEIGHTS_ONLY_VALUES_PER_PARAM * e * part->params;
+
   /* A calibrated training figure holds every layer's output; forward only,
    * about a tenth of it is alive at once (two consecutive feature maps of
    * ten-odd stages).  An estimate, flagged in the notes. */
@@ -844,6 +864,23 @@ hr_plan_add_activations (HrPlan *self,
               acc->activations += mask;
             }
         }
+      else if (self->training && c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+        {
+          /* run forward before the backward pass (a frozen VQ-GAN or VAE
+           * encoding the batch): counted where it rises above that peak */
+          double ws = hr_plan_part_forward_working_set (self, p) * b;
+
+          if (ws > acc->forward_transient)
+            {
+              acc->forward_transient = ws;
+              acc->forward_transient_basis = HR_BASIS_ASSUMED;
+              g_clear_pointer (&acc->forward_transient_label, g_free);
+              acc->forward_transient_label =
+                g_strdup_printf (_("%s: frozen, given by its parameter count alone: forward "
+                                   "working set assumed at one value per parameter per sample"),
+                                 c->name);
+            }
+        }
       else if (self->training)
         {
           /* A frozen part no gradient flows through runs as inference: one
@@ -864,14 +901,21 @@ hr_plan_add_activations (HrPlan *self,
         {
           double ws = hr_plan_part_forward_working_set (self, p) * b;
 
-          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                      c->kind == HR_COMPONENT_TRANSFORMER ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED,
-                      ws, 0.5 * ws, 2.0 * ws,
-                      c->kind == HR_COMPONENT_TRANSFORMER
-                        ? _("%s: forward working set of one layer over the prompt")
-                        : _("%s: forward working set of one layer (a tenth of the training "
-                            "figure)"),
-                      c->name);
+          if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+            hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED,
+                        ws, WEIGHTS_ONLY_LOW * ws, WEIGHTS_ONLY_HIGH * ws,
+                        _("%s: given by its parameter count alone: forward working set "
+                          "assumed at one value per parameter per sample"), c->name);
+          else
+            hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                        c->kind == HR_COMPONENT_TRANSFORMER ? HR_BASIS_DERIVED
+                                                            : HR_BASIS_ASSUMED,
+                        ws, 0.5 * ws, 2.0 * ws,
+                        c->kind == HR_COMPONENT_TRANSFORMER
+                          ? _("%s: forward working set of one layer over the prompt")
+                          : _("%s: forward working set of one layer (a tenth of the training "
+                              "figure)"),
+                        c->name);
           acc->activations += ws;
 
           if (p->kv_cache)

@@ -204,6 +204,7 @@ typedef struct {
    * pass (a frozen VAE encoding the batch), and its line's label */
   double      forward_transient;
   char       *forward_transient_label;
+  HrBasis     forward_transient_basis;
   /* "offload_model": what the GPU holds while the VAE decodes alone (its
    * weights and working set), and its line's label */
   double      decode_phase;
@@ -222,6 +223,20 @@ void        hr_acc_add        (Acc        *acc,
 void        hr_acc_note       (Acc        *acc,
                                const char *format,
                                ...) G_GNUC_PRINTF (2, 3);
+
+/* One kind of run's range (hr-range-table.h): the estimate reaches from
+ * central x (1 - low) to central x (1 + high). */
+typedef struct {
+  const char *kind;
+  double      low;
+  double      high;
+  guint       rows;      /* residuals the half-widths rest on */
+  guint       families;  /* source families those came from */
+  const char *from;      /* the kind whose residuals they are */
+} HrRangeRow;
+
+/* hr-estimate-range.c */
+const HrRangeRow *hr_plan_range_row (const HrPlan *self);
 
 /* hr-estimate-activations.c */
 void        hr_plan_setup_regime          (HrPlan     *self,

@@ -750,7 +750,7 @@ gradients_overlap_activations (HrPlan *self)
   const HrScenario *s = self->scenario;
 
   return self->training && s->stack_set && s->grad_accum == 1 && !s->optimizer_in_bwd &&
-         !self->shard.unsharded_accumulation;
+         s->offload != HR_OFFLOAD_OPTIMIZER_GRADIENTS && !self->shard.unsharded_accumulation;
 }
 
 void
@@ -840,7 +840,7 @@ hr_plan_add_gradients (HrPlan *self,
                                  hr_plan_on_device (self, first, sp->shard_grads, on_host));
       acc->deferred_params = n;
     }
-  else if (s->optimizer_in_bwd)
+  else if (s->optimizer_in_bwd || s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
     {
       /* torchtune's optimizer_in_bwd gives every parameter an optimizer of
        * its own and steps it from a post-accumulate-grad hook, which then
@@ -869,10 +869,21 @@ hr_plan_add_gradients (HrPlan *self,
           largest = MAX (largest, MIN (biggest, p->trainable + p->adapters));
         }
       largest = hr_plan_sharded (self, largest * grad_bytes, sp->shard_grads);
-      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
-                  0.5 * largest, 2.0 * largest,
-                  _("gradients under optimizer_in_bwd: each is stepped and freed as soon as it "
-                    "is computed, so only the largest tensor's is alive"));
+      /* torchao's CPUOffloadOptimizer with offload_gradients copies each
+       * gradient to pinned host memory from the same hook and frees it
+       * once the copy is done (cpu_offload.py @122eb73, backward_hook:
+       * p_host.grad.copy_, then p_device.grad = None): the copies in
+       * flight, a tensor or two */
+      if (s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
+        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
+                    0.5 * largest, 2.0 * largest,
+                    _("gradients offloaded as they are computed (torchao CPUOffloadOptimizer, "
+                      "offload_gradients): only the largest tensor's is on the GPU"));
+      else
+        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
+                    0.5 * largest, 2.0 * largest,
+                    _("gradients under optimizer_in_bwd: each is stepped and freed as soon as it "
+                      "is computed, so only the largest tensor's is alive"));
     }
   else
     {
@@ -889,7 +900,9 @@ hr_plan_add_gradients (HrPlan *self,
                   n / 1e6, grad_bytes);
     }
 
-  if (on_host && !s->optimizer_in_bwd)
+  /* CPUOffloadOptimizer preallocates a pinned host gradient beside every
+   * host parameter (p_host.grad = torch.empty_like(p_host, pin_memory)) */
+  if ((on_host && !s->optimizer_in_bwd) || s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
     acc->host_states += hr_plan_sharded (self, grads_total, sp->shard_grads);
 
   /* FSDP reduce-scatters one group's unsharded gradients while the next

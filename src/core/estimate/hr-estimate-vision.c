@@ -457,6 +457,7 @@ hr_plan_add_arch_part (HrPlan *self,
         if (ws > acc->forward_transient)
           {
             acc->forward_transient = ws;
+            acc->forward_transient_basis = HR_BASIS_DERIVED;
             g_clear_pointer (&acc->forward_transient_label, g_free);
             acc->forward_transient_label = g_strdup_printf ("%s: %s", c->name, what);
           }
@@ -513,8 +514,8 @@ hr_plan_add_forward_transient (HrPlan *self,
   /* a frozen part's forward pass runs when no activation of the backward
    * pass is alive yet: the peak is the larger of the two */
   over = MAX (0, acc->forward_transient - acc->activations);
-  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
-              MAX (over, FORWARD_HIGH * acc->forward_transient - acc->activations),
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, acc->forward_transient_basis,
+              over, 0, MAX (over, FORWARD_HIGH * acc->forward_transient - acc->activations),
               "%s", acc->forward_transient_label);
   acc->activations += over;
   g_clear_pointer (&acc->forward_transient_label, g_free);

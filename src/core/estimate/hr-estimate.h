@@ -107,6 +107,14 @@ typedef struct {
    * there, and hr_estimate_check() refuses the scenario. */
   gboolean     overflow;
 
+  /* The range's kind of run and its relative half-widths (the estimator's
+   * error on published runs of other sources, hr-estimate-range.c):
+   * low/high above are central x (1 - range_low) .. x (1 + range_high).
+   * range_kind is a static string. */
+  const char  *range_kind;
+  double       range_low;
+  double       range_high;
+
   GPtrArray   *items;        /* HrEstimateItem */
   GPtrArray   *host_items;   /* HrEstimateItem, bucket unused */
   GPtrArray   *notes;        /* char *: assumptions, sources, warnings */

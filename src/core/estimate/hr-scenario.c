@@ -1323,6 +1323,31 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       goto out;
     }
 
+  if (self->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
+    {
+      /* torchao's CPUOffloadOptimizer (torchao/prototype/low_bit_optim/
+       * cpu_offload.py @122eb73): "offload_gradients: free GPU gradients
+       * once they are moved to CPU. Not compatible with gradient
+       * accumulation", and "for single-GPU training" */
+      const char *why = NULL;
+
+      if (self->task == HR_TASK_INFERENCE)
+        why = _("\"task\": \"inference\" has no optimizer state or gradients to offload");
+      else if (self->grad_accum > 1)
+        why = _("\"optimizer+gradients\" (torchao's CPUOffloadOptimizer with "
+                "offload_gradients) frees each gradient once it is copied to the host, so it "
+                "cannot accumulate gradients: set \"grad_accum\" to 1");
+      else if (self->sharding != HR_SHARDING_NONE && self->sharding != HR_SHARDING_DDP)
+        why = _("\"optimizer+gradients\" is torchao's single-GPU CPUOffloadOptimizer; with "
+                "ZeRO give \"deepspeed\": {\"offload_optimizer\": \"cpu\"} (ZeRO-Offload moves "
+                "the gradients too), with FSDP \"optimizer+params\"");
+      if (why != NULL)
+        {
+          hr_reader_fail (&reader, "offload", "%s", why);
+          goto out;
+        }
+    }
+
   if (self->optimizer_in_bwd && self->grad_accum > 1)
     {
       /* torchtune refuses it: full_finetune_distributed.py @bd2a0fc,

@@ -621,6 +621,29 @@ static const HrSettingChoice weights_choices[] = {
   { HR_DTYPE_INT8, N_("INT8") },
   { HR_DTYPE_NF4, N_("NF4 (4-bit)") },
   { HR_DTYPE_INT4, N_("INT4") },
+  /* GGUF's block types, as llama.cpp names them */
+  { HR_DTYPE_Q8_0, N_("Q8_0 (GGUF)") },
+  { HR_DTYPE_Q6_K, N_("Q6_K (GGUF)") },
+  { HR_DTYPE_Q5_K, N_("Q5_K (GGUF)") },
+  { HR_DTYPE_Q5_1, N_("Q5_1 (GGUF)") },
+  { HR_DTYPE_Q5_0, N_("Q5_0 (GGUF)") },
+  { HR_DTYPE_Q4_K, N_("Q4_K (GGUF)") },
+  { HR_DTYPE_Q4_1, N_("Q4_1 (GGUF)") },
+  { HR_DTYPE_Q4_0, N_("Q4_0 (GGUF)") },
+  { HR_DTYPE_IQ4_XS, N_("IQ4_XS (GGUF)") },
+  { HR_DTYPE_IQ4_NL, N_("IQ4_NL (GGUF)") },
+  { HR_DTYPE_Q3_K, N_("Q3_K (GGUF)") },
+  { HR_DTYPE_IQ3_S, N_("IQ3_S (GGUF)") },
+  { HR_DTYPE_IQ3_XXS, N_("IQ3_XXS (GGUF)") },
+  { HR_DTYPE_Q2_K, N_("Q2_K (GGUF)") },
+  { HR_DTYPE_IQ2_S, N_("IQ2_S (GGUF)") },
+  { HR_DTYPE_IQ2_XS, N_("IQ2_XS (GGUF)") },
+  { HR_DTYPE_IQ2_XXS, N_("IQ2_XXS (GGUF)") },
+  { HR_DTYPE_TQ2_0, N_("TQ2_0 (GGUF, ternary)") },
+  { HR_DTYPE_IQ1_M, N_("IQ1_M (GGUF)") },
+  { HR_DTYPE_TQ1_0, N_("TQ1_0 (GGUF, ternary)") },
+  { HR_DTYPE_IQ1_S, N_("IQ1_S (GGUF)") },
+  { HR_DTYPE_MXFP4, N_("MXFP4") },
   { -1, NULL }
 };
 
@@ -677,6 +700,7 @@ static const HrSettingChoice offload_choices[] = {
   { HR_OFFLOAD_NONE, N_("None") },
   { HR_OFFLOAD_OPTIMIZER, N_("Optimizer state") },
   { HR_OFFLOAD_OPTIMIZER_PARAMS, N_("Optimizer and parameters") },
+  { HR_OFFLOAD_OPTIMIZER_GRADIENTS, N_("Optimizer and gradients (torchao)") },
   { -1, NULL }
 };
 
@@ -695,6 +719,10 @@ static const HrSettingChoice kv_dtype_choices[] = {
   { HR_DTYPE_INT4, N_("INT4") },
   { HR_DTYPE_Q8_0, N_("Q8_0 (llama.cpp)") },
   { HR_DTYPE_Q4_0, N_("Q4_0 (llama.cpp)") },
+  { HR_DTYPE_Q4_1, N_("Q4_1 (llama.cpp)") },
+  { HR_DTYPE_IQ4_NL, N_("IQ4_NL (llama.cpp)") },
+  { HR_DTYPE_Q5_0, N_("Q5_0 (llama.cpp)") },
+  { HR_DTYPE_Q5_1, N_("Q5_1 (llama.cpp)") },
   { -1, NULL }
 };
 

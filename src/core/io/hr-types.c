@@ -54,6 +54,29 @@ const HrEnumName hr_weights_dtype_names[] = {
   { HR_DTYPE_INT8, "int8" },
   { HR_DTYPE_NF4, "nf4" },
   { HR_DTYPE_INT4, "int4" },
+  /* GGUF's block types (llama.cpp) */
+  { HR_DTYPE_Q8_0, "q8_0" },
+  { HR_DTYPE_Q4_0, "q4_0" },
+  { HR_DTYPE_Q4_1, "q4_1" },
+  { HR_DTYPE_Q5_0, "q5_0" },
+  { HR_DTYPE_Q5_1, "q5_1" },
+  { HR_DTYPE_Q2_K, "q2_k" },
+  { HR_DTYPE_Q3_K, "q3_k" },
+  { HR_DTYPE_Q4_K, "q4_k" },
+  { HR_DTYPE_Q5_K, "q5_k" },
+  { HR_DTYPE_Q6_K, "q6_k" },
+  { HR_DTYPE_IQ1_S, "iq1_s" },
+  { HR_DTYPE_IQ1_M, "iq1_m" },
+  { HR_DTYPE_IQ2_XXS, "iq2_xxs" },
+  { HR_DTYPE_IQ2_XS, "iq2_xs" },
+  { HR_DTYPE_IQ2_S, "iq2_s" },
+  { HR_DTYPE_IQ3_XXS, "iq3_xxs" },
+  { HR_DTYPE_IQ3_S, "iq3_s" },
+  { HR_DTYPE_IQ4_NL, "iq4_nl" },
+  { HR_DTYPE_IQ4_XS, "iq4_xs" },
+  { HR_DTYPE_TQ1_0, "tq1_0" },
+  { HR_DTYPE_TQ2_0, "tq2_0" },
+  { HR_DTYPE_MXFP4, "mxfp4" },
   { 0, NULL },
 };
 
@@ -65,8 +88,75 @@ const HrEnumName hr_kv_dtype_names[] = {
   { HR_DTYPE_INT4, "int4" },
   { HR_DTYPE_Q8_0, "q8_0" },
   { HR_DTYPE_Q4_0, "q4_0" },
+  /* the rest of llama.cpp's -ctk / -ctv types (common/arg.cpp
+   * kv_cache_types @b6000: f32, f16, bf16, q8_0, q4_0, q4_1, iq4_nl, q5_0,
+   * q5_1) */
+  { HR_DTYPE_Q4_1, "q4_1" },
+  { HR_DTYPE_IQ4_NL, "iq4_nl" },
+  { HR_DTYPE_Q5_0, "q5_0" },
+  { HR_DTYPE_Q5_1, "q5_1" },
   { 0, NULL },
 };
+
+/* ggml tensor types: block size (elements) and bytes per block, from the
+ * block structs in ggml/src/ggml-common.h (block_q4_0: a half scale and 16
+ * bytes of nibbles for 32 weights, …) and type_traits in ggml/src/ggml.c.
+ * QK_K super-blocks hold 256 weights.  Q8_1 and Q8_K are the types ggml
+ * quantises activations to for its dot products; no weights use them. */
+const HrGgmlType hr_ggml_types[] = {
+  { 0, "F32", 1, 4, HR_DTYPE_FP32 },
+  { 1, "F16", 1, 2, HR_DTYPE_FP16 },
+  { 2, "Q4_0", 32, 18, HR_DTYPE_Q4_0 },       /* d (2) + qs[16] */
+  { 3, "Q4_1", 32, 20, HR_DTYPE_Q4_1 },       /* d, m (4) + qs[16] */
+  { 6, "Q5_0", 32, 22, HR_DTYPE_Q5_0 },       /* d (2) + qh[4] + qs[16] */
+  { 7, "Q5_1", 32, 24, HR_DTYPE_Q5_1 },       /* d, m (4) + qh[4] + qs[16] */
+  { 8, "Q8_0", 32, 34, HR_DTYPE_Q8_0 },       /* d (2) + qs[32] */
+  { 9, "Q8_1", 32, 36, -1 },                  /* d, s (4) + qs[32] */
+  { 10, "Q2_K", 256, 84, HR_DTYPE_Q2_K },     /* scales[16] + qs[64] + d, dmin (4) */
+  { 11, "Q3_K", 256, 110, HR_DTYPE_Q3_K },    /* hmask[32] + qs[64] + scales[12] + d (2) */
+  { 12, "Q4_K", 256, 144, HR_DTYPE_Q4_K },    /* d, dmin (4) + scales[12] + qs[128] */
+  { 13, "Q5_K", 256, 176, HR_DTYPE_Q5_K },    /* d, dmin (4) + scales[12] + qh[32] + qs[128] */
+  { 14, "Q6_K", 256, 210, HR_DTYPE_Q6_K },    /* ql[128] + qh[64] + scales[16] + d (2) */
+  { 15, "Q8_K", 256, 292, -1 },               /* d (float, 4) + qs[256] + bsums[16] (32) */
+  { 16, "IQ2_XXS", 256, 66, HR_DTYPE_IQ2_XXS }, /* d (2) + qs[32] (64) */
+  { 17, "IQ2_XS", 256, 74, HR_DTYPE_IQ2_XS }, /* d (2) + qs[32] (64) + scales[8] */
+  { 18, "IQ3_XXS", 256, 98, HR_DTYPE_IQ3_XXS }, /* d (2) + qs[96] */
+  { 19, "IQ1_S", 256, 50, HR_DTYPE_IQ1_S },   /* d (2) + qs[32] + qh[8] (16) */
+  { 20, "IQ4_NL", 32, 18, HR_DTYPE_IQ4_NL },  /* d (2) + qs[16] */
+  { 21, "IQ3_S", 256, 110, HR_DTYPE_IQ3_S },  /* d (2) + qs[64] + qh[8] + signs[32] + scales[4] */
+  { 22, "IQ2_S", 256, 82, HR_DTYPE_IQ2_S },   /* d (2) + qs[64] + qh[8] + scales[8] */
+  { 23, "IQ4_XS", 256, 136, HR_DTYPE_IQ4_XS }, /* d (2) + scales_h (2) + scales_l[4] + qs[128] */
+  { 24, "I8", 1, 1, -1 },
+  { 25, "I16", 1, 2, -1 },
+  { 26, "I32", 1, 4, -1 },
+  { 27, "I64", 1, 8, -1 },
+  { 28, "F64", 1, 8, HR_DTYPE_FP64 },
+  { 29, "IQ1_M", 256, 56, HR_DTYPE_IQ1_M },   /* qs[32] + qh[16] + scales[8] */
+  { 30, "BF16", 1, 2, HR_DTYPE_BF16 },
+  { 34, "TQ1_0", 256, 54, HR_DTYPE_TQ1_0 },   /* qs[48] + qh[4] + d (2) */
+  { 35, "TQ2_0", 256, 66, HR_DTYPE_TQ2_0 },   /* qs[64] + d (2) */
+  { 39, "MXFP4", 32, 17, HR_DTYPE_MXFP4 },    /* e (1) + qs[16] */
+  { 0, NULL, 0, 0, -1 },
+};
+
+const HrGgmlType *
+hr_ggml_type_find (guint32 ggml_type)
+{
+  for (guint i = 0; hr_ggml_types[i].name != NULL; i++)
+    if (hr_ggml_types[i].ggml_type == ggml_type)
+      return &hr_ggml_types[i];
+  return NULL;
+}
+
+/* The block type of a scenario dtype; the dense ones are not asked for. */
+const HrGgmlType *
+hr_ggml_type_for_dtype (HrDtype dtype)
+{
+  for (guint i = 0; hr_ggml_types[i].name != NULL; i++)
+    if (hr_ggml_types[i].dtype == (int) dtype && hr_ggml_types[i].block > 1)
+      return &hr_ggml_types[i];
+  return NULL;
+}
 
 const HrEnumName hr_quant_compute_dtype_names[] = {
   { HR_DTYPE_FP32, "fp32" },
@@ -148,6 +238,7 @@ const HrEnumName hr_offload_names[] = {
   { HR_OFFLOAD_NONE, "none" },
   { HR_OFFLOAD_OPTIMIZER, "optimizer" },
   { HR_OFFLOAD_OPTIMIZER_PARAMS, "optimizer+params" },
+  { HR_OFFLOAD_OPTIMIZER_GRADIENTS, "optimizer+gradients" },
   { 0, NULL },
 };
 
@@ -322,12 +413,14 @@ hr_dtype_element_bytes (HrDtype dtype)
     case HR_DTYPE_NF4:
     case HR_DTYPE_INT4:
       return 0.5;
-    case HR_DTYPE_Q8_0:
-      return 34.0 / 32.0;
-    case HR_DTYPE_Q4_0:
-      return 18.0 / 32.0;
     default:
-      g_assert_not_reached ();
+      {
+        /* a block type: its bytes over its elements */
+        const HrGgmlType *t = hr_ggml_type_for_dtype (dtype);
+
+        g_assert (t != NULL);
+        return (double) t->bytes / t->block;
+      }
     }
 }
 
@@ -365,7 +458,8 @@ gboolean
 hr_dtype_is_quantized (HrDtype dtype)
 {
   return dtype == HR_DTYPE_NF4 || dtype == HR_DTYPE_INT4 ||
-         dtype == HR_DTYPE_INT8 || dtype == HR_DTYPE_FP8;
+         dtype == HR_DTYPE_INT8 || dtype == HR_DTYPE_FP8 ||
+         hr_ggml_type_for_dtype (dtype) != NULL;
 }
 
 gboolean

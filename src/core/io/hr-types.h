@@ -76,7 +76,45 @@ typedef enum {
    * 32 4-bit values and an fp16 scale, 18 bytes) */
   HR_DTYPE_Q8_0,
   HR_DTYPE_Q4_0,
+  /* llama.cpp's other block types, for weights (and the KV cache where
+   * llama.cpp takes them): their sizes are hr_ggml_types' */
+  HR_DTYPE_Q4_1,
+  HR_DTYPE_Q5_0,
+  HR_DTYPE_Q5_1,
+  HR_DTYPE_Q2_K,
+  HR_DTYPE_Q3_K,
+  HR_DTYPE_Q4_K,
+  HR_DTYPE_Q5_K,
+  HR_DTYPE_Q6_K,
+  HR_DTYPE_IQ1_S,
+  HR_DTYPE_IQ1_M,
+  HR_DTYPE_IQ2_XXS,
+  HR_DTYPE_IQ2_XS,
+  HR_DTYPE_IQ2_S,
+  HR_DTYPE_IQ3_XXS,
+  HR_DTYPE_IQ3_S,
+  HR_DTYPE_IQ4_NL,
+  HR_DTYPE_IQ4_XS,
+  HR_DTYPE_TQ1_0,
+  HR_DTYPE_TQ2_0,
+  HR_DTYPE_MXFP4,
 } HrDtype;
+
+/* ggml's tensor types (ggml/src/ggml-common.h and ggml.c): the elements of
+ * one block and the bytes it takes, for GGUF files and for the scenario's
+ * dtypes that name them.  The table ends with a NULL name. */
+typedef struct {
+  guint32     ggml_type;   /* enum ggml_type */
+  const char *name;        /* as gguf-py and llama.cpp print it: "Q4_K" */
+  guint       block;
+  guint       bytes;
+  int         dtype;       /* the HrDtype that stands for it, or -1 */
+} HrGgmlType;
+
+extern const HrGgmlType hr_ggml_types[];
+
+const HrGgmlType *hr_ggml_type_find       (guint32 ggml_type);
+const HrGgmlType *hr_ggml_type_for_dtype  (HrDtype dtype);
 
 typedef enum {
   HR_COMPUTE_FP32,
@@ -190,6 +228,9 @@ typedef enum {
   HR_OFFLOAD_NONE,
   HR_OFFLOAD_OPTIMIZER,
   HR_OFFLOAD_OPTIMIZER_PARAMS,
+  /* torchao's CPUOffloadOptimizer with offload_gradients=True: the step
+   * runs on the CPU and each gradient leaves the GPU once copied */
+  HR_OFFLOAD_OPTIMIZER_GRADIENTS,
 } HrOffload;
 
 typedef enum {

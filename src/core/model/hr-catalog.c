@@ -33,6 +33,7 @@ const HrEnumName hr_component_kind_names[] = {
   { HR_COMPONENT_UNET, "unet" },
   { HR_COMPONENT_RSSM, "rssm" },
   { HR_COMPONENT_MLP, "mlp" },
+  { HR_COMPONENT_WEIGHTS_ONLY, "weights-only" },
   { 0, NULL },
 };
 
@@ -594,6 +595,38 @@ read_latent_attention (HrReader    *reader,
   return TRUE;
 }
 
+/* Whether any architecture key is given. */
+static gboolean
+has_shape (HrReader *reader)
+{
+  for (guint i = 0; shape_keys[i] != NULL; i++)
+    if (hr_reader_has (reader, shape_keys[i]))
+      return TRUE;
+  return FALSE;
+}
+
+/* A weights-only part never trains: what its backward pass would keep
+ * needs its shape.  It stays frozen unless the file says otherwise, which
+ * is refused. */
+static gboolean
+check_weights_only (HrReader    *reader,
+                    HrComponent *c)
+{
+  if (c->kind != HR_COMPONENT_WEIGHTS_ONLY)
+    return TRUE;
+  if ((hr_reader_has (reader, "trainable") && c->trainable) ||
+      (hr_reader_has (reader, "backprop") && c->backprop))
+    return hr_reader_fail (reader, hr_reader_has (reader, "trainable") && c->trainable
+                                     ? "trainable" : "backprop",
+                           _("\"%s\" is given by its parameter count alone, so it can only be "
+                             "frozen: what a backward pass through it keeps needs its shape "
+                             "(\"layers\", \"hidden\", \"heads\"), an \"arch\" or an "
+                             "\"activation\" figure"), c->name);
+  c->trainable = FALSE;
+  c->backprop = FALSE;
+  return TRUE;
+}
+
 /* Reads the architecture keys shared by a top-level model and a component. */
 static gboolean
 read_shape (HrReader    *reader,
@@ -607,11 +640,26 @@ read_shape (HrReader    *reader,
   if (!hr_reader_enum (reader, "kind", hr_component_kind_names, &kind))
     return FALSE;
 
+  if (kind < 0 && !has_shape (reader))
+    kind = HR_COMPONENT_WEIGHTS_ONLY;
   if (kind < 0)
     kind = hr_reader_has (reader, "arch") ? HR_COMPONENT_CNN
            : hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
              ? HR_COMPONENT_TRANSFORMER : HR_COMPONENT_MLP;
   c->kind = kind;
+
+  /* A part known by its parameter count alone: nothing else describes it,
+   * so a shape key beside "kind": "weights-only" is a contradiction. */
+  if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+    {
+      for (guint i = 0; shape_keys[i] != NULL; i++)
+        if (!g_str_equal (shape_keys[i], "kind") && hr_reader_has (reader, shape_keys[i]))
+          return hr_reader_fail (reader, shape_keys[i],
+                                 _("a \"weights-only\" part is given by \"params\" alone; "
+                                   "\"%s\" describes its shape (leave out \"kind\" to use it)"),
+                                 shape_keys[i]);
+      return TRUE;
+    }
 
   if (hr_reader_has (reader, "activation") && !read_activation (reader, c))
     return FALSE;
@@ -801,7 +849,8 @@ read_component (HrJsonDoc   *doc,
       !hr_reader_uint (&reader, "params", TRUE, 1, MAX_PARAMS, &params) ||
       !hr_reader_bool (&reader, "trainable", &c->trainable) ||
       !hr_reader_bool (&reader, "backprop", &c->backprop) ||
-      !read_shape (&reader, c))
+      !read_shape (&reader, c) ||
+      !check_weights_only (&reader, c))
     goto out;
 
   c->params = params;
@@ -961,7 +1010,7 @@ hr_model_from_json (HrJsonDoc   *doc,
       c->trainable = TRUE;
       c->backprop = TRUE;
       g_ptr_array_add (model->components, c);
-      if (!read_shape (&reader, c))
+      if (!read_shape (&reader, c) || !check_weights_only (&reader, c))
         goto out;
     }
 

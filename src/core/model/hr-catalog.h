@@ -17,6 +17,10 @@ typedef enum {
   HR_COMPONENT_UNET,
   HR_COMPONENT_RSSM,
   HR_COMPONENT_MLP,
+  /* a part given only its parameter count (a frozen VQ-GAN, a VAE, an
+   * encoder whose blocks are unknown): its weights are counted, it never
+   * trains, and its forward working set is an assumed share of them */
+  HR_COMPONENT_WEIGHTS_ONLY,
 } HrComponentKind;
 
 extern const HrEnumName hr_component_kind_names[];

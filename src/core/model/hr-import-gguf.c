@@ -21,6 +21,7 @@
 
 #include "hr-file.h"
 #include "hr-import-gguf.h"
+#include "hr-types.h"
 
 /* Limits far above real files (a 671B MoE has under 2,000 tensors and a
  * 256k-token vocabulary), checked before anything is allocated. */
@@ -41,75 +42,20 @@ enum {
   GGUF_BOOL, GGUF_STRING, GGUF_ARRAY, GGUF_UINT64, GGUF_INT64, GGUF_FLOAT64,
 };
 
-/* ggml tensor types: block size (elements) and bytes per block, from the
- * block structs in ggml/src/ggml-common.h (block_q4_0: a half scale and 16
- * bytes of nibbles for 32 weights, …) and type_traits in ggml/src/ggml.c.
- * QK_K super-blocks hold 256 weights. */
-static const struct {
-  guint32     type;
-  const char *name;
-  guint       block;
-  guint       bytes;
-} ggml_types[] = {
-  { 0, "F32", 1, 4 },
-  { 1, "F16", 1, 2 },
-  { 2, "Q4_0", 32, 18 },      /* d (2) + qs[16] */
-  { 3, "Q4_1", 32, 20 },      /* d, m (4) + qs[16] */
-  { 6, "Q5_0", 32, 22 },      /* d (2) + qh[4] + qs[16] */
-  { 7, "Q5_1", 32, 24 },      /* d, m (4) + qh[4] + qs[16] */
-  { 8, "Q8_0", 32, 34 },      /* d (2) + qs[32] */
-  { 9, "Q8_1", 32, 36 },      /* d, s (4) + qs[32] */
-  { 10, "Q2_K", 256, 84 },    /* scales[16] + qs[64] + d, dmin (4) */
-  { 11, "Q3_K", 256, 110 },   /* hmask[32] + qs[64] + scales[12] + d (2) */
-  { 12, "Q4_K", 256, 144 },   /* d, dmin (4) + scales[12] + qs[128] */
-  { 13, "Q5_K", 256, 176 },   /* d, dmin (4) + scales[12] + qh[32] + qs[128] */
-  { 14, "Q6_K", 256, 210 },   /* ql[128] + qh[64] + scales[16] + d (2) */
-  { 15, "Q8_K", 256, 292 },   /* d (float, 4) + qs[256] + bsums[16] (32) */
-  { 16, "IQ2_XXS", 256, 66 }, /* d (2) + qs[32] (64) */
-  { 17, "IQ2_XS", 256, 74 },  /* d (2) + qs[32] (64) + scales[8] */
-  { 18, "IQ3_XXS", 256, 98 }, /* d (2) + qs[96] */
-  { 19, "IQ1_S", 256, 50 },   /* d (2) + qs[32] + qh[8] (16) */
-  { 20, "IQ4_NL", 32, 18 },   /* d (2) + qs[16] */
-  { 21, "IQ3_S", 256, 110 },  /* d (2) + qs[64] + qh[8] + signs[32] + scales[4] */
-  { 22, "IQ2_S", 256, 82 },   /* d (2) + qs[64] + qh[8] + scales[8] */
-  { 23, "IQ4_XS", 256, 136 }, /* d (2) + scales_h (2) + scales_l[4] + qs[128] */
-  { 24, "I8", 1, 1 },
-  { 25, "I16", 1, 2 },
-  { 26, "I32", 1, 4 },
-  { 27, "I64", 1, 8 },
-  { 28, "F64", 1, 8 },
-  { 29, "IQ1_M", 256, 56 },   /* qs[32] + qh[16] + scales[8] */
-  { 30, "BF16", 1, 2 },
-  { 34, "TQ1_0", 256, 54 },   /* qs[48] + qh[4] + d (2) */
-  { 35, "TQ2_0", 256, 66 },   /* qs[64] + d (2) */
-  { 39, "MXFP4", 32, 17 },    /* e (1) + qs[16] */
-};
-
-static gint
-find_type (guint32 type)
-{
-  for (guint i = 0; i < G_N_ELEMENTS (ggml_types); i++)
-    {
-      if (ggml_types[i].type == type)
-        return i;
-    }
-  return -1;
-}
-
 double
 hr_gguf_type_bits (guint32 type)
 {
-  gint i = find_type (type);
+  const HrGgmlType *t = hr_ggml_type_find (type);
 
-  return i < 0 ? 0 : 8.0 * ggml_types[i].bytes / ggml_types[i].block;
+  return t == NULL ? 0 : 8.0 * t->bytes / t->block;
 }
 
 const char *
 hr_gguf_type_name (guint32 type)
 {
-  gint i = find_type (type);
+  const HrGgmlType *t = hr_ggml_type_find (type);
 
-  return i < 0 ? NULL : ggml_types[i].name;
+  return t == NULL ? NULL : t->name;
 }
 
 typedef struct {
@@ -582,7 +528,7 @@ parse (const char    *display_name,
       gsize tname_len;
       guint32 n_dims, type;
       guint64 numel = 1, offset, ne0 = 1;
-      gint t;
+      const HrGgmlType *t;
 
       if (!read_string (&g, MAX_KEY_LEN, &tname, &tname_len) || !read_u32 (&g, &n_dims))
         goto fail;
@@ -611,18 +557,18 @@ parse (const char    *display_name,
       if (!read_u32 (&g, &type) || !read_u64 (&g, &offset))
         goto fail;
 
-      t = find_type (type);
-      if (t < 0)
+      t = hr_ggml_type_find (type);
+      if (t == NULL)
         {
           fail (&g, _("tensor %" PRIu64 " has ggml type %u, which Headroom does not "
                       "know"), i, type);
           goto fail;
         }
-      if (ne0 % ggml_types[t].block != 0)
+      if (ne0 % t->block != 0)
         {
           fail (&g, _("tensor %" PRIu64 ": a row of %" PRIu64 " is not a "
-                      "whole number of %s blocks of %u"), i, ne0, ggml_types[t].name,
-                ggml_types[t].block);
+                      "whole number of %s blocks of %u"), i, ne0, t->name,
+                t->block);
           goto fail;
         }
 
@@ -641,8 +587,8 @@ parse (const char    *display_name,
       if (g_strstr_len (tname, tname_len, "_exps.") != NULL)
         expert_params += numel;
 
-      hr_import_add_tensor (import, ggml_types[t].name, numel,
-                            numel / ggml_types[t].block * ggml_types[t].bytes);
+      hr_import_add_tensor (import, t->name, numel,
+                            numel / t->block * t->bytes);
     }
 
   h->version = version;

@@ -696,6 +696,51 @@ hr_import_safetensors_load (const char  *path,
 
 /* ---- Telling the architecture from the weights -------------------------- */
 
+/* Tensor names Headroom cannot read an architecture from still give the
+ * exact parameter count and the bytes the weights take: a model object of
+ * one weights-only part (hr-catalog.h), which the estimate counts frozen
+ * with an assumed forward working set. */
+static void
+weights_only_model (HrImport   *import,
+                    const char *name)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  g_autofree char *id = hr_import_make_id (name);
+  g_autofree char *source = NULL;
+  const HrImportDtype *top = import->dtypes != NULL && import->dtypes->len > 0
+                               ? g_ptr_array_index (import->dtypes, 0) : NULL;
+
+  source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
+                            "parameter count from the tensors, architecture unknown "
+                            "(weights only)", import->path);
+
+  json_builder_begin_object (b);
+  json_builder_set_member_name (b, "id");
+  json_builder_add_string_value (b, id);
+  json_builder_set_member_name (b, "name");
+  json_builder_add_string_value (b, name);
+  json_builder_set_member_name (b, "family");
+  json_builder_add_string_value (b, "other");
+  json_builder_set_member_name (b, "params");
+  json_builder_add_int_value (b, import->params);
+  json_builder_set_member_name (b, "framework");
+  json_builder_add_string_value (b, "pytorch");
+  json_builder_set_member_name (b, "source");
+  json_builder_add_string_value (b, source);
+  json_builder_set_member_name (b, "kind");
+  json_builder_add_string_value (b, "weights-only");
+  json_builder_end_object (b);
+  import->model = json_builder_get_root (b);
+
+  /* Translators: the size of the weights as the file stores them, and the
+   * dtype most of them are stored in. */
+  hr_import_add_read (import, _("weights only: %.2f GiB as stored (mostly %s); the estimate "
+                                "counts them frozen at the scenario's weights_dtype, with an "
+                                "assumed forward working set"),
+                      import->weight_bytes / (1024.0 * 1024.0 * 1024.0),
+                      top != NULL ? top->dtype : "?");
+}
+
 void
 hr_import_safetensors_guess_model (HrImport   *import,
                                    const char *name)
@@ -721,6 +766,7 @@ hr_import_safetensors_guess_model (HrImport   *import,
     {
       hr_import_add_note (import, _("the tensor names are not a layout Headroom can read an "
                                     "architecture from (no token embedding and numbered layers)"));
+      weights_only_model (import, name);
       return;
     }
 

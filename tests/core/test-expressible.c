@@ -1,0 +1,267 @@
+/* test-expressible.c: runs that need a key, a value or a model description
+ * of their own (a part known by its parameter count, GGUF block types,
+ * offloading, losses, masks, low-precision training)
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#include "config.h"
+
+#include <locale.h>
+#include <math.h>
+#include <string.h>
+
+#include "hr-core.h"
+#include "hr-test-utils.h"
+
+static HrScenario *
+parse (const char  *text,
+       GError     **error)
+{
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", text, -1, error);
+
+  if (doc == NULL)
+    return NULL;
+  return hr_scenario_new_from_doc (doc, hr_catalog_get_default (), error);
+}
+
+static void
+expect_error (const char *text,
+              const char *phrase)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) s = parse (text, &error);
+
+  g_assert_null (s);
+  g_assert_nonnull (error);
+  if (strstr (error->message, phrase) == NULL)
+    g_error ("expected \"%s\" in: %s", phrase, error->message);
+  /* the message names the file, the line and the column */
+  g_assert_true (g_str_has_prefix (error->message, "s.json:"));
+}
+
+static double
+item_bytes (const HrEstimate *est,
+            HrBucket          bucket,
+            const char       *label_part,
+            HrBasis          *basis)
+{
+  double sum = 0;
+
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (est->items, i);
+
+      if (item->bucket == bucket && strstr (item->label, label_part) != NULL)
+        {
+          sum += item->bytes;
+          if (basis != NULL)
+            *basis = item->basis;
+        }
+    }
+  return sum;
+}
+
+static gboolean
+has_item (const HrEstimate *est,
+          const char       *label_part)
+{
+  for (guint i = 0; i < est->items->len; i++)
+    if (strstr (((HrEstimateItem *) g_ptr_array_index (est->items, i))->label,
+                label_part) != NULL)
+      return TRUE;
+  return FALSE;
+}
+
+#define assert_near(a, b, rel) \
+  G_STMT_START { \
+    double a_ = (a), b_ = (b); \
+    if (fabs (a_ - b_) > (rel) * fabs (b_)) \
+      g_error ("%s = %.6g, expected %.6g within %.1f%%", #a, a_, b_, 100.0 * (rel)); \
+  } G_STMT_END
+
+/* A frozen VQ-GAN beside a trainable dynamics transformer, as world-model
+ * papers describe them (a tokenizer's size and nothing else). */
+#define WORLD_MODEL \
+  "{\"id\": \"wm\", \"name\": \"World model\", \"params\": 150000000, \"components\": [" \
+  " {\"name\": \"VQ-GAN\", \"params\": 50000000}," \
+  " {\"name\": \"Dynamics\", \"params\": 100000000, \"layers\": 12, \"hidden\": 768," \
+  "  \"heads\": 12, \"tokens\": 340}]}"
+
+static void
+test_weights_only_parse (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                              WORLD_MODEL "}");
+  const HrComponent *vq = g_ptr_array_index (s->model->components, 0);
+
+  g_assert_cmpint (vq->kind, ==, HR_COMPONENT_WEIGHTS_ONLY);
+  g_assert_false (vq->trainable);
+  g_assert_false (vq->backprop);
+  g_assert_cmpuint (vq->params, ==, 50000000);
+
+  /* a whole model given by its count (a bare .safetensors file) */
+  {
+    g_autoptr(HrScenario) w = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": {\"id\": \"w\", \"name\": \"W\", "
+      "\"params\": 1000000, \"kind\": \"weights-only\"}, \"task\": \"inference\"}");
+
+    g_assert_cmpint (((HrComponent *) g_ptr_array_index (w->model->components, 0))->kind, ==,
+                     HR_COMPONENT_WEIGHTS_ONLY);
+  }
+
+  /* it cannot train, and a shape key contradicts "weights-only" */
+  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10, \"components\": [{\"name\": \"VAE\", \"params\": 10, "
+                "\"trainable\": true}]}}", "\"VAE\" is given by its parameter count alone");
+  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10, \"components\": [{\"name\": \"VAE\", \"params\": 10, "
+                "\"backprop\": true}]}}", "can only be frozen");
+  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10, \"kind\": \"weights-only\", \"hidden\": 64}}",
+                "\"hidden\" describes its shape");
+  /* a half-given shape is still a transformer missing a key */
+  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+                "\"params\": 10, \"hidden\": 64}}", "\"layers\"");
+}
+
+static void
+test_weights_only_estimate (void)
+{
+  /* inference: its weights at the stored precision, and the assumed
+   * working set of one value (2 bytes in bf16) per parameter per sample */
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": {\"id\": \"w\", \"name\": \"VAE\", "
+      "\"params\": 80000000}, \"task\": \"inference\", \"compute\": \"bf16-mixed\", "
+      "\"micro_batch\": 4}");
+    g_autoptr(HrEstimate) est = hr_estimate_new (s);
+    HrBasis basis = HR_BASIS_DERIVED;
+    double ws = item_bytes (est, HR_BUCKET_ACTIVATIONS, "parameter count alone", &basis);
+
+    assert_near (est->buckets[HR_BUCKET_WEIGHTS], 2.0 * 80e6, 0.001);
+    assert_near (ws, 2.0 * 80e6 * 4, 0.001);
+    g_assert_cmpint (basis, ==, HR_BASIS_ASSUMED);
+  }
+
+  /* training: method full trains the dynamics model only; the VQ-GAN's
+   * weights count, no gradient or optimizer state for it */
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                WORLD_MODEL ", \"task\": \"train\", "
+                                                "\"method\": \"full\", \"micro_batch\": 8}");
+    g_autoptr(HrEstimate) est = hr_estimate_new (s);
+    gboolean noted = FALSE;
+
+    g_assert_cmpuint (est->trainable_params, ==, 100000000);
+    assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "VQ-GAN", NULL), 2.0 * 50e6, 0.001);
+    assert_near (est->buckets[HR_BUCKET_GRADIENTS], 2.0 * 100e6, 0.01);
+    g_assert_true (has_item (est, "forward working set assumed"));
+    for (guint i = 0; i < est->notes->len; i++)
+      noted |= strstr (g_ptr_array_index (est->notes, i), "VQ-GAN is given by its parameter "
+                       "count alone") != NULL;
+    g_assert_true (noted);
+  }
+
+  /* trainable_params is spread over the parts that can train */
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario ("{\"headroom_scenario\": 1, \"model\": "
+                                                WORLD_MODEL ", \"task\": \"train\", "
+                                                "\"trainable_params\": 60000000}");
+    g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+    assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "VQ-GAN", NULL), 2.0 * 50e6, 0.001);
+    assert_near (est->buckets[HR_BUCKET_GRADIENTS], 2.0 * 60e6, 0.01);
+  }
+}
+
+/* GGUF's block types as weights_dtype, sized from the table the GGUF
+ * importer reads (ggml-common.h's block structs) */
+static void
+test_gguf_types (void)
+{
+  static const struct { const char *nick; double bytes; } types[] = {
+    { "q8_0", 34.0 / 32 }, { "q4_0", 18.0 / 32 }, { "q4_1", 20.0 / 32 }, { "q5_0", 22.0 / 32 },
+    { "q5_1", 24.0 / 32 }, { "q2_k", 84.0 / 256 }, { "q3_k", 110.0 / 256 },
+    { "q4_k", 144.0 / 256 }, { "q5_k", 176.0 / 256 }, { "q6_k", 210.0 / 256 },
+    { "iq4_xs", 136.0 / 256 }, { "iq4_nl", 18.0 / 32 }, { "iq2_xxs", 66.0 / 256 },
+    { "iq1_s", 50.0 / 256 }, { "tq2_0", 66.0 / 256 }, { "mxfp4", 17.0 / 32 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      /* llama.cpp with every layer on the GPU: the layers and the output
+       * matrix there, the token embedding in host memory */
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"inference\", "
+        "\"engine\": \"llama.cpp\", \"weights_dtype\": \"%s\", \"gpu_layers\": 999}",
+        types[i].nick);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      double embed = 32000.0 * 4096;
+
+      assert_near (est->buckets[HR_BUCKET_WEIGHTS], (6738415616.0 - embed) * types[i].bytes,
+                   0.001);
+      g_assert_cmpfloat (hr_dtype_bytes_per_param (s->weights_dtype, FALSE), ==, types[i].bytes);
+    }
+
+  /* llama.cpp's other KV cache types */
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"inference\", "
+      "\"engine\": \"llama.cpp\", \"kv_dtype\": \"q5_1\"}");
+
+    g_assert_cmpfloat (hr_dtype_element_bytes (s->kv_dtype), ==, 24.0 / 32);
+  }
+  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"weights_dtype\": "
+                "\"q4_k_m\"}", "weights_dtype");
+}
+
+/* torchao's CPUOffloadOptimizer with offload_gradients: the optimizer
+ * state and every gradient in host memory, one tensor's gradient on the
+ * GPU at a time */
+static void
+test_offload_gradients (void)
+{
+#define OFFLOAD_BASE "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": " \
+                     "\"finetune\", \"compute\": \"bf16-pure\", \"micro_batch\": 1, " \
+                     "\"seq_len\": 512, \"offload\": \"%s\"%s}"
+  g_autoptr(HrScenario) opt = hr_test_scenariof (OFFLOAD_BASE, "optimizer", "");
+  g_autoptr(HrScenario) both = hr_test_scenariof (OFFLOAD_BASE, "optimizer+gradients", "");
+  g_autoptr(HrEstimate) e_opt = hr_estimate_new (opt);
+  g_autoptr(HrEstimate) e_both = hr_estimate_new (both);
+  double grads = 2.0 * 6738415616.0;
+
+  g_assert_cmpint (both->offload, ==, HR_OFFLOAD_OPTIMIZER_GRADIENTS);
+  assert_near (e_opt->buckets[HR_BUCKET_GRADIENTS], grads, 0.01);
+  g_assert_cmpuint (e_both->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
+  /* the largest tensor's gradient: the embedding, 32000 x 4096 */
+  assert_near (e_both->buckets[HR_BUCKET_GRADIENTS], 2.0 * 32000 * 4096, 0.01);
+  /* the host holds the gradients the GPU no longer does */
+  assert_near ((double) e_both->host_ram - e_opt->host_ram, grads, 0.05);
+
+  {
+    g_autofree char *accum = g_strdup_printf (OFFLOAD_BASE, "optimizer+gradients", ", \"grad_accum\": 4");
+    g_autofree char *zero = g_strdup_printf (OFFLOAD_BASE, "optimizer+gradients",
+                                             ", \"gpus\": 2, \"sharding\": \"zero2\"");
+    expect_error (accum, "cannot accumulate gradients");
+    expect_error (zero, "ZeRO-Offload");
+    expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": "
+                  "\"inference\", \"offload\": \"optimizer+gradients\"}",
+                  "no optimizer state or gradients");
+  }
+}
+
+int
+main (int   argc,
+      char *argv[])
+{
+  setlocale (LC_ALL, "");
+  g_test_init (&argc, &argv, NULL);
+
+  g_test_add_func ("/weights-only/parse", test_weights_only_parse);
+  g_test_add_func ("/weights-only/estimate", test_weights_only_estimate);
+  g_test_add_func ("/gguf/types", test_gguf_types);
+  g_test_add_func ("/offload/optimizer-gradients", test_offload_gradients);
+
+  return g_test_run ();
+}
