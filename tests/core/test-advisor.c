@@ -401,6 +401,66 @@ test_host_advice (void)
   g_assert_cmpuint (advice->host.reasons->len, ==, 4);
 }
 
+static HrScenario *
+load_example (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"), name, NULL);
+  g_autoptr(GError) error = NULL;
+  HrScenario *s = hr_scenario_load (path, hr_catalog_get_default (), &error);
+
+  g_assert_no_error (error);
+  return s;
+}
+
+/* A step's model FLOPs: torchtune's Llama 3.1 8B LoRA (micro-batch 2,
+ * 8 accumulation steps, 2,048 tokens, full recomputation) is a forward
+ * pass, the input gradients through the frozen base and one recomputed
+ * forward pass: 6 FLOPs per parameter per token (Kaplan et al. 2020,
+ * section 2.1, less the weight gradients, plus Korthikanti et al.'s
+ * recomputation).  Pi0.5 names no seq_len: its tokens are the model's
+ * own, not one per sample. */
+static void
+test_step_flops (void)
+{
+  g_autoptr(HrScenario) llama = load_example ("llama-3.1-8b-lora-4090.json");
+  g_autoptr(HrScenario) pi05 = load_example ("pi05-fp32.json");
+  gboolean lower_bound = TRUE;
+  double tokens = 2.0 * 8 * 2048;
+  double flops = hr_cost_step_flops (llama, &lower_bound);
+  g_autoptr(HrAdvice) advice = NULL;
+  const HrRecommendation *r;
+  HrAdviceInputs inputs = {
+    .known = HR_FACT_HOURS_PER_DAY | HR_FACT_MONTHS | HR_FACT_STEPS,
+    .hours_per_day = 8, .months = 12, .prefer = HR_ADVICE_PREFER_RENT, .runs = 1,
+    .usd_per_kwh = HR_ADVICE_DEFAULT_USD_PER_KWH, .steps = 1000,
+  };
+
+  g_assert_false (lower_bound);
+  g_assert_cmpfloat (flops, >, 0.9 * 6 * llama->model->params * tokens);
+  g_assert_cmpfloat (flops, <, 1.1 * 6 * llama->model->params * tokens);
+  g_assert_cmpfloat (hr_cost_step_flops (pi05, NULL), >,
+                     2.0 * pi05->model->params * pi05->micro_batch * 100);
+
+  /* the time and cost of a run follow from it */
+  advice = hr_advice_new (llama, hr_catalog_get_default (), &inputs, 0);
+  r = first (advice);
+  g_assert_cmpuint (advice->steps, ==, 1000);
+  g_assert_cmpfloat_with_epsilon (r->step_seconds,
+                                  flops / (r->tflops * 1e12 * HR_COST_UTILISATION), 1e-6);
+  g_assert_cmpfloat_with_epsilon (r->run_hours, r->step_seconds * 1000 / 3600, 1e-9);
+  g_assert_cmpint (r->choice, ==, HR_ADVICE_CHOICE_RENT);
+  g_assert_cmpfloat_with_epsilon (r->cost_per_run,
+                                  r->cloud_usd_per_hour * r->count * r->run_hours, 1e-6);
+  /* nothing listed is cheaper per run */
+  for (guint i = 1; i < advice->recommendations->len; i++)
+    {
+      const HrRecommendation *o = g_ptr_array_index (advice->recommendations, i);
+
+      if (o->within_budget && o->fits_high == r->fits_high)
+        g_assert_cmpfloat (o->cost_per_run, >=, 0.98 * r->cost_per_run);
+    }
+}
+
 /* Under JAX's preallocation nvidia-smi shows XLA's pool, 75% of the card:
  * the host's pinned staging follows what the run puts in it, not the
  * pool (seed 000's 5090D table is the pool). */
@@ -580,6 +640,7 @@ main (int    argc,
   g_test_add_func ("/advisor/ranking", test_ranking);
   g_test_add_func ("/advisor/host", test_host_advice);
   g_test_add_func ("/advisor/host-pool", test_host_advice_pool);
+  g_test_add_func ("/advisor/step-flops", test_step_flops);
   g_test_add_func ("/advisor/levers-not-worth-it", test_levers_not_worth_it);
   g_test_add_func ("/advisor/invalid", test_invalid_trees);
 

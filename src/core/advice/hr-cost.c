@@ -41,12 +41,18 @@ hr_cost_step_flops (const HrScenario *scenario,
   gboolean world_model;
   gboolean bound = FALSE;
   double samples, flops = 0;
+  guint seq_len, image_width, image_height, frames;
 
   g_return_val_if_fail (scenario != NULL && scenario->model != NULL, 0);
 
   model = scenario->model;
   world_model = g_strcmp0 (model->family, "world-model") == 0;
   samples = (double) MAX (1, scenario->micro_batch) * MAX (1, scenario->grad_accum);
+  /* the figures the estimate reads: the model's defaults where the
+   * scenario names none */
+  seq_len = MAX (1, hr_scenario_get_seq_len (scenario));
+  hr_scenario_get_image_size (scenario, &image_width, &image_height);
+  frames = hr_scenario_get_frames (scenario);
 
   for (guint i = 0; model->components != NULL && i < model->components->len; i++)
     {
@@ -61,15 +67,14 @@ hr_cost_step_flops (const HrScenario *scenario,
 
           if (active > 0)
             params = (double) active;
-          per_sample = hr_component_tokens (c, MAX (1, scenario->seq_len),
-                                            scenario->image_width, scenario->image_height);
+          per_sample = hr_component_tokens_video (c, seq_len, image_width, image_height,
+                                                  frames);
         }
       else
         {
           /* An RSSM steps once per timestep; DreamerV3's imagination
            * (imag_length steps from every start) is not counted. */
-          per_sample = world_model || c->kind == HR_COMPONENT_RSSM
-                         ? MAX (1, scenario->seq_len) : 1;
+          per_sample = world_model || c->kind == HR_COMPONENT_RSSM ? seq_len : 1;
           bound = TRUE;
         }
 
