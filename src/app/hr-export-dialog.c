@@ -27,23 +27,26 @@ struct _HrExportDialog
 
   HrAnalysis        *analysis;
   GSettings         *settings;
-  GtkDrawingArea    *preview;
+
+  /* Template objects, in alphabetical order */
   GtkLabel          *caption;
-  AdwComboRow       *what_row;
-  AdwComboRow       *format_row;
-  AdwComboRow       *size_row;
-  AdwActionRow      *width_row;
-  GtkSpinButton     *width_spin;
-  AdwActionRow      *height_row;
-  GtkSpinButton     *height_spin;
-  AdwComboRow       *unit_row;
   AdwActionRow      *dpi_row;
   GtkSpinButton     *dpi_spin;
+  GtkButton         *export_button;
+  AdwComboRow       *format_row;
+  AdwActionRow      *height_row;
+  GtkSpinButton     *height_spin;
+  GtkDrawingArea    *preview;
+  AdwComboRow       *size_row;
   AdwActionRow      *svg_text_row;
   GtkSwitch         *svg_text_switch;
   AdwComboRow       *theme_row;
   AdwActionRow      *transparent_row;
   GtkSwitch         *transparent_switch;
+  AdwComboRow       *unit_row;
+  AdwComboRow       *what_row;
+  AdwActionRow      *width_row;
+  GtkSpinButton     *width_spin;
 
   /* the chart the preview draws, made from the window's analysis */
   const HrChartType *data_type;
@@ -61,98 +64,21 @@ enum {
 
 static guint signals[N_SIGNALS];
 
-static const char *format_labels[] = {
-  N_("PNG image"),
-  N_("SVG drawing"),
-  N_("PDF document"),
-  NULL
-};
-static const char *theme_labels[] = { N_("Light"), N_("Dark"), N_("Print"), NULL };
-/* In HrChartSizePreset's order. */
-static const char *size_labels[] = {
-  N_("Screen, 1280 × 800 px"),
-  N_("Single column, 3.5 × 2.5 in"),
-  N_("Double column, 7 × 3.5 in"),
-  N_("Slide 16:9, 13.33 × 7.5 in"),
-  N_("Poster, 16 × 10 in"),
-  N_("Custom"),
-  NULL
-};
-/* The custom size's units, and their HrLengthUnit. */
-static const char *unit_labels[] = { N_("Inches"), N_("Centimetres"), N_("Pixels"), NULL };
+/* The custom size's units (the Unit row's, ui/hr-export-dialog.ui) as
+ * HrLengthUnit. */
 static const HrLengthUnit units[] = { HR_LENGTH_IN, HR_LENGTH_CM, HR_LENGTH_PX };
 
-static AdwComboRow *
-combo_row (const char  *title,
-           const char **labels)
+/* The Chart row's list: every chart of the registry, then the whole
+ * report. */
+static void
+fill_what_row (AdwComboRow *row)
 {
-  AdwComboRow *row = ADW_COMBO_ROW (adw_combo_row_new ());
-  g_autoptr(GtkStringList) list = gtk_string_list_new (NULL);
-
-  for (guint i = 0; labels[i] != NULL; i++)
-    gtk_string_list_append (list, _(labels[i]));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  adw_combo_row_set_model (row, G_LIST_MODEL (list));
-  return row;
-}
-
-static GtkSpinButton *
-spin_row (const char    *title,
-          const char    *subtitle,
-          double         lower,
-          double         upper,
-          double         value,
-          guint          digits,
-          AdwActionRow **row_out)
-{
-  AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
-  GtkWidget *spin = gtk_spin_button_new_with_range (lower, upper, digits > 0 ? 0.1 : 10);
-
-  gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), digits);
-  gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), value);
-  gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  if (subtitle != NULL)
-    adw_action_row_set_subtitle (row, subtitle);
-  adw_action_row_add_suffix (row, spin);
-  adw_action_row_set_activatable_widget (row, spin);
-  *row_out = row;
-  return GTK_SPIN_BUTTON (spin);
-}
-
-static GtkSwitch *
-switch_row (const char    *title,
-            const char    *subtitle,
-            gboolean       active,
-            AdwActionRow **row_out)
-{
-  AdwActionRow *row = ADW_ACTION_ROW (adw_action_row_new ());
-  GtkWidget *toggle = gtk_switch_new ();
-
-  gtk_switch_set_active (GTK_SWITCH (toggle), active);
-  gtk_widget_set_valign (toggle, GTK_ALIGN_CENTER);
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), title);
-  if (subtitle != NULL)
-    adw_action_row_set_subtitle (row, subtitle);
-  adw_action_row_add_suffix (row, toggle);
-  adw_action_row_set_activatable_widget (row, toggle);
-  *row_out = row;
-  return GTK_SWITCH (toggle);
-}
-
-/* The list: every chart of the registry, then the whole report. */
-static AdwComboRow *
-what_row (void)
-{
-  AdwComboRow *row = ADW_COMBO_ROW (adw_combo_row_new ());
   g_autoptr(GtkStringList) list = gtk_string_list_new (NULL);
 
   for (guint i = 0; i < hr_chart_types_get_n (); i++)
     gtk_string_list_append (list, _(hr_chart_types_get (i)->title));
   gtk_string_list_append (list, _("Whole report (PDF)"));
-  adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), _("Chart"));
   adw_combo_row_set_model (row, G_LIST_MODEL (list));
-  return row;
 }
 
 static gboolean
@@ -632,6 +558,7 @@ hr_export_dialog_dispose (GObject *object)
     self->data_type->data_free (self->data);
   self->data = NULL;
   self->data_type = NULL;
+  gtk_widget_dispose_template (GTK_WIDGET (self), HR_TYPE_EXPORT_DIALOG);
   g_clear_object (&self->settings);
   g_clear_pointer (&self->analysis, hr_analysis_unref);
   G_OBJECT_CLASS (hr_export_dialog_parent_class)->dispose (object);
@@ -649,126 +576,63 @@ hr_export_dialog_class_init (HrExportDialogClass *klass)
   signals[EXPORTED] = g_signal_new ("exported", G_TYPE_FROM_CLASS (klass), G_SIGNAL_RUN_LAST, 0,
                                     NULL, NULL, NULL, G_TYPE_NONE, 1, G_TYPE_FILE);
   gtk_widget_class_add_binding_action (widget_class, GDK_KEY_Escape, 0, "window.close", NULL);
+
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/vramlab/Headroom/hr-export-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, caption);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, dpi_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, dpi_spin);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, export_button);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, format_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, height_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, height_spin);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, preview);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, size_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, svg_text_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, svg_text_switch);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, theme_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, transparent_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, transparent_switch);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, unit_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, what_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, width_row);
+  gtk_widget_class_bind_template_child (widget_class, HrExportDialog, width_spin);
+  gtk_widget_class_bind_template_callback (widget_class, on_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_export_clicked);
+  gtk_widget_class_bind_template_callback (widget_class, on_size_changed);
+  gtk_widget_class_bind_template_callback (widget_class, on_unit_changed);
 }
 
 static void
 hr_export_dialog_init (HrExportDialog *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *cancel = gtk_button_new_with_mnemonic (_("_Cancel"));
-  GtkWidget *export = gtk_button_new_with_mnemonic (_("_Export…"));
-  GtkWidget *page = adw_preferences_page_new ();
-  GtkWidget *group = adw_preferences_group_new ();
-  GtkWidget *size = adw_preferences_group_new ();
-  GtkWidget *look = adw_preferences_group_new ();
-  GtkWidget *shown = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
-  GtkWidget *rows[16];
-  guint n_rows = 0;
+  GtkWidget *rows[] = { NULL, NULL, NULL, NULL, NULL, NULL, NULL };
   HrChartSize initial;
 
   self->settings = g_settings_new (SCHEMA_ID);
   self->unit = HR_LENGTH_PX;
+  gtk_widget_init_template (GTK_WIDGET (self));
 
-  gtk_window_set_title (GTK_WINDOW (self), _("Export"));
-  gtk_window_set_modal (GTK_WINDOW (self), TRUE);
-  gtk_window_set_default_size (GTK_WINDOW (self), 520, 760);
-  adw_header_bar_set_show_end_title_buttons (ADW_HEADER_BAR (header), FALSE);
-  adw_header_bar_set_show_start_title_buttons (ADW_HEADER_BAR (header), FALSE);
-  gtk_widget_add_css_class (export, "suggested-action");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (cancel), "window.close");
-  g_signal_connect_swapped (export, "clicked", G_CALLBACK (on_export_clicked), self);
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), cancel);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), export);
-  gtk_window_set_default_widget (GTK_WINDOW (self), export);
-
-  /* the preview: the chart at the size and fonts chosen, and what that is */
-  self->preview = GTK_DRAWING_AREA (gtk_drawing_area_new ());
-  gtk_drawing_area_set_content_height (self->preview, 230);
+  /* what the template cannot say: the registry's charts, the preview's
+   * drawing, the theme last used; none of it a change to show yet */
+  self->updating = TRUE;
+  fill_what_row (self->what_row);
   gtk_drawing_area_set_draw_func (self->preview, draw_preview, self, NULL);
-  gtk_accessible_update_property (GTK_ACCESSIBLE (self->preview),
-                                  GTK_ACCESSIBLE_PROPERTY_LABEL, _("Preview"), -1);
-  self->caption = GTK_LABEL (gtk_label_new (NULL));
-  gtk_label_set_wrap (self->caption, TRUE);
-  gtk_widget_add_css_class (GTK_WIDGET (self->caption), "dim-label");
-  gtk_widget_add_css_class (GTK_WIDGET (self->caption), "caption");
-  gtk_box_append (GTK_BOX (shown), GTK_WIDGET (self->preview));
-  gtk_box_append (GTK_BOX (shown), GTK_WIDGET (self->caption));
-  gtk_widget_set_margin_top (shown, 12);
-  gtk_widget_set_margin_start (shown, 12);
-  gtk_widget_set_margin_end (shown, 12);
-
-  self->what_row = what_row ();
-  self->format_row = combo_row (_("Format"), format_labels);
-  self->size_row = combo_row (_("Size"), size_labels);
-  adw_action_row_set_subtitle (ADW_ACTION_ROW (self->size_row),
-                               _("The fonts follow: 7 pt a column wide, 16 pt on a slide"));
-  self->width_spin = spin_row (_("Width"), NULL, 16, 16384, 1280, 0, &self->width_row);
-  self->height_spin = spin_row (_("Height"), NULL, 16, 16384, 800, 0, &self->height_row);
-  self->unit_row = combo_row (_("Unit"), unit_labels);
-  adw_combo_row_set_selected (self->unit_row, 2);
-  self->dpi_spin = spin_row (_("Resolution"), _("PNG pixels per inch; 96 is one per pixel"), 24,
-                             2400, 192, 0, &self->dpi_row);
-  gtk_spin_button_set_increments (self->dpi_spin, 24, 96);
-  self->svg_text_switch = switch_row (_("Editable text"),
-                                      _("SVG text as text a drawing program can change; off, as "
-                                        "outlines"), TRUE, &self->svg_text_row);
-  self->theme_row = combo_row (_("Theme"), theme_labels);
-  self->transparent_switch = switch_row (_("Transparent background"), NULL, FALSE,
-                                         &self->transparent_row);
-
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->what_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (group), GTK_WIDGET (self->format_row));
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (size), _("Size"));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->size_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->width_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->height_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->unit_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (size), GTK_WIDGET (self->dpi_row));
-  adw_preferences_group_set_title (ADW_PREFERENCES_GROUP (look), _("Appearance"));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (look), GTK_WIDGET (self->theme_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (look), GTK_WIDGET (self->transparent_row));
-  adw_preferences_group_add (ADW_PREFERENCES_GROUP (look), GTK_WIDGET (self->svg_text_row));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (group));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (size));
-  adw_preferences_page_add (ADW_PREFERENCES_PAGE (page), ADW_PREFERENCES_GROUP (look));
-
-  /* Enter on any row works that row, not the Export button */
-  rows[n_rows++] = GTK_WIDGET (self->what_row);
-  rows[n_rows++] = GTK_WIDGET (self->format_row);
-  rows[n_rows++] = GTK_WIDGET (self->size_row);
-  rows[n_rows++] = GTK_WIDGET (self->unit_row);
-  rows[n_rows++] = GTK_WIDGET (self->theme_row);
-  rows[n_rows++] = GTK_WIDGET (self->transparent_row);
-  rows[n_rows++] = GTK_WIDGET (self->svg_text_row);
-  for (guint i = 0; i < n_rows; i++)
-    enter_opens_row (rows[i]);
-
-  gtk_box_append (GTK_BOX (box), header);
-  gtk_box_append (GTK_BOX (box), shown);
-  gtk_widget_set_vexpand (page, TRUE);
-  gtk_box_append (GTK_BOX (box), page);
-  adw_window_set_content (ADW_WINDOW (self), box);
-
   adw_combo_row_set_selected (self->theme_row,
                               g_settings_get_enum (self->settings, "export-theme"));
   hr_chart_size_init_preset (&initial, HR_CHART_SIZE_SCREEN);
   show_size (self, &initial);
 
-  g_signal_connect_swapped (self->what_row, "notify::selected", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->format_row, "notify::selected", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->theme_row, "notify::selected", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->size_row, "notify::selected", G_CALLBACK (on_size_changed),
-                            self);
-  g_signal_connect_swapped (self->unit_row, "notify::selected", G_CALLBACK (on_unit_changed),
-                            self);
-  g_signal_connect_swapped (self->width_spin, "value-changed", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->height_spin, "value-changed", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->dpi_spin, "value-changed", G_CALLBACK (on_changed), self);
-  g_signal_connect_swapped (self->transparent_switch, "notify::active", G_CALLBACK (on_changed),
-                            self);
-  g_signal_connect_swapped (self->svg_text_switch, "notify::active", G_CALLBACK (on_changed),
-                            self);
+  /* Enter on any row works that row, not the Export button */
+  rows[0] = GTK_WIDGET (self->what_row);
+  rows[1] = GTK_WIDGET (self->format_row);
+  rows[2] = GTK_WIDGET (self->size_row);
+  rows[3] = GTK_WIDGET (self->unit_row);
+  rows[4] = GTK_WIDGET (self->theme_row);
+  rows[5] = GTK_WIDGET (self->transparent_row);
+  rows[6] = GTK_WIDGET (self->svg_text_row);
+  for (guint i = 0; i < G_N_ELEMENTS (rows); i++)
+    enter_opens_row (rows[i]);
 }
 
 HrExportDialog *

@@ -10,6 +10,8 @@
 
 #include "hr-format.h"
 
+G_DEFINE_BOXED_TYPE (HrAnalysis, hr_analysis_boxed, hr_analysis_ref, hr_analysis_unref)
+
 /* The window's sizes are the core's (hr-analysis.c), so that a figure
  * reads the same in a sentence of the analysis and in a widget. */
 char *

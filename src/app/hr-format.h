@@ -9,6 +9,11 @@
 
 G_BEGIN_DECLS
 
+/* HrAnalysis as a boxed type (a reference), for the widgets' "analysis"
+ * properties. */
+#define HR_TYPE_ANALYSIS_BOXED (hr_analysis_boxed_get_type ())
+GType hr_analysis_boxed_get_type (void) G_GNUC_CONST;
+
 /* The core's unit of memory (HrSizeUnit, hr-analysis.h) under the
  * window's names. */
 typedef HrSizeUnit HrUnit;

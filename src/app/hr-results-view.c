@@ -61,7 +61,6 @@ static GParamSpec *properties[N_PROPS];
 
 static void hr_results_view_buildable_init (GtkBuildableIface *iface);
 
-G_DEFINE_BOXED_TYPE (HrAnalysis, hr_analysis_boxed, hr_analysis_ref, hr_analysis_unref)
 G_DEFINE_FINAL_TYPE_WITH_CODE (HrResultsView, hr_results_view, ADW_TYPE_BIN,
                                G_IMPLEMENT_INTERFACE (GTK_TYPE_BUILDABLE,
                                                       hr_results_view_buildable_init))

@@ -14,11 +14,6 @@
 
 G_BEGIN_DECLS
 
-/* HrAnalysis as a boxed type (a reference), for the widgets' "analysis"
- * properties. */
-#define HR_TYPE_ANALYSIS_BOXED (hr_analysis_boxed_get_type ())
-GType hr_analysis_boxed_get_type (void) G_GNUC_CONST;
-
 #define HR_TYPE_RESULTS_VIEW (hr_results_view_get_type ())
 G_DECLARE_FINAL_TYPE (HrResultsView, hr_results_view, HR, RESULTS_VIEW, AdwBin)
 

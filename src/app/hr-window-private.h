@@ -15,18 +15,13 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-measurements-group.h"
 #include "hr-results-view.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
 
 G_BEGIN_DECLS
-
-/* One imported measurement file, and the scenario it was imported for. */
-typedef struct {
-  HrMeasurement *measurement;
-  char          *path;
-} HrWindowMeasurement;
 
 /* One settings row, built from the core's settings table. */
 typedef struct {
@@ -54,14 +49,9 @@ struct _HrWindow
   GHashTable           *model_rows;    /* id → GtkListBoxRow */
   GHashTable           *gpu_checks;    /* id → GtkCheckButton */
   GArray               *setting_rows;  /* HrWindowSettingRow, table order */
-  GPtrArray            *measurements;  /* HrWindowMeasurement, of this scenario */
-  GPtrArray            *set_aside;     /* HrWindowMeasurement, of the scenario before */
+  GPtrArray            *measurements;  /* HrMeasurementFile, of this scenario */
+  GPtrArray            *set_aside;     /* HrMeasurementFile, of the scenario before */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
-  /* Memory snapshots of this setup at two or more micro-batches, as one
-   * sweep that can calibrate (hr-window-measurements.c); NULL when the
-   * snapshots do not make one.  The analysis borrows it. */
-  HrMeasurement        *snapshot_sweep;
-  char                 *snapshot_sweep_files;  /* "a.pickle, b.pickle" */
   GCancellable         *cancellable;
 
   /* hr-window-history.c */
@@ -79,8 +69,6 @@ struct _HrWindow
   gboolean              keeps_recovery;
 
   /* Template objects, in alphabetical order */
-  AdwActionRow         *calibrate_row;
-  GtkSwitch            *calibrate_switch;
   AdwFlap              *flap;
   GtkMenuButton        *gpu_button;
   GtkLabel             *gpu_info_label;
@@ -90,7 +78,7 @@ struct _HrWindow
   GtkSearchEntry       *gpu_search;
   GMenu                *examples_menu;
   GtkStack             *main_stack;
-  GtkListBox           *measure_list;
+  HrMeasurementsGroup  *measurements_group;
   GtkMenuButton        *model_button;
   GtkLabel             *model_info_label;
   GtkListBox           *model_list;
@@ -205,15 +193,8 @@ gboolean    _hr_window_gpu_ids_contain      (HrWindow        *self,
 
 /* hr-window-measurements.c */
 void        _hr_window_measurements_init    (HrWindow        *self);
-void        _hr_window_measurements_refresh (HrWindow        *self);
-void        _hr_window_measurements_update_calibration (HrWindow *self);
-void        _hr_window_measurement_free     (gpointer         data);
 void        _hr_window_import_measurement   (HrWindow        *self,
                                              GFile           *file);
 void        _hr_window_measurements_set_aside (HrWindow      *self);
-/* The sweep the snapshots among the measurements make for the scenario
- * (see snapshot_sweep), remade; the one it replaces is returned, to be
- * freed once the analysis that borrowed it is. */
-HrMeasurement *_hr_window_measurements_update_snapshot_sweep (HrWindow *self);
 
 G_END_DECLS

@@ -65,12 +65,12 @@ _hr_window_provenance (HrWindow *self)
 {
   const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
 
-  if (m != NULL && m->measurement == self->snapshot_sweep)
+  if (m != NULL && m == hr_analysis_get_snapshot_sweep (self->analysis))
     /* Translators: where a figure comes from; %s lists snapshot files. */
-    return g_strdup_printf (_("Calibrated to the snapshots %s"), self->snapshot_sweep_files);
+    return g_strdup_printf (_("Calibrated to the snapshots %s"), m->snapshot_files);
   for (guint i = 0; m != NULL && i < self->measurements->len; i++)
     {
-      HrWindowMeasurement *set = g_ptr_array_index (self->measurements, i);
+      HrMeasurementFile *set = g_ptr_array_index (self->measurements, i);
 
       if (set->measurement == m->measurement)
         {
@@ -133,16 +133,12 @@ update_analysis (HrWindow *self)
   g_autoptr(GPtrArray) gpus = _hr_window_compared_gpus (self);
   g_autoptr(GPtrArray) references = g_ptr_array_new ();
   g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
-  g_autoptr(HrMeasurement) old_sweep = _hr_window_measurements_update_snapshot_sweep (self);
   HrAnalysisOptions options = { 0 };
 
   for (guint i = 0; i < self->measurements->len; i++)
     g_ptr_array_add (measurements,
-                     ((HrWindowMeasurement *) g_ptr_array_index (self->measurements,
-                                                                 i))->measurement);
-  /* after the files, so that each file's index is its own */
-  if (self->snapshot_sweep != NULL)
-    g_ptr_array_add (measurements, self->snapshot_sweep);
+                     ((HrMeasurementFile *) g_ptr_array_index (self->measurements,
+                                                               i))->measurement);
   /* With no card ticked the curve still shows where common cards stop. */
   if (gpus->len == 0)
     hr_curve_chart_add_reference_gpus (references, self->catalog);
@@ -150,7 +146,10 @@ update_analysis (HrWindow *self)
   options.gpus = gpus;
   options.reference_gpus = references;
   options.measurements = measurements;
-  options.use_calibration = gtk_switch_get_active (self->calibrate_switch);
+  /* Snapshots at two or more micro-batches make one sweep, added after
+   * the files. */
+  options.sweep_snapshots = TRUE;
+  options.use_calibration = hr_measurements_group_get_use_calibration (self->measurements_group);
   options.lever_sort = hr_results_view_get_lever_sort (self->results_view);
   options.unit = _hr_window_display_unit (self) == HR_UNIT_GB ? HR_SIZE_GB : HR_SIZE_GIB;
   g_clear_pointer (&self->analysis, hr_analysis_free);
@@ -176,9 +175,9 @@ _hr_window_refresh (HrWindow *self)
 
   update_analysis (self);
   counters.analysis_us += g_get_monotonic_time () - start;
-  _hr_window_measurements_update_calibration (self);
   refresh_results (self);
-  _hr_window_measurements_refresh (self);
+  hr_measurements_group_set_unit (self->measurements_group, _hr_window_display_unit (self));
+  hr_measurements_group_set_analysis (self->measurements_group, self->analysis);
   _hr_window_settings_refresh_pickers (self);
   _hr_window_refresh_title (self);
   counters.refreshes++;
@@ -508,19 +507,6 @@ hr_window_dup_gpu_ids (HrWindow *self)
   return g_strv_builder_end (builder);
 }
 
-GStrv
-hr_window_dup_verdicts (HrWindow *self)
-{
-  return hr_results_view_dup_verdicts (self->results_view);
-}
-
-HrChartView *
-hr_window_get_chart (HrWindow    *self,
-                     HrChartKind  kind)
-{
-  return hr_results_view_get_chart (self->results_view, kind);
-}
-
 /* ------------------------------------------------------------------ */
 
 void
@@ -618,8 +604,6 @@ hr_window_finalize (GObject *object)
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
   g_clear_pointer (&self->setting_rows, g_array_unref);
   g_clear_pointer (&self->analysis, hr_analysis_free);
-  g_clear_pointer (&self->snapshot_sweep, hr_measurement_free);
-  g_clear_pointer (&self->snapshot_sweep_files, g_free);
   g_clear_pointer (&self->set_aside, g_ptr_array_unref);
   g_clear_pointer (&self->model_rows, g_hash_table_unref);
   g_clear_pointer (&self->gpu_checks, g_hash_table_unref);
@@ -639,13 +623,12 @@ hr_window_class_init (HrWindowClass *klass)
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
+  g_type_ensure (HR_TYPE_MEASUREMENTS_GROUP);
   g_type_ensure (HR_TYPE_RESULTS_VIEW);
   g_type_ensure (HR_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
-  BIND (calibrate_row);
-  BIND (calibrate_switch);
   BIND (flap);
   BIND (gpu_button);
   BIND (gpu_info_label);
@@ -655,7 +638,7 @@ hr_window_class_init (HrWindowClass *klass)
   BIND (gpu_search);
   BIND (examples_menu);
   BIND (main_stack);
-  BIND (measure_list);
+  BIND (measurements_group);
   BIND (model_button);
   BIND (model_info_label);
   BIND (model_list);
@@ -685,8 +668,9 @@ hr_window_init (HrWindow *self)
   self->settings = g_settings_new (SCHEMA_ID);
   read_display_unit (self);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
-  self->measurements = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
-  self->set_aside = g_ptr_array_new_with_free_func (_hr_window_measurement_free);
+  self->measurements = g_ptr_array_new_with_free_func (
+    (GDestroyNotify) hr_measurement_file_free);
+  self->set_aside = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_file_free);
   self->setting_rows = g_array_new (FALSE, TRUE, sizeof (HrWindowSettingRow));
   self->cancellable = g_cancellable_new ();
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);

@@ -49,11 +49,6 @@ GtkWidget        *hr_window_get_setting_widget (HrWindow     *self,
                                                 const char   *key);
 /* GPU ids in the comparison, the scenario's own first. */
 GStrv             hr_window_dup_gpu_ids      (HrWindow       *self);
-/* One line per compared GPU, as the Verdict list shows it. */
-GStrv             hr_window_dup_verdicts     (HrWindow       *self);
-HrChartView      *hr_window_get_chart        (HrWindow       *self,
-                                              HrChartKind     kind);
-
 gboolean          hr_window_export           (HrWindow       *self,
                                               HrExportWhat    what,
                                               const char     *path,
@@ -86,11 +81,6 @@ gboolean          hr_window_add_measurement_file (HrWindow   *self,
 void              hr_window_import_measurement (HrWindow     *self,
                                                 GFile        *file);
 guint             hr_window_get_n_measurements (HrWindow     *self);
-void              hr_window_remove_measurement (HrWindow     *self,
-                                                guint         index);
-void              hr_window_set_use_calibration (HrWindow    *self,
-                                                 gboolean     use);
-gboolean          hr_window_get_calibrated   (HrWindow       *self);
 /* Measurements are the scenario's: opening another scenario sets them
  * aside (a toast offers them back); this takes them back. */
 void              hr_window_keep_measurements (HrWindow      *self);

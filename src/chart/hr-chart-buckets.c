@@ -936,42 +936,41 @@ narrow_names_height (Builder *b,
   return height;
 }
 
-/* One drawn bar in its slot: from the left, the segments' sizes (moved
- * apart, with leaders), the bar, the range's bracket, then the cards'
- * names and verdicts at their lines (moved apart, with leaders); the
- * total over the bar where nothing is, else with the cards. */
+/* What layout_bar decides across its slot: given the slot, the widths
+ * of the bar and of the columns beside it, how much text they hold, and
+ * where they go. */
+typedef struct {
+  double       slot_x;
+  double       slot_width;
+  double       top_limit;
+  gboolean     narrow;       /* the cards go under the plot */
+  gboolean     several;      /* beside other bars */
+  SegmentLevel level;
+  NameForm     form;
+  double       bar_w;
+  double       left_w;       /* the segments' column, left of the bar; 0: none */
+  double       right_w;      /* the cards' column, right of it; 0: none */
+  double       x0;           /* where the group starts */
+  double       bar_x;
+  double       right_x;
+} BarPlan;
+
+/* The widths, the text and the group's start across @plan's slot. */
 static void
-layout_bar (Builder      *b,
-            GArray       *members,
-            double        slot_x,
-            double        slot_width,
-            double        top_limit,
-            gboolean      narrow,
-            gboolean      several)
+plan_bar_widths (Builder   *b,
+                 BarTexts  *said,
+                 GPtrArray *cards,
+                 BarPlan   *plan)
 {
-  HrBucketChartLayout *layout = b->layout;
-  const HrBucketBar *bar = g_ptr_array_index (b->data->bars, g_array_index (members, guint, 0));
-  const HrChartStyle *style = b->style;
   double s = b->s;
-  g_autoptr(GPtrArray) cards = group_cards (b->data, members);
-  g_autoptr(HrPlacer) placer = NULL;
-  HrBucketBarLayout bl = { 0 };
-  double total = hr_bucket_bar_total (bar);
-  double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
   double range_w = (RANGE_WIDTH + RANGE_GAP) * s;
-  double gap = LABEL_GAP * s, bottom = layout->plot.y + layout->plot.height;
-  double bar_w = 0, left_w = 0, right_w = 0, x0, bar_x, right_x, y;
+  double gap = LABEL_GAP * s;
+  double slot_x = plan->slot_x, slot_width = plan->slot_width;
+  gboolean narrow = plan->narrow, several = plan->several;
+  double bar_w = 0, left_w = 0, right_w = 0, x0;
   SegmentLevel level = SEGMENTS_NAMED;
   NameForm form = NAMES_FULL;
   gboolean found = FALSE;
-  Block left[HR_N_BUCKETS + 1], right[16 + 1];
-  guint n_left = 0, n_right = 0;
-  BarTexts said;
-
-  bar_texts_init (&said, b, bar, cards);
-  bl.members = g_array_ref (members);
-  bl.cards = g_array_new (FALSE, TRUE, sizeof (HrBucketCardLine));
-  g_array_set_clear_func (bl.cards, card_line_clear);
 
   /* The most text that fits across the slot, with a bar at least
    * BAR_MIN_WIDTH wide: the cards' names in full, then as people say
@@ -984,9 +983,9 @@ layout_bar (Builder      *b,
       /* beside several bars, the legend names the segments: sizes only */
       level = (SegmentLevel) MAX (attempt / 3, several ? SEGMENTS_INSIDE : SEGMENTS_NAMED);
       /* a narrow slot's cards go under the plot */
-      right_w = cards->len > 0 && !narrow ? cards_need (&said, form, TRUE) : 0;
+      right_w = cards->len > 0 && !narrow ? cards_need (said, form, TRUE) : 0;
       bar_w = CLAMP (slot_width * 0.3, min_bar, BAR_MAX_WIDTH * s);
-      left_w = segments_need (&said, level, bar_w);
+      left_w = segments_need (said, level, bar_w);
       /* beside several bars, a column of sizes wider than a third of the
        * slot crowds more than it says */
       if (several && left_w + gap > slot_width / 3)
@@ -1023,7 +1022,7 @@ layout_bar (Builder      *b,
     /* room to spare: the verdicts in full, then a wider bar */
     if (spare > 0 && right_w > 0)
       {
-        double whole = cards_need (&said, form, FALSE);
+        double whole = cards_need (said, form, FALSE);
         double more = MIN (spare, MAX (0, whole - right_w));
 
         right_w += more;
@@ -1042,6 +1041,320 @@ layout_bar (Builder      *b,
       }
     x0 = slot_x + s + MAX (0, (slot_width - 2 * s - used) / 2);
   }
+  plan->level = level;
+  plan->form = form;
+  plan->bar_w = bar_w;
+  plan->left_w = left_w;
+  plan->right_w = right_w;
+  plan->x0 = x0;
+}
+
+/* The segments' leaders, when they would meet the bar within a third of
+ * the height they leave the labels over, run together: one bracket, at
+ * @x, says it better. */
+static void
+bracket_leaders (HrBucketBarLayout *bl,
+                 double             x,
+                 double             s)
+{
+  double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, from_lo = G_MAXDOUBLE, from_hi = -G_MAXDOUBLE;
+  guint n = 0;
+
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    if (bl->segment_labels[i].text != NULL && !bl->label_inside[i])
+      {
+        lo = MIN (lo, bl->leader_to[i].y);
+        hi = MAX (hi, bl->leader_to[i].y);
+        from_lo = MIN (from_lo, bl->leader_from[i].y);
+        from_hi = MAX (from_hi, bl->leader_from[i].y);
+        n++;
+      }
+  if (n >= 3 && bl->unattributed_label.text == NULL && from_hi - from_lo < (hi - lo) / 3)
+    {
+      bl->bracketed = TRUE;
+      bl->bracket_x = x + 5 * s;
+    }
+}
+
+static void
+keep_sizes_clear_of_cards (HrBucketBarLayout  *bl,
+                           const HrChartStyle *style)
+{
+  /* a size inside its segment stays clear of the card lines across it:
+   * moved within the segment, or left out (the legend and the line say
+   * the rest) */
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      HrChartLabel *label = &bl->segment_labels[i];
+      const HrRect *seg = &bl->segments[i];
+
+      if (label->text == NULL || !bl->label_inside[i])
+        continue;
+      for (guint c = 0; c < bl->cards->len; c++)
+        {
+          const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, c);
+          double pad = style->line_width;
+
+          if (line->y + pad <= label->box.y || line->y - pad >= label->box.y + label->box.height)
+            continue;
+          /* below the line, or above it, while inside the segment */
+          if (line->y + pad + label->box.height <= seg->y + seg->height)
+            label->box.y = line->y + pad;
+          else if (line->y - pad - label->box.height >= seg->y)
+            label->box.y = line->y - pad - label->box.height;
+          else
+            {
+              hr_chart_label_clear (label);
+              break;
+            }
+        }
+    }
+}
+
+/* The total as a block of the cards' column, where it goes when it
+ * finds no place over the bar. */
+static Block
+total_block (HrBucketBarLayout *bl)
+{
+  Block block = { bl->bar.y, bl->total.box.height, 0, &bl->total, NULL, -1, -1, TRUE, 100 };
+
+  return block;
+}
+
+/* "(12.8–16.1)", a bar's range in GiB; NULL when it has none. */
+static char *
+range_text (const HrBucketBar *bar)
+{
+  if (bar->high <= 0)
+    return NULL;
+  return g_strdup_printf ("(%.1f–%.1f)", bar->low / GiB, bar->high / GiB);
+}
+
+/* The bar's total (with its range), placed (layout_bar): over the bar,
+ * else alone, else in the cards' column. */
+static void
+place_total (Builder            *b,
+             HrBucketBarLayout  *bl,
+             const HrBucketBar  *bar,
+             const BarPlan      *plan,
+             Block              *left,
+             guint               n_left,
+             Block              *right,
+             guint               n_right)
+{
+  const HrChartStyle *style = b->style;
+  double s = b->s;
+  double total = hr_bucket_bar_total (bar);
+  double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
+  double bottom = b->layout->plot.y + b->layout->plot.height;
+  double slot_x = plan->slot_x, slot_width = plan->slot_width, top_limit = plan->top_limit;
+  double bar_x = plan->bar_x, bar_w = plan->bar_w;
+  double right_x = plan->right_x, right_w = plan->right_w;
+  gboolean narrow = plan->narrow, several = plan->several;
+  g_autoptr(HrPlacer) placer = NULL;
+
+  /* the total (and its range) over the bar and its bracket, clear of the
+   * card lines, the columns and the leaders; else with the cards, at the
+   * bar's top */
+  placer = hr_placer_new (&(HrRect) { slot_x, top_limit, slot_width, bottom - top_limit }, 0);
+  hr_placer_block (placer, &bl->bar);
+  if (bl->range.height > 0)
+    {
+      HrRect around = { bl->range.x - 1, bl->range.y - 1, 0, 0 };
+
+      around.width = bl->range.width + 2;
+      around.height = bl->range.height + 2;
+      hr_placer_block (placer, &around);
+    }
+  {
+    g_autofree char *t = hr_chart_format_bytes (total);
+    g_autofree char *text = NULL;
+    double above = MIN (bl->bar.y, bl->range.height > 0 ? bl->range.y : bl->bar.y);
+    gboolean placed = FALSE;
+
+    if (bar->high > 0)
+      text = g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB, bar->high / GiB);
+    else
+      text = g_strdup (t);
+    for (guint i = 0; i < n_left; i++)
+      hr_placer_take (placer, &left[i].label->box);
+    for (guint i = 0; i < n_right; i++)
+      {
+        hr_placer_take (placer, &right[i].label->box);
+        hr_placer_take (placer, &right[i].second->box);
+      }
+    if (narrow)
+      hr_placer_avoid (placer, &(HrRect) { slot_x, bottom, slot_width, 1 }, HR_PLACE_FORBIDDEN);
+    for (guint i = 0; i < HR_N_BUCKETS; i++)
+      if (bl->segment_labels[i].text != NULL && !bl->label_inside[i])
+        hr_placer_avoid_segment (placer, bl->leader_from[i].x, bl->leader_from[i].y,
+                                 bl->leader_to[i].x, bl->leader_to[i].y, 1, HR_PLACE_FORBIDDEN);
+    if (bl->unattributed_label.text != NULL)
+      hr_placer_avoid_segment (placer, bl->unattributed_leader[0].x, bl->unattributed_leader[0].y,
+                               bl->unattributed_leader[1].x, bl->unattributed_leader[1].y, 1,
+                               HR_PLACE_FORBIDDEN);
+    for (guint c = 0; c < bl->cards->len; c++)
+      {
+        const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, c);
+
+        hr_placer_avoid_segment (placer, line->x_start, line->y, line->x_end, line->y, 1,
+                                 HR_PLACE_FORBIDDEN);
+        if (line->has_leader)
+          hr_placer_avoid_segment (placer, line->leader_from.x, line->leader_from.y,
+                                   line->leader_to.x, line->leader_to.y, 1, HR_PLACE_FORBIDDEN);
+      }
+
+    {
+      /* the total and its range on one line, on two (narrower), or the
+       * total alone (the bracket still shows the range): the nearest
+       * place over the bar wins, a form that says less paying a little */
+      g_autofree char *range = range_text (bar);
+      g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
+      const char *texts[] = { text, stacked, t };
+      static const double form_price[] = { 0, 4, 25 };
+      HrChartLabel forms[3] = { { 0 } };
+      HrRect candidates[3 * 3 * (8 + 2 * 16)];
+      double prices[G_N_ELEMENTS (candidates)];
+      guint form_of[G_N_ELEMENTS (candidates)];
+      guint n = 0, n_forms = range != NULL ? 3 : 1;
+      int chosen;
+
+      /* beside other bars, every bar says its total alike: alone (each
+       * bar's bracket shows its range) */
+      for (guint f = several && range != NULL ? 2 : 0; f < n_forms; f++)
+        {
+          double w, h, lowest, ys[8 + 2 * 16];
+          guint n_ys = 0;
+
+          forms[f] = hr_chart_label_new (b->context, style, g_strdup (texts[f]),
+                                         HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER,
+                                         0, 0, 0);
+          w = forms[f].box.width;
+          h = forms[f].box.height;
+          lowest = above - 2 * s - h;
+          /* over the bar, then higher by half a line, and just under or
+           * over each card's line (the gap between two lines may be
+           * narrower than a step) */
+          for (guint step = 0; step < 8; step++)
+            ys[n_ys++] = lowest - step * (h / 2);
+          for (guint c = 0; c < bl->cards->len && c < 16; c++)
+            {
+              double line_y = g_array_index (bl->cards, HrBucketCardLine, c).y;
+
+              if (line_y + 2 <= lowest)
+                ys[n_ys++] = line_y + 2;
+              if (line_y - 2 - h <= lowest)
+                ys[n_ys++] = line_y - 2 - h;
+            }
+          /* centred or edging aside; the nearer the bar, the better */
+          for (guint k = 0; k < n_ys; k++)
+            for (guint side = 0; side < 3; side++)
+              {
+                /* centred, right of centre, left of it */
+                double cx = bar_x + bar_w / 2 + (side == 1 ? w / 3 : 0) - (side == 2 ? w / 3 : 0);
+
+                candidates[n] = (HrRect) { cx - w / 2, ys[k], w, h };
+                prices[n] = (lowest - ys[k]) / MAX (h / 2, 1) * 10 + side * 3 + form_price[f];
+                form_of[n] = f;
+                n++;
+              }
+        }
+      chosen = hr_placer_choose (placer, candidates, prices, n);
+      if (chosen >= 0)
+        {
+          bl->total = forms[form_of[chosen]];
+          forms[form_of[chosen]] = (HrChartLabel) { 0 };
+          bl->total.box = candidates[chosen];
+          placed = TRUE;
+        }
+      for (guint f = 0; f < n_forms; f++)
+        hr_chart_label_clear (&forms[f]);
+    }
+    if (!placed && narrow)
+      {
+        /* no column to go to: the least text, wherever over the bar it
+         * fits, or none (the range and the lines still say it) */
+        HrRect candidates[40];
+        guint n = 0;
+        int chosen;
+
+        bl->total = hr_chart_label_new (b->context, style, g_strdup (t), HR_CHART_FONT_SMALL_BOLD,
+                                        HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0, 0, 0);
+        for (double cy = above - 2 * s - bl->total.box.height; cy >= top_limit && n < 40;
+             cy -= bl->total.box.height / 2)
+          {
+            double tw = bl->total.box.width, th = bl->total.box.height;
+
+            candidates[n++] = (HrRect) { bar_x + bar_w / 2 - tw / 2, cy, tw, th };
+          }
+        chosen = hr_placer_choose (placer, candidates, NULL, n);
+        if (chosen >= 0)
+          bl->total.box = candidates[chosen];
+        else
+          hr_chart_label_clear (&bl->total);
+        placed = TRUE;
+      }
+    if (!placed)
+      {
+        g_autofree char *beside = g_strdup_printf (_("total %s"), t);
+
+        bl->total = wrapped_label (b->context, style, beside, HR_CHART_FONT_SMALL_BOLD,
+                                   HR_TEXT_FOREGROUND, HR_ALIGN_START, MAX (right_w, 8));
+        right[n_right++] = total_block (bl);
+        n_right = spread_column (right, n_right, LABEL_SPACING * s, top_limit, bottom);
+        place_column (bl, right, n_right, right_x, right_w, FALSE, lead, s);
+      }
+  }
+}
+
+/* One drawn bar in its slot: from the left, the segments' sizes (moved
+ * apart, with leaders), the bar, the range's bracket, then the cards'
+ * names and verdicts at their lines (moved apart, with leaders); the
+ * total over the bar where nothing is, else with the cards. */
+static void
+layout_bar (Builder      *b,
+            GArray       *members,
+            double        slot_x,
+            double        slot_width,
+            double        top_limit,
+            gboolean      narrow,
+            gboolean      several)
+{
+  HrBucketChartLayout *layout = b->layout;
+  const HrBucketBar *bar = g_ptr_array_index (b->data->bars, g_array_index (members, guint, 0));
+  const HrChartStyle *style = b->style;
+  double s = b->s;
+  g_autoptr(GPtrArray) cards = group_cards (b->data, members);
+  HrBucketBarLayout bl = { 0 };
+  BarPlan plan = { 0 };
+  double total = hr_bucket_bar_total (bar);
+  double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
+  double range_w = (RANGE_WIDTH + RANGE_GAP) * s;
+  double gap = LABEL_GAP * s, bottom = layout->plot.y + layout->plot.height;
+  double bar_w = 0, left_w = 0, right_w = 0, x0, bar_x, right_x, y;
+  SegmentLevel level;
+  NameForm form;
+  Block left[HR_N_BUCKETS + 1], right[16 + 1];
+  guint n_left = 0, n_right = 0;
+  BarTexts said;
+
+  bar_texts_init (&said, b, bar, cards);
+  bl.members = g_array_ref (members);
+  bl.cards = g_array_new (FALSE, TRUE, sizeof (HrBucketCardLine));
+  g_array_set_clear_func (bl.cards, card_line_clear);
+
+  plan.slot_x = slot_x;
+  plan.slot_width = slot_width;
+  plan.top_limit = top_limit;
+  plan.narrow = narrow;
+  plan.several = several;
+  plan_bar_widths (b, &said, cards, &plan);
+  level = plan.level;
+  form = plan.form;
+  bar_w = plan.bar_w;
+  left_w = plan.left_w;
+  right_w = plan.right_w;
+  x0 = plan.x0;
   bar_x = x0 + (left_w > 0 ? left_w + gap : 0);
   right_x = bar_x + bar_w + range_w + gap;
   bl.bar = (HrRect) { bar_x, hr_bucket_chart_y_position (layout, total), bar_w,
@@ -1110,27 +1423,7 @@ layout_bar (Builder      *b,
     }
   n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
   place_column (&bl, left, n_left, x0, left_w, TRUE, lead, s);
-  {
-    double lo = G_MAXDOUBLE, hi = -G_MAXDOUBLE, from_lo = G_MAXDOUBLE, from_hi = -G_MAXDOUBLE;
-    guint n = 0;
-
-    for (guint i = 0; i < HR_N_BUCKETS; i++)
-      if (bl.segment_labels[i].text != NULL && !bl.label_inside[i])
-        {
-          lo = MIN (lo, bl.leader_to[i].y);
-          hi = MAX (hi, bl.leader_to[i].y);
-          from_lo = MIN (from_lo, bl.leader_from[i].y);
-          from_hi = MAX (from_hi, bl.leader_from[i].y);
-          n++;
-        }
-    /* leaders that would meet the bar within a third of the height they
-     * leave the labels over run together: one bracket says it better */
-    if (n >= 3 && bl.unattributed_label.text == NULL && from_hi - from_lo < (hi - lo) / 3)
-      {
-        bl.bracketed = TRUE;
-        bl.bracket_x = x0 + left_w + 5 * s;
-      }
-  }
+  bracket_leaders (&bl, x0 + left_w, s);
 
   /* each card line, across the bar, its names and verdict at its end */
   for (guint c = 0; c < cards->len && c < 16; c++)
@@ -1172,35 +1465,7 @@ layout_bar (Builder      *b,
                                    right_w - lead);
       g_array_append_val (bl.cards, line);
     }
-  /* a size inside its segment stays clear of the card lines across it:
-   * moved within the segment, or left out (the legend and the line say
-   * the rest) */
-  for (guint i = 0; i < HR_N_BUCKETS; i++)
-    {
-      HrChartLabel *label = &bl.segment_labels[i];
-      const HrRect *seg = &bl.segments[i];
-
-      if (label->text == NULL || !bl.label_inside[i])
-        continue;
-      for (guint c = 0; c < bl.cards->len; c++)
-        {
-          const HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
-          double pad = style->line_width;
-
-          if (line->y + pad <= label->box.y || line->y - pad >= label->box.y + label->box.height)
-            continue;
-          /* below the line, or above it, while inside the segment */
-          if (line->y + pad + label->box.height <= seg->y + seg->height)
-            label->box.y = line->y + pad;
-          else if (line->y - pad - label->box.height >= seg->y)
-            label->box.y = line->y - pad - label->box.height;
-          else
-            {
-              hr_chart_label_clear (label);
-              break;
-            }
-        }
-    }
+  keep_sizes_clear_of_cards (&bl, style);
 
   /* a bar that is not its card's says what it is under the plot */
   if (bar_has_name (bar))
@@ -1246,151 +1511,9 @@ layout_bar (Builder      *b,
       place_column (&bl, right, n_right, right_x, right_w, FALSE, lead, s);
     }
 
-  /* the total (and its range) over the bar and its bracket, clear of the
-   * card lines, the columns and the leaders; else with the cards, at the
-   * bar's top */
-  placer = hr_placer_new (&(HrRect) { slot_x, top_limit, slot_width, bottom - top_limit }, 0);
-  hr_placer_block (placer, &bl.bar);
-  if (bl.range.height > 0)
-    hr_placer_block (placer, &(HrRect) { bl.range.x - 1, bl.range.y - 1, bl.range.width + 2,
-                                         bl.range.height + 2 });
-  {
-    g_autofree char *t = hr_chart_format_bytes (total);
-    g_autofree char *text = bar->high > 0
-                              ? g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB,
-                                                 bar->high / GiB)
-                              : g_strdup (t);
-    double above = MIN (bl.bar.y, bl.range.height > 0 ? bl.range.y : bl.bar.y);
-    gboolean placed = FALSE;
-
-    for (guint i = 0; i < n_left; i++)
-      hr_placer_take (placer, &left[i].label->box);
-    for (guint i = 0; i < n_right; i++)
-      {
-        hr_placer_take (placer, &right[i].label->box);
-        hr_placer_take (placer, &right[i].second->box);
-      }
-    if (narrow)
-      hr_placer_avoid (placer, &(HrRect) { slot_x, bottom, slot_width, 1 }, HR_PLACE_FORBIDDEN);
-    for (guint i = 0; i < HR_N_BUCKETS; i++)
-      if (bl.segment_labels[i].text != NULL && !bl.label_inside[i])
-        hr_placer_avoid_segment (placer, bl.leader_from[i].x, bl.leader_from[i].y,
-                                 bl.leader_to[i].x, bl.leader_to[i].y, 1, HR_PLACE_FORBIDDEN);
-    if (bl.unattributed_label.text != NULL)
-      hr_placer_avoid_segment (placer, bl.unattributed_leader[0].x, bl.unattributed_leader[0].y,
-                               bl.unattributed_leader[1].x, bl.unattributed_leader[1].y, 1,
-                               HR_PLACE_FORBIDDEN);
-    for (guint c = 0; c < bl.cards->len; c++)
-      {
-        const HrBucketCardLine *line = &g_array_index (bl.cards, HrBucketCardLine, c);
-
-        hr_placer_avoid_segment (placer, line->x_start, line->y, line->x_end, line->y, 1,
-                                 HR_PLACE_FORBIDDEN);
-        if (line->has_leader)
-          hr_placer_avoid_segment (placer, line->leader_from.x, line->leader_from.y,
-                                   line->leader_to.x, line->leader_to.y, 1, HR_PLACE_FORBIDDEN);
-      }
-
-    {
-      /* the total and its range on one line, on two (narrower), or the
-       * total alone (the bracket still shows the range): the nearest
-       * place over the bar wins, a form that says less paying a little */
-      g_autofree char *range = bar->high > 0 ? g_strdup_printf ("(%.1f–%.1f)", bar->low / GiB,
-                                                                bar->high / GiB)
-                                             : NULL;
-      g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
-      const char *texts[] = { text, stacked, t };
-      static const double form_price[] = { 0, 4, 25 };
-      HrChartLabel forms[3] = { { 0 } };
-      HrRect candidates[3 * 3 * (8 + 2 * 16)];
-      double prices[G_N_ELEMENTS (candidates)];
-      guint form_of[G_N_ELEMENTS (candidates)];
-      guint n = 0, n_forms = range != NULL ? 3 : 1;
-      int chosen;
-
-      /* beside other bars, every bar says its total alike: alone (each
-       * bar's bracket shows its range) */
-      for (guint f = several && range != NULL ? 2 : 0; f < n_forms; f++)
-        {
-          double w, h, lowest, ys[8 + 2 * 16];
-          guint n_ys = 0;
-
-          forms[f] = hr_chart_label_new (b->context, style, g_strdup (texts[f]),
-                                         HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER,
-                                         0, 0, 0);
-          w = forms[f].box.width;
-          h = forms[f].box.height;
-          lowest = above - 2 * s - h;
-          /* over the bar, then higher by half a line, and just under or
-           * over each card's line (the gap between two lines may be
-           * narrower than a step) */
-          for (guint step = 0; step < 8; step++)
-            ys[n_ys++] = lowest - step * (h / 2);
-          for (guint c = 0; c < bl.cards->len && c < 16; c++)
-            {
-              double line_y = g_array_index (bl.cards, HrBucketCardLine, c).y;
-
-              if (line_y + 2 <= lowest)
-                ys[n_ys++] = line_y + 2;
-              if (line_y - 2 - h <= lowest)
-                ys[n_ys++] = line_y - 2 - h;
-            }
-          /* centred or edging aside; the nearer the bar, the better */
-          for (guint k = 0; k < n_ys; k++)
-            for (guint side = 0; side < 3; side++)
-              {
-                double cx = bar_x + bar_w / 2 + (side == 0 ? 0 : side == 1 ? w / 3 : -w / 3);
-
-                candidates[n] = (HrRect) { cx - w / 2, ys[k], w, h };
-                prices[n] = (lowest - ys[k]) / MAX (h / 2, 1) * 10 + side * 3 + form_price[f];
-                form_of[n] = f;
-                n++;
-              }
-        }
-      chosen = hr_placer_choose (placer, candidates, prices, n);
-      if (chosen >= 0)
-        {
-          bl.total = forms[form_of[chosen]];
-          forms[form_of[chosen]] = (HrChartLabel) { 0 };
-          bl.total.box = candidates[chosen];
-          placed = TRUE;
-        }
-      for (guint f = 0; f < n_forms; f++)
-        hr_chart_label_clear (&forms[f]);
-    }
-    if (!placed && narrow)
-      {
-        /* no column to go to: the least text, wherever over the bar it
-         * fits, or none (the range and the lines still say it) */
-        HrRect candidates[40];
-        guint n = 0;
-        int chosen;
-
-        bl.total = hr_chart_label_new (b->context, style, g_strdup (t), HR_CHART_FONT_SMALL_BOLD,
-                                       HR_TEXT_FOREGROUND, HR_ALIGN_CENTER, 0, 0, 0);
-        for (double cy = above - 2 * s - bl.total.box.height; cy >= top_limit && n < 40;
-             cy -= bl.total.box.height / 2)
-          candidates[n++] = (HrRect) { bar_x + bar_w / 2 - bl.total.box.width / 2, cy,
-                                       bl.total.box.width, bl.total.box.height };
-        chosen = hr_placer_choose (placer, candidates, NULL, n);
-        if (chosen >= 0)
-          bl.total.box = candidates[chosen];
-        else
-          hr_chart_label_clear (&bl.total);
-        placed = TRUE;
-      }
-    if (!placed)
-      {
-        g_autofree char *beside = g_strdup_printf (_("total %s"), t);
-
-        bl.total = wrapped_label (b->context, style, beside, HR_CHART_FONT_SMALL_BOLD,
-                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, MAX (right_w, 8));
-        right[n_right++] = (Block) { bl.bar.y, bl.total.box.height, 0, &bl.total, NULL, -1, -1,
-                                     TRUE, 100 };
-        n_right = spread_column (right, n_right, LABEL_SPACING * s, top_limit, bottom);
-        place_column (&bl, right, n_right, right_x, right_w, FALSE, lead, s);
-      }
-  }
+  plan.bar_x = bar_x;
+  plan.right_x = right_x;
+  place_total (b, &bl, bar, &plan, left, n_left, right, n_right);
 
   g_array_append_val (layout->bars, bl);
   bar_texts_clear (&said);

@@ -1301,38 +1301,17 @@ make_gpu_labels (HrCurveChartLayout     *layout,
   return need;
 }
 
-HrCurveChartLayout *
-hr_curve_chart_layout (const HrCurveChartData *data,
-                       const HrChartStyle     *given_style,
-                       PangoContext           *context,
-                       double                  width,
-                       double                  height)
+/* An empty layout of @width × @height. */
+static HrCurveChartLayout *
+layout_new (double   width,
+            double   height,
+            gboolean log2_x)
 {
-  g_autoptr(HrChartStyle) fitted = NULL;
-  const HrChartStyle *style;
   HrCurveChartLayout *layout;
-  g_autoptr(GPtrArray) groups = NULL;
-  HrChartLabel x_title, y_title;
-  double s, pad, inner, y, tick_height, bottom, y_label_width = 0, gutter = 0;
-  double swatch, swatch_gap, legend_spacing;
-  gboolean scenario;
-
-  g_return_val_if_fail (data != NULL, NULL);
-  g_return_val_if_fail (given_style != NULL, NULL);
-  g_return_val_if_fail (PANGO_IS_CONTEXT (context), NULL);
-
-  /* a canvas too small for the fonts gets smaller ones */
-  fitted = hr_chart_style_fit (given_style, width, height);
-  style = fitted;
-
-  s = style->spacing > 0 ? style->spacing : 1;
-  swatch = SWATCH_WIDTH * s;
-  swatch_gap = SWATCH_GAP * s;
-  legend_spacing = LEGEND_SPACING * s;
 
   layout = g_new0 (HrCurveChartLayout, 1);
   layout->bounds = (HrRect) { 0, 0, width, height };
-  layout->log2_x = data->log2_x;
+  layout->log2_x = log2_x;
   layout->x_ticks = g_array_new (FALSE, TRUE, sizeof (HrAxisTick));
   g_array_set_clear_func (layout->x_ticks, hr_axis_tick_clear);
   layout->y_ticks = g_array_new (FALSE, TRUE, sizeof (HrAxisTick));
@@ -1347,15 +1326,27 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   layout->labels = g_array_new (FALSE, TRUE, sizeof (HrChartLabel));
   g_array_set_clear_func (layout->labels, (GDestroyNotify) hr_chart_label_clear);
 
-  pad = MAX (PAD * s, 4);
-  inner = MAX (width - 2 * pad, 1);
-  x_range (layout, data);
-  scenario = data->micro_batch > 0 && data->micro_batch >= layout->x_min &&
-             data->micro_batch <= layout->x_max;
+  return layout;
+}
 
-  /* From the top: the title and the subtitle, wrapped rather than cut,
-   * then the y axis's title with the legend at the right (above it when
-   * both do not fit on one row). */
+/* From the top: the title and the subtitle, wrapped rather than cut, then
+ * the y axis's title (@y_title) with the legend at the right (above it
+ * when both do not fit on one row).  Returns where the plot may begin. */
+static double
+layout_header (HrCurveChartLayout     *layout,
+               const HrCurveChartData *data,
+               const HrChartStyle     *style,
+               PangoContext           *context,
+               double                  pad,
+               double                  inner,
+               gboolean                scenario,
+               HrChartLabel           *y_title)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+  double swatch = SWATCH_WIDTH * s, swatch_gap = SWATCH_GAP * s;
+  double legend_spacing = LEGEND_SPACING * s;
+  double y;
+
   y = pad;
   if (data->title != NULL && data->title[0] != '\0')
     {
@@ -1375,26 +1366,43 @@ hr_curve_chart_layout (const HrCurveChartData *data,
     }
   y += TITLE_GAP * s;
 
-  y_title = hr_chart_label_new (context, style, g_strdup (_("Peak memory (GiB)")),
-                                HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
+  *y_title = hr_chart_label_new (context, style, g_strdup (_("Peak memory (GiB)")),
+                                 HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
   layout->n_legend = legend_entries (data, scenario, layout->legend);
   for (guint i = 0; i < layout->n_legend; i++)
     layout->legend_labels[i] = wrapped_label (context, style,
                                               legend_text (data, layout->legend[i]),
                                               HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
                                               inner - swatch - swatch_gap, 0, 0);
-  if (y_title.box.width + 2 * legend_spacing +
+  if (y_title->box.width + 2 * legend_spacing +
       legend_width (layout, swatch, swatch_gap, legend_spacing) <= inner)
     flow_legend (layout, swatch, swatch_gap, legend_spacing, pad + inner, y, inner);
   else
     {
       y += flow_legend (layout, swatch, swatch_gap, legend_spacing, pad + inner, y, inner) + 3 * s;
-      y_title.box.y = y;
+      y_title->box.y = y;
     }
-  y += y_title.box.height;
+  y += y_title->box.height;
 
-  /* From the bottom: the note, the x axis's title, then its tick labels. */
-  hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "0", 0, NULL, &tick_height);
+  return y;
+}
+
+/* From the bottom: the note, the x axis's title (@x_title), then its
+ * tick labels, @tick_height high.  Returns where the plot must end. */
+static double
+layout_footer (HrCurveChartLayout     *layout,
+               const HrCurveChartData *data,
+               const HrChartStyle     *style,
+               PangoContext           *context,
+               double                  pad,
+               double                  inner,
+               double                  height,
+               double                  tick_height,
+               HrChartLabel           *x_title)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+  double bottom;
+
   bottom = height - pad;
   if (data->note != NULL && data->note[0] != '\0')
     {
@@ -1405,13 +1413,112 @@ hr_curve_chart_layout (const HrCurveChartData *data,
       bottom = note.box.y - 2 * s;
       g_array_append_val (layout->labels, note);
     }
-  x_title = hr_chart_label_new (context, style,
-                                g_strdup (data->log2_x ? _("Micro-batch (log₂ scale)")
-                                                       : _("Micro-batch")),
-                                HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
-  x_title.box.y = bottom - x_title.box.height;
-  bottom = x_title.box.y - AXIS_GAP * s * 0.5 - tick_height - TICK_LABEL_GAP * s -
+  *x_title = hr_chart_label_new (context, style,
+                                 g_strdup (data->log2_x ? _("Micro-batch (log₂ scale)")
+                                                        : _("Micro-batch")),
+                                 HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_CENTER, 0, 0, 0);
+  x_title->box.y = bottom - x_title->box.height;
+  bottom = x_title->box.y - AXIS_GAP * s * 0.5 - tick_height - TICK_LABEL_GAP * s -
            TICK_LENGTH * s;
+
+  return bottom;
+}
+
+/* The scenario's micro-batch on the x axis, in bold; a tick label it
+ * would cover goes. */
+static void
+layout_scenario_tick (HrCurveChartLayout     *layout,
+                      const HrCurveChartData *data,
+                      const HrChartStyle     *style,
+                      PangoContext           *context)
+{
+  HrAxisTick *tick = &layout->scenario_tick;
+  double s = style->spacing > 0 ? style->spacing : 1;
+
+  layout->has_scenario = TRUE;
+  layout->scenario_x = hr_curve_chart_x_position (layout, data->micro_batch);
+  tick->value = data->micro_batch;
+  tick->position = layout->scenario_x;
+  tick->label = hr_chart_label_new (context, style, g_strdup_printf ("%u", data->micro_batch),
+                                    HR_CHART_FONT_SMALL_BOLD, HR_TEXT_ACCENT, HR_ALIGN_CENTER,
+                                    0, tick->position,
+                                    layout->plot.y + layout->plot.height +
+                                    (TICK_LENGTH + TICK_LABEL_GAP) * s);
+  keep_inside (&tick->label.box, &layout->bounds);
+  for (guint i = 0; i < layout->x_ticks->len; i++)
+    {
+      HrAxisTick *other = &g_array_index (layout->x_ticks, HrAxisTick, i);
+      HrRect apart = { tick->label.box.x - 2 * s, tick->label.box.y,
+                       tick->label.box.width + 4 * s, tick->label.box.height };
+
+      if (other->label.text != NULL && (hr_rect_intersects (&other->label.box, &apart) ||
+                                        fabs (other->value - tick->value) < 1e-9))
+        hr_chart_label_clear (&other->label);
+    }
+}
+
+/* Each card's line at its usable memory, with a marker where the curve
+ * crosses its largest micro-batch. */
+static void
+layout_gpu_lines (HrCurveChartLayout     *layout,
+                  const HrCurveChartData *data)
+{
+  for (guint i = 0; i < layout->gpu_lines->len; i++)
+    {
+      HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
+      const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, g_array_index (line->gpus, guint, 0));
+
+      line->y = hr_curve_chart_y_position (layout, gpu->usable);
+      line->x_start = layout->plot.x;
+      line->x_end = layout->plot.x + layout->plot.width;
+      line->has_marker = gpu->max_micro_batch > 0 && gpu->max_micro_batch >= layout->x_min &&
+                         gpu->max_micro_batch <= layout->x_max;
+      if (line->has_marker)
+        {
+          line->marker.x = hr_curve_chart_x_position (layout, gpu->max_micro_batch);
+          if (!polyline_y_at (layout->curve, line->marker.x, &line->marker.y))
+            line->marker.y = line->y;
+        }
+    }
+}
+
+HrCurveChartLayout *
+hr_curve_chart_layout (const HrCurveChartData *data,
+                       const HrChartStyle     *given_style,
+                       PangoContext           *context,
+                       double                  width,
+                       double                  height)
+{
+  g_autoptr(HrChartStyle) fitted = NULL;
+  const HrChartStyle *style;
+  HrCurveChartLayout *layout;
+  g_autoptr(GPtrArray) groups = NULL;
+  HrChartLabel x_title, y_title;
+  double s, pad, inner, y, tick_height, bottom, y_label_width = 0, gutter = 0;
+  gboolean scenario;
+
+  g_return_val_if_fail (data != NULL, NULL);
+  g_return_val_if_fail (given_style != NULL, NULL);
+  g_return_val_if_fail (PANGO_IS_CONTEXT (context), NULL);
+
+  /* a canvas too small for the fonts gets smaller ones */
+  fitted = hr_chart_style_fit (given_style, width, height);
+  style = fitted;
+
+  s = style->spacing > 0 ? style->spacing : 1;
+  layout = layout_new (width, height, data->log2_x);
+
+  pad = MAX (PAD * s, 4);
+  inner = MAX (width - 2 * pad, 1);
+  x_range (layout, data);
+  scenario = data->micro_batch > 0 && data->micro_batch >= layout->x_min &&
+             data->micro_batch <= layout->x_max;
+
+  y = layout_header (layout, data, style, context, pad, inner, scenario, &y_title);
+
+  hr_chart_text_size (context, style, HR_CHART_FONT_SMALL, "0", 0, NULL, &tick_height);
+  bottom = layout_footer (layout, data, style, context, pad, inner, height, tick_height,
+                          &x_title);
 
   /* The top tick's label is centred on the plot's top edge. */
   layout->plot.y = y + tick_height / 2 + 4 * s;
@@ -1455,32 +1562,7 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   layout_x_ticks (layout, style, context,
                   layout->plot.y + layout->plot.height + (TICK_LENGTH + TICK_LABEL_GAP) * s);
   if (scenario)
-    {
-      /* the scenario's micro-batch on the axis, in bold; a tick label it
-       * would cover goes */
-      HrAxisTick *tick = &layout->scenario_tick;
-
-      layout->has_scenario = TRUE;
-      layout->scenario_x = hr_curve_chart_x_position (layout, data->micro_batch);
-      tick->value = data->micro_batch;
-      tick->position = layout->scenario_x;
-      tick->label = hr_chart_label_new (context, style, g_strdup_printf ("%u", data->micro_batch),
-                                        HR_CHART_FONT_SMALL_BOLD, HR_TEXT_ACCENT, HR_ALIGN_CENTER,
-                                        0, tick->position,
-                                        layout->plot.y + layout->plot.height +
-                                        (TICK_LENGTH + TICK_LABEL_GAP) * s);
-      keep_inside (&tick->label.box, &layout->bounds);
-      for (guint i = 0; i < layout->x_ticks->len; i++)
-        {
-          HrAxisTick *other = &g_array_index (layout->x_ticks, HrAxisTick, i);
-          HrRect apart = { tick->label.box.x - 2 * s, tick->label.box.y,
-                           tick->label.box.width + 4 * s, tick->label.box.height };
-
-          if (other->label.text != NULL && (hr_rect_intersects (&other->label.box, &apart) ||
-                                            fabs (other->value - tick->value) < 1e-9))
-            hr_chart_label_clear (&other->label);
-        }
-    }
+    layout_scenario_tick (layout, data, style, context);
 
   hr_chart_label_place (context, style, &x_title, layout->plot.x + layout->plot.width / 2,
                         x_title.box.y);
@@ -1491,24 +1573,7 @@ hr_curve_chart_layout (const HrCurveChartData *data,
   layout_curve (layout, data);
   layout_measured (layout, data);
   layout_fit_line (layout, data);
-
-  for (guint i = 0; i < layout->gpu_lines->len; i++)
-    {
-      HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
-      const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, g_array_index (line->gpus, guint, 0));
-
-      line->y = hr_curve_chart_y_position (layout, gpu->usable);
-      line->x_start = layout->plot.x;
-      line->x_end = layout->plot.x + layout->plot.width;
-      line->has_marker = gpu->max_micro_batch > 0 && gpu->max_micro_batch >= layout->x_min &&
-                         gpu->max_micro_batch <= layout->x_max;
-      if (line->has_marker)
-        {
-          line->marker.x = hr_curve_chart_x_position (layout, gpu->max_micro_batch);
-          if (!polyline_y_at (layout->curve, line->marker.x, &line->marker.y))
-            line->marker.y = line->y;
-        }
-    }
+  layout_gpu_lines (layout, data);
   if (layout->gpu_lines->len > 0)
     place_gpu_labels (layout, style, layout->plot.x + layout->plot.width + GUTTER_GAP * s,
                       layout->plot.y - tick_height / 2,

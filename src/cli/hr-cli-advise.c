@@ -168,104 +168,65 @@ advice_to_json (HrAdvisorWalk *walk,
   const HrAdviceInputs *in = &advice->inputs;
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "headroom_advice");
-  json_builder_add_int_value (b, 1);
+  hr_cli_json_int (b, "headroom_advice", 1);
 
-  json_builder_set_member_name (b, "path");
-  json_builder_begin_array (b);
+  hr_cli_json_begin_array (b, "path");
   for (guint i = 0; i < hr_advisor_walk_get_n_steps (walk); i++)
     {
       const HrAdvisorNode *node = hr_advisor_walk_get_step_node (walk, i);
       const HrAdvisorAnswer *answer = hr_advisor_walk_get_step_answer (walk, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "node");
-      json_builder_add_string_value (b, node->id);
-      json_builder_set_member_name (b, "question");
-      json_builder_add_string_value (b, node->question);
-      json_builder_set_member_name (b, "answer_id");
-      json_builder_add_string_value (b, answer->id);
-      json_builder_set_member_name (b, "answer");
-      json_builder_add_string_value (b, answer->label);
+      hr_cli_json_string (b, "node", node->id);
+      hr_cli_json_string (b, "question", node->question);
+      hr_cli_json_string (b, "answer_id", answer->id);
+      hr_cli_json_string (b, "answer", answer->label);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
 
-  json_builder_set_member_name (b, "inputs");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "task");
-  json_builder_add_string_value (b, hr_enum_to_nick (hr_task_names, in->task));
-  json_builder_set_member_name (b, "hours_per_day");
-  json_builder_add_double_value (b, in->hours_per_day);
-  json_builder_set_member_name (b, "months");
-  json_builder_add_double_value (b, in->months);
+  hr_cli_json_begin_object (b, "inputs");
+  hr_cli_json_string (b, "task", hr_enum_to_nick (hr_task_names, in->task));
+  hr_cli_json_double (b, "hours_per_day", in->hours_per_day);
+  hr_cli_json_double (b, "months", in->months);
   add_money (b, "budget_usd", (in->known & HR_FACT_BUDGET) ? in->budget_usd : -1);
-  json_builder_set_member_name (b, "prefer");
-  json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_prefer_names, in->prefer));
-  json_builder_set_member_name (b, "runs");
-  json_builder_add_int_value (b, in->runs);
-  json_builder_set_member_name (b, "datacenter");
-  json_builder_add_boolean_value (b, in->datacenter);
-  json_builder_set_member_name (b, "rocm");
-  json_builder_add_boolean_value (b, in->rocm);
-  json_builder_set_member_name (b, "rank");
-  json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_rank_names, in->rank));
-  json_builder_set_member_name (b, "usd_per_kwh");
-  json_builder_add_double_value (b, in->usd_per_kwh);
-  json_builder_set_member_name (b, "steps");
-  json_builder_add_int_value (b, advice->steps);
+  hr_cli_json_string (b, "prefer", hr_enum_to_nick (hr_advice_prefer_names, in->prefer));
+  hr_cli_json_int (b, "runs", in->runs);
+  hr_cli_json_bool (b, "datacenter", in->datacenter);
+  hr_cli_json_bool (b, "rocm", in->rocm);
+  hr_cli_json_string (b, "rank", hr_enum_to_nick (hr_advice_rank_names, in->rank));
+  hr_cli_json_double (b, "usd_per_kwh", in->usd_per_kwh);
+  hr_cli_json_int (b, "steps", advice->steps);
   json_builder_end_object (b);
 
-  json_builder_set_member_name (b, "order");
-  json_builder_add_string_value (b, advice->order);
-  json_builder_set_member_name (b, "memory_first");
-  json_builder_add_boolean_value (b, advice->memory_first);
-  json_builder_set_member_name (b, "step_flops");
-  json_builder_add_double_value (b, advice->step_flops);
-  json_builder_set_member_name (b, "step_flops_lower_bound");
-  json_builder_add_boolean_value (b, advice->flops_lower_bound);
-  json_builder_set_member_name (b, "utilisation");
-  json_builder_add_double_value (b, advice->utilisation);
-  json_builder_set_member_name (b, "utilisation_source");
-  json_builder_add_string_value (b, advice->utilisation_source);
+  hr_cli_json_string (b, "order", advice->order);
+  hr_cli_json_bool (b, "memory_first", advice->memory_first);
+  hr_cli_json_double (b, "step_flops", advice->step_flops);
+  hr_cli_json_bool (b, "step_flops_lower_bound", advice->flops_lower_bound);
+  hr_cli_json_double (b, "utilisation", advice->utilisation);
+  hr_cli_json_string (b, "utilisation_source", advice->utilisation_source);
 
-  json_builder_set_member_name (b, "throughput");
-  json_builder_add_string_value (b, advice->throughput);
-  json_builder_set_member_name (b, "none_within_budget");
-  json_builder_add_boolean_value (b, advice->none_within_budget);
-  json_builder_set_member_name (b, "recommendations");
-  json_builder_begin_array (b);
+  hr_cli_json_string (b, "throughput", advice->throughput);
+  hr_cli_json_bool (b, "none_within_budget", advice->none_within_budget);
+  hr_cli_json_begin_array (b, "recommendations");
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "gpu");
-      json_builder_add_string_value (b, r->gpu_id);
-      json_builder_set_member_name (b, "name");
-      json_builder_add_string_value (b, r->gpu_name);
-      json_builder_set_member_name (b, "memory");
-      json_builder_add_int_value (b, r->memory);
-      json_builder_set_member_name (b, "count");
-      json_builder_add_int_value (b, r->count);
-      json_builder_set_member_name (b, "gpus_per_run");
-      json_builder_add_int_value (b, r->gpus_per_run);
-      json_builder_set_member_name (b, "runs");
-      json_builder_add_int_value (b, r->runs);
-      json_builder_set_member_name (b, "sharding");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_sharding_names, r->sharding));
-      json_builder_set_member_name (b, "fits");
-      json_builder_add_boolean_value (b, r->fits);
-      json_builder_set_member_name (b, "fits_high");
-      json_builder_add_boolean_value (b, r->fits_high);
-      json_builder_set_member_name (b, "need");
-      json_builder_add_int_value (b, r->need);
-      json_builder_set_member_name (b, "need_high");
-      json_builder_add_int_value (b, r->need_high);
-      json_builder_set_member_name (b, "usable");
-      json_builder_add_int_value (b, r->usable);
-      json_builder_set_member_name (b, "max_micro_batch");
-      json_builder_add_int_value (b, r->max_micro_batch);
+      hr_cli_json_string (b, "gpu", r->gpu_id);
+      hr_cli_json_string (b, "name", r->gpu_name);
+      hr_cli_json_int (b, "memory", r->memory);
+      hr_cli_json_int (b, "count", r->count);
+      hr_cli_json_int (b, "gpus_per_run", r->gpus_per_run);
+      hr_cli_json_int (b, "runs", r->runs);
+      hr_cli_json_string (b, "sharding", hr_enum_to_nick (hr_sharding_names, r->sharding));
+      hr_cli_json_bool (b, "fits", r->fits);
+      hr_cli_json_bool (b, "fits_high", r->fits_high);
+      hr_cli_json_int (b, "need", r->need);
+      hr_cli_json_int (b, "need_high", r->need_high);
+      hr_cli_json_int (b, "usable", r->usable);
+      hr_cli_json_int (b, "max_micro_batch", r->max_micro_batch);
       json_builder_set_member_name (b, "step_seconds");
       if (isfinite (r->step_seconds))
         json_builder_add_double_value (b, r->step_seconds);
@@ -280,16 +241,13 @@ advice_to_json (HrAdvisorWalk *walk,
       if (r->lever != NULL)
         {
           json_builder_begin_object (b);
-          json_builder_set_member_name (b, "label");
-          json_builder_add_string_value (b, r->lever);
-          json_builder_set_member_name (b, "change");
-          json_builder_add_string_value (b, r->lever_change);
+          hr_cli_json_string (b, "label", r->lever);
+          hr_cli_json_string (b, "change", r->lever_change);
           json_builder_end_object (b);
         }
       else
         json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "used");
-      json_builder_add_boolean_value (b, r->used);
+      hr_cli_json_bool (b, "used", r->used);
       add_money (b, "price_usd", r->price_usd);
       add_money (b, "price_per_gb", r->price_per_gb);
       add_money (b, "cloud_usd_per_hour", r->cloud_usd_per_hour);
@@ -309,37 +267,26 @@ advice_to_json (HrAdvisorWalk *walk,
       add_money (b, "cost", r->cost);
       add_money (b, "cost_per_run", isfinite (r->cost_per_run) ? r->cost_per_run : -1);
       add_money (b, "up_front", r->up_front);
-      json_builder_set_member_name (b, "tflops");
-      json_builder_add_double_value (b, round (r->tflops * 10) / 10);
-      json_builder_set_member_name (b, "choice");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_advice_choice_names, r->choice));
-      json_builder_set_member_name (b, "within_budget");
-      json_builder_add_boolean_value (b, r->within_budget);
-      json_builder_set_member_name (b, "summary");
-      json_builder_add_string_value (b, r->summary);
+      hr_cli_json_double (b, "tflops", round (r->tflops * 10) / 10);
+      hr_cli_json_string (b, "choice", hr_enum_to_nick (hr_advice_choice_names, r->choice));
+      hr_cli_json_bool (b, "within_budget", r->within_budget);
+      hr_cli_json_string (b, "summary", r->summary);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
 
-  json_builder_set_member_name (b, "host");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "cpu_cores");
-  json_builder_add_int_value (b, advice->host.cpu_cores);
-  json_builder_set_member_name (b, "ram");
-  json_builder_add_int_value (b, advice->host.ram);
-  json_builder_set_member_name (b, "disk");
-  json_builder_add_int_value (b, advice->host.disk);
-  json_builder_set_member_name (b, "psu_watts");
-  json_builder_add_int_value (b, advice->host.psu_watts);
-  json_builder_set_member_name (b, "reasons");
-  json_builder_begin_array (b);
+  hr_cli_json_begin_object (b, "host");
+  hr_cli_json_int (b, "cpu_cores", advice->host.cpu_cores);
+  hr_cli_json_int (b, "ram", advice->host.ram);
+  hr_cli_json_int (b, "disk", advice->host.disk);
+  hr_cli_json_int (b, "psu_watts", advice->host.psu_watts);
+  hr_cli_json_begin_array (b, "reasons");
   for (guint i = 0; i < advice->host.reasons->len; i++)
     json_builder_add_string_value (b, g_ptr_array_index (advice->host.reasons, i));
   json_builder_end_array (b);
   json_builder_end_object (b);
 
-  json_builder_set_member_name (b, "notes");
-  json_builder_begin_array (b);
+  hr_cli_json_begin_array (b, "notes");
   for (guint i = 0; i < advice->notes->len; i++)
     json_builder_add_string_value (b, g_ptr_array_index (advice->notes, i));
   json_builder_end_array (b);
@@ -496,19 +443,16 @@ hr_cli_advise (int    argc,
   g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
-     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
-    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
-     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_measurements (&measurement_files,
+                                N_("A measurement of this scenario (repeatable)")),
+    hr_cli_option_calibrate (&calibrate),
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrAdvisorWalk) walk = NULL;
   g_autoptr(HrAdvice) advice = NULL;
   g_autoptr(GError) error = NULL;

@@ -49,10 +49,8 @@ print_entries_json (const char *kind,
   g_autoptr(JsonNode) node = NULL;
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, kind);
-  json_builder_add_int_value (b, 1);
-  json_builder_set_member_name (b, "entries");
-  json_builder_begin_array (b);
+  hr_cli_json_int (b, kind, 1);
+  hr_cli_json_begin_array (b, "entries");
   for (guint i = 0; i < entries->len; i++)
     json_builder_add_value (b,
                             json_node_copy (G_STRUCT_MEMBER (JsonNode *,

@@ -20,14 +20,15 @@ static char **opt_sets;
 static char **opt_measurements;
 static gboolean opt_calibrate;
 
+/* The options of estimate, sweep, fits and knobs before their own
+ * (main.c defines --set, --measurements and --calibrate for every
+ * command). */
 #define COMMON_OPTIONS \
   { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
-  { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &opt_sets, N_("Override a scenario key (repeatable)"), \
-    N_("KEY=VALUE") }, \
-  { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt_measurements, \
-    N_("A measurement of this scenario (repeatable)"), N_("FILE") }, \
-  { "calibrate", 0, 0, G_OPTION_ARG_NONE, &opt_calibrate, \
-    N_("Calibrate the estimate by the first measured sweep of this setup"), NULL }
+  hr_cli_option_set (&opt_sets), \
+  hr_cli_option_measurements (&opt_measurements, \
+                              N_("A measurement of this scenario (repeatable)")), \
+  hr_cli_option_calibrate (&opt_calibrate)
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -68,9 +69,8 @@ begin (const char      *usage,
       return NULL;
     }
 
-  if (opt_calibrate && opt_measurements == NULL)
+  if (!hr_cli_check_calibrate (argv[0], opt_measurements, opt_calibrate))
     {
-      fprintf (stderr, _("headroom-cli %s: --calibrate needs --measurements FILE\n"), argv[0]);
       *status = HR_CLI_EXIT_USAGE;
       hr_scenario_free (scenario);
       return NULL;
@@ -117,18 +117,12 @@ add_fix_json (JsonBuilder  *b,
       return;
     }
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, fix->id);
-  json_builder_set_member_name (b, "label");
-  json_builder_add_string_value (b, fix->label);
-  json_builder_set_member_name (b, "change");
-  json_builder_add_string_value (b, fix->change);
-  json_builder_set_member_name (b, "speed");
-  json_builder_add_double_value (b, fix->speed);
-  json_builder_set_member_name (b, "risk");
-  json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_risk_names, fix->risk));
-  json_builder_set_member_name (b, "max_micro_batch_after");
-  json_builder_add_int_value (b, fix->max_micro_batch_after);
+  hr_cli_json_string (b, "id", fix->id);
+  hr_cli_json_string (b, "label", fix->label);
+  hr_cli_json_string (b, "change", fix->change);
+  hr_cli_json_double (b, "speed", fix->speed);
+  hr_cli_json_string (b, "risk", hr_enum_to_nick (hr_knob_risk_names, fix->risk));
+  hr_cli_json_int (b, "max_micro_batch_after", fix->max_micro_batch_after);
   json_builder_end_object (b);
 }
 
@@ -137,51 +131,31 @@ static void
 add_gpu_fit_json (JsonBuilder         *b,
                   const HrAnalysisGpu *g)
 {
-  json_builder_set_member_name (b, "gpu");
-  json_builder_add_string_value (b, g->gpu->id);
-  json_builder_set_member_name (b, "capacity");
-  json_builder_add_int_value (b, g->limit.capacity);
-  json_builder_set_member_name (b, "usable");
-  json_builder_add_int_value (b, g->limit.usable);
-  json_builder_set_member_name (b, "need");
-  json_builder_add_int_value (b, g->need);
-  json_builder_set_member_name (b, "fits");
-  json_builder_add_boolean_value (b, g->fits);
-  json_builder_set_member_name (b, "max_micro_batch");
-  json_builder_add_int_value (b, g->max_micro_batch);
-  json_builder_set_member_name (b, "max_is_lower_bound");
-  json_builder_add_boolean_value (b, g->max_is_lower_bound);
-  json_builder_set_member_name (b, "fit");
-  json_builder_add_string_value (b, hr_analysis_fit_to_string (g->fit));
-  json_builder_set_member_name (b, "need_high");
-  json_builder_add_int_value (b, g->need_high);
-  json_builder_set_member_name (b, "fits_at_high_end");
-  json_builder_add_boolean_value (b, g->fits_high);
-  json_builder_set_member_name (b, "short_at_high_end");
-  json_builder_add_int_value (b, g->need_high > g->limit.usable ? g->need_high - g->limit.usable
-                                                                : 0);
-  json_builder_set_member_name (b, "max_micro_batch_at_high_end");
-  json_builder_add_int_value (b, g->max_micro_batch_high);
-  json_builder_set_member_name (b, "reason");
-  json_builder_add_string_value (b, g->estimate->fit_reason);
-  json_builder_set_member_name (b, "verdict");
-  json_builder_add_string_value (b, g->verdict);
-  json_builder_set_member_name (b, "rule");
-  json_builder_add_string_value (b, g->rule);
+  hr_cli_json_string (b, "gpu", g->gpu->id);
+  hr_cli_json_int (b, "capacity", g->limit.capacity);
+  hr_cli_json_int (b, "usable", g->limit.usable);
+  hr_cli_json_int (b, "need", g->need);
+  hr_cli_json_bool (b, "fits", g->fits);
+  hr_cli_json_int (b, "max_micro_batch", g->max_micro_batch);
+  hr_cli_json_bool (b, "max_is_lower_bound", g->max_is_lower_bound);
+  hr_cli_json_string (b, "fit", hr_analysis_fit_to_string (g->fit));
+  hr_cli_json_int (b, "need_high", g->need_high);
+  hr_cli_json_bool (b, "fits_at_high_end", g->fits_high);
+  hr_cli_json_int (b, "short_at_high_end", g->need_high > g->limit.usable
+                                           ? g->need_high - g->limit.usable : 0);
+  hr_cli_json_int (b, "max_micro_batch_at_high_end", g->max_micro_batch_high);
+  hr_cli_json_string (b, "reason", g->estimate->fit_reason);
+  hr_cli_json_string (b, "verdict", g->verdict);
+  hr_cli_json_string (b, "rule", g->rule);
   json_builder_set_member_name (b, "pool");
   if (g->limit.has_pool)
     {
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "variable");
-      json_builder_add_string_value (b, g->limit.pool_variable);
-      json_builder_set_member_name (b, "fraction");
-      json_builder_add_double_value (b, g->limit.pool_fraction);
-      json_builder_set_member_name (b, "bytes");
-      json_builder_add_int_value (b, g->limit.pool);
-      json_builder_set_member_name (b, "preallocated");
-      json_builder_add_boolean_value (b, g->limit.pool_preallocated);
-      json_builder_set_member_name (b, "outside");
-      json_builder_add_int_value (b, g->limit.outside);
+      hr_cli_json_string (b, "variable", g->limit.pool_variable);
+      hr_cli_json_double (b, "fraction", g->limit.pool_fraction);
+      hr_cli_json_int (b, "bytes", g->limit.pool);
+      hr_cli_json_bool (b, "preallocated", g->limit.pool_preallocated);
+      hr_cli_json_int (b, "outside", g->limit.outside);
       json_builder_end_object (b);
     }
   else
@@ -193,23 +167,17 @@ static void
 add_measurements_json (JsonBuilder *b,
                        HrAnalysis  *analysis)
 {
-  json_builder_set_member_name (b, "calibrated");
-  json_builder_add_boolean_value (b, hr_analysis_get_calibration (analysis) != NULL);
-  json_builder_set_member_name (b, "measurements");
-  json_builder_begin_array (b);
+  hr_cli_json_bool (b, "calibrated", hr_analysis_get_calibration (analysis) != NULL);
+  hr_cli_json_begin_array (b, "measurements");
   for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
     {
       const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "file");
-      json_builder_add_string_value (b, m->measurement->name);
-      json_builder_set_member_name (b, "matches");
-      json_builder_add_boolean_value (b, !m->match->differs);
-      json_builder_set_member_name (b, "can_calibrate");
-      json_builder_add_boolean_value (b, m->match->can_calibrate);
-      json_builder_set_member_name (b, "match");
-      json_builder_add_string_value (b, m->match->summary);
+      hr_cli_json_string (b, "file", m->measurement->name);
+      hr_cli_json_bool (b, "matches", !m->match->differs);
+      hr_cli_json_bool (b, "can_calibrate", m->match->can_calibrate);
+      hr_cli_json_string (b, "match", m->match->summary);
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -224,57 +192,36 @@ estimate_to_json (HrAnalysis *analysis)
   const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
 
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "headroom_estimate");
-  json_builder_add_int_value (b, 1);
+  hr_cli_json_int (b, "headroom_estimate", 1);
 
-  json_builder_set_member_name (b, "per_gpu");
-  json_builder_begin_object (b);
+  hr_cli_json_begin_object (b, "per_gpu");
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
-      json_builder_set_member_name (b, hr_enum_to_nick (hr_bucket_names, i));
-      json_builder_add_int_value (b, est->buckets[i]);
+      hr_cli_json_int (b, hr_enum_to_nick (hr_bucket_names, i), est->buckets[i]);
     }
-  json_builder_set_member_name (b, "total");
-  json_builder_add_int_value (b, est->total);
-  json_builder_set_member_name (b, "low");
-  json_builder_add_int_value (b, est->low);
-  json_builder_set_member_name (b, "high");
-  json_builder_add_int_value (b, est->high);
-  json_builder_set_member_name (b, "allocated_peak");
-  json_builder_add_int_value (b, est->allocated_peak);
-  json_builder_set_member_name (b, "reserved_peak");
-  json_builder_add_int_value (b, est->reserved_peak);
-  json_builder_set_member_name (b, "device_used");
-  json_builder_add_int_value (b, est->device_used);
+  hr_cli_json_int (b, "total", est->total);
+  hr_cli_json_int (b, "low", est->low);
+  hr_cli_json_int (b, "high", est->high);
+  hr_cli_json_int (b, "allocated_peak", est->allocated_peak);
+  hr_cli_json_int (b, "reserved_peak", est->reserved_peak);
+  hr_cli_json_int (b, "device_used", est->device_used);
   /* the weights' own range, and an inference's KV cache (a serving
    * engine's pool) with its range */
-  json_builder_set_member_name (b, "weights_low");
-  json_builder_add_int_value (b, est->bucket_low[HR_BUCKET_WEIGHTS]);
-  json_builder_set_member_name (b, "weights_high");
-  json_builder_add_int_value (b, est->bucket_high[HR_BUCKET_WEIGHTS]);
-  json_builder_set_member_name (b, "kv_cache");
-  json_builder_add_int_value (b, est->kv_cache);
-  json_builder_set_member_name (b, "kv_cache_low");
-  json_builder_add_int_value (b, est->kv_cache_low);
-  json_builder_set_member_name (b, "kv_cache_high");
-  json_builder_add_int_value (b, est->kv_cache_high);
+  hr_cli_json_int (b, "weights_low", est->bucket_low[HR_BUCKET_WEIGHTS]);
+  hr_cli_json_int (b, "weights_high", est->bucket_high[HR_BUCKET_WEIGHTS]);
+  hr_cli_json_int (b, "kv_cache", est->kv_cache);
+  hr_cli_json_int (b, "kv_cache_low", est->kv_cache_low);
+  hr_cli_json_int (b, "kv_cache_high", est->kv_cache_high);
   json_builder_end_object (b);
 
   /* what a serving engine's pool holds, for the fit under it */
-  json_builder_set_member_name (b, "serving");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "engine");
-  json_builder_add_string_value (b, hr_enum_to_nick (hr_engine_names, s->engine));
-  json_builder_set_member_name (b, "pool_fraction");
-  json_builder_add_double_value (b, est->pool_fraction);
-  json_builder_set_member_name (b, "pool");
-  json_builder_add_int_value (b, est->pool);
-  json_builder_set_member_name (b, "pool_limits");
-  json_builder_add_boolean_value (b, est->pool_limits);
-  json_builder_set_member_name (b, "kv_tokens");
-  json_builder_add_int_value (b, est->kv_tokens);
-  json_builder_set_member_name (b, "kv_sequences");
-  json_builder_add_int_value (b, est->kv_sequences);
+  hr_cli_json_begin_object (b, "serving");
+  hr_cli_json_string (b, "engine", hr_enum_to_nick (hr_engine_names, s->engine));
+  hr_cli_json_double (b, "pool_fraction", est->pool_fraction);
+  hr_cli_json_int (b, "pool", est->pool);
+  hr_cli_json_bool (b, "pool_limits", est->pool_limits);
+  hr_cli_json_int (b, "kv_tokens", est->kv_tokens);
+  hr_cli_json_int (b, "kv_sequences", est->kv_sequences);
   json_builder_end_object (b);
 
   /* The range's kind of run and half-widths (hr-estimate-range.c). */
@@ -290,8 +237,7 @@ estimate_to_json (HrAnalysis *analysis)
 
   /* The range of each view of the peak, beside the contract's keys
    * (per_gpu.low/high are device_used's). */
-  json_builder_set_member_name (b, "ranges");
-  json_builder_begin_object (b);
+  hr_cli_json_begin_object (b, "ranges");
   {
     const struct { const char *name; guint64 low, high; } ranges[] = {
       { "allocated", est->allocated_low, est->allocated_high },
@@ -301,49 +247,36 @@ estimate_to_json (HrAnalysis *analysis)
 
     for (guint i = 0; i < G_N_ELEMENTS (ranges); i++)
       {
-        json_builder_set_member_name (b, ranges[i].name);
-        json_builder_begin_object (b);
-        json_builder_set_member_name (b, "low");
-        json_builder_add_int_value (b, ranges[i].low);
-        json_builder_set_member_name (b, "high");
-        json_builder_add_int_value (b, ranges[i].high);
+        hr_cli_json_begin_object (b, ranges[i].name);
+        hr_cli_json_int (b, "low", ranges[i].low);
+        hr_cli_json_int (b, "high", ranges[i].high);
         json_builder_end_object (b);
       }
   }
   json_builder_end_object (b);
 
   /* Each bucket's own range, beside the contract's keys. */
-  json_builder_set_member_name (b, "bucket_ranges");
-  json_builder_begin_object (b);
+  hr_cli_json_begin_object (b, "bucket_ranges");
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
-      json_builder_set_member_name (b, hr_enum_to_nick (hr_bucket_names, i));
-      json_builder_begin_object (b);
-      json_builder_set_member_name (b, "low");
-      json_builder_add_int_value (b, est->bucket_low[i]);
-      json_builder_set_member_name (b, "high");
-      json_builder_add_int_value (b, est->bucket_high[i]);
+      hr_cli_json_begin_object (b, hr_enum_to_nick (hr_bucket_names, i));
+      hr_cli_json_int (b, "low", est->bucket_low[i]);
+      hr_cli_json_int (b, "high", est->bucket_high[i]);
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
 
-  json_builder_set_member_name (b, "host");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "ram");
-  json_builder_add_int_value (b, est->host_ram);
-  json_builder_set_member_name (b, "items");
-  json_builder_begin_array (b);
+  hr_cli_json_begin_object (b, "host");
+  hr_cli_json_int (b, "ram", est->host_ram);
+  hr_cli_json_begin_array (b, "items");
   for (guint i = 0; i < est->host_items->len; i++)
     {
       HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "label");
-      json_builder_add_string_value (b, item->label);
-      json_builder_set_member_name (b, "bytes");
-      json_builder_add_int_value (b, (gint64) item->bytes);
-      json_builder_set_member_name (b, "basis");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_basis_names, item->basis));
+      hr_cli_json_string (b, "label", item->label);
+      hr_cli_json_int (b, "bytes", (gint64) item->bytes);
+      hr_cli_json_string (b, "basis", hr_enum_to_nick (hr_basis_names, item->basis));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
@@ -359,49 +292,34 @@ estimate_to_json (HrAnalysis *analysis)
   else
     json_builder_add_null_value (b);
 
-  json_builder_set_member_name (b, "items");
-  json_builder_begin_array (b);
+  hr_cli_json_begin_array (b, "items");
   for (guint i = 0; i < est->items->len; i++)
     {
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "bucket");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_bucket_names, item->bucket));
-      json_builder_set_member_name (b, "label");
-      json_builder_add_string_value (b, item->label);
-      json_builder_set_member_name (b, "bytes");
-      json_builder_add_int_value (b, (gint64) (item->bytes + 0.5));
-      json_builder_set_member_name (b, "low");
-      json_builder_add_int_value (b, (gint64) (item->low + 0.5));
-      json_builder_set_member_name (b, "high");
-      json_builder_add_int_value (b, (gint64) (item->high + 0.5));
-      json_builder_set_member_name (b, "metric");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_metric_names, item->metric));
-      json_builder_set_member_name (b, "basis");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_basis_names, item->basis));
+      hr_cli_json_string (b, "bucket", hr_enum_to_nick (hr_bucket_names, item->bucket));
+      hr_cli_json_string (b, "label", item->label);
+      hr_cli_json_int (b, "bytes", (gint64) (item->bytes + 0.5));
+      hr_cli_json_int (b, "low", (gint64) (item->low + 0.5));
+      hr_cli_json_int (b, "high", (gint64) (item->high + 0.5));
+      hr_cli_json_string (b, "metric", hr_enum_to_nick (hr_metric_names, item->metric));
+      hr_cli_json_string (b, "basis", hr_enum_to_nick (hr_basis_names, item->basis));
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
 
-  json_builder_set_member_name (b, "scenario");
-  json_builder_begin_object (b);
-  json_builder_set_member_name (b, "model");
-  json_builder_add_string_value (b, s->model->id);
-  json_builder_set_member_name (b, "params");
-  json_builder_add_int_value (b, est->params);
-  json_builder_set_member_name (b, "trainable_params");
-  json_builder_add_int_value (b, est->trainable_params);
-  json_builder_set_member_name (b, "micro_batch");
-  json_builder_add_int_value (b, est->micro_batch);
-  json_builder_set_member_name (b, "seq_len");
-  json_builder_add_int_value (b, est->seq_len);
+  hr_cli_json_begin_object (b, "scenario");
+  hr_cli_json_string (b, "model", s->model->id);
+  hr_cli_json_int (b, "params", est->params);
+  hr_cli_json_int (b, "trainable_params", est->trainable_params);
+  hr_cli_json_int (b, "micro_batch", est->micro_batch);
+  hr_cli_json_int (b, "seq_len", est->seq_len);
   json_builder_end_object (b);
 
   add_measurements_json (b, analysis);
 
-  json_builder_set_member_name (b, "notes");
-  json_builder_begin_array (b);
+  hr_cli_json_begin_array (b, "notes");
   for (guint i = 0; i < est->notes->len; i++)
     json_builder_add_string_value (b, g_ptr_array_index (est->notes, i));
   json_builder_end_array (b);
@@ -503,8 +421,7 @@ hr_cli_estimate (int    argc,
                  char **argv)
 {
   GOptionEntry entries[] = { COMMON_OPTIONS, { NULL } };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
   int status;
@@ -578,8 +495,7 @@ hr_cli_sweep (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(GArray) points = NULL;
@@ -610,38 +526,31 @@ hr_cli_sweep (int    argc,
       g_autoptr(JsonNode) node = NULL;
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "headroom_sweep");
-      json_builder_add_int_value (b, 1);
+      hr_cli_json_int (b, "headroom_sweep", 1);
       json_builder_set_member_name (b, "gpu");
       if (own != NULL)
         json_builder_add_string_value (b, own->gpu->id);
       else
         json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "usable");
-      json_builder_add_int_value (b, usable);
+      hr_cli_json_int (b, "usable", usable);
       json_builder_set_member_name (b, "rule");
       if (own != NULL)
         json_builder_add_string_value (b, own->rule);
       else
         json_builder_add_null_value (b);
-      json_builder_set_member_name (b, "calibrated");
-      json_builder_add_boolean_value (b, hr_analysis_get_calibration (analysis) != NULL);
-      json_builder_set_member_name (b, "points");
-      json_builder_begin_array (b);
+      hr_cli_json_bool (b, "calibrated", hr_analysis_get_calibration (analysis) != NULL);
+      hr_cli_json_begin_array (b, "points");
       for (guint i = 0; i < points->len; i++)
         {
           HrAnalysisSample *p = &g_array_index (points, HrAnalysisSample, i);
 
           json_builder_begin_object (b);
-          json_builder_set_member_name (b, "micro_batch");
-          json_builder_add_int_value (b, p->micro_batch);
+          hr_cli_json_int (b, "micro_batch", p->micro_batch);
           hr_cli_add_peak_json (b, &p->peak);
-          json_builder_set_member_name (b, "need");
-          json_builder_add_int_value (b, p->need);
+          hr_cli_json_int (b, "need", p->need);
           if (own != NULL)
             {
-              json_builder_set_member_name (b, "fits");
-              json_builder_add_boolean_value (b, p->need <= usable);
+              hr_cli_json_bool (b, "fits", p->need <= usable);
             }
           json_builder_end_object (b);
         }
@@ -701,8 +610,7 @@ hr_cli_fits (int    argc,
     { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
     { NULL }
   };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   g_autoptr(HrAnalysis) analysis = NULL;
@@ -727,16 +635,11 @@ hr_cli_fits (int    argc,
       g_autoptr(JsonNode) node = NULL;
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "headroom_fits");
-      json_builder_add_int_value (b, 1);
-      json_builder_set_member_name (b, "micro_batch");
-      json_builder_add_int_value (b, scenario->micro_batch);
-      json_builder_set_member_name (b, "reserve");
-      json_builder_add_double_value (b, scenario->reserve);
-      json_builder_set_member_name (b, "calibrated");
-      json_builder_add_boolean_value (b, hr_analysis_get_calibration (analysis) != NULL);
-      json_builder_set_member_name (b, "gpus");
-      json_builder_begin_array (b);
+      hr_cli_json_int (b, "headroom_fits", 1);
+      hr_cli_json_int (b, "micro_batch", scenario->micro_batch);
+      hr_cli_json_double (b, "reserve", scenario->reserve);
+      hr_cli_json_bool (b, "calibrated", hr_analysis_get_calibration (analysis) != NULL);
+      hr_cli_json_begin_array (b, "gpus");
       for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
         {
           const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
@@ -828,8 +731,7 @@ hr_cli_knobs (int    argc,
      N_("Most memory saved first, or least costly first (default saved)"), "saved|cost" },
     { NULL }
   };
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrScenario) scenario = NULL;
   g_autoptr(HrAnalysis) analysis = NULL;
   const HrAnalysisGpu *own;
@@ -860,28 +762,19 @@ hr_cli_knobs (int    argc,
       g_autoptr(JsonNode) node = NULL;
 
       json_builder_begin_object (b);
-      json_builder_set_member_name (b, "headroom_knobs");
-      json_builder_add_int_value (b, 1);
-      json_builder_set_member_name (b, "sort");
-      json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_sort_names, sort));
-      json_builder_set_member_name (b, "total");
-      json_builder_add_int_value (b, est->total);
-      json_builder_set_member_name (b, "need");
-      json_builder_add_int_value (b, own != NULL ? own->need : est->total);
+      hr_cli_json_int (b, "headroom_knobs", 1);
+      hr_cli_json_string (b, "sort", hr_enum_to_nick (hr_knob_sort_names, sort));
+      hr_cli_json_int (b, "total", est->total);
+      hr_cli_json_int (b, "need", own != NULL ? own->need : est->total);
       if (own != NULL)
         {
-          json_builder_set_member_name (b, "gpu");
-          json_builder_add_string_value (b, own->gpu->id);
-          json_builder_set_member_name (b, "usable");
-          json_builder_add_int_value (b, own->limit.usable);
-          json_builder_set_member_name (b, "fits");
-          json_builder_add_boolean_value (b, own->fits);
-          json_builder_set_member_name (b, "rule");
-          json_builder_add_string_value (b, own->rule);
+          hr_cli_json_string (b, "gpu", own->gpu->id);
+          hr_cli_json_int (b, "usable", own->limit.usable);
+          hr_cli_json_bool (b, "fits", own->fits);
+          hr_cli_json_string (b, "rule", own->rule);
           add_fix_json (b, own->fix);
         }
-      json_builder_set_member_name (b, "knobs");
-      json_builder_begin_array (b);
+      hr_cli_json_begin_array (b, "knobs");
       for (guint i = 0; i < knobs->len; i++)
         hr_cli_add_knob_json (b, g_ptr_array_index (knobs, i));
       json_builder_end_array (b);

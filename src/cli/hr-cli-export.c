@@ -98,185 +98,164 @@ report_to_stdout (HrAnalysis          *analysis,
   return ok;
 }
 
-int
-hr_cli_export (int    argc,
-               char **argv)
+/* What `export` was given, as its options read it. */
+typedef struct {
+  char     *chart;
+  char     *output;
+  char     *format_name;
+  char     *theme_name;
+  char    **measurement_files;
+  char     *gpu_list;
+  char    **sets;
+  char     *size_name;
+  char     *width_text;
+  char     *height_text;
+  char     *svg_text;
+  char     *scale_text;
+  char     *dpi_text;
+  gboolean  transparent;
+  gboolean  calibrate;
+} ExportArgs;
+
+static void
+export_args_clear (ExportArgs *args)
 {
-  g_autofree char *chart = NULL;
-  g_autofree char *output = NULL;
-  g_autofree char *format_name = NULL;
-  g_autofree char *theme_name = NULL;
-  g_auto(GStrv) measurement_files = NULL;
-  g_autofree char *gpu_list = NULL;
-  g_auto(GStrv) sets = NULL;
-  g_autofree char *names = hr_chart_types_list_names ("|");
-  g_autofree char *size_name = NULL;
-  g_autofree char *width_text = NULL;
-  g_autofree char *height_text = NULL;
-  g_autofree char *svg_text = NULL;
-  g_autofree char *scale_text = NULL;
-  g_autofree char *dpi_text = NULL;
-  double scale = 0, dpi = 0;
-  gboolean transparent = FALSE, calibrate = FALSE;
-  GOptionEntry entries[] = {
-    { "chart", 0, 0, G_OPTION_ARG_STRING, &chart, N_("Which chart"), names },
-    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
-     N_("File to write (- for standard output, with --format)"), N_("FILE") },
-    { "format", 0, 0, G_OPTION_ARG_STRING, &format_name, N_("Format (default: from the file name)"),
-     "png|svg|pdf" },
-    { "size", 0, 0, G_OPTION_ARG_STRING, &size_name,
-     N_("A figure size with fonts to match: column (3.5 × 2.5 in), double (7 × 3.5 in), "
-        "slide (13.33 × 7.5 in), poster (16 × 10 in) or screen (1280 × 800 px, the default)"),
-     "column|double|slide|poster|screen" },
-    { "width", 0, 0, G_OPTION_ARG_STRING, &width_text,
-     N_("Width: a bare number is logical pixels (1/96 inch), or say px, in, cm, mm or pt "
-        "(default 1280, or the size's)"), "W" },
-    { "height", 0, 0, G_OPTION_ARG_STRING, &height_text,
-     N_("Height, as --width (default 800, or the size's)"), "H" },
-    { "scale", 0, 0, G_OPTION_ARG_STRING, &scale_text,
-     N_("PNG pixels per logical pixel, 0.25 to 25 (default 1, or the size's resolution)"),
-     "N" },
-    { "dpi", 0, 0, G_OPTION_ARG_STRING, &dpi_text,
-     N_("PNG pixels per inch, 24 to 2400 (96 is a scale of 1; a size's default: 300 for "
-        "paper, 192 for a slide, 200 for a poster)"), "N" },
-    { "svg-text", 0, 0, G_OPTION_ARG_STRING, &svg_text,
-     N_("SVG text as <text> elements a drawing program can edit (the default) or as glyph "
-        "outlines"), "text|outlines" },
-    { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default light)"),
-     "light|dark|print" },
-    { "transparent", 0, 0, G_OPTION_ARG_NONE, &transparent, N_("Leave the background transparent"),
-     NULL },
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
-     N_("Cards to compare, one bar or line each (default: the scenario's)"), "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
-     N_("Measured points to overlay (repeatable)"), N_("FILE") },
-    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
-     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
-    { NULL }
-  };
-  g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
-  g_autoptr(HrScenario) scenario = NULL;
-  g_autoptr(HrChartStyle) style = NULL;
-  g_autoptr(GError) error = NULL;
-  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
-  g_autoptr(GPtrArray) references = g_ptr_array_new ();
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
-  g_autoptr(HrAnalysis) analysis = NULL;
-  g_autoptr(HrAdvisorWalk) walk = NULL;
-  g_autoptr(HrAdvice) advice = NULL;
-  g_autofree char *prefer = NULL;
-  g_auto(GStrv) answers = NULL;
-  g_autofree char *description = NULL;
-  HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
-  HrAnalysisOptions analysis_options = { 0 };
-  HrChartSource source = { 0 };
-  const HrChartType *type;
-  gpointer data;
-  HrChartDrawing drawing;
-  HrExportOptions options = { 0 };
-  int theme = HR_CHART_THEME_LIGHT;
+  g_free (args->chart);
+  g_free (args->output);
+  g_free (args->format_name);
+  g_free (args->theme_name);
+  g_strfreev (args->measurement_files);
+  g_free (args->gpu_list);
+  g_strfreev (args->sets);
+  g_free (args->size_name);
+  g_free (args->width_text);
+  g_free (args->height_text);
+  g_free (args->svg_text);
+  g_free (args->scale_text);
+  g_free (args->dpi_text);
+}
+
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (ExportArgs, export_args_clear)
+
+/* What the options say to draw: the chart, the format, the theme;
+ * FALSE with the message printed when one names nothing there is. */
+static gboolean
+export_choose (const ExportArgs   *args,
+               const HrChartType **type,
+               HrExportFormat     *format,
+               int                *theme,
+               int                *preset)
+{
   int format_value = HR_EXPORT_PNG;
-  int preset = HR_CHART_SIZE_SCREEN;
-  HrChartSize size;
-  HrExportFormat format;
-  gboolean ok;
+  gboolean known;
 
-  g_option_context_set_summary (context, N_("Export a chart as PNG, SVG or PDF."));
-  g_option_context_add_main_entries (context, entries, NULL);
-  g_option_context_add_group (context, hr_cli_advise_option_group (&advice_flags));
-  if (!hr_cli_parse_options (context, &argc, &argv))
-    return HR_CLI_EXIT_USAGE;
-  /* the option group's string, freed when the command returns */
-  prefer = advice_flags.prefer;
-  answers = advice_flags.answers;
-
-  if (argc != 2 || chart == NULL || output == NULL)
-    {
-      fprintf (stderr, _("headroom-cli export: expected SCENARIO --chart %s -o FILE\n"), names);
-      return HR_CLI_EXIT_USAGE;
-    }
-
-  type = hr_chart_type_find (chart);
-  if (type == NULL)
+  *type = hr_chart_type_find (args->chart);
+  if (*type == NULL)
     {
       g_autofree char *list = hr_chart_types_list_names (", ");
 
-      fprintf (stderr, _("headroom-cli export: --chart %s: expected one of %s\n"), chart, list);
-      return HR_CLI_EXIT_USAGE;
+      fprintf (stderr, _("headroom-cli export: --chart %s: expected one of %s\n"), args->chart,
+               list);
+      return FALSE;
     }
 
-  if (format_name != NULL ? !hr_enum_from_nick (hr_export_format_names, format_name, &format_value)
-                          : !hr_export_format_for_path (output, &format))
+  if (args->format_name != NULL)
+    known = hr_enum_from_nick (hr_export_format_names, args->format_name, &format_value);
+  else
+    known = hr_export_format_for_path (args->output, format);
+  if (!known)
     {
       fprintf (stderr, _("headroom-cli export: %s: say --format png, svg or pdf\n"),
-               format_name != NULL ? format_name : output);
-      return HR_CLI_EXIT_USAGE;
+               args->format_name != NULL ? args->format_name : args->output);
+      return FALSE;
     }
+  if (args->format_name != NULL)
+    *format = format_value;
 
-  if (format_name != NULL)
-    format = format_value;
-
-  if (theme_name != NULL && !hr_enum_from_nick (hr_chart_theme_names, theme_name, &theme))
+  if (args->theme_name != NULL &&
+      !hr_enum_from_nick (hr_chart_theme_names, args->theme_name, theme))
     {
       fprintf (stderr, _("headroom-cli export: --theme %s: expected light, dark or print\n"),
-               theme_name);
-      return HR_CLI_EXIT_USAGE;
+               args->theme_name);
+      return FALSE;
     }
 
-  if (size_name != NULL && (!hr_enum_from_nick (hr_chart_size_names, size_name, &preset) ||
-                            preset == HR_CHART_SIZE_CUSTOM))
+  if (args->size_name != NULL &&
+      (!hr_enum_from_nick (hr_chart_size_names, args->size_name, preset) ||
+       *preset == HR_CHART_SIZE_CUSTOM))
     {
       fprintf (stderr,
                _("headroom-cli export: --size %s: expected column, double, slide, poster or "
-                 "screen\n"), size_name);
-      return HR_CLI_EXIT_USAGE;
+                 "screen\n"),
+               args->size_name);
+      return FALSE;
     }
-  if (svg_text != NULL && !g_str_equal (svg_text, "text") && !g_str_equal (svg_text, "outlines"))
+  if (args->svg_text != NULL && !g_str_equal (args->svg_text, "text") &&
+      !g_str_equal (args->svg_text, "outlines"))
     {
       fprintf (stderr, _("headroom-cli export: --svg-text %s: expected text or outlines\n"),
-               svg_text);
-      return HR_CLI_EXIT_USAGE;
+               args->svg_text);
+      return FALSE;
     }
+  return TRUE;
+}
 
-  /* The size's width, height and fonts; a width or height given changes
-   * the size (and, without --size, picks the fonts for its width). */
-  hr_chart_size_init_preset (&size, preset);
-  if (width_text != NULL || height_text != NULL)
+/* The size's width, height and fonts; a width or height given changes
+ * the size (and, without --size, picks the fonts for its width). */
+static gboolean
+export_size (const ExportArgs *args,
+             int               preset,
+             HrChartSize      *size)
+{
+  g_autoptr(GError) error = NULL;
+  double width, height;
+  HrLengthUnit unit, height_unit;
+
+  hr_chart_size_init_preset (size, preset);
+  if (args->width_text == NULL && args->height_text == NULL)
+    return TRUE;
+
+  width = size->width;
+  height = size->height;
+  unit = height_unit = size->unit;
+  if ((args->width_text != NULL &&
+       !hr_chart_length_parse (args->width_text, "--width", &width, &unit, &error)) ||
+      (args->height_text != NULL &&
+       !hr_chart_length_parse (args->height_text, "--height", &height, &height_unit, &error)))
     {
-      double width = size.width, height = size.height;
-      HrLengthUnit unit = size.unit, height_unit = size.unit;
-
-      if ((width_text != NULL &&
-           !hr_chart_length_parse (width_text, "--width", &width, &unit, &error)) ||
-          (height_text != NULL &&
-           !hr_chart_length_parse (height_text, "--height", &height, &height_unit, &error)))
-        {
-          fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
-          return HR_CLI_EXIT_USAGE;
-        }
-      if (width_text == NULL)
-        unit = height_unit;
-      if (size_name == NULL)
-        hr_chart_size_init_custom (&size, width, height, unit);
-      else
-        {
-          size.width = width;
-          size.height = height;
-          size.unit = unit;
-        }
+      fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
+      return FALSE;
     }
+  if (args->width_text == NULL)
+    unit = height_unit;
+  if (args->size_name == NULL)
+    hr_chart_size_init_custom (size, width, height, unit);
+  else
+    {
+      size->width = width;
+      size->height = height;
+      size->unit = unit;
+    }
+  return TRUE;
+}
 
-  /* Each option's own bounds, named in its message: a side of 16 to
-   * MAX_SIDE logical pixels, 24 to 2400 dpi (a scale of 1/4 to 8, as
-   * --scale says it); then the PNG those make, in pixels, before any is
-   * allocated. */
+/* Each option's own bounds, named in its message: a side of 16 to
+ * MAX_SIDE logical pixels, 24 to 2400 dpi (a scale of 1/4 to 8, as
+ * --scale says it); then the PNG those make, in pixels, before any is
+ * allocated. */
+static gboolean
+export_resolution (const ExportArgs  *args,
+                   const HrChartSize *size,
+                   HrExportFormat     format,
+                   double            *scale,
+                   double            *dpi)
+{
+  g_autoptr(GError) error = NULL;
+
   for (guint side = 0; side < 2; side++)
     {
-      double value = side == 0 ? size.width : size.height;
-      const char *given = side == 0 ? width_text : height_text;
+      double value = side == 0 ? size->width : size->height;
+      const char *given = side == 0 ? args->width_text : args->height_text;
 
       if (!(value >= MIN_SIDE && value <= MAX_SIDE))
         {
@@ -289,27 +268,34 @@ hr_cli_export (int    argc,
                    _("headroom-cli export: %s “%s”: a chart is 16 to 16384 pixels (1/6 to "
                      "170 inches) a side\n"),
                    side == 0 ? "--width" : "--height", shown);
-          return HR_CLI_EXIT_USAGE;
+          return FALSE;
         }
     }
-  if (scale_text != NULL && dpi_text != NULL)
+  if (args->scale_text != NULL && args->dpi_text != NULL)
     {
       fprintf (stderr, "%s\n",
                _("headroom-cli export: --scale and --dpi both set a PNG's resolution: give one"));
-      return HR_CLI_EXIT_USAGE;
+      return FALSE;
     }
-  if ((scale_text != NULL &&
-       !hr_cli_parse_number ("scale", scale_text, 0.25, 25, FALSE, FALSE, &scale, &error)) ||
-      (dpi_text != NULL &&
-       !hr_cli_parse_number ("dpi", dpi_text, 24, 2400, FALSE, FALSE, &dpi, &error)))
+  if ((args->scale_text != NULL &&
+       !hr_cli_parse_number ("scale", args->scale_text, 0.25, 25, FALSE, FALSE, scale, &error)) ||
+      (args->dpi_text != NULL &&
+       !hr_cli_parse_number ("dpi", args->dpi_text, 24, 2400, FALSE, FALSE, dpi, &error)))
     {
       fprintf (stderr, _("headroom-cli export: %s\n"), error->message);
-      return HR_CLI_EXIT_USAGE;
+      return FALSE;
     }
   if (format == HR_EXPORT_PNG)
     {
-      double ppi = scale > 0 ? scale * 96 : dpi > 0 ? dpi : size.dpi;
-      double w = round (size.width * ppi / 96), h = round (size.height * ppi / 96);
+      double ppi = size->dpi;
+      double w, h;
+
+      if (*scale > 0)
+        ppi = *scale * 96;
+      else if (*dpi > 0)
+        ppi = *dpi;
+      w = round (size->width * ppi / 96);
+      h = round (size->height * ppi / 96);
 
       if (w > MAX_PNG_SIDE || h > MAX_PNG_SIDE || w * h > MAX_PNG_PIXELS)
         {
@@ -318,37 +304,170 @@ hr_cli_export (int    argc,
                      "more than an export makes (16384 a side, 64 million in all): lower "
                      "--dpi or --scale, or the size\n"),
                    w, h, ppi);
-          return HR_CLI_EXIT_USAGE;
+          return FALSE;
         }
     }
+  return TRUE;
+}
 
-  if (calibrate && measurement_files == NULL)
+/* The analysis the chart draws: the scenario (with --set) on the cards
+ * compared, those named, else the scenario's own, else (on the curve) a
+ * consumer card and the two data-centre cards most rented for training,
+ * for reference; with the measurements.  NULL with *status set. */
+static HrAnalysis *
+export_analysis_new (const ExportArgs *args,
+                     const char       *path,
+                     GPtrArray        *measurements,
+                     int              *status)
+{
+  g_autoptr(HrScenario) scenario = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(GPtrArray) references = g_ptr_array_new ();
+  HrAnalysisOptions options = { 0 };
+
+  scenario = hr_cli_load_scenario (path, args->sets, &error);
+  if (scenario == NULL ||
+      (args->gpu_list != NULL && !hr_cli_resolve_gpus (args->gpu_list, gpus, &error)))
     {
-      fprintf (stderr, "%s\n", _("headroom-cli export: --calibrate needs --measurements FILE"));
-      return HR_CLI_EXIT_USAGE;
+      *status = hr_cli_fail (error);
+      return NULL;
     }
-
-  scenario = hr_cli_load_scenario (argv[1], sets, &error);
-  if (scenario == NULL)
-    return hr_cli_fail (error);
-
-  /* The cards compared: those named, else the scenario's own, else (on
-   * the curve) a consumer card and the two data-centre cards most rented
-   * for training, for reference. */
-  if (gpu_list != NULL && !hr_cli_resolve_gpus (gpu_list, gpus, &error))
-    return hr_cli_fail (error);
   if (gpus->len == 0 && scenario->gpu == NULL)
     hr_analysis_add_reference_gpus (references, hr_catalog_get_default ());
-  if (!hr_cli_load_measurements (measurement_files, measurements, &error))
-    return hr_cli_fail (error);
+  if (!hr_cli_load_measurements (args->measurement_files, measurements, &error))
+    {
+      *status = hr_cli_fail (error);
+      return NULL;
+    }
 
-  analysis_options.gpus = gpus;
-  analysis_options.reference_gpus = references;
-  analysis_options.measurements = measurements;
-  analysis_options.sweep_snapshots = TRUE;
-  analysis_options.use_calibration = calibrate;
-  analysis_options.lever_sort = HR_KNOB_SORT_COST;
-  analysis = hr_analysis_new (scenario, &analysis_options);
+  options.gpus = gpus;
+  options.reference_gpus = references;
+  options.measurements = measurements;
+  options.sweep_snapshots = TRUE;
+  options.use_calibration = args->calibrate;
+  options.lever_sort = HR_KNOB_SORT_COST;
+  return hr_analysis_new (scenario, &options);
+}
+
+/* @drawing written where --output says; the exit status. */
+static int
+export_write (const char           *output,
+              const HrExportOptions *options,
+              const HrChartStyle   *style,
+              HrChartDrawing       *drawing)
+{
+  g_autoptr(GError) error = NULL;
+  gboolean ok;
+
+  if (output_is_stdout (output))
+    {
+      g_autoptr(GBytes) bytes = NULL;
+
+      if (!check_stdout ("export", options->format != HR_EXPORT_SVG))
+        return HR_CLI_EXIT_USAGE;
+      bytes = hr_chart_export_bytes (options, style, hr_chart_drawing_draw, drawing, &error);
+      ok = bytes != NULL &&
+           write_stdout (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &error);
+    }
+  else
+    ok = hr_chart_export (output, options, style, hr_chart_drawing_draw, drawing, &error);
+  if (!ok)
+    {
+      fprintf (stderr, "%s\n", error->message);
+      return HR_CLI_EXIT_FAILURE;
+    }
+  return HR_CLI_EXIT_OK;
+}
+
+int
+hr_cli_export (int    argc,
+               char **argv)
+{
+  g_auto(ExportArgs) args = { 0 };
+  g_autofree char *names = hr_chart_types_list_names ("|");
+  double scale = 0, dpi = 0;
+  GOptionEntry entries[] = {
+    { "chart", 0, 0, G_OPTION_ARG_STRING, &args.chart, N_("Which chart"), names },
+    { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
+     N_("File to write (- for standard output, with --format)"), N_("FILE") },
+    { "format", 0, 0, G_OPTION_ARG_STRING, &args.format_name,
+     N_("Format (default: from the file name)"), "png|svg|pdf" },
+    { "size", 0, 0, G_OPTION_ARG_STRING, &args.size_name,
+     N_("A figure size with fonts to match: column (3.5 × 2.5 in), double (7 × 3.5 in), "
+        "slide (13.33 × 7.5 in), poster (16 × 10 in) or screen (1280 × 800 px, the default)"),
+     "column|double|slide|poster|screen" },
+    { "width", 0, 0, G_OPTION_ARG_STRING, &args.width_text,
+     N_("Width: a bare number is logical pixels (1/96 inch), or say px, in, cm, mm or pt "
+        "(default 1280, or the size's)"), "W" },
+    { "height", 0, 0, G_OPTION_ARG_STRING, &args.height_text,
+     N_("Height, as --width (default 800, or the size's)"), "H" },
+    { "scale", 0, 0, G_OPTION_ARG_STRING, &args.scale_text,
+     N_("PNG pixels per logical pixel, 0.25 to 25 (default 1, or the size's resolution)"),
+     "N" },
+    { "dpi", 0, 0, G_OPTION_ARG_STRING, &args.dpi_text,
+     N_("PNG pixels per inch, 24 to 2400 (96 is a scale of 1; a size's default: 300 for "
+        "paper, 192 for a slide, 200 for a poster)"), "N" },
+    { "svg-text", 0, 0, G_OPTION_ARG_STRING, &args.svg_text,
+     N_("SVG text as <text> elements a drawing program can edit (the default) or as glyph "
+        "outlines"), "text|outlines" },
+    { "theme", 0, 0, G_OPTION_ARG_STRING, &args.theme_name, N_("Colours (default light)"),
+     "light|dark|print" },
+    { "transparent", 0, 0, G_OPTION_ARG_NONE, &args.transparent,
+     N_("Leave the background transparent"), NULL },
+    { "gpus", 0, 0, G_OPTION_ARG_STRING, &args.gpu_list,
+     N_("Cards to compare, one bar or line each (default: the scenario's)"), "ID,ID…" },
+    hr_cli_option_measurements (&args.measurement_files,
+                                N_("Measured points to overlay (repeatable)")),
+    hr_cli_option_calibrate (&args.calibrate),
+    hr_cli_option_set (&args.sets),
+    { NULL }
+  };
+  g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
+  g_autoptr(HrChartStyle) style = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
+  g_autoptr(HrAnalysis) analysis = NULL;
+  g_autoptr(HrAdvisorWalk) walk = NULL;
+  g_autoptr(HrAdvice) advice = NULL;
+  g_autofree char *prefer = NULL;
+  g_auto(GStrv) answers = NULL;
+  g_autofree char *description = NULL;
+  HrAdviceFlags advice_flags = HR_ADVICE_FLAGS_INIT;
+  HrChartSource source = { 0 };
+  const HrChartType *type;
+  gpointer data;
+  HrChartDrawing drawing;
+  HrExportOptions options = { 0 };
+  int theme = HR_CHART_THEME_LIGHT;
+  int preset = HR_CHART_SIZE_SCREEN;
+  HrChartSize size;
+  HrExportFormat format;
+  int status;
+
+  g_option_context_set_summary (context, N_("Export a chart as PNG, SVG or PDF."));
+  g_option_context_add_main_entries (context, entries, NULL);
+  g_option_context_add_group (context, hr_cli_advise_option_group (&advice_flags));
+  if (!hr_cli_parse_options (context, &argc, &argv))
+    return HR_CLI_EXIT_USAGE;
+  /* the option group's string, freed when the command returns */
+  prefer = advice_flags.prefer;
+  answers = advice_flags.answers;
+
+  if (argc != 2 || args.chart == NULL || args.output == NULL)
+    {
+      fprintf (stderr, _("headroom-cli export: expected SCENARIO --chart %s -o FILE\n"), names);
+      return HR_CLI_EXIT_USAGE;
+    }
+  if (!export_choose (&args, &type, &format, &theme, &preset) ||
+      !export_size (&args, preset, &size) ||
+      !export_resolution (&args, &size, format, &scale, &dpi) ||
+      !hr_cli_check_calibrate ("export", args.measurement_files, args.calibrate))
+    return HR_CLI_EXIT_USAGE;
+
+  analysis = export_analysis_new (&args, argv[1], measurements, &status);
+  if (analysis == NULL)
+    return status;
 
   source.analysis = analysis;
   source.catalog = hr_catalog_get_default ();
@@ -366,7 +485,7 @@ hr_cli_export (int    argc,
     }
 
   style = hr_chart_style_new (theme);
-  style->transparent = transparent;
+  style->transparent = args.transparent;
   hr_chart_style_apply_size (style, &size);
   data = type->data_new (&source);
   description = type->summary (data);
@@ -375,34 +494,13 @@ hr_cli_export (int    argc,
 
   options.format = format;
   hr_export_options_set_size (&options, &size, scale > 0 ? scale * 96 : dpi);
-  options.text_as_outlines = svg_text != NULL && g_str_equal (svg_text, "outlines");
+  options.text_as_outlines = args.svg_text != NULL && g_str_equal (args.svg_text, "outlines");
   options.title = type->data_title (data);
   options.description = description;
 
-  if (output_is_stdout (output))
-    {
-      g_autoptr(GBytes) bytes = NULL;
-
-      ok = check_stdout ("export", format != HR_EXPORT_SVG);
-      if (!ok)
-        {
-          type->data_free (data);
-          return HR_CLI_EXIT_USAGE;
-        }
-      bytes = hr_chart_export_bytes (&options, style, hr_chart_drawing_draw, &drawing, &error);
-      ok = bytes != NULL &&
-           write_stdout (g_bytes_get_data (bytes, NULL), g_bytes_get_size (bytes), &error);
-    }
-  else
-    ok = hr_chart_export (output, &options, style, hr_chart_drawing_draw, &drawing, &error);
+  status = export_write (args.output, &options, style, &drawing);
   type->data_free (data);
-  if (!ok)
-    {
-      fprintf (stderr, "%s\n", error->message);
-      return HR_CLI_EXIT_FAILURE;
-    }
-
-  return HR_CLI_EXIT_OK;
+  return status;
 }
 
 int
@@ -426,12 +524,10 @@ hr_cli_report (int    argc,
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards to compare on the charts (default: the scenario's and three for reference)"),
      "ID,ID…" },
-    { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &measurement_files,
-     N_("A measurement of this scenario (repeatable)"), N_("FILE") },
-    { "calibrate", 0, 0, G_OPTION_ARG_NONE, &calibrate,
-     N_("Calibrate the estimate by the first measured sweep of this setup"), NULL },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_measurements (&measurement_files,
+                                N_("A measurement of this scenario (repeatable)")),
+    hr_cli_option_calibrate (&calibrate),
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("SCENARIO"));
@@ -439,8 +535,7 @@ hr_cli_report (int    argc,
   g_autoptr(HrChartStyle) style = NULL;
   g_autoptr(GError) error = NULL;
   g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
   g_autoptr(HrAnalysis) analysis = NULL;
   HrCatalog *catalog = hr_catalog_get_default ();
 
@@ -454,11 +549,8 @@ hr_cli_report (int    argc,
       fprintf (stderr, _("headroom-cli report: expected SCENARIO -o FILE.pdf\n"));
       return HR_CLI_EXIT_USAGE;
     }
-  if (calibrate && measurement_files == NULL)
-    {
-      fprintf (stderr, "%s\n", _("headroom-cli report: --calibrate needs --measurements FILE"));
-      return HR_CLI_EXIT_USAGE;
-    }
+  if (!hr_cli_check_calibrate ("report", measurement_files, calibrate))
+    return HR_CLI_EXIT_USAGE;
   if (paper_name != NULL && !hr_enum_from_nick (hr_report_paper_names, paper_name, &paper))
     {
       fprintf (stderr, _("headroom-cli report: --paper %s: expected a4 or letter\n"), paper_name);

@@ -15,374 +15,50 @@
 
 #include "hr-cli-measure.h"
 
-/* ------------------------------------------------------------------------
- * JSON, written as it goes: a log of any length is printed in bounded
- * memory.  The layout is json-glib's (hr_json_node_to_string): two spaces
- * of indent, "key" : value, numbers with a fraction in their shortest form.
- * --------------------------------------------------------------------- */
-
-#define JSON_MAX_DEPTH 16
-
-typedef struct {
-  FILE     *out;
-  GString  *buf;                     /* written out in 64 KiB pieces */
-  guint     depth;
-  gboolean  empty[JSON_MAX_DEPTH];   /* nothing written yet at that depth */
-  gboolean  after_member;            /* a member's name was just written */
-} Json;
-
-/* What is written so far, out. */
 static void
-json_flush (Json *j)
-{
-  fwrite (j->buf->str, 1, j->buf->len, j->out);
-  g_string_truncate (j->buf, 0);
-}
-
-static void
-json_indent (Json *j)
-{
-  g_string_append_c (j->buf, '\n');
-  for (guint i = 0; i < j->depth; i++)
-    g_string_append (j->buf, "  ");
-}
-
-/* What goes before a value: nothing after a member's name, else the
- * separator and a new line. */
-static void
-json_before_value (Json *j)
-{
-  if (j->buf->len >= 1 << 16)
-    json_flush (j);
-  if (j->after_member)
-    {
-      j->after_member = FALSE;
-      return;
-    }
-  if (j->depth == 0)
-    return;
-  if (!j->empty[j->depth])
-    g_string_append_c (j->buf, ',');
-  j->empty[j->depth] = FALSE;
-  json_indent (j);
-}
-
-static void
-json_text (Json       *j,
-           const char *text)
-{
-  g_autofree char *shown = NULL;
-
-  /* A file's name may not be UTF-8: shown escaped, as messages show it. */
-  if (!g_utf8_validate (text, -1, NULL))
-    text = shown = hr_text_printable (text, -1);
-
-  g_string_append_c (j->buf, '"');
-  for (const char *c = text; *c != '\0'; c = g_utf8_next_char (c))
-    {
-      gunichar ch = g_utf8_get_char (c);
-
-      switch (ch)
-        {
-        case '"':
-          g_string_append (j->buf, "\\\"");
-          break;
-        case '\\':
-          g_string_append (j->buf, "\\\\");
-          break;
-        case '\n':
-          g_string_append (j->buf, "\\n");
-          break;
-        case '\t':
-          g_string_append (j->buf, "\\t");
-          break;
-        case '\r':
-          g_string_append (j->buf, "\\r");
-          break;
-        default:
-          /* What could drive a terminal is escaped here, as main.c's
-           * filter escapes it in text: control characters, C1 controls,
-           * line and paragraph separators, direction overrides. */
-          if (ch < 0x20 || ch == 0x7F || (ch >= 0x80 && ch < 0xA0) || ch == 0x2028 ||
-              ch == 0x2029 || (ch >= 0x202A && ch <= 0x202E) || (ch >= 0x2066 && ch <= 0x2069))
-            g_string_append_printf (j->buf, "\\u%04x", ch);
-          else
-            g_string_append_len (j->buf, c, g_utf8_next_char (c) - c);
-        }
-    }
-  g_string_append_c (j->buf, '"');
-}
-
-static void
-json_open (Json *j,
-           char  bracket)
-{
-  json_before_value (j);
-  g_string_append_c (j->buf, bracket);
-  g_assert (j->depth + 1 < JSON_MAX_DEPTH);
-  j->depth++;
-  j->empty[j->depth] = TRUE;
-}
-
-static void
-json_close (Json *j,
-            char  bracket)
-{
-  j->depth--;
-  json_indent (j);
-  g_string_append_c (j->buf, bracket);
-  if (j->depth == 0)
-    g_string_append_c (j->buf, '\n');
-}
-
-static void
-json_member (Json       *j,
-             const char *name)
-{
-  if (!j->empty[j->depth])
-    g_string_append_c (j->buf, ',');
-  j->empty[j->depth] = FALSE;
-  json_indent (j);
-  json_text (j, name);
-  g_string_append (j->buf, " : ");
-  j->after_member = TRUE;
-}
-
-static void
-json_string (Json       *j,
-             const char *value)
-{
-  json_before_value (j);
-  if (value == NULL)
-    g_string_append (j->buf, "null");
-  else
-    json_text (j, value);
-}
-
-static void
-json_int (Json   *j,
-          gint64  value)
-{
-  char digits[24];
-  guint n = 0;
-  guint64 magnitude = value < 0 ? -(guint64) value : (guint64) value;
-
-  json_before_value (j);
-  if (value < 0)
-    g_string_append_c (j->buf, '-');
-  do
-    {
-      digits[n++] = '0' + magnitude % 10;
-      magnitude /= 10;
-    }
-  while (magnitude > 0);
-  while (n > 0)
-    g_string_append_c (j->buf, digits[--n]);
-}
-
-static void
-json_bool (Json     *j,
-           gboolean  value)
-{
-  json_before_value (j);
-  g_string_append (j->buf, value ? "true" : "false");
-}
-
-static void
-json_null (Json *j)
-{
-  json_before_value (j);
-  g_string_append (j->buf, "null");
-}
-
-/* @value as "%.{n}g" writes it, n its fewest significant digits that read
- * back the same, when it is a whole number of thousandths below 10^9 in
- * size (a log's times): then no decimal of fewer digits lies within half
- * a unit in the last place of it, and the thousandths are those digits.
- * FALSE for any other value. */
-static gboolean
-format_thousandths (double  value,
-                    char   *out)
-{
-  char digits[24];
-  gint64 k;
-  guint n = 0, len, i;
-  int exponent;
-  char *o = out;
-
-  if (!(fabs (value) < 1e9) || value == 0)
-    return FALSE;
-  k = (gint64) llround (value * 1000);
-  if ((double) k / 1000 != value)
-    return FALSE;
-
-  if (k < 0)
-    {
-      *o++ = '-';
-      k = -k;
-    }
-  for (gint64 rest = k; rest > 0; rest /= 10)
-    digits[n++] = '0' + rest % 10;
-  /* digits[] is least significant first; the leading one is 10^exponent */
-  exponent = (int) n - 1 - 3;
-  for (i = 0; i < n && digits[i] == '0'; i++)
-    ;
-  len = n - i;                 /* significant digits, trailing zeros dropped */
-
-  if (exponent >= -4 && exponent < (int) len)
-    {
-      if (exponent < 0)
-        {
-          *o++ = '0';
-          *o++ = '.';
-          for (int z = -1; z > exponent; z--)
-            *o++ = '0';
-        }
-      for (int d = (int) n - 1; d >= (int) i; d--)
-        {
-          *o++ = digits[d];
-          if ((int) n - 1 - d == exponent && d > (int) i)
-            *o++ = '.';
-        }
-    }
-  else
-    {
-      int e = exponent < 0 ? -exponent : exponent;
-
-      *o++ = digits[n - 1];
-      if (len > 1)
-        *o++ = '.';
-      for (int d = (int) n - 2; d >= (int) i; d--)
-        *o++ = digits[d];
-      *o++ = 'e';
-      *o++ = exponent < 0 ? '-' : '+';
-      if (e >= 10)
-        *o++ = '0' + e / 10;
-      else
-        *o++ = '0';
-      *o++ = '0' + e % 10;
-    }
-  *o = '\0';
-  return TRUE;
-}
-
-/* The shortest form that reads back the same, always with a fraction or
- * an exponent (hr-json.c writes doubles the same way). */
-static void
-json_double (Json   *j,
-             double  value)
-{
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
-
-  if (!isfinite (value))
-    {
-      json_null (j);
-      return;
-    }
-  if (!format_thousandths (value, buf))
-    for (int digits = 1; digits <= 17; digits++)
-      {
-        char format[8];
-
-        g_snprintf (format, sizeof format, "%%.%dg", digits);
-        g_ascii_formatd (buf, sizeof buf, format, value);
-        if (g_ascii_strtod (buf, NULL) == value)
-          break;
-      }
-  json_before_value (j);
-  g_string_append (j->buf, buf);
-  if (strpbrk (buf, ".eE") == NULL)
-    g_string_append (j->buf, ".0");
-}
-
-/* Sizes are integers of bytes; NAN is null. */
-static void
-member_int (Json       *j,
-            const char *name,
-            double      value)
-{
-  json_member (j, name);
-  /* the readers bound every size; what is not finite is still no number */
-  if (!(fabs (value) < 9e18))
-    json_null (j);
-  else
-    json_int (j, (gint64) llround (value));
-}
-
-static void
-member_double (Json       *j,
-               const char *name,
-               double      value)
-{
-  json_member (j, name);
-  json_double (j, value);
-}
-
-static void
-member_nullable (Json       *j,
-                 const char *name,
-                 double      value)
-{
-  json_member (j, name);
-  if (isnan (value))
-    json_null (j);
-  else
-    json_double (j, value);
-}
-
-static void
-member_string (Json       *j,
-               const char *name,
-               const char *value)
-{
-  json_member (j, name);
-  json_string (j, value);
-}
-
-static void
-write_fit (Json        *j,
+write_fit (HrCliWriter *j,
            const HrFit *fit)
 {
-  json_open (j, '{');
-  member_int (j, "floor", fit->floor);
-  member_int (j, "per_sample", fit->per_sample);
-  member_double (j, "r2", fit->r2);
-  member_string (j, "metric", hr_enum_to_nick (hr_metric_names, fit->metric));
-  member_string (j, "series", fit->series);
-  json_member (j, "points");
-  json_int (j, fit->n_points);
-  member_int (j, "rmse", fit->rmse);
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_int (j, "floor", fit->floor);
+  hr_cli_writer_int (j, "per_sample", fit->per_sample);
+  hr_cli_writer_double (j, "r2", fit->r2);
+  hr_cli_writer_string (j, "metric", hr_enum_to_nick (hr_metric_names, fit->metric));
+  hr_cli_writer_string (j, "series", fit->series);
+  hr_cli_writer_member (j, "points");
+  hr_cli_writer_add_int (j, fit->n_points);
+  hr_cli_writer_int (j, "rmse", fit->rmse);
   if (fit->has_seq)
     {
-      member_double (j, "per_token", fit->per_token);
-      member_double (j, "per_token2", fit->per_token2);
+      hr_cli_writer_double (j, "per_token", fit->per_token);
+      hr_cli_writer_double (j, "per_token2", fit->per_token2);
     }
-  json_close (j, '}');
+  hr_cli_writer_close (j, '}');
 }
 
 static void
-write_point (Json                 *j,
+write_point (HrCliWriter          *j,
              const HrMeasurePoint *p,
              const HrFit          *series_fit,
              double                residual)
 {
-  json_open (j, '{');
-  json_member (j, "batch");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_member (j, "batch");
   if (!(fabs (p->batch) < 9e18))
-    json_null (j);
+    hr_cli_writer_add_null (j);
   else
-    json_int (j, (gint64) p->batch);
-  member_nullable (j, "t", p->t);
+    hr_cli_writer_add_int (j, (gint64) p->batch);
+  hr_cli_writer_nullable (j, "t", p->t);
   if (!isnan (p->seq_len))
-    member_int (j, "seq_len", p->seq_len);
-  member_int (j, "bytes", p->bytes);
+    hr_cli_writer_int (j, "seq_len", p->seq_len);
+  hr_cli_writer_int (j, "bytes", p->bytes);
   if (series_fit != NULL)
-    member_nullable (j, "residual", residual);
-  json_close (j, '}');
+    hr_cli_writer_nullable (j, "residual", residual);
+  hr_cli_writer_close (j, '}');
 }
 
 typedef struct {
-  Json                  *json;
+  HrCliWriter                  *json;
   const HrMeasureSeries *series;
 } StreamJob;
 
@@ -400,11 +76,11 @@ stream_point_cb (const HrMeasureSeries *series,
 /* Every point of @series, read again from @path and written as they come:
  * the series was thinned when it was first read. */
 static gboolean
-stream_points (Json                   *j,
-               const char             *path,
-               const HrMeasureOptions *options,
-               const HrMeasureSeries  *series,
-               GError                **error)
+stream_points (HrCliWriter             *j,
+               const char              *path,
+               const HrMeasureOptions  *options,
+               const HrMeasureSeries   *series,
+               GError                 **error)
 {
   g_autoptr(HrMeasureParser) parser = hr_measure_parser_new (path, options);
   g_autoptr(HrMeasurement) again = NULL;
@@ -432,37 +108,25 @@ stream_points (Json                   *j,
 }
 
 static void
-member_string_or_null (Json       *j,
-                       const char *name,
-                       const char *value)
-{
-  json_member (j, name);
-  if (value != NULL)
-    json_string (j, value);
-  else
-    json_null (j);
-}
-
-static void
-write_match (Json                 *j,
+write_match (HrCliWriter          *j,
              const HrMeasureMatch *match)
 {
-  json_open (j, '{');
-  json_member (j, "matches");
-  json_bool (j, !match->differs);
-  json_member (j, "can_calibrate");
-  json_bool (j, match->can_calibrate);
-  member_string (j, "summary", match->summary);
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_member (j, "matches");
+  hr_cli_writer_add_bool (j, !match->differs);
+  hr_cli_writer_member (j, "can_calibrate");
+  hr_cli_writer_add_bool (j, match->can_calibrate);
+  hr_cli_writer_string (j, "summary", match->summary);
   for (guint i = 0; i < HR_MATCH_N_ITEMS; i++)
     {
-      json_member (j, hr_enum_to_nick (hr_match_item_names, i));
-      json_open (j, '{');
-      member_string (j, "state", hr_enum_to_nick (hr_match_state_names, match->state[i]));
-      member_string_or_null (j, "measured", match->measured[i]);
-      member_string_or_null (j, "scenario", match->scenario[i]);
-      json_close (j, '}');
+      hr_cli_writer_member (j, hr_enum_to_nick (hr_match_item_names, i));
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_string (j, "state", hr_enum_to_nick (hr_match_state_names, match->state[i]));
+      hr_cli_writer_string_or_null (j, "measured", match->measured[i]);
+      hr_cli_writer_string_or_null (j, "scenario", match->scenario[i]);
+      hr_cli_writer_close (j, '}');
     }
-  json_close (j, '}');
+  hr_cli_writer_close (j, '}');
 }
 
 /* The comparison with the scenario: the points against the (uncalibrated)
@@ -470,7 +134,7 @@ write_match (Json                 *j,
  * card's largest micro-batch from the analysis, calibrated where the
  * measurement may calibrate it. */
 static void
-write_comparison (Json                *j,
+write_comparison (HrCliWriter         *j,
                   HrAnalysis          *plain,
                   HrAnalysis          *calibrated,
                   const HrCalibration *calibration)
@@ -479,70 +143,71 @@ write_comparison (Json                *j,
   const HrMeasureMatch *match = hr_analysis_get_measurement (plain, 0)->match;
   gboolean applied = hr_analysis_get_calibration (calibrated) != NULL;
 
-  json_open (j, '{');
-  member_string (j, "scenario", scenario->name != NULL ? scenario->name : scenario->model->name);
-  json_member (j, "match");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_string (j, "scenario",
+                        scenario->name != NULL ? scenario->name : scenario->model->name);
+  hr_cli_writer_member (j, "match");
   write_match (j, match);
-  member_string (j, "metric", hr_enum_to_nick (hr_metric_names, calibration->metric));
+  hr_cli_writer_string (j, "metric", hr_enum_to_nick (hr_metric_names, calibration->metric));
 
-  json_member (j, "points");
-  json_open (j, '[');
+  hr_cli_writer_member (j, "points");
+  hr_cli_writer_open (j, '[');
   for (guint i = 0; i < calibration->points->len; i++)
     {
       const HrCalibrationPoint *p = &g_array_index (calibration->points, HrCalibrationPoint, i);
 
-      json_open (j, '{');
-      member_int (j, "batch", p->batch);
-      member_int (j, "measured", p->measured);
-      member_int (j, "predicted", p->predicted);
-      member_int (j, "error", p->predicted - p->measured);
-      member_double (j, "relative_error", p->measured > 0 ? (p->predicted - p->measured) /
-                                                             p->measured : 0);
-      member_int (j, "calibrated", p->calibrated);
-      json_close (j, '}');
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_int (j, "batch", p->batch);
+      hr_cli_writer_int (j, "measured", p->measured);
+      hr_cli_writer_int (j, "predicted", p->predicted);
+      hr_cli_writer_int (j, "error", p->predicted - p->measured);
+      hr_cli_writer_double (j, "relative_error",
+                            p->measured > 0 ? (p->predicted - p->measured) / p->measured : 0);
+      hr_cli_writer_int (j, "calibrated", p->calibrated);
+      hr_cli_writer_close (j, '}');
     }
-  json_close (j, ']');
+  hr_cli_writer_close (j, ']');
 
-  json_member (j, "uncalibrated");
-  json_open (j, '{');
-  member_int (j, "mean_error", calibration->mean_error);
-  member_int (j, "mean_abs_error", calibration->mean_abs_error);
-  member_double (j, "mean_relative_error", calibration->mean_relative_error);
-  member_double (j, "max_relative_error", calibration->max_relative_error);
-  json_close (j, '}');
+  hr_cli_writer_member (j, "uncalibrated");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_int (j, "mean_error", calibration->mean_error);
+  hr_cli_writer_int (j, "mean_abs_error", calibration->mean_abs_error);
+  hr_cli_writer_double (j, "mean_relative_error", calibration->mean_relative_error);
+  hr_cli_writer_double (j, "max_relative_error", calibration->max_relative_error);
+  hr_cli_writer_close (j, '}');
 
-  json_member (j, "calibration");
-  json_open (j, '{');
-  json_member (j, "applied");
-  json_bool (j, applied);
-  member_double (j, "activation_scale", calibration->activation_scale);
-  member_int (j, "overhead_shift", calibration->overhead_shift);
-  member_int (j, "band", calibration->band_bytes);
-  member_double (j, "band_fraction", calibration->band_fraction);
-  json_close (j, '}');
+  hr_cli_writer_member (j, "calibration");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_member (j, "applied");
+  hr_cli_writer_add_bool (j, applied);
+  hr_cli_writer_double (j, "activation_scale", calibration->activation_scale);
+  hr_cli_writer_int (j, "overhead_shift", calibration->overhead_shift);
+  hr_cli_writer_int (j, "band", calibration->band_bytes);
+  hr_cli_writer_double (j, "band_fraction", calibration->band_fraction);
+  hr_cli_writer_close (j, '}');
 
-  json_member (j, "gpus");
-  json_open (j, '[');
+  hr_cli_writer_member (j, "gpus");
+  hr_cli_writer_open (j, '[');
   for (guint i = 0; i < hr_analysis_get_n_gpus (plain); i++)
     {
       const HrAnalysisGpu *before = hr_analysis_get_gpu (plain, i);
       const HrAnalysisGpu *after = hr_analysis_get_gpu (calibrated, i);
 
-      json_open (j, '{');
-      member_string (j, "gpu", before->gpu->id);
-      member_int (j, "usable", before->limit.usable);
-      json_member (j, "max_micro_batch");
-      json_int (j, before->max_micro_batch);
-      json_member (j, "calibrated_max_micro_batch");
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_string (j, "gpu", before->gpu->id);
+      hr_cli_writer_int (j, "usable", before->limit.usable);
+      hr_cli_writer_member (j, "max_micro_batch");
+      hr_cli_writer_add_int (j, before->max_micro_batch);
+      hr_cli_writer_member (j, "calibrated_max_micro_batch");
       if (applied)
-        json_int (j, after->max_micro_batch);
+        hr_cli_writer_add_int (j, after->max_micro_batch);
       else
-        json_null (j);
-      member_string (j, "rule", before->rule);
-      json_close (j, '}');
+        hr_cli_writer_add_null (j);
+      hr_cli_writer_string (j, "rule", before->rule);
+      hr_cli_writer_close (j, '}');
     }
-  json_close (j, ']');
-  json_close (j, '}');
+  hr_cli_writer_close (j, ']');
+  hr_cli_writer_close (j, '}');
 }
 
 /* A snapshot's peak beside a scenario's estimate at the snapshot's
@@ -554,7 +219,7 @@ typedef struct {
 } SnapshotComparison;
 
 static void
-write_snapshot_comparison (Json                     *j,
+write_snapshot_comparison (HrCliWriter              *j,
                            const HrScenario         *scenario,
                            const HrSnapshotDevice   *dev,
                            const SnapshotComparison *cmp)
@@ -562,154 +227,158 @@ write_snapshot_comparison (Json                     *j,
   HrSnapshotBar bar;
 
   hr_snapshot_device_bar (dev, &bar);
-  json_open (j, '{');
-  member_string (j, "scenario", scenario->name != NULL ? scenario->name : scenario->model->name);
-  json_member (j, "match");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_string (j, "scenario",
+                        scenario->name != NULL ? scenario->name : scenario->model->name);
+  hr_cli_writer_member (j, "match");
   write_match (j, cmp->match);
-  json_member (j, "device");
-  json_int (j, dev->device);
-  json_member (j, "micro_batch");
-  json_int (j, cmp->micro_batch);
-  json_member (j, "buckets");
-  json_open (j, '[');
+  hr_cli_writer_member (j, "device");
+  hr_cli_writer_add_int (j, dev->device);
+  hr_cli_writer_member (j, "micro_batch");
+  hr_cli_writer_add_int (j, cmp->micro_batch);
+  hr_cli_writer_member (j, "buckets");
+  hr_cli_writer_open (j, '[');
   for (guint b = 0; b < HR_N_BUCKETS; b++)
     {
-      json_open (j, '{');
-      member_string (j, "bucket", hr_snapshot_bucket_nick (b));
-      member_int (j, "measured", bar.bytes[b]);
-      member_int (j, "predicted", cmp->estimate->buckets[b]);
-      member_int (j, "error", (double) cmp->estimate->buckets[b] - bar.bytes[b]);
-      json_close (j, '}');
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_string (j, "bucket", hr_snapshot_bucket_nick (b));
+      hr_cli_writer_int (j, "measured", bar.bytes[b]);
+      hr_cli_writer_int (j, "predicted", cmp->estimate->buckets[b]);
+      hr_cli_writer_int (j, "error", (double) cmp->estimate->buckets[b] - bar.bytes[b]);
+      hr_cli_writer_close (j, '}');
     }
-  json_close (j, ']');
-  member_int (j, "unattributed", bar.bytes[HR_SNAPSHOT_UNATTRIBUTED]);
-  json_member (j, "allocated_peak");
-  json_open (j, '{');
-  member_int (j, "measured", dev->allocated_peak);
-  member_int (j, "predicted", cmp->estimate->allocated_peak);
-  json_close (j, '}');
-  json_member (j, "reserved_peak");
-  json_open (j, '{');
-  member_int (j, "measured", dev->reserved_peak);
-  member_int (j, "predicted", cmp->estimate->reserved_peak);
-  json_close (j, '}');
-  json_close (j, '}');
+  hr_cli_writer_close (j, ']');
+  hr_cli_writer_int (j, "unattributed", bar.bytes[HR_SNAPSHOT_UNATTRIBUTED]);
+  hr_cli_writer_member (j, "allocated_peak");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_int (j, "measured", dev->allocated_peak);
+  hr_cli_writer_int (j, "predicted", cmp->estimate->allocated_peak);
+  hr_cli_writer_close (j, '}');
+  hr_cli_writer_member (j, "reserved_peak");
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_int (j, "measured", dev->reserved_peak);
+  hr_cli_writer_int (j, "predicted", cmp->estimate->reserved_peak);
+  hr_cli_writer_close (j, '}');
+  hr_cli_writer_close (j, '}');
 }
 
 static void
-write_snapshot (Json             *j,
+write_snapshot (HrCliWriter      *j,
                 const HrSnapshot *snapshot)
 {
-  json_open (j, '{');
-  json_member (j, "protocol");
-  json_int (j, snapshot->protocol);
-  json_member (j, "has_times");
-  json_bool (j, snapshot->has_times);
-  json_member (j, "has_frames");
-  json_bool (j, snapshot->has_frames);
-  json_member (j, "has_cpp_frames");
-  json_bool (j, snapshot->has_cpp_frames);
-  json_member (j, "allocator_settings");
-  json_open (j, '{');
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_member (j, "protocol");
+  hr_cli_writer_add_int (j, snapshot->protocol);
+  hr_cli_writer_member (j, "has_times");
+  hr_cli_writer_add_bool (j, snapshot->has_times);
+  hr_cli_writer_member (j, "has_frames");
+  hr_cli_writer_add_bool (j, snapshot->has_frames);
+  hr_cli_writer_member (j, "has_cpp_frames");
+  hr_cli_writer_add_bool (j, snapshot->has_cpp_frames);
+  hr_cli_writer_member (j, "allocator_settings");
+  hr_cli_writer_open (j, '{');
   for (guint i = 0; i < snapshot->setting_keys->len; i++)
-    member_string (j, g_ptr_array_index (snapshot->setting_keys, i),
+    hr_cli_writer_string (j, g_ptr_array_index (snapshot->setting_keys, i),
                    g_ptr_array_index (snapshot->setting_values, i));
-  json_close (j, '}');
+  hr_cli_writer_close (j, '}');
 
-  json_member (j, "devices");
-  json_open (j, '[');
+  hr_cli_writer_member (j, "devices");
+  hr_cli_writer_open (j, '[');
   for (guint d = 0; d < snapshot->devices->len; d++)
     {
       const HrSnapshotDevice *dev = g_ptr_array_index (snapshot->devices, d);
+      /* the reserve holding no tensor at the allocated peak */
+      double fragmentation = 0;
 
-      json_open (j, '{');
-      json_member (j, "device");
-      json_int (j, dev->device);
-      json_member (j, "events");
-      json_int (j, dev->n_events);
-      member_int (j, "allocated_peak", dev->allocated_peak);
-      member_double (j, "allocated_peak_t", dev->allocated_peak_t);
-      json_member (j, "allocated_peak_event");
-      json_int (j, dev->allocated_peak_event);
-      member_int (j, "reserved_peak", dev->reserved_peak);
-      member_double (j, "reserved_peak_t", dev->reserved_peak_t);
-      member_int (j, "reserved_at_allocated_peak", dev->reserved_at_allocated_peak);
-      member_int (j, "fragmentation", dev->reserved_at_allocated_peak > dev->allocated_peak
-                                      ? dev->reserved_at_allocated_peak - dev->allocated_peak
-                                      : 0);
-      member_int (j, "allocated_start", dev->allocated_start);
-      member_int (j, "allocated_end", dev->allocated_end);
-      member_int (j, "reserved_start", dev->reserved_start);
-      member_int (j, "reserved_end", dev->reserved_end);
-      member_int (j, "inactive_end", dev->inactive_end);
-      member_int (j, "block_rounding", dev->block_rounding);
-      json_member (j, "segments");
-      json_int (j, dev->n_segments);
-      json_member (j, "live_at_peak");
-      json_int (j, dev->live_count);
+      if (dev->reserved_at_allocated_peak > dev->allocated_peak)
+        fragmentation = dev->reserved_at_allocated_peak - dev->allocated_peak;
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_member (j, "device");
+      hr_cli_writer_add_int (j, dev->device);
+      hr_cli_writer_member (j, "events");
+      hr_cli_writer_add_int (j, dev->n_events);
+      hr_cli_writer_int (j, "allocated_peak", dev->allocated_peak);
+      hr_cli_writer_double (j, "allocated_peak_t", dev->allocated_peak_t);
+      hr_cli_writer_member (j, "allocated_peak_event");
+      hr_cli_writer_add_int (j, dev->allocated_peak_event);
+      hr_cli_writer_int (j, "reserved_peak", dev->reserved_peak);
+      hr_cli_writer_double (j, "reserved_peak_t", dev->reserved_peak_t);
+      hr_cli_writer_int (j, "reserved_at_allocated_peak", dev->reserved_at_allocated_peak);
+      hr_cli_writer_int (j, "fragmentation", fragmentation);
+      hr_cli_writer_int (j, "allocated_start", dev->allocated_start);
+      hr_cli_writer_int (j, "allocated_end", dev->allocated_end);
+      hr_cli_writer_int (j, "reserved_start", dev->reserved_start);
+      hr_cli_writer_int (j, "reserved_end", dev->reserved_end);
+      hr_cli_writer_int (j, "inactive_end", dev->inactive_end);
+      hr_cli_writer_int (j, "block_rounding", dev->block_rounding);
+      hr_cli_writer_member (j, "segments");
+      hr_cli_writer_add_int (j, dev->n_segments);
+      hr_cli_writer_member (j, "live_at_peak");
+      hr_cli_writer_add_int (j, dev->live_count);
 
-      json_member (j, "buckets");
-      json_open (j, '{');
+      hr_cli_writer_member (j, "buckets");
+      hr_cli_writer_open (j, '{');
       for (guint b = 0; b < HR_SNAPSHOT_N_BUCKETS; b++)
-        member_int (j, hr_snapshot_bucket_nick (b), dev->buckets[b]);
-      json_close (j, '}');
+        hr_cli_writer_int (j, hr_snapshot_bucket_nick (b), dev->buckets[b]);
+      hr_cli_writer_close (j, '}');
 
-      json_member (j, "groups");
-      json_open (j, '[');
+      hr_cli_writer_member (j, "groups");
+      hr_cli_writer_open (j, '[');
       for (guint k = 0; k < HR_SNAPSHOT_N_GROUPS; k++)
         {
           HrSnapshotGroupId g = hr_snapshot_groups_by_size (dev, k);
 
           if (dev->groups[g] == 0)
             break;
-          json_open (j, '{');
-          member_string (j, "group", hr_enum_to_nick (hr_snapshot_group_names, g));
-          member_string (j, "bucket", hr_snapshot_bucket_nick (hr_snapshot_group_bucket (g)));
-          member_int (j, "bytes", dev->groups[g]);
-          json_close (j, '}');
+          hr_cli_writer_open (j, '{');
+          hr_cli_writer_string (j, "group", hr_enum_to_nick (hr_snapshot_group_names, g));
+          hr_cli_writer_string (j, "bucket",
+                                hr_snapshot_bucket_nick (hr_snapshot_group_bucket (g)));
+          hr_cli_writer_int (j, "bytes", dev->groups[g]);
+          hr_cli_writer_close (j, '}');
         }
-      json_close (j, ']');
+      hr_cli_writer_close (j, ']');
 
-      json_member (j, "sites");
-      json_open (j, '[');
+      hr_cli_writer_member (j, "sites");
+      hr_cli_writer_open (j, '[');
       for (guint k = 0; k < dev->sites->len; k++)
         {
           const HrSnapshotSite *site = g_ptr_array_index (dev->sites, k);
 
-          json_open (j, '{');
-          member_string (j, "filename", site->filename);
-          json_member (j, "line");
-          json_int (j, site->line);
-          member_string (j, "function", site->function);
-          member_string (j, "group", hr_enum_to_nick (hr_snapshot_group_names, site->group));
-          member_string (j, "bucket",
+          hr_cli_writer_open (j, '{');
+          hr_cli_writer_string (j, "filename", site->filename);
+          hr_cli_writer_member (j, "line");
+          hr_cli_writer_add_int (j, site->line);
+          hr_cli_writer_string (j, "function", site->function);
+          hr_cli_writer_string (j, "group", hr_enum_to_nick (hr_snapshot_group_names, site->group));
+          hr_cli_writer_string (j, "bucket",
                          hr_snapshot_bucket_nick (hr_snapshot_group_bucket (site->group)));
-          member_int (j, "bytes", site->bytes);
-          json_member (j, "count");
-          json_int (j, site->count);
-          json_close (j, '}');
+          hr_cli_writer_int (j, "bytes", site->bytes);
+          hr_cli_writer_member (j, "count");
+          hr_cli_writer_add_int (j, site->count);
+          hr_cli_writer_close (j, '}');
         }
-      json_close (j, ']');
+      hr_cli_writer_close (j, ']');
 
-      json_member (j, "ooms");
-      json_open (j, '[');
+      hr_cli_writer_member (j, "ooms");
+      hr_cli_writer_open (j, '[');
       for (guint k = 0; k < dev->ooms->len; k++)
         {
           const HrSnapshotOom *oom = &g_array_index (dev->ooms, HrSnapshotOom, k);
 
-          json_open (j, '{');
-          member_double (j, "t", oom->t);
-          member_int (j, "requested", oom->requested);
-          member_int (j, "device_free", oom->device_free);
-          member_int (j, "allocated", oom->allocated);
-          member_int (j, "reserved", oom->reserved);
-          json_close (j, '}');
+          hr_cli_writer_open (j, '{');
+          hr_cli_writer_double (j, "t", oom->t);
+          hr_cli_writer_int (j, "requested", oom->requested);
+          hr_cli_writer_int (j, "device_free", oom->device_free);
+          hr_cli_writer_int (j, "allocated", oom->allocated);
+          hr_cli_writer_int (j, "reserved", oom->reserved);
+          hr_cli_writer_close (j, '}');
         }
-      json_close (j, ']');
-      json_close (j, '}');
+      hr_cli_writer_close (j, ']');
+      hr_cli_writer_close (j, '}');
     }
-  json_close (j, ']');
-  json_close (j, '}');
+  hr_cli_writer_close (j, ']');
+  hr_cli_writer_close (j, '}');
 }
 
 typedef struct {
@@ -726,42 +395,43 @@ typedef struct {
 } Report;
 
 static gboolean
-write_json (Json                 *j,
+write_json (HrCliWriter          *j,
             const HrMeasurement  *measurement,
             const Report         *report,
             GError              **error)
 {
   double gap, fraction, at_batch;
 
-  json_open (j, '{');
-  json_member (j, "headroom_measurement");
-  json_int (j, 1);
-  member_string (j, "format", hr_enum_to_nick (hr_measure_format_names, measurement->format));
-  json_member (j, "rows");
-  json_int (j, measurement->rows);
-  json_member (j, "missing");
-  json_int (j, measurement->missing);
+  hr_cli_writer_open (j, '{');
+  hr_cli_writer_member (j, "headroom_measurement");
+  hr_cli_writer_add_int (j, 1);
+  hr_cli_writer_string (j, "format",
+                        hr_enum_to_nick (hr_measure_format_names, measurement->format));
+  hr_cli_writer_member (j, "rows");
+  hr_cli_writer_add_int (j, measurement->rows);
+  hr_cli_writer_member (j, "missing");
+  hr_cli_writer_add_int (j, measurement->missing);
 
-  json_member (j, "config");
-  json_open (j, '{');
+  hr_cli_writer_member (j, "config");
+  hr_cli_writer_open (j, '{');
   for (guint i = 0; i < measurement->config_keys->len; i++)
-    member_string (j, g_ptr_array_index (measurement->config_keys, i),
+    hr_cli_writer_string (j, g_ptr_array_index (measurement->config_keys, i),
                    g_ptr_array_index (measurement->config_values, i));
-  json_close (j, '}');
+  hr_cli_writer_close (j, '}');
 
-  json_member (j, "series");
-  json_open (j, '[');
+  hr_cli_writer_member (j, "series");
+  hr_cli_writer_open (j, '[');
   for (guint i = 0; i < measurement->series->len; i++)
     {
       const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
       const HrFit *series_fit = g_ptr_array_index (report->series_fits, i);
       gboolean thinned = s->n_points > s->points->len;
 
-      json_open (j, '{');
-      member_string (j, "name", s->name);
-      member_string (j, "metric", hr_enum_to_nick (hr_metric_names, s->metric));
-      json_member (j, "points");
-      json_open (j, '[');
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_string (j, "name", s->name);
+      hr_cli_writer_string (j, "metric", hr_enum_to_nick (hr_metric_names, s->metric));
+      hr_cli_writer_member (j, "points");
+      hr_cli_writer_open (j, '[');
       if (thinned && report->all_points)
         {
           if (!stream_points (j, report->path, report->options, s, error))
@@ -772,71 +442,72 @@ write_json (Json                 *j,
           write_point (j, &g_array_index (s->points, HrMeasurePoint, k), series_fit,
                        series_fit != NULL ? g_array_index (series_fit->residuals, double, k)
                                           : NAN);
-      json_close (j, ']');
-      json_member (j, "n_points");
-      json_int (j, s->n_points);
-      json_member (j, "thinned");
-      json_bool (j, thinned && !report->all_points);
-      member_int (j, "peak", s->peak);
+      hr_cli_writer_close (j, ']');
+      hr_cli_writer_member (j, "n_points");
+      hr_cli_writer_add_int (j, s->n_points);
+      hr_cli_writer_member (j, "thinned");
+      hr_cli_writer_add_bool (j, thinned && !report->all_points);
+      hr_cli_writer_int (j, "peak", s->peak);
       if (s->points->len > 0)
-        member_nullable (j, "peak_t", g_array_index (s->points, HrMeasurePoint, s->peak_index).t);
-      json_member (j, "oom_batch");
+        hr_cli_writer_nullable (j, "peak_t",
+                                g_array_index (s->points, HrMeasurePoint, s->peak_index).t);
+      hr_cli_writer_member (j, "oom_batch");
       if (s->oom_batch > 0)
-        json_int (j, s->oom_batch);
+        hr_cli_writer_add_int (j, s->oom_batch);
       else
-        json_null (j);
-      json_member (j, "fit");
+        hr_cli_writer_add_null (j);
+      hr_cli_writer_member (j, "fit");
       if (series_fit != NULL)
         write_fit (j, series_fit);
       else
-        json_null (j);
-      json_close (j, '}');
+        hr_cli_writer_add_null (j);
+      hr_cli_writer_close (j, '}');
     }
-  json_close (j, ']');
+  hr_cli_writer_close (j, ']');
 
-  json_member (j, "fit");
+  hr_cli_writer_member (j, "fit");
   if (report->fit != NULL)
     write_fit (j, report->fit);
   else
-    json_null (j);
+    hr_cli_writer_add_null (j);
 
-  json_member (j, "fragmentation");
+  hr_cli_writer_member (j, "fragmentation");
   if (hr_measurement_fragmentation (measurement, &gap, &fraction, &at_batch))
     {
-      json_open (j, '{');
-      member_int (j, "bytes", gap);
-      member_double (j, "fraction", fraction);
-      member_nullable (j, "batch", at_batch);
-      json_close (j, '}');
+      hr_cli_writer_open (j, '{');
+      hr_cli_writer_int (j, "bytes", gap);
+      hr_cli_writer_double (j, "fraction", fraction);
+      hr_cli_writer_nullable (j, "batch", at_batch);
+      hr_cli_writer_close (j, '}');
     }
   else
-    json_null (j);
+    hr_cli_writer_add_null (j);
 
   if (measurement->snapshot != NULL)
     {
-      json_member (j, "snapshot");
+      hr_cli_writer_member (j, "snapshot");
       write_snapshot (j, measurement->snapshot);
     }
 
   if (report->scenario != NULL && report->calibration != NULL)
     {
-      json_member (j, "comparison");
+      hr_cli_writer_member (j, "comparison");
       write_comparison (j, report->plain, report->calibrated, report->calibration);
     }
   else if (report->scenario != NULL && report->snapshot_comparison != NULL)
     {
-      json_member (j, "comparison");
+      hr_cli_writer_member (j, "comparison");
       write_snapshot_comparison (j, report->scenario,
                                  hr_snapshot_get_peak_device (measurement->snapshot),
                                  report->snapshot_comparison);
     }
 
-  json_member (j, "notes");
-  json_open (j, '[');
+  hr_cli_writer_member (j, "notes");
+  hr_cli_writer_open (j, '[');
   for (guint i = 0; i < measurement->notes->len; i++)
-    json_string (j, g_ptr_array_index (measurement->notes, i));
-  json_close (j, ']');
-  json_close (j, '}');
+    hr_cli_writer_add_string (j, g_ptr_array_index (measurement->notes, i));
+  hr_cli_writer_close (j, ']');
+  hr_cli_writer_close (j, '}');
   return TRUE;
 }
 
@@ -848,12 +519,12 @@ print_json (const HrMeasurement  *measurement,
   /* Straight to the terminal or pipe: every string is escaped by
    * json_text as the text filter would, and a log's every point is many
    * megabytes. */
-  Json json = { hr_cli_raw_stdout (), g_string_sized_new (1 << 17), 0, { FALSE }, FALSE };
-  gboolean ok = write_json (&json, measurement, report, error);
+  HrCliWriter json;
+  gboolean ok;
 
-  json_flush (&json);
-  g_string_free (json.buf, TRUE);
-  fflush (json.out);
+  hr_cli_writer_init (&json, hr_cli_raw_stdout ());
+  ok = write_json (&json, measurement, report, error);
+  hr_cli_writer_finish (&json);
   return ok;
 }
 
@@ -1173,6 +844,94 @@ hr_cli_measure_options (HrMeasureOptions  *options,
   return TRUE;
 }
 
+/* The file at @path; a snapshot is read whole anyway, so for every point
+ * (@every_point) its timelines are made again unthinned. */
+static HrMeasurement *
+measure_load (const char              *path,
+              const HrMeasureOptions  *options,
+              gboolean                 every_point,
+              GError                 **error)
+{
+  g_autoptr(HrMeasurement) measurement = hr_measurement_load_file (path, options, error);
+  HrMeasureOptions whole = *options;
+
+  if (measurement == NULL || !every_point || measurement->snapshot == NULL)
+    return g_steal_pointer (&measurement);
+  whole.max_time_points = 0;
+  return hr_measurement_load_file (path, &whole, error);
+}
+
+/* The measurement (the one in @measured, read from @path) beside
+ * @scenario: the analysis without its calibration (@plain) and, for a
+ * sweep, with it (@calibrated, which applies it only when the measurement
+ * is of this setup), on the cards --gpus names, else the scenario's own,
+ * else the reference ones; for a snapshot, its buckets beside the
+ * estimate at its micro-batch (@cmp).  FALSE with the message printed
+ * and *status set when there is nothing to compare. */
+static gboolean
+measure_compare (const HrScenario    *scenario,
+                 const char          *path,
+                 GPtrArray           *measured,
+                 const char          *gpu_list,
+                 HrAnalysis         **plain,
+                 HrAnalysis         **calibrated,
+                 SnapshotComparison  *cmp,
+                 int                 *status)
+{
+  const HrMeasurement *measurement = g_ptr_array_index (measured, 0);
+  const HrMeasureSeries *sweep = hr_measurement_get_sweep (measurement);
+  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
+  g_autoptr(GError) error = NULL;
+  const HrAnalysisMeasurement *m;
+
+  if (sweep != NULL)
+    {
+      if (gpu_list != NULL)
+        {
+          if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
+            {
+              *status = hr_cli_fail (error);
+              return FALSE;
+            }
+        }
+      else if (scenario->gpu != NULL)
+        g_ptr_array_add (gpus, scenario->gpu);
+      else
+        hr_analysis_add_reference_gpus (gpus, hr_cli_get_catalog ());
+    }
+
+  *plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+  m = hr_analysis_get_measurement (*plain, 0);
+  if (sweep == NULL && m->at_micro_batch != NULL)
+    {
+      /* A snapshot is one run: its buckets beside the estimate's at the
+       * micro-batch it says, else the scenario's. */
+      cmp->micro_batch = m->micro_batch;
+      cmp->estimate = m->at_micro_batch;
+      cmp->match = m->match;
+      return TRUE;
+    }
+  if (sweep == NULL)
+    {
+      fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
+                         "with the estimate's curve\n"),
+               measurement->name);
+      *status = HR_CLI_EXIT_USAGE;
+      return FALSE;
+    }
+  if (m->calibration == NULL)
+    {
+      /* Nothing to compare; say still whether the measurement is of this
+       * setup, which is most often why. */
+      if (m->match->differs)
+        g_printerr ("%s: ✗ %s\n", path, m->match->summary);
+      *status = hr_cli_fail (m->calibration_error);
+      return FALSE;
+    }
+  *calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
+  return TRUE;
+}
+
 int
 hr_cli_measure (int    argc,
                 char **argv)
@@ -1212,8 +971,7 @@ hr_cli_measure (int    argc,
      N_("Compare with this scenario's estimate and calibrate it"), N_("SCENARIO") },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
      N_("Cards the calibrated estimate is applied to"), N_("ID,ID…") },
-    { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, &sets, N_("Override a scenario key (repeatable)"),
-     N_("KEY=VALUE") },
+    hr_cli_option_set (&sets),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (N_("FILE"));
@@ -1224,12 +982,12 @@ hr_cli_measure (int    argc,
   g_autoptr(HrAnalysis) plain = NULL;
   g_autoptr(HrAnalysis) calibrated = NULL;
   g_autoptr(GPtrArray) measured = g_ptr_array_new ();
-  g_autoptr(GPtrArray) gpus = g_ptr_array_new ();
   HrMeasureOptions options = { 0 };
   SnapshotComparison snapshot_comparison = { 0 };
   const HrAnalysisMeasurement *m = NULL;
   const HrMeasureSeries *sweep;
   Report report = { 0 };
+  int status;
 
   g_option_context_set_summary (context, N_("Import a measurement file and fit "
                                             "peak = floor + per_sample·b."));
@@ -1257,21 +1015,9 @@ hr_cli_measure (int    argc,
    * print every point as it comes. */
   options.max_time_points = HR_MEASURE_SUMMARY_POINTS;
 
-  measurement = hr_measurement_load_file (argv[1], &options, &error);
+  measurement = measure_load (argv[1], &options, json && all_points, &error);
   if (measurement == NULL)
     return hr_cli_fail (error);
-  /* A snapshot is read whole anyway: for every point, its timelines are
-   * made again unthinned. */
-  if (json && all_points && measurement->snapshot != NULL)
-    {
-      HrMeasureOptions whole = options;
-
-      whole.max_time_points = 0;
-      g_clear_pointer (&measurement, hr_measurement_free);
-      measurement = hr_measurement_load_file (argv[1], &whole, &error);
-      if (measurement == NULL)
-        return hr_cli_fail (error);
-    }
 
   sweep = hr_measurement_get_sweep (measurement);
   g_ptr_array_add (measured, measurement);
@@ -1281,49 +1027,12 @@ hr_cli_measure (int    argc,
       scenario = hr_cli_load_scenario (scenario_path, sets, &error);
       if (scenario == NULL)
         return hr_cli_fail (error);
-
-      if (sweep != NULL)
-        {
-          if (gpu_list != NULL)
-            {
-              if (!hr_cli_resolve_gpus (gpu_list, gpus, &error))
-                return hr_cli_fail (error);
-            }
-          else if (scenario->gpu != NULL)
-            g_ptr_array_add (gpus, scenario->gpu);
-          else
-            hr_analysis_add_reference_gpus (gpus, hr_cli_get_catalog ());
-        }
-
-      /* The analysis without and with the measurement's calibration
-       * (which it applies only when the measurement is of this setup). */
-      plain = hr_cli_analysis_new (scenario, gpus, measured, FALSE, HR_KNOB_SORT_COST);
+      if (!measure_compare (scenario, argv[1], measured, gpu_list, &plain, &calibrated,
+                            &snapshot_comparison, &status))
+        return status;
       m = hr_analysis_get_measurement (plain, 0);
-      if (sweep == NULL && m->at_micro_batch != NULL)
-        {
-          /* A snapshot is one run: its buckets beside the estimate's at
-           * the micro-batch it says, else the scenario's. */
-          snapshot_comparison.micro_batch = m->micro_batch;
-          snapshot_comparison.estimate = m->at_micro_batch;
-          snapshot_comparison.match = m->match;
-          report.snapshot_comparison = &snapshot_comparison;
-        }
-      else if (sweep == NULL)
-        {
-          fprintf (stderr, _("%s: no series has two or more batch sizes: nothing to compare "
-                             "with the estimate's curve\n"), measurement->name);
-          return HR_CLI_EXIT_USAGE;
-        }
-      else if (m->calibration == NULL)
-        {
-          /* Nothing to compare; say still whether the measurement is of
-           * this setup, which is most often why. */
-          if (m->match->differs)
-            g_printerr ("%s: ✗ %s\n", argv[1], m->match->summary);
-          return hr_cli_fail (m->calibration_error);
-        }
-      else
-        calibrated = hr_cli_analysis_new (scenario, gpus, measured, TRUE, HR_KNOB_SORT_COST);
+      if (snapshot_comparison.estimate != NULL)
+        report.snapshot_comparison = &snapshot_comparison;
     }
 
   /* The measurement's fits, made once: the analysis', or made as an

@@ -7,6 +7,7 @@
 
 #include <stdio.h>
 
+#include "hr-cli-json.h"
 #include "hr-core.h"
 
 G_BEGIN_DECLS
@@ -83,6 +84,20 @@ gboolean    hr_cli_parse_options (GOptionContext *context,
                                   char         ***argv);
 int         hr_cli_fail          (GError         *error);
 
+/* The options every command that reads a scenario takes, each defined
+ * once here: --set KEY=VALUE (repeatable), --measurements FILE
+ * (repeatable; @help says what the command does with them) and
+ * --calibrate.  For a command's GOptionEntry array. */
+GOptionEntry hr_cli_option_set          (char         ***sets);
+GOptionEntry hr_cli_option_measurements (char         ***files,
+                                         const char     *help);
+GOptionEntry hr_cli_option_calibrate    (gboolean       *calibrate);
+/* "--calibrate needs --measurements FILE" for headroom-cli @command when
+ * @calibrate is given without @files: FALSE, the message printed. */
+gboolean     hr_cli_check_calibrate     (const char     *command,
+                                         char          **files,
+                                         gboolean        calibrate);
+
 /* The scenario at PATH (or "-" for standard input), with --set applied. */
 HrScenario *hr_cli_load_scenario (const char     *path,
                                   char          **sets,
@@ -94,6 +109,8 @@ gboolean    hr_cli_resolve_gpus  (const char     *list,
                                   GPtrArray      *gpus,
                                   GError        **error);
 
+/* An array for hr_cli_load_measurements(), which owns what it holds. */
+GPtrArray  *hr_cli_measurements_new  (void);
 /* Reads each of @files (NULL-terminated, may be NULL) into @measurements
  * (HrMeasurement, owned by the array). */
 gboolean    hr_cli_load_measurements (char          **files,

@@ -45,7 +45,8 @@ static const struct {
 /* ---- Output that cannot drive a terminal ----------------------------------
  *
  * Names, ids and header values come from files anybody may have written.
- * Every byte headroom-cli prints as text passes through this filter: tabs
+ * Every byte headroom-cli prints as text, on stdout and on stderr, passes
+ * through this filter: tabs
  * and newlines stay, other control characters, C1 controls, line and
  * paragraph separators and direction overrides are shown as escapes (as
  * hr_text_printable() shows them in messages).  JSON stays valid: the
@@ -171,6 +172,8 @@ filter_close (void *cookie)
   return 0;
 }
 
+static FILE *raw_stderr;
+
 /* GOption's --help ends the process from inside the parse: the filter is
  * then flushed and closed on the way out. */
 static void
@@ -178,9 +181,50 @@ close_filtered_stdout (void)
 {
   if (raw_stdout != NULL && stdout != raw_stdout)
     {
-      fclose (stdout);
+      /* (--help printed into a full disk is lost output too) */
+      if (fclose (stdout) != 0)
+        {
+          int saved = errno;
+
+          stdout = raw_stdout;
+          fprintf (stderr, _("headroom-cli: the output could not be written: %s\n"),
+                   g_strerror (saved));
+          fflush (stderr);
+          _exit (HR_CLI_EXIT_FAILURE);
+        }
       stdout = raw_stdout;
     }
+  if (raw_stderr != NULL && stderr != raw_stderr)
+    {
+      fclose (stderr);
+      stderr = raw_stderr;
+    }
+}
+
+/* Messages get the same rule as the output, whatever put the text in
+ * them: a value from a file (a shard's name in an index), from the
+ * command line (--gpus, --answer, --delimiter) or from the system.  Line
+ * buffered, as a terminal shows stderr. */
+static void
+filter_stderr (void)
+{
+  static const cookie_io_functions_t functions = {
+    .write = filter_write,
+    .close = filter_close,
+  };
+  Filter *filter = g_new0 (Filter, 1);
+  FILE *filtered;
+
+  filter->out = stderr;
+  filtered = fopencookie (filter, "w", functions);
+  if (filtered == NULL)
+    {
+      g_free (filter);
+      return;
+    }
+  setvbuf (filtered, NULL, _IOLBF, BUFSIZ);
+  raw_stderr = stderr;
+  stderr = filtered;
 }
 
 static void
@@ -457,6 +501,54 @@ hr_cli_resolve_gpus (const char  *list,
   return TRUE;
 }
 
+GOptionEntry
+hr_cli_option_set (char ***sets)
+{
+  GOptionEntry entry = { "set", 0, 0, G_OPTION_ARG_STRING_ARRAY, sets,
+                         N_("Override a scenario key (repeatable)"), N_("KEY=VALUE") };
+
+  return entry;
+}
+
+GOptionEntry
+hr_cli_option_measurements (char       ***files,
+                            const char   *help)
+{
+  GOptionEntry entry = { "measurements", 0, 0, G_OPTION_ARG_FILENAME_ARRAY, files, help,
+                         N_("FILE") };
+
+  return entry;
+}
+
+GOptionEntry
+hr_cli_option_calibrate (gboolean *calibrate)
+{
+  GOptionEntry entry = { "calibrate", 0, 0, G_OPTION_ARG_NONE, calibrate,
+                         N_("Calibrate the estimate by the first measured sweep of this setup"),
+                         NULL };
+
+  return entry;
+}
+
+gboolean
+hr_cli_check_calibrate (const char  *command,
+                        char       **files,
+                        gboolean     calibrate)
+{
+  if (calibrate && files == NULL)
+    {
+      fprintf (stderr, _("headroom-cli %s: --calibrate needs --measurements FILE\n"), command);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+GPtrArray *
+hr_cli_measurements_new (void)
+{
+  return g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_free);
+}
+
 gboolean
 hr_cli_load_measurements (char      **files,
                           GPtrArray  *measurements,
@@ -504,44 +596,26 @@ hr_cli_add_knob_json (JsonBuilder  *b,
                       const HrKnob *k)
 {
   json_builder_begin_object (b);
-  json_builder_set_member_name (b, "id");
-  json_builder_add_string_value (b, k->id);
-  json_builder_set_member_name (b, "label");
-  json_builder_add_string_value (b, k->label);
-  json_builder_set_member_name (b, "change");
-  json_builder_add_string_value (b, k->change);
-  json_builder_set_member_name (b, "saved");
-  json_builder_add_int_value (b, k->saved);
-  json_builder_set_member_name (b, "worth_it");
-  json_builder_add_boolean_value (b, k->worth_it);
-  json_builder_set_member_name (b, "gained");
-  json_builder_add_int_value (b, k->gained);
-  json_builder_set_member_name (b, "need_after");
-  json_builder_add_int_value (b, k->after);
-  json_builder_set_member_name (b, "total_after");
-  json_builder_add_int_value (b, k->device_after);
-  json_builder_set_member_name (b, "speed");
-  json_builder_add_double_value (b, k->speed);
-  json_builder_set_member_name (b, "cost");
-  json_builder_add_string_value (b, k->cost);
-  json_builder_set_member_name (b, "source");
-  json_builder_add_string_value (b, k->source);
-  json_builder_set_member_name (b, "risk");
-  json_builder_add_string_value (b, hr_enum_to_nick (hr_knob_risk_names, k->risk));
-  json_builder_set_member_name (b, "risk_text");
-  json_builder_add_string_value (b, k->risk_text);
-  json_builder_set_member_name (b, "risk_source");
-  json_builder_add_string_value (b, k->risk_source);
-  json_builder_set_member_name (b, "more_gpus");
-  json_builder_add_boolean_value (b, k->more_gpus);
+  hr_cli_json_string (b, "id", k->id);
+  hr_cli_json_string (b, "label", k->label);
+  hr_cli_json_string (b, "change", k->change);
+  hr_cli_json_int (b, "saved", k->saved);
+  hr_cli_json_bool (b, "worth_it", k->worth_it);
+  hr_cli_json_int (b, "gained", k->gained);
+  hr_cli_json_int (b, "need_after", k->after);
+  hr_cli_json_int (b, "total_after", k->device_after);
+  hr_cli_json_double (b, "speed", k->speed);
+  hr_cli_json_string (b, "cost", k->cost);
+  hr_cli_json_string (b, "source", k->source);
+  hr_cli_json_string (b, "risk", hr_enum_to_nick (hr_knob_risk_names, k->risk));
+  hr_cli_json_string (b, "risk_text", k->risk_text);
+  hr_cli_json_string (b, "risk_source", k->risk_source);
+  hr_cli_json_bool (b, "more_gpus", k->more_gpus);
   if (k->has_fit)
     {
-      json_builder_set_member_name (b, "fits_after");
-      json_builder_add_boolean_value (b, k->fits_after);
-      json_builder_set_member_name (b, "usable_after");
-      json_builder_add_int_value (b, k->usable_after);
-      json_builder_set_member_name (b, "max_micro_batch_after");
-      json_builder_add_int_value (b, k->max_micro_batch_after);
+      hr_cli_json_bool (b, "fits_after", k->fits_after);
+      hr_cli_json_int (b, "usable_after", k->usable_after);
+      hr_cli_json_int (b, "max_micro_batch_after", k->max_micro_batch_after);
     }
   json_builder_end_object (b);
 }
@@ -565,18 +639,12 @@ void
 hr_cli_add_peak_json (JsonBuilder  *builder,
                       const HrPeak *peak)
 {
-  json_builder_set_member_name (builder, "total");
-  json_builder_add_int_value (builder, peak->total);
-  json_builder_set_member_name (builder, "low");
-  json_builder_add_int_value (builder, peak->low);
-  json_builder_set_member_name (builder, "high");
-  json_builder_add_int_value (builder, peak->high);
-  json_builder_set_member_name (builder, "allocated_peak");
-  json_builder_add_int_value (builder, peak->allocated);
-  json_builder_set_member_name (builder, "reserved_peak");
-  json_builder_add_int_value (builder, peak->reserved);
-  json_builder_set_member_name (builder, "device_used");
-  json_builder_add_int_value (builder, peak->device_used);
+  hr_cli_json_int (builder, "total", peak->total);
+  hr_cli_json_int (builder, "low", peak->low);
+  hr_cli_json_int (builder, "high", peak->high);
+  hr_cli_json_int (builder, "allocated_peak", peak->allocated);
+  hr_cli_json_int (builder, "reserved_peak", peak->reserved);
+  hr_cli_json_int (builder, "device_used", peak->device_used);
 }
 
 int
@@ -617,6 +685,7 @@ main (int    argc,
           json |= g_str_equal (argv[i], "--json");
         }
     }
+  filter_stderr ();
   filter_stdout (json);
 
   /* HEADROOM_LOCALEDIR runs the build tree's translations (the tests set
@@ -667,5 +736,10 @@ main (int    argc,
       status = HR_CLI_EXIT_FAILURE;
     }
   stdout = raw_stdout;
+  if (raw_stderr != NULL)
+    {
+      fclose (stderr);
+      stderr = raw_stderr;
+    }
   return status;
 }

@@ -309,7 +309,7 @@ add_measurement (HrAnalysis          *self,
 
 /* What the snapshots' sweep copies from them: the keys that say what was
  * measured, when every snapshot that says one says the same. */
-static const char *const sweep_keys[] = { "model", "framework", "precision", "gpu", "optimizer" };
+static const char * const sweep_keys[] = { "model", "framework", "precision", "gpu", "optimizer" };
 
 static void
 copy_agreeing_config (HrMeasurement *sweep,
@@ -1071,9 +1071,15 @@ hr_analysis_predict (HrAnalysis *self,
   g_return_val_if_fail (micro_batch >= 1, NAN);
 
   hr_plan_peak (self->plan, micro_batch, &peak);
-  return metric == HR_METRIC_ALLOCATED ? peak.allocated
-         : metric == HR_METRIC_RESERVED ? peak.reserved
-         : peak.device_used;
+  switch (metric)
+    {
+    case HR_METRIC_ALLOCATED:
+      return peak.allocated;
+    case HR_METRIC_RESERVED:
+      return peak.reserved;
+    default:
+      return peak.device_used;
+    }
 }
 
 GArray *

@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "hr-export-dialog.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -39,7 +40,7 @@ static HrWindow *
 new_window (void)
 {
   HrWindow *window = hr_window_new (NULL);
-  HrChartView *view = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *view = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1200, 800);

@@ -18,6 +18,7 @@
 #include "hr-model-import-dialog.h"
 #include "hr-preferences.h"
 #include "hr-prices-page.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
 #include "hr-window.h"
 
@@ -55,7 +56,7 @@ new_window (void)
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
   gtk_window_present (GTK_WINDOW (window));
-  settle (GTK_WIDGET (hr_window_get_chart (window, HR_CHART_KIND_BUCKETS)));
+  settle (GTK_WIDGET (hr_test_get_chart (window, HR_CHART_KIND_BUCKETS)));
   return window;
 }
 
@@ -353,7 +354,7 @@ test_import_and_add (void)
   g_assert_true (hr_window_select_model (window, "llama-3.1-8b"));
   g_assert_true (hr_window_select_model (window, "my-mixtral"));
   g_assert_cmpuint (hr_window_get_scenario (window)->model->params, ==, 46702792704);
-  verdicts = hr_window_dup_verdicts (window);
+  verdicts = hr_test_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (verdicts), >, 0);
   /* 46.7B parameters at two bytes each do not fit one 24 GB card. */
   g_assert_true (g_str_has_prefix (verdicts[0], "GeForce RTX 4090: "));

@@ -15,31 +15,14 @@
 #include <locale.h>
 
 #include "hr-results-view.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
-
-/* The first widget of @type under @widget, depth first. */
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
-       c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
 
 static void
 test_german (void)
 {
   HrWindow *window = hr_window_new (NULL);
-  GtkWidget *results = find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  GtkWidget *results = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
   GObject *group = gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "host_group");
   GObject *peak = gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "peak_label");
   g_auto(GStrv) verdicts = hr_results_view_dup_verdicts (HR_RESULTS_VIEW (results));

@@ -22,6 +22,10 @@
 #include <string.h>
 
 #include "hr-file-chooser.h"
+#include "hr-format.h"
+#include "hr-measurements-group.h"
+#include "hr-results-view.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
 
 /* Presents the window and waits until its charts have a size. */
@@ -29,7 +33,7 @@ static HrWindow *
 new_window (void)
 {
   HrWindow *window = hr_window_new (NULL);
-  HrChartView *view = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *view = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
   g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
                                             "smolvla-4090.json", NULL);
@@ -176,7 +180,7 @@ measured_bar (HrWindow   *window,
               const char *name,
               guint      *n_measured)
 {
-  HrBucketChartData *data = hr_chart_view_get_data (hr_window_get_chart (window,
+  HrBucketChartData *data = hr_chart_view_get_data (hr_test_get_chart (window,
                                                                          HR_CHART_KIND_BUCKETS));
   const HrBucketBar *found = NULL;
 
@@ -201,7 +205,7 @@ curve_has_point (HrWindow *window,
                  HrMetric  metric,
                  gboolean  foreign)
 {
-  HrCurveChartData *data = hr_chart_view_get_data (hr_window_get_chart (window,
+  HrCurveChartData *data = hr_chart_view_get_data (hr_test_get_chart (window,
                                                                         HR_CHART_KIND_CURVE));
 
   for (guint i = 0; i < data->measured->len; i++)
@@ -250,8 +254,8 @@ test_import_and_drop (void)
   g_autoptr(JsonObject) dev = expected_device ("HEADROOM_SNAPSHOT_DATA", "snapshot-train");
   g_autoptr(JsonObject) dev16 = expected_device ("HEADROOM_SNAPSHOT_DATA",
                                                  "snapshot-train-b16");
-  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
-  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
   HrAnalysis *analysis;
   const HrBucketBar *bar;
   guint n_measured;
@@ -297,8 +301,8 @@ test_import_and_drop (void)
   /* one snapshot cannot calibrate, and the switch says what would */
   g_assert_false (hr_analysis_can_calibrate (analysis));
   g_assert_true (has_text (window, "A snapshot is one run at one micro-batch"));
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_false (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_false (hr_test_get_calibrated (window));
 
   /* Dropped on the window: the second, at micro-batch 16; two of another
    * setup make no calibration. */
@@ -315,10 +319,10 @@ test_import_and_drop (void)
   /* (the estimate at micro-batch 16 beside it) */
   g_assert_nonnull (strstr (hr_chart_view_get_summary (buckets), "estimate, micro-batch 16"));
   g_assert_false (hr_analysis_can_calibrate (analysis));
-  g_assert_false (hr_window_get_calibrated (window));
+  g_assert_false (hr_test_get_calibrated (window));
 
-  hr_window_remove_measurement (window, 0);
-  hr_window_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
   g_assert_null (measured_bar (window, "snapshot", &n_measured));
   g_assert_cmpuint (n_measured, ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -335,7 +339,7 @@ test_calibration (void)
   g_autoptr(GFile) foreign = data_file ("HEADROOM_SNAPSHOT_DATA", "snapshot-train.pickle");
   g_autoptr(JsonObject) dev8 = expected_device ("HEADROOM_WINDOW_SNAPSHOTS", "smolvla-b8");
   g_autoptr(JsonObject) dev16 = expected_device ("HEADROOM_WINDOW_SNAPSHOTS", "smolvla-b16");
-  g_auto(GStrv) before = hr_window_dup_verdicts (window);
+  g_auto(GStrv) before = hr_test_dup_verdicts (window);
   g_auto(GStrv) after = NULL;
   HrAnalysis *analysis;
   const HrAnalysisMeasurement *m;
@@ -375,8 +379,8 @@ test_calibration (void)
   g_assert_cmpuint (n_measured, ==, 2);
   assert_bar_is (bar, dev16);
 
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_true (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_true (hr_test_get_calibrated (window));
   /* (the switch remade the analysis: m is gone) */
   m = hr_analysis_get_calibration_measurement (hr_window_get_analysis (window));
   g_assert_nonnull (m);
@@ -385,7 +389,7 @@ test_calibration (void)
                             "calibrated"));
   g_assert_true (has_text (window, "Calibrated to the snapshots smolvla-b8.pickle, "
                                    "smolvla-b16.pickle"));
-  after = hr_window_dup_verdicts (window);
+  after = hr_test_dup_verdicts (window);
   g_assert_cmpstr (after[0], !=, before[0]);
 
   /* A snapshot of another model joins no sweep and leaves the
@@ -394,13 +398,112 @@ test_calibration (void)
   wait_for_measurements (window, 3);
   analysis = hr_window_get_analysis (window);
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), ==, 4);
-  g_assert_true (hr_window_get_calibrated (window));
+  g_assert_true (hr_test_get_calibrated (window));
 
   /* Without the second micro-batch there is no sweep, and no calibration. */
-  hr_window_remove_measurement (window, 1);
+  hr_test_remove_measurement (window, 1);
   g_assert_cmpuint (hr_analysis_get_n_measurements (hr_window_get_analysis (window)), ==, 2);
-  g_assert_false (hr_window_get_calibrated (window));
+  g_assert_false (hr_test_get_calibrated (window));
   g_assert_false (has_text (window, "Calibrated to the snapshots"));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static const char *
+template_label (GtkWidget  *widget,
+                GType       type,
+                const char *name)
+{
+  return gtk_label_get_text (GTK_LABEL (gtk_widget_get_template_child (widget, type, name)));
+}
+
+/* The window and headroom-cli show the same figures for the scenario
+ * calibrated to two snapshots of it: `headroom-cli estimate FILE
+ * --measurements b8 --measurements b16 --calibrate --json` against what
+ * the results view shows once the Measurements group's switch is on. */
+static void
+test_same_as_cli (void)
+{
+  HrWindow *window = new_window ();
+  g_autofree char *scenario = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                                "smolvla-4090.json", NULL);
+  g_autoptr(GFile) b8 = data_file ("HEADROOM_WINDOW_SNAPSHOTS", "smolvla-b8.pickle");
+  g_autoptr(GFile) b16 = data_file ("HEADROOM_WINDOW_SNAPSHOTS", "smolvla-b16.pickle");
+  g_autofree char *b8_path = g_file_get_path (b8);
+  g_autofree char *b16_path = g_file_get_path (b16);
+  const char *argv[] = {
+    g_getenv ("HEADROOM_CLI"), "estimate", scenario, "--measurements", b8_path,
+    "--measurements", b16_path, "--calibrate", "--json", NULL,
+  };
+  g_autofree char *out = NULL;
+  g_autofree char *err = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  g_autofree char *total = NULL;
+  g_autofree char *range = NULL;
+  g_autofree char *allocated = NULL;
+  g_autofree char *reserved = NULL;
+  g_autofree char *verdict = NULL;
+  g_auto(GStrv) verdicts = NULL;
+  JsonObject *root, *per_gpu, *fit;
+  GtkWidget *results = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  GtkWidget *group = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_MEASUREMENTS_GROUP);
+  const char *headline, *detail;
+  int status;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               &err, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  root = json_node_get_object (json_parser_get_root (parser));
+  g_assert_true (json_object_get_boolean_member (root, "calibrated"));
+  per_gpu = json_object_get_object_member (root, "per_gpu");
+  fit = json_object_get_object_member (root, "fit");
+
+  g_assert_true (hr_window_add_measurement_file (window, b8, &error));
+  g_assert_true (hr_window_add_measurement_file (window, b16, &error));
+  g_assert_no_error (error);
+  g_assert_nonnull (group);
+  hr_measurements_group_set_use_calibration (HR_MEASUREMENTS_GROUP (group), TRUE);
+  g_assert_true (hr_test_get_calibrated (window));
+  /* the one analysis, handed down to both */
+  {
+    HrAnalysis *shown = NULL;
+    HrAnalysis *measured = NULL;
+
+    g_object_get (results, "analysis", &shown, NULL);
+    g_object_get (group, "analysis", &measured, NULL);
+    g_assert_true (shown == hr_window_get_analysis (window));
+    g_assert_true (measured == hr_window_get_analysis (window));
+    hr_analysis_unref (shown);
+    hr_analysis_unref (measured);
+  }
+
+  /* the figures, as the window formats them (GiB, its default unit) */
+  total = hr_format_bytes (json_object_get_int_member (per_gpu, "total"), HR_UNIT_GIB);
+  range = hr_format_bytes_range (json_object_get_int_member (per_gpu, "low"),
+                                 json_object_get_int_member (per_gpu, "high"), HR_UNIT_GIB);
+  allocated = hr_format_bytes (json_object_get_int_member (per_gpu, "allocated_peak"),
+                               HR_UNIT_GIB);
+  reserved = hr_format_bytes (json_object_get_int_member (per_gpu, "reserved_peak"),
+                              HR_UNIT_GIB);
+  headline = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_label");
+  detail = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_detail_label");
+  g_test_message ("cli: %s, %s, allocated %s, reserved %s; window: %s / %s", total, range,
+                  allocated, reserved, headline, detail);
+  g_assert_nonnull (strstr (headline, total));
+  g_assert_nonnull (strstr (headline, "calibrated"));
+  g_assert_nonnull (strstr (detail, range));
+  g_assert_nonnull (strstr (detail, allocated));
+  g_assert_nonnull (strstr (detail, reserved));
+  g_assert_nonnull (strstr (detail, "Calibrated to the snapshots smolvla-b8.pickle, "
+                                    "smolvla-b16.pickle"));
+  /* the scenario's own card leads the verdicts, in the CLI's words */
+  verdicts = hr_results_view_dup_verdicts (HR_RESULTS_VIEW (results));
+  verdict = g_strdup_printf (": %s", json_object_get_string_member (fit, "verdict"));
+  g_assert_true (g_str_has_suffix (verdicts[0], verdict));
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -419,5 +522,6 @@ main (int   argc,
 
   g_test_add_func ("/window-snapshot/import-and-drop", test_import_and_drop);
   g_test_add_func ("/window-snapshot/calibration", test_calibration);
+  g_test_add_func ("/window-snapshot/same-as-cli", test_same_as_cli);
   return g_test_run ();
 }

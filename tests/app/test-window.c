@@ -15,6 +15,7 @@
 #include "hr-results-view.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -31,7 +32,7 @@ static HrWindow *
 new_window (void)
 {
   HrWindow *window = hr_window_new (NULL);
-  HrChartView *view = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *view = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 
   gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
@@ -54,9 +55,9 @@ test_default_scenario (void)
   HrWindow *window = new_window ();
   const HrScenario *s = hr_window_get_scenario (window);
   g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
-  g_auto(GStrv) verdicts = hr_window_dup_verdicts (window);
-  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
-  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  g_auto(GStrv) verdicts = hr_test_dup_verdicts (window);
+  HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
 
   /* Never an empty window: a real model, real cards, drawn charts. */
   g_assert_cmpstr (s->model->id, ==, "llama-3.1-8b");
@@ -77,7 +78,7 @@ test_pick_and_change (void)
 {
   HrWindow *window = new_window ();
   GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
-  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   g_autofree char *before = NULL;
   g_auto(GStrv) verdicts = NULL;
   g_auto(GStrv) ids = NULL;
@@ -112,7 +113,7 @@ test_pick_and_change (void)
   g_assert_cmpuint (counters.estimates, ==, 2);
 
   /* The verdict and the chart's description follow in the same turn. */
-  verdicts = hr_window_dup_verdicts (window);
+  verdicts = hr_test_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (verdicts), ==, 2);
   g_assert_true (g_str_has_prefix (verdicts[0], "H100 SXM5 80GB: Fits with "));
   g_assert_nonnull (strstr (verdicts[0], "at micro-batch 24"));
@@ -288,8 +289,8 @@ static void
 test_hover_and_dark (void)
 {
   HrWindow *window = new_window ();
-  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
-  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
   AdwStyleManager *manager = adw_style_manager_get_default ();
   g_autoptr(HrChartStyle) light = NULL;
   g_autoptr(HrChartStyle) dark = NULL;
@@ -619,8 +620,8 @@ test_repaint (void)
 {
   HrWindow *window = new_window ();
   GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
-  HrChartView *buckets = hr_window_get_chart (window, HR_CHART_KIND_BUCKETS);
-  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
+  HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
   GtkWidget *verdicts = NULL;
   GtkWidget *first_row, *last_row;
   HrChartViewCounters counters;
@@ -859,7 +860,7 @@ test_measurements (void)
   g_autofree char *bad = tmp_path ("bad.csv");
   g_autoptr(GFile) bad_file = g_file_new_for_path (bad);
   g_autoptr(GError) error = NULL;
-  HrChartView *curve = hr_window_get_chart (window, HR_CHART_KIND_CURVE);
+  HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
   HrCurveChartData *data;
   g_auto(GStrv) before = NULL;
   g_auto(GStrv) after = NULL;
@@ -868,7 +869,7 @@ test_measurements (void)
   gint64 deadline;
 
   g_assert_true (hr_window_select_model (window, "smolvla"));
-  before = hr_window_dup_verdicts (window);
+  before = hr_test_dup_verdicts (window);
 
   /* A probe sweep: its points and its fitted line go on the curve. */
   g_assert_true (hr_window_add_measurement_file (window, probe_file, &error));
@@ -885,8 +886,8 @@ test_measurements (void)
   g_assert_cmpint (hr_window_get_scenario (window)->compute, ==, HR_COMPUTE_FP32);
   g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)->match->differs);
   g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup: precision"));
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_false (hr_window_get_calibrated (window));
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_false (hr_test_get_calibrated (window));
 
   /* The measurement's row, opened, and its first point beside the
    * estimate. */
@@ -909,12 +910,12 @@ test_measurements (void)
   g_assert_true (adw_expander_row_get_expanded (ADW_EXPANDER_ROW (expander)));
   g_assert_true (find_row (expander, HR_TYPE_TEXT_ROW, NULL) == point);
   g_assert_cmpstr (hr_text_row_get_subtitle (HR_TEXT_ROW (point)), !=, point_detail);
-  hr_window_set_use_calibration (window, FALSE);
+  hr_test_set_use_calibration (window, FALSE);
   g_strfreev (before);
-  before = hr_window_dup_verdicts (window);
-  hr_window_set_use_calibration (window, TRUE);
-  g_assert_true (hr_window_get_calibrated (window));
-  after = hr_window_dup_verdicts (window);
+  before = hr_test_dup_verdicts (window);
+  hr_test_set_use_calibration (window, TRUE);
+  g_assert_true (hr_test_get_calibrated (window));
+  after = hr_test_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (after), ==, g_strv_length (before));
   g_assert_cmpstr (after[0], !=, before[0]);
 
@@ -931,14 +932,14 @@ test_measurements (void)
     g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 1);
     data = hr_chart_view_get_data (curve);
     g_assert_cmpuint (data->measured->len, ==, 0);
-    g_assert_false (hr_window_get_calibrated (window));
+    g_assert_false (hr_test_get_calibrated (window));
     hr_window_keep_measurements (window);
     g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
     g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 0);
     /* kept, it is still another setup (torch, SmolVLA), and says so */
     g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)
                      ->match->differs);
-    g_assert_false (hr_window_get_calibrated (window));
+    g_assert_false (hr_test_get_calibrated (window));
     g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup"));
   }
 
@@ -957,10 +958,10 @@ test_measurements (void)
   g_assert_nonnull (strstr (error->message, "bad.csv:3:"));
   g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
 
-  hr_window_remove_measurement (window, 0);
-  hr_window_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
+  hr_test_remove_measurement (window, 0);
   g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
-  g_assert_false (hr_window_get_calibrated (window));
+  g_assert_false (hr_test_get_calibrated (window));
   data = hr_chart_view_get_data (curve);
   g_assert_cmpuint (data->measured->len, ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -985,31 +986,13 @@ test_screenshot (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
-/* The first widget of @type under @widget, depth first. */
-static GtkWidget *
-find_widget (GtkWidget *widget,
-             GType      type)
-{
-  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
-       c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = find_widget (c, type);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* The levers' order is the results view's toggle: the view says so, the
  * window makes the analysis again with it, and the view shows it. */
 static void
 test_lever_sort (void)
 {
   HrWindow *window = new_window ();
-  GtkWidget *results = find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  GtkWidget *results = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
   GtkToggleButton *saved = GTK_TOGGLE_BUTTON (
     gtk_widget_get_template_child (results, HR_TYPE_RESULTS_VIEW, "levers_saved_button"));
   GtkListBox *list = GTK_LIST_BOX (

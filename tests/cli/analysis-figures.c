@@ -24,8 +24,8 @@ main (int    argc,
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrScenario) scenario = NULL;
-  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                      hr_measurement_free);
+  GDestroyNotify free_measurement = (GDestroyNotify) hr_measurement_free;
+  g_autoptr(GPtrArray) measurements = g_ptr_array_new_with_free_func (free_measurement);
   g_autoptr(HrAnalysis) analysis = NULL;
   g_autoptr(JsonBuilder) b = json_builder_new ();
   g_autoptr(JsonGenerator) generator = json_generator_new ();

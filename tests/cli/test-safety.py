@@ -4,12 +4,16 @@
 conditions: output that cannot be written exits 1; a writer replaces only
 a regular file or what a link points to, and refuses a FIFO, a device, a
 dangling link or a loop, leaving it as it is; a held catalog lock is given
-up after a deadline with a message naming it.
+up after a deadline with a message naming it; a model folder with a
+part that cannot be read is refused whole; no escape sequence from a
+file or an option reaches the terminal.
 
 Usage: test-safety.py HEADROOM_CLI EXAMPLES_DIR IMPORT_DIR"""
 
 import fcntl
+import json
 import os
+import shutil
 import stat
 import subprocess
 import sys
@@ -42,7 +46,7 @@ def lost_output():
         ["fits", BERT, "--json"], ["knobs", BERT], ["advise", BERT], ["models"],
         ["gpus", "--json"], ["export", BERT, "--chart", "buckets", "--format", "svg", "-o", "-"],
         ["import-model", os.path.join(IMPORT, "gpt2")],
-        ["--help"], ["--version"],
+        ["--help"], ["--version"], ["estimate", "--help"], ["measure", "--help"],
     ]
     for args in cases:
         with open("/dev/full", "w") as full:
@@ -127,9 +131,133 @@ def held_lock():
                os.path.exists(os.path.join(folder, "models.json")), r.stderr)
 
 
+def folder_parts():
+    """A diffusers folder fails whole: a component config that cannot be
+    read is exit 2 naming it, never a pipeline imported without its U-Net
+    (0.207 B parameters instead of 1.066 B)."""
+    source = os.path.join(IMPORT, "stable-diffusion-v1-5")
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = os.path.join(tmp, "sd")
+        shutil.copytree(source, folder)
+        config = os.path.join(folder, "unet", "config.json")
+        with open(config) as f:
+            good = f.read()
+        r = run(["import-model", folder, "--json"])
+        expect("the intact folder imports", r.returncode == 0 and
+               json.loads(r.stdout)["params"] == 1066235307, f"{r.returncode}: {r.stderr}")
+
+        def set_bad(how):
+            if os.path.lexists(config):
+                os.remove(config)
+            loop = os.path.join(folder, "unet", "loop")
+            if os.path.lexists(loop):
+                os.remove(loop)
+            if how == "fifo":
+                os.mkfifo(config)
+            elif how == "dev-zero":
+                os.symlink("/dev/zero", config)
+            elif how == "loop":
+                os.symlink("loop", config)
+                os.symlink("config.json", loop)
+            elif how == "missing":
+                pass
+            elif how == "broken":
+                with open(config, "w") as f:
+                    f.write(good[:40])
+            else:
+                with open(config, "w") as f:
+                    f.write(good.replace('"layers_per_block": 2', '"layers_per_block": ' + how))
+
+        for how in ("fifo", "dev-zero", "loop", "missing", "broken", "-5", "1e300", "100"):
+            set_bad(how)
+            r = run(["import-model", folder], timeout=10)
+            expect(f"a diffusers folder whose unet/config.json is {how}", r.returncode == 2 and
+                   "unet/config.json" in r.stderr and not r.stdout,
+                   f"exit {r.returncode}: {r.stderr.strip()!r} {r.stdout[:200]!r}")
+
+
+def raw_controls(data):
+    """The control characters in @data a terminal would act on (tab and
+    newline are text)."""
+    text = data.decode("utf-8", "replace")
+    return [c for c in text if (ord(c) < 0x20 and c not in "\n\t") or 0x7F <= ord(c) < 0xA0
+            or c in "\u2028\u2029\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069"]
+
+
+def escapes():
+    """No escape sequence reaches stderr, whether it came from a file (a
+    shard's name in a safetensors index) or from the command line."""
+    evil = "\x1b]0;pwned\x07\x1b[31m\u202e\r"
+    with tempfile.TemporaryDirectory() as tmp:
+        index = os.path.join(tmp, "model.safetensors.index.json")
+        with open(index, "w") as f:
+            json.dump({"metadata": {}, "weight_map": {"a": evil + "x.safetensors"}}, f)
+        measure = os.path.join(tmp, "sweep.csv")
+        with open(measure, "w") as f:
+            f.write("batch,peak_gib\n1,2.5\n2,3.0\n")
+        cases = [
+            ["import-model", index],
+            ["fits", BERT, "--gpus", "rtx-4090," + evil],
+            ["advise", BERT, "--answer", evil + "=yes"],
+            ["advise", BERT, "--answer", "workload=" + evil],
+            ["measure", measure, "--delimiter", evil],
+            ["measure", measure, "--unit", evil],
+            ["estimate", BERT, "--set", evil + "=1"],
+            ["estimate", BERT, "--set", "name=" + evil],
+            ["export", BERT, "--chart", evil, "-o", os.path.join(tmp, "x.svg")],
+            [evil],
+        ]
+        for args in cases:
+            r = subprocess.run([CLI] + args, capture_output=True, timeout=30)
+            bad = raw_controls(r.stderr) + raw_controls(r.stdout)
+            expect(f"{args[0]} with an escape sequence: none reaches the terminal",
+                   not bad and r.returncode in (0, 2),
+                   f"exit {r.returncode}, {[hex(ord(c)) for c in bad]}: {r.stderr[:300]!r}")
+
+
+def bad_log_numbers():
+    """DeepSpeed, Trainer and memory_summary logs refuse a figure they
+    cannot hold (100 PB, negative, not a number) at FILE:LINE:COL,
+    rather than dropping it and with it the training stage."""
+    measure = os.path.join(os.path.dirname(IMPORT), "measure")
+    cases = [
+        ("deepspeed.log", "Max_MA 12.75 GB", "Max_MA 100000000.00 GB", "Max_MA"),
+        ("deepspeed.log", "Max_MA 12.75 GB", "Max_MA -12.75 GB", "Max_MA"),
+        ("deepspeed.log", "Max_MA 12.75 GB", "Max_MA nan GB", "Max_MA"),
+        ("hf-trainer.log", "train_mem_gpu_peaked_delta =    13997MB",
+         "train_mem_gpu_peaked_delta =    107374182400MB", "train_mem_gpu_peaked_delta"),
+        ("hf-trainer.log", "train_mem_gpu_peaked_delta =    13997MB",
+         "train_mem_gpu_peaked_delta =    -13997MB", "train_mem_gpu_peaked_delta"),
+        ("hf-trainer.log", "train_mem_gpu_alloc_delta  =      694MB",
+         "train_mem_gpu_alloc_delta  =      69x4MB", "train_mem_gpu_alloc_delta"),
+        ("hf-train-results.json", '"train_mem_gpu_peaked_delta": ',
+         '"train_mem_gpu_peaked_delta": -', "train_mem_gpu_peaked_delta"),
+    ]
+    with tempfile.TemporaryDirectory() as tmp:
+        for name, good, bad, key in cases:
+            with open(os.path.join(measure, name)) as f:
+                text = f.read()
+            if good not in text:
+                expect(f"{name}: the fixture has {good!r}", False)
+                continue
+            broken = os.path.join(tmp, name)
+            with open(broken, "w") as f:
+                f.write(text.replace(good, bad, 1))
+            line = text[:text.index(good)].count("\n") + 1
+            r = run(["measure", broken, "--json"])
+            expect(f"{name} with {bad!r}: refused at its line and column",
+                   r.returncode == 2 and f"{name}:{line}:" in r.stderr and key in r.stderr,
+                   f"exit {r.returncode}: {r.stderr.strip()!r} {r.stdout[:120]!r}")
+        r = run(["measure", os.path.join(measure, "hf-trainer.log"), "--json"])
+        expect("the intact Trainer log reads", r.returncode == 0, r.stderr)
+
+
 lost_output()
 writers()
 held_lock()
+folder_parts()
+escapes()
+bad_log_numbers()
 
 for f in failures:
     print("FAIL:", f)

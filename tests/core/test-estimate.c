@@ -1577,6 +1577,48 @@ test_property_fsdp_unversioned (void)
 #undef UNVERSIONED
 }
 
+/* The range is the kind's calibrated band around the central figure
+ * (hr-estimate-range.c, from tests/validation's leave-one-source-out
+ * residuals), and the kind follows from what the scenario says. */
+static void
+test_property_range_kind (void)
+{
+  const struct {
+    const char *json;
+    const char *kind;
+  } cases[] = {
+    { "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"finetune\", "
+      "\"method\": \"lora\", \"seq_len\": 512, \"micro_batch\": 2}", "transformer-train" },
+    { "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"finetune\", "
+      "\"method\": \"qlora\", \"seq_len\": 512, \"micro_batch\": 2}", "qlora" },
+    { "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
+      "\"seq_len\": 512, \"micro_batch\": 2, \"gpus\": 8, \"sharding\": \"zero3\"}",
+      "transformer-sharded" },
+    { "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+      "\"seq_len\": 512, \"micro_batch\": 1}", "transformer-inference" },
+    { "{\"headroom_scenario\": 1, \"model\": \"faster-rcnn-r50-fpn\", \"task\": \"train\", "
+      "\"micro_batch\": 2}", "detector" },
+    { "{\"headroom_scenario\": 1, \"model\": \"vit-b-16\", \"task\": \"finetune\", "
+      "\"micro_batch\": 8}", "classifier" },
+    { "{\"headroom_scenario\": 1, \"model\": \"sd-1.5\", \"task\": \"finetune\", "
+      "\"micro_batch\": 1}", "diffusion" },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenario (cases[i].json);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      double device = (double) est->device_used;
+      double allocated = (double) est->allocated_peak;
+
+      g_assert_cmpstr (est->range_kind, ==, cases[i].kind);
+      g_assert_cmpfloat (est->range_high, >, 0);
+      assert_near ((double) est->high, device * (1.0 + est->range_high), 1e-6);
+      assert_near ((double) est->low, device * (1.0 - est->range_low), 1e-6);
+      assert_near ((double) est->allocated_high, allocated * (1.0 + est->range_high), 1e-6);
+    }
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1626,6 +1668,7 @@ main (int    argc,
   g_test_add_func ("/property/pipeline", test_property_pipeline);
   g_test_add_func ("/property/context-parallel", test_property_context_parallel);
   g_test_add_func ("/property/moe", test_property_moe);
+  g_test_add_func ("/property/range-kind", test_property_range_kind);
   g_test_add_func ("/property/serving", test_property_serving);
   g_test_add_func ("/property/fsdp-unversioned", test_property_fsdp_unversioned);
 

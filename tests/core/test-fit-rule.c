@@ -355,7 +355,11 @@ test_settings_table (void)
             }
           for (guint c = 0; setting->choices[c].label != NULL; c++)
             {
-              g_assert_nonnull (hr_enum_to_nick (setting->names, setting->choices[c].value));
+              /* every choice has a name in the file, but LoRA's own list
+               * of modules, which is written as that list */
+              if (!(g_str_equal (setting->key, "lora.targets") &&
+                    setting->choices[c].value == HR_LORA_TARGETS_CUSTOM))
+                g_assert_nonnull (hr_enum_to_nick (setting->names, setting->choices[c].value));
               hr_setting_set (setting, s, setting->choices[c].value);
               /* resolved values (weights, optimizer) may follow others */
               if (setting->set_offset >= 0 || setting->set == NULL)

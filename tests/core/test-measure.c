@@ -484,6 +484,22 @@ test_row_limit (void)
   g_assert_cmpstr (error->message, ==, "rows.csv:6: more than 4 data rows; Headroom reads at "
                                        "most that many from one file (keep every n-th row, or "
                                        "split the file)");
+  g_clear_error (&error);
+
+  /* Blank and comment lines count too: as many as data rows (and the
+   * header) may be read, no more. */
+  g_string_append (csv, "\n# a comment\n\n  \n\n");
+  options.max_rows = 5;
+  m = hr_measurement_parse_data ("rows.csv", csv->str, csv->len, &options, &error);
+  g_assert_no_error (error);
+  g_clear_pointer (&m, hr_measurement_free);
+  g_string_append (csv, "\n");
+  m = hr_measurement_parse_data ("rows.csv", csv->str, csv->len, &options, &error);
+  g_assert_null (m);
+  g_assert_error (error, HR_ERROR, HR_ERROR_TOO_LARGE);
+  g_assert_cmpstr (error->message, ==, "rows.csv:12: more than 5 lines that are not data rows "
+                                       "(blank, comment or log lines); Headroom reads at most "
+                                       "that many from one file");
 }
 
 static void

@@ -1522,6 +1522,488 @@ def video_rows():
 
 
 # ---------------------------------------------------------------------------
+# Detection: the Detectron2 model zoo (facebookresearch/detectron2)
+# ---------------------------------------------------------------------------
+D2_SRC = "facebookresearch/detectron2 MODEL_ZOO.md @8b0953c0"
+D2_METRIC = ("metric allocated: the 'train mem (GB)' column; detectron2 logs max_mem = "
+             "torch.cuda.max_memory_allocated() / 1024 / 1024 (MiB) in its CommonMetricPrinter "
+             "(detectron2/utils/events.py @8f22855e, 'max_mem is parsed by grep in dev/parse_results.sh'), never "
+             "reset, so the peak over the run; the table's GB taken as that MiB figure / 1024 (GiB), the same "
+             "convention as the OpenMMLab zoos (assumption: the conversion script is not in the repository)")
+D2_COMMON = ("configs/Base-RCNN-FPN.yaml / Base-RetinaNet.yaml and detectron2/config/defaults.py @02b5c4e2: "
+             "IMS_PER_BATCH 16 on 8 V100 ('All numbers were obtained on Big Basin servers with 8 NVIDIA V100 "
+             "GPUs'), so 2 images per GPU; MIN_SIZE_TRAIN (640..800) for 3x and FPN configs, MAX_SIZE_TRAIN 1333, "
+             "padded to a multiple of 32 (the largest batch about 1344 x 800); SGD momentum 0.9, fp32 "
+             "(SOLVER.AMP off); MSRA ResNet weights with RESNETS.NORM FrozenBN and BACKBONE.FREEZE_AT 2 (stem and "
+             "res2 frozen, as mmdetection's frozen_stages=1); DistributedDataParallel")
+D2_UNEXPRESSED = [
+    ("faster_rcnn_R_50_C4_1x/3x, R_50_DC5, R_101_C4, R_101_DC5 and the Mask R-CNN C4/DC5 rows",
+     "C4 and DC5 backbones (a conv5 head on RoIs, dilated conv5): the catalog has FPN detectors only"),
+    ("faster_rcnn_X_101_32x8d_FPN_3x (6.7), mask_rcnn_X_101_32x8d_FPN_3x (7.2), keypoint and panoptic rows",
+     "ResNeXt-101 32x8d detectors, keypoint and panoptic heads: not in the catalog"),
+    ("new_baselines *_LSJ rows (mem 44.6 .. 48.9)",
+     "the column there is another quantity (box AP order, 'model id' layout differs); not read as memory"),
+]
+
+
+@family
+def detectron2_rows():
+    rows = [
+        (1501, "faster-rcnn-r50-fpn", "COCO-Detection/faster_rcnn_R_50_FPN_1x", 3.0, 80, "1x schedule"),
+        (1502, "faster-rcnn-r50-fpn", "COCO-Detection/faster_rcnn_R_50_FPN_3x", 3.0, 80, "3x schedule"),
+        (1503, "faster-rcnn-r101-fpn", "COCO-Detection/faster_rcnn_R_101_FPN_3x", 4.1, 80, "ResNet-101"),
+        (1504, "retinanet-r50-fpn", "COCO-Detection/retinanet_R_50_FPN_1x", 4.1, 80,
+         "one-stage, focal loss, 9 anchors per location"),
+        (1505, "retinanet-r50-fpn", "COCO-Detection/retinanet_R_50_FPN_3x", 4.1, 80, "3x schedule"),
+        (1506, "mask-rcnn-r50-fpn", "COCO-InstanceSegmentation/mask_rcnn_R_50_FPN_1x", 3.4, 80, "mask head"),
+        (1507, "mask-rcnn-r50-fpn", "COCO-InstanceSegmentation/mask_rcnn_R_50_FPN_3x", 3.4, 80, "3x schedule"),
+        (1508, "mask-rcnn-r101-fpn", "COCO-InstanceSegmentation/mask_rcnn_R_101_FPN_3x", 4.6, 80, "ResNet-101"),
+        (1509, "mask-rcnn-r50-fpn", "LVISv0.5-InstanceSegmentation/mask_rcnn_R_50_FPN_1x", 7.1, 1230,
+         "LVIS v0.5: ROI_HEADS.NUM_CLASSES 1230, repeat-factor sampling"),
+        (1510, "mask-rcnn-r101-fpn", "LVISv0.5-InstanceSegmentation/mask_rcnn_R_101_FPN_1x", 7.8, 1230,
+         "LVIS v0.5: ROI_HEADS.NUM_CLASSES 1230, repeat-factor sampling"),
+    ]
+    for rid, mid, cfg, gib, classes, extra in rows:
+        name = cfg.split("/")[1]
+        s = {"name": f"detectron2 {name}, 2 images per GPU", "task": "train", "model": mid, "method": "full",
+             "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2, "image_size": [1344, 800],
+             "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
+        if classes != 80:
+            s["num_classes"] = classes
+        add(rid, "detector", "medium", "allocated", gib, GIB, s, D2_SRC,
+            f"table row '{name}', column 'train mem (GB)': {gib}",
+            [D2_METRIC, D2_COMMON, extra, "card size not stated (V100, 16 or 32 GB), not scored"])
+    # Cityscapes Mask R-CNN: 8 images over 8 GPUs, short side 800..1024, long side up to 2048
+    add(1511, "detector", "medium", "allocated", 4.4, GIB, {
+        "name": "detectron2 Cityscapes mask_rcnn_R_50_FPN, 1 image per GPU", "task": "train",
+        "model": "mask-rcnn-r50-fpn", "method": "full", "compute": "fp32", "optimizer": "sgd-momentum",
+        "micro_batch": 1, "image_size": [2048, 1024], "num_classes": 8, "gpus": 8, "sharding": "ddp",
+        "recompute": "none", "framework": "pytorch",
+        "x-model": {"config": "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml", "freeze_at": 2, "norm": "FrozenBN"}},
+        D2_SRC, "table row 'R50-FPN, Cityscapes', column 'train mem (GB)': 4.4",
+        [D2_METRIC, D2_COMMON.replace("IMS_PER_BATCH 16", "IMS_PER_BATCH 8 (this config)")
+         .replace("so 2 images per GPU", "so 1 image per GPU"),
+         "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml: MIN_SIZE_TRAIN (800..1024), MAX_SIZE_TRAIN 2048 "
+         "(Cityscapes images are 2048 x 1024, so the largest sample is 2048 x 1024), NUM_CLASSES 8"])
+
+
+# ---------------------------------------------------------------------------
+# Qwen (v1) README: finetuning profile and inference memory (QwenLM/Qwen)
+# ---------------------------------------------------------------------------
+def qwen1(size, layers, hidden, heads, inter_half, vocab):
+    """Qwen (v1): MHA with a bias on c_attn, SwiGLU (w1, w2 of intermediate_size / 2, c_proj), RMSNorm, untied."""
+    params = lp(layers, hidden, heads, heads, inter_half, vocab, False) + layers * 3 * hidden
+    return {
+        "id": f"Qwen/Qwen-{size}", "name": f"Qwen-{size} (v1)", "family": "llm", "params": params,
+        "layers": layers, "hidden": hidden, "heads": heads, "kv_heads": heads, "intermediate": inter_half,
+        "vocab": vocab, "glu": True, "norm": "rmsnorm", "tied_embeddings": False, "max_seq_len": 8192,
+        "source": f"huggingface.co/Qwen/Qwen-{size} config.json: num_hidden_layers {layers}, hidden_size {hidden}, "
+                  f"num_attention_heads {heads}, intermediate_size {2 * inter_half} (w1 and w2 of "
+                  f"{inter_half} each, modeling_qwen.py QWenMLP), vocab_size {vocab}, untied lm_head, c_attn with "
+                  f"bias; params counted from those shapes ({params:,})",
+    }
+
+
+QWEN1 = {"1.8B": qwen1("1_8B", 24, 2048, 16, 5504, 151936), "7B": qwen1("7B", 32, 4096, 32, 11008, 151936),
+         "14B": qwen1("14B", 40, 5120, 40, 13696, 152064), "72B": qwen1("72B", 80, 8192, 64, 24576, 152064)}
+QWEN1_SRC = "QwenLM/Qwen README.md @712d922"
+QWEN1_FT = ("README 'Profiling of Memory and Speed': one A100-SXM4-80G, CUDA 11.8, PyTorch 2.0, flash attention 2, "
+            "batch size 1 and gradient accumulation 8; finetune.py @2df8e8a pads every sample to model_max_length "
+            "(input_id += [pad_token_id] * (max_len - len(input_id))), so each step holds exactly the stated length; "
+            "finetune/finetune_lora_single_gpu.sh: --gradient_checkpointing, --use_lora, LoRA r 64 on c_attn, "
+            "c_proj, w1, w2 (all linear layers), AdamW (adamw_torch)")
+QWEN1_METRIC = ("metric not named: the table gives 'memory (GB)' without saying how it was read; taken as what "
+                "nvidia-smi shows (device_used) in GiB (assumption)")
+
+
+def qwen1_lora_params(m, rank=64):
+    h, i = m["hidden"], m["intermediate"]
+    per_layer = rank * ((h + 3 * h) + (h + h) + 2 * (h + i) + (i + h))
+    return per_layer * m["layers"]
+
+
+@family
+def qwen1_rows():
+    lens = [256, 512, 1024, 2048, 4096, 8192]
+    table = {
+        ("1.8B", "lora"): [6.7, 7.4, 8.4, 11.0, 16.2, 21.8],
+        ("1.8B", "qlora"): [5.8, 6.0, 6.6, 7.8, 10.2, 15.8],
+        ("1.8B", "full"): [43.5, 43.5, 43.5, 43.5, 47.1, 48.3],
+        ("7B", "lora"): [20.1, 20.4, 21.5, 23.8, 29.7, 36.6],
+        ("7B", "qlora"): [11.5, 11.5, 12.3, 13.9, 16.9, 23.5],
+        ("14B", "lora"): [34.6, 35.1, 35.3, 37.4, 42.5, 55.2],
+        ("14B", "qlora"): [18.7, 18.4, 18.9, 19.9, 23.0, 27.9],
+        ("72B", "qlora"): [61.4, 61.4, 62.9, 64.1, 68.0, 75.6],
+    }
+    rid = 1001
+    for (size, method), values in table.items():
+        m = QWEN1[size]
+        for seq, gb in zip(lens, values):
+            s = {"name": f"Qwen-{size} {method} seq {seq} (Qwen README profile)", "task": "finetune",
+                 "model": m, "micro_batch": 1, "grad_accum": 8, "seq_len": seq, "recompute": "full",
+                 "attention": "flash", "loss": "upcast", "gpus": 1, "offload": "none", "gpu": "a100-80gb",
+                 "optimizer": "adamw"}
+            notes = [QWEN1_METRIC, QWEN1_FT]
+            if method == "lora":
+                s.update(method="lora", weights_dtype="bf16", compute="bf16-mixed", sharding="none",
+                         lora={"rank": 64, "targets": "all-linear"}, trainable_params=qwen1_lora_params(m))
+                notes.append("--bf16 True: modeling_qwen.py keeps the model in bf16 (config bf16) and the Trainer "
+                             "autocasts; LoRA adapters trained under AMP (bf16-mixed)")
+                cat = "llm_lora_hf"
+            elif method == "qlora":
+                s.update(method="qlora", weights_dtype="int4", quant_compute_dtype="fp16", compute="fp16-mixed",
+                         sharding="none", lora={"rank": 64, "targets": "all-linear"},
+                         trainable_params=qwen1_lora_params(m))
+                notes.append("finetune/finetune_qlora_single_gpu.sh: --fp16 True ('due to autogptq'), --q_lora; "
+                             "finetune.py loads the Int4 GPTQ checkpoint (GPTQConfig(bits=4, disable_exllama=True)), "
+                             "not bitsandbytes NF4: 4-bit weights with group-128 scales, expressed as int4; "
+                             "--deepspeed ds_config_zero2.json on one GPU (no offload, so no sharding)")
+                cat = "qlora"
+            else:
+                s.update(method="full", weights_dtype="bf16", compute="bf16-mixed", sharding="zero3")
+                notes.append("full-parameter: finetune/finetune_ds.sh, --bf16 True, --deepspeed "
+                             "ds_config_zero3.json (ZeRO-3 on one GPU, offload_optimizer and offload_param 'none'), "
+                             "AdamW from the DeepSpeed config (fp32 master weights and moments)")
+                cat = "deepspeed_zero"
+            add(rid, cat, "low", "device_used", gb, GIB, s, QWEN1_SRC,
+                f"'Profiling of Memory and Speed' table, row '{size} | "
+                f"{ {'lora': 'LoRA', 'qlora': 'Q-LoRA', 'full': 'Full-parameter'}[method]}', column {seq}: {gb}G",
+                notes)
+            rid += 1
+    # Inference: 'average inference speed and GPU memory usage of generating 2048 [tokens]'
+    inf = [("1.8B", "bf16", 4.23), ("1.8B", "int8", 3.48), ("1.8B", "int4", 2.91),
+           ("7B", "bf16", 16.99), ("7B", "int8", 11.20), ("7B", "int4", 8.21),
+           ("14B", "bf16", 30.15), ("14B", "int8", 18.81), ("14B", "int4", 13.01),
+           ("72B", "int4", 48.86)]
+    rid = 1061
+    for size, dt, gb in inf:
+        s = {"name": f"Qwen-{size} {dt} generating 2048 tokens", "task": "inference", "model": QWEN1[size],
+             "micro_batch": 1, "seq_len": 1, "context_len": 2048, "weights_dtype": dt, "kv_dtype": "bf16",
+             "compute": "bf16-pure", "attention": "flash", "gpus": 1, "sharding": "none", "offload": "none",
+             "gpu": "a100-80gb"}
+        if dt != "bf16":
+            s["quant_compute_dtype"] = "fp16"
+        add(rid, "inference_hf", "low", "device_used", gb, GIB, s, QWEN1_SRC,
+            f"'Inference Performance' table, row '{size} | {dt.upper() if dt == 'bf16' else dt.capitalize()}', "
+            f"column 'GPU Memory Usage': {gb}GB",
+            [QWEN1_METRIC, "README: 'speed and memory profiling ... using this script' (profile.py, hosted off "
+             "GitHub, not read): 'generating 2048 [tokens]'; the prompt length is not given, taken as 1 token "
+             "(context 2048 at the end); on an A100 80GB (the README's multi-GPU rows say 2xA100)",
+             "Int8 and Int4 are the GPTQ checkpoints (Qwen-*-Chat-Int8/Int4, auto-gptq), 8- and 4-bit weights "
+             "with fp16 scales; expressed as int8 and int4"])
+        rid += 1
+
+
+
+# ---------------------------------------------------------------------------
+# Qwen3 speed benchmark with transformers (QwenLM/Qwen2.5, now the Qwen3 repository)
+# ---------------------------------------------------------------------------
+QWEN3_SRC = "QwenLM/Qwen2.5 docs/source/getting_started/speed_benchmark.md @c7f51a1"
+QWEN3_METRIC = ("metric allocated: examples/speed-benchmark/speed_benchmark_transformers.py @8205ba2 sums "
+                "torch.cuda.max_memory_allocated(i) over the visible GPUs after one generate() call (one GPU here); "
+                "the tables' 'GPU Memory (MB)' taken as MiB (the script's own output divides by 1024**3, "
+                "so the docs print that figure x 1024)")
+QWEN3_SETUP = ("NVIDIA H20 96GB, PyTorch 2.6.0, Transformers 4.51.3, Flash Attention 2.7.4 (USE_FLASH_ATTN True, "
+               "attn_implementation flash_attention_2), torch_dtype 'auto' (bf16), device_map 'auto', batch 1; "
+               "'generating 2048 tokens, with input lengths of 1, 6144, 14336, 30720' (min_length = input + 2048, so "
+               "exactly 2048 new tokens)")
+QWEN3_Q = {"BF16": ("bf16", "bf16 checkpoint"),
+           "FP8": ("fp8", "Qwen3-*-FP8: fine-grained fp8 (e4m3) weights with block scales"),
+           "GPTQ-Int8": ("int8", "GPTQ 8-bit weights with fp16 group scales (GPTQModel 2.2.0)"),
+           "GPTQ-INT4": ("int4", "GPTQ 4-bit weights with fp16 group scales (GPTQModel 2.2.0)"),
+           "AWQ-INT4": ("int4", "AWQ 4-bit weights with fp16 group scales (AutoAWQ 0.2.9)")}
+# Qwen3-30B-A3B GPTQ-INT4 rows read '-' ('MoE Kernel Unsupported'); the 235B rows use several GPUs.
+QWEN3_ROWS = [
+        ("Qwen3-0.6B", 1, "BF16", 1394),
+        ("Qwen3-0.6B", 1, "FP8", 1217),
+        ("Qwen3-0.6B", 1, "GPTQ-Int8", 986),
+        ("Qwen3-0.6B", 6144, "BF16", 2066),
+        ("Qwen3-0.6B", 6144, "FP8", 1943),
+        ("Qwen3-0.6B", 6144, "GPTQ-Int8", 1658),
+        ("Qwen3-0.6B", 14336, "BF16", 2963),
+        ("Qwen3-0.6B", 14336, "FP8", 2839),
+        ("Qwen3-0.6B", 14336, "GPTQ-Int8", 2554),
+        ("Qwen3-0.6B", 30720, "BF16", 4755),
+        ("Qwen3-0.6B", 30720, "FP8", 4632),
+        ("Qwen3-0.6B", 30720, "GPTQ-Int8", 4347),
+        ("Qwen3-1.7B", 1, "BF16", 3412),
+        ("Qwen3-1.7B", 1, "FP8", 2726),
+        ("Qwen3-1.7B", 1, "GPTQ-Int8", 2229),
+        ("Qwen3-1.7B", 6144, "BF16", 4213),
+        ("Qwen3-1.7B", 6144, "FP8", 3462),
+        ("Qwen3-1.7B", 6144, "GPTQ-Int8", 2901),
+        ("Qwen3-1.7B", 14336, "BF16", 5109),
+        ("Qwen3-1.7B", 14336, "FP8", 4359),
+        ("Qwen3-1.7B", 14336, "GPTQ-Int8", 3798),
+        ("Qwen3-1.7B", 30720, "BF16", 6902),
+        ("Qwen3-1.7B", 30720, "FP8", 6151),
+        ("Qwen3-1.7B", 30720, "GPTQ-Int8", 5590),
+        ("Qwen3-4B", 1, "BF16", 7973),
+        ("Qwen3-4B", 1, "FP8", 5281),
+        ("Qwen3-4B", 1, "AWQ-INT4", 2915),
+        ("Qwen3-4B", 6144, "BF16", 8860),
+        ("Qwen3-4B", 6144, "FP8", 6144),
+        ("Qwen3-4B", 6144, "AWQ-INT4", 3881),
+        ("Qwen3-4B", 14336, "BF16", 10012),
+        ("Qwen3-4B", 14336, "FP8", 7297),
+        ("Qwen3-4B", 14336, "AWQ-INT4", 5151),
+        ("Qwen3-4B", 30720, "BF16", 12317),
+        ("Qwen3-4B", 30720, "FP8", 9611),
+        ("Qwen3-4B", 30720, "AWQ-INT4", 7742),
+        ("Qwen3-8B", 1, "BF16", 15947),
+        ("Qwen3-8B", 1, "FP8", 9323),
+        ("Qwen3-8B", 1, "AWQ-INT4", 6177),
+        ("Qwen3-8B", 6144, "BF16", 16811),
+        ("Qwen3-8B", 6144, "FP8", 10187),
+        ("Qwen3-8B", 6144, "AWQ-INT4", 7113),
+        ("Qwen3-8B", 14336, "BF16", 17963),
+        ("Qwen3-8B", 14336, "FP8", 11340),
+        ("Qwen3-8B", 14336, "AWQ-INT4", 8409),
+        ("Qwen3-8B", 30720, "BF16", 20267),
+        ("Qwen3-8B", 30720, "FP8", 13644),
+        ("Qwen3-8B", 30720, "AWQ-INT4", 11001),
+        ("Qwen3-14B", 1, "BF16", 28402),
+        ("Qwen3-14B", 1, "FP8", 16012),
+        ("Qwen3-14B", 1, "AWQ-INT4", 9962),
+        ("Qwen3-14B", 6144, "BF16", 29495),
+        ("Qwen3-14B", 6144, "FP8", 16972),
+        ("Qwen3-14B", 6144, "AWQ-INT4", 11020),
+        ("Qwen3-14B", 14336, "BF16", 30775),
+        ("Qwen3-14B", 14336, "FP8", 18253),
+        ("Qwen3-14B", 14336, "AWQ-INT4", 12438),
+        ("Qwen3-14B", 30720, "BF16", 33336),
+        ("Qwen3-14B", 30720, "FP8", 20813),
+        ("Qwen3-14B", 30720, "AWQ-INT4", 15323),
+        ("Qwen3-32B", 1, "BF16", 62751),
+        ("Qwen3-32B", 1, "FP8", 33379),
+        ("Qwen3-32B", 1, "AWQ-INT4", 19109),
+        ("Qwen3-32B", 6144, "BF16", 64583),
+        ("Qwen3-32B", 6144, "FP8", 34915),
+        ("Qwen3-32B", 6144, "AWQ-INT4", 20795),
+        ("Qwen3-32B", 14336, "BF16", 66632),
+        ("Qwen3-32B", 14336, "FP8", 36963),
+        ("Qwen3-32B", 14336, "AWQ-INT4", 23105),
+        ("Qwen3-32B", 30720, "BF16", 70728),
+        ("Qwen3-32B", 30720, "FP8", 41060),
+        ("Qwen3-32B", 30720, "AWQ-INT4", 27718),
+        ("Qwen3-30B-A3B", 1, "BF16", 58462),
+        ("Qwen3-30B-A3B", 1, "FP8", 30296),
+        ("Qwen3-30B-A3B", 6144, "BF16", 59037),
+        ("Qwen3-30B-A3B", 6144, "FP8", 30872),
+        ("Qwen3-30B-A3B", 14336, "BF16", 59806),
+        ("Qwen3-30B-A3B", 14336, "FP8", 31641),
+        ("Qwen3-30B-A3B", 30720, "BF16", 61342),
+        ("Qwen3-30B-A3B", 30720, "FP8", 33177),
+]
+
+
+@family
+def qwen3_speed_rows():
+    h20 = dict(H20, source="NVIDIA H20 96GB as the benchmark names it; nominal 96 GiB")
+    for i, (model, length, quant, mib) in enumerate(QWEN3_ROWS):
+        dtype, what = QWEN3_Q[quant]
+        s = {"name": f"{model} {quant} generate 2048 after {length} tokens (Qwen3 speed benchmark)",
+             "task": "inference", "model": model.lower(), "micro_batch": 1, "seq_len": length,
+             "context_len": length + 2048, "weights_dtype": dtype, "kv_dtype": "bf16", "compute": "bf16-pure",
+             "attention": "flash", "gpus": 1, "sharding": "none", "offload": "none", "gpu": h20}
+        if dtype in ("int8", "int4"):
+            s["quant_compute_dtype"] = "fp16"
+        add(1101 + i, "inference_hf", "medium", "allocated", mib, MIB, s, QWEN3_SRC,
+            f"table '{model} (Transformers)', row input length {length}, {quant}, 1 GPU: {mib} MB",
+            [QWEN3_METRIC, QWEN3_SETUP, what])
+
+
+# ---------------------------------------------------------------------------
+# Low-bit optimizers: torchao's ViT-H fine-tune benchmark (pytorch/ao)
+# ---------------------------------------------------------------------------
+AO_SRC = "pytorch/ao torchao/optim/README.md @ca17609a0"
+AO_NOTES = [
+    "metric allocated: benchmarks/benchmark_low_bit_adam.py @f3342a0aa logs "
+    "torch.cuda.max_memory_allocated() / 1e9 (decimal GB) at the end of the run",
+    "README 'Benchmarks': timm vit_huge_patch14_224.orig_in21k (630M params) fine-tuned on resisc45 (45 classes, "
+    "timm.create_model(..., num_classes=45)), PyTorch 2.4, BF16 AMP, compiled model (model.compile(fullgraph=True)), "
+    "batch size 8, 224 x 224 (RandomResizedCrop to the model's input size), RTX 4070 Ti SUPER (16 GB); no "
+    "activation checkpointing (the README's command has no --checkpoint_activations)",
+]
+AO_UNEXPRESSED = [
+    ("lpmm 4-bit rows (7.72, 7.74)", "lpmm's fused 4-bit AdamW: no agreed optimizer value"),
+    ("Llama2-7B torchtune rows (51.6 .. 33.2)", "the torchtune config of PR #812 is not in the README"),
+    ("CPU offload rows (ViT-giant DINOv2)", "the training input size (224 or DINOv2's 518) is not stated"),
+]
+
+
+@family
+def torchao_rows():
+    rows = [(1201, "PyTorch (fused)", "adamw", "fused", 12.23), (1202, "bnb 8-bit", "adamw-8bit", None, 8.32),
+            (1203, "ao 8-bit", "adamw-8bit-ao", None, 8.33), (1204, "ao FP8 E4M3", "adamw-fp8", None, 8.33),
+            (1205, "ao 4-bit", "adamw-4bit", None, 7.72)]
+    for rid, impl, opt, fused, gb in rows:
+        s = {"name": f"timm ViT-H/14 fine-tune, AdamW {impl} (torchao benchmark)", "task": "finetune",
+             "model": "vit-h-14", "method": "full", "compute": "bf16-mixed", "weights_dtype": "fp32",
+             "optimizer": opt, "micro_batch": 8, "image_size": [224, 224], "num_classes": 45, "compile": True,
+             "recompute": "none", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none",
+             "gpu": {"id": "rtx-4070-ti-super", "name": "GeForce RTX 4070 Ti SUPER", "memory": 16 * GIB,
+                     "source": "NVIDIA product page: 16 GB GDDR6X; nominal"}}
+        if fused:
+            s["optimizer_impl"] = fused
+        add(rid, "classifier", "medium", "allocated", gb, GB, s, AO_SRC,
+            f"ViT-H table, row '{impl}', 'Peak memory allocated (GB)': {gb}", AO_NOTES)
+
+
+# ---------------------------------------------------------------------------
+# AutoAWQ benchmark table (casper-hansen/AutoAWQ)
+# ---------------------------------------------------------------------------
+AWQ_SRC = "casper-hansen/AutoAWQ README.md @8f774d5"
+AWQ_NOTES = [
+    "metric allocated: examples/benchmark.py sums torch.cuda.max_memory_allocated(device) / 1024**3 (GiB) over "
+    "the devices after the prefill and decode runs",
+    "README 'Benchmarks': AutoAWQ 0.1.6 on one RTX 4090, 'python examples/benchmark.py --model_path <hf_model> "
+    "--batch_size N'; AWQ 4-bit weights (group 128, fp16 scales and zeros) computed in fp16; from_quantized(..., "
+    "max_seq_len=n_generate+context, batch_size=batch_size) with fused modules, whose KV cache is allocated for "
+    "batch x max_seq_len up front (fp16)",
+]
+AWQ_UNEXPRESSED = [
+    ("MPT 7B, Falcon 7B, CodeLlama 34B, DeepSeek 33B rows", "models the catalog lacks"),
+    ("Mixtral rows (2x RTX 4090) and the CPU rows", "split across two GPUs by device_map, or run on CPU"),
+]
+
+
+@family
+def autoawq_rows():
+    rows = [
+        (1301, "Vicuna 7B", "llama-2-7b", "GEMV", 1, 64, 4.50), (1302, "Vicuna 7B", "llama-2-7b", "GEMV", 1, 2048, 6.15),
+        (1303, "Mistral 7B", "mistral-7b", "GEMM", 1, 64, 4.35), (1304, "Mistral 7B", "mistral-7b", "GEMM", 1, 2048, 5.55),
+        (1305, "Mistral 7B", "mistral-7b", "GEMM", 8, 64, 4.35), (1306, "Mistral 7B", "mistral-7b", "GEMM", 8, 2048, 16.82),
+        (1307, "Mistral 7B", "mistral-7b", "GEMV", 1, 64, 4.28), (1308, "Mistral 7B", "mistral-7b", "GEMV", 1, 2048, 5.55),
+        (1309, "Mistral 7B", "mistral-7b", "GEMV", 8, 64, 4.33), (1310, "Mistral 7B", "mistral-7b", "GEMV", 8, 2048, 16.82),
+        (1311, "TinyLlama 1B", "tinyllama-1.1b", "GEMV", 1, 64, 0.86),
+        (1312, "TinyLlama 1B", "tinyllama-1.1b", "GEMV", 1, 2048, 2.10),
+        (1313, "Llama 2 13B", "llama-2-13b", "GEMM", 1, 64, 8.47), (1314, "Llama 2 13B", "llama-2-13b", "GEMM", 1, 2048, 10.28),
+        (1315, "Llama 2 13B", "llama-2-13b", "GEMM", 3, 64, 8.57), (1316, "Llama 2 13B", "llama-2-13b", "GEMM", 3, 2048, 16.90),
+    ]
+    for rid, name, mid, kernel, batch, length, gib in rows:
+        s = {"name": f"AutoAWQ {name} {kernel}, batch {batch}, prefill {length} + decode {length}",
+             "task": "inference", "model": mid, "micro_batch": batch, "seq_len": length, "context_len": 2 * length,
+             "weights_dtype": "int4", "quant_compute_dtype": "fp16", "kv_dtype": "fp16", "compute": "bf16-pure",
+             "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none", "gpu": "rtx-4090"}
+        notes = list(AWQ_NOTES)
+        if name == "Vicuna 7B":
+            notes.append("Vicuna 7B (lmsys/vicuna-7b-v1.5) is a Llama 2 7B fine-tune with its shapes: llama-2-7b")
+        add(rid, "inference_hf", "medium", "allocated", gib, GIB, s, AWQ_SRC,
+            f"'Benchmarks' table, row '{name.split()[0]} | {name.split()[1]} | {kernel} | {batch} | {length} | "
+            f"{length}', 'Memory (VRAM)': {gib} GB", notes)
+
+
+# ---------------------------------------------------------------------------
+# ChatGLM2-6B and GLM-4-9B: the READMEs' memory tables (THUDM)
+# ---------------------------------------------------------------------------
+def chatglm(mid, name, layers, hidden, heads, groups, ffn, vocab, source):
+    hd = hidden // heads
+    attn = hidden * (heads * hd + 2 * groups * hd) + (heads * hd + 2 * groups * hd) + heads * hd * hidden
+    params = layers * (attn + 3 * hidden * ffn + 2 * hidden) + 2 * vocab * hidden + hidden
+    return {"id": mid, "name": name, "family": "llm", "params": params, "layers": layers, "hidden": hidden,
+            "heads": heads, "kv_heads": groups, "intermediate": ffn, "vocab": vocab, "glu": True, "norm": "rmsnorm",
+            "tied_embeddings": False,
+            "source": f"{source}: num_layers {layers}, hidden_size {hidden}, num_attention_heads {heads}, "
+                      f"multi_query_group_num {groups}, ffn_hidden_size {ffn} (SwiGLU), padded_vocab_size {vocab}, "
+                      f"add_qkv_bias true, separate output_layer; params counted from those shapes ({params:,})"}
+
+
+CHATGLM2 = chatglm("THUDM/chatglm2-6b", "ChatGLM2-6B", 28, 4096, 32, 2, 13696, 65024,
+                   "huggingface.co/THUDM/chatglm2-6b config.json")
+GLM4 = chatglm("THUDM/glm-4-9b-chat", "GLM-4-9B-Chat", 40, 4096, 32, 2, 13696, 151552,
+               "huggingface.co/THUDM/glm-4-9b-chat config.json")
+GLM_UNEXPRESSED = [("GLM-4V-9B rows (28, 33, 10, 15 GB)", "a vision-language model the catalog lacks"),
+                   ("ChatGLM-6B (v1) README 'minimum GPU memory' table", "no input length is stated")]
+
+
+@family
+def glm_rows():
+    src2 = "THUDM/ChatGLM2-6B README.md @d8894f8"
+    notes2 = ["metric not named ('minimum GPU memory'); taken as what nvidia-smi shows (device_used), in GiB "
+              "(assumption)",
+              "README: the official implementation (transformers remote code) with PyTorch 2.0 SDPA ('if the "
+              "PyTorch version is lower it falls back to naive attention, with higher memory than the table'); "
+              "INT8/INT4 are the repository's own quantize(8) / quantize(4) (int8 and int4 weights with fp16 "
+              "scales), compute fp16; batch 1",
+              "card not stated; scored without one"]
+    rows2 = [("fp16", "FP16 / BF16", 13.1, 12.8), ("int8", "INT8", 8.2, 8.1), ("int4", "INT4", 5.5, 5.1)]
+    rid = 1401
+    for dt, label, enc, gen in rows2:
+        for what, seq, ctx, gb in (("encode 2048 tokens", 2048, 2048, enc), ("generate 8192 tokens", 1, 8192, gen)):
+            s = {"name": f"ChatGLM2-6B {label} {what}", "task": "inference", "model": CHATGLM2, "micro_batch": 1,
+                 "seq_len": seq, "context_len": ctx, "weights_dtype": "fp16" if dt == "fp16" else dt,
+                 "kv_dtype": "fp16", "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none",
+                 "offload": "none"}
+            if dt != "fp16":
+                s["quant_compute_dtype"] = "fp16"
+            add(rid, "inference_hf", "low", "device_used", gb, GIB, s, src2,
+                f"table '量化等级 | 编码 2048 长度的最小显存 | 生成 8192 长度的最小显存', row '{label}': {gb} GB",
+                notes2 + (["generate 8192: a short prompt (taken as 1 token) and 8192 tokens generated"]
+                          if seq == 1 else ["encode 2048: one prefill of 2048 tokens"]))
+            rid += 1
+    src4 = "THUDM/GLM-4 basic_demo/README_en.md @a3e59fb"
+    notes4 = ["metric not named beyond 'all GPU memory consumption is calculated based on the peak value'; "
+              "taken as what nvidia-smi shows (device_used), GB as GiB (assumption)",
+              "README: 'All tests are performed on a single GPU', A100-SXM4-80GB, CUDA 12.3; transformers "
+              "backend; the number of generated tokens is not stated (taken as 256: assumption)",
+              "INT4: bitsandbytes 4-bit as the demos load it (BitsAndBytesConfig(load_in_4bit=True)), expressed "
+              "as nf4 with fp16 compute (assumption: the quant type is not stated)"]
+    rows4 = [("bf16", 1000, 19), ("bf16", 8000, 21), ("bf16", 32000, 28), ("bf16", 128000, 58),
+             ("nf4", 1000, 8), ("nf4", 8000, 10), ("nf4", 32000, 17)]
+    rid = 1411
+    for dt, length, gb in rows4:
+        s = {"name": f"GLM-4-9B-Chat {dt} input {length}", "task": "inference", "model": GLM4, "micro_batch": 1,
+             "seq_len": length, "context_len": length + 256, "weights_dtype": dt, "kv_dtype": "bf16",
+             "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none",
+             "gpu": "a100-80gb"}
+        if dt == "nf4":
+            s["quant_compute_dtype"] = "fp16"
+        add(rid, "inference_hf", "low", "device_used", gb, GIB, s, src4,
+            f"'GLM-4-9B-Chat' tables, row '{'BF16' if dt == 'bf16' else 'INT4'} | {gb} GB | ... | Input length is "
+            f"{length}'", notes4)
+        rid += 1
+
+
+# ---------------------------------------------------------------------------
+# Baichuan 2: the README's quantisation memory table (baichuan-inc/Baichuan2)
+# ---------------------------------------------------------------------------
+def baichuan2(size, layers, hidden, heads, inter, position):
+    params = lp(layers, hidden, heads, heads, inter, 125696, False)
+    return {"id": f"baichuan-inc/Baichuan2-{size}-Chat", "name": f"Baichuan2-{size}-Chat", "family": "llm",
+            "params": params, "layers": layers, "hidden": hidden, "heads": heads, "kv_heads": heads,
+            "intermediate": inter, "vocab": 125696, "glu": True, "norm": "rmsnorm", "tied_embeddings": False,
+            "source": f"huggingface.co/baichuan-inc/Baichuan2-{size}-Chat config.json: num_hidden_layers {layers}, "
+                      f"hidden_size {hidden}, num_attention_heads {heads}, intermediate_size {inter}, vocab_size "
+                      f"125696, {position}, separate lm_head (NormHead); params counted from those shapes "
+                      f"({params:,})"}
+
+
+@family
+def baichuan2_rows():
+    src = "baichuan-inc/Baichuan2 README_EN.md @ed1cf0f"
+    models = {"7B": baichuan2("7B", 32, 4096, 32, 11008, "rotary positions"),
+              "13B": baichuan2("13B", 40, 5120, 40, 13696, "ALiBi positions")}
+    notes = ["metric weights: 'Comparison of memory usage before and after quantization (GPU Mem in GB)' is the "
+             "loaded model, nothing generated (no input is named); GB taken as GiB (assumption)",
+             "8bits and 4bits: the README's online quantize(8) / quantize(4) or BitsAndBytes ('Baichuan 2 "
+             "selecting NF4 as its 4bits quantization data type'); expressed as int8 and nf4, the unquantised "
+             "embedding, norms and head in fp16"]
+    rows = [(1431, "7B", "fp16", 14.0), (1432, "7B", "int8", 8.0), (1433, "7B", "nf4", 5.1),
+            (1434, "13B", "fp16", 25.9), (1435, "13B", "int8", 14.2), (1436, "13B", "nf4", 8.6)]
+    for rid, size, dt, gb in rows:
+        s = {"name": f"Baichuan2-{size}-Chat loaded in {dt}", "task": "inference", "model": models[size],
+             "micro_batch": 1, "seq_len": 1, "context_len": 1, "weights_dtype": dt, "kv_dtype": "fp16",
+             "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none"}
+        if dt != "fp16":
+            s["quant_compute_dtype"] = "fp16"
+        label = {"fp16": "bf16 / fp16", "int8": "8bits", "nf4": "4bits"}[dt]
+        add(rid, "inference_hf", "medium", "weights", gb, GIB, s, src,
+            f"'Quantization Effect' table, row '{label}', column 'Baichuan2-{size}': {gb}", notes)
+
+
+# ---------------------------------------------------------------------------
 # Runs that needed a key, a value or a model description of their own (rows
 # 901-): GGUF block types, weights-only parts, offloading, losses, masks and
 # low-precision training.  Kept in one block, after every other family.

@@ -57,6 +57,17 @@ plan_range_kind (const HrPlan *self)
   if (!self->training)
     return transformer ? "transformer-inference" : "inference";
 
+  /* a vision transformer (its tokens are image patches) trains as an
+   * image classifier does */
+  if (family != NULL && (g_str_equal (family, "encoder") || g_str_equal (family, "other")))
+    for (guint i = 0; i < s->model->components->len; i++)
+      {
+        const HrComponent *c = g_ptr_array_index (s->model->components, i);
+
+        if (c->kind == HR_COMPONENT_TRANSFORMER && c->tokens_from == HR_TOKENS_PATCHES)
+          return "classifier";
+      }
+
   if (family != NULL && g_str_equal (family, "detection"))
     return "detector";
   if (family != NULL && g_str_equal (family, "segmentation"))

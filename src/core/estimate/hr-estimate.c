@@ -695,6 +695,25 @@ calibrate_from_peak (HrPlan      *self,
   g_ptr_array_add (self->calibration_notes, message);
 }
 
+/* PyTorch's own mechanisms mean nothing to a JAX program, whatever the
+ * file says: the stacks (all PyTorch code), torch.optim's foreach and
+ * fused steps, torchtune's optimizer_in_bwd, saved activations moved to
+ * the host (torch.autograd.graph.save_on_cpu) and torch.compile.  The
+ * window does not offer them under JAX (hr-setting.c), and a file that
+ * sets them estimates as if it did not. */
+static void
+drop_torch_only (HrScenario *s)
+{
+  if (s->framework != HR_FRAMEWORK_JAX)
+    return;
+  s->stack_set = FALSE;
+  s->optimizer_impl_set = FALSE;
+  s->optimizer_impl = HR_OPTIMIZER_IMPL_FOREACH;
+  s->optimizer_in_bwd = FALSE;
+  s->activation_offload = FALSE;
+  s->compile = FALSE;
+}
+
 static HrPlan *
 plan_new_for_stage (const HrScenario *scenario,
                     HrStage           stage,
@@ -706,6 +725,7 @@ plan_new_for_stage (const HrScenario *scenario,
   g_atomic_int_inc (&counter_plans);
   self = g_new0 (HrPlan, 1);
   self->scenario = hr_scenario_copy (scenario);
+  drop_torch_only (self->scenario);
   self->stage = stage;
   self->is_fsdp1_bound = fsdp1_bound;
   self->parts = g_array_new (FALSE, TRUE, sizeof (Part));

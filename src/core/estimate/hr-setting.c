@@ -125,6 +125,20 @@ applies_jax (const HrScenario *s)
   return s->framework == HR_FRAMEWORK_JAX;
 }
 
+/* PyTorch's own mechanisms, which a JAX run does not have (hr-estimate.c,
+ * drop_torch_only()). */
+static gboolean
+applies_torch (const HrScenario *s)
+{
+  return s->framework != HR_FRAMEWORK_JAX;
+}
+
+static gboolean
+applies_torch_training (const HrScenario *s)
+{
+  return applies_torch (s) && hr_scenario_is_training (s);
+}
+
 /* ---- accessors where others follow ---- */
 
 static double
@@ -185,6 +199,10 @@ set_lora_targets (const HrSetting *setting,
                   HrScenario      *s,
                   double           value)
 {
+  /* Choosing "the modules listed" keeps the modules the preset had, so
+   * nothing changes until a module is added or taken away. */
+  if ((HrLoraTargets) value == HR_LORA_TARGETS_CUSTOM && s->lora_targets != HR_LORA_TARGETS_CUSTOM)
+    s->lora_modules = hr_scenario_get_lora_modules (s);
   s->lora_targets = (HrLoraTargets) value;
   s->lora_set = TRUE;
 }
@@ -201,7 +219,7 @@ applies_fsdp (const HrScenario *s)
 static gboolean
 applies_optimizer_in_bwd (const HrScenario *s)
 {
-  return hr_scenario_is_training (s) && s->grad_accum == 1;
+  return applies_torch_training (s) && s->grad_accum == 1;
 }
 
 static gboolean
@@ -215,7 +233,7 @@ applies_packed (const HrScenario *s)
 static gboolean
 applies_optimizer_impl (const HrScenario *s)
 {
-  return hr_scenario_is_training (s) &&
+  return applies_torch_training (s) &&
          (s->optimizer == HR_OPTIMIZER_ADAMW || s->optimizer == HR_OPTIMIZER_ADAM ||
           s->optimizer == HR_OPTIMIZER_LION || s->optimizer == HR_OPTIMIZER_ADAFACTOR);
 }
@@ -600,6 +618,8 @@ static const HrSettingChoice lora_targets_choices[] = {
   { HR_LORA_TARGETS_ATTENTION, N_("Attention only") },
   { HR_LORA_TARGETS_QV, N_("Query and value only") },
   { HR_LORA_TARGETS_MLP, N_("MLP only") },
+  /* the scenario's own list of modules ("targets": ["q", "v", …]) */
+  { HR_LORA_TARGETS_CUSTOM, N_("The modules listed") },
   { -1, NULL }
 };
 
@@ -794,7 +814,8 @@ static const HrSetting settings[] = {
   { .key = "stack", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Stack"), .subtitle = N_("The code that runs it"),
     .names = stack_or_none_names, .choices = stack_choices,
-    .offset = FIELD (stack), .set_offset = NO_FLAG, .get = get_stack, .set = set_stack },
+    .offset = FIELD (stack), .set_offset = NO_FLAG, .applies = applies_torch, .get = get_stack,
+    .set = set_stack },
   { .key = "optimizer_impl", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Optimizer implementation"), .names = hr_optimizer_impl_names,
     .choices = optimizer_impl_choices, .offset = FIELD (optimizer_impl),
@@ -811,9 +832,10 @@ static const HrSetting settings[] = {
   { .key = "activation_offload", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Activation offloading"), .subtitle = N_("Saved activations in host memory"),
     .offset = FIELD (activation_offload), .set_offset = NO_FLAG,
-    .applies = applies_training },
+    .applies = applies_torch_training },
   { .key = "compile", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
-    .title = N_("torch.compile"), .offset = FIELD (compile), .set_offset = NO_FLAG },
+    .title = N_("torch.compile"), .offset = FIELD (compile), .set_offset = NO_FLAG,
+    .applies = applies_torch },
   { .key = "packed", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Packed sequences"), .subtitle = N_("Every sample is a full sequence"),
     .offset = FIELD (packed), .set_offset = NO_FLAG, .applies = applies_packed },
@@ -1078,6 +1100,10 @@ enum_has_value (const HrSetting *setting,
 {
   for (guint i = 0; setting->names[i].nick != NULL; i++)
     if (setting->names[i].value == value)
+      return TRUE;
+  /* a choice the JSON writes otherwise (LoRA's list of modules) */
+  for (guint i = 0; setting->choices != NULL && setting->choices[i].label != NULL; i++)
+    if (setting->choices[i].value == value)
       return TRUE;
   return FALSE;
 }

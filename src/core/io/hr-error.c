@@ -7,4 +7,7 @@
 
 #include "hr-error.h"
 
+/* the quark's name is a string, not a subtraction */
+/* clang-format off */
 G_DEFINE_QUARK (hr-error-quark, hr_error)
+/* clang-format on */

@@ -1081,29 +1081,63 @@ hr_json_pointer_append_index (const char *pointer,
   return g_strdup_printf ("%s/%u", pointer, index);
 }
 
+void
+hr_json_format_double (char   *buf,
+                       double  value)
+{
+  static const char * const formats[] = { NULL, "%.1g", "%.2g", "%.3g", "%.4g", "%.5g",
+                                           "%.6g", "%.7g", "%.8g", "%.9g", "%.10g", "%.11g",
+                                           "%.12g", "%.13g", "%.14g", "%.15g", "%.16g",
+                                           "%.17g" };
+
+  g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, "%.15g", value);
+  if (g_ascii_strtod (buf, NULL) == value)
+    {
+      /* its significant digits are the shortest's; written again at that
+       * precision, %g picks the same layout (fixed or exponent) as at any
+       * other way of finding them */
+      guint digits = 0, zeros = 0;
+      gboolean leading = TRUE;
+
+      for (const char *c = buf; *c != '\0' && *c != 'e' && *c != 'E'; c++)
+        {
+          if (!g_ascii_isdigit (*c) || (leading && *c == '0'))
+            continue;
+          leading = FALSE;
+          if (*c == '0')
+            zeros++;
+          else
+            {
+              digits += zeros + 1;
+              zeros = 0;
+            }
+        }
+      if (digits >= 1 && digits < 15)
+        g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, formats[digits], value);
+    }
+  else
+    {
+      g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, formats[16], value);
+      if (g_ascii_strtod (buf, NULL) != value)
+        g_ascii_formatd (buf, G_ASCII_DTOSTR_BUF_SIZE, formats[17], value);
+    }
+
+  /* Keep it a JSON number with a fraction or exponent, so that it reads
+   * back as a double ("2" would become an integer). */
+  if (strpbrk (buf, ".eEn") == NULL)
+    strcat (buf, ".0");
+}
+
 /* The shortest text that reads back as exactly @value: "0.15", where
  * json-glib writes all 17 digits ("0.14999999999999999"). */
 static void
 append_shortest_double (GString *out,
                         double   value)
 {
-  char buf[G_ASCII_DTOSTR_BUF_SIZE];
+  char buf[G_ASCII_DTOSTR_BUF_SIZE + 2];
 
-  for (int digits = 1; digits <= 17; digits++)
-    {
-      char format[8];
-
-      g_snprintf (format, sizeof format, "%%.%dg", digits);
-      g_ascii_formatd (buf, sizeof buf, format, value);
-      if (g_ascii_strtod (buf, NULL) == value)
-        break;
-    }
-
-  /* Keep it a JSON number with a fraction or exponent, so that it reads
-   * back as a double ("2" would become an integer). */
+  hr_json_format_double (buf, value);
   g_string_append (out, buf);
-  if (strpbrk (buf, ".eE") == NULL)
-    g_string_append (out, ".0");
 }
 
 char *

@@ -79,4 +79,16 @@ char       *hr_json_node_to_string (JsonNode     *node,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrJsonDoc, hr_json_doc_free)
 
+/* The one formatter of doubles in Headroom's JSON: into @buf (at least
+ * G_ASCII_DTOSTR_BUF_SIZE bytes), the shortest decimal text that
+ * g_ascii_strtod() reads back as exactly @value (finite), in the C
+ * locale's format, with a fraction or an exponent ("2.0", "0.15",
+ * "1e+300").  At most three conversions: "%.15g" is already the shortest
+ * whenever that has 15 significant digits or fewer (a double is within
+ * 2^-53 ≈ 1.1e-16 of it, less than half a unit of the 15th digit,
+ * 5e-16, so rounding to 15 digits gives those digits back), else 16 or
+ * 17 digits (17 always read back, IEEE 754-2008 §5.12.2). */
+void        hr_json_format_double  (char         *buf,
+                                    double        value);
+
 G_END_DECLS

@@ -10,6 +10,7 @@
 #define G_LOG_DOMAIN "hr-measure"
 
 #include <glib/gi18n-lib.h>
+#include <errno.h>
 #include <math.h>
 #include <string.h>
 
@@ -528,7 +529,10 @@ hf_take_object (HfMetrics   *hf,
       JsonNode *v = json_object_get_member (object, l->data);
       HfMetrics scratch;
 
-      if (json_is_number (v) && fabs (json_node_get_double (v)) < HR_MEASURE_MAX_BYTES)
+      /* the one rule of log_size(): a peak's delta and the memory before
+       * the Trainer are never negative (trainer_utils.py takes max(0, …)) */
+      if (json_is_number (v) && fabs (json_node_get_double (v)) < HR_MEASURE_MAX_BYTES &&
+          (json_node_get_double (v) >= 0 || strstr (l->data, "alloc_delta") != NULL))
         {
           hf_metrics_take (hf, l->data, json_node_get_double (v));
           continue;
@@ -677,6 +681,34 @@ hr_measure_log_line_is_known (const char *line)
          strstr (line, "_mem_gpu_") != NULL;
 }
 
+/* The one rule of every log reader: a figure it knows (a key it reads
+ * followed by a number and its unit) is a size Headroom can hold, in
+ * [0, 10 PB), or in (-10 PB, 10 PB) for a delta that may be negative; any
+ * other is refused at its line and column, never dropped (dropping the
+ * training stage's figure made the evaluation stage's the peak).  @at is
+ * where the figure starts in @line and @length its length. */
+static gboolean
+log_size (HrMeasureParser *parser,
+          const char      *line,
+          const char      *at,
+          gsize            length,
+          const char      *key,
+          double           bytes,
+          gboolean         may_be_negative)
+{
+  g_autofree char *text = NULL;
+
+  if (isfinite (bytes) && fabs (bytes) < HR_MEASURE_MAX_BYTES && (may_be_negative || bytes >= 0))
+    return TRUE;
+  text = g_strndup (at, MIN (length, 40));
+  return hr_measure_parser_fail (parser, (guint) (at - line) + 1,
+                                 may_be_negative
+                                   ? _("%s: \"%s\" is not a size Headroom reads (a number of "
+                                       "bytes less than 10 PB in size)")
+                                   : _("%s: \"%s\" is not a size Headroom reads (0 to 10 PB)"),
+                                 key, text);
+}
+
 /* "  8583 MiB " → bytes, or NAN. */
 static double
 summary_size (const char *text)
@@ -753,7 +785,7 @@ summary_flush (HrLogScan       *scan,
   scan->allocated = scan->reserved = NAN;
 }
 
-static void
+static gboolean
 summary_line (HrLogScan       *scan,
               HrMeasureParser *parser,
               const char      *line,
@@ -778,10 +810,10 @@ summary_line (HrLogScan       *scan,
         device = 0;
       scan->device = (int) device;
       scan->in_summary = TRUE;
-      return;
+      return TRUE;
     }
   if (!scan->in_summary)
-    return;
+    return TRUE;
 
   {
     const char *ooms = strstr (line, "CUDA OOMs:");
@@ -793,29 +825,45 @@ summary_line (HrLogScan       *scan,
 
         if (g_ascii_string_to_unsigned (g_strstrip (count), 10, 0, G_MAXUINT, &n, NULL))
           scan->ooms += (guint) n;
-        return;
+        return TRUE;
       }
   }
 
   if (line[0] != '|')
-    return;
+    return TRUE;
   cells = g_strsplit (line, "|", 0);
   if (g_strv_length (cells) < 6)
-    return;
+    return TRUE;
   name = g_strstrip (g_strdup (cells[1]));
-  if (g_str_equal (name, "Allocated memory"))
-    scan->allocated = summary_size (cells[3]);
-  else if (g_str_equal (name, "GPU reserved memory"))
-    scan->reserved = summary_size (cells[3]);
+  if (g_str_equal (name, "Allocated memory") || g_str_equal (name, "GPU reserved memory"))
+    {
+      /* the PEAK column, the fourth cell */
+      const char *at = line + strlen (cells[0]) + strlen (cells[1]) + strlen (cells[2]) + 3;
+      double bytes = summary_size (cells[3]);
+
+      while (*at == ' ')
+        at++;
+      if (!log_size (parser, line, at, strcspn (at, "|"), name, bytes, FALSE))
+        return FALSE;
+      if (g_str_equal (name, "Allocated memory"))
+        scan->allocated = bytes;
+      else
+        scan->reserved = bytes;
+    }
   else
-    return;
+    return TRUE;
   scan->line = number;
+  return TRUE;
 }
 
-/* "Max_MA 4.56 GB" in @line: the number before " GB" after @key, in GiB. */
+/* "Max_MA 4.56 GB" in @line: the number before " GB" after @key, in GiB;
+ * NAN where @key is not there.  *@at and *@length get where the number is,
+ * so that one out of range is refused there (log_size()). */
 static double
-deepspeed_figure (const char *line,
-                  const char *key)
+deepspeed_figure (const char  *line,
+                  const char  *key,
+                  const char **at,
+                  gsize       *length)
 {
   gsize n = strlen (key);
 
@@ -830,17 +878,22 @@ deepspeed_figure (const char *line,
       if (p[n] != ' ')
         continue;
       v = g_ascii_strtod (p + n + 1, &end);
-      if (end == p + n + 1 || !isfinite (v) || v < 0 || v > 1e6)
+      if (end == p + n + 1)
         continue;
+      *at = p + n + 1;
+      *length = end - *at;
       while (*end == ' ')
         end++;
+      /* (a hexadecimal, "inf" or "nan" spelling is no figure DeepSpeed
+       * prints: not a size) */
       if (strncmp (end, "GB", 2) == 0)
-        return v * GiB;
+        return strspn (*at, "0123456789.+-eE") < *length ? NAN : v * GiB;
+      *at = NULL;
     }
   return NAN;
 }
 
-static void
+static gboolean
 deepspeed_line (HrLogScan       *scan,
                 HrMeasureParser *parser,
                 const char      *line,
@@ -854,13 +907,17 @@ deepspeed_line (HrLogScan       *scan,
   gboolean any = FALSE;
 
   if (strstr (line, "Max_MA ") == NULL)
-    return;
+    return TRUE;
   for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
     {
-      double v = deepspeed_figure (line, keys[i]);
+      const char *at = NULL;
+      gsize length = 0;
+      double v = deepspeed_figure (line, keys[i], &at, &length);
 
-      if (isnan (v))
+      if (isnan (v) && at == NULL)
         continue;
+      if (!log_size (parser, line, at, length, keys[i], v, FALSE))
+        return FALSE;
       if (scan->ds_series[i] < 0)
         scan->ds_series[i] = hr_measure_parser_add_series (parser, names[i], metrics[i]);
       hr_measure_parser_add_point (parser, scan->ds_series[i], scan->ds_calls, v, number);
@@ -875,22 +932,26 @@ deepspeed_line (HrLogScan       *scan,
       hr_measure_parser_get_result (parser)->rows++;
       hr_measure_parser_get_result (parser)->format = HR_MEASURE_FORMAT_DEEPSPEED;
     }
+  return TRUE;
 }
 
 /* "  train_mem_gpu_peaked_delta =     7044MB" */
-static void
-hf_line (HrLogScan  *scan,
-         const char *line,
-         guint       number)
+static gboolean
+hf_line (HrLogScan       *scan,
+         HrMeasureParser *parser,
+         const char      *line,
+         guint            number)
 {
   g_autofree char *key = NULL;
   const char *eq = strchr (line, '=');
   const char *p, *word;
   char *end;
   gint64 mib;
+  HfMetrics scratch;
+  double bytes;
 
   if (eq == NULL || strstr (line, "_mem_gpu") == NULL)
-    return;
+    return TRUE;
   /* the word before " = ", whatever the logger put before it */
   p = eq;
   while (p > line && p[-1] == ' ')
@@ -899,28 +960,36 @@ hf_line (HrLogScan  *scan,
   while (word > line && (g_ascii_isalnum (word[-1]) || word[-1] == '_'))
     word--;
   key = g_strndup (word, p - word);
+  hf_metrics_init (&scratch);
+  if (!hf_metrics_take (&scratch, key, 0))
+    return TRUE;
   p = eq + 1;
   while (*p == ' ')
     p++;
+  errno = 0;
   mib = g_ascii_strtoll (p, &end, 10);
-  if (end == p || strcmp (end, "MB") != 0 || fabs ((double) mib * MiB) >= HR_MEASURE_MAX_BYTES)
-    return;
-  if (hf_metrics_take (&scan->hf, key, (double) mib * MiB))
-    {
-      scan->hf_seen = TRUE;
-      scan->hf.line = number;
-    }
+  /* one of the Trainer's metrics: "NMB", N a whole number of MiB, a size
+   * (an alloc_delta may be negative, what a stage freed; a peaked_delta
+   * is max(0, peak - end), trainer_utils.py) */
+  bytes = end == p || strcmp (end, "MB") != 0 || errno == ERANGE ? NAN : (double) mib * MiB;
+  if (!log_size (parser, line, p, strlen (p), key, bytes, strstr (key, "alloc_delta") != NULL))
+    return FALSE;
+  hf_metrics_take (&scan->hf, key, bytes);
+  scan->hf_seen = TRUE;
+  scan->hf.line = number;
+  return TRUE;
 }
 
-void
+gboolean
 hr_measure_log_scan_line (HrLogScan       *scan,
                           HrMeasureParser *parser,
                           const char      *line,
                           guint            number)
 {
-  summary_line (scan, parser, line, number);
-  deepspeed_line (scan, parser, line, number);
-  hf_line (scan, line, number);
+  /* each format's figures pass log_size(): one rule for all */
+  return summary_line (scan, parser, line, number) &&
+         deepspeed_line (scan, parser, line, number) &&
+         hf_line (scan, parser, line, number);
 }
 
 gboolean

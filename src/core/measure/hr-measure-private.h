@@ -82,6 +82,12 @@ void              hr_measure_parser_note       (HrMeasureParser *parser,
                                                 const char      *format,
                                                 ...) G_GNUC_PRINTF (2, 3);
 HrMeasurement    *hr_measure_parser_get_result (HrMeasureParser *parser);
+/* Refuses the file at the line being read, column @column (1-based; 0:
+ * none): "NAME:LINE:COL: message", HR_ERROR_INVALID.  Returns FALSE. */
+gboolean          hr_measure_parser_fail       (HrMeasureParser *parser,
+                                                guint            column,
+                                                const char      *format,
+                                                ...) G_GNUC_PRINTF (3, 4);
 /* The file's name as messages show it. */
 const char       *hr_measure_parser_get_name   (HrMeasureParser *parser);
 
@@ -115,8 +121,9 @@ gboolean          hr_measure_log_line_is_known (const char      *line);
 HrLogScan        *hr_measure_log_scan_new      (void);
 void              hr_measure_log_scan_free     (HrLogScan       *scan);
 /* Reads @line (NUL-terminated, line @number), ignoring what it does not
- * know. */
-void              hr_measure_log_scan_line     (HrLogScan       *scan,
+ * know; FALSE (the parser failed, hr_measure_parser_fail()) when a figure
+ * it knows is not a size it can read. */
+gboolean          hr_measure_log_scan_line     (HrLogScan       *scan,
                                                 HrMeasureParser *parser,
                                                 const char      *line,
                                                 guint            number);

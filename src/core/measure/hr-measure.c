@@ -884,6 +884,21 @@ fail (HrMeasureParser *self,
   return FALSE;
 }
 
+gboolean
+hr_measure_parser_fail (HrMeasureParser *self,
+                        guint            column,
+                        const char      *format,
+                        ...)
+{
+  g_autofree char *message = NULL;
+  va_list args;
+
+  va_start (args, format);
+  message = g_strdup_vprintf (format, args);
+  va_end (args);
+  return fail (self, HR_ERROR_INVALID, column, "%s", message);
+}
+
 static void
 note (HrMeasureParser *self,
       const char      *format,
@@ -2583,6 +2598,15 @@ read_line (HrMeasureParser *self,
   if (!g_utf8_validate (line, length, &first))
     return fail (self, HR_ERROR_BINARY, first - line + 1, _("not UTF-8 text"));
 
+  /* Blank, comment and log lines count too: as many of them as data rows
+   * may be read, so that a file of blank lines is refused as soon as one
+   * of data rows would be (1 GiB of them took 25 s, and no limit). */
+  if (self->line - MIN (self->line, self->result->rows) > (guint64) self->max_rows + 1)
+    return fail (self, HR_ERROR_TOO_LARGE, 0,
+                 _("more than %u lines that are not data rows (blank, comment or log lines); "
+                   "Headroom reads at most that many from one file"),
+                 self->max_rows);
+
   if (is_blank (line, length))
     return TRUE;
 
@@ -2598,8 +2622,7 @@ read_line (HrMeasureParser *self,
 
   if (self->log != NULL)
     {
-      hr_measure_log_scan_line (self->log, self, line, self->line);
-      return TRUE;
+      return hr_measure_log_scan_line (self->log, self, line, self->line);
     }
 
   if (!self->have_header)
@@ -2613,8 +2636,7 @@ read_line (HrMeasureParser *self,
           self->log = hr_measure_log_scan_new ();
           self->have_header = TRUE;
           self->header_line = self->line;
-          hr_measure_log_scan_line (self->log, self, line, self->line);
-          return TRUE;
+          return hr_measure_log_scan_line (self->log, self, line, self->line);
         }
       /* torch.profiler's export_memory_timeline("….html") writes a page
        * holding a PNG and nothing else (_memory_profiler.py,

@@ -764,12 +764,26 @@ hr_import_diffusers_folder (const char  *path,
 
       dir = g_build_filename (path, name, NULL);
       config_path = g_build_filename (dir, "config.json", NULL);
+      /* A folder fails whole: a component the pipeline lists whose
+       * config cannot be read (missing, a pipe, a device, a loop,
+       * unreadable, broken) is an error naming the file, as a broken
+       * model_index.json is; leaving it out would import the pipeline
+       * without its U-Net and still say the denoiser trains. */
       config_doc = hr_json_doc_load_file (config_path, &config_error);
-      if (config_doc == NULL || !JSON_NODE_HOLDS_OBJECT (hr_json_doc_get_root (config_doc)))
+      if (config_doc == NULL)
         {
-          g_ptr_array_add (notes, g_strdup_printf (_("%s: no readable config.json, left out"),
-                                                   name));
-          continue;
+          g_propagate_error (error, g_steal_pointer (&config_error));
+          json_array_unref (components);
+          return NULL;
+        }
+      if (!JSON_NODE_HOLDS_OBJECT (hr_json_doc_get_root (config_doc)))
+        {
+          g_autofree char *shown = hr_text_printable (config_path, -1);
+
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       _("%s: %s's config is not a JSON object"), shown, name);
+          json_array_unref (components);
+          return NULL;
         }
       config = json_node_get_object (hr_json_doc_get_root (config_doc));
       hr_import_add_read (import, _("%s: %s's shape"), config_path, cls);
@@ -813,6 +827,16 @@ hr_import_diffusers_folder (const char  *path,
       else
         part = transformer_part (config, cls, denoiser, latent_scale, notes);
 
+      if (part == NULL && denoiser)
+        {
+          g_autofree char *shown = hr_text_printable (config_path, -1);
+
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       _("%s: the denoiser %s (%s) has no shape Headroom reads, so the "
+                         "pipeline cannot be counted without it"), shown, name, cls);
+          json_array_unref (components);
+          return NULL;
+        }
       if (part == NULL)
         {
           g_ptr_array_add (notes, g_strdup_printf (
@@ -838,6 +862,7 @@ hr_import_diffusers_folder (const char  *path,
           JsonNode *holder_node;
           HrReader reader;
           g_autoptr(HrArch) parsed = NULL;
+          g_autoptr(GError) arch_error = NULL;
 
           json_object_set_object_member (holder, "arch", json_object_ref (arch));
           holder_node = json_node_init_object (json_node_alloc (), holder);
@@ -845,12 +870,27 @@ hr_import_diffusers_folder (const char  *path,
           json_node_unref (holder_node);
           json_object_unref (holder);
           if (hr_reader_init (&reader, arch_doc, "", hr_json_doc_get_root (arch_doc), "arch",
-                              NULL))
+                              &arch_error))
             {
               parsed = hr_arch_read (&reader, "arch");
               hr_reader_clear (&reader);
             }
-          if (parsed != NULL)
+          /* a shape out of range (a negative or huge layer count) is the
+           * config's error, not a part to leave out */
+          if (parsed == NULL)
+            {
+              g_autofree char *shown = hr_text_printable (config_path, -1);
+
+              if (arch_error != NULL)
+                g_propagate_error (error, g_steal_pointer (&arch_error));
+              else
+                g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                             _("%s: %s's shape cannot be read"), shown, name);
+              json_object_unref (part);
+              json_array_unref (components);
+              return NULL;
+            }
+          else
             {
               HrArchRun run = { 512, 512, 1, 4, 4, 4, FALSE, TRUE, TRUE, FALSE, FALSE, 0,
                                 FALSE };
@@ -877,10 +917,14 @@ hr_import_diffusers_folder (const char  *path,
         }
       if (params == 0)
         {
-          g_ptr_array_add (notes, g_strdup_printf (
-            _("%s: no weights in its folder and no count from its config: left out"), name));
+          g_autofree char *shown = hr_text_printable (config_path, -1);
+
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                       _("%s: %s has no weights in its folder and its config gives no "
+                         "parameter count Headroom reads"), shown, name);
           json_object_unref (part);
-          continue;
+          json_array_unref (components);
+          return NULL;
         }
 
       json_object_set_string_member (part, "name", name);

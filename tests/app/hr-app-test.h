@@ -1,0 +1,118 @@
+/* hr-app-test.h: finding the window's composite widgets in a test
+ *
+ * The display tests drive the widgets a user sees, found through the
+ * widget tree, not through getters of the window.
+ *
+ * SPDX-License-Identifier: GPL-3.0-or-later
+ */
+
+#pragma once
+
+#include "hr-measurements-group.h"
+#include "hr-results-view.h"
+#include "hr-window.h"
+
+/* The first widget of @type under @widget (itself included), depth
+ * first; NULL when there is none. */
+static inline GtkWidget *
+hr_test_find_widget (GtkWidget *widget,
+                     GType      type)
+{
+  if (G_TYPE_CHECK_INSTANCE_TYPE (widget, type))
+    return widget;
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = hr_test_find_widget (c, type);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+static inline HrResultsView *
+hr_test_results_view (HrWindow *window)
+{
+  GtkWidget *view = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+
+  g_assert_nonnull (view);
+  return HR_RESULTS_VIEW (view);
+}
+
+/* The Verdict list's lines, and a chart view, of the window's results. */
+static inline GStrv
+hr_test_dup_verdicts (HrWindow *window)
+{
+  return hr_results_view_dup_verdicts (hr_test_results_view (window));
+}
+
+static inline HrChartView *
+hr_test_get_chart (HrWindow    *window,
+                   HrChartKind  kind)
+{
+  return hr_results_view_get_chart (hr_test_results_view (window), kind);
+}
+
+static inline HrMeasurementsGroup *
+hr_test_measurements_group (HrWindow *window)
+{
+  GtkWidget *group = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_MEASUREMENTS_GROUP);
+
+  g_assert_nonnull (group);
+  return HR_MEASUREMENTS_GROUP (group);
+}
+
+/* The Measurements group's calibration switch, as a user flips it; and
+ * whether the analysis the window shows is calibrated. */
+static inline void
+hr_test_set_use_calibration (HrWindow *window,
+                             gboolean  use)
+{
+  GtkSwitch *sw = GTK_SWITCH (gtk_widget_get_template_child (
+    GTK_WIDGET (hr_test_measurements_group (window)), HR_TYPE_MEASUREMENTS_GROUP,
+    "calibrate_switch"));
+
+  gtk_switch_set_active (sw, use);
+}
+
+static inline gboolean
+hr_test_get_calibrated (HrWindow *window)
+{
+  return hr_analysis_get_calibration (hr_window_get_analysis (window)) != NULL;
+}
+
+static inline GtkWidget *
+hr_test_find_trash_button (GtkWidget *widget,
+                           guint     *skip)
+{
+  if (GTK_IS_BUTTON (widget)
+      && g_strcmp0 (gtk_button_get_icon_name (GTK_BUTTON (widget)), "user-trash-symbolic") == 0)
+    {
+      if (*skip == 0)
+        return widget;
+      (*skip)--;
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    {
+      GtkWidget *found = hr_test_find_trash_button (c, skip);
+
+      if (found != NULL)
+        return found;
+    }
+  return NULL;
+}
+
+/* Clicks the trash button of the @index-th measurement file's row. */
+static inline void
+hr_test_remove_measurement (HrWindow *window,
+                            guint     index)
+{
+  guint skip = index;
+  GtkWidget *button = hr_test_find_trash_button (GTK_WIDGET (hr_test_measurements_group (window)),
+                                                 &skip);
+
+  g_assert_nonnull (button);
+  g_signal_emit_by_name (button, "clicked");
+}
