@@ -199,18 +199,41 @@ inputs_set (HrAdviceInputs *inputs,
   inputs->known |= fact;
   switch (fact)
     {
-    case HR_FACT_TASK: inputs->task = value; break;
-    case HR_FACT_PREFER: inputs->prefer = value; break;
-    case HR_FACT_RANK: inputs->rank = value; break;
-    case HR_FACT_DATACENTER: inputs->datacenter = value; break;
-    case HR_FACT_ROCM: inputs->rocm = value; break;
-    case HR_FACT_HOURS_PER_DAY: inputs->hours_per_day = number; break;
-    case HR_FACT_MONTHS: inputs->months = number; break;
-    case HR_FACT_BUDGET: inputs->budget_usd = number; break;
-    case HR_FACT_RUNS: inputs->runs = (guint) number; break;
-    case HR_FACT_USD_PER_KWH: inputs->usd_per_kwh = number; break;
-    case HR_FACT_STEPS: inputs->steps = (guint) number; break;
-    default: g_assert_not_reached ();
+    case HR_FACT_TASK:
+      inputs->task = value;
+      break;
+    case HR_FACT_PREFER:
+      inputs->prefer = value;
+      break;
+    case HR_FACT_RANK:
+      inputs->rank = value;
+      break;
+    case HR_FACT_DATACENTER:
+      inputs->datacenter = value;
+      break;
+    case HR_FACT_ROCM:
+      inputs->rocm = value;
+      break;
+    case HR_FACT_HOURS_PER_DAY:
+      inputs->hours_per_day = number;
+      break;
+    case HR_FACT_MONTHS:
+      inputs->months = number;
+      break;
+    case HR_FACT_BUDGET:
+      inputs->budget_usd = number;
+      break;
+    case HR_FACT_RUNS:
+      inputs->runs = (guint) number;
+      break;
+    case HR_FACT_USD_PER_KWH:
+      inputs->usd_per_kwh = number;
+      break;
+    case HR_FACT_STEPS:
+      inputs->steps = (guint) number;
+      break;
+    default:
+      g_assert_not_reached ();
     }
 }
 
