@@ -251,6 +251,153 @@ test_offload_gradients (void)
   }
 }
 
+/* loss "sum": a benchmark's logits.sum().backward(), no loss head and
+ * (with optimizer "none") no step */
+static void
+test_loss_sum (void)
+{
+  g_autoptr(HrScenario) sum = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                 "\"llama-2-7b\", \"task\": \"train\", "
+                                                 "\"compute\": \"bf16-pure\", \"optimizer\": "
+                                                 "\"none\", \"micro_batch\": 2, \"seq_len\": "
+                                                 "1024, \"loss\": \"sum\"}");
+  g_autoptr(HrScenario) upcast = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                    "\"llama-2-7b\", \"task\": \"train\", "
+                                                    "\"compute\": \"bf16-pure\", "
+                                                    "\"optimizer\": \"none\", \"micro_batch\": 2, "
+                                                    "\"seq_len\": 1024}");
+  g_autoptr(HrEstimate) e_sum = hr_estimate_new (sum);
+  g_autoptr(HrEstimate) e_up = hr_estimate_new (upcast);
+  double logits = 2.0 * 32000 * 1024 * 2;
+
+  g_assert_cmpint (sum->loss, ==, HR_LOSS_SUM);
+  assert_near (item_bytes (e_sum, HR_BUCKET_ACTIVATIONS, "no loss head", NULL), logits, 0.001);
+  /* transformers' upcast loss: 14 bytes a logit against the sum's 2 */
+  assert_near (item_bytes (e_up, HR_BUCKET_ACTIVATIONS, "upcast to fp32", NULL), 7.0 * logits,
+               0.001);
+  g_assert_cmpuint (e_sum->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
+}
+
+/* gpt-fast's static cache: a dense S x S bool mask beside it, S the cache
+ * length rounded up to a multiple of 8 */
+static void
+test_causal_mask (void)
+{
+  static const struct { const char *mask; double bytes; } masks[] = {
+    { "dense", 1008.0 * 1008.0 }, { "linear", 1008.0 * (1 + 6) },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (masks); i++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+        "\"micro_batch\": 4, \"seq_len\": 6, \"context_len\": 1001, \"causal_mask\": \"%s\"}",
+        masks[i].mask);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+      assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "causal mask", NULL), masks[i].bytes,
+                   0.001);
+    }
+
+  {
+    g_autoptr(HrScenario) s = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"inference\", "
+      "\"context_len\": 1001}");
+    g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+    g_assert_false (has_item (est, "causal mask"));
+  }
+  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
+                "\"causal_mask\": \"dense\"}", "needs \"task\": \"inference\"");
+}
+
+/* torchao float8 training: bf16 mixed precision whose FSDP2 gathers the
+ * linears in fp8 */
+static void
+test_fp8_mixed (void)
+{
+  g_autoptr(HrScenario) bf16 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                  "\"llama-3.1-8b\", \"task\": \"train\", "
+                                                  "\"micro_batch\": 1, \"seq_len\": 2048, "
+                                                  "\"gpus\": 8, \"sharding\": \"fsdp2\", "
+                                                  "\"compute\": \"bf16-mixed\"}");
+  g_autoptr(HrScenario) fp8 = hr_test_scenariof ("{\"headroom_scenario\": 1, \"model\": "
+                                                 "\"llama-3.1-8b\", \"task\": \"train\", "
+                                                 "\"micro_batch\": 1, \"seq_len\": 2048, "
+                                                 "\"gpus\": 8, \"sharding\": \"fsdp2\", "
+                                                 "\"compute\": \"fp8-mixed\"}");
+  g_autoptr(HrEstimate) e16 = hr_estimate_new (bf16);
+  g_autoptr(HrEstimate) e8 = hr_estimate_new (fp8);
+  double g16 = item_bytes (e16, HR_BUCKET_WEIGHTS, "unsharded", NULL);
+  double g8 = item_bytes (e8, HR_BUCKET_WEIGHTS, "unsharded", NULL);
+
+  g_assert_cmpint (fp8->compute, ==, HR_COMPUTE_FP8_MIXED);
+  g_assert_true (hr_compute_is_mixed (fp8->compute));
+  /* the gathered weights in one byte instead of two; the rest as bf16 */
+  g_assert_cmpfloat (g16, >, 0);
+  assert_near (g8, g16 / 2, 0.001);
+  assert_near (e8->buckets[HR_BUCKET_ACTIVATIONS], e16->buckets[HR_BUCKET_ACTIVATIONS], 0.001);
+  assert_near (e8->buckets[HR_BUCKET_OPTIMIZER], e16->buckets[HR_BUCKET_OPTIMIZER], 0.001);
+}
+
+/* torchao's fp6 weights and the MX element types, in the weights table */
+static void
+test_fp6_mx (void)
+{
+  static const struct { const char *nick; double bytes; } types[] = {
+    { "fp6", 0.75 }, { "mxfp6", 25.0 / 32 }, { "mxfp8", 33.0 / 32 }, { "mxfp4", 17.0 / 32 },
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (types); i++)
+    {
+      g_autoptr(HrScenario) s = hr_test_scenariof (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"inference\", "
+        "\"weights_dtype\": \"%s\"}", types[i].nick);
+      g_autoptr(HrEstimate) est = hr_estimate_new (s);
+      const HrComponent *c = g_ptr_array_index (s->model->components, 0);
+      double linear = (double) hr_component_linear_params (c);
+
+      g_assert_cmpfloat (hr_dtype_bytes_per_param (s->weights_dtype, FALSE), ==, types[i].bytes);
+      g_assert_true (hr_dtype_is_quantized (s->weights_dtype));
+      /* the linear layers in that type, embeddings, head and norms 16-bit */
+      assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "frozen parameters, linear layers", NULL),
+                   linear * types[i].bytes + (6738415616.0 - linear) * 2.0, 0.001);
+    }
+}
+
+/* GaLore: Adam moments over rank-r projected gradients of the attention
+ * and MLP matrices, plain Adam for the rest */
+static void
+test_galore (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (
+    "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"train\", "
+    "\"compute\": \"bf16-pure\", \"optimizer\": \"galore-adamw\", \"galore_rank\": 512, "
+    "\"micro_batch\": 1, \"seq_len\": 256}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+  double r = 512, h = 4096, I = 11008, L = 32;
+  /* bf16 moments and projector: 2 bytes each */
+  double attention = 4 * (2 * h * r * 2 + h * r * 2);
+  double mlp = 3 * (2 * I * r * 2 + h * r * 2);
+  double projected = L * (4 * h * h + 3 * h * I);
+  double rest = 6738415616.0 - projected;
+  double expected = L * (attention + mlp) + rest * 2 * 2;
+
+  g_assert_cmpuint (s->galore_rank, ==, 512);
+  assert_near (item_bytes (est, HR_BUCKET_OPTIMIZER, "state", NULL), expected, 0.001);
+  g_assert_true (has_item (est, "GaLore's projector refresh"));
+
+  {
+    g_autoptr(HrScenario) adam = hr_test_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"train\", "
+      "\"compute\": \"bf16-pure\", \"micro_batch\": 1, \"seq_len\": 256}");
+    g_autoptr(HrEstimate) e_adam = hr_estimate_new (adam);
+
+    g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OPTIMIZER, "state", NULL), <,
+                       0.5 * item_bytes (e_adam, HR_BUCKET_OPTIMIZER, "state", NULL));
+  }
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -262,6 +409,11 @@ main (int   argc,
   g_test_add_func ("/weights-only/estimate", test_weights_only_estimate);
   g_test_add_func ("/gguf/types", test_gguf_types);
   g_test_add_func ("/offload/optimizer-gradients", test_offload_gradients);
+  g_test_add_func ("/loss/sum", test_loss_sum);
+  g_test_add_func ("/inference/causal-mask", test_causal_mask);
+  g_test_add_func ("/compute/fp8-mixed", test_fp8_mixed);
+  g_test_add_func ("/weights/fp6-mx", test_fp6_mx);
+  g_test_add_func ("/optimizer/galore", test_galore);
 
   return g_test_run ();
 }

@@ -2077,6 +2077,60 @@ def express_rows():
         stack_config="python benchmark_low_bit_adam.py --model timm/vit_giant_patch14_dinov2.lvd142m --full_bf16 "
                      "--checkpoint_activations --batch_size 32 --optim AdamW --optim_cpu_offload ao")
 
+    # gpt-fast-style generation with a static KV cache and its dense mask
+    mask_src = "pytorch/ao torchao/_models/llama/README.md @41abb0fa (KV cache quantization and linear causal mask)"
+    mask_notes = [
+        "metric reserved: torchao/_models/llama/generate.py prints 'Peak Memory Usage' = "
+        "torch.cuda.max_memory_reserved() / 1e9 (decimal GB)",
+        "'we've run generate.py with subsets of these features for different context lengths on an A100 GPU': "
+        "Llama-3.1-8B in bf16, batch 1, --cache_size the context length; the 'normal' column has neither "
+        "kv_cache_quantization nor linear_causal_mask, so setup_caches allocates the static bf16 KV cache and "
+        "torch.tril(torch.ones(S, S, dtype=torch.bool)) (torchao/_models/llama/model.py @1f66d47)",
+        "prompt: generate.py's default 'Hello, my name is' (about 6 tokens, assumed); A100 80GB assumed (the "
+        "131072 run needs 59 GB)",
+        "generate.py's Attention expands K and V to every head (repeat_interleave) for each layer; the "
+        "estimate has no term for that copy yet (2 x 32 heads x S x 128 x 2 bytes, 2.1 GB at 131072)"]
+    for rid, ctx, gb in ((905, 8192, 17.86), (906, 16384, 19.81), (907, 32768, 23.83), (908, 65536, 33.5),
+                         (909, 131072, 59.27)):
+        add(rid, "llm_inference", "medium", "reserved", gb, 1e9, {
+            "name": f"torchao generate.py Llama-3.1-8B bf16, static cache of {ctx} tokens, dense causal mask",
+            "task": "inference", "model": "llama-3.1-8b", "compute": "bf16-pure", "weights_dtype": "bf16",
+            "kv_dtype": "bf16", "micro_batch": 1, "seq_len": 6, "context_len": ctx, "causal_mask": "dense",
+            "gpus": 1, "gpu": "a100-80gb"},
+            mask_src, f"table 'context length (tokens) | normal peak (GB) | ...', row '{ctx} | {gb}'", mask_notes)
+
+    # torchao float8 training under torchtitan (the companion of row 202)
+    add(910, "fsdp_full", "medium", "reserved", 76.8, GIB, titan(
+        name="torchtitan Llama 3.1 8B, FSDP + torch.compile + Float8 on 8 H100", model="llama-3.1-8b",
+        micro_batch=2, seq_len=8192, recompute="selective", compile=True, compute="fp8-mixed", gpus=8),
+        TITAN_SRC, "Table 1, row 'FSDP + torch.compile + Float8 | 8,532 | 76.8'",
+        [TITAN_METRIC, TITAN_COMMON, "selective activation checkpointing, per-op policy",
+         "Float8: torchao Float8Linear for every linear but the output head, dynamic tensorwise scaling, and "
+         "FSDP2's float8 all-gather (enable_fsdp_float8_all_gather; assumed, the benchmark names 'Float8' only): "
+         "compute fp8-mixed; row 202 is the same run without Float8 (77.0 GiB)"], gpu=H100_96)
+
+    # GaLore: 8-bit GaLore-Adam with per-layer updates, LLaMA 7B on one RTX 4090
+    llama7 = {"id": "llama-7b-galore", "name": "LLaMA 7B (GaLore configs/llama_7b.json)", "family": "llm",
+              "params": 6738415616, "layers": 32, "hidden": 4096, "heads": 32, "intermediate": 11008,
+              "vocab": 32000, "glu": True,
+              "source": "jiaweizzhao/GaLore configs/llama_7b.json: hidden_size 4096, intermediate_size 11008, "
+                        "num_attention_heads 32, num_hidden_layers 32, vocab_size 32000 (LLaMA-7B's shapes)"}
+    add(911, "llm_full", "low", "device_used", 22.8, GIB, {
+        "name": "GaLore 8-bit AdamW per layer, LLaMA 7B pre-training, batch 16, on an RTX 4090",
+        "task": "train", "model": llama7, "method": "full", "compute": "bf16-pure",
+        "optimizer": "galore-adamw-8bit", "galore_rank": 1024, "optimizer_in_bwd": True, "recompute": "full",
+        "micro_batch": 16, "seq_len": 256, "gpus": 1, "gpu": "rtx-4090"},
+        "jiaweizzhao/GaLore README.md @0c63f63", "section 'Train 7B model with a single GPU with 24GB memory', "
+        "comment '# bsz=16, 22.8G'",
+        ["metric: the README's '22.8G' with no unit or counter named: taken as GiB of device memory (low quality)",
+         "--optimizer galore_adamw8bit_per_layer: GaLoreAdamW8bit (bitsandbytes 8-bit moments over the projected "
+         "gradients) stepped per parameter from its gradient hook, which frees the gradient "
+         "(optimizer_in_bwd); --rank 1024; --dtype bfloat16 (the model in bf16, compute bf16-pure); "
+         "--activation_checkpointing (recompute full); --batch_size 16; torchrun_main.py's --max_length "
+         "default 256",
+         "--total_batch_size 512 accumulates 32 micro-batches, which per-layer updates step one at a time: "
+         "grad_accum 1 here (the peak is a micro-batch's)"])
+
 
 if __name__ == "__main__":
     for fn in FAMILIES:

@@ -103,6 +103,7 @@ CATEGORY_KIND = {
     "fsdp_full": "transformer-sharded", "deepspeed_zero": "transformer-sharded",
     "context_parallel": "transformer-sharded", "tensor_parallel": "transformer-sharded",
     "pipeline_parallel": "transformer-sharded", "cpu_offload": "transformer-train",
+    "llm_full": "transformer-train",
     "inference_hf": "transformer-inference", "serving": "transformer-inference",
     "llamacpp": "transformer-inference", "llm_inference": "transformer-inference",
     "detector": "detector", "segmentation": "segmenter", "classifier": "classifier",
@@ -114,11 +115,12 @@ INFERENCE_KINDS = {"transformer-inference", "inference"}
 # borrows its residuals from when it has too few of its own.  A kind's
 # residuals are its own rows' and those of the kinds under it.
 KINDS = ["transformer-train", "transformer-sharded", "qlora", "transformer-inference", "detector",
-         "segmenter", "classifier", "vision", "diffusion", "video", "training", "inference"]
+         "segmenter", "classifier", "vision", "diffusion", "video", "generative", "training",
+         "inference"]
 PARENT = {"transformer-train": "training", "transformer-sharded": "training", "qlora": "transformer-train",
           "transformer-inference": "inference", "detector": "vision", "segmenter": "vision",
-          "classifier": "vision", "vision": "training", "diffusion": "training", "video": "training",
-          "training": None, "inference": None}
+          "classifier": "vision", "vision": "training", "diffusion": "generative", "video": "generative",
+          "generative": None, "training": None, "inference": None}
 PEAK_METRICS = ("allocated", "reserved", "device_used")
 TARGET = 0.85          # leave-one-source-out coverage the range is built to reach
 MIN_ROWS = 5           # a kind with fewer rows than this takes its parent's residuals

@@ -1107,6 +1107,10 @@ card_tflops (const HrGpu      *gpu,
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_FP16_MIXED:
     case HR_COMPUTE_BF16_PURE:
+    case HR_COMPUTE_FP16_PURE:
+    /* the GPU catalog has no fp8 throughput: an fp8 run is costed at the
+     * card's 16-bit rate, which it at least reaches */
+    case HR_COMPUTE_FP8_MIXED:
       return gpu->bf16_tflops;
     case HR_COMPUTE_TF32:
       return gpu->tf32_tflops > 0 ? gpu->tf32_tflops : gpu->fp32_tflops;
@@ -1127,8 +1131,10 @@ throughput_name (const HrScenario *s)
     {
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_BF16_PURE:
+    case HR_COMPUTE_FP8_MIXED:
       return "BF16";
     case HR_COMPUTE_FP16_MIXED:
+    case HR_COMPUTE_FP16_PURE:
       return "FP16";
     case HR_COMPUTE_TF32:
       return "TF32";

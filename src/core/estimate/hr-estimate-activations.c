@@ -347,6 +347,15 @@ logits_bytes_per_token (const HrPlan      *self,
       return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab;
     case HR_LOSS_FUSED:
       return e * c->hidden;
+    case HR_LOSS_SUM:
+      /* no loss head: a benchmark back-propagates logits.sum().  The
+       * caller's output keeps the logits in the compute dtype; sum's
+       * backward hands the head an expanded scalar, a stride-0 view of no
+       * size (SumBackward0: grad.expand(self_sym_sizes), pytorch/pytorch
+       * tools/autograd/derivatives.yaml, "sum(Tensor self, *, ScalarType?
+       * dtype=None)"), so nothing of the vocabulary's size is upcast,
+       * softmaxed or written back */
+      return e * c->vocab;
     default:
       g_assert_not_reached ();
     }
@@ -637,6 +646,7 @@ hr_plan_add_activations (HrPlan *self,
   const HrScenario *s = self->scenario;
   double e = hr_compute_activation_bytes (s->compute);
   guint micro_batch;
+  gboolean mask_counted = FALSE;
 
   /* DreamBooth's prior preservation puts a class image beside each
    * instance image (train_dreambooth.py: torch.cat of both halves) */
@@ -790,6 +800,9 @@ hr_plan_add_activations (HrPlan *self,
                             : s->loss == HR_LOSS_CHUNKED
                             ? _("%s: logits and loss over a %u-token vocabulary (chunked "
                                 "cross-entropy)")
+                            : s->loss == HR_LOSS_SUM
+                            ? _("%s: logits over a %u-token vocabulary, kept for a backward pass "
+                                "from their sum (no loss head)")
                             : _("%s: logits and loss over a %u-token vocabulary (fused, one "
                                 "chunk at a time)"),
                           c->name, c->vocab);
@@ -934,6 +947,35 @@ hr_plan_add_activations (HrPlan *self,
                           c->layers, c->kv_heads, self->context_len,
                           hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
               acc->activations += kv;
+
+              if (s->causal_mask != HR_CAUSAL_MASK_NONE && !mask_counted)
+                {
+                  /* gpt-fast and torchao's generate.py allocate the static
+                   * cache for max_seq_length rounded up to a multiple of 8
+                   * and, beside it, torch.tril(torch.ones(S, S,
+                   * dtype=torch.bool)): S² bytes, whatever the batch
+                   * (gpt-fast model.py @03e10bc and torchao
+                   * _models/llama/model.py @1f66d47, setup_caches).
+                   * torchao's linear_causal_mask keeps one row of S and
+                   * builds a prompt x S mask for the prefill. */
+                  double cache = 8.0 * ceil ((double) self->context_len / 8.0);
+                  double mask = s->causal_mask == HR_CAUSAL_MASK_DENSE
+                                  ? cache * cache
+                                  : cache * (1.0 + (double) self->seq_len);
+
+                  if (s->causal_mask == HR_CAUSAL_MASK_DENSE)
+                    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                                HR_BASIS_DERIVED, mask, mask, mask,
+                                _("causal mask beside the static KV cache: %.0f × %.0f "
+                                  "booleans (gpt-fast)"), cache, cache);
+                  else
+                    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                                HR_BASIS_DERIVED, mask, cache, mask,
+                                _("linear causal mask: one row of %.0f booleans, and the "
+                                  "prompt's rows during the prefill (torchao)"), cache);
+                  acc->activations += mask;
+                  mask_counted = TRUE;
+                }
             }
 
           if (p->logits && c->vocab > 0)

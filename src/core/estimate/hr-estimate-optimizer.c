@@ -9,6 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
+#include <string.h>
 
 #include "hr-estimate-private.h"
 
@@ -51,6 +52,7 @@ hr_plan_setup_precision (HrPlan *self)
       break;
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_FP16_MIXED:
+    case HR_COMPUTE_FP8_MIXED:
       /* Rajbhandari et al. 2020 ("ZeRO"), section 3.1: 16-bit weights and
        * gradients (2 + 2 bytes) and K = 12 bytes of optimizer state (fp32
        * master copy, momentum, variance).  With fp32 weights (torch.amp
@@ -75,6 +77,83 @@ optimizer_is_adam (HrOptimizer optimizer)
 {
   return optimizer == HR_OPTIMIZER_ADAMW || optimizer == HR_OPTIMIZER_ADAM ||
          optimizer == HR_OPTIMIZER_PAGED_ADAMW;
+}
+
+/* The projected matrices of GaLore (Zhao et al. 2024, "GaLore:
+ * Memory-Efficient LLM Training by Gradient Low-Rank Projection",
+ * Algorithm 2; jiaweizzhao/GaLore @2cc66f8, galore_torch/galore_projector.py
+ * and adamw.py).  torchrun_main.py projects every nn.Linear of the
+ * attention and the MLP ("attn", "mlp" in the module's name); the
+ * embedding, the head and the norms keep plain Adam.  A gradient of m x n
+ * is projected to its larger side times r (GaLoreProjector.project: the
+ * right singular vectors when m >= n, the left ones otherwise), so Adam's
+ * two moments are 2 max(m, n) r values and the projector min(m, n) r in
+ * the gradient's dtype (get_orthogonal_matrix returns
+ * original_type); r is capped by the smaller side (the SVD has no more).
+ * Calls @each with every projected matrix's sides, once per layer. */
+typedef void (*MatrixFunc) (double m, double n, double layers, gpointer data);
+
+static void
+galore_matrices (const HrComponent *c,
+                 MatrixFunc         each,
+                 gpointer           data)
+{
+  double h = c->hidden, q = (double) c->heads * c->head_dim;
+  double kv = (double) c->kv_heads * c->head_dim, I = c->intermediate, L = c->layers;
+
+  each (q, h, L, data);            /* q_proj */
+  each (kv, h, 2 * L, data);       /* k_proj, v_proj */
+  each (h, q, L, data);            /* o_proj */
+  each (I, h, (c->glu ? 2 : 1) * L, data);   /* gate_proj, up_proj */
+  each (h, I, L, data);            /* down_proj */
+}
+
+typedef struct {
+  double rank;
+  double state;       /* bytes of a moment value */
+  double projector;   /* bytes of a projector value */
+  double bytes;
+  double params;
+  double largest;     /* the largest matrix's values */
+  double largest_k;   /* its smaller side */
+} GaloreSum;
+
+static void
+galore_add_cb (double   m,
+               double   n,
+               double   layers,
+               gpointer data)
+{
+  GaloreSum *sum = data;
+  double r = MIN (sum->rank, MIN (m, n));
+
+  sum->bytes += layers * (2.0 * MAX (m, n) * r * sum->state + MIN (m, n) * r * sum->projector);
+  sum->params += layers * m * n;
+  if (m * n > sum->largest)
+    {
+      sum->largest = m * n;
+      sum->largest_k = MIN (m, n);
+    }
+}
+
+static gboolean
+optimizer_is_galore (HrOptimizer optimizer)
+{
+  return optimizer == HR_OPTIMIZER_GALORE_ADAMW || optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT;
+}
+
+static void
+galore_sum (HrPlan            *self,
+            const HrComponent *c,
+            GaloreSum         *sum)
+{
+  memset (sum, 0, sizeof *sum);
+  sum->rank = self->scenario->galore_rank;
+  sum->state = self->scenario->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT
+                 ? BNB8_BYTES_PER_STATE : self->state_bytes;
+  sum->projector = self->g_bytes;
+  if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0 && !hr_component_is_moe (c))
+    galore_matrices (c, galore_add_cb, sum);
 }
 
 /* Optimizer state per trainable parameter, not counting a master copy. */
@@ -107,6 +186,21 @@ hr_plan_optimizer_state_bytes (HrPlan     *self,
     case HR_OPTIMIZER_SGD:
     case HR_OPTIMIZER_NONE:
       per_param = 0;
+      break;
+    case HR_OPTIMIZER_GALORE_ADAMW:
+    case HR_OPTIMIZER_GALORE_ADAMW_8BIT:
+      {
+        GaloreSum sum;
+        double trainable = part->trainable;
+
+        /* the projected matrices when the whole part trains; adapters and
+         * other parts keep plain Adam at the same bytes a moment */
+        galore_sum (self, part->c, &sum);
+        if (trainable <= 0 || trainable < part->params || sum.params <= 0)
+          per_param = 2 * sum.state;
+        else
+          per_param = (sum.bytes + 2 * sum.state * MAX (0, trainable - sum.params)) / trainable;
+      }
       break;
     case HR_OPTIMIZER_SGD_MOMENTUM:
     case HR_OPTIMIZER_LION:
@@ -264,6 +358,41 @@ hr_plan_add_step_temporaries (HrPlan *self,
 
   if (!self->training || sp->offload_states)
     return;
+
+  /* GaLore steps one parameter at a time (a Python loop in adamw.py); at
+   * every update_proj_gap-th step the projector is refreshed by an SVD of
+   * that gradient in fp32 (galore_projector.py get_orthogonal_matrix:
+   * matrix.float(), torch.linalg.svd(full_matrices=False)): the fp32 copy
+   * with U and Vh, (m n + m k + k n) values for the largest matrix, and
+   * the gradient projected back to full size */
+  if (optimizer_is_galore (s->optimizer))
+    {
+      double gl_largest = 0, k = 0, svd;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          const Part *p = &g_array_index (self->parts, Part, i);
+          GaloreSum sum;
+
+          if (p->trainable <= 0)
+            continue;
+          galore_sum (self, p->c, &sum);
+          if (sum.largest > gl_largest)
+            {
+              gl_largest = sum.largest;
+              k = sum.largest_k;
+            }
+        }
+      if (gl_largest <= 0)
+        return;
+      svd = 4.0 * (2.0 * gl_largest + k * k) + self->g_bytes * gl_largest;
+      hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, svd,
+                  self->g_bytes * gl_largest, svd,
+                  _("GaLore's projector refresh: an fp32 SVD of the largest gradient matrix "
+                    "(%.0fM values) and its gradient projected back"), gl_largest / 1e6);
+      return;
+    }
+
   if (!(optimizer_is_adam (s->optimizer) || s->optimizer == HR_OPTIMIZER_LION ||
         s->optimizer == HR_OPTIMIZER_ADAFACTOR || ao))
     return;

@@ -280,6 +280,15 @@ gather_bytes (HrPlan *self,
   double frozen = hr_plan_frozen_bytes_per_param (self);
   double trainable = hr_compute_is_mixed (s->compute) ? 2.0 : self->w_bytes;
 
+  /* FSDP2's float8 all-gather (torchao/float8/fsdp_utils.py @e2fe7f7,
+   * WeightWithDynamicFloat8CastTensor.fsdp_pre_all_gather: each shard is
+   * cast to fp8 and the fp8 data gathered; torchtitan's
+   * enable_fsdp_float8_all_gather): a linear weight is gathered in one
+   * byte.  Counted so; without it the gather is 16-bit (the range's high
+   * end, hr_plan_add_weights). */
+  if (s->compute == HR_COMPUTE_FP8_MIXED && self->shard.fsdp)
+    trainable = 1.0;
+
   return trainable_share * trainable + (1.0 - trainable_share) * frozen;
 }
 
@@ -716,6 +725,9 @@ hr_plan_add_weights (HrPlan *self,
        * all-gather", _fsdp_param_group.py): one more group's worth at most */
       if (sp->fsdp)
         hi = bytes + largest_layer * per_param;
+      /* an fp8 run whose FSDP gathers in 16 bits */
+      if (sp->fsdp && s->compute == HR_COMPUTE_FP8_MIXED)
+        hi = 2.0 * hi;
       hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, lo, hi,
                   "%s", label);
     }

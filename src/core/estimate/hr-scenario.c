@@ -28,7 +28,7 @@ static const char * const scenario_keys[] = {
   "lora", "weights_dtype", "compute", "optimizer", "micro_batch", "grad_accum",
   "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
-  "reserve", "replay", "quant_compute_dtype", "loss",
+  "reserve", "replay", "quant_compute_dtype", "loss", "causal_mask", "galore_rank",
   /* the stacks' keys */
   "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
   "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
@@ -99,6 +99,8 @@ apply_defaults (HrScenario *self)
   self->framework = HR_FRAMEWORK_PYTORCH;
   self->jax_preallocate = TRUE;
   self->kv_dtype = HR_DTYPE_BF16;
+  /* GaLore's torchrun_main.py @2cc66f8: --rank 128 */
+  self->galore_rank = 128;
   /* transformers' BitsAndBytesConfig: bnb_4bit_compute_dtype defaults to
    * torch.float32 */
   self->quant_compute_dtype = HR_DTYPE_FP32;
@@ -1227,6 +1229,15 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     }
 
   READ_ENUM ("kv_dtype", hr_kv_dtype_names, kv_dtype);
+  READ_ENUM ("causal_mask", hr_causal_mask_names, causal_mask);
+  READ_UINT ("galore_rank", 1, 65536, galore_rank);
+  if (self->causal_mask != HR_CAUSAL_MASK_NONE && self->task != HR_TASK_INFERENCE)
+    {
+      hr_reader_fail (&reader, "causal_mask",
+                      _("\"causal_mask\" is the mask buffer beside a static KV cache: it needs "
+                        "\"task\": \"inference\""));
+      goto out;
+    }
 
   if (hr_reader_has (&reader, "quant_compute_dtype"))
     {
@@ -1829,6 +1840,11 @@ hr_scenario_to_json (const HrScenario *self)
     }
   if (self->task == HR_TASK_INFERENCE)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
+  if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
+      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT)
+    add_uint (builder, "galore_rank", self->galore_rank);
+  if (self->task == HR_TASK_INFERENCE && self->causal_mask != HR_CAUSAL_MASK_NONE)
+    add_enum (builder, "causal_mask", hr_causal_mask_names, self->causal_mask);
   if (self->quant_compute_dtype_set)
     add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names,
               self->quant_compute_dtype);

@@ -118,6 +118,8 @@ typedef struct {
   gboolean        context_len_set;
   guint           context_len;
   HrDtype         kv_dtype;
+  HrCausalMask    causal_mask;   /* a static KV cache's mask buffer (gpt-fast) */
+  guint           galore_rank;   /* GaLore's projection rank */
   gboolean        quant_compute_dtype_set;
   HrDtype         quant_compute_dtype;
   HrGpu          *gpu;            /* nullable */

@@ -628,6 +628,7 @@ static const HrSettingChoice compute_choices[] = {
   { HR_COMPUTE_FP16_MIXED, N_("FP16 mixed") },
   { HR_COMPUTE_BF16_PURE, N_("Pure BF16") },
   { HR_COMPUTE_FP16_PURE, N_("Pure FP16") },
+  { HR_COMPUTE_FP8_MIXED, N_("FP8 mixed (torchao float8)") },
   { HR_COMPUTE_TF32, N_("TF32") },
   { HR_COMPUTE_FP32, N_("FP32") },
   { -1, NULL }
@@ -664,6 +665,9 @@ static const HrSettingChoice weights_choices[] = {
   { HR_DTYPE_TQ1_0, N_("TQ1_0 (GGUF, ternary)") },
   { HR_DTYPE_IQ1_S, N_("IQ1_S (GGUF)") },
   { HR_DTYPE_MXFP4, N_("MXFP4") },
+  { HR_DTYPE_FP6, N_("FP6 (torchao fpx)") },
+  { HR_DTYPE_MXFP6, N_("MXFP6") },
+  { HR_DTYPE_MXFP8, N_("MXFP8") },
   { -1, NULL }
 };
 
@@ -676,6 +680,8 @@ static const HrSettingChoice optimizer_choices[] = {
   { HR_OPTIMIZER_ADAMW_8BIT_AO, N_("8-bit AdamW (torchao)") },
   { HR_OPTIMIZER_ADAMW_4BIT, N_("4-bit AdamW (torchao)") },
   { HR_OPTIMIZER_ADAMW_FP8, N_("FP8 AdamW (torchao)") },
+  { HR_OPTIMIZER_GALORE_ADAMW, N_("GaLore AdamW") },
+  { HR_OPTIMIZER_GALORE_ADAMW_8BIT, N_("GaLore 8-bit AdamW") },
   { HR_OPTIMIZER_ADAFACTOR, N_("Adafactor") },
   { HR_OPTIMIZER_LION, N_("Lion") },
   { HR_OPTIMIZER_SGD_MOMENTUM, N_("SGD with momentum") },
@@ -702,6 +708,7 @@ static const HrSettingChoice loss_choices[] = {
   { HR_LOSS_UPCAST, N_("FP32 logits") },
   { HR_LOSS_CHUNKED, N_("Chunked") },
   { HR_LOSS_FUSED, N_("Fused (Liger, CCE)") },
+  { HR_LOSS_SUM, N_("None: the logits' sum (benchmarks)") },
   { -1, NULL }
 };
 
@@ -727,6 +734,13 @@ static const HrSettingChoice offload_choices[] = {
 static const HrSettingChoice framework_choices[] = {
   { HR_FRAMEWORK_PYTORCH, N_("PyTorch") },
   { HR_FRAMEWORK_JAX, N_("JAX") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice causal_mask_choices[] = {
+  { HR_CAUSAL_MASK_NONE, N_("None (is_causal)") },
+  { HR_CAUSAL_MASK_DENSE, N_("Dense buffer (gpt-fast)") },
+  { HR_CAUSAL_MASK_LINEAR, N_("Linear (torchao)") },
   { -1, NULL }
 };
 
@@ -800,6 +814,9 @@ static const HrSetting settings[] = {
   { .key = "kv_dtype", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("KV cache stored as"), .names = hr_kv_dtype_names, .choices = kv_dtype_choices,
     .offset = FIELD (kv_dtype), .set_offset = NO_FLAG, .applies = applies_kv_cache },
+  { .key = "causal_mask", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Causal mask"), .names = hr_causal_mask_names, .choices = causal_mask_choices,
+    .offset = FIELD (causal_mask), .set_offset = NO_FLAG, .applies = applies_kv_cache },
   { .key = "recompute", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Recomputation"), .names = hr_recompute_names, .choices = recompute_choices,
     .offset = FIELD (recompute), .set_offset = NO_FLAG, .applies = applies_training },

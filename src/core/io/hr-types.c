@@ -77,6 +77,10 @@ const HrEnumName hr_weights_dtype_names[] = {
   { HR_DTYPE_TQ1_0, "tq1_0" },
   { HR_DTYPE_TQ2_0, "tq2_0" },
   { HR_DTYPE_MXFP4, "mxfp4" },
+  /* torchao's fpx and the other MX element types */
+  { HR_DTYPE_FP6, "fp6" },
+  { HR_DTYPE_MXFP6, "mxfp6" },
+  { HR_DTYPE_MXFP8, "mxfp8" },
   { 0, NULL },
 };
 
@@ -181,6 +185,7 @@ const HrEnumName hr_compute_names[] = {
   { HR_COMPUTE_FP16_MIXED, "fp16-mixed" },
   { HR_COMPUTE_BF16_PURE, "bf16-pure" },
   { HR_COMPUTE_FP16_PURE, "fp16-pure" },
+  { HR_COMPUTE_FP8_MIXED, "fp8-mixed" },
   { 0, NULL },
 };
 
@@ -198,6 +203,8 @@ const HrEnumName hr_optimizer_names[] = {
   { HR_OPTIMIZER_ADAMW_8BIT_AO, "adamw-8bit-ao" },
   { HR_OPTIMIZER_ADAMW_4BIT, "adamw-4bit" },
   { HR_OPTIMIZER_ADAMW_FP8, "adamw-fp8" },
+  { HR_OPTIMIZER_GALORE_ADAMW, "galore-adamw" },
+  { HR_OPTIMIZER_GALORE_ADAMW_8BIT, "galore-adamw-8bit" },
   { 0, NULL },
 };
 
@@ -212,6 +219,7 @@ const HrEnumName hr_loss_names[] = {
   { HR_LOSS_UPCAST, "upcast" },
   { HR_LOSS_CHUNKED, "chunked" },
   { HR_LOSS_FUSED, "fused" },
+  { HR_LOSS_SUM, "sum" },
   { 0, NULL },
 };
 
@@ -252,6 +260,13 @@ const HrEnumName hr_gpu_tier_names[] = {
   { HR_GPU_TIER_CONSUMER, "consumer" },
   { HR_GPU_TIER_WORKSTATION, "workstation" },
   { HR_GPU_TIER_DATACENTER, "datacenter" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_causal_mask_names[] = {
+  { HR_CAUSAL_MASK_NONE, "none" },
+  { HR_CAUSAL_MASK_DENSE, "dense" },
+  { HR_CAUSAL_MASK_LINEAR, "linear" },
   { 0, NULL },
 };
 
@@ -413,6 +428,19 @@ hr_dtype_element_bytes (HrDtype dtype)
     case HR_DTYPE_NF4:
     case HR_DTYPE_INT4:
       return 0.5;
+    case HR_DTYPE_FP6:
+      /* torchao fpx (FP6-LLM, Xia et al. 2024): six bits a weight packed
+       * for the tensor cores, one fp16 scale per output row
+       * (torchao/dtypes/floatx/floatx_tensor_core_layout.py @e2fe7f7);
+       * the scales, 2 bytes over a row of 4096 and more, are left out */
+      return 6.0 / 8.0;
+    case HR_DTYPE_MXFP6:
+      /* OCP Microscaling Formats (MX) v1.0, section 5: blocks of 32
+       * elements share one 8-bit E8M0 scale; torchao's mx_formats use
+       * block_size 32 (torchao/prototype/mx_formats/config.py @e2fe7f7) */
+      return (32.0 * 6.0 / 8.0 + 1.0) / 32.0;
+    case HR_DTYPE_MXFP8:
+      return (32.0 + 1.0) / 32.0;
     default:
       {
         /* a block type: its bytes over its elements */
@@ -459,13 +487,15 @@ hr_dtype_is_quantized (HrDtype dtype)
 {
   return dtype == HR_DTYPE_NF4 || dtype == HR_DTYPE_INT4 ||
          dtype == HR_DTYPE_INT8 || dtype == HR_DTYPE_FP8 ||
+         dtype == HR_DTYPE_FP6 || dtype == HR_DTYPE_MXFP6 || dtype == HR_DTYPE_MXFP8 ||
          hr_ggml_type_for_dtype (dtype) != NULL;
 }
 
 gboolean
 hr_compute_is_mixed (HrCompute compute)
 {
-  return compute == HR_COMPUTE_BF16_MIXED || compute == HR_COMPUTE_FP16_MIXED;
+  return compute == HR_COMPUTE_BF16_MIXED || compute == HR_COMPUTE_FP16_MIXED ||
+         compute == HR_COMPUTE_FP8_MIXED;
 }
 
 gboolean
@@ -489,6 +519,13 @@ hr_compute_activation_bytes (HrCompute compute)
     case HR_COMPUTE_BF16_PURE:
     case HR_COMPUTE_FP16_PURE:
       return 2.0;
+    case HR_COMPUTE_FP8_MIXED:
+      /* Float8Linear saves its high-precision input and weight for the
+       * backward pass and casts them to fp8 again there
+       * (torchao/float8/float8_linear.py @e2fe7f7,
+       * matmul_with_hp_or_float8_args: ctx.save_for_backward(input_hp,
+       * weight_hp_t)): activations stay 16-bit */
+      return 2.0;
     default:
       g_assert_not_reached ();
     }
@@ -507,6 +544,7 @@ hr_compute_default_weights_dtype (HrCompute compute)
       return HR_DTYPE_FP16;
     case HR_COMPUTE_BF16_MIXED:
     case HR_COMPUTE_BF16_PURE:
+    case HR_COMPUTE_FP8_MIXED:
       return HR_DTYPE_BF16;
     default:
       g_assert_not_reached ();

@@ -98,6 +98,11 @@ typedef enum {
   HR_DTYPE_TQ1_0,
   HR_DTYPE_TQ2_0,
   HR_DTYPE_MXFP4,
+  /* torchao's fpx weights (FP6-LLM, e3m2) and the OCP Microscaling
+   * formats' other element types (blocks of 32 with an E8M0 scale) */
+  HR_DTYPE_FP6,
+  HR_DTYPE_MXFP6,
+  HR_DTYPE_MXFP8,
 } HrDtype;
 
 /* ggml's tensor types (ggml/src/ggml-common.h and ggml.c): the elements of
@@ -123,6 +128,9 @@ typedef enum {
   HR_COMPUTE_FP16_MIXED,
   HR_COMPUTE_BF16_PURE,
   HR_COMPUTE_FP16_PURE,   /* model.half(): fp16 weights, gradients and state, no master copy */
+  /* torchao's float8 training (Float8Linear): bf16 mixed precision whose
+   * linears run their matmuls in fp8, gathered in fp8 under FSDP2 */
+  HR_COMPUTE_FP8_MIXED,
 } HrCompute;
 
 typedef enum {
@@ -139,6 +147,10 @@ typedef enum {
   HR_OPTIMIZER_ADAMW_8BIT_AO,   /* torchao AdamW8bit */
   HR_OPTIMIZER_ADAMW_4BIT,      /* torchao AdamW4bit */
   HR_OPTIMIZER_ADAMW_FP8,       /* torchao AdamWFp8 */
+  /* GaLore (Zhao et al. 2024): Adam over gradients projected to a rank
+   * galore_rank subspace, 32-bit or bitsandbytes 8-bit moments */
+  HR_OPTIMIZER_GALORE_ADAMW,
+  HR_OPTIMIZER_GALORE_ADAMW_8BIT,
 } HrOptimizer;
 
 /* How torch.optim runs the step (its `foreach` and `fused` arguments). */
@@ -195,11 +207,20 @@ typedef enum {
   HR_BASIS_ASSUMED,
 } HrBasis;
 
+/* A static KV cache's attention mask (gpt-fast's and torchao's
+ * generate.py, model.py setup_caches). */
+typedef enum {
+  HR_CAUSAL_MASK_NONE,     /* is_causal, or a mask per call (transformers) */
+  HR_CAUSAL_MASK_DENSE,    /* a max_seq_length x max_seq_length bool buffer */
+  HR_CAUSAL_MASK_LINEAR,   /* torchao's --linear_causal_mask: one row */
+} HrCausalMask;
+
 /* How the loss over a vocabulary is computed. */
 typedef enum {
   HR_LOSS_UPCAST,    /* transformers: logits upcast to fp32, then cross-entropy */
   HR_LOSS_CHUNKED,   /* LitGPT: cross-entropy over chunks of the logits */
   HR_LOSS_FUSED,     /* Liger / Apple CCE: logits never materialised whole */
+  HR_LOSS_SUM,       /* no loss head: a benchmark's logits.sum().backward() */
 } HrLoss;
 
 typedef enum {
@@ -277,6 +298,7 @@ extern const HrEnumName hr_framework_names[];
 extern const HrEnumName hr_gpu_tier_names[];
 extern const HrEnumName hr_metric_names[];
 extern const HrEnumName hr_optimizer_impl_names[];
+extern const HrEnumName hr_causal_mask_names[];
 extern const HrEnumName hr_stack_names[];
 extern const HrEnumName hr_offload_device_names[];
 extern const HrEnumName hr_state_dtype_names[];
