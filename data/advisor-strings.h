@@ -38,8 +38,9 @@ N_("Rent in the cloud");
 N_("Sufficient budget?");
 /* Translators: help for the advisor's question "budget" */
 N_("The DreamerV3 GPU guide, section 6: under $1,100 a used RTX 3090; $1,600-2,200 an RTX "
-   "4090; $2,200-2,800 an RTX 5090D. Within a budget it puts memory first, then compute: the "
-   "most memory the budget buys, then the most throughput per dollar.");
+   "4090; $2,200-2,800 an RTX 5090D. For world models it puts memory first, then compute: the "
+   "most memory the budget buys, then the most throughput; more money never buys a smaller or "
+   "slower card.");
 /* Translators: an answer to the advisor's question "budget" */
 N_("Tight: under $1,100");
 /* Translators: an answer to the advisor's question "budget" */
@@ -72,4 +73,4 @@ N_("NVIDIA (CUDA) only");
 /* Translators: an answer to the advisor's question "stack" */
 N_("AMD works too");
 /* Translators: the advisor's recommendation "recommend" */
-N_("GPUs that fit, ranked by cost for your use");
+N_("GPUs that fit, cheapest per finished run first");

@@ -161,7 +161,8 @@ static const struct {
     0.5, 24, 1, 1, 4 },
   { HR_FACT_MONTHS, N_("_Months"), N_("How long to plan for"), 1, 240, 1, 0, 12 },
   { HR_FACT_BUDGET, N_("_Budget (US dollars)"),
-    N_("Most to spend on cards, or on rent over the months"), 0, 10000000, 100, 0, 2200 },
+    N_("Most to spend on cards, or on rent over the months; 0: no limit"), 0, 10000000, 100, 0,
+    0 },
   { HR_FACT_RUNS, N_("_Runs at once"), N_("Independent seeds or sweeps"), 1, 1024, 1, 0, 4 },
 };
 
@@ -209,6 +210,8 @@ struct _HrAdvisorDialog
 G_DEFINE_FINAL_TYPE (HrAdvisorDialog, hr_advisor_dialog, ADW_TYPE_WINDOW)
 
 static void show_current (HrAdvisorDialog *self);
+static gboolean on_budget_output (GtkSpinButton *spin,
+                                  gpointer       user_data);
 
 static double
 inputs_get_number (const HrAdviceInputs *inputs,
@@ -318,6 +321,18 @@ select_answer (HrAdvisorDialog *self,
     {
       HrFact fact = numbers[i].fact;
 
+      /* An answer with no budget of its own (a lab or team budget) has
+       * none unless one was typed: the field says "No limit", never a
+       * band's figure the answer does not stand for. */
+      if (fact == HR_FACT_BUDGET && !(answer->set.known & fact) &&
+          gtk_widget_get_visible (GTK_WIDGET (self->number_rows[i])) &&
+          (replace_typed || !(self->typed.known & fact)))
+        {
+          self->typed.known &= ~fact;
+          gtk_spin_button_set_value (self->number_spins[i], 0);
+          on_budget_output (self->number_spins[i], NULL);
+          continue;
+        }
       if (!(answer->set.known & fact))
         continue;
       if ((self->typed.known & fact) && !replace_typed)
@@ -340,6 +355,37 @@ on_check_toggled (GtkCheckButton  *check,
     select_answer (self, index, TRUE, TRUE);
 }
 
+/* The budget field shows "No limit" at 0. */
+static gboolean
+on_budget_output (GtkSpinButton *spin,
+                  gpointer       user_data)
+{
+  if (gtk_spin_button_get_value (spin) > 0)
+    return FALSE;
+  gtk_editable_set_text (GTK_EDITABLE (spin), _("No limit"));
+  return TRUE;
+}
+
+/* And reads it back, or a figure typed over it. */
+static int
+on_budget_input (GtkSpinButton *spin,
+                 double        *value,
+                 gpointer       user_data)
+{
+  const char *text = gtk_editable_get_text (GTK_EDITABLE (spin));
+  char *end = NULL;
+
+  if (g_strcmp0 (text, _("No limit")) == 0 || *text == '\0')
+    {
+      *value = 0;
+      return TRUE;
+    }
+  *value = g_strtod (text, &end);
+  if (end == text)
+    return GTK_INPUT_ERROR;
+  return TRUE;
+}
+
 static void
 on_number_changed (GtkSpinButton   *spin,
                    HrAdvisorDialog *self)
@@ -348,7 +394,13 @@ on_number_changed (GtkSpinButton   *spin,
     return;
   for (guint i = 0; i < N_NUMBERS; i++)
     if (self->number_spins[i] == spin)
-      inputs_set_number (&self->typed, numbers[i].fact, gtk_spin_button_get_value (spin));
+      {
+        /* a budget of 0 is no limit */
+        if (numbers[i].fact == HR_FACT_BUDGET && gtk_spin_button_get_value (spin) <= 0)
+          self->typed.known &= ~HR_FACT_BUDGET;
+        else
+          inputs_set_number (&self->typed, numbers[i].fact, gtk_spin_button_get_value (spin));
+      }
   /* The figure picks the answer it falls under. */
   select_answer (self, answer_from_facts (self), FALSE, FALSE);
 }
@@ -530,6 +582,8 @@ format_money (double usd)
 static char *
 describe_recommendation (const HrRecommendation *rec,
                          const HrAdviceInputs   *in,
+                         guint                   steps,
+                         gboolean                lower_bound,
                          HrUnit                  unit)
 {
   g_autoptr(GString) str = g_string_new (NULL);
@@ -577,9 +631,30 @@ describe_recommendation (const HrRecommendation *rec,
     g_string_append (str, _("renting always costs less at this use"));
   g_string_append_c (str, '\n');
 
+  if (isfinite (rec->run_hours) && isfinite (rec->cost_per_run))
+    {
+      g_autofree char *per_run = rec->cost_per_run < 10
+                                   ? g_strdup_printf ("$%.2f", rec->cost_per_run)
+                                   : format_money (rec->cost_per_run);
+
+      /* Translators: a run's steps, "at least " or nothing, its time in
+       * hours, its cost. */
+      g_string_append_printf (str, _("A run of %u steps: %s%.2g h, %s; "), steps,
+                              lower_bound ? _("at least ") : "", rec->run_hours, per_run);
+    }
   g_string_append_printf (str, _("%s over %g months"), cost, in->months);
-  if (!rec->within_budget)
-    g_string_append (str, _(", over budget"));
+  if (!rec->within_budget && (in->known & HR_FACT_BUDGET))
+    {
+      g_autofree char *budget = format_money (in->budget_usd);
+      g_autofree char *up_front = format_money (rec->up_front);
+
+      /* Translators: what the budget caps, then the budget. */
+      g_string_append_printf (str, _(": over budget (%s against %s)"), up_front, budget);
+    }
+  if (!rec->fits)
+    g_string_append (str, _("\nRuns only a smaller micro-batch"));
+  else if (!rec->fits_high)
+    g_string_append (str, _("\nFits at the estimate, not at the high end of its range"));
 
   return g_string_free (g_steal_pointer (&str), FALSE);
 }
@@ -600,40 +675,16 @@ join_lines (GPtrArray  *lines,
 }
 
 
-/* The heading says how the list is ranked: the budget answer decides
- * whether it is by cost alone, by cost per unit of compute, or by memory. */
+/* The heading says how the list is ordered: the advice's one objective. */
 static char *
 ranking_title (const HrAdvice *advice,
                const char     *fallback)
 {
-  const char *prefix;
-
-  if (advice == NULL)
+  if (advice == NULL || advice->order == NULL)
     return g_strdup (fallback);
-  /* What comes first: within the budget, then the rank the answers chose,
-   * in the run's own precision's throughput. */
-  prefix = advice->none_within_budget ? _("Nothing within the budget runs it as asked: ") : "";
-  switch (advice->inputs.rank)
-    {
-    case HR_ADVICE_RANK_VALUE:
-      /* Translators: the start, then a precision: "BF16", "TF32", "FP32". */
-      return g_strdup_printf (_("%sGPUs that fit, ranked by cost per %s TFLOP/s for your use"),
-                              prefix, advice->throughput);
-    case HR_ADVICE_RANK_COST:
-      return g_strdup_printf (_("%sGPUs that fit, ranked by cost for your use"), prefix);
-    case HR_ADVICE_RANK_MEMORY:
-      /* Memory first is for what to buy; at a light use renting costs
-       * less and the rented options lead, cheapest first (hr-advisor.c). */
-      if (advice->recommendations->len > 0 &&
-          ((HrRecommendation *) g_ptr_array_index (advice->recommendations, 0))->choice ==
-            HR_ADVICE_CHOICE_RENT)
-        return g_strdup_printf (_("%sGPUs that fit: renting costs less for your use, cheapest "
-                                  "first"), prefix);
-      return g_strdup_printf (_("%sGPUs that fit, most memory per card first, then cost per %s "
-                                "TFLOP/s"), prefix, advice->throughput);
-    default:
-      return g_strdup (fallback);
-    }
+  if (advice->none_within_budget)
+    return g_strdup_printf (_("Nothing within the budget runs it as asked. %s"), advice->order);
+  return g_strdup (advice->order);
 }
 
 static void
@@ -664,7 +715,9 @@ show_result (HrAdvisorDialog *self)
     {
       const HrRecommendation *rec = g_ptr_array_index (self->advice->recommendations, i);
       g_autofree char *title = NULL;
-      g_autofree char *lines = describe_recommendation (rec, &self->advice->inputs, unit);
+      g_autofree char *lines = describe_recommendation (rec, &self->advice->inputs,
+                                                       self->advice->steps,
+                                                       self->advice->flops_lower_bound, unit);
       GtkWidget *row = adw_action_row_new ();
 
       title = g_strdup_printf (rec->choice == HR_ADVICE_CHOICE_BUY ? _("%u. Buy %u × %s")
@@ -1032,7 +1085,17 @@ build_question_page (HrAdvisorDialog *self)
       g_autofree char *plain = NULL;
 
       gtk_spin_button_set_digits (GTK_SPIN_BUTTON (spin), numbers[i].digits);
+      if (numbers[i].fact == HR_FACT_BUDGET)
+        {
+          /* letters too: "No limit" */
+          gtk_spin_button_set_numeric (GTK_SPIN_BUTTON (spin), FALSE);
+          g_signal_connect (spin, "output", G_CALLBACK (on_budget_output), NULL);
+          g_signal_connect (spin, "input", G_CALLBACK (on_budget_input), NULL);
+          gtk_editable_set_width_chars (GTK_EDITABLE (spin), 9);
+        }
       gtk_spin_button_set_value (GTK_SPIN_BUTTON (spin), numbers[i].initial);
+      if (numbers[i].fact == HR_FACT_BUDGET)
+        on_budget_output (GTK_SPIN_BUTTON (spin), NULL);
       gtk_widget_set_valign (spin, GTK_ALIGN_CENTER);
       /* Enter in the number takes the answer it picked. */
       gtk_text_set_activates_default (GTK_TEXT (gtk_editable_get_delegate (GTK_EDITABLE (spin))),
@@ -1146,6 +1209,17 @@ hr_advisor_dialog_class_init (HrAdvisorDialogClass *klass)
   object_class->dispose = hr_advisor_dialog_dispose;
   object_class->finalize = hr_advisor_dialog_finalize;
 
+  g_type_ensure (HR_TYPE_ADVISOR_TREE);
+  gtk_widget_class_set_template_from_resource (widget_class,
+                                               "/io/github/vramlab/Headroom/"
+                                               "hr-advisor-dialog.ui");
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, next_button);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, stack);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, toast_overlay);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, tree);
+  gtk_widget_class_bind_template_child (widget_class, HrAdvisorDialog, window_title);
+  gtk_widget_class_bind_template_callback (widget_class, on_tree_pressed);
+
   gtk_widget_class_install_action (widget_class, "advisor.back", NULL, back_action);
   gtk_widget_class_install_action (widget_class, "advisor.next", NULL, next_action);
   gtk_widget_class_install_action (widget_class, "advisor.restart", NULL, restart_action);
@@ -1160,16 +1234,7 @@ hr_advisor_dialog_class_init (HrAdvisorDialogClass *klass)
 static void
 hr_advisor_dialog_init (HrAdvisorDialog *self)
 {
-  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 0);
-  GtkWidget *header = adw_header_bar_new ();
-  GtkWidget *back = gtk_button_new_with_mnemonic (_("_Back"));
-  GtkWidget *panes = gtk_box_new (GTK_ORIENTATION_HORIZONTAL, 0);
-  GtkWidget *scrolled = gtk_scrolled_window_new ();
-  GtkWidget *clamp = adw_clamp_new ();
-  GtkWidget *stack = gtk_stack_new ();
-  GtkWidget *question = build_question_page (self);
-  GtkWidget *result = build_result_page (self);
-  GtkGesture *click = gtk_gesture_click_new ();
+  gtk_widget_init_template (GTK_WIDGET (self));
 
   self->settings = g_settings_new (APP_ID);
   self->rows = g_ptr_array_new ();
@@ -1177,61 +1242,10 @@ hr_advisor_dialog_init (HrAdvisorDialog *self)
   self->summaries = g_ptr_array_new_with_free_func (g_free);
   self->preselect = -1;
 
-  gtk_window_set_title (GTK_WINDOW (self), _("Which GPU to Buy or Rent"));
-  gtk_window_set_modal (GTK_WINDOW (self), TRUE);
-  gtk_window_set_default_size (GTK_WINDOW (self), 1320, 840);
-
-  self->window_title = ADW_WINDOW_TITLE (adw_window_title_new (_("Which GPU to Buy or Rent"),
-                                                               NULL));
-  adw_header_bar_set_title_widget (ADW_HEADER_BAR (header), GTK_WIDGET (self->window_title));
-  self->next_button = gtk_button_new_with_mnemonic (_("_Next"));
-  gtk_widget_add_css_class (self->next_button, "suggested-action");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (self->next_button), "advisor.next");
-  gtk_actionable_set_action_name (GTK_ACTIONABLE (back), "advisor.back");
-  gtk_widget_set_tooltip_text (back, _("Back to the previous question (Alt+Left)"));
-  adw_header_bar_pack_start (ADW_HEADER_BAR (header), back);
-  adw_header_bar_pack_end (ADW_HEADER_BAR (header), self->next_button);
-  gtk_window_set_default_widget (GTK_WINDOW (self), self->next_button);
-
-  self->stack = GTK_STACK (stack);
-  gtk_stack_add_named (self->stack, question, "question");
-  gtk_stack_add_named (self->stack, result, "result");
-  gtk_stack_set_vhomogeneous (self->stack, FALSE);
-  adw_clamp_set_maximum_size (ADW_CLAMP (clamp), 480);
-  adw_clamp_set_child (ADW_CLAMP (clamp), stack);
-  gtk_widget_set_margin_top (clamp, 18);
-  gtk_widget_set_margin_bottom (clamp, 18);
-  gtk_widget_set_margin_start (clamp, 18);
-  gtk_widget_set_margin_end (clamp, 18);
-  gtk_scrolled_window_set_child (GTK_SCROLLED_WINDOW (scrolled), clamp);
-  gtk_scrolled_window_set_policy (GTK_SCROLLED_WINDOW (scrolled), GTK_POLICY_NEVER,
-                                  GTK_POLICY_AUTOMATIC);
-  /* The questions and the list take what they need; the tree the rest. */
-  gtk_scrolled_window_set_propagate_natural_width (GTK_SCROLLED_WINDOW (scrolled), TRUE);
-  gtk_widget_set_hexpand (scrolled, FALSE);
-  gtk_widget_set_size_request (scrolled, 400, -1);
-
-  self->tree = g_object_new (HR_TYPE_ADVISOR_TREE, NULL);
-  gtk_widget_set_hexpand (GTK_WIDGET (self->tree), TRUE);
-  gtk_widget_set_vexpand (GTK_WIDGET (self->tree), TRUE);
-  gtk_widget_set_margin_top (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_margin_bottom (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_margin_start (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_margin_end (GTK_WIDGET (self->tree), 12);
-  gtk_widget_set_tooltip_text (GTK_WIDGET (self->tree),
-                               _("Click a question to go back to it"));
-  g_signal_connect (click, "pressed", G_CALLBACK (on_tree_pressed), self);
-  gtk_widget_add_controller (GTK_WIDGET (self->tree), GTK_EVENT_CONTROLLER (click));
-
-  gtk_box_append (GTK_BOX (panes), scrolled);
-  gtk_box_append (GTK_BOX (panes), gtk_separator_new (GTK_ORIENTATION_VERTICAL));
-  gtk_box_append (GTK_BOX (panes), GTK_WIDGET (self->tree));
-  gtk_widget_set_vexpand (panes, TRUE);
-  gtk_box_append (GTK_BOX (box), header);
-  gtk_box_append (GTK_BOX (box), panes);
-  self->toast_overlay = ADW_TOAST_OVERLAY (adw_toast_overlay_new ());
-  adw_toast_overlay_set_child (self->toast_overlay, box);
-  adw_window_set_content (ADW_WINDOW (self), GTK_WIDGET (self->toast_overlay));
+  /* The pages are built from the tree's data: a question's answers and
+   * numbers, a result's list. */
+  gtk_stack_add_named (self->stack, build_question_page (self), "question");
+  gtk_stack_add_named (self->stack, build_result_page (self), "result");
 
   g_signal_connect_object (self->settings, "changed::electricity-price",
                            G_CALLBACK (on_electricity_price_changed), self, G_CONNECT_SWAPPED);

@@ -37,6 +37,8 @@ parse_number_option_cb (const char  *option_name,
     return hr_cli_parse_number (name, value, 0, 1e9, FALSE, FALSE, &flags->budget, error);
   if (g_str_equal (name, "runs"))
     return hr_cli_parse_number (name, value, 1, 1024, FALSE, TRUE, &flags->runs, error);
+  if (g_str_equal (name, "steps"))
+    return hr_cli_parse_number (name, value, 1, 1e9, FALSE, TRUE, &flags->steps, error);
   if (g_str_equal (name, "usd-per-kwh"))
     return hr_cli_parse_number (name, value, 0, 10, FALSE, FALSE, &flags->usd_per_kwh, error);
   g_assert_not_reached ();
@@ -60,6 +62,8 @@ hr_cli_advise_option_group (HrAdviceFlags *flags)
      N_("Needs data-centre features (ECC, NVLink)"), NULL },
     { "usd-per-kwh", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
      N_("Electricity price (default 0.17, the U.S. average)"), "USD" },
+    { "steps", 0, 0, G_OPTION_ARG_CALLBACK, parse_number_option_cb,
+     N_("Optimizer steps in a run, for its time and cost (default 10000)"), N_("N") },
     { "rocm", 0, 0, G_OPTION_ARG_NONE, &flags->rocm,
      N_("The code runs on AMD cards (ROCm) too"), NULL },
     { "answer", 0, 0, G_OPTION_ARG_STRING_ARRAY, &flags->answers,
@@ -130,6 +134,11 @@ hr_cli_advise_facts (HrAdviceFlags   *flags,
       facts->known |= HR_FACT_ROCM;
       facts->rocm = TRUE;
     }
+  if (flags->steps > 0)
+    {
+      facts->known |= HR_FACT_STEPS;
+      facts->steps = (guint) flags->steps;
+    }
   if (flags->usd_per_kwh >= 0)
     {
       facts->known |= HR_FACT_USD_PER_KWH;
@@ -187,7 +196,15 @@ advice_to_json (HrAdvisorWalk *walk,
   hr_cli_json_bool (b, "rocm", in->rocm);
   hr_cli_json_string (b, "rank", hr_enum_to_nick (hr_advice_rank_names, in->rank));
   hr_cli_json_double (b, "usd_per_kwh", in->usd_per_kwh);
+  hr_cli_json_int (b, "steps", advice->steps);
   json_builder_end_object (b);
+
+  hr_cli_json_string (b, "order", advice->order);
+  hr_cli_json_bool (b, "memory_first", advice->memory_first);
+  hr_cli_json_double (b, "step_flops", advice->step_flops);
+  hr_cli_json_bool (b, "step_flops_lower_bound", advice->flops_lower_bound);
+  hr_cli_json_double (b, "utilisation", advice->utilisation);
+  hr_cli_json_string (b, "utilisation_source", advice->utilisation_source);
 
   hr_cli_json_string (b, "throughput", advice->throughput);
   hr_cli_json_bool (b, "none_within_budget", advice->none_within_budget);
@@ -205,7 +222,21 @@ advice_to_json (HrAdvisorWalk *walk,
       hr_cli_json_int (b, "runs", r->runs);
       hr_cli_json_string (b, "sharding", hr_enum_to_nick (hr_sharding_names, r->sharding));
       hr_cli_json_bool (b, "fits", r->fits);
+      hr_cli_json_bool (b, "fits_high", r->fits_high);
+      hr_cli_json_int (b, "need", r->need);
+      hr_cli_json_int (b, "need_high", r->need_high);
+      hr_cli_json_int (b, "usable", r->usable);
       hr_cli_json_int (b, "max_micro_batch", r->max_micro_batch);
+      json_builder_set_member_name (b, "step_seconds");
+      if (isfinite (r->step_seconds))
+        json_builder_add_double_value (b, r->step_seconds);
+      else
+        json_builder_add_null_value (b);
+      json_builder_set_member_name (b, "run_hours");
+      if (isfinite (r->run_hours))
+        json_builder_add_double_value (b, r->run_hours);
+      else
+        json_builder_add_null_value (b);
       json_builder_set_member_name (b, "lever");
       if (r->lever != NULL)
         {
@@ -234,6 +265,8 @@ advice_to_json (HrAdvisorWalk *walk,
       add_money (b, "buy_cost", r->buy_cost);
       add_money (b, "rent_cost", r->rent_cost);
       add_money (b, "cost", r->cost);
+      add_money (b, "cost_per_run", isfinite (r->cost_per_run) ? r->cost_per_run : -1);
+      add_money (b, "up_front", r->up_front);
       hr_cli_json_double (b, "tflops", round (r->tflops * 10) / 10);
       hr_cli_json_string (b, "choice", hr_enum_to_nick (hr_advice_choice_names, r->choice));
       hr_cli_json_bool (b, "within_budget", r->within_budget);
@@ -262,6 +295,18 @@ advice_to_json (HrAdvisorWalk *walk,
   return json_builder_get_root (b);
 }
 
+static char *
+run_time (double hours)
+{
+  if (!isfinite (hours))
+    return g_strdup ("–");
+  if (hours < 1)
+    return g_strdup_printf (_("%.0f min"), MAX (1, round (hours * 60)));
+  if (hours < 48)
+    return g_strdup_printf (_("%.1f h"), hours);
+  return g_strdup_printf (_("%.1f d"), hours / 24);
+}
+
 static void
 print_table (HrAdvisorWalk *walk,
              HrAdvice      *advice)
@@ -269,10 +314,11 @@ print_table (HrAdvisorWalk *walk,
   for (guint i = 0; i < hr_advisor_walk_get_n_steps (walk); i++)
     printf ("%-44s %s\n", hr_advisor_walk_get_step_node (walk, i)->question,
             hr_advisor_walk_get_step_answer (walk, i)->label);
+  printf ("\n%s\n", advice->order);
   /* Translators: column headings of the advice table; keep them short. */
-  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s\n", "", _("GPU"), _("Cards"),
-          _("Memory"), _("Price"), _("$/GB"), _("Cloud/h"), _("Break-even"), _("Choice"),
-          _("Batch"));
+  printf ("\n%-3s %-20s %5s %10s %8s %6s %8s %11s %6s %5s %9s %8s %9s\n", "", _("GPU"),
+          _("Cards"), _("Memory"), _("Price"), _("$/GB"), _("Cloud/h"), _("Break-even"),
+          _("Choice"), _("Batch"), _("Run"), _("$/run"), _("For use"));
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
@@ -289,16 +335,27 @@ print_table (HrAdvisorWalk *walk,
                                 : isnan (r->break_even_months) ? g_strdup ("–")
                                                                : g_strdup (_("never"));
       g_autofree char *rank = g_strdup_printf ("%u.", i + 1);
+      g_autofree char *run = run_time (r->run_hours);
+      g_autofree char *per_run = isfinite (r->cost_per_run)
+                                   ? g_strdup_printf (r->cost_per_run < 10 ? "$%.2f" : "$%.0f",
+                                                      r->cost_per_run)
+                                   : g_strdup ("–");
+      g_autofree char *use = r->cost >= 0 ? g_strdup_printf ("$%.0f", r->cost) : g_strdup ("–");
 
-      printf ("%-3s %-20s %5u %10s %8s %6s %8s %11s %6s %5u%s\n", rank, r->gpu_id, r->count,
-              mem, price, per_gb, cloud, even,
+      printf ("%-3s %-20s %5u %10s %8s %6s %8s %11s %6s %5u %9s %8s %9s%s%s\n", rank, r->gpu_id,
+              r->count, mem, price, per_gb, cloud, even,
               r->choice == HR_ADVICE_CHOICE_BUY ? C_("advice choice", "buy")
                                                 : C_("advice choice", "rent"),
-              r->max_micro_batch,
+              r->max_micro_batch, run, per_run, use,
               !r->fits ? _("  (a smaller micro-batch)")
-                       : r->within_budget ? "" : _("  (over budget)"));
+                       : r->within_budget ? "" : _("  (over budget)"),
+              r->fits && !r->fits_high ? _("  (not at the range's high end)") : "");
     }
 
+  printf (_("\nRun: %u steps of %.3g FLOPs at %s%s.\n"), advice->steps, advice->step_flops,
+          advice->utilisation_source,
+          advice->flops_lower_bound ? _("; a lower bound (convolutions and imagination are "
+                                        "counted by their parameters)") : "");
   if (advice->recommendations->len > 0)
     printf ("\n%s.\n", ((HrRecommendation *) g_ptr_array_index (advice->recommendations,
                                                                 0))->summary);

@@ -887,6 +887,10 @@ hr_cli_knobs (int    argc,
       g_autofree char *after = hr_cli_gib (k->after);
       g_autofree char *gained = hr_cli_gib (k->gained);
 
+      /* the core sorts them last */
+      if (!k->worth_it && (i == 0 || ((HrKnob *) g_ptr_array_index (knobs, i - 1))->worth_it))
+        printf (_("Not worth it: each frees less than %.0f%% of the peak\n"),
+                HR_KNOB_WORTH_IT * 100);
       printf ("%2u. %s\n    ", i + 1, k->label);
       if (k->saved > 0)
         printf (_("saves %s (to %s)"), saved, after);

@@ -44,9 +44,10 @@ typedef struct {
   double    usd_per_kwh;
   gboolean  rocm;
   char    **answers;   /* "NODE=ANSWER", chosen over the facts */
+  double    steps;     /* optimizer steps in a run; 0: not given */
 } HrAdviceFlags;
 
-#define HR_ADVICE_FLAGS_INIT { -1, -1, -1, NULL, 0, FALSE, -1, FALSE, NULL }
+#define HR_ADVICE_FLAGS_INIT { -1, -1, -1, NULL, 0, FALSE, -1, FALSE, NULL, 0 }
 
 /* The option group for @flags (which must outlive it). */
 GOptionGroup *hr_cli_advise_option_group (HrAdviceFlags *flags);

@@ -600,6 +600,7 @@ hr_cli_add_knob_json (JsonBuilder  *b,
   hr_cli_json_string (b, "label", k->label);
   hr_cli_json_string (b, "change", k->change);
   hr_cli_json_int (b, "saved", k->saved);
+  hr_cli_json_bool (b, "worth_it", k->worth_it);
   hr_cli_json_int (b, "gained", k->gained);
   hr_cli_json_int (b, "need_after", k->after);
   hr_cli_json_int (b, "total_after", k->device_after);

@@ -564,6 +564,129 @@ test_team (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
 }
 
+/* The size a 1366 × 768 screen gives a window, less a top bar. */
+#define SCREEN_WIDTH  1366
+#define SCREEN_HEIGHT 768
+
+static void
+assert_fits_screen (HrAdvisorDialog *dialog,
+                    const char      *step)
+{
+  int min_width, min_height;
+
+  for (guint i = 0; i < 10; i++)
+    {
+      iterate ();
+      g_usleep (5000);
+    }
+  gtk_widget_measure (GTK_WIDGET (dialog), GTK_ORIENTATION_HORIZONTAL, -1, &min_width, NULL,
+                      NULL, NULL);
+  gtk_widget_measure (GTK_WIDGET (dialog), GTK_ORIENTATION_VERTICAL, SCREEN_WIDTH, &min_height,
+                      NULL, NULL, NULL);
+  g_test_message ("%s: %d × %d (at least %d × %d)", step,
+                  gtk_widget_get_width (GTK_WIDGET (dialog)),
+                  gtk_widget_get_height (GTK_WIDGET (dialog)), min_width, min_height);
+  g_assert_cmpint (gtk_widget_get_width (GTK_WIDGET (dialog)), <=, SCREEN_WIDTH);
+  g_assert_cmpint (gtk_widget_get_height (GTK_WIDGET (dialog)), <=, SCREEN_HEIGHT);
+  g_assert_cmpint (min_width, <=, SCREEN_WIDTH);
+  g_assert_cmpint (min_height, <=, SCREEN_HEIGHT);
+  /* Next (or, at the end, Start Over) stays on screen */
+  g_assert_true (gtk_widget_get_mapped (GTK_WIDGET (dialog)));
+}
+
+/* Every step of the wizard, for the DreamerV3 example at the guide's use
+ * (18 hours a day for two years, buying, "Lab or team budget"), within a
+ * 1366 × 768 screen, and again after Start Over and Enter.  The budget
+ * field says "No limit" while the lab or team budget is selected, and a
+ * figure typed picks its band. */
+static void
+test_small_screen (void)
+{
+  g_autoptr(HrScenario) scenario = load (EXAMPLES_DIR, "dreamerv3-5090d.json");
+  HrAdvisorDialog *dialog = new_dialog (scenario);
+  HrAdvisorWalk *walk = hr_advisor_dialog_get_walk (dialog);
+  GtkSpinButton *budget;
+  char name[32];
+  guint shot = 0;
+
+  assert_fits_screen (dialog, "workload");
+  g_snprintf (name, sizeof name, "step-%u", ++shot);
+  screenshot (dialog, name);
+  g_assert_true (press (GTK_WINDOW (dialog), "Return"));
+
+  type_into (dialog, hr_advisor_dialog_get_number_spin (dialog, HR_FACT_HOURS_PER_DAY), "18");
+  press_tab (GTK_WINDOW (dialog));
+  type_into (dialog, hr_advisor_dialog_get_number_spin (dialog, HR_FACT_MONTHS), "24");
+  assert_fits_screen (dialog, "usage");
+  g_snprintf (name, sizeof name, "step-%u", ++shot);
+  screenshot (dialog, name);
+  enter_number (dialog);
+
+  assert_fits_screen (dialog, "prefer");
+  g_snprintf (name, sizeof name, "step-%u", ++shot);
+  screenshot (dialog, name);
+  choose (dialog, "buy");
+
+  /* The budget: "Lab or team budget" is the default, with no limit. */
+  g_assert_cmpstr (current_id (dialog), ==, "budget");
+  budget = hr_advisor_dialog_get_number_spin (dialog, HR_FACT_BUDGET);
+  g_assert_nonnull (budget);
+  g_assert_cmpuint (focused_answer (dialog), ==, 3);
+  g_assert_cmpfloat (gtk_spin_button_get_value (budget), ==, 0);
+  g_assert_cmpstr (gtk_editable_get_text (GTK_EDITABLE (budget)), ==, "No limit");
+  /* a figure picks its band, and the team answer, clicked, clears it */
+  type_into (dialog, budget, "2000");
+  gtk_spin_button_update (budget);
+  iterate ();
+  g_assert_true (gtk_check_button_get_active (
+    GTK_CHECK_BUTTON (adw_action_row_get_activatable_widget (
+      ADW_ACTION_ROW (hr_advisor_dialog_get_answer_row (dialog, 1))))));
+  gtk_check_button_set_active (GTK_CHECK_BUTTON (adw_action_row_get_activatable_widget (
+    ADW_ACTION_ROW (hr_advisor_dialog_get_answer_row (dialog, 3)))), TRUE);
+  iterate ();
+  g_assert_cmpfloat (gtk_spin_button_get_value (budget), ==, 0);
+  type_into (dialog, budget, "2000");
+  gtk_spin_button_update (budget);
+  iterate ();
+  assert_fits_screen (dialog, "budget");
+  g_snprintf (name, sizeof name, "step-%u", ++shot);
+  screenshot (dialog, name);
+  enter_number (dialog);
+  g_assert_cmpstr (hr_advisor_walk_get_step_answer (walk, 3)->id, ==, "limited");
+
+  for (const char *id; !hr_advisor_walk_is_done (walk);)
+    {
+      id = current_id (dialog);
+      assert_fits_screen (dialog, id);
+      g_snprintf (name, sizeof name, "step-%u", ++shot);
+      screenshot (dialog, name);
+      g_assert_true (press (GTK_WINDOW (dialog), "Return"));
+    }
+  assert_fits_screen (dialog, "result");
+  g_snprintf (name, sizeof name, "step-%u-result", ++shot);
+  screenshot (dialog, name);
+  /* within $2,000 the guide's RTX 4090; over-budget options say so */
+  g_assert_cmpstr (recommendation (dialog, 0)->gpu_id, ==, "rtx-4090");
+  {
+    g_auto(GStrv) summaries = hr_advisor_dialog_dup_recommendation_summaries (dialog);
+
+    g_assert_nonnull (strstr (summaries[0], "A run of "));
+    for (guint i = 0; summaries[i] != NULL; i++)
+      if (!recommendation (dialog, i)->within_budget)
+        g_assert_nonnull (strstr (summaries[i], "over budget ("));
+  }
+
+  /* Start Over, then Enter: still on screen */
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (dialog), "advisor.restart", NULL));
+  iterate ();
+  assert_fits_screen (dialog, "start over");
+  g_assert_true (press (GTK_WINDOW (dialog), "Return"));
+  assert_fits_screen (dialog, "start over, Enter");
+  g_snprintf (name, sizeof name, "step-%u-start-over", ++shot);
+  screenshot (dialog, name);
+  gtk_window_destroy (GTK_WINDOW (dialog));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -586,6 +709,7 @@ main (int   argc,
   g_test_add_func ("/advisor-dialog/student", test_student);
   g_test_add_func ("/advisor-dialog/lab", test_lab);
   g_test_add_func ("/advisor-dialog/team", test_team);
+  g_test_add_func ("/advisor-dialog/small-screen", test_small_screen);
   status = g_test_run ();
   g_free (tmp_dir);
   return status;

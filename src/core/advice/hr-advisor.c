@@ -57,11 +57,12 @@ static const struct {
   { HR_FACT_RANK, "rank" },
   { HR_FACT_USD_PER_KWH, "usd_per_kwh" },
   { HR_FACT_ROCM, "rocm" },
+  { HR_FACT_STEPS, "steps" },
 };
 
 static const char * const fact_key_list[] = {
   "task", "hours_per_day", "months", "budget_usd", "prefer", "runs", "datacenter", "rank",
-  "usd_per_kwh", "rocm", NULL
+  "usd_per_kwh", "rocm", "steps", NULL
 };
 
 void
@@ -91,6 +92,8 @@ hr_advice_inputs_merge (HrAdviceInputs       *dst,
     dst->usd_per_kwh = src->usd_per_kwh;
   if (src->known & HR_FACT_ROCM)
     dst->rocm = src->rocm;
+  if (src->known & HR_FACT_STEPS)
+    dst->steps = src->steps;
   dst->known |= src->known;
 }
 
@@ -173,6 +176,8 @@ read_fact_value (HrReader *reader,
       return hr_reader_double (reader, key, TRUE, 1, 1024, number);
     case HR_FACT_USD_PER_KWH:
       return hr_reader_double (reader, key, TRUE, 0, 10, number);
+    case HR_FACT_STEPS:
+      return hr_reader_double (reader, key, TRUE, 1, 1e9, number);
     default:
       g_assert_not_reached ();
     }
@@ -182,7 +187,7 @@ static gboolean
 fact_is_number (int fact)
 {
   return fact == HR_FACT_HOURS_PER_DAY || fact == HR_FACT_MONTHS || fact == HR_FACT_BUDGET ||
-         fact == HR_FACT_RUNS || fact == HR_FACT_USD_PER_KWH;
+         fact == HR_FACT_RUNS || fact == HR_FACT_USD_PER_KWH || fact == HR_FACT_STEPS;
 }
 
 static void
@@ -194,17 +199,41 @@ inputs_set (HrAdviceInputs *inputs,
   inputs->known |= fact;
   switch (fact)
     {
-    case HR_FACT_TASK: inputs->task = value; break;
-    case HR_FACT_PREFER: inputs->prefer = value; break;
-    case HR_FACT_RANK: inputs->rank = value; break;
-    case HR_FACT_DATACENTER: inputs->datacenter = value; break;
-    case HR_FACT_ROCM: inputs->rocm = value; break;
-    case HR_FACT_HOURS_PER_DAY: inputs->hours_per_day = number; break;
-    case HR_FACT_MONTHS: inputs->months = number; break;
-    case HR_FACT_BUDGET: inputs->budget_usd = number; break;
-    case HR_FACT_RUNS: inputs->runs = (guint) number; break;
-    case HR_FACT_USD_PER_KWH: inputs->usd_per_kwh = number; break;
-    default: g_assert_not_reached ();
+    case HR_FACT_TASK:
+      inputs->task = value;
+      break;
+    case HR_FACT_PREFER:
+      inputs->prefer = value;
+      break;
+    case HR_FACT_RANK:
+      inputs->rank = value;
+      break;
+    case HR_FACT_DATACENTER:
+      inputs->datacenter = value;
+      break;
+    case HR_FACT_ROCM:
+      inputs->rocm = value;
+      break;
+    case HR_FACT_HOURS_PER_DAY:
+      inputs->hours_per_day = number;
+      break;
+    case HR_FACT_MONTHS:
+      inputs->months = number;
+      break;
+    case HR_FACT_BUDGET:
+      inputs->budget_usd = number;
+      break;
+    case HR_FACT_RUNS:
+      inputs->runs = (guint) number;
+      break;
+    case HR_FACT_USD_PER_KWH:
+      inputs->usd_per_kwh = number;
+      break;
+    case HR_FACT_STEPS:
+      inputs->steps = (guint) number;
+      break;
+    default:
+      g_assert_not_reached ();
     }
 }
 
@@ -834,6 +863,7 @@ condition_holds (const HrAdvisorCondition *cond,
     case HR_FACT_RUNS: return facts->runs >= cond->min && facts->runs <= cond->max;
     case HR_FACT_USD_PER_KWH:
       return facts->usd_per_kwh >= cond->min && facts->usd_per_kwh <= cond->max;
+    case HR_FACT_STEPS: return facts->steps >= cond->min && facts->steps <= cond->max;
     default: g_assert_not_reached ();
     }
 }
@@ -946,6 +976,7 @@ hr_advisor_walk_get_inputs (HrAdvisorWalk        *walk,
     .known = 0, .task = HR_TASK_FINETUNE, .hours_per_day = 4, .months = 12, .budget_usd = -1,
     .prefer = HR_ADVICE_PREFER_CHEAPER, .runs = 1, .datacenter = FALSE,
     .rank = HR_ADVICE_RANK_VALUE, .usd_per_kwh = HR_ADVICE_DEFAULT_USD_PER_KWH,
+    .steps = HR_COST_DEFAULT_STEPS,
   };
 
   g_return_if_fail (walk != NULL);
@@ -1058,6 +1089,7 @@ hr_advice_free (HrAdvice *advice)
   g_clear_pointer (&advice->recommendations, g_ptr_array_unref);
   g_clear_pointer (&advice->host.reasons, g_ptr_array_unref);
   g_clear_pointer (&advice->notes, g_ptr_array_unref);
+  g_free (advice->order);
   g_free (advice);
 }
 
@@ -1113,16 +1145,26 @@ throughput_name (const HrScenario *s)
     }
 }
 
+/* What one configuration of cards makes of the scenario. */
+typedef struct {
+  gboolean fits;             /* at the point estimate, with the reserve */
+  gboolean fits_high;        /* at the high end of the range */
+  guint    max_micro_batch;
+  guint64  need;
+  guint64  need_high;
+  guint64  usable;
+} Fit;
+
 /* Whether @base runs on @n cards of @gpu split by @sharding, with its
  * reserve at its micro-batch, by the fit rule (and @calibration when not
- * NULL); sets the largest micro-batch. */
-static gboolean
-fits_on (const HrScenario    *base,
-         const HrCalibration *calibration,
-         const HrGpu         *gpu,
-         guint                n,
-         HrSharding           sharding,
-         guint               *max_micro_batch)
+ * NULL), at the point estimate and at the high end of its range. */
+static void
+fit_on (const HrScenario    *base,
+        const HrCalibration *calibration,
+        const HrGpu         *gpu,
+        guint                n,
+        HrSharding           sharding,
+        Fit                 *fit)
 {
   g_autoptr(HrScenario) s = hr_scenario_copy (base);
   g_autoptr(HrPlan) plan = NULL;
@@ -1140,40 +1182,59 @@ fits_on (const HrScenario    *base,
   else
     hr_plan_peak (plan, s->micro_batch, &peak);
   hr_fit_rule_limit (s, gpu, &peak, &limit);
-  *max_micro_batch = calibration != NULL
+  fit->max_micro_batch = calibration != NULL
     ? hr_calibration_max_micro_batch (calibration, plan, limit.usable, NULL)
     : hr_fit_rule_plan_max_micro_batch (plan, limit.usable, NULL);
-  return hr_fit_rule_need (s, &peak) <= limit.usable;
+  fit->need = hr_fit_rule_need (s, &peak);
+  fit->need_high = MAX (peak.need_high, fit->need);
+  fit->usable = limit.usable;
+  fit->fits = fit->need <= limit.usable;
+  fit->fits_high = fit->fits && fit->need_high <= limit.usable;
+}
+
+static gboolean
+fits_on (const HrScenario    *base,
+         const HrCalibration *calibration,
+         const HrGpu         *gpu,
+         guint                n,
+         HrSharding           sharding,
+         guint               *max_micro_batch)
+{
+  Fit fit;
+
+  fit_on (base, calibration, gpu, n, sharding, &fit);
+  *max_micro_batch = fit.max_micro_batch;
+  return fit.fits;
 }
 
 /* The fewest cards of @gpu that run @base: as it is, else with its state
  * split over the cards (FSDP, which is ZeRO-3, or the run's own ZeRO-3) on
  * as many cards, then on twice as many, up to @max_cards.  Returns 0 when
- * none does; @alone is the largest micro-batch the run's own cards take
- * as it is. */
+ * none does; @alone is the run's own cards as it is. */
 static guint
 fit_cards (const HrScenario    *base,
            const HrCalibration *calibration,
            const HrGpu         *gpu,
            guint                max_cards,
            HrSharding          *sharding,
-           guint               *max_micro_batch,
-           guint               *alone)
+           Fit                 *fit,
+           Fit                 *alone)
 {
   gboolean sharded = base->sharding == HR_SHARDING_ZERO3 || base->sharding == HR_SHARDING_FSDP;
   HrSharding split = sharded ? base->sharding : HR_SHARDING_FSDP;
 
-  if (fits_on (base, calibration, gpu, base->gpus, base->sharding, max_micro_batch))
+  fit_on (base, calibration, gpu, base->gpus, base->sharding, alone);
+  *fit = *alone;
+  if (alone->fits)
     {
-      *alone = *max_micro_batch;
       *sharding = base->sharding;
       return base->gpus;
     }
-  *alone = *max_micro_batch;
 
   for (guint n = sharded || base->gpus == 1 ? base->gpus * 2 : base->gpus; n <= max_cards; n *= 2)
     {
-      if (fits_on (base, calibration, gpu, n, split, max_micro_batch))
+      fit_on (base, calibration, gpu, n, split, fit);
+      if (fit->fits)
         {
           *sharding = split;
           return n;
@@ -1183,19 +1244,6 @@ fit_cards (const HrScenario    *base,
   return 0;
 }
 
-static double
-rank_value (const HrRecommendation *rec)
-{
-  return rec->tflops > 0 ? rec->cost / rec->tflops : INFINITY;
-}
-
-/* What the budget is compared with: the cards' price, or the rent. */
-static double
-budget_cost (const HrRecommendation *rec)
-{
-  return rec->choice == HR_ADVICE_CHOICE_BUY ? rec->price_usd * rec->count : rec->rent_cost;
-}
-
 static int
 compare_numbers (double a,
                  double b)
@@ -1203,83 +1251,163 @@ compare_numbers (double a,
   return a < b ? -1 : a > b ? 1 : 0;
 }
 
-/* Cards equal in memory and in the run's own throughput: the cheaper per
- * gigabyte first (an RTX 5090 D before an RTX 5090 where they compute the
- * same). */
-static int
-compare_equal_cards (const HrRecommendation *x,
-                     const HrRecommendation *y)
-{
-  double px = x->price_per_gb >= 0 ? x->price_per_gb : INFINITY;
-  double py = y->price_per_gb >= 0 ? y->price_per_gb : INFINITY;
+/* Within 2%, two figures are the same for the choice: cards sold as the
+ * same size differ by a few MiB in what the driver reports (24,576 MiB on
+ * an RTX 3090, 24,564 on an RTX 4090), and prices and peaks are typical
+ * figures, not exact ones. */
+#define SAME_WITHIN 0.02
 
-  return compare_numbers (px, py);
+static int
+compare_roughly (double a,
+                 double b)
+{
+  if (isfinite (a) && isfinite (b) && fabs (a - b) <= SAME_WITHIN * MAX (fabs (a), fabs (b)))
+    return 0;
+  return compare_numbers (a, b);
 }
 
-typedef struct {
-  HrAdviceRank   rank;
-  /* Under the memory rank: the choice of the cheapest option within the
-   * budget, whose options come first. */
-  HrAdviceChoice lead;
-} Ranking;
-
+/* The objective, best first: a card that fits at the high end of the
+ * estimate's range before one that fits only at the point estimate; then,
+ * for a world model bought, memory first and then throughput (the
+ * DreamerV3 GPU guide, section 6: "the first priority when choosing a GPU
+ * is VRAM, second is compute power"; a rented card can be swapped for a
+ * larger one later); otherwise, and then, the least cost per finished
+ * run.  The same card new before used (a warranty, no wear). */
 static int
-compare_recommendations (gconstpointer a,
-                         gconstpointer b,
-                         gpointer      user_data)
+compare_objective (const HrRecommendation *x,
+                   const HrRecommendation *y,
+                   gboolean                memory_first)
+{
+  int c;
+
+  if (x->fits_high != y->fits_high)
+    return x->fits_high ? -1 : 1;
+
+  if (memory_first && x->choice == HR_ADVICE_CHOICE_BUY && y->choice == HR_ADVICE_CHOICE_BUY)
+    {
+      c = compare_roughly ((double) y->memory, (double) x->memory);
+      if (c != 0)
+        return c;
+      c = compare_roughly (y->tflops, x->tflops);
+      if (c != 0)
+        return c;
+    }
+
+  if (g_strcmp0 (x->gpu_id, y->gpu_id) == 0 && x->choice == y->choice && x->used != y->used)
+    return x->used ? 1 : -1;
+
+  c = compare_roughly (x->cost_per_run, y->cost_per_run);
+  if (c != 0)
+    return c;
+  /* equal for the run: the more memory, then the cheaper per gigabyte */
+  c = compare_roughly ((double) y->memory, (double) x->memory);
+  if (c != 0)
+    return c;
+  return compare_numbers (x->price_per_gb >= 0 ? x->price_per_gb : INFINITY,
+                          y->price_per_gb >= 0 ? y->price_per_gb : INFINITY);
+}
+
+/* The list as shown: within the budget first, in the objective's order;
+ * beyond it, the least money up front first. */
+static int
+compare_listed_cb (gconstpointer a,
+                   gconstpointer b,
+                   gpointer      user_data)
 {
   const HrRecommendation *x = *(HrRecommendation * const *) a;
   const HrRecommendation *y = *(HrRecommendation * const *) b;
-  const Ranking *ranking = user_data;
-  HrAdviceRank rank = ranking->rank;
-  double vx, vy;
 
-  /* The budget is a constraint: cards within it first. */
   if (x->within_budget != y->within_budget)
     return x->within_budget ? -1 : 1;
-
-  /* Beyond it, the cheapest that runs it as asked. */
   if (!x->within_budget)
     {
-      int c = compare_numbers (budget_cost (x), budget_cost (y));
+      int c = compare_numbers (x->up_front, y->up_front);
 
-      return c != 0 ? c : compare_equal_cards (x, y);
+      return c != 0 ? c : compare_objective (x, y, GPOINTER_TO_INT (user_data));
     }
+  return compare_objective (x, y, GPOINTER_TO_INT (user_data));
+}
 
-  /* Memory first is a rule for what to buy: a card rented for the use can
-   * be swapped for a larger one later.  Where renting is the cheaper way
-   * (the use is light), the rented options lead, cheapest first. */
-  if (rank == HR_ADVICE_RANK_MEMORY && x->choice != y->choice)
-    return x->choice == ranking->lead ? -1 : 1;
-  if (rank == HR_ADVICE_RANK_MEMORY && x->choice == HR_ADVICE_CHOICE_RENT)
+static int
+compare_up_front_cb (gconstpointer a,
+                     gconstpointer b,
+                     gpointer      user_data)
+{
+  const HrRecommendation *x = *(HrRecommendation * const *) a;
+  const HrRecommendation *y = *(HrRecommendation * const *) b;
+  int c = compare_numbers (x->up_front, y->up_front);
+
+  return c != 0 ? c : compare_objective (x, y, GPOINTER_TO_INT (user_data));
+}
+
+/* The best card within a budget that runs only a smaller micro-batch:
+ * the largest micro-batch, then the least money up front. */
+static int
+compare_partial_cb (gconstpointer a,
+                    gconstpointer b,
+                    gpointer      user_data)
+{
+  const HrRecommendation *x = *(HrRecommendation * const *) a;
+  const HrRecommendation *y = *(HrRecommendation * const *) b;
+
+  if (x->max_micro_batch != y->max_micro_batch)
+    return x->max_micro_batch > y->max_micro_batch ? -1 : 1;
+  return compare_numbers (x->up_front, y->up_front);
+}
+
+/* Whether @x has at least the memory and the throughput of @y. */
+static gboolean
+dominates (const HrRecommendation *x,
+           const HrRecommendation *y)
+{
+  return (double) x->memory >= (1 - SAME_WITHIN) * (double) y->memory &&
+         x->tflops >= y->tflops * (1 - 1e-9);
+}
+
+/* The first pick within @budget (< 0: none), from @options that run the
+ * scenario as asked.  The picks form one chain, walked from the least
+ * money up front: an option takes over from the pick before it only when
+ * it is better by the objective and has at least its memory and its
+ * throughput (or fits at the high end of the range where the pick did
+ * not, with at least its memory; or, memory first, has more memory).  So
+ * more money never buys a smaller or slower first pick for the same use:
+ * a card the budget only just reaches does not displace a larger one. */
+static HrRecommendation *
+first_pick (GPtrArray *options,
+            gboolean   memory_first,
+            double     budget)
+{
+  g_autoptr(GPtrArray) sorted = g_ptr_array_copy (options, NULL, NULL);
+  HrRecommendation *pick = NULL;
+  guint64 pick_memory = 0;
+
+  /* the copy borrows the options */
+  g_ptr_array_set_free_func (sorted, NULL);
+  g_ptr_array_sort_with_data (sorted, compare_up_front_cb, GINT_TO_POINTER (memory_first));
+  for (guint i = 0; i < sorted->len; i++)
     {
-      int c = compare_numbers (x->cost, y->cost);
+      HrRecommendation *o = g_ptr_array_index (sorted, i);
+      gboolean more_memory = (double) o->memory >= (1 - SAME_WITHIN) * (double) pick_memory;
+      /* Memory first, then compute, is itself an order on memory and
+       * throughput: a card bought with more memory takes over whatever
+       * its throughput (the guide's RTX 5090D after its RTX 4090). */
+      gboolean memory_order = memory_first && pick != NULL &&
+                              o->choice == HR_ADVICE_CHOICE_BUY &&
+                              pick->choice == HR_ADVICE_CHOICE_BUY;
 
-      return c != 0 ? c : compare_equal_cards (x, y);
+      if (budget >= 0 && o->up_front > budget)
+        break;
+
+      if (pick == NULL ||
+          (compare_objective (o, pick, memory_first) < 0 &&
+           ((memory_order && more_memory) || dominates (o, pick) ||
+            (o->fits_high && !pick->fits_high && more_memory))))
+        {
+          pick = o;
+          pick_memory = o->memory;
+        }
     }
-
-  /* The DreamerV3 GPU guide, section 6: memory first, then compute.  Cards
-   * sold as the same size differ by a few MiB in what the driver reports
-   * (24,576 MiB on an RTX 3090, 24,564 on an RTX 4090): within 2% they
-   * are the same size. */
-  if (rank == HR_ADVICE_RANK_MEMORY &&
-      fabs ((double) x->memory - (double) y->memory) > 0.02 * MAX (x->memory, y->memory))
-    return x->memory > y->memory ? -1 : 1;
-
-  if (rank == HR_ADVICE_RANK_COST)
-    {
-      int c = compare_numbers (x->cost, y->cost);
-
-      return c != 0 ? c : compare_equal_cards (x, y);
-    }
-
-  /* Cost for the use per TFLOP/s of the run's own precision; within 2%,
-   * the cards are equal for the run. */
-  vx = rank_value (x);
-  vy = rank_value (y);
-  if (isfinite (vx) && isfinite (vy) && fabs (vx - vy) <= 0.02 * MIN (vx, vy))
-    return compare_equal_cards (x, y);
-  return compare_numbers (vx, vy);
+  return pick;
 }
 
 static char *
@@ -1300,11 +1428,34 @@ money (double usd)
   return g_string_free (str, FALSE);
 }
 
+/* "$0.42", "$19": cents where the sum is small. */
+static char *
+money_small (double usd)
+{
+  if (usd < 10)
+    return g_strdup_printf ("$%.2f", usd);
+  return money (usd);
+}
+
+/* "3.2 h", "2.5 days": how long a run takes, in words. */
+static char *
+duration (double hours)
+{
+  if (!isfinite (hours))
+    return g_strdup ("–");
+  if (hours < 1)
+    return g_strdup_printf (_("%.0f min"), MAX (1, round (hours * 60)));
+  if (hours < 48)
+    return g_strdup_printf (_("%.1f h"), hours);
+  return g_strdup_printf (_("%.1f days"), hours / 24);
+}
+
 static char *
 describe (const HrRecommendation *rec,
-          const HrAdviceInputs   *in,
+          const HrAdvice         *advice,
           guint                   asked)
 {
+  const HrAdviceInputs *in = &advice->inputs;
   GString *str = g_string_new (NULL);
 
   if (rec->choice == HR_ADVICE_CHOICE_BUY)
@@ -1338,6 +1489,20 @@ describe (const HrRecommendation *rec,
     g_string_append_printf (str, _("; %u independent runs, one per group"), rec->runs);
   else if (rec->runs > 1)
     g_string_append_printf (str, _(": %u independent runs, one per card"), rec->runs);
+
+  if (isfinite (rec->run_hours) && isfinite (rec->cost_per_run))
+    {
+      g_autofree char *time = duration (rec->run_hours);
+      g_autofree char *per_run = money_small (rec->cost_per_run);
+      g_autofree char *use = money (rec->cost);
+
+      /* Translators: the steps, their time, the cost per run, the cost
+       * for the use. */
+      g_string_append_printf (str, _("; a run of %u steps takes %s%s, %s a run, %s for the use"),
+                              advice->steps, advice->flops_lower_bound ? _("at least ") : "",
+                              time, per_run, use);
+    }
+
   if (rec->fits)
     g_string_append_printf (str, _("; micro-batch up to %u"), rec->max_micro_batch);
   else if (rec->lever != NULL)
@@ -1350,6 +1515,10 @@ describe (const HrRecommendation *rec,
                             rec->max_micro_batch, asked,
                             (asked + rec->max_micro_batch - 1) /
                               MAX (1, rec->max_micro_batch));
+  if (rec->fits && !rec->fits_high)
+    g_string_append_printf (str, _("; fits at the estimate, not at its high end (%.1f of %.1f "
+                                   "GiB usable)"),
+                            rec->need_high / 1073741824.0, rec->usable / 1073741824.0);
 
   if (isfinite (rec->break_even_months))
     g_string_append_printf (str, _("; buying pays off after %.1f months at %g h a day"),
@@ -1360,75 +1529,36 @@ describe (const HrRecommendation *rec,
   return g_string_free (str, FALSE);
 }
 
+/* One way to have @gpu for @in: bought new or used, or rented; NULL when
+ * it is not to be had that way. */
 static HrRecommendation *
-recommend_gpu (const HrScenario     *scenario,
-               const HrCalibration  *calibration,
-               const HrGpu          *gpu,
-               const HrAdviceInputs *in)
+make_option (const HrScenario     *s,
+             const HrGpu          *gpu,
+             const HrAdviceInputs *in,
+             const HrAdvice       *advice,
+             guint                 per_run,
+             HrSharding            sharding,
+             const Fit            *fit,
+             HrAdviceChoice        choice,
+             gboolean              used)
 {
-  g_autoptr(HrScenario) s = hr_scenario_copy (scenario);
   gboolean server_card = gpu->tier == HR_GPU_TIER_DATACENTER;
   /* A data-centre card needs a server's airflow to buy; NVLink between
    * many cards is a data-centre feature (workstation cards have ECC but
    * dropped NVLink with the RTX 6000 Ada). */
   gboolean tier_ok = !in->datacenter || server_card;
   gboolean budgeted = (in->known & HR_FACT_BUDGET) && in->budget_usd >= 0;
-  double price = -1;
-  gboolean used = FALSE;
-  gboolean can_buy, can_rent;
+  double price = used ? gpu->used_price_usd : gpu->price_usd;
+  double use_hours, per_run_tflops, runs_done;
   HrRecommendation *rec;
-  HrSharding sharding = s->sharding;
-  guint max_micro_batch = 0, alone = 0;
-  guint per_run;
-  gboolean as_asked;
-  double card_hours;
-  gboolean buy_fits, rent_fits;
 
-  /* Most research code (flash-attn, custom CUDA kernels) runs on NVIDIA
-   * cards only, unless the user says it runs on ROCm. */
-  if (g_strcmp0 (gpu->vendor, "amd") == 0 && !in->rocm)
+  if (!tier_ok)
     return NULL;
-
-  per_run = fit_cards (s, calibration, gpu, server_card ? MAX_CARDS_CLUSTER
-                                                         : MAX_CARDS_PER_MACHINE,
-                       &sharding, &max_micro_batch, &alone);
-  as_asked = per_run > 0;
-  /* Neither as asked nor at any micro-batch on the run's own cards. */
-  if (!as_asked && alone == 0)
+  if (choice == HR_ADVICE_CHOICE_BUY &&
+      (in->prefer == HR_ADVICE_PREFER_RENT || price < 0 || (server_card && !in->datacenter)))
     return NULL;
-  if (!as_asked)
-    {
-      /* Runs only a smaller micro-batch: a candidate for the best card
-       * within a budget that buys nothing that runs it as asked. */
-      per_run = s->gpus;
-      max_micro_batch = alone;
-    }
-
-  /* New while it is sold and within the budget (a warranty, no wear),
-   * else used where the catalog knows a used price (the DreamerV3 GPU
-   * guide's "used RTX 3090" under $1,100). */
-  {
-    guint count = per_run * MAX (1, in->runs);
-    gboolean new_ok = gpu->price_usd >= 0 &&
-                      (!budgeted || gpu->price_usd * count <= in->budget_usd);
-
-    if (new_ok)
-      price = gpu->price_usd;
-    else if (gpu->used_price_usd >= 0)
-      {
-        price = gpu->used_price_usd;
-        used = TRUE;
-      }
-    else
-      price = gpu->price_usd;
-  }
-  can_buy = tier_ok && price >= 0 && (in->datacenter || !server_card);
-  can_rent = tier_ok && gpu->cloud_usd_per_hour >= 0;
-  if (in->prefer == HR_ADVICE_PREFER_BUY)
-    can_rent = FALSE;
-  else if (in->prefer == HR_ADVICE_PREFER_RENT)
-    can_buy = FALSE;
-  if (!can_buy && !can_rent)
+  if (choice == HR_ADVICE_CHOICE_RENT &&
+      (in->prefer == HR_ADVICE_PREFER_BUY || gpu->cloud_usd_per_hour < 0))
     return NULL;
 
   rec = g_new0 (HrRecommendation, 1);
@@ -1440,46 +1570,110 @@ recommend_gpu (const HrScenario     *scenario,
   rec->runs = MAX (1, in->runs);
   rec->count = per_run * rec->runs;
   rec->sharding = sharding;
-  rec->fits = as_asked;
-  rec->max_micro_batch = max_micro_batch;
-  rec->used = used;
-  rec->price_usd = price;
-  rec->price_per_gb = price >= 0 ? price / (gpu->memory / GB) : -1;
+  rec->fits = fit->fits;
+  rec->fits_high = fit->fits_high;
+  rec->need = fit->need;
+  rec->need_high = fit->need_high;
+  rec->usable = fit->usable;
+  rec->max_micro_batch = fit->max_micro_batch;
+  rec->choice = choice;
+  rec->used = choice == HR_ADVICE_CHOICE_BUY && used;
+  rec->price_usd = choice == HR_ADVICE_CHOICE_BUY ? price
+                   : gpu->price_usd >= 0 ? gpu->price_usd : gpu->used_price_usd;
+  rec->price_per_gb = rec->price_usd >= 0 ? rec->price_usd / (gpu->memory / GB) : -1;
   rec->cloud_usd_per_hour = gpu->cloud_usd_per_hour;
-  rec->price_as_of = g_strdup (used && can_buy ? gpu->used_price_as_of : gpu->price_as_of);
-  rec->tflops = card_tflops (gpu, s) * rec->count *
-                pow (SHARDED_SCALING, log2 (rec->gpus_per_run));
+  rec->price_as_of = g_strdup (rec->used ? gpu->used_price_as_of : gpu->price_as_of);
+  per_run_tflops = card_tflops (gpu, s) * per_run * pow (SHARDED_SCALING, log2 (per_run));
+  rec->tflops = per_run_tflops * rec->runs;
 
-  card_hours = rec->count * in->hours_per_day * HR_DAYS_PER_MONTH * in->months;
+  use_hours = in->hours_per_day * HR_DAYS_PER_MONTH * in->months;
   rec->power_usd_per_month = hr_cost_power_per_month ((double) gpu->tdp_watts * rec->count,
                                                       in->hours_per_day, in->usd_per_kwh);
-  rec->buy_cost = can_buy ? price * rec->count + rec->power_usd_per_month * in->months : -1;
-  rec->rent_cost = can_rent ? gpu->cloud_usd_per_hour * card_hours : -1;
-  rec->break_even_months = price >= 0 && gpu->cloud_usd_per_hour >= 0
-    ? hr_cost_break_even_months (price * rec->count,
+  /* Both ways where both are open, to compare; the choice is this one. */
+  rec->buy_cost = rec->price_usd >= 0 && in->prefer != HR_ADVICE_PREFER_RENT &&
+                  (!server_card || in->datacenter)
+    ? rec->price_usd * rec->count + rec->power_usd_per_month * in->months : -1;
+  rec->rent_cost = gpu->cloud_usd_per_hour >= 0 && in->prefer != HR_ADVICE_PREFER_BUY
+    ? gpu->cloud_usd_per_hour * rec->count * use_hours : -1;
+  rec->break_even_months = rec->price_usd >= 0 && gpu->cloud_usd_per_hour >= 0
+    ? hr_cost_break_even_months (rec->price_usd * rec->count,
                                  gpu->cloud_usd_per_hour * rec->count, in->hours_per_day,
                                  (double) gpu->tdp_watts * rec->count, in->usd_per_kwh)
     : NAN;
-
+  rec->cost = choice == HR_ADVICE_CHOICE_BUY ? rec->buy_cost : rec->rent_cost;
   /* A budget caps what is paid up front for cards, or the rent over the
    * planned months. */
-  buy_fits = can_buy && (!budgeted || price * rec->count <= in->budget_usd);
-  rent_fits = can_rent && (!budgeted || rec->rent_cost <= in->budget_usd);
+  rec->up_front = choice == HR_ADVICE_CHOICE_BUY ? rec->price_usd * rec->count : rec->rent_cost;
+  rec->within_budget = !budgeted || rec->up_front <= in->budget_usd;
 
-  if (can_buy && (!can_rent || rec->buy_cost <= rec->rent_cost))
-    rec->choice = HR_ADVICE_CHOICE_BUY;
-  else
-    rec->choice = HR_ADVICE_CHOICE_RENT;
-  /* Whichever costs less, within the budget: two years of renting 18
-   * hours a day can cost more than the budget that buys the card (seed
-   * 000's RTX 5090D at $2,200-2,800 where electricity is dear). */
-  if (rec->choice == HR_ADVICE_CHOICE_BUY && !buy_fits && rent_fits)
-    rec->choice = HR_ADVICE_CHOICE_RENT;
-  else if (rec->choice == HR_ADVICE_CHOICE_RENT && !rent_fits && buy_fits)
-    rec->choice = HR_ADVICE_CHOICE_BUY;
-  rec->cost = rec->choice == HR_ADVICE_CHOICE_BUY ? rec->buy_cost : rec->rent_cost;
-  rec->within_budget = rec->choice == HR_ADVICE_CHOICE_BUY ? buy_fits : rent_fits;
+  /* The time a run takes and what it costs: the step's model FLOPs at
+   * the utilisation figure of the card's peak; the cost for the use
+   * spread over the runs it finishes. */
+  rec->step_seconds = per_run_tflops > 0
+    ? advice->step_flops / (per_run_tflops * 1e12 * advice->utilisation) : INFINITY;
+  rec->run_hours = rec->step_seconds * advice->steps / 3600.0;
+  runs_done = rec->run_hours > 0 && isfinite (rec->run_hours)
+    ? rec->runs * use_hours / rec->run_hours : 0;
+  rec->cost_per_run = runs_done > 0 ? rec->cost / runs_done : INFINITY;
   return rec;
+}
+
+/* Every way to have @gpu that runs @scenario (@fitting) or, within the
+ * budget, runs a smaller micro-batch (@partial). */
+static void
+gpu_options (const HrScenario     *s,
+             const HrCalibration  *calibration,
+             const HrGpu          *gpu,
+             const HrAdviceInputs *in,
+             const HrAdvice       *advice,
+             GPtrArray            *fitting,
+             GPtrArray            *partial)
+{
+  gboolean server_card = gpu->tier == HR_GPU_TIER_DATACENTER;
+  HrSharding sharding = s->sharding;
+  Fit fit, alone;
+  guint per_run;
+  static const struct {
+    HrAdviceChoice choice;
+    gboolean used;
+  } ways[] = {
+    { HR_ADVICE_CHOICE_BUY, FALSE }, { HR_ADVICE_CHOICE_BUY, TRUE }, { HR_ADVICE_CHOICE_RENT, FALSE },
+  };
+
+  /* Most research code (flash-attn, custom CUDA kernels) runs on NVIDIA
+   * cards only, unless the user says it runs on ROCm. */
+  if (g_strcmp0 (gpu->vendor, "amd") == 0 && !in->rocm)
+    return;
+
+  per_run = fit_cards (s, calibration, gpu, server_card ? MAX_CARDS_CLUSTER
+                                                        : MAX_CARDS_PER_MACHINE,
+                       &sharding, &fit, &alone);
+  /* Neither as asked nor at any micro-batch on the run's own cards. */
+  if (per_run == 0 && alone.max_micro_batch == 0)
+    return;
+  if (per_run == 0)
+    {
+      /* Runs only a smaller micro-batch: a candidate for the best card
+       * within a budget that buys nothing that runs it as asked. */
+      per_run = s->gpus;
+      sharding = s->sharding;
+      fit = alone;
+    }
+
+  for (guint i = 0; i < G_N_ELEMENTS (ways); i++)
+    {
+      HrRecommendation *rec = make_option (s, gpu, in, advice, per_run, sharding, &fit,
+                                           ways[i].choice, ways[i].used);
+
+      if (rec == NULL)
+        continue;
+      if (rec->fits)
+        g_ptr_array_add (fitting, rec);
+      else if (rec->within_budget)
+        g_ptr_array_add (partial, rec);
+      else
+        hr_recommendation_free (rec);
+    }
 }
 
 static guint64
@@ -1530,7 +1724,7 @@ host_advice (HrAdvice               *advice,
                     g_strcmp0 (s->model->family, "cnn") == 0 ||
                     g_strcmp0 (s->model->family, "diffusion") == 0;
   guint cores_per_gpu;
-  guint64 checkpoint, weights_file;
+  guint64 checkpoint, weights_file, on_card_need;
 
   host->reasons = g_ptr_array_new_with_free_func (g_free);
   if (rec == NULL)
@@ -1538,6 +1732,16 @@ host_advice (HrAdvice               *advice,
 
   on_card->gpus = rec->gpus_per_run;
   on_card->sharding = rec->sharding;
+  {
+    const HrGpu *gpu = hr_catalog_find_gpu (hr_catalog_get_default (), rec->gpu_id);
+
+    if (gpu != NULL)
+      {
+        g_clear_pointer (&on_card->gpu, hr_gpu_free);
+        on_card->gpu = hr_gpu_copy (gpu);
+        on_card->gpu_inline = FALSE;
+      }
+  }
   est = hr_estimate_new (on_card);
 
   /* CPU: seed 000 pairs one RTX 4090 with 12-16 cores for DreamerV3
@@ -1560,23 +1764,31 @@ host_advice (HrAdvice               *advice,
                                       : _("DataLoader workers")));
 
   /* RAM: the host bytes the estimate counts (replay buffer, offloaded
-   * state), plus twice what the cards hold for pinned staging and the
-   * DataLoader's prefetched batches (seed 000 puts 64 GB beside a 24 GB
-   * card), plus the system. */
-  host->ram_need = est->host_ram + 2 * est->device_used * rec->count + system_ram;
+   * state), plus twice what the run needs on the cards for pinned
+   * staging and the DataLoader's prefetched batches (seed 000 puts 64 GB
+   * beside a 24 GB card), plus the system.  The need is the fit rule's:
+   * under JAX's preallocation, what the run puts in XLA's pool, not the
+   * pool, which holds no data of its own. */
+  on_card_need = rec->need > 0 ? rec->need : est->device_used;
+  host->ram_need = est->host_ram + 2 * on_card_need * rec->count + system_ram;
   host->ram = round_up_to (host->ram_need, ram_sizes, G_N_ELEMENTS (ram_sizes));
   g_ptr_array_add (host->reasons,
                    g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                                  "RAM: %.0f GB of replay buffer or offloaded "
                                                  "state, %.0f GB of pinned staging and prefetch "
-                                                 "(twice the %.0f GB on the card), 8 GB for the "
-                                                 "system",
+                                                 "(twice the %.1f GB the run needs on the card), "
+                                                 "8 GB for the system",
                                                  "RAM: %.0f GB of replay buffer or offloaded "
                                                  "state, %.0f GB of pinned staging and prefetch "
-                                                 "(twice the %.0f GB on the cards), 8 GB for the "
-                                                 "system", rec->count),
-                                    est->host_ram / GB, 2.0 * est->device_used * rec->count / GB,
-                                    (double) est->device_used * rec->count / GB));
+                                                 "(twice the %.1f GB the runs need on the cards), "
+                                                 "8 GB for the system", rec->count),
+                                    est->host_ram / GB, 2.0 * on_card_need * rec->count / GB,
+                                    (double) on_card_need * rec->count / GB));
+  if (est->pool_limits || hr_fit_rule_pool_preallocated (on_card))
+    g_ptr_array_add (host->reasons,
+                     g_strdup_printf (_("The %.0f GB that nvidia-smi shows per card is the "
+                                        "allocator's preallocated pool, not data: it needs no "
+                                        "host memory"), est->device_used / GB));
 
   /* Disk: the weights as downloaded, the last few checkpoints of the full
    * training state (weights and optimizer state), the replay buffer
@@ -1616,22 +1828,6 @@ host_advice (HrAdvice               *advice,
     }
 }
 
-/* The choice of the cheapest option within the budget (any, without one). */
-static HrAdviceChoice
-lead_choice (GPtrArray *recs)
-{
-  const HrRecommendation *cheapest = NULL;
-
-  for (guint i = 0; i < recs->len; i++)
-    {
-      const HrRecommendation *r = g_ptr_array_index (recs, i);
-
-      if (r->within_budget && (cheapest == NULL || r->cost < cheapest->cost))
-        cheapest = r;
-    }
-  return cheapest != NULL ? cheapest->choice : HR_ADVICE_CHOICE_BUY;
-}
-
 HrAdvice *
 hr_advice_new (const HrScenario     *scenario,
                HrCatalog            *catalog,
@@ -1649,15 +1845,16 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
                           const HrCalibration  *calibration)
 {
   g_autoptr(HrScenario) s = NULL;
-  g_autoptr(GPtrArray) runners = g_ptr_array_new_with_free_func ((GDestroyNotify)
+  g_autoptr(GPtrArray) fitting = g_ptr_array_new_with_free_func ((GDestroyNotify)
                                                                  hr_recommendation_free);
   g_autoptr(GPtrArray) partial = g_ptr_array_new_with_free_func ((GDestroyNotify)
                                                                  hr_recommendation_free);
+  g_autoptr(GHashTable) listed = g_hash_table_new (g_str_hash, g_str_equal);
   gboolean budgeted = (inputs->known & HR_FACT_BUDGET) && inputs->budget_usd >= 0;
   GPtrArray *gpus;
   HrAdvice *advice;
-  Ranking ranking;
-  guint within = 0;
+  HrRecommendation *pick;
+  gboolean memory_first;
 
   g_return_val_if_fail (scenario != NULL, NULL);
   g_return_val_if_fail (catalog != NULL, NULL);
@@ -1682,41 +1879,40 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
                                         hr_enum_to_nick (hr_task_names, s->task)));
     }
   advice->throughput = throughput_name (s);
+  advice->steps = inputs->steps > 0 ? inputs->steps : HR_COST_DEFAULT_STEPS;
+  advice->step_flops = hr_cost_step_flops (s, &advice->flops_lower_bound);
+  advice->utilisation = HR_COST_UTILISATION;
+  advice->utilisation_source = HR_COST_UTILISATION_SOURCE;
+
+  /* The DreamerV3 GPU guide's rule is for world models: "for users whose
+   * primary goal is training world models, ... prioritize VRAM capacity
+   * first, then compute performance" (section 6). */
+  memory_first = hr_scenario_is_training (s) &&
+                 (s->has_replay || g_strcmp0 (s->model->family, "world-model") == 0);
+  advice->memory_first = memory_first;
+  advice->order = memory_first
+    ? g_strdup (_("Memory first, then speed, for a card bought (the DreamerV3 GPU guide's rule "
+                  "for world models); rented cards by cost per finished run"))
+    : g_strdup (_("Cheapest per finished run: the cost for the use over the runs it finishes"));
 
   gpus = hr_catalog_get_gpus (catalog);
   for (guint i = 0; i < gpus->len; i++)
+    gpu_options (s, calibration, g_ptr_array_index (gpus, i), inputs, advice, fitting, partial);
+
+  pick = first_pick (fitting, memory_first, budgeted ? inputs->budget_usd : -1);
+
+  if (budgeted && pick == NULL && partial->len > 0)
     {
-      HrRecommendation *rec = recommend_gpu (s, calibration, g_ptr_array_index (gpus, i), inputs);
-
-      if (rec == NULL)
-        continue;
-      if (rec->fits)
-        g_ptr_array_add (runners, rec);
-      else if (rec->within_budget)
-        g_ptr_array_add (partial, rec);
-      else
-        hr_recommendation_free (rec);
-    }
-
-  ranking.rank = inputs->rank;
-  ranking.lead = lead_choice (runners->len > 0 ? runners : partial);
-  g_ptr_array_sort_with_data (runners, compare_recommendations, &ranking);
-  for (guint i = 0; i < runners->len; i++)
-    if (((HrRecommendation *) g_ptr_array_index (runners, i))->within_budget)
-      within++;
-
-  /* Nothing within the budget runs it as asked: the best card within it
-   * at the micro-batch it runs, with the lever that gets the asked one
-   * back, then the cheapest cards that run it as asked. */
-  if (budgeted && within == 0 && partial->len > 0)
-    {
+      /* Nothing within the budget runs it as asked: the best card within
+       * it at the micro-batch it runs, with the lever that gets the asked
+       * one back, then the cheapest cards that run it as asked. */
       HrRecommendation *best;
       g_autoptr(HrScenario) on_card = hr_scenario_copy (s);
       g_autoptr(GPtrArray) levers = NULL;
       g_autoptr(HrKnob) fix = NULL;
       const HrGpu *gpu;
 
-      g_ptr_array_sort_with_data (partial, compare_recommendations, &ranking);
+      g_ptr_array_sort_with_data (partial, compare_partial_cb, NULL);
       best = g_ptr_array_steal_index (partial, 0);
       gpu = hr_catalog_find_gpu (catalog, best->gpu_id);
       g_clear_pointer (&on_card->gpu, hr_gpu_free);
@@ -1729,20 +1925,37 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
           best->lever_change = g_strdup (fix->change);
         }
       g_ptr_array_add (advice->recommendations, best);
-      advice->none_within_budget = TRUE;
+      g_hash_table_add (listed, best->gpu_id);
     }
-  else if (budgeted && within == 0)
+  if (budgeted && pick == NULL)
     advice->none_within_budget = TRUE;
 
-  for (guint i = 0; i < runners->len; i++)
-    g_ptr_array_add (advice->recommendations, g_ptr_array_steal_index (runners, i--));
+  /* The pick, then one line per card, each the card's best way. */
+  if (pick != NULL)
+    {
+      guint index;
+
+      g_assert (g_ptr_array_find (fitting, pick, &index));
+      g_ptr_array_add (advice->recommendations, g_ptr_array_steal_index (fitting, index));
+      g_hash_table_add (listed, pick->gpu_id);
+    }
+  g_ptr_array_sort_with_data (fitting, compare_listed_cb, GINT_TO_POINTER (memory_first));
+  for (guint i = 0; i < fitting->len; i++)
+    {
+      HrRecommendation *rec = g_ptr_array_index (fitting, i);
+
+      if (g_hash_table_contains (listed, rec->gpu_id))
+        continue;
+      g_hash_table_add (listed, rec->gpu_id);
+      g_ptr_array_add (advice->recommendations, g_ptr_array_steal_index (fitting, i--));
+    }
   if (max > 0 && advice->recommendations->len > max)
     g_ptr_array_set_size (advice->recommendations, max);
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *rec = g_ptr_array_index (advice->recommendations, i);
 
-      rec->summary = describe (rec, inputs, s->micro_batch);
+      rec->summary = describe (rec, advice, s->micro_batch);
     }
 
   if (advice->recommendations->len == 0)
@@ -1776,7 +1989,7 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
         }
       if (cheapest != NULL)
         {
-          g_autofree char *cost = money (budget_cost (cheapest));
+          g_autofree char *cost = money (cheapest->up_front);
 
           g_string_append_printf (note, _(" The cheapest card that runs it as asked is %s, at "
                                           "%s."), cheapest->gpu_name, cost);

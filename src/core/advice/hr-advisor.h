@@ -50,6 +50,7 @@ typedef enum {
   HR_FACT_RANK          = 1 << 7,
   HR_FACT_USD_PER_KWH   = 1 << 8,
   HR_FACT_ROCM          = 1 << 9,
+  HR_FACT_STEPS         = 1 << 10,
 } HrFact;
 
 typedef struct {
@@ -62,8 +63,11 @@ typedef struct {
   guint           runs;           /* independent runs at once (seeds, sweeps) */
   gboolean        datacenter;     /* needs ECC, NVLink, a server */
   gboolean        rocm;           /* the code runs on AMD cards too */
+  /* Kept for trees that set it; the order no longer depends on it (see
+   * HrAdvice.order). */
   HrAdviceRank    rank;
   double          usd_per_kwh;
+  guint           steps;          /* optimizer steps in a run; 0: HR_COST_DEFAULT_STEPS */
 } HrAdviceInputs;
 
 /* Copies every fact @src knows over @dst. */
@@ -188,6 +192,16 @@ typedef struct {
   double           rent_cost;       /* GPU-hours over the planned months; < 0 unknown */
   double           cost;            /* of the choice */
   double           tflops;          /* all cards, at the scenario's precision */
+  /* The need at the high end of the estimate's range within the fit
+   * rule's usable memory, at the scenario's micro-batch. */
+  gboolean         fits_high;
+  guint64          need;            /* at the point estimate, per card */
+  guint64          need_high;
+  guint64          usable;          /* per card, by the fit rule */
+  double           step_seconds;    /* one optimizer step on one run's cards */
+  double           run_hours;       /* a run of HrAdvice.steps steps */
+  double           cost_per_run;    /* of the choice: its cost for the use over the runs done */
+  double           up_front;        /* what the budget caps: the cards, or the rent for the use */
   HrAdviceChoice   choice;
   gboolean         within_budget;
   char            *summary;         /* "Buy 1 × GeForce RTX 4090: …" */
@@ -213,6 +227,16 @@ typedef struct {
   gboolean        none_within_budget; /* a budget is given and no card within it runs it */
   HrHostAdvice    host;             /* for the first recommendation */
   GPtrArray      *notes;            /* char * */
+  /* The objective: the cheapest per finished run, or for a world model
+   * bought, memory first, then speed (the DreamerV3 GPU guide). */
+  gboolean        memory_first;
+  char           *order;            /* the objective in words, for a heading */
+  /* How the times are reached. */
+  double          step_flops;       /* model FLOPs of one optimizer step */
+  gboolean        flops_lower_bound;
+  guint           steps;            /* in a run */
+  double          utilisation;      /* of the dense peak */
+  const char     *utilisation_source;
 } HrAdvice;
 
 /* The GPUs of @catalog that fit @scenario with its reserve (sharded or one

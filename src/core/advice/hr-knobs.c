@@ -960,8 +960,16 @@ hr_knobs_evaluate (const HrScenario    *scenario,
       if (!levers[i].applies (scenario))
         continue;
       knob = evaluate (&before, &levers[i]);
-      if (knob != NULL)
-        g_ptr_array_add (knobs, knob);
+      if (knob == NULL)
+        continue;
+      /* A lever that frees less than HR_KNOB_WORTH_IT of the peak changes
+       * nothing a user would notice (offloading a LoRA run's optimizer
+       * state: 0.07 GiB at a speed cost), unless it is what makes the
+       * run fit its card. */
+      knob->worth_it = (double) knob->gained >= HR_KNOB_WORTH_IT * (double) before.need ||
+                       (knob->has_fit && knob->fits_after && before.usable > 0 &&
+                        before.need > before.usable);
+      g_ptr_array_add (knobs, knob);
     }
   return knobs;
 }
@@ -982,6 +990,8 @@ hr_knob_compare_cost (const HrKnob *a,
 {
   int ta = cost_tier (a), tb = cost_tier (b);
 
+  if (a->worth_it != b->worth_it)
+    return a->worth_it ? -1 : 1;
   if (ta != tb)
     return ta < tb ? -1 : 1;
   if (a->speed != b->speed)
@@ -1005,6 +1015,8 @@ compare_saved_cb (gconstpointer a,
   const HrKnob *ka = *(const HrKnob **) a;
   const HrKnob *kb = *(const HrKnob **) b;
 
+  if (ka->worth_it != kb->worth_it)
+    return ka->worth_it ? -1 : 1;
   if (ka->gained != kb->gained)
     return ka->gained > kb->gained ? -1 : 1;
   /* equal savings: the cheaper lever first */

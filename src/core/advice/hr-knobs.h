@@ -31,6 +31,11 @@ typedef enum {
 
 extern const HrEnumName hr_knob_sort_names[];
 
+/* A lever that frees less than this share of the peak's need is not worth
+ * its cost: 2% lies well inside the estimate's own low-high band (tens of
+ * percent wide), so such a saving cannot be told from its uncertainty. */
+#define HR_KNOB_WORTH_IT 0.02
+
 typedef struct {
   char       *id;           /* stable name: "bf16", "recompute-full", "xla-pool"... */
   char       *label;        /* what to do, in words */
@@ -53,6 +58,9 @@ typedef struct {
   gboolean    fits_after;
   guint64     usable_after;
   guint       max_micro_batch_after;   /* set where it fits after */
+  /* Frees at least HR_KNOB_WORTH_IT of the peak, or makes the run fit:
+   * the others are listed apart, as not worth it, after every one that is. */
+  gboolean    worth_it;
   HrScenario *scenario;     /* the scenario with the lever applied */
   HrPeak      peak;         /* at its micro-batch, calibrated when the evaluation was */
 } HrKnob;
@@ -67,7 +75,8 @@ GPtrArray  *hr_knobs_evaluate        (const HrScenario    *scenario,
                                       const HrCalibration *calibration);
 void        hr_knobs_sort            (GPtrArray           *knobs,
                                       HrKnobSort           sort);
-/* The cost order: a lever that leaves the result unchanged before one
+/* The cost order: levers worth it before those that are not; then a lever
+ * that leaves the result unchanged before one
  * with low risk, then medium; then one that needs more cards; then one
  * that changes the experiment; within each, the faster first. */
 int         hr_knob_compare_cost     (const HrKnob        *a,
