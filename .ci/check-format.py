@@ -4,7 +4,8 @@
 
 Usage: .ci/check-format.py [BASE]
 
-BASE defaults to the merge base of origin/main and HEAD, else HEAD~1.
+BASE defaults to the merge base of origin/main and HEAD, else (no
+origin/main, or one at HEAD, as in a fresh clone) HEAD~1.
 Every .c file under src/ and tests/ that changed since BASE (and
 is still there) is run through clang-format-14; a run of lines that
 clang-format would lay out otherwise, and that holds a line added or
@@ -43,7 +44,10 @@ def base_commit(argv):
     if len(argv) > 1:
         return argv[1]
     p = git('merge-base', 'origin/main', 'HEAD')
-    if p.returncode == 0 and p.stdout.strip():
+    head = git('rev-parse', 'HEAD').stdout.strip()
+    # a fresh clone of main (as CI makes) has origin/main at HEAD: then the
+    # change is the last commit
+    if p.returncode == 0 and p.stdout.strip() and p.stdout.strip() != head:
         return p.stdout.strip()
     return 'HEAD~1'
 
