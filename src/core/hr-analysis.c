@@ -298,12 +298,15 @@ add_measurement (HrAnalysis          *self,
       else
         g_string_append_printf (text, _("Traced on CPU: %s"), error->message);
 
-      if (calibration != NULL && self->calibration == NULL && m->match->can_calibrate)
+      /* the measurement owns its calibration; the analysis borrows the
+       * one in use, as it does a sweep's */
+      m->calibration = g_steal_pointer (&calibration);
+      if (m->calibration != NULL && self->calibration == NULL && m->match->can_calibrate)
         {
-          self->calibration = g_steal_pointer (&calibration);
+          self->calibration = m->calibration;
           self->calibration_from = self->measurements->len;
         }
-      else if (calibration == NULL && error != NULL && self->calibration_text == NULL &&
+      else if (m->calibration == NULL && error != NULL && self->calibration_text == NULL &&
                m->match->can_calibrate)
         self->calibration_text = g_strdup (error->message);
     }
