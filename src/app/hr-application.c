@@ -34,6 +34,7 @@ static const struct {
 } accels[] = {
   { "app.quit", { "<Control>q", NULL } },
   { "app.preferences", { "<Control>comma", NULL } },
+  { "app.help", { "F1", NULL } },
   { "win.new", { "<Control>n", NULL } },
   { "win.undo", { "<Control>z", NULL } },
   { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
@@ -273,6 +274,45 @@ preferences_activated (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (hr_preferences_new (parent)));
 }
 
+/* The user documentation is the README, installed in $datadir/doc/headroom
+ * (a help: URI would need a Yelp page, which Headroom does not ship);
+ * HEADROOM_README names another (the source tree's, in `meson devenv`
+ * and the tests).  Without one, the project page has the same text. */
+char *
+hr_application_dup_help_uri (void)
+{
+  const char *candidates[] = { g_getenv ("HEADROOM_README"), HEADROOM_README };
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    if (candidates[i] != NULL && candidates[i][0] != '\0'
+        && g_file_test (candidates[i], G_FILE_TEST_IS_REGULAR))
+      {
+        g_autoptr(GFile) file = g_file_new_for_path (candidates[i]);
+
+        return g_file_get_uri (file);
+      }
+  return g_strdup ("https://github.com/vramlab/headroom#readme");
+}
+
+static void
+help_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  g_autofree char *uri = hr_application_dup_help_uri ();
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  {
+    g_autoptr(GtkUriLauncher) launcher = gtk_uri_launcher_new (uri);
+
+    gtk_uri_launcher_launch (launcher, parent, NULL, NULL, NULL);
+  }
+#else
+  gtk_show_uri (parent, uri, GDK_CURRENT_TIME);
+#endif
+}
+
 static void
 about_activated (GSimpleAction *action,
                  GVariant      *parameter,
@@ -338,6 +378,7 @@ hr_application_startup (GApplication *app)
   static const GActionEntry entries[] = {
     { "quit", quit_activated, NULL, NULL, NULL, { 0 } },
     { "preferences", preferences_activated, NULL, NULL, NULL, { 0 } },
+    { "help", help_activated, NULL, NULL, NULL, { 0 } },
     { "about", about_activated, NULL, NULL, NULL, { 0 } },
   };
 
