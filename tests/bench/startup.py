@@ -32,13 +32,19 @@ def window_shown(title):
 def first_window(argv, title, env):
     start = time.monotonic()
     proc = subprocess.Popen(argv, env=env, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+                            stderr=subprocess.PIPE, text=True)
     try:
         while time.monotonic() - start < 30:
             if window_shown(title):
                 return time.monotonic() - start
+            if proc.poll() is not None:
+                break
             time.sleep(0.002)
-        raise RuntimeError(f"{argv[0]}: no window named {title!r} in 30 s")
+        proc.terminate()
+        err = proc.communicate()[1].strip().splitlines()[-3:]
+        print(f"{argv[0]}: no window named {title!r} (exit {proc.returncode}: {err})",
+              file=sys.stderr)
+        return None
     finally:
         proc.terminate()
         try:
@@ -57,7 +63,11 @@ def measure(argv, title, runs):
                 env[name] = os.path.join(tmp, name.lower())
             env.setdefault("GSETTINGS_BACKEND", "memory")
             env.setdefault("GTK_A11Y", "none")
-            times.append(first_window(argv, title, env))
+            t = first_window(argv, title, env)
+            if t is not None:
+                times.append(t)
+    if not times:
+        raise RuntimeError(f"{argv[0]}: no run showed a window")
     return times
 
 
