@@ -70,6 +70,21 @@ def classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
             "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
 
 
+def video_classifier(name, catalog_id, sizes=(32, 48), batches=(1, 2, 3), frames=4):
+    """torchvision's video ResNets (torchvision.models.video) on clips of
+    @frames frames, cross-entropy over Kinetics' 400 classes"""
+    def build():
+        return getattr(torchvision.models.video, name)(weights=None)
+
+    def batch(b, size):
+        return (torch.randn(b, 3, frames, size, size), torch.randint(0, 400, (b,)))
+
+    def loss(model, data):
+        return torch.nn.functional.cross_entropy(model(data[0]), data[1])
+    return {"id": catalog_id, "build": build, "batch": batch, "loss": loss,
+            "sizes": sizes, "batches": batches, "arch": {}, "scenario": {"frames": frames}}
+
+
 def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3), boxes=3):
     """torchvision's detectors as their pretrained weights run them:
     FrozenBatchNorm2d and trainable_backbone_layers=3 (the stem and layer1
@@ -181,6 +196,9 @@ CI_MODELS = [
     classifier("mobilenet_v3_small", "mobilenet-v3-small"),
     segmenter("lraspp_mobilenet_v3_large", "lraspp-mobilenet-v3-large", sizes=(64, 96),
               batches=(1, 2, 3), aux=False),
+    video_classifier("r3d_18", "r3d-18"),
+    video_classifier("mc3_18", "mc3-18"),
+    video_classifier("r2plus1d_18", "r2plus1d-18"),
 ]
 
 # Slower traces: `meson test --benchmark` (meson's benchmark()).  As of

@@ -80,6 +80,9 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_MOBILENET_V2, "mobilenet-v2" },
   { HR_ARCH_MOBILENET_V3_LARGE, "mobilenet-v3-large" },
   { HR_ARCH_MOBILENET_V3_SMALL, "mobilenet-v3-small" },
+  { HR_ARCH_R3D, "r3d" },
+  { HR_ARCH_MC3, "mc3" },
+  { HR_ARCH_R2PLUS1D, "r2plus1d" },
   { 0, NULL },
 };
 
@@ -216,11 +219,14 @@ check_arch (HrReader *reader,
     case HR_ARCH_RESNET:
     case HR_ARCH_CONVNEXT:
     case HR_ARCH_MIT:
+    case HR_ARCH_R3D:
+    case HR_ARCH_MC3:
+    case HR_ARCH_R2PLUS1D:
       if (a->n_stages != 4)
         return hr_reader_fail (reader, "depths",
                                _("a \"%s\" network has 4 stages: give \"depths\" with 4 numbers"),
                                hr_enum_to_nick (hr_arch_type_names, a->type));
-      if (a->type != HR_ARCH_RESNET)
+      if (a->type == HR_ARCH_CONVNEXT || a->type == HR_ARCH_MIT)
         for (guint i = 0; i < 4; i++)
           if (a->widths[i] == 0)
             return hr_reader_fail (reader, "widths",
@@ -2112,6 +2118,138 @@ mobilenet_v3 (Walk *W)
 }
 
 /* ------------------------------------------------------------------ */
+/* Video ResNets (torchvision models/video/resnet.py @v0.14.1; Tran et
+ * al. 2018, arXiv:1711.11248: R3D, MC3 and R(2+1)D)                    */
+
+/* nn.Conv3d over frames x height x width, kernel kt x k x k, stride st x
+ * s x s, padding pt x p x p, no bias: saves its input (the convolution
+ * formula above, one for 2D and 3D) */
+static T
+conv3d (Walk  *W,
+        T     *in,
+        guint  cout,
+        guint  kt,
+        guint  k,
+        guint  st,
+        guint  s,
+        guint  pt,
+        guint  p)
+{
+  T out = *in;
+
+  out.c = cout;
+  out.t = conv_out (MAX (1, in->t), kt, st, pt, 1);
+  out.h = conv_out (in->h, k, s, p, 1);
+  out.w = conv_out (in->w, k, s, p, 1);
+  out.eb = W->r->e;
+  out.grad = in->grad || W->train;
+  fresh (W, &out);
+  params (W, (guint64) cout * in->c * kt * k * k);
+  if (out.grad)
+    save_matmul_input (W, in);
+  fwd (W, tbytes (in), tbytes (&out), 0);
+  return out;
+}
+
+/* One of the residual block's convolutions: Conv3DSimple (3x3x3),
+ * Conv3DNoTemporal (1x3x3, MC3's later stages) or Conv2Plus1D (1x3x3 to
+ * `mid` channels, BatchNorm3d, ReLU, 3x1x1), stride s in time and space
+ * but for Conv3DNoTemporal's 1 in time */
+static void
+video_conv (Walk  *W,
+            guint  stage,
+            guint  cout,
+            guint  mid,
+            guint  s)
+{
+  const HrArch *a = W->a;
+
+  if (a->type == HR_ARCH_R2PLUS1D)
+    {
+      W->x = conv3d (W, &W->x, mid, 1, 3, 1, s, 0, 1);
+      bn (W, &W->x);
+      act (W, &W->x, ACT_RELU);
+      W->x = conv3d (W, &W->x, cout, 3, 1, s, 1, 1, 0);
+    }
+  else if (a->type == HR_ARCH_MC3 && stage > 0)
+    W->x = conv3d (W, &W->x, cout, 1, 3, 1, s, 0, 1);
+  else
+    W->x = conv3d (W, &W->x, cout, 3, 3, s, s, 1, 1);
+}
+
+/* VideoResNet: the stem (R3D and MC3: 3x7x7 stride 1x2x2; R(2+1)D: 1x7x7
+ * to 45 channels and 3x1x1 to 64), four stages of BasicBlocks (conv,
+ * BatchNorm3d, ReLU, conv, BatchNorm3d, the shortcut added, ReLU; a
+ * 1x1x1 convolution and BatchNorm3d on the shortcut where the shape
+ * changes), adaptive average pooling to one value and the classifier */
+static void
+video_resnet (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint in_c = 64;
+
+  W->x.t = MAX (1, W->r->frames);
+  block_begin (W, FALSE, "stem");
+  if (a->type == HR_ARCH_R2PLUS1D)
+    {
+      W->x = conv3d (W, &W->x, 45, 1, 7, 1, 2, 0, 3);
+      bn (W, &W->x);
+      act (W, &W->x, ACT_RELU);
+      W->x = conv3d (W, &W->x, 64, 3, 1, 1, 1, 1, 0);
+    }
+  else
+    W->x = conv3d (W, &W->x, 64, 3, 7, 1, 2, 1, 3);
+  bn (W, &W->x);
+  act (W, &W->x, ACT_RELU);
+  block_end (W);
+
+  for (guint i = 0; i < 4; i++)
+    {
+      guint planes = 64u << i;
+
+      for (guint j = 0; j < a->depths[i]; j++)
+        {
+          guint s = j == 0 && i > 0 ? 2 : 1;
+          /* BasicBlock's midplanes, for both its convolutions: the
+           * (2+1)D factorisation keeps about the parameters of a 3x3x3
+           * convolution (Tran et al. section 3.5) */
+          guint mid = in_c * planes * 27 / (in_c * 9 + 3 * planes);
+          T id = W->x;
+
+          block_begin (W, TRUE, "layer%u.%u", i + 1, j);
+          hold (W, &id);
+          video_conv (W, i, planes, mid, s);
+          bn (W, &W->x);
+          act (W, &W->x, ACT_RELU);
+          video_conv (W, i, planes, mid, 1);
+          bn (W, &W->x);
+          if (s != 1 || in_c != planes)
+            {
+              /* the downsample's stride: MC3's later stages keep time */
+              guint st = a->type == HR_ARCH_MC3 && i > 0 ? 1 : s;
+              T down = conv3d (W, &id, planes, 1, 1, st, s, 0, 0);
+
+              bn (W, &down);
+              W->x = add (W, &W->x, &down);
+            }
+          else
+            W->x = add (W, &W->x, &id);
+          release (W, &id);
+          act (W, &W->x, ACT_RELU);
+          block_end (W);
+          in_c = planes;
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  W->x = avgpool (W, &W->x, 1);
+  W->x.t = 1;
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 /* SegFormer's Mix Transformer (mmseg models/backbones/mit.py)          */
 
 static void
@@ -3083,6 +3221,11 @@ hr_arch_walk (const HrArch    *arch,
     case HR_ARCH_MOBILENET_V3_LARGE:
     case HR_ARCH_MOBILENET_V3_SMALL:
       mobilenet_v3 (&W);
+      break;
+    case HR_ARCH_R3D:
+    case HR_ARCH_MC3:
+    case HR_ARCH_R2PLUS1D:
+      video_resnet (&W);
       break;
     case HR_ARCH_MIT:
       mit (&W, c);

@@ -33,6 +33,9 @@ typedef enum {
   HR_ARCH_MOBILENET_V2,   /* torchvision's MobileNetV2 */
   HR_ARCH_MOBILENET_V3_LARGE,  /* torchvision's MobileNetV3, large and small */
   HR_ARCH_MOBILENET_V3_SMALL,
+  HR_ARCH_R3D,            /* torchvision's video ResNets: R3D, MC3, R(2+1)D */
+  HR_ARCH_MC3,
+  HR_ARCH_R2PLUS1D,
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
