@@ -127,24 +127,37 @@ hr_start_page_is_example (GFile *file)
   return FALSE;
 }
 
-char *
-hr_start_page_dup_scenario_name (const char *path)
+/* The scenario object of @doc, or NULL when it is not a scenario. */
+static JsonObject *
+scenario_object (HrJsonDoc *doc)
 {
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_file (path, NULL);
   JsonNode *root = doc != NULL ? hr_json_doc_get_root (doc) : NULL;
-  JsonObject *object;
 
-  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root))
+  if (root == NULL || !JSON_NODE_HOLDS_OBJECT (root)
+      || !json_object_has_member (json_node_get_object (root), "headroom_scenario"))
     return NULL;
-  object = json_node_get_object (root);
-  if (!json_object_has_member (object, "headroom_scenario"))
-    return NULL;
+  return json_node_get_object (root);
+}
+
+static char *
+dup_name (JsonObject *object,
+          const char *path)
+{
   if (json_object_has_member (object, "name")
       && JSON_NODE_HOLDS_VALUE (json_object_get_member (object, "name"))
       && json_node_get_value_type (json_object_get_member (object, "name")) == G_TYPE_STRING
       && json_object_get_string_member (object, "name")[0] != '\0')
     return g_strdup (json_object_get_string_member (object, "name"));
   return g_path_get_basename (path);
+}
+
+char *
+hr_start_page_dup_scenario_name (const char *path)
+{
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_file (path, NULL);
+  JsonObject *object = scenario_object (doc);
+
+  return object != NULL ? dup_name (object, path) : NULL;
 }
 
 /* The catalog name of the scenario's "model" or "gpu" (an id, or an
@@ -199,24 +212,22 @@ list_examples (void)
     {
       Example example = { 0 };
       g_autoptr(HrJsonDoc) doc = NULL;
-      JsonNode *root;
+      JsonObject *object;
 
       if (!g_str_has_suffix (entry, ".json"))
         continue;
       example.path = g_build_filename (hr_start_page_get_examples_dir (), entry, NULL);
-      example.name = hr_start_page_dup_scenario_name (example.path);
-      if (example.name == NULL)
+      /* Each file read once: its name, its model's and its card's. */
+      doc = hr_json_doc_load_file (example.path, NULL);
+      object = scenario_object (doc);
+      if (object == NULL)
         {
           g_free (example.path);
           continue;
         }
-      doc = hr_json_doc_load_file (example.path, NULL);
-      root = doc != NULL ? hr_json_doc_get_root (doc) : NULL;
-      if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
-        {
-          example.label = dup_entry_name (json_node_get_object (root), "model", TRUE);
-          example.gpu = dup_entry_name (json_node_get_object (root), "gpu", FALSE);
-        }
+      example.name = dup_name (object, example.path);
+      example.label = dup_entry_name (object, "model", TRUE);
+      example.gpu = dup_entry_name (object, "gpu", FALSE);
       /* An example of a model the catalog does not know keeps its file
        * name, which is short too. */
       if (example.label == NULL)
