@@ -6,6 +6,12 @@
  * shows them and says when the user removes one or switches the
  * calibration.
  *
+ * A CSV that no format recognises, and whose columns or unit the reader
+ * cannot tell, goes through the column-mapping page
+ * (hr-csv-mapping-dialog.c) first; the mapping is remembered by the
+ * file's header line (the csv-mappings key, as headroom-cli's options),
+ * and the next file with that header is read with it without asking.
+ *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
@@ -14,8 +20,17 @@
 #define G_LOG_DOMAIN "hr-window"
 
 #include <glib/gi18n.h>
+#include <string.h>
 
+#include "hr-csv-mapping-dialog.h"
 #include "hr-window-private.h"
+
+/* What is read of a file before it is imported: enough for its header
+ * and the mapping page's first rows. */
+#define HEAD_SIZE (64 * 1024)
+/* Mappings remembered, and the longest header remembered by. */
+#define MAX_MAPPINGS      64
+#define MAX_MAPPED_HEADER 4096
 
 /* Measurements belong to the scenario they were imported for: another
  * scenario opened sets them aside, says so, and offers them back. */
@@ -67,6 +82,93 @@ add_measurement (HrWindow      *self,
     adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
 }
 
+/* The first HEAD_SIZE bytes of @path; @complete: they are all of it. */
+static GBytes *
+read_head (const char *path,
+           gboolean   *complete,
+           GError    **error)
+{
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GFileInputStream) in = g_file_read (file, NULL, error);
+  g_autofree guint8 *buffer = NULL;
+  gsize n = 0;
+
+  if (in == NULL)
+    return NULL;
+  buffer = g_malloc (HEAD_SIZE + 1);
+  if (!g_input_stream_read_all (G_INPUT_STREAM (in), buffer, HEAD_SIZE + 1, &n, NULL, error))
+    return NULL;
+  *complete = n <= HEAD_SIZE;
+  return g_bytes_new (buffer, MIN (n, HEAD_SIZE));
+}
+
+static HrMeasureCsvHead *
+read_csv_head (const char *path,
+               GBytes     *head,
+               gboolean    complete)
+{
+  g_autofree char *name = g_path_get_basename (path);
+  gsize length;
+  const char *data = g_bytes_get_data (head, &length);
+
+  /* (only the header matters here: no rows are split) */
+  return hr_measure_csv_head_read (name, data, length, complete, NULL, 0);
+}
+
+/* The options remembered for files with @header; FALSE when there are
+ * none (or they no longer read). */
+static gboolean
+lookup_mapping (HrWindow         *self,
+                const char       *header,
+                HrMeasureOptions *options)
+{
+  g_autoptr(GVariant) mappings = NULL;
+  const char *text;
+
+  if (header == NULL)
+    return FALSE;
+  mappings = g_settings_get_value (self->settings, "csv-mappings");
+  if (!g_variant_lookup (mappings, header, "&s", &text) || *text == '\0')
+    return FALSE;
+  return hr_measure_options_from_string (options, text, NULL);
+}
+
+/* Remembers @options (as headroom-cli's options) for files with @header;
+ * the oldest mapping goes when there are MAX_MAPPINGS. */
+static void
+remember_mapping (HrWindow   *self,
+                  const char *header,
+                  const char *options)
+{
+  g_autoptr(GVariant) mappings = NULL;
+  GVariantBuilder builder;
+  GVariantIter iter;
+  const char *key, *value;
+  gsize n, skip;
+
+  if (header == NULL || strlen (header) > MAX_MAPPED_HEADER || options == NULL)
+    return;
+
+  mappings = g_settings_get_value (self->settings, "csv-mappings");
+  n = g_variant_n_children (mappings);
+  skip = n >= MAX_MAPPINGS ? n - MAX_MAPPINGS + 1 : 0;
+  g_variant_builder_init (&builder, G_VARIANT_TYPE ("a{ss}"));
+  g_variant_iter_init (&iter, mappings);
+  while (g_variant_iter_next (&iter, "{&s&s}", &key, &value))
+    {
+      if (g_str_equal (key, header))
+        continue;
+      if (skip > 0)
+        {
+          skip--;
+          continue;
+        }
+      g_variant_builder_add (&builder, "{ss}", key, value);
+    }
+  g_variant_builder_add (&builder, "{ss}", header, options);
+  g_settings_set_value (self->settings, "csv-mappings", g_variant_builder_end (&builder));
+}
+
 gboolean
 hr_window_add_measurement_file (HrWindow *self,
                                 GFile    *file,
@@ -75,13 +177,24 @@ hr_window_add_measurement_file (HrWindow *self,
   g_autofree char *path = g_file_get_path (file);
   HrMeasureOptions options = { 0 };
   HrMeasurement *measurement;
+  g_autoptr(GBytes) head = NULL;
+  gboolean complete;
 
   if (path == NULL)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_IO, _("Only local files can be imported"));
       return FALSE;
     }
+  /* a CSV mapped before is read as it was then */
+  head = read_head (path, &complete, NULL);
+  if (head != NULL)
+    {
+      g_autoptr(HrMeasureCsvHead) csv = read_csv_head (path, head, complete);
+
+      lookup_mapping (self, csv->header, &options);
+    }
   measurement = hr_measurement_load_file (path, &options, error);
+  hr_measure_options_clear (&options);
   if (measurement == NULL)
     return FALSE;
   add_measurement (self, measurement, path, FALSE);
@@ -97,6 +210,9 @@ hr_window_get_n_measurements (HrWindow *self)
 typedef struct {
   HrWindow *self;
   char     *path;
+  /* a mapping made on the mapping page, remembered once it reads */
+  char     *header;
+  char     *options;
 } ImportJob;
 
 static void
@@ -109,7 +225,11 @@ import_finished (GObject      *source,
   HrMeasurement *measurement = hr_measurement_load_file_finish (result, &error);
 
   if (measurement != NULL)
-    add_measurement (job->self, measurement, job->path, TRUE);
+    {
+      if (job->options != NULL)
+        remember_mapping (job->self, job->header, job->options);
+      add_measurement (job->self, measurement, job->path, TRUE);
+    }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_autofree char *name = g_path_get_basename (job->path);
@@ -119,7 +239,39 @@ import_finished (GObject      *source,
     }
   g_object_unref (job->self);
   g_free (job->path);
+  g_free (job->header);
+  g_free (job->options);
   g_free (job);
+}
+
+static void
+start_import (HrWindow               *self,
+              const char             *path,
+              const HrMeasureOptions *options,
+              const char             *mapped_header)
+{
+  ImportJob *job = g_new0 (ImportJob, 1);
+
+  job->self = g_object_ref (self);
+  job->path = g_strdup (path);
+  if (mapped_header != NULL)
+    {
+      job->header = g_strdup (mapped_header);
+      job->options = hr_measure_options_to_string (options);
+    }
+  hr_measurement_load_file_async (path, options, self->cancellable, import_finished, job);
+}
+
+static void
+on_mapping_import_cb (HrWindow           *self,
+                      HrCsvMappingDialog *dialog)
+{
+  HrMeasureOptions options;
+
+  hr_csv_mapping_dialog_get_options (dialog, &options);
+  start_import (self, hr_csv_mapping_dialog_get_path (dialog), &options,
+                hr_csv_mapping_dialog_get_header (dialog));
+  hr_measure_options_clear (&options);
 }
 
 /* In a worker thread: a log of millions of rows never blocks the window. */
@@ -129,17 +281,44 @@ _hr_window_import_measurement (HrWindow *self,
 {
   g_autofree char *path = g_file_get_path (file);
   HrMeasureOptions options = { 0 };
-  ImportJob *job;
+  g_autoptr(GBytes) head = NULL;
+  g_autoptr(HrMeasureCsvHead) csv = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean complete = FALSE;
 
   if (path == NULL)
     {
       _hr_window_show_error (self, _("Could not import"), _("Only local files can be imported"));
       return;
     }
-  job = g_new0 (ImportJob, 1);
-  job->self = g_object_ref (self);
-  job->path = g_strdup (path);
-  hr_measurement_load_file_async (path, &options, self->cancellable, import_finished, job);
+
+  /* The header says whether the file needs a mapping, or has one. */
+  head = read_head (path, &complete, &error);
+  if (head == NULL)
+    {
+      g_autofree char *name = g_path_get_basename (path);
+      g_autofree char *heading = g_strdup_printf (_("Could not import “%s”"), name);
+
+      _hr_window_show_error (self, heading, error->message);
+      return;
+    }
+  csv = read_csv_head (path, head, complete);
+  if (lookup_mapping (self, csv->header, &options) || !csv->needs_mapping)
+    {
+      start_import (self, path, &options, NULL);
+      hr_measure_options_clear (&options);
+      return;
+    }
+
+  {
+    HrCsvMappingDialog *dialog = hr_csv_mapping_dialog_new (GTK_WINDOW (self), path, head,
+                                                            complete);
+
+    gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
+    g_signal_connect_object (dialog, "import", G_CALLBACK (on_mapping_import_cb), self,
+                             G_CONNECT_SWAPPED);
+    gtk_window_present (GTK_WINDOW (dialog));
+  }
 }
 
 void
