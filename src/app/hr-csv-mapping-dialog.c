@@ -433,6 +433,61 @@ on_import_clicked (HrCsvMappingDialog *self)
   gtk_window_destroy (GTK_WINDOW (self));
 }
 
+/* The column @option names (its name in any case, or its 1-based
+ * number, as the reader finds it), or -1. */
+static int
+option_column (HrCsvMappingDialog *self,
+               const char         *option)
+{
+  guint64 number;
+
+  if (option == NULL)
+    return -1;
+  for (guint i = 0; i < self->columns->len; i++)
+    if (g_ascii_strcasecmp (g_ptr_array_index (self->columns, i), option) == 0)
+      return i;
+  if (g_ascii_string_to_unsigned (option, 10, 1, self->columns->len, &number, NULL))
+    return number - 1;
+  return -1;
+}
+
+void
+hr_csv_mapping_dialog_set_options (HrCsvMappingDialog     *self,
+                                   const HrMeasureOptions *options)
+{
+  int column;
+
+  g_return_if_fail (HR_IS_CSV_MAPPING_DIALOG (self));
+  g_return_if_fail (options != NULL);
+
+  self->updating = TRUE;
+  adw_combo_row_set_selected (self->delimiter_row, 0);
+  for (guint i = 1; i < G_N_ELEMENTS (delimiters); i++)
+    if (delimiters[i] == options->delimiter)
+      adw_combo_row_set_selected (self->delimiter_row, i);
+  gtk_switch_set_active (self->decimal_comma_switch, options->decimal_comma);
+  gtk_switch_set_active (self->header_switch, !options->no_header);
+  read_layout (self);
+
+  if ((column = option_column (self, options->batch_column)) >= 0)
+    adw_combo_row_set_selected (self->batch_row, column);
+  if ((column = option_column (self, options->memory_column)) >= 0)
+    adw_combo_row_set_selected (self->memory_row, column);
+  if (options->seq_column != NULL && options->seq_column[0] == '\0')
+    adw_combo_row_set_selected (self->seq_row, 0);
+  else if ((column = option_column (self, options->seq_column)) >= 0)
+    adw_combo_row_set_selected (self->seq_row, column + 1);
+  adw_combo_row_set_selected (self->unit_row, 0);
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (units[i] == options->unit)
+      adw_combo_row_set_selected (self->unit_row, i + 1);
+  for (guint i = 0; options->has_metric && i < G_N_ELEMENTS (metrics); i++)
+    if (metrics[i] == options->metric)
+      adw_combo_row_set_selected (self->metric_row, i);
+  self->updating = FALSE;
+  update (self);
+}
+
 const char *
 hr_csv_mapping_dialog_get_path (HrCsvMappingDialog *self)
 {

@@ -29,6 +29,10 @@ HrCsvMappingDialog *hr_csv_mapping_dialog_new         (GtkWindow          *paren
  * them with hr_measure_options_clear(). */
 void                hr_csv_mapping_dialog_get_options (HrCsvMappingDialog *self,
                                                        HrMeasureOptions   *options);
+/* Sets the page to @options (a mapping made before): the columns they
+ * name, by name or number, where the file has them. */
+void                hr_csv_mapping_dialog_set_options (HrCsvMappingDialog     *self,
+                                                       const HrMeasureOptions *options);
 const char         *hr_csv_mapping_dialog_get_path    (HrCsvMappingDialog *self);
 /* The header line the mapping is for; NULL when the first row is data. */
 const char         *hr_csv_mapping_dialog_get_header  (HrCsvMappingDialog *self);

@@ -67,19 +67,16 @@ hr_window_keep_measurements (HrWindow *self)
   _hr_window_refresh (self);
 }
 
-static void
+static HrMeasurementFile *
 add_measurement (HrWindow      *self,
                  HrMeasurement *measurement,
-                 const char    *path,
-                 gboolean       toast)
+                 const char    *path)
 {
-  g_autofree char *name = g_path_get_basename (path);
-  g_autofree char *message = g_strdup_printf (_("Imported “%s”"), name);
+  HrMeasurementFile *file = hr_measurement_file_new (measurement, path);
 
-  g_ptr_array_add (self->measurements, hr_measurement_file_new (measurement, path));
+  g_ptr_array_add (self->measurements, file);
   _hr_window_refresh (self);
-  if (toast)
-    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (message));
+  return file;
 }
 
 /* The first HEAD_SIZE bytes of @path; @complete: they are all of it. */
@@ -197,7 +194,7 @@ hr_window_add_measurement_file (HrWindow *self,
   hr_measure_options_clear (&options);
   if (measurement == NULL)
     return FALSE;
-  add_measurement (self, measurement, path, FALSE);
+  add_measurement (self, measurement, path);
   return TRUE;
 }
 
@@ -208,12 +205,47 @@ hr_window_get_n_measurements (HrWindow *self)
 }
 
 typedef struct {
-  HrWindow *self;
-  char     *path;
+  HrWindow          *self;
+  char              *path;
   /* a mapping made on the mapping page, remembered once it reads */
-  char     *header;
-  char     *options;
+  char              *header;
+  char              *options;
+  /* the measurement it reads again with the new mapping, or NULL */
+  HrMeasurementFile *replace;
+  /* read with a mapping remembered: the toast offers to change it */
+  gboolean           remembered;
 } ImportJob;
+
+typedef struct {
+  HrWindow          *self;
+  char              *path;
+  char              *options;
+  HrMeasurementFile *replace;
+} Remap;
+
+static void
+remap_free (gpointer  data,
+            GClosure *closure)
+{
+  Remap *remap = data;
+
+  g_object_unref (remap->self);
+  g_free (remap->path);
+  g_free (remap->options);
+  g_free (remap);
+}
+
+static void show_mapping_page (HrWindow          *self,
+                               const char        *path,
+                               const char        *options,
+                               HrMeasurementFile *replace);
+
+static void
+on_change_mapping_cb (AdwToast *toast,
+                      Remap    *remap)
+{
+  show_mapping_page (remap->self, remap->path, remap->options, remap->replace);
+}
 
 static void
 import_finished (GObject      *source,
@@ -221,21 +253,52 @@ import_finished (GObject      *source,
                  gpointer      user_data)
 {
   ImportJob *job = user_data;
+  HrWindow *self = job->self;
   g_autoptr(GError) error = NULL;
   HrMeasurement *measurement = hr_measurement_load_file_finish (result, &error);
 
   if (measurement != NULL)
     {
-      if (job->options != NULL)
-        remember_mapping (job->self, job->header, job->options);
-      add_measurement (job->self, measurement, job->path, TRUE);
+      g_autofree char *name = g_path_get_basename (job->path);
+      g_autofree char *message = NULL;
+      HrMeasurementFile *file;
+      AdwToast *toast;
+
+      if (job->header != NULL)
+        remember_mapping (self, job->header, job->options);
+      /* read again with another mapping: in the place of the first */
+      if (job->replace != NULL && g_ptr_array_find (self->measurements, job->replace, NULL))
+        g_ptr_array_remove (self->measurements, job->replace);
+      file = add_measurement (self, measurement, job->path);
+
+      if (job->remembered)
+        {
+          Remap *remap = g_new0 (Remap, 1);
+
+          /* a mapping remembered may be a wrong one: it can be changed */
+          message = g_strdup_printf (_("Imported “%s” with the columns mapped before"), name);
+          toast = adw_toast_new (message);
+          adw_toast_set_button_label (toast, _("_Change Mapping…"));
+          remap->self = g_object_ref (self);
+          remap->path = g_strdup (job->path);
+          remap->options = g_strdup (job->options);
+          remap->replace = file;
+          g_signal_connect_data (toast, "button-clicked", G_CALLBACK (on_change_mapping_cb),
+                                 remap, remap_free, 0);
+        }
+      else
+        {
+          message = g_strdup_printf (_("Imported “%s”"), name);
+          toast = adw_toast_new (message);
+        }
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
       g_autofree char *name = g_path_get_basename (job->path);
       g_autofree char *heading = g_strdup_printf (_("Could not import “%s”"), name);
 
-      _hr_window_show_error (job->self, heading, error->message);
+      _hr_window_show_error (self, heading, error->message);
     }
   g_object_unref (job->self);
   g_free (job->path);
@@ -244,21 +307,25 @@ import_finished (GObject      *source,
   g_free (job);
 }
 
+/* Reads @path with @options in a worker thread; @mapped_header: the
+ * options are a mapping made for that header, remembered once they
+ * read; @remembered: they are one remembered. */
 static void
 start_import (HrWindow               *self,
               const char             *path,
               const HrMeasureOptions *options,
-              const char             *mapped_header)
+              const char             *mapped_header,
+              gboolean                remembered,
+              HrMeasurementFile      *replace)
 {
   ImportJob *job = g_new0 (ImportJob, 1);
 
   job->self = g_object_ref (self);
   job->path = g_strdup (path);
-  if (mapped_header != NULL)
-    {
-      job->header = g_strdup (mapped_header);
-      job->options = hr_measure_options_to_string (options);
-    }
+  job->header = g_strdup (mapped_header);
+  job->options = hr_measure_options_to_string (options);
+  job->remembered = remembered;
+  job->replace = replace;
   hr_measurement_load_file_async (path, options, self->cancellable, import_finished, job);
 }
 
@@ -270,8 +337,62 @@ on_mapping_import_cb (HrWindow           *self,
 
   hr_csv_mapping_dialog_get_options (dialog, &options);
   start_import (self, hr_csv_mapping_dialog_get_path (dialog), &options,
-                hr_csv_mapping_dialog_get_header (dialog));
+                hr_csv_mapping_dialog_get_header (dialog), FALSE,
+                g_object_get_data (G_OBJECT (dialog), "hr-replace"));
   hr_measure_options_clear (&options);
+}
+
+static void
+show_import_error (HrWindow   *self,
+                   const char *path,
+                   GError     *error)
+{
+  g_autofree char *name = g_path_get_basename (path);
+  g_autofree char *heading = g_strdup_printf (_("Could not import “%s”"), name);
+
+  _hr_window_show_error (self, heading, error->message);
+}
+
+/* The mapping page for @path, set to @options when they are given
+ * (headroom-cli's options, as remembered); its Import reads the file
+ * in place of @replace. */
+static void
+open_mapping_page (HrWindow          *self,
+                   const char        *path,
+                   GBytes            *head,
+                   gboolean           complete,
+                   const char        *options,
+                   HrMeasurementFile *replace)
+{
+  HrCsvMappingDialog *dialog = hr_csv_mapping_dialog_new (GTK_WINDOW (self), path, head,
+                                                          complete);
+  HrMeasureOptions remembered = { 0 };
+
+  if (options != NULL && hr_measure_options_from_string (&remembered, options, NULL))
+    hr_csv_mapping_dialog_set_options (dialog, &remembered);
+  hr_measure_options_clear (&remembered);
+  g_object_set_data (G_OBJECT (dialog), "hr-replace", replace);
+  gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
+  g_signal_connect_object (dialog, "import", G_CALLBACK (on_mapping_import_cb), self,
+                           G_CONNECT_SWAPPED);
+  gtk_window_present (GTK_WINDOW (dialog));
+}
+
+static void
+show_mapping_page (HrWindow          *self,
+                   const char        *path,
+                   const char        *options,
+                   HrMeasurementFile *replace)
+{
+  g_autoptr(GBytes) head = NULL;
+  g_autoptr(GError) error = NULL;
+  gboolean complete = FALSE;
+
+  head = read_head (path, &complete, &error);
+  if (head == NULL)
+    show_import_error (self, path, error);
+  else
+    open_mapping_page (self, path, head, complete, options, replace);
 }
 
 /* In a worker thread: a log of millions of rows never blocks the window. */
@@ -296,29 +417,17 @@ _hr_window_import_measurement (HrWindow *self,
   head = read_head (path, &complete, &error);
   if (head == NULL)
     {
-      g_autofree char *name = g_path_get_basename (path);
-      g_autofree char *heading = g_strdup_printf (_("Could not import “%s”"), name);
-
-      _hr_window_show_error (self, heading, error->message);
+      show_import_error (self, path, error);
       return;
     }
   csv = read_csv_head (path, head, complete);
-  if (lookup_mapping (self, csv->header, &options) || !csv->needs_mapping)
-    {
-      start_import (self, path, &options, NULL);
-      hr_measure_options_clear (&options);
-      return;
-    }
-
-  {
-    HrCsvMappingDialog *dialog = hr_csv_mapping_dialog_new (GTK_WINDOW (self), path, head,
-                                                            complete);
-
-    gtk_window_set_destroy_with_parent (GTK_WINDOW (dialog), TRUE);
-    g_signal_connect_object (dialog, "import", G_CALLBACK (on_mapping_import_cb), self,
-                             G_CONNECT_SWAPPED);
-    gtk_window_present (GTK_WINDOW (dialog));
-  }
+  if (lookup_mapping (self, csv->header, &options))
+    start_import (self, path, &options, NULL, TRUE, NULL);
+  else if (!csv->needs_mapping)
+    start_import (self, path, &options, NULL, FALSE, NULL);
+  else
+    open_mapping_page (self, path, head, complete, NULL, NULL);
+  hr_measure_options_clear (&options);
 }
 
 void
