@@ -294,6 +294,18 @@ test_import_through_mapping (void)
   wait_for_measurements (window, 2, TRUE);
   assert_points_equal (window_measurement (window, 1), expected2);
 
+  /* and so does one read at once (the command line's --measurements) */
+  {
+    g_autoptr(GError) error = NULL;
+
+    g_assert_true (hr_window_add_measurement_file (window, file2, &error));
+    g_assert_no_error (error);
+    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 3);
+    assert_points_equal (window_measurement (window, 2), expected2);
+    hr_test_remove_measurement (window, 2);
+    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+  }
+
   /* a mapping remembered may be wrong: the toast's Change Mapping opens
    * the page set to it, and Import reads the file again in its place */
   {
