@@ -285,34 +285,103 @@ _hr_window_settings_sync (HrWindow *self)
 /* ------------------------------------------------------------------ */
 /* The model and the GPUs                                               */
 
-/* A new model keeps how the user runs things (task, GPUs, the memory
- * levers) and takes the model's own batch, sizes and method. */
+/* "gate_proj, up_proj": the modules of @modules as the Hugging Face
+ * checkpoints name them. */
+static char *
+module_list (guint modules)
+{
+  GString *list = g_string_new (NULL);
+
+  for (guint i = 0; hr_module_names[i].nick != NULL; i++)
+    if (modules & hr_module_names[i].value)
+      {
+        const char *nick = hr_module_names[i].nick;
+        gboolean proj = (hr_module_names[i].value & (HR_MODULES_ATTENTION | HR_MODULES_MLP)) != 0;
+
+        g_string_append_printf (list, "%s%s%s", list->len > 0 ? ", " : "", nick,
+                                proj ? "_proj" : "");
+      }
+  return g_string_free (list, FALSE);
+}
+
+/* What a model change could not keep, in one line. */
+static char *
+describe_resets (const HrModel *model,
+                 GArray        *resets)
+{
+  g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
+  g_autoptr(GString) unused = g_string_new (NULL);
+  g_autoptr(GString) recipe = g_string_new (NULL);
+  guint n_unused = 0;
+
+  for (guint i = 0; i < resets->len; i++)
+    {
+      const HrSettingReset *r = &g_array_index (resets, HrSettingReset, i);
+      const char *title = _(r->setting->title);
+
+      switch (r->why)
+        {
+        case HR_SETTING_RESET_MISSING_MODULES:
+          {
+            g_autofree char *modules = module_list (r->modules);
+
+            /* Translators: the first %s is a setting ("LoRA targets"),
+             * the second a model, the third modules ("o_proj"). */
+            g_ptr_array_add (parts, g_strdup_printf (_("%s reset: %s has no %s"), title,
+                                                     model->name, modules));
+          }
+          break;
+        case HR_SETTING_RESET_MODEL_RECIPE:
+          g_string_append_printf (recipe, "%s%s", recipe->len > 0 ? ", " : "", title);
+          break;
+        case HR_SETTING_RESET_NOT_APPLICABLE:
+        default:
+          g_string_append_printf (unused, "%s%s", unused->len > 0 ? ", " : "", title);
+          n_unused++;
+          break;
+        }
+    }
+  if (n_unused > 0)
+    /* Translators: the first %s lists settings, the second is a model. */
+    g_ptr_array_add (parts, g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                          "%s reset: it does not apply to %s",
+                                                          "%s reset: they do not apply to %s",
+                                                          n_unused),
+                                             unused->str, model->name));
+  if (recipe->len > 0)
+    /* Translators: %s lists settings ("Method, Precision"). */
+    g_ptr_array_add (parts, g_strdup_printf (_("%s set as the new model runs"), recipe->str));
+  if (parts->len == 0)
+    return NULL;
+  g_ptr_array_add (parts, NULL);
+  return g_strjoinv ("; ", (char **) parts->pdata);
+}
+
+/* A new model keeps the run: every setting that still applies to it stays
+ * (the core's settings table decides), and a toast names what was reset.
+ * The whole change is one edit, undone at once. */
 void
 _hr_window_settings_change_model (HrWindow      *self,
                                   const HrModel *model)
 {
-  HrScenario *old;
-  HrScenario *s = hr_scenario_new_for_model (model);
+  g_autoptr(GArray) resets = g_array_new (FALSE, FALSE, sizeof (HrSettingReset));
+  g_autofree char *message = NULL;
+  HrScenario *s = hr_scenario_change_model (self->scenario, model, resets);
 
   _hr_window_begin_edit (self, NULL);
-  old = self->scenario;
-  s->task = old->task;
-  s->compute = model->has_compute ? model->compute : old->compute;
-  s->recompute = old->recompute;
-  s->attention = old->attention;
-  s->gpus = old->gpus;
-  s->sharding = old->sharding;
-  s->offload = old->offload;
-  s->reserve = old->reserve;
-  s->jax_mem_fraction = old->jax_mem_fraction;
-  s->gpu = old->gpu != NULL ? hr_gpu_copy (old->gpu) : NULL;
-  if (s->task != HR_TASK_INFERENCE && old->method != HR_METHOD_FULL && !model->has_method)
-    s->method = old->method;
-  hr_scenario_resolve (s);
-  hr_scenario_free (old);
+  hr_scenario_free (self->scenario);
   self->scenario = s;
   _hr_window_settings_sync (self);
   _hr_window_edited (self);
+
+  message = describe_resets (model, resets);
+  if (message != NULL)
+    {
+      AdwToast *toast = adw_toast_new (message);
+
+      adw_toast_set_timeout (toast, 8);
+      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+    }
 }
 
 static void
@@ -442,17 +511,26 @@ casefold_search (GtkSearchEntry *entry)
   return text != NULL && text[0] != '\0' ? g_utf8_casefold (text, -1) : NULL;
 }
 
+/* Every word typed is somewhere in the row's text ("qwen 7b" finds
+ * "Qwen2.5 7B"). */
 static gboolean
 row_matches (GtkListBoxRow *row,
              gpointer       user_data)
 {
   GtkSearchEntry *entry = user_data;
   g_autofree char *needle = casefold_search (entry);
+  g_auto(GStrv) words = NULL;
   const char *haystack = g_object_get_data (G_OBJECT (row), "hr-search");
 
   if (needle == NULL)
     return TRUE;
-  return haystack != NULL && strstr (haystack, needle) != NULL;
+  if (haystack == NULL)
+    return FALSE;
+  words = g_strsplit_set (needle, " \t", -1);
+  for (guint i = 0; words[i] != NULL; i++)
+    if (words[i][0] != '\0' && strstr (haystack, words[i]) == NULL)
+      return FALSE;
+  return TRUE;
 }
 
 static void

@@ -869,6 +869,10 @@ test_measurements (void)
   gint64 deadline;
 
   g_assert_true (hr_window_select_model (window, "smolvla"));
+  /* The model change keeps the default scenario's 2,048 tokens; the probe
+   * ran SmolVLA's own 200. */
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "seq_len")),
+                             200);
   before = hr_test_dup_verdicts (window);
 
   /* A probe sweep: its points and its fitted line go on the curve. */
