@@ -38,7 +38,7 @@ _hr_window_show_results (HrWindow *self)
   gtk_stack_set_visible_child_name (self->main_stack, "results");
   _hr_window_refresh_title (self);
   if (was_start)
-    gtk_widget_grab_focus (GTK_WIDGET (self->model_button));
+    gtk_widget_grab_focus (hr_sidebar_get_model_button (self->sidebar));
 }
 
 void

@@ -178,7 +178,7 @@ _hr_window_refresh (HrWindow *self)
   refresh_results (self);
   hr_measurements_group_set_unit (self->measurements_group, _hr_window_display_unit (self));
   hr_measurements_group_set_analysis (self->measurements_group, self->analysis);
-  _hr_window_settings_refresh_pickers (self);
+  hr_sidebar_set_analysis (self->sidebar, self->analysis);
   _hr_window_refresh_title (self);
   counters.refreshes++;
   counters.refresh_us += g_get_monotonic_time () - start;
@@ -242,7 +242,6 @@ _hr_window_set_scenario (HrWindow   *self,
       g_settings_set_string (self->settings, "last-scenario", path != NULL ? path : "");
     }
 
-  _hr_window_settings_sync (self);
   _hr_window_history_reset (self);
   _hr_window_refresh (self);
   /* Opening is not saving: a kept unsaved state stays until it is
@@ -521,10 +520,7 @@ hr_window_reload_catalog (HrWindow   *self,
   /* The user's catalog changed: read it again and rebuild the pickers.
    * The scenario keeps its own copies; its GPU takes the new prices. */
   hr_catalog_reload_default ();
-  self->updating++;
-  _hr_window_settings_clear_pickers (self);
-  _hr_window_settings_fill_pickers (self);
-  self->updating--;
+  hr_sidebar_set_catalog (self->sidebar, self->catalog);
   if (self->scenario->gpu != NULL && !self->scenario->gpu_inline
       && (gpu = hr_catalog_find_gpu (self->catalog, self->scenario->gpu->id)) != NULL)
     {
@@ -538,7 +534,6 @@ hr_window_reload_catalog (HrWindow   *self,
     _hr_window_settings_change_model (self, model);   /* the same id, imported again */
   else if (model != NULL)
     hr_window_select_model (self, model->id);
-  _hr_window_settings_sync (self);
   _hr_window_refresh (self);
 }
 
@@ -546,6 +541,7 @@ static void
 on_display_unit_changed (HrWindow *self)
 {
   read_display_unit (self);
+  hr_sidebar_set_unit (self->sidebar, _hr_window_display_unit (self));
   _hr_window_refresh (self);
 }
 
@@ -602,11 +598,8 @@ hr_window_finalize (GObject *object)
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
-  g_clear_pointer (&self->setting_rows, g_array_unref);
   g_clear_pointer (&self->analysis, hr_analysis_free);
   g_clear_pointer (&self->set_aside, g_ptr_array_unref);
-  g_clear_pointer (&self->model_rows, g_hash_table_unref);
-  g_clear_pointer (&self->gpu_checks, g_hash_table_unref);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (hr_window_parent_class)->finalize (object);
@@ -625,32 +618,20 @@ hr_window_class_init (HrWindowClass *klass)
   g_type_ensure (HR_TYPE_CHART_VIEW);
   g_type_ensure (HR_TYPE_MEASUREMENTS_GROUP);
   g_type_ensure (HR_TYPE_RESULTS_VIEW);
+  g_type_ensure (HR_TYPE_SIDEBAR);
   g_type_ensure (HR_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
   BIND (flap);
-  BIND (gpu_button);
-  BIND (gpu_info_label);
-  BIND (gpu_list);
-  BIND (gpu_name_label);
-  BIND (gpu_popover);
-  BIND (gpu_search);
   BIND (examples_menu);
   BIND (main_stack);
   BIND (measurements_group);
-  BIND (model_button);
-  BIND (model_info_label);
-  BIND (model_list);
-  BIND (model_name_label);
-  BIND (model_popover);
-  BIND (model_search);
   BIND (recent_menu);
-  BIND (results_view);
   BIND (recovery_label);
   BIND (recovery_revealer);
-  BIND (run_group);
-  BIND (scale_group);
+  BIND (results_view);
+  BIND (sidebar);
   BIND (start_page);
   BIND (toast_overlay);
   BIND (window_title);
@@ -671,10 +652,7 @@ hr_window_init (HrWindow *self)
   self->measurements = g_ptr_array_new_with_free_func (
     (GDestroyNotify) hr_measurement_file_free);
   self->set_aside = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_file_free);
-  self->setting_rows = g_array_new (FALSE, TRUE, sizeof (HrWindowSettingRow));
   self->cancellable = g_cancellable_new ();
-  self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   _hr_window_history_init (self);
   _hr_window_settings_init (self);

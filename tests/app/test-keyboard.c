@@ -34,6 +34,7 @@
 #include "hr-application.h"
 #include "hr-file-chooser.h"
 #include "hr-start-page.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -344,7 +345,7 @@ test_walk (void)
   g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
 
   /* 3. The micro-batch: Tab to it, Up twice. */
-  batch = hr_window_get_setting_widget (window, "micro_batch");
+  batch = hr_test_setting_widget (window, "micro_batch");
   before_batch = hr_window_get_scenario (window)->micro_batch;
   tab_to (win, batch, 60);
   g_assert_true (shows_focus (win));
@@ -583,7 +584,7 @@ test_settings_rows (void)
   for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
     {
       const char *number_keys[] = { "micro_batch", "image_size" };
-      GtkWidget *combo = hr_window_get_setting_row (window, "compute");
+      GtkWidget *combo = hr_test_setting_row (window, "compute");
       GtkWidget *popover;
       GtkWidget *row;
       GtkWidget *sw;
@@ -603,7 +604,7 @@ test_settings_rows (void)
       /* a number: the focus goes into it, ready for digits or Up */
       for (guint n = 0; n < G_N_ELEMENTS (number_keys); n++)
         {
-          row = hr_window_get_setting_row (window, number_keys[n]);
+          row = hr_test_setting_row (window, number_keys[n]);
           if (!gtk_widget_get_visible (row))
             continue;
           gtk_widget_grab_focus (row);
@@ -611,7 +612,7 @@ test_settings_rows (void)
           g_assert_true (focus_of (win) == row);
           g_assert_true (press (win, keys[k]));
           g_assert_true (within (focus_of (win),
-                                 hr_window_get_setting_widget (window, number_keys[n])));
+                                 hr_test_setting_widget (window, number_keys[n])));
           g_assert_true (shows_focus (win));
         }
 
@@ -619,10 +620,10 @@ test_settings_rows (void)
       row = sw = NULL;
       for (guint i = 0; i < n_settings && row == NULL; i++)
         if (settings[i].kind == HR_SETTING_BOOLEAN
-            && gtk_widget_get_visible (hr_window_get_setting_row (window, settings[i].key)))
+            && gtk_widget_get_visible (hr_test_setting_row (window, settings[i].key)))
           {
-            row = hr_window_get_setting_row (window, settings[i].key);
-            sw = hr_window_get_setting_widget (window, settings[i].key);
+            row = hr_test_setting_row (window, settings[i].key);
+            sw = hr_test_setting_widget (window, settings[i].key);
           }
       g_assert_nonnull (row);
       g_assert_true (GTK_IS_SWITCH (sw));
