@@ -42,6 +42,7 @@ struct _HrWindow
   GPtrArray            *set_aside;     /* HrMeasurementFile, of the scenario before */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
   GCancellable         *cancellable;
+  guint                 fold_source;   /* the sidebar folds or unfolds */
 
   /* hr-window-history.c */
   GPtrArray            *undo_stack;    /* HrWindowState */

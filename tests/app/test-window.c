@@ -1072,6 +1072,54 @@ test_rows_show_scenario (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+static void
+wait_for_width (GtkWidget *widget,
+                int        width)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  gint64 settle;
+
+  /* (less the client-side decorations' margins) */
+  while (ABS (gtk_widget_get_width (widget) - width) > 20 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpint (ABS (gtk_widget_get_width (widget) - width), <=, 20);
+  /* the fold follows the allocation, one idle later, then animates */
+  settle = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < settle)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Below 900 px wide the sidebar folds away, the results take the width,
+ * and the header bar's toggle (win.toggle-sidebar, F9) shows it over
+ * them; wide again, it sits beside them. */
+static void
+test_adaptive (void)
+{
+  HrWindow *window = hr_window_new (NULL);
+  GtkWidget *flap = hr_test_find_widget (GTK_WIDGET (window), ADW_TYPE_FLAP);
+  GtkWidget *results = GTK_WIDGET (hr_test_results_view (window));
+
+  g_assert_nonnull (flap);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for_width (GTK_WIDGET (window), 800);
+  g_assert_true (adw_flap_get_folded (ADW_FLAP (flap)));
+  g_assert_false (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+  g_assert_cmpint (gtk_widget_get_width (results), ==, gtk_widget_get_width (flap));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-sidebar", NULL));
+  g_assert_true (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-sidebar", NULL));
+  g_assert_false (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 768);
+  wait_for_width (GTK_WIDGET (window), 1200);
+  g_assert_false (adw_flap_get_folded (ADW_FLAP (flap)));
+  g_assert_true (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+  g_assert_cmpint (gtk_widget_get_width (results), <, gtk_widget_get_width (flap) - 300);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1093,6 +1141,7 @@ main (int   argc,
   g_test_add_func ("/window/pick-and-change", test_pick_and_change);
   g_test_add_func ("/window/settings-that-apply", test_settings_that_apply);
   g_test_add_func ("/window/rows-show-scenario", test_rows_show_scenario);
+  g_test_add_func ("/window/adaptive", test_adaptive);
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/lever-sort", test_lever_sort);
