@@ -19,7 +19,6 @@
 #include "hr-app-test.h"
 #include "hr-application.h"
 #include "hr-file-chooser.h"
-#include "hr-sidebar.h"
 #include "hr-start-page.h"
 #include "hr-window.h"
 
@@ -272,10 +271,12 @@ static void
 test_search (void)
 {
   HrWindow *window = new_window (1366, 768);
-  GtkWidget *sidebar = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_SIDEBAR);
-  GtkEditable *search = GTK_EDITABLE (gtk_widget_get_template_child (sidebar, HR_TYPE_SIDEBAR,
+  HrSidebar *sidebar = hr_test_sidebar (window);
+  GtkEditable *search = GTK_EDITABLE (gtk_widget_get_template_child (GTK_WIDGET (sidebar),
+                                                                     HR_TYPE_SIDEBAR,
                                                                      "model_search"));
-  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (sidebar, HR_TYPE_SIDEBAR,
+  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (GTK_WIDGET (sidebar),
+                                                                  HR_TYPE_SIDEBAR,
                                                                   "model_list"));
   g_autoptr(GPtrArray) shown = g_ptr_array_new ();
 
