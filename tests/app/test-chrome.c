@@ -455,7 +455,20 @@ test_lever_sources (void)
    * view has scrolled the row into sight. */
   while (!GTK_IS_LIST_BOX_ROW (focus))
     focus = gtk_widget_get_parent (focus);
-  wait_ms (300);
+  {
+    gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+    graphene_rect_t bounds;
+
+    /* (until the view has scrolled it into the window: a busy machine
+     * takes more than a frame) */
+    while (g_get_monotonic_time () < deadline
+           && !(gtk_widget_compute_bounds (focus, GTK_WIDGET (window), &bounds)
+                && bounds.origin.y >= 0
+                && bounds.origin.y + bounds.size.height
+                     <= gtk_widget_get_height (GTK_WIDGET (window))))
+      wait_ms (20);
+    wait_ms (50);
+  }
   g_signal_emit_by_name (focus, "activate");
   iterate ();
   popover = NULL;
