@@ -418,26 +418,23 @@ casefold_search (GtkSearchEntry *entry)
   return text != NULL && text[0] != '\0' ? g_utf8_casefold (text, -1) : NULL;
 }
 
-/* Every word typed is somewhere in the row's text ("qwen 7b" finds
- * "Qwen2.5 7B"). */
+/* Every word typed matches a field or the size (hr-catalog.h):
+ * "qwen 7b" finds "Qwen2.5 7B". */
 static gboolean
 row_matches (GtkListBoxRow *row,
              gpointer       user_data)
 {
   GtkSearchEntry *entry = user_data;
   g_autofree char *needle = casefold_search (entry);
-  g_auto(GStrv) words = NULL;
   const char *haystack = g_object_get_data (G_OBJECT (row), "hr-search");
+  const guint64 *params = g_object_get_data (G_OBJECT (row), "hr-params");
+  g_auto(GStrv) fields = NULL;
 
   if (needle == NULL)
     return TRUE;
-  if (haystack == NULL)
-    return FALSE;
-  words = g_strsplit_set (needle, " \t", -1);
-  for (guint i = 0; words[i] != NULL; i++)
-    if (words[i][0] != '\0' && strstr (haystack, words[i]) == NULL)
-      return FALSE;
-  return TRUE;
+  fields = g_strsplit (haystack != NULL ? haystack : "", "\n", -1);
+  return hr_catalog_search_matches (needle, (const char * const *) fields,
+                                    params != NULL ? *params : 0);
 }
 
 static void
@@ -514,6 +511,8 @@ fill_model_list (HrSidebar *self)
       g_object_set_data_full (G_OBJECT (row), "hr-id", g_strdup (model->id), g_free);
       set_row_search (row, family, hr_family_order (model->family) * 1000 + i,
                       model->name, model->id, family, NULL);
+      g_object_set_data_full (G_OBJECT (row), "hr-params",
+                              g_memdup2 (&model->params, sizeof model->params), g_free);
       g_signal_emit (self, signals[CATALOG_ROW_ADDED], 0, row, HR_USER_CATALOG_MODELS,
                      model->id, model->origin);
       gtk_list_box_append (self->model_list, row);
