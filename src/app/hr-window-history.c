@@ -61,7 +61,14 @@ state_free (gpointer data)
 static GStrv
 dup_gpu_ids (HrWindow *self)
 {
-  return hr_window_dup_gpu_ids (self);
+  GStrvBuilder *builder = g_strv_builder_new ();
+  GStrv ids;
+
+  for (guint i = 0; i < self->gpu_ids->len; i++)
+    g_strv_builder_add (builder, g_ptr_array_index (self->gpu_ids, i));
+  ids = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  return ids;
 }
 
 static HrWindowState *

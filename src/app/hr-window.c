@@ -494,26 +494,10 @@ hr_window_get_n_set_aside (HrWindow *self)
   return self->set_aside->len;
 }
 
-const HrScenario *
-hr_window_get_scenario (HrWindow *self)
-{
-  return self->scenario;
-}
-
 GFile *
 hr_window_get_file (HrWindow *self)
 {
   return self->file;
-}
-
-GStrv
-hr_window_dup_gpu_ids (HrWindow *self)
-{
-  GStrvBuilder *builder = g_strv_builder_new ();
-
-  for (guint i = 0; i < self->gpu_ids->len; i++)
-    g_strv_builder_add (builder, g_ptr_array_index (self->gpu_ids, i));
-  return g_strv_builder_end (builder);
 }
 
 /* ------------------------------------------------------------------ */

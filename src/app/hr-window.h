@@ -32,7 +32,6 @@ gboolean          hr_window_save_file        (HrWindow       *self,
 /* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
 void              hr_window_load_default     (HrWindow       *self);
 
-const HrScenario *hr_window_get_scenario     (HrWindow       *self);
 GFile            *hr_window_get_file         (HrWindow       *self);
 /* The model and GPU pickers, as a user would use them. */
 gboolean          hr_window_select_model     (HrWindow       *self,
@@ -40,8 +39,6 @@ gboolean          hr_window_select_model     (HrWindow       *self,
 gboolean          hr_window_set_gpu_active   (HrWindow       *self,
                                               const char     *gpu_id,
                                               gboolean        active);
-/* GPU ids in the comparison, the scenario's own first. */
-GStrv             hr_window_dup_gpu_ids      (HrWindow       *self);
 gboolean          hr_window_export           (HrWindow       *self,
                                               HrExportWhat    what,
                                               const char     *path,

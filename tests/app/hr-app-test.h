@@ -56,6 +56,32 @@ hr_test_setting_widget (HrWindow   *window,
   return hr_sidebar_get_setting_widget (hr_test_sidebar (window), key);
 }
 
+/* The scenario the window shows, as the sidebar has it: the analysis
+ * handed down to it.  Remade on every change: read it again after one. */
+static inline const HrScenario *
+hr_test_scenario (HrWindow *window)
+{
+  HrAnalysis *analysis = hr_sidebar_get_analysis (hr_test_sidebar (window));
+
+  g_assert_nonnull (analysis);
+  return hr_analysis_get_scenario (analysis);
+}
+
+/* The GPU ids the window compares, the scenario's own first. */
+static inline GStrv
+hr_test_dup_gpu_ids (HrWindow *window)
+{
+  HrAnalysis *analysis = hr_sidebar_get_analysis (hr_test_sidebar (window));
+  GStrvBuilder *builder = g_strv_builder_new ();
+  GStrv ids;
+
+  for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
+    g_strv_builder_add (builder, hr_analysis_get_gpu (analysis, i)->gpu->id);
+  ids = g_strv_builder_end (builder);
+  g_strv_builder_unref (builder);
+  return ids;
+}
+
 static inline HrResultsView *
 hr_test_results_view (HrWindow *window)
 {

@@ -188,7 +188,7 @@ test_example_is_a_copy (void)
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-file", "s",
                                              example));
   iterate ();
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
   g_assert_null (hr_window_get_file (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Untitled — Headroom");
 

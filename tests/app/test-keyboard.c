@@ -329,7 +329,7 @@ test_walk (void)
   g_assert_false (hr_window_get_start_page_visible (window));
   /* an example opens as an untitled copy */
   g_assert_null (hr_window_get_file (window));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
 
   /* 2. The model: Ctrl+F, type, Enter. */
   g_assert_true (press (win, "<Control>f"));
@@ -343,22 +343,22 @@ test_walk (void)
   gtk_editable_set_text (GTK_EDITABLE (model_search), "pi0.5");
   iterate ();
   g_assert_true (press (win, "Return"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
 
   /* 3. The micro-batch: Tab to it, Up twice. */
   batch = hr_test_setting_widget (window, "micro_batch");
-  before_batch = hr_window_get_scenario (window)->micro_batch;
+  before_batch = hr_test_scenario (window)->micro_batch;
   tab_to (win, batch, 60);
   g_assert_true (shows_focus (win));
   g_assert_true (press (win, "Up"));
   g_assert_true (press (win, "Up"));
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, before_batch + 2);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, before_batch + 2);
 
   /* 4. The GPUs: Shift+Tab back to the picker, Enter opens it, Tab to a
    * card, Space ticks it, Escape closes the list. */
   gpu_button = NULL;
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     n_gpus = g_strv_length (ids);
     g_assert_false (g_strv_contains ((const char * const *) ids, "rtx-3090"));
@@ -412,7 +412,7 @@ test_walk (void)
     iterate ();
   }
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     /* The first card the search found: an RTX 3090 or 3090 Ti. */
     g_assert_cmpuint (g_strv_length (ids), ==, n_gpus + 1);
@@ -423,17 +423,17 @@ test_walk (void)
   /* 5. Undo: the card, then the micro-batch, then the model. */
   g_assert_true (press (win, "<Control>z"));
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     g_assert_cmpuint (g_strv_length (ids), ==, n_gpus);
   }
   g_assert_true (press (win, "<Control>z"));
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, before_batch);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, before_batch);
   g_assert_true (press (win, "<Control>z"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
   g_assert_false (hr_window_get_modified (window));
   g_assert_true (press (win, "<Control><Shift>z"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
   g_assert_true (hr_window_get_modified (window));
 
   /* 6. Export a chart: Ctrl+E, Enter exports (the chooser answers with
@@ -726,7 +726,7 @@ test_model_change_keeps_run (void)
   iterate ();
 
   choose_model (win, "qwen 7b");
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "qwen2.5-7b");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "qwen2.5-7b");
   g_assert_true (hr_window_save_file (window, saved, &error));
   g_assert_no_error (error);
 
@@ -750,20 +750,20 @@ test_model_change_keeps_run (void)
 
   /* One Ctrl+Z: the old model and all it had. */
   g_assert_true (press (win, "<Control>z"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
-  g_assert_cmpuint (hr_window_get_scenario (window)->grad_accum, ==, 8);
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_test_scenario (window)->grad_accum, ==, 8);
   /* (what was saved is the Qwen scenario) */
   g_assert_true (hr_window_get_modified (window));
 
   /* T5's MLP has no gate (T5 v1.0: ReLU, not gated). */
   choose_model (win, "t5-base");
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "t5-base");
-  g_assert_cmpint (hr_window_get_scenario (window)->lora_targets, !=, HR_LORA_TARGETS_CUSTOM);
-  g_assert_cmpuint (hr_window_get_scenario (window)->lora_rank, ==, 8);
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "t5-base");
+  g_assert_cmpint (hr_test_scenario (window)->lora_targets, !=, HR_LORA_TARGETS_CUSTOM);
+  g_assert_cmpuint (hr_test_scenario (window)->lora_rank, ==, 8);
   g_assert_true (shows_label (GTK_WIDGET (win), "LoRA targets reset: T5-base has no gate_proj"));
   g_assert_true (press (win, "<Control>z"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
-  g_assert_cmpint (hr_window_get_scenario (window)->lora_targets, ==, HR_LORA_TARGETS_CUSTOM);
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpint (hr_test_scenario (window)->lora_targets, ==, HR_LORA_TARGETS_CUSTOM);
 
   gtk_window_destroy (win);
   iterate ();

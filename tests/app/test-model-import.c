@@ -326,7 +326,7 @@ test_import_and_add (void)
                                                "active_params"), ==, 12879925248);
 
   /* In the picker with its badge, selected, and estimated. */
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "my-mixtral");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "my-mixtral");
   row = picker_row (window, "model_list", "my-mixtral");
   g_assert_nonnull (row);
   g_assert_true (gtk_list_box_row_is_selected (GTK_LIST_BOX_ROW (row)));
@@ -351,7 +351,7 @@ test_import_and_add (void)
   }
   g_assert_true (hr_window_select_model (window, "llama-3.1-8b"));
   g_assert_true (hr_window_select_model (window, "my-mixtral"));
-  g_assert_cmpuint (hr_window_get_scenario (window)->model->params, ==, 46702792704);
+  g_assert_cmpuint (hr_test_scenario (window)->model->params, ==, 46702792704);
   verdicts = hr_test_dup_verdicts (window);
   g_assert_cmpuint (g_strv_length (verdicts), >, 0);
   /* 46.7B parameters at two bytes each do not fit one 24 GB card. */
@@ -366,7 +366,7 @@ test_import_and_add (void)
   gtk_window_destroy (GTK_WINDOW (dialog));
   g_assert_cmpstr (badge_text (picker_row (window, "model_list", "llama-2-7b")), ==,
                    "Custom, replaces built-in");
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-2-7b");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-2-7b");
 
   /* Removing it, after the confirmation, brings the built-in one back. */
   click (find_button_with_tooltip (picker_row (window, "model_list", "llama-2-7b"),
@@ -571,7 +571,7 @@ test_gpu_editor (void)
   row = picker_row (window, "gpu_list", "lab-rtx-6000-ada-48gb");
   g_assert_nonnull (row);
   g_assert_cmpstr (badge_text (row), ==, "Custom");
-  ids = hr_window_dup_gpu_ids (window);
+  ids = hr_test_dup_gpu_ids (window);
   g_assert_true (g_strv_contains ((const char * const *) ids, "lab-rtx-6000-ada-48gb"));
   {
     GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (hr_test_sidebar (window)),
@@ -663,7 +663,7 @@ test_prices (void)
   g_assert_cmpfloat (builtin->price_usd, ==, 1799);
   g_assert_cmpstr (badge_text (picker_row (window, "gpu_list", "rtx-4090")), ==,
                    "Custom, replaces built-in");
-  g_assert_cmpfloat (hr_window_get_scenario (window)->gpu->price_usd, ==, 1799);
+  g_assert_cmpfloat (hr_test_scenario (window)->gpu->price_usd, ==, 1799);
   {
     g_autoptr(GBytes) now = g_resources_lookup_data ("/io/github/vramlab/Headroom/core/gpus.json",
                                                      0, NULL);
@@ -731,7 +731,7 @@ test_prices (void)
   g_assert_cmpint (builtin->origin, ==, HR_ORIGIN_BUILTIN);
   g_assert_cmpfloat (builtin->price_usd, ==, builtin_price);
   g_assert_null (badge_text (picker_row (window, "gpu_list", "rtx-4090")));
-  g_assert_cmpfloat (hr_window_get_scenario (window)->gpu->price_usd, ==, builtin_price);
+  g_assert_cmpfloat (hr_test_scenario (window)->gpu->price_usd, ==, builtin_price);
 
   gtk_window_destroy (GTK_WINDOW (prefs));
   gtk_window_destroy (GTK_WINDOW (window));

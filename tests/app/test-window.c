@@ -53,8 +53,8 @@ static void
 test_default_scenario (void)
 {
   HrWindow *window = new_window ();
-  const HrScenario *s = hr_window_get_scenario (window);
-  g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+  const HrScenario *s = hr_test_scenario (window);
+  g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
   g_auto(GStrv) verdicts = hr_test_dup_verdicts (window);
   HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
@@ -90,21 +90,21 @@ test_pick_and_change (void)
 
   /* The model picker, as a click on its row does it. */
   g_assert_true (hr_window_select_model (window, "smolvla"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
 
   /* Only the RTX 3090 and the H100 SXM remain in the comparison. */
   g_assert_true (hr_window_set_gpu_active (window, "rtx-4090", FALSE));
   g_assert_true (hr_window_set_gpu_active (window, "rtx-5090", FALSE));
   g_assert_true (hr_window_set_gpu_active (window, "a100-80gb", FALSE));
   g_assert_true (hr_window_set_gpu_active (window, "rtx-3090", TRUE));
-  ids = hr_window_dup_gpu_ids (window);
+  ids = hr_test_dup_gpu_ids (window);
   g_assert_cmpstrv (ids, ((const char *[]) { "h100-sxm", "rtx-3090", NULL }));
-  g_assert_cmpstr (hr_window_get_scenario (window)->gpu->id, ==, "h100-sxm");
+  g_assert_cmpstr (hr_test_scenario (window)->gpu->id, ==, "h100-sxm");
 
   before = g_strdup (hr_chart_view_get_summary (buckets));
   hr_estimate_counters_reset ();
   gtk_spin_button_set_value (batch, 24);
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, 24);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, 24);
   iterate ();
   /* One change, one analysis: one estimate per compared GPU, and the
    * lists, the charts and the verdicts all read it. */
@@ -148,8 +148,8 @@ test_settings_that_apply (void)
 
   /* Inference has no optimizer but a KV cache. */
   adw_combo_row_set_selected (task, 2);
-  g_assert_cmpint (hr_window_get_scenario (window)->task, ==, HR_TASK_INFERENCE);
-  g_assert_cmpint (hr_window_get_scenario (window)->optimizer, ==, HR_OPTIMIZER_NONE);
+  g_assert_cmpint (hr_test_scenario (window)->task, ==, HR_TASK_INFERENCE);
+  g_assert_cmpint (hr_test_scenario (window)->optimizer, ==, HR_OPTIMIZER_NONE);
   g_assert_false (gtk_widget_get_visible (optimizer));
   g_assert_true (gtk_widget_get_visible (kv));
 
@@ -169,7 +169,7 @@ test_broken_file (void)
   g_autofree char *expected = NULL;
   GListModel *toplevels;
   gboolean dialog_found = FALSE;
-  guint micro_batch = hr_window_get_scenario (window)->micro_batch;
+  guint micro_batch = hr_test_scenario (window)->micro_batch;
 
   g_assert_true (g_file_set_contents (path,
                                       "{\n  \"headroom_scenario\": 1,\n"
@@ -182,8 +182,8 @@ test_broken_file (void)
   g_assert_nonnull (strstr (error->message, "micro_batch"));
 
   /* The scenario the user had is untouched. */
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
   g_assert_null (hr_window_get_file (window));
 
   /* Opening it as the user does shows the same message in a dialog. */
@@ -206,7 +206,7 @@ test_broken_file (void)
         }
     }
   g_assert_true (dialog_found);
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -344,7 +344,7 @@ test_undo_and_ask (void)
 {
   HrWindow *window = new_window ();
   GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
-  guint first = hr_window_get_scenario (window)->micro_batch;
+  guint first = hr_test_scenario (window)->micro_batch;
   g_autofree char *example = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
                                                "smolvla-4090.json", NULL);
   g_autoptr(GFile) file = g_file_new_for_path (example);
@@ -359,10 +359,10 @@ test_undo_and_ask (void)
   gtk_spin_button_set_value (batch, first + 2);
   g_assert_cmpuint (hr_window_get_n_undo (window), ==, 1);
   g_assert_true (hr_window_select_model (window, "smolvla"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
   g_assert_cmpuint (hr_window_get_n_undo (window), ==, 2);
   /* The second card compared (the settings keep the last comparison). */
-  ids_before = hr_window_dup_gpu_ids (window);
+  ids_before = hr_test_dup_gpu_ids (window);
   g_assert_cmpuint (g_strv_length (ids_before), >=, 2);
   g_assert_true (hr_window_set_gpu_active (window, ids_before[1], FALSE));
   g_assert_cmpuint (hr_window_get_n_undo (window), ==, 3);
@@ -371,21 +371,21 @@ test_undo_and_ask (void)
   g_assert_true (hr_window_undo (window));
   g_assert_false (hr_window_set_gpu_active (window, "no-such-card", TRUE));
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     g_assert_cmpstrv (ids, ids_before);
   }
   g_assert_true (hr_window_undo (window));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first + 2);
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, first + 2);
   g_assert_true (hr_window_undo (window));
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, first);
   /* Back at the state opened: not modified, and the spin shows it. */
   g_assert_false (hr_window_get_modified (window));
   g_assert_cmpint (gtk_spin_button_get_value_as_int (batch), ==, (int) first);
   g_assert_false (hr_window_undo (window));
   g_assert_true (hr_window_redo (window));
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first + 2);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, first + 2);
   g_assert_true (hr_window_get_modified (window));
 
   /* Opening another asks first, and Cancel keeps everything. */
@@ -401,12 +401,12 @@ test_undo_and_ask (void)
     }
   g_assert_nonnull (ask);
   g_assert_cmpstr (adw_message_dialog_get_heading (ask), ==, "Save Changes?");
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
   adw_message_dialog_response (ask, "cancel");
   gtk_window_destroy (GTK_WINDOW (ask));
   iterate ();
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, first + 2);
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, first + 2);
 
   /* Discard opens it. */
   ask = NULL;
@@ -423,7 +423,7 @@ test_undo_and_ask (void)
   adw_message_dialog_response (ask, "discard");
   gtk_window_destroy (GTK_WINDOW (ask));
   iterate ();
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
   g_assert_false (hr_window_get_modified (window));
   g_assert_cmpuint (hr_window_get_n_undo (window), ==, 0);
   gtk_window_destroy (GTK_WINDOW (window));
@@ -459,10 +459,10 @@ test_recovery (void)
   hr_window_set_keeps_recovery (next, TRUE);
   g_assert_true (hr_window_restore_recovery (next, &error));
   g_assert_no_error (error);
-  g_assert_cmpstr (hr_window_get_scenario (next)->model->id, ==, "gr00t-n1.7");
-  g_assert_cmpuint (hr_window_get_scenario (next)->micro_batch, ==, 7);
+  g_assert_cmpstr (hr_test_scenario (next)->model->id, ==, "gr00t-n1.7");
+  g_assert_cmpuint (hr_test_scenario (next)->micro_batch, ==, 7);
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (next);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (next);
 
     g_assert_true (g_strv_contains ((const char * const *) ids, "rtx-3090"));
   }
@@ -494,7 +494,7 @@ test_start_page (void)
                                              example));
   iterate ();
   g_assert_false (hr_window_get_start_page_visible (window));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -770,7 +770,7 @@ test_bad_corpus (void)
   g_autofree char *table = NULL;
   g_auto(GStrv) lines = NULL;
   guint checked = 0;
-  const HrScenario *before = hr_window_get_scenario (window);
+  const HrScenario *before = hr_test_scenario (window);
   g_autofree char *model = g_strdup (before->model->id);
   guint micro_batch = before->micro_batch;
 
@@ -813,8 +813,8 @@ test_bad_corpus (void)
       if (g_strcmp0 (error->message, want->str) != 0)
         g_error ("%s: the window says\n  %s\nbut headroom-cli says\n  %s", cols[0],
                  error->message, want->str);
-      g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, model);
-      g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+      g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, model);
+      g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
       if (g_str_equal (cols[0], "@folder.json"))
         g_rmdir (path);
       checked++;
@@ -887,7 +887,7 @@ test_measurements (void)
   /* The probe measured bf16-mixed; SmolVLA's default here is fp32: the
    * mismatch is said where the points are drawn, and it does not
    * calibrate. */
-  g_assert_cmpint (hr_window_get_scenario (window)->compute, ==, HR_COMPUTE_FP32);
+  g_assert_cmpint (hr_test_scenario (window)->compute, ==, HR_COMPUTE_FP32);
   g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)->match->differs);
   g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup: precision"));
   hr_test_set_use_calibration (window, TRUE);

@@ -147,7 +147,7 @@ main (int   argc,
   deadline = g_get_monotonic_time () + 2 * G_USEC_PER_SEC;
   while (g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
-  gpus = hr_window_dup_gpu_ids (window);
+  gpus = hr_test_dup_gpu_ids (window);
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), NULL);
 
