@@ -449,10 +449,15 @@ row_matches (GtkListBoxRow *row,
   GtkSearchEntry *entry = user_data;
   g_autofree char *needle = casefold_search (entry);
   const char *haystack = g_object_get_data (G_OBJECT (row), "hr-search");
+  const guint64 *params = g_object_get_data (G_OBJECT (row), "hr-params");
+  g_auto(GStrv) fields = NULL;
 
   if (needle == NULL)
     return TRUE;
-  return haystack != NULL && strstr (haystack, needle) != NULL;
+  /* Every word typed matches a field or the size (hr-catalog.h). */
+  fields = g_strsplit (haystack != NULL ? haystack : "", "\n", -1);
+  return hr_catalog_search_matches (needle, (const char * const *) fields,
+                                    params != NULL ? *params : 0);
 }
 
 static void
@@ -529,6 +534,8 @@ fill_model_list (HrWindow *self)
       g_object_set_data_full (G_OBJECT (row), "hr-id", g_strdup (model->id), g_free);
       set_row_search (row, family, hr_family_order (model->family) * 1000 + i,
                       model->name, model->id, family, NULL);
+      g_object_set_data_full (G_OBJECT (row), "hr-params",
+                              g_memdup2 (&model->params, sizeof model->params), g_free);
       _hr_window_decorate_catalog_row (self, ADW_ACTION_ROW (row), HR_USER_CATALOG_MODELS,
                                       model->id, model->origin);
       gtk_list_box_append (self->model_list, row);

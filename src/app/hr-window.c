@@ -114,8 +114,17 @@ _hr_window_refresh_title (HrWindow *self)
     {
       adw_window_title_set_title (self->window_title, _("Headroom"));
       adw_window_title_set_subtitle (self->window_title, NULL);
+      gtk_window_set_title (GTK_WINDOW (self), _("Headroom"));
       return;
     }
+  /* The window's own title (the window list, Alt+Tab) names the document
+   * as GNOME Text Editor's does: "• run.json — Headroom" while unsaved. */
+  subtitle = self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  /* Translators: the window title; %s%s is "• " while unsaved, then the file */
+  title = g_strdup_printf (_("%s%s — Headroom"), self->modified ? "• " : "", subtitle);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  g_clear_pointer (&title, g_free);
+  g_clear_pointer (&subtitle, g_free);
   title = g_strdup_printf ("%s%s", self->modified ? "• " : "", name);
   if (self->file != NULL)
     subtitle = g_file_get_basename (self->file);
@@ -272,7 +281,8 @@ hr_window_load_file (HrWindow *self,
   scenario = hr_scenario_load (path, self->catalog, error);
   if (scenario == NULL)
     return FALSE;
-  _hr_window_set_scenario (self, scenario, file);
+  /* An example opens as an untitled copy: Save asks where. */
+  _hr_window_set_scenario (self, scenario, hr_start_page_is_example (file) ? NULL : file);
   return TRUE;
 }
 

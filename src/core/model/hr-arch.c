@@ -111,6 +111,12 @@ const HrEnumName hr_arch_head_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_arch_focal_names[] = {
+  { HR_ARCH_FOCAL_FUSED, "fused" },
+  { HR_ARCH_FOCAL_PYTHON, "python" },
+  { 0, NULL },
+};
+
 /* ------------------------------------------------------------------ */
 /* Reading                                                             */
 
@@ -1292,6 +1298,23 @@ rpn_head (Walk  *W,
   block_end (W);
 }
 
+/* The mask head predicts a 28 x 28 mask per class for every positive RoI;
+ * the loss picks each RoI's own class (mmdet FCNMaskHead.loss:
+ * mask_pred[inds, labels]; detectron2 mask_rcnn_loss:
+ * pred_mask_logits[indices, gt_classes]; torchvision maskrcnn_loss:
+ * mask_logits[arange, labels]), an index that saves its indices only.
+ * The per-class logits stay alive until the loss has run, and the
+ * backward pass starts with their gradient, as large, index's scatter
+ * into zeros: one tensor of RoIs x classes x 28 x 28 beside every saved
+ * tensor (LVIS' 1,230 classes make it 494 MB an image at 128 RoIs). */
+static void
+mask_logits_peak (Walk *W)
+{
+  if (!W->r->grad)
+    return;
+  peak (W, tbytes (&W->x), 0, "mask logits");
+}
+
 /* StandardRoIHead: RoIAlign (mmcv's op saves the RoIs, not the features),
  * Shared2FCBBoxHead (fc 1024, 1024), class-specific boxes; the mask head
  * (FCNMaskHead: 4 convs, a 2x deconv, per-class logits) on the positive
@@ -1342,7 +1365,47 @@ roi_heads (Walk     *W,
     act (W, &W->x, ACT_RELU);
   }
   W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
+  mask_logits_peak (W);
   block_end (W);
+}
+
+/* The sigmoid focal loss written out in Python: torchvision's
+ * (pytorch/vision @v0.14.1 torchvision/ops/focal_loss.py
+ * sigmoid_focal_loss, "Original implementation from fvcore"), which
+ * detectron2 calls as fvcore's sigmoid_focal_loss_jit (facebookresearch/
+ * fvcore fvcore/nn/focal_loss.py; detectron2 modeling/meta_arch/
+ * retinanet.py losses()).  Its autograd graph saves, per anchor and class:
+ * the logits (binary_cross_entropy_with_logits' self, an index copy of
+ * the valid anchors in torchvision's RetinaNet, the concatenated outputs
+ * in its FCOS), the one-hot targets (BCE's target, also p * targets'),
+ * sigmoid's result p, 1 - targets ((1 - p) * (1 - targets)), 1 - p_t
+ * (pow's base), (1 - p_t) ** gamma and ce_loss (their product saves both)
+ * and alpha_t (alpha_t * loss): eight tensors.  Under autocast the
+ * logits are 16-bit and BCE, an fp32 op of autocast, saves fp32 casts of
+ * the logits and targets and returns ce_loss in fp32 (12 bytes), beside
+ * six 16-bit tensors.  The valid anchors are all but those between the
+ * IoU thresholds (0.4 to 0.5), which depend on the boxes: every anchor is
+ * counted (a CPU trace at three boxes an image found 96% of them valid,
+ * tests/trace).  Before the sum, the full one-hot targets and two
+ * products are alive: three more such tensors.
+ *
+ * The heads hand their outputs over as views, permuted and reshaped
+ * (copies nobody saves) and concatenated over the levels
+ * (torchvision's RetinaNetClassificationHead.forward, detectron2's
+ * permute_to_N_HWA_K), so no other copy of them is saved.  FCOS's
+ * centerness loss (BCE with logits) saves its logits and targets. */
+static void
+focal_loss_python (Walk     *W,
+                   double    elems,
+                   double    centerness)
+{
+  double e = W->r->e;
+  double per_elem = W->r->autocast ? 3.0 * 4.0 + 6.0 * e : 8.0 * e;
+
+  if (!W->r->grad)
+    return;
+  save (W, elems * per_elem + centerness * 2.0 * 4.0);
+  peak (W, 3.0 * elems * 4.0, 0, "focal loss");
 }
 
 /* RetinaHead (4 convs per tower, 9 anchors) and FCOSHead (4 convs with
@@ -1355,6 +1418,8 @@ dense_head (Walk     *W,
 {
   double copies = 0, cast = 0, anchors = 0;
   double level_copies[8] = { 0 }, level_cls[8] = { 0 };
+  gboolean python = W->r->focal == HR_ARCH_FOCAL_PYTHON;
+  double cls_elems = 0, points = 0;
 
   g_assert (n <= G_N_ELEMENTS (level_copies));
   block_begin (W, FALSE, fcos ? "fcos head" : "retina head");
@@ -1372,7 +1437,17 @@ dense_head (Walk     *W,
                 norm (W, &x);
               act (W, &x, ACT_RELU);
             }
-          if (tower == 0)
+          if (tower == 0 && python)
+            {
+              /* the outputs reach focal_loss_python as views */
+              out = conv (W, &x, fcos ? W->classes : 9 * W->classes, 3, 1, 1, 1, TRUE);
+              cls_elems += numel (&out);
+              if (fcos)
+                (void) conv (W, &x, 1, 3, 1, 1, 1, TRUE);
+            }
+          else if (python)
+            (void) conv (W, &x, fcos ? 4 : 36, 3, 1, 1, 1, TRUE);
+          else if (tower == 0)
             {
               out = conv (W, &x, fcos ? W->classes : 9 * W->classes, 3, 1, 1, 1, TRUE);
               level_cls[i] = loss_copy (W, &out, &cast);
@@ -1392,8 +1467,18 @@ dense_head (Walk     *W,
         }
       copies += level_copies[i];
       anchors += 9.0 * p[i].h * p[i].w;
+      points += (double) p[i].h * p[i].w;
     }
   W->count_params = TRUE;
+
+  if (python)
+    {
+      if (!fcos)
+        assign_peak (W, anchors, 0, "retina assigner");
+      focal_loss_python (W, cls_elems, fcos ? points : 0);
+      block_end (W);
+      return;
+    }
 
   if (!fcos)
     assign_peak (W, anchors, copies - cast, "retina assigner");
@@ -3205,6 +3290,7 @@ hr_arch_walk (const HrArch    *arch,
   HrArchResult *res;
   Walk W = { 0 };
   T c[4] = { { 0 } }, p[8];
+  HrArch local;
 
   g_return_val_if_fail (arch != NULL, NULL);
   g_return_val_if_fail (run != NULL, NULL);
@@ -3213,6 +3299,13 @@ hr_arch_walk (const HrArch    *arch,
   res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
   res->peaks = g_array_new (FALSE, TRUE, sizeof (HrArchPeak));
   res->saved_sizes = g_array_new (FALSE, FALSE, sizeof (double));
+
+  /* detectron2's and torchvision's detectors run FrozenBatchNorm2d
+   * where OpenMMLab's configs run BatchNorm in eval mode (HrArchRun) */
+  local = *arch;
+  if (run->frozen_bn && local.bn == HR_ARCH_BN_EVAL)
+    local.bn = HR_ARCH_BN_FROZEN;
+  arch = &local;
 
   W.a = arch;
   W.r = run;

@@ -69,6 +69,14 @@ typedef enum {
 
 extern const HrEnumName hr_arch_head_names[];
 
+/* How a dense detector's sigmoid focal loss runs (hr-arch.c cites both). */
+typedef enum {
+  HR_ARCH_FOCAL_FUSED,    /* mmcv's sigmoid_focal_loss CUDA op (mmdetection) */
+  HR_ARCH_FOCAL_PYTHON,   /* torchvision.ops.sigmoid_focal_loss, fvcore's (detectron2) */
+} HrArchFocal;
+
+extern const HrEnumName hr_arch_focal_names[];
+
 #define HR_ARCH_MAX_STAGES 8
 
 typedef struct {
@@ -175,6 +183,13 @@ typedef struct {
   /* detection: ground-truth boxes of the most crowded image, which the
    * anchor heads' IoU assigners compare with every anchor; 0: none */
   guint       objects;
+  /* detection: the focal loss's implementation, and with it how the
+   * dense heads' outputs reach it */
+  HrArchFocal focal;
+  /* BatchNorm the catalog runs in eval mode ("bn": "eval", OpenMMLab's
+   * norm_eval) is FrozenBatchNorm2d instead (detectron2's and
+   * torchvision's detectors) */
+  gboolean    frozen_bn;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
