@@ -1011,6 +1011,28 @@ test_wan_generate (void)
   }
 }
 
+/* What a CPU trace cannot see, for ResNet-50 at 224 px: the caching
+ * allocator rounds each saved tensor up to 512-byte blocks, which shows
+ * on the 64-channel BatchNorm layers' statistics (2 x 256 bytes each, 7
+ * layers: the stem and layer1's 3x3 and 1x1 reductions) and on the
+ * loss's 1000 fp32 log-probabilities plus the int64 target (4,008 bytes
+ * a sample); 53 BatchNorm layers keep cuDNN's reserve space; the largest
+ * im2col matrix is the stem's, 3 x 7 x 7 taps over 112 x 112 outputs. */
+static void
+test_device_lines (void)
+{
+  g_autoptr(HrArch) arch = arch_from_json (RESNET50);
+  HrArchRun run = fp32_training (224, 224);
+  g_autoptr(HrArchResult) res = hr_arch_walk (arch, &run);
+
+  g_assert_cmpuint (res->bn_layers, ==, 53);
+  g_assert_cmpfloat_with_epsilon (res->conv_workspace, 4.0 * 3 * 49 * 112 * 112, 0.5);
+  g_assert_cmpfloat_with_epsilon (res->fixed_rounding, 7 * 2 * 256.0, 0.5);
+  g_assert_cmpfloat_with_epsilon (hr_arch_result_rounding (res, 1), 3584.0 + 88.0, 0.5);
+  /* eight samples: 32,064 bytes of log-probabilities take 63 blocks */
+  g_assert_cmpfloat_with_epsilon (hr_arch_result_rounding (res, 8), 3584.0 + 192.0, 0.5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1037,6 +1059,7 @@ main (int    argc,
   g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);
   g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);
   g_test_add_func ("/arch/wan-generate", test_wan_generate);
+  g_test_add_func ("/arch/device-lines", test_device_lines);
 
   return g_test_run ();
 }

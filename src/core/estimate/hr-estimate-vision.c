@@ -356,6 +356,78 @@ add_peak_line (HrPlan           *self,
   acc->activations += extra;
 }
 
+/* What the GPU holds beside the tensors a CPU trace counts (the trace
+ * sees exact byte counts, no workspaces and no cuDNN state), each as a
+ * line of its own so that the gap between a traced and a GPU-measured
+ * peak is these lines, not a factor:
+ *
+ * - the caching allocator's rounding: every saved tensor takes whole
+ *   512-byte blocks (hr-arch.c, alloc_round, from c10/cuda/
+ *   CUDACachingAllocator.cpp @eb42ad6e), which torch.cuda.
+ *   max_memory_allocated counts; BatchNorm's per-channel statistics, two
+ *   small fp32 tensors a layer, are where it shows;
+ * - cuDNN BatchNorm's reserve space: in training each BatchNorm layer
+ *   allocates a byte tensor of the size cuDNN asks for and keeps it for
+ *   the backward pass (pytorch/pytorch aten/src/ATen/native/cudnn/
+ *   BatchNorm.cpp @015d4cad, cudnn_batch_norm: reserve = at::empty(
+ *   reserve_size) from cudnnGetBatchNormalizationTrainingExReserveSpaceSize,
+ *   mode CUDNN_BATCHNORM_SPATIAL_PERSISTENT, op CUDNN_BATCHNORM_OPS_BN
+ *   with no fused activation, whose reserve cuDNN may size 0): none to
+ *   one block a layer;
+ * - cuDNN's convolution workspace: each call allocates the workspace of
+ *   the algorithm chosen from the caching allocator and frees it after
+ *   the call (aten/src/ATen/native/cudnn/Conv_v7.cpp @01b468ad,
+ *   allocate_workspace in the try_all lambdas); when it cannot be
+ *   allocated, try_all catches the out-of-memory error and takes the next
+ *   algorithm, and in benchmark mode (torch.backends.cudnn.benchmark)
+ *   cudnnFind is offered only what fits the largest free cached block
+ *   (getMaxWorkspaceSize).  It never makes a run fail, but a measured
+ *   max_memory_allocated includes it: nothing at the centre, up to the
+ *   largest convolution's im2col matrix (the GEMM algorithm's) at the
+ *   top.
+ *
+ * PyTorch on the GPU only: JAX's XLA has its own allocator and
+ * BatchNorm. */
+static void
+add_device_lines (HrPlan             *self,
+                  Acc                *acc,
+                  const Part         *p,
+                  const HrArchRun    *run,
+                  const HrArchResult *res,
+                  double              b)
+{
+  double rounding, reserve, workspace;
+
+  if (self->scenario->framework == HR_FRAMEWORK_JAX)
+    return;
+
+  rounding = hr_arch_result_rounding (res, b);
+  /* with checkpointing only the blocks' inputs stay: their share */
+  if (run->recompute && res->saved > 0)
+    rounding *= res->kept / res->saved;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, rounding,
+              rounding, rounding,
+              _("%s: the caching allocator's 512-byte blocks, each saved tensor rounded up "
+                "(a CPU trace counts exact bytes)"),
+              p->c->name);
+  acc->activations += rounding;
+
+  reserve = 512.0 * res->bn_layers;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED, 0, 0,
+              reserve,
+              _("%s: cuDNN BatchNorm's reserve space, kept for the backward pass by %u "
+                "layers (cuDNN sizes it; none to one block each)"),
+              p->c->name, res->bn_layers);
+
+  workspace = res->conv_workspace * b;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED, 0, 0,
+              workspace,
+              _("%s: cuDNN convolution workspace, per call and freed after it, up to the "
+                "largest convolution's im2col matrix; PyTorch takes another algorithm "
+                "when it does not fit"),
+              p->c->name);
+}
+
 void
 hr_plan_add_arch_part (HrPlan *self,
                        Acc    *acc,
@@ -408,6 +480,7 @@ hr_plan_add_arch_part (HrPlan *self,
           g_ptr_array_add (acc->est->walk_blocks, item);
         }
       add_peak_line (self, acc, p, &run, res, b * steps);
+      add_device_lines (self, acc, p, &run, res, b * steps);
 
       if (run.recompute)
         {

@@ -557,6 +557,7 @@ save_scores (Walk   *W,
   if (bytes <= 0)
     return;
 
+  g_array_append_val (W->res->saved_sizes, bytes);
   b->saved += bytes;
   b->scores += scores;
   W->res->saved += bytes;
@@ -681,6 +682,34 @@ block_end (Walk *W)
   W->ckpt = FALSE;
 }
 
+/* The CUDA caching allocator's block: every allocation is rounded up to
+ * a multiple of 512 bytes, and max_memory_allocated counts the rounded
+ * size (pytorch/pytorch c10/cuda/CUDACachingAllocator.cpp @eb42ad6e:
+ * kMinBlockSize 512, "all sizes are rounded to at least 512 bytes",
+ * round_size).  Segments (2 MiB for allocations up to 1 MiB, 20 MiB up to
+ * 10 MiB, larger ones rounded to 2 MiB: kSmallBuffer, kLargeBuffer,
+ * kRoundLarge) are reserved memory, the estimate's fragmentation line. */
+#define ALLOC_BLOCK 512.0
+
+static double
+alloc_round (double bytes)
+{
+  return bytes <= 0 ? 0 : ceil (bytes / ALLOC_BLOCK) * ALLOC_BLOCK;
+}
+
+/* cuDNN's GEMM algorithm "expresses the convolution as an explicit
+ * matrix product", whose workspace holds the input unrolled: C_in/groups
+ * x kernel taps per output position (cuDNN API reference,
+ * cudnnConvolutionFwdAlgo_t CUDNN_CONVOLUTION_FWD_ALGO_GEMM); the
+ * implicit-GEMM algorithms need little or none.  The largest one bounds
+ * what a call's workspace can take (hr-estimate-vision.c). */
+static void
+conv_workspace (Walk   *W,
+                double  elements)
+{
+  W->res->conv_workspace = MAX (W->res->conv_workspace, elements * W->r->e);
+}
+
 static guint
 conv_out (guint h,
           guint k,
@@ -719,7 +748,11 @@ conv_pad (Walk     *W,
   fresh (W, &out);
   params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
   if (out.grad)
-    save_matmul_input (W, in);
+    {
+      save_matmul_input (W, in);
+      if (k > 1)
+        conv_workspace (W, (double) (in->c / groups) * k * k * numel (&out) / out.c);
+    }
   fwd (W, tbytes (in), tbytes (&out), 0);
   return out;
 }
@@ -784,7 +817,11 @@ bn (Walk *W,
        * (derivatives.yaml @v1.13.1 native_batch_norm: result1, result2;
        * cudnn_batch_norm saves the same two, CUDA's reserve space aside) */
       if ((x->grad || W->train) && W->a->bn == HR_ARCH_BN_TRAIN)
-        W->res->fixed_saved += 2.0 * 4.0 * x->c;
+        {
+          W->res->fixed_saved += 2.0 * 4.0 * x->c;
+          W->res->fixed_rounding += 2.0 * (alloc_round (4.0 * x->c) - 4.0 * x->c);
+          W->res->bn_layers++;
+        }
       out.grad = x->grad || W->train;
     }
   fwd (W, tbytes (x), tbytes (&out), 0);
@@ -2231,7 +2268,11 @@ conv3d (Walk  *W,
   fresh (W, &out);
   params (W, (guint64) cout * in->c * kt * k * k);
   if (out.grad)
-    save_matmul_input (W, in);
+    {
+      save_matmul_input (W, in);
+      if (kt * k > 1)
+        conv_workspace (W, (double) in->c * kt * k * k * numel (&out) / out.c);
+    }
   fwd (W, tbytes (in), tbytes (&out), 0);
   return out;
 }
@@ -3257,6 +3298,7 @@ hr_arch_walk (const HrArch    *arch,
   res = g_new0 (HrArchResult, 1);
   res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
   res->peaks = g_array_new (FALSE, TRUE, sizeof (HrArchPeak));
+  res->saved_sizes = g_array_new (FALSE, FALSE, sizeof (double));
 
   /* detectron2's and torchvision's detectors run FrozenBatchNorm2d
    * where OpenMMLab's configs run BatchNorm in eval mode (HrArchRun) */
@@ -3441,7 +3483,25 @@ hr_arch_result_free (HrArchResult *result)
     g_free (g_array_index (result->blocks, HrArchBlock, i).name);
   g_array_unref (result->blocks);
   g_array_unref (result->peaks);
+  g_array_unref (result->saved_sizes);
   g_free (result);
+}
+
+double
+hr_arch_result_rounding (const HrArchResult *result,
+                         double              micro_batch)
+{
+  double extra = 0;
+
+  g_return_val_if_fail (result != NULL, 0);
+
+  for (guint i = 0; i < result->saved_sizes->len; i++)
+    {
+      double bytes = g_array_index (result->saved_sizes, double, i) * micro_batch;
+
+      extra += alloc_round (bytes) - bytes;
+    }
+  return extra + result->fixed_rounding;
 }
 
 double

@@ -241,6 +241,16 @@ typedef struct {
   double      output;      /* the output features */
   guint       max_tokens;  /* tokens of the largest attention */
   GArray     *peaks;       /* HrArchPeak: moments above the saved tensors */
+  /* What a CPU trace cannot see, for hr-estimate-vision.c's lines:
+   * the bytes per sample of each tensor saved (double), as the caching
+   * allocator rounds each one; the rounding of the tensors saved once
+   * per step (BatchNorm's statistics); the BatchNorm layers that train
+   * (each saves cuDNN's reserve space); and the largest convolution's
+   * im2col matrix per sample (the workspace of cuDNN's GEMM algorithm) */
+  GArray     *saved_sizes;
+  double      fixed_rounding;
+  guint       bn_layers;
+  double      conv_workspace;
 } HrArchResult;
 
 HrArchResult *hr_arch_walk         (const HrArch     *arch,
@@ -253,6 +263,10 @@ double        hr_arch_result_peak_extra (const HrArchResult *result,
                                          double              micro_batch,
                                          gboolean            recompute,
                                          const char        **what);
+/* Bytes the CUDA caching allocator adds to the saved tensors of
+ * @micro_batch samples by rounding each up to its 512-byte blocks. */
+double        hr_arch_result_rounding   (const HrArchResult *result,
+                                         double              micro_batch);
 /* The block called @name, or NULL. */
 const HrArchBlock *hr_arch_result_find (const HrArchResult *result,
                                         const char         *name);
