@@ -162,9 +162,8 @@ with tempfile.TemporaryDirectory() as tmp:
                    target=15 * MB)
     row("memory_stats() JSON", "every dump", p, ["measure", p, "--json"], n, "dumps")
     p = os.path.join(tmp, "timeline.json")
-    half = 15 * MB // 2
     with open(p, "w") as f:
-        k = half // 18
+        k = 90_000        # 10 values a time: under the million values JSON may hold
         f.write("[[" + ",\n".join(str(1716000000000000 + 10 * i) for i in range(k)) + "],[")
         f.write(",\n".join("[0,%d,0,0,0,0,0,0,0]" % (i % 100000) for i in range(k)) + "]]")
     row("profiler memory timeline JSON", "thinned timeline", p, ["measure", p, "--json"], k,
