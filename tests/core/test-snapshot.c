@@ -678,6 +678,27 @@ check_snapshot (const char *name)
           g_assert_cmpuint (top->line, ==, member_uint (site, "line"));
         }
 
+      /* Sites in one order, whatever the hash table's: most bytes, most
+       * allocations, then by file, line, function and group (equal sites
+       * came out in the order of their addresses in memory). */
+      for (guint k = 1; k < dev->sites->len; k++)
+        {
+          const HrSnapshotSite *a = g_ptr_array_index (dev->sites, k - 1);
+          const HrSnapshotSite *b = g_ptr_array_index (dev->sites, k);
+          int order = a->bytes != b->bytes ? (a->bytes > b->bytes ? -1 : 1)
+                      : a->count != b->count ? (a->count > b->count ? -1 : 1)
+                      : g_strcmp0 (a->filename, b->filename) != 0
+                        ? g_strcmp0 (a->filename, b->filename)
+                      : a->line != b->line ? (a->line < b->line ? -1 : 1)
+                      : g_strcmp0 (a->function, b->function) != 0
+                        ? g_strcmp0 (a->function, b->function)
+                      : (int) a->group - (int) b->group;
+
+          if (order >= 0)
+            g_error ("%s: GPU %d: site %u (%s:%u) before site %u (%s:%u)", name, dev->device,
+                     k - 1, a->filename, a->line, k, b->filename, b->line);
+        }
+
       /* The measured bar adds up to what was reserved at the peak. */
       hr_snapshot_device_bar (dev, &bar);
       g_assert_cmpuint (bar.total, ==, MAX (dev->reserved_at_allocated_peak,
