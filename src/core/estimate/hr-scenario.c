@@ -29,6 +29,7 @@ static const char * const scenario_keys[] = {
   "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
   "reserve", "replay", "quant_compute_dtype", "loss", "causal_mask", "galore_rank",
+  "apollo_rank", "int8_weights", "int8_weight_group",
   /* the stacks' keys */
   "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
   "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
@@ -40,6 +41,7 @@ static const char * const scenario_keys[] = {
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
+  "detection_framework", "focal_loss",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
   "text_encoder_cpu", "offload_model", NULL
 };
@@ -101,6 +103,10 @@ apply_defaults (HrScenario *self)
   self->kv_dtype = HR_DTYPE_BF16;
   /* GaLore's torchrun_main.py @2cc66f8: --rank 128 */
   self->galore_rank = 128;
+  /* APOLLO's scripts/pretrain_c4/llama_7b_apollo.sh @76b3472: num_rank=256 */
+  self->apollo_rank = 256;
+  /* Q-GaLore's run_pretrain.py @dd09cd3: --weight_group_size 256 */
+  self->int8_weight_group = 256;
   /* transformers' BitsAndBytesConfig: bnb_4bit_compute_dtype defaults to
    * torch.float32 */
   self->quant_compute_dtype = HR_DTYPE_FP32;
@@ -1231,6 +1237,42 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   READ_ENUM ("kv_dtype", hr_kv_dtype_names, kv_dtype);
   READ_ENUM ("causal_mask", hr_causal_mask_names, causal_mask);
   READ_UINT ("galore_rank", 1, 65536, galore_rank);
+  READ_UINT ("apollo_rank", 1, 65536, apollo_rank);
+  if (hr_reader_has (&reader, "apollo_rank") && self->optimizer != HR_OPTIMIZER_APOLLO_ADAMW)
+    {
+      hr_reader_fail (&reader, "apollo_rank",
+                      self->optimizer == HR_OPTIMIZER_APOLLO_MINI
+                        ? _("\"apollo_rank\": APOLLO-Mini projects to rank 1; set \"optimizer\" "
+                            "to \"apollo-adamw\" for another rank")
+                        : _("\"apollo_rank\" is APOLLO's projection rank: set \"optimizer\" to "
+                            "\"apollo-adamw\""));
+      goto out;
+    }
+  /* Q-GaLore's --weight_quant holds the linears in int8 and asserts a
+   * Q-GaLore optimizer (run_pretrain.py @dd09cd3); APOLLO's main_pretrain.py
+   * @76b3472 does the same for its q_apollo optimizers */
+  if (hr_reader_has (&reader, "int8_weights"))
+    {
+      if (!hr_reader_bool (&reader, "int8_weights", &self->int8_weights))
+        goto out;
+      self->int8_weights_set = TRUE;
+      if (self->int8_weights && !hr_scenario_can_int8_weights (self))
+        {
+          hr_reader_fail (&reader, "int8_weights",
+                          _("\"int8_weights\" holds the trained linears in int8 as Q-GaLore "
+                            "and Q-APOLLO do: set \"optimizer\" to \"q-galore-adamw-8bit\", "
+                            "\"apollo-adamw\" or \"apollo-mini\""));
+          goto out;
+        }
+    }
+  READ_UINT ("int8_weight_group", 1, 1u << 20, int8_weight_group);
+  if (hr_reader_has (&reader, "int8_weight_group") && !hr_scenario_int8_weights (self))
+    {
+      hr_reader_fail (&reader, "int8_weight_group",
+                      _("\"int8_weight_group\" sizes the groups of int8 weights: it needs "
+                        "\"int8_weights\""));
+      goto out;
+    }
   if (self->causal_mask != HR_CAUSAL_MASK_NONE && self->task != HR_TASK_INFERENCE)
     {
       hr_reader_fail (&reader, "causal_mask",
@@ -1288,6 +1330,16 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     }
   READ_UINT ("num_classes", 1, 1 << 20, num_classes);
   READ_UINT ("max_objects", 1, 1 << 20, max_objects);
+  if (hr_reader_has (&reader, "detection_framework"))
+    {
+      READ_ENUM ("detection_framework", hr_detection_framework_names, detection_framework);
+      self->detection_framework_set = TRUE;
+    }
+  if (hr_reader_has (&reader, "focal_loss"))
+    {
+      READ_ENUM ("focal_loss", hr_arch_focal_names, focal_loss);
+      self->focal_loss_set = TRUE;
+    }
   READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
@@ -1622,6 +1674,11 @@ add_stack_keys (JsonBuilder      *builder,
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)
     add_uint (builder, "max_objects", self->max_objects);
+  if (self->detection_framework_set)
+    add_enum (builder, "detection_framework", hr_detection_framework_names,
+              self->detection_framework);
+  if (self->focal_loss_set)
+    add_enum (builder, "focal_loss", hr_arch_focal_names, self->focal_loss);
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)
@@ -1841,8 +1898,15 @@ hr_scenario_to_json (const HrScenario *self)
   if (self->task == HR_TASK_INFERENCE)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
   if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
-      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT)
+      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
+      self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT)
     add_uint (builder, "galore_rank", self->galore_rank);
+  if (self->optimizer == HR_OPTIMIZER_APOLLO_ADAMW)
+    add_uint (builder, "apollo_rank", self->apollo_rank);
+  if (hr_scenario_can_int8_weights (self) && self->int8_weights_set)
+    add_bool (builder, "int8_weights", self->int8_weights);
+  if (hr_scenario_int8_weights (self) && self->int8_weight_group != 256)
+    add_uint (builder, "int8_weight_group", self->int8_weight_group);
   if (self->task == HR_TASK_INFERENCE && self->causal_mask != HR_CAUSAL_MASK_NONE)
     add_enum (builder, "causal_mask", hr_causal_mask_names, self->causal_mask);
   if (self->quant_compute_dtype_set)
@@ -2025,4 +2089,79 @@ hr_scenario_has_kv_pool (const HrScenario *self)
 
   return self->task == HR_TASK_INFERENCE &&
          (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG);
+}
+
+const HrEnumName hr_detection_framework_names[] = {
+  { HR_DETECTION_FRAMEWORK_MMDETECTION, "mmdetection" },
+  { HR_DETECTION_FRAMEWORK_DETECTRON2, "detectron2" },
+  { HR_DETECTION_FRAMEWORK_TORCHVISION, "torchvision" },
+  { 0, NULL },
+};
+
+/* mmdetection's FocalLoss calls mmcv's CUDA op whenever the prediction is
+ * on the GPU (open-mmlab/mmdetection @v2.28.2 mmdet/models/losses/
+ * focal_loss.py FocalLoss.forward: sigmoid_focal_loss from mmcv.ops, whose
+ * SigmoidFocalLossFunction saves the logits, the int64 labels and the
+ * weights and computes the rest in sigmoid_focal_loss_cuda_kernel.cuh,
+ * open-mmlab/mmcv @v1.7.1 mmcv/ops/focal_loss.py); torchvision's RetinaNet
+ * and FCOS call torchvision.ops.sigmoid_focal_loss and detectron2's
+ * RetinaNet fvcore's sigmoid_focal_loss_jit, the same Python code
+ * (hr-arch.c focal_loss_python).  Without either key the catalog's
+ * detectors are mmdetection's configs. */
+HrArchFocal
+hr_scenario_get_focal_loss (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, HR_ARCH_FOCAL_FUSED);
+
+  if (self->focal_loss_set)
+    return self->focal_loss;
+  if (self->detection_framework_set &&
+      self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION)
+    return HR_ARCH_FOCAL_PYTHON;
+  return HR_ARCH_FOCAL_FUSED;
+}
+
+/* detectron2's ResNet defaults to RESNETS.NORM "FrozenBN"
+ * (facebookresearch/detectron2 @v0.6 detectron2/config/defaults.py), and
+ * torchvision's detection builders pass norm_layer=FrozenBatchNorm2d
+ * with pretrained weights (torchvision/models/detection/faster_rcnn.py
+ * @v0.14.1: is_trained -> misc_nn_ops.FrozenBatchNorm2d): no affine
+ * parameter trains, so the backbone's norms save nothing, where
+ * mmdetection's norm_eval BatchNorm trains its affine and saves its
+ * input. */
+gboolean
+hr_scenario_get_detector_frozen_bn (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->detection_framework_set &&
+         self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION;
+}
+
+/* Whether an optimizer can hold its linears in int8 (Q-GaLore's
+ * --weight_quant, which Q-APOLLO takes over) */
+gboolean
+hr_scenario_can_int8_weights (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return hr_scenario_is_training (self) &&
+         (self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT ||
+          self->optimizer == HR_OPTIMIZER_APOLLO_ADAMW ||
+          self->optimizer == HR_OPTIMIZER_APOLLO_MINI);
+}
+
+/* Whether the trained linears are int8: Q-GaLore's scripts all pass
+ * --weight_quant (scripts/single_gpu/llama_7b.sh @dd09cd3), so it is
+ * Q-GaLore's default; APOLLO's is off (main_pretrain.py @76b3472) */
+gboolean
+hr_scenario_int8_weights (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!hr_scenario_can_int8_weights (self))
+    return FALSE;
+  if (self->int8_weights_set)
+    return self->int8_weights;
+  return self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT;
 }
