@@ -505,6 +505,18 @@ test_pickle_limits (void)
   g_assert_nonnull (strstr (error->message, "more than 10 values"));
   g_clear_error (&error);
 
+  /* The memo holds values too: one value stored in 20 memo entries
+   * (each 16 bytes, however short the opcode) is more than 10. */
+  g_string_assign (many, "\x80\x04N");
+  for (guint i = 0; i < 20; i++)
+    g_string_append_c (many, '\x94');
+  g_string_append_c (many, '.');
+  p = hr_pickle_parse ("t.pickle", (const guint8 *) many->str, many->len, &limits, &error);
+  g_assert_null (p);
+  g_assert_error (error, HR_ERROR, HR_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "byte 12: more than 10 values"));
+  g_clear_error (&error);
+
   p = hr_pickle_parse ("t.pickle", (const guint8 *) "\x80\x02(((((.", 8, &limits, &error);
   g_assert_null (p);
   g_assert_nonnull (strstr (error->message, "byte 6: more than 4 MARKs open at once"));
