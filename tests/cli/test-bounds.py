@@ -92,6 +92,26 @@ def run(args, env=None, stdin=None, timeout=LIMIT_S, cwd=None, stdout=subprocess
     return result
 
 
+def own_max_rss(args):
+    """The largest resident set of headroom-cli @args by itself: started
+    by a fresh Python that holds little (a process forked from this one
+    starts out holding as much as this one does)."""
+    launcher = """if True:
+        import os, resource, sys
+        pid = os.fork()
+        if pid == 0:
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, 1)
+            os.dup2(devnull, 2)
+            os.execv(sys.argv[1], sys.argv[1:])
+        _, status, usage = os.wait4(pid, 0)
+        print(usage.ru_maxrss * 1024)
+        """
+    out = subprocess.run([sys.executable, "-c", launcher, CLI] + args, capture_output=True,
+                         timeout=LIMIT_S, preexec_fn=limit, check=True)
+    return int(out.stdout)
+
+
 def check(name, args, status, words=(), env=None, stdin=None, out_words=(), cwd=None,
           stdout=subprocess.PIPE):
     """Runs one case; `status` is the exit status wanted, `words` what the
@@ -273,6 +293,47 @@ with tempfile.TemporaryDirectory() as tmp:
         failures.append(f"a sweep of {rows} rows held {p.max_rss / 1024**2:.0f} MiB, more "
                         f"than 48 MiB + 160 bytes a point")
     os.remove(sweep)
+
+    # A memory snapshot keeps of each trace entry its Event (40 bytes) and
+    # its place in the trace (16), not the pickle's object tree: the peak
+    # was 9 times the file (146 MiB for these 16 MiB), it is 40 MiB here
+    # (about 100 bytes an entry over the program's own 9 MiB) and 199 MiB
+    # for 2.4 million entries in 276 MB.  Written by a child process, and
+    # measured from a fresh one (own_max_rss), so that the test's own
+    # memory is not counted in headroom-cli's.
+    allocations = 100_000
+    snapshot = os.path.join(tmp, "snapshot-300k.pickle")
+    subprocess.run([sys.executable, "-c", """if True:
+        import pickle, sys
+        # torch.cuda.memory._snapshot()'s structure: frame dicts shared by
+        # the stacks, one frames list per allocation shared by its entries
+        pool = [{"filename": f"/home/user/project/m{i % 7}.py", "line": i, "name": "forward"}
+                for i in range(64)]
+        trace = []
+        for i in range(int(sys.argv[2])):
+            frames = [pool[(i + k) % 64] for k in range(12)]
+            for k, action in enumerate(("alloc", "free_requested", "free_completed")):
+                trace.append({"action": action, "addr": 0x7F0000000000 + 512 * (i % 1000),
+                              "size": 512 + i % 4096, "stream": 0,
+                              "time_us": 1_700_000_000_000_000 + 3 * i + k, "frames": frames})
+        with open(sys.argv[1], "wb") as f:
+            pickle.dump({"segments": [], "device_traces": [trace]}, f)
+        """, snapshot, str(allocations)], check=True)
+    entries = 3 * allocations
+    p = check("a memory snapshot of 300,000 entries", ["measure", snapshot, "--json"], 0)
+    if p is not None and p.returncode == 0:
+        doc = json.loads(p.stdout)
+        if doc["rows"] != entries:
+            failures.append(f"a memory snapshot of {entries} entries: {doc['rows']} rows read")
+        rss = own_max_rss(["measure", snapshot, "--json"])
+        print(f"# a memory snapshot of {entries} entries, by itself: {rss / 1024**2:.1f} MiB",
+              flush=True)
+        if not SANITIZED and rss > 24 * 1024**2 + 120 * entries:
+            failures.append(f"a memory snapshot of {entries} entries "
+                            f"({os.path.getsize(snapshot) / 1024**2:.0f} MiB) held "
+                            f"{rss / 1024**2:.0f} MiB, more than 24 MiB + 120 bytes an "
+                            f"entry")
+    os.remove(snapshot)
 
     long_name = os.path.join(tmp, "long-gpu-name.csv")
     with open(long_name, "w") as f:

@@ -505,6 +505,18 @@ test_pickle_limits (void)
   g_assert_nonnull (strstr (error->message, "more than 10 values"));
   g_clear_error (&error);
 
+  /* The memo holds values too: one value stored in 20 memo entries
+   * (each 16 bytes, however short the opcode) is more than 10. */
+  g_string_assign (many, "\x80\x04N");
+  for (guint i = 0; i < 20; i++)
+    g_string_append_c (many, '\x94');
+  g_string_append_c (many, '.');
+  p = hr_pickle_parse ("t.pickle", (const guint8 *) many->str, many->len, &limits, &error);
+  g_assert_null (p);
+  g_assert_error (error, HR_ERROR, HR_ERROR_TOO_LARGE);
+  g_assert_nonnull (strstr (error->message, "byte 12: more than 10 values"));
+  g_clear_error (&error);
+
   p = hr_pickle_parse ("t.pickle", (const guint8 *) "\x80\x02(((((.", 8, &limits, &error);
   g_assert_null (p);
   g_assert_nonnull (strstr (error->message, "byte 6: more than 4 MARKs open at once"));
@@ -676,6 +688,27 @@ check_snapshot (const char *name)
         {
           g_assert_cmpstr (top->filename, ==, json_object_get_string_member (site, "filename"));
           g_assert_cmpuint (top->line, ==, member_uint (site, "line"));
+        }
+
+      /* Sites in one order, whatever the hash table's: most bytes, most
+       * allocations, then by file, line, function and group (equal sites
+       * came out in the order of their addresses in memory). */
+      for (guint k = 1; k < dev->sites->len; k++)
+        {
+          const HrSnapshotSite *a = g_ptr_array_index (dev->sites, k - 1);
+          const HrSnapshotSite *b = g_ptr_array_index (dev->sites, k);
+          int order = a->bytes != b->bytes ? (a->bytes > b->bytes ? -1 : 1)
+                      : a->count != b->count ? (a->count > b->count ? -1 : 1)
+                      : g_strcmp0 (a->filename, b->filename) != 0
+                        ? g_strcmp0 (a->filename, b->filename)
+                      : a->line != b->line ? (a->line < b->line ? -1 : 1)
+                      : g_strcmp0 (a->function, b->function) != 0
+                        ? g_strcmp0 (a->function, b->function)
+                      : (int) a->group - (int) b->group;
+
+          if (order >= 0)
+            g_error ("%s: GPU %d: site %u (%s:%u) before site %u (%s:%u)", name, dev->device,
+                     k - 1, a->filename, a->line, k, b->filename, b->line);
         }
 
       /* The measured bar adds up to what was reserved at the peak. */
