@@ -271,11 +271,12 @@ static void
 test_search (void)
 {
   HrWindow *window = new_window (1366, 768);
-  GtkEditable *search = GTK_EDITABLE (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                     HR_TYPE_WINDOW,
+  HrSidebar *sidebar = hr_test_sidebar (window);
+  GtkEditable *search = GTK_EDITABLE (gtk_widget_get_template_child (GTK_WIDGET (sidebar),
+                                                                     HR_TYPE_SIDEBAR,
                                                                      "model_search"));
-  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                  HR_TYPE_WINDOW,
+  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (GTK_WIDGET (sidebar),
+                                                                  HR_TYPE_SIDEBAR,
                                                                   "model_list"));
   g_autoptr(GPtrArray) shown = g_ptr_array_new ();
 
