@@ -2203,6 +2203,63 @@ def low_rank_optimizer_rows():
          "--max_length default 256; no checkpointing"],
         bound="upper_bound", capacity=11 * GIB)
 
+
+# ---------------------------------------------------------------------------
+# Whisper large-v2 transcribing 13 minutes of audio (faster-whisper's README
+# benchmark): CTranslate2, openai/whisper and transformers, beam search
+# ---------------------------------------------------------------------------
+FW_SRC = "SYSTRAN/faster-whisper README.md @4bd98d5"
+RTX3070TI = {"id": "rtx-3070-ti", "name": "GeForce RTX 3070 Ti 8GB", "memory": 8192 * MIB,
+             "source": "faster-whisper README 'NVIDIA RTX 3070 Ti 8GB'; 8192 MiB, NVIDIA's specification page"}
+FW_METRIC = ("metric device_used: benchmark/memory_benchmark.py samples nvmlDeviceGetMemoryInfo(handle).used >> 20 "
+             "(MiB) every 0.5 s and reports the maximum: the card's whole use, a desktop's display included")
+FW_TOKENS = ("decoder tokens: 13 minutes of French speech (benchmark/utils.py transcribes benchmark.m4a with "
+             "language='fr') taken as about 100 text tokens a 30-s window, the longest about 128 (assumed: not "
+             "published); the cache grows with the tokens decoded")
+FW_SEQ = ("sequential transcribe(): condition_on_previous_text=True puts up to 223 previous tokens "
+          "(max_length // 2 - 1, get_prompt) and 4 special tokens before the text: seq_len 356 = 223 + 4 + 128")
+FW_BATCHED = ("BatchedInferencePipeline(batch_size=8): 8 VAD chunks of up to 30 s at once (micro_batch 8), "
+              "prompt without previous text (generate_segment_batched): seq_len 132 = 4 + 128")
+
+
+@family
+def whisper_rows():
+    rows = (
+        (2110, "ctranslate2", "float16", 1, 356, 4525, "faster-whisper | fp16 | 5 | 1m03s | 4525MB"),
+        (2111, "ctranslate2", "float16", 8, 132, 6090, "faster-whisper (`batch_size=8`) | fp16 | 5 | 17s | 6090MB"),
+        (2112, "ctranslate2", "int8", 1, 356, 2926, "faster-whisper | int8 | 5 | 59s | 2926MB"),
+        (2113, "ctranslate2", "int8", 8, 132, 4500, "faster-whisper (`batch_size=8`) | int8 | 5 | 16s | 4500MB"),
+        (2114, "openai", "fp16", 1, 356, 4708, "openai/whisper | fp16 | 5 | 2m23s | 4708MB"),
+        (2115, "transformers", "fp16", 1, 132, 4960, "transformers (SDPA)[^1] | fp16 | 5 | 1m52s | 4960MB"),
+    )
+    for rid, impl, ct, batch, seq, mib, cell in rows:
+        sc = {"name": f"Whisper large-v2, {impl}, {ct}, beam 5, batch {batch}, RTX 3070 Ti",
+              "task": "inference", "model": "whisper-large-v2", "micro_batch": batch, "seq_len": seq,
+              "beams": 5, "gpus": 1}
+        notes = [FW_METRIC, FW_TOKENS]
+        if impl == "ctranslate2":
+            sc.update({"engine": "ctranslate2", "compute_type": ct})
+            notes += [FW_SEQ if batch == 1 else FW_BATCHED,
+                      "faster-whisper v1.1.0 on CTranslate2 4.x: Systran/faster-whisper-large-v2 is a float16 "
+                      "conversion, so compute_type int8 resolves to int8_float16 (src/types.cc)",
+                      "beam_size 5 (transcribe's default); the cross-attention keys and values are one copy per "
+                      "sequence (TransformerDecoder::replicate_state) and the encoder output is erased after the "
+                      "first step"]
+        else:
+            sc.update({"compute": "fp16-pure", "weights_dtype": "fp16", "kv_dtype": "fp16",
+                       "attention": "sdpa"})
+            notes += [FW_SEQ.replace("sequential transcribe()", "openai/whisper transcribe()") if impl == "openai"
+                      else "transformers' long-form generate() does not condition on previous text by default "
+                           "(condition_on_prev_tokens=False): seq_len 132 = 4 + 128",
+                      "openai/whisper's decoding.py repeats the audio features for every beam (repeat_interleave "
+                      "n_group) and caches cross-attention K/V per beam through its kv_cache hooks; the PyTorch "
+                      "engine is counted as transformers (eager, caching allocator)" if impl == "openai" else
+                      "transformers 4.46.3 with SDPA; generate() expands the encoder outputs to every beam "
+                      "(_expand_inputs_for_generation) and keeps an EncoderDecoderCache per beam; the README notes "
+                      "it ran out of memory for any batch size > 1"]
+        add(rid, "inference_hf", "low", "device_used", mib, MIB, sc, FW_SRC,
+            f"'Large-v2 model on GPU' table, row '{cell}'", notes, gpu=RTX3070TI)
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()

@@ -659,6 +659,9 @@ hr_plan_add_activations (HrPlan *self,
       hr_plan_add_serving (self, acc, b);
       return;
     }
+  /* an encoder-decoder decoding with beams (hr-estimate-serving.c) */
+  if (hr_plan_add_encoder_decoder (self, acc, b))
+    return;
 
   for (guint i = 0; i < self->parts->len; i++)
     {
@@ -935,7 +938,8 @@ hr_plan_add_activations (HrPlan *self,
             {
               /* K and V for every layer, KV head and cached token
                * (hr-estimate-serving.c) */
-              double kv = hr_plan_kv_bytes_per_token (self, p) * (double) self->context_len * b;
+              double kv = hr_plan_kv_bytes_per_token (self, p) * (double) self->context_len * b *
+                          hr_scenario_get_beams (s);
 
               kv = hr_plan_sharded (self, kv, self->shard.shard_weights);
               acc->kv_pool += kv;
@@ -981,7 +985,7 @@ hr_plan_add_activations (HrPlan *self,
           if (p->logits && c->vocab > 0)
             {
               /* generate() keeps the last position's logits, upcast to fp32 */
-              double logits = b * c->vocab * (e + 4.0);
+              double logits = b * hr_scenario_get_beams (s) * c->vocab * (e + 4.0);
 
               hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                           logits, logits, 2 * logits, _("%s: next-token logits"), c->name);

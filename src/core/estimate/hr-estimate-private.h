@@ -318,6 +318,11 @@ double      hr_plan_kv_bytes_per_token    (HrPlan     *self,
                                            const Part *part);
 gboolean    hr_plan_add_llamacpp_weights  (HrPlan     *self,
                                            Acc        *acc);
+gboolean    hr_plan_add_ctranslate2_weights (HrPlan   *self,
+                                             Acc      *acc);
+gboolean    hr_plan_add_encoder_decoder   (HrPlan     *self,
+                                           Acc        *acc,
+                                           double      b);
 void        hr_plan_add_serving           (HrPlan     *self,
                                            Acc        *acc,
                                            double      micro_batch);

@@ -72,7 +72,11 @@
 gboolean
 hr_plan_is_served (HrPlan *self)
 {
-  return !self->training && self->scenario->engine != HR_ENGINE_TRANSFORMERS;
+  /* CTranslate2 runs as a library in the caller's process, with no pool
+   * of its own: counted as transformers is, with its own weights and
+   * encoder-decoder caches (below) */
+  return !self->training && self->scenario->engine != HR_ENGINE_TRANSFORMERS &&
+         self->scenario->engine != HR_ENGINE_CTRANSLATE2;
 }
 
 static gboolean
@@ -129,6 +133,11 @@ hr_plan_kv_bytes_per_token (HrPlan     *self,
   const HrComponent *c = part->c;
   double element = hr_dtype_element_bytes (s->kv_dtype);
   double layers = c->layers;
+
+  /* CTranslate2 caches in the compute type's float type */
+  if (s->engine == HR_ENGINE_CTRANSLATE2)
+    return layers * c->kv_heads * ((double) c->head_dim + c->v_head_dim) *
+           hr_compute_activation_bytes (s->compute);
 
   /* int8/int4 caches keep a 16-bit scale and zero point per group of 64
    * (transformers' QuantizedCache, quanto backend) */
@@ -204,6 +213,185 @@ hr_plan_add_llamacpp_weights (HrPlan *self,
         host += (c->tied_embeddings ? 0 : head) * per_param;
       acc->host_params += host;
     }
+  return TRUE;
+}
+
+/* CTranslate2's int8 (docs/quantization.md @0d8bcd3, after Wu et al.
+ * 2016): the embedding and linear weights as int8 with one fp32 scale per
+ * output row, about 4 / hidden bytes a weight; biases, norms, positions
+ * and convolutions stay in the float type. */
+gboolean
+hr_plan_add_ctranslate2_weights (HrPlan *self,
+                                 Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  double f = hr_compute_activation_bytes (s->compute);
+  const char *ctname = hr_enum_to_nick (hr_ct2_compute_type_names, s->ct2_compute_type);
+
+  if (self->training || s->engine != HR_ENGINE_CTRANSLATE2)
+    return FALSE;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      double bytes = p->params * f;
+
+      if (s->weights_dtype == HR_DTYPE_INT8 && c->kind == HR_COMPONENT_TRANSFORMER &&
+          c->hidden > 0)
+        {
+          /* a decoder's cross-attention adds q, k, v and out projections
+           * of hidden x hidden to every layer */
+          double cross = c->cross_attention_tokens > 0
+                           ? 4.0 * c->layers * (double) c->hidden * c->hidden : 0.0;
+          double q = MIN (p->params, (double) hr_component_linear_params (c) +
+                                     (double) hr_component_embedding_params (c) + cross);
+
+          bytes = q * (1.0 + 4.0 / c->hidden) + (p->params - q) * f;
+          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      bytes, 0.99 * bytes, 1.02 * bytes,
+                      _("%s: %.2fB parameters under CTranslate2 %s: embedding and linear "
+                        "weights int8 with a scale per row, the rest in %g bytes"),
+                      c->name, p->params / 1e9, ctname, f);
+        }
+      else
+        hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    bytes, 0.99 * bytes, 1.01 * bytes,
+                    _("%s: %.2fB parameters under CTranslate2 %s (%g bytes each)"),
+                    c->name, p->params / 1e9, ctname, f);
+    }
+  return TRUE;
+}
+
+/* The decoder of an encoder-decoder (Whisper): a transformer part with a
+ * vocabulary whose layers attend to an encoder's output. */
+static gboolean
+is_cross_decoder (const Part *p)
+{
+  return p->c->kind == HR_COMPONENT_TRANSFORMER && p->c->cross_attention_tokens > 0 &&
+         p->c->layers > 0;
+}
+
+/* Inference of an encoder-decoder with beam search.  The encoder runs once
+ * per sequence over its fixed tokens (Whisper: 30 s of audio, 1500
+ * tokens); the decoder then runs micro-batch x beams rows, each with its
+ * self-attention cache, and every layer attends to the encoder's output
+ * through cross-attention keys and values (tokens x layers x 2 x width).
+ *
+ * transformers and openai/whisper repeat the encoder's output for every
+ * beam (GenerationMixin._expand_inputs_for_generation; whisper/decoding.py
+ * @c0d2f62: audio_features.repeat_interleave(n_group)), so both the output
+ * and the cross-attention cache are per beam.  CTranslate2 keeps one copy
+ * of the projected memory keys and values per sequence ("No need to
+ * replicate projected memory keys and values as they are the same for
+ * each beam", src/layers/transformer.cc @0d8bcd3,
+ * TransformerDecoder::replicate_state) and erases the encoder's output
+ * once they are computed (state.erase("memory") after step 0).
+ *
+ * The encoder's working set and the decoder's caches are not alive at
+ * once: the encoder's is counted where it exceeds the decoding.  Returns
+ * FALSE when the model has no such decoder. */
+gboolean
+hr_plan_add_encoder_decoder (HrPlan *self,
+                             Acc    *acc,
+                             double  b)
+{
+  const HrScenario *s = self->scenario;
+  gboolean ct2 = s->engine == HR_ENGINE_CTRANSLATE2;
+  double beams = hr_scenario_get_beams (s);
+  double e = hr_compute_activation_bytes (s->compute);
+  double encoder_phase = 0, decoder_phase = 0, output = 0;
+  const Part *decoder = NULL;
+
+  if (self->training)
+    return FALSE;
+  for (guint i = 0; i < self->parts->len && decoder == NULL; i++)
+    if (is_cross_decoder (&g_array_index (self->parts, Part, i)))
+      decoder = &g_array_index (self->parts, Part, i);
+  if (decoder == NULL)
+    return FALSE;
+
+  /* the encoder: one layer's working set over its tokens, and its output */
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      double ws;
+
+      if (p == decoder || c->kind != HR_COMPONENT_TRANSFORMER)
+        {
+          if (p != decoder)
+            encoder_phase += hr_plan_part_forward_working_set (self, p) * b;
+          continue;
+        }
+      ws = hr_plan_part_forward_working_set (self, p) * b;
+      /* CTranslate2 materialises the attention scores unless built with
+       * flash attention (faster-whisper's WhisperModel: flash_attention=False) */
+      if (ct2 && s->attention != HR_ATTENTION_EAGER)
+        ws += (double) c->heads * p->tokens * p->tokens * e * b;
+      encoder_phase += ws;
+      output = MAX (output, (double) p->tokens * c->hidden * e * b);
+    }
+  encoder_phase += output;
+
+  {
+    const HrComponent *c = decoder->c;
+    double rows = b * beams;
+    double width = (double) c->kv_heads * ((double) c->head_dim + c->v_head_dim);
+    double element = ct2 ? e : hr_dtype_element_bytes (s->kv_dtype);
+    double self_kv = hr_plan_kv_bytes_per_token (self, decoder) * self->context_len * rows;
+    double cross = (double) c->cross_attention_tokens * c->layers * width * element *
+                   (ct2 ? b : rows);
+    double ws = hr_plan_part_forward_working_set (self, decoder) * rows;
+    double logits = rows * c->vocab * (e + 4.0);
+
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                self_kv, self_kv, 1.05 * self_kv,
+                _("%s: self-attention cache, %u layers × %u tokens × %.0f sequences × %.0f "
+                  "beams"), c->name, c->layers, self->context_len, b, beams);
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                cross, cross, 1.05 * cross,
+                ct2 ? _("%s: cross-attention keys and values over %u encoder tokens, %u layers, "
+                        "one copy per sequence shared by its beams (CTranslate2)")
+                    : _("%s: cross-attention keys and values over %u encoder tokens, %u layers, "
+                        "for every beam"),
+                c->name, c->cross_attention_tokens, c->layers);
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                ws, 0.5 * ws, 2.0 * ws,
+                _("%s: forward working set of one layer over the prompt, for every beam"),
+                c->name);
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                logits, logits, 2.0 * logits, _("%s: next-token logits of every beam"), c->name);
+    decoder_phase = self_kv + cross + ws + logits;
+    acc->kv_pool += self_kv + cross;
+    acc->kv_pool_low += self_kv + cross;
+    acc->kv_pool_high += 1.05 * (self_kv + cross);
+
+    if (!ct2)
+      {
+        /* the encoder's output, repeated for every beam, stays beside */
+        double kept = output * beams;
+
+        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    kept, kept, kept,
+                    _("the encoder's output, repeated for every beam while decoding"));
+        decoder_phase += kept;
+      }
+  }
+
+  if (encoder_phase > decoder_phase)
+    {
+      double extra = encoder_phase - decoder_phase;
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  extra, 0.5 * extra, 2.0 * extra,
+                  ct2 ? _("the encoder's working set (attention scores over its tokens), where "
+                          "it exceeds the decoding's")
+                      : _("the encoder's working set, where it exceeds the decoding's"));
+      acc->activations += encoder_phase;
+    }
+  else
+    acc->activations += decoder_phase;
   return TRUE;
 }
 

@@ -473,6 +473,9 @@ hr_plan_add_weights (HrPlan *self,
   /* llama.cpp places its layers itself (hr-estimate-serving.c) */
   if (hr_plan_add_llamacpp_weights (self, acc))
     return;
+  /* and CTranslate2 quantises as it does (hr-estimate-serving.c) */
+  if (hr_plan_add_ctranslate2_weights (self, acc))
+    return;
 
   for (guint i = 0; i < self->parts->len; i++)
     {

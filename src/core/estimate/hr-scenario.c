@@ -38,7 +38,8 @@ static const char * const scenario_keys[] = {
   "tensor_parallel", "sequence_parallel", "pipeline_parallel",
   "pipeline_schedule", "virtual_stages", "context_parallel", "expert_parallel",
   "capacity_factor", "engine", "gpu_memory_utilization", "mem_fraction_static",
-  "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
+  "max_num_seqs", "enforce_eager", "gpu_layers", "block_size", "compute_type",
+  "beams",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
   "detection_framework", "focal_loss",
@@ -103,6 +104,10 @@ apply_defaults (HrScenario *self)
   self->kv_dtype = HR_DTYPE_BF16;
   /* GaLore's torchrun_main.py @2cc66f8: --rank 128 */
   self->galore_rank = 128;
+  /* the Systran/faster-whisper-* conversions are float16 (faster-whisper
+   * README.md @65882ee, "ct2-transformers-converter ... --quantization
+   * float16") */
+  self->ct2_compute_type = HR_CT2_FLOAT16;
   /* APOLLO's scripts/pretrain_c4/llama_7b_apollo.sh @76b3472: num_rank=256 */
   self->apollo_rank = 256;
   /* Q-GaLore's run_pretrain.py @dd09cd3: --weight_group_size 256 */
@@ -1023,6 +1028,57 @@ read_parallel_and_serving (HrScenario *self,
       self->gpu_layers = n;
       self->gpu_layers_set = TRUE;
     }
+  if (hr_reader_has (reader, "compute_type"))
+    {
+      if (self->engine != HR_ENGINE_CTRANSLATE2)
+        return hr_reader_fail (reader, "compute_type",
+                               _("\"compute_type\" is CTranslate2's: set \"engine\" to "
+                                 "\"ctranslate2\" (otherwise \"weights_dtype\" and "
+                                 "\"compute\" say it)"));
+      v = self->ct2_compute_type;
+      if (!hr_reader_enum (reader, "compute_type", hr_ct2_compute_type_names, &v))
+        return FALSE;
+      self->ct2_compute_type = v;
+      self->ct2_compute_type_set = TRUE;
+    }
+  if (self->engine == HR_ENGINE_CTRANSLATE2)
+    {
+      HrDtype weights, kv;
+      HrCompute compute;
+
+      hr_ct2_compute_type_resolve (self->ct2_compute_type, &weights, &compute, &kv);
+      /* the explicit keys may restate what compute_type says, not contradict it */
+      if (hr_reader_has (reader, "weights_dtype") && self->weights_dtype != weights)
+        return hr_reader_fail (reader, "weights_dtype",
+                               _("\"weights_dtype\" disagrees with CTranslate2's "
+                                 "\"compute_type\": \"%s\" stores its weights in %s"),
+                               hr_enum_to_nick (hr_ct2_compute_type_names,
+                                                self->ct2_compute_type),
+                               hr_enum_to_nick (hr_weights_dtype_names, weights));
+      if (hr_reader_has (reader, "compute") && self->compute != compute)
+        return hr_reader_fail (reader, "compute",
+                               _("\"compute\" disagrees with CTranslate2's \"compute_type\": "
+                                 "\"%s\" runs in %s"),
+                               hr_enum_to_nick (hr_ct2_compute_type_names,
+                                                self->ct2_compute_type),
+                               hr_enum_to_nick (hr_compute_names, compute));
+      self->weights_dtype = weights;
+      self->weights_dtype_set = TRUE;
+      self->compute = compute;
+      self->kv_dtype = kv;
+    }
+  if (hr_reader_has (reader, "beams"))
+    {
+      guint64 n = 1;
+
+      if (self->task != HR_TASK_INFERENCE)
+        return hr_reader_fail (reader, "beams",
+                               _("\"beams\" is beam search while decoding: it needs "
+                                 "\"task\": \"inference\""));
+      if (!hr_reader_uint (reader, "beams", FALSE, 1, 1 << 16, &n))
+        return FALSE;
+      self->beams = n;
+    }
   if (self->engine == HR_ENGINE_LLAMACPP &&
       (self->tensor_parallel > 1 || self->pipeline_parallel > 1))
     return hr_reader_fail (reader, self->tensor_parallel > 1 ? "tensor_parallel"
@@ -1763,6 +1819,10 @@ add_stack_keys (JsonBuilder      *builder,
           if (self->block_size_set)
             add_uint (builder, "block_size", self->block_size);
         }
+      if (self->ct2_compute_type_set && self->engine == HR_ENGINE_CTRANSLATE2)
+        add_enum (builder, "compute_type", hr_ct2_compute_type_names, self->ct2_compute_type);
+      if (self->beams > 0)
+        add_uint (builder, "beams", self->beams);
       if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
         add_uint (builder, "gpu_layers", self->gpu_layers);
     }
@@ -2164,4 +2224,72 @@ hr_scenario_int8_weights (const HrScenario *self)
   if (self->int8_weights_set)
     return self->int8_weights;
   return self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT;
+}
+
+/* Hypotheses a decoder keeps per sequence: the scenario's "beams", else
+ * faster-whisper's transcribe() default under CTranslate2 (beam_size=5,
+ * faster_whisper/transcribe.py @65882ee) and greedy decoding otherwise
+ * (transformers' GenerationConfig num_beams=1) */
+guint
+hr_scenario_get_beams (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, 1);
+
+  if (self->task != HR_TASK_INFERENCE)
+    return 1;
+  if (self->beams > 0)
+    return self->beams;
+  return self->engine == HR_ENGINE_CTRANSLATE2 ? 5 : 1;
+}
+
+/* What a CTranslate2 compute_type stores and runs in (docs/quantization.md
+ * @0d8bcd3: int8 on the embedding and linear layers, the rest in the float
+ * type; "int8" keeps the model's float type, float16 for the
+ * faster-whisper conversions, src/types.cc resolve_compute_type) */
+void
+hr_ct2_compute_type_resolve (HrCt2ComputeType  type,
+                             HrDtype          *weights,
+                             HrCompute        *compute,
+                             HrDtype          *kv)
+{
+  switch (type)
+    {
+    case HR_CT2_BFLOAT16:
+    case HR_CT2_INT8_BFLOAT16:
+      *compute = HR_COMPUTE_BF16_PURE;
+      *kv = HR_DTYPE_BF16;
+      break;
+    case HR_CT2_FLOAT32:
+    case HR_CT2_INT8_FLOAT32:
+      *compute = HR_COMPUTE_FP32;
+      /* the cache in fp32: counted at 4 bytes by the serving code */
+      *kv = HR_DTYPE_FP16;
+      break;
+    case HR_CT2_FLOAT16:
+    case HR_CT2_INT8:
+    case HR_CT2_INT8_FLOAT16:
+    default:
+      *compute = HR_COMPUTE_FP16_PURE;
+      *kv = HR_DTYPE_FP16;
+      break;
+    }
+  switch (type)
+    {
+    case HR_CT2_INT8:
+    case HR_CT2_INT8_FLOAT16:
+    case HR_CT2_INT8_BFLOAT16:
+    case HR_CT2_INT8_FLOAT32:
+      *weights = HR_DTYPE_INT8;
+      break;
+    case HR_CT2_FLOAT32:
+      *weights = HR_DTYPE_FP32;
+      break;
+    case HR_CT2_BFLOAT16:
+      *weights = HR_DTYPE_BF16;
+      break;
+    case HR_CT2_FLOAT16:
+    default:
+      *weights = HR_DTYPE_FP16;
+      break;
+    }
 }

@@ -188,6 +188,13 @@ typedef struct {
   guint           gpu_layers;            /* llama.cpp -ngl; resolved to every layer unless set */
   gboolean        block_size_set;
   guint           block_size;
+  /* CTranslate2's compute_type, which sets weights_dtype, compute and
+   * kv_dtype */
+  gboolean        ct2_compute_type_set;
+  HrCt2ComputeType ct2_compute_type;
+  /* beam search: hypotheses decoded per sequence (0: the engine's
+   * default, hr_scenario_get_beams) */
+  guint           beams;
 
   /* vision and diffusion */
   gboolean        frames_set;
@@ -271,6 +278,11 @@ guint       hr_scenario_get_lora_modules (const HrScenario *scenario);
  * has none (transformers, llama.cpp). */
 double      hr_scenario_engine_pool_fraction (const HrScenario *scenario);
 gboolean    hr_scenario_can_int8_weights     (const HrScenario *scenario);
+guint       hr_scenario_get_beams            (const HrScenario *scenario);
+void        hr_ct2_compute_type_resolve      (HrCt2ComputeType  type,
+                                              HrDtype          *weights,
+                                              HrCompute        *compute,
+                                              HrDtype          *kv);
 gboolean    hr_scenario_int8_weights         (const HrScenario *scenario);
 /* Whether an engine with a preallocated KV pool serves the scenario. */
 gboolean    hr_scenario_has_kv_pool     (const HrScenario *scenario);

@@ -394,6 +394,46 @@ applies_engine (const HrScenario *s)
 }
 
 static gboolean
+applies_ctranslate2 (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_CTRANSLATE2;
+}
+
+/* compute_type sets the weights' and the compute's types together */
+static void
+set_ct2_compute_type (const HrSetting *setting,
+                      HrScenario      *s,
+                      double           value)
+{
+  s->ct2_compute_type = (HrCt2ComputeType) value;
+  s->ct2_compute_type_set = TRUE;
+  hr_ct2_compute_type_resolve (s->ct2_compute_type, &s->weights_dtype, &s->compute,
+                               &s->kv_dtype);
+  s->weights_dtype_set = TRUE;
+}
+
+static gboolean
+applies_beams (const HrScenario *s)
+{
+  return !hr_scenario_is_training (s) && hr_scenario_has_transformer (s);
+}
+
+static double
+get_beams (const HrSetting  *setting,
+           const HrScenario *s)
+{
+  return hr_scenario_get_beams (s);
+}
+
+static void
+set_beams (const HrSetting *setting,
+           HrScenario      *s,
+           double           value)
+{
+  s->beams = (guint) MAX (1, value);
+}
+
+static gboolean
 applies_vllm (const HrScenario *s)
 {
   return !hr_scenario_is_training (s) && s->engine == HR_ENGINE_VLLM;
@@ -471,6 +511,10 @@ set_engine (const HrSetting *setting,
 {
   s->engine = (HrEngine) value;
   s->engine_set = TRUE;
+  /* CTranslate2 runs in its compute_type */
+  if (s->engine == HR_ENGINE_CTRANSLATE2)
+    hr_ct2_compute_type_resolve (s->ct2_compute_type, &s->weights_dtype, &s->compute,
+                                 &s->kv_dtype);
 }
 
 /* DeepSpeed's integers are 64-bit: read and written by hand */
@@ -620,6 +664,18 @@ static const HrSettingChoice engine_choices[] = {
   { HR_ENGINE_VLLM, N_("vLLM") },
   { HR_ENGINE_SGLANG, N_("SGLang") },
   { HR_ENGINE_LLAMACPP, N_("llama.cpp") },
+  { HR_ENGINE_CTRANSLATE2, N_("CTranslate2") },
+  { -1, NULL }
+};
+
+static const HrSettingChoice ct2_compute_type_choices[] = {
+  { HR_CT2_FLOAT16, N_("float16") },
+  { HR_CT2_BFLOAT16, N_("bfloat16") },
+  { HR_CT2_FLOAT32, N_("float32") },
+  { HR_CT2_INT8, N_("int8 (over float16)") },
+  { HR_CT2_INT8_FLOAT16, N_("int8_float16") },
+  { HR_CT2_INT8_BFLOAT16, N_("int8_bfloat16") },
+  { HR_CT2_INT8_FLOAT32, N_("int8_float32") },
   { -1, NULL }
 };
 
@@ -986,6 +1042,17 @@ static const HrSetting settings[] = {
   { .key = "enforce_eager", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("No CUDA graphs"), .subtitle = N_("enforce_eager"),
     .offset = FIELD (enforce_eager), .set_offset = NO_FLAG, .applies = applies_serving_pool },
+  { .key = "compute_type", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("CTranslate2 compute type"),
+    .subtitle = N_("The weights' type and the type the rest runs in"),
+    .names = hr_ct2_compute_type_names, .choices = ct2_compute_type_choices,
+    .offset = FIELD (ct2_compute_type), .set_offset = FIELD (ct2_compute_type_set),
+    .applies = applies_ctranslate2, .set = set_ct2_compute_type },
+  { .key = "beams", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Beams"), .subtitle = N_("Hypotheses decoded per sequence (beam search)"),
+    .min = 1, .max = 1 << 16, .step = 1, .page = 4,
+    .offset = FIELD (beams), .set_offset = NO_FLAG, .applies = applies_beams,
+    .get = get_beams, .set = set_beams },
   { .key = "gpu_layers", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
     .title = N_("GPU layers"), .subtitle = N_("llama.cpp -ngl"),
     .min = 0, .max = 1 << 20, .step = 1, .page = 8,

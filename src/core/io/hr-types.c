@@ -340,6 +340,18 @@ const HrEnumName hr_engine_names[] = {
   { HR_ENGINE_VLLM, "vllm" },
   { HR_ENGINE_SGLANG, "sglang" },
   { HR_ENGINE_LLAMACPP, "llama.cpp" },
+  { HR_ENGINE_CTRANSLATE2, "ctranslate2" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_ct2_compute_type_names[] = {
+  { HR_CT2_FLOAT16, "float16" },
+  { HR_CT2_BFLOAT16, "bfloat16" },
+  { HR_CT2_FLOAT32, "float32" },
+  { HR_CT2_INT8, "int8" },
+  { HR_CT2_INT8_FLOAT16, "int8_float16" },
+  { HR_CT2_INT8_BFLOAT16, "int8_bfloat16" },
+  { HR_CT2_INT8_FLOAT32, "int8_float32" },
   { 0, NULL },
 };
 

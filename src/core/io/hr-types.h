@@ -196,7 +196,20 @@ typedef enum {
   HR_ENGINE_VLLM,
   HR_ENGINE_SGLANG,
   HR_ENGINE_LLAMACPP,
+  HR_ENGINE_CTRANSLATE2,   /* CTranslate2 (faster-whisper) */
 } HrEngine;
+
+/* CTranslate2's compute_type: the weights' type and the type everything
+ * else runs in (docs/quantization.md) */
+typedef enum {
+  HR_CT2_FLOAT16,
+  HR_CT2_BFLOAT16,
+  HR_CT2_FLOAT32,
+  HR_CT2_INT8,            /* int8 over the model's float type */
+  HR_CT2_INT8_FLOAT16,
+  HR_CT2_INT8_BFLOAT16,
+  HR_CT2_INT8_FLOAT32,
+} HrCt2ComputeType;
 
 /* Where DeepSpeed offloads parameters or optimizer state. */
 typedef enum {
@@ -314,6 +327,7 @@ extern const HrEnumName hr_module_names[];
 extern const HrEnumName hr_basis_names[];
 extern const HrEnumName hr_pipeline_schedule_names[];
 extern const HrEnumName hr_engine_names[];
+extern const HrEnumName hr_ct2_compute_type_names[];
 
 gboolean    hr_enum_from_nick   (const HrEnumName *names,
                                  const char       *nick,

@@ -77,7 +77,7 @@ static const char * const families[] = {
   "experts", "experts_per_token", "expert_intermediate", "shared_experts", \
   "shared_expert_intermediate", "first_dense_layers", "q_lora_rank", \
   "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", \
-  "arch", "temporal_compression", "extra_tokens"
+  "arch", "temporal_compression", "extra_tokens", "cross_attention_tokens"
 
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
@@ -755,6 +755,11 @@ read_shape (HrReader    *reader,
   if (!hr_reader_uint (reader, "vocab", FALSE, 1, 1 << 26, &v))
     return FALSE;
   c->vocab = v;
+
+  v = 0;
+  if (!hr_reader_uint (reader, "cross_attention_tokens", FALSE, 1, MAX_TOKENS, &v))
+    return FALSE;
+  c->cross_attention_tokens = v;
 
   if (!hr_reader_bool (reader, "glu", &c->glu) ||
       !hr_reader_bool (reader, "dropout", &c->dropout) ||

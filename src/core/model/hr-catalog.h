@@ -89,6 +89,9 @@ typedef struct {
    * text tokens of joint attention) */
   guint            temporal_compression;
   guint            extra_tokens;
+  /* a decoder whose every layer also attends to an encoder's output of
+   * this many tokens (Whisper's 1500 audio tokens); 0 for none */
+  guint            cross_attention_tokens;
 
   /* A mixture of experts, when experts > 0: every layer after the first
    * first_dense_layers (dense, of `intermediate`) routes each token to
