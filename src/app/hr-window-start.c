@@ -60,7 +60,7 @@ _hr_window_show_results (HrWindow *self)
   update_scenario_actions (self);
   _hr_window_refresh_title (self);
   if (was_start)
-    gtk_widget_grab_focus (GTK_WIDGET (self->model_button));
+    gtk_widget_grab_focus (hr_sidebar_get_model_button (self->sidebar));
 }
 
 void

@@ -192,7 +192,7 @@ test_example_is_a_copy (void)
   g_assert_null (hr_window_get_file (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Untitled — Headroom");
 
-  batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   gtk_spin_button_set_value (batch, gtk_spin_button_get_value (batch) + 4);
   iterate ();
   g_assert_true (hr_window_get_modified (window));
@@ -271,11 +271,12 @@ static void
 test_search (void)
 {
   HrWindow *window = new_window (1366, 768);
-  GtkEditable *search = GTK_EDITABLE (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                     HR_TYPE_WINDOW,
+  HrSidebar *sidebar = hr_test_sidebar (window);
+  GtkEditable *search = GTK_EDITABLE (gtk_widget_get_template_child (GTK_WIDGET (sidebar),
+                                                                     HR_TYPE_SIDEBAR,
                                                                      "model_search"));
-  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                  HR_TYPE_WINDOW,
+  GtkListBox *list = GTK_LIST_BOX (gtk_widget_get_template_child (GTK_WIDGET (sidebar),
+                                                                  HR_TYPE_SIDEBAR,
                                                                   "model_list"));
   g_autoptr(GPtrArray) shown = g_ptr_array_new ();
 
