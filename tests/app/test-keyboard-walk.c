@@ -21,6 +21,7 @@
 #include <string.h>
 
 #include "hr-key-test.h"
+#include "hr-app-test.h"
 #include "hr-advisor-dialog.h"
 #include "hr-application.h"
 #include "hr-csv-mapping-dialog.h"
@@ -171,7 +172,7 @@ change_micro_batch (HrWindow *window)
   GtkWindow *win = GTK_WINDOW (window);
   guint before = hr_window_get_scenario (window)->micro_batch;
 
-  tab_to (win, hr_window_get_setting_widget (window, "micro_batch"), 60);
+  tab_to (win, hr_test_setting_widget (window, "micro_batch"), 60);
   g_assert_true (shows_focus (win));
   g_assert_true (press (win, "Up"));
   g_assert_true (press (win, "Up"));
