@@ -222,6 +222,44 @@ applies_optimizer_in_bwd (const HrScenario *s)
   return applies_torch_training (s) && s->grad_accum == 1;
 }
 
+/* GaLore's and Q-GaLore's rank, APOLLO's rank (APOLLO-Mini's is 1) */
+static gboolean
+applies_galore_rank (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) &&
+         (s->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
+          s->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
+          s->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT);
+}
+
+static gboolean
+applies_apollo_rank (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->optimizer == HR_OPTIMIZER_APOLLO_ADAMW;
+}
+
+static double
+get_int8_weights (const HrSetting  *setting,
+                  const HrScenario *s)
+{
+  return hr_scenario_int8_weights (s);
+}
+
+static void
+set_int8_weights (const HrSetting *setting,
+                  HrScenario      *s,
+                  double           value)
+{
+  s->int8_weights = value != 0;
+  s->int8_weights_set = TRUE;
+}
+
+static gboolean
+applies_int8_weight_group (const HrScenario *s)
+{
+  return hr_scenario_int8_weights (s);
+}
+
 static gboolean
 applies_packed (const HrScenario *s)
 {
@@ -682,6 +720,9 @@ static const HrSettingChoice optimizer_choices[] = {
   { HR_OPTIMIZER_ADAMW_FP8, N_("FP8 AdamW (torchao)") },
   { HR_OPTIMIZER_GALORE_ADAMW, N_("GaLore AdamW") },
   { HR_OPTIMIZER_GALORE_ADAMW_8BIT, N_("GaLore 8-bit AdamW") },
+  { HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT, N_("Q-GaLore 8-bit AdamW") },
+  { HR_OPTIMIZER_APOLLO_ADAMW, N_("APOLLO") },
+  { HR_OPTIMIZER_APOLLO_MINI, N_("APOLLO-Mini") },
   { HR_OPTIMIZER_ADAFACTOR, N_("Adafactor") },
   { HR_OPTIMIZER_LION, N_("Lion") },
   { HR_OPTIMIZER_SGD_MOMENTUM, N_("SGD with momentum") },
@@ -846,6 +887,24 @@ static const HrSetting settings[] = {
     .subtitle = N_("Step each parameter as its gradient is ready (torchtune)"),
     .offset = FIELD (optimizer_in_bwd), .set_offset = NO_FLAG,
     .applies = applies_optimizer_in_bwd },
+  { .key = "galore_rank", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("GaLore rank"), .subtitle = N_("Rank the gradients are projected to"),
+    .min = 1, .max = 65536, .step = 1, .page = 64,
+    .offset = FIELD (galore_rank), .set_offset = NO_FLAG, .applies = applies_galore_rank },
+  { .key = "apollo_rank", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("APOLLO rank"), .subtitle = N_("Rank of the random projection"),
+    .min = 1, .max = 65536, .step = 1, .page = 64,
+    .offset = FIELD (apollo_rank), .set_offset = NO_FLAG, .applies = applies_apollo_rank },
+  { .key = "int8_weights", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Int8 weights"), .subtitle = N_("Attention and MLP linears held in int8"),
+    .offset = FIELD (int8_weights), .set_offset = FIELD (int8_weights_set),
+    .applies = hr_scenario_can_int8_weights, .get = get_int8_weights,
+    .set = set_int8_weights },
+  { .key = "int8_weight_group", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Int8 weight group"), .subtitle = N_("Values per scale and zero point"),
+    .min = 1, .max = 1 << 20, .step = 1, .page = 64,
+    .offset = FIELD (int8_weight_group), .set_offset = NO_FLAG,
+    .applies = applies_int8_weight_group },
   { .key = "activation_offload", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Activation offloading"), .subtitle = N_("Saved activations in host memory"),
     .offset = FIELD (activation_offload), .set_offset = NO_FLAG,

@@ -30,6 +30,12 @@ typedef enum {
   HR_ARCH_UNET,           /* diffusers UNet2DConditionModel, or its ControlNet */
   HR_ARCH_VAE,            /* diffusers AutoencoderKL (and video VAEs by frame) */
   HR_ARCH_DREAMER,        /* DreamerV3's image encoder and decoder, per time step */
+  HR_ARCH_MOBILENET_V2,   /* torchvision's MobileNetV2 */
+  HR_ARCH_MOBILENET_V3_LARGE,  /* torchvision's MobileNetV3, large and small */
+  HR_ARCH_MOBILENET_V3_SMALL,
+  HR_ARCH_R3D,            /* torchvision's video ResNets: R3D, MC3, R(2+1)D */
+  HR_ARCH_MC3,
+  HR_ARCH_R2PLUS1D,
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -58,6 +64,7 @@ typedef enum {
   HR_ARCH_HEAD_SEGFORMER,   /* SegFormer's all-MLP decoder */
   HR_ARCH_HEAD_FCN,         /* torchvision's FCN: FCNHead on the dilated stage 4 */
   HR_ARCH_HEAD_DEEPLABV3,   /* torchvision's DeepLabV3: ASPP and DeepLabHead */
+  HR_ARCH_HEAD_LRASPP,      /* torchvision's LRASPP on a dilated MobileNetV3 */
   HR_ARCH_HEAD_RPN,         /* FPN and the RPN alone (a proposal network) */
   HR_ARCH_HEAD_KEYPOINT_RCNN,  /* Faster R-CNN plus the 8-conv keypoint head */
 } HrArchHead;
@@ -100,6 +107,9 @@ typedef struct {
   double      w0, wa, wm;
   guint       group_width;
   double      se_ratio;
+  /* MobileNetV3: the last stage dilated (torchvision dilated=True, as its
+   * segmentation models build it) */
+  gboolean    dilated;
 
   /* U-Net and VAE (diffusers) */
   guint       in_channels;
