@@ -764,6 +764,42 @@ test_focal_loss_impl (void)
   g_assert_cmpuint (frozen->params, <, python->params);
 }
 
+/* Keypoint R-CNN is Faster R-CNN plus the keypoint head on the positive
+ * RoIs: the pooled 256 x 14 x 14 input, eight ReLU outputs of 512 x 14 x
+ * 14 (each the next conv's saved input, the last the deconvolution's) and
+ * log_softmax's fp32 result over 17 x 56 x 56 per RoI; torchvision's
+ * keypointrcnn_resnet50_fpn (num_classes 2, FrozenBatchNorm2d) lists
+ * 59,137,258 parameters, its box predictor regressing the background too
+ * (4 x 1024 + 4 more).  An RPN alone is Faster R-CNN without RoI heads. */
+static void
+test_keypoint_rpn_heads (void)
+{
+  g_autoptr(HrArch) kp = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"bn\": \"frozen\", \"head\": \"keypoint-rcnn\", \"classes\": 1}");
+  g_autoptr(HrArch) fr = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"bn\": \"frozen\", \"head\": \"faster-rcnn\", \"classes\": 1}");
+  g_autoptr(HrArch) rpn = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"bn\": \"frozen\", \"head\": \"rpn\", \"classes\": 1}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) rk = hr_arch_walk (kp, &run);
+  g_autoptr(HrArchResult) rf = hr_arch_walk (fr, &run);
+  g_autoptr(HrArchResult) rr = hr_arch_walk (rpn, &run);
+
+  g_assert_cmpuint (rk->params, ==, 59137258 - 4 * 1024 - 4);
+  g_assert_cmpfloat_with_epsilon (rk->saved - rf->saved,
+                                  128.0 * 4 * (256 * 196 + 8 * 512 * 196 + 17 * 3136), 1);
+  g_assert_nonnull (hr_arch_result_find (rk, "roi head (keypoints)"));
+  g_assert_null (hr_arch_result_find (rr, "roi head (box)"));
+  g_assert_nonnull (hr_arch_result_find (rr, "rpn head"));
+  g_assert_cmpfloat (rr->saved, <, rf->saved);
+  /* the box head: two fc layers of 1024 on 512 RoIs of 256 x 7 x 7 */
+  g_assert_cmpuint (rf->params - rr->params, ==,
+                    (256 * 49 + 1) * 1024 + 1025 * 1024 + 1025 * 2 + 1025 * 4);
+}
+
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
  * head (the decode head and the auxiliary one): ADE20K's 150 classes
  * against Cityscapes' 19 add 2 x 131 x 512 x 512 x 4 bytes per sample;
@@ -1054,6 +1090,7 @@ main (int    argc,
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
   g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
+  g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);
   g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);

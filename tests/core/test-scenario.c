@@ -587,6 +587,46 @@ test_copy (void)
 /* The stacks' keys (data/SCENARIO.md, "Keys Headroom adds"): every value
  * is accepted, each means what it says, and a saved file reads back the
  * same. */
+/* "detection_framework" and "focal_loss": mmdetection's fused focal loss
+ * and norm_eval BatchNorm by default; detectron2 and torchvision compute
+ * it in Python and freeze BatchNorm; "focal_loss" overrides either. */
+static void
+test_detection_keys (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) none = parse (HEAD "  \"task\": \"train\"\n}", &error);
+  g_autoptr(HrScenario) d2 = parse (HEAD "  \"detection_framework\": \"detectron2\"\n}", &error);
+  g_autoptr(HrScenario) tv = parse (HEAD "  \"detection_framework\": \"torchvision\",\n"
+                                    "  \"focal_loss\": \"fused\"\n}", &error);
+  g_autoptr(HrScenario) mm = parse (HEAD "  \"detection_framework\": \"mmdetection\",\n"
+                                    "  \"focal_loss\": \"python\"\n}", &error);
+
+  g_assert_no_error (error);
+  g_assert_cmpint (hr_scenario_get_focal_loss (none), ==, HR_ARCH_FOCAL_FUSED);
+  g_assert_false (hr_scenario_get_detector_frozen_bn (none));
+  g_assert_cmpint (hr_scenario_get_focal_loss (d2), ==, HR_ARCH_FOCAL_PYTHON);
+  g_assert_true (hr_scenario_get_detector_frozen_bn (d2));
+  g_assert_cmpint (hr_scenario_get_focal_loss (tv), ==, HR_ARCH_FOCAL_FUSED);
+  g_assert_true (hr_scenario_get_detector_frozen_bn (tv));
+  g_assert_cmpint (hr_scenario_get_focal_loss (mm), ==, HR_ARCH_FOCAL_PYTHON);
+  g_assert_false (hr_scenario_get_detector_frozen_bn (mm));
+
+  /* saved as given, absent when not given */
+  {
+    g_autoptr(JsonNode) saved = hr_scenario_to_json (tv);
+    g_autoptr(JsonNode) plain = hr_scenario_to_json (none);
+    JsonObject *o = json_node_get_object (saved);
+
+    g_assert_cmpstr (json_object_get_string_member (o, "detection_framework"), ==,
+                     "torchvision");
+    g_assert_cmpstr (json_object_get_string_member (o, "focal_loss"), ==, "fused");
+    g_assert_false (json_object_has_member (json_node_get_object (plain), "focal_loss"));
+  }
+
+  expect_error (HEAD "  \"detection_framework\": \"yolo\"\n}", 4, 26, "detection_framework");
+  expect_error (HEAD "  \"focal_loss\": 1\n}", 4, 17, "focal_loss");
+}
+
 static void
 test_stack_keys (void)
 {
@@ -970,6 +1010,7 @@ main (int    argc,
   g_test_add_func ("/scenario/parallel-key-errors", test_parallel_key_errors);
   g_test_add_func ("/scenario/parallel-round-trip", test_parallel_round_trip);
   g_test_add_func ("/json/shortest-double", test_shortest_double);
+  g_test_add_func ("/scenario/detection-keys", test_detection_keys);
 
   return g_test_run ();
 }

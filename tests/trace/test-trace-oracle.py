@@ -91,7 +91,7 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
     frozen), built here without weights (torchvision/models/detection/
     faster_rcnn.py fasterrcnn_resnet50_fpn: is_trained -> norm_layer
     FrozenBatchNorm2d, _validate_trainable_layers(..., 5, 3))."""
-    from torchvision.models.detection import FasterRCNN, FCOS, MaskRCNN, RetinaNet
+    from torchvision.models.detection import FasterRCNN, FCOS, KeypointRCNN, MaskRCNN, RetinaNet
     from torchvision.models.detection.backbone_utils import _resnet_fpn_extractor
     from torchvision.ops.feature_pyramid_network import LastLevelP6P7
     from torchvision.ops.misc import FrozenBatchNorm2d
@@ -107,7 +107,10 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
                                              extra_blocks=LastLevelP6P7(256, 256))
             return (RetinaNet if kind == "retinanet" else FCOS)(backbone, 91, **kw)
         backbone = _resnet_fpn_extractor(body, 3)
-        model = (MaskRCNN if kind == "mask-rcnn" else FasterRCNN)(backbone, 91, **kw)
+        if kind == "keypoint-rcnn":
+            model = KeypointRCNN(backbone, 2, **kw)
+        else:
+            model = (MaskRCNN if kind == "mask-rcnn" else FasterRCNN)(backbone, 91, **kw)
 
         # the RoIs the box and mask heads see depend on the proposals of
         # random weights: counted here, handed to the walk ("rois",
@@ -120,6 +123,9 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
         model.roi_heads.box_roi_pool.register_forward_hook(box_hook)
         if kind == "mask-rcnn":
             model.roi_heads.mask_roi_pool.register_forward_hook(mask_hook)
+        if kind == "keypoint-rcnn":
+            # the keypoint head's RoIs stand where the mask head's do
+            model.roi_heads.keypoint_roi_pool.register_forward_hook(mask_hook)
         return model
 
     def batch(b, size):
@@ -129,6 +135,12 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
             box = torch.tensor([[4.0 + 8 * k, 6.0 + 5 * k, w / 2 + 10 * k, h / 2 + 7 * k]
                                 for k in range(boxes)])
             target = {"boxes": box, "labels": torch.arange(1, boxes + 1)}
+            if kind == "keypoint-rcnn":
+                # one class (person); 17 keypoints inside each box, visible
+                target["labels"] = torch.ones(boxes, dtype=torch.int64)
+                kx = box[:, None, 0] + (box[:, None, 2] - box[:, None, 0]) * torch.linspace(0.1, 0.9, 17)
+                ky = box[:, None, 1] + (box[:, None, 3] - box[:, None, 1]) * torch.linspace(0.9, 0.1, 17)
+                target["keypoints"] = torch.stack([kx, ky, torch.ones_like(kx)], dim=2)
             if kind == "mask-rcnn":
                 target["masks"] = torch.zeros(boxes, h, w, dtype=torch.uint8)
             targets.append(target)
@@ -139,7 +151,7 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
     # torchvision's num_classes counts the background: the two-stage heads
     # softmax over it (the walk's "classes" + 1), the dense heads' sigmoid
     # outputs include its unused column (91 for COCO)
-    classes = 91 if kind in ("retinanet", "fcos") else 90
+    classes = 91 if kind in ("retinanet", "fcos") else 1 if kind == "keypoint-rcnn" else 90
     return {"id": catalog_id, "build_for": build_for, "batch": batch, "loss": loss,
             "sizes": sizes, "batches": batches, "sampled": sampled,
             "arch": {"bn": "frozen", "classes": classes},
@@ -222,6 +234,7 @@ BENCH_MODELS = [
     detector("mask-rcnn", "mask-rcnn-r50-fpn"),
     detector("retinanet", "retinanet-r50-fpn"),
     detector("fcos", "fcos-r50-fpn"),
+    detector("keypoint-rcnn", "keypoint-rcnn-r50-fpn"),
 ]
 
 

@@ -1589,6 +1589,41 @@ def detectron2_rows():
          "(Cityscapes images are 2048 x 1024, so the largest sample is 2048 x 1024), NUM_CLASSES 8"])
 
 
+# The RPN-only and Keypoint R-CNN rows of the same zoo, read from a later
+# MODEL_ZOO.md (its figures for the rows above agree, retinanet aside);
+# the models are the catalog's rpn-r50-fpn and keypoint-rcnn-* entries.
+D2_SRC_KP = "facebookresearch/detectron2 MODEL_ZOO.md @02478d2e"
+D2_URL_KP = "https://github.com/facebookresearch/detectron2/blob/02478d2e332d4ff501be136794b2919029ebb6be/MODEL_ZOO.md"
+
+
+@family
+def detectron2_heads_rows():
+    rows = [
+        (1512, "rpn-r50-fpn", "COCO-Detection/rpn_R_50_FPN_1x", "RPN R50-FPN", 2.7,
+         "ProposalNetwork: FPN and RPN only, no RoI heads"),
+        (1513, "keypoint-rcnn-r50-fpn", "COCO-Keypoints/keypoint_rcnn_R_50_FPN_1x", "R50-FPN (1x)", 5.0,
+         "Keypoint R-CNN (Base-Keypoint-RCNN-FPN.yaml: NUM_CLASSES 1, KEYPOINT_ON, POST_NMS_TOPK_TRAIN 1500); "
+         "the keypoint head on up to 128 positive RoIs per image (the catalog's mask_rois)"),
+        (1514, "keypoint-rcnn-r50-fpn", "COCO-Keypoints/keypoint_rcnn_R_50_FPN_3x", "R50-FPN (3x)", 5.0,
+         "Keypoint R-CNN, 3x schedule"),
+        (1515, "keypoint-rcnn-r101-fpn", "COCO-Keypoints/keypoint_rcnn_R_101_FPN_3x", "R101-FPN (3x)", 6.1,
+         "Keypoint R-CNN, ResNet-101"),
+    ]
+    for rid, mid, cfg, label, gib, extra in rows:
+        name = cfg.split("/")[1]
+        s = {"name": f"detectron2 {name}, 2 images per GPU", "task": "train", "model": mid, "method": "full",
+             "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2, "image_size": [1344, 800],
+             "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "detection_framework": "detectron2",
+             "x-model": {"config": f"configs/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
+        if mid.startswith("keypoint"):
+            s["num_classes"] = 1
+        add(rid, "detector", "medium", "allocated", gib, GIB, s, D2_SRC_KP,
+            f"table row '{label}' ({name}), column 'train mem (GB)': {gib}",
+            [D2_METRIC, D2_COMMON, extra, "table read at " + D2_URL_KP,
+             "card size not stated (V100, 16 or 32 GB), not scored"])
+
+
 # ---------------------------------------------------------------------------
 # Qwen (v1) README: finetuning profile and inference memory (QwenLM/Qwen)
 # ---------------------------------------------------------------------------

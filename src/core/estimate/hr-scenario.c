@@ -2182,7 +2182,7 @@ hr_scenario_get_focal_loss (const HrScenario *self)
 }
 
 /* detectron2's ResNet defaults to RESNETS.NORM "FrozenBN"
- * (facebookresearch/detectron2 @v0.6 detectron2/config/defaults.py), and
+ * (facebookresearch/detectron2 @989f52d6 detectron2/config/defaults.py), and
  * torchvision's detection builders pass norm_layer=FrozenBatchNorm2d
  * with pretrained weights (torchvision/models/detection/faster_rcnn.py
  * @v0.14.1: is_trained -> misc_nn_ops.FrozenBatchNorm2d): no affine

@@ -108,6 +108,8 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_FCN, "fcn" },
   { HR_ARCH_HEAD_DEEPLABV3, "deeplabv3" },
   { HR_ARCH_HEAD_LRASPP, "lraspp" },
+  { HR_ARCH_HEAD_RPN, "rpn" },
+  { HR_ARCH_HEAD_KEYPOINT_RCNN, "keypoint-rcnn" },
   { 0, NULL },
 };
 
@@ -130,7 +132,7 @@ static const char * const arch_keys[] = {
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
-  "mask_rois", "deter", "stoch", "units", "dilated", "source", NULL
+  "mask_rois", "deter", "stoch", "units", "dilated", "source", "keypoints", NULL
 };
 
 HrArch *
@@ -335,6 +337,7 @@ hr_arch_read (HrReader   *parent,
   a->classes = 1000;
   a->rois = 512;
   a->mask_rois = 128;
+  a->keypoints = 17;
   a->temporal_compression = 1;
   a->frames_per_chunk = 1;
   a->quant_conv = TRUE;
@@ -403,6 +406,7 @@ hr_arch_read (HrReader   *parent,
         !hr_reader_bool (&reader, "dilated", &a->dilated) ||
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
+        !read_small (&reader, "keypoints", 1, 1024, &a->keypoints) ||
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
         !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
         !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
@@ -1406,6 +1410,45 @@ focal_loss_python (Walk     *W,
     return;
   save (W, elems * per_elem + centerness * 2.0 * 4.0);
   peak (W, 3.0 * elems * 4.0, 0, "focal loss");
+}
+
+/* Keypoint R-CNN's keypoint head on the positive RoIs ("mask_rois" per
+ * image), pooled to 14 x 14: eight 3x3 convolutions of 512 channels, each
+ * with a ReLU, a ConvTranspose2d(512, K, 4, stride 2, padding 1) to 28 x
+ * 28, then a bilinear 2x upsampling to 56 x 56, which saves nothing but
+ * sizes (detectron2 @989f52d6 modeling/roi_heads/keypoint_head.py
+ * KRCNNConvDeconvUpsampleHead with ROI_KEYPOINT_HEAD.CONV_DIMS (512,) * 8
+ * and POOLER_RESOLUTION 14; torchvision @v0.14.1 models/detection/
+ * keypoint_rcnn.py KeypointRCNNHeads and KeypointRCNNPredictor).  The loss
+ * is a cross-entropy over the 56 x 56 positions of each visible keypoint
+ * (keypoint_rcnn_loss: logits viewed as N * K x 3136): log_softmax keeps
+ * its fp32 result, counted here for every keypoint of every RoI. */
+static void
+keypoint_head (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint k = a->keypoints;
+
+  block_begin (W, FALSE, "roi head (keypoints)");
+  /* the RoIs side by side, as the mask head's */
+  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  for (guint i = 0; i < 8; i++)
+    {
+      W->x = conv (W, &W->x, 512, 3, 1, 1, 1, TRUE);
+      act (W, &W->x, ACT_RELU);
+    }
+  {
+    T up = { k, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
+
+    fresh (W, &up);
+    params (W, (guint64) 512 * k * 16 + k);
+    save_matmul_input (W, &W->x);
+    W->x = resize (W, &up, 56, 56 * a->mask_rois);
+  }
+  if (W->r->grad)
+    save (W, numel (&W->x) * W->r->e32);
+  block_end (W);
 }
 
 /* RetinaHead (4 convs per tower, 9 anchors) and FCOSHead (4 convs with
@@ -3423,6 +3466,14 @@ hr_arch_walk (const HrArch    *arch,
         rpn_head (&W, p, n);
         roi_heads (&W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
       }
+      break;
+    case HR_ARCH_HEAD_RPN:
+      rpn_head (&W, p, fpn (&W, c, 0, 0, p));
+      break;
+    case HR_ARCH_HEAD_KEYPOINT_RCNN:
+      rpn_head (&W, p, fpn (&W, c, 0, 0, p));
+      roi_heads (&W, FALSE);
+      keypoint_head (&W);
       break;
     case HR_ARCH_HEAD_RETINANET:
       dense_head (&W, p, fpn (&W, c, 1, 1, p), FALSE);

@@ -65,6 +65,8 @@ typedef enum {
   HR_ARCH_HEAD_FCN,         /* torchvision's FCN: FCNHead on the dilated stage 4 */
   HR_ARCH_HEAD_DEEPLABV3,   /* torchvision's DeepLabV3: ASPP and DeepLabHead */
   HR_ARCH_HEAD_LRASPP,      /* torchvision's LRASPP on a dilated MobileNetV3 */
+  HR_ARCH_HEAD_RPN,         /* FPN and the RPN alone (a proposal network) */
+  HR_ARCH_HEAD_KEYPOINT_RCNN,  /* Faster R-CNN plus the 8-conv keypoint head */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
@@ -145,6 +147,7 @@ typedef struct {
                                  * "deeplabv3") */
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
+  guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
 } HrArch;
 
 HrArch     *hr_arch_copy       (const HrArch *arch);
