@@ -48,6 +48,29 @@
  * same_estimate()). */
 #define SAME_BAR 0.005
 
+/* A size as the chart prints it, in the data's unit (hr-types.h). */
+static char *
+chart_bytes (const HrBucketChartData *data,
+             double                   bytes)
+{
+  return hr_size_format_full (bytes, data->unit, HR_SIZE_FORMAT_CHART);
+}
+
+/* A size in a tooltip or a summary: "15.04 GiB". */
+static char *
+tooltip_bytes (const HrBucketChartData *data,
+               double                   bytes)
+{
+  return hr_size_format_full (bytes, data->unit, HR_SIZE_FORMAT_TABLE);
+}
+
+/* Bytes in one of the data's unit. */
+static double
+unit_bytes (const HrBucketChartData *data)
+{
+  return data->unit == HR_SIZE_GB ? 1e9 : GiB;
+}
+
 static void
 bar_free (HrBucketBar *bar)
 {
@@ -122,6 +145,25 @@ hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
   return bar;
 }
 
+/* The analysis' fit of @g's card (hr-analysis.h): its verdict, and under
+ * XLA's pool its need inside the pool, not the card's whole use. */
+static void
+bar_take_fit (HrBucketBar         *bar,
+              const HrAnalysisGpu *g)
+{
+  bar->fits = g->fits;
+  bar->tight = g->fit == HR_ANALYSIS_FIT_TIGHT;
+  bar->need = g->need;
+  bar->usable = g->limit.usable;
+  if (!g->limit.has_pool || g->estimate->kv_cache > 0 || g->estimate->pool_fraction > 0)
+    return;
+  bar->bytes[HR_BUCKET_OVERHEAD] = MAX (0, bar->bytes[HR_BUCKET_OVERHEAD] -
+                                             (double) g->pool_unused - (double) g->beside_pool);
+  bar->pool_unused = g->pool_unused;
+  bar->low = g->need_low;
+  bar->high = g->need_high;
+}
+
 HrBucketChartData *
 hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
 {
@@ -140,18 +182,23 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
                                     hr_analysis_get_calibration (analysis) != NULL
                                       ? _(" · calibrated by measurement") : "");
   data->note = hr_chart_analysis_note (analysis);
+  data->unit = hr_analysis_get_unit (analysis);
 
   if (hr_analysis_get_n_gpus (analysis) == 0)
     {
       g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
 
-      hr_bucket_chart_data_add_estimate (data, label, hr_analysis_get_estimate (analysis));
+      HrBucketBar *bar = hr_bucket_chart_data_add_estimate (data, label,
+                                                            hr_analysis_get_estimate (analysis));
+
+      if (hr_analysis_get_own_gpu (analysis) != NULL)
+        bar_take_fit (bar, hr_analysis_get_own_gpu (analysis));
     }
   for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
     {
       const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
 
-      hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate);
+      bar_take_fit (hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate), g);
     }
 
   /* A memory snapshot (or a profiler timeline) among the measurements:
@@ -252,9 +299,15 @@ hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
 }
 
 double
+hr_bucket_bar_peak (const HrBucketBar *bar)
+{
+  return bar->pool_unused > 0 ? bar->need : hr_bucket_bar_total (bar);
+}
+
+double
 hr_bucket_bar_total (const HrBucketBar *bar)
 {
-  double total = bar->unattributed;
+  double total = bar->unattributed + bar->pool_unused;
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     total += bar->bytes[i];
@@ -380,7 +433,8 @@ same_estimate (const HrBucketBar *a,
   /* a measured bar is never an estimate's */
   return same_amount (a->low, b->low) && same_amount (a->high, b->high) &&
          (a->capacity > 0) == (b->capacity > 0) && a->measured == b->measured &&
-         same_amount (a->unattributed, b->unattributed);
+         same_amount (a->unattributed, b->unattributed) &&
+         same_amount (a->pool_unused, b->pool_unused);
 }
 
 /* The data's bars as drawn: consecutive bars of one estimate (cards alike
@@ -418,15 +472,16 @@ group_bars (const HrBucketChartData *data)
  * memory and the same room or shortfall, as printed, and the same
  * verdict; cards that differ in any printed figure are named apart. */
 static gboolean
-cards_print_alike (const HrBucketBar *a,
-                   const HrBucketBar *b)
+cards_print_alike (const HrBucketChartData *data,
+                   const HrBucketBar       *a,
+                   const HrBucketBar       *b)
 {
-  g_autofree char *usable_a = hr_chart_format_bytes (a->usable);
-  g_autofree char *usable_b = hr_chart_format_bytes (b->usable);
-  g_autofree char *room_a = hr_chart_format_bytes (fabs (a->usable - a->need));
-  g_autofree char *room_b = hr_chart_format_bytes (fabs (b->usable - b->need));
+  g_autofree char *usable_a = chart_bytes (data, a->usable);
+  g_autofree char *usable_b = chart_bytes (data, b->usable);
+  g_autofree char *room_a = chart_bytes (data, fabs (a->usable - a->need));
+  g_autofree char *room_b = chart_bytes (data, fabs (b->usable - b->need));
 
-  return a->fits == b->fits && g_str_equal (usable_a, usable_b) && g_str_equal (room_a, room_b);
+  return a->fits == b->fits && a->tight == b->tight && g_str_equal (usable_a, usable_b) && g_str_equal (room_a, room_b);
 }
 
 /* The cards of one drawn bar, one line for cards alike. */
@@ -450,7 +505,7 @@ group_cards (const HrBucketChartData *data,
           guint head = g_array_index (group, guint, 0);
           const HrBucketBar *first = g_ptr_array_index (data->bars, head);
 
-          if (cards_print_alike (first, bar))
+          if (cards_print_alike (data, first, bar))
             home = group;
         }
       if (home == NULL)
@@ -529,12 +584,18 @@ card_detail (const HrBucketChartData *data,
       margin = MIN (margin, fabs (b->usable - b->need));
       usable = MIN (usable, b->usable);
     }
-  amount = hr_chart_format_bytes (margin);
-  room = hr_chart_format_bytes (usable);
+  amount = chart_bytes (data, margin);
+  room = chart_bytes (data, usable);
 
   if (brief)
-    return bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
-                     : g_strdup_printf (_("✗ %s over"), amount);
+    return bar->tight ? g_strdup_printf (_("⚠ %s spare, tight"), amount)
+           : bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
+                       : g_strdup_printf (_("✗ %s over"), amount);
+  if (bar->tight)
+    /* Translators: only the central estimate fits: the high end of its
+     * range may not */
+    return g_strdup_printf (pool ? _("%s usable · ⚠ %s spare in XLA's pool, tight")
+                                 : _("%s usable · ⚠ %s spare, tight"), room, amount);
   if (bar->fits)
     /* Translators: a card's usable memory, then how much the estimate
      * leaves of it */
@@ -550,17 +611,27 @@ static double
 segment_bytes (const HrBucketBar *bar,
                guint              bucket)
 {
-  return bucket < HR_N_BUCKETS ? bar->bytes[bucket] : bar->unattributed;
+  return bucket < HR_N_BUCKETS ? bar->bytes[bucket] : bar->unattributed + bar->pool_unused;
+}
+
+/* The name of the part on top of the stack, which the legend lacks. */
+static const char *
+top_segment_name (const HrBucketBar *bar)
+{
+  /* Translators: memory of a measured bar no rule put in a bucket; or
+   * the part of XLA's preallocated pool the run does not use */
+  return bar->pool_unused > 0 ? _("held by XLA, unused") : _("unattributed");
 }
 
 static char *
-segment_text (const HrBucketBar *bar,
-              guint              bucket,
-              guint              level)
+segment_text (const HrBucketChartData *data,
+              const HrBucketBar       *bar,
+              guint                    bucket,
+              guint                    level)
 {
   double total = hr_bucket_bar_total (bar);
   double share = total > 0 ? 100.0 * segment_bytes (bar, bucket) / total : 0;
-  g_autofree char *size = hr_chart_format_bytes (segment_bytes (bar, bucket));
+  g_autofree char *size = chart_bytes (data, segment_bytes (bar, bucket));
   g_autofree char *percent = share > 0 && share < 1 ? g_strdup ("<1%")
                                                     : g_strdup_printf ("%.0f%%", share);
 
@@ -568,9 +639,8 @@ segment_text (const HrBucketBar *bar,
    * legend names each segment by its colour and pattern; the hatched
    * unattributed part keeps its name, which the legend lacks) */
   if (level == 0 || bucket == HR_N_BUCKETS)
-    /* Translators: memory of a measured bar no rule put in a bucket */
     return g_strdup_printf ("%s  %s · %s", bucket < HR_N_BUCKETS ? hr_bucket_get_label (bucket)
-                                                                 : _("unattributed"),
+                                                                 : top_segment_name (bar),
                             size, percent);
   if (level == 1)
     return g_strdup_printf ("%s · %s", size, percent);
@@ -756,7 +826,7 @@ bar_segment_text (BarTexts *t,
 {
   Measured *m = &t->segments[bucket][MIN (level, 2)];
 
-  return m->text != NULL ? m : measured (t->b, m, segment_text (t->bar, bucket, MIN (level, 2)),
+  return m->text != NULL ? m : measured (t->b, m, segment_text (t->b->data, t->bar, bucket, MIN (level, 2)),
                                          HR_CHART_FONT_SMALL);
 }
 
@@ -769,7 +839,7 @@ bar_segment_size (BarTexts *t,
 
   if (m->text == NULL)
     {
-      m->text = hr_chart_format_bytes (t->bar->bytes[bucket]);
+      m->text = chart_bytes (t->b->data, t->bar->bytes[bucket]);
       hr_chart_text_size (t->b->context, t->b->style, HR_CHART_FONT_SMALL, m->text, 0,
                           &m->width, &t->size_heights[bucket]);
     }
@@ -794,7 +864,7 @@ static gboolean
 has_unattributed (const HrBucketBar *bar,
                   SegmentLevel       level)
 {
-  return bar->unattributed > 0 && level < SEGMENTS_INSIDE_ONLY;
+  return segment_bytes (bar, HR_N_BUCKETS) > 0 && level < SEGMENTS_INSIDE_ONLY;
 }
 
 /* The width the segments' column needs at @level. */
@@ -1121,13 +1191,16 @@ total_block (HrBucketBarLayout *bl)
   return block;
 }
 
-/* "(12.8–16.1)", a bar's range in GiB; NULL when it has none. */
+/* "(12.8–16.1)", a bar's range in the data's unit; NULL when it has
+ * none. */
 static char *
-range_text (const HrBucketBar *bar)
+range_text (const HrBucketChartData *data,
+            const HrBucketBar       *bar)
 {
   if (bar->high <= 0)
     return NULL;
-  return g_strdup_printf ("(%.1f–%.1f)", bar->low / GiB, bar->high / GiB);
+  return g_strdup_printf ("(%.1f–%.1f)", bar->low / unit_bytes (data),
+                          bar->high / unit_bytes (data));
 }
 
 /* The bar's total (with its range), placed (layout_bar): over the bar,
@@ -1144,7 +1217,7 @@ place_total (Builder            *b,
 {
   const HrChartStyle *style = b->style;
   double s = b->s;
-  double total = hr_bucket_bar_total (bar);
+  double total = hr_bucket_bar_peak (bar);
   double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
   double bottom = b->layout->plot.y + b->layout->plot.height;
   double slot_x = plan->slot_x, slot_width = plan->slot_width, top_limit = plan->top_limit;
@@ -1167,13 +1240,14 @@ place_total (Builder            *b,
       hr_placer_block (placer, &around);
     }
   {
-    g_autofree char *t = hr_chart_format_bytes (total);
+    g_autofree char *t = chart_bytes (b->data, total);
     g_autofree char *text = NULL;
     double above = MIN (bl->bar.y, bl->range.height > 0 ? bl->range.y : bl->bar.y);
     gboolean placed = FALSE;
 
     if (bar->high > 0)
-      text = g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB, bar->high / GiB);
+      text = g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / unit_bytes (b->data),
+                              bar->high / unit_bytes (b->data));
     else
       text = g_strdup (t);
     for (guint i = 0; i < n_left; i++)
@@ -1208,7 +1282,7 @@ place_total (Builder            *b,
       /* the total and its range on one line, on two (narrower), or the
        * total alone (the bracket still shows the range): the nearest
        * place over the bar wins, a form that says less paying a little */
-      g_autofree char *range = range_text (bar);
+      g_autofree char *range = range_text (b->data, bar);
       g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
       const char *texts[] = { text, stacked, t };
       static const double form_price[] = { 0, 4, 25 };
@@ -1403,14 +1477,40 @@ layout_bar (Builder      *b,
                                      (int) MIN (99, 1 + 98 * bar->bytes[i] / MAX (total, 1)) };
         }
     }
-  /* a measured bar's unattributed memory, hatched on top, named beside */
-  if (bar->unattributed > 0)
+  /* a measured bar's unattributed memory, hatched on top, named beside;
+   * the part of XLA's pool the run leaves unused, outlined on top, named
+   * inside where it has room */
+  if (segment_bytes (bar, HR_N_BUCKETS) > 0)
     {
-      double h = bar->unattributed / layout->y_max * layout->plot.height;
+      double h = segment_bytes (bar, HR_N_BUCKETS) / layout->y_max * layout->plot.height;
 
       y -= h;
       bl.unattributed = (HrRect) { bar_x, y, bar_w, h };
-      if (has_unattributed (bar, level) && left_w > 0)
+      if (bar->pool_unused > 0)
+        {
+          g_autofree char *size = chart_bytes (b->data, bar->pool_unused);
+          g_autofree char *text = NULL;
+          gboolean named = FALSE;
+
+          /* named once, in the first bar that has room; the others alike */
+          for (guint k = 0; k < layout->bars->len; k++)
+            named |= g_array_index (layout->bars, HrBucketBarLayout, k).unattributed_inside;
+          text = named ? g_strdup (size) : g_strdup_printf ("%s\n%s", top_segment_name (bar), size);
+
+          bl.unattributed_label = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
+                                                 HR_TEXT_MUTED, HR_ALIGN_CENTER,
+                                                 MAX (bar_w - 4 * s, 8));
+          if (bl.unattributed_label.box.width <= bar_w - 2 * s &&
+              bl.unattributed_label.box.height <= h - 2 * s)
+            {
+              bl.unattributed_label.box.x = bar_x + bar_w / 2 - bl.unattributed_label.box.width / 2;
+              bl.unattributed_label.box.y = y + h / 2 - bl.unattributed_label.box.height / 2;
+              bl.unattributed_inside = TRUE;
+            }
+          else
+            hr_chart_label_clear (&bl.unattributed_label);
+        }
+      if (!bl.unattributed_inside && has_unattributed (bar, level) && left_w > 0)
         {
           const char *text = bar_segment_text (&said, HR_N_BUCKETS, level)->text;
 
@@ -1418,7 +1518,8 @@ layout_bar (Builder      *b,
                                                  HR_TEXT_MUTED, HR_ALIGN_END, left_w);
           left[n_left++] = (Block) { y + h / 2, bl.unattributed_label.box.height, 0,
                                      &bl.unattributed_label, NULL, HR_N_BUCKETS, -1, FALSE,
-                                     (int) MIN (99, 1 + 98 * bar->unattributed / MAX (total, 1)) };
+                                     (int) MIN (99, 1 + 98 * segment_bytes (bar, HR_N_BUCKETS) /
+                                                    MAX (total, 1)) };
         }
     }
   n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
@@ -1451,7 +1552,7 @@ layout_bar (Builder      *b,
           line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
                                       HR_TEXT_FOREGROUND, HR_ALIGN_START, room);
           line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
-                                       card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
+                                       card->fits && !card->tight ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
                                        room);
           g_array_append_val (bl.cards, line);
           continue;
@@ -1461,7 +1562,7 @@ layout_bar (Builder      *b,
       if (detail->width > right_w - lead)
         detail = bar_card_detail (&said, c, TRUE);
       line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
-                                   card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
+                                   card->fits && !card->tight ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
                                    right_w - lead);
       g_array_append_val (bl.cards, line);
     }
@@ -1644,10 +1745,10 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       needed = MAX (needed, bar->usable);
     }
   if (needed <= 0)
-    needed = GiB;
-  hr_nice_ticks (0, needed * 1.06 / GiB, CLAMP ((guint) ((bottom - top) / (40 * s)), 3, 7),
-                 values);
-  layout->y_max = g_array_index (values, double, values->len - 1) * GiB;
+    needed = unit_bytes (data);
+  hr_nice_ticks (0, needed * 1.06 / unit_bytes (data),
+                 CLAMP ((guint) ((bottom - top) / (40 * s)), 3, 7), values);
+  layout->y_max = g_array_index (values, double, values->len - 1) * unit_bytes (data);
   if (layout->y_max < needed * 1.02)
     {
       double step = values->len > 1
@@ -1656,7 +1757,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       double next = g_array_index (values, double, values->len - 1) + step;
 
       g_array_append_val (values, next);
-      layout->y_max = next * GiB;
+      layout->y_max = next * unit_bytes (data);
     }
 
   for (guint i = 0; i < values->len; i++)
@@ -1710,7 +1811,10 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   bottom -= names_h;
 
   /* the unit, over the axis */
-  unit = hr_chart_label_new (context, style, g_strdup (_("GiB per GPU")), HR_CHART_FONT_SMALL,
+  unit = hr_chart_label_new (context, style,
+                             g_strdup (data->unit == HR_SIZE_GB ? _("GB per GPU")
+                                                                : _("GiB per GPU")),
+                             HR_CHART_FONT_SMALL,
                              HR_TEXT_MUTED, HR_ALIGN_START, 0, margin, top);
   top_limit = top;
   top += unit.box.height + unit.box.height / 2 + 2 * s;
@@ -1726,7 +1830,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       HrAxisTick tick = { 0 };
       double v = g_array_index (values, double, i);
 
-      tick.value = v * GiB;
+      tick.value = v * unit_bytes (data);
       tick.position = hr_bucket_chart_y_position (layout, tick.value);
       tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%g", v),
                                        HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
@@ -1742,6 +1846,14 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
                 top_limit + unit.box.height + 2 * s, narrow[g], groups->len > 1);
 
   return layout;
+}
+
+/* The data's first bar drawn as @bl. */
+static const HrBucketBar *
+bar_of_layout (const HrBucketBarLayout *bl,
+               const HrBucketChartData *data)
+{
+  return g_ptr_array_index (data->bars, g_array_index (bl->members, guint, 0));
 }
 
 static void
@@ -1887,7 +1999,24 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
 
       /* a measured bar's unattributed memory: hatched in the muted colour,
        * which no bucket uses */
-      if (bl->unattributed.height > 0)
+      if (bl->unattributed.height > 0 && bar_of_layout (bl, data)->pool_unused > 0)
+        {
+          /* XLA's pool, held but unused: an outline, no fill */
+          HrRect seg = bl->unattributed;
+          double w = MAX (1, style->thin_line_width * 1.5);
+          HrRect inner = { seg.x + w / 2, seg.y + w / 2, seg.width - w, seg.height - w / 2 };
+          static const double dash[] = { 4, 2 };
+
+          rounded_top_rect (cr, &inner, style->corner_radius);
+          cairo_set_line_width (cr, w);
+          cairo_set_dash (cr, dash, 2, 0);
+          hr_chart_set_color (cr, &style->muted);
+          cairo_stroke (cr);
+          cairo_set_dash (cr, NULL, 0, 0);
+          if (bl->unattributed_inside)
+            hr_chart_draw_label (cr, style, &bl->unattributed_label, NULL);
+        }
+      else if (bl->unattributed.height > 0)
         {
           HrRect seg = bl->unattributed;
 
@@ -1972,7 +2101,7 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
             }
           hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
         }
-      if (bl->unattributed_label.text != NULL)
+      if (bl->unattributed_label.text != NULL && !bl->unattributed_inside)
         {
           draw_leader (cr, style, &bl->unattributed_leader[0], &bl->unattributed_leader[1],
                        &style->muted);
@@ -2019,14 +2148,17 @@ char *
 hr_bucket_chart_summary (const HrBucketChartData *data)
 {
   GString *str = g_string_new (NULL);
-  const double gib = GiB;
+  const char *u;
+  double gib;
 
   g_return_val_if_fail (data != NULL, NULL);
+  gib = unit_bytes (data);
+  u = hr_size_unit_symbol (data->unit);
 
   for (guint i = 0; i < data->bars->len; i++)
     {
       const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
-      double total = hr_bucket_bar_total (bar);
+      double total = hr_bucket_bar_peak (bar);
 
       if (i > 0)
         g_string_append (str, " ");
@@ -2034,28 +2166,38 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
         g_string_append_printf (str, "%s: ", bar->label);
 
       if (bar->capacity <= 0)
-        g_string_append_printf (str, _("Peak %.1f GiB"), total / gib);
-      else if (bar->fits)
-        g_string_append_printf (str, _("Peak %.1f GiB of %.0f GiB on %s (fits, %.1f GiB spare)"),
-                                total / gib, bar->capacity / gib,
-                                bar->card != NULL ? bar->card : _("the card"),
-                                (bar->usable - bar->need) / gib);
+        /* Translators: the peak, then its unit ("GiB") */
+        g_string_append_printf (str, _("Peak %.1f %s"), total / gib, u);
       else
-        g_string_append_printf (str, _("Peak %.1f GiB of %.0f GiB on %s (does not fit, %.1f GiB "
-                                       "over)"),
-                                total / gib, bar->capacity / gib,
-                                bar->card != NULL ? bar->card : _("the card"),
-                                (bar->need - bar->usable) / gib);
+        {
+          const char *card = bar->card != NULL ? bar->card : _("the card");
+          double margin = fabs (bar->usable - bar->need) / gib;
+
+          /* Translators: the peak, the card's memory, the card, the room
+           * left or the shortfall; each figure followed by its unit */
+          if (bar->tight)
+            g_string_append_printf (str, _("Peak %.1f %s of %.0f %s on %s (probably fits, tight, "
+                                           "%.1f %s spare)"),
+                                    total / gib, u, bar->capacity / gib, u, card, margin, u);
+          else if (bar->fits)
+            g_string_append_printf (str, _("Peak %.1f %s of %.0f %s on %s (fits, %.1f %s spare)"),
+                                    total / gib, u, bar->capacity / gib, u, card, margin, u);
+          else
+            g_string_append_printf (str, _("Peak %.1f %s of %.0f %s on %s (does not fit, %.1f %s "
+                                           "over)"),
+                                    total / gib, u, bar->capacity / gib, u, card, margin, u);
+        }
       if (bar->high > 0)
-        g_string_append_printf (str, _(", range %.1f to %.1f GiB"), bar->low / gib,
-                                bar->high / gib);
+        g_string_append_printf (str, _(", range %.1f to %.1f %s"), bar->low / gib,
+                                bar->high / gib, u);
       g_string_append (str, ": ");
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         g_string_append_printf (str, "%s%s %.1f", b > 0 ? ", " : "",
                                 hr_enum_to_nick (hr_bucket_names, b), bar->bytes[b] / gib);
-      if (bar->unattributed > 0)
-        g_string_append_printf (str, ", %s %.1f", _("unattributed"), bar->unattributed / gib);
-      g_string_append (str, " GiB.");
+      if (segment_bytes (bar, HR_N_BUCKETS) > 0)
+        g_string_append_printf (str, ", %s %.1f", top_segment_name (bar),
+                                segment_bytes (bar, HR_N_BUCKETS) / gib);
+      g_string_append_printf (str, " %s.", u);
     }
 
   /* what is derived, calibrated, assumed and measured, as the chart says */
@@ -2063,12 +2205,6 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
     g_string_append_printf (str, " %s", data->note);
 
   return g_string_free (str, FALSE);
-}
-
-static char *
-tooltip_gib (double bytes)
-{
-  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
 }
 
 char *
@@ -2091,7 +2227,7 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         if (hr_rect_contains (&bar->segments[b], x, y))
           {
-            g_autofree char *amount = tooltip_gib (values->bytes[b]);
+            g_autofree char *amount = tooltip_bytes (data, values->bytes[b]);
             double total = hr_bucket_bar_total (values);
 
             /* TRANSLATORS: tooltip over a bar segment: "RTX 4090: Weights,
@@ -2101,9 +2237,18 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
                                     total > 0 ? 100.0 * values->bytes[b] / total : 0.0);
           }
 
+      if (hr_rect_contains (&bar->unattributed, x, y) && values->pool_unused > 0)
+        {
+          g_autofree char *amount = tooltip_bytes (data, values->pool_unused);
+          g_autofree char *need = tooltip_bytes (data, values->need);
+
+          /* TRANSLATORS: tooltip over the outlined top of a bar under JAX */
+          return g_strdup_printf (_("%s: held by XLA, unused, %s (XLA takes its pool at start-up; "
+                                    "the run needs %s of it)"), values->label, amount, need);
+        }
       if (hr_rect_contains (&bar->unattributed, x, y))
         {
-          g_autofree char *amount = tooltip_gib (values->unattributed);
+          g_autofree char *amount = tooltip_bytes (data, values->unattributed);
 
           /* TRANSLATORS: tooltip over a measured bar's hatched top */
           return g_strdup_printf (_("%s: unattributed, %s (memory no rule put in a bucket)"),
@@ -2112,16 +2257,16 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
 
       if (values->high <= 0 && hr_rect_contains (&bar->bar, x, y))
         {
-          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
+          g_autofree char *total = tooltip_bytes (data, hr_bucket_bar_peak (values));
 
           return g_strdup_printf (_("%s: peak %s"), values->label, total);
         }
 
       if (hr_rect_contains (&bar->bar, x, y) || hr_rect_contains (&bar->range, x, y))
         {
-          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
-          g_autofree char *low = tooltip_gib (values->low);
-          g_autofree char *high = tooltip_gib (values->high);
+          g_autofree char *total = tooltip_bytes (data, hr_bucket_bar_peak (values));
+          g_autofree char *low = tooltip_bytes (data, values->low);
+          g_autofree char *high = tooltip_bytes (data, values->high);
 
           return g_strdup_printf (_("%s: peak %s, range %s to %s"), values->label, total, low,
                                   high);
@@ -2143,13 +2288,17 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
                   const HrBucketBar *card = g_ptr_array_index (data->bars,
                                                                g_array_index (line->bars, guint,
                                                                               k));
-                  g_autofree char *usable = tooltip_gib (card->usable);
-                  g_autofree char *margin = tooltip_gib (fabs (card->usable - card->need));
+                  g_autofree char *usable = tooltip_bytes (data, card->usable);
+                  g_autofree char *margin = tooltip_bytes (data, fabs (card->usable - card->need));
 
                   if (k > 0)
                     g_string_append (text, "; ");
-                  g_string_append_printf (text, card->fits ? _("%s: %s usable, fits with %s spare")
-                                                           : _("%s: %s usable, %s over"),
+                  g_string_append_printf (text, card->tight
+                                                  ? _("%s: %s usable, probably fits with %s spare, "
+                                                      "tight")
+                                                  : card->fits
+                                                  ? _("%s: %s usable, fits with %s spare")
+                                                  : _("%s: %s usable, %s over"),
                                           card->card != NULL ? card->card : values->label, usable,
                                           margin);
                 }

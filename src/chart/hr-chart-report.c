@@ -545,11 +545,28 @@ hr_chart_report_write_on_paper (const char          *path,
   w.y += 8;
 
   {
-    g_autofree char *total = gib (est->total);
-    g_autofree char *lo = gib (est->low);
-    g_autofree char *hi = gib (est->high);
+    /* under XLA's pool, the run's use of the pool: the figure the
+     * verdict, the bars and the curve show (hr-analysis.h) */
+    gboolean in_pool = own != NULL && own->limit.has_pool && !hr_scenario_has_kv_pool (scenario);
+    g_autofree char *total = gib (in_pool ? own->need : est->total);
+    g_autofree char *lo = gib (in_pool ? own->need_low : est->low);
+    g_autofree char *hi = gib (in_pool ? own->need_high : est->high);
 
-    if (own != NULL)
+    if (in_pool)
+      {
+        g_autofree char *pool = gib (own->limit.pool);
+
+        headline = g_strdup_printf (own->fit == HR_ANALYSIS_FIT_FITS
+                                      ? _("Peak %s per GPU (likely %s to %s) in XLA's %s pool "
+                                          "on %s: fits. %s. %s.")
+                                      : own->fit == HR_ANALYSIS_FIT_TIGHT
+                                      ? _("Peak %s per GPU (likely %s to %s) in XLA's %s pool "
+                                          "on %s: probably fits, tight. %s. %s.")
+                                      : _("Peak %s per GPU (likely %s to %s) in XLA's %s pool "
+                                          "on %s: does not fit. %s. %s."),
+                                    total, lo, hi, pool, own->gpu->name, own->verdict, own->rule);
+      }
+    else if (own != NULL)
       headline = g_strdup_printf (own->fit == HR_ANALYSIS_FIT_FITS
                                     ? _("Peak %s per GPU (likely %s to %s) on %s: fits. %s. %s.")
                                     : own->fit == HR_ANALYSIS_FIT_TIGHT
