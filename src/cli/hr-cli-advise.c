@@ -476,6 +476,12 @@ hr_cli_advise (int    argc,
                                  "[--months M] [--budget USD] [--prefer buy|rent] [--json]"));
       return HR_CLI_EXIT_USAGE;
     }
+  if (!hr_cli_check_calibrate ("advise", measurement_files, calibrate))
+    {
+      g_free (flags.prefer);
+      g_strfreev (flags.answers);
+      return HR_CLI_EXIT_USAGE;
+    }
   scenario = hr_cli_load_scenario (argv[1], sets, &error);
   if (scenario == NULL || !hr_cli_load_measurements (measurement_files, measurements, &error))
     {

@@ -163,6 +163,9 @@ p = run("advise", os.path.join(HERE, LAB))
 check(p.returncode == 0 and "GiB" in p.stdout and "Host:" in p.stdout, "advise prints a table")
 p = run("advise", os.path.join(HERE, LAB), "--prefer", "lease")
 check(p.returncode == 2 and "--prefer" in p.stderr, "bad --prefer exits 2 naming it")
+p = run("advise", os.path.join(HERE, LAB), "--calibrate")
+check(p.returncode == 2 and "--calibrate needs --measurements" in p.stderr and p.stdout == "",
+      f"--calibrate without a measurement exits 2 as estimate does: {p.stderr!r}")
 p = run("advise", os.path.join(HERE, LAB), "--hours-per-day", "30")
 check(p.returncode == 2 and "--hours-per-day" in p.stderr, "31 hours a day exits 2")
 with tempfile.TemporaryDirectory() as tmp:

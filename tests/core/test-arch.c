@@ -704,6 +704,66 @@ test_detector_assigner (void)
   }
 }
 
+/* The focal loss per implementation.  mmcv's fused op (mmdetection)
+ * saves the fp32 permuted copies of the class and box outputs; the
+ * Python loss of torchvision and detectron2 saves eight tensors of
+ * anchors x classes (torchvision/ops/focal_loss.py) and no copy.  At
+ * 1344 x 800 RetinaNet has 201,600 anchors; 80 classes.  FCOS runs on the
+ * 22,400 positions, its centerness BCE keeping two fp32 values each. */
+static void
+test_focal_loss_impl (void)
+{
+  const HrComponent *retina = catalog_component ("retinanet-r50-fpn", 0);
+  const HrComponent *fcos = catalog_component ("fcos-r50-fpn", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) fused = NULL;
+  g_autoptr(HrArchResult) python = NULL;
+  g_autoptr(HrArchResult) ffused = NULL;
+  g_autoptr(HrArchResult) fpython = NULL;
+  g_autoptr(HrArchResult) frozen = NULL;
+  double anchors = 201600, points = 22400;
+
+  run.classes = 80;
+  g_assert_cmpint (run.focal, ==, HR_ARCH_FOCAL_FUSED);
+  fused = hr_arch_walk (retina->arch, &run);
+  ffused = hr_arch_walk (fcos->arch, &run);
+  run.focal = HR_ARCH_FOCAL_PYTHON;
+  python = hr_arch_walk (retina->arch, &run);
+  fpython = hr_arch_walk (fcos->arch, &run);
+  g_assert_cmpfloat_with_epsilon (python->saved - fused->saved,
+                                  anchors * 80 * 4 * (8 - 1) - anchors * 4 * 4, 1);
+  g_assert_cmpfloat_with_epsilon (fpython->saved - ffused->saved,
+                                  points * 80 * 4 * (8 - 1) - points * 4 * 4 + points * 4, 1);
+  /* the same network either way */
+  g_assert_cmpuint (python->params, ==, fused->params);
+  /* before the sum: the full targets and two products */
+  g_assert_cmpfloat_with_epsilon (find_peak (python, "focal loss")->transient,
+                                  3.0 * anchors * 80 * 4, 1);
+
+  /* autocast: fp32 casts of the logits and targets and the fp32 BCE
+   * beside six 16-bit tensors */
+  {
+    HrArchRun amp = run;
+    g_autoptr(HrArchResult) a16 = NULL;
+    g_autoptr(HrArchResult) a16f = NULL;
+
+    amp.e = 2;
+    amp.autocast = TRUE;
+    a16 = hr_arch_walk (retina->arch, &amp);
+    amp.focal = HR_ARCH_FOCAL_FUSED;
+    a16f = hr_arch_walk (retina->arch, &amp);
+    g_assert_cmpfloat_with_epsilon (a16->saved - a16f->saved,
+                                    anchors * 80 * (12 + 6 * 2) - anchors * 84 * 4, 1);
+  }
+
+  /* FrozenBatchNorm2d for norm_eval BatchNorm: the backbone's norms save
+   * nothing, the rest is the same walk */
+  run.frozen_bn = TRUE;
+  frozen = hr_arch_walk (retina->arch, &run);
+  g_assert_cmpfloat (frozen->saved, <, 0.8 * python->saved);
+  g_assert_cmpuint (frozen->params, <, python->params);
+}
+
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
  * head (the decode head and the auxiliary one): ADE20K's 150 classes
  * against Cityscapes' 19 add 2 x 131 x 512 x 512 x 4 bytes per sample;
@@ -971,6 +1031,7 @@ main (int    argc,
   g_test_add_func ("/arch/wan-decoder-cache", test_wan_decoder_cache);
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
+  g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);
   g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);

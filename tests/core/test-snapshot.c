@@ -77,6 +77,158 @@ refused (const char *data,
 #define REFUSED(literal, want) refused ((literal), sizeof (literal) - 1, (want))
 #define CASE(literal, want) { (literal), sizeof (literal) - 1, (want) }
 
+/* A reader's hook: every list stored in another becomes a reduced value
+ * numbering it, and is freed. */
+typedef struct {
+  guint reduced;
+  guint reused;
+} Hooks;
+
+static gboolean
+reduce_lists_cb (guint32              parent_kind,
+                 const HrPickleValue *key,
+                 HrPickleValue       *value,
+                 gpointer             user_data)
+{
+  Hooks *hooks = user_data;
+
+  if (value->kind != HR_PICKLE_LIST)
+    return FALSE;
+  value->kind = HR_PICKLE_REDUCED;
+  value->length = 7;
+  value->v.integer = hooks->reduced++;
+  return TRUE;
+}
+
+static void
+reused_cb (const HrPickleValue *value,
+           gpointer             user_data)
+{
+  Hooks *hooks = user_data;
+
+  g_assert_cmpint (value->kind, ==, HR_PICKLE_REDUCED);
+  hooks->reused++;
+}
+
+static HrPickle *
+parse_reduced (const char *data,
+               gsize       length,
+               Hooks      *hooks)
+{
+  g_autoptr(GError) error = NULL;
+  HrPickleOptions options = { NULL, reduce_lists_cb, reused_cb, hooks, FALSE };
+  HrPickle *p;
+
+  memset (hooks, 0, sizeof *hooks);
+  p = hr_pickle_parse_full ("t.pickle", (const guint8 *) data, length, &options, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (p);
+  return p;
+}
+
+#define PARSE_REDUCED(literal, hooks) parse_reduced ((literal), sizeof (literal) - 1, (hooks))
+
+static void
+test_pickle_reduce (void)
+{
+  Hooks hooks;
+  const HrPickleValue *items;
+  guint n;
+
+  /* [[1, 2] (memo 1), then memo 1 again]: the inner list is reduced as
+   * it is stored, and the memo gives out its replacement */
+  {
+    g_autoptr(HrPickle) p = PARSE_REDUCED ("\x80\x04]\x94]\x94(K\x01K\x02" "eah\x01" "a.",
+                                           &hooks);
+
+    items = hr_pickle_items (hr_pickle_get_root (p), &n);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpuint (hooks.reduced, ==, 1);
+    g_assert_cmpuint (hooks.reused, ==, 1);
+    for (guint i = 0; i < 2; i++)
+      {
+        g_assert_cmpint (items[i].kind, ==, HR_PICKLE_REDUCED);
+        g_assert_cmpuint (items[i].length, ==, 7);
+        g_assert_cmpint (items[i].v.integer, ==, 0);
+      }
+  }
+
+  /* fetched again (or DUP'ed) before it is stored: shared, kept whole */
+  {
+    g_autoptr(HrPickle) p = PARSE_REDUCED ("\x80\x04]\x94(]\x94K\x01" "ah\x01" "e.", &hooks);
+
+    items = hr_pickle_items (hr_pickle_get_root (p), &n);
+    g_assert_cmpuint (hooks.reduced, ==, 0);
+    g_assert_cmpint (items[0].kind, ==, HR_PICKLE_LIST);
+    g_assert_true (items[0].v.container == items[1].v.container);
+  }
+  {
+    g_autoptr(HrPickle) p = PARSE_REDUCED ("\x80\x04](]2e.", &hooks);
+
+    items = hr_pickle_items (hr_pickle_get_root (p), &n);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpuint (hooks.reduced, ==, 0);
+  }
+
+  /* in two memo entries: not offered */
+  {
+    g_autoptr(HrPickle) p = PARSE_REDUCED ("\x80\x04](]\x94\x94" "e.", &hooks);
+
+    g_assert_cmpuint (hooks.reduced, ==, 0);
+  }
+
+  /* its memo entry set again to something else (PUT 1 over it): that
+   * entry keeps the other value */
+  {
+    g_autoptr(HrPickle) p = PARSE_REDUCED ("\x80\x04]\x94(]q\x01K\x05q\x01" "0eh\x01" "a.",
+                                           &hooks);
+
+    items = hr_pickle_items (hr_pickle_get_root (p), &n);
+    g_assert_cmpuint (n, ==, 2);
+    g_assert_cmpuint (hooks.reduced, ==, 1);
+    g_assert_cmpuint (hooks.reused, ==, 0);
+    g_assert_cmpint (items[0].kind, ==, HR_PICKLE_REDUCED);
+    g_assert_cmpint (items[1].kind, ==, HR_PICKLE_INT);
+    g_assert_cmpint (items[1].v.integer, ==, 5);
+  }
+}
+
+/* What the values hold: a reduced container's room is given back, and
+ * freed containers are made again. */
+static void
+test_pickle_kept_bytes (void)
+{
+  g_autoptr(GString) data = g_string_new ("\x80\x04]\x94(");
+  g_autoptr(HrPickle) whole = NULL;
+  g_autoptr(HrPickle) reduced = NULL;
+  HrPickleOptions options = { NULL, reduce_lists_cb, NULL, NULL, FALSE };
+  Hooks hooks = { 0 };
+  guint64 whole_bytes, reduced_bytes;
+
+  options.user_data = &hooks;
+  /* 10,000 lists of 30 integers in one list */
+  for (guint i = 0; i < 10000; i++)
+    {
+      g_string_append (data, "]\x94(");
+      for (guint j = 0; j < 30; j++)
+        g_string_append (data, "K\x07");
+      g_string_append (data, "e");
+    }
+  g_string_append (data, "e.");
+
+  whole = hr_pickle_parse ("t.pickle", (const guint8 *) data->str, data->len, NULL, NULL);
+  reduced = hr_pickle_parse_full ("t.pickle", (const guint8 *) data->str, data->len, &options,
+                                  NULL);
+  g_assert_nonnull (whole);
+  g_assert_nonnull (reduced);
+  g_assert_cmpuint (hooks.reduced, ==, 10000);
+  whole_bytes = hr_pickle_get_kept_bytes (whole);
+  reduced_bytes = hr_pickle_get_kept_bytes (reduced);
+  /* 10,001 containers and 310,000 values, against one list of 10,000 */
+  g_assert_cmpuint (whole_bytes, >=, 310000 * sizeof (HrPickleValue));
+  g_assert_cmpuint (reduced_bytes, <=, 10000 * sizeof (HrPickleValue) + 4096);
+}
+
 /* Every opcode that would import, call or fetch is refused by name, at
  * its offset, whatever follows it. */
 static void
@@ -799,6 +951,16 @@ test_snapshot_refused (void)
     CASE ("\x80\x02}(X\x0d\x00\x00\x00" "device_traces]](}(X\x06\x00\x00\x00" "action"
           "X\x05\x00\x00\x00" "allocuq\x00h\x00" "eau.",
           "x.pickle: device_traces[0][0]: the same dict as another entry"),
+    /* the same, the memo giving it out again after it was stored (and
+     * reduced to its event as it was) */
+    CASE ("\x80\x02}(X\x0d\x00\x00\x00" "device_traces]](}(X\x06\x00\x00\x00" "action"
+          "X\x05\x00\x00\x00" "allocX\x04\x00\x00\x00" "addrK\x00X\x04\x00\x00\x00" "size"
+          "K\x10uq\x00" "eh\x00" "aau.",
+          "x.pickle: device_traces[0][0]: the same dict as another entry"),
+    /* a stack where an entry should be */
+    CASE ("\x80\x02}(X\x0d\x00\x00\x00" "device_traces]](}(X\x06\x00\x00\x00" "frames"
+          "]q\x00uh\x00" "eau.",
+          "x.pickle: device_traces[0][1]: a value of type list; expected a dict"),
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -828,6 +990,8 @@ main (int    argc,
   g_test_add_func ("/pickle/stack-errors", test_pickle_stack_errors);
   g_test_add_func ("/pickle/limits", test_pickle_limits);
   g_test_add_func ("/pickle/truncated", test_pickle_truncated);
+  g_test_add_func ("/pickle/reduce", test_pickle_reduce);
+  g_test_add_func ("/pickle/kept-bytes", test_pickle_kept_bytes);
   g_test_add_func ("/snapshot/fixtures", test_snapshot_fixtures);
   g_test_add_func ("/snapshot/details", test_snapshot_details);
   g_test_add_func ("/snapshot/streaming", test_snapshot_streaming);

@@ -70,6 +70,21 @@ def classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
             "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
 
 
+def video_classifier(name, catalog_id, sizes=(32, 48), batches=(1, 2, 3), frames=4):
+    """torchvision's video ResNets (torchvision.models.video) on clips of
+    @frames frames, cross-entropy over Kinetics' 400 classes"""
+    def build():
+        return getattr(torchvision.models.video, name)(weights=None)
+
+    def batch(b, size):
+        return (torch.randn(b, 3, frames, size, size), torch.randint(0, 400, (b,)))
+
+    def loss(model, data):
+        return torch.nn.functional.cross_entropy(model(data[0]), data[1])
+    return {"id": catalog_id, "build": build, "batch": batch, "loss": loss,
+            "sizes": sizes, "batches": batches, "arch": {}, "scenario": {"frames": frames}}
+
+
 def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3), boxes=3):
     """torchvision's detectors as their pretrained weights run them:
     FrozenBatchNorm2d and trainable_backbone_layers=3 (the stem and layer1
@@ -121,20 +136,26 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
 
     def loss(model, data):
         return sum(model(data[0], data[1]).values())
+    # torchvision's num_classes counts the background: the two-stage heads
+    # softmax over it (the walk's "classes" + 1), the dense heads' sigmoid
+    # outputs include its unused column (91 for COCO)
+    classes = 91 if kind in ("retinanet", "fcos") else 90
     return {"id": catalog_id, "build_for": build_for, "batch": batch, "loss": loss,
             "sizes": sizes, "batches": batches, "sampled": sampled,
-            "arch": {"bn": "frozen", "classes": 90}, "scenario": {"max_objects": boxes}}
+            "arch": {"bn": "frozen", "classes": classes},
+            "scenario": {"max_objects": boxes, "detection_framework": "torchvision"}}
 
 
-def segmenter(name, catalog_id, sizes=(64, 96), batches=(2, 3, 4)):
+def segmenter(name, catalog_id, sizes=(64, 96), batches=(2, 3, 4), aux=True):
     """torchvision's FCN and DeepLabV3 as its reference script trains them
     (references/segmentation/train.py: --aux-loss, cross-entropy of "out"
     plus 0.5 times that of "aux", ignore_index 255); DeepLabV3's image
     pooling runs BatchNorm on one value per channel and sample, so the
-    batches start at 2."""
+    batches start at 2.  LRASPP has no auxiliary head (aux False)."""
     def build():
+        kw = {"aux_loss": True} if aux else {}
         return getattr(torchvision.models.segmentation, name)(
-            weights=None, weights_backbone=None, num_classes=21, aux_loss=True)
+            weights=None, weights_backbone=None, num_classes=21, **kw)
 
     def batch(b, size):
         return (torch.randn(b, 3, size, size), torch.randint(0, 21, (b, size, size)))
@@ -142,6 +163,8 @@ def segmenter(name, catalog_id, sizes=(64, 96), batches=(2, 3, 4)):
     def loss(model, data):
         out = model(data[0])
         ce = torch.nn.functional.cross_entropy
+        if "aux" not in out:
+            return ce(out["out"], data[1], ignore_index=255)
         return ce(out["out"], data[1], ignore_index=255) + \
             0.5 * ce(out["aux"], data[1], ignore_index=255)
     return {"id": catalog_id, "build": build, "batch": batch, "loss": loss,
@@ -173,14 +196,22 @@ CI_MODELS = [
     classifier("resnet152", "resnet-152"),
     segmenter("fcn_resnet50", "fcn-resnet50"),
     segmenter("deeplabv3_resnet50", "deeplabv3-resnet50"),
+    classifier("mobilenet_v2", "mobilenet-v2"),
+    classifier("mobilenet_v3_large", "mobilenet-v3-large"),
+    classifier("mobilenet_v3_small", "mobilenet-v3-small"),
+    segmenter("lraspp_mobilenet_v3_large", "lraspp-mobilenet-v3-large", sizes=(64, 96),
+              batches=(1, 2, 3), aux=False),
+    video_classifier("r3d_18", "r3d-18"),
+    video_classifier("mc3_18", "mc3-18"),
+    video_classifier("r2plus1d_18", "r2plus1d-18"),
 ]
 
-# Slower traces: `meson test --benchmark` (meson's benchmark()).  As of
-# this writing Faster R-CNN (0.1%) and Mask R-CNN (1.4%) pass; RetinaNet
-# fails at -38% and FCOS at -6.5%: torchvision computes the focal loss in
-# Python (torchvision/ops/focal_loss.py), which saves eight tensors of
-# valid anchors x classes in fp32 (8.6 MB of RetinaNet's 20 MB at 128 px),
-# where the walk follows mmcv's fused sigmoid_focal_loss.
+# Slower traces: `meson test --benchmark` (meson's benchmark()).  The
+# detectors run with "detection_framework": "torchvision", whose focal
+# loss is torchvision.ops.sigmoid_focal_loss in Python (eight tensors of
+# anchors x classes saved, 8.6 MB of RetinaNet's 20 MB at 128 px); with
+# the walk's mmcv-style fused loss RetinaNet came out at -38% and FCOS at
+# -6.5%.
 BENCH_MODELS = [
     classifier("convnext_large", "convnext-large"),
     classifier("efficientnet_b4", "efficientnet-b4"),

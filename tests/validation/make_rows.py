@@ -1568,6 +1568,7 @@ def detectron2_rows():
         s = {"name": f"detectron2 {name}, 2 images per GPU", "task": "train", "model": mid, "method": "full",
              "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2, "image_size": [1344, 800],
              "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "detection_framework": "detectron2",
              "x-model": {"config": f"configs/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
         if classes != 80:
             s["num_classes"] = classes
@@ -1579,7 +1580,7 @@ def detectron2_rows():
         "name": "detectron2 Cityscapes mask_rcnn_R_50_FPN, 1 image per GPU", "task": "train",
         "model": "mask-rcnn-r50-fpn", "method": "full", "compute": "fp32", "optimizer": "sgd-momentum",
         "micro_batch": 1, "image_size": [2048, 1024], "num_classes": 8, "gpus": 8, "sharding": "ddp",
-        "recompute": "none", "framework": "pytorch",
+        "recompute": "none", "framework": "pytorch", "detection_framework": "detectron2",
         "x-model": {"config": "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml", "freeze_at": 2, "norm": "FrozenBN"}},
         D2_SRC, "table row 'R50-FPN, Cityscapes', column 'train mem (GB)': 4.4",
         [D2_METRIC, D2_COMMON.replace("IMS_PER_BATCH 16", "IMS_PER_BATCH 8 (this config)")

@@ -194,6 +194,8 @@ setup_run (HrPlan      *self,
   run->recompute = s->recompute != HR_RECOMPUTE_NONE;
   run->classes = s->num_classes;
   run->objects = s->max_objects > 0 ? s->max_objects : DEFAULT_MAX_OBJECTS;
+  run->focal = hr_scenario_get_focal_loss (s);
+  run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {
@@ -295,6 +297,8 @@ describe_peak (const char *what)
     { "attention gradients", N_("the backward pass through eager attention: the gradients of the "
                                 "probabilities and of the scores, beside the saved tensors") },
     { "focal loss", N_("the focal loss's per-anchor, per-class terms, beside the saved tensors") },
+    { "mask logits", N_("the mask head's per-class logits of every positive RoI, and then their "
+                        "gradient, beside the saved tensors") },
     { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "
                               "saved tensors") },
     { "segmentation loss gradients", N_("the backward pass starting at the loss: the gradients "

@@ -40,6 +40,7 @@ static const char * const scenario_keys[] = {
   "max_num_seqs", "enforce_eager", "gpu_layers", "block_size",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
+  "detection_framework", "focal_loss",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
   "text_encoder_cpu", "offload_model", NULL
 };
@@ -1288,6 +1289,16 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
     }
   READ_UINT ("num_classes", 1, 1 << 20, num_classes);
   READ_UINT ("max_objects", 1, 1 << 20, max_objects);
+  if (hr_reader_has (&reader, "detection_framework"))
+    {
+      READ_ENUM ("detection_framework", hr_detection_framework_names, detection_framework);
+      self->detection_framework_set = TRUE;
+    }
+  if (hr_reader_has (&reader, "focal_loss"))
+    {
+      READ_ENUM ("focal_loss", hr_arch_focal_names, focal_loss);
+      self->focal_loss_set = TRUE;
+    }
   READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
   if (hr_reader_has (&reader, "optimizer_impl"))
     {
@@ -1622,6 +1633,11 @@ add_stack_keys (JsonBuilder      *builder,
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)
     add_uint (builder, "max_objects", self->max_objects);
+  if (self->detection_framework_set)
+    add_enum (builder, "detection_framework", hr_detection_framework_names,
+              self->detection_framework);
+  if (self->focal_loss_set)
+    add_enum (builder, "focal_loss", hr_arch_focal_names, self->focal_loss);
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)
@@ -2025,4 +2041,51 @@ hr_scenario_has_kv_pool (const HrScenario *self)
 
   return self->task == HR_TASK_INFERENCE &&
          (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG);
+}
+
+const HrEnumName hr_detection_framework_names[] = {
+  { HR_DETECTION_FRAMEWORK_MMDETECTION, "mmdetection" },
+  { HR_DETECTION_FRAMEWORK_DETECTRON2, "detectron2" },
+  { HR_DETECTION_FRAMEWORK_TORCHVISION, "torchvision" },
+  { 0, NULL },
+};
+
+/* mmdetection's FocalLoss calls mmcv's CUDA op whenever the prediction is
+ * on the GPU (open-mmlab/mmdetection @v2.28.2 mmdet/models/losses/
+ * focal_loss.py FocalLoss.forward: sigmoid_focal_loss from mmcv.ops, whose
+ * SigmoidFocalLossFunction saves the logits, the int64 labels and the
+ * weights and computes the rest in sigmoid_focal_loss_cuda_kernel.cuh,
+ * open-mmlab/mmcv @v1.7.1 mmcv/ops/focal_loss.py); torchvision's RetinaNet
+ * and FCOS call torchvision.ops.sigmoid_focal_loss and detectron2's
+ * RetinaNet fvcore's sigmoid_focal_loss_jit, the same Python code
+ * (hr-arch.c focal_loss_python).  Without either key the catalog's
+ * detectors are mmdetection's configs. */
+HrArchFocal
+hr_scenario_get_focal_loss (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, HR_ARCH_FOCAL_FUSED);
+
+  if (self->focal_loss_set)
+    return self->focal_loss;
+  if (self->detection_framework_set &&
+      self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION)
+    return HR_ARCH_FOCAL_PYTHON;
+  return HR_ARCH_FOCAL_FUSED;
+}
+
+/* detectron2's ResNet defaults to RESNETS.NORM "FrozenBN"
+ * (facebookresearch/detectron2 @v0.6 detectron2/config/defaults.py), and
+ * torchvision's detection builders pass norm_layer=FrozenBatchNorm2d
+ * with pretrained weights (torchvision/models/detection/faster_rcnn.py
+ * @v0.14.1: is_trained -> misc_nn_ops.FrozenBatchNorm2d): no affine
+ * parameter trains, so the backbone's norms save nothing, where
+ * mmdetection's norm_eval BatchNorm trains its affine and saves its
+ * input. */
+gboolean
+hr_scenario_get_detector_frozen_bn (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->detection_framework_set &&
+         self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION;
 }

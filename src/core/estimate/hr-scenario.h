@@ -9,6 +9,16 @@
 
 G_BEGIN_DECLS
 
+/* "detection_framework": the library a detector trains under
+ * (data/SCENARIO.md) */
+typedef enum {
+  HR_DETECTION_FRAMEWORK_MMDETECTION,
+  HR_DETECTION_FRAMEWORK_DETECTRON2,
+  HR_DETECTION_FRAMEWORK_TORCHVISION,
+} HrDetectionFramework;
+
+extern const HrEnumName hr_detection_framework_names[];
+
 /* components "part_dtypes" can name (by their index in the model) */
 #define HR_SCENARIO_MAX_PART_DTYPES 16
 
@@ -185,6 +195,10 @@ typedef struct {
   gboolean        cache_latents;    /* the frozen encoders ran before training and left the GPU */
   guint           num_classes;      /* classes a detector or segmenter predicts; 0: the model's */
   guint           max_objects;      /* detection: boxes in the most crowded image; 0: default */
+  gboolean        detection_framework_set;
+  HrDetectionFramework detection_framework;
+  gboolean        focal_loss_set;
+  HrArchFocal     focal_loss;       /* "focal_loss"; see hr_scenario_get_focal_loss() */
   guint           vae_encode_frames;  /* video VAE: frames encoded at once; 0: the model's */
   gboolean        text_encoder_cpu;   /* a pipeline's frozen text encoders run on the CPU */
   gboolean        offload_model;      /* the denoiser leaves the GPU before the VAE decodes */
@@ -259,5 +273,11 @@ gboolean    hr_scenario_has_kv_pool     (const HrScenario *scenario);
 gboolean    hr_method_is_peft           (HrMethod          method);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrScenario, hr_scenario_free)
+
+/* Detection: the focal loss's implementation ("focal_loss", else the
+ * framework's), and whether the backbone's eval-mode BatchNorm is
+ * FrozenBatchNorm2d under the framework. */
+HrArchFocal   hr_scenario_get_focal_loss       (const HrScenario *self);
+gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
 
 G_END_DECLS

@@ -3,8 +3,10 @@
  * The opcodes and their arguments are those of CPython's Lib/pickle.py
  * and Modules/_pickle.c (the format of protocols 2 to 5, PEP 307, PEP
  * 3154 and PEP 574), read by a stack machine of our own that knows no
- * opcode able to reach code.  Values live in an arena freed at once, so a
- * pickle that makes a list contain itself costs nothing more.
+ * opcode able to reach code.  Containers live in a pool freed at once, so
+ * a pickle that makes a list contain itself costs nothing more; a reader
+ * may reduce a container to what it needs of it as it is read, and the
+ * pool takes it back (HrPickleReduceFunc).
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -18,68 +20,99 @@
 #include <inttypes.h>
 #include <math.h>
 #include <string.h>
+#ifdef G_OS_UNIX
+#include <sys/mman.h>
+#include <unistd.h>
+#endif
 
 #include "hr-json.h"
 #include "hr-pickle.h"
 
-/* The arena: values never move once made, and all go at once. */
-#define CHUNK_SIZE (1u << 20)
+/* The containers: in chunks, never moving once made; one a reader
+ * reduced goes to a free list and is made again as the next.  Their items
+ * are allocated apart. */
+#define POOL_CHUNK 16384
+#define FREED      G_MAXUINT32
 
 typedef struct {
-  GPtrArray *chunks;
-  guint8    *next;
-  gsize      left;
-} Arena;
+  GPtrArray         *chunks;     /* HrPickleContainer[POOL_CHUNK] */
+  guint              used;       /* of the last chunk */
+  HrPickleContainer *free_list;  /* linked through `items` */
+  guint64            live;       /* containers in use */
+  guint64            item_bytes; /* their items' room */
+} Pool;
 
 struct _HrPickle {
-  Arena          arena;
-  GPtrArray     *items;      /* the containers' items, allocated apart */
+  Pool           pool;
   HrPickleValue  root;
   guint          protocol;
 };
 
-static gpointer
-arena_alloc (Arena *arena,
-             gsize  size)
+static HrPickleContainer *
+pool_alloc (Pool *pool)
 {
-  gpointer p;
+  HrPickleContainer *c;
 
-  size = (size + 15) & ~(gsize) 15;
-  if (size > CHUNK_SIZE / 4)
+  pool->live++;
+  if (pool->free_list != NULL)
     {
-      p = g_malloc (size);
-      g_ptr_array_add (arena->chunks, p);
-      return p;
+      c = pool->free_list;
+      pool->free_list = (HrPickleContainer *) c->items;
+      return c;
     }
-  if (size > arena->left)
+  if (pool->chunks->len == 0 || pool->used == POOL_CHUNK)
     {
-      arena->next = g_malloc (CHUNK_SIZE);
-      arena->left = CHUNK_SIZE;
-      g_ptr_array_add (arena->chunks, arena->next);
+      g_ptr_array_add (pool->chunks, g_new (HrPickleContainer, POOL_CHUNK));
+      pool->used = 0;
     }
-  p = arena->next;
-  arena->next += size;
-  arena->left -= size;
-  return p;
+  c = (HrPickleContainer *) g_ptr_array_index (pool->chunks, pool->chunks->len - 1) + pool->used;
+  pool->used++;
+  return c;
 }
 
+/* @c's items go, and @c to the free list. */
 static void
-container_free_items (gpointer data)
+pool_release (Pool              *pool,
+              HrPickleContainer *c)
 {
-  HrPickleContainer *c = data;
-
   g_free (c->items);
+  pool->item_bytes -= (guint64) c->capacity * sizeof (HrPickleValue);
+  c->kind = FREED;
+  c->length = c->capacity = 0;
+  c->items = (HrPickleValue *) pool->free_list;
+  pool->free_list = c;
+  pool->live--;
 }
 
 void
 hr_pickle_free (HrPickle *pickle)
 {
+  Pool *pool;
+
   if (pickle == NULL)
     return;
-  /* The containers are in the arena: their items go first. */
-  g_ptr_array_unref (pickle->items);
-  g_ptr_array_unref (pickle->arena.chunks);
+  pool = &pickle->pool;
+  for (guint i = 0; i < pool->chunks->len; i++)
+    {
+      HrPickleContainer *chunk = g_ptr_array_index (pool->chunks, i);
+      guint n = i + 1 == pool->chunks->len ? pool->used : POOL_CHUNK;
+
+      for (guint j = 0; j < n; j++)
+        {
+          if (chunk[j].kind != FREED)
+            g_free (chunk[j].items);
+        }
+    }
+  g_ptr_array_unref (pool->chunks);
   g_free (pickle);
+}
+
+guint64
+hr_pickle_get_kept_bytes (HrPickle *pickle)
+{
+  g_return_val_if_fail (pickle != NULL, 0);
+
+  return pickle->pool.live * sizeof (HrPickleContainer) + pickle->pool.item_bytes;
 }
 
 const HrPickleValue *
@@ -122,6 +155,8 @@ hr_pickle_kind_name (HrPickleKind kind)
       return "tuple";
     case HR_PICKLE_DICT:
       return "dict";
+    case HR_PICKLE_REDUCED:
+      return "entry already read";
     default:
       return "?";
     }
@@ -312,6 +347,11 @@ typedef struct {
   GArray               *marks;     /* guint: stack heights */
   GArray               *memo;      /* HrPickleValue; kind G_MAXUINT32 where unset */
   HrPickle             *pickle;
+  HrPickleReduceFunc    reduce;
+  HrPickleReusedFunc    reused;
+  gpointer              user_data;
+  gboolean              mapped;
+  gsize                 released;  /* bytes of a mapping given back */
   GError              **error;
 } Machine;
 
@@ -428,14 +468,54 @@ static HrPickleContainer *
 container_new (Machine *m,
                guint32  kind)
 {
-  HrPickleContainer *c = arena_alloc (&m->pickle->arena, sizeof (HrPickleContainer));
+  HrPickleContainer *c = pool_alloc (&m->pickle->pool);
 
   c->kind = kind;
   c->length = 0;
   c->capacity = 0;
   c->uses = 1;
+  c->memo = HR_PICKLE_NO_MEMO;
   c->items = NULL;
   return c;
+}
+
+static gboolean
+is_container (const HrPickleValue *v)
+{
+  return v->kind == HR_PICKLE_LIST || v->kind == HR_PICKLE_TUPLE || v->kind == HR_PICKLE_DICT;
+}
+
+/* Offers the reader the container in @slot, just stored in a container of
+ * kind @parent_kind (under @key in a dict). */
+static void
+offer (Machine             *m,
+       guint32              parent_kind,
+       const HrPickleValue *key,
+       HrPickleValue       *slot)
+{
+  HrPickleContainer *c;
+  HrPickleValue v;
+
+  if (!is_container (slot))
+    return;
+  c = slot->v.container;
+  if (c->uses != 1 || c->memo == HR_PICKLE_MEMO_MANY)
+    return;
+  v = *slot;
+  if (!m->reduce (parent_kind, key, &v, m->user_data))
+    return;
+  g_assert (v.kind == HR_PICKLE_REDUCED);
+  /* The memo entry may have been set again since (PUT to an index in
+   * use): only one that still holds @c takes the replacement. */
+  if (c->memo != HR_PICKLE_NO_MEMO)
+    {
+      HrPickleValue *entry = &g_array_index (m->memo, HrPickleValue, c->memo);
+
+      if (is_container (entry) && entry->v.container == c)
+        *entry = v;
+    }
+  pool_release (&m->pickle->pool, c);
+  *slot = v;
 }
 
 /* Appends @n values to @c (a dict takes them as key, value, ...). */
@@ -458,14 +538,23 @@ container_append (Machine             *m,
       guint capacity = c->capacity == 0 ? slots + n
                                         : MAX (slots + n, c->capacity + c->capacity / 2);
 
-      if (c->items == NULL)
-        g_ptr_array_add (m->pickle->items, c);
       c->items = g_renew (HrPickleValue, c->items, capacity);
+      m->pickle->pool.item_bytes += (guint64) (capacity - c->capacity) * sizeof (HrPickleValue);
       c->capacity = capacity;
     }
 
   memcpy (c->items + slots, values, n * sizeof (HrPickleValue));
   c->length += c->kind == HR_PICKLE_DICT ? n / 2 : n;
+
+  if (m->reduce != NULL)
+    {
+      if (c->kind == HR_PICKLE_DICT)
+        for (guint i = slots; i + 1 < slots + n; i += 2)
+          offer (m, c->kind, &c->items[i], &c->items[i + 1]);
+      else
+        for (guint i = slots; i < slots + n; i++)
+          offer (m, c->kind, NULL, &c->items[i]);
+    }
   return TRUE;
 }
 
@@ -503,8 +592,24 @@ memo_put (Machine *m,
                  _("memo index %" PRIu64 " out of order (the memo holds %u)"), index,
                  m->memo->len);
   if (index == m->memo->len)
-    g_array_append_val (m->memo, unset);
+    {
+      /* The memo holds values as the stack does: they count alike. */
+      if (++m->pushed > m->limits.max_values)
+        return fail (m, HR_ERROR_TOO_LARGE,
+                     _("more than %" PRIu64 " values; Headroom reads at most that many "
+                       "from one pickle"), m->limits.max_values);
+      g_array_append_val (m->memo, unset);
+    }
   g_array_index (m->memo, HrPickleValue, index) = *top (m, 0);
+  if (is_container (top (m, 0)))
+    {
+      HrPickleContainer *c = top (m, 0)->v.container;
+
+      if (c->memo == HR_PICKLE_NO_MEMO)
+        c->memo = (guint32) index;
+      else if (c->memo != index)
+        c->memo = HR_PICKLE_MEMO_MANY;
+    }
   return TRUE;
 }
 
@@ -513,9 +618,10 @@ static gboolean
 push_again (Machine             *m,
             const HrPickleValue *value)
 {
-  if ((value->kind == HR_PICKLE_LIST || value->kind == HR_PICKLE_TUPLE ||
-       value->kind == HR_PICKLE_DICT) && value->v.container->uses < G_MAXUINT32)
+  if (is_container (value) && value->v.container->uses < G_MAXUINT32)
     value->v.container->uses++;
+  else if (value->kind == HR_PICKLE_REDUCED && m->reused != NULL)
+    m->reused (value, m->user_data);
   return push (m, value);
 }
 
@@ -937,12 +1043,33 @@ step (Machine  *m,
     }
 }
 
+/* The pages of a mapping read more than a little while ago go back to
+ * the kernel (a private read-only mapping reads them again from the file
+ * if a string in them is used later). */
+#define RELEASE_STEP ((gsize) 4 << 20)
+
+static void
+release_pages (Machine *m)
+{
+#if defined(MADV_DONTNEED)
+  gsize page = (gsize) sysconf (_SC_PAGESIZE);
+  gsize end;
+
+  if (m->pos < m->released + 2 * RELEASE_STEP)
+    return;
+  end = (m->pos - RELEASE_STEP) / page * page;
+  if (end > m->released &&
+      madvise ((void *) (m->data + m->released), end - m->released, MADV_DONTNEED) == 0)
+    m->released = end;
+#endif
+}
+
 HrPickle *
-hr_pickle_parse (const char           *display_name,
-                 const guint8         *data,
-                 gsize                 length,
-                 const HrPickleLimits *limits,
-                 GError              **error)
+hr_pickle_parse_full (const char            *display_name,
+                      const guint8          *data,
+                      gsize                  length,
+                      const HrPickleOptions *options,
+                      GError               **error)
 {
   g_autoptr(HrPickle) pickle = NULL;
   g_autoptr(GArray) stack = NULL;
@@ -958,8 +1085,7 @@ hr_pickle_parse (const char           *display_name,
   g_return_val_if_fail (data != NULL || length == 0, NULL);
 
   pickle = g_new0 (HrPickle, 1);
-  pickle->arena.chunks = g_ptr_array_new_with_free_func (g_free);
-  pickle->items = g_ptr_array_new_with_free_func (container_free_items);
+  pickle->pool.chunks = g_ptr_array_new_with_free_func (g_free);
   stack = g_array_new (FALSE, FALSE, sizeof (HrPickleValue));
   marks = g_array_new (FALSE, FALSE, sizeof (guint));
   memo = g_array_new (FALSE, FALSE, sizeof (HrPickleValue));
@@ -967,12 +1093,20 @@ hr_pickle_parse (const char           *display_name,
   m.name = display_name != NULL ? display_name : "<data>";
   m.data = data;
   m.length = length;
-  m.limits = limits != NULL ? *limits : defaults;
+  m.limits = options != NULL && options->limits != NULL ? *options->limits : defaults;
   m.stack = stack;
   m.marks = marks;
   m.memo = memo;
   m.pickle = pickle;
   m.error = error;
+  if (options != NULL)
+    {
+      m.reduce = options->reduce;
+      m.reused = options->reused;
+      m.user_data = options->user_data;
+      /* page-aligned, as a mapping starts */
+      m.mapped = options->mapped && ((guintptr) data % 4096) == 0;
+    }
 
   /* Protocols 2 to 5 begin with PROTO. */
   if (length < 2 || data[0] != OP_PROTO)
@@ -984,11 +1118,25 @@ hr_pickle_parse (const char           *display_name,
     }
   pickle->protocol = data[1];
 
-  while (!stop)
+  for (guint64 n = 1; !stop; n++)
     {
       if (!step (&m, &stop))
         return NULL;
+      if (m.mapped && n % 65536 == 0)
+        release_pages (&m);
     }
 
   return g_steal_pointer (&pickle);
+}
+
+HrPickle *
+hr_pickle_parse (const char           *display_name,
+                 const guint8         *data,
+                 gsize                 length,
+                 const HrPickleLimits *limits,
+                 GError              **error)
+{
+  HrPickleOptions options = { limits, NULL, NULL, NULL, FALSE };
+
+  return hr_pickle_parse_full (display_name, data, length, &options, error);
 }

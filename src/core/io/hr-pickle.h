@@ -28,6 +28,9 @@ typedef enum {
   HR_PICKLE_LIST,
   HR_PICKLE_TUPLE,
   HR_PICKLE_DICT,
+  /* A container a reader's HrPickleReduceFunc replaced as it was read:
+   * `length` and `v.integer` are the reader's */
+  HR_PICKLE_REDUCED,
 } HrPickleKind;
 
 typedef struct _HrPickleContainer HrPickleContainer;
@@ -58,8 +61,14 @@ struct _HrPickleContainer {
    * and never fetched again from the memo (or DUP'ed), more when it is
    * shared, as PyTorch shares the frames of one stack. */
   guint32        uses;
+  /* The memo entry it was stored in (PUT, MEMOIZE); HR_PICKLE_NO_MEMO when
+   * none, HR_PICKLE_MEMO_MANY when more than one. */
+  guint32        memo;
   HrPickleValue *items;
 };
+
+#define HR_PICKLE_NO_MEMO   G_MAXUINT32
+#define HR_PICKLE_MEMO_MANY (G_MAXUINT32 - 1)
 
 typedef struct {
   guint64 max_values;   /* values pushed, copies included: bounds the memory */
@@ -75,6 +84,34 @@ typedef struct {
 
 typedef struct _HrPickle HrPickle;
 
+/* Called as a container is stored in another (a list, tuple or dict of
+ * kind @parent_kind; in a dict under @key, NULL otherwise) when nothing
+ * else refers to it (no DUP, no GET from the memo yet): the reader may
+ * keep only what it needs of it by replacing *@value with a value of kind
+ * HR_PICKLE_REDUCED and returning TRUE.  The container is then freed, and
+ * the memo entry it was in holds the replacement from then on, so that
+ * the file's size does not bound what is kept: what the reader keeps
+ * does.  A container stored in more than one memo entry is not offered. */
+typedef gboolean (*HrPickleReduceFunc) (guint32              parent_kind,
+                                        const HrPickleValue *key,
+                                        HrPickleValue       *value,
+                                        gpointer             user_data);
+/* Called when a reduced value is put on the stack again (GET, DUP). */
+typedef void     (*HrPickleReusedFunc) (const HrPickleValue *value,
+                                        gpointer             user_data);
+
+typedef struct {
+  const HrPickleLimits *limits;          /* NULL: the defaults */
+  HrPickleReduceFunc    reduce;          /* may be NULL */
+  HrPickleReusedFunc    reused;
+  gpointer              user_data;
+  /* @data is a private read-only mapping of a file (g_mapped_file_new):
+   * the pages read are given back to the kernel as the reading goes on,
+   * so that the mapping does not stay resident (they are read again from
+   * the file when a string in them is used later). */
+  gboolean              mapped;
+} HrPickleOptions;
+
 /* Reads the pickle in @data (@length bytes); errors are HR_ERROR and say
  * "NAME: byte OFFSET: what is wrong".  @limits may be NULL. */
 HrPickle            *hr_pickle_parse      (const char           *display_name,
@@ -82,7 +119,16 @@ HrPickle            *hr_pickle_parse      (const char           *display_name,
                                            gsize                 length,
                                            const HrPickleLimits *limits,
                                            GError              **error);
+/* The same, with a reader's hooks. */
+HrPickle            *hr_pickle_parse_full (const char           *display_name,
+                                           const guint8         *data,
+                                           gsize                 length,
+                                           const HrPickleOptions *options,
+                                           GError              **error);
 void                 hr_pickle_free       (HrPickle             *pickle);
+/* Bytes the parsed values hold (containers and their items), for
+ * benchmarks and tests of what a reader keeps. */
+guint64              hr_pickle_get_kept_bytes (HrPickle         *pickle);
 const HrPickleValue *hr_pickle_get_root   (HrPickle             *pickle);
 /* The protocol the file declared (2 to 5). */
 guint                hr_pickle_get_protocol (HrPickle           *pickle);

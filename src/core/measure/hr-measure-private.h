@@ -66,6 +66,15 @@ gboolean          hr_measurement_read_snapshot (HrMeasurement          *measurem
                                                 gsize                   length,
                                                 const HrMeasureOptions *options,
                                                 GError                **error);
+/* The same; @mapped: @data is a file's private read-only mapping, whose
+ * pages are given back as they are read (hr_pickle_parse_full). */
+gboolean          hr_measurement_read_snapshot_full (HrMeasurement          *measurement,
+                                                     const char             *shown_name,
+                                                     const guint8           *data,
+                                                     gsize                   length,
+                                                     gboolean                mapped,
+                                                     const HrMeasureOptions *options,
+                                                     GError                **error);
 
 /* What the readers of hr-measure-formats.c add through the parser: a
  * series (its index), a point to it (thinned, peaks kept, handed to the

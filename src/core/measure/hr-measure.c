@@ -3238,10 +3238,10 @@ load_snapshot_file (const char              *path,
     return NULL;
 
   m = hr_measurement_new (path);
-  if (!hr_measurement_read_snapshot (m, shown_name,
-                                     (const guint8 *) g_mapped_file_get_contents (mapped),
-                                     g_mapped_file_get_length (mapped),
-                                     options != NULL ? options : &defaults, error))
+  if (!hr_measurement_read_snapshot_full (m, shown_name,
+                                          (const guint8 *) g_mapped_file_get_contents (mapped),
+                                          g_mapped_file_get_length (mapped), TRUE,
+                                          options != NULL ? options : &defaults, error))
     return NULL;
   return g_steal_pointer (&m);
 }

@@ -395,13 +395,40 @@ typedef struct {
   GHashTable *stacks;       /* frames list → Stack */
   GHashTable *texts;        /* text → printable copy */
   GHashTable *sites;        /* "file\nline\nname\ngroup" → Site */
+  /* Stacks reduced as the pickle was read (HR_PICKLE_REDUCED values of
+   * tag REDUCED_STACK, by their number), each once by what it says. */
+  GPtrArray  *reduced;      /* Stack */
+  GHashTable *reduced_ids;  /* Stack → itself */
 } Classifier;
 
 typedef struct {
   int                  group;      /* -1: no rule matched */
   gboolean             recomputed; /* a checkpoint recomputation frame is outside */
-  const HrPickleValue *site;       /* the caller's frame, NULL when none */
+  const HrPickleValue *site;       /* the caller's frame (&site_value), NULL when none */
+  HrPickleValue        site_value;
+  gboolean             nonempty;   /* it has frames */
+  gboolean             qualified;  /* a frame's name is qualified C++ (stacks="all") */
+  HrPickleValue        self;       /* a reduced stack: the value that stands for it */
 } Stack;
+
+/* What a HR_PICKLE_REDUCED value stands for: its `length` is the tag and
+ * the kind it was (<< 8), its `v.integer` a number. */
+enum {
+  REDUCED_STACK = 1,     /* a "frames" list: Classifier.reduced */
+  REDUCED_EVENT = 2,     /* a trace entry: Reduction.events */
+};
+
+#define REDUCED_TAG(v)  ((v)->length & 0xff)
+#define REDUCED_KIND(v) ((v)->length >> 8)
+
+/* What a value is, as messages name it: a reduced one by what it was. */
+static const char *
+kind_name (const HrPickleValue *v)
+{
+  if (v->kind == HR_PICKLE_REDUCED)
+    return hr_pickle_kind_name (REDUCED_KIND (v));
+  return hr_pickle_kind_name (v->kind);
+}
 
 typedef struct {
   const char        *filename;     /* the classifier's, NULL for none */
@@ -412,6 +439,29 @@ typedef struct {
   guint              count;
 } Site;
 
+static guint
+stack_hash (gconstpointer key)
+{
+  const Stack *s = key;
+
+  return g_direct_hash (s->site != NULL ? s->site_value.v.container : NULL) ^
+         (guint) (s->group + 2) * 2654435761u ^ (s->recomputed ? 1u << 29 : 0) ^
+         (s->nonempty ? 1u << 30 : 0) ^ (s->qualified ? 1u << 31 : 0);
+}
+
+static gboolean
+stack_equal (gconstpointer a,
+             gconstpointer b)
+{
+  const Stack *x = a, *y = b;
+
+  return x->group == y->group && x->recomputed == y->recomputed &&
+         x->nonempty == y->nonempty && x->qualified == y->qualified &&
+         (x->site == NULL) == (y->site == NULL) &&
+         (x->site == NULL || (x->site_value.kind == y->site_value.kind &&
+                              x->site_value.v.container == y->site_value.v.container));
+}
+
 static void
 classifier_init (Classifier *c)
 {
@@ -421,6 +471,8 @@ classifier_init (Classifier *c)
   c->stacks = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   c->texts = g_hash_table_new_full (NULL, NULL, NULL, g_free);
   c->sites = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, g_free);
+  c->reduced = g_ptr_array_new_with_free_func (g_free);
+  c->reduced_ids = g_hash_table_new (stack_hash, stack_equal);
 }
 
 static void
@@ -432,6 +484,8 @@ classifier_clear (Classifier *c)
   g_hash_table_unref (c->stacks);
   g_hash_table_unref (c->texts);
   g_hash_table_unref (c->sites);
+  g_hash_table_unref (c->reduced_ids);
+  g_ptr_array_unref (c->reduced);
 }
 
 static Classifier *
@@ -641,23 +695,6 @@ frame_group (Classifier          *c,
   return -1;
 }
 
-static int
-frame_group_cached (Classifier          *c,
-                    const HrPickleValue *frame)
-{
-  gpointer cached;
-  int group;
-
-  if (frame->kind != HR_PICKLE_DICT)
-    return -1;
-  cached = g_hash_table_lookup (c->frames, frame->v.container);
-  if (cached != NULL)
-    return GPOINTER_TO_INT (cached) - 2;
-  group = frame_group (c, frame);
-  g_hash_table_insert (c->frames, frame->v.container, GINT_TO_POINTER (group + 2));
-  return group;
-}
-
 /* Checkpointing's recomputation runs forward again from these. */
 static gboolean
 frame_recomputes (Classifier          *c,
@@ -671,54 +708,158 @@ frame_recomputes (Classifier          *c,
          is_one_of (hr_pickle_dict_get (frame, "name"), names);
 }
 
+/* What the rules take from one frame, worked out once per frame dict
+ * (PyTorch shares one between every stack holding it). */
+#define INFO_GROUP(info) ((int) ((info) & 0xff) - 2)
+#define INFO_RECOMPUTES  (1u << 8)
+#define INFO_PY          (1u << 9)
+#define INFO_IN_TORCH    (1u << 10)
+#define INFO_QUALIFIED   (1u << 11)
+
+static guint
+frame_info (Classifier          *c,
+            const HrPickleValue *frame)
+{
+  gpointer cached;
+  guint info, f;
+
+  if (frame->kind != HR_PICKLE_DICT)
+    return (guint) (-1 + 2);
+  cached = g_hash_table_lookup (c->frames, frame->v.container);
+  if (cached != NULL)
+    return GPOINTER_TO_UINT (cached);
+
+  info = (guint) (frame_group (c, frame) + 2);
+  if (frame_recomputes (c, frame))
+    info |= INFO_RECOMPUTES;
+  f = text_mask (c->file_masks, hr_pickle_dict_get (frame, "filename"), file_patterns,
+                 N_FILE_PATTERNS, TRUE);
+  if (HAS (f, F_PY))
+    info |= INFO_PY;
+  if (HAS (f, F_IN_TORCH))
+    info |= INFO_IN_TORCH;
+  if (HAS (text_mask (c->name_masks, hr_pickle_dict_get (frame, "name"), name_patterns,
+                      N_NAME_PATTERNS, FALSE), N_QUALIFIED))
+    info |= INFO_QUALIFIED;
+  g_hash_table_insert (c->frames, frame->v.container, GUINT_TO_POINTER (info));
+  return info;
+}
+
 /* What a stack says: its group, and its caller's frame (the innermost
  * Python frame outside torch itself, or else the innermost Python one). */
+static void
+stack_compute (Classifier          *c,
+               const HrPickleValue *frames,
+               Stack               *stack)
+{
+  const HrPickleValue *items;
+  int python = -1, outside = -1;
+  guint n;
+
+  stack->group = -1;
+  items = hr_pickle_items (frames, &n);
+  stack->nonempty = n > 0;
+  n = MIN (n, MAX_FRAMES);
+  for (guint i = 0; i < n; i++)
+    {
+      guint info = frame_info (c, &items[i]);
+
+      /* stacks="all" records C++ frames, whose names are qualified. */
+      if (info & INFO_QUALIFIED)
+        stack->qualified = TRUE;
+      if (stack->group >= 0 && outside >= 0)
+        continue;
+      if (stack->group < 0)
+        {
+          stack->group = INFO_GROUP (info);
+          if (stack->group == HR_SNAPSHOT_GROUP_FORWARD)
+            for (guint j = i + 1; j < n && !stack->recomputed; j++)
+              stack->recomputed = (frame_info (c, &items[j]) & INFO_RECOMPUTES) != 0;
+        }
+      if (info & INFO_PY)
+        {
+          if (python < 0)
+            python = i;
+          if (outside < 0 && !(info & INFO_IN_TORCH))
+            outside = i;
+        }
+    }
+  if (outside < 0)
+    outside = python;
+  /* The frame itself (a dict, kept by the pickle), not its place in the
+   * list: a reduced list's items are gone. */
+  if (outside >= 0)
+    {
+      stack->site_value = items[outside];
+      stack->site = &stack->site_value;
+    }
+  if (stack->group == HR_SNAPSHOT_GROUP_FORWARD && stack->recomputed)
+    stack->group = HR_SNAPSHOT_GROUP_RECOMPUTED;
+}
+
+static gboolean
+is_reduced (const HrPickleValue *v,
+            guint                tag)
+{
+  return v != NULL && v->kind == HR_PICKLE_REDUCED && REDUCED_TAG (v) == tag;
+}
+
 static const Stack *
 stack_info (Classifier          *c,
             const HrPickleValue *frames)
 {
-  const HrPickleValue *items;
   Stack *stack;
-  int python = -1, outside = -1;
-  guint n;
+
+  if (is_reduced (frames, REDUCED_STACK))
+    return g_ptr_array_index (c->reduced, frames->v.integer);
 
   stack = g_hash_table_lookup (c->stacks, frames->v.container);
   if (stack != NULL)
     return stack;
 
   stack = g_new0 (Stack, 1);
-  stack->group = -1;
-  items = hr_pickle_items (frames, &n);
-  n = MIN (n, MAX_FRAMES);
-  for (guint i = 0; i < n; i++)
-    {
-      guint f = text_mask (c->file_masks, hr_pickle_dict_get (&items[i], "filename"),
-                           file_patterns, N_FILE_PATTERNS, TRUE);
-
-      if (stack->group < 0)
-        {
-          stack->group = frame_group_cached (c, &items[i]);
-          if (stack->group == HR_SNAPSHOT_GROUP_FORWARD)
-            for (guint j = i + 1; j < n && !stack->recomputed; j++)
-              stack->recomputed = frame_recomputes (c, &items[j]);
-        }
-      if (HAS (f, F_PY))
-        {
-          if (python < 0)
-            python = i;
-          if (outside < 0 && !HAS (f, F_IN_TORCH))
-            outside = i;
-        }
-      if (stack->group >= 0 && outside >= 0)
-        break;
-    }
-  if (outside < 0)
-    outside = python;
-  stack->site = outside >= 0 ? &items[outside] : NULL;
-  if (stack->group == HR_SNAPSHOT_GROUP_FORWARD && stack->recomputed)
-    stack->group = HR_SNAPSHOT_GROUP_RECOMPUTED;
+  stack_compute (c, frames, stack);
   g_hash_table_insert (c->stacks, frames->v.container, stack);
   return stack;
+}
+
+/* A "frames" list as a reduced value: what it says, kept once for every
+ * list that says the same. */
+static void
+stack_reduce (Classifier    *c,
+              HrPickleValue *frames)
+{
+  Stack probe = { 0 };
+  guint32 kind = frames->kind;
+  Stack *stack;
+
+  stack_compute (c, frames, &probe);
+  stack = g_hash_table_lookup (c->reduced_ids, &probe);
+  if (stack == NULL)
+    {
+      stack = g_memdup2 (&probe, sizeof probe);
+      if (stack->site != NULL)
+        stack->site = &stack->site_value;
+      stack->self.kind = HR_PICKLE_REDUCED;
+      stack->self.length = REDUCED_STACK | (HR_PICKLE_LIST << 8);
+      stack->self.v.integer = c->reduced->len;
+      g_ptr_array_add (c->reduced, stack);
+      g_hash_table_add (c->reduced_ids, stack);
+    }
+  *frames = stack->self;
+  frames->length = REDUCED_STACK | (kind << 8);
+}
+
+static gboolean
+frames_nonempty (Classifier          *c,
+                 const HrPickleValue *frames)
+{
+  guint n;
+
+  if (is_reduced (frames, REDUCED_STACK))
+    return stack_info (c, frames)->nonempty;
+  hr_pickle_items (frames, &n);
+  return n > 0;
 }
 
 static HrSnapshotGroupId
@@ -727,10 +868,8 @@ classify (Classifier          *c,
           gboolean             in_trace)
 {
   const Stack *stack;
-  guint n;
 
-  hr_pickle_items (frames, &n);
-  if (n == 0)
+  if (!frames_nonempty (c, frames))
     return in_trace ? HR_SNAPSHOT_GROUP_BACKWARD_THREAD : HR_SNAPSHOT_GROUP_BEFORE_RECORDING;
   stack = stack_info (c, frames);
   return stack->group >= 0 ? (HrSnapshotGroupId) stack->group : HR_SNAPSHOT_GROUP_OTHER;
@@ -785,13 +924,19 @@ typedef enum {
   ACTION_OTHER,          /* snapshot, annotate, and any later one */
 } Action;
 
+/* A trace entry: 40 bytes, kept for every entry (as the pickle is read
+ * when it can be reduced, Reduction). */
 typedef struct {
-  guint64              addr;
+  guint64              addr;      /* for an oom, device_free */
   guint64              size;
-  guint64              device_free;
-  double               t;
-  const HrPickleValue *frames;
+  union {
+    double             t;         /* in the device's events */
+    gint64             time_us;   /* reduced, when has_time */
+  };
+  const HrPickleValue *frames;    /* NULL, a list, or a reduced stack */
   guint8               action;
+  guint8               has_time;
+  guint8               shared;    /* the memo gave it out again */
 } Event;
 
 /* An allocation live at some time. */
@@ -875,7 +1020,7 @@ get_size (Reader              *r,
         return schema_fail (r, where, _("\"%s\" is negative (%" PRId64 ")"), key,
                             v->v.integer);
       return schema_fail (r, where, _("\"%s\" is of type %s; expected an integer"), key,
-                          hr_pickle_kind_name (v->kind));
+                          kind_name (v));
     }
   *out = (guint64) v->v.integer;
   return TRUE;
@@ -897,20 +1042,24 @@ get_list (Reader               *r,
     return TRUE;
   if (v->kind != HR_PICKLE_LIST && v->kind != HR_PICKLE_TUPLE)
     return schema_fail (r, where, _("\"%s\" is of type %s; expected a list"), key,
-                        hr_pickle_kind_name (v->kind));
+                        kind_name (v));
   *items = hr_pickle_items (v, n);
   return TRUE;
 }
 
 static const HrPickleValue *
-get_frames (const HrPickleValue *dict)
+get_frames (Classifier          *c,
+            const HrPickleValue *dict)
 {
   const HrPickleValue *frames = hr_pickle_dict_get (dict, "frames");
 
+  if (is_reduced (frames, REDUCED_STACK))
+    return &((const Stack *) g_ptr_array_index (c->reduced, frames->v.integer))->self;
   if (frames != NULL && (frames->kind == HR_PICKLE_LIST || frames->kind == HR_PICKLE_TUPLE))
     return frames;
   return NULL;
 }
+
 
 static Action
 parse_action (const HrPickleValue *v)
@@ -1131,7 +1280,7 @@ read_segments (Reader              *r,
 
       if (seg->kind != HR_PICKLE_DICT)
         return schema_fail (r, where, _("a value of type %s; expected a dict"),
-                            hr_pickle_kind_name (seg->kind));
+                            kind_name (seg));
       if (!unshared (r, seg, where))
         return FALSE;
       if (!get_size (r, seg, "device", FALSE, &device, where) ||
@@ -1160,7 +1309,7 @@ read_segments (Reader              *r,
 
           if (b->kind != HR_PICKLE_DICT)
             return schema_fail (r, block_where, _("a value of type %s; expected a dict"),
-                                hr_pickle_kind_name (b->kind));
+                                kind_name (b));
           if (!unshared (r, b, block_where))
             return FALSE;
           if (!get_size (r, b, "size", TRUE, &size, block_where) ||
@@ -1169,7 +1318,7 @@ read_segments (Reader              *r,
           requested = size;
           if (!get_size (r, b, "requested_size", FALSE, &requested, block_where))
             return FALSE;
-          live.frames = get_frames (b);
+          live.frames = get_frames (r->classifier, b);
 
           /* Before PyTorch 2.1: the first history entry had the frames
            * and the size asked for (_memory_viz.py, _block_extra_legacy). */
@@ -1184,7 +1333,7 @@ read_segments (Reader              *r,
                   if (hr_pickle_dict_get (b, "requested_size") == NULL &&
                       !get_size (r, &h[0], "real_size", FALSE, &requested, block_where))
                     return FALSE;
-                  live.frames = get_frames (&h[0]);
+                  live.frames = get_frames (r->classifier, &h[0]);
                 }
             }
 
@@ -1210,8 +1359,117 @@ read_segments (Reader              *r,
   return TRUE;
 }
 
+/* The trace entries reduced as the pickle is read. */
+typedef struct {
+  Classifier *classifier;
+  GArray     *events;      /* Event */
+} Reduction;
+
+/* @dict as a trace entry, when it is one the reader would take as it is
+ * (read_trace gives the messages for the others, from the dict). */
+static gboolean
+event_reduce (Reduction           *red,
+              const HrPickleValue *dict,
+              Event               *event)
+{
+  const HrPickleValue *action = hr_pickle_dict_get (dict, "action");
+  const HrPickleValue *frames, *time_us;
+
+  if (action == NULL || action->kind != HR_PICKLE_STRING)
+    return FALSE;
+  memset (event, 0, sizeof *event);
+  event->action = parse_action (action);
+  if (event->action != ACTION_OTHER)
+    {
+      const HrPickleValue *addr = hr_pickle_dict_get (dict, "addr");
+      const HrPickleValue *size = hr_pickle_dict_get (dict, "size");
+
+      if (size == NULL || size->kind != HR_PICKLE_INT || size->v.integer < 0 ||
+          size->v.integer >= (G_GINT64_CONSTANT (1) << 50))
+        return FALSE;
+      event->size = (guint64) size->v.integer;
+      if (event->action == ACTION_OOM)
+        {
+          const HrPickleValue *free = hr_pickle_dict_get (dict, "device_free");
+
+          if (free != NULL && free->kind != HR_PICKLE_NONE &&
+              (free->kind != HR_PICKLE_INT || free->v.integer < 0))
+            return FALSE;
+          if (free != NULL && free->kind == HR_PICKLE_INT)
+            event->addr = (guint64) free->v.integer;
+        }
+      else if (addr != NULL && addr->kind == HR_PICKLE_INT && addr->v.integer >= 0)
+        event->addr = (guint64) addr->v.integer;
+      else
+        return FALSE;
+    }
+
+  frames = hr_pickle_dict_get (dict, "frames");
+  if (frames != NULL && (frames->kind == HR_PICKLE_LIST || frames->kind == HR_PICKLE_TUPLE))
+    return FALSE;   /* a list not reduced: shared before it was stored */
+  event->frames = get_frames (red->classifier, dict);
+
+  time_us = hr_pickle_dict_get (dict, "time_us");
+  if (time_us != NULL && time_us->kind == HR_PICKLE_INT)
+    {
+      if (time_us->v.integer > (G_GINT64_CONSTANT (1) << 62) ||
+          time_us->v.integer < -(G_GINT64_CONSTANT (1) << 62))
+        return FALSE;
+      event->has_time = TRUE;
+      event->time_us = time_us->v.integer;
+    }
+  return TRUE;
+}
+
+/* The pickle's reader keeps of a trace entry its Event, and of a stack
+ * what the rules say of it: not its frames, strings and dicts. */
+static gboolean
+reduce_cb (guint32              parent_kind,
+           const HrPickleValue *key,
+           HrPickleValue       *value,
+           gpointer             user_data)
+{
+  Reduction *red = user_data;
+
+  if (parent_kind == HR_PICKLE_DICT)
+    {
+      if ((value->kind == HR_PICKLE_LIST || value->kind == HR_PICKLE_TUPLE) &&
+          hr_pickle_is_string (key, "frames"))
+        {
+          stack_reduce (red->classifier, value);
+          return TRUE;
+        }
+      return FALSE;
+    }
+
+  if (value->kind == HR_PICKLE_DICT && red->events->len < G_MAXUINT32)
+    {
+      Event event;
+
+      if (!event_reduce (red, value, &event))
+        return FALSE;
+      g_array_append_val (red->events, event);
+      value->kind = HR_PICKLE_REDUCED;
+      value->length = REDUCED_EVENT | (HR_PICKLE_DICT << 8);
+      value->v.integer = red->events->len - 1;
+      return TRUE;
+    }
+  return FALSE;
+}
+
+static void
+reused_cb (const HrPickleValue *value,
+           gpointer             user_data)
+{
+  Reduction *red = user_data;
+
+  if (is_reduced (value, REDUCED_EVENT))
+    g_array_index (red->events, Event, value->v.integer).shared = TRUE;
+}
+
 static gboolean
 read_trace (Reader              *r,
+            Reduction           *red,
             const HrPickleValue *trace,
             guint                index,
             DeviceInput         *in,
@@ -1219,6 +1477,7 @@ read_trace (Reader              *r,
 {
   const HrPickleValue *entries;
   gboolean times = TRUE;
+  gboolean whole;
   gint64 t0 = 0;
   guint n;
 
@@ -1226,11 +1485,23 @@ read_trace (Reader              *r,
     {
       g_autofree char *where = g_strdup_printf ("device_traces[%u]", index);
 
-      return schema_fail (r, where, _("a value of type %s; expected a list"),
-                          hr_pickle_kind_name (trace->kind));
+      return schema_fail (r, where, _("a value of type %s; expected a list"), kind_name (trace));
     }
   entries = hr_pickle_items (trace, &n);
   g_array_set_size (in->events, 0);
+
+  /* One trace holding every entry reduced, in order (one device): its
+   * events are those, taken as they are rather than copied. */
+  whole = n > 0 && n == red->events->len;
+  for (guint i = 0; i < n && whole; i++)
+    whole = is_reduced (&entries[i], REDUCED_EVENT) && entries[i].v.integer == i;
+  if (whole)
+    {
+      GArray *events = in->events;
+
+      in->events = red->events;
+      red->events = events;
+    }
 
   for (guint i = 0; i < n; i++)
     {
@@ -1238,14 +1509,48 @@ read_trace (Reader              *r,
       const HrPickleValue *time_us;
       Event event = { 0 };
 
+      if (whole || (is_reduced (e, REDUCED_EVENT) && e->v.integer < red->events->len))
+        {
+          event = whole ? g_array_index (in->events, Event, i)
+                        : g_array_index (red->events, Event, e->v.integer);
+          if (event.shared)
+            {
+              g_autofree char *where = g_strdup_printf ("device_traces[%u][%u]", index, i);
+
+              return schema_fail (r, where, _("the same dict as another entry (the pickle's "
+                                              "memo refers to it again); a snapshot's entries "
+                                              "are each their own"));
+            }
+          if (event.has_time && times)
+            {
+              if (i == 0)
+                t0 = event.time_us;
+              event.t = (double) (event.time_us - t0) / 1e6;
+            }
+          else
+            {
+              times = FALSE;
+              event.t = 0;
+            }
+          if (whole)
+            g_array_index (in->events, Event, i) = event;
+          else
+            g_array_append_val (in->events, event);
+          continue;
+        }
+
       if (e->kind != HR_PICKLE_DICT || e->v.container->uses > 1)
         {
           g_autofree char *where = g_strdup_printf ("device_traces[%u][%u]", index, i);
 
           if (!unshared (r, e, where))
             return FALSE;
+          if (is_reduced (e, REDUCED_EVENT))
+            return schema_fail (r, where, _("the same dict as another entry (the pickle's "
+                                            "memo refers to it again); a snapshot's entries "
+                                            "are each their own"));
           return schema_fail (r, where, _("a value of type %s; expected a dict"),
-                              hr_pickle_kind_name (e->kind));
+                              kind_name (e));
         }
 
       event.action = parse_action (hr_pickle_dict_get (e, "action"));
@@ -1278,12 +1583,14 @@ read_trace (Reader              *r,
           if (event.action == ACTION_OOM)
             {
               g_autofree char *oom_where = g_strdup_printf ("device_traces[%u][%u]", index, i);
+              guint64 device_free = 0;
 
-              if (!get_size (r, e, "device_free", FALSE, &event.device_free, oom_where))
+              if (!get_size (r, e, "device_free", FALSE, &device_free, oom_where))
                 return FALSE;
+              event.addr = device_free;
             }
         }
-      event.frames = get_frames (e);
+      event.frames = get_frames (r->classifier, e);
 
       time_us = hr_pickle_dict_get (e, "time_us");
       if (time_us != NULL && time_us->kind == HR_PICKLE_INT && times)
@@ -1361,14 +1668,14 @@ add_setting (HrSnapshot          *snapshot,
                                       v->v.integer);
             else
               g_string_append_printf (s, "%s%s: %s", i > 0 ? ", " : "", ks,
-                                      hr_pickle_kind_name (v->kind));
+                                      kind_name (v));
           }
         g_string_append_c (s, '}');
         text = g_string_free (s, FALSE);
         break;
       }
     default:
-      text = g_strdup (hr_pickle_kind_name (value->kind));
+      text = g_strdup (kind_name (value));
       break;
     }
 
@@ -1457,10 +1764,8 @@ add_site (Classifier        *c,
   g_autofree char *key = NULL;
   guint line = 0;
   Site *site;
-  guint n;
 
-  hr_pickle_items (live->frames, &n);
-  if (n > 0)
+  if (frames_nonempty (c, live->frames))
     frame = stack_info (c, live->frames)->site;
   if (frame != NULL)
     {
@@ -1495,12 +1800,23 @@ compare_sites (gconstpointer a,
 {
   const Site *x = *(Site * const *) a;
   const Site *y = *(Site * const *) b;
+  int cmp;
 
   if (x->bytes != y->bytes)
     return x->bytes > y->bytes ? -1 : 1;
   if (x->count != y->count)
     return x->count > y->count ? -1 : 1;
-  return g_strcmp0 (x->filename, y->filename);
+  /* The rest only so that equal sites keep one order whatever the hash
+   * table's (which follows addresses in memory). */
+  cmp = g_strcmp0 (x->filename, y->filename);
+  if (cmp != 0)
+    return cmp;
+  if (x->line != y->line)
+    return x->line < y->line ? -1 : 1;
+  cmp = g_strcmp0 (x->function, y->function);
+  if (cmp != 0)
+    return cmp;
+  return (int) x->group - (int) y->group;
 }
 
 /* Live allocations: the map points into this. */
@@ -1673,7 +1989,7 @@ allocated_step_cb (guint        index,
 
   if (e->action == ACTION_OOM)
     {
-      HrSnapshotOom oom = { e->t, e->size, e->device_free, total, 0 };
+      HrSnapshotOom oom = { e->t, e->size, e->addr, total, 0 };
 
       g_array_append_val (run->ooms, oom);
     }
@@ -1902,19 +2218,34 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
                               const HrMeasureOptions *options,
                               GError                **error)
 {
+  return hr_measurement_read_snapshot_full (measurement, shown_name, data, length, FALSE,
+                                            options, error);
+}
+
+static gboolean
+read_snapshot (HrMeasurement          *measurement,
+               const char             *shown_name,
+               const guint8           *data,
+               gsize                   length,
+               gboolean                mapped,
+               const HrMeasureOptions *options,
+               Reduction              *red,
+               GError                **error)
+{
   g_autoptr(HrPickle) pickle = NULL;
+  HrPickleOptions pickle_options = { NULL, reduce_cb, reused_cb, red, mapped };
   g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (device_input_free);
   const HrPickleValue *root, *segments = NULL, *traces = NULL, *settings, *probe;
   HrMeasureOptions defaults = { 0 };
   guint n_segments = 0, n_traces = 0;
   gboolean has_times = TRUE;
-  g_autoptr(Classifier) classifier = classifier_new ();
+  Classifier *classifier = red->classifier;
   Reader r = { shown_name, options != NULL ? options : &defaults, measurement, NULL, error,
                classifier };
 
   g_return_val_if_fail (measurement != NULL, FALSE);
 
-  pickle = hr_pickle_parse (shown_name, data, length, NULL, error);
+  pickle = hr_pickle_parse_full (shown_name, data, length, &pickle_options, error);
   if (pickle == NULL)
     return FALSE;
   root = hr_pickle_get_root (pickle);
@@ -1942,7 +2273,7 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                    _("%s: a pickled value of type %s; a PyTorch memory snapshot is a dict "
                      "(torch.cuda.memory._dump_snapshot)"),
-                   shown_name, hr_pickle_kind_name (root->kind));
+                   shown_name, kind_name (root));
       return FALSE;
     }
 
@@ -1965,10 +2296,13 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
       if (i > 1024)
         return schema_fail (&r, _("device_traces"), _("more than 1024 devices"));
       in = device_input_get (inputs, (int) i);
-      if (!read_trace (&r, &traces[i], i, in, &has_times))
+      if (!read_trace (&r, red, &traces[i], i, in, &has_times))
         return FALSE;
       measurement->rows += in->events->len;
     }
+  /* Each device has its events now. */
+  g_array_unref (red->events);
+  red->events = g_array_new (FALSE, FALSE, sizeof (Event));
 
   settings = root->kind == HR_PICKLE_DICT ? hr_pickle_dict_get (root, "allocator_settings") : NULL;
   if (settings != NULL && settings->kind == HR_PICKLE_DICT)
@@ -2036,30 +2370,18 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
       DeviceInput *in = g_ptr_array_index (inputs, i);
 
       for (guint j = 0; j < in->events->len && !r.snapshot->has_frames; j++)
-        {
-          guint n;
-
-          hr_pickle_items (g_array_index (in->events, Event, j).frames, &n);
-          r.snapshot->has_frames = n > 0;
-        }
+        r.snapshot->has_frames =
+          frames_nonempty (classifier, g_array_index (in->events, Event, j).frames);
       for (guint j = 0; j < in->final_blocks->len && !r.snapshot->has_frames; j++)
-        {
-          guint n;
-
-          hr_pickle_items (g_array_index (in->final_blocks, Live, j).frames, &n);
-          r.snapshot->has_frames = n > 0;
-        }
+        r.snapshot->has_frames =
+          frames_nonempty (classifier, g_array_index (in->final_blocks, Live, j).frames);
       /* stacks="all" records C++ frames, whose names are qualified. */
       for (guint j = 0; j < in->events->len && j < 4096 && !r.snapshot->has_cpp_frames; j++)
         {
-          const HrPickleValue *frames;
-          guint n;
+          const HrPickleValue *frames = g_array_index (in->events, Event, j).frames;
 
-          frames = hr_pickle_items (g_array_index (in->events, Event, j).frames, &n);
-          for (guint k = 0; k < n && k < MAX_FRAMES && !r.snapshot->has_cpp_frames; k++)
-            r.snapshot->has_cpp_frames =
-              HAS (text_mask (classifier->name_masks, hr_pickle_dict_get (&frames[k], "name"),
-                              name_patterns, N_NAME_PATTERNS, FALSE), N_QUALIFIED);
+          r.snapshot->has_cpp_frames = frames_nonempty (classifier, frames) &&
+                                       stack_info (classifier, frames)->qualified;
         }
       if (!read_device (&r, in))
         return FALSE;
@@ -2073,6 +2395,26 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
   note (&r, _("allocated counts the sizes tensors asked for, as pytorch.org/memory_viz does; "
               "torch.cuda.max_memory_allocated counts their blocks, rounded up to 512 bytes"));
   return TRUE;
+}
+
+gboolean
+hr_measurement_read_snapshot_full (HrMeasurement          *measurement,
+                                   const char             *shown_name,
+                                   const guint8           *data,
+                                   gsize                   length,
+                                   gboolean                mapped,
+                                   const HrMeasureOptions *options,
+                                   GError                **error)
+{
+  g_autoptr(Classifier) classifier = classifier_new ();
+  Reduction red = { classifier, g_array_new (FALSE, FALSE, sizeof (Event)) };
+  gboolean ok;
+
+  g_return_val_if_fail (measurement != NULL, FALSE);
+
+  ok = read_snapshot (measurement, shown_name, data, length, mapped, options, &red, error);
+  g_array_unref (red.events);
+  return ok;
 }
 
 guint

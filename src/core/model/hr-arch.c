@@ -77,6 +77,12 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_UNET, "unet" },
   { HR_ARCH_VAE, "vae" },
   { HR_ARCH_DREAMER, "dreamer" },
+  { HR_ARCH_MOBILENET_V2, "mobilenet-v2" },
+  { HR_ARCH_MOBILENET_V3_LARGE, "mobilenet-v3-large" },
+  { HR_ARCH_MOBILENET_V3_SMALL, "mobilenet-v3-small" },
+  { HR_ARCH_R3D, "r3d" },
+  { HR_ARCH_MC3, "mc3" },
+  { HR_ARCH_R2PLUS1D, "r2plus1d" },
   { 0, NULL },
 };
 
@@ -101,6 +107,13 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_SEGFORMER, "segformer" },
   { HR_ARCH_HEAD_FCN, "fcn" },
   { HR_ARCH_HEAD_DEEPLABV3, "deeplabv3" },
+  { HR_ARCH_HEAD_LRASPP, "lraspp" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_arch_focal_names[] = {
+  { HR_ARCH_FOCAL_FUSED, "fused" },
+  { HR_ARCH_FOCAL_PYTHON, "python" },
   { 0, NULL },
 };
 
@@ -117,7 +130,7 @@ static const char * const arch_keys[] = {
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
-  "mask_rois", "deter", "stoch", "units", "source", NULL
+  "mask_rois", "deter", "stoch", "units", "dilated", "source", NULL
 };
 
 HrArch *
@@ -204,16 +217,22 @@ static gboolean
 check_arch (HrReader *reader,
             HrArch   *a)
 {
+  if (a->head == HR_ARCH_HEAD_LRASPP && a->type != HR_ARCH_MOBILENET_V3_LARGE)
+    return hr_reader_fail (reader, "head",
+                           _("the \"lraspp\" head sits on a \"mobilenet-v3-large\" backbone"));
   switch (a->type)
     {
     case HR_ARCH_RESNET:
     case HR_ARCH_CONVNEXT:
     case HR_ARCH_MIT:
+    case HR_ARCH_R3D:
+    case HR_ARCH_MC3:
+    case HR_ARCH_R2PLUS1D:
       if (a->n_stages != 4)
         return hr_reader_fail (reader, "depths",
                                _("a \"%s\" network has 4 stages: give \"depths\" with 4 numbers"),
                                hr_enum_to_nick (hr_arch_type_names, a->type));
-      if (a->type != HR_ARCH_RESNET)
+      if (a->type == HR_ARCH_CONVNEXT || a->type == HR_ARCH_MIT)
         for (guint i = 0; i < 4; i++)
           if (a->widths[i] == 0)
             return hr_reader_fail (reader, "widths",
@@ -249,6 +268,15 @@ check_arch (HrReader *reader,
         return hr_reader_fail (reader, "latent_scale", _("\"latent_scale\" must be at least 1"));
       break;
     case HR_ARCH_EFFICIENTNET:
+      break;
+    case HR_ARCH_MOBILENET_V2:
+    case HR_ARCH_MOBILENET_V3_LARGE:
+    case HR_ARCH_MOBILENET_V3_SMALL:
+      if (a->head != HR_ARCH_HEAD_NONE && a->head != HR_ARCH_HEAD_CLASSIFIER &&
+          !(a->head == HR_ARCH_HEAD_LRASPP && a->type == HR_ARCH_MOBILENET_V3_LARGE))
+        return hr_reader_fail (reader, "head",
+                               _("a MobileNet takes the \"classifier\" head, or \"lraspp\" "
+                                 "on \"mobilenet-v3-large\""));
       break;
     case HR_ARCH_DREAMER:
       if (a->n_stages < 2 || a->deter == 0 || a->stoch == 0 || a->units == 0 ||
@@ -372,6 +400,7 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "classes", 1, 1 << 20, &a->classes) ||
         !read_small (&reader, "head_channels", 1, 1 << 16, &a->head_channels) ||
         !hr_reader_bool (&reader, "aux_head", &a->aux_head) ||
+        !hr_reader_bool (&reader, "dilated", &a->dilated) ||
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
@@ -1232,6 +1261,23 @@ rpn_head (Walk  *W,
   block_end (W);
 }
 
+/* The mask head predicts a 28 x 28 mask per class for every positive RoI;
+ * the loss picks each RoI's own class (mmdet FCNMaskHead.loss:
+ * mask_pred[inds, labels]; detectron2 mask_rcnn_loss:
+ * pred_mask_logits[indices, gt_classes]; torchvision maskrcnn_loss:
+ * mask_logits[arange, labels]), an index that saves its indices only.
+ * The per-class logits stay alive until the loss has run, and the
+ * backward pass starts with their gradient, as large, index's scatter
+ * into zeros: one tensor of RoIs x classes x 28 x 28 beside every saved
+ * tensor (LVIS' 1,230 classes make it 494 MB an image at 128 RoIs). */
+static void
+mask_logits_peak (Walk *W)
+{
+  if (!W->r->grad)
+    return;
+  peak (W, tbytes (&W->x), 0, "mask logits");
+}
+
 /* StandardRoIHead: RoIAlign (mmcv's op saves the RoIs, not the features),
  * Shared2FCBBoxHead (fc 1024, 1024), class-specific boxes; the mask head
  * (FCNMaskHead: 4 convs, a 2x deconv, per-class logits) on the positive
@@ -1282,7 +1328,47 @@ roi_heads (Walk     *W,
     act (W, &W->x, ACT_RELU);
   }
   W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
+  mask_logits_peak (W);
   block_end (W);
+}
+
+/* The sigmoid focal loss written out in Python: torchvision's
+ * (pytorch/vision @v0.14.1 torchvision/ops/focal_loss.py
+ * sigmoid_focal_loss, "Original implementation from fvcore"), which
+ * detectron2 calls as fvcore's sigmoid_focal_loss_jit (facebookresearch/
+ * fvcore fvcore/nn/focal_loss.py; detectron2 modeling/meta_arch/
+ * retinanet.py losses()).  Its autograd graph saves, per anchor and class:
+ * the logits (binary_cross_entropy_with_logits' self, an index copy of
+ * the valid anchors in torchvision's RetinaNet, the concatenated outputs
+ * in its FCOS), the one-hot targets (BCE's target, also p * targets'),
+ * sigmoid's result p, 1 - targets ((1 - p) * (1 - targets)), 1 - p_t
+ * (pow's base), (1 - p_t) ** gamma and ce_loss (their product saves both)
+ * and alpha_t (alpha_t * loss): eight tensors.  Under autocast the
+ * logits are 16-bit and BCE, an fp32 op of autocast, saves fp32 casts of
+ * the logits and targets and returns ce_loss in fp32 (12 bytes), beside
+ * six 16-bit tensors.  The valid anchors are all but those between the
+ * IoU thresholds (0.4 to 0.5), which depend on the boxes: every anchor is
+ * counted (a CPU trace at three boxes an image found 96% of them valid,
+ * tests/trace).  Before the sum, the full one-hot targets and two
+ * products are alive: three more such tensors.
+ *
+ * The heads hand their outputs over as views, permuted and reshaped
+ * (copies nobody saves) and concatenated over the levels
+ * (torchvision's RetinaNetClassificationHead.forward, detectron2's
+ * permute_to_N_HWA_K), so no other copy of them is saved.  FCOS's
+ * centerness loss (BCE with logits) saves its logits and targets. */
+static void
+focal_loss_python (Walk     *W,
+                   double    elems,
+                   double    centerness)
+{
+  double e = W->r->e;
+  double per_elem = W->r->autocast ? 3.0 * 4.0 + 6.0 * e : 8.0 * e;
+
+  if (!W->r->grad)
+    return;
+  save (W, elems * per_elem + centerness * 2.0 * 4.0);
+  peak (W, 3.0 * elems * 4.0, 0, "focal loss");
 }
 
 /* RetinaHead (4 convs per tower, 9 anchors) and FCOSHead (4 convs with
@@ -1295,6 +1381,8 @@ dense_head (Walk     *W,
 {
   double copies = 0, cast = 0, anchors = 0;
   double level_copies[8] = { 0 }, level_cls[8] = { 0 };
+  gboolean python = W->r->focal == HR_ARCH_FOCAL_PYTHON;
+  double cls_elems = 0, points = 0;
 
   g_assert (n <= G_N_ELEMENTS (level_copies));
   block_begin (W, FALSE, fcos ? "fcos head" : "retina head");
@@ -1312,7 +1400,17 @@ dense_head (Walk     *W,
                 norm (W, &x);
               act (W, &x, ACT_RELU);
             }
-          if (tower == 0)
+          if (tower == 0 && python)
+            {
+              /* the outputs reach focal_loss_python as views */
+              out = conv (W, &x, fcos ? W->classes : 9 * W->classes, 3, 1, 1, 1, TRUE);
+              cls_elems += numel (&out);
+              if (fcos)
+                (void) conv (W, &x, 1, 3, 1, 1, 1, TRUE);
+            }
+          else if (python)
+            (void) conv (W, &x, fcos ? 4 : 36, 3, 1, 1, 1, TRUE);
+          else if (tower == 0)
             {
               out = conv (W, &x, fcos ? W->classes : 9 * W->classes, 3, 1, 1, 1, TRUE);
               level_cls[i] = loss_copy (W, &out, &cast);
@@ -1332,8 +1430,18 @@ dense_head (Walk     *W,
         }
       copies += level_copies[i];
       anchors += 9.0 * p[i].h * p[i].w;
+      points += (double) p[i].h * p[i].w;
     }
   W->count_params = TRUE;
+
+  if (python)
+    {
+      if (!fcos)
+        assign_peak (W, anchors, 0, "retina assigner");
+      focal_loss_python (W, cls_elems, fcos ? points : 0);
+      block_end (W);
+      return;
+    }
 
   if (!fcos)
     assign_peak (W, anchors, copies - cast, "retina assigner");
@@ -1856,6 +1964,371 @@ regnet (Walk *W)
 
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* MobileNetV2 and V3 (torchvision models/mobilenetv2.py, mobilenetv3.py
+ * @v0.14.1) and LRASPP (models/segmentation/lraspp.py @v0.14.1)        */
+
+/* An activation torchvision builds in place (Conv2dNormActivation's
+ * inplace=True) whose autograd formula needs its input: ReLU6
+ * (hardtanh_: hardtanh_backward(grad, self, ...)) and Hardswish
+ * (hardswish_backward(grad, self)).  An in-place op that saves `self`
+ * saves a copy of it before overwriting it (autograd's generated
+ * VariableType code clones self for such formulas), so the BatchNorm
+ * output is kept beside the activation's result, which the next
+ * convolution saves: two tensors, as a CPU trace of torchvision's
+ * MobileNets counts (tests/trace), the same on the GPU. */
+#define ACT_INPLACE_CLONE ACT_INPUT
+
+/* nn.Dropout(inplace=True), MobileNetV3's classifier: dropout_ does not
+ * take the fused kernel; it multiplies the input in place by a noise
+ * tensor of the input's dtype and saves it (ATen native/Dropout.cpp
+ * @v1.13.1, _dropout_impl: input.mul_(noise)), on the GPU as on the CPU. */
+static void
+dropout_inplace (Walk *W)
+{
+  if (W->x.grad)
+    save (W, tbytes (&W->x));
+  fwd (W, tbytes (&W->x), tbytes (&W->x), 0);
+}
+
+/* MobileNetV3's SqueezeExcitation: pool, fc1, ReLU, fc2, Hardsigmoid
+ * (which saves its input: hardsigmoid_backward(grad, self)), then scale *
+ * x, whose mul keeps both (torchvision ops/misc.py SqueezeExcitation,
+ * scale_activation=nn.Hardsigmoid) */
+static void
+squeeze_excite_hard (Walk  *W,
+                     guint  squeeze)
+{
+  T x = W->x, scale;
+
+  W->x = avgpool (W, &x, 1);
+  W->x = conv (W, &W->x, squeeze, 1, 1, 1, 1, TRUE);
+  act (W, &W->x, ACT_RELU);
+  W->x = conv (W, &W->x, x.c, 1, 1, 1, 1, TRUE);
+  act (W, &W->x, ACT_INPUT);
+  scale = W->x;
+  if (x.grad || W->train)
+    {
+      save_tensor (W, &x);
+      save_tensor (W, &scale);
+    }
+  fresh (W, &x);
+  W->x = x;
+}
+
+/* MobileNetV2: the stem, 17 inverted residuals, a 1x1 convolution to
+ * 1280 channels, pooling, Dropout(0.2) and the classifier */
+static void
+mobilenet_v2 (Walk *W)
+{
+  /* expand ratio t, channels c, repeats n, stride s (MobileNetV2's
+   * inverted_residual_setting; Sandler et al. 2018, Table 2) */
+  static const guint conf[7][4] = {
+    { 1, 16, 1, 1 }, { 6, 24, 2, 2 }, { 6, 32, 3, 2 }, { 6, 64, 4, 2 },
+    { 6, 96, 3, 1 }, { 6, 160, 3, 2 }, { 6, 320, 1, 1 },
+  };
+  const HrArch *a = W->a;
+  guint in_c = make_divisible (32 * a->width_mult, 8);
+  guint last = make_divisible (1280 * MAX (1.0, a->width_mult), 8);
+
+  block_begin (W, FALSE, "features.0");
+  conv_bn_act (W, in_c, 3, 2, 1, 1, ACT_INPLACE_CLONE);
+  block_end (W);
+
+  for (guint i = 0, n = 1; i < G_N_ELEMENTS (conf); i++)
+    {
+      guint out_c = make_divisible (conf[i][1] * a->width_mult, 8);
+
+      for (guint j = 0; j < conf[i][2]; j++, n++)
+        {
+          guint stride = j == 0 ? conf[i][3] : 1;
+          guint hidden = (guint) round ((double) in_c * conf[i][0]);
+          T id = W->x;
+
+          block_begin (W, TRUE, "features.%u", n);
+          hold (W, &id);
+          if (conf[i][0] != 1)
+            conv_bn_act (W, hidden, 1, 1, 1, 1, ACT_INPLACE_CLONE);
+          conv_bn_act (W, hidden, 3, stride, hidden, 1, ACT_INPLACE_CLONE);
+          conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
+          if (stride == 1 && in_c == out_c)
+            W->x = add (W, &W->x, &id);
+          release (W, &id);
+          block_end (W);
+          in_c = out_c;
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  conv_bn_act (W, last, 1, 1, 1, 1, ACT_INPLACE_CLONE);
+  W->x = avgpool (W, &W->x, 1);
+  dropout (W);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
+  block_end (W);
+}
+
+/* LRASPP's head (Howard et al. 2019, section 6.4; torchvision
+ * LRASPPHead, inter_channels 128): on the last features a 1x1
+ * convolution, BatchNorm and ReLU, gated by pooling, a 1x1 convolution
+ * and a sigmoid (x * s keeps both), upsampled to the stride-8 features
+ * (bilinear: nothing saved), a 1x1 classifier on each and their sum; the
+ * model upsamples the logits to the input, and the loss saves their
+ * log-softmax there (seg_loss). */
+static void
+lraspp_head (Walk *W,
+             T    *low,
+             T    *high)
+{
+  T x, s, low_logits;
+
+  block_begin (W, FALSE, "decode head (LRASPP)");
+  W->x = *high;
+  conv_bn_act (W, 128, 1, 1, 1, 1, ACT_RELU);
+  x = W->x;
+  s = avgpool (W, high, 1);
+  s = conv (W, &s, 128, 1, 1, 1, 1, FALSE);
+  act (W, &s, ACT_SIGMOID);
+  if (x.grad || s.grad)
+    {
+      save_tensor (W, &x);
+      save_tensor (W, &s);
+    }
+  fresh (W, &x);
+  x.grad = x.grad || s.grad;
+  x = resize (W, &x, low->h, low->w);
+  x = conv (W, &x, W->classes, 1, 1, 1, 1, TRUE);
+  low_logits = conv (W, low, W->classes, 1, 1, 1, 1, TRUE);
+  W->x = add (W, &low_logits, &x);
+  seg_loss (W, &W->x);
+  block_end (W);
+}
+
+/* MobileNetV3: the stem (Hardswish), 15 (large) or 11 (small) inverted
+ * residuals, with squeeze-excitation where the paper's Tables 1 and 2
+ * put it, a 1x1 convolution to six times the last width, pooling and a
+ * two-layer classifier (Linear, Hardswish, in-place Dropout(0.2),
+ * Linear); for LRASPP the backbone ends at that 1x1 convolution, with the
+ * last stage dilated (stride 1, dilation 2) */
+static void
+mobilenet_v3 (Walk *W)
+{
+  /* input, kernel, expanded, output channels, squeeze-excitation,
+   * Hardswish, stride (_mobilenet_v3_conf's bneck_conf rows) */
+  static const guint large[15][7] = {
+    { 16, 3, 16, 16, 0, 0, 1 }, { 16, 3, 64, 24, 0, 0, 2 }, { 24, 3, 72, 24, 0, 0, 1 },
+    { 24, 5, 72, 40, 1, 0, 2 }, { 40, 5, 120, 40, 1, 0, 1 }, { 40, 5, 120, 40, 1, 0, 1 },
+    { 40, 3, 240, 80, 0, 1, 2 }, { 80, 3, 200, 80, 0, 1, 1 }, { 80, 3, 184, 80, 0, 1, 1 },
+    { 80, 3, 184, 80, 0, 1, 1 }, { 80, 3, 480, 112, 1, 1, 1 }, { 112, 3, 672, 112, 1, 1, 1 },
+    { 112, 5, 672, 160, 1, 1, 2 }, { 160, 5, 960, 160, 1, 1, 1 }, { 160, 5, 960, 160, 1, 1, 1 },
+  };
+  static const guint small[11][7] = {
+    { 16, 3, 16, 16, 1, 0, 2 }, { 16, 3, 72, 24, 0, 0, 2 }, { 24, 3, 88, 24, 0, 0, 1 },
+    { 24, 5, 96, 40, 1, 1, 2 }, { 40, 5, 240, 40, 1, 1, 1 }, { 40, 5, 240, 40, 1, 1, 1 },
+    { 40, 5, 120, 48, 1, 1, 1 }, { 48, 5, 144, 48, 1, 1, 1 }, { 48, 5, 288, 96, 1, 1, 2 },
+    { 96, 5, 576, 96, 1, 1, 1 }, { 96, 5, 576, 96, 1, 1, 1 },
+  };
+  const HrArch *a = W->a;
+  gboolean is_large = a->type == HR_ARCH_MOBILENET_V3_LARGE;
+  const guint (*conf)[7] = is_large ? large : small;
+  guint n = is_large ? G_N_ELEMENTS (large) : G_N_ELEMENTS (small);
+  /* the C4 stage: the blocks from the last stride-2 row on */
+  guint c4 = is_large ? 12 : 8;
+  guint last_c = 0;
+  T low = { 0 };
+
+  block_begin (W, FALSE, "features.0");
+  conv_bn_act (W, make_divisible (16 * a->width_mult, 8), 3, 2, 1, 1, ACT_INPLACE_CLONE);
+  block_end (W);
+
+  for (guint i = 0; i < n; i++)
+    {
+      guint in_c = make_divisible (conf[i][0] * a->width_mult, 8);
+      guint expanded = make_divisible (conf[i][2] * a->width_mult, 8);
+      guint out_c = make_divisible (conf[i][3] * a->width_mult, 8);
+      ActKind kind = conf[i][5] ? ACT_INPLACE_CLONE : ACT_RELU;
+      guint dilation = a->dilated && i >= c4 ? 2 : 1;
+      guint stride = dilation > 1 ? 1 : conf[i][6];
+      T id = W->x;
+
+      block_begin (W, TRUE, "features.%u", i + 1);
+      hold (W, &id);
+      if (expanded != in_c)
+        conv_bn_act (W, expanded, 1, 1, 1, 1, kind);
+      conv_bn_act (W, expanded, conf[i][1], stride, expanded, dilation, kind);
+      if (conf[i][4])
+        squeeze_excite_hard (W, make_divisible (expanded / 4, 8));
+      conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
+      if (conf[i][6] == 1 && in_c == out_c)
+        W->x = add (W, &W->x, &id);
+      release (W, &id);
+      block_end (W);
+      last_c = out_c;
+      /* LRASPP's "low" features: the output of the block before C3, at
+       * stride 8 (the fourth-last of its stage_indices) */
+      if (i + 1 == (is_large ? 6u : 3u))
+        {
+          low = W->x;
+          hold (W, &low);
+        }
+    }
+
+  block_begin (W, FALSE, "features.%u", n + 1);
+  conv_bn_act (W, 6 * last_c, 1, 1, 1, 1, ACT_INPLACE_CLONE);
+  block_end (W);
+
+  if (a->head == HR_ARCH_HEAD_LRASPP)
+    {
+      T high = W->x;
+
+      lraspp_head (W, &low, &high);
+      return;
+    }
+  release (W, &low);
+
+  block_begin (W, FALSE, "head");
+  W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, make_divisible ((is_large ? 1280 : 1024) * a->width_mult, 8), TRUE,
+                 FALSE);
+  act (W, &W->x, ACT_INPLACE_CLONE);
+  dropout_inplace (W);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* Video ResNets (torchvision models/video/resnet.py @v0.14.1; Tran et
+ * al. 2018, arXiv:1711.11248: R3D, MC3 and R(2+1)D)                    */
+
+/* nn.Conv3d over frames x height x width, kernel kt x k x k, stride st x
+ * s x s, padding pt x p x p, no bias: saves its input (the convolution
+ * formula above, one for 2D and 3D) */
+static T
+conv3d (Walk  *W,
+        T     *in,
+        guint  cout,
+        guint  kt,
+        guint  k,
+        guint  st,
+        guint  s,
+        guint  pt,
+        guint  p)
+{
+  T out = *in;
+
+  out.c = cout;
+  out.t = conv_out (MAX (1, in->t), kt, st, pt, 1);
+  out.h = conv_out (in->h, k, s, p, 1);
+  out.w = conv_out (in->w, k, s, p, 1);
+  out.eb = W->r->e;
+  out.grad = in->grad || W->train;
+  fresh (W, &out);
+  params (W, (guint64) cout * in->c * kt * k * k);
+  if (out.grad)
+    save_matmul_input (W, in);
+  fwd (W, tbytes (in), tbytes (&out), 0);
+  return out;
+}
+
+/* One of the residual block's convolutions: Conv3DSimple (3x3x3),
+ * Conv3DNoTemporal (1x3x3, MC3's later stages) or Conv2Plus1D (1x3x3 to
+ * `mid` channels, BatchNorm3d, ReLU, 3x1x1), stride s in time and space
+ * but for Conv3DNoTemporal's 1 in time */
+static void
+video_conv (Walk  *W,
+            guint  stage,
+            guint  cout,
+            guint  mid,
+            guint  s)
+{
+  const HrArch *a = W->a;
+
+  if (a->type == HR_ARCH_R2PLUS1D)
+    {
+      W->x = conv3d (W, &W->x, mid, 1, 3, 1, s, 0, 1);
+      bn (W, &W->x);
+      act (W, &W->x, ACT_RELU);
+      W->x = conv3d (W, &W->x, cout, 3, 1, s, 1, 1, 0);
+    }
+  else if (a->type == HR_ARCH_MC3 && stage > 0)
+    W->x = conv3d (W, &W->x, cout, 1, 3, 1, s, 0, 1);
+  else
+    W->x = conv3d (W, &W->x, cout, 3, 3, s, s, 1, 1);
+}
+
+/* VideoResNet: the stem (R3D and MC3: 3x7x7 stride 1x2x2; R(2+1)D: 1x7x7
+ * to 45 channels and 3x1x1 to 64), four stages of BasicBlocks (conv,
+ * BatchNorm3d, ReLU, conv, BatchNorm3d, the shortcut added, ReLU; a
+ * 1x1x1 convolution and BatchNorm3d on the shortcut where the shape
+ * changes), adaptive average pooling to one value and the classifier */
+static void
+video_resnet (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint in_c = 64;
+
+  W->x.t = MAX (1, W->r->frames);
+  block_begin (W, FALSE, "stem");
+  if (a->type == HR_ARCH_R2PLUS1D)
+    {
+      W->x = conv3d (W, &W->x, 45, 1, 7, 1, 2, 0, 3);
+      bn (W, &W->x);
+      act (W, &W->x, ACT_RELU);
+      W->x = conv3d (W, &W->x, 64, 3, 1, 1, 1, 1, 0);
+    }
+  else
+    W->x = conv3d (W, &W->x, 64, 3, 7, 1, 2, 1, 3);
+  bn (W, &W->x);
+  act (W, &W->x, ACT_RELU);
+  block_end (W);
+
+  for (guint i = 0; i < 4; i++)
+    {
+      guint planes = 64u << i;
+
+      for (guint j = 0; j < a->depths[i]; j++)
+        {
+          guint s = j == 0 && i > 0 ? 2 : 1;
+          /* BasicBlock's midplanes, for both its convolutions: the
+           * (2+1)D factorisation keeps about the parameters of a 3x3x3
+           * convolution (Tran et al. section 3.5) */
+          guint mid = in_c * planes * 27 / (in_c * 9 + 3 * planes);
+          T id = W->x;
+
+          block_begin (W, TRUE, "layer%u.%u", i + 1, j);
+          hold (W, &id);
+          video_conv (W, i, planes, mid, s);
+          bn (W, &W->x);
+          act (W, &W->x, ACT_RELU);
+          video_conv (W, i, planes, mid, 1);
+          bn (W, &W->x);
+          if (s != 1 || in_c != planes)
+            {
+              /* the downsample's stride: MC3's later stages keep time */
+              guint st = a->type == HR_ARCH_MC3 && i > 0 ? 1 : s;
+              T down = conv3d (W, &id, planes, 1, 1, st, s, 0, 0);
+
+              bn (W, &down);
+              W->x = add (W, &W->x, &down);
+            }
+          else
+            W->x = add (W, &W->x, &id);
+          release (W, &id);
+          act (W, &W->x, ACT_RELU);
+          block_end (W);
+          in_c = planes;
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  W->x = avgpool (W, &W->x, 1);
+  W->x.t = 1;
   W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
   cross_entropy (W);
   block_end (W);
@@ -2776,6 +3249,7 @@ hr_arch_walk (const HrArch    *arch,
   HrArchResult *res;
   Walk W = { 0 };
   T c[4] = { { 0 } }, p[8];
+  HrArch local;
 
   g_return_val_if_fail (arch != NULL, NULL);
   g_return_val_if_fail (run != NULL, NULL);
@@ -2783,6 +3257,13 @@ hr_arch_walk (const HrArch    *arch,
   res = g_new0 (HrArchResult, 1);
   res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
   res->peaks = g_array_new (FALSE, TRUE, sizeof (HrArchPeak));
+
+  /* detectron2's and torchvision's detectors run FrozenBatchNorm2d
+   * where OpenMMLab's configs run BatchNorm in eval mode (HrArchRun) */
+  local = *arch;
+  if (run->frozen_bn && local.bn == HR_ARCH_BN_EVAL)
+    local.bn = HR_ARCH_BN_FROZEN;
+  arch = &local;
 
   W.a = arch;
   W.r = run;
@@ -2826,6 +3307,18 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_REGNET:
       regnet (&W);
+      break;
+    case HR_ARCH_MOBILENET_V2:
+      mobilenet_v2 (&W);
+      break;
+    case HR_ARCH_MOBILENET_V3_LARGE:
+    case HR_ARCH_MOBILENET_V3_SMALL:
+      mobilenet_v3 (&W);
+      break;
+    case HR_ARCH_R3D:
+    case HR_ARCH_MC3:
+    case HR_ARCH_R2PLUS1D:
+      video_resnet (&W);
       break;
     case HR_ARCH_MIT:
       mit (&W, c);
@@ -2918,6 +3411,9 @@ hr_arch_walk (const HrArch    *arch,
       break;
     case HR_ARCH_HEAD_DEEPLABV3:
       tv_deeplabv3_head (&W, c);
+      break;
+    case HR_ARCH_HEAD_LRASPP:
+      /* walked with its backbone (mobilenet_v3) */
       break;
     default:
       g_assert_not_reached ();

@@ -30,6 +30,12 @@ typedef enum {
   HR_ARCH_UNET,           /* diffusers UNet2DConditionModel, or its ControlNet */
   HR_ARCH_VAE,            /* diffusers AutoencoderKL (and video VAEs by frame) */
   HR_ARCH_DREAMER,        /* DreamerV3's image encoder and decoder, per time step */
+  HR_ARCH_MOBILENET_V2,   /* torchvision's MobileNetV2 */
+  HR_ARCH_MOBILENET_V3_LARGE,  /* torchvision's MobileNetV3, large and small */
+  HR_ARCH_MOBILENET_V3_SMALL,
+  HR_ARCH_R3D,            /* torchvision's video ResNets: R3D, MC3, R(2+1)D */
+  HR_ARCH_MC3,
+  HR_ARCH_R2PLUS1D,
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -58,9 +64,18 @@ typedef enum {
   HR_ARCH_HEAD_SEGFORMER,   /* SegFormer's all-MLP decoder */
   HR_ARCH_HEAD_FCN,         /* torchvision's FCN: FCNHead on the dilated stage 4 */
   HR_ARCH_HEAD_DEEPLABV3,   /* torchvision's DeepLabV3: ASPP and DeepLabHead */
+  HR_ARCH_HEAD_LRASPP,      /* torchvision's LRASPP on a dilated MobileNetV3 */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
+
+/* How a dense detector's sigmoid focal loss runs (hr-arch.c cites both). */
+typedef enum {
+  HR_ARCH_FOCAL_FUSED,    /* mmcv's sigmoid_focal_loss CUDA op (mmdetection) */
+  HR_ARCH_FOCAL_PYTHON,   /* torchvision.ops.sigmoid_focal_loss, fvcore's (detectron2) */
+} HrArchFocal;
+
+extern const HrEnumName hr_arch_focal_names[];
 
 #define HR_ARCH_MAX_STAGES 8
 
@@ -90,6 +105,9 @@ typedef struct {
   double      w0, wa, wm;
   guint       group_width;
   double      se_ratio;
+  /* MobileNetV3: the last stage dilated (torchvision dilated=True, as its
+   * segmentation models build it) */
+  gboolean    dilated;
 
   /* U-Net and VAE (diffusers) */
   guint       in_channels;
@@ -165,6 +183,13 @@ typedef struct {
   /* detection: ground-truth boxes of the most crowded image, which the
    * anchor heads' IoU assigners compare with every anchor; 0: none */
   guint       objects;
+  /* detection: the focal loss's implementation, and with it how the
+   * dense heads' outputs reach it */
+  HrArchFocal focal;
+  /* BatchNorm the catalog runs in eval mode ("bn": "eval", OpenMMLab's
+   * norm_eval) is FrozenBatchNorm2d instead (detectron2's and
+   * torchvision's detectors) */
+  gboolean    frozen_bn;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
