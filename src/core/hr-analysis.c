@@ -482,6 +482,21 @@ hr_analysis_fit_to_string (HrAnalysisFit fit)
     }
 }
 
+/* A calibration sets the activations and the overhead from the
+ * measurement (hr_calibration_apply_estimate): their lines are then
+ * "calibrated", and no other line is (hr-types.h HrBasis). */
+static void
+mark_calibrated (HrEstimate *estimate)
+{
+  for (guint i = 0; i < estimate->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (estimate->items, i);
+
+      if (item->bucket == HR_BUCKET_ACTIVATIONS || item->bucket == HR_BUCKET_OVERHEAD)
+        item->basis = HR_BASIS_CALIBRATED;
+    }
+}
+
 typedef struct {
   HrAnalysis *self;
   HrPlan     *plan;
@@ -587,7 +602,10 @@ fit_on (HrAnalysis  *self,
       use = plan;
       g->estimate = hr_plan_estimate (plan);
       if (applied (self) != NULL)
-        hr_calibration_apply_estimate (applied (self), plan, g->estimate);
+        {
+          hr_calibration_apply_estimate (applied (self), plan, g->estimate);
+          mark_calibrated (g->estimate);
+        }
     }
 
   /* The estimate's fit is the rule's (hr-estimate.c); its peak tells the
@@ -796,7 +814,10 @@ hr_analysis_new (const HrScenario        *scenario,
 
   self->estimate = hr_plan_estimate (self->plan);
   if (applied (self) != NULL)
-    hr_calibration_apply_estimate (applied (self), self->plan, self->estimate);
+    {
+      hr_calibration_apply_estimate (applied (self), self->plan, self->estimate);
+      mark_calibrated (self->estimate);
+    }
 
   if (options != NULL && options->gpus != NULL)
     for (guint i = 0; i < options->gpus->len; i++)
