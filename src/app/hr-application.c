@@ -23,6 +23,8 @@ struct _HrApplication
   char          **measurements;
   int             screenshot_width;
   int             screenshot_height;
+  int             screenshot_shadow_width;   /* the surface beyond the window's box */
+  int             screenshot_shadow_height;
   int             status;
 };
 
@@ -34,6 +36,7 @@ static const struct {
 } accels[] = {
   { "app.quit", { "<Control>q", NULL } },
   { "app.preferences", { "<Control>comma", NULL } },
+  { "app.help", { "F1", NULL } },
   { "win.new", { "<Control>n", NULL } },
   { "win.undo", { "<Control>z", NULL } },
   { "win.redo", { "<Control><Shift>z", "<Control>y", NULL } },
@@ -66,6 +69,34 @@ get_window (HrApplication *self)
   return HR_WINDOW (window);
 }
 
+/* --screenshot-size: the window's box is the size asked, even where the
+ * screen is smaller (a 1920×1080 screenshot on a 1280×1024 Xvfb): GTK
+ * clamps a window's size to the monitor's work area when it computes
+ * it, so the size is set again after GTK's handler.  The frame's
+ * shadow, outside the box, is added on top (screenshot_tick measures
+ * it). */
+static void
+screenshot_compute_size_cb (GdkToplevel     *toplevel,
+                            GdkToplevelSize *size,
+                            gpointer         user_data)
+{
+  HrApplication *self = HR_APPLICATION (user_data);
+
+  if (self->screenshot_width > 0 && self->screenshot_height > 0)
+    gdk_toplevel_size_set_size (size, self->screenshot_width + self->screenshot_shadow_width,
+                                self->screenshot_height + self->screenshot_shadow_height);
+}
+
+static void
+screenshot_realize_cb (GtkWidget *widget,
+                       gpointer   user_data)
+{
+  GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (widget));
+
+  g_signal_connect_object (surface, "compute-size", G_CALLBACK (screenshot_compute_size_cb),
+                           user_data, G_CONNECT_AFTER);
+}
+
 static gboolean
 screenshot_tick (GtkWidget     *widget,
                  GdkFrameClock *clock,
@@ -79,6 +110,27 @@ screenshot_tick (GtkWidget     *widget,
   g_object_set_data (G_OBJECT (widget), "hr-frames", GINT_TO_POINTER (frames));
   if (frames < 4)
     return G_SOURCE_CONTINUE;
+  /* Not yet the size asked: the surface was the box plus a shadow, which
+   * is now known; a few frames more at the corrected size. */
+  if (self->screenshot_width > 0 && frames < 40)
+    {
+      g_autoptr(GdkPaintable) paintable = gtk_widget_paintable_new (widget);
+      GdkSurface *surface = gtk_native_get_surface (GTK_NATIVE (widget));
+      int box_width = gdk_paintable_get_intrinsic_width (paintable);
+      int box_height = gdk_paintable_get_intrinsic_height (paintable);
+
+      if (box_width != self->screenshot_width || box_height != self->screenshot_height)
+        {
+          self->screenshot_shadow_width = MAX (0, gdk_surface_get_width (surface) - box_width);
+          self->screenshot_shadow_height = MAX (0, gdk_surface_get_height (surface) - box_height);
+          /* (a default size that changes, so that GTK computes the
+           * size again; the handler above sets the one asked) */
+          gtk_window_set_default_size (GTK_WINDOW (widget),
+                                       self->screenshot_width + (frames % 2),
+                                       self->screenshot_height);
+          return G_SOURCE_CONTINUE;
+        }
+    }
 
   if (!hr_window_screenshot (HR_WINDOW (widget), self->screenshot, &error))
     {
@@ -126,6 +178,8 @@ present (HrApplication *self,
           gtk_window_unmaximize (GTK_WINDOW (window));
           gtk_window_set_default_size (GTK_WINDOW (window), self->screenshot_width,
                                        self->screenshot_height);
+          g_signal_connect_object (window, "realize", G_CALLBACK (screenshot_realize_cb), self,
+                                   0);
         }
       gtk_widget_add_tick_callback (GTK_WIDGET (window), screenshot_tick, self, NULL);
     }
@@ -273,6 +327,45 @@ preferences_activated (GSimpleAction *action,
   gtk_window_present (GTK_WINDOW (hr_preferences_new (parent)));
 }
 
+/* The user documentation is the README, installed in $datadir/doc/headroom
+ * (a help: URI would need a Yelp page, which Headroom does not ship);
+ * HEADROOM_README names another (the source tree's, in `meson devenv`
+ * and the tests).  Without one, the project page has the same text. */
+char *
+hr_application_dup_help_uri (void)
+{
+  const char *candidates[] = { g_getenv ("HEADROOM_README"), HEADROOM_README };
+
+  for (guint i = 0; i < G_N_ELEMENTS (candidates); i++)
+    if (candidates[i] != NULL && candidates[i][0] != '\0'
+        && g_file_test (candidates[i], G_FILE_TEST_IS_REGULAR))
+      {
+        g_autoptr(GFile) file = g_file_new_for_path (candidates[i]);
+
+        return g_file_get_uri (file);
+      }
+  return g_strdup ("https://github.com/vramlab/headroom#readme");
+}
+
+static void
+help_activated (GSimpleAction *action,
+                GVariant      *parameter,
+                gpointer       user_data)
+{
+  GtkWindow *parent = gtk_application_get_active_window (GTK_APPLICATION (user_data));
+  g_autofree char *uri = hr_application_dup_help_uri ();
+
+#if GTK_CHECK_VERSION (4, 10, 0)
+  {
+    g_autoptr(GtkUriLauncher) launcher = gtk_uri_launcher_new (uri);
+
+    gtk_uri_launcher_launch (launcher, parent, NULL, NULL, NULL);
+  }
+#else
+  gtk_show_uri (parent, uri, GDK_CURRENT_TIME);
+#endif
+}
+
 static void
 about_activated (GSimpleAction *action,
                  GVariant      *parameter,
@@ -338,6 +431,7 @@ hr_application_startup (GApplication *app)
   static const GActionEntry entries[] = {
     { "quit", quit_activated, NULL, NULL, NULL, { 0 } },
     { "preferences", preferences_activated, NULL, NULL, NULL, { 0 } },
+    { "help", help_activated, NULL, NULL, NULL, { 0 } },
     { "about", about_activated, NULL, NULL, NULL, { 0 } },
   };
 

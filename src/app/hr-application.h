@@ -14,5 +14,8 @@ G_DECLARE_FINAL_TYPE (HrApplication, hr_application, HR, APPLICATION, AdwApplica
 
 HrApplication *hr_application_new        (void);
 int            hr_application_get_status (HrApplication *self);
+/* What Help opens: the installed README as a file: URI, else the
+ * project page. */
+char          *hr_application_dup_help_uri (void);
 
 G_END_DECLS

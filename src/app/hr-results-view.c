@@ -30,6 +30,8 @@ struct _HrResultsView
   HrUnit                unit;
   HrKnobSort            lever_sort;
   GPtrArray            *verdicts;      /* char * */
+  GtkPopover           *source_popover; /* a lever's source, on Enter or a click */
+  GtkLabel             *source_label;
 
   /* Template objects, in alphabetical order */
   AdwPreferencesGroup  *breakdown_group;
@@ -244,6 +246,78 @@ refresh_breakdown (HrResultsView    *self,
 }
 
 static void
+set_row_source (GtkWidget  *row,
+                const char *source)
+{
+  gboolean has = source != NULL && source[0] != '\0';
+
+  g_object_set_data_full (G_OBJECT (row), "hr-source", has ? g_strdup (source) : NULL, g_free);
+  gtk_list_box_row_set_activatable (GTK_LIST_BOX_ROW (row), has);
+  gtk_widget_set_focusable (row, TRUE);
+  if (has)
+    gtk_accessible_update_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION,
+                                    source, -1);
+  else
+    gtk_accessible_reset_property (GTK_ACCESSIBLE (row), GTK_ACCESSIBLE_PROPERTY_DESCRIPTION);
+}
+
+static void
+on_knob_activated_cb (GtkListBox    *list,
+                      GtkListBoxRow *row,
+                      HrResultsView *self)
+{
+  const char *source = g_object_get_data (G_OBJECT (row), "hr-source");
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
+  graphene_rect_t bounds, window, shown;
+  graphene_point_t origin;
+
+  if (source == NULL || root == NULL)
+    return;
+  gtk_label_set_text (self->source_label, source);
+  /* The part of the row inside the window: a popover pointing outside
+   * it would have no monitor to open on. */
+  graphene_rect_init (&window, 0, 0, gtk_widget_get_width (root), gtk_widget_get_height (root));
+  if (!gtk_widget_compute_bounds (GTK_WIDGET (row), root, &bounds)
+      || !graphene_rect_intersection (&bounds, &window, &shown)
+      || !gtk_widget_compute_point (root, GTK_WIDGET (self), &shown.origin, &origin))
+    return;
+  gtk_popover_set_pointing_to (self->source_popover,
+                               &(GdkRectangle) { (int) origin.x, (int) origin.y,
+                                                 MAX (1, (int) shown.size.width),
+                                                 MAX (1, (int) shown.size.height) });
+  gtk_popover_popup (self->source_popover);
+}
+
+/* One popover for every lever's source, pointing at the row shown. */
+static void
+make_source_popover (HrResultsView *self)
+{
+  GtkWidget *box = gtk_box_new (GTK_ORIENTATION_VERTICAL, 6);
+  GtkWidget *heading = gtk_label_new (_("Source"));
+  GtkWidget *label = gtk_label_new (NULL);
+
+  gtk_widget_add_css_class (heading, "heading");
+  gtk_label_set_xalign (GTK_LABEL (heading), 0);
+  gtk_label_set_wrap (GTK_LABEL (label), TRUE);
+  gtk_label_set_max_width_chars (GTK_LABEL (label), 60);
+  gtk_label_set_xalign (GTK_LABEL (label), 0);
+  gtk_label_set_selectable (GTK_LABEL (label), TRUE);
+  gtk_widget_set_margin_start (box, 6);
+  gtk_widget_set_margin_end (box, 6);
+  gtk_widget_set_margin_top (box, 6);
+  gtk_widget_set_margin_bottom (box, 6);
+  gtk_box_append (GTK_BOX (box), heading);
+  gtk_box_append (GTK_BOX (box), label);
+  self->source_popover = GTK_POPOVER (gtk_popover_new ());
+  self->source_label = GTK_LABEL (label);
+  gtk_popover_set_child (self->source_popover, box);
+  gtk_popover_set_position (self->source_popover, GTK_POS_TOP);
+  gtk_widget_set_parent (GTK_WIDGET (self->source_popover), GTK_WIDGET (self));
+  g_signal_connect_object (self->knobs_list, "row-activated", G_CALLBACK (on_knob_activated_cb),
+                           self, 0);
+}
+
+static void
 refresh_knobs (HrResultsView *self,
                const char *provenance)
 {
@@ -277,6 +351,10 @@ refresh_knobs (HrResultsView *self,
       row = hr_list_box_text_row (self->knobs_list, shown);
       hr_text_row_set_texts (HR_TEXT_ROW (row), knob->label, subtitle, suffix);
       hr_widget_set_tooltip (row, knob->source);
+      /* The source is the keyboard's too: Tab reaches the row, Enter or
+       * a click shows the source in a popover, and a screen reader reads
+       * it as the row's description. */
+      set_row_source (row, knob->source);
       /* The lever that fixes the scenario's own card says so. */
       hr_text_row_set_badge (HR_TEXT_ROW (row), own != NULL && own->fix != NULL
                                           && g_str_equal (own->fix->id, knob->id)
@@ -291,6 +369,7 @@ refresh_knobs (HrResultsView *self,
                                   _("Every lever Headroom knows is already in use."), NULL);
       hr_text_row_set_badge (HR_TEXT_ROW (row), NULL);
       hr_widget_set_tooltip (row, NULL);
+      set_row_source (row, NULL);
       shown = 1;
     }
   hr_list_box_trim (self->knobs_list, shown);
@@ -453,6 +532,9 @@ hr_results_view_size_allocate (GtkWidget *widget,
 
   GTK_WIDGET_CLASS (hr_results_view_parent_class)->size_allocate (widget, width, height,
                                                                   baseline);
+  /* A popover parented here is placed by its parent's allocation. */
+  if (self->source_popover != NULL)
+    gtk_popover_present (self->source_popover);
   gtk_orientable_set_orientation (GTK_ORIENTABLE (self->charts_box),
                                   gtk_widget_get_width (GTK_WIDGET (self->charts_box)) >= 1500
                                     ? GTK_ORIENTATION_HORIZONTAL
@@ -533,6 +615,8 @@ hr_results_view_dispose (GObject *object)
 {
   HrResultsView *self = HR_RESULTS_VIEW (object);
 
+  if (self->source_popover != NULL)
+    gtk_widget_unparent (GTK_WIDGET (g_steal_pointer (&self->source_popover)));
   gtk_widget_dispose_template (GTK_WIDGET (self), HR_TYPE_RESULTS_VIEW);
   G_OBJECT_CLASS (hr_results_view_parent_class)->dispose (object);
 }
@@ -601,6 +685,7 @@ hr_results_view_init (HrResultsView *self)
   self->provenance = g_strdup (_("Estimated"));
 
   gtk_widget_init_template (GTK_WIDGET (self));
+  make_source_popover (self);
 }
 
 void

@@ -22,8 +22,13 @@ hr_widget_screenshot (GtkWidget  *widget,
   g_autoptr(GskRenderNode) node = NULL;
   g_autoptr(GdkTexture) texture = NULL;
   g_autoptr(GBytes) png = NULL;
-  int width = gtk_widget_get_width (widget);
-  int height = gtk_widget_get_height (widget);
+  /* The widget's whole box, its border and padding included: a window's
+   * solid-csd frame is padding that the live window draws (and that
+   * --screenshot-size counts).  gtk_widget_get_width() is the content
+   * box only, 10 pixels less: a paintable drawn into it is scaled down,
+   * and every glyph with it. */
+  int width = gdk_paintable_get_intrinsic_width (paintable);
+  int height = gdk_paintable_get_intrinsic_height (paintable);
   GskRenderer *renderer = gtk_native_get_renderer (gtk_widget_get_native (widget));
 
   gdk_paintable_snapshot (paintable, snapshot, width, height);

@@ -6,7 +6,9 @@
  * start page list them by name; "Open Recent" and the start page list
  * the scenarios GtkRecentManager remembers Headroom opening or saving.
  * Every row and menu item is a win.open-file with the file's path: the
- * page opens nothing itself.
+ * page opens nothing itself.  An example opens as an untitled copy
+ * (hr_start_page_is_example()): saving it asks where, and the installed
+ * file stays as it was.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -16,11 +18,15 @@
 #define G_LOG_DOMAIN "hr-start-page"
 
 #include <glib/gi18n.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "hr-core.h"
 #include "hr-start-page.h"
 
 #define MAX_RECENT 6
+/* Characters of a scenario's name in an Open Recent item. */
+#define MAX_MENU_NAME 40
 
 struct _HrStartPage
 {
@@ -61,6 +67,8 @@ list_box_clear (GtkListBox *list)
 typedef struct {
   char *path;
   char *name;
+  char *label;   /* short: the model's name, and the card's where two share it */
+  char *gpu;     /* the card's name, or NULL */
 } Example;
 
 static void
@@ -70,13 +78,53 @@ example_clear (gpointer data)
 
   g_free (example->path);
   g_free (example->name);
+  g_free (example->label);
+  g_free (example->gpu);
 }
 
 static int
 example_compare (gconstpointer a,
                  gconstpointer b)
 {
-  return g_utf8_collate (((const Example *) a)->name, ((const Example *) b)->name);
+  const Example *ea = a, *eb = b;
+  int by_label = g_utf8_collate (ea->label, eb->label);
+
+  return by_label != 0 ? by_label : g_utf8_collate (ea->name, eb->name);
+}
+
+/* @path with its links and ".." resolved, or NULL when it does not exist. */
+static char *
+dup_real_path (const char *path)
+{
+  char *real = realpath (path, NULL);
+  char *copy = g_strdup (real);
+
+  free (real);
+  return copy;
+}
+
+gboolean
+hr_start_page_is_example (GFile *file)
+{
+  const char *dirs[] = { hr_start_page_get_examples_dir (), HEADROOM_EXAMPLES_DIR,
+                         HEADROOM_SOURCE_EXAMPLES_DIR };
+  g_autofree char *path = NULL;
+  g_autofree char *real = NULL;
+
+  g_return_val_if_fail (G_IS_FILE (file), FALSE);
+  path = g_file_get_path (file);
+  real = path != NULL ? dup_real_path (path) : NULL;
+  if (real == NULL)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (dirs); i++)
+    {
+      g_autofree char *dir = dup_real_path (dirs[i]);
+
+      if (dir != NULL && g_str_has_prefix (real, dir)
+          && real[strlen (dir)] == G_DIR_SEPARATOR)
+        return TRUE;
+    }
+  return FALSE;
 }
 
 char *
@@ -99,17 +147,59 @@ hr_start_page_dup_scenario_name (const char *path)
   return g_path_get_basename (path);
 }
 
+/* The catalog name of the scenario's "model" or "gpu" (an id, or an
+ * object written inline with its own "name"); NULL when it has none. */
+static char *
+dup_entry_name (JsonObject *scenario,
+                const char *member,
+                gboolean    is_model)
+{
+  JsonNode *node = json_object_get_member (scenario, member);
+  HrCatalog *catalog = hr_catalog_get_default ();
+  const char *id;
+
+  if (node == NULL)
+    return NULL;
+  if (JSON_NODE_HOLDS_OBJECT (node))
+    {
+      JsonObject *object = json_node_get_object (node);
+      JsonNode *name = json_object_get_member (object, "name");
+
+      return name != NULL && JSON_NODE_HOLDS_VALUE (name)
+               && json_node_get_value_type (name) == G_TYPE_STRING
+               ? g_strdup (json_node_get_string (name)) : NULL;
+    }
+  if (!JSON_NODE_HOLDS_VALUE (node) || json_node_get_value_type (node) != G_TYPE_STRING)
+    return NULL;
+  id = json_node_get_string (node);
+  if (is_model)
+    {
+      const HrModel *model = hr_catalog_find_model (catalog, id);
+
+      return model != NULL ? g_strdup (model->name) : NULL;
+    }
+  else
+    {
+      const HrGpu *gpu = hr_catalog_find_gpu (catalog, id);
+
+      return gpu != NULL ? g_strdup (gpu->name) : NULL;
+    }
+}
+
 static GArray *
 list_examples (void)
 {
   GArray *examples = g_array_new (FALSE, TRUE, sizeof (Example));
   g_autoptr(GDir) dir = g_dir_open (hr_start_page_get_examples_dir (), 0, NULL);
+  g_autoptr(GHashTable) models = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   const char *entry;
 
   g_array_set_clear_func (examples, example_clear);
   while (dir != NULL && (entry = g_dir_read_name (dir)) != NULL)
     {
-      Example example;
+      Example example = { 0 };
+      g_autoptr(HrJsonDoc) doc = NULL;
+      JsonNode *root;
 
       if (!g_str_has_suffix (entry, ".json"))
         continue;
@@ -120,7 +210,41 @@ list_examples (void)
           g_free (example.path);
           continue;
         }
+      doc = hr_json_doc_load_file (example.path, NULL);
+      root = doc != NULL ? hr_json_doc_get_root (doc) : NULL;
+      if (root != NULL && JSON_NODE_HOLDS_OBJECT (root))
+        {
+          example.label = dup_entry_name (json_node_get_object (root), "model", TRUE);
+          example.gpu = dup_entry_name (json_node_get_object (root), "gpu", FALSE);
+        }
+      /* An example of a model the catalog does not know keeps its file
+       * name, which is short too. */
+      if (example.label == NULL)
+        example.label = g_path_get_basename (example.path);
+      /* "DINO-WM (DINOv2 ViT-S/14 + ViT predictor)": the name before the
+       * parenthesis is the short one. */
+      else if (strstr (example.label, " (") != NULL && strstr (example.label, " (") != example.label)
+        *strstr (example.label, " (") = '\0';
+      g_hash_table_insert (models, g_strdup (example.label),
+                           GINT_TO_POINTER (GPOINTER_TO_INT (g_hash_table_lookup (models,
+                                                                                example.label))
+                                            + 1));
       g_array_append_val (examples, example);
+    }
+  /* Two examples of one model are told apart by their cards. */
+  for (guint i = 0; i < examples->len; i++)
+    {
+      Example *example = &g_array_index (examples, Example, i);
+
+      if (GPOINTER_TO_INT (g_hash_table_lookup (models, example->label)) > 1
+          && example->gpu != NULL)
+        {
+          /* Translators: an example's short name, "GR00T N1.7 on H100 SXM5 80GB" */
+          char *label = g_strdup_printf (_("%s on %s"), example->label, example->gpu);
+
+          g_free (example->label);
+          example->label = label;
+        }
     }
   g_array_sort (examples, example_compare);
   return examples;
@@ -164,15 +288,15 @@ fill_examples (HrStartPage *self)
   for (guint i = 0; i < examples->len; i++)
     {
       Example *example = &g_array_index (examples, Example, i);
-      g_autofree char *label = menu_label (example->name);
-      g_autofree char *base = g_path_get_basename (example->path);
+      g_autofree char *label = menu_label (example->label);
       g_autoptr(GMenuItem) item = g_menu_item_new (label, NULL);
 
+      /* The menu shows the short name; the page, the full one below it. */
       g_menu_item_set_action_and_target_value (item, "win.open-file",
                                                g_variant_new_string (example->path));
       g_menu_append_item (self->examples_menu, item);
-      gtk_list_box_append (self->examples_list, file_row (example->name, base,
-                                                                example->path));
+      gtk_list_box_append (self->examples_list, file_row (example->label, example->name,
+                                                          example->path));
     }
   gtk_widget_set_visible (GTK_WIDGET (self->examples_group), examples->len > 0);
   /* Run from the build tree outside `meson devenv`, or installed without
@@ -230,6 +354,22 @@ list_recent (void)
   return recent;
 }
 
+/* A folder as a person reads it: the home folder as "~". */
+static char *
+display_folder (const char *folder)
+{
+  const char *home = g_get_home_dir ();
+  gsize length = strlen (home);
+  g_autofree char *shown = NULL;
+
+  if (length > 1 && g_str_has_prefix (folder, home)
+      && (folder[length] == '\0' || folder[length] == G_DIR_SEPARATOR))
+    shown = g_strconcat ("~", folder + length, NULL);
+  else
+    shown = g_strdup (folder);
+  return g_filename_display_name (shown);
+}
+
 static void
 fill_recent (HrStartPage *self)
 {
@@ -251,7 +391,21 @@ fill_recent (HrStartPage *self)
       name = hr_start_page_dup_scenario_name (path);
       if (name == NULL)
         name = g_path_get_basename (path);
-      label = menu_label (name);
+      /* Two scenarios of one name are told apart by their folders; a
+       * name may be a sentence, of which a menu item shows the start (the
+       * page shows it whole). */
+      {
+        g_autofree char *folder = g_path_get_dirname (path);
+        g_autofree char *shown = display_folder (folder);
+        g_autofree char *start = g_utf8_substring (name, 0, MAX_MENU_NAME - 1);
+        g_autofree char *short_name = g_utf8_strlen (name, -1) > MAX_MENU_NAME
+                                        ? g_strconcat (g_strchomp (start), "…", NULL)
+                                        : g_strdup (name);
+        /* Translators: an Open Recent item, "Llama 3.1 8B LoRA — ~/runs" */
+        g_autofree char *text = g_strdup_printf (_("%s — %s"), short_name, shown);
+
+        label = menu_label (text);
+      }
       item = g_menu_item_new (label, NULL);
       g_menu_item_set_action_and_target_value (item, "win.open-file",
                                                g_variant_new_string (path));
@@ -267,6 +421,10 @@ hr_start_page_add_recent (GFile *file)
   g_autofree char *uri = g_file_get_uri (file);
   GtkRecentData data = { 0 };
   static char *groups[] = { (char *) "headroom", NULL };
+
+  /* The examples have their own list (and open as copies). */
+  if (hr_start_page_is_example (file))
+    return;
 
   data.display_name = NULL;
   data.mime_type = (char *) "application/json";

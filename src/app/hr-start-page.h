@@ -21,6 +21,10 @@ GMenuModel *hr_start_page_get_recent_menu   (HrStartPage *self);
 /* Where the examples are: HEADROOM_EXAMPLES_DIR, else the installed
  * ones. */
 const char *hr_start_page_get_examples_dir  (void);
+/* Whether @file lies in a folder of examples (HEADROOM_EXAMPLES_DIR,
+ * the installed one, the source tree's): the window opens it as an
+ * untitled copy. */
+gboolean    hr_start_page_is_example        (GFile       *file);
 /* Remembers @file as a scenario Headroom opened or saved. */
 void        hr_start_page_add_recent        (GFile       *file);
 /* The "name" of the scenario file at @path (else its file name); NULL

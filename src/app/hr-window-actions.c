@@ -236,7 +236,7 @@ search_models_action (GtkWidget  *widget,
   HrWindow *self = HR_WINDOW (widget);
 
   adw_flap_set_reveal_flap (self->flap, TRUE);
-  gtk_menu_button_popup (self->model_button);
+  hr_sidebar_popup_model_picker (self->sidebar);
 }
 
 static gboolean

@@ -173,7 +173,6 @@ restore (HrWindow      *self,
   g_ptr_array_add (ids, NULL);
   g_settings_set_strv (self->settings, "compare-gpus", (const char * const *) ids->pdata);
   self->serial = state->serial;
-  _hr_window_settings_sync (self);
   _hr_window_edited (self);
 }
 
@@ -503,7 +502,6 @@ hr_window_restore_recovery (HrWindow  *self,
     }
   /* What comes back is unsaved work: marked so, and kept again. */
   self->saved_serial = 0;
-  _hr_window_settings_sync (self);
   _hr_window_edited (self);
   _hr_window_schedule_recovery (self);
   _hr_window_hide_recovery_banner (self);

@@ -3,7 +3,7 @@
  * The window is one class split by concern, as GNOME Text Editor splits
  * its own: hr-window.c (life cycle, files, the refresh), hr-window-actions.c
  * (win.* actions), hr-window-dnd.c (drag and drop), hr-window-settings.c
- * (the sidebar: pickers and the settings rows) and
+ * (what the sidebar, HrSidebar, asks: applied to the scenario) and
  * hr-window-measurements.c (imported measurements and calibration).  The
  * main area is HrResultsView (hr-results-view.c) and the start page
  * HrStartPage (hr-start-page.c): composite widgets with their own
@@ -17,19 +17,12 @@
 #include "hr-format.h"
 #include "hr-measurements-group.h"
 #include "hr-results-view.h"
+#include "hr-sidebar.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
 #include "hr-window.h"
 
 G_BEGIN_DECLS
-
-/* One settings row, built from the core's settings table. */
-typedef struct {
-  const HrSetting *setting;
-  GtkWidget       *row;      /* AdwComboRow or AdwActionRow */
-  GtkWidget       *widget;   /* the spin button or switch (NULL for a drop-down) */
-  GtkWidget       *widget2;  /* a size's height spin button */
-} HrWindowSettingRow;
 
 /* What to do once unsaved changes are saved or discarded. */
 typedef void (*HrWindowThen) (HrWindow *self,
@@ -45,14 +38,11 @@ struct _HrWindow
   GFile                *file;
   gboolean              modified;
   GSettings            *settings;
-  guint                 updating;
-  GHashTable           *model_rows;    /* id → GtkListBoxRow */
-  GHashTable           *gpu_checks;    /* id → GtkCheckButton */
-  GArray               *setting_rows;  /* HrWindowSettingRow, table order */
   GPtrArray            *measurements;  /* HrMeasurementFile, of this scenario */
   GPtrArray            *set_aside;     /* HrMeasurementFile, of the scenario before */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
   GCancellable         *cancellable;
+  guint                 fold_source;   /* the sidebar folds or unfolds */
 
   /* hr-window-history.c */
   GPtrArray            *undo_stack;    /* HrWindowState */
@@ -70,27 +60,14 @@ struct _HrWindow
 
   /* Template objects, in alphabetical order */
   AdwFlap              *flap;
-  GtkMenuButton        *gpu_button;
-  GtkLabel             *gpu_info_label;
-  GtkListBox           *gpu_list;
-  GtkLabel             *gpu_name_label;
-  GtkPopover           *gpu_popover;
-  GtkSearchEntry       *gpu_search;
   GMenu                *examples_menu;
   GtkStack             *main_stack;
   HrMeasurementsGroup  *measurements_group;
-  GtkMenuButton        *model_button;
-  GtkLabel             *model_info_label;
-  GtkListBox           *model_list;
-  GtkLabel             *model_name_label;
-  GtkPopover           *model_popover;
-  GtkSearchEntry       *model_search;
   GMenu                *recent_menu;
   GtkLabel             *recovery_label;
   GtkRevealer          *recovery_revealer;
   HrResultsView        *results_view;
-  AdwPreferencesGroup  *run_group;
-  AdwPreferencesGroup  *scale_group;
+  HrSidebar            *sidebar;
   HrStartPage          *start_page;
   AdwToastOverlay      *toast_overlay;
   AdwWindowTitle       *window_title;
@@ -178,10 +155,6 @@ void        _hr_window_dnd_init             (HrWindow        *self);
 
 /* hr-window-settings.c */
 void        _hr_window_settings_init        (HrWindow        *self);
-void        _hr_window_settings_sync        (HrWindow        *self);
-void        _hr_window_settings_refresh_pickers (HrWindow    *self);
-void        _hr_window_settings_fill_pickers (HrWindow       *self);
-void        _hr_window_settings_clear_pickers (HrWindow      *self);
 void        _hr_window_settings_change_model (HrWindow       *self,
                                               const HrModel  *model);
 /* Puts the comparison's first GPU in the scenario and saves the list. */

@@ -17,6 +17,26 @@
 
 #include "hr-window-private.h"
 
+/* The actions that act on the scenario shown, which the start page
+ * hides: off while it shows, so that the menu greys them out and their
+ * shortcuts do nothing to a scenario nobody sees.  (Undo and Redo follow
+ * the history, which is empty while the start page shows.) */
+static const char * const scenario_actions[] = {
+  "win.save", "win.save-as", "win.export", "win.export-report", "win.advise",
+  "win.import-measurements", "win.keep-measurements", "win.search-models",
+  "win.toggle-sidebar", "win.add-model", "win.add-gpu",
+};
+
+/* The one place that switches them, from whether a scenario shows. */
+static void
+update_scenario_actions (HrWindow *self)
+{
+  gboolean shown = !hr_window_get_start_page_visible (self);
+
+  for (guint i = 0; i < G_N_ELEMENTS (scenario_actions); i++)
+    gtk_widget_action_set_enabled (GTK_WIDGET (self), scenario_actions[i], shown);
+}
+
 void
 _hr_window_start_init (HrWindow *self)
 {
@@ -27,6 +47,7 @@ _hr_window_start_init (HrWindow *self)
   g_menu_append_section (self->recent_menu, NULL,
                          hr_start_page_get_recent_menu (self->start_page));
   gtk_stack_set_visible_child_name (self->main_stack, "results");
+  update_scenario_actions (self);
 }
 
 void
@@ -36,9 +57,10 @@ _hr_window_show_results (HrWindow *self)
                                   "start") == 0;
 
   gtk_stack_set_visible_child_name (self->main_stack, "results");
+  update_scenario_actions (self);
   _hr_window_refresh_title (self);
   if (was_start)
-    gtk_widget_grab_focus (GTK_WIDGET (self->model_button));
+    gtk_widget_grab_focus (hr_sidebar_get_model_button (self->sidebar));
 }
 
 void
@@ -47,6 +69,7 @@ hr_window_show_start_page (HrWindow *self)
   g_return_if_fail (HR_IS_WINDOW (self));
 
   gtk_stack_set_visible_child_name (self->main_stack, "start");
+  update_scenario_actions (self);
   _hr_window_refresh_title (self);
   gtk_widget_grab_focus (GTK_WIDGET (self->start_page));
 }

@@ -114,8 +114,17 @@ _hr_window_refresh_title (HrWindow *self)
     {
       adw_window_title_set_title (self->window_title, _("Headroom"));
       adw_window_title_set_subtitle (self->window_title, NULL);
+      gtk_window_set_title (GTK_WINDOW (self), _("Headroom"));
       return;
     }
+  /* The window's own title (the window list, Alt+Tab) names the document
+   * as GNOME Text Editor's does: "• run.json — Headroom" while unsaved. */
+  subtitle = self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
+  /* Translators: the window title; %s%s is "• " while unsaved, then the file */
+  title = g_strdup_printf (_("%s%s — Headroom"), self->modified ? "• " : "", subtitle);
+  gtk_window_set_title (GTK_WINDOW (self), title);
+  g_clear_pointer (&title, g_free);
+  g_clear_pointer (&subtitle, g_free);
   title = g_strdup_printf ("%s%s", self->modified ? "• " : "", name);
   if (self->file != NULL)
     subtitle = g_file_get_basename (self->file);
@@ -178,7 +187,7 @@ _hr_window_refresh (HrWindow *self)
   refresh_results (self);
   hr_measurements_group_set_unit (self->measurements_group, _hr_window_display_unit (self));
   hr_measurements_group_set_analysis (self->measurements_group, self->analysis);
-  _hr_window_settings_refresh_pickers (self);
+  hr_sidebar_set_analysis (self->sidebar, self->analysis);
   _hr_window_refresh_title (self);
   counters.refreshes++;
   counters.refresh_us += g_get_monotonic_time () - start;
@@ -242,7 +251,6 @@ _hr_window_set_scenario (HrWindow   *self,
       g_settings_set_string (self->settings, "last-scenario", path != NULL ? path : "");
     }
 
-  _hr_window_settings_sync (self);
   _hr_window_history_reset (self);
   _hr_window_refresh (self);
   /* Opening is not saving: a kept unsaved state stays until it is
@@ -272,7 +280,8 @@ hr_window_load_file (HrWindow *self,
   scenario = hr_scenario_load (path, self->catalog, error);
   if (scenario == NULL)
     return FALSE;
-  _hr_window_set_scenario (self, scenario, file);
+  /* An example opens as an untitled copy: Save asks where. */
+  _hr_window_set_scenario (self, scenario, hr_start_page_is_example (file) ? NULL : file);
   return TRUE;
 }
 
@@ -521,10 +530,7 @@ hr_window_reload_catalog (HrWindow   *self,
   /* The user's catalog changed: read it again and rebuild the pickers.
    * The scenario keeps its own copies; its GPU takes the new prices. */
   hr_catalog_reload_default ();
-  self->updating++;
-  _hr_window_settings_clear_pickers (self);
-  _hr_window_settings_fill_pickers (self);
-  self->updating--;
+  hr_sidebar_set_catalog (self->sidebar, self->catalog);
   if (self->scenario->gpu != NULL && !self->scenario->gpu_inline
       && (gpu = hr_catalog_find_gpu (self->catalog, self->scenario->gpu->id)) != NULL)
     {
@@ -538,7 +544,6 @@ hr_window_reload_catalog (HrWindow   *self,
     _hr_window_settings_change_model (self, model);   /* the same id, imported again */
   else if (model != NULL)
     hr_window_select_model (self, model->id);
-  _hr_window_settings_sync (self);
   _hr_window_refresh (self);
 }
 
@@ -546,6 +551,7 @@ static void
 on_display_unit_changed (HrWindow *self)
 {
   read_display_unit (self);
+  hr_sidebar_set_unit (self->sidebar, _hr_window_display_unit (self));
   _hr_window_refresh (self);
 }
 
@@ -571,6 +577,65 @@ hr_window_close_request (GtkWindow *window)
   return TRUE;
 }
 
+/* ------------------------------------------------------------------ */
+/* The adaptive layout                                                  */
+
+/* Below this width the sidebar folds into an overlay (F9 or the header
+ * bar's toggle shows it) and the results take the whole width: the
+ * sidebar is 380 px (hr-sidebar.ui) and the results' text column needs
+ * about 520 beside it. */
+#define FOLD_BELOW_PX 900
+
+static void
+set_folded (HrWindow *self,
+            gboolean  fold)
+{
+  /* The flap is not locked: folding hides the sidebar, unfolding shows
+   * it again. */
+  adw_flap_set_fold_policy (self->flap, fold ? ADW_FLAP_FOLD_POLICY_ALWAYS
+                                             : ADW_FLAP_FOLD_POLICY_NEVER);
+}
+
+static gboolean
+update_fold_cb (gpointer data)
+{
+  HrWindow *self = data;
+
+  self->fold_source = 0;
+  set_folded (self, gtk_widget_get_width (GTK_WIDGET (self)) < FOLD_BELOW_PX);
+  return G_SOURCE_REMOVE;
+}
+
+/* Before the window shows, its size is the default size: folded (or
+ * not) from the first frame, with no animation. */
+static void
+on_default_width_cb (HrWindow *self)
+{
+  int width, height;
+
+  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
+    return;
+  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
+  if (width > 0)
+    set_folded (self, width < FOLD_BELOW_PX);
+}
+
+static void
+hr_window_size_allocate (GtkWidget *widget,
+                         int        width,
+                         int        height,
+                         int        baseline)
+{
+  HrWindow *self = HR_WINDOW (widget);
+  gboolean fold = width < FOLD_BELOW_PX;
+  gboolean folded = adw_flap_get_fold_policy (self->flap) == ADW_FLAP_FOLD_POLICY_ALWAYS;
+
+  GTK_WIDGET_CLASS (hr_window_parent_class)->size_allocate (widget, width, height, baseline);
+  /* Changed after this allocation, not inside it. */
+  if (fold != folded && self->fold_source == 0)
+    self->fold_source = g_idle_add_full (G_PRIORITY_HIGH_IDLE, update_fold_cb, self, NULL);
+}
+
 static void
 hr_window_dispose (GObject *object)
 {
@@ -586,6 +651,7 @@ hr_window_dispose (GObject *object)
       g_settings_set_boolean (self->settings, "window-maximized",
                               gtk_window_is_maximized (GTK_WINDOW (self)));
     }
+  g_clear_handle_id (&self->fold_source, g_source_remove);
   if (self->cancellable != NULL)
     g_cancellable_cancel (self->cancellable);
   g_clear_object (&self->cancellable);
@@ -602,11 +668,8 @@ hr_window_finalize (GObject *object)
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
   g_clear_pointer (&self->measurements, g_ptr_array_unref);
-  g_clear_pointer (&self->setting_rows, g_array_unref);
   g_clear_pointer (&self->analysis, hr_analysis_free);
   g_clear_pointer (&self->set_aside, g_ptr_array_unref);
-  g_clear_pointer (&self->model_rows, g_hash_table_unref);
-  g_clear_pointer (&self->gpu_checks, g_hash_table_unref);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (hr_window_parent_class)->finalize (object);
@@ -620,37 +683,26 @@ hr_window_class_init (HrWindowClass *klass)
 
   object_class->dispose = hr_window_dispose;
   object_class->finalize = hr_window_finalize;
+  widget_class->size_allocate = hr_window_size_allocate;
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
   g_type_ensure (HR_TYPE_MEASUREMENTS_GROUP);
   g_type_ensure (HR_TYPE_RESULTS_VIEW);
+  g_type_ensure (HR_TYPE_SIDEBAR);
   g_type_ensure (HR_TYPE_START_PAGE);
   gtk_widget_class_set_template_from_resource (widget_class,
                                                "/io/github/vramlab/Headroom/hr-window.ui");
 #define BIND(name) gtk_widget_class_bind_template_child (widget_class, HrWindow, name)
   BIND (flap);
-  BIND (gpu_button);
-  BIND (gpu_info_label);
-  BIND (gpu_list);
-  BIND (gpu_name_label);
-  BIND (gpu_popover);
-  BIND (gpu_search);
   BIND (examples_menu);
   BIND (main_stack);
   BIND (measurements_group);
-  BIND (model_button);
-  BIND (model_info_label);
-  BIND (model_list);
-  BIND (model_name_label);
-  BIND (model_popover);
-  BIND (model_search);
   BIND (recent_menu);
-  BIND (results_view);
   BIND (recovery_label);
   BIND (recovery_revealer);
-  BIND (run_group);
-  BIND (scale_group);
+  BIND (results_view);
+  BIND (sidebar);
   BIND (start_page);
   BIND (toast_overlay);
   BIND (window_title);
@@ -671,10 +723,7 @@ hr_window_init (HrWindow *self)
   self->measurements = g_ptr_array_new_with_free_func (
     (GDestroyNotify) hr_measurement_file_free);
   self->set_aside = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_file_free);
-  self->setting_rows = g_array_new (FALSE, TRUE, sizeof (HrWindowSettingRow));
   self->cancellable = g_cancellable_new ();
-  self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
-  self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
 
   _hr_window_history_init (self);
   _hr_window_settings_init (self);
@@ -687,6 +736,7 @@ hr_window_init (HrWindow *self)
   g_signal_connect_object (self->settings, "changed::display-unit",
                            G_CALLBACK (on_display_unit_changed), self, G_CONNECT_SWAPPED);
 
+  g_signal_connect (self, "notify::default-width", G_CALLBACK (on_default_width_cb), NULL);
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));

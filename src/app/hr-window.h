@@ -40,13 +40,6 @@ gboolean          hr_window_select_model     (HrWindow       *self,
 gboolean          hr_window_set_gpu_active   (HrWindow       *self,
                                               const char     *gpu_id,
                                               gboolean        active);
-/* The settings row of a scenario key ("micro_batch", "compute"...), and
- * its spin button or switch (the row itself for a drop-down); NULL when the
- * settings table has no such key. */
-GtkWidget        *hr_window_get_setting_row  (HrWindow       *self,
-                                              const char     *key);
-GtkWidget        *hr_window_get_setting_widget (HrWindow     *self,
-                                                const char   *key);
 /* GPU ids in the comparison, the scenario's own first. */
 GStrv             hr_window_dup_gpu_ids      (HrWindow       *self);
 gboolean          hr_window_export           (HrWindow       *self,

@@ -10,6 +10,7 @@
 
 #include "hr-measurements-group.h"
 #include "hr-results-view.h"
+#include "hr-sidebar.h"
 #include "hr-window.h"
 
 /* The first widget of @type under @widget (itself included), depth
@@ -29,6 +30,30 @@ hr_test_find_widget (GtkWidget *widget,
         return found;
     }
   return NULL;
+}
+
+static inline HrSidebar *
+hr_test_sidebar (HrWindow *window)
+{
+  GtkWidget *sidebar = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_SIDEBAR);
+
+  g_assert_nonnull (sidebar);
+  return HR_SIDEBAR (sidebar);
+}
+
+/* The sidebar's row of a setting, and its spin button or switch. */
+static inline GtkWidget *
+hr_test_setting_row (HrWindow   *window,
+                     const char *key)
+{
+  return hr_sidebar_get_setting_row (hr_test_sidebar (window), key);
+}
+
+static inline GtkWidget *
+hr_test_setting_widget (HrWindow   *window,
+                        const char *key)
+{
+  return hr_sidebar_get_setting_widget (hr_test_sidebar (window), key);
 }
 
 static inline HrResultsView *

@@ -454,8 +454,9 @@ screenshot (HrAdvisorDialog *dialog,
   g_assert_no_error (error);
   texture = gdk_texture_new_from_filename (path, &error);
   g_assert_no_error (error);
+  /* the whole dialog as the screen shows it (Xvfb: no shadow) */
   g_assert_cmpint (gdk_texture_get_width (texture), ==,
-                   gtk_widget_get_width (GTK_WIDGET (dialog)));
+                   gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (dialog))));
 }
 
 /* The three example users of `headroom-cli advise`'s tests, with the same

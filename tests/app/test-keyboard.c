@@ -33,6 +33,8 @@
 #include "hr-advisor-dialog.h"
 #include "hr-application.h"
 #include "hr-file-chooser.h"
+#include "hr-start-page.h"
+#include "hr-app-test.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -325,7 +327,8 @@ test_walk (void)
   g_assert_true (focus_is_row_for (win, "smolvla-4090.json"));
   g_assert_true (press (win, "Return"));
   g_assert_false (hr_window_get_start_page_visible (window));
-  g_assert_nonnull (hr_window_get_file (window));
+  /* an example opens as an untitled copy */
+  g_assert_null (hr_window_get_file (window));
   g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
 
   /* 2. The model: Ctrl+F, type, Enter. */
@@ -343,7 +346,7 @@ test_walk (void)
   g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
 
   /* 3. The micro-batch: Tab to it, Up twice. */
-  batch = hr_window_get_setting_widget (window, "micro_batch");
+  batch = hr_test_setting_widget (window, "micro_batch");
   before_batch = hr_window_get_scenario (window)->micro_batch;
   tab_to (win, batch, 60);
   g_assert_true (shows_focus (win));
@@ -582,7 +585,7 @@ test_settings_rows (void)
   for (guint k = 0; k < G_N_ELEMENTS (keys); k++)
     {
       const char *number_keys[] = { "micro_batch", "image_size" };
-      GtkWidget *combo = hr_window_get_setting_row (window, "compute");
+      GtkWidget *combo = hr_test_setting_row (window, "compute");
       GtkWidget *popover;
       GtkWidget *row;
       GtkWidget *sw;
@@ -602,7 +605,7 @@ test_settings_rows (void)
       /* a number: the focus goes into it, ready for digits or Up */
       for (guint n = 0; n < G_N_ELEMENTS (number_keys); n++)
         {
-          row = hr_window_get_setting_row (window, number_keys[n]);
+          row = hr_test_setting_row (window, number_keys[n]);
           if (!gtk_widget_get_visible (row))
             continue;
           gtk_widget_grab_focus (row);
@@ -610,7 +613,7 @@ test_settings_rows (void)
           g_assert_true (focus_of (win) == row);
           g_assert_true (press (win, keys[k]));
           g_assert_true (within (focus_of (win),
-                                 hr_window_get_setting_widget (window, number_keys[n])));
+                                 hr_test_setting_widget (window, number_keys[n])));
           g_assert_true (shows_focus (win));
         }
 
@@ -618,10 +621,10 @@ test_settings_rows (void)
       row = sw = NULL;
       for (guint i = 0; i < n_settings && row == NULL; i++)
         if (settings[i].kind == HR_SETTING_BOOLEAN
-            && gtk_widget_get_visible (hr_window_get_setting_row (window, settings[i].key)))
+            && gtk_widget_get_visible (hr_test_setting_row (window, settings[i].key)))
           {
-            row = hr_window_get_setting_row (window, settings[i].key);
-            sw = hr_window_get_setting_widget (window, settings[i].key);
+            row = hr_test_setting_row (window, settings[i].key);
+            sw = hr_test_setting_widget (window, settings[i].key);
           }
       g_assert_nonnull (row);
       g_assert_true (GTK_IS_SWITCH (sw));
@@ -637,6 +640,134 @@ test_settings_rows (void)
     }
   gtk_window_destroy (win);
   iterate ();
+}
+
+/* A label showing @text (a part of it) under @widget. */
+static gboolean
+shows_label (GtkWidget  *widget,
+             const char *text)
+{
+  if (GTK_IS_LABEL (widget) && strstr (gtk_label_get_text (GTK_LABEL (widget)), text) != NULL)
+    return gtk_widget_is_drawable (widget);
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    if (shows_label (c, text))
+      return TRUE;
+  return FALSE;
+}
+
+/* Ctrl+F, @search typed, Enter: the first model that matches. */
+static void
+choose_model (GtkWindow  *win,
+              const char *search)
+{
+  GtkWidget *entry;
+
+  g_assert_true (press (win, "<Control>f"));
+  wait_ms (100);
+  for (entry = focus_of (win); entry != NULL && !GTK_IS_SEARCH_ENTRY (entry);
+       entry = gtk_widget_get_parent (entry))
+    ;
+  g_assert_nonnull (entry);
+  gtk_editable_set_text (GTK_EDITABLE (entry), search);
+  iterate ();
+  g_assert_true (press (win, "Return"));
+  iterate ();
+}
+
+static JsonObject *
+load_object (JsonParser *parser,
+             const char *path)
+{
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (json_parser_load_from_file (parser, path, &error));
+  g_assert_no_error (error);
+  return json_node_get_object (json_parser_get_root (parser));
+}
+
+/* A model change keeps the run: on the Llama 3.1 LoRA example, "qwen 7b"
+ * chosen by the keyboard and the scenario saved keeps every key the file
+ * had (the name, the stack, the loss, the LoRA rank and modules, the
+ * accumulation, the sequence length); one Ctrl+Z gives the old model back.
+ * A model without a gated MLP cannot keep a list naming gate_proj: the
+ * targets are reset, and a toast says so. */
+static void
+test_model_change_keeps_run (void)
+{
+  HrApplication *app = hr_application_new ();
+  g_autoptr(GError) error = NULL;
+  g_autofree char *example = g_build_filename (hr_start_page_get_examples_dir (),
+                                               "llama-3.1-8b-lora-4090.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (example);
+  g_autofree char *saved_path = g_build_filename (tmp_dir, "qwen-lora.json", NULL);
+  g_autoptr(GFile) saved = g_file_new_for_path (saved_path);
+  g_autoptr(JsonParser) before_parser = json_parser_new ();
+  g_autoptr(JsonParser) after_parser = json_parser_new ();
+  JsonObject *before;
+  JsonObject *after;
+  g_autoptr(GList) members = NULL;
+  HrWindow *window;
+  GtkWindow *win;
+
+  g_application_set_flags (G_APPLICATION (app),
+                           g_application_get_flags (G_APPLICATION (app))
+                           | G_APPLICATION_NON_UNIQUE);
+  g_assert_true (g_application_register (G_APPLICATION (app), NULL, &error));
+  g_assert_no_error (error);
+  window = hr_window_new (GTK_APPLICATION (app));
+  win = GTK_WINDOW (window);
+  gtk_window_set_default_size (win, 1400, 900);
+  gtk_window_present (win);
+  wait_ms (300);
+  activate_window (win);
+  g_assert_true (hr_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  iterate ();
+
+  choose_model (win, "qwen 7b");
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "qwen2.5-7b");
+  g_assert_true (hr_window_save_file (window, saved, &error));
+  g_assert_no_error (error);
+
+  before = load_object (before_parser, example);
+  after = load_object (after_parser, saved_path);
+  members = json_object_get_members (before);
+  for (GList *l = members; l != NULL; l = l->next)
+    {
+      const char *key = l->data;
+      JsonNode *old = json_object_get_member (before, key);
+
+      g_assert_true (json_object_has_member (after, key));
+      if (g_str_equal (key, "model"))
+        g_assert_cmpstr (json_object_get_string_member (after, key), ==, "qwen2.5-7b");
+      else if (g_str_equal (key, "gpu"))
+        ;   /* written inline or by id: its id stays */
+      else if (!json_node_equal (old, json_object_get_member (after, key)))
+        g_error ("%s changed: %s -> %s", key, json_to_string (old, FALSE),
+                 json_to_string (json_object_get_member (after, key), FALSE));
+    }
+
+  /* One Ctrl+Z: the old model and all it had. */
+  g_assert_true (press (win, "<Control>z"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpuint (hr_window_get_scenario (window)->grad_accum, ==, 8);
+  /* (what was saved is the Qwen scenario) */
+  g_assert_true (hr_window_get_modified (window));
+
+  /* T5's MLP has no gate (T5 v1.0: ReLU, not gated). */
+  choose_model (win, "t5-base");
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "t5-base");
+  g_assert_cmpint (hr_window_get_scenario (window)->lora_targets, !=, HR_LORA_TARGETS_CUSTOM);
+  g_assert_cmpuint (hr_window_get_scenario (window)->lora_rank, ==, 8);
+  g_assert_true (shows_label (GTK_WIDGET (win), "LoRA targets reset: T5-base has no gate_proj"));
+  g_assert_true (press (win, "<Control>z"));
+  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "llama-3.1-8b");
+  g_assert_cmpint (hr_window_get_scenario (window)->lora_targets, ==, HR_LORA_TARGETS_CUSTOM);
+
+  gtk_window_destroy (win);
+  iterate ();
+  g_object_unref (app);
 }
 
 int
@@ -655,6 +786,7 @@ main (int   argc,
   tmp_dir = g_dir_make_tmp ("headroom-keyboard-XXXXXX", NULL);
   g_test_add_func ("/keyboard/walk", test_walk);
   g_test_add_func ("/keyboard/settings-rows", test_settings_rows);
+  g_test_add_func ("/keyboard/model-change-keeps-run", test_model_change_keeps_run);
   status = g_test_run ();
   {
     g_autofree char *png = g_build_filename (tmp_dir, "walk-buckets.png", NULL);

@@ -14,12 +14,11 @@
 #include <adwaita.h>
 #include <glib/gstdio.h>
 
+#include "hr-app-test.h"
 #include "hr-gpu-editor.h"
 #include "hr-model-import-dialog.h"
 #include "hr-preferences.h"
 #include "hr-prices-page.h"
-#include "hr-app-test.h"
-#include "hr-window.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -174,8 +173,8 @@ picker_row (HrWindow   *window,
             const char *list_name,
             const char *id)
 {
-  GtkWidget *list = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                               HR_TYPE_WINDOW, list_name));
+  GtkWidget *list = GTK_WIDGET (gtk_widget_get_template_child (
+    GTK_WIDGET (hr_test_sidebar (window)), HR_TYPE_SIDEBAR, list_name));
 
   for (GtkWidget *row = gtk_widget_get_first_child (list); row != NULL;
        row = gtk_widget_get_next_sibling (row))
@@ -215,7 +214,9 @@ screenshot (GtkWidget  *window,
   g_assert_no_error (error);
   read_back = gdk_texture_new_from_filename (path, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (gdk_texture_get_width (read_back), ==, gtk_widget_get_width (window));
+  /* the whole window as the screen shows it (Xvfb: no shadow) */
+  g_assert_cmpint (gdk_texture_get_width (read_back), ==,
+                   gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (window))));
 }
 
 static char *
@@ -333,15 +334,12 @@ test_import_and_add (void)
   g_assert_null (badge_text (picker_row (window, "model_list", "llama-3.1-8b")));
   {
     /* The picker as the user finds it, for the screenshot. */
-    GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                   HR_TYPE_WINDOW,
-                                                                   "model_button"));
-    GtkWidget *popover = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                    HR_TYPE_WINDOW,
-                                                                    "model_popover"));
-    GtkWidget *search = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                   HR_TYPE_WINDOW,
-                                                                   "model_search"));
+    GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (hr_test_sidebar (window)), HR_TYPE_SIDEBAR, "model_button"));
+    GtkWidget *popover = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (hr_test_sidebar (window)), HR_TYPE_SIDEBAR, "model_popover"));
+    GtkWidget *search = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (hr_test_sidebar (window)), HR_TYPE_SIDEBAR, "model_search"));
 
     gtk_menu_button_popup (GTK_MENU_BUTTON (button));
     settle (popover);
@@ -576,14 +574,12 @@ test_gpu_editor (void)
   ids = hr_window_dup_gpu_ids (window);
   g_assert_true (g_strv_contains ((const char * const *) ids, "lab-rtx-6000-ada-48gb"));
   {
-    GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                   HR_TYPE_WINDOW, "gpu_button"));
-    GtkWidget *popover = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                    HR_TYPE_WINDOW,
-                                                                    "gpu_popover"));
-    GtkWidget *search = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (window),
-                                                                   HR_TYPE_WINDOW,
-                                                                   "gpu_search"));
+    GtkWidget *button = GTK_WIDGET (gtk_widget_get_template_child (GTK_WIDGET (hr_test_sidebar (window)),
+                                                                   HR_TYPE_SIDEBAR, "gpu_button"));
+    GtkWidget *popover = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (hr_test_sidebar (window)), HR_TYPE_SIDEBAR, "gpu_popover"));
+    GtkWidget *search = GTK_WIDGET (gtk_widget_get_template_child (
+      GTK_WIDGET (hr_test_sidebar (window)), HR_TYPE_SIDEBAR, "gpu_search"));
 
     gtk_menu_button_popup (GTK_MENU_BUTTON (button));
     settle (popover);

@@ -77,7 +77,7 @@ static void
 test_pick_and_change (void)
 {
   HrWindow *window = new_window ();
-  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   g_autofree char *before = NULL;
   g_auto(GStrv) verdicts = NULL;
@@ -137,10 +137,10 @@ static void
 test_settings_that_apply (void)
 {
   HrWindow *window = new_window ();
-  AdwComboRow *task = ADW_COMBO_ROW (hr_window_get_setting_row (window, "task"));
-  GtkWidget *optimizer = hr_window_get_setting_row (window, "optimizer");
-  GtkWidget *kv = hr_window_get_setting_row (window, "kv_dtype");
-  GtkWidget *image = hr_window_get_setting_row (window, "image_size");
+  AdwComboRow *task = ADW_COMBO_ROW (hr_test_setting_row (window, "task"));
+  GtkWidget *optimizer = hr_test_setting_row (window, "optimizer");
+  GtkWidget *kv = hr_test_setting_row (window, "kv_dtype");
+  GtkWidget *image = hr_test_setting_row (window, "image_size");
 
   g_assert_true (gtk_widget_get_visible (optimizer));
   g_assert_false (gtk_widget_get_visible (kv));
@@ -343,7 +343,7 @@ static void
 test_undo_and_ask (void)
 {
   HrWindow *window = new_window ();
-  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   guint first = hr_window_get_scenario (window)->micro_batch;
   g_autofree char *example = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
                                                "smolvla-4090.json", NULL);
@@ -436,7 +436,7 @@ test_recovery (void)
 {
   HrWindow *window = new_window ();
   HrWindow *next;
-  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   g_autofree char *path = hr_window_get_recovery_path ();
   g_autofree char *saved = tmp_path ("recovered.json");
   g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
@@ -619,7 +619,7 @@ static void
 test_repaint (void)
 {
   HrWindow *window = new_window ();
-  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   HrChartView *buckets = hr_test_get_chart (window, HR_CHART_KIND_BUCKETS);
   HrChartView *curve = hr_test_get_chart (window, HR_CHART_KIND_CURVE);
   GtkWidget *verdicts = NULL;
@@ -869,6 +869,10 @@ test_measurements (void)
   gint64 deadline;
 
   g_assert_true (hr_window_select_model (window, "smolvla"));
+  /* The model change keeps the default scenario's 2,048 tokens; the probe
+   * ran SmolVLA's own 200. */
+  gtk_spin_button_set_value (GTK_SPIN_BUTTON (hr_test_setting_widget (window, "seq_len")),
+                             200);
   before = hr_test_dup_verdicts (window);
 
   /* A probe sweep: its points and its fitted line go on the curve. */
@@ -901,7 +905,7 @@ test_measurements (void)
 
   /* In the measured precision, every card's verdict follows the
    * measurement. */
-  adw_combo_row_set_selected (ADW_COMBO_ROW (hr_window_get_setting_row (window, "compute")),
+  adw_combo_row_set_selected (ADW_COMBO_ROW (hr_test_setting_row (window, "compute")),
                               hr_setting_choice_index (hr_setting_find ("compute"),
                                                        HR_COMPUTE_BF16_MIXED));
   /* The same row, still open, its figures changed in place. */
@@ -982,7 +986,10 @@ test_screenshot (void)
   g_assert_no_error (error);
   texture = gdk_texture_new_from_filename (path, &error);
   g_assert_no_error (error);
-  g_assert_cmpint (gdk_texture_get_width (texture), ==, gtk_widget_get_width (GTK_WIDGET (window)));
+  /* the whole window as the screen shows it (Xvfb: no shadow, the
+   * surface is the window's box) */
+  g_assert_cmpint (gdk_texture_get_width (texture), ==,
+                   gdk_surface_get_width (gtk_native_get_surface (GTK_NATIVE (window))));
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -1021,6 +1028,101 @@ test_lever_sort (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* What a drop-down row shows. */
+static const char *
+combo_text (GtkWidget *row)
+{
+  GObject *item = adw_combo_row_get_selected_item (ADW_COMBO_ROW (row));
+
+  g_assert_true (GTK_IS_STRING_OBJECT (item));
+  return gtk_string_object_get_string (GTK_STRING_OBJECT (item));
+}
+
+/* Each settings row shows the file's value: the LoRA example lists its
+ * own modules (q, v, o, gate, up, down), which is "The modules listed",
+ * not a preset; the QLoRA example's "all-linear" is "All linear layers".
+ * The numbers are the file's too. */
+static void
+test_rows_show_scenario (void)
+{
+  HrWindow *window = new_window ();
+  const char *dir = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  g_autofree char *lora = g_build_filename (dir, "llama-3.1-8b-lora-4090.json", NULL);
+  g_autofree char *qlora = g_build_filename (dir, "llama-2-7b-qlora-3090.json", NULL);
+  g_autoptr(GFile) lora_file = g_file_new_for_path (lora);
+  g_autoptr(GFile) qlora_file = g_file_new_for_path (qlora);
+  g_autoptr(GError) error = NULL;
+
+  g_assert_true (hr_window_load_file (window, lora_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (combo_text (hr_test_setting_row (window, "lora.targets")), ==,
+                   "The modules listed");
+  g_assert_cmpstr (combo_text (hr_test_setting_row (window, "compute")), ==, "Pure BF16");
+  g_assert_cmpstr (combo_text (hr_test_setting_row (window, "stack")), ==, "torchtune");
+  g_assert_cmpfloat (gtk_spin_button_get_value (
+                       GTK_SPIN_BUTTON (hr_test_setting_widget (window, "lora.rank"))), ==, 8);
+  g_assert_cmpfloat (gtk_spin_button_get_value (
+                       GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"))), ==, 2);
+  g_assert_cmpfloat (gtk_spin_button_get_value (
+                       GTK_SPIN_BUTTON (hr_test_setting_widget (window, "seq_len"))), ==, 2048);
+
+  g_assert_true (hr_window_load_file (window, qlora_file, &error));
+  g_assert_no_error (error);
+  g_assert_cmpstr (combo_text (hr_test_setting_row (window, "lora.targets")), ==,
+                   "All linear layers");
+  g_assert_cmpfloat (gtk_spin_button_get_value (
+                       GTK_SPIN_BUTTON (hr_test_setting_widget (window, "lora.rank"))), ==, 64);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
+static void
+wait_for_width (GtkWidget *widget,
+                int        width)
+{
+  gint64 deadline = g_get_monotonic_time () + 5 * G_USEC_PER_SEC;
+
+  gint64 settle;
+
+  /* (less the client-side decorations' margins) */
+  while (ABS (gtk_widget_get_width (widget) - width) > 20 && g_get_monotonic_time () < deadline)
+    g_main_context_iteration (NULL, FALSE);
+  g_assert_cmpint (ABS (gtk_widget_get_width (widget) - width), <=, 20);
+  /* the fold follows the allocation, one idle later, then animates */
+  settle = g_get_monotonic_time () + G_USEC_PER_SEC;
+  while (g_get_monotonic_time () < settle)
+    g_main_context_iteration (NULL, FALSE);
+}
+
+/* Below 900 px wide the sidebar folds away, the results take the width,
+ * and the header bar's toggle (win.toggle-sidebar, F9) shows it over
+ * them; wide again, it sits beside them. */
+static void
+test_adaptive (void)
+{
+  HrWindow *window = hr_window_new (NULL);
+  GtkWidget *flap = hr_test_find_widget (GTK_WIDGET (window), ADW_TYPE_FLAP);
+  GtkWidget *results = GTK_WIDGET (hr_test_results_view (window));
+
+  g_assert_nonnull (flap);
+  gtk_window_set_default_size (GTK_WINDOW (window), 800, 900);
+  gtk_window_present (GTK_WINDOW (window));
+  wait_for_width (GTK_WIDGET (window), 800);
+  g_assert_true (adw_flap_get_folded (ADW_FLAP (flap)));
+  g_assert_false (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+  g_assert_cmpint (gtk_widget_get_width (results), ==, gtk_widget_get_width (flap));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-sidebar", NULL));
+  g_assert_true (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+  g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.toggle-sidebar", NULL));
+  g_assert_false (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+
+  gtk_window_set_default_size (GTK_WINDOW (window), 1200, 768);
+  wait_for_width (GTK_WIDGET (window), 1200);
+  g_assert_false (adw_flap_get_folded (ADW_FLAP (flap)));
+  g_assert_true (adw_flap_get_reveal_flap (ADW_FLAP (flap)));
+  g_assert_cmpint (gtk_widget_get_width (results), <, gtk_widget_get_width (flap) - 300);
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -1041,6 +1143,8 @@ main (int   argc,
   g_test_add_func ("/window/default-scenario", test_default_scenario);
   g_test_add_func ("/window/pick-and-change", test_pick_and_change);
   g_test_add_func ("/window/settings-that-apply", test_settings_that_apply);
+  g_test_add_func ("/window/rows-show-scenario", test_rows_show_scenario);
+  g_test_add_func ("/window/adaptive", test_adaptive);
   g_test_add_func ("/window/broken-file", test_broken_file);
   g_test_add_func ("/window/export", test_export);
   g_test_add_func ("/window/lever-sort", test_lever_sort);

@@ -32,6 +32,7 @@
 #include <stdlib.h>
 #include <time.h>
 
+#include "app/hr-app-test.h"
 #include "hr-window.h"
 
 #define CHANGES 60
@@ -150,7 +151,7 @@ main (int   argc,
   clock = gtk_widget_get_frame_clock (GTK_WIDGET (window));
   g_signal_connect (clock, "after-paint", G_CALLBACK (on_after_paint), NULL);
 
-  batch = GTK_SPIN_BUTTON (hr_window_get_setting_widget (window, "micro_batch"));
+  batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   hr_estimate_counters_reset ();
   for (guint i = 0; i < CHANGES; i++)
     {

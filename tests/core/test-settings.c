@@ -241,6 +241,82 @@ test_lora_targets_listed (void)
   g_assert_cmpuint (before->total, ==, after->total);
 }
 
+static gboolean
+has_reset (GArray            *resets,
+           const char        *key,
+           HrSettingResetWhy  why)
+{
+  for (guint i = 0; i < resets->len; i++)
+    {
+      const HrSettingReset *r = &g_array_index (resets, HrSettingReset, i);
+
+      if (g_str_equal (r->setting->key, key) && r->why == why)
+        return TRUE;
+    }
+  return FALSE;
+}
+
+/* A model change keeps what still applies and resets, and names, what no
+ * longer does: a LoRA run on Llama moved to another LLM keeps all of it;
+ * moved to ResNet-50 (no tokens, no vocabulary, no transformer) it keeps
+ * the name, the batch, the accumulation and the GPU, and resets the
+ * sequence length, the loss and the LoRA rank and targets; moved to T5
+ * (no gated MLP) a list naming gate is reset. */
+static void
+test_change_model (void)
+{
+  HrCatalog *catalog = hr_catalog_get_default ();
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json",
+    "{\"headroom_scenario\": 1, \"name\": \"mine\", \"model\": \"llama-3.1-8b\", "
+    "\"task\": \"finetune\", \"method\": \"lora\", \"stack\": \"torchtune\", "
+    "\"lora\": {\"rank\": 8, \"targets\": [\"q\", \"v\", \"o\", \"gate\", \"up\", \"down\"]}, "
+    "\"micro_batch\": 2, \"grad_accum\": 8, \"seq_len\": 2048, \"loss\": \"fused\", "
+    "\"gpu\": \"rtx-4090\"}", -1, &error);
+  g_autoptr(HrScenario) s = NULL;
+  g_autoptr(HrScenario) qwen = NULL;
+  g_autoptr(HrScenario) resnet = NULL;
+  g_autoptr(HrScenario) t5 = NULL;
+  g_autoptr(GArray) resets = g_array_new (FALSE, FALSE, sizeof (HrSettingReset));
+
+  g_assert_no_error (error);
+  s = hr_scenario_new_from_doc (doc, catalog, &error);
+  g_assert_no_error (error);
+
+  qwen = hr_scenario_change_model (s, hr_catalog_find_model (catalog, "qwen2.5-7b"), resets);
+  g_assert_cmpuint (resets->len, ==, 0);
+  g_assert_cmpstr (qwen->name, ==, "mine");
+  g_assert_cmpstr (qwen->model->id, ==, "qwen2.5-7b");
+  g_assert_cmpuint (qwen->lora_rank, ==, 8);
+  g_assert_cmpint (qwen->lora_targets, ==, HR_LORA_TARGETS_CUSTOM);
+  g_assert_cmpuint (qwen->lora_modules, ==, s->lora_modules);
+  g_assert_cmpuint (qwen->grad_accum, ==, 8);
+  g_assert_cmpuint (qwen->micro_batch, ==, 2);
+  g_assert_cmpuint (hr_scenario_get_seq_len (qwen), ==, 2048);
+  g_assert_cmpint (qwen->loss, ==, s->loss);
+  g_assert_true (qwen->stack_set);
+  g_assert_cmpint (qwen->stack, ==, HR_STACK_TORCHTUNE);
+  g_assert_cmpstr (qwen->gpu->id, ==, "rtx-4090");
+
+  resnet = hr_scenario_change_model (s, hr_catalog_find_model (catalog, "resnet-50"), resets);
+  g_assert_cmpstr (resnet->name, ==, "mine");
+  g_assert_cmpuint (resnet->grad_accum, ==, 8);
+  g_assert_cmpstr (resnet->gpu->id, ==, "rtx-4090");
+  g_assert_true (has_reset (resets, "seq_len", HR_SETTING_RESET_NOT_APPLICABLE));
+  g_assert_false (resnet->seq_len_set);
+  g_assert_true (has_reset (resets, "loss", HR_SETTING_RESET_NOT_APPLICABLE));
+  g_assert_true (has_reset (resets, "lora.rank", HR_SETTING_RESET_NOT_APPLICABLE));
+  g_assert_false (has_reset (resets, "micro_batch", HR_SETTING_RESET_NOT_APPLICABLE));
+  g_assert_false (has_reset (resets, "stack", HR_SETTING_RESET_NOT_APPLICABLE));
+
+  g_array_set_size (resets, 0);
+  t5 = hr_scenario_change_model (s, hr_catalog_find_model (catalog, "t5-base"), resets);
+  g_assert_true (has_reset (resets, "lora.targets", HR_SETTING_RESET_MISSING_MODULES));
+  g_assert_cmpuint (g_array_index (resets, HrSettingReset, 0).modules, ==, HR_MODULE_GATE);
+  g_assert_cmpint (t5->lora_targets, !=, HR_LORA_TARGETS_CUSTOM);
+  g_assert_cmpuint (t5->lora_rank, ==, 8);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -250,5 +326,6 @@ main (int   argc,
   g_test_add_func ("/settings/shown-settings-matter", test_shown_settings_matter);
   g_test_add_func ("/settings/jax-has-no-torch-settings", test_jax_has_no_torch_settings);
   g_test_add_func ("/settings/lora-targets-listed", test_lora_targets_listed);
+  g_test_add_func ("/settings/change-model", test_change_model);
   return g_test_run ();
 }

@@ -2133,6 +2133,76 @@ def express_rows():
          "grad_accum 1 here (the peak is a micro-batch's)"])
 
 
+
+# ---------------------------------------------------------------------------
+# Low-rank optimizers: Q-GaLore (VITA-Group/Q-GaLore) and APOLLO
+# (zhuhanqing/APOLLO), LLaMA 7B from scratch on one GPU
+# ---------------------------------------------------------------------------
+QGALORE_SRC = "VITA-Group/Q-GaLore @dd09cd3"
+QGALORE_LLAMA7 = {"id": "llama-7b-galore", "name": "LLaMA 7B (configs/llama_7b.json)", "family": "llm",
+                  "params": 6738415616, "layers": 32, "hidden": 4096, "heads": 32, "intermediate": 11008,
+                  "vocab": 32000, "glu": True,
+                  "source": "configs/llama_7b.json of GaLore, Q-GaLore and APOLLO: hidden_size 4096, "
+                            "intermediate_size 11008, num_attention_heads 32, num_hidden_layers 32, "
+                            "vocab_size 32000"}
+QGALORE_METRIC = ("metric: the script's comment 'Memory cost: N G' names no counter or unit: taken as GiB of "
+                  "device memory (low quality)")
+QGALORE_RUN = ("run_pretrain.py: --dtype bfloat16 (model.to(bfloat16): compute bf16-pure), --rank 1024, "
+               "--max_length default 256; the *_per_layer optimizers step each parameter from its gradient "
+               "hook (optimizer_in_bwd); --total_batch_size 512 accumulates, which per-layer updates step one "
+               "micro-batch at a time: grad_accum 1 (the peak is a micro-batch's)")
+
+
+@family
+def low_rank_optimizer_rows():
+    rows = (
+        (2101, "q-galore-adamw-8bit", 1, "none", 15.08, "scripts/single_gpu/llama_7b.sh",
+         "'# Memory cost: 15.08 G'"),
+        (2102, "q-galore-adamw-8bit", 16, "full", 15.26, "scripts/single_gpu/llama_7b_checkpointing.sh",
+         "'# Memory cost: 15.26G, BSZ=16'"),
+        (2103, "galore-adamw-8bit", 1, "none", 21.3, "scripts/single_gpu/llama_7b_galore.sh",
+         "'# Memory cost: 21.3G'"),
+        (2104, "galore-adamw-8bit", 16, "full", 22.02, "scripts/single_gpu/llama_7b_galore_checkpointing.sh",
+         "'# Memory cost: 22.02G, BSZ=16'"),
+    )
+    for rid, opt, batch, recompute, g, script, locator in rows:
+        q = opt.startswith("q-")
+        add(rid, "llm_full", "low", "device_used", g, GIB, {
+            "name": f"{'Q-GaLore' if q else 'GaLore'} 8-bit AdamW per layer, LLaMA 7B pre-training, batch {batch}"
+                    f"{', checkpointing' if recompute == 'full' else ''}",
+            "task": "train", "model": QGALORE_LLAMA7, "method": "full", "compute": "bf16-pure",
+            "optimizer": opt, "galore_rank": 1024, "optimizer_in_bwd": True, "recompute": recompute,
+            "micro_batch": batch, "seq_len": 256, "gpus": 1, "gpu": "a100-80gb"},
+            f"{QGALORE_SRC} {script}", locator,
+            [QGALORE_METRIC, QGALORE_RUN,
+             ("--optimizer q_galore_adamw8bit_per_layer: QGaLoreAdamW8bit, bitsandbytes 8-bit moments over the "
+              "projected gradient; --proj_quant: projectors as 4-bit codes held one a byte with fp32 scale and "
+              "zero per 256 (q_galore_projector.py _quantize); --weight_quant: q/k/v/o/gate/up/down in int8 with "
+              "fp32 scale and zero per 256 (utils/quantization.py QGaLoreLinear): int8_weights, Q-GaLore's "
+              "default" if q else
+              "--optimizer galore_adamw8bit_per_layer: GaLoreAdamW8bit, bf16 weights"),
+             "--activation_checkpointing: recompute full" if recompute == "full" else "no checkpointing",
+             "the card is not named (--single_gpu); an A100 80GB assumed, which only sets the capacity"])
+
+    # APOLLO-Mini over int8 weights (Q-APOLLO), per layer, within 11 GB
+    add(2105, "llm_full", "low", "device_used", 0, 1, {
+        "name": "Q-APOLLO-Mini per layer, LLaMA 7B pre-training, batch 1, within 11 GB",
+        "task": "train", "model": QGALORE_LLAMA7, "method": "full", "compute": "bf16-pure",
+        "optimizer": "apollo-mini", "int8_weights": True, "int8_weight_group": 128, "optimizer_in_bwd": True,
+        "recompute": "none", "micro_batch": 1, "seq_len": 256, "gpus": 1, "gpu": "a100-80gb"},
+        "zhuhanqing/APOLLO @76b3472 README.md and scripts/single_gpu/llama_7b_q_apollo_mini_per_layer.sh",
+        "README 'Benchmark 3': 'With 1 batch size, the following scripts can pre-train a LLaMA-7B model within "
+        "11GB memory (tested on a single A100 GPU)'",
+        ["upper bound: the README says the run fits within 11GB (the script's header says '12GB'); capacity "
+         "taken as 11 GiB nominal",
+         "--optimizer q_apollo_per_layer: QAPOLLOAdamW (bitsandbytes Optimizer2State, optim_bits=32) over the "
+         "projected attention and MLP matrices, bnb.optim.Adam8bit for the rest (utils/setup.py), each stepped "
+         "from its gradient hook (optimizer_in_bwd); --rank 1 --scale_type tensor (APOLLO-Mini); --weight_quant "
+         "--weight_group_size 128: int8_weights, int8_weight_group 128",
+         "--dtype bfloat16 (compute bf16-pure); --batch_size 1 --total_batch_size 1; utils/argparse.py "
+         "--max_length default 256; no checkpointing"],
+        bound="upper_bound", capacity=11 * GIB)
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()

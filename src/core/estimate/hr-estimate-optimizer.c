@@ -111,6 +111,7 @@ galore_matrices (const HrComponent *c,
 typedef struct {
   double rank;
   double state;       /* bytes of a moment value */
+  double rest_state;  /* bytes of a moment value of the parameters not projected */
   double projector;   /* bytes of a projector value */
   double bytes;
   double params;
@@ -136,24 +137,114 @@ galore_add_cb (double   m,
     }
 }
 
+/* Q-GaLore keeps its projectors as 4-bit codes, one code a byte (uint8
+ * after clamping to 0..15), with an fp32 scale and zero point for every
+ * 256 values (VITA-Group/Q-GaLore @dd09cd3, q_galore_projector.py
+ * GaLoreProjector._quantize; run_pretrain.py: --proj_bits 4,
+ * --proj_group_size 256) */
+#define QGALORE_PROJECTOR_BYTES (1.0 + 8.0 / 256.0)
+
 static gboolean
 optimizer_is_galore (HrOptimizer optimizer)
 {
-  return optimizer == HR_OPTIMIZER_GALORE_ADAMW || optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT;
+  return optimizer == HR_OPTIMIZER_GALORE_ADAMW || optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
+         optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT;
 }
 
+static gboolean
+optimizer_is_apollo (HrOptimizer optimizer)
+{
+  return optimizer == HR_OPTIMIZER_APOLLO_ADAMW || optimizer == HR_OPTIMIZER_APOLLO_MINI;
+}
+
+/* The optimizers that keep Adam's moments in a low-rank space of each
+ * attention and MLP matrix: GaLore, Q-GaLore and APOLLO. */
+static gboolean
+optimizer_is_low_rank (HrOptimizer optimizer)
+{
+  return optimizer_is_galore (optimizer) || optimizer_is_apollo (optimizer);
+}
+
+/* APOLLO (Zhu et al. 2024, "APOLLO: SGD-like Memory, AdamW-level
+ * Performance", Algorithm 1; zhuhanqing/APOLLO @76b3472,
+ * apollo_torch/apollo.py and random_projector.py) projects the same
+ * matrices as GaLore (main_pretrain.py: "attn" and "mlp" linears) with a
+ * random Gaussian matrix instead of an SVD: GradientProjector keeps that
+ * matrix (min(m, n) x r, in the gradient's dtype) and the two moments are
+ * zeros_like the projected gradient, max(m, n) x r, so the state is
+ * GaLore's at APOLLO's rank.  APOLLO-Mini is rank 1 with one scale per
+ * tensor (scripts/pretrain_c4/llama_7b_apollo_mini.sh: num_rank=1,
+ * scale_type=tensor). */
 static void
 galore_sum (HrPlan            *self,
             const HrComponent *c,
             GaloreSum         *sum)
 {
+  HrOptimizer optimizer = self->scenario->optimizer;
+  double rest = -1;
+
   memset (sum, 0, sizeof *sum);
   sum->rank = self->scenario->galore_rank;
-  sum->state = self->scenario->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT
-                 ? BNB8_BYTES_PER_STATE : self->state_bytes;
+  sum->state = self->state_bytes;
   sum->projector = self->g_bytes;
+  switch (optimizer)
+    {
+    case HR_OPTIMIZER_GALORE_ADAMW_8BIT:
+      sum->state = BNB8_BYTES_PER_STATE;
+      break;
+    case HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT:
+      /* QGaLoreAdamW8bit: bitsandbytes' 8-bit moments over the projected
+       * gradient (q_galore_adamw8bit.py @dd09cd3) */
+      sum->state = BNB8_BYTES_PER_STATE;
+      sum->projector = QGALORE_PROJECTOR_BYTES;
+      break;
+    case HR_OPTIMIZER_APOLLO_ADAMW:
+    case HR_OPTIMIZER_APOLLO_MINI:
+      sum->rank = optimizer == HR_OPTIMIZER_APOLLO_MINI ? 1 : self->scenario->apollo_rank;
+      /* Q-APOLLO (int8 weights) steps with QAPOLLOAdamW, a bitsandbytes
+       * Optimizer2State with optim_bits=32 (apollo_torch/q_apollo.py
+       * @76b3472): fp32 moments; per layer (q_apollo_per_layer in
+       * utils/setup.py) the parameters it does not project take
+       * bnb.optim.Adam8bit */
+      if (hr_scenario_int8_weights (self->scenario))
+        {
+          sum->state = 4;
+          rest = self->scenario->optimizer_in_bwd ? BNB8_BYTES_PER_STATE : 4;
+        }
+      break;
+    default:
+      break;
+    }
+  sum->rest_state = rest < 0 ? sum->state : rest;
   if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0 && !hr_component_is_moe (c))
     galore_matrices (c, galore_add_cb, sum);
+}
+
+/* Q-GaLore's int8 weights (Zhang et al. 2024, "Q-GaLore: Quantized GaLore
+ * with INT4 Projection and Layer-Adaptive Low-Rank Gradients", section 3;
+ * q_galore_torch/utils/quantization.py @dd09cd3, QGaLoreLinear): the q, k,
+ * v, o, gate, up and down projections are uint8 codes with an fp32 scale
+ * and an fp32 zero point for every int8_weight_group values (the scales
+ * are attributes, not parameters, so model.to(bfloat16) leaves them fp32).
+ * Returns the bytes of @n trainable parameters of @part, or a negative
+ * number when the weights keep the plan's precision. */
+double
+hr_plan_int8_weight_bytes (HrPlan     *self,
+                           const Part *part,
+                           double      n)
+{
+  const HrScenario *s = self->scenario;
+  GaloreSum sum;
+  double linear;
+
+  if (!hr_scenario_int8_weights (s) || part->trainable < part->params)
+    return -1;
+  galore_sum (self, part->c, &sum);
+  if (sum.params <= 0)
+    return -1;
+  linear = MIN (n, sum.params);
+
+  return linear * (1.0 + 8.0 / s->int8_weight_group) + (n - linear) * self->w_bytes;
 }
 
 /* Optimizer state per trainable parameter, not counting a master copy. */
@@ -189,6 +280,9 @@ hr_plan_optimizer_state_bytes (HrPlan     *self,
       break;
     case HR_OPTIMIZER_GALORE_ADAMW:
     case HR_OPTIMIZER_GALORE_ADAMW_8BIT:
+    case HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT:
+    case HR_OPTIMIZER_APOLLO_ADAMW:
+    case HR_OPTIMIZER_APOLLO_MINI:
       {
         GaloreSum sum;
         double trainable = part->trainable;
@@ -197,9 +291,10 @@ hr_plan_optimizer_state_bytes (HrPlan     *self,
          * other parts keep plain Adam at the same bytes a moment */
         galore_sum (self, part->c, &sum);
         if (trainable <= 0 || trainable < part->params || sum.params <= 0)
-          per_param = 2 * sum.state;
+          per_param = 2 * sum.rest_state;
         else
-          per_param = (sum.bytes + 2 * sum.state * MAX (0, trainable - sum.params)) / trainable;
+          per_param = (sum.bytes + 2 * sum.rest_state * MAX (0, trainable - sum.params)) /
+                      trainable;
       }
       break;
     case HR_OPTIMIZER_SGD_MOMENTUM:
@@ -364,8 +459,12 @@ hr_plan_add_step_temporaries (HrPlan *self,
    * that gradient in fp32 (galore_projector.py get_orthogonal_matrix:
    * matrix.float(), torch.linalg.svd(full_matrices=False)): the fp32 copy
    * with U and Vh, (m n + m k + k n) values for the largest matrix, and
-   * the gradient projected back to full size */
-  if (optimizer_is_galore (s->optimizer))
+   * the gradient projected back to full size.  APOLLO draws its projector
+   * instead, but GradientProjector.get_orthogonal_matrix still copies the
+   * gradient to fp32 first (random_projector.py @76b3472: matrix.float()),
+   * and its step scales the whole gradient into a new tensor (apollo.py:
+   * scaled_grad = p.grad * grad_scaling_factor). */
+  if (optimizer_is_low_rank (s->optimizer))
     {
       double gl_largest = 0, k = 0, svd;
 
@@ -385,6 +484,17 @@ hr_plan_add_step_temporaries (HrPlan *self,
         }
       if (gl_largest <= 0)
         return;
+      if (optimizer_is_apollo (s->optimizer))
+        {
+          double refresh = MAX (4.0, self->g_bytes) * gl_largest;
+
+          hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, refresh,
+                      self->g_bytes * gl_largest, refresh,
+                      _("APOLLO's step: the largest gradient matrix (%.0fM values) copied to "
+                        "fp32 for its projection, or scaled into a new tensor"),
+                      gl_largest / 1e6);
+          return;
+        }
       svd = 4.0 * (2.0 * gl_largest + k * k) + self->g_bytes * gl_largest;
       hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, svd,
                   self->g_bytes * gl_largest, svd,

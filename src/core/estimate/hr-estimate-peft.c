@@ -16,6 +16,7 @@
 #include <math.h>
 
 #include "hr-estimate-private.h"
+#include "hr-setting.h"
 
 /* A module's input and output features. */
 static gboolean
@@ -62,6 +63,31 @@ module_shape (const HrComponent *c,
     default:
       g_assert_not_reached ();
     }
+}
+
+guint
+hr_model_missing_lora_modules (const HrModel *model,
+                               guint          modules)
+{
+  guint present = 0;
+
+  g_return_val_if_fail (model != NULL, 0);
+
+  for (guint i = 0; i < model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (model->components, i);
+
+      if (c->kind != HR_COMPONENT_TRANSFORMER)
+        continue;
+      for (guint j = 0; hr_module_names[j].nick != NULL; j++)
+        {
+          double in, out;
+
+          if (module_shape (c, hr_module_names[j].value, &in, &out))
+            present |= hr_module_names[j].value;
+        }
+    }
+  return modules & ~present;
 }
 
 static gboolean

@@ -267,6 +267,9 @@ double      hr_lora_params                (const HrComponent *c,
 void        hr_plan_setup_precision       (HrPlan     *self);
 double      hr_plan_optimizer_state_bytes (HrPlan     *self,
                                            const Part *part);
+double      hr_plan_int8_weight_bytes     (HrPlan     *self,
+                                           const Part *part,
+                                           double      n);
 void        hr_plan_add_optimizer         (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_step_temporaries  (HrPlan     *self,

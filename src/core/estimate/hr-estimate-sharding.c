@@ -557,19 +557,29 @@ hr_plan_add_weights (HrPlan *self,
         {
           double n = p->trainable + p->adapters;
           double bytes = n * self->w_bytes;
+          double int8 = hr_plan_int8_weight_bytes (self, p, n);
 
           if (hr_dtype_is_quantized (s->weights_dtype) && p->trainable > 0)
             hr_acc_note (acc, _("%s: trainable weights cannot stay %s; counted in 16 bits"),
                          c->name, wname);
 
-          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                      hr_plan_on_device (self, bytes, sw, op),
-                      hr_plan_on_device (self, bytes, sw, op),
-                      hr_plan_on_device (self, bytes * 1.01, sw, op),
-                      p->adapters > 0
-                        ? _("%s: %.1fM trainable adapter parameters in %g-byte precision")
-                        : _("%s: %.1fM trainable parameters in %g-byte precision"),
-                      c->name, n / 1e6, self->w_bytes);
+          if (int8 >= 0)
+            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                        hr_plan_on_device (self, int8, sw, op),
+                        hr_plan_on_device (self, int8, sw, op),
+                        hr_plan_on_device (self, int8 * 1.01, sw, op),
+                        _("%s: %.1fM trainable parameters, the attention and MLP linears in "
+                          "int8 with a scale and zero point per %u"),
+                        c->name, n / 1e6, s->int8_weight_group);
+          else
+            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                        hr_plan_on_device (self, bytes, sw, op),
+                        hr_plan_on_device (self, bytes, sw, op),
+                        hr_plan_on_device (self, bytes * 1.01, sw, op),
+                        p->adapters > 0
+                          ? _("%s: %.1fM trainable adapter parameters in %g-byte precision")
+                          : _("%s: %.1fM trainable parameters in %g-byte precision"),
+                        c->name, n / 1e6, self->w_bytes);
           if (op)
             acc->host_params += hr_plan_sharded (self, bytes, sw);
         }

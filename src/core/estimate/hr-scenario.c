@@ -29,6 +29,7 @@ static const char * const scenario_keys[] = {
   "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
   "reserve", "replay", "quant_compute_dtype", "loss", "causal_mask", "galore_rank",
+  "apollo_rank", "int8_weights", "int8_weight_group",
   /* the stacks' keys */
   "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
   "compile", "packed", "optimizer_impl", "optimizer_state_dtype", "deepspeed",
@@ -102,6 +103,10 @@ apply_defaults (HrScenario *self)
   self->kv_dtype = HR_DTYPE_BF16;
   /* GaLore's torchrun_main.py @2cc66f8: --rank 128 */
   self->galore_rank = 128;
+  /* APOLLO's scripts/pretrain_c4/llama_7b_apollo.sh @76b3472: num_rank=256 */
+  self->apollo_rank = 256;
+  /* Q-GaLore's run_pretrain.py @dd09cd3: --weight_group_size 256 */
+  self->int8_weight_group = 256;
   /* transformers' BitsAndBytesConfig: bnb_4bit_compute_dtype defaults to
    * torch.float32 */
   self->quant_compute_dtype = HR_DTYPE_FP32;
@@ -1232,6 +1237,42 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
   READ_ENUM ("kv_dtype", hr_kv_dtype_names, kv_dtype);
   READ_ENUM ("causal_mask", hr_causal_mask_names, causal_mask);
   READ_UINT ("galore_rank", 1, 65536, galore_rank);
+  READ_UINT ("apollo_rank", 1, 65536, apollo_rank);
+  if (hr_reader_has (&reader, "apollo_rank") && self->optimizer != HR_OPTIMIZER_APOLLO_ADAMW)
+    {
+      hr_reader_fail (&reader, "apollo_rank",
+                      self->optimizer == HR_OPTIMIZER_APOLLO_MINI
+                        ? _("\"apollo_rank\": APOLLO-Mini projects to rank 1; set \"optimizer\" "
+                            "to \"apollo-adamw\" for another rank")
+                        : _("\"apollo_rank\" is APOLLO's projection rank: set \"optimizer\" to "
+                            "\"apollo-adamw\""));
+      goto out;
+    }
+  /* Q-GaLore's --weight_quant holds the linears in int8 and asserts a
+   * Q-GaLore optimizer (run_pretrain.py @dd09cd3); APOLLO's main_pretrain.py
+   * @76b3472 does the same for its q_apollo optimizers */
+  if (hr_reader_has (&reader, "int8_weights"))
+    {
+      if (!hr_reader_bool (&reader, "int8_weights", &self->int8_weights))
+        goto out;
+      self->int8_weights_set = TRUE;
+      if (self->int8_weights && !hr_scenario_can_int8_weights (self))
+        {
+          hr_reader_fail (&reader, "int8_weights",
+                          _("\"int8_weights\" holds the trained linears in int8 as Q-GaLore "
+                            "and Q-APOLLO do: set \"optimizer\" to \"q-galore-adamw-8bit\", "
+                            "\"apollo-adamw\" or \"apollo-mini\""));
+          goto out;
+        }
+    }
+  READ_UINT ("int8_weight_group", 1, 1u << 20, int8_weight_group);
+  if (hr_reader_has (&reader, "int8_weight_group") && !hr_scenario_int8_weights (self))
+    {
+      hr_reader_fail (&reader, "int8_weight_group",
+                      _("\"int8_weight_group\" sizes the groups of int8 weights: it needs "
+                        "\"int8_weights\""));
+      goto out;
+    }
   if (self->causal_mask != HR_CAUSAL_MASK_NONE && self->task != HR_TASK_INFERENCE)
     {
       hr_reader_fail (&reader, "causal_mask",
@@ -1857,8 +1898,15 @@ hr_scenario_to_json (const HrScenario *self)
   if (self->task == HR_TASK_INFERENCE)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
   if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
-      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT)
+      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
+      self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT)
     add_uint (builder, "galore_rank", self->galore_rank);
+  if (self->optimizer == HR_OPTIMIZER_APOLLO_ADAMW)
+    add_uint (builder, "apollo_rank", self->apollo_rank);
+  if (hr_scenario_can_int8_weights (self) && self->int8_weights_set)
+    add_bool (builder, "int8_weights", self->int8_weights);
+  if (hr_scenario_int8_weights (self) && self->int8_weight_group != 256)
+    add_uint (builder, "int8_weight_group", self->int8_weight_group);
   if (self->task == HR_TASK_INFERENCE && self->causal_mask != HR_CAUSAL_MASK_NONE)
     add_enum (builder, "causal_mask", hr_causal_mask_names, self->causal_mask);
   if (self->quant_compute_dtype_set)
@@ -2088,4 +2136,32 @@ hr_scenario_get_detector_frozen_bn (const HrScenario *self)
 
   return self->detection_framework_set &&
          self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION;
+}
+
+/* Whether an optimizer can hold its linears in int8 (Q-GaLore's
+ * --weight_quant, which Q-APOLLO takes over) */
+gboolean
+hr_scenario_can_int8_weights (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return hr_scenario_is_training (self) &&
+         (self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT ||
+          self->optimizer == HR_OPTIMIZER_APOLLO_ADAMW ||
+          self->optimizer == HR_OPTIMIZER_APOLLO_MINI);
+}
+
+/* Whether the trained linears are int8: Q-GaLore's scripts all pass
+ * --weight_quant (scripts/single_gpu/llama_7b.sh @dd09cd3), so it is
+ * Q-GaLore's default; APOLLO's is off (main_pretrain.py @76b3472) */
+gboolean
+hr_scenario_int8_weights (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!hr_scenario_can_int8_weights (self))
+    return FALSE;
+  if (self->int8_weights_set)
+    return self->int8_weights;
+  return self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT;
 }

@@ -130,6 +130,10 @@ typedef struct {
   HrDtype         kv_dtype;
   HrCausalMask    causal_mask;   /* a static KV cache's mask buffer (gpt-fast) */
   guint           galore_rank;   /* GaLore's projection rank */
+  guint           apollo_rank;   /* APOLLO's projection rank (APOLLO-Mini: 1) */
+  gboolean        int8_weights_set;
+  gboolean        int8_weights;  /* Q-GaLore's --weight_quant: int8 linears */
+  guint           int8_weight_group;   /* values per scale and zero point */
   gboolean        quant_compute_dtype_set;
   HrDtype         quant_compute_dtype;
   HrGpu          *gpu;            /* nullable */
@@ -266,6 +270,8 @@ guint       hr_scenario_get_lora_modules (const HrScenario *scenario);
  * gpu_memory_utilization, SGLang's mem_fraction_static), 0 when the engine
  * has none (transformers, llama.cpp). */
 double      hr_scenario_engine_pool_fraction (const HrScenario *scenario);
+gboolean    hr_scenario_can_int8_weights     (const HrScenario *scenario);
+gboolean    hr_scenario_int8_weights         (const HrScenario *scenario);
 /* Whether an engine with a preallocated KV pool serves the scenario. */
 gboolean    hr_scenario_has_kv_pool     (const HrScenario *scenario);
 /* Whether the method adds adapter weights beside the frozen model (LoRA

@@ -9,6 +9,7 @@
 
 #include <glib/gi18n-lib.h>
 #include <math.h>
+#include <string.h>
 
 #include "hr-setting.h"
 
@@ -220,6 +221,44 @@ static gboolean
 applies_optimizer_in_bwd (const HrScenario *s)
 {
   return applies_torch_training (s) && s->grad_accum == 1;
+}
+
+/* GaLore's and Q-GaLore's rank, APOLLO's rank (APOLLO-Mini's is 1) */
+static gboolean
+applies_galore_rank (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) &&
+         (s->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
+          s->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
+          s->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT);
+}
+
+static gboolean
+applies_apollo_rank (const HrScenario *s)
+{
+  return hr_scenario_is_training (s) && s->optimizer == HR_OPTIMIZER_APOLLO_ADAMW;
+}
+
+static double
+get_int8_weights (const HrSetting  *setting,
+                  const HrScenario *s)
+{
+  return hr_scenario_int8_weights (s);
+}
+
+static void
+set_int8_weights (const HrSetting *setting,
+                  HrScenario      *s,
+                  double           value)
+{
+  s->int8_weights = value != 0;
+  s->int8_weights_set = TRUE;
+}
+
+static gboolean
+applies_int8_weight_group (const HrScenario *s)
+{
+  return hr_scenario_int8_weights (s);
 }
 
 static gboolean
@@ -682,6 +721,9 @@ static const HrSettingChoice optimizer_choices[] = {
   { HR_OPTIMIZER_ADAMW_FP8, N_("FP8 AdamW (torchao)") },
   { HR_OPTIMIZER_GALORE_ADAMW, N_("GaLore AdamW") },
   { HR_OPTIMIZER_GALORE_ADAMW_8BIT, N_("GaLore 8-bit AdamW") },
+  { HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT, N_("Q-GaLore 8-bit AdamW") },
+  { HR_OPTIMIZER_APOLLO_ADAMW, N_("APOLLO") },
+  { HR_OPTIMIZER_APOLLO_MINI, N_("APOLLO-Mini") },
   { HR_OPTIMIZER_ADAFACTOR, N_("Adafactor") },
   { HR_OPTIMIZER_LION, N_("Lion") },
   { HR_OPTIMIZER_SGD_MOMENTUM, N_("SGD with momentum") },
@@ -846,6 +888,24 @@ static const HrSetting settings[] = {
     .subtitle = N_("Step each parameter as its gradient is ready (torchtune)"),
     .offset = FIELD (optimizer_in_bwd), .set_offset = NO_FLAG,
     .applies = applies_optimizer_in_bwd },
+  { .key = "galore_rank", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("GaLore rank"), .subtitle = N_("Rank the gradients are projected to"),
+    .min = 1, .max = 65536, .step = 1, .page = 64,
+    .offset = FIELD (galore_rank), .set_offset = NO_FLAG, .applies = applies_galore_rank },
+  { .key = "apollo_rank", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("APOLLO rank"), .subtitle = N_("Rank of the random projection"),
+    .min = 1, .max = 65536, .step = 1, .page = 64,
+    .offset = FIELD (apollo_rank), .set_offset = NO_FLAG, .applies = applies_apollo_rank },
+  { .key = "int8_weights", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Int8 weights"), .subtitle = N_("Attention and MLP linears held in int8"),
+    .offset = FIELD (int8_weights), .set_offset = FIELD (int8_weights_set),
+    .applies = hr_scenario_can_int8_weights, .get = get_int8_weights,
+    .set = set_int8_weights },
+  { .key = "int8_weight_group", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Int8 weight group"), .subtitle = N_("Values per scale and zero point"),
+    .min = 1, .max = 1 << 20, .step = 1, .page = 64,
+    .offset = FIELD (int8_weight_group), .set_offset = NO_FLAG,
+    .applies = applies_int8_weight_group },
   { .key = "activation_offload", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Activation offloading"), .subtitle = N_("Saved activations in host memory"),
     .offset = FIELD (activation_offload), .set_offset = NO_FLAG,
@@ -1192,6 +1252,122 @@ hr_setting_set_size (const HrSetting *setting,
   if (setting->set_offset >= 0)
     *AT (gboolean, scenario, setting->set_offset) = TRUE;
   hr_scenario_resolve (scenario);
+}
+
+/* ---- a model change ---- */
+
+/* Puts @fresh's value of @setting (and its "set by the file" mark) in
+ * @scenario. */
+static void
+reset_setting (const HrSetting  *setting,
+               HrScenario       *scenario,
+               const HrScenario *fresh)
+{
+  if (setting->set != NULL)
+    {
+      setting->set (setting, scenario, hr_setting_get (setting, fresh));
+      return;
+    }
+  switch (setting->kind)
+    {
+    case HR_SETTING_ENUM:
+      *AT (int, scenario, setting->offset) = *AT (const int, fresh, setting->offset);
+      break;
+    case HR_SETTING_UNSIGNED:
+      *AT (guint, scenario, setting->offset) = *AT (const guint, fresh, setting->offset);
+      break;
+    case HR_SETTING_DOUBLE:
+      *AT (double, scenario, setting->offset) = *AT (const double, fresh, setting->offset);
+      break;
+    case HR_SETTING_BOOLEAN:
+      *AT (gboolean, scenario, setting->offset) = *AT (const gboolean, fresh, setting->offset);
+      break;
+    case HR_SETTING_SIZE:
+      AT (guint, scenario, setting->offset)[0] = AT (const guint, fresh, setting->offset)[0];
+      AT (guint, scenario, setting->offset)[1] = AT (const guint, fresh, setting->offset)[1];
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+  if (setting->set_offset >= 0)
+    *AT (gboolean, scenario, setting->set_offset) = *AT (const gboolean, fresh,
+                                                         setting->set_offset);
+}
+
+static void
+add_reset (GArray           *resets,
+           const HrSetting  *setting,
+           HrSettingResetWhy why,
+           guint             modules)
+{
+  HrSettingReset reset = { setting, why, modules };
+
+  if (resets != NULL)
+    g_array_append_val (resets, reset);
+}
+
+HrScenario *
+hr_scenario_change_model (const HrScenario *scenario,
+                          const HrModel    *model,
+                          GArray           *resets)
+{
+  g_autoptr(HrScenario) fresh = NULL;
+  HrScenario *s;
+
+  g_return_val_if_fail (scenario != NULL && model != NULL, NULL);
+
+  fresh = hr_scenario_new_for_model (model);
+  s = hr_scenario_copy (scenario);
+  hr_model_free (s->model);
+  s->model = hr_model_copy (model);
+  s->model_inline = FALSE;
+  /* What counted the old model's parameters or named its parts by index
+   * says nothing of the new one. */
+  s->trainable_params_set = FALSE;
+  s->trainable_params = fresh->trainable_params;
+  memset (s->part_dtype, 0, sizeof s->part_dtype);
+
+  /* A model that names its own recipe (its method, its precision: the
+   * catalog's "method" and "compute") brings it, as opening it does. */
+  if (model->has_method && s->method != model->method)
+    {
+      s->method = model->method;
+      add_reset (resets, hr_setting_find ("method"), HR_SETTING_RESET_MODEL_RECIPE, 0);
+    }
+  if (model->has_compute && s->compute != model->compute)
+    {
+      s->compute = model->compute;
+      add_reset (resets, hr_setting_find ("compute"), HR_SETTING_RESET_MODEL_RECIPE, 0);
+    }
+  hr_scenario_resolve (s);
+
+  /* Every other setting stays while it still applies; one that applied
+   * and no longer does takes the new model's default.  In table order,
+   * since whether a setting applies follows from those before it. */
+  for (guint i = 0; i < G_N_ELEMENTS (settings); i++)
+    {
+      const HrSetting *setting = &settings[i];
+
+      if (hr_setting_applies (setting, scenario) && !hr_setting_applies (setting, s))
+        {
+          reset_setting (setting, s, fresh);
+          add_reset (resets, setting, HR_SETTING_RESET_NOT_APPLICABLE, 0);
+        }
+      else if (g_str_equal (setting->key, "lora.targets") && hr_setting_applies (setting, s)
+               && s->lora_targets == HR_LORA_TARGETS_CUSTOM)
+        {
+          guint missing = hr_model_missing_lora_modules (model, s->lora_modules);
+
+          if (missing != 0)
+            {
+              s->lora_targets = fresh->lora_targets;
+              s->lora_modules = fresh->lora_modules;
+              add_reset (resets, setting, HR_SETTING_RESET_MISSING_MODULES, missing);
+            }
+        }
+      hr_scenario_resolve (s);
+    }
+  return s;
 }
 
 #undef AT

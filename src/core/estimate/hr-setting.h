@@ -146,4 +146,32 @@ gboolean    hr_scenario_reads_image_size     (const HrScenario *scenario);
 gboolean    hr_scenario_has_vocabulary_loss  (const HrScenario *scenario);
 gboolean    hr_scenario_has_frozen_default   (const HrScenario *scenario);
 
+/* A model change (hr_scenario_change_model()) keeps every setting that
+ * still applies to the new model; what it could not keep, and why. */
+typedef enum {
+  HR_SETTING_RESET_NOT_APPLICABLE,   /* applied to the old model, not to the new */
+  HR_SETTING_RESET_MISSING_MODULES,  /* lora.targets lists modules the new model lacks */
+  HR_SETTING_RESET_MODEL_RECIPE,     /* the new model names its own (method, compute) */
+} HrSettingResetWhy;
+
+typedef struct {
+  const HrSetting   *setting;
+  HrSettingResetWhy  why;
+  guint              modules;   /* MISSING_MODULES: the HrModule mask lacking */
+} HrSettingReset;
+
+/* @scenario with @model in place of its own: its name, GPUs, levers and
+ * every setting that still applies stay (and the keys Headroom does not
+ * read); a setting that stops applying takes the new model's default.
+ * What was reset is appended to @resets (HrSettingReset; nullable). */
+HrScenario *hr_scenario_change_model (const HrScenario *scenario,
+                                      const HrModel    *model,
+                                      GArray           *resets);
+
+/* The modules of @modules (an HrModule mask) that no transformer part of
+ * @model has (a gate on a non-gated MLP, an embedding without a
+ * vocabulary); hr-estimate-peft.c. */
+guint       hr_model_missing_lora_modules    (const HrModel    *model,
+                                              guint             modules);
+
 G_END_DECLS

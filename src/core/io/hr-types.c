@@ -206,6 +206,9 @@ const HrEnumName hr_optimizer_names[] = {
   { HR_OPTIMIZER_ADAMW_FP8, "adamw-fp8" },
   { HR_OPTIMIZER_GALORE_ADAMW, "galore-adamw" },
   { HR_OPTIMIZER_GALORE_ADAMW_8BIT, "galore-adamw-8bit" },
+  { HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT, "q-galore-adamw-8bit" },
+  { HR_OPTIMIZER_APOLLO_ADAMW, "apollo-adamw" },
+  { HR_OPTIMIZER_APOLLO_MINI, "apollo-mini" },
   { 0, NULL },
 };
 

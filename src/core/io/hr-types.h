@@ -151,6 +151,14 @@ typedef enum {
    * galore_rank subspace, 32-bit or bitsandbytes 8-bit moments */
   HR_OPTIMIZER_GALORE_ADAMW,
   HR_OPTIMIZER_GALORE_ADAMW_8BIT,
+  /* Q-GaLore (Zhang et al. 2024): GaLore's 8-bit Adam with 4-bit
+   * projectors, over int8 weights */
+  HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT,
+  /* APOLLO (Zhu et al. 2024): Adam moments of a rank apollo_rank random
+   * projection scale the full gradient channel by channel; APOLLO-Mini
+   * keeps rank 1 and one scale per tensor */
+  HR_OPTIMIZER_APOLLO_ADAMW,
+  HR_OPTIMIZER_APOLLO_MINI,
 } HrOptimizer;
 
 /* How torch.optim runs the step (its `foreach` and `fused` arguments). */

@@ -124,6 +124,228 @@ hr_measure_options_clear (HrMeasureOptions *options)
   g_clear_pointer (&options->seq_column, g_free);
 }
 
+gboolean
+hr_measure_delimiter_from_string (const char *text,
+                                  char       *delimiter)
+{
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  if (g_str_equal (text, "tab") || g_str_equal (text, "\\t"))
+    *delimiter = '\t';
+  else if (g_str_equal (text, "space") || g_str_equal (text, "whitespace"))
+    *delimiter = ' ';
+  else if (strlen (text) == 1 && strchr (",;|\t ", text[0]) != NULL)
+    *delimiter = text[0];
+  else
+    return FALSE;
+  return TRUE;
+}
+
+const char *
+hr_measure_delimiter_to_string (char delimiter)
+{
+  switch (delimiter)
+    {
+    case '\t':
+      return "tab";
+    case ' ':
+      return "space";
+    case ',':
+      return ",";
+    case ';':
+      return ";";
+    case '|':
+      return "|";
+    default:
+      return NULL;
+    }
+}
+
+GStrv
+hr_measure_options_to_args (const HrMeasureOptions *options)
+{
+  g_autoptr(GStrvBuilder) args = g_strv_builder_new ();
+
+  g_return_val_if_fail (options != NULL, NULL);
+
+  if (hr_measure_delimiter_to_string (options->delimiter) != NULL)
+    {
+      g_strv_builder_add (args, "--delimiter");
+      g_strv_builder_add (args, hr_measure_delimiter_to_string (options->delimiter));
+    }
+  if (options->decimal_comma)
+    g_strv_builder_add (args, "--decimal-comma");
+  if (options->no_header)
+    g_strv_builder_add (args, "--no-header");
+  if (options->batch_column != NULL)
+    {
+      g_strv_builder_add (args, "--batch-column");
+      g_strv_builder_add (args, options->batch_column);
+    }
+  if (options->memory_column != NULL)
+    {
+      g_strv_builder_add (args, "--memory-column");
+      g_strv_builder_add (args, options->memory_column);
+    }
+  if (options->seq_column != NULL)
+    {
+      g_strv_builder_add (args, "--seq-column");
+      g_strv_builder_add (args, options->seq_column);
+    }
+  if (options->unit != HR_MEASURE_UNIT_NONE)
+    {
+      g_strv_builder_add (args, "--unit");
+      g_strv_builder_add (args, hr_enum_to_nick (hr_measure_unit_names, options->unit));
+    }
+  if (options->has_metric)
+    {
+      g_strv_builder_add (args, "--metric");
+      g_strv_builder_add (args, hr_enum_to_nick (hr_metric_names, options->metric));
+    }
+  return g_strv_builder_end (args);
+}
+
+gboolean
+hr_measure_options_from_args (HrMeasureOptions   *options,
+                              const char * const *args,
+                              GError            **error)
+{
+  static const char * const valued[] = { "--delimiter", "--batch-column", "--memory-column",
+                                         "--seq-column", "--unit", "--metric", NULL };
+
+  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (args != NULL, FALSE);
+
+  hr_measure_options_clear (options);
+  memset (options, 0, sizeof *options);
+
+  for (guint i = 0; args[i] != NULL; i++)
+    {
+      const char *arg = args[i];
+      const char *value;
+
+      if (g_str_equal (arg, "--decimal-comma"))
+        {
+          options->decimal_comma = TRUE;
+          continue;
+        }
+      if (g_str_equal (arg, "--no-header"))
+        {
+          options->no_header = TRUE;
+          continue;
+        }
+      if (!g_strv_contains (valued, arg))
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("unknown option \"%s\""), arg);
+          goto failed;
+        }
+      value = args[++i];
+      if (value == NULL)
+        {
+          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s needs a value"), arg);
+          goto failed;
+        }
+      if (g_str_equal (arg, "--delimiter"))
+        {
+          if (!hr_measure_delimiter_from_string (value, &options->delimiter))
+            {
+              g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                           _("--delimiter %s: expected , ; | tab or space"), value);
+              goto failed;
+            }
+        }
+      else if (g_str_equal (arg, "--unit"))
+        {
+          if (!hr_measure_unit_from_string (value, &options->unit))
+            {
+              g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                           _("--unit %s: expected bytes, KiB, MiB, GiB, KB, MB or GB"), value);
+              goto failed;
+            }
+        }
+      else if (g_str_equal (arg, "--metric"))
+        {
+          int metric;
+
+          if (!hr_enum_from_nick (hr_metric_names, value, &metric))
+            {
+              g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                           _("--metric %s: expected allocated, reserved or device_used"), value);
+              goto failed;
+            }
+          options->metric = metric;
+          options->has_metric = TRUE;
+        }
+      else
+        {
+          char **column = g_str_equal (arg, "--batch-column") ? &options->batch_column
+                        : g_str_equal (arg, "--memory-column") ? &options->memory_column
+                        : &options->seq_column;
+
+          g_free (*column);
+          *column = g_strdup (value);
+        }
+    }
+  return TRUE;
+
+failed:
+  hr_measure_options_clear (options);
+  memset (options, 0, sizeof *options);
+  return FALSE;
+}
+
+/* @word as a shell reads it back: as it is where nothing in it is
+ * special, else quoted. */
+static char *
+shell_word (const char *word)
+{
+  const char *plain = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789"
+                      "_.,/+-=:@%";
+
+  if (*word != '\0' && strspn (word, plain) == strlen (word))
+    return g_strdup (word);
+  return g_shell_quote (word);
+}
+
+char *
+hr_measure_options_to_string (const HrMeasureOptions *options)
+{
+  g_auto(GStrv) args = hr_measure_options_to_args (options);
+  GString *text = g_string_new (NULL);
+
+  for (guint i = 0; args != NULL && args[i] != NULL; i++)
+    {
+      g_autofree char *word = shell_word (args[i]);
+
+      if (i > 0)
+        g_string_append_c (text, ' ');
+      g_string_append (text, word);
+    }
+  return g_string_free (text, FALSE);
+}
+
+gboolean
+hr_measure_options_from_string (HrMeasureOptions *options,
+                                const char       *text,
+                                GError          **error)
+{
+  g_auto(GStrv) args = NULL;
+  g_autoptr(GError) shell_error = NULL;
+
+  g_return_val_if_fail (options != NULL, FALSE);
+  g_return_val_if_fail (text != NULL, FALSE);
+
+  memset (options, 0, sizeof *options);
+  if (*text == '\0')
+    return TRUE;
+  if (!g_shell_parse_argv (text, NULL, &args, &shell_error))
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, "%s", shell_error->message);
+      return FALSE;
+    }
+  return hr_measure_options_from_args (options, (const char * const *) args, error);
+}
+
 void
 hr_measure_series_free (HrMeasureSeries *series)
 {
@@ -1981,7 +2203,9 @@ setup_generic (HrMeasureParser *self)
   if (b == m)
     return fail (self, HR_ERROR_INVALID, 0, _("the batch and memory columns are the same column"));
 
-  if (self->options.seq_column != NULL)
+  if (self->options.seq_column != NULL && self->options.seq_column[0] == '\0')
+    s = -1;
+  else if (self->options.seq_column != NULL)
     {
       s = named_column (self, self->options.seq_column, _("the sequence length"));
       if (s == -2)
@@ -3200,6 +3424,156 @@ hr_measurement_parse_data (const char             *display_name,
   if (!hr_measure_parser_feed (parser, data, length, error))
     return NULL;
   return hr_measure_parser_finish (parser, error);
+}
+
+void
+hr_measure_csv_head_free (HrMeasureCsvHead *head)
+{
+  if (head == NULL)
+    return;
+  g_free (head->header);
+  g_ptr_array_unref (head->columns);
+  g_array_unref (head->column_units);
+  g_ptr_array_unref (head->rows);
+  g_array_unref (head->row_lines);
+  g_clear_pointer (&head->measurement, hr_measurement_free);
+  g_clear_error (&head->error);
+  g_free (head);
+}
+
+/* The fields self->fields holds, as strings. */
+static GStrv
+copy_fields (HrMeasureParser *self)
+{
+  GStrv fields = g_new0 (char *, self->fields->len + 1);
+
+  for (guint i = 0; i < self->fields->len; i++)
+    {
+      const Field *f = &g_array_index (self->fields, Field, i);
+
+      fields[i] = g_strndup (f->text, f->length);
+    }
+  return fields;
+}
+
+HrMeasureCsvHead *
+hr_measure_csv_head_read (const char             *display_name,
+                          const char             *data,
+                          gsize                   length,
+                          gboolean                complete,
+                          const HrMeasureOptions *options,
+                          guint                   max_rows)
+{
+  HrMeasureCsvHead *head = g_new0 (HrMeasureCsvHead, 1);
+  g_autoptr(HrMeasureParser) parser = hr_measure_parser_new (display_name, options);
+  const char *p = data, *end;
+  gsize read_length = length;
+
+  g_return_val_if_fail (data != NULL || length == 0, head);
+
+  head->columns = g_ptr_array_new_with_free_func (g_free);
+  head->column_units = g_array_new (FALSE, FALSE, sizeof (HrMeasureUnit));
+  head->rows = g_ptr_array_new_with_free_func ((GDestroyNotify) g_strfreev);
+  head->row_lines = g_array_new (FALSE, FALSE, sizeof (guint));
+  head->batch_column = head->memory_column = head->seq_column = -1;
+  head->delimiter_detected = options == NULL || options->delimiter == 0;
+
+  /* a line the head cuts short is no line of the file */
+  if (!complete)
+    {
+      while (read_length > 0 && data[read_length - 1] != '\n')
+        read_length--;
+    }
+  end = data + read_length;
+
+  /* The header, as the reader takes it: the first line that is not
+   * blank or a comment (past a byte-order mark). */
+  while (p < end && !parser->have_header && !parser->is_json)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      gsize n = (nl != NULL ? nl : end) - p;
+      g_autofree char *line = NULL;
+      gboolean ok;
+
+      /* a pickle, or no text file */
+      if ((p == data && (guchar) p[0] == 0x80) || n > MAX_LINE)
+        break;
+      line = g_strndup (p, n);
+      ok = read_line (parser, line, n);
+      if (parser->have_header && !parser->is_json &&
+          (parser->log == NULL || parser->log_error != NULL))
+        {
+          g_autofree char *text = g_strndup (p, n);
+
+          if (n > 0 && text[n - 1] == '\r')
+            text[n - 1] = '\0';
+          head->header = g_strdup (g_str_has_prefix (text, "\xef\xbb\xbf") ? text + 3 : text);
+          head->header_line = parser->header_line;
+          /* with no header, the line is the first row, split below */
+          if (parser->options.no_header)
+            {
+              g_clear_pointer (&head->header, g_free);
+              parser->line--;
+              break;
+            }
+        }
+      p = nl != NULL ? nl + 1 : end;
+      if (!ok)
+        break;
+    }
+
+  head->format = parser->result->format;
+  head->is_csv = parser->have_header && !parser->is_json && !parser->is_pickle &&
+                 (parser->log == NULL || parser->log_error != NULL) && parser->columns->len > 0;
+  /* the header was a CSV no format recognises, and the options did not
+   * say enough to read it */
+  head->needs_mapping = head->is_csv && parser->log_error != NULL;
+  if (parser->options.no_header || parser->options.batch_column != NULL ||
+      parser->options.memory_column != NULL)
+    head->needs_mapping = head->is_csv && parser->error != NULL &&
+                          parser->header_line == parser->line;
+  if (!head->is_csv)
+    g_clear_pointer (&head->header, g_free);
+  head->delimiter = parser->delimiter;
+
+  for (guint i = 0; head->is_csv && i < parser->columns->len; i++)
+    {
+      const Column *c = &g_array_index (parser->columns, Column, i);
+
+      g_ptr_array_add (head->columns, g_strdup (c->name));
+      g_array_append_val (head->column_units, c->unit);
+      if (c->role == ROLE_BATCH && head->batch_column < 0)
+        head->batch_column = i;
+      else if (c->role == ROLE_MEMORY && head->memory_column < 0)
+        head->memory_column = i;
+      else if (c->role == ROLE_SEQ && head->seq_column < 0)
+        head->seq_column = i;
+    }
+
+  /* the rows, split as the reader splits them */
+  while (head->is_csv && p < end && head->rows->len < max_rows)
+    {
+      const char *nl = memchr (p, '\n', end - p);
+      gsize n = (nl != NULL ? nl : end) - p;
+      g_autofree char *line = g_strndup (p, MIN (n, MAX_LINE));
+
+      parser->line++;
+      p = nl != NULL ? nl + 1 : end;
+      n = strlen (line);
+      if (n > 0 && line[n - 1] == '\r')
+        line[--n] = '\0';
+      if (is_blank (line, n) || line[strspn (line, " \t")] == '#')
+        continue;
+      g_clear_error (&parser->error);
+      if (!split_fields (parser, line, n))
+        break;
+      g_ptr_array_add (head->rows, copy_fields (parser));
+      g_array_append_val (head->row_lines, parser->line);
+    }
+
+  head->measurement = hr_measurement_parse_data (display_name, data, read_length, options,
+                                                 &head->error);
+  return head;
 }
 
 /* The snapshot whose file @fd is open on (the regular file hr_file_open

@@ -66,7 +66,7 @@ typedef struct {
   gboolean       no_header;       /* the first row is data */
   char          *batch_column;
   char          *memory_column;
-  char          *seq_column;
+  char          *seq_column;      /* "": the file has none (NULL: found by name) */
   HrMeasureUnit  unit;
   HrMetric       metric;          /* of a mapped memory column */
   gboolean       has_metric;
@@ -84,6 +84,30 @@ typedef struct {
 #define HR_MEASURE_SUMMARY_POINTS 1000u
 
 void hr_measure_options_clear (HrMeasureOptions *options);
+
+/* The options as `headroom-cli measure` takes them ("--unit", "MiB",
+ * "--batch-column", "batch"...): a window's mapping is written down and
+ * read back as the command line that reads the file the same way.  The
+ * values are the CLI's: a unit of hr_measure_unit_from_string(), a
+ * delimiter ",", ";", "|", "tab" or "space", a metric of
+ * hr_metric_names.  From the arguments, the options are cleared first;
+ * an unknown argument or value is refused with HR_ERROR_INVALID naming
+ * it. */
+GStrv    hr_measure_options_to_args   (const HrMeasureOptions *options);
+gboolean hr_measure_options_from_args (HrMeasureOptions       *options,
+                                       const char * const     *args,
+                                       GError                **error);
+/* The same as one line, each argument quoted only where a shell needs
+ * it ("--unit MiB --batch-column 'micro batch'"), and back. */
+char    *hr_measure_options_to_string   (const HrMeasureOptions *options);
+gboolean hr_measure_options_from_string (HrMeasureOptions       *options,
+                                         const char             *text,
+                                         GError                **error);
+/* The delimiter of "--delimiter" ("tab", "space", ",", ";", "|") and
+ * back; FALSE for any other. */
+gboolean    hr_measure_delimiter_from_string (const char *text,
+                                              char       *delimiter);
+const char *hr_measure_delimiter_to_string   (char        delimiter);
 
 /* One measured figure. batch, seq_len and t are NAN when the file does not
  * give them: a time series has no batch, a batch sweep no t. */
@@ -201,6 +225,46 @@ void             hr_measure_thin_columns   (const double  *x,
 GArray          *hr_measure_series_thin    (const HrMeasureSeries *series,
                                             guint                  max_points);
 
+/* The head of a file as the reader splits it, for a page that maps a
+ * CSV's columns: which delimiter it splits on, the header's columns, the
+ * first data rows' fields, the columns the reader takes (with no option,
+ * by their names) for the batch, the memory and the sequence length, and
+ * what reading the head with the options gives. */
+typedef struct {
+  HrMeasureFormat  format;         /* what the header was taken for */
+  /* A CSV that no format recognises and whose batch or memory column, or
+   * the memory's unit, the options do not settle: @error says which. */
+  gboolean         needs_mapping;
+  gboolean         is_csv;         /* FALSE: JSON, a pickle or a log */
+  char             delimiter;      /* ' ': runs of blanks */
+  gboolean         delimiter_detected;  /* not said by the options */
+  char            *header;         /* the header line as written; NULL with no_header */
+  guint            header_line;
+  GPtrArray       *columns;        /* char *: the names, or "1", "2"... with no_header */
+  GArray          *column_units;   /* HrMeasureUnit: what each name says */
+  GPtrArray       *rows;           /* GStrv: the fields of the first data rows */
+  GArray          *row_lines;      /* guint: the line of each */
+  int              batch_column;   /* index into @columns, -1 */
+  int              memory_column;
+  int              seq_column;
+  /* The head's data rows read with the options, by the reader that reads
+   * the file (hr_measurement_parse_data), or why they cannot be. */
+  HrMeasurement   *measurement;
+  GError          *error;
+} HrMeasureCsvHead;
+
+/* @data is the file's first bytes (or all of it, @complete): a last line
+ * cut short is not read unless the file ends there.  At most @max_rows
+ * rows are split into @rows; every row of @data is read into
+ * @measurement.  Never NULL. */
+HrMeasureCsvHead *hr_measure_csv_head_read (const char             *display_name,
+                                            const char             *data,
+                                            gsize                   length,
+                                            gboolean                complete,
+                                            const HrMeasureOptions *options,
+                                            guint                   max_rows);
+void              hr_measure_csv_head_free (HrMeasureCsvHead       *head);
+
 /* The whole of @data at once: the entry point for fuzzing. @options may be
  * NULL. */
 HrMeasurement   *hr_measurement_parse_data (const char             *display_name,
@@ -225,5 +289,6 @@ HrMeasurement   *hr_measurement_load_file_finish (GAsyncResult           *result
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureSeries, hr_measure_series_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasurement, hr_measurement_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureParser, hr_measure_parser_free)
+G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureCsvHead, hr_measure_csv_head_free)
 
 G_END_DECLS

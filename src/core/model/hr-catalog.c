@@ -1620,3 +1620,126 @@ hr_catalog_suggest_gpu (HrCatalog  *catalog,
 {
   return suggest (catalog->gpus, G_STRUCT_OFFSET (HrGpu, id), id);
 }
+
+/* ------------------------------------------------------------------ */
+/* Search                                                               */
+
+/* A size token: digits, an optional fraction, one of k m b t (already
+ * case-folded), nothing else: @value in @unit (10⁹ for "b"), with
+ * @decimals digits after the point. */
+static gboolean
+parse_size_token (const char *token,
+                  double     *value,
+                  double     *unit,
+                  int        *decimals)
+{
+  static const struct {
+    char   suffix;
+    double unit;
+  } units[] = { { 'k', 1e3 }, { 'm', 1e6 }, { 'b', 1e9 }, { 't', 1e12 } };
+  const char *p = token;
+  const char *dot = NULL;
+  char *end = NULL;
+
+  while (g_ascii_isdigit (*p) || (*p == '.' && dot == NULL))
+    {
+      if (*p == '.')
+        dot = p;
+      p++;
+    }
+  if (!g_ascii_isdigit (token[0]) || p[0] == '\0' || p[1] != '\0'
+      || (dot != NULL && dot + 1 == p))
+    return FALSE;
+  *value = g_ascii_strtod (token, &end);
+  if (end != p)
+    return FALSE;
+  for (guint i = 0; i < G_N_ELEMENTS (units); i++)
+    if (units[i].suffix == *p)
+      {
+        *unit = units[i].unit;
+        *decimals = dot != NULL ? (int) (p - dot - 1) : 0;
+        return TRUE;
+      }
+  return FALSE;
+}
+
+/* "7b" names 7.0 to 7.99 billion (a "7B" model may have 6.7 billion, as
+ * Llama 2 7B has, and its name says so; Qwen2.5 7B has 7.6 billion,
+ * which its card lists as "7.6B"); "7.6b" names what rounds to 7.6. */
+static gboolean
+size_matches (const char *token,
+              guint64     params)
+{
+  double value, unit, scale;
+  int decimals;
+
+  if (params == 0 || !parse_size_token (token, &value, &unit, &decimals))
+    return FALSE;
+  if (decimals == 0)
+    return floor ((double) params / unit) == value;
+  scale = pow (10, decimals);
+  return round ((double) params / unit * scale) == round (value * scale);
+}
+
+/* Whether @token (case-folded) starts a word of @field (case-folded):
+ * at the start, after a character that is not a letter or digit, or
+ * where digits follow letters ("qwen2.5": "2.5"). */
+static gboolean
+starts_a_word (const char *field,
+               const char *token)
+{
+
+  for (const char *p = field; (p = strstr (p, token)) != NULL; p++)
+    {
+      const char *before;
+      gunichar b, c;
+
+      if (p == field)
+        return TRUE;
+      before = g_utf8_find_prev_char (field, p);
+      b = g_utf8_get_char (before);
+      c = g_utf8_get_char (p);
+      if (!g_unichar_isalnum (b) || (g_unichar_isalpha (b) && g_unichar_isdigit (c)))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+gboolean
+hr_catalog_search_matches (const char         *query,
+                           const char * const *fields,
+                           guint64             params)
+{
+  g_autofree char *folded = NULL;
+  g_auto(GStrv) tokens = NULL;
+  g_autoptr(GPtrArray) folded_fields = g_ptr_array_new_with_free_func (g_free);
+
+  if (query == NULL)
+    return TRUE;
+  folded = g_utf8_casefold (query, -1);
+  tokens = g_strsplit_set (folded, " \t\n", -1);
+  for (guint i = 0; fields != NULL && fields[i] != NULL; i++)
+    g_ptr_array_add (folded_fields, g_utf8_casefold (fields[i], -1));
+  for (guint t = 0; tokens[t] != NULL; t++)
+    {
+      gboolean found = FALSE;
+
+      if (tokens[t][0] == '\0')
+        continue;
+      for (guint i = 0; !found && i < folded_fields->len; i++)
+        found = starts_a_word (g_ptr_array_index (folded_fields, i), tokens[t]);
+      if (!found && !size_matches (tokens[t], params))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+gboolean
+hr_catalog_model_matches (const HrModel *model,
+                          const char    *query)
+{
+  const char *fields[] = { model->name, model->id, model->family, NULL };
+
+  g_return_val_if_fail (model != NULL, FALSE);
+  return hr_catalog_search_matches (query, fields, model->params);
+}

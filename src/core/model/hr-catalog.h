@@ -280,6 +280,19 @@ char        *hr_catalog_suggest_model  (HrCatalog   *catalog,
 char        *hr_catalog_suggest_gpu    (HrCatalog   *catalog,
                                         const char  *id);
 
+/* The pickers' search: whether every token of @query (split at white
+ * space, compared case-insensitively) begins a word of one of @fields
+ * ("qwen" in "Qwen2.5 7B", "2.5" in "qwen2.5", never "7b" in "27B"), or,
+ * written as a size ("7b", "7.6B", "350m"; k, m, b, t), names @params:
+ * "7b" any count from 7.0 to 7.99 billion, "7.6b" one that rounds to
+ * 7.6 billion.  An empty query matches everything; @params 0 has no size. */
+gboolean     hr_catalog_search_matches (const char          *query,
+                                        const char * const  *fields,
+                                        guint64              params);
+/* hr_catalog_search_matches() over a model's name, id and family. */
+gboolean     hr_catalog_model_matches  (const HrModel       *model,
+                                        const char          *query);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrModel, hr_model_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrGpu, hr_gpu_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrCatalog, hr_catalog_free)
