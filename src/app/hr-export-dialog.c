@@ -421,6 +421,13 @@ hr_export_dialog_get_chart_row (HrExportDialog *self)
   return GTK_WIDGET (self->what_row);
 }
 
+GtkWidget *
+hr_export_dialog_get_size_row (HrExportDialog *self)
+{
+  g_return_val_if_fail (HR_IS_EXPORT_DIALOG (self), NULL);
+  return GTK_WIDGET (self->size_row);
+}
+
 /* One chart of the registry at the size, fonts and colours set. */
 static gboolean
 export_chart (HrExportDialog *self,

@@ -50,5 +50,7 @@ void            hr_export_dialog_set_svg_outlines (HrExportDialog *self,
 /* The preview, and the Chart row (for tests). */
 GtkWidget      *hr_export_dialog_get_preview (HrExportDialog *self);
 GtkWidget      *hr_export_dialog_get_chart_row (HrExportDialog *self);
+/* The Size row (an AdwComboRow of HrChartSizePreset), for tests. */
+GtkWidget      *hr_export_dialog_get_size_row (HrExportDialog *self);
 
 G_END_DECLS

@@ -71,6 +71,7 @@ money (double   usd,
 static void
 row_cells (const HrRecommendation *r,
            guint                   rank,
+           HrSizeUnit              unit,
            char                  **cells)
 {
   cells[0] = g_strdup_printf ("%u.", rank);
@@ -78,7 +79,7 @@ row_cells (const HrRecommendation *r,
     ? g_strdup_printf (_("%s (sharded over %u)"), r->gpu_name, r->gpus_per_run)
     : g_strdup (r->gpu_name);
   cells[2] = g_strdup_printf ("%u", r->count);
-  cells[3] = hr_chart_format_bytes (r->memory);
+  cells[3] = hr_size_format_full (r->memory, unit, HR_SIZE_FORMAT_CHART);
   cells[4] = money (r->price_usd, FALSE);
   cells[5] = money (r->price_per_gb, FALSE);
   cells[6] = money (r->cloud_usd_per_hour, TRUE);
@@ -290,7 +291,8 @@ hr_advice_chart_layout (const HrAdviceChartData *data,
     for (guint i = 0; i < n; i++)
       {
         cells[i + 1] = g_new0 (char *, N_COLUMNS + 1);
-        row_cells (g_ptr_array_index (advice->recommendations, i), i + 1, cells[i + 1]);
+        row_cells (g_ptr_array_index (advice->recommendations, i), i + 1, data->unit,
+                   cells[i + 1]);
       }
     choose_columns (context, style, body, cells, n + 1, width >= NARROW, inner, &shown);
     for (guint k = 0; k < shown.n; k++)

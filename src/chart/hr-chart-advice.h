@@ -20,6 +20,7 @@ typedef struct {
   const HrAdvice *advice;
   const char     *title;
   const char     *path;
+  HrSizeUnit      unit;    /* of the cards' memory */
 } HrAdviceChartData;
 
 typedef struct {

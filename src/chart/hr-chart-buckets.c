@@ -48,6 +48,29 @@
  * same_estimate()). */
 #define SAME_BAR 0.005
 
+/* A size as the chart prints it, in the data's unit (hr-types.h). */
+static char *
+chart_bytes (const HrBucketChartData *data,
+             double                   bytes)
+{
+  return hr_size_format_full (bytes, data->unit, HR_SIZE_FORMAT_CHART);
+}
+
+/* A size in a tooltip or a summary: "15.04 GiB". */
+static char *
+tooltip_bytes (const HrBucketChartData *data,
+               double                   bytes)
+{
+  return hr_size_format_full (bytes, data->unit, HR_SIZE_FORMAT_TABLE);
+}
+
+/* Bytes in one of the data's unit. */
+static double
+unit_bytes (const HrBucketChartData *data)
+{
+  return data->unit == HR_SIZE_GB ? 1e9 : GiB;
+}
+
 static void
 bar_free (HrBucketBar *bar)
 {
@@ -122,6 +145,25 @@ hr_bucket_chart_data_add_estimate (HrBucketChartData *data,
   return bar;
 }
 
+/* The analysis' fit of @g's card (hr-analysis.h): its verdict, and under
+ * XLA's pool its need inside the pool, not the card's whole use. */
+static void
+bar_take_fit (HrBucketBar         *bar,
+              const HrAnalysisGpu *g)
+{
+  bar->fits = g->fits;
+  bar->tight = g->fit == HR_ANALYSIS_FIT_TIGHT;
+  bar->need = g->need;
+  bar->usable = g->limit.usable;
+  if (!g->limit.has_pool || g->estimate->kv_cache > 0 || g->estimate->pool_fraction > 0)
+    return;
+  bar->bytes[HR_BUCKET_OVERHEAD] = MAX (0, bar->bytes[HR_BUCKET_OVERHEAD] -
+                                             (double) g->pool_unused - (double) g->beside_pool);
+  bar->pool_unused = g->pool_unused;
+  bar->low = g->need_low;
+  bar->high = g->need_high;
+}
+
 HrBucketChartData *
 hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
 {
@@ -140,18 +182,23 @@ hr_bucket_chart_data_new_for_analysis (HrAnalysis *analysis)
                                     hr_analysis_get_calibration (analysis) != NULL
                                       ? _(" · calibrated by measurement") : "");
   data->note = hr_chart_analysis_note (analysis);
+  data->unit = hr_analysis_get_unit (analysis);
 
   if (hr_analysis_get_n_gpus (analysis) == 0)
     {
       g_autofree char *label = g_strdup_printf (_("micro-batch %u"), scenario->micro_batch);
 
-      hr_bucket_chart_data_add_estimate (data, label, hr_analysis_get_estimate (analysis));
+      HrBucketBar *bar = hr_bucket_chart_data_add_estimate (data, label,
+                                                            hr_analysis_get_estimate (analysis));
+
+      if (hr_analysis_get_own_gpu (analysis) != NULL)
+        bar_take_fit (bar, hr_analysis_get_own_gpu (analysis));
     }
   for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
     {
       const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
 
-      hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate);
+      bar_take_fit (hr_bucket_chart_data_add_estimate (data, g->gpu->name, g->estimate), g);
     }
 
   /* A memory snapshot (or a profiler timeline) among the measurements:
@@ -252,9 +299,15 @@ hr_bucket_chart_data_add_snapshot (HrBucketChartData      *data,
 }
 
 double
+hr_bucket_bar_peak (const HrBucketBar *bar)
+{
+  return bar->pool_unused > 0 ? bar->need : hr_bucket_bar_total (bar);
+}
+
+double
 hr_bucket_bar_total (const HrBucketBar *bar)
 {
-  double total = bar->unattributed;
+  double total = bar->unattributed + bar->pool_unused;
 
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     total += bar->bytes[i];
@@ -380,7 +433,8 @@ same_estimate (const HrBucketBar *a,
   /* a measured bar is never an estimate's */
   return same_amount (a->low, b->low) && same_amount (a->high, b->high) &&
          (a->capacity > 0) == (b->capacity > 0) && a->measured == b->measured &&
-         same_amount (a->unattributed, b->unattributed);
+         same_amount (a->unattributed, b->unattributed) &&
+         same_amount (a->pool_unused, b->pool_unused);
 }
 
 /* The data's bars as drawn: consecutive bars of one estimate (cards alike
@@ -418,15 +472,16 @@ group_bars (const HrBucketChartData *data)
  * memory and the same room or shortfall, as printed, and the same
  * verdict; cards that differ in any printed figure are named apart. */
 static gboolean
-cards_print_alike (const HrBucketBar *a,
-                   const HrBucketBar *b)
+cards_print_alike (const HrBucketChartData *data,
+                   const HrBucketBar       *a,
+                   const HrBucketBar       *b)
 {
-  g_autofree char *usable_a = hr_chart_format_bytes (a->usable);
-  g_autofree char *usable_b = hr_chart_format_bytes (b->usable);
-  g_autofree char *room_a = hr_chart_format_bytes (fabs (a->usable - a->need));
-  g_autofree char *room_b = hr_chart_format_bytes (fabs (b->usable - b->need));
+  g_autofree char *usable_a = chart_bytes (data, a->usable);
+  g_autofree char *usable_b = chart_bytes (data, b->usable);
+  g_autofree char *room_a = chart_bytes (data, fabs (a->usable - a->need));
+  g_autofree char *room_b = chart_bytes (data, fabs (b->usable - b->need));
 
-  return a->fits == b->fits && g_str_equal (usable_a, usable_b) && g_str_equal (room_a, room_b);
+  return a->fits == b->fits && a->tight == b->tight && g_str_equal (usable_a, usable_b) && g_str_equal (room_a, room_b);
 }
 
 /* The cards of one drawn bar, one line for cards alike. */
@@ -450,7 +505,7 @@ group_cards (const HrBucketChartData *data,
           guint head = g_array_index (group, guint, 0);
           const HrBucketBar *first = g_ptr_array_index (data->bars, head);
 
-          if (cards_print_alike (first, bar))
+          if (cards_print_alike (data, first, bar))
             home = group;
         }
       if (home == NULL)
@@ -529,12 +584,18 @@ card_detail (const HrBucketChartData *data,
       margin = MIN (margin, fabs (b->usable - b->need));
       usable = MIN (usable, b->usable);
     }
-  amount = hr_chart_format_bytes (margin);
-  room = hr_chart_format_bytes (usable);
+  amount = chart_bytes (data, margin);
+  room = chart_bytes (data, usable);
 
   if (brief)
-    return bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
-                     : g_strdup_printf (_("✗ %s over"), amount);
+    return bar->tight ? g_strdup_printf (_("⚠ %s spare, tight"), amount)
+           : bar->fits ? g_strdup_printf (_("✓ %s spare"), amount)
+                       : g_strdup_printf (_("✗ %s over"), amount);
+  if (bar->tight)
+    /* Translators: only the central estimate fits: the high end of its
+     * range may not */
+    return g_strdup_printf (pool ? _("%s usable · ⚠ %s spare in XLA's pool, tight")
+                                 : _("%s usable · ⚠ %s spare, tight"), room, amount);
   if (bar->fits)
     /* Translators: a card's usable memory, then how much the estimate
      * leaves of it */
@@ -550,17 +611,27 @@ static double
 segment_bytes (const HrBucketBar *bar,
                guint              bucket)
 {
-  return bucket < HR_N_BUCKETS ? bar->bytes[bucket] : bar->unattributed;
+  return bucket < HR_N_BUCKETS ? bar->bytes[bucket] : bar->unattributed + bar->pool_unused;
+}
+
+/* The name of the part on top of the stack, which the legend lacks. */
+static const char *
+top_segment_name (const HrBucketBar *bar)
+{
+  /* Translators: memory of a measured bar no rule put in a bucket; or
+   * the part of XLA's preallocated pool the run does not use */
+  return bar->pool_unused > 0 ? _("held by XLA, unused") : _("unattributed");
 }
 
 static char *
-segment_text (const HrBucketBar *bar,
-              guint              bucket,
-              guint              level)
+segment_text (const HrBucketChartData *data,
+              const HrBucketBar       *bar,
+              guint                    bucket,
+              guint                    level)
 {
   double total = hr_bucket_bar_total (bar);
   double share = total > 0 ? 100.0 * segment_bytes (bar, bucket) / total : 0;
-  g_autofree char *size = hr_chart_format_bytes (segment_bytes (bar, bucket));
+  g_autofree char *size = chart_bytes (data, segment_bytes (bar, bucket));
   g_autofree char *percent = share > 0 && share < 1 ? g_strdup ("<1%")
                                                     : g_strdup_printf ("%.0f%%", share);
 
@@ -568,9 +639,8 @@ segment_text (const HrBucketBar *bar,
    * legend names each segment by its colour and pattern; the hatched
    * unattributed part keeps its name, which the legend lacks) */
   if (level == 0 || bucket == HR_N_BUCKETS)
-    /* Translators: memory of a measured bar no rule put in a bucket */
     return g_strdup_printf ("%s  %s · %s", bucket < HR_N_BUCKETS ? hr_bucket_get_label (bucket)
-                                                                 : _("unattributed"),
+                                                                 : top_segment_name (bar),
                             size, percent);
   if (level == 1)
     return g_strdup_printf ("%s · %s", size, percent);
@@ -756,7 +826,7 @@ bar_segment_text (BarTexts *t,
 {
   Measured *m = &t->segments[bucket][MIN (level, 2)];
 
-  return m->text != NULL ? m : measured (t->b, m, segment_text (t->bar, bucket, MIN (level, 2)),
+  return m->text != NULL ? m : measured (t->b, m, segment_text (t->b->data, t->bar, bucket, MIN (level, 2)),
                                          HR_CHART_FONT_SMALL);
 }
 
@@ -769,7 +839,7 @@ bar_segment_size (BarTexts *t,
 
   if (m->text == NULL)
     {
-      m->text = hr_chart_format_bytes (t->bar->bytes[bucket]);
+      m->text = chart_bytes (t->b->data, t->bar->bytes[bucket]);
       hr_chart_text_size (t->b->context, t->b->style, HR_CHART_FONT_SMALL, m->text, 0,
                           &m->width, &t->size_heights[bucket]);
     }
@@ -794,7 +864,7 @@ static gboolean
 has_unattributed (const HrBucketBar *bar,
                   SegmentLevel       level)
 {
-  return bar->unattributed > 0 && level < SEGMENTS_INSIDE_ONLY;
+  return segment_bytes (bar, HR_N_BUCKETS) > 0 && level < SEGMENTS_INSIDE_ONLY;
 }
 
 /* The width the segments' column needs at @level. */
@@ -1121,13 +1191,102 @@ total_block (HrBucketBarLayout *bl)
   return block;
 }
 
-/* "(12.8–16.1)", a bar's range in GiB; NULL when it has none. */
+/* "(12.8–16.1)", a bar's range in the data's unit; NULL when it has
+ * none. */
 static char *
-range_text (const HrBucketBar *bar)
+range_text (const HrBucketChartData *data,
+            const HrBucketBar       *bar)
 {
   if (bar->high <= 0)
     return NULL;
-  return g_strdup_printf ("(%.1f–%.1f)", bar->low / GiB, bar->high / GiB);
+  return g_strdup_printf ("(%.1f–%.1f)", bar->low / unit_bytes (data),
+                          bar->high / unit_bytes (data));
+}
+
+/* The total and its range over the bar, clear of what @placer knows:
+ * on one line, on two (narrower), or the total alone (@t); whether a
+ * place was found. */
+static gboolean
+place_total_over_bar (Builder           *b,
+                      HrBucketBarLayout *bl,
+                      const HrBucketBar *bar,
+                      const BarPlan     *plan,
+                      HrPlacer          *placer,
+                      const char        *t,
+                      const char        *text,
+                      double             above)
+{
+  const HrChartStyle *style = b->style;
+  double s = b->s;
+  double bar_x = plan->bar_x, bar_w = plan->bar_w;
+  gboolean several = plan->several;
+  gboolean placed = FALSE;
+
+  /* the total and its range on one line, on two (narrower), or the
+   * total alone (the bracket still shows the range): the nearest
+   * place over the bar wins, a form that says less paying a little */
+  g_autofree char *range = range_text (b->data, bar);
+  g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
+  const char *texts[] = { text, stacked, t };
+  static const double form_price[] = { 0, 4, 25 };
+  HrChartLabel forms[3] = { { 0 } };
+  HrRect candidates[3 * 3 * (8 + 2 * 16)];
+  double prices[G_N_ELEMENTS (candidates)];
+  guint form_of[G_N_ELEMENTS (candidates)];
+  guint n = 0, n_forms = range != NULL ? 3 : 1;
+  int chosen;
+
+  /* beside other bars, every bar says its total alike: alone (each
+   * bar's bracket shows its range) */
+  for (guint f = several && range != NULL ? 2 : 0; f < n_forms; f++)
+    {
+      double w, h, lowest, ys[8 + 2 * 16];
+      guint n_ys = 0;
+
+      forms[f] = hr_chart_label_new (b->context, style, g_strdup (texts[f]),
+                                     HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER,
+                                     0, 0, 0);
+      w = forms[f].box.width;
+      h = forms[f].box.height;
+      lowest = above - 2 * s - h;
+      /* over the bar, then higher by half a line, and just under or
+       * over each card's line (the gap between two lines may be
+       * narrower than a step) */
+      for (guint step = 0; step < 8; step++)
+        ys[n_ys++] = lowest - step * (h / 2);
+      for (guint c = 0; c < bl->cards->len && c < 16; c++)
+        {
+          double line_y = g_array_index (bl->cards, HrBucketCardLine, c).y;
+
+          if (line_y + 2 <= lowest)
+            ys[n_ys++] = line_y + 2;
+          if (line_y - 2 - h <= lowest)
+            ys[n_ys++] = line_y - 2 - h;
+        }
+      /* centred or edging aside; the nearer the bar, the better */
+      for (guint k = 0; k < n_ys; k++)
+        for (guint side = 0; side < 3; side++)
+          {
+            /* centred, right of centre, left of it */
+            double cx = bar_x + bar_w / 2 + (side == 1 ? w / 3 : 0) - (side == 2 ? w / 3 : 0);
+
+            candidates[n] = (HrRect) { cx - w / 2, ys[k], w, h };
+            prices[n] = (lowest - ys[k]) / MAX (h / 2, 1) * 10 + side * 3 + form_price[f];
+            form_of[n] = f;
+            n++;
+          }
+    }
+  chosen = hr_placer_choose (placer, candidates, prices, n);
+  if (chosen >= 0)
+    {
+      bl->total = forms[form_of[chosen]];
+      forms[form_of[chosen]] = (HrChartLabel) { 0 };
+      bl->total.box = candidates[chosen];
+      placed = TRUE;
+    }
+  for (guint f = 0; f < n_forms; f++)
+    hr_chart_label_clear (&forms[f]);
+  return placed;
 }
 
 /* The bar's total (with its range), placed (layout_bar): over the bar,
@@ -1144,13 +1303,13 @@ place_total (Builder            *b,
 {
   const HrChartStyle *style = b->style;
   double s = b->s;
-  double total = hr_bucket_bar_total (bar);
+  double total = hr_bucket_bar_peak (bar);
   double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
   double bottom = b->layout->plot.y + b->layout->plot.height;
   double slot_x = plan->slot_x, slot_width = plan->slot_width, top_limit = plan->top_limit;
   double bar_x = plan->bar_x, bar_w = plan->bar_w;
   double right_x = plan->right_x, right_w = plan->right_w;
-  gboolean narrow = plan->narrow, several = plan->several;
+  gboolean narrow = plan->narrow;
   g_autoptr(HrPlacer) placer = NULL;
 
   /* the total (and its range) over the bar and its bracket, clear of the
@@ -1167,13 +1326,14 @@ place_total (Builder            *b,
       hr_placer_block (placer, &around);
     }
   {
-    g_autofree char *t = hr_chart_format_bytes (total);
+    g_autofree char *t = chart_bytes (b->data, total);
     g_autofree char *text = NULL;
     double above = MIN (bl->bar.y, bl->range.height > 0 ? bl->range.y : bl->bar.y);
     gboolean placed = FALSE;
 
     if (bar->high > 0)
-      text = g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / GiB, bar->high / GiB);
+      text = g_strdup_printf ("%s (%.1f–%.1f)", t, bar->low / unit_bytes (b->data),
+                              bar->high / unit_bytes (b->data));
     else
       text = g_strdup (t);
     for (guint i = 0; i < n_left; i++)
@@ -1204,72 +1364,7 @@ place_total (Builder            *b,
                                    line->leader_to.x, line->leader_to.y, 1, HR_PLACE_FORBIDDEN);
       }
 
-    {
-      /* the total and its range on one line, on two (narrower), or the
-       * total alone (the bracket still shows the range): the nearest
-       * place over the bar wins, a form that says less paying a little */
-      g_autofree char *range = range_text (bar);
-      g_autofree char *stacked = range != NULL ? g_strdup_printf ("%s\n%s", t, range) : NULL;
-      const char *texts[] = { text, stacked, t };
-      static const double form_price[] = { 0, 4, 25 };
-      HrChartLabel forms[3] = { { 0 } };
-      HrRect candidates[3 * 3 * (8 + 2 * 16)];
-      double prices[G_N_ELEMENTS (candidates)];
-      guint form_of[G_N_ELEMENTS (candidates)];
-      guint n = 0, n_forms = range != NULL ? 3 : 1;
-      int chosen;
-
-      /* beside other bars, every bar says its total alike: alone (each
-       * bar's bracket shows its range) */
-      for (guint f = several && range != NULL ? 2 : 0; f < n_forms; f++)
-        {
-          double w, h, lowest, ys[8 + 2 * 16];
-          guint n_ys = 0;
-
-          forms[f] = hr_chart_label_new (b->context, style, g_strdup (texts[f]),
-                                         HR_CHART_FONT_BOLD, HR_TEXT_FOREGROUND, HR_ALIGN_CENTER,
-                                         0, 0, 0);
-          w = forms[f].box.width;
-          h = forms[f].box.height;
-          lowest = above - 2 * s - h;
-          /* over the bar, then higher by half a line, and just under or
-           * over each card's line (the gap between two lines may be
-           * narrower than a step) */
-          for (guint step = 0; step < 8; step++)
-            ys[n_ys++] = lowest - step * (h / 2);
-          for (guint c = 0; c < bl->cards->len && c < 16; c++)
-            {
-              double line_y = g_array_index (bl->cards, HrBucketCardLine, c).y;
-
-              if (line_y + 2 <= lowest)
-                ys[n_ys++] = line_y + 2;
-              if (line_y - 2 - h <= lowest)
-                ys[n_ys++] = line_y - 2 - h;
-            }
-          /* centred or edging aside; the nearer the bar, the better */
-          for (guint k = 0; k < n_ys; k++)
-            for (guint side = 0; side < 3; side++)
-              {
-                /* centred, right of centre, left of it */
-                double cx = bar_x + bar_w / 2 + (side == 1 ? w / 3 : 0) - (side == 2 ? w / 3 : 0);
-
-                candidates[n] = (HrRect) { cx - w / 2, ys[k], w, h };
-                prices[n] = (lowest - ys[k]) / MAX (h / 2, 1) * 10 + side * 3 + form_price[f];
-                form_of[n] = f;
-                n++;
-              }
-        }
-      chosen = hr_placer_choose (placer, candidates, prices, n);
-      if (chosen >= 0)
-        {
-          bl->total = forms[form_of[chosen]];
-          forms[form_of[chosen]] = (HrChartLabel) { 0 };
-          bl->total.box = candidates[chosen];
-          placed = TRUE;
-        }
-      for (guint f = 0; f < n_forms; f++)
-        hr_chart_label_clear (&forms[f]);
-    }
+    placed = place_total_over_bar (b, bl, bar, plan, placer, t, text, above);
     if (!placed && narrow)
       {
         /* no column to go to: the least text, wherever over the bar it
@@ -1307,6 +1402,171 @@ place_total (Builder            *b,
   }
 }
 
+/* The segments of @bar, bottom to top, and their sizes: inside the
+ * segment where they fit, else in the column left of the bar (@left, the
+ * blocks it gets; their count returned). */
+static guint
+layout_segments (Builder           *b,
+                 HrBucketBarLayout *bl,
+                 const HrBucketBar *bar,
+                 BarTexts          *said,
+                 SegmentLevel       level,
+                 double             bar_x,
+                 double             bar_w,
+                 double             left_w,
+                 Block             *left)
+{
+  HrBucketChartLayout *layout = b->layout;
+  const HrChartStyle *style = b->style;
+  double s = b->s;
+  double total = hr_bucket_bar_total (bar);
+  guint n_left = 0;
+  double y;
+
+  /* the segments, and their sizes: inside or beside */
+  y = hr_bucket_chart_y_position (layout, 0);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      double h = bar->bytes[i] / layout->y_max * layout->plot.height;
+
+      y -= h;
+      bl->segments[i] = (HrRect) { bar_x, y, bar_w, h };
+      if (bar->bytes[i] <= 0)
+        continue;
+
+      if (level >= SEGMENTS_INSIDE && fits_inside (said, i, bar_w))
+        {
+          double th = said->size_heights[i];
+
+          bl->segment_labels[i] = hr_chart_label_new (b->context, style,
+                                                     g_strdup (bar_segment_size (said, i)->text),
+                                                     HR_CHART_FONT_SMALL, HR_TEXT_ON_FILL,
+                                                     HR_ALIGN_CENTER, 0, bar_x + bar_w / 2,
+                                                     y + h / 2 - th / 2);
+          bl->label_inside[i] = TRUE;
+        }
+      else if (level < SEGMENTS_INSIDE_ONLY && left_w > 0)
+        {
+          const char *text = bar_segment_text (said, i, level)->text;
+
+          bl->segment_labels[i] = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
+                                                HR_TEXT_FOREGROUND, HR_ALIGN_END, left_w);
+          /* the larger segments matter more */
+          left[n_left++] = (Block) { y + h / 2, bl->segment_labels[i].box.height, 0,
+                                     &bl->segment_labels[i], NULL, i, -1, FALSE,
+                                     (int) MIN (99, 1 + 98 * bar->bytes[i] / MAX (total, 1)) };
+        }
+    }
+  /* a measured bar's unattributed memory, hatched on top, named beside;
+   * the part of XLA's pool the run leaves unused, outlined on top, named
+   * inside where it has room */
+  if (segment_bytes (bar, HR_N_BUCKETS) > 0)
+    {
+      double h = segment_bytes (bar, HR_N_BUCKETS) / layout->y_max * layout->plot.height;
+
+      y -= h;
+      bl->unattributed = (HrRect) { bar_x, y, bar_w, h };
+      if (bar->pool_unused > 0)
+        {
+          g_autofree char *size = chart_bytes (b->data, bar->pool_unused);
+          g_autofree char *text = NULL;
+          gboolean named = FALSE;
+
+          /* named once, in the first bar that has room; the others alike */
+          for (guint k = 0; k < layout->bars->len; k++)
+            named |= g_array_index (layout->bars, HrBucketBarLayout, k).unattributed_inside;
+          text = named ? g_strdup (size) : g_strdup_printf ("%s\n%s", top_segment_name (bar), size);
+
+          bl->unattributed_label = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
+                                                 HR_TEXT_MUTED, HR_ALIGN_CENTER,
+                                                 MAX (bar_w - 4 * s, 8));
+          if (bl->unattributed_label.box.width <= bar_w - 2 * s &&
+              bl->unattributed_label.box.height <= h - 2 * s)
+            {
+              bl->unattributed_label.box.x = bar_x + bar_w / 2 - bl->unattributed_label.box.width / 2;
+              bl->unattributed_label.box.y = y + h / 2 - bl->unattributed_label.box.height / 2;
+              bl->unattributed_inside = TRUE;
+            }
+          else
+            hr_chart_label_clear (&bl->unattributed_label);
+        }
+      if (!bl->unattributed_inside && has_unattributed (bar, level) && left_w > 0)
+        {
+          const char *text = bar_segment_text (said, HR_N_BUCKETS, level)->text;
+
+          bl->unattributed_label = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
+                                                 HR_TEXT_MUTED, HR_ALIGN_END, left_w);
+          left[n_left++] = (Block) { y + h / 2, bl->unattributed_label.box.height, 0,
+                                     &bl->unattributed_label, NULL, HR_N_BUCKETS, -1, FALSE,
+                                     (int) MIN (99, 1 + 98 * segment_bytes (bar, HR_N_BUCKETS) /
+                                                    MAX (total, 1)) };
+        }
+    }
+  return n_left;
+}
+
+/* Each card line of the bar, across it and its bracket, with the cards'
+ * names and verdict at its end (or, @narrow, under the plot). */
+static void
+layout_card_lines (Builder           *b,
+                   HrBucketBarLayout *bl,
+                   GPtrArray         *cards,
+                   BarTexts          *said,
+                   NameForm           form,
+                   gboolean           narrow,
+                   double             slot_width,
+                   double             bar_x,
+                   double             bar_w,
+                   double             right_w)
+{
+  HrBucketChartLayout *layout = b->layout;
+  const HrChartStyle *style = b->style;
+  double s = b->s;
+  double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
+  double range_w = (RANGE_WIDTH + RANGE_GAP) * s;
+
+  /* each card line, across the bar, its names and verdict at its end */
+  for (guint c = 0; c < cards->len && c < 16; c++)
+    {
+      GArray *group = g_ptr_array_index (cards, c);
+      const HrBucketBar *card = g_ptr_array_index (b->data->bars, g_array_index (group, guint, 0));
+      HrBucketCardLine line = { 0 };
+      const Measured *names = bar_card_names (said, c, form);
+      const Measured *detail = bar_card_detail (said, c, FALSE);
+
+      line.bars = g_array_ref (group);
+      line.series = card->series;
+      line.fits = card->fits;
+      line.y = hr_bucket_chart_y_position (layout, card->usable);
+      line.x_start = bar_x - 3 * s;
+      line.x_end = bar_x + bar_w + range_w + 2 * s;
+      if (narrow)
+        {
+          double room = slot_width - 2 * s - lead;
+
+          /* across the bar and its bracket, the names under the plot */
+          line.x_end = bar_x + bar_w + range_w + 4 * s;
+          names = bar_card_names (said, c, NAMES_STACKED);
+          detail = bar_card_detail (said, c, TRUE);
+          line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
+                                      HR_TEXT_FOREGROUND, HR_ALIGN_START, room);
+          line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
+                                       card->fits && !card->tight ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
+                                       room);
+          g_array_append_val (bl->cards, line);
+          continue;
+        }
+      line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
+                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, right_w - lead);
+      if (detail->width > right_w - lead)
+        detail = bar_card_detail (said, c, TRUE);
+      line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
+                                   card->fits && !card->tight ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
+                                   right_w - lead);
+      g_array_append_val (bl->cards, line);
+    }
+}
+
 /* One drawn bar in its slot: from the left, the segments' sizes (moved
  * apart, with leaders), the bar, the range's bracket, then the cards'
  * names and verdicts at their lines (moved apart, with leaders); the
@@ -1331,7 +1591,7 @@ layout_bar (Builder      *b,
   double lead = (SWATCH_WIDTH + SWATCH_GAP) * s;
   double range_w = (RANGE_WIDTH + RANGE_GAP) * s;
   double gap = LABEL_GAP * s, bottom = layout->plot.y + layout->plot.height;
-  double bar_w = 0, left_w = 0, right_w = 0, x0, bar_x, right_x, y;
+  double bar_w = 0, left_w = 0, right_w = 0, x0, bar_x, right_x;
   SegmentLevel level;
   NameForm form;
   Block left[HR_N_BUCKETS + 1], right[16 + 1];
@@ -1369,102 +1629,12 @@ layout_bar (Builder      *b,
       bl.range = (HrRect) { bar_x + bar_w + RANGE_GAP * s, yh, RANGE_WIDTH * s, yl - yh };
     }
 
-  /* the segments, and their sizes: inside or beside */
-  y = hr_bucket_chart_y_position (layout, 0);
-  for (guint i = 0; i < HR_N_BUCKETS; i++)
-    {
-      double h = bar->bytes[i] / layout->y_max * layout->plot.height;
-
-      y -= h;
-      bl.segments[i] = (HrRect) { bar_x, y, bar_w, h };
-      if (bar->bytes[i] <= 0)
-        continue;
-
-      if (level >= SEGMENTS_INSIDE && fits_inside (&said, i, bar_w))
-        {
-          double th = said.size_heights[i];
-
-          bl.segment_labels[i] = hr_chart_label_new (b->context, style,
-                                                     g_strdup (bar_segment_size (&said, i)->text),
-                                                     HR_CHART_FONT_SMALL, HR_TEXT_ON_FILL,
-                                                     HR_ALIGN_CENTER, 0, bar_x + bar_w / 2,
-                                                     y + h / 2 - th / 2);
-          bl.label_inside[i] = TRUE;
-        }
-      else if (level < SEGMENTS_INSIDE_ONLY && left_w > 0)
-        {
-          const char *text = bar_segment_text (&said, i, level)->text;
-
-          bl.segment_labels[i] = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
-                                                HR_TEXT_FOREGROUND, HR_ALIGN_END, left_w);
-          /* the larger segments matter more */
-          left[n_left++] = (Block) { y + h / 2, bl.segment_labels[i].box.height, 0,
-                                     &bl.segment_labels[i], NULL, i, -1, FALSE,
-                                     (int) MIN (99, 1 + 98 * bar->bytes[i] / MAX (total, 1)) };
-        }
-    }
-  /* a measured bar's unattributed memory, hatched on top, named beside */
-  if (bar->unattributed > 0)
-    {
-      double h = bar->unattributed / layout->y_max * layout->plot.height;
-
-      y -= h;
-      bl.unattributed = (HrRect) { bar_x, y, bar_w, h };
-      if (has_unattributed (bar, level) && left_w > 0)
-        {
-          const char *text = bar_segment_text (&said, HR_N_BUCKETS, level)->text;
-
-          bl.unattributed_label = wrapped_label (b->context, style, text, HR_CHART_FONT_SMALL,
-                                                 HR_TEXT_MUTED, HR_ALIGN_END, left_w);
-          left[n_left++] = (Block) { y + h / 2, bl.unattributed_label.box.height, 0,
-                                     &bl.unattributed_label, NULL, HR_N_BUCKETS, -1, FALSE,
-                                     (int) MIN (99, 1 + 98 * bar->unattributed / MAX (total, 1)) };
-        }
-    }
+  n_left = layout_segments (b, &bl, bar, &said, level, bar_x, bar_w, left_w, left);
   n_left = spread_column (left, n_left, LABEL_SPACING * s, top_limit, bottom);
   place_column (&bl, left, n_left, x0, left_w, TRUE, lead, s);
   bracket_leaders (&bl, x0 + left_w, s);
 
-  /* each card line, across the bar, its names and verdict at its end */
-  for (guint c = 0; c < cards->len && c < 16; c++)
-    {
-      GArray *group = g_ptr_array_index (cards, c);
-      const HrBucketBar *card = g_ptr_array_index (b->data->bars, g_array_index (group, guint, 0));
-      HrBucketCardLine line = { 0 };
-      const Measured *names = bar_card_names (&said, c, form);
-      const Measured *detail = bar_card_detail (&said, c, FALSE);
-
-      line.bars = g_array_ref (group);
-      line.series = card->series;
-      line.fits = card->fits;
-      line.y = hr_bucket_chart_y_position (layout, card->usable);
-      line.x_start = bar_x - 3 * s;
-      line.x_end = bar_x + bar_w + range_w + 2 * s;
-      if (narrow)
-        {
-          double room = slot_width - 2 * s - lead;
-
-          /* across the bar and its bracket, the names under the plot */
-          line.x_end = bar_x + bar_w + range_w + 4 * s;
-          names = bar_card_names (&said, c, NAMES_STACKED);
-          detail = bar_card_detail (&said, c, TRUE);
-          line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
-                                      HR_TEXT_FOREGROUND, HR_ALIGN_START, room);
-          line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
-                                       card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
-                                       room);
-          g_array_append_val (bl.cards, line);
-          continue;
-        }
-      line.label = wrapped_label (b->context, style, names->text, HR_CHART_FONT_SMALL_BOLD,
-                                  HR_TEXT_FOREGROUND, HR_ALIGN_START, right_w - lead);
-      if (detail->width > right_w - lead)
-        detail = bar_card_detail (&said, c, TRUE);
-      line.detail = wrapped_label (b->context, style, detail->text, HR_CHART_FONT_SMALL,
-                                   card->fits ? HR_TEXT_GOOD : HR_TEXT_BAD, HR_ALIGN_START,
-                                   right_w - lead);
-      g_array_append_val (bl.cards, line);
-    }
+  layout_card_lines (b, &bl, cards, &said, form, narrow, slot_width, bar_x, bar_w, right_w);
   keep_sizes_clear_of_cards (&bl, style);
 
   /* a bar that is not its card's says what it is under the plot */
@@ -1519,6 +1689,130 @@ layout_bar (Builder      *b,
   bar_texts_clear (&said);
 }
 
+/* The title and the subtitle, wrapped rather than cut, from the top;
+ * returns the y under them. */
+static double
+layout_title (Builder *b,
+              double   margin,
+              double   inner)
+{
+  const HrBucketChartData *data = b->data;
+  const HrChartStyle *style = b->style;
+  PangoContext *context = b->context;
+  HrBucketChartLayout *layout = b->layout;
+  double top = margin;
+
+  if (data->title != NULL && data->title[0] != '\0')
+    {
+      HrChartLabel title = wrapped_label (context, style, data->title, HR_CHART_FONT_TITLE,
+                                          HR_TEXT_FOREGROUND, HR_ALIGN_START, inner);
+
+      hr_chart_label_place (context, style, &title, margin, top);
+      top += title.box.height;
+      g_array_append_val (layout->labels, title);
+    }
+  if (data->subtitle != NULL && data->subtitle[0] != '\0')
+    {
+      HrChartLabel subtitle = wrapped_label (context, style, data->subtitle, HR_CHART_FONT_SMALL,
+                                             HR_TEXT_MUTED, HR_ALIGN_START, inner);
+
+      hr_chart_label_place (context, style, &subtitle, margin, top + 1);
+      top = subtitle.box.y + subtitle.box.height;
+      g_array_append_val (layout->labels, subtitle);
+    }
+  return top;
+}
+
+/* The legend, wrapped, over @bottom; returns the y over it, with room for
+ * the lower half of the axis's "0". */
+static double
+layout_legend (Builder *b,
+               double   margin,
+               double   width,
+               double   bottom)
+{
+  const HrChartStyle *style = b->style;
+  PangoContext *context = b->context;
+  HrBucketChartLayout *layout = b->layout;
+  double s = b->s;
+  double x = margin, row = 0, row_h = 0, swatch = LEGEND_SWATCH * s;
+  double rows_x[HR_N_BUCKETS], rows_y[HR_N_BUCKETS];
+
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      layout->legend_labels[i] = hr_chart_label_new (context, style,
+                                                     g_strdup (hr_bucket_get_label (i)),
+                                                     HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
+                                                     HR_ALIGN_START, 0, 0, 0);
+      row_h = MAX (row_h, layout->legend_labels[i].box.height);
+    }
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      double w = swatch + SWATCH_GAP * s + layout->legend_labels[i].box.width;
+
+      if (x > margin && x + w > width - margin)
+        {
+          x = margin;
+          row++;
+        }
+      rows_x[i] = x;
+      rows_y[i] = row;
+      x += w + LEGEND_GAP * s;
+    }
+  bottom -= (row + 1) * row_h + row * 2 * s;
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      double ly = bottom + rows_y[i] * (row_h + 2 * s);
+
+      layout->legend_swatches[i] = (HrRect) { rows_x[i], ly + (row_h - swatch) / 2, swatch,
+                                              swatch };
+      layout->legend_labels[i].box.x = rows_x[i] + swatch + SWATCH_GAP * s;
+      layout->legend_labels[i].box.y = ly;
+    }
+  /* the axis's "0" is centred on the plot's foot: room for its lower half */
+  bottom -= MAX (6 * s, row_h / 2 + 2 * s);
+  return bottom;
+}
+
+/* The scale: every total, range and card on it, then nice ticks (in
+ * @values, in the data's unit) between @top and @bottom. */
+static void
+layout_scale (Builder *b,
+              GArray  *values,
+              double   top,
+              double   bottom)
+{
+  const HrBucketChartData *data = b->data;
+  HrBucketChartLayout *layout = b->layout;
+  double s = b->s;
+  double needed = 0;
+
+  for (guint i = 0; i < data->bars->len; i++)
+    {
+      const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
+
+      needed = MAX (needed, hr_bucket_bar_total (bar));
+      needed = MAX (needed, bar->high);
+      needed = MAX (needed, bar->usable);
+    }
+  if (needed <= 0)
+    needed = unit_bytes (data);
+  hr_nice_ticks (0, needed * 1.06 / unit_bytes (data),
+                 CLAMP ((guint) ((bottom - top) / (40 * s)), 3, 7), values);
+  layout->y_max = g_array_index (values, double, values->len - 1) * unit_bytes (data);
+  if (layout->y_max < needed * 1.02)
+    {
+      double step = values->len > 1
+                      ? g_array_index (values, double, 1) - g_array_index (values, double, 0)
+                      : 1;
+      double next = g_array_index (values, double, values->len - 1) + step;
+
+      g_array_append_val (values, next);
+      layout->y_max = next * unit_bytes (data);
+    }
+
+}
+
 HrBucketChartLayout *
 hr_bucket_chart_layout (const HrBucketChartData *data,
                         const HrChartStyle      *given_style,
@@ -1534,7 +1828,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   Builder b = { 0 };
   g_autofree gboolean *narrow = NULL;
   gboolean any_narrow = FALSE;
-  double s, margin, top, bottom, inner, tick_w = 0, needed = 0, names_h = 0, slot, top_limit;
+  double s, margin, top, bottom, inner, tick_w = 0, names_h = 0, slot, top_limit;
   HrChartLabel unit;
 
   g_return_val_if_fail (data != NULL, NULL);
@@ -1563,25 +1857,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   b.s = s;
 
   /* ---- title and subtitle, wrapped rather than cut ---- */
-  top = margin;
-  if (data->title != NULL && data->title[0] != '\0')
-    {
-      HrChartLabel title = wrapped_label (context, style, data->title, HR_CHART_FONT_TITLE,
-                                          HR_TEXT_FOREGROUND, HR_ALIGN_START, inner);
-
-      hr_chart_label_place (context, style, &title, margin, top);
-      top += title.box.height;
-      g_array_append_val (layout->labels, title);
-    }
-  if (data->subtitle != NULL && data->subtitle[0] != '\0')
-    {
-      HrChartLabel subtitle = wrapped_label (context, style, data->subtitle, HR_CHART_FONT_SMALL,
-                                             HR_TEXT_MUTED, HR_ALIGN_START, inner);
-
-      hr_chart_label_place (context, style, &subtitle, margin, top + 1);
-      top = subtitle.box.y + subtitle.box.height;
-      g_array_append_val (layout->labels, subtitle);
-    }
+  top = layout_title (&b, margin, inner);
   top += TITLE_GAP * s;
 
   /* ---- from the bottom: the note, then the legend, wrapped ---- */
@@ -1595,69 +1871,10 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       bottom = note.box.y - 3 * s;
       g_array_append_val (layout->labels, note);
     }
-  {
-    double x = margin, row = 0, row_h = 0, swatch = LEGEND_SWATCH * s;
-    double rows_x[HR_N_BUCKETS], rows_y[HR_N_BUCKETS];
+  bottom = layout_legend (&b, margin, width, bottom);
 
-    for (guint i = 0; i < HR_N_BUCKETS; i++)
-      {
-        layout->legend_labels[i] = hr_chart_label_new (context, style,
-                                                       g_strdup (hr_bucket_get_label (i)),
-                                                       HR_CHART_FONT_SMALL, HR_TEXT_FOREGROUND,
-                                                       HR_ALIGN_START, 0, 0, 0);
-        row_h = MAX (row_h, layout->legend_labels[i].box.height);
-      }
-    for (guint i = 0; i < HR_N_BUCKETS; i++)
-      {
-        double w = swatch + SWATCH_GAP * s + layout->legend_labels[i].box.width;
-
-        if (x > margin && x + w > width - margin)
-          {
-            x = margin;
-            row++;
-          }
-        rows_x[i] = x;
-        rows_y[i] = row;
-        x += w + LEGEND_GAP * s;
-      }
-    bottom -= (row + 1) * row_h + row * 2 * s;
-    for (guint i = 0; i < HR_N_BUCKETS; i++)
-      {
-        double ly = bottom + rows_y[i] * (row_h + 2 * s);
-
-        layout->legend_swatches[i] = (HrRect) { rows_x[i], ly + (row_h - swatch) / 2, swatch,
-                                                swatch };
-        layout->legend_labels[i].box.x = rows_x[i] + swatch + SWATCH_GAP * s;
-        layout->legend_labels[i].box.y = ly;
-      }
-    /* the axis's "0" is centred on the plot's foot: room for its lower half */
-    bottom -= MAX (6 * s, row_h / 2 + 2 * s);
-  }
-
-  /* ---- the scale: every total, range and card on it, then nice ticks ---- */
-  for (guint i = 0; i < data->bars->len; i++)
-    {
-      const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
-
-      needed = MAX (needed, hr_bucket_bar_total (bar));
-      needed = MAX (needed, bar->high);
-      needed = MAX (needed, bar->usable);
-    }
-  if (needed <= 0)
-    needed = GiB;
-  hr_nice_ticks (0, needed * 1.06 / GiB, CLAMP ((guint) ((bottom - top) / (40 * s)), 3, 7),
-                 values);
-  layout->y_max = g_array_index (values, double, values->len - 1) * GiB;
-  if (layout->y_max < needed * 1.02)
-    {
-      double step = values->len > 1
-                      ? g_array_index (values, double, 1) - g_array_index (values, double, 0)
-                      : 1;
-      double next = g_array_index (values, double, values->len - 1) + step;
-
-      g_array_append_val (values, next);
-      layout->y_max = next * GiB;
-    }
+  /* ---- the scale ---- */
+  layout_scale (&b, values, top, bottom);
 
   for (guint i = 0; i < values->len; i++)
     {
@@ -1710,7 +1927,10 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
   bottom -= names_h;
 
   /* the unit, over the axis */
-  unit = hr_chart_label_new (context, style, g_strdup (_("GiB per GPU")), HR_CHART_FONT_SMALL,
+  unit = hr_chart_label_new (context, style,
+                             g_strdup (data->unit == HR_SIZE_GB ? _("GB per GPU")
+                                                                : _("GiB per GPU")),
+                             HR_CHART_FONT_SMALL,
                              HR_TEXT_MUTED, HR_ALIGN_START, 0, margin, top);
   top_limit = top;
   top += unit.box.height + unit.box.height / 2 + 2 * s;
@@ -1726,7 +1946,7 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
       HrAxisTick tick = { 0 };
       double v = g_array_index (values, double, i);
 
-      tick.value = v * GiB;
+      tick.value = v * unit_bytes (data);
       tick.position = hr_bucket_chart_y_position (layout, tick.value);
       tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%g", v),
                                        HR_CHART_FONT_SMALL, HR_TEXT_MUTED,
@@ -1742,6 +1962,14 @@ hr_bucket_chart_layout (const HrBucketChartData *data,
                 top_limit + unit.box.height + 2 * s, narrow[g], groups->len > 1);
 
   return layout;
+}
+
+/* The data's first bar drawn as @bl. */
+static const HrBucketBar *
+bar_of_layout (const HrBucketBarLayout *bl,
+               const HrBucketChartData *data)
+{
+  return g_ptr_array_index (data->bars, g_array_index (bl->members, guint, 0));
 }
 
 static void
@@ -1812,6 +2040,199 @@ draw_bracket (cairo_t                 *cr,
   cairo_stroke (cr);
 }
 
+/* The stack of a bar's segments, bottom to top. */
+static void
+draw_stack (cairo_t                 *cr,
+            const HrChartStyle      *style,
+            const HrBucketBarLayout *bl)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+
+  /* the stack: rounded at the top only */
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    {
+      HrRect seg = bl->segments[b];
+      gboolean topmost = TRUE;
+
+      if (seg.height <= 0)
+        continue;
+
+      for (guint above = b + 1; above < HR_N_BUCKETS; above++)
+        if (bl->segments[above].height > 0)
+          topmost = FALSE;
+      if (bl->unattributed.height > 0)
+        topmost = FALSE;
+
+      if (topmost)
+        rounded_top_rect (cr, &seg, style->corner_radius);
+      else
+        {
+          cairo_new_path (cr);
+          cairo_rectangle (cr, seg.x, seg.y, seg.width, seg.height);
+        }
+      hr_chart_fill_pattern (cr, style, &style->bucket[b], style->bucket_pattern[b]);
+
+      /* a hairline between segments keeps thin ones visible */
+      cairo_set_line_width (cr, MAX (0.5, s));
+      hr_chart_set_color (cr, &style->background);
+      cairo_move_to (cr, seg.x, seg.y + seg.height);
+      cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
+      cairo_stroke (cr);
+    }
+}
+
+/* On top of the stack: a measured bar's unattributed memory, or XLA's pool
+ * held unused. */
+static void
+draw_top_segment (cairo_t                 *cr,
+                  const HrChartStyle      *style,
+                  const HrBucketBarLayout *bl,
+                  const HrBucketChartData *data)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+
+  /* a measured bar's unattributed memory: hatched in the muted colour,
+   * which no bucket uses */
+  if (bl->unattributed.height > 0 && bar_of_layout (bl, data)->pool_unused > 0)
+    {
+      /* XLA's pool, held but unused: an outline, no fill */
+      HrRect seg = bl->unattributed;
+      double w = MAX (1, style->thin_line_width * 1.5);
+      HrRect inner = { seg.x + w / 2, seg.y + w / 2, seg.width - w, seg.height - w / 2 };
+      static const double dash[] = { 4, 2 };
+
+      rounded_top_rect (cr, &inner, style->corner_radius);
+      cairo_set_line_width (cr, w);
+      cairo_set_dash (cr, dash, 2, 0);
+      hr_chart_set_color (cr, &style->muted);
+      cairo_stroke (cr);
+      cairo_set_dash (cr, NULL, 0, 0);
+      if (bl->unattributed_inside)
+        hr_chart_draw_label (cr, style, &bl->unattributed_label, NULL);
+    }
+  else if (bl->unattributed.height > 0)
+    {
+      HrRect seg = bl->unattributed;
+
+      rounded_top_rect (cr, &seg, style->corner_radius);
+      hr_chart_fill_pattern (cr, style, &style->muted, HR_PATTERN_BACK_DIAGONAL);
+      cairo_set_line_width (cr, MAX (0.5, s));
+      hr_chart_set_color (cr, &style->background);
+      cairo_move_to (cr, seg.x, seg.y + seg.height);
+      cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
+      cairo_stroke (cr);
+    }
+}
+
+/* A bar's range. */
+static void
+draw_range (cairo_t                 *cr,
+            const HrChartStyle      *style,
+            const HrBucketBarLayout *bl)
+{
+  /* the estimate's range: an I-beam beside the bar */
+  if (bl->range.height > 0)
+    {
+      double x = bl->range.x + bl->range.width / 2;
+
+      cairo_new_path (cr);
+      cairo_set_line_width (cr, style->thin_line_width * 1.5);
+      hr_chart_set_color (cr, &style->foreground);
+      cairo_move_to (cr, x, bl->range.y);
+      cairo_line_to (cr, x, bl->range.y + bl->range.height);
+      cairo_move_to (cr, bl->range.x, bl->range.y);
+      cairo_line_to (cr, bl->range.x + bl->range.width, bl->range.y);
+      cairo_move_to (cr, bl->range.x, bl->range.y + bl->range.height);
+      cairo_line_to (cr, bl->range.x + bl->range.width, bl->range.y + bl->range.height);
+      cairo_stroke (cr);
+    }
+}
+
+/* A bar's card lines, their names and verdicts. */
+static void
+draw_card_lines (cairo_t                 *cr,
+                 const HrChartStyle      *style,
+                 const HrBucketBarLayout *bl)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+
+  /* each card's usable memory, in its series' look, over the bar */
+  for (guint c = 0; c < bl->cards->len; c++)
+    {
+      const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, c);
+      HrChartSeries series = hr_chart_style_get_series (style, line->series);
+      HrRgba color = hr_chart_series_text_color (style, &series);
+      double middle = line->swatch.y + line->swatch.height / 2;
+
+      cairo_new_path (cr);
+      cairo_move_to (cr, line->x_start, line->y);
+      cairo_line_to (cr, line->x_end, line->y);
+      hr_chart_stroke_series (cr, &series, style->line_width);
+      if (line->label.text == NULL)
+        continue;
+      if (line->has_leader)
+        draw_leader (cr, style, &line->leader_from, &line->leader_to, &series.color);
+      cairo_new_path (cr);
+      cairo_move_to (cr, line->swatch.x, middle);
+      cairo_line_to (cr, line->swatch.x + line->swatch.width, middle);
+      hr_chart_stroke_series (cr, &series, style->line_width * 0.75);
+      hr_chart_draw_marker (cr, style, &series, line->swatch.x + line->swatch.width / 2,
+                            middle, MARKER_RADIUS * s * 0.9);
+      hr_chart_draw_label_colored (cr, style, &line->label, &color);
+      hr_chart_draw_label (cr, style, &line->detail, NULL);
+    }
+}
+
+/* A bar's sizes, total and name, with their leaders. */
+static void
+draw_bar_labels (cairo_t                 *cr,
+                 const HrChartStyle      *style,
+                 const HrBucketBarLayout *bl)
+{
+  double s = style->spacing > 0 ? style->spacing : 1;
+
+  if (bl->bracketed)
+    draw_bracket (cr, style, bl);
+  for (guint b = 0; b < HR_N_BUCKETS; b++)
+    {
+      if (bl->segment_labels[b].text == NULL)
+        continue;
+      if (!bl->label_inside[b] && !bl->bracketed)
+        draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
+      else if (style->bucket_pattern[b] != HR_PATTERN_SOLID)
+        {
+          /* the size on its segment's plain colour: a hatch or dots
+           * through the digits make them hard to read */
+          const HrRect *seg = &bl->segments[b];
+          const HrRect *box = &bl->segment_labels[b].box;
+          double x0 = MAX (seg->x + 1, box->x - 2 * s);
+          double x1 = MIN (seg->x + seg->width - 1, box->x + box->width + 2 * s);
+          double y0 = MAX (seg->y + 1, box->y);
+          double y1 = MIN (seg->y + seg->height - 1, box->y + box->height);
+
+          if (x1 > x0 && y1 > y0)
+            {
+              cairo_new_path (cr);
+              cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
+              hr_chart_set_color (cr, &style->bucket[b]);
+              cairo_fill (cr);
+            }
+        }
+      hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
+    }
+  if (bl->unattributed_label.text != NULL && !bl->unattributed_inside)
+    {
+      draw_leader (cr, style, &bl->unattributed_leader[0], &bl->unattributed_leader[1],
+                   &style->muted);
+      hr_chart_draw_label (cr, style, &bl->unattributed_label, NULL);
+    }
+
+  if (bl->total_leader)
+    draw_leader (cr, style, &bl->total_from, &bl->total_to, &style->muted);
+  hr_chart_draw_label (cr, style, &bl->total, NULL);
+  hr_chart_draw_label (cr, style, &bl->name, NULL);
+}
+
 void
 hr_bucket_chart_render (const HrBucketChartLayout *layout,
                         const HrBucketChartData   *data,
@@ -1820,7 +2241,6 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
 {
   g_autoptr(HrChartStyle) fitted = NULL;
   const HrChartStyle *style;
-  double s;
 
   g_return_if_fail (layout != NULL);
   g_return_if_fail (data != NULL);
@@ -1829,7 +2249,6 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
   fitted = hr_chart_style_fit (given_style, layout->bounds.width, layout->bounds.height);
   style = fitted;
 
-  s = style->spacing > 0 ? style->spacing : 1;
   cairo_save (cr);
   hr_chart_prepare_cairo (cr);
   hr_chart_paint_background (cr, style, layout->bounds.width, layout->bounds.height);
@@ -1853,136 +2272,11 @@ hr_bucket_chart_render (const HrBucketChartLayout *layout,
     {
       const HrBucketBarLayout *bl = &g_array_index (layout->bars, HrBucketBarLayout, i);
 
-      /* the stack: rounded at the top only */
-      for (guint b = 0; b < HR_N_BUCKETS; b++)
-        {
-          HrRect seg = bl->segments[b];
-          gboolean topmost = TRUE;
-
-          if (seg.height <= 0)
-            continue;
-
-          for (guint above = b + 1; above < HR_N_BUCKETS; above++)
-            if (bl->segments[above].height > 0)
-              topmost = FALSE;
-          if (bl->unattributed.height > 0)
-            topmost = FALSE;
-
-          if (topmost)
-            rounded_top_rect (cr, &seg, style->corner_radius);
-          else
-            {
-              cairo_new_path (cr);
-              cairo_rectangle (cr, seg.x, seg.y, seg.width, seg.height);
-            }
-          hr_chart_fill_pattern (cr, style, &style->bucket[b], style->bucket_pattern[b]);
-
-          /* a hairline between segments keeps thin ones visible */
-          cairo_set_line_width (cr, MAX (0.5, s));
-          hr_chart_set_color (cr, &style->background);
-          cairo_move_to (cr, seg.x, seg.y + seg.height);
-          cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
-          cairo_stroke (cr);
-        }
-
-      /* a measured bar's unattributed memory: hatched in the muted colour,
-       * which no bucket uses */
-      if (bl->unattributed.height > 0)
-        {
-          HrRect seg = bl->unattributed;
-
-          rounded_top_rect (cr, &seg, style->corner_radius);
-          hr_chart_fill_pattern (cr, style, &style->muted, HR_PATTERN_BACK_DIAGONAL);
-          cairo_set_line_width (cr, MAX (0.5, s));
-          hr_chart_set_color (cr, &style->background);
-          cairo_move_to (cr, seg.x, seg.y + seg.height);
-          cairo_line_to (cr, seg.x + seg.width, seg.y + seg.height);
-          cairo_stroke (cr);
-        }
-
-      /* the estimate's range: an I-beam beside the bar */
-      if (bl->range.height > 0)
-        {
-          double x = bl->range.x + bl->range.width / 2;
-
-          cairo_new_path (cr);
-          cairo_set_line_width (cr, style->thin_line_width * 1.5);
-          hr_chart_set_color (cr, &style->foreground);
-          cairo_move_to (cr, x, bl->range.y);
-          cairo_line_to (cr, x, bl->range.y + bl->range.height);
-          cairo_move_to (cr, bl->range.x, bl->range.y);
-          cairo_line_to (cr, bl->range.x + bl->range.width, bl->range.y);
-          cairo_move_to (cr, bl->range.x, bl->range.y + bl->range.height);
-          cairo_line_to (cr, bl->range.x + bl->range.width, bl->range.y + bl->range.height);
-          cairo_stroke (cr);
-        }
-
-      /* each card's usable memory, in its series' look, over the bar */
-      for (guint c = 0; c < bl->cards->len; c++)
-        {
-          const HrBucketCardLine *line = &g_array_index (bl->cards, HrBucketCardLine, c);
-          HrChartSeries series = hr_chart_style_get_series (style, line->series);
-          HrRgba color = hr_chart_series_text_color (style, &series);
-          double middle = line->swatch.y + line->swatch.height / 2;
-
-          cairo_new_path (cr);
-          cairo_move_to (cr, line->x_start, line->y);
-          cairo_line_to (cr, line->x_end, line->y);
-          hr_chart_stroke_series (cr, &series, style->line_width);
-          if (line->label.text == NULL)
-            continue;
-          if (line->has_leader)
-            draw_leader (cr, style, &line->leader_from, &line->leader_to, &series.color);
-          cairo_new_path (cr);
-          cairo_move_to (cr, line->swatch.x, middle);
-          cairo_line_to (cr, line->swatch.x + line->swatch.width, middle);
-          hr_chart_stroke_series (cr, &series, style->line_width * 0.75);
-          hr_chart_draw_marker (cr, style, &series, line->swatch.x + line->swatch.width / 2,
-                                middle, MARKER_RADIUS * s * 0.9);
-          hr_chart_draw_label_colored (cr, style, &line->label, &color);
-          hr_chart_draw_label (cr, style, &line->detail, NULL);
-        }
-
-      if (bl->bracketed)
-        draw_bracket (cr, style, bl);
-      for (guint b = 0; b < HR_N_BUCKETS; b++)
-        {
-          if (bl->segment_labels[b].text == NULL)
-            continue;
-          if (!bl->label_inside[b] && !bl->bracketed)
-            draw_leader (cr, style, &bl->leader_from[b], &bl->leader_to[b], &style->muted);
-          else if (style->bucket_pattern[b] != HR_PATTERN_SOLID)
-            {
-              /* the size on its segment's plain colour: a hatch or dots
-               * through the digits make them hard to read */
-              const HrRect *seg = &bl->segments[b];
-              const HrRect *box = &bl->segment_labels[b].box;
-              double x0 = MAX (seg->x + 1, box->x - 2 * s);
-              double x1 = MIN (seg->x + seg->width - 1, box->x + box->width + 2 * s);
-              double y0 = MAX (seg->y + 1, box->y);
-              double y1 = MIN (seg->y + seg->height - 1, box->y + box->height);
-
-              if (x1 > x0 && y1 > y0)
-                {
-                  cairo_new_path (cr);
-                  cairo_rectangle (cr, x0, y0, x1 - x0, y1 - y0);
-                  hr_chart_set_color (cr, &style->bucket[b]);
-                  cairo_fill (cr);
-                }
-            }
-          hr_chart_draw_label (cr, style, &bl->segment_labels[b], &style->bucket[b]);
-        }
-      if (bl->unattributed_label.text != NULL)
-        {
-          draw_leader (cr, style, &bl->unattributed_leader[0], &bl->unattributed_leader[1],
-                       &style->muted);
-          hr_chart_draw_label (cr, style, &bl->unattributed_label, NULL);
-        }
-
-      if (bl->total_leader)
-        draw_leader (cr, style, &bl->total_from, &bl->total_to, &style->muted);
-      hr_chart_draw_label (cr, style, &bl->total, NULL);
-      hr_chart_draw_label (cr, style, &bl->name, NULL);
+      draw_stack (cr, style, bl);
+      draw_top_segment (cr, style, bl, data);
+      draw_range (cr, style, bl);
+      draw_card_lines (cr, style, bl);
+      draw_bar_labels (cr, style, bl);
     }
 
   for (guint i = 0; i < layout->labels->len; i++)
@@ -2019,14 +2313,17 @@ char *
 hr_bucket_chart_summary (const HrBucketChartData *data)
 {
   GString *str = g_string_new (NULL);
-  const double gib = GiB;
+  const char *u;
+  double gib;
 
   g_return_val_if_fail (data != NULL, NULL);
+  gib = unit_bytes (data);
+  u = hr_size_unit_symbol (data->unit);
 
   for (guint i = 0; i < data->bars->len; i++)
     {
       const HrBucketBar *bar = g_ptr_array_index (data->bars, i);
-      double total = hr_bucket_bar_total (bar);
+      double total = hr_bucket_bar_peak (bar);
 
       if (i > 0)
         g_string_append (str, " ");
@@ -2034,28 +2331,38 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
         g_string_append_printf (str, "%s: ", bar->label);
 
       if (bar->capacity <= 0)
-        g_string_append_printf (str, _("Peak %.1f GiB"), total / gib);
-      else if (bar->fits)
-        g_string_append_printf (str, _("Peak %.1f GiB of %.0f GiB on %s (fits, %.1f GiB spare)"),
-                                total / gib, bar->capacity / gib,
-                                bar->card != NULL ? bar->card : _("the card"),
-                                (bar->usable - bar->need) / gib);
+        /* Translators: the peak, then its unit ("GiB") */
+        g_string_append_printf (str, _("Peak %.1f %s"), total / gib, u);
       else
-        g_string_append_printf (str, _("Peak %.1f GiB of %.0f GiB on %s (does not fit, %.1f GiB "
-                                       "over)"),
-                                total / gib, bar->capacity / gib,
-                                bar->card != NULL ? bar->card : _("the card"),
-                                (bar->need - bar->usable) / gib);
+        {
+          const char *card = bar->card != NULL ? bar->card : _("the card");
+          double margin = fabs (bar->usable - bar->need) / gib;
+
+          /* Translators: the peak, the card's memory, the card, the room
+           * left or the shortfall; each figure followed by its unit */
+          if (bar->tight)
+            g_string_append_printf (str, _("Peak %.1f %s of %.0f %s on %s (probably fits, tight, "
+                                           "%.1f %s spare)"),
+                                    total / gib, u, bar->capacity / gib, u, card, margin, u);
+          else if (bar->fits)
+            g_string_append_printf (str, _("Peak %.1f %s of %.0f %s on %s (fits, %.1f %s spare)"),
+                                    total / gib, u, bar->capacity / gib, u, card, margin, u);
+          else
+            g_string_append_printf (str, _("Peak %.1f %s of %.0f %s on %s (does not fit, %.1f %s "
+                                           "over)"),
+                                    total / gib, u, bar->capacity / gib, u, card, margin, u);
+        }
       if (bar->high > 0)
-        g_string_append_printf (str, _(", range %.1f to %.1f GiB"), bar->low / gib,
-                                bar->high / gib);
+        g_string_append_printf (str, _(", range %.1f to %.1f %s"), bar->low / gib,
+                                bar->high / gib, u);
       g_string_append (str, ": ");
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         g_string_append_printf (str, "%s%s %.1f", b > 0 ? ", " : "",
                                 hr_enum_to_nick (hr_bucket_names, b), bar->bytes[b] / gib);
-      if (bar->unattributed > 0)
-        g_string_append_printf (str, ", %s %.1f", _("unattributed"), bar->unattributed / gib);
-      g_string_append (str, " GiB.");
+      if (segment_bytes (bar, HR_N_BUCKETS) > 0)
+        g_string_append_printf (str, ", %s %.1f", top_segment_name (bar),
+                                segment_bytes (bar, HR_N_BUCKETS) / gib);
+      g_string_append_printf (str, " %s.", u);
     }
 
   /* what is derived, calibrated, assumed and measured, as the chart says */
@@ -2063,12 +2370,6 @@ hr_bucket_chart_summary (const HrBucketChartData *data)
     g_string_append_printf (str, " %s", data->note);
 
   return g_string_free (str, FALSE);
-}
-
-static char *
-tooltip_gib (double bytes)
-{
-  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
 }
 
 char *
@@ -2091,7 +2392,7 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         if (hr_rect_contains (&bar->segments[b], x, y))
           {
-            g_autofree char *amount = tooltip_gib (values->bytes[b]);
+            g_autofree char *amount = tooltip_bytes (data, values->bytes[b]);
             double total = hr_bucket_bar_total (values);
 
             /* TRANSLATORS: tooltip over a bar segment: "RTX 4090: Weights,
@@ -2101,9 +2402,18 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
                                     total > 0 ? 100.0 * values->bytes[b] / total : 0.0);
           }
 
+      if (hr_rect_contains (&bar->unattributed, x, y) && values->pool_unused > 0)
+        {
+          g_autofree char *amount = tooltip_bytes (data, values->pool_unused);
+          g_autofree char *need = tooltip_bytes (data, values->need);
+
+          /* TRANSLATORS: tooltip over the outlined top of a bar under JAX */
+          return g_strdup_printf (_("%s: held by XLA, unused, %s (XLA takes its pool at start-up; "
+                                    "the run needs %s of it)"), values->label, amount, need);
+        }
       if (hr_rect_contains (&bar->unattributed, x, y))
         {
-          g_autofree char *amount = tooltip_gib (values->unattributed);
+          g_autofree char *amount = tooltip_bytes (data, values->unattributed);
 
           /* TRANSLATORS: tooltip over a measured bar's hatched top */
           return g_strdup_printf (_("%s: unattributed, %s (memory no rule put in a bucket)"),
@@ -2112,16 +2422,16 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
 
       if (values->high <= 0 && hr_rect_contains (&bar->bar, x, y))
         {
-          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
+          g_autofree char *total = tooltip_bytes (data, hr_bucket_bar_peak (values));
 
           return g_strdup_printf (_("%s: peak %s"), values->label, total);
         }
 
       if (hr_rect_contains (&bar->bar, x, y) || hr_rect_contains (&bar->range, x, y))
         {
-          g_autofree char *total = tooltip_gib (hr_bucket_bar_total (values));
-          g_autofree char *low = tooltip_gib (values->low);
-          g_autofree char *high = tooltip_gib (values->high);
+          g_autofree char *total = tooltip_bytes (data, hr_bucket_bar_peak (values));
+          g_autofree char *low = tooltip_bytes (data, values->low);
+          g_autofree char *high = tooltip_bytes (data, values->high);
 
           return g_strdup_printf (_("%s: peak %s, range %s to %s"), values->label, total, low,
                                   high);
@@ -2143,13 +2453,17 @@ hr_bucket_chart_describe_at (const HrBucketChartLayout *layout,
                   const HrBucketBar *card = g_ptr_array_index (data->bars,
                                                                g_array_index (line->bars, guint,
                                                                               k));
-                  g_autofree char *usable = tooltip_gib (card->usable);
-                  g_autofree char *margin = tooltip_gib (fabs (card->usable - card->need));
+                  g_autofree char *usable = tooltip_bytes (data, card->usable);
+                  g_autofree char *margin = tooltip_bytes (data, fabs (card->usable - card->need));
 
                   if (k > 0)
                     g_string_append (text, "; ");
-                  g_string_append_printf (text, card->fits ? _("%s: %s usable, fits with %s spare")
-                                                           : _("%s: %s usable, %s over"),
+                  g_string_append_printf (text, card->tight
+                                                  ? _("%s: %s usable, probably fits with %s spare, "
+                                                      "tight")
+                                                  : card->fits
+                                                  ? _("%s: %s usable, fits with %s spare")
+                                                  : _("%s: %s usable, %s over"),
                                           card->card != NULL ? card->card : values->label, usable,
                                           margin);
                 }

@@ -37,6 +37,15 @@ typedef struct {
    * total. */
   gboolean measured;
   double   unattributed;
+  /* XLA's preallocated pool: the part of it XLA holds and the run does
+   * not use, drawn outlined on top of the need (which the buckets then
+   * add up to, the CUDA context beside the pool left out), so that the
+   * stack reaches the pool; 0 otherwise.  The bar's figure is then the
+   * need, its range the need's. */
+  double   pool_unused;
+  /* Only the central estimate fits, not the range's high end: the card
+   * says "tight", never "✓ spare". */
+  gboolean tight;
 } HrBucketBar;
 
 typedef struct {
@@ -45,6 +54,8 @@ typedef struct {
   GPtrArray *bars;           /* HrBucketBar, owned */
   /* What is measured, calibrated and estimated, in a sentence. */
   char      *note;
+  /* What every size the chart prints is in (the analysis' unit). */
+  HrSizeUnit unit;
 } HrBucketChartData;
 
 HrBucketChartData *hr_bucket_chart_data_new    (void);
@@ -69,7 +80,12 @@ HrBucketChartData *hr_bucket_chart_data_new_for_analysis (HrAnalysis       *anal
 /* The same for @scenario on its own card. */
 HrBucketChartData *hr_bucket_chart_data_new_for_scenario (const HrScenario *scenario);
 
+/* The whole stack: the buckets, a measured bar's unattributed memory and
+ * the pool XLA holds unused. */
 double             hr_bucket_bar_total         (const HrBucketBar *bar);
+/* The bar's one figure: what it peaks at (the need, under XLA's pool), as
+ * the headline, the curve and the verdict say it. */
+double             hr_bucket_bar_peak          (const HrBucketBar *bar);
 
 /* A card's usable memory across its bar, in the card's series look, and
  * its names and verdict beside the bar (cards alike share a line). */

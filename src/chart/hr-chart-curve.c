@@ -48,6 +48,29 @@
 /* The cards' names take at most this share of the width */
 #define GUTTER_SHARE 0.36
 
+/* A size as the chart prints it, in the data's unit (hr-types.h). */
+static char *
+chart_bytes (const HrCurveChartData *data,
+             double                  bytes)
+{
+  return hr_size_format_full (bytes, data->unit, HR_SIZE_FORMAT_CHART);
+}
+
+/* A size in a tooltip: "15.04 GiB". */
+static char *
+tooltip_bytes (const HrCurveChartData *data,
+               double                  bytes)
+{
+  return hr_size_format_full (bytes, data->unit, HR_SIZE_FORMAT_TABLE);
+}
+
+/* Bytes in one of the data's unit. */
+static double
+unit_bytes (const HrCurveChartData *data)
+{
+  return data->unit == HR_SIZE_GB ? 1e9 : GiB;
+}
+
 static void
 curve_gpu_free (HrCurveGpu *gpu)
 {
@@ -244,8 +267,8 @@ add_measurement (HrCurveChartData    *data,
   /* the sweep's fit, the analysis' (hr_analysis_fit_measurement) */
   if (sweep != NULL && fit != NULL)
     {
-      g_autofree char *floor_text = hr_chart_format_bytes (fit->floor);
-      g_autofree char *slope = hr_chart_format_bytes (fit->per_sample);
+      g_autofree char *floor_text = chart_bytes (data, fit->floor);
+      g_autofree char *slope = chart_bytes (data, fit->per_sample);
       g_autofree char *fit_label = g_strdup_printf (_("fit: %s + %s·b (R² %.3f)"),
                                                     floor_text, slope, fit->r2);
 
@@ -316,6 +339,7 @@ data_for_analysis (HrAnalysis *analysis,
 
   data->log2_x = log2_x;
   data->micro_batch = scenario->micro_batch;
+  data->unit = hr_analysis_get_unit (analysis);
   data->note = hr_chart_analysis_note (analysis);
   data->title = g_strdup (scenario->name != NULL && scenario->name[0] != '\0'
                           ? scenario->name : scenario->model->name);
@@ -735,19 +759,19 @@ layout_y_ticks (HrCurveChartLayout     *layout,
     highest = MAX (highest, curve_value_at (data, data->micro_batch));
 
   /* the axis ends on a tick unless that would waste much of the plot */
-  top = (highest > 0 ? highest : GiB) * HEADROOM / GiB;
+  top = (highest > 0 ? highest : unit_bytes (data)) * HEADROOM / unit_bytes (data);
   target = CLAMP ((guint) (layout->plot.height / (40 * MAX (style->spacing, 0.5))), 3, 8);
   step = hr_nice_ticks (0, top, target, values);
   rounded = ceil (top / step - 1e-9) * step;
   decimals = step_decimals (step);
 
   layout->y_min = 0;
-  layout->y_max = (rounded <= top * 1.12 ? rounded : top) * GiB;
-  for (guint k = 0; k * step * GiB <= layout->y_max * (1 + 1e-9); k++)
+  layout->y_max = (rounded <= top * 1.12 ? rounded : top) * unit_bytes (data);
+  for (guint k = 0; k * step * unit_bytes (data) <= layout->y_max * (1 + 1e-9); k++)
     {
       HrAxisTick tick = { 0 };
 
-      tick.value = k * step * GiB;
+      tick.value = k * step * unit_bytes (data);
       tick.label = hr_chart_label_new (context, style, g_strdup_printf ("%.*f", decimals, k * step),
                                        HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_END, 0, 0, 0);
       g_array_append_val (layout->y_ticks, tick);
@@ -1035,15 +1059,16 @@ group_detail (const HrCurveChartData *data,
       lo = MIN (lo, gpu->usable);
       hi = MAX (hi, gpu->usable);
     }
-  low = hr_chart_format_bytes (lo);
-  high = hr_chart_format_bytes (hi);
+  low = chart_bytes (data, lo);
+  high = chart_bytes (data, hi);
   if (!g_str_equal (low, high))
     {
       g_autofree char *range = NULL;
+      g_autofree char *suffix = g_strconcat (" ", hr_size_unit_symbol (data->unit), NULL);
 
       /* "71.7–72.0 GiB": the unit once when both have it */
-      if (g_str_has_suffix (low, " GiB") && g_str_has_suffix (high, " GiB"))
-        low[strlen (low) - 4] = '\0';
+      if (g_str_has_suffix (low, suffix) && g_str_has_suffix (high, suffix))
+        low[strlen (low) - strlen (suffix)] = '\0';
       range = g_strdup_printf ("%s–%s", low, high);
 
       /* Translators: the usable memory of the cards on a line (one
@@ -1366,7 +1391,9 @@ layout_header (HrCurveChartLayout     *layout,
     }
   y += TITLE_GAP * s;
 
-  *y_title = hr_chart_label_new (context, style, g_strdup (_("Peak memory (GiB)")),
+  *y_title = hr_chart_label_new (context, style,
+                                 g_strdup (data->unit == HR_SIZE_GB ? _("Peak memory (GB)")
+                                                                    : _("Peak memory (GiB)")),
                                  HR_CHART_FONT_SMALL, HR_TEXT_MUTED, HR_ALIGN_START, 0, pad, y);
   layout->n_legend = legend_entries (data, scenario, layout->legend);
   for (guint i = 0; i < layout->n_legend; i++)
@@ -2018,8 +2045,8 @@ hr_curve_chart_summary (const HrCurveChartData *data)
       const HrCurveSample *first = &g_array_index (data->samples, HrCurveSample, 0);
       const HrCurveSample *last = &g_array_index (data->samples, HrCurveSample,
                                                   data->samples->len - 1);
-      g_autofree char *from = hr_chart_format_bytes (first->bytes);
-      g_autofree char *to = hr_chart_format_bytes (last->bytes);
+      g_autofree char *from = chart_bytes (data, first->bytes);
+      g_autofree char *to = chart_bytes (data, last->bytes);
 
       if (data->samples->len == 1)
         g_string_append_printf (summary, _("Peak memory is %s at micro-batch %.0f."),
@@ -2039,7 +2066,7 @@ hr_curve_chart_summary (const HrCurveChartData *data)
   for (guint i = 0; i < data->gpus->len; i++)
     {
       const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, i);
-      g_autofree char *usable = hr_chart_format_bytes (gpu->usable);
+      g_autofree char *usable = chart_bytes (data, gpu->usable);
 
       g_string_append_printf (summary, i == 0 ? _(" On %s (%s usable)") : _("; on %s (%s usable)"),
                               gpu->label, usable);
@@ -2080,12 +2107,6 @@ hr_curve_chart_summary (const HrCurveChartData *data)
   return g_string_free (summary, FALSE);
 }
 
-static char *
-tooltip_gib (double bytes)
-{
-  return g_strdup_printf (_("%.2f GiB"), bytes / 1073741824.0);
-}
-
 char *
 hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
                             const HrCurveChartData   *data,
@@ -2113,7 +2134,7 @@ hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
             {
               const HrCurveGpu *gpu = g_ptr_array_index (data->gpus,
                                                          g_array_index (line->gpus, guint, k));
-              g_autofree char *usable = tooltip_gib (gpu->usable);
+              g_autofree char *usable = tooltip_bytes (data, gpu->usable);
 
               if (k > 0)
                 g_string_append (text, "; ");
@@ -2143,7 +2164,7 @@ hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
 
       if (hypot (px - x, py - y) <= 8)
         {
-          g_autofree char *amount = tooltip_gib (p->bytes);
+          g_autofree char *amount = tooltip_bytes (data, p->bytes);
 
           return g_strdup_printf (_("Measured: micro-batch %.0f, %s"), p->batch, amount);
         }
@@ -2164,9 +2185,9 @@ hr_curve_chart_describe_at (const HrCurveChartLayout *layout,
   if (best_i >= 0 && best <= 24)
     {
       const HrCurveSample *s = &g_array_index (data->samples, HrCurveSample, best_i);
-      g_autofree char *amount = tooltip_gib (s->bytes);
-      g_autofree char *low = tooltip_gib (s->low);
-      g_autofree char *high = tooltip_gib (s->high);
+      g_autofree char *amount = tooltip_bytes (data, s->bytes);
+      g_autofree char *low = tooltip_bytes (data, s->low);
+      g_autofree char *high = tooltip_bytes (data, s->high);
 
       return g_strdup_printf (_("Micro-batch %.0f: peak %s (range %s to %s)"), s->batch, amount,
                               low, high);

@@ -70,6 +70,8 @@ typedef struct {
   guint      micro_batch;
   /* What is measured, calibrated and estimated, in a sentence. */
   char      *note;
+  /* What every size the chart prints is in (the analysis' unit). */
+  HrSizeUnit unit;
 } HrCurveChartData;
 
 HrCurveChartData *hr_curve_chart_data_new  (void);

@@ -206,6 +206,7 @@ advisor_new (const HrChartSource *source)
   d->table.advice = advice;
   d->table.title = d->title;
   d->table.path = d->path;
+  d->table.unit = hr_analysis_get_unit (source->analysis);
   return d;
 }
 

@@ -58,6 +58,7 @@ typedef struct {
   const char         *footer;
   double              page_width;
   double              page_height;
+  HrSizeUnit          unit;      /* of every size, the analysis' */
 } Writer;
 
 #define PAGE_WIDTH (w->page_width)
@@ -169,10 +170,12 @@ row (Writer             *w,
   w->y += 3;
 }
 
+/* "24.38 GiB", in the analysis' unit. */
 static char *
-gib (double bytes)
+gib (Writer *w,
+     double  bytes)
 {
-  return g_strdup_printf ("%.2f GiB", bytes / GiB);
+  return hr_size_format_full (bytes, w->unit, HR_SIZE_FORMAT_TABLE);
 }
 
 static void
@@ -209,10 +212,10 @@ scenario_table (Writer           *w,
                                                hr_enum_to_nick (hr_sharding_names, s->sharding),
                                                hr_enum_to_nick (hr_offload_names, s->offload),
                                                hr_enum_to_nick (hr_framework_names, s->framework));
+  g_autofree char *memory_size = s->gpu != NULL ? gib (w, s->gpu->memory) : NULL;
   g_autofree char *card = s->gpu != NULL
-    ? g_strdup_printf (_("%s, %.2f GiB as the driver reports it, %.0f%% kept in reserve"),
-                       s->gpu->name,
-                       s->gpu->memory / GiB, s->reserve * 100)
+    ? g_strdup_printf (_("%s, %s as the driver reports it, %.0f%% kept in reserve"),
+                       s->gpu->name, memory_size, s->reserve * 100)
     : g_strdup (_("none named"));
   const char *rows[][2] = {
     { _("Model"), model }, { _("Task"), task }, { _("Precision"), precision },
@@ -312,9 +315,9 @@ fit_table (Writer           *w,
   for (guint i = 0; i < hr_analysis_get_n_gpus (everywhere); i++)
     {
       const HrAnalysisGpu *g = hr_analysis_get_gpu (everywhere, i);
-      g_autofree char *cap = gib (g->limit.capacity);
-      g_autofree char *usable = gib (g->limit.usable);
-      g_autofree char *needs = gib (g->need);
+      g_autofree char *cap = gib (w, g->limit.capacity);
+      g_autofree char *usable = gib (w, g->limit.usable);
+      g_autofree char *needs = gib (w, g->need);
       g_autofree char *max = g->max_micro_batch == 0 ? g_strdup (_("none"))
                              : g_strdup_printf ("%s%u", g->max_is_lower_bound ? "≥ " : "",
                                                 g->max_micro_batch);
@@ -364,8 +367,8 @@ knob_table (Writer     *w,
       g_autofree char *lever = g_strdup_printf ("%s (%s)%s", k->label, k->change,
                                                 k->has_fit && k->fits_after ? _(": then fits")
                                                                             : "");
-      g_autofree char *gained = gib (k->gained);
-      g_autofree char *saves = k->saved > 0 ? gib (k->saved)
+      g_autofree char *gained = gib (w, k->gained);
+      g_autofree char *saves = k->saved > 0 ? gib (w, k->saved)
                                             : g_strdup_printf (_("+%s usable"), gained);
       g_autofree char *speed = g_strdup_printf ("×%.2f", k->speed);
       g_autofree char *cost = g_strdup_printf (_("%s. Result: %s (%s). Sources: %s; %s"), k->cost,
@@ -388,7 +391,7 @@ breakdown (Writer           *w,
   for (guint i = 0; i < est->items->len; i++)
     {
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
-      g_autofree char *size = gib (item->bytes);
+      g_autofree char *size = gib (w, item->bytes);
       const char *cells[] = { hr_bucket_get_label (item->bucket), size, item->label };
 
       row (w, HR_CHART_FONT_SMALL, columns, G_N_ELEMENTS (columns), cells, FALSE);
@@ -455,6 +458,134 @@ hr_chart_report_write_analysis (const char          *path,
                                          error);
 }
 
+/* The last page: the advisor's charts from one walk, answered from the
+ * scenario and the tree's defaults. */
+static void
+advisor_page (Writer              *w,
+              const HrChartSource *source)
+{
+  const HrChartStyle *style = w->style;
+
+  HrChartSource advised = *source;
+  const HrChartType *tree = NULL;
+  gpointer data = NULL;
+  const char *closing = _("Answered from the scenario and the tree's defaults; `headroom-cli "
+                          "advise` takes your own hours, months, budget and preference.");
+  double closing_h;
+
+  new_page (w);
+  heading (w, _("What to buy or rent"));
+
+  /* the closing words stay on the table's page */
+  hr_chart_text_size (w->context, w->style, HR_CHART_FONT_SMALL, closing,
+                      w->page_width - 2 * MARGIN, NULL, &closing_h);
+
+  /* One walk for both of the advisor's charts. */
+  for (guint i = 0; i < hr_chart_types_get_n (); i++)
+    {
+      const HrChartType *type = hr_chart_types_get (i);
+      HrChartDrawing drawing;
+
+      if (!type->advisor)
+        continue;
+      if (data == NULL)
+        {
+          tree = type;
+          data = type->data_new (&advised);
+        }
+      drawing.type = type;
+      drawing.data = data;
+      embed (w, type == tree && g_str_equal (type->name, "tree")
+                   ? tree_height (w, type, data, 420)
+                   : type == tree ? 420
+                                  : MAX (360, w->page_height - MARGIN - w->y - 18 - closing_h),
+             hr_chart_drawing_draw, &drawing);
+    }
+  if (data != NULL)
+    tree->data_free (data);
+  paragraph (w, HR_CHART_FONT_SMALL, &style->muted, closing, 0, 4);
+}
+
+/* Page 1 under the scenario: the peak and the verdict on the scenario's
+ * card, what each tool would show, and the measurements. */
+static void
+verdict_paragraphs (Writer     *w,
+                    HrAnalysis *analysis)
+{
+  const HrChartStyle *style = w->style;
+  const HrScenario *scenario = hr_analysis_get_scenario (analysis);
+  const HrEstimate *est = hr_analysis_get_estimate (analysis);
+  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
+  g_autofree char *headline = NULL;
+
+  {
+    /* under XLA's pool, the run's use of the pool: the figure the
+     * verdict, the bars and the curve show (hr-analysis.h) */
+    gboolean in_pool = own != NULL && own->limit.has_pool && !hr_scenario_has_kv_pool (scenario);
+    g_autofree char *total = gib (w, in_pool ? own->need : est->total);
+    g_autofree char *lo = gib (w, in_pool ? own->need_low : est->low);
+    g_autofree char *hi = gib (w, in_pool ? own->need_high : est->high);
+
+    if (in_pool)
+      {
+        g_autofree char *pool = gib (w, own->limit.pool);
+
+        headline = g_strdup_printf (own->fit == HR_ANALYSIS_FIT_FITS
+                                      ? _("Peak %s per GPU (likely %s to %s) in XLA's %s pool "
+                                          "on %s: fits. %s. %s.")
+                                      : own->fit == HR_ANALYSIS_FIT_TIGHT
+                                      ? _("Peak %s per GPU (likely %s to %s) in XLA's %s pool "
+                                          "on %s: probably fits, tight. %s. %s.")
+                                      : _("Peak %s per GPU (likely %s to %s) in XLA's %s pool "
+                                          "on %s: does not fit. %s. %s."),
+                                    total, lo, hi, pool, own->gpu->name, own->verdict, own->rule);
+      }
+    else if (own != NULL)
+      headline = g_strdup_printf (own->fit == HR_ANALYSIS_FIT_FITS
+                                    ? _("Peak %s per GPU (likely %s to %s) on %s: fits. %s. %s.")
+                                    : own->fit == HR_ANALYSIS_FIT_TIGHT
+                                    ? _("Peak %s per GPU (likely %s to %s) on %s: probably fits, "
+                                        "tight. %s. %s.")
+                                    : _("Peak %s per GPU (likely %s to %s) on %s: does not fit. "
+                                        "%s. %s."),
+                                  total, lo, hi, own->gpu->name, own->verdict, own->rule);
+    else
+      headline = g_strdup_printf (_("Peak %s per GPU (likely %s to %s). No GPU is named: see "
+                                    "the fit on every catalog card below."), total, lo, hi);
+    paragraph (w, HR_CHART_FONT_BOLD, &style->foreground, headline, 0, 6);
+  }
+  {
+    g_autofree char *allocated = gib (w, est->allocated_peak);
+    g_autofree char *reserved = gib (w, est->reserved_peak);
+    g_autofree char *device = gib (w, est->device_used);
+    g_autofree char *host = gib (w, est->host_ram);
+    g_autofree char *views = g_strdup_printf (
+      _("What each tool would show: torch.cuda.max_memory_allocated %s, "
+        "max_memory_reserved %s, nvidia-smi %s. Host RAM: %s."),
+      allocated, reserved, device, host);
+
+    paragraph (w, HR_CHART_FONT_SMALL, &style->muted, views, 0, 10);
+  }
+  if (hr_analysis_get_n_measurements (analysis) > 0)
+    {
+      g_autofree char *text = g_strdup_printf (_("Measurements: %s%s."),
+                                               hr_analysis_get_calibration_text (analysis),
+                                               hr_analysis_get_calibration (analysis) != NULL
+                                                 ? _(" (applied)") : _(" (not applied)"));
+
+      paragraph (w, HR_CHART_FONT_SMALL, &style->muted, text, 0, 4);
+      for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
+        {
+          const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
+          g_autofree char *line = g_strdup_printf ("• %s: %s. %s", m->measurement->name,
+                                                   m->match->summary, m->summary);
+
+          paragraph (w, HR_CHART_FONT_SMALL, &style->muted, line, 0, 4);
+        }
+      w->y += 6;
+    }
+}
+
 gboolean
 hr_chart_report_write_on_paper (const char          *path,
                                 HrAnalysis          *analysis,
@@ -467,12 +598,10 @@ hr_chart_report_write_on_paper (const char          *path,
   g_autoptr(HrAnalysis) everywhere = NULL;
   g_autofree char *title = NULL;
   g_autofree char *creator = NULL;
-  g_autofree char *headline = NULL;
   g_autoptr(GDateTime) now = g_date_time_new_now_local ();
   g_autofree char *date = g_date_time_format (now, "%Y-%m-%d");
   const HrScenario *scenario;
   const HrEstimate *est;
-  const HrAnalysisGpu *own;
   HrChartSource source = { 0 };
   HrAnalysisOptions options = { 0 };
   g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
@@ -491,7 +620,6 @@ hr_chart_report_write_on_paper (const char          *path,
   w.page_height = paper_sizes[paper][1];
   scenario = hr_analysis_get_scenario (analysis);
   est = hr_analysis_get_estimate (analysis);
-  own = hr_analysis_get_own_gpu (analysis);
   source.analysis = analysis;
   source.catalog = catalog;
 
@@ -504,6 +632,7 @@ hr_chart_report_write_on_paper (const char          *path,
   options.measurements = measurements;
   options.use_calibration = hr_analysis_get_calibration (analysis) != NULL;
   options.lever_sort = HR_KNOB_SORT_COST;
+  options.unit = hr_analysis_get_unit (analysis);
   everywhere = hr_analysis_new (scenario, &options);
 
   title = g_strdup_printf (_("Headroom report: %s"),
@@ -528,6 +657,7 @@ hr_chart_report_write_on_paper (const char          *path,
   w.context = hr_chart_pango_context_new ();
   hr_chart_text_draw_with (w.cr, w.context);
   w.style = style;
+  w.unit = hr_analysis_get_unit (analysis);
   w.y = MARGIN;
   w.page = 1;
   w.footer = title;
@@ -535,8 +665,11 @@ hr_chart_report_write_on_paper (const char          *path,
   /* ---- page 1: what, the verdict ---- */
   paragraph (&w, HR_CHART_FONT_TITLE, &style->foreground, title, 0, 2);
   {
-    g_autofree char *made = g_strdup_printf (_("Made by %s on %s from the scenario below. "
-                                               "Sizes are GiB (2^30 bytes) per GPU."),
+    g_autofree char *made = g_strdup_printf (w.unit == HR_SIZE_GB
+                                               ? _("Made by %s on %s from the scenario below. "
+                                                   "Sizes are GB (10^9 bytes) per GPU.")
+                                               : _("Made by %s on %s from the scenario below. "
+                                                   "Sizes are GiB (2^30 bytes) per GPU."),
                                              creator, date);
 
     paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, made, 0, 14);
@@ -544,52 +677,7 @@ hr_chart_report_write_on_paper (const char          *path,
   scenario_table (&w, scenario, est);
   w.y += 8;
 
-  {
-    g_autofree char *total = gib (est->total);
-    g_autofree char *lo = gib (est->low);
-    g_autofree char *hi = gib (est->high);
-
-    if (own != NULL)
-      headline = g_strdup_printf (own->fit == HR_ANALYSIS_FIT_FITS
-                                    ? _("Peak %s per GPU (likely %s to %s) on %s: fits. %s. %s.")
-                                    : own->fit == HR_ANALYSIS_FIT_TIGHT
-                                    ? _("Peak %s per GPU (likely %s to %s) on %s: probably fits, "
-                                        "tight. %s. %s.")
-                                    : _("Peak %s per GPU (likely %s to %s) on %s: does not fit. "
-                                        "%s. %s."),
-                                  total, lo, hi, own->gpu->name, own->verdict, own->rule);
-    else
-      headline = g_strdup_printf (_("Peak %s per GPU (likely %s to %s). No GPU is named: see "
-                                    "the fit on every catalog card below."), total, lo, hi);
-    paragraph (&w, HR_CHART_FONT_BOLD, &style->foreground, headline, 0, 6);
-  }
-  {
-    g_autofree char *views = g_strdup_printf (
-      _("What each tool would show: torch.cuda.max_memory_allocated %.2f GiB, "
-        "max_memory_reserved %.2f GiB, nvidia-smi %.2f GiB. Host RAM: %.2f GiB."),
-      est->allocated_peak / GiB, est->reserved_peak / GiB, est->device_used / GiB,
-      est->host_ram / GiB);
-
-    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, views, 0, 10);
-  }
-  if (hr_analysis_get_n_measurements (analysis) > 0)
-    {
-      g_autofree char *text = g_strdup_printf (_("Measurements: %s%s."),
-                                               hr_analysis_get_calibration_text (analysis),
-                                               hr_analysis_get_calibration (analysis) != NULL
-                                                 ? _(" (applied)") : _(" (not applied)"));
-
-      paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, text, 0, 4);
-      for (guint i = 0; i < hr_analysis_get_n_measurements (analysis); i++)
-        {
-          const HrAnalysisMeasurement *m = hr_analysis_get_measurement (analysis, i);
-          g_autofree char *line = g_strdup_printf ("• %s: %s. %s", m->measurement->name,
-                                                   m->match->summary, m->summary);
-
-          paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, line, 0, 4);
-        }
-      w.y += 6;
-    }
+  verdict_paragraphs (&w, analysis);
 
   /* ---- every chart of the estimate, from the registry: the first under
    * the verdict, each other on a page of its own ---- */
@@ -621,45 +709,7 @@ hr_chart_report_write_on_paper (const char          *path,
 
   /* ---- last page: the advisor's charts, answered from the scenario and
    * the tree's defaults ---- */
-  new_page (&w);
-  heading (&w, _("What to buy or rent"));
-  {
-    HrChartSource advised = source;
-    const HrChartType *tree = NULL;
-    gpointer data = NULL;
-    const char *closing = _("Answered from the scenario and the tree's defaults; `headroom-cli "
-                            "advise` takes your own hours, months, budget and preference.");
-    double closing_h;
-
-    /* the closing words stay on the table's page */
-    hr_chart_text_size (w.context, w.style, HR_CHART_FONT_SMALL, closing,
-                        w.page_width - 2 * MARGIN, NULL, &closing_h);
-
-    /* One walk for both of the advisor's charts. */
-    for (guint i = 0; i < hr_chart_types_get_n (); i++)
-      {
-        const HrChartType *type = hr_chart_types_get (i);
-        HrChartDrawing drawing;
-
-        if (!type->advisor)
-          continue;
-        if (data == NULL)
-          {
-            tree = type;
-            data = type->data_new (&advised);
-          }
-        drawing.type = type;
-        drawing.data = data;
-        embed (&w, type == tree && g_str_equal (type->name, "tree")
-                     ? tree_height (&w, type, data, 420)
-                     : type == tree ? 420
-                                    : MAX (360, w.page_height - MARGIN - w.y - 18 - closing_h),
-               hr_chart_drawing_draw, &drawing);
-      }
-    if (data != NULL)
-      tree->data_free (data);
-    paragraph (&w, HR_CHART_FONT_SMALL, &style->muted, closing, 0, 4);
-  }
+  advisor_page (&w, &source);
 
   draw_footer (&w);
   cairo_show_page (w.cr);

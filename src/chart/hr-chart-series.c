@@ -369,8 +369,11 @@ hr_chart_analysis_note (HrAnalysis *analysis)
   g_autoptr(GPtrArray) parts = g_ptr_array_new_with_free_func (g_free);
   const char *calibrated_by = NULL;
   guint n_measured = 0;
+  HrSizeUnit unit;
 
   g_return_val_if_fail (analysis != NULL, NULL);
+
+  unit = hr_analysis_get_unit (analysis);
 
   scenario = hr_analysis_get_scenario (analysis);
   estimate = hr_analysis_get_estimate (analysis);
@@ -387,7 +390,8 @@ hr_chart_analysis_note (HrAnalysis *analysis)
 
   if (amount[HR_BASIS_DERIVED] > 0)
     {
-      g_autofree char *size = hr_chart_format_bytes (amount[HR_BASIS_DERIVED]);
+      g_autofree char *size = hr_size_format_full (amount[HR_BASIS_DERIVED], unit,
+                                                   HR_SIZE_FORMAT_CHART);
 
       /* Translators: memory the estimate derives from the model and the
        * setup's numbers */
@@ -395,13 +399,15 @@ hr_chart_analysis_note (HrAnalysis *analysis)
     }
   if (amount[HR_BASIS_CALIBRATED] > 0)
     {
-      g_autofree char *size = hr_chart_format_bytes (amount[HR_BASIS_CALIBRATED]);
+      g_autofree char *size = hr_size_format_full (amount[HR_BASIS_CALIBRATED], unit,
+                                                   HR_SIZE_FORMAT_CHART);
 
       g_ptr_array_add (parts, g_strdup_printf (_("%s calibrated"), size));
     }
   if (amount[HR_BASIS_ASSUMED] > 0)
     {
-      g_autofree char *size = hr_chart_format_bytes (amount[HR_BASIS_ASSUMED]);
+      g_autofree char *size = hr_size_format_full (amount[HR_BASIS_ASSUMED], unit,
+                                                   HR_SIZE_FORMAT_CHART);
       GString *names = g_string_new (NULL);
 
       for (guint i = 0; i < assumed->len && i < 2; i++)

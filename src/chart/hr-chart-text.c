@@ -1409,17 +1409,3 @@ hr_chart_draw_label_halo (cairo_t            *cr,
   cairo_fill (cr);
   cairo_restore (cr);
 }
-
-char *
-hr_chart_format_bytes (double bytes)
-{
-  const double gib = 1024.0 * 1024.0 * 1024.0;
-
-  if (bytes >= 100 * gib)
-    return g_strdup_printf ("%.0f GiB", bytes / gib);
-  if (bytes >= gib)
-    return g_strdup_printf ("%.1f GiB", bytes / gib);
-  if (bytes >= 1024.0 * 1024.0)
-    return g_strdup_printf ("%.0f MiB", bytes / (1024.0 * 1024.0));
-  return g_strdup_printf ("%.0f KiB", bytes / 1024.0);
-}

@@ -154,7 +154,4 @@ void             hr_chart_text_sink_write_svg (HrChartTextSink *sink,
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrChartTextSink, hr_chart_text_sink_free)
 
-/* Bytes as "13.5 GiB" (or MiB below 1 GiB), in the locale's format. */
-char         *hr_chart_format_bytes        (double              bytes);
-
 G_END_DECLS

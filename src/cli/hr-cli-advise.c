@@ -322,7 +322,7 @@ print_table (HrAdvisorWalk *walk,
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *r = g_ptr_array_index (advice->recommendations, i);
-      g_autofree char *mem = hr_cli_gib (r->memory);
+      g_autofree char *mem = hr_cli_size (r->memory);
       g_autofree char *price = r->price_usd >= 0 ? g_strdup_printf ("$%.0f", r->price_usd)
                                                  : g_strdup ("–");
       g_autofree char *per_gb = r->price_per_gb >= 0 ? g_strdup_printf ("$%.0f", r->price_per_gb)
@@ -443,6 +443,7 @@ hr_cli_advise (int    argc,
   g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
+    hr_cli_option_unit (),
     hr_cli_option_measurements (&measurement_files,
                                 N_("A measurement of this scenario (repeatable)")),
     hr_cli_option_calibrate (&calibrate),

@@ -22,6 +22,7 @@ parse_catalog_options (const char  *summary,
 {
   GOptionEntry entries[] = {
     { "json", 0, 0, G_OPTION_ARG_NONE, json, N_("Print the entries as stored (JSON)"), NULL },
+    hr_cli_option_unit (),
     { NULL }
   };
   g_autoptr(GOptionContext) context = g_option_context_new (NULL);
@@ -155,8 +156,12 @@ hr_cli_gpus (int    argc,
       return HR_CLI_EXIT_OK;
     }
 
-  printf ("%-17s %-34s %11s %8s %9s %10s %9s %9s\n", _("ID"), _("Name"),
-          _("Memory GiB"), _("TB/s"), _("BF16 TF"), _("Price USD"), _("Used USD"), _("Cloud $/h"));
+  {
+    g_autofree char *memory = hr_cli_column (_("Memory"));
+
+    printf ("%-17s %-34s %11s %8s %9s %10s %9s %9s\n", _("ID"), _("Name"), memory, _("TB/s"),
+            _("BF16 TF"), _("Price USD"), _("Used USD"), _("Cloud $/h"));
+  }
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *g = g_ptr_array_index (gpus, i);
@@ -170,7 +175,8 @@ hr_cli_gpus (int    argc,
       g_autofree char *bf16 = g->bf16_tflops > 0 ? g_strdup_printf ("%.0f", g->bf16_tflops)
                                                  : g_strdup ("–");
 
-      printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s %9s\n", g->id, g->name, g->memory / GiB,
+      printf ("%-17s %-34.34s %11.2f %8.2f %9s %10s %9s %9s\n", g->id, g->name,
+              hr_size_in_unit (g->memory, hr_cli_get_unit ()),
               g->bandwidth / 1e12, bf16, price, used, cloud);
     }
   print_custom (gpus, G_STRUCT_OFFSET (HrGpu, id), G_STRUCT_OFFSET (HrGpu, origin),

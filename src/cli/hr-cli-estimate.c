@@ -29,7 +29,8 @@ static gboolean opt_calibrate;
   hr_cli_option_set (&opt_sets), \
   hr_cli_option_measurements (&opt_measurements, \
                               N_("A measurement of this scenario (repeatable)")), \
-  hr_cli_option_calibrate (&opt_calibrate)
+  hr_cli_option_calibrate (&opt_calibrate), \
+  hr_cli_option_unit ()
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -140,7 +141,10 @@ add_gpu_fit_json (JsonBuilder         *b,
   hr_cli_json_int (b, "max_micro_batch", g->max_micro_batch);
   hr_cli_json_bool (b, "max_is_lower_bound", g->max_is_lower_bound);
   hr_cli_json_string (b, "fit", hr_analysis_fit_to_string (g->fit));
+  hr_cli_json_int (b, "need_low", g->need_low);
   hr_cli_json_int (b, "need_high", g->need_high);
+  /* XLA's preallocated pool: what it holds beyond the need */
+  hr_cli_json_int (b, "pool_unused", g->pool_unused);
   hr_cli_json_bool (b, "fits_at_high_end", g->fits_high);
   hr_cli_json_int (b, "short_at_high_end", g->need_high > g->limit.usable
                                            ? g->need_high - g->limit.usable : 0);
@@ -395,19 +399,19 @@ print_traced (HrAnalysis *analysis)
 
       if (m->measurement->trace == NULL || isnan (m->trace_ratio))
         continue;
-      walk = hr_cli_gib ((double) est->walk_saved);
+      walk = hr_cli_size ((double) est->walk_saved);
       row = hr_trace_find (m->measurement->trace, est->micro_batch, size);
       if (row == NULL && isnan (size))
         row = hr_trace_find (m->measurement->trace, est->micro_batch, NAN);
       if (row != NULL)
         {
-          v = hr_cli_gib (row->saved);
+          v = hr_cli_size (row->saved);
           printf (_("  %-12s %10s  [traced on CPU] saved for backward at micro-batch %u, traced "
                     "(the walk: %s)\n"), "activations", v, est->micro_batch, walk);
         }
       else
         {
-          v = hr_cli_gib (m->trace_ratio * (double) est->walk_saved);
+          v = hr_cli_size (m->trace_ratio * (double) est->walk_saved);
           printf (_("  %-12s %10s  [traced on CPU] the walk's %s × %.3f, the ratio traced at "
                     "other sizes\n"), "activations", v, walk, m->trace_ratio);
         }
@@ -427,29 +431,43 @@ print_estimate (HrAnalysis *analysis)
   printf ("%-17s %12s   %s\n", _("Bucket (per GPU)"), _("Estimate"), _("Range"));
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
-      g_autofree char *v = hr_cli_gib (est->buckets[i]);
-      g_autofree char *lo = hr_cli_gib (est->bucket_low[i]);
-      g_autofree char *hi = hr_cli_gib (est->bucket_high[i]);
+      g_autofree char *v = hr_cli_size (est->buckets[i]);
+      g_autofree char *lo = hr_cli_size (est->bucket_low[i]);
+      g_autofree char *hi = hr_cli_size (est->bucket_high[i]);
 
       printf ("%-17s %12s   %s – %s\n", hr_bucket_get_label (i), v, lo, hi);
     }
 
   {
-    g_autofree char *t = hr_cli_gib (est->total);
-    g_autofree char *lo = hr_cli_gib (est->low);
-    g_autofree char *hi = hr_cli_gib (est->high);
-    g_autofree char *a = hr_cli_gib (est->allocated_peak);
-    g_autofree char *r = hr_cli_gib (est->reserved_peak);
-    g_autofree char *d = hr_cli_gib (est->device_used);
-    g_autofree char *h = hr_cli_gib (est->host_ram);
+    g_autofree char *t = hr_cli_size (est->total);
+    g_autofree char *lo = hr_cli_size (est->low);
+    g_autofree char *hi = hr_cli_size (est->high);
+    g_autofree char *a = hr_cli_size (est->allocated_peak);
+    g_autofree char *r = hr_cli_size (est->reserved_peak);
+    g_autofree char *d = hr_cli_size (est->device_used);
+    g_autofree char *h = hr_cli_size (est->host_ram);
 
-    printf ("%-17s %12s   %s – %s\n\n", _("Total"), t, lo, hi);
+    printf ("%-17s %12s   %s – %s\n", _("Total"), t, lo, hi);
+    /* under XLA's pool, the figure the fit, the bars and the curve show:
+     * the run's use of the pool, and what XLA holds of it unused */
+    if (own != NULL && own->limit.has_pool && !hr_scenario_has_kv_pool (s))
+      {
+        g_autofree char *need = hr_cli_size (own->need);
+        g_autofree char *need_lo = hr_cli_size (own->need_low);
+        g_autofree char *need_hi = hr_cli_size (own->need_high);
+        g_autofree char *unused = hr_cli_size (own->pool_unused);
+
+        printf ("%-17s %12s   %s – %s\n", _("Peak in XLA pool"), need, need_lo, need_hi);
+        if (own->pool_unused > 0)
+          printf ("%-17s %12s\n", _("Held, unused"), unused);
+      }
+    printf ("\n");
     printf (_("Views: allocated %s · reserved %s · nvidia-smi %s\n"), a, r, d);
     printf (_("Host RAM: %s\n"), h);
     for (guint i = 0; i < est->host_items->len; i++)
       {
         HrEstimateItem *item = g_ptr_array_index (est->host_items, i);
-        g_autofree char *v = hr_cli_gib (item->bytes);
+        g_autofree char *v = hr_cli_size (item->bytes);
 
         printf ("  %10s  %s\n", v, item->label);
       }
@@ -457,8 +475,8 @@ print_estimate (HrAnalysis *analysis)
 
   if (own != NULL)
     {
-      g_autofree char *cap = hr_cli_gib (own->limit.capacity);
-      g_autofree char *usable = hr_cli_gib (own->limit.usable);
+      g_autofree char *cap = hr_cli_size (own->limit.capacity);
+      g_autofree char *usable = hr_cli_size (own->limit.usable);
 
       /* Translators: GPU name, its memory, the usable part, "fits" or
        * "DOES NOT FIT", the micro-batch, then "at least " or nothing before
@@ -475,7 +493,7 @@ print_estimate (HrAnalysis *analysis)
   for (guint i = 0; i < est->items->len; i++)
     {
       HrEstimateItem *item = g_ptr_array_index (est->items, i);
-      g_autofree char *v = hr_cli_gib (item->bytes);
+      g_autofree char *v = hr_cli_size (item->bytes);
 
       /* Translators: the basis of a figure, "derived", "calibrated" or
        * "assumed", in brackets before its label */
@@ -651,16 +669,24 @@ hr_cli_sweep (int    argc,
     }
   else
     {
-      printf ("%-11s %12s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), _("Total GiB"),
-              _("Low GiB"), _("High GiB"), _("Alloc GiB"), _("Reserved GiB"), _("Needs GiB"),
-              own != NULL ? "  " : "", own != NULL ? _("Fits") : "");
+      g_autofree char *total = hr_cli_column (_("Total"));
+      g_autofree char *low = hr_cli_column (_("Low"));
+      g_autofree char *high = hr_cli_column (_("High"));
+      g_autofree char *alloc = hr_cli_column (_("Alloc"));
+      g_autofree char *reserved = hr_cli_column (_("Reserved"));
+      g_autofree char *needs = hr_cli_column (_("Needs"));
+      HrSizeUnit u = hr_cli_get_unit ();
+
+      printf ("%-11s %12s %12s %12s %12s %12s %12s%s%s\n", _("Micro-batch"), total, low, high,
+              alloc, reserved, needs, own != NULL ? "  " : "", own != NULL ? _("Fits") : "");
       for (guint i = 0; i < points->len; i++)
         {
           HrAnalysisSample *p = &g_array_index (points, HrAnalysisSample, i);
 
           printf ("%-11u %12.2f %12.2f %12.2f %12.2f %12.2f %12.2f%s%s\n", p->micro_batch,
-                  p->peak.total / GiB, p->peak.low / GiB, p->peak.high / GiB,
-                  p->peak.allocated / GiB, p->peak.reserved / GiB, p->need / GiB,
+                  hr_size_in_unit (p->peak.total, u), hr_size_in_unit (p->peak.low, u),
+                  hr_size_in_unit (p->peak.high, u), hr_size_in_unit (p->peak.allocated, u),
+                  hr_size_in_unit (p->peak.reserved, u), hr_size_in_unit (p->need, u),
                   own == NULL ? "" : "  ",
                   own == NULL ? "" : p->need <= usable ? _("yes") : _("no"));
         }
@@ -767,8 +793,14 @@ hr_cli_fits (int    argc,
   printf (_("%s at micro-batch %u, %.0f%% reserve\n\n"), scenario->model->name,
           scenario->micro_batch, scenario->reserve * 100);
   print_measurements (analysis);
-  printf ("%-20s %11s %11s %11s  %-5s %10s  %s\n", _("GPU"), _("Memory GiB"), _("Usable GiB"),
-          _("Needs GiB"), _("Fits"), _("Max batch"), _("Lever that fixes it"));
+  {
+    g_autofree char *memory = hr_cli_column (_("Memory"));
+    g_autofree char *usable = hr_cli_column (_("Usable"));
+    g_autofree char *needs = hr_cli_column (_("Needs"));
+
+    printf ("%-20s %11s %11s %11s  %-5s %10s  %s\n", _("GPU"), memory, usable, needs, _("Fits"),
+            _("Max batch"), _("Lever that fixes it"));
+  }
   for (guint i = 0; i < hr_analysis_get_n_gpus (analysis); i++)
     {
       const HrAnalysisGpu *g = hr_analysis_get_gpu (analysis, i);
@@ -777,7 +809,9 @@ hr_cli_fits (int    argc,
                                                 g->max_micro_batch);
 
       printf ("%-20s %11.2f %11.2f %11.2f  %-5s %10s  %s\n", g->gpu->id,
-              g->limit.capacity / GiB, g->limit.usable / GiB, g->need / GiB,
+              hr_size_in_unit (g->limit.capacity, hr_cli_get_unit ()),
+              hr_size_in_unit (g->limit.usable, hr_cli_get_unit ()),
+              hr_size_in_unit (g->need, hr_cli_get_unit ()),
               g->fit == HR_ANALYSIS_FIT_FITS ? _("yes")
               : g->fit == HR_ANALYSIS_FIT_TIGHT ? _("tight") : _("no"), max,
               g->fits ? "" : g->fix != NULL ? g->fix->change : _("no single lever"));
@@ -859,7 +893,7 @@ hr_cli_knobs (int    argc,
     }
 
   {
-    g_autofree char *t = hr_cli_gib (own != NULL ? own->need : est->total);
+    g_autofree char *t = hr_cli_size (own != NULL ? own->need : est->total);
 
     if (own == NULL)
       printf (_("%s: %s now\n"), scenario->model->name, t);
@@ -883,9 +917,9 @@ hr_cli_knobs (int    argc,
   for (guint i = 0; i < knobs->len; i++)
     {
       HrKnob *k = g_ptr_array_index (knobs, i);
-      g_autofree char *saved = hr_cli_gib (k->saved);
-      g_autofree char *after = hr_cli_gib (k->after);
-      g_autofree char *gained = hr_cli_gib (k->gained);
+      g_autofree char *saved = hr_cli_size (k->saved);
+      g_autofree char *after = hr_cli_size (k->after);
+      g_autofree char *gained = hr_cli_size (k->gained);
 
       /* the core sorts them last */
       if (!k->worth_it && (i == 0 || ((HrKnob *) g_ptr_array_index (knobs, i - 1))->worth_it))

@@ -347,6 +347,7 @@ export_analysis_new (const ExportArgs *args,
   options.sweep_snapshots = TRUE;
   options.use_calibration = args->calibrate;
   options.lever_sort = HR_KNOB_SORT_COST;
+  options.unit = hr_cli_get_unit ();
   return hr_analysis_new (scenario, &options);
 }
 
@@ -389,6 +390,7 @@ hr_cli_export (int    argc,
   double scale = 0, dpi = 0;
   GOptionEntry entries[] = {
     { "chart", 0, 0, G_OPTION_ARG_STRING, &args.chart, N_("Which chart"), names },
+    hr_cli_option_unit (),
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &args.output,
      N_("File to write (- for standard output, with --format)"), N_("FILE") },
     { "format", 0, 0, G_OPTION_ARG_STRING, &args.format_name,
@@ -519,6 +521,7 @@ hr_cli_report (int    argc,
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &output,
      N_("PDF file to write (- for standard output)"), N_("FILE.pdf") },
     { "paper", 0, 0, G_OPTION_ARG_STRING, &paper_name, N_("Page size (default a4)"), "a4|letter" },
+    hr_cli_option_unit (),
     { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default print)"),
      "light|print" },
     { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,

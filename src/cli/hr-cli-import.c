@@ -38,7 +38,7 @@ print_human (const HrImport *import)
 
   if (import->dtypes->len > 0)
     {
-      g_autofree char *total = hr_cli_gib (import->weight_bytes);
+      g_autofree char *total = hr_cli_size (import->weight_bytes);
 
       /* Translators: column headings; keep them short. */
       printf ("\n%-34s %16s %10s %12s\n", _("Stored as"), _("Parameters"), _("Bits/wt"),
@@ -46,7 +46,7 @@ print_human (const HrImport *import)
       for (guint i = 0; i < import->dtypes->len; i++)
         {
           const HrImportDtype *d = g_ptr_array_index (import->dtypes, i);
-          g_autofree char *size = hr_cli_gib (d->bytes);
+          g_autofree char *size = hr_cli_size (d->bytes);
 
           if (d->params > 0)
             printf ("%-34.34s %'16" G_GUINT64_FORMAT " %10.2f %12s\n", d->dtype, d->params,

@@ -534,9 +534,9 @@ print_snapshot_text (const HrSnapshot *snapshot)
   for (guint d = 0; d < snapshot->devices->len; d++)
     {
       const HrSnapshotDevice *dev = g_ptr_array_index (snapshot->devices, d);
-      g_autofree char *allocated = hr_cli_gib (dev->allocated_peak);
-      g_autofree char *reserved = hr_cli_gib (dev->reserved_at_allocated_peak);
-      g_autofree char *gap = hr_cli_gib (dev->reserved_at_allocated_peak > dev->allocated_peak
+      g_autofree char *allocated = hr_cli_size (dev->allocated_peak);
+      g_autofree char *reserved = hr_cli_size (dev->reserved_at_allocated_peak);
+      g_autofree char *gap = hr_cli_size (dev->reserved_at_allocated_peak > dev->allocated_peak
                                          ? dev->reserved_at_allocated_peak - dev->allocated_peak
                                          : 0);
 
@@ -553,7 +553,7 @@ print_snapshot_text (const HrSnapshot *snapshot)
                 dev->allocated_peak_t, dev->allocated_peak_event, dev->n_events, allocated);
       for (guint b = 0; b < HR_SNAPSHOT_N_BUCKETS; b++)
         {
-          g_autofree char *bytes = hr_cli_gib (dev->buckets[b]);
+          g_autofree char *bytes = hr_cli_size (dev->buckets[b]);
 
           if (dev->buckets[b] > 0 || b < HR_N_BUCKETS)
             printf ("  %-18s %12s\n", hr_snapshot_bucket_label (b), bytes);
@@ -566,7 +566,7 @@ print_snapshot_text (const HrSnapshot *snapshot)
 
           if (dev->groups[g] == 0)
             break;
-          bytes = hr_cli_gib (dev->groups[g]);
+          bytes = hr_cli_size (dev->groups[g]);
           printf ("    %12s  %s\n", bytes, hr_snapshot_group_label (g));
         }
       if (dev->sites->len > 0)
@@ -574,7 +574,7 @@ print_snapshot_text (const HrSnapshot *snapshot)
       for (guint k = 0; k < dev->sites->len; k++)
         {
           const HrSnapshotSite *site = g_ptr_array_index (dev->sites, k);
-          g_autofree char *bytes = hr_cli_gib (site->bytes);
+          g_autofree char *bytes = hr_cli_size (site->bytes);
           g_autofree char *base = site->filename != NULL ? g_path_get_basename (site->filename)
                                                          : NULL;
 
@@ -613,8 +613,8 @@ print_snapshot_comparison_text (const HrScenario         *scenario,
   printf ("  %-18s %12s %12s %9s\n", _("bucket"), _("measured"), _("estimate"), _("error"));
   for (guint b = 0; b < HR_N_BUCKETS; b++)
     {
-      g_autofree char *measured = hr_cli_gib (bar.bytes[b]);
-      g_autofree char *predicted = hr_cli_gib (cmp->estimate->buckets[b]);
+      g_autofree char *measured = hr_cli_size (bar.bytes[b]);
+      g_autofree char *predicted = hr_cli_size (cmp->estimate->buckets[b]);
 
       if (bar.bytes[b] > 0)
         printf ("  %-18s %12s %12s %+8.1f%%\n", hr_snapshot_bucket_label (b), measured, predicted,
@@ -624,16 +624,16 @@ print_snapshot_comparison_text (const HrScenario         *scenario,
     }
   if (bar.bytes[HR_SNAPSHOT_UNATTRIBUTED] > 0)
     {
-      g_autofree char *unattributed = hr_cli_gib (bar.bytes[HR_SNAPSHOT_UNATTRIBUTED]);
+      g_autofree char *unattributed = hr_cli_size (bar.bytes[HR_SNAPSHOT_UNATTRIBUTED]);
 
       printf ("  %-18s %12s\n", hr_snapshot_bucket_label (HR_SNAPSHOT_UNATTRIBUTED),
               unattributed);
     }
   {
-    g_autofree char *measured = hr_cli_gib (dev->allocated_peak);
-    g_autofree char *predicted = hr_cli_gib (cmp->estimate->allocated_peak);
-    g_autofree char *measured_r = hr_cli_gib (dev->reserved_peak);
-    g_autofree char *predicted_r = hr_cli_gib (cmp->estimate->reserved_peak);
+    g_autofree char *measured = hr_cli_size (dev->allocated_peak);
+    g_autofree char *predicted = hr_cli_size (cmp->estimate->allocated_peak);
+    g_autofree char *measured_r = hr_cli_size (dev->reserved_peak);
+    g_autofree char *predicted_r = hr_cli_size (cmp->estimate->reserved_peak);
 
     printf (_("  allocated peak: %s measured, %s estimated\n"), measured, predicted);
     printf (_("  reserved peak: %s measured, %s estimated\n"), measured_r, predicted_r);
@@ -662,7 +662,7 @@ print_text (const HrMeasurement *measurement,
   for (guint i = 0; i < measurement->series->len; i++)
     {
       const HrMeasureSeries *s = g_ptr_array_index (measurement->series, i);
-      g_autofree char *peak = hr_cli_gib (s->peak);
+      g_autofree char *peak = hr_cli_size (s->peak);
 
       printf (g_dngettext (GETTEXT_PACKAGE, "%s (%s): %u point, peak %s",
                            "%s (%s): %u points, peak %s", s->n_points),
@@ -684,9 +684,9 @@ print_text (const HrMeasurement *measurement,
 
   if (fit != NULL)
     {
-      g_autofree char *floor_text = hr_cli_gib (fit->floor);
-      g_autofree char *slope = hr_cli_gib (fit->per_sample);
-      g_autofree char *rmse = hr_cli_gib (fit->rmse);
+      g_autofree char *floor_text = hr_cli_size (fit->floor);
+      g_autofree char *slope = hr_cli_size (fit->per_sample);
+      g_autofree char *rmse = hr_cli_size (fit->rmse);
 
       printf (g_dngettext (GETTEXT_PACKAGE,
                            "Fit (%s): peak = %s + %s·b, R² %.4f, RMS residual %s over %u "
@@ -704,7 +704,7 @@ print_text (const HrMeasurement *measurement,
 
   if (hr_measurement_fragmentation (measurement, &gap, &fraction, &at_batch))
     {
-      g_autofree char *gap_text = hr_cli_gib (gap);
+      g_autofree char *gap_text = hr_cli_size (gap);
 
       printf (_("Fragmentation: reserved exceeds allocated by up to %s (%.0f%% of reserved)"),
               gap_text, fraction * 100);
@@ -749,18 +749,18 @@ print_text (const HrMeasurement *measurement,
   for (guint i = 0; i < calibration->points->len; i++)
     {
       const HrCalibrationPoint *p = &g_array_index (calibration->points, HrCalibrationPoint, i);
-      g_autofree char *measured = hr_cli_gib (p->measured);
-      g_autofree char *predicted = hr_cli_gib (p->predicted);
-      g_autofree char *after = hr_cli_gib (p->calibrated);
+      g_autofree char *measured = hr_cli_size (p->measured);
+      g_autofree char *predicted = hr_cli_size (p->predicted);
+      g_autofree char *after = hr_cli_size (p->calibrated);
 
       printf ("  %6.0f %12s %12s %+8.1f%% %12s\n", p->batch, measured, predicted,
               p->measured > 0 ? 100 * (p->predicted - p->measured) / p->measured : 0, after);
     }
 
   {
-    g_autofree char *mean = hr_cli_gib (calibration->mean_abs_error);
-    g_autofree char *shift = hr_cli_gib (calibration->overhead_shift);
-    g_autofree char *band = hr_cli_gib (calibration->band_bytes);
+    g_autofree char *mean = hr_cli_size (calibration->mean_abs_error);
+    g_autofree char *shift = hr_cli_size (calibration->overhead_shift);
+    g_autofree char *band = hr_cli_size (calibration->band_bytes);
 
     if (calibration->mean_error > 0)
       printf (_("Uncalibrated estimate: too high by %s on average (%.1f%%; worst %.1f%%)\n"),
@@ -781,7 +781,7 @@ print_text (const HrMeasurement *measurement,
     {
       const HrAnalysisGpu *before = hr_analysis_get_gpu (report->plain, i);
       const HrAnalysisGpu *after = hr_analysis_get_gpu (report->calibrated, i);
-      g_autofree char *usable_text = hr_cli_gib (before->limit.usable);
+      g_autofree char *usable_text = hr_cli_size (before->limit.usable);
       g_autofree char *calibrated_max = hr_analysis_get_calibration (report->calibrated) != NULL
                                           ? g_strdup_printf ("%u", after->max_micro_batch)
                                           : g_strdup ("–");

@@ -136,8 +136,18 @@ HrCatalog  *hr_cli_get_catalog   (void);
  * (see main.c), for bytes that are not text: a chart written to "-". */
 FILE       *hr_cli_raw_stdout    (void);
 
-/* Bytes as GiB with the unit, in the locale's number format. */
-char       *hr_cli_gib           (double          bytes);
+/* --unit gib|gb: the unit every size headroom-cli prints as text is in
+ * (GiB unless given); --json keeps bytes. */
+GOptionEntry hr_cli_option_unit  (void);
+HrSizeUnit  hr_cli_get_unit      (void);
+/* Bytes in --unit's unit with two decimals and the unit ("24.38 GiB"), in
+ * the locale's number format: hr_size_format_full(). */
+char       *hr_cli_size          (double          bytes);
+/* The same without the unit, for a column headed with it
+ * (hr_cli_column()). */
+char       *hr_cli_size_number   (double          bytes);
+/* "Total GiB": a column's title with --unit's unit. */
+char       *hr_cli_column        (const char     *title);
 void        hr_cli_print_json    (JsonNode       *node);
 void        hr_cli_add_peak_json (JsonBuilder    *builder,
                                   const HrPeak   *peak);

@@ -587,7 +587,7 @@ hr_cli_analysis_new (const HrScenario *scenario,
   options.sweep_snapshots = TRUE;
   options.use_calibration = calibrate;
   options.lever_sort = lever_sort;
-  options.unit = HR_SIZE_GIB;
+  options.unit = hr_cli_get_unit ();
   return hr_analysis_new (scenario, &options);
 }
 
@@ -620,11 +620,64 @@ hr_cli_add_knob_json (JsonBuilder  *b,
   json_builder_end_object (b);
 }
 
+/* The one unit of this run's text (--unit). */
+static HrSizeUnit cli_unit = HR_SIZE_GIB;
+
+static gboolean
+parse_unit_option_cb (const char  *option,
+                      const char  *value,
+                      gpointer     data,
+                      GError     **error)
+{
+  int unit;
+
+  if (!hr_enum_from_nick (hr_size_unit_names, value, &unit))
+    {
+      g_autofree char *shown = hr_text_printable (value, MIN (strlen (value), (gsize) 40));
+
+      g_set_error (error, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                   _("%s: \"%s\" is no unit: say gib (2^30 bytes) or gb (10^9 bytes)"), option,
+                   shown);
+      return FALSE;
+    }
+  cli_unit = unit;
+  return TRUE;
+}
+
+GOptionEntry
+hr_cli_option_unit (void)
+{
+  GOptionEntry entry = { "unit", 0, 0, G_OPTION_ARG_CALLBACK, parse_unit_option_cb,
+                         N_("Sizes in GiB (2^30 bytes, the default) or GB (10^9 bytes)"),
+                         "gib|gb" };
+
+  return entry;
+}
+
+HrSizeUnit
+hr_cli_get_unit (void)
+{
+  return cli_unit;
+}
+
 char *
-hr_cli_gib (double bytes)
+hr_cli_size (double bytes)
 {
   /* On screen, the locale's decimal separator; the unit is always said. */
-  return g_strdup_printf ("%.2f GiB", bytes / (1024.0 * 1024.0 * 1024.0));
+  return hr_size_format_full (bytes, cli_unit, HR_SIZE_FORMAT_TABLE);
+}
+
+char *
+hr_cli_size_number (double bytes)
+{
+  return hr_size_format_full (bytes, cli_unit, HR_SIZE_FORMAT_TABLE | HR_SIZE_FORMAT_NO_UNIT);
+}
+
+char *
+hr_cli_column (const char *title)
+{
+  /* Translators: a column's title, then the unit of its figures */
+  return g_strdup_printf (_("%s %s"), title, hr_size_unit_symbol (cli_unit));
 }
 
 void

@@ -28,49 +28,6 @@
  * nothing new). */
 #define SWEEP_POINTS 32
 
-static double
-size_divisor (HrSizeUnit unit)
-{
-  return unit == HR_SIZE_GB ? GB : GiB;
-}
-
-static const char *
-size_unit_name (HrSizeUnit unit)
-{
-  /* Translators: units of memory; keep the symbols unless your language
-   * writes them differently. */
-  return unit == HR_SIZE_GB ? _("GB") : _("GiB");
-}
-
-/* Two decimals below 10, one above: the precision an estimate has. */
-static int
-size_decimals (double value)
-{
-  return fabs (value) < 10 ? 2 : 1;
-}
-
-char *
-hr_size_format (double     bytes,
-                HrSizeUnit unit)
-{
-  double v = bytes / size_divisor (unit);
-
-  /* printf follows LC_NUMERIC: 14,2 GiB in German.  Never parsed back. */
-  return g_strdup_printf ("%.*f %s", size_decimals (v), v, size_unit_name (unit));
-}
-
-char *
-hr_size_format_range (double     low,
-                      double     high,
-                      HrSizeUnit unit)
-{
-  double l = low / size_divisor (unit);
-  double h = high / size_divisor (unit);
-  int d = size_decimals (h);
-
-  return g_strdup_printf ("%.*f–%.*f %s", d, l, d, h, size_unit_name (unit));
-}
-
 struct _HrAnalysis {
   gint                 ref_count;
   HrScenario          *scenario;
@@ -198,6 +155,13 @@ hr_analysis_unref (HrAnalysis *self)
   g_free (self->calibration_text);
   g_free (self->headline);
   g_free (self);
+}
+
+HrSizeUnit
+hr_analysis_get_unit (HrAnalysis *self)
+{
+  g_return_val_if_fail (self != NULL, HR_SIZE_GIB);
+  return self->options.unit;
 }
 
 char *
@@ -518,6 +482,21 @@ hr_analysis_fit_to_string (HrAnalysisFit fit)
     }
 }
 
+/* A calibration sets the activations and the overhead from the
+ * measurement (hr_calibration_apply_estimate): their lines are then
+ * "calibrated", and no other line is (hr-types.h HrBasis). */
+static void
+mark_calibrated (HrEstimate *estimate)
+{
+  for (guint i = 0; i < estimate->items->len; i++)
+    {
+      HrEstimateItem *item = g_ptr_array_index (estimate->items, i);
+
+      if (item->bucket == HR_BUCKET_ACTIVATIONS || item->bucket == HR_BUCKET_OVERHEAD)
+        item->basis = HR_BASIS_CALIBRATED;
+    }
+}
+
 typedef struct {
   HrAnalysis *self;
   HrPlan     *plan;
@@ -567,6 +546,33 @@ fit_high_end (HrAnalysis    *self,
            : g->fits ? HR_ANALYSIS_FIT_TIGHT : HR_ANALYSIS_FIT_NO;
 }
 
+/* The low end of the need's range at the scenario's micro-batch, and
+ * under XLA's pool what lies beside it and what of it the run leaves
+ * unused: the one figure a headline, a bar, the curve and the verdict
+ * show for this card is the need, inside the pool where there is one. */
+static void
+fit_low_end (HrAnalysis    *self,
+             HrPlan        *plan,
+             HrAnalysisGpu *g)
+{
+  const HrScenario *s = hr_plan_get_scenario (plan);
+  HrPeak peak = { 0 };
+
+  if (applied (self) != NULL)
+    hr_calibration_peak (applied (self), plan, MAX (1, self->scenario->micro_batch), &peak);
+  else
+    hr_plan_peak (plan, MAX (1, self->scenario->micro_batch), &peak);
+  g->need_low = MIN (g->need, peak.need_low > 0 ? peak.need_low : g->need);
+
+  if (!g->limit.has_pool || hr_scenario_has_kv_pool (s))
+    return;
+  g->beside_pool = g->limit.outside;
+  /* preallocated, XLA takes the whole pool at start-up (hr-estimate.c,
+   * "XLA preallocation"), whatever the run needs of it */
+  if (g->limit.pool_preallocated && g->need < g->limit.pool)
+    g->pool_unused = g->limit.pool - g->need;
+}
+
 static HrAnalysisGpu *
 fit_on (HrAnalysis  *self,
         const HrGpu *gpu)
@@ -596,7 +602,10 @@ fit_on (HrAnalysis  *self,
       use = plan;
       g->estimate = hr_plan_estimate (plan);
       if (applied (self) != NULL)
-        hr_calibration_apply_estimate (applied (self), plan, g->estimate);
+        {
+          hr_calibration_apply_estimate (applied (self), plan, g->estimate);
+          mark_calibrated (g->estimate);
+        }
     }
 
   /* The estimate's fit is the rule's (hr-estimate.c); its peak tells the
@@ -612,8 +621,9 @@ fit_on (HrAnalysis  *self,
   g->fits = g->estimate->fits;
   g->max_micro_batch = g->estimate->max_micro_batch;
   g->max_is_lower_bound = g->estimate->max_is_lower_bound;
-  g->rule = hr_fit_rule_describe (&g->limit);
+  g->rule = hr_fit_rule_describe (&g->limit, self->options.unit);
   fit_high_end (self, use, g);
+  fit_low_end (self, use, g);
   return g;
 }
 
@@ -804,7 +814,10 @@ hr_analysis_new (const HrScenario        *scenario,
 
   self->estimate = hr_plan_estimate (self->plan);
   if (applied (self) != NULL)
-    hr_calibration_apply_estimate (applied (self), self->plan, self->estimate);
+    {
+      hr_calibration_apply_estimate (applied (self), self->plan, self->estimate);
+      mark_calibrated (self->estimate);
+    }
 
   if (options != NULL && options->gpus != NULL)
     for (guint i = 0; i < options->gpus->len; i++)
@@ -842,15 +855,38 @@ hr_analysis_new (const HrScenario        *scenario,
     }
 
   {
-    g_autofree char *peak = hr_analysis_format_bytes (self, (double) self->estimate->total);
+    const HrAnalysisGpu *own = hr_analysis_get_own_gpu (self);
+    gboolean per_gpu = self->scenario->gpus > 1;
 
-    if (self->calibrated)
-      self->headline = g_strdup_printf (self->scenario->gpus > 1
-                                          ? _("%s peak per GPU, calibrated")
-                                          : _("%s peak, calibrated"), peak);
+    /* Under XLA's pool the peak is the run's use of the pool, the figure
+     * the fit, the bars and the curve show; nvidia-smi shows the pool. */
+    if (own != NULL && own->limit.has_pool && !hr_scenario_has_kv_pool (self->scenario))
+      {
+        g_autofree char *need = hr_analysis_format_bytes (self, (double) own->need);
+        g_autofree char *pool = hr_analysis_format_bytes (self, (double) own->limit.pool);
+
+        /* Translators: the run's peak, then the size of XLA's pool it
+         * runs in */
+        if (self->calibrated)
+          self->headline = g_strdup_printf (per_gpu ? _("%s peak per GPU in XLA's %s pool, "
+                                                        "calibrated")
+                                                    : _("%s peak in XLA's %s pool, calibrated"),
+                                            need, pool);
+        else
+          self->headline = g_strdup_printf (per_gpu ? _("%s peak per GPU in XLA's %s pool")
+                                                    : _("%s peak in XLA's %s pool"),
+                                            need, pool);
+      }
     else
-      self->headline = g_strdup_printf (self->scenario->gpus > 1 ? _("%s peak per GPU")
-                                                                 : _("%s peak"), peak);
+      {
+        g_autofree char *peak = hr_analysis_format_bytes (self, (double) self->estimate->total);
+
+        if (self->calibrated)
+          self->headline = g_strdup_printf (per_gpu ? _("%s peak per GPU, calibrated")
+                                                    : _("%s peak, calibrated"), peak);
+        else
+          self->headline = g_strdup_printf (per_gpu ? _("%s peak per GPU") : _("%s peak"), peak);
+      }
   }
 
   return self;
@@ -1155,6 +1191,23 @@ hr_analysis_get_sweep (HrAnalysis *self)
 
           g_array_append_vals (self->sweep, last->data, last->len);
         }
+      /* the scenario's own micro-batch, on the curve whatever the step,
+       * so that the curve reads there what the verdict says */
+      {
+        guint own = MAX (1, self->scenario->micro_batch);
+        guint at = 0;
+
+        while (at < self->sweep->len &&
+               g_array_index (self->sweep, HrAnalysisSample, at).micro_batch < own)
+          at++;
+        if (own <= to && (at == self->sweep->len ||
+                          g_array_index (self->sweep, HrAnalysisSample, at).micro_batch != own))
+          {
+            g_autoptr(GArray) here = hr_analysis_sweep (self, own, own, 1, FALSE);
+
+            g_array_insert_vals (self->sweep, at, here->data, here->len);
+          }
+      }
     }
   return self->sweep;
 }

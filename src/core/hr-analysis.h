@@ -24,21 +24,6 @@
 
 G_BEGIN_DECLS
 
-typedef enum {
-  HR_SIZE_GIB,   /* 2^30 bytes: what PyTorch and nvidia-smi report */
-  HR_SIZE_GB,    /* 10^9 bytes: what vendors print on the box */
-} HrSizeUnit;
-
-/* "14.2 GiB" in the locale's number format: two decimals below 10, one
- * above (the precision an estimate has).  The one byte formatter of what
- * the window and the analysis' sentences show. */
-char       *hr_size_format        (double      bytes,
-                                   HrSizeUnit  unit);
-/* "12.8–16.1 GiB", both ends to the decimals of the higher. */
-char       *hr_size_format_range  (double      low,
-                                   double      high,
-                                   HrSizeUnit  unit);
-
 typedef struct {
   /* The GPUs compared (const HrGpu *), in order; NULL or empty: the
    * scenario's own, if it names one.  The scenario's own GPU need not be
@@ -84,6 +69,15 @@ typedef struct {
    * fits, it "probably fits, tight" (HR_ANALYSIS_FIT_TIGHT), and a user
    * who trusts it may still run out of memory. */
   guint64      need_high;         /* at the scenario's micro-batch */
+  guint64      need_low;          /* the low end of the same range */
+  /* XLA's pool, preallocated: the part of it XLA holds that the run does
+   * not use at the scenario's micro-batch (what nvidia-smi shows beyond
+   * the need and the CUDA context beside the pool); 0 without one.  A
+   * chart draws it as the pool's own segment, not as overhead. */
+  guint64      pool_unused;
+  /* Under XLA's pool: what the process holds beside it (the CUDA
+   * context), which the need leaves out; 0 otherwise. */
+  guint64      beside_pool;
   gboolean     fits_high;
   guint        max_micro_batch_high;   /* the largest whose high end fits; 0: not even one */
   HrAnalysisFit fit;
@@ -229,9 +223,12 @@ HrAdvice         *hr_analysis_advise          (HrAnalysis              *analysis
 
 /* "25.8 GiB peak", "… per GPU, calibrated". */
 const char       *hr_analysis_get_headline    (HrAnalysis              *analysis);
-/* Bytes in the options' unit. */
+/* Bytes in the options' unit (hr_size_format()). */
 char             *hr_analysis_format_bytes    (HrAnalysis              *analysis,
                                                double                   bytes);
+/* The options' unit: what every figure drawn or printed from the
+ * analysis is in. */
+HrSizeUnit        hr_analysis_get_unit        (HrAnalysis              *analysis);
 
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrAnalysis, hr_analysis_free)
 

@@ -333,6 +333,48 @@ test_sizes (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Every size preset is shown whole: the chosen one as the Size row's
+ * subtitle (nothing beside the title to cut it short), each in the list,
+ * and the dialog fits a 1366 × 768 screen. */
+static void
+test_presets_shown (void)
+{
+  HrWindow *window = new_window ();
+  HrExportDialog *dialog = new_dialog (window, HR_EXPORT_WHAT_BUCKETS);
+  AdwComboRow *row = ADW_COMBO_ROW (hr_export_dialog_get_size_row (dialog));
+  GListModel *model = adw_combo_row_get_model (row);
+  static const char * const wanted[] = { "3.5 × 2.5 in", "7 × 3.5 in", "Slide", "Custom" };
+  int width = 0, height = 0, min_height = 0;
+
+  g_assert_true (adw_combo_row_get_use_subtitle (row));
+  for (guint i = 0; i < G_N_ELEMENTS (wanted); i++)
+    {
+      gboolean found = FALSE;
+
+      for (guint k = 0; k < g_list_model_get_n_items (model); k++)
+        found |= strstr (gtk_string_list_get_string (GTK_STRING_LIST (model), k),
+                         wanted[i]) != NULL;
+      g_assert_true (found);
+    }
+  for (guint k = 0; k + 1 < g_list_model_get_n_items (model); k++)
+    {
+      hr_export_dialog_set_size (dialog, (HrChartSizePreset) k);
+      iterate ();
+      g_assert_cmpstr (adw_action_row_get_subtitle (ADW_ACTION_ROW (row)), ==,
+                       gtk_string_list_get_string (GTK_STRING_LIST (model), k));
+    }
+  gtk_window_get_default_size (GTK_WINDOW (dialog), &width, &height);
+  gtk_widget_measure (GTK_WIDGET (dialog), GTK_ORIENTATION_VERTICAL, width, &min_height, NULL,
+                      NULL, NULL);
+  g_assert_cmpint (width, <=, 1366);
+  g_assert_cmpint (height, <=, 768 - 80);
+  g_assert_cmpint (min_height, <=, height);
+  screenshot (dialog, "presets");
+
+  gtk_window_destroy (GTK_WINDOW (dialog));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -352,6 +394,7 @@ main (int   argc,
 
   g_test_add_func ("/export-dialog/enter-on-chart-row", test_enter_on_chart_row);
   g_test_add_func ("/export-dialog/sizes", test_sizes);
+  g_test_add_func ("/export-dialog/presets-shown", test_presets_shown);
   status = g_test_run ();
 
   {

@@ -393,7 +393,7 @@ test_layout_gpu_lines (void)
     {
       const HrCurveGpuLine *line = &g_array_index (layout->gpu_lines, HrCurveGpuLine, i);
       const HrCurveGpu *gpu = g_ptr_array_index (data->gpus, i);
-      g_autofree char *usable = hr_chart_format_bytes (gpu->usable);
+      g_autofree char *usable = hr_size_format_full (gpu->usable, data->unit, HR_SIZE_FORMAT_CHART);
 
       g_assert_cmpfloat_with_epsilon (line->y, hr_curve_chart_y_position (layout, gpu->usable),
                                       1e-9);

@@ -298,8 +298,18 @@ check_buckets (const Where             *where,
     {
       HrBucketBarLayout *bar = &g_array_index (layout->bars, HrBucketBarLayout, i);
 
+      const HrBucketBar *first = g_ptr_array_index (data->bars,
+                                                    g_array_index (bar->members, guint, 0));
+
       for (guint b = 0; b < HR_N_BUCKETS; b++)
         g_ptr_array_add (values, &bar->segment_labels[b]);
+      /* under XLA's pool the need is the same on every card, and each
+       * bar says it over the pool it is in */
+      if (first->pool_unused > 0)
+        {
+          g_ptr_array_add (values, &bar->total);
+          g_ptr_array_add (values, &bar->unattributed_label);
+        }
     }
   check_labels (where, labels, values, &layout->bounds, style, failures);
 
@@ -318,6 +328,8 @@ check_buckets (const Where             *where,
 
           for (guint b = 0; b < HR_N_BUCKETS; b++)
             inside |= label == &bar->segment_labels[b] && bar->label_inside[b];
+          /* the name of XLA's unused pool, inside its outline */
+          inside |= label == &bar->unattributed_label && bar->unattributed_inside;
           if (inside)
             {
               g_assert_true (label->box.x >= bar->bar.x && label->box.x + label->box.width <=

@@ -1233,7 +1233,9 @@ test_property_compile_and_packed (void)
   g_assert_cmpfloat (item_bytes (packed_flash, HR_BUCKET_ACTIVATIONS, "packed"), ==, 0);
 }
 
-/* Every item says what it rests on. */
+/* Every item says what it rests on; with no measurement of the scenario
+ * none is calibrated (the catalog's per-sample figure of GR00T's action
+ * head follows from its source: derived). */
 static void
 test_property_basis (void)
 {
@@ -1250,7 +1252,7 @@ test_property_basis (void)
       assumed |= item->basis == HR_BASIS_ASSUMED && strstr (item->label, "fragmentation");
       derived |= item->basis == HR_BASIS_DERIVED;
     }
-  g_assert_true (calibrated && assumed && derived);
+  g_assert_true (!calibrated && assumed && derived);
 }
 
 

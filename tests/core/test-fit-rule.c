@@ -64,7 +64,7 @@ test_xla_pool (void)
   /* The CUDA context lives beside the pool. */
   g_assert_cmpfloat (limit.outside, >, 0.2 * GiB);
   g_assert_cmpfloat (limit.outside, <, 1.5 * GiB);
-  words = hr_fit_rule_describe (&limit);
+  words = hr_fit_rule_describe (&limit, HR_SIZE_GIB);
   g_assert_nonnull (strstr (words, "XLA_PYTHON_CLIENT_MEM_FRACTION"));
   g_assert_nonnull (strstr (words, "75%"));
 

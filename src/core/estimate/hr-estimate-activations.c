@@ -720,11 +720,15 @@ hr_plan_add_activations (HrPlan *self,
                             c->name, s->capacity_factor);
             }
 
+          /* A component's per-sample figure from the catalog follows from
+           * its source (a derivation, a published run): "calibrated" is
+           * kept for what a measurement of this scenario set (the
+           * analysis marks it); without a source it is assumed. */
           if (c->kind != HR_COMPONENT_TRANSFORMER)
             {
               lo = 1.0 - c->act_spread;
               hi = 1.0 + c->act_spread;
-              basis = HR_BASIS_CALIBRATED;
+              basis = c->act_source != NULL ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED;
             }
 
           if (s->activation_offload)
@@ -759,8 +763,10 @@ hr_plan_add_activations (HrPlan *self,
                 hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
                             lo * bytes, hi * bytes,
                             c->act_source != NULL
-                              ? _("%s: %.3g GB per sample × micro-batch %u (calibrated)")
-                              : _("%s: %.3g GB per sample × micro-batch %u (calibrated figure)"),
+                              ? _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
+                                  "figure, from its source)")
+                              : _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
+                                  "figure, no source given)"),
                             c->name, per_sample / 1e9, micro_batch);
               acc->activations += bytes;
             }

@@ -525,7 +525,7 @@ hr_plan_add_serving (HrPlan *self,
     }
 
   if (s->engine != HR_ENGINE_LLAMACPP && s->tensor_parallel * s->pipeline_parallel > 1)
-    hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_CALIBRATED,
+    hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
                 COMM_BUFFERS_BYTES, COMM_BUFFERS_LOW_BYTES, COMM_BUFFERS_HIGH_BYTES,
                 _("NCCL and custom all-reduce buffers outside PyTorch's allocator"));
   if ((s->engine == HR_ENGINE_VLLM || s->engine == HR_ENGINE_SGLANG) && !s->enforce_eager)

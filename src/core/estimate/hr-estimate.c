@@ -479,7 +479,10 @@ compute (HrPlan     *self,
          * error of the estimator's: XLA's preallocated pool, a serving
          * engine's KV pool (it takes what the model leaves) */
         double pool = hr_scenario_has_kv_pool (s) ? acc.kv_pool : 0;
-        double fixed = pool + preallocated;
+        /* XLA's preallocated pool is taken whole whatever the run needs
+         * of it: what nvidia-smi shows is the pool and the CUDA context,
+         * and the need's own range lies inside the pool (peak->need_*) */
+        double fixed = preallocated > 0 ? device : pool + preallocated;
 
         peak->allocated = CHECKED (allocated);
         peak->reserved = CHECKED (reserved);
@@ -1063,7 +1066,7 @@ fit_on_gpu (HrPlan     *self,
   est->fits = est->need <= est->usable;
   est->max_micro_batch = hr_fit_rule_plan_max_micro_batch (self, est->usable, &lower);
   est->max_is_lower_bound = lower;
-  rule = hr_fit_rule_describe (&limit);
+  rule = hr_fit_rule_describe (&limit, HR_SIZE_GIB);
   if (hr_scenario_has_kv_pool (self->scenario))
     {
       /* the sequences the engine runs at once are capped by max_num_seqs */

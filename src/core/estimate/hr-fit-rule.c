@@ -239,28 +239,36 @@ hr_fit_rule_limit (const HrScenario *scenario,
 }
 
 char *
-hr_fit_rule_describe (const HrFitLimit *limit)
+hr_fit_rule_describe (const HrFitLimit *limit,
+                      HrSizeUnit        unit)
 {
+  g_autofree char *usable = NULL;
+  g_autofree char *capacity = NULL;
+  g_autofree char *outside = NULL;
+
   g_return_val_if_fail (limit != NULL, NULL);
 
+  usable = hr_size_format_full (limit->usable, unit, HR_SIZE_FORMAT_CHART);
+  capacity = hr_size_format_full (limit->capacity, unit, HR_SIZE_FORMAT_CHART);
   if (!limit->has_pool)
-    return g_strdup_printf (_("%.1f GiB usable: the card's %.1f GiB less the %.0f%% reserve"),
-                            limit->usable / GiB, limit->capacity / GiB, limit->reserve * 100);
+    /* Translators: the usable memory, the card's, the reserve */
+    return g_strdup_printf (_("%s usable: the card's %s less the %.0f%% reserve"),
+                            usable, capacity, limit->reserve * 100);
 
   if (limit->pool_limits)
-    /* Translators: usable GiB, the pool's name, its share of the card, the
-     * variable that sets it, the reserve, and the share left outside. */
-    return g_strdup_printf (_("%.1f GiB usable: %s, %.0f%% of the card (%s); the %.0f%% "
+    /* Translators: usable memory, the pool's name, its share of the card,
+     * the variable that sets it, the reserve, and the share left outside. */
+    return g_strdup_printf (_("%s usable: %s, %.0f%% of the card (%s); the %.0f%% "
                               "reserve lies in the %.0f%% outside it, so none is taken inside"),
-                            limit->usable / GiB, limit->pool_name, limit->pool_fraction * 100,
+                            usable, limit->pool_name, limit->pool_fraction * 100,
                             limit->pool_variable, limit->reserve * 100,
                             (1.0 - limit->pool_fraction) * 100);
 
-  return g_strdup_printf (_("%.1f GiB usable: the card's %.1f GiB less the %.0f%% reserve and "
-                            "%.1f GiB outside %s, which may take %.0f%% of the card (%s)"),
-                          limit->usable / GiB, limit->capacity / GiB, limit->reserve * 100,
-                          limit->outside / GiB, limit->pool_name, limit->pool_fraction * 100,
-                          limit->pool_variable);
+  outside = hr_size_format_full (limit->outside, unit, HR_SIZE_FORMAT_CHART);
+  return g_strdup_printf (_("%s usable: the card's %s less the %.0f%% reserve and "
+                            "%s outside %s, which may take %.0f%% of the card (%s)"),
+                          usable, capacity, limit->reserve * 100, outside, limit->pool_name,
+                          limit->pool_fraction * 100, limit->pool_variable);
 }
 
 /* ---- the largest micro-batch ---- */

@@ -68,7 +68,8 @@ void        hr_fit_rule_limit             (const HrScenario *scenario,
 /* The rule as it applied, in words, for beside a verdict: "18.0 GiB
  * usable: XLA's pool, 75% of the card (XLA_PYTHON_CLIENT_MEM_FRACTION);
  * the 10% reserve lies in the 25% outside it". */
-char       *hr_fit_rule_describe          (const HrFitLimit *limit);
+char       *hr_fit_rule_describe          (const HrFitLimit *limit,
+                                           HrSizeUnit        unit);
 
 /* The need at a micro-batch, for the search below. */
 typedef guint64 (*HrFitNeedFunc) (guint    micro_batch,

@@ -8,6 +8,7 @@
 #define G_LOG_DOMAIN "hr-types"
 
 #include <glib/gi18n-lib.h>
+#include <math.h>
 
 #include "hr-types.h"
 
@@ -564,4 +565,113 @@ hr_compute_default_weights_dtype (HrCompute compute)
     default:
       g_assert_not_reached ();
     }
+}
+
+/* ---- sizes ---- */
+
+const HrEnumName hr_size_unit_names[] = {
+  { HR_SIZE_GIB, "gib" },
+  { HR_SIZE_GB, "gb" },
+  { 0, NULL },
+};
+
+double
+hr_size_in_unit (double     bytes,
+                 HrSizeUnit unit)
+{
+  return bytes / (unit == HR_SIZE_GB ? 1e9 : 1024.0 * 1024.0 * 1024.0);
+}
+
+const char *
+hr_size_unit_symbol (HrSizeUnit unit)
+{
+  /* Translators: units of memory; keep the symbols unless your language
+   * writes them differently. */
+  return unit == HR_SIZE_GB ? _("GB") : _("GiB");
+}
+
+/* The unit a thousandth (a 1024th) as large, or a millionth, for sizes
+ * under one unit on a chart. */
+static const char *
+smaller_unit_symbol (HrSizeUnit unit,
+                     guint      steps)
+{
+  /* Translators: units of memory, a thousandth and a millionth of a GB,
+   * a 1024th and a 1024²th of a GiB */
+  if (steps == 1)
+    return unit == HR_SIZE_GB ? _("MB") : _("MiB");
+  return unit == HR_SIZE_GB ? _("kB") : _("KiB");
+}
+
+char *
+hr_size_format_full (double       bytes,
+                     HrSizeUnit   unit,
+                     HrSizeFormat format)
+{
+  double v = hr_size_in_unit (bytes, unit);
+  const char *symbol = hr_size_unit_symbol (unit);
+  char number[G_ASCII_DTOSTR_BUF_SIZE];
+  char spec[8];
+  int decimals;
+
+  switch (format & HR_SIZE_FORMAT_STYLE_MASK)
+    {
+    case HR_SIZE_FORMAT_TABLE:
+      decimals = 2;
+      break;
+    case HR_SIZE_FORMAT_CHART:
+      decimals = v >= 100 ? 0 : 1;
+      if (v < 1)
+        {
+          /* a chart has no room for "0.37 GiB": "379 MiB", "12 KiB" */
+          double step = unit == HR_SIZE_GB ? 1000.0 : 1024.0;
+
+          v *= step;
+          symbol = smaller_unit_symbol (unit, 1);
+          if (v < 1)
+            {
+              v *= step;
+              symbol = smaller_unit_symbol (unit, 2);
+            }
+          decimals = 0;
+        }
+      break;
+    case HR_SIZE_FORMAT_ESTIMATE:
+    default:
+      /* two decimals below 10, one above: the precision an estimate has */
+      decimals = fabs (v) < 10 ? 2 : 1;
+      break;
+    }
+
+  if (format & HR_SIZE_FORMAT_C_LOCALE)
+    {
+      g_snprintf (spec, sizeof spec, "%%.%df", decimals);
+      g_ascii_formatd (number, sizeof number, spec, v);
+    }
+  else
+    /* printf follows LC_NUMERIC: 14,2 GiB in German.  Never parsed back. */
+    g_snprintf (number, sizeof number, "%.*f", decimals, v);
+
+  if (format & HR_SIZE_FORMAT_NO_UNIT)
+    return g_strdup (number);
+  return g_strdup_printf ("%s %s", number, symbol);
+}
+
+char *
+hr_size_format (double     bytes,
+                HrSizeUnit unit)
+{
+  return hr_size_format_full (bytes, unit, HR_SIZE_FORMAT_ESTIMATE);
+}
+
+char *
+hr_size_format_range (double     low,
+                      double     high,
+                      HrSizeUnit unit)
+{
+  double l = hr_size_in_unit (low, unit);
+  double h = hr_size_in_unit (high, unit);
+  int d = fabs (h) < 10 ? 2 : 1;
+
+  return g_strdup_printf ("%.*f–%.*f %s", d, l, d, h, hr_size_unit_symbol (unit));
 }

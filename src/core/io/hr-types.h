@@ -329,6 +329,53 @@ extern const HrEnumName hr_pipeline_schedule_names[];
 extern const HrEnumName hr_engine_names[];
 extern const HrEnumName hr_ct2_compute_type_names[];
 
+/* A unit of memory.  Sizes are bytes inside; a unit appears only at the
+ * edges, always printed (GiB against GB is a real source of confusion). */
+typedef enum {
+  HR_SIZE_GIB,   /* 2^30 bytes: what PyTorch and nvidia-smi report */
+  HR_SIZE_GB,    /* 10^9 bytes: what vendors print on the box */
+} HrSizeUnit;
+
+/* "gib", "gb": the names headroom-cli's --unit takes. */
+extern const HrEnumName hr_size_unit_names[];
+
+/* How many digits a size has, and where it is read. */
+typedef enum {
+  /* two decimals below 10, one above ("9.94 GiB", "14.2 GiB"): the
+   * precision an estimate has; sentences and the window's rows */
+  HR_SIZE_FORMAT_ESTIMATE = 0,
+  /* two decimals always ("0.37 GiB", "24.38 GiB"): columns of a table */
+  HR_SIZE_FORMAT_TABLE    = 1,
+  /* one decimal, none from 100, and below one unit MiB or MB ("379 MiB",
+   * "15.0 GiB", "134 GiB"): labels on a chart, where room is short */
+  HR_SIZE_FORMAT_CHART    = 2,
+  HR_SIZE_FORMAT_STYLE_MASK = 0xf,
+  /* flags: the number alone, without the unit ("24.38", for a column
+   * headed "Total GiB"); '.' as the decimal point whatever the locale, for
+   * output a program reads back */
+  HR_SIZE_FORMAT_NO_UNIT  = 1 << 4,
+  HR_SIZE_FORMAT_C_LOCALE = 1 << 5,
+} HrSizeFormat;
+
+/* Bytes in @unit: the one byte formatter of Headroom (the window, the
+ * charts, the reports and headroom-cli).  On screen the locale's decimal
+ * separator ("14,2 GiB" in German) unless HR_SIZE_FORMAT_C_LOCALE. */
+char       *hr_size_format_full   (double       bytes,
+                                   HrSizeUnit   unit,
+                                   HrSizeFormat format);
+/* hr_size_format_full() with HR_SIZE_FORMAT_ESTIMATE. */
+char       *hr_size_format        (double       bytes,
+                                   HrSizeUnit   unit);
+/* "12.8–16.1 GiB", both ends to the decimals of the higher. */
+char       *hr_size_format_range  (double       low,
+                                   double       high,
+                                   HrSizeUnit   unit);
+/* @bytes as a number of @unit. */
+double      hr_size_in_unit       (double       bytes,
+                                   HrSizeUnit   unit);
+/* "GiB" or "GB", translated. */
+const char *hr_size_unit_symbol   (HrSizeUnit   unit);
+
 gboolean    hr_enum_from_nick   (const HrEnumName *names,
                                  const char       *nick,
                                  int              *value);
