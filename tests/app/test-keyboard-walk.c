@@ -143,7 +143,7 @@ open_example (HrWindow *window)
   g_assert_true (focus_is_row_for (win, "smolvla-4090.json"));
   g_assert_true (press (win, "Return"));
   g_assert_false (hr_window_get_start_page_visible (window));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
 }
 
 /* 2. The model: Ctrl+F, type, Enter. */
@@ -162,7 +162,7 @@ change_model (HrWindow *window)
   gtk_editable_set_text (GTK_EDITABLE (search), "pi0.5");
   iterate ();
   g_assert_true (press (win, "Return"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
 }
 
 /* 3. The micro-batch: Tab to it, Up twice. */
@@ -170,13 +170,13 @@ static void
 change_micro_batch (HrWindow *window)
 {
   GtkWindow *win = GTK_WINDOW (window);
-  guint before = hr_window_get_scenario (window)->micro_batch;
+  guint before = hr_test_scenario (window)->micro_batch;
 
   tab_to (win, hr_test_setting_widget (window, "micro_batch"), 60);
   g_assert_true (shows_focus (win));
   g_assert_true (press (win, "Up"));
   g_assert_true (press (win, "Up"));
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, before + 2);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, before + 2);
 }
 
 /* 4. The GPUs: Shift+Tab back to the picker, Enter opens it, type to
@@ -191,7 +191,7 @@ add_gpu (HrWindow *window)
   guint n_gpus;
 
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     n_gpus = g_strv_length (ids);
     g_assert_false (g_strv_contains ((const char * const *) ids, "rtx-3090"));
@@ -239,7 +239,7 @@ add_gpu (HrWindow *window)
   gtk_popover_popdown (GTK_POPOVER (popover));
   iterate ();
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     g_assert_cmpuint (g_strv_length (ids), ==, n_gpus + 1);
     g_assert_true (g_str_has_prefix (ids[n_gpus], "rtx-3090"));
@@ -256,17 +256,17 @@ undo_redo (HrWindow *window,
 
   g_assert_true (press (win, "<Control>z"));
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     g_assert_cmpuint (g_strv_length (ids), ==, n_gpus);
   }
   g_assert_true (press (win, "<Control>z"));
-  g_assert_cmpuint (hr_window_get_scenario (window)->micro_batch, ==, micro_batch);
+  g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
   g_assert_true (press (win, "<Control>z"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "smolvla");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
   g_assert_false (hr_window_get_modified (window));
   g_assert_true (press (win, "<Control><Shift>z"));
-  g_assert_cmpstr (hr_window_get_scenario (window)->model->id, ==, "pi05");
+  g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
 }
 
 /* 6. A plain batch,peak CSV: Ctrl+I, the mapping page opens (its columns
@@ -481,9 +481,9 @@ test_walk (void)
   activate_window (GTK_WINDOW (window));
 
   open_example (window);
-  micro_batch = hr_window_get_scenario (window)->micro_batch;
+  micro_batch = hr_test_scenario (window)->micro_batch;
   {
-    g_auto(GStrv) ids = hr_window_dup_gpu_ids (window);
+    g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
     n_gpus = g_strv_length (ids);
   }
