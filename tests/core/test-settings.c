@@ -317,6 +317,37 @@ test_change_model (void)
   g_assert_cmpuint (t5->lora_rank, ==, 8);
 }
 
+/* A value the file never set was the old model's default: it follows the
+ * new model (SmolVLA's 200 tokens, not Llama's 2,048), while one it set
+ * stays (above). */
+static void
+test_change_model_defaults (void)
+{
+  HrCatalog *catalog = hr_catalog_get_default ();
+  const HrModel *smolvla = hr_catalog_find_model (catalog, "smolvla");
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json",
+    "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"finetune\", "
+    "\"micro_batch\": 4}", -1, &error);
+  g_autoptr(HrScenario) s = NULL;
+  g_autoptr(HrScenario) changed = NULL;
+  g_autoptr(HrScenario) fresh = NULL;
+  g_autoptr(GArray) resets = g_array_new (FALSE, FALSE, sizeof (HrSettingReset));
+
+  g_assert_no_error (error);
+  s = hr_scenario_new_from_doc (doc, catalog, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (smolvla);
+  fresh = hr_scenario_new_for_model (smolvla);
+  g_assert_cmpuint (hr_scenario_get_seq_len (s), !=, hr_scenario_get_seq_len (fresh));
+
+  changed = hr_scenario_change_model (s, smolvla, resets);
+  g_assert_cmpuint (hr_scenario_get_seq_len (changed), ==, hr_scenario_get_seq_len (fresh));
+  g_assert_false (changed->seq_len_set);
+  g_assert_cmpuint (changed->micro_batch, ==, 4);
+  g_assert_false (has_reset (resets, "seq_len", HR_SETTING_RESET_NOT_APPLICABLE));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -327,5 +358,6 @@ main (int   argc,
   g_test_add_func ("/settings/jax-has-no-torch-settings", test_jax_has_no_torch_settings);
   g_test_add_func ("/settings/lora-targets-listed", test_lora_targets_listed);
   g_test_add_func ("/settings/change-model", test_change_model);
+  g_test_add_func ("/settings/change-model-defaults", test_change_model_defaults);
   return g_test_run ();
 }
