@@ -489,9 +489,16 @@ static void
 refresh (HrResultsView *self)
 {
   const HrEstimate *est = hr_analysis_get_estimate (self->analysis);
+  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (self->analysis);
   const char *provenance = self->provenance;
-  g_autofree char *range = hr_format_bytes_range (est->low, est->high,
-                                                  self->unit);
+  /* Under XLA's preallocated pool the headline is the run's use of the
+   * pool, so the range beside it is that use's, not the pool's (which is
+   * one fixed figure) */
+  gboolean in_pool = own != NULL && own->limit.has_pool &&
+                     !hr_scenario_has_kv_pool (hr_analysis_get_scenario (self->analysis));
+  g_autofree char *range = in_pool
+                             ? hr_format_bytes_range (own->need_low, own->need_high, self->unit)
+                             : hr_format_bytes_range (est->low, est->high, self->unit);
   g_autofree char *alloc = format_bytes (self, (double) est->allocated_peak);
   g_autofree char *reserved = format_bytes (self, (double) est->reserved_peak);
   g_autofree char *params = hr_format_params (est->params);

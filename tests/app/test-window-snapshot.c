@@ -507,6 +507,51 @@ test_same_as_cli (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Under XLA's preallocated pool the headline is the run's use of the
+ * pool, and the range beside it is that use's, as `fits --json` gives
+ * it (need_low .. need_high), not the pool's single figure. */
+static void
+test_pool_range (void)
+{
+  HrWindow *window = new_window ();
+  g_autofree char *scenario = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
+                                                "dreamerv3-5090d.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (scenario);
+  const char *argv[] = { g_getenv ("HEADROOM_CLI"), "fits", scenario, "--json", NULL };
+  g_autofree char *out = NULL;
+  g_autofree char *range = NULL;
+  g_autofree char *need = NULL;
+  g_autoptr(GError) error = NULL;
+  g_autoptr(JsonParser) parser = json_parser_new ();
+  GtkWidget *results = hr_test_find_widget (GTK_WIDGET (window), HR_TYPE_RESULTS_VIEW);
+  JsonObject *own;
+  const char *headline, *detail;
+  int status;
+
+  g_assert_nonnull (argv[0]);
+  g_assert_true (g_spawn_sync (NULL, (char **) argv, NULL, G_SPAWN_DEFAULT, NULL, NULL, &out,
+                               NULL, &status, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_spawn_check_wait_status (status, NULL));
+  g_assert_true (json_parser_load_from_data (parser, out, -1, &error));
+  g_assert_no_error (error);
+  own = json_array_get_object_element (
+    json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "gpus"),
+    0);
+  need = hr_format_bytes (json_object_get_int_member (own, "need"), HR_UNIT_GIB);
+  range = hr_format_bytes_range (json_object_get_int_member (own, "need_low"),
+                                 json_object_get_int_member (own, "need_high"), HR_UNIT_GIB);
+
+  g_assert_true (hr_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  headline = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_label");
+  detail = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_detail_label");
+  g_test_message ("cli: %s, %s; window: %s / %s", need, range, headline, detail);
+  g_assert_nonnull (strstr (headline, need));
+  g_assert_nonnull (strstr (detail, range));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -529,5 +574,6 @@ main (int   argc,
   g_test_add_func ("/window-snapshot/import-and-drop", test_import_and_drop);
   g_test_add_func ("/window-snapshot/calibration", test_calibration);
   g_test_add_func ("/window-snapshot/same-as-cli", test_same_as_cli);
+  g_test_add_func ("/window-snapshot/pool-range", test_pool_range);
   return g_test_run ();
 }
