@@ -408,10 +408,11 @@ fill_recent (HrStartPage *self)
       {
         g_autofree char *folder = g_path_get_dirname (path);
         g_autofree char *shown = display_folder (folder);
-        g_autofree char *start = g_utf8_substring (name, 0, MAX_MENU_NAME - 1);
-        g_autofree char *short_name = g_utf8_strlen (name, -1) > MAX_MENU_NAME
-                                        ? g_strconcat (g_strchomp (start), "…", NULL)
-                                        : g_strdup (name);
+        /* g_utf8_substring () must not be asked past the string's end */
+        gboolean cut = g_utf8_strlen (name, -1) > MAX_MENU_NAME;
+        g_autofree char *start = cut ? g_utf8_substring (name, 0, MAX_MENU_NAME - 1) : NULL;
+        g_autofree char *short_name = cut ? g_strconcat (g_strchomp (start), "…", NULL)
+                                          : g_strdup (name);
         /* Translators: an Open Recent item, "Llama 3.1 8B LoRA — ~/runs" */
         g_autofree char *text = g_strdup_printf (_("%s — %s"), short_name, shown);
 
