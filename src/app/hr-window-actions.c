@@ -171,9 +171,9 @@ discard_recovery_action (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   HrWindow *self = HR_WINDOW (widget);
-  g_autofree char *path = hr_window_get_recovery_path ();
 
-  g_unlink (path);
+  /* (whether the window keeps one or not: the user said so) */
+  g_unlink (hr_recovery_get_path (self->recovery));
   _hr_window_hide_recovery_banner (self);
 }
 

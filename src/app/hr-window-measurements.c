@@ -204,6 +204,12 @@ hr_window_get_n_measurements (HrWindow *self)
   return self->measurements->len;
 }
 
+guint
+hr_window_get_n_set_aside (HrWindow *self)
+{
+  return self->set_aside->len;
+}
+
 typedef struct {
   HrWindow          *self;
   char              *path;

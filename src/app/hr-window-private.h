@@ -3,8 +3,10 @@
  * The window is one class split by concern, as GNOME Text Editor splits
  * its own: hr-window.c (life cycle, files, the refresh), hr-window-actions.c
  * (win.* actions), hr-window-dnd.c (drag and drop), hr-window-settings.c
- * (what the sidebar, HrSidebar, asks: applied to the scenario) and
- * hr-window-measurements.c (imported measurements and calibration).  The
+ * (what the sidebar, HrSidebar, asks: applied to the scenario),
+ * hr-window-history.c (edits through the undo history, HrHistory, and
+ * the unsaved state on disk, HrRecovery) and hr-window-measurements.c
+ * (imported measurements and calibration).  The
  * main area is HrResultsView (hr-results-view.c) and the start page
  * HrStartPage (hr-start-page.c): composite widgets with their own
  * templates, which the window hands its analysis.
@@ -15,7 +17,9 @@
 #pragma once
 
 #include "hr-format.h"
+#include "hr-history.h"
 #include "hr-measurements-group.h"
+#include "hr-recovery.h"
 #include "hr-results-view.h"
 #include "hr-sidebar.h"
 #include "hr-start-page.h"
@@ -36,7 +40,6 @@ struct _HrWindow
   HrScenario           *scenario;
   GPtrArray            *gpu_ids;       /* char *: the comparison, scenario's GPU first */
   GFile                *file;
-  gboolean              modified;
   GSettings            *settings;
   GPtrArray            *measurements;  /* HrMeasurementFile, of this scenario */
   GPtrArray            *set_aside;     /* HrMeasurementFile, of the scenario before */
@@ -44,19 +47,15 @@ struct _HrWindow
   GCancellable         *cancellable;
   guint                 fold_source;   /* the sidebar folds or unfolds */
 
-  /* hr-window-history.c */
-  GPtrArray            *undo_stack;    /* HrWindowState */
-  GPtrArray            *redo_stack;
-  guint64               serial;        /* the state shown */
-  guint64               saved_serial;  /* the state last saved or opened */
-  guint64               next_serial;
-  gint64                edit_start;    /* when the edit being made began */
   HrUnit                unit;          /* the display-unit setting, read once */
+
+  /* hr-window-history.c */
+  HrHistory            *history;       /* the undo history, and the modified mark */
+  HrRecovery           *recovery;      /* the unsaved state, on disk */
+  gint64                edit_start;    /* when the edit being made began */
   HrWindowThen          pending_then;  /* after "Save Changes?" */
   gpointer              pending_data;
   GDestroyNotify        pending_destroy;
-  guint                 recovery_source;
-  gboolean              keeps_recovery;
 
   /* Template objects, in alphabetical order */
   AdwFlap              *flap;
@@ -78,8 +77,6 @@ void        _hr_window_refresh              (HrWindow        *self);
 /* An edit's whole time, from its undo state to its refresh, for the
  * window's counters. */
 void        _hr_window_count_edit           (HrWindow        *self);
-void        _hr_window_set_modified         (HrWindow        *self,
-                                             gboolean         modified);
 void        _hr_window_show_error           (HrWindow        *self,
                                              const char      *heading,
                                              const char      *body);
@@ -102,16 +99,16 @@ void        _hr_window_refresh_title        (HrWindow        *self);
 /* hr-window-start.c */
 void        _hr_window_start_init           (HrWindow        *self);
 void        _hr_window_show_results         (HrWindow        *self);
+gboolean    _hr_window_start_page_visible   (HrWindow        *self);
 
 /* hr-window-history.c */
 void        _hr_window_history_init         (HrWindow        *self);
 void        _hr_window_history_finalize     (HrWindow        *self);
-void        _hr_window_history_reset        (HrWindow        *self);
 /* Before an edit of the scenario or the comparison; @key names the
  * setting (steps of one setting close together are one edit), or NULL. */
 void        _hr_window_begin_edit           (HrWindow        *self,
                                              const char      *key);
-/* After it: the refresh, the modified mark, the kept unsaved state. */
+/* After it: the refresh and the kept unsaved state. */
 void        _hr_window_edited               (HrWindow        *self);
 void        _hr_window_mark_saved           (HrWindow        *self);
 /* Runs @then now, or once the user has saved or discarded the changes
@@ -124,8 +121,6 @@ void        _hr_window_confirm_discard      (HrWindow        *self,
 /* Save As finished (@saved) or failed: the step that waited on it. */
 void        _hr_window_after_save           (HrWindow        *self,
                                              gboolean         saved);
-void        _hr_window_schedule_recovery    (HrWindow        *self);
-void        _hr_window_discard_recovery     (HrWindow        *self);
 
 /* hr-window-actions.c */
 void        _hr_window_class_actions_init   (GtkWidgetClass  *widget_class);

@@ -25,6 +25,16 @@
 
 G_DEFINE_FINAL_TYPE (HrWindow, hr_window, ADW_TYPE_APPLICATION_WINDOW)
 
+enum {
+  PROP_0,
+  PROP_FILE,
+  PROP_HISTORY,
+  PROP_RECOVERY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
+
 static HrWindowCounters counters;
 
 void
@@ -110,7 +120,7 @@ _hr_window_refresh_title (HrWindow *self)
 
   if (name == NULL || name[0] == '\0')
     name = self->scenario->model->name;
-  if (hr_window_get_start_page_visible (self))
+  if (_hr_window_start_page_visible (self))
     {
       adw_window_title_set_title (self->window_title, _("Headroom"));
       adw_window_title_set_subtitle (self->window_title, NULL);
@@ -121,11 +131,11 @@ _hr_window_refresh_title (HrWindow *self)
    * as GNOME Text Editor's does: "• run.json — Headroom" while unsaved. */
   subtitle = self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
   /* Translators: the window title; %s%s is "• " while unsaved, then the file */
-  title = g_strdup_printf (_("%s%s — Headroom"), self->modified ? "• " : "", subtitle);
+  title = g_strdup_printf (_("%s%s — Headroom"), hr_history_get_modified (self->history) ? "• " : "", subtitle);
   gtk_window_set_title (GTK_WINDOW (self), title);
   g_clear_pointer (&title, g_free);
   g_clear_pointer (&subtitle, g_free);
-  title = g_strdup_printf ("%s%s", self->modified ? "• " : "", name);
+  title = g_strdup_printf ("%s%s", hr_history_get_modified (self->history) ? "• " : "", name);
   if (self->file != NULL)
     subtitle = g_file_get_basename (self->file);
   else
@@ -203,20 +213,16 @@ _hr_window_count_edit (HrWindow *self)
   self->edit_start = 0;
 }
 
-void
-_hr_window_set_modified (HrWindow *self,
-                         gboolean  modified)
-{
-  self->modified = modified;
-  _hr_window_refresh_title (self);
-  if (!modified)
-    _hr_window_discard_recovery (self);
-  else
-    _hr_window_schedule_recovery (self);
-}
-
 /* ------------------------------------------------------------------ */
 /* Files                                                                */
+
+static void
+set_file (HrWindow *self,
+          GFile    *file)
+{
+  if (g_set_object (&self->file, file))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
 
 void
 _hr_window_set_scenario (HrWindow   *self,
@@ -227,7 +233,7 @@ _hr_window_set_scenario (HrWindow   *self,
 
   hr_scenario_free (self->scenario);
   self->scenario = scenario;
-  g_set_object (&self->file, file);
+  set_file (self, file);
 
   /* What was measured for the scenario before is not this one's. */
   _hr_window_measurements_set_aside (self);
@@ -251,12 +257,10 @@ _hr_window_set_scenario (HrWindow   *self,
       g_settings_set_string (self->settings, "last-scenario", path != NULL ? path : "");
     }
 
-  _hr_window_history_reset (self);
-  _hr_window_refresh (self);
   /* Opening is not saving: a kept unsaved state stays until it is
    * restored or discarded. */
-  self->modified = FALSE;
-  _hr_window_refresh_title (self);
+  hr_history_reset (self->history);
+  _hr_window_refresh (self);
   _hr_window_show_results (self);
 }
 
@@ -341,7 +345,7 @@ hr_window_save_file (HrWindow *self,
     }
   if (!hr_scenario_save (self->scenario, path, error))
     return FALSE;
-  g_set_object (&self->file, file);
+  set_file (self, file);
   g_settings_set_string (self->settings, "last-scenario", path);
   _hr_window_mark_saved (self);
   hr_start_page_add_recent (file);
@@ -487,17 +491,28 @@ hr_window_get_analysis (HrWindow *self)
   return self->analysis;
 }
 
-guint
-hr_window_get_n_set_aside (HrWindow *self)
+static void
+hr_window_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
 {
-  g_return_val_if_fail (HR_IS_WINDOW (self), 0);
-  return self->set_aside->len;
-}
+  HrWindow *self = HR_WINDOW (object);
 
-GFile *
-hr_window_get_file (HrWindow *self)
-{
-  return self->file;
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+    case PROP_HISTORY:
+      g_value_set_object (value, self->history);
+      break;
+    case PROP_RECOVERY:
+      g_value_set_object (value, self->recovery);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -543,7 +558,8 @@ static void
 close_now (HrWindow *self,
            gpointer  data)
 {
-  self->modified = FALSE;
+  /* (the changes were saved or discarded) */
+  hr_history_reset (self->history);
   gtk_window_close (GTK_WINDOW (self));
 }
 
@@ -553,7 +569,7 @@ hr_window_close_request (GtkWindow *window)
 {
   HrWindow *self = HR_WINDOW (window);
 
-  if (!self->modified)
+  if (!hr_history_get_modified (self->history))
     return GTK_WINDOW_CLASS (hr_window_parent_class)->close_request (window);
   _hr_window_confirm_discard (self, _("The scenario has changes that are not saved. Closing "
                                       "without saving loses them."),
@@ -665,10 +681,24 @@ hr_window_class_init (HrWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  object_class->get_property = hr_window_get_property;
   object_class->dispose = hr_window_dispose;
   object_class->finalize = hr_window_finalize;
   widget_class->size_allocate = hr_window_size_allocate;
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
+
+  /* The scenario's file (NULL: not saved yet), its undo history (with
+   * the modified mark) and the unsaved state kept on disk. */
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HISTORY] =
+    g_param_spec_object ("history", NULL, NULL, HR_TYPE_HISTORY,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RECOVERY] =
+    g_param_spec_object ("recovery", NULL, NULL, HR_TYPE_RECOVERY,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
   g_type_ensure (HR_TYPE_MEASUREMENTS_GROUP);

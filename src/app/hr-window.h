@@ -32,7 +32,6 @@ gboolean          hr_window_save_file        (HrWindow       *self,
 /* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
 void              hr_window_load_default     (HrWindow       *self);
 
-GFile            *hr_window_get_file         (HrWindow       *self);
 /* The model and GPU pickers, as a user would use them. */
 gboolean          hr_window_select_model     (HrWindow       *self,
                                               const char     *model_id);
@@ -98,17 +97,10 @@ void              hr_window_reload_catalog   (HrWindow       *self,
  * GPUs compared); FALSE when there is nothing to undo or redo. */
 gboolean          hr_window_undo             (HrWindow       *self);
 gboolean          hr_window_redo             (HrWindow       *self);
-guint             hr_window_get_n_undo       (HrWindow       *self);
-gboolean          hr_window_get_modified     (HrWindow       *self);
-/* The unsaved state, kept beside the settings for the next start: where
- * it is, whether it is there, written at once (the window writes it a
- * second after each edit), and read back into the window.  Only a window
- * that keeps it (the application's, not a screenshot's or a test's)
- * writes or removes it. */
-char             *hr_window_get_recovery_path (void);
-gboolean          hr_window_has_recovery     (void);
-gboolean          hr_window_write_recovery   (HrWindow       *self,
-                                              GError        **error);
+/* The unsaved state, kept beside the settings for the next start (the
+ * window's "recovery", HrRecovery), read back into the window.  Only a
+ * window that keeps it (the application's, not a screenshot's or a
+ * test's) writes or removes it. */
 gboolean          hr_window_restore_recovery (HrWindow       *self,
                                               GError        **error);
 void              hr_window_set_keeps_recovery (HrWindow     *self,
@@ -116,7 +108,6 @@ void              hr_window_set_keeps_recovery (HrWindow     *self,
 /* The start page (shown on a first start): the examples, the recent
  * scenarios, New and Open.  Opening any scenario shows the results. */
 void              hr_window_show_start_page  (HrWindow       *self);
-gboolean          hr_window_get_start_page_visible (HrWindow *self);
 
 /* Offers the kept unsaved state back, in a bar above the results. */
 void              hr_window_offer_recovery   (HrWindow       *self);

@@ -228,7 +228,7 @@ static const HrMeasurement *
 window_measurement (HrWindow *window,
                     guint     index)
 {
-  HrAnalysis *analysis = hr_window_get_analysis (window);
+  HrAnalysis *analysis = hr_test_analysis (window);
 
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), >, index);
   return hr_analysis_get_measurement (analysis, index)->measurement;

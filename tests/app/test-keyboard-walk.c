@@ -137,12 +137,12 @@ open_example (HrWindow *window)
 {
   GtkWindow *win = GTK_WINDOW (window);
 
-  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (hr_test_start_page_visible (window));
   for (guint i = 0; i < 40 && !focus_is_row_for (win, "smolvla-4090.json"); i++)
     press_tab (win);
   g_assert_true (focus_is_row_for (win, "smolvla-4090.json"));
   g_assert_true (press (win, "Return"));
-  g_assert_false (hr_window_get_start_page_visible (window));
+  g_assert_false (hr_test_start_page_visible (window));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
 }
 
@@ -264,7 +264,7 @@ undo_redo (HrWindow *window,
   g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
   g_assert_true (press (win, "<Control>z"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
-  g_assert_false (hr_window_get_modified (window));
+  g_assert_false (hr_test_modified (window));
   g_assert_true (press (win, "<Control><Shift>z"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
 }

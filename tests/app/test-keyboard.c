@@ -321,14 +321,14 @@ test_walk (void)
   activate_window (win);
 
   /* 1. The start page: Tab to an example, Enter opens it. */
-  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (hr_test_start_page_visible (window));
   for (guint i = 0; i < 40 && !focus_is_row_for (win, "smolvla-4090.json"); i++)
     press_tab (win);
   g_assert_true (focus_is_row_for (win, "smolvla-4090.json"));
   g_assert_true (press (win, "Return"));
-  g_assert_false (hr_window_get_start_page_visible (window));
+  g_assert_false (hr_test_start_page_visible (window));
   /* an example opens as an untitled copy */
-  g_assert_null (hr_window_get_file (window));
+  g_assert_null (hr_test_file (window));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
 
   /* 2. The model: Ctrl+F, type, Enter. */
@@ -418,7 +418,7 @@ test_walk (void)
     g_assert_cmpuint (g_strv_length (ids), ==, n_gpus + 1);
     g_assert_true (g_str_has_prefix (ids[n_gpus], "rtx-3090"));
   }
-  g_assert_true (hr_window_get_modified (window));
+  g_assert_true (hr_test_modified (window));
 
   /* 5. Undo: the card, then the micro-batch, then the model. */
   g_assert_true (press (win, "<Control>z"));
@@ -431,10 +431,10 @@ test_walk (void)
   g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, before_batch);
   g_assert_true (press (win, "<Control>z"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
-  g_assert_false (hr_window_get_modified (window));
+  g_assert_false (hr_test_modified (window));
   g_assert_true (press (win, "<Control><Shift>z"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
-  g_assert_true (hr_window_get_modified (window));
+  g_assert_true (hr_test_modified (window));
 
   /* 6. Export a chart: Ctrl+E, Enter exports (the chooser answers with
    * the path, as a user typing it would). */
@@ -753,7 +753,7 @@ test_model_change_keeps_run (void)
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
   g_assert_cmpuint (hr_test_scenario (window)->grad_accum, ==, 8);
   /* (what was saved is the Qwen scenario) */
-  g_assert_true (hr_window_get_modified (window));
+  g_assert_true (hr_test_modified (window));
 
   /* T5's MLP has no gate (T5 v1.0: ReLU, not gated). */
   choose_model (win, "t5-base");
