@@ -341,8 +341,7 @@ advise_action (GtkWidget  *widget,
 {
   HrWindow *self = HR_WINDOW (widget);
 
-  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new_for_analysis (self,
-                                                                      hr_window_get_analysis (self))));
+  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new_for_analysis (self, self->analysis)));
 }
 
 static void

@@ -19,6 +19,7 @@
 #include "hr-format.h"
 #include "hr-history.h"
 #include "hr-measurements-group.h"
+#include "hr-measurements.h"
 #include "hr-recovery.h"
 #include "hr-results-view.h"
 #include "hr-sidebar.h"
@@ -41,8 +42,7 @@ struct _HrWindow
   GPtrArray            *gpu_ids;       /* char *: the comparison, scenario's GPU first */
   GFile                *file;
   GSettings            *settings;
-  GPtrArray            *measurements;  /* HrMeasurementFile, of this scenario */
-  GPtrArray            *set_aside;     /* HrMeasurementFile, of the scenario before */
+  HrMeasurements       *measurements;  /* imported for this scenario, and set aside */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
   GCancellable         *cancellable;
   guint                 fold_source;   /* the sidebar folds or unfolds */

@@ -29,6 +29,7 @@ enum {
   PROP_0,
   PROP_FILE,
   PROP_HISTORY,
+  PROP_MEASUREMENTS,
   PROP_RECOVERY,
   N_PROPS
 };
@@ -74,13 +75,14 @@ char *
 _hr_window_provenance (HrWindow *self)
 {
   const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
+  GPtrArray *files = hr_measurements_get_files (self->measurements);
 
   if (m != NULL && m == hr_analysis_get_snapshot_sweep (self->analysis))
     /* Translators: where a figure comes from; %s lists snapshot files. */
     return g_strdup_printf (_("Calibrated to the snapshots %s"), m->snapshot_files);
-  for (guint i = 0; m != NULL && i < self->measurements->len; i++)
+  for (guint i = 0; m != NULL && i < files->len; i++)
     {
-      HrMeasurementFile *set = g_ptr_array_index (self->measurements, i);
+      HrMeasurementFile *set = g_ptr_array_index (files, i);
 
       if (set->measurement == m->measurement)
         {
@@ -152,12 +154,12 @@ update_analysis (HrWindow *self)
   g_autoptr(GPtrArray) gpus = _hr_window_compared_gpus (self);
   g_autoptr(GPtrArray) references = g_ptr_array_new ();
   g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
+  GPtrArray *files = hr_measurements_get_files (self->measurements);
   HrAnalysisOptions options = { 0 };
 
-  for (guint i = 0; i < self->measurements->len; i++)
+  for (guint i = 0; i < files->len; i++)
     g_ptr_array_add (measurements,
-                     ((HrMeasurementFile *) g_ptr_array_index (self->measurements,
-                                                               i))->measurement);
+                     ((HrMeasurementFile *) g_ptr_array_index (files, i))->measurement);
   /* With no card ticked the curve still shows where common cards stop. */
   if (gpus->len == 0)
     hr_curve_chart_add_reference_gpus (references, self->catalog);
@@ -168,7 +170,7 @@ update_analysis (HrWindow *self)
   /* Snapshots at two or more micro-batches make one sweep, added after
    * the files. */
   options.sweep_snapshots = TRUE;
-  options.use_calibration = hr_measurements_group_get_use_calibration (self->measurements_group);
+  options.use_calibration = hr_measurements_get_use_calibration (self->measurements);
   options.lever_sort = hr_results_view_get_lever_sort (self->results_view);
   options.unit = _hr_window_display_unit (self) == HR_UNIT_GB ? HR_SIZE_GB : HR_SIZE_GIB;
   g_clear_pointer (&self->analysis, hr_analysis_free);
@@ -482,14 +484,7 @@ hr_window_screenshot (HrWindow   *self,
 }
 
 /* ------------------------------------------------------------------ */
-/* Accessors for tests and the application                              */
-
-HrAnalysis *
-hr_window_get_analysis (HrWindow *self)
-{
-  g_return_val_if_fail (HR_IS_WINDOW (self), NULL);
-  return self->analysis;
-}
+/* Properties                                                           */
 
 static void
 hr_window_get_property (GObject    *object,
@@ -506,6 +501,9 @@ hr_window_get_property (GObject    *object,
       break;
     case PROP_HISTORY:
       g_value_set_object (value, self->history);
+      break;
+    case PROP_MEASUREMENTS:
+      g_value_set_object (value, self->measurements);
       break;
     case PROP_RECOVERY:
       g_value_set_object (value, self->recovery);
@@ -667,9 +665,8 @@ hr_window_finalize (GObject *object)
   _hr_window_history_finalize (self);
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->measurements, g_ptr_array_unref);
+  g_clear_object (&self->measurements);
   g_clear_pointer (&self->analysis, hr_analysis_free);
-  g_clear_pointer (&self->set_aside, g_ptr_array_unref);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (hr_window_parent_class)->finalize (object);
@@ -688,12 +685,16 @@ hr_window_class_init (HrWindowClass *klass)
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
 
   /* The scenario's file (NULL: not saved yet), its undo history (with
-   * the modified mark) and the unsaved state kept on disk. */
+   * the modified mark), its measurements and the unsaved state kept on
+   * disk. */
   properties[PROP_FILE] =
     g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
                          G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
   properties[PROP_HISTORY] =
     g_param_spec_object ("history", NULL, NULL, HR_TYPE_HISTORY,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MEASUREMENTS] =
+    g_param_spec_object ("measurements", NULL, NULL, HR_TYPE_MEASUREMENTS,
                          G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
   properties[PROP_RECOVERY] =
     g_param_spec_object ("recovery", NULL, NULL, HR_TYPE_RECOVERY,
@@ -734,9 +735,7 @@ hr_window_init (HrWindow *self)
   self->settings = g_settings_new (SCHEMA_ID);
   read_display_unit (self);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
-  self->measurements = g_ptr_array_new_with_free_func (
-    (GDestroyNotify) hr_measurement_file_free);
-  self->set_aside = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_file_free);
+  self->measurements = hr_measurements_new ();
   self->cancellable = g_cancellable_new ();
 
   _hr_window_history_init (self);

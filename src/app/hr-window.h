@@ -69,13 +69,9 @@ gboolean          hr_window_add_measurement_file (HrWindow   *self,
                                                   GError    **error);
 void              hr_window_import_measurement (HrWindow     *self,
                                                 GFile        *file);
-guint             hr_window_get_n_measurements (HrWindow     *self);
 /* Measurements are the scenario's: opening another scenario sets them
  * aside (a toast offers them back); this takes them back. */
 void              hr_window_keep_measurements (HrWindow      *self);
-guint             hr_window_get_n_set_aside  (HrWindow       *self);
-/* The analysis everything in the window shows. */
-HrAnalysis       *hr_window_get_analysis     (HrWindow       *self);
 /* A scenario opens, a model (a folder, config.json, safetensors, GGUF) goes
  * to the import dialog, anything else is imported as a measurement. */
 void              hr_window_open_any         (HrWindow       *self,

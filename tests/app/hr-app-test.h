@@ -79,8 +79,9 @@ hr_test_analysis (HrWindow *window)
   return analysis;
 }
 
-/* The window's undo history (its modified mark), its unsaved state on
- * disk, and its file (NULL: not saved yet): the window's properties. */
+/* The window's undo history (its modified mark), its measurements, its
+ * unsaved state on disk, and its file (NULL: not saved yet): the
+ * window's properties. */
 static inline HrHistory *
 hr_test_history (HrWindow *window)
 {
@@ -95,6 +96,23 @@ static inline gboolean
 hr_test_modified (HrWindow *window)
 {
   return hr_history_get_modified (hr_test_history (window));
+}
+
+static inline HrMeasurements *
+hr_test_measurements (HrWindow *window)
+{
+  g_autoptr(HrMeasurements) measurements = NULL;
+
+  g_object_get (window, "measurements", &measurements, NULL);
+  g_assert_nonnull (measurements);
+  return measurements;   /* the window keeps it */
+}
+
+/* How many measurement files the window has imported for its scenario. */
+static inline guint
+hr_test_n_measurements (HrWindow *window)
+{
+  return hr_measurements_get_n_files (hr_test_measurements (window));
 }
 
 static inline HrRecovery *

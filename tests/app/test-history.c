@@ -1,9 +1,9 @@
-/* test-history.c: the undo history and the unsaved state on disk,
- * without a window
+/* test-history.c: the undo history, the unsaved state on disk and the
+ * measurements, without a window
  *
- * Built from hr-history.c and hr-recovery.c with the core alone (no GTK
- * on the compiler's path): neither knows the window, and neither needs a
- * display.
+ * Built from hr-history.c, hr-recovery.c and hr-measurements.c with the
+ * core alone (no GTK on the compiler's path): none knows the window, and
+ * none needs a display.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "hr-history.h"
+#include "hr-measurements.h"
 #include "hr-recovery.h"
 
 static char *tmp_dir;
@@ -315,6 +316,98 @@ test_recovery_plain_and_broken (void)
   g_assert_nonnull (strstr (error->message, "broken.json"));
 }
 
+static HrMeasurement *
+load_measurement (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_MEASURE_DIR"), name, NULL);
+  HrMeasureOptions options = { 0 };
+  g_autoptr(GError) error = NULL;
+  HrMeasurement *measurement = hr_measurement_load_file (path, &options, &error);
+
+  g_assert_no_error (error);
+  g_assert_nonnull (measurement);
+  return measurement;
+}
+
+static void
+on_changed_cb (HrMeasurements *measurements,
+               guint          *n)
+{
+  (*n)++;
+}
+
+static void
+on_n_files_cb (HrMeasurements *measurements,
+               GParamSpec     *pspec,
+               guint          *n)
+{
+  (*n)++;
+}
+
+/* Files added, replaced, removed, set aside and kept: each change says
+ * "changed", and the counts follow. */
+static void
+test_measurements (void)
+{
+  g_autoptr(HrMeasurements) m = hr_measurements_new ();
+  HrMeasurementFile *a, *b, *c;
+  guint changes = 0;
+  guint n_files = 0;
+  guint n_use = 0;
+
+  g_signal_connect (m, "changed", G_CALLBACK (on_changed_cb), &changes);
+  g_signal_connect (m, "notify::n-files", G_CALLBACK (on_n_files_cb), &n_files);
+  g_signal_connect (m, "notify::use-calibration", G_CALLBACK (on_n_files_cb), &n_use);
+  g_assert_cmpuint (hr_measurements_get_n_files (m), ==, 0);
+
+  a = hr_measurements_add (m, load_measurement ("nvidia-smi.csv"), "/x/nvidia-smi.csv", NULL);
+  b = hr_measurements_add (m, load_measurement ("probe-torch.csv"), "/x/probe-torch.csv", NULL);
+  g_assert_cmpuint (changes, ==, 2);
+  g_assert_cmpuint (n_files, ==, 2);
+  g_assert_cmpuint (hr_measurements_get_n_files (m), ==, 2);
+  g_assert_true (hr_measurements_get_files (m)->pdata[0] == a);
+
+  /* Read again with another mapping: the old one goes, the new is last. */
+  c = hr_measurements_add (m, load_measurement ("nvidia-smi.csv"), "/x/nvidia-smi.csv", a);
+  g_assert_cmpuint (hr_measurements_get_n_files (m), ==, 2);
+  g_assert_true (hr_measurements_get_files (m)->pdata[0] == b);
+  g_assert_true (hr_measurements_get_files (m)->pdata[1] == c);
+  g_assert_cmpuint (n_files, ==, 2);   /* the count did not change */
+  g_assert_cmpuint (changes, ==, 3);
+
+  /* Another scenario: set aside, then kept after one imported since. */
+  g_assert_cmpuint (hr_measurements_set_aside (m), ==, 2);
+  g_assert_cmpuint (hr_measurements_get_n_files (m), ==, 0);
+  g_assert_cmpuint (hr_measurements_get_n_set_aside (m), ==, 2);
+  a = hr_measurements_add (m, load_measurement ("probe-seq.csv"), "/x/probe-seq.csv", NULL);
+  hr_measurements_keep (m);
+  g_assert_cmpuint (hr_measurements_get_n_set_aside (m), ==, 0);
+  g_assert_cmpuint (hr_measurements_get_n_files (m), ==, 3);
+  g_assert_true (hr_measurements_get_files (m)->pdata[0] == a);
+  g_assert_true (hr_measurements_get_files (m)->pdata[2] == c);
+
+  /* A second set aside forgets the first; nothing to set aside says
+   * nothing. */
+  hr_measurements_set_aside (m);
+  g_assert_cmpuint (hr_measurements_set_aside (m), ==, 0);
+  g_assert_cmpuint (hr_measurements_get_n_set_aside (m), ==, 0);
+  changes = 0;
+  g_assert_cmpuint (hr_measurements_set_aside (m), ==, 0);
+  g_assert_cmpuint (changes, ==, 0);
+
+  g_assert_false (hr_measurements_contains (m, NULL));
+  b = hr_measurements_add (m, load_measurement ("probe-torch.csv"), "/x/probe-torch.csv", NULL);
+  g_assert_true (hr_measurements_remove (m, b));
+  g_assert_cmpuint (hr_measurements_get_n_files (m), ==, 0);
+
+  /* The calibration switch: notified on change only. */
+  g_assert_false (hr_measurements_get_use_calibration (m));
+  hr_measurements_set_use_calibration (m, TRUE);
+  hr_measurements_set_use_calibration (m, TRUE);
+  g_assert_true (hr_measurements_get_use_calibration (m));
+  g_assert_cmpuint (n_use, ==, 1);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -331,6 +424,7 @@ main (int   argc,
   g_test_add_func ("/history/limit", test_limit);
   g_test_add_func ("/recovery/round-trip", test_recovery_round_trip);
   g_test_add_func ("/recovery/plain-and-broken", test_recovery_plain_and_broken);
+  g_test_add_func ("/measurements/files", test_measurements);
   status = g_test_run ();
 
   {

@@ -282,7 +282,7 @@ import_csv (HrWindow *window)
 
   g_assert_true (g_file_set_contents (path, "batch,peak\n1,9625.6\n2,10854.4\n4,13312\n", -1,
                                       NULL));
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 0);
   hr_file_chooser_set_test_answer (file);
   g_assert_true (press (win, "<Control>i"));
   wait_ms (300);
@@ -299,9 +299,9 @@ import_csv (HrWindow *window)
   g_assert_true (press (dialog, "Return"));
 
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (hr_window_get_n_measurements (window) == 0 && g_get_monotonic_time () < deadline)
+  while (hr_test_n_measurements (window) == 0 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 1);
   g_assert_null (find_dialog_of (win));
 }
 

@@ -86,9 +86,9 @@ wait_for_measurements (HrWindow *window,
 {
   gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
 
-  while (hr_window_get_n_measurements (window) < n && g_get_monotonic_time () < deadline)
+  while (hr_test_n_measurements (window) < n && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, n);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, n);
 }
 
 static GtkWidget *

@@ -883,7 +883,7 @@ test_measurements (void)
   /* A probe sweep: its points and its fitted line go on the curve. */
   g_assert_true (hr_window_add_measurement_file (window, probe_file, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 1);
   data = hr_chart_view_get_data (curve);
   g_assert_cmpuint (data->measured->len, >=, 6);
   g_assert_true (data->has_fit_line);
@@ -937,14 +937,14 @@ test_measurements (void)
 
     g_assert_true (hr_window_load_file (window, other_file, &error));
     g_assert_no_error (error);
-    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
-    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 1);
+    g_assert_cmpuint (hr_test_n_measurements (window), ==, 0);
+    g_assert_cmpuint (hr_measurements_get_n_set_aside (hr_test_measurements (window)), ==, 1);
     data = hr_chart_view_get_data (curve);
     g_assert_cmpuint (data->measured->len, ==, 0);
     g_assert_false (hr_test_get_calibrated (window));
     hr_window_keep_measurements (window);
-    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
-    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 0);
+    g_assert_cmpuint (hr_test_n_measurements (window), ==, 1);
+    g_assert_cmpuint (hr_measurements_get_n_set_aside (hr_test_measurements (window)), ==, 0);
     /* kept, it is still another setup (torch, SmolVLA), and says so */
     g_assert_true (hr_analysis_get_measurement (hr_test_analysis (window), 0)
                      ->match->differs);
@@ -955,9 +955,9 @@ test_measurements (void)
   /* A log over time, dropped as the user drops it: read in a thread. */
   hr_window_open_any (window, log_file);
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (hr_window_get_n_measurements (window) < 2 && g_get_monotonic_time () < deadline)
+  while (hr_test_n_measurements (window) < 2 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 2);
 
   /* A broken file names its line and column and changes nothing. */
   g_assert_true (g_file_set_contents (bad, "micro_batch,max_memory_allocated\n1,1000\n2,lots\n",
@@ -965,11 +965,11 @@ test_measurements (void)
   g_assert_false (hr_window_add_measurement_file (window, bad_file, &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "bad.csv:3:"));
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 2);
 
   hr_test_remove_measurement (window, 0);
   hr_test_remove_measurement (window, 0);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 0);
   g_assert_false (hr_test_get_calibrated (window));
   data = hr_chart_view_get_data (curve);
   g_assert_cmpuint (data->measured->len, ==, 0);
