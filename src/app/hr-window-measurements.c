@@ -378,8 +378,8 @@ show_mapping_page (HrWindow          *self,
 
 /* In a worker thread: a log of millions of rows never blocks the window. */
 void
-_hr_window_import_measurement (HrWindow *self,
-                               GFile    *file)
+hr_window_import_measurement (HrWindow *self,
+                              GFile    *file)
 {
   g_autofree char *path = g_file_get_path (file);
   HrMeasureOptions options = { 0 };
@@ -388,6 +388,7 @@ _hr_window_import_measurement (HrWindow *self,
   g_autoptr(GError) error = NULL;
   gboolean complete = FALSE;
 
+  g_return_if_fail (HR_IS_WINDOW (self));
   if (path == NULL)
     {
       _hr_window_show_error (self, _("Could not import"), _("Only local files can be imported"));
@@ -409,13 +410,6 @@ _hr_window_import_measurement (HrWindow *self,
   else
     open_mapping_page (self, path, head, complete, NULL, NULL);
   hr_measure_options_clear (&options);
-}
-
-void
-hr_window_import_measurement (HrWindow *self,
-                              GFile    *file)
-{
-  _hr_window_import_measurement (self, file);
 }
 
 static void

@@ -16,6 +16,7 @@
 
 #pragma once
 
+#include "hr-chart-view.h"
 #include "hr-format.h"
 #include "hr-history.h"
 #include "hr-measurements-group.h"
@@ -81,14 +82,13 @@ void        _hr_window_show_error           (HrWindow        *self,
                                              const char      *heading,
                                              const char      *body);
 HrUnit      _hr_window_display_unit         (HrWindow        *self);
-char       *_hr_window_format_bytes         (HrWindow        *self,
-                                             double           bytes);
-/* Where the window's estimates come from: "Estimated", or "Calibrated
- * to FILE" while a calibration is in use. */
-char       *_hr_window_provenance           (HrWindow        *self);
-/* The compared GPUs (const HrGpu *), the scenario's own first. */
-GPtrArray  *_hr_window_compared_gpus        (HrWindow        *self);
 void        _hr_window_save_as              (HrWindow        *self);
+/* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
+void        _hr_window_load_default         (HrWindow        *self);
+/* A toast with an Open button for @file. */
+void        _hr_window_show_toast_for_file  (HrWindow        *self,
+                                             const char      *message,
+                                             GFile           *file);
 
 void        _hr_window_set_scenario         (HrWindow        *self,
                                              HrScenario      *scenario,
@@ -161,8 +161,6 @@ gboolean    _hr_window_gpu_ids_contain      (HrWindow        *self,
 
 /* hr-window-measurements.c */
 void        _hr_window_measurements_init    (HrWindow        *self);
-void        _hr_window_import_measurement   (HrWindow        *self,
-                                             GFile           *file);
 void        _hr_window_measurements_set_aside (HrWindow      *self);
 
 G_END_DECLS

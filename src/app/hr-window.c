@@ -19,6 +19,7 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "hr-screenshot.h"
 #include "hr-window-private.h"
 
 #define DEFAULT_SCENARIO_RESOURCE "/io/github/vramlab/Headroom/default-scenario.json"
@@ -64,15 +65,10 @@ read_display_unit (HrWindow *self)
                                                                           : HR_UNIT_GIB;
 }
 
-char *
-_hr_window_format_bytes (HrWindow *self,
-                         double    bytes)
-{
-  return hr_format_bytes (bytes, _hr_window_display_unit (self));
-}
-
-char *
-_hr_window_provenance (HrWindow *self)
+/* Where the window's estimates come from: "Estimated", or "Calibrated
+ * to FILE" while a calibration is in use. */
+static char *
+provenance (HrWindow *self)
 {
   const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
   GPtrArray *files = hr_measurements_get_files (self->measurements);
@@ -95,8 +91,9 @@ _hr_window_provenance (HrWindow *self)
   return g_strdup (_("Estimated"));
 }
 
-GPtrArray *
-_hr_window_compared_gpus (HrWindow *self)
+/* The compared GPUs (const HrGpu *), the scenario's own first. */
+static GPtrArray *
+compared_gpus (HrWindow *self)
 {
   GPtrArray *gpus = g_ptr_array_new ();
 
@@ -151,7 +148,7 @@ _hr_window_refresh_title (HrWindow *self)
 static void
 update_analysis (HrWindow *self)
 {
-  g_autoptr(GPtrArray) gpus = _hr_window_compared_gpus (self);
+  g_autoptr(GPtrArray) gpus = compared_gpus (self);
   g_autoptr(GPtrArray) references = g_ptr_array_new ();
   g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
   GPtrArray *files = hr_measurements_get_files (self->measurements);
@@ -182,10 +179,10 @@ update_analysis (HrWindow *self)
 static void
 refresh_results (HrWindow *self)
 {
-  g_autofree char *provenance = _hr_window_provenance (self);
+  g_autofree char *text = provenance (self);
 
   hr_results_view_set_unit (self->results_view, _hr_window_display_unit (self));
-  hr_results_view_set_provenance (self->results_view, provenance);
+  hr_results_view_set_provenance (self->results_view, text);
   hr_results_view_set_analysis (self->results_view, self->analysis);
 }
 
@@ -355,7 +352,7 @@ hr_window_save_file (HrWindow *self,
 }
 
 void
-hr_window_load_default (HrWindow *self)
+_hr_window_load_default (HrWindow *self)
 {
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(HrJsonDoc) doc = NULL;
@@ -380,86 +377,8 @@ hr_window_load_default (HrWindow *self)
   _hr_window_set_scenario (self, scenario, NULL);
 }
 
-/* ------------------------------------------------------------------ */
-/* Export                                                               */
-
-gboolean
-hr_window_export_chart (HrWindow       *self,
-                        const char     *chart,
-                        const char     *path,
-                        HrExportFormat  format,
-                        double          width,
-                        double          height,
-                        double          scale,
-                        HrChartTheme    theme,
-                        gboolean        transparent,
-                        GError        **error)
-{
-  g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
-  const HrChartType *type = hr_chart_type_find (chart);
-  HrChartView *views[] = {
-    hr_results_view_get_chart (self->results_view, HR_CHART_KIND_BUCKETS),
-    hr_results_view_get_chart (self->results_view, HR_CHART_KIND_CURVE),
-  };
-  HrExportOptions options = { 0 };
-  HrChartSource source = { self->analysis, self->catalog, NULL, NULL };
-  HrChartDrawing drawing = { type, NULL };
-  gpointer made = NULL;
-  g_autofree char *description = NULL;
-  gboolean ok;
-
-  g_return_val_if_fail (HR_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (type != NULL, FALSE);
-
-  style->transparent = transparent;
-  /* What a view shows is what is exported; any other chart of the
-   * registry is made from the same analysis. */
-  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
-    if (hr_chart_view_get_chart_type (views[i]) == type)
-      drawing.data = hr_chart_view_get_data (views[i]);
-  if (drawing.data == NULL)
-    drawing.data = made = type->data_new (&source);
-  description = type->summary (drawing.data);
-
-  options.format = format;
-  options.width = width;
-  options.height = height;
-  options.scale = scale;
-  options.title = type->data_title (drawing.data);
-  options.description = description;
-  ok = hr_chart_export (path, &options, style, hr_chart_drawing_draw, &drawing, error);
-  if (made != NULL)
-    type->data_free (made);
-  return ok;
-}
-
-gboolean
-hr_window_export (HrWindow      *self,
-                  HrExportWhat   what,
-                  const char    *path,
-                  HrExportFormat format,
-                  double         width,
-                  double         height,
-                  double         scale,
-                  HrChartTheme   theme,
-                  gboolean       transparent,
-                  GError       **error)
-{
-  if (what == HR_EXPORT_WHAT_REPORT)
-    {
-      g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
-
-      style->transparent = transparent;
-      /* The report of what the window shows: its cards, its measurements,
-       * its calibration. */
-      return hr_chart_report_write_analysis (path, self->analysis, self->catalog, style, error);
-    }
-  return hr_window_export_chart (self, what == HR_EXPORT_WHAT_CURVE ? "curve" : "buckets", path,
-                                 format, width, height, scale, theme, transparent, error);
-}
-
 void
-hr_window_show_toast_for_file (HrWindow   *self,
+_hr_window_show_toast_for_file (HrWindow   *self,
                                const char *message,
                                GFile      *file)
 {
@@ -756,7 +675,7 @@ hr_window_init (HrWindow *self)
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
 
-  hr_window_load_default (self);
+  _hr_window_load_default (self);
 }
 
 HrWindow *

@@ -7,10 +7,7 @@
 
 #include <adwaita.h>
 
-#include "hr-chart-view.h"
 #include "hr-core.h"
-#include "hr-export-dialog.h"
-#include "hr-screenshot.h"
 #include "hr-window-type.h"
 
 G_BEGIN_DECLS
@@ -29,8 +26,6 @@ void              hr_window_open_file        (HrWindow       *self,
 gboolean          hr_window_save_file        (HrWindow       *self,
                                               GFile          *file,
                                               GError        **error);
-/* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
-void              hr_window_load_default     (HrWindow       *self);
 
 /* The model and GPU pickers, as a user would use them. */
 gboolean          hr_window_select_model     (HrWindow       *self,
@@ -38,30 +33,6 @@ gboolean          hr_window_select_model     (HrWindow       *self,
 gboolean          hr_window_set_gpu_active   (HrWindow       *self,
                                               const char     *gpu_id,
                                               gboolean        active);
-gboolean          hr_window_export           (HrWindow       *self,
-                                              HrExportWhat    what,
-                                              const char     *path,
-                                              HrExportFormat  format,
-                                              double          width,
-                                              double          height,
-                                              double          scale,
-                                              HrChartTheme    theme,
-                                              gboolean        transparent,
-                                              GError        **error);
-/* Any chart of the chart registry, by name. */
-gboolean          hr_window_export_chart     (HrWindow       *self,
-                                              const char     *chart,
-                                              const char     *path,
-                                              HrExportFormat  format,
-                                              double          width,
-                                              double          height,
-                                              double          scale,
-                                              HrChartTheme    theme,
-                                              gboolean        transparent,
-                                              GError        **error);
-void              hr_window_show_toast_for_file (HrWindow    *self,
-                                                 const char  *message,
-                                                 GFile       *file);
 /* Measurements: a file read at once (for the command line and tests), or
  * in a worker thread with errors in a dialog (for the user's clicks). */
 gboolean          hr_window_add_measurement_file (HrWindow   *self,

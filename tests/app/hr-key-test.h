@@ -5,8 +5,8 @@
  * from the window down to the focus widget (where the application's
  * accelerators sit), then the bubble phase from the focus widget up; the
  * first shortcut whose trigger is the key has its action activated.  Tab
- * moves the focus as GtkWindow's move-focus does.  (The helpers of
- * test-keyboard.c, for the tests that walk the window by keyboard.)
+ * moves the focus as GtkWindow's move-focus does.  (For the tests that
+ * walk the window by keyboard: test-keyboard.c, test-keyboard-walk.c.)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */

@@ -25,6 +25,7 @@
 
 #include "hr-export-dialog.h"
 #include "hr-app-test.h"
+#include "hr-screenshot.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
