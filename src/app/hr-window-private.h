@@ -1,15 +1,17 @@
 /* hr-window-private.h: the window's state, shared by its files
  *
  * The window is one class split by concern, as GNOME Text Editor splits
- * its own: hr-window.c (life cycle, files, the refresh), hr-window-actions.c
- * (win.* actions), hr-window-dnd.c (drag and drop), hr-window-settings.c
- * (what the sidebar, HrSidebar, asks: applied to the scenario),
- * hr-window-history.c (edits through the undo history, HrHistory, and
- * the unsaved state on disk, HrRecovery) and hr-window-measurements.c
- * (imported measurements and calibration).  The
- * main area is HrResultsView (hr-results-view.c) and the start page
- * HrStartPage (hr-start-page.c): composite widgets with their own
- * templates, which the window hands its analysis.
+ * its own: hr-window.c (life cycle, files, the refresh),
+ * hr-window-actions.c (win.* actions), hr-window-catalog.c (the user's
+ * models and GPUs), hr-window-dnd.c (drag and drop), hr-window-fold.c
+ * (the sidebar folded in a narrow window), hr-window-history.c (edits
+ * through the undo history, HrHistory, and the unsaved state on disk,
+ * HrRecovery), hr-window-measurements.c (importing into its
+ * HrMeasurements), hr-window-settings.c (what the sidebar, HrSidebar,
+ * asks: applied to the scenario) and hr-window-start.c (the start page
+ * shown or hidden).  The main area is HrResultsView (hr-results-view.c)
+ * and the start page HrStartPage (hr-start-page.c): composite widgets
+ * with their own templates, which the window hands its analysis.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -46,7 +48,7 @@ struct _HrWindow
   HrMeasurements       *measurements;  /* imported for this scenario, and set aside */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
   GCancellable         *cancellable;
-  guint                 fold_source;   /* the sidebar folds or unfolds */
+  guint                 fold_source;   /* the sidebar folds or unfolds (hr-window-fold.c) */
 
   HrUnit                unit;          /* the display-unit setting, read once */
 
@@ -144,6 +146,12 @@ void       _hr_window_decorate_catalog_row (HrWindow        *self,
                                            HrUserCatalogKind kind,
                                            const char      *id,
                                            HrOrigin         origin);
+
+/* hr-window-fold.c: the sidebar folds below a width */
+void        _hr_window_fold_init            (HrWindow        *self);
+/* After the window's allocation at @width. */
+void        _hr_window_fold_allocated       (HrWindow        *self,
+                                             int              width);
 
 /* hr-window-dnd.c */
 void        _hr_window_dnd_init             (HrWindow        *self);
