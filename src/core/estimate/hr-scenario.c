@@ -871,9 +871,11 @@ read_degree (HrReader   *reader,
 /* Tensor, pipeline, context and expert parallelism, mixtures of experts'
  * capacity, and the serving engines' keys, with the combinations their
  * frameworks refuse. */
+/* The degrees of tensor, pipeline, context and expert parallelism, and
+ * whether the job's GPUs and the model's layers and experts allow them. */
 static gboolean
-read_parallel_and_serving (HrScenario *self,
-                           HrReader   *reader)
+read_parallel (HrScenario *self,
+               HrReader   *reader)
 {
   const HrComponent *moe = moe_component (self);
   guint layers = transformer_layers (self);
@@ -957,6 +959,16 @@ read_parallel_and_serving (HrScenario *self,
                                self->expert_parallel,
                                self->gpus / (self->tensor_parallel * self->pipeline_parallel));
     }
+
+  return TRUE;
+}
+
+/* A serving engine and its keys, and beam search. */
+static gboolean
+read_serving (HrScenario *self,
+              HrReader   *reader)
+{
+  int v;
 
   if (hr_reader_has (reader, "engine"))
     {
@@ -1087,6 +1099,13 @@ read_parallel_and_serving (HrScenario *self,
                              "(--split-mode): leave out tensor_parallel and "
                              "pipeline_parallel"));
   return TRUE;
+}
+
+static gboolean
+read_parallel_and_serving (HrScenario *self,
+                           HrReader   *reader)
+{
+  return read_parallel (self, reader) && read_serving (self, reader);
 }
 
 #define READ_ENUM(key, names, field)                          \
@@ -1741,6 +1760,138 @@ add_uint (JsonBuilder *builder,
 
 /* The stacks' keys, written only where the scenario set them (or a
  * boolean is on), so that a file keeps meaning what it said. */
+/* "deepspeed", where the sharding is ZeRO's. */
+static void
+add_deepspeed_keys (JsonBuilder      *builder,
+                    const HrScenario *self)
+{
+  /* keys the reader refuses out of their context are left out, so that a
+   * file written after the window changed the context reads back */
+  if (self->has_deepspeed && (self->sharding == HR_SHARDING_ZERO1 ||
+                              self->sharding == HR_SHARDING_ZERO2 ||
+                              self->sharding == HR_SHARDING_ZERO3))
+    {
+      const HrDeepSpeed *ds = &self->deepspeed;
+
+      json_builder_set_member_name (builder, "deepspeed");
+      json_builder_begin_object (builder);
+      if (ds->set & HR_DS_MAX_LIVE_PARAMETERS)
+        add_uint (builder, "stage3_max_live_parameters", ds->max_live_parameters);
+      if (ds->set & HR_DS_PREFETCH_BUCKET_SIZE)
+        add_uint (builder, "stage3_prefetch_bucket_size", ds->prefetch_bucket_size);
+      if (ds->set & HR_DS_PARAM_PERSISTENCE)
+        add_uint (builder, "stage3_param_persistence_threshold", ds->param_persistence_threshold);
+      if (ds->set & HR_DS_REDUCE_BUCKET_SIZE)
+        add_uint (builder, "reduce_bucket_size", ds->reduce_bucket_size);
+      if (ds->set & HR_DS_ALLGATHER_BUCKET_SIZE)
+        add_uint (builder, "allgather_bucket_size", ds->allgather_bucket_size);
+      if (ds->set & HR_DS_MAX_REUSE_DISTANCE)
+        add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
+      if (ds->set & HR_DS_SUB_GROUP_SIZE)
+        add_uint (builder, "sub_group_size", ds->sub_group_size);
+      if ((ds->set & HR_DS_OFFLOAD_PARAM) && self->sharding == HR_SHARDING_ZERO3)
+        add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
+      if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
+        add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
+      if (ds->set & HR_DS_OVERLAP_COMM)
+        add_bool (builder, "overlap_comm", ds->overlap_comm);
+      if (ds->set & HR_DS_CONTIGUOUS_GRADIENTS)
+        add_bool (builder, "contiguous_gradients", ds->contiguous_gradients);
+      json_builder_end_object (builder);
+    }
+}
+
+/* The parallelism degrees, and the serving engine's keys. */
+static void
+add_parallel_and_serving_keys (JsonBuilder      *builder,
+                               const HrScenario *self)
+{
+  if (self->tensor_parallel > 1)
+    add_uint (builder, "tensor_parallel", self->tensor_parallel);
+  if (self->sequence_parallel)
+    add_bool (builder, "sequence_parallel", TRUE);
+  if (self->pipeline_parallel > 1)
+    add_uint (builder, "pipeline_parallel", self->pipeline_parallel);
+  if (self->pipeline_schedule != HR_PIPELINE_1F1B)
+    add_enum (builder, "pipeline_schedule", hr_pipeline_schedule_names,
+              self->pipeline_schedule);
+  if (self->virtual_stages_set && self->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+    add_uint (builder, "virtual_stages", self->virtual_stages);
+  if (self->context_parallel > 1)
+    add_uint (builder, "context_parallel", self->context_parallel);
+  if (self->expert_parallel > 1 && moe_component (self) != NULL)
+    add_uint (builder, "expert_parallel", self->expert_parallel);
+  if (self->capacity_factor_set && moe_component (self) != NULL)
+    {
+      json_builder_set_member_name (builder, "capacity_factor");
+      json_builder_add_double_value (builder, self->capacity_factor);
+    }
+  if (self->task == HR_TASK_INFERENCE)
+    {
+      if (self->engine_set)
+        add_enum (builder, "engine", hr_engine_names, self->engine);
+      if (self->gpu_memory_utilization_set && self->engine == HR_ENGINE_VLLM)
+        {
+          json_builder_set_member_name (builder, "gpu_memory_utilization");
+          json_builder_add_double_value (builder, self->gpu_memory_utilization);
+        }
+      if (self->mem_fraction_static_set && self->engine == HR_ENGINE_SGLANG)
+        {
+          json_builder_set_member_name (builder, "mem_fraction_static");
+          json_builder_add_double_value (builder, self->mem_fraction_static);
+        }
+      if (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG)
+        {
+          if (self->max_num_seqs_set)
+            add_uint (builder, "max_num_seqs", self->max_num_seqs);
+          if (self->enforce_eager)
+            add_bool (builder, "enforce_eager", TRUE);
+          if (self->block_size_set)
+            add_uint (builder, "block_size", self->block_size);
+        }
+      if (self->ct2_compute_type_set && self->engine == HR_ENGINE_CTRANSLATE2)
+        add_enum (builder, "compute_type", hr_ct2_compute_type_names, self->ct2_compute_type);
+      if (self->beams > 0)
+        add_uint (builder, "beams", self->beams);
+      if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
+        add_uint (builder, "gpu_layers", self->gpu_layers);
+    }
+}
+
+/* "peft": the keys of the PEFT methods beyond LoRA. */
+static void
+add_peft_keys (JsonBuilder      *builder,
+               const HrScenario *self)
+{
+  if (self->has_peft)
+    {
+      const HrPeft *peft = &self->peft;
+
+      json_builder_set_member_name (builder, "peft");
+      json_builder_begin_object (builder);
+      if (peft->set & HR_PEFT_NUM_VIRTUAL_TOKENS)
+        add_uint (builder, "num_virtual_tokens", peft->num_virtual_tokens);
+      if (peft->set & HR_PEFT_PREFIX_PROJECTION)
+        add_bool (builder, "prefix_projection", peft->prefix_projection);
+      if (peft->set & HR_PEFT_ENCODER_HIDDEN_SIZE)
+        add_uint (builder, "encoder_hidden_size", peft->encoder_hidden_size);
+      if (peft->set & HR_PEFT_BLOCK_SIZE)
+        add_uint (builder, "block_size", peft->block_size);
+      if (peft->set & HR_PEFT_N_BUTTERFLY_FACTOR)
+        add_uint (builder, "n_butterfly_factor", peft->n_butterfly_factor);
+      if (peft->set & HR_PEFT_DECOMPOSE_FACTOR)
+        {
+          json_builder_set_member_name (builder, "decompose_factor");
+          json_builder_add_int_value (builder, peft->decompose_factor);
+        }
+      if (peft->set & HR_PEFT_DECOMPOSE_BOTH)
+        add_bool (builder, "decompose_both", peft->decompose_both);
+      if (peft->set & HR_PEFT_INIT_R)
+        add_uint (builder, "init_r", peft->init_r);
+      json_builder_end_object (builder);
+    }
+}
+
 static void
 add_stack_keys (JsonBuilder      *builder,
                 const HrScenario *self)
@@ -1809,119 +1960,9 @@ add_stack_keys (JsonBuilder      *builder,
     add_enum (builder, "optimizer_state_dtype", hr_state_dtype_names,
               self->optimizer_state_dtype);
 
-  /* keys the reader refuses out of their context are left out, so that a
-   * file written after the window changed the context reads back */
-  if (self->has_deepspeed && (self->sharding == HR_SHARDING_ZERO1 ||
-                              self->sharding == HR_SHARDING_ZERO2 ||
-                              self->sharding == HR_SHARDING_ZERO3))
-    {
-      const HrDeepSpeed *ds = &self->deepspeed;
-
-      json_builder_set_member_name (builder, "deepspeed");
-      json_builder_begin_object (builder);
-      if (ds->set & HR_DS_MAX_LIVE_PARAMETERS)
-        add_uint (builder, "stage3_max_live_parameters", ds->max_live_parameters);
-      if (ds->set & HR_DS_PREFETCH_BUCKET_SIZE)
-        add_uint (builder, "stage3_prefetch_bucket_size", ds->prefetch_bucket_size);
-      if (ds->set & HR_DS_PARAM_PERSISTENCE)
-        add_uint (builder, "stage3_param_persistence_threshold", ds->param_persistence_threshold);
-      if (ds->set & HR_DS_REDUCE_BUCKET_SIZE)
-        add_uint (builder, "reduce_bucket_size", ds->reduce_bucket_size);
-      if (ds->set & HR_DS_ALLGATHER_BUCKET_SIZE)
-        add_uint (builder, "allgather_bucket_size", ds->allgather_bucket_size);
-      if (ds->set & HR_DS_MAX_REUSE_DISTANCE)
-        add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
-      if (ds->set & HR_DS_SUB_GROUP_SIZE)
-        add_uint (builder, "sub_group_size", ds->sub_group_size);
-      if ((ds->set & HR_DS_OFFLOAD_PARAM) && self->sharding == HR_SHARDING_ZERO3)
-        add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
-      if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
-        add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
-      if (ds->set & HR_DS_OVERLAP_COMM)
-        add_bool (builder, "overlap_comm", ds->overlap_comm);
-      if (ds->set & HR_DS_CONTIGUOUS_GRADIENTS)
-        add_bool (builder, "contiguous_gradients", ds->contiguous_gradients);
-      json_builder_end_object (builder);
-    }
-
-  if (self->tensor_parallel > 1)
-    add_uint (builder, "tensor_parallel", self->tensor_parallel);
-  if (self->sequence_parallel)
-    add_bool (builder, "sequence_parallel", TRUE);
-  if (self->pipeline_parallel > 1)
-    add_uint (builder, "pipeline_parallel", self->pipeline_parallel);
-  if (self->pipeline_schedule != HR_PIPELINE_1F1B)
-    add_enum (builder, "pipeline_schedule", hr_pipeline_schedule_names,
-              self->pipeline_schedule);
-  if (self->virtual_stages_set && self->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
-    add_uint (builder, "virtual_stages", self->virtual_stages);
-  if (self->context_parallel > 1)
-    add_uint (builder, "context_parallel", self->context_parallel);
-  if (self->expert_parallel > 1 && moe_component (self) != NULL)
-    add_uint (builder, "expert_parallel", self->expert_parallel);
-  if (self->capacity_factor_set && moe_component (self) != NULL)
-    {
-      json_builder_set_member_name (builder, "capacity_factor");
-      json_builder_add_double_value (builder, self->capacity_factor);
-    }
-  if (self->task == HR_TASK_INFERENCE)
-    {
-      if (self->engine_set)
-        add_enum (builder, "engine", hr_engine_names, self->engine);
-      if (self->gpu_memory_utilization_set && self->engine == HR_ENGINE_VLLM)
-        {
-          json_builder_set_member_name (builder, "gpu_memory_utilization");
-          json_builder_add_double_value (builder, self->gpu_memory_utilization);
-        }
-      if (self->mem_fraction_static_set && self->engine == HR_ENGINE_SGLANG)
-        {
-          json_builder_set_member_name (builder, "mem_fraction_static");
-          json_builder_add_double_value (builder, self->mem_fraction_static);
-        }
-      if (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG)
-        {
-          if (self->max_num_seqs_set)
-            add_uint (builder, "max_num_seqs", self->max_num_seqs);
-          if (self->enforce_eager)
-            add_bool (builder, "enforce_eager", TRUE);
-          if (self->block_size_set)
-            add_uint (builder, "block_size", self->block_size);
-        }
-      if (self->ct2_compute_type_set && self->engine == HR_ENGINE_CTRANSLATE2)
-        add_enum (builder, "compute_type", hr_ct2_compute_type_names, self->ct2_compute_type);
-      if (self->beams > 0)
-        add_uint (builder, "beams", self->beams);
-      if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
-        add_uint (builder, "gpu_layers", self->gpu_layers);
-    }
-
-  if (self->has_peft)
-    {
-      const HrPeft *peft = &self->peft;
-
-      json_builder_set_member_name (builder, "peft");
-      json_builder_begin_object (builder);
-      if (peft->set & HR_PEFT_NUM_VIRTUAL_TOKENS)
-        add_uint (builder, "num_virtual_tokens", peft->num_virtual_tokens);
-      if (peft->set & HR_PEFT_PREFIX_PROJECTION)
-        add_bool (builder, "prefix_projection", peft->prefix_projection);
-      if (peft->set & HR_PEFT_ENCODER_HIDDEN_SIZE)
-        add_uint (builder, "encoder_hidden_size", peft->encoder_hidden_size);
-      if (peft->set & HR_PEFT_BLOCK_SIZE)
-        add_uint (builder, "block_size", peft->block_size);
-      if (peft->set & HR_PEFT_N_BUTTERFLY_FACTOR)
-        add_uint (builder, "n_butterfly_factor", peft->n_butterfly_factor);
-      if (peft->set & HR_PEFT_DECOMPOSE_FACTOR)
-        {
-          json_builder_set_member_name (builder, "decompose_factor");
-          json_builder_add_int_value (builder, peft->decompose_factor);
-        }
-      if (peft->set & HR_PEFT_DECOMPOSE_BOTH)
-        add_bool (builder, "decompose_both", peft->decompose_both);
-      if (peft->set & HR_PEFT_INIT_R)
-        add_uint (builder, "init_r", peft->init_r);
-      json_builder_end_object (builder);
-    }
+  add_deepspeed_keys (builder, self);
+  add_parallel_and_serving_keys (builder, self);
+  add_peft_keys (builder, self);
 }
 
 JsonNode *
