@@ -134,36 +134,13 @@ hr_test_file (HrWindow *window)
   return file;   /* the window keeps it */
 }
 
-static inline gboolean
-hr_test_is_main_stack (GtkWidget *widget)
-{
-  return GTK_IS_STACK (widget)
-         && gtk_stack_get_child_by_name (GTK_STACK (widget), "start") != NULL
-         && gtk_stack_get_child_by_name (GTK_STACK (widget), "results") != NULL;
-}
-
-static inline GtkWidget *
-hr_test_find_main_stack (GtkWidget *widget)
-{
-  if (hr_test_is_main_stack (widget))
-    return widget;
-  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
-       c = gtk_widget_get_next_sibling (c))
-    {
-      GtkWidget *found = hr_test_find_main_stack (c);
-
-      if (found != NULL)
-        return found;
-    }
-  return NULL;
-}
-
 /* Whether the window's stack shows the start page (rather than the
  * results). */
 static inline gboolean
 hr_test_start_page_visible (HrWindow *window)
 {
-  GtkWidget *stack = hr_test_find_main_stack (GTK_WIDGET (window));
+  GObject *stack = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW,
+                                                  "main_stack");
 
   g_assert_nonnull (stack);
   return g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (stack)), "start") == 0;
