@@ -80,9 +80,9 @@ hr_recovery_format (const HrScenario *scenario,
 
 /* @member of @object when it holds a @type value, else NULL. */
 static JsonNode *
-member_of_type (JsonObject *object,
-                const char *member,
-                JsonNodeType type)
+member_of_type (JsonObject   *object,
+                const char   *member,
+                JsonNodeType  type)
 {
   JsonNode *node;
 

@@ -114,6 +114,8 @@ void
 _hr_window_refresh_title (HrWindow *self)
 {
   const char *name = self->scenario->name;
+  /* the unsaved mark, from the history */
+  const char *mark = hr_history_get_modified (self->history) ? "• " : "";
   g_autofree char *title = NULL;
   g_autofree char *subtitle = NULL;
 
@@ -130,11 +132,11 @@ _hr_window_refresh_title (HrWindow *self)
    * as GNOME Text Editor's does: "• run.json — Headroom" while unsaved. */
   subtitle = self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
   /* Translators: the window title; %s%s is "• " while unsaved, then the file */
-  title = g_strdup_printf (_("%s%s — Headroom"), hr_history_get_modified (self->history) ? "• " : "", subtitle);
+  title = g_strdup_printf (_("%s%s — Headroom"), mark, subtitle);
   gtk_window_set_title (GTK_WINDOW (self), title);
   g_clear_pointer (&title, g_free);
   g_clear_pointer (&subtitle, g_free);
-  title = g_strdup_printf ("%s%s", hr_history_get_modified (self->history) ? "• " : "", name);
+  title = g_strdup_printf ("%s%s", mark, name);
   if (self->file != NULL)
     subtitle = g_file_get_basename (self->file);
   else
