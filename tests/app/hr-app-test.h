@@ -1,7 +1,9 @@
 /* hr-app-test.h: finding the window's composite widgets in a test
  *
  * The display tests drive the widgets a user sees, found through the
- * widget tree, not through getters of the window.
+ * widget tree, not through getters of the window; what the window holds
+ * (its history, measurements, unsaved state and file) they read from
+ * the objects themselves, the window's properties.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
