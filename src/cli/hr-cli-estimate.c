@@ -200,17 +200,11 @@ add_measurements_json (JsonBuilder *b,
   json_builder_end_array (b);
 }
 
-static JsonNode *
-estimate_to_json (HrAnalysis *analysis)
+/* The five buckets on each GPU, the peak in its three views and its range. */
+static void
+add_per_gpu_json (JsonBuilder      *b,
+                  const HrEstimate *est)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  const HrScenario *s = hr_analysis_get_scenario (analysis);
-  const HrEstimate *est = hr_analysis_get_estimate (analysis);
-  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
-
-  json_builder_begin_object (b);
-  hr_cli_json_int (b, "headroom_estimate", 1);
-
   hr_cli_json_begin_object (b, "per_gpu");
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
@@ -230,8 +224,14 @@ estimate_to_json (HrAnalysis *analysis)
   hr_cli_json_int (b, "kv_cache_low", est->kv_cache_low);
   hr_cli_json_int (b, "kv_cache_high", est->kv_cache_high);
   json_builder_end_object (b);
+}
 
-  /* what a serving engine's pool holds, for the fit under it */
+/* What a serving engine's pool holds, for the fit under it. */
+static void
+add_serving_json (JsonBuilder      *b,
+                  const HrScenario *s,
+                  const HrEstimate *est)
+{
   hr_cli_json_begin_object (b, "serving");
   hr_cli_json_string (b, "engine", hr_enum_to_nick (hr_engine_names, s->engine));
   hr_cli_json_double (b, "pool_fraction", est->pool_fraction);
@@ -240,8 +240,14 @@ estimate_to_json (HrAnalysis *analysis)
   hr_cli_json_int (b, "kv_tokens", est->kv_tokens);
   hr_cli_json_int (b, "kv_sequences", est->kv_sequences);
   json_builder_end_object (b);
+}
 
-  /* The range's kind of run and half-widths (hr-estimate-range.c). */
+/* The range's kind of run and half-widths (hr-estimate-range.c), the
+ * range of each view of the peak and of each bucket. */
+static void
+add_ranges_json (JsonBuilder      *b,
+                 const HrEstimate *est)
+{
   json_builder_set_member_name (b, "range");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "kind");
@@ -282,7 +288,13 @@ estimate_to_json (HrAnalysis *analysis)
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
+}
 
+/* Host memory and what holds it. */
+static void
+add_host_json (JsonBuilder      *b,
+               const HrEstimate *est)
+{
   hr_cli_json_begin_object (b, "host");
   hr_cli_json_int (b, "ram", est->host_ram);
   hr_cli_json_begin_array (b, "items");
@@ -298,17 +310,13 @@ estimate_to_json (HrAnalysis *analysis)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
+}
 
-  json_builder_set_member_name (b, "fit");
-  if (own != NULL)
-    {
-      json_builder_begin_object (b);
-      add_gpu_fit_json (b, own);
-      json_builder_end_object (b);
-    }
-  else
-    json_builder_add_null_value (b);
-
+/* Each item of the buckets. */
+static void
+add_items_json (JsonBuilder      *b,
+                const HrEstimate *est)
+{
   hr_cli_json_begin_array (b, "items");
   for (guint i = 0; i < est->items->len; i++)
     {
@@ -325,7 +333,14 @@ estimate_to_json (HrAnalysis *analysis)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
+/* The scenario as estimated. */
+static void
+add_scenario_json (JsonBuilder      *b,
+                   const HrScenario *s,
+                   const HrEstimate *est)
+{
   hr_cli_json_begin_object (b, "scenario");
   hr_cli_json_string (b, "model", s->model->id);
   hr_cli_json_int (b, "params", est->params);
@@ -333,9 +348,14 @@ estimate_to_json (HrAnalysis *analysis)
   hr_cli_json_int (b, "micro_batch", est->micro_batch);
   hr_cli_json_int (b, "seq_len", est->seq_len);
   json_builder_end_object (b);
+}
 
-  /* what the architecture walk's parts save for the backward pass, the
-   * figure a CPU trace measures */
+/* What the architecture walk's parts save for the backward pass, the
+ * figure a CPU trace measures. */
+static void
+add_walk_json (JsonBuilder      *b,
+               const HrEstimate *est)
+{
   json_builder_set_member_name (b, "walk_saved");
   json_builder_add_int_value (b, est->walk_saved);
   json_builder_set_member_name (b, "walk_blocks");
@@ -352,6 +372,37 @@ estimate_to_json (HrAnalysis *analysis)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
+
+static JsonNode *
+estimate_to_json (HrAnalysis *analysis)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const HrScenario *s = hr_analysis_get_scenario (analysis);
+  const HrEstimate *est = hr_analysis_get_estimate (analysis);
+  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
+
+  json_builder_begin_object (b);
+  hr_cli_json_int (b, "headroom_estimate", 1);
+
+  add_per_gpu_json (b, est);
+  add_serving_json (b, s, est);
+  add_ranges_json (b, est);
+  add_host_json (b, est);
+
+  json_builder_set_member_name (b, "fit");
+  if (own != NULL)
+    {
+      json_builder_begin_object (b);
+      add_gpu_fit_json (b, own);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  add_items_json (b, est);
+  add_scenario_json (b, s, est);
+  add_walk_json (b, est);
 
   add_measurements_json (b, analysis);
 
