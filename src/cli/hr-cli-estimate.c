@@ -22,15 +22,19 @@ static char **opt_measurements;
 static gboolean opt_calibrate;
 
 /* The options of estimate, sweep, fits and knobs before their own
- * (main.c defines --set, --measurements and --calibrate for every
- * command). */
+ * (main.c defines --json, --set, --measurements, --calibrate and --unit
+ * for every command). */
 #define COMMON_OPTIONS \
-  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
+  hr_cli_option_json (&opt_json, N_("Print JSON (sizes in bytes)")), \
   hr_cli_option_set (&opt_sets), \
   hr_cli_option_measurements (&opt_measurements, \
                               N_("A measurement of this scenario (repeatable)")), \
   hr_cli_option_calibrate (&opt_calibrate), \
   hr_cli_option_unit ()
+
+/* --csv, of sweep and fits. */
+#define CSV_OPTION(csv) \
+  { "csv", 0, 0, G_OPTION_ARG_NONE, (csv), N_("Print CSV (sizes in bytes)"), NULL }
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -635,7 +639,7 @@ hr_cli_sweep (int    argc,
     { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, N_("Micro-batches to sweep (default 1:64)"),
      "FROM:TO[:STEP]" },
     { "pow2", 0, 0, G_OPTION_ARG_NONE, &pow2, N_("Only the powers of two in the range"), NULL },
-    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
+    CSV_OPTION (&csv),
     { NULL }
   };
   g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
@@ -756,9 +760,8 @@ hr_cli_fits (int    argc,
   gboolean csv = FALSE;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, N_("GPUs to check (default all)"),
-     "all|ID,ID…" },
-    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
+    hr_cli_option_gpus (&gpu_list, N_("GPUs to check (default all)"), TRUE),
+    CSV_OPTION (&csv),
     { NULL }
   };
   g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
