@@ -28,7 +28,7 @@ G_DECLARE_FINAL_TYPE (HrMeasurementsGroup, hr_measurements_group, HR, MEASUREMEN
 void      hr_measurements_group_set_files    (HrMeasurementsGroup *self,
                                               GPtrArray           *files);
 void      hr_measurements_group_set_unit     (HrMeasurementsGroup *self,
-                                              HrUnit               unit);
+                                              HrSizeUnit           unit);
 void      hr_measurements_group_set_analysis (HrMeasurementsGroup *self,
                                               HrAnalysis          *analysis);
 gboolean  hr_measurements_group_get_use_calibration (HrMeasurementsGroup *self);

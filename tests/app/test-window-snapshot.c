@@ -482,13 +482,13 @@ test_same_as_cli (void)
   }
 
   /* the figures, as the window formats them (GiB, its default unit) */
-  total = hr_format_bytes (json_object_get_int_member (per_gpu, "total"), HR_UNIT_GIB);
-  range = hr_format_bytes_range (json_object_get_int_member (per_gpu, "low"),
-                                 json_object_get_int_member (per_gpu, "high"), HR_UNIT_GIB);
-  allocated = hr_format_bytes (json_object_get_int_member (per_gpu, "allocated_peak"),
-                               HR_UNIT_GIB);
-  reserved = hr_format_bytes (json_object_get_int_member (per_gpu, "reserved_peak"),
-                              HR_UNIT_GIB);
+  total = hr_size_format (json_object_get_int_member (per_gpu, "total"), HR_SIZE_GIB);
+  range = hr_size_format_range (json_object_get_int_member (per_gpu, "low"),
+                                json_object_get_int_member (per_gpu, "high"), HR_SIZE_GIB);
+  allocated = hr_size_format (json_object_get_int_member (per_gpu, "allocated_peak"),
+                              HR_SIZE_GIB);
+  reserved = hr_size_format (json_object_get_int_member (per_gpu, "reserved_peak"),
+                             HR_SIZE_GIB);
   headline = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_label");
   detail = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_detail_label");
   g_test_message ("cli: %s, %s, allocated %s, reserved %s; window: %s / %s", total, range,
@@ -538,9 +538,9 @@ test_pool_range (void)
   own = json_array_get_object_element (
     json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "gpus"),
     0);
-  need = hr_format_bytes (json_object_get_int_member (own, "need"), HR_UNIT_GIB);
-  range = hr_format_bytes_range (json_object_get_int_member (own, "need_low"),
-                                 json_object_get_int_member (own, "need_high"), HR_UNIT_GIB);
+  need = hr_size_format (json_object_get_int_member (own, "need"), HR_SIZE_GIB);
+  range = hr_size_format_range (json_object_get_int_member (own, "need_low"),
+                                json_object_get_int_member (own, "need_high"), HR_SIZE_GIB);
 
   g_assert_true (hr_window_load_file (window, file, &error));
   g_assert_no_error (error);
