@@ -279,6 +279,120 @@ test_toasts_one_after_the_other (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* Every label under @widget whose text has a size in the other unit
+ * (a number, a space, then the unit), into @bad. */
+static void
+collect_wrong_unit (GtkWidget *widget,
+                    GRegex    *wrong,
+                    GPtrArray *bad)
+{
+  if (GTK_IS_LABEL (widget))
+    {
+      const char *text = gtk_label_get_text (GTK_LABEL (widget));
+
+      if (text != NULL && g_regex_match (wrong, text, 0, NULL))
+        g_ptr_array_add (bad, g_strdup (text));
+    }
+  for (GtkWidget *c = gtk_widget_get_first_child (widget); c != NULL;
+       c = gtk_widget_get_next_sibling (c))
+    collect_wrong_unit (c, wrong, bad);
+}
+
+/* Preferences' unit reaches every size the results show: the verdict,
+ * the breakdown's rows and their labels, the levers, host RAM and the
+ * estimator's notes, for every example shipped. */
+static void
+test_unit_everywhere (void)
+{
+  static const struct {
+    const char *nick;
+    const char *wrong;
+  } units[] = {
+    /* sizes are printed "%s %s" (hr_size_format_full): a card's name
+     * ("80GB") has no space.  Under GiB the notes may quote a source's
+     * GB ("peak < ~35 GB per GPU"), so only the figures the estimator
+     * words per sample are checked there. */
+    { "gb", "[0-9] (GiB|MiB|KiB)\\b" },
+    { "gib", "[0-9] (GB|MB|kB) (of activations )?per sample" },
+  };
+  g_autoptr(GSettings) settings = g_settings_new ("io.github.vramlab.Headroom");
+  const char *examples = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  g_autoptr(GDir) dir = NULL;
+  g_autoptr(GPtrArray) names = g_ptr_array_new_with_free_func (g_free);
+  guint failures = 0;
+
+  g_assert_nonnull (examples);
+  dir = g_dir_open (examples, 0, NULL);
+  g_assert_nonnull (dir);
+  for (const char *name; (name = g_dir_read_name (dir)) != NULL; )
+    if (g_str_has_suffix (name, ".json"))
+      g_ptr_array_add (names, g_strdup (name));
+  g_assert_cmpuint (names->len, >, 0);
+
+  for (guint u = 0; u < G_N_ELEMENTS (units); u++)
+    {
+      g_autoptr(GRegex) wrong = g_regex_new (units[u].wrong, 0, 0, NULL);
+      HrWindow *window;
+
+      g_assert_true (g_settings_set_string (settings, "display-unit", units[u].nick));
+      window = hr_window_new (NULL);
+      gtk_window_set_default_size (GTK_WINDOW (window), 1400, 900);
+      gtk_window_present (GTK_WINDOW (window));
+      run_for (10000, chart_drawn_cb, hr_test_get_chart (window, HR_CHART_KIND_BUCKETS));
+      for (guint i = 0; i < names->len; i++)
+        {
+          g_autofree char *path = g_build_filename (examples, names->pdata[i], NULL);
+          g_autoptr(GFile) file = g_file_new_for_path (path);
+          g_autoptr(GError) error = NULL;
+          g_autoptr(GPtrArray) bad = g_ptr_array_new_with_free_func (g_free);
+
+          g_assert_true (hr_window_load_file (window, file, &error));
+          g_assert_no_error (error);
+          iterate ();
+          collect_wrong_unit (GTK_WIDGET (hr_test_results_view (window)), wrong, bad);
+          for (guint j = 0; j < bad->len; j++)
+            g_printerr ("%s, unit %s: %s\n", (char *) names->pdata[i], units[u].nick,
+                        (char *) bad->pdata[j]);
+          failures += bad->len;
+        }
+      gtk_window_destroy (GTK_WINDOW (window));
+    }
+  g_settings_reset (settings, "display-unit");
+  g_assert_cmpuint (failures, ==, 0);
+}
+
+/* A JAX run shows none of PyTorch's own settings rows (the core's
+ * table says where a setting applies; tests/core/test-settings.c). */
+static void
+test_jax_rows (void)
+{
+  static const char *const torch_only[] = {
+    "stack", "optimizer_impl", "optimizer_in_bwd", "activation_offload", "compile",
+  };
+  const char *examples = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  g_autofree char *path = g_build_filename (examples, "dreamerv3-5090d.json", NULL);
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  HrWindow *window = hr_window_new (NULL);
+
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (hr_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  iterate ();
+  g_assert_cmpint (hr_test_scenario (window)->framework, ==, HR_FRAMEWORK_JAX);
+  for (guint i = 0; i < G_N_ELEMENTS (torch_only); i++)
+    {
+      GtkWidget *row = hr_test_setting_row (window, torch_only[i]);
+
+      g_assert_nonnull (row);
+      if (gtk_widget_get_visible (row))
+        g_error ("the %s row shows for a JAX run", torch_only[i]);
+    }
+  /* the row that chose JAX still shows */
+  g_assert_true (gtk_widget_get_visible (hr_test_setting_row (window, "framework")));
+  gtk_window_destroy (GTK_WINDOW (window));
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -297,5 +411,7 @@ main (int   argc,
   g_test_add_func ("/window-faults/sidebar-button-on-start-page",
                    test_sidebar_button_on_start_page);
   g_test_add_func ("/window-faults/toasts-one-after-the-other", test_toasts_one_after_the_other);
+  g_test_add_func ("/window-faults/unit-everywhere", test_unit_everywhere);
+  g_test_add_func ("/window-faults/jax-rows", test_jax_rows);
   return g_test_run ();
 }
