@@ -136,6 +136,17 @@ test_compute_type (void)
     g_assert_cmpint (back->weights_dtype, ==, HR_DTYPE_INT8);
   }
 
+  {
+    /* a float32 cache has no kv_dtype name: the saved file must not say fp16 */
+    g_autoptr(HrScenario) f32 = hr_test_scenario (
+      WHISPER "\"engine\": \"ctranslate2\", \"compute_type\": \"float32\"}");
+    g_autoptr(JsonNode) node = hr_scenario_to_json (f32);
+    JsonObject *o = json_node_get_object (node);
+
+    g_assert_false (json_object_has_member (o, "kv_dtype"));
+    g_assert_cmpstr (json_object_get_string_member (o, "compute_type"), ==, "float32");
+  }
+
   expect_error (WHISPER "\"compute_type\": \"int8\"}", "\"compute_type\" is CTranslate2's");
   expect_error (WHISPER "\"engine\": \"ctranslate2\", \"compute_type\": \"int8\", "
                 "\"weights_dtype\": \"fp16\"}", "disagrees with CTranslate2's");

@@ -638,6 +638,433 @@ offload_on_gpu (HrPlan     *self,
   return MIN (kept, OFFLOAD_LAYERS_ON_GPU * layer * b);
 }
 
+/* The tokens a rank's experts take beyond their share: padding to a
+ * capacity factor, or uneven load under expert parallelism (range only). */
+static void
+add_expert_overflow (HrPlan *self,
+                     Acc    *acc,
+                     Part   *p,
+                     double  b)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+
+  /* how many tokens an expert takes is the router's choice: with a
+   * capacity factor above 1 and padding, up to that factor more;
+   * dropless under expert parallelism, one rank's experts can get
+   * more than their share (an assumed half as much again) */
+  if (hr_component_is_moe (c) && c->kind == HR_COMPONENT_TRANSFORMER &&
+      s->recompute != HR_RECOMPUTE_FULL)
+    {
+      double routed = routed_bytes_per_token (self, c, &p->regime) *
+                      ((double) p->tokens + p->extra_tokens) * c->layers * b *
+                      acc->pipeline_activations;
+      double extra = s->capacity_factor_set
+                       ? routed * MAX (0.0, s->capacity_factor - 1.0) /
+                         MIN (1.0, s->capacity_factor)
+                       : self->shard.ep > 1 ? 0.5 * routed : 0;
+
+      if (extra > 0)
+        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                    s->capacity_factor_set ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED,
+                    0, 0, extra,
+                    s->capacity_factor_set
+                      ? _("%s: experts padded to capacity factor %.2f (range only)")
+                      : _("%s: uneven expert load across expert-parallel ranks, "
+                          "dropless routing (range only)"),
+                    c->name, s->capacity_factor);
+    }
+}
+
+/* The activations a trained part saves for its backward pass, on the GPU
+ * or, offloaded, on the host. */
+static void
+add_saved_activations (HrPlan *self,
+                       Acc    *acc,
+                       Part   *p,
+                       double  bytes,
+                       double  per_sample,
+                       double  layer,
+                       guint   micro_batch,
+                       double  b)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  double lo = ACT_CLOSED_LOW, hi = ACT_CLOSED_HIGH;
+  HrBasis basis = HR_BASIS_DERIVED;
+
+  /* A component's per-sample figure from the catalog follows from
+   * its source (a derivation, a published run): "calibrated" is
+   * kept for what a measurement of this scenario set (the
+   * analysis marks it); without a source it is assumed. */
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    {
+      lo = 1.0 - c->act_spread;
+      hi = 1.0 + c->act_spread;
+      basis = c->act_source != NULL ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED;
+    }
+
+  if (s->activation_offload)
+    {
+      double on_gpu = offload_on_gpu (self, p, bytes, layer, b);
+
+      acc->host_activations += bytes - on_gpu;
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  on_gpu, lo * on_gpu, hi * on_gpu,
+                  _("%s: saved activations offloaded to pinned host memory (%.2f GB "
+                    "per GPU); on the GPU, the layers in use and the stash beside them"),
+                  c->name, (bytes - on_gpu) / 1e9);
+      acc->activations += on_gpu;
+    }
+  else
+    {
+      if (c->kind == HR_COMPONENT_TRANSFORMER)
+        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
+                    lo * bytes, hi * bytes,
+                    /* Translators: the two %s at the end are the optional
+                     * clauses ", layer inputs only (full recomputation)" and
+                     * ", frozen weights keep no inputs", translated on their
+                     * own. */
+                    _("%s: %u layers × %u tokens × micro-batch %u%s%s"), c->name,
+                    c->layers, p->tokens + p->extra_tokens, micro_batch,
+                    s->recompute == HR_RECOMPUTE_FULL
+                      ? _(", layer inputs only (full recomputation)") : "",
+                    p->trainable < p->params && p->adapters <= 0 &&
+                    !hr_dtype_is_quantized (s->weights_dtype)
+                      ? _(", frozen weights keep no inputs") : "");
+      else
+        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
+                    lo * bytes, hi * bytes,
+                    c->act_source != NULL
+                      ? _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
+                          "figure, from its source)")
+                      : _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
+                          "figure, no source given)"),
+                    c->name, per_sample / 1e9, micro_batch);
+      acc->activations += bytes;
+    }
+}
+
+/* The logits and loss of a trained part with a language-model head, and
+ * what a pipeline's last stage keeps of them. */
+static void
+add_logits_and_loss (HrPlan *self,
+                     Acc    *acc,
+                     Part   *p,
+                     double  logits,
+                     double  once,
+                     double  e,
+                     double  b)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  /* the compiled loss rests on Inductor's fusion of its
+   * backward (logits_bytes_per_token): up to the chunk's fp32
+   * gradient more where it does not fuse */
+  gboolean compiled = s->compile && s->loss == HR_LOSS_CHUNKED &&
+                      s->stack_set && s->stack == HR_STACK_TORCHTUNE;
+  double low = compiled ? 2.0 / (2.0 + 2.0 / 8.0)
+                        : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
+  double high = compiled ? (2.0 + 6.0 / 8.0) / (2.0 + 2.0 / 8.0) : 1.0;
+  /* torchtune's recipes and torchtitan drop their own reference
+   * to the logits once the loss is computed (lora_finetune_
+   * single_device.py @1814feb17 _loss_step: "del logits # free
+   * logits otherwise it peaks backward memory"; torchtitan
+   * train.py @9dec370: "del pred"), so the loss's tensors are
+   * gone when the backward pass reaches the last layer: under
+   * recomputation the layer it rebuilds, and any quantised
+   * weight dequantised for a layer's pass, take their place and
+   * only what they need beyond it adds to the peak.  Elsewhere
+   * the caller's outputs keep the logits through the backward
+   * pass (a training loop's `outputs = model(**batch)`), and
+   * the two are counted together. */
+  gboolean dropped = s->stack_set &&
+                     (s->stack == HR_STACK_TORCHTUNE ||
+                      (s->stack == HR_STACK_TORCHTITAN && self->shard.pp <= 1));
+  double loss = logits * b;
+  double overlap = dropped ? MIN (once * b + acc->dequant_transient, loss) : 0;
+
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+              loss - overlap, low * loss - overlap, high * loss - overlap,
+              overlap > 0
+                ? _("%s: logits and loss over a %u-token vocabulary, beyond the "
+                    "layer the backward pass rebuilds after them")
+                : s->loss == HR_LOSS_UPCAST
+                ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
+                : s->loss == HR_LOSS_CHUNKED
+                ? _("%s: logits and loss over a %u-token vocabulary (chunked "
+                    "cross-entropy)")
+                : s->loss == HR_LOSS_SUM
+                ? _("%s: logits over a %u-token vocabulary, kept for a backward pass "
+                    "from their sum (no loss head)")
+                : _("%s: logits and loss over a %u-token vocabulary (fused, one "
+                    "chunk at a time)"),
+              c->name, c->vocab);
+  acc->activations += loss - overlap;
+
+  /* torch.distributed.pipelining keeps the last stage's output
+   * of every micro-batch for the step's merged return value
+   * (stage.py forward_one_chunk: "if self.is_last:
+   * self.output_chunks.append(output)", cleared only by
+   * clear_runtime_states at the next step; pytorch/pytorch
+   * @0138610, and torchtitan @9dec370 calls step(target=,
+   * losses=) without a way to skip it): the logits of the
+   * micro-batches already run, in the head's dtype, beside the
+   * one whose loss is being computed */
+  if (self->stage == HR_STAGE_LAST && s->stack_set &&
+      s->stack == HR_STACK_TORCHTITAN && s->grad_accum > 1)
+    {
+      double kept = (double) (s->grad_accum - 1) * e * c->vocab * p->tokens * b;
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                  HR_BASIS_DERIVED, kept, kept, kept,
+                  _("%s: the last stage's outputs (logits) of the %u micro-batches "
+                    "before, kept by the pipeline schedule until the step ends"),
+                  c->name, s->grad_accum - 1);
+      acc->activations += kept;
+    }
+}
+
+/* The adapters' tensors beside a trained part's activations, and the
+ * mask of packed sequences. */
+static void
+add_adapter_and_mask_tensors (HrPlan *self,
+                              Acc    *acc,
+                              Part   *p,
+                              double  b)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+
+  /* LoHa's and LoKr's delta weights and BOFT's rotations, one set
+   * per adapted module, whatever the batch; with full
+   * recomputation only the recomputed layer's */
+  if (p->adapter_static > 0)
+    {
+      double kept = s->recompute == HR_RECOMPUTE_FULL && c->layers > 0
+                      ? p->adapter_static / c->layers : p->adapter_static;
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  kept, 0.9 * kept, 1.1 * kept,
+                  _("%s: the adapters' full-size delta weights, kept for the backward "
+                    "pass"), c->name);
+      acc->activations += kept;
+    }
+
+  /* DoRA's weight norm: built while a layer runs; under full
+   * recomputation it is rebuilt at the height of the backward pass */
+  if (p->adapter_transient > 0)
+    {
+      double t = p->adapter_transient;
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  s->recompute == HR_RECOMPUTE_FULL ? t : 0, 0, t,
+                  _("%s: the adapters' weight-sized working tensors in one layer"),
+                  c->name);
+      acc->activations += s->recompute == HR_RECOMPUTE_FULL ? t : 0;
+    }
+
+  /* packed sequences under eager or SDPA attention need a
+   * block-diagonal mask per sample instead of is_causal
+   * (transformers masking_utils: packed sequences from position_ids
+   * get a materialised boolean mask) */
+  if (s->packed && s->attention != HR_ATTENTION_FLASH &&
+      c->kind == HR_COMPONENT_TRANSFORMER && p->tokens > 0 &&
+      !(s->stack_set && s->stack == HR_STACK_TORCHTUNE))
+    {
+      double t = p->tokens;
+      double mask = t * t * b;
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  mask, 0, mask,
+                  _("%s: the block-diagonal attention mask of packed sequences"),
+                  c->name);
+      acc->activations += mask;
+    }
+}
+
+/* A part a gradient flows through: what its backward pass keeps. */
+static void
+add_trained_part (HrPlan *self,
+                  Acc    *acc,
+                  Part   *p,
+                  double  e,
+                  guint   micro_batch,
+                  double  b)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  double logits, layer;
+  double per_sample = hr_plan_part_activations (self, p, &logits, &layer);
+  /* a pipeline stage keeps the micro-batches its schedule has in
+   * flight (hr-estimate-parallel.c); the layer a checkpointed
+   * backward rebuilds is rebuilt for one of them at a time */
+  gboolean rebuilt = c->kind == HR_COMPONENT_TRANSFORMER &&
+                     (s->recompute == HR_RECOMPUTE_FULL ||
+                      (s->recompute == HR_RECOMPUTE_SELECTIVE && s->stack_set &&
+                       s->stack == HR_STACK_TORCHTITAN &&
+                       s->attention != HR_ATTENTION_EAGER));
+  double once = rebuilt ? MIN (layer, per_sample) : 0;
+  double bytes = ((per_sample - once) * acc->pipeline_activations + once) * b;
+
+  if (s->recompute == HR_RECOMPUTE_FULL && c->kind == HR_COMPONENT_TRANSFORMER)
+    acc->recompute_working_set = MAX (acc->recompute_working_set, layer * b);
+
+  add_expert_overflow (self, acc, p, b);
+  add_saved_activations (self, acc, p, bytes, per_sample, layer, micro_batch, b);
+
+  if (logits > 0)
+    add_logits_and_loss (self, acc, p, logits, once, e, b);
+
+  add_adapter_and_mask_tensors (self, acc, p, b);
+}
+
+/* A frozen part no gradient flows through, in a training step. */
+static void
+add_frozen_part (HrPlan *self,
+                 Acc    *acc,
+                 Part   *p,
+                 double  e,
+                 double  b)
+{
+  const HrComponent *c = p->c;
+
+  if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+    {
+      /* run forward before the backward pass (a frozen VQ-GAN or VAE
+       * encoding the batch): counted where it rises above that peak */
+      double ws = hr_plan_part_forward_working_set (self, p) * b;
+
+      if (ws > acc->forward_transient)
+        {
+          acc->forward_transient = ws;
+          acc->forward_transient_basis = HR_BASIS_ASSUMED;
+          g_clear_pointer (&acc->forward_transient_label, g_free);
+          acc->forward_transient_label =
+            g_strdup_printf (_("%s: frozen, given by its parameter count alone: forward "
+                               "working set assumed at one value per parameter per sample"),
+                             c->name);
+        }
+    }
+  else
+    {
+      /* A frozen part no gradient flows through runs as inference: one
+       * layer's working set at a time, freed before the trainable part's
+       * peak, so only its output is alive then. */
+      if (c->kind == HR_COMPONENT_TRANSFORMER)
+        {
+          double out = e * c->hidden * p->tokens * b;
+
+          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                      out, out, 2 * out,
+                      _("%s: frozen, no backward: only its output features are kept"),
+                      c->name);
+          acc->activations += out;
+        }
+    }
+}
+
+/* An inference part's KV cache and, once per plan, the causal mask a
+ * static cache is allocated with. */
+static void
+add_kv_cache (HrPlan   *self,
+              Acc      *acc,
+              Part     *p,
+              double    b,
+              gboolean *mask_counted)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  /* K and V for every layer, KV head and cached token
+   * (hr-estimate-serving.c) */
+  double kv = hr_plan_kv_bytes_per_token (self, p) * (double) self->context_len * b *
+              hr_scenario_get_beams (s);
+
+  kv = hr_plan_sharded (self, kv, self->shard.shard_weights);
+  acc->kv_pool += kv;
+  acc->kv_pool_low += kv;
+  acc->kv_pool_high += 1.05 * kv;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+              kv, kv, kv * 1.05,
+              _("%s: KV cache, %u layers × %u KV heads × %u tokens in %s"), c->name,
+              c->layers, c->kv_heads, self->context_len,
+              hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
+  acc->activations += kv;
+
+  if (s->causal_mask != HR_CAUSAL_MASK_NONE && !*mask_counted)
+    {
+      /* gpt-fast and torchao's generate.py allocate the static
+       * cache for max_seq_length rounded up to a multiple of 8
+       * and, beside it, torch.tril(torch.ones(S, S,
+       * dtype=torch.bool)): S² bytes, whatever the batch
+       * (gpt-fast model.py @03e10bc and torchao
+       * _models/llama/model.py @1f66d47, setup_caches).
+       * torchao's linear_causal_mask keeps one row of S and
+       * builds a prompt x S mask for the prefill. */
+      double cache = 8.0 * ceil ((double) self->context_len / 8.0);
+      double mask = s->causal_mask == HR_CAUSAL_MASK_DENSE
+                      ? cache * cache
+                      : cache * (1.0 + (double) self->seq_len);
+
+      if (s->causal_mask == HR_CAUSAL_MASK_DENSE)
+        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                    HR_BASIS_DERIVED, mask, mask, mask,
+                    _("causal mask beside the static KV cache: %.0f × %.0f "
+                      "booleans (gpt-fast)"), cache, cache);
+      else
+        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                    HR_BASIS_DERIVED, mask, cache, mask,
+                    _("linear causal mask: one row of %.0f booleans, and the "
+                      "prompt's rows during the prefill (torchao)"), cache);
+      acc->activations += mask;
+      *mask_counted = TRUE;
+    }
+}
+
+/* A part run forward only: its working set, KV cache and logits. */
+static void
+add_inference_part (HrPlan   *self,
+                    Acc      *acc,
+                    Part     *p,
+                    double    e,
+                    double    b,
+                    gboolean *mask_counted)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  double ws = hr_plan_part_forward_working_set (self, p) * b;
+
+  if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED,
+                ws, WEIGHTS_ONLY_LOW * ws, WEIGHTS_ONLY_HIGH * ws,
+                _("%s: given by its parameter count alone: forward working set "
+                  "assumed at one value per parameter per sample"), c->name);
+  else
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
+                c->kind == HR_COMPONENT_TRANSFORMER ? HR_BASIS_DERIVED
+                                                    : HR_BASIS_ASSUMED,
+                ws, 0.5 * ws, 2.0 * ws,
+                c->kind == HR_COMPONENT_TRANSFORMER
+                  ? _("%s: forward working set of one layer over the prompt")
+                  : _("%s: forward working set of one layer (a tenth of the training "
+                      "figure)"),
+                c->name);
+  acc->activations += ws;
+
+  if (p->kv_cache)
+    add_kv_cache (self, acc, p, b, mask_counted);
+
+  if (p->logits && c->vocab > 0)
+    {
+      /* generate() keeps the last position's logits, upcast to fp32 */
+      double logits = b * hr_scenario_get_beams (s) * c->vocab * (e + 4.0);
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  logits, logits, 2 * logits, _("%s: next-token logits"), c->name);
+      acc->activations += logits;
+    }
+}
+
 void
 hr_plan_add_activations (HrPlan *self,
                          Acc    *acc,
@@ -675,329 +1102,11 @@ hr_plan_add_activations (HrPlan *self,
         }
 
       if (self->training && p->backprop)
-        {
-          double logits, layer;
-          double per_sample = hr_plan_part_activations (self, p, &logits, &layer);
-          /* a pipeline stage keeps the micro-batches its schedule has in
-           * flight (hr-estimate-parallel.c); the layer a checkpointed
-           * backward rebuilds is rebuilt for one of them at a time */
-          gboolean rebuilt = c->kind == HR_COMPONENT_TRANSFORMER &&
-                             (s->recompute == HR_RECOMPUTE_FULL ||
-                              (s->recompute == HR_RECOMPUTE_SELECTIVE && s->stack_set &&
-                               s->stack == HR_STACK_TORCHTITAN &&
-                               s->attention != HR_ATTENTION_EAGER));
-          double once = rebuilt ? MIN (layer, per_sample) : 0;
-          double bytes = ((per_sample - once) * acc->pipeline_activations + once) * b;
-          double lo = ACT_CLOSED_LOW, hi = ACT_CLOSED_HIGH;
-          HrBasis basis = HR_BASIS_DERIVED;
-
-          if (s->recompute == HR_RECOMPUTE_FULL && c->kind == HR_COMPONENT_TRANSFORMER)
-            acc->recompute_working_set = MAX (acc->recompute_working_set, layer * b);
-
-          /* how many tokens an expert takes is the router's choice: with a
-           * capacity factor above 1 and padding, up to that factor more;
-           * dropless under expert parallelism, one rank's experts can get
-           * more than their share (an assumed half as much again) */
-          if (hr_component_is_moe (c) && c->kind == HR_COMPONENT_TRANSFORMER &&
-              s->recompute != HR_RECOMPUTE_FULL)
-            {
-              double routed = routed_bytes_per_token (self, c, &p->regime) *
-                              ((double) p->tokens + p->extra_tokens) * c->layers * b *
-                              acc->pipeline_activations;
-              double extra = s->capacity_factor_set
-                               ? routed * MAX (0.0, s->capacity_factor - 1.0) /
-                                 MIN (1.0, s->capacity_factor)
-                               : self->shard.ep > 1 ? 0.5 * routed : 0;
-
-              if (extra > 0)
-                hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                            s->capacity_factor_set ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED,
-                            0, 0, extra,
-                            s->capacity_factor_set
-                              ? _("%s: experts padded to capacity factor %.2f (range only)")
-                              : _("%s: uneven expert load across expert-parallel ranks, "
-                                  "dropless routing (range only)"),
-                            c->name, s->capacity_factor);
-            }
-
-          /* A component's per-sample figure from the catalog follows from
-           * its source (a derivation, a published run): "calibrated" is
-           * kept for what a measurement of this scenario set (the
-           * analysis marks it); without a source it is assumed. */
-          if (c->kind != HR_COMPONENT_TRANSFORMER)
-            {
-              lo = 1.0 - c->act_spread;
-              hi = 1.0 + c->act_spread;
-              basis = c->act_source != NULL ? HR_BASIS_DERIVED : HR_BASIS_ASSUMED;
-            }
-
-          if (s->activation_offload)
-            {
-              double on_gpu = offload_on_gpu (self, p, bytes, layer, b);
-
-              acc->host_activations += bytes - on_gpu;
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          on_gpu, lo * on_gpu, hi * on_gpu,
-                          _("%s: saved activations offloaded to pinned host memory (%.2f GB "
-                            "per GPU); on the GPU, the layers in use and the stash beside them"),
-                          c->name, (bytes - on_gpu) / 1e9);
-              acc->activations += on_gpu;
-            }
-          else
-            {
-              if (c->kind == HR_COMPONENT_TRANSFORMER)
-                hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
-                            lo * bytes, hi * bytes,
-                            /* Translators: the two %s at the end are the optional
-                             * clauses ", layer inputs only (full recomputation)" and
-                             * ", frozen weights keep no inputs", translated on their
-                             * own. */
-                            _("%s: %u layers × %u tokens × micro-batch %u%s%s"), c->name,
-                            c->layers, p->tokens + p->extra_tokens, micro_batch,
-                            s->recompute == HR_RECOMPUTE_FULL
-                              ? _(", layer inputs only (full recomputation)") : "",
-                            p->trainable < p->params && p->adapters <= 0 &&
-                            !hr_dtype_is_quantized (s->weights_dtype)
-                              ? _(", frozen weights keep no inputs") : "");
-              else
-                hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
-                            lo * bytes, hi * bytes,
-                            c->act_source != NULL
-                              ? _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
-                                  "figure, from its source)")
-                              : _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
-                                  "figure, no source given)"),
-                            c->name, per_sample / 1e9, micro_batch);
-              acc->activations += bytes;
-            }
-
-          if (logits > 0)
-            {
-              /* the compiled loss rests on Inductor's fusion of its
-               * backward (logits_bytes_per_token): up to the chunk's fp32
-               * gradient more where it does not fuse */
-              gboolean compiled = s->compile && s->loss == HR_LOSS_CHUNKED &&
-                                  s->stack_set && s->stack == HR_STACK_TORCHTUNE;
-              double low = compiled ? 2.0 / (2.0 + 2.0 / 8.0)
-                                    : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
-              double high = compiled ? (2.0 + 6.0 / 8.0) / (2.0 + 2.0 / 8.0) : 1.0;
-              /* torchtune's recipes and torchtitan drop their own reference
-               * to the logits once the loss is computed (lora_finetune_
-               * single_device.py @1814feb17 _loss_step: "del logits # free
-               * logits otherwise it peaks backward memory"; torchtitan
-               * train.py @9dec370: "del pred"), so the loss's tensors are
-               * gone when the backward pass reaches the last layer: under
-               * recomputation the layer it rebuilds, and any quantised
-               * weight dequantised for a layer's pass, take their place and
-               * only what they need beyond it adds to the peak.  Elsewhere
-               * the caller's outputs keep the logits through the backward
-               * pass (a training loop's `outputs = model(**batch)`), and
-               * the two are counted together. */
-              gboolean dropped = s->stack_set &&
-                                 (s->stack == HR_STACK_TORCHTUNE ||
-                                  (s->stack == HR_STACK_TORCHTITAN && self->shard.pp <= 1));
-              double loss = logits * b;
-              double overlap = dropped ? MIN (once * b + acc->dequant_transient, loss) : 0;
-
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          loss - overlap, low * loss - overlap, high * loss - overlap,
-                          overlap > 0
-                            ? _("%s: logits and loss over a %u-token vocabulary, beyond the "
-                                "layer the backward pass rebuilds after them")
-                            : s->loss == HR_LOSS_UPCAST
-                            ? _("%s: logits and loss over a %u-token vocabulary (upcast to fp32)")
-                            : s->loss == HR_LOSS_CHUNKED
-                            ? _("%s: logits and loss over a %u-token vocabulary (chunked "
-                                "cross-entropy)")
-                            : s->loss == HR_LOSS_SUM
-                            ? _("%s: logits over a %u-token vocabulary, kept for a backward pass "
-                                "from their sum (no loss head)")
-                            : _("%s: logits and loss over a %u-token vocabulary (fused, one "
-                                "chunk at a time)"),
-                          c->name, c->vocab);
-              acc->activations += loss - overlap;
-
-              /* torch.distributed.pipelining keeps the last stage's output
-               * of every micro-batch for the step's merged return value
-               * (stage.py forward_one_chunk: "if self.is_last:
-               * self.output_chunks.append(output)", cleared only by
-               * clear_runtime_states at the next step; pytorch/pytorch
-               * @0138610, and torchtitan @9dec370 calls step(target=,
-               * losses=) without a way to skip it): the logits of the
-               * micro-batches already run, in the head's dtype, beside the
-               * one whose loss is being computed */
-              if (self->stage == HR_STAGE_LAST && s->stack_set &&
-                  s->stack == HR_STACK_TORCHTITAN && s->grad_accum > 1)
-                {
-                  double kept = (double) (s->grad_accum - 1) * e * c->vocab * p->tokens * b;
-
-                  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                              HR_BASIS_DERIVED, kept, kept, kept,
-                              _("%s: the last stage's outputs (logits) of the %u micro-batches "
-                                "before, kept by the pipeline schedule until the step ends"),
-                              c->name, s->grad_accum - 1);
-                  acc->activations += kept;
-                }
-            }
-
-          /* LoHa's and LoKr's delta weights and BOFT's rotations, one set
-           * per adapted module, whatever the batch; with full
-           * recomputation only the recomputed layer's */
-          if (p->adapter_static > 0)
-            {
-              double kept = s->recompute == HR_RECOMPUTE_FULL && c->layers > 0
-                              ? p->adapter_static / c->layers : p->adapter_static;
-
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          kept, 0.9 * kept, 1.1 * kept,
-                          _("%s: the adapters' full-size delta weights, kept for the backward "
-                            "pass"), c->name);
-              acc->activations += kept;
-            }
-
-          /* DoRA's weight norm: built while a layer runs; under full
-           * recomputation it is rebuilt at the height of the backward pass */
-          if (p->adapter_transient > 0)
-            {
-              double t = p->adapter_transient;
-
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          s->recompute == HR_RECOMPUTE_FULL ? t : 0, 0, t,
-                          _("%s: the adapters' weight-sized working tensors in one layer"),
-                          c->name);
-              acc->activations += s->recompute == HR_RECOMPUTE_FULL ? t : 0;
-            }
-
-          /* packed sequences under eager or SDPA attention need a
-           * block-diagonal mask per sample instead of is_causal
-           * (transformers masking_utils: packed sequences from position_ids
-           * get a materialised boolean mask) */
-          if (s->packed && s->attention != HR_ATTENTION_FLASH &&
-              c->kind == HR_COMPONENT_TRANSFORMER && p->tokens > 0 &&
-              !(s->stack_set && s->stack == HR_STACK_TORCHTUNE))
-            {
-              double t = p->tokens;
-              double mask = t * t * b;
-
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          mask, 0, mask,
-                          _("%s: the block-diagonal attention mask of packed sequences"),
-                          c->name);
-              acc->activations += mask;
-            }
-        }
-      else if (self->training && c->kind == HR_COMPONENT_WEIGHTS_ONLY)
-        {
-          /* run forward before the backward pass (a frozen VQ-GAN or VAE
-           * encoding the batch): counted where it rises above that peak */
-          double ws = hr_plan_part_forward_working_set (self, p) * b;
-
-          if (ws > acc->forward_transient)
-            {
-              acc->forward_transient = ws;
-              acc->forward_transient_basis = HR_BASIS_ASSUMED;
-              g_clear_pointer (&acc->forward_transient_label, g_free);
-              acc->forward_transient_label =
-                g_strdup_printf (_("%s: frozen, given by its parameter count alone: forward "
-                                   "working set assumed at one value per parameter per sample"),
-                                 c->name);
-            }
-        }
+        add_trained_part (self, acc, p, e, micro_batch, b);
       else if (self->training)
-        {
-          /* A frozen part no gradient flows through runs as inference: one
-           * layer's working set at a time, freed before the trainable part's
-           * peak, so only its output is alive then. */
-          if (c->kind == HR_COMPONENT_TRANSFORMER)
-            {
-              double out = e * c->hidden * p->tokens * b;
-
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          out, out, 2 * out,
-                          _("%s: frozen, no backward: only its output features are kept"),
-                          c->name);
-              acc->activations += out;
-            }
-        }
+        add_frozen_part (self, acc, p, e, b);
       else
-        {
-          double ws = hr_plan_part_forward_working_set (self, p) * b;
-
-          if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
-            hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED,
-                        ws, WEIGHTS_ONLY_LOW * ws, WEIGHTS_ONLY_HIGH * ws,
-                        _("%s: given by its parameter count alone: forward working set "
-                          "assumed at one value per parameter per sample"), c->name);
-          else
-            hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                        c->kind == HR_COMPONENT_TRANSFORMER ? HR_BASIS_DERIVED
-                                                            : HR_BASIS_ASSUMED,
-                        ws, 0.5 * ws, 2.0 * ws,
-                        c->kind == HR_COMPONENT_TRANSFORMER
-                          ? _("%s: forward working set of one layer over the prompt")
-                          : _("%s: forward working set of one layer (a tenth of the training "
-                              "figure)"),
-                        c->name);
-          acc->activations += ws;
-
-          if (p->kv_cache)
-            {
-              /* K and V for every layer, KV head and cached token
-               * (hr-estimate-serving.c) */
-              double kv = hr_plan_kv_bytes_per_token (self, p) * (double) self->context_len * b *
-                          hr_scenario_get_beams (s);
-
-              kv = hr_plan_sharded (self, kv, self->shard.shard_weights);
-              acc->kv_pool += kv;
-              acc->kv_pool_low += kv;
-              acc->kv_pool_high += 1.05 * kv;
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          kv, kv, kv * 1.05,
-                          _("%s: KV cache, %u layers × %u KV heads × %u tokens in %s"), c->name,
-                          c->layers, c->kv_heads, self->context_len,
-                          hr_enum_to_nick (hr_kv_dtype_names, s->kv_dtype));
-              acc->activations += kv;
-
-              if (s->causal_mask != HR_CAUSAL_MASK_NONE && !mask_counted)
-                {
-                  /* gpt-fast and torchao's generate.py allocate the static
-                   * cache for max_seq_length rounded up to a multiple of 8
-                   * and, beside it, torch.tril(torch.ones(S, S,
-                   * dtype=torch.bool)): S² bytes, whatever the batch
-                   * (gpt-fast model.py @03e10bc and torchao
-                   * _models/llama/model.py @1f66d47, setup_caches).
-                   * torchao's linear_causal_mask keeps one row of S and
-                   * builds a prompt x S mask for the prefill. */
-                  double cache = 8.0 * ceil ((double) self->context_len / 8.0);
-                  double mask = s->causal_mask == HR_CAUSAL_MASK_DENSE
-                                  ? cache * cache
-                                  : cache * (1.0 + (double) self->seq_len);
-
-                  if (s->causal_mask == HR_CAUSAL_MASK_DENSE)
-                    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                                HR_BASIS_DERIVED, mask, mask, mask,
-                                _("causal mask beside the static KV cache: %.0f × %.0f "
-                                  "booleans (gpt-fast)"), cache, cache);
-                  else
-                    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED,
-                                HR_BASIS_DERIVED, mask, cache, mask,
-                                _("linear causal mask: one row of %.0f booleans, and the "
-                                  "prompt's rows during the prefill (torchao)"), cache);
-                  acc->activations += mask;
-                  mask_counted = TRUE;
-                }
-            }
-
-          if (p->logits && c->vocab > 0)
-            {
-              /* generate() keeps the last position's logits, upcast to fp32 */
-              double logits = b * hr_scenario_get_beams (s) * c->vocab * (e + 4.0);
-
-              hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                          logits, logits, 2 * logits, _("%s: next-token logits"), c->name);
-              acc->activations += logits;
-            }
-        }
+        add_inference_part (self, acc, p, e, b, &mask_counted);
     }
 
   hr_plan_add_forward_transient (self, acc);

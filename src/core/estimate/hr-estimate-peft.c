@@ -302,21 +302,14 @@ router_adapted (const HrScenario *s)
 
 /* Parameters a part's adapters add, and the batch-independent memory they
  * keep for the backward pass. */
-void
-hr_plan_setup_adapters (HrPlan *self,
-                        Part   *part)
+/* Prefix and prompt tuning and LayerNorm tuning, which add to the model
+ * as a whole rather than to its linear modules: TRUE when the method is
+ * one of them. */
+static gboolean
+setup_model_wide_adapters (const HrScenario  *s,
+                           const HrComponent *c,
+                           Part              *part)
 {
-  const HrScenario *s = self->scenario;
-  const HrComponent *c = part->c;
-  guint modules = method_modules (s);
-  guint r = method_rank (s);
-  double e = hr_compute_activation_bytes (s->compute);
-  double adapter_e = peft_fp32_adapters (s) && e < 4.0 ? 4.0 : e;
-  double max_in = 0, max_out = 0;
-
-  if (c->kind != HR_COMPONENT_TRANSFORMER)
-    return;
-
   switch (s->method)
     {
     case HR_METHOD_PREFIX:
@@ -339,24 +332,154 @@ hr_plan_setup_adapters (HrPlan *self,
           }
         else
           part->adapters = p * width;
-        return;
+        return TRUE;
       }
     case HR_METHOD_PROMPT:
       /* PromptEmbedding: num_virtual_tokens x token_dim
        * (src/peft/tuners/prompt_tuning/model.py) */
       part->adapters = (double) s->peft.num_virtual_tokens * c->hidden;
       part->extra_tokens = s->peft.num_virtual_tokens;
-      return;
+      return TRUE;
     case HR_METHOD_LAYERNORM:
       /* LNTuningLayer trains a copy of every norm (input_layernorm,
        * post_attention_layernorm and the final norm for LLaMA-style
        * models; src/peft/tuners/ln_tuning/layer.py deep-copies the base
        * layer): a weight (and a bias for LayerNorm) of `hidden` each */
       part->adapters = (2.0 * c->layers + 1.0) * c->hidden * (c->rmsnorm ? 1.0 : 2.0);
-      return;
+      return TRUE;
     default:
       break;
     }
+
+  return FALSE;
+}
+
+/* What an adapter on one module of in x out adds, per copy of the module. */
+typedef struct {
+  double trainable;
+  double frozen;
+  double kept;
+  double transient;
+} ModuleAdapter;
+
+static void
+module_adapter (const HrScenario *s,
+                Part             *part,
+                HrModule          m,
+                double            in,
+                double            out,
+                guint             r,
+                double            e,
+                double            adapter_e,
+                ModuleAdapter    *a)
+{
+  switch (s->method)
+    {
+    case HR_METHOD_LORA:
+    case HR_METHOD_QLORA:
+      a->trainable = r * (in + out);
+      break;
+    case HR_METHOD_DORA:
+      /* LoRA plus a magnitude per output feature (DoraLinearLayer.weight,
+       * lora/dora.py).  Its forward builds B·A through an identity of
+       * in x in, the whole weight plus scaling·B·A and its norm: alive
+       * while the layer runs, about three weight-sized tensors. */
+      a->trainable = r * (in + out) + out;
+      a->transient = (in * in + 2.0 * in * out) * e;
+      break;
+    case HR_METHOD_LORA_FA:
+      /* LoRA with A frozen (peft/optimizers/lorafa.py): only B trains */
+      a->trainable = r * out;
+      a->frozen = r * in;
+      break;
+    case HR_METHOD_ADALORA:
+      /* SVDLinear: lora_A (r x in), lora_B (out x r), lora_E (r);
+       * the RankAllocator keeps two importance averages per adapter
+       * parameter (exp_avg_ipt, exp_avg_unc; adalora/layer.py) */
+      a->trainable = r * (in + out + 1);
+      part->adapter_state = 2.0;
+      break;
+    case HR_METHOD_VERA:
+      /* lambda_d (r) and lambda_b (out) train; the random projections
+       * vera_A (r x in) and vera_B (out x r) are shared by every layer
+       * (vera/layer.py), counted once below */
+      a->trainable = r + out;
+      break;
+    case HR_METHOD_IA3:
+      /* one scaling vector per module: of the input for feed-forward
+       * modules (down), of the output otherwise (ia3/layer.py) */
+      a->trainable = m == HR_MODULE_DOWN ? in : out;
+      break;
+    case HR_METHOD_LOHA:
+      /* hada_w1_a, hada_w2_a (out x r) and hada_w1_b, hada_w2_b (r x in);
+       * F.linear(x, delta_weight) keeps the whole out x in delta weight
+       * for the backward pass (loha/layer.py, _get_delta_activations) */
+      a->trainable = 2.0 * r * (in + out);
+      a->kept = in * out * adapter_e;
+      break;
+    case HR_METHOD_LOKR:
+      {
+        /* w1 (out_l x in_m) and w2 (out_k x in_n), either factor kept
+         * whole or split at rank r (lokr/layer.py, update_layer) */
+        guint in_m, in_n, out_l, out_k;
+        double w1, w2;
+
+        lokr_factorization ((guint) in, s->peft.decompose_factor, &in_m, &in_n);
+        lokr_factorization ((guint) out, s->peft.decompose_factor, &out_l, &out_k);
+        w1 = s->peft.decompose_both && r < MAX (out_l, in_m) / 2.0
+               ? r * ((double) out_l + in_m) : (double) out_l * in_m;
+        w2 = r < MAX (out_k, in_n) / 2.0 ? r * ((double) out_k + in_n)
+                                         : (double) out_k * in_n;
+        a->trainable = w1 + w2;
+        a->kept = in * out * adapter_e;
+      }
+      break;
+    case HR_METHOD_OFT:
+      {
+        /* r blocks of oft_block_size (32) along the input, each a
+         * skew-symmetric matrix of b(b-1)/2 values (oft/layer.py) */
+        double b = s->peft.block_size > 0 ? s->peft.block_size : 32;
+
+        a->trainable = (in / b) * b * (b - 1.0) / 2.0;
+      }
+      break;
+    case HR_METHOD_BOFT:
+      {
+        /* boft_R: (n_butterfly_factor + 1) x blocks x b x b, b 4 by
+         * default, and boft_s (out).  Its forward multiplies out the
+         * butterfly as dense in x in matrices (block_diag, two bmm with
+         * the permutations, their product, the identity it multiplies,
+         * the rotation): about 3N + 3 of them stay saved, N the
+         * butterfly factor + 1 (boft/layer.py, Linear.forward). */
+        double b = s->peft.block_size > 0 ? s->peft.block_size : 4;
+        double n = s->peft.n_butterfly_factor + 1.0;
+
+        a->trainable = n * (in / b) * b * b + out;
+        a->kept = (3.0 * n + 3.0) * in * in * e;
+      }
+      break;
+    default:
+      break;
+    }
+}
+
+void
+hr_plan_setup_adapters (HrPlan *self,
+                        Part   *part)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = part->c;
+  guint modules = method_modules (s);
+  guint r = method_rank (s);
+  double e = hr_compute_activation_bytes (s->compute);
+  double adapter_e = peft_fp32_adapters (s) && e < 4.0 ? 4.0 : e;
+  double max_in = 0, max_out = 0;
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return;
+
+  if (setup_model_wide_adapters (s, c, part))
+    return;
 
   for (guint i = 0; hr_module_names[i].nick != NULL; i++)
     {
@@ -370,105 +493,18 @@ hr_plan_setup_adapters (HrPlan *self,
       for (guint vi = 0; vi < n_variants; vi++)
         {
           double in = variants[vi].in, out = variants[vi].out;
-          double trainable = 0, frozen = 0, kept = 0, transient = 0;
+          ModuleAdapter a = { 0 };
           double count = variants[vi].count;
 
           max_in = MAX (max_in, in);
           max_out = MAX (max_out, out);
 
-          switch (s->method)
-            {
-            case HR_METHOD_LORA:
-            case HR_METHOD_QLORA:
-              trainable = r * (in + out);
-              break;
-            case HR_METHOD_DORA:
-              /* LoRA plus a magnitude per output feature (DoraLinearLayer.weight,
-               * lora/dora.py).  Its forward builds B·A through an identity of
-               * in x in, the whole weight plus scaling·B·A and its norm: alive
-               * while the layer runs, about three weight-sized tensors. */
-              trainable = r * (in + out) + out;
-              transient = (in * in + 2.0 * in * out) * e;
-              break;
-            case HR_METHOD_LORA_FA:
-              /* LoRA with A frozen (peft/optimizers/lorafa.py): only B trains */
-              trainable = r * out;
-              frozen = r * in;
-              break;
-            case HR_METHOD_ADALORA:
-              /* SVDLinear: lora_A (r x in), lora_B (out x r), lora_E (r);
-               * the RankAllocator keeps two importance averages per adapter
-               * parameter (exp_avg_ipt, exp_avg_unc; adalora/layer.py) */
-              trainable = r * (in + out + 1);
-              part->adapter_state = 2.0;
-              break;
-            case HR_METHOD_VERA:
-              /* lambda_d (r) and lambda_b (out) train; the random projections
-               * vera_A (r x in) and vera_B (out x r) are shared by every layer
-               * (vera/layer.py), counted once below */
-              trainable = r + out;
-              break;
-            case HR_METHOD_IA3:
-              /* one scaling vector per module: of the input for feed-forward
-               * modules (down), of the output otherwise (ia3/layer.py) */
-              trainable = m == HR_MODULE_DOWN ? in : out;
-              break;
-            case HR_METHOD_LOHA:
-              /* hada_w1_a, hada_w2_a (out x r) and hada_w1_b, hada_w2_b (r x in);
-               * F.linear(x, delta_weight) keeps the whole out x in delta weight
-               * for the backward pass (loha/layer.py, _get_delta_activations) */
-              trainable = 2.0 * r * (in + out);
-              kept = in * out * adapter_e;
-              break;
-            case HR_METHOD_LOKR:
-              {
-                /* w1 (out_l x in_m) and w2 (out_k x in_n), either factor kept
-                 * whole or split at rank r (lokr/layer.py, update_layer) */
-                guint in_m, in_n, out_l, out_k;
-                double w1, w2;
+          module_adapter (s, part, m, in, out, r, e, adapter_e, &a);
 
-                lokr_factorization ((guint) in, s->peft.decompose_factor, &in_m, &in_n);
-                lokr_factorization ((guint) out, s->peft.decompose_factor, &out_l, &out_k);
-                w1 = s->peft.decompose_both && r < MAX (out_l, in_m) / 2.0
-                       ? r * ((double) out_l + in_m) : (double) out_l * in_m;
-                w2 = r < MAX (out_k, in_n) / 2.0 ? r * ((double) out_k + in_n)
-                                                 : (double) out_k * in_n;
-                trainable = w1 + w2;
-                kept = in * out * adapter_e;
-              }
-              break;
-            case HR_METHOD_OFT:
-              {
-                /* r blocks of oft_block_size (32) along the input, each a
-                 * skew-symmetric matrix of b(b-1)/2 values (oft/layer.py) */
-                double b = s->peft.block_size > 0 ? s->peft.block_size : 32;
-
-                trainable = (in / b) * b * (b - 1.0) / 2.0;
-              }
-              break;
-            case HR_METHOD_BOFT:
-              {
-                /* boft_R: (n_butterfly_factor + 1) x blocks x b x b, b 4 by
-                 * default, and boft_s (out).  Its forward multiplies out the
-                 * butterfly as dense in x in matrices (block_diag, two bmm with
-                 * the permutations, their product, the identity it multiplies,
-                 * the rotation): about 3N + 3 of them stay saved, N the
-                 * butterfly factor + 1 (boft/layer.py, Linear.forward). */
-                double b = s->peft.block_size > 0 ? s->peft.block_size : 4;
-                double n = s->peft.n_butterfly_factor + 1.0;
-
-                trainable = n * (in / b) * b * b + out;
-                kept = (3.0 * n + 3.0) * in * in * e;
-              }
-              break;
-            default:
-              break;
-            }
-
-          part->adapters += trainable * count;
-          part->adapter_frozen += frozen * count;
-          part->adapter_static += kept * count;
-          part->adapter_transient = MAX (part->adapter_transient, transient);
+          part->adapters += a.trainable * count;
+          part->adapter_frozen += a.frozen * count;
+          part->adapter_static += a.kept * count;
+          part->adapter_transient = MAX (part->adapter_transient, a.transient);
         }
     }
 

@@ -458,154 +458,170 @@ zero3_persistent_params (HrPlan     *self,
   return MIN (persistent, p->params + p->adapters);
 }
 
-void
-hr_plan_add_weights (HrPlan *self,
-                     Acc    *acc)
+/* A part's frozen weights, in the quantised dtype, its own or the
+ * run's; the widest matrix a quantised part dequantises is noted. */
+static void
+add_frozen_weights (HrPlan     *self,
+                    Acc        *acc,
+                    Part       *p,
+                    double      q_bytes,
+                    const char *wname,
+                    double     *widest_quantized)
 {
   const HrScenario *s = self->scenario;
   const ShardPlan *sp = &self->shard;
-  double largest_layer = 0, largest_head = 0, total_params = 0, trainable_params = 0;
-  double widest_quantized = 0, persistent = 0;
-  const char *wname = hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype);
-  double q_bytes = hr_plan_frozen_bytes_per_param (self);
   gboolean sw = sp->shard_weights, op = sp->offload_params;
+  const HrComponent *c = p->c;
+  double frozen_bytes;
+  HrDtype own;
+  /* "part_dtypes": this part is stored in its own dtype */
+  gboolean has_own = hr_scenario_get_part_dtype (s, c, &own);
 
-  /* llama.cpp places its layers itself (hr-estimate-serving.c) */
-  if (hr_plan_add_llamacpp_weights (self, acc))
-    return;
-  /* and CTranslate2 quantises as it does (hr-estimate-serving.c) */
-  if (hr_plan_add_ctranslate2_weights (self, acc))
-    return;
-
-  for (guint i = 0; i < self->parts->len; i++)
+  if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER &&
+      !has_own)
     {
-      Part *p = &g_array_index (self->parts, Part, i);
-      const HrComponent *c = p->c;
-      double frozen_bytes;
-      HrDtype own;
-      /* "part_dtypes": this part is stored in its own dtype */
-      gboolean has_own = hr_scenario_get_part_dtype (s, c, &own);
+      /* Quantisation replaces the linear layers; embeddings, norms and
+       * the output head stay 16-bit (transformers' bitsandbytes
+       * integration skips lm_head: get_keys_to_not_convert). */
+      double linear = MIN ((double) hr_component_linear_params (c), p->frozen);
+      double rest = MAX (0, p->frozen - linear);
 
-      largest_layer = MAX (largest_layer, layer_params (c));
-      largest_head = MAX (largest_head, head_group_params (self, c));
-      total_params += p->params + p->adapters + p->adapter_frozen;
-      trainable_params += p->trainable + p->adapters;
-      if (s->sharding == HR_SHARDING_ZERO3 && sp->dp > 1)
-        persistent += zero3_persistent_params (self, p);
+      frozen_bytes = linear * q_bytes + rest * 2.0;
+      if (p->frozen > 0)
+        hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    hr_plan_on_device (self, frozen_bytes, sw, op),
+                    hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
+                    hr_plan_on_device (self, frozen_bytes * 1.02, sw, op),
+                    _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
+                      "the rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
 
-      if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER &&
-          !has_own)
-        {
-          /* Quantisation replaces the linear layers; embeddings, norms and
-           * the output head stay 16-bit (transformers' bitsandbytes
-           * integration skips lm_head: get_keys_to_not_convert). */
-          double linear = MIN ((double) hr_component_linear_params (c), p->frozen);
-          double rest = MAX (0, p->frozen - linear);
-
-          frozen_bytes = linear * q_bytes + rest * 2.0;
-          if (p->frozen > 0)
-            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                        hr_plan_on_device (self, frozen_bytes, sw, op),
-                        hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
-                        hr_plan_on_device (self, frozen_bytes * 1.02, sw, op),
-                        _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
-                          "the rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
-
-          /* see the 16-bit staging copy below */
-          if (p->frozen > 0 && !op)
-            widest_quantized = MAX (widest_quantized,
-                                    MAX ((double) c->hidden * hr_plan_widest_mlp (c),
-                                         head_quantized (s)
-                                           ? (double) c->hidden * c->vocab : 0.0));
-        }
-      else
-        {
-          double bpp = has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes;
-
-          if (hr_dtype_is_quantized (s->weights_dtype) && !has_own)
-            hr_acc_note (acc,
-                         _("%s: %s storage applied to all of its weights; quantising "
-                           "convolutions is rare, so this part is likely 16-bit in practice"),
-                         c->name, wname);
-          frozen_bytes = p->frozen * bpp;
-          if (p->frozen > 0)
-            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                        hr_plan_on_device (self, frozen_bytes, sw, op),
-                        hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
-                        hr_plan_on_device (self, frozen_bytes * 1.01, sw, op),
-                        self->training ? _("%s: %.2fB frozen parameters in %s (%g bytes each)")
-                                       : _("%s: %.2fB parameters in %s (%g bytes each)"),
-                        c->name, p->frozen / 1e9,
-                        has_own ? hr_enum_to_nick (hr_weights_dtype_names, own) : wname, bpp);
-        }
-
-      if (op)
-        acc->host_params += hr_plan_sharded (self, frozen_bytes, sw);
-
-      /* adapter weights that stay frozen: LoRA-FA's A, VeRA's shared
-       * random projections */
-      if (p->adapter_frozen > 0)
-        {
-          double bytes = p->adapter_frozen * self->w_bytes;
-
-          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                      hr_plan_on_device (self, bytes, sw, op),
-                      hr_plan_on_device (self, bytes, sw, op),
-                      hr_plan_on_device (self, bytes, sw, op),
-                      _("%s: %.2fM frozen adapter parameters"), c->name,
-                      p->adapter_frozen / 1e6);
-        }
-
-      if (p->trainable > 0 || p->adapters > 0)
-        {
-          double n = p->trainable + p->adapters;
-          double bytes = n * self->w_bytes;
-          double int8 = hr_plan_int8_weight_bytes (self, p, n);
-
-          if (hr_dtype_is_quantized (s->weights_dtype) && p->trainable > 0)
-            hr_acc_note (acc, _("%s: trainable weights cannot stay %s; counted in 16 bits"),
-                         c->name, wname);
-
-          if (int8 >= 0)
-            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                        hr_plan_on_device (self, int8, sw, op),
-                        hr_plan_on_device (self, int8, sw, op),
-                        hr_plan_on_device (self, int8 * 1.01, sw, op),
-                        _("%s: %.1fM trainable parameters, the attention and MLP linears in "
-                          "int8 with a scale and zero point per %u"),
-                        c->name, n / 1e6, s->int8_weight_group);
-          else
-            hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                        hr_plan_on_device (self, bytes, sw, op),
-                        hr_plan_on_device (self, bytes, sw, op),
-                        hr_plan_on_device (self, bytes * 1.01, sw, op),
-                        p->adapters > 0
-                          ? _("%s: %.1fM trainable adapter parameters in %g-byte precision")
-                          : _("%s: %.1fM trainable parameters in %g-byte precision"),
-                        c->name, n / 1e6, self->w_bytes);
-          if (op)
-            acc->host_params += hr_plan_sharded (self, bytes, sw);
-        }
-
-      /* torch.amp autocast keeps a 16-bit copy of each fp32 weight a matmul
-       * used, for the backward pass (mm saves mat2 for the input's
-       * gradient); trainable weights' copies stay in autocast's cache. */
-      if (p->backprop && hr_compute_is_mixed (s->compute) && s->weights_dtype == HR_DTYPE_FP32 &&
-          !sp->fsdp)
-        {
-          /* the linear layers, and the output head (a matmul too) */
-          double linear = c->kind == HR_COMPONENT_TRANSFORMER
-                            ? (double) hr_component_linear_params (c) +
-                              (double) c->vocab * c->hidden
-                            : p->params;
-          double bytes = 2.0 * MIN (linear, p->params);
-
-          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                      bytes, 0.8 * bytes, bytes,
-                      _("%s: 16-bit copies of fp32 weights that autocast keeps for the backward "
-                        "pass"), c->name);
-        }
+      /* see the 16-bit staging copy below */
+      if (p->frozen > 0 && !op)
+        *widest_quantized = MAX (*widest_quantized,
+                                 MAX ((double) c->hidden * hr_plan_widest_mlp (c),
+                                      head_quantized (s)
+                                       ? (double) c->hidden * c->vocab : 0.0));
     }
+  else
+    {
+      double bpp = has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes;
+
+      if (hr_dtype_is_quantized (s->weights_dtype) && !has_own)
+        hr_acc_note (acc,
+                     _("%s: %s storage applied to all of its weights; quantising "
+                       "convolutions is rare, so this part is likely 16-bit in practice"),
+                     c->name, wname);
+      frozen_bytes = p->frozen * bpp;
+      if (p->frozen > 0)
+        hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    hr_plan_on_device (self, frozen_bytes, sw, op),
+                    hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
+                    hr_plan_on_device (self, frozen_bytes * 1.01, sw, op),
+                    self->training ? _("%s: %.2fB frozen parameters in %s (%g bytes each)")
+                                   : _("%s: %.2fB parameters in %s (%g bytes each)"),
+                    c->name, p->frozen / 1e9,
+                    has_own ? hr_enum_to_nick (hr_weights_dtype_names, own) : wname, bpp);
+    }
+
+  if (op)
+    acc->host_params += hr_plan_sharded (self, frozen_bytes, sw);
+}
+
+/* A part's trainable weights and frozen adapter weights. */
+static void
+add_trainable_weights (HrPlan     *self,
+                       Acc        *acc,
+                       Part       *p,
+                       const char *wname)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  gboolean sw = sp->shard_weights, op = sp->offload_params;
+  const HrComponent *c = p->c;
+
+  /* adapter weights that stay frozen: LoRA-FA's A, VeRA's shared
+   * random projections */
+  if (p->adapter_frozen > 0)
+    {
+      double bytes = p->adapter_frozen * self->w_bytes;
+
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  hr_plan_on_device (self, bytes, sw, op),
+                  hr_plan_on_device (self, bytes, sw, op),
+                  hr_plan_on_device (self, bytes, sw, op),
+                  _("%s: %.2fM frozen adapter parameters"), c->name,
+                  p->adapter_frozen / 1e6);
+    }
+
+  if (p->trainable > 0 || p->adapters > 0)
+    {
+      double n = p->trainable + p->adapters;
+      double bytes = n * self->w_bytes;
+      double int8 = hr_plan_int8_weight_bytes (self, p, n);
+
+      if (hr_dtype_is_quantized (s->weights_dtype) && p->trainable > 0)
+        hr_acc_note (acc, _("%s: trainable weights cannot stay %s; counted in 16 bits"),
+                     c->name, wname);
+
+      if (int8 >= 0)
+        hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    hr_plan_on_device (self, int8, sw, op),
+                    hr_plan_on_device (self, int8, sw, op),
+                    hr_plan_on_device (self, int8 * 1.01, sw, op),
+                    _("%s: %.1fM trainable parameters, the attention and MLP linears in "
+                      "int8 with a scale and zero point per %u"),
+                    c->name, n / 1e6, s->int8_weight_group);
+      else
+        hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    hr_plan_on_device (self, bytes, sw, op),
+                    hr_plan_on_device (self, bytes, sw, op),
+                    hr_plan_on_device (self, bytes * 1.01, sw, op),
+                    p->adapters > 0
+                      ? _("%s: %.1fM trainable adapter parameters in %g-byte precision")
+                      : _("%s: %.1fM trainable parameters in %g-byte precision"),
+                    c->name, n / 1e6, self->w_bytes);
+      if (op)
+        acc->host_params += hr_plan_sharded (self, bytes, sw);
+    }
+}
+
+/* The 16-bit copies of fp32 weights that autocast keeps. */
+static void
+add_autocast_copies (HrPlan *self,
+                     Acc    *acc,
+                     Part   *p)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  const HrComponent *c = p->c;
+
+  /* torch.amp autocast keeps a 16-bit copy of each fp32 weight a matmul
+   * used, for the backward pass (mm saves mat2 for the input's
+   * gradient); trainable weights' copies stay in autocast's cache. */
+  if (p->backprop && hr_compute_is_mixed (s->compute) && s->weights_dtype == HR_DTYPE_FP32 &&
+      !sp->fsdp)
+    {
+      /* the linear layers, and the output head (a matmul too) */
+      double linear = c->kind == HR_COMPONENT_TRANSFORMER
+                        ? (double) hr_component_linear_params (c) +
+                          (double) c->vocab * c->hidden
+                        : p->params;
+      double bytes = 2.0 * MIN (linear, p->params);
+
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  bytes, 0.8 * bytes, bytes,
+                  _("%s: 16-bit copies of fp32 weights that autocast keeps for the backward "
+                    "pass"), c->name);
+    }
+}
+
+/* The transient 16-bit matrix that quantising and dequantising need. */
+static void
+add_dequant_transient (HrPlan *self,
+                       Acc    *acc,
+                       double  widest_quantized)
+{
+  const HrScenario *s = self->scenario;
 
   /* bitsandbytes quantises each weight on the GPU from its 16-bit copy while
    * loading, and dequantises one back to 16 bits for every matmul
@@ -660,24 +676,23 @@ hr_plan_add_weights (HrPlan *self,
                 2.0 * widest_quantized, 0.6 * widest_quantized, 4.0 * widest_quantized,
                 _("the 16-bit copy of one weight matrix that quantising and dequantising "
                   "needs"));
-
-  /* ZeRO-3 keeps its small tensors whole on every GPU */
-  if (persistent > 0)
-    {
-      double bytes = persistent * gather_bytes (self, total_params > 0
-                                                        ? trainable_params / total_params : 0) *
-                     (1.0 - 1.0 / sp->dp);
-
-      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, bytes,
-                  bytes,
-                  _("ZeRO-3: %.2fM parameters under stage3_param_persistence_threshold (%.0f) "
-                    "kept whole on every GPU"), persistent / 1e6,
-                  (double) s->deepspeed.param_persistence_threshold);
-    }
+}
 
   /* What is gathered at the peak, the start of the backward pass.  ZeRO-3
    * gathers into buffers of their own even on one GPU (the partition stays
    * in ds_tensor). */
+static void
+add_gathered_params (HrPlan *self,
+                     Acc    *acc,
+                     double  largest_layer,
+                     double  largest_head,
+                     double  total_params,
+                     double  trainable_params)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  gboolean sw = sp->shard_weights, op = sp->offload_params;
+
   if ((sw && sp->dp > 1) || op || (s->sharding == HR_SHARDING_ZERO3 && self->training))
     {
       double share = total_params > 0 ? trainable_params / total_params : 0;
@@ -746,6 +761,60 @@ hr_plan_add_weights (HrPlan *self,
     }
 }
 
+void
+hr_plan_add_weights (HrPlan *self,
+                     Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  double largest_layer = 0, largest_head = 0, total_params = 0, trainable_params = 0;
+  double widest_quantized = 0, persistent = 0;
+  const char *wname = hr_enum_to_nick (hr_weights_dtype_names, s->weights_dtype);
+  double q_bytes = hr_plan_frozen_bytes_per_param (self);
+
+  /* llama.cpp places its layers itself (hr-estimate-serving.c) */
+  if (hr_plan_add_llamacpp_weights (self, acc))
+    return;
+  /* and CTranslate2 quantises as it does (hr-estimate-serving.c) */
+  if (hr_plan_add_ctranslate2_weights (self, acc))
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+
+      largest_layer = MAX (largest_layer, layer_params (c));
+      largest_head = MAX (largest_head, head_group_params (self, c));
+      total_params += p->params + p->adapters + p->adapter_frozen;
+      trainable_params += p->trainable + p->adapters;
+      if (s->sharding == HR_SHARDING_ZERO3 && sp->dp > 1)
+        persistent += zero3_persistent_params (self, p);
+
+      add_frozen_weights (self, acc, p, q_bytes, wname, &widest_quantized);
+      add_trainable_weights (self, acc, p, wname);
+      add_autocast_copies (self, acc, p);
+    }
+
+  add_dequant_transient (self, acc, widest_quantized);
+
+  /* ZeRO-3 keeps its small tensors whole on every GPU */
+  if (persistent > 0)
+    {
+      double bytes = persistent * gather_bytes (self, total_params > 0
+                                                        ? trainable_params / total_params : 0) *
+                     (1.0 - 1.0 / sp->dp);
+
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes, bytes,
+                  bytes,
+                  _("ZeRO-3: %.2fM parameters under stage3_param_persistence_threshold (%.0f) "
+                    "kept whole on every GPU"), persistent / 1e6,
+                  (double) s->deepspeed.param_persistence_threshold);
+    }
+
+  add_gathered_params (self, acc, largest_layer, largest_head, total_params, trainable_params);
+}
+
 /* Parameters that get a gradient: the trainable ones, and under FSDP1's
  * mixed units every parameter of the units adapters sit in (the layers;
  * the root unit with the embedding and head has none that train). */
@@ -796,6 +865,127 @@ hr_plan_add_deferred_gradients (HrPlan *self,
               _("gradients of %.1fM trainable parameters alive at the peak: the backward pass "
                 "makes them as it frees the activations (no accumulation, gradients set to None "
                 "between steps)"), acc->deferred_params / 1e6);
+}
+
+/* Gradients stepped as soon as they are computed: only the largest
+ * tensor's is alive. */
+static void
+add_stepped_gradients (HrPlan *self,
+                       Acc    *acc,
+                       double  grad_bytes)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  /* torchtune's optimizer_in_bwd gives every parameter an optimizer of
+   * its own and steps it from a post-accumulate-grad hook, which then
+   * zeroes the gradient (training/memory.py @bd2a0fc,
+   * register_optim_in_bwd_hooks: optim_dict[param].step(),
+   * .zero_grad()): no full gradient buffer, only the gradients of the
+   * tensor just computed, at most the largest one.  Under FSDP2 the
+   * hook fires on the sharded parameter. */
+  double largest = 0;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      double biggest;
+
+      if (p->trainable <= 0 && p->adapters <= 0)
+        continue;
+      if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
+        biggest = MAX ((double) c->vocab * c->hidden,
+                       (double) c->hidden * hr_plan_widest_mlp (c));
+      else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
+        biggest = (p->trainable + p->adapters) / c->layers;
+      else
+        biggest = p->trainable + p->adapters;
+      largest = MAX (largest, MIN (biggest, p->trainable + p->adapters));
+    }
+  largest = hr_plan_sharded (self, largest * grad_bytes, sp->shard_grads);
+  /* torchao's CPUOffloadOptimizer with offload_gradients copies each
+   * gradient to pinned host memory from the same hook and frees it
+   * once the copy is done (cpu_offload.py @122eb73, backward_hook:
+   * p_host.grad.copy_, then p_device.grad = None): the copies in
+   * flight, a tensor or two */
+  if (s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
+    hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
+                0.5 * largest, 2.0 * largest,
+                _("gradients offloaded as they are computed (torchao CPUOffloadOptimizer, "
+                  "offload_gradients): only the largest tensor's is on the GPU"));
+  else
+    hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
+                0.5 * largest, 2.0 * largest,
+                _("gradients under optimizer_in_bwd: each is stepped and freed as soon as it "
+                  "is computed, so only the largest tensor's is alive"));
+}
+
+/* The buffers gradients pass through on their way to the other GPUs. */
+static void
+add_gradient_buffers (HrPlan *self,
+                      Acc    *acc,
+                      double  grads_total,
+                      double  grad_bytes,
+                      double  trainable)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+
+  /* FSDP reduce-scatters one group's unsharded gradients while the next
+   * group's backward runs (ReduceScatterState keeps the input alive until
+   * the next reduce-scatter, _fsdp_param_group.py post_backward) */
+  if (sp->fsdp && sp->dp > 1)
+    {
+      double layer = 0;
+
+      for (guint i = 0; i < self->parts->len; i++)
+        {
+          Part *p = &g_array_index (self->parts, Part, i);
+          double share = p->params > 0 ? gradient_params (self, p) / (p->params + p->adapters) : 0;
+
+          layer = MAX (layer, layer_params (p->c) * MIN (1.0, share));
+        }
+      if (layer > 0)
+        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                    layer * grad_bytes, 0, 2.0 * layer * grad_bytes,
+                    _("FSDP: one group's unsharded gradients awaiting their reduce-scatter"));
+    }
+
+  if (s->sharding == HR_SHARDING_DDP && sp->dp > 1)
+    {
+      /* DistributedDataParallel copies gradients into flat buckets for
+       * all-reduce; unless gradient_as_bucket_view=True the buckets are
+       * a second copy of every gradient (PyTorch DDP docs:
+       * "gradient_as_bucket_view ... saved memory size will be equal to
+       * the total gradients size"). */
+      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, grads_total, 0,
+                  grads_total,
+                  _("DDP gradient buckets for all-reduce (a second copy of the gradients)"));
+    }
+
+  if (sp->zero && trainable > 0)
+    {
+      const HrDeepSpeed *ds = &s->deepspeed;
+      /* the model's dtype: 16 bits with fp16/bf16 enabled, fp32 without */
+      double model_bytes = hr_compute_activation_bytes (s->compute);
+      /* stage 1/2 allocate two reduce buffers when overlap_comm (off by
+       * default there), stage 3 one per dtype (overlap_comm on) */
+      gboolean overlap = (ds->set & HR_DS_OVERLAP_COMM) ? ds->overlap_comm
+                                                         : s->sharding == HR_SHARDING_ZERO3;
+      double buffers = s->sharding == HR_SHARDING_ZERO3 ? 1.0 : (overlap ? 2.0 : 1.0);
+      /* allocated whole, whatever the number of trainable parameters */
+      double bucket = (double) ds->reduce_bucket_size * model_bytes * buffers;
+
+      /* contiguous_gradients: the backward pass copies each gradient into
+       * a flat bucket of reduce_bucket_size values before reducing it
+       * (stage_1_and_2.py: buf_0, and buf_1 with overlap_comm; stage3.py:
+       * bucket.buffer = torch.empty(self.reduce_bucket_size, ...)) */
+      if (ds->contiguous_gradients)
+        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bucket,
+                    bucket, bucket,
+                    _("DeepSpeed gradient reduce buckets (reduce_bucket_size %.3g values × %g)"),
+                    (double) ds->reduce_bucket_size, buffers);
+    }
 }
 
 void
@@ -866,50 +1056,7 @@ hr_plan_add_gradients (HrPlan *self,
       acc->deferred_params = n;
     }
   else if (s->optimizer_in_bwd || s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
-    {
-      /* torchtune's optimizer_in_bwd gives every parameter an optimizer of
-       * its own and steps it from a post-accumulate-grad hook, which then
-       * zeroes the gradient (training/memory.py @bd2a0fc,
-       * register_optim_in_bwd_hooks: optim_dict[param].step(),
-       * .zero_grad()): no full gradient buffer, only the gradients of the
-       * tensor just computed, at most the largest one.  Under FSDP2 the
-       * hook fires on the sharded parameter. */
-      double largest = 0;
-
-      for (guint i = 0; i < self->parts->len; i++)
-        {
-          Part *p = &g_array_index (self->parts, Part, i);
-          const HrComponent *c = p->c;
-          double biggest;
-
-          if (p->trainable <= 0 && p->adapters <= 0)
-            continue;
-          if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
-            biggest = MAX ((double) c->vocab * c->hidden,
-                           (double) c->hidden * hr_plan_widest_mlp (c));
-          else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
-            biggest = (p->trainable + p->adapters) / c->layers;
-          else
-            biggest = p->trainable + p->adapters;
-          largest = MAX (largest, MIN (biggest, p->trainable + p->adapters));
-        }
-      largest = hr_plan_sharded (self, largest * grad_bytes, sp->shard_grads);
-      /* torchao's CPUOffloadOptimizer with offload_gradients copies each
-       * gradient to pinned host memory from the same hook and frees it
-       * once the copy is done (cpu_offload.py @122eb73, backward_hook:
-       * p_host.grad.copy_, then p_device.grad = None): the copies in
-       * flight, a tensor or two */
-      if (s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
-        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
-                    0.5 * largest, 2.0 * largest,
-                    _("gradients offloaded as they are computed (torchao CPUOffloadOptimizer, "
-                      "offload_gradients): only the largest tensor's is on the GPU"));
-      else
-        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, largest,
-                    0.5 * largest, 2.0 * largest,
-                    _("gradients under optimizer_in_bwd: each is stepped and freed as soon as it "
-                      "is computed, so only the largest tensor's is alive"));
-    }
+    add_stepped_gradients (self, acc, grad_bytes);
   else
     {
       hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
@@ -930,61 +1077,7 @@ hr_plan_add_gradients (HrPlan *self,
   if ((on_host && !s->optimizer_in_bwd) || s->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
     acc->host_states += hr_plan_sharded (self, grads_total, sp->shard_grads);
 
-  /* FSDP reduce-scatters one group's unsharded gradients while the next
-   * group's backward runs (ReduceScatterState keeps the input alive until
-   * the next reduce-scatter, _fsdp_param_group.py post_backward) */
-  if (sp->fsdp && sp->dp > 1)
-    {
-      double layer = 0;
-
-      for (guint i = 0; i < self->parts->len; i++)
-        {
-          Part *p = &g_array_index (self->parts, Part, i);
-          double share = p->params > 0 ? gradient_params (self, p) / (p->params + p->adapters) : 0;
-
-          layer = MAX (layer, layer_params (p->c) * MIN (1.0, share));
-        }
-      if (layer > 0)
-        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-                    layer * grad_bytes, 0, 2.0 * layer * grad_bytes,
-                    _("FSDP: one group's unsharded gradients awaiting their reduce-scatter"));
-    }
-
-  if (s->sharding == HR_SHARDING_DDP && sp->dp > 1)
-    {
-      /* DistributedDataParallel copies gradients into flat buckets for
-       * all-reduce; unless gradient_as_bucket_view=True the buckets are
-       * a second copy of every gradient (PyTorch DDP docs:
-       * "gradient_as_bucket_view ... saved memory size will be equal to
-       * the total gradients size"). */
-      hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, grads_total, 0,
-                  grads_total,
-                  _("DDP gradient buckets for all-reduce (a second copy of the gradients)"));
-    }
-
-  if (sp->zero && trainable > 0)
-    {
-      const HrDeepSpeed *ds = &s->deepspeed;
-      /* the model's dtype: 16 bits with fp16/bf16 enabled, fp32 without */
-      double model_bytes = hr_compute_activation_bytes (s->compute);
-      /* stage 1/2 allocate two reduce buffers when overlap_comm (off by
-       * default there), stage 3 one per dtype (overlap_comm on) */
-      gboolean overlap = (ds->set & HR_DS_OVERLAP_COMM) ? ds->overlap_comm
-                                                         : s->sharding == HR_SHARDING_ZERO3;
-      double buffers = s->sharding == HR_SHARDING_ZERO3 ? 1.0 : (overlap ? 2.0 : 1.0);
-      /* allocated whole, whatever the number of trainable parameters */
-      double bucket = (double) ds->reduce_bucket_size * model_bytes * buffers;
-
-      /* contiguous_gradients: the backward pass copies each gradient into
-       * a flat bucket of reduce_bucket_size values before reducing it
-       * (stage_1_and_2.py: buf_0, and buf_1 with overlap_comm; stage3.py:
-       * bucket.buffer = torch.empty(self.reduce_bucket_size, ...)) */
-      if (ds->contiguous_gradients)
-        hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bucket,
-                    bucket, bucket,
-                    _("DeepSpeed gradient reduce buckets (reduce_bucket_size %.3g values × %g)"),
-                    (double) ds->reduce_bucket_size, buffers);
-    }
+  add_gradient_buffers (self, acc, grads_total, grad_bytes, trainable);
 }
 
 /* What sharding adds outside the steady state: the ZeRO step's fp32

@@ -428,6 +428,81 @@ add_device_lines (HrPlan             *self,
               p->c->name);
 }
 
+/* What a part walked block by block saves for its backward pass. */
+static void
+add_trained_arch_part (HrPlan             *self,
+                       Acc                *acc,
+                       Part               *p,
+                       const HrArchRun    *run,
+                       HrArchResult       *res,
+                       const char         *input,
+                       double              b)
+{
+  const HrComponent *c = p->c;
+  const HrArch *a = c->arch;
+  guint micro_batch = (guint) b;
+  /* DreamerV3's encoder and decoder run on every step of the
+   * sequence (batch_length frames per sample) */
+  double steps = a->type == HR_ARCH_DREAMER ? MAX (1, self->seq_len) : 1;
+  double per_sample = (run->recompute ? res->kept : res->saved) * steps;
+  double bytes = per_sample * b + res->fixed_saved * steps;
+
+  acc->walk_saved += bytes;
+  if (acc->est != NULL)
+    for (guint i = 0; i < res->blocks->len; i++)
+      {
+        const HrArchBlock *block = &g_array_index (res->blocks, HrArchBlock, i);
+        HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+
+        item->bucket = HR_BUCKET_ACTIVATIONS;
+        item->basis = HR_BASIS_DERIVED;
+        item->label = g_strdup_printf ("%s: %s", c->name, block->name);
+        item->bytes = item->low = item->high =
+          (run->recompute ? block->kept : block->saved) * steps * b;
+        g_ptr_array_add (acc->est->walk_blocks, item);
+      }
+  if (acc->est != NULL && res->fixed_saved > 0)
+    {
+      HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+
+      item->bucket = HR_BUCKET_ACTIVATIONS;
+      item->basis = HR_BASIS_DERIVED;
+      item->label = g_strdup_printf ("%s: once per step", c->name);
+      item->bytes = item->low = item->high = res->fixed_saved * steps;
+      g_ptr_array_add (acc->est->walk_blocks, item);
+    }
+  add_peak_line (self, acc, p, run, res, b * steps);
+  add_device_lines (self, acc, p, run, res, b * steps);
+
+  if (run->recompute)
+    {
+      double rebuilt = res->recompute_peak * b;
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
+                  ARCH_LOW * bytes, ARCH_HIGH * bytes,
+                  _("%s: %u blocks at %s × micro-batch %u, checkpointed: the inputs of "
+                    "the checkpointed blocks and what the rest saves"),
+                  c->name, res->blocks->len, input, micro_batch);
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, rebuilt,
+                  ARCH_LOW * rebuilt, ARCH_HIGH * rebuilt,
+                  _("%s: the largest checkpointed block, rebuilt in the backward pass"),
+                  c->name);
+      acc->activations += bytes + rebuilt;
+    }
+  else
+    {
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
+                  ARCH_LOW * bytes, ARCH_HIGH * bytes,
+                  res->scores > 0
+                    ? _("%s: what %u blocks at %s save for the backward pass × micro-batch "
+                        "%u (with the attention score matrices)")
+                    : _("%s: what %u blocks at %s save for the backward pass × micro-batch "
+                        "%u"),
+                  c->name, res->blocks->len, input, micro_batch);
+      acc->activations += bytes;
+    }
+}
+
 void
 hr_plan_add_arch_part (HrPlan *self,
                        Acc    *acc,
@@ -449,66 +524,7 @@ hr_plan_add_arch_part (HrPlan *self,
 
   if (self->training && p->backprop)
     {
-      /* DreamerV3's encoder and decoder run on every step of the
-       * sequence (batch_length frames per sample) */
-      double steps = a->type == HR_ARCH_DREAMER ? MAX (1, self->seq_len) : 1;
-      double per_sample = (run.recompute ? res->kept : res->saved) * steps;
-      double bytes = per_sample * b + res->fixed_saved * steps;
-
-      acc->walk_saved += bytes;
-      if (acc->est != NULL)
-        for (guint i = 0; i < res->blocks->len; i++)
-          {
-            const HrArchBlock *block = &g_array_index (res->blocks, HrArchBlock, i);
-            HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
-
-            item->bucket = HR_BUCKET_ACTIVATIONS;
-            item->basis = HR_BASIS_DERIVED;
-            item->label = g_strdup_printf ("%s: %s", c->name, block->name);
-            item->bytes = item->low = item->high =
-              (run.recompute ? block->kept : block->saved) * steps * b;
-            g_ptr_array_add (acc->est->walk_blocks, item);
-          }
-      if (acc->est != NULL && res->fixed_saved > 0)
-        {
-          HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
-
-          item->bucket = HR_BUCKET_ACTIVATIONS;
-          item->basis = HR_BASIS_DERIVED;
-          item->label = g_strdup_printf ("%s: once per step", c->name);
-          item->bytes = item->low = item->high = res->fixed_saved * steps;
-          g_ptr_array_add (acc->est->walk_blocks, item);
-        }
-      add_peak_line (self, acc, p, &run, res, b * steps);
-      add_device_lines (self, acc, p, &run, res, b * steps);
-
-      if (run.recompute)
-        {
-          double rebuilt = res->recompute_peak * b;
-
-          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
-                      ARCH_LOW * bytes, ARCH_HIGH * bytes,
-                      _("%s: %u blocks at %s × micro-batch %u, checkpointed: the inputs of "
-                        "the checkpointed blocks and what the rest saves"),
-                      c->name, res->blocks->len, input, micro_batch);
-          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, rebuilt,
-                      ARCH_LOW * rebuilt, ARCH_HIGH * rebuilt,
-                      _("%s: the largest checkpointed block, rebuilt in the backward pass"),
-                      c->name);
-          acc->activations += bytes + rebuilt;
-        }
-      else
-        {
-          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
-                      ARCH_LOW * bytes, ARCH_HIGH * bytes,
-                      res->scores > 0
-                        ? _("%s: what %u blocks at %s save for the backward pass × micro-batch "
-                            "%u (with the attention score matrices)")
-                        : _("%s: what %u blocks at %s save for the backward pass × micro-batch "
-                            "%u"),
-                      c->name, res->blocks->len, input, micro_batch);
-          acc->activations += bytes;
-        }
+      add_trained_arch_part (self, acc, p, &run, res, input, b);
       return;
     }
 

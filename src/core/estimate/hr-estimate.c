@@ -344,7 +344,235 @@ setup_parts (HrPlan *self)
     }
 }
 
-#define CHECKED(bytes) hr_checked_bytes ((bytes), &overflow)
+#define CHECKED(bytes) hr_checked_bytes ((bytes), overflow)
+
+/* The allocator's, the libraries' and the CUDA context's share. */
+static void
+add_overhead (HrPlan *self,
+              Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  double static_total, dynamic_total;
+  double frag, frag_low, frag_high;
+
+  hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+              CUBLAS_WORKSPACE_BYTES, 8.0 * MiB, CUBLAS_WORKSPACE_BYTES, _("cuBLAS workspace"));
+
+  static_total = acc->by_metric[HR_METRIC_ALLOCATED] - acc->activations;
+  dynamic_total = acc->activations;
+  frag = FRAG_DYNAMIC * dynamic_total + FRAG_STATIC * static_total;
+  frag_low = FRAG_DYNAMIC_LOW * dynamic_total + FRAG_STATIC_LOW * static_total;
+  frag_high = FRAG_DYNAMIC_HIGH * dynamic_total + FRAG_STATIC_HIGH * static_total;
+  /* an engine that sizes its KV pool from what is free empties the cache
+   * after profiling and then allocates in fixed blocks */
+  if (hr_scenario_has_kv_pool (s))
+    frag = frag_low = 0;
+  hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_ASSUMED, frag, frag_low,
+              frag_high, _("allocator fragmentation (reserved but not allocated)"));
+
+  /* what loading the model left in the allocator's cache, where that is
+   * more than the step reserves (hr-estimate-sharding.c) */
+  if (acc->load_reserved > 0)
+    {
+      double step = acc->by_metric[HR_METRIC_ALLOCATED] + acc->by_metric[HR_METRIC_RESERVED];
+      double step_high = acc->by_metric_high[HR_METRIC_ALLOCATED] +
+                         acc->by_metric_high[HR_METRIC_RESERVED];
+
+      hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_DERIVED,
+                  MAX (0, acc->load_reserved - step), 0,
+                  MAX (0, acc->load_reserved_high - step_high),
+                  _("quantising the weights while loading: blocks the allocator keeps "
+                    "reserved"));
+    }
+
+  hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
+              CUDA_CONTEXT_BYTES, CUDA_CONTEXT_LOW_BYTES, CUDA_CONTEXT_HIGH_BYTES,
+              _("CUDA context and library kernels"));
+}
+
+/* The peak's figures and ranges, from the sums of what was counted. */
+static void
+fill_peak (HrPlan   *self,
+           Acc      *acc,
+           guint     micro_batch,
+           HrPeak   *peak,
+           gboolean *overflow)
+{
+  const HrScenario *s = self->scenario;
+  double allocated = acc->by_metric[HR_METRIC_ALLOCATED];
+  double reserved = allocated + acc->by_metric[HR_METRIC_RESERVED];
+  double allocated_low = acc->by_metric_low[HR_METRIC_ALLOCATED];
+  double allocated_high = acc->by_metric_high[HR_METRIC_ALLOCATED];
+  double reserved_low = allocated_low + acc->by_metric_low[HR_METRIC_RESERVED];
+  double reserved_high = allocated_high + acc->by_metric_high[HR_METRIC_RESERVED];
+  double need = 0;
+  double preallocated = 0;   /* XLA's pool beyond the model's need: no error of the estimator's */
+
+  /* a serving engine's pool is filled with KV cache instead
+   * (hr_plan_finish_serving) and has its own need below */
+  if (hr_fit_rule_has_pool (s) && !hr_scenario_has_kv_pool (s))
+    {
+      /* The model's own need has to fit inside the allocator's pool;
+       * preallocated, XLA takes all of it whatever the model needs. */
+      if (s->gpu != NULL && hr_fit_rule_pool_preallocated (s))
+        {
+          double fraction = hr_fit_rule_pool_fraction (s);
+          double pool = fraction * (double) s->gpu->memory;
+
+          preallocated = MAX (0, pool - reserved);
+          hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_DERIVED,
+                      MAX (0, pool - reserved), MAX (0, pool - reserved_high),
+                      MAX (0, pool - reserved_low),
+                      _("XLA preallocation: the rest of the %.0f%% of the card JAX takes up "
+                        "front"),
+                      fraction * 100);
+        }
+      need = reserved;
+    }
+
+  if (peak != NULL)
+    {
+      double device = acc->by_metric[HR_METRIC_ALLOCATED] + acc->by_metric[HR_METRIC_RESERVED] +
+                      acc->by_metric[HR_METRIC_DEVICE_USED];
+      /* The peaks' ranges are the kind's measured error alone; each
+       * line and bucket keeps its own range (acc->low, acc->high), but
+       * their sums reach far wider than the estimator errs on published
+       * runs (tests/validation/README.md, "The range"). */
+      const HrRangeRow *range = hr_plan_range_row (self);
+      double band_low = 1.0 - range->low;
+      double band_high = 1.0 + range->high;
+      /* what an engine sizes from the card, not from the model, is no
+       * error of the estimator's: XLA's preallocated pool, a serving
+       * engine's KV pool (it takes what the model leaves) */
+      double pool = hr_scenario_has_kv_pool (s) ? acc->kv_pool : 0;
+      /* XLA's preallocated pool is taken whole whatever the run needs
+       * of it: what nvidia-smi shows is the pool and the CUDA context,
+       * and the need's own range lies inside the pool (peak->need_*) */
+      double fixed = preallocated > 0 ? device : pool + preallocated;
+
+      peak->allocated = CHECKED (allocated);
+      peak->reserved = CHECKED (reserved);
+      peak->device_used = CHECKED (device);
+      peak->total = peak->device_used;
+      peak->low = CHECKED (band_low * (device - fixed) + fixed);
+      peak->high = CHECKED (band_high * (device - fixed) + fixed);
+      peak->allocated_low = CHECKED (band_low * (allocated - pool) + pool);
+      peak->allocated_high = CHECKED (band_high * (allocated - pool) + pool);
+      peak->reserved_low = CHECKED (band_low * (reserved - pool) + pool);
+      peak->reserved_high = CHECKED (band_high * (reserved - pool) + pool);
+      reserved_low = band_low * (reserved - pool) + pool;
+      reserved_high = band_high * (reserved - pool) + pool;
+      if (need > 0)
+        {
+          peak->need = CHECKED (need);
+          peak->need_low = CHECKED (MIN (reserved_low, need));
+          peak->need_high = CHECKED (MAX (reserved_high, need));
+        }
+      else
+        {
+          peak->need = peak->device_used;
+          peak->need_low = peak->low;
+          peak->need_high = peak->high;
+        }
+
+      peak->kv_cache = CHECKED (acc->kv_pool);
+      peak->outside_pool = 0;
+      if (hr_scenario_has_kv_pool (s))
+        {
+          /* the engine's pool must hold what it profiled and the
+           * micro-batch's sequences */
+          double sequences = acc->kv_per_sequence * micro_batch;
+
+          peak->need = CHECKED (acc->kv_rest + sequences);
+          peak->need_low = CHECKED (acc->kv_rest_low + sequences);
+          peak->need_high = CHECKED (acc->kv_rest_high + sequences);
+          /* what the process holds beside the pool (its content is what
+           * the engine counted and the cache it filled the rest with) */
+          peak->outside_pool = CHECKED (MAX (0, device - acc->kv_rest - acc->kv_pool));
+        }
+    }
+}
+
+/* The estimate's buckets, and the host memory of the whole job. */
+static void
+fill_estimate (HrPlan     *self,
+               Acc        *acc,
+               HrEstimate *est,
+               gboolean   *overflow)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  double host_job_factor = MAX (1, s->gpus);
+
+  est->kv_cache_low = CHECKED (acc->kv_pool_low);
+  est->kv_cache_high = CHECKED (acc->kv_pool_high);
+  est->walk_saved = CHECKED (acc->walk_saved);
+  for (guint i = 0; i < HR_N_BUCKETS; i++)
+    {
+      est->buckets[i] = CHECKED (acc->bytes[i]);
+      est->bucket_low[i] = CHECKED (acc->low[i]);
+      est->bucket_high[i] = CHECKED (acc->high[i]);
+    }
+
+  /* ---- host memory, for the whole job ---- */
+  if (acc->host_params + acc->host_states > 0)
+    {
+      HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+      double job = (acc->host_params + acc->host_states) * host_job_factor;
+
+      item->label = g_strdup (acc->host_params > 0
+                                ? _("offloaded weights and optimizer state for the whole job")
+                                : sp->nvme
+                                ? _("offloaded gradients for the whole job (the optimizer "
+                                    "state is on NVMe)")
+                                : _("offloaded optimizer state for the whole job"));
+      item->basis = HR_BASIS_DERIVED;
+      item->bytes = item->low = job;
+      item->high = job * 1.1;
+      g_ptr_array_add (est->host_items, item);
+      est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), overflow);
+    }
+
+  hr_plan_add_host_parts (self, est, host_job_factor);
+
+  if (acc->host_activations > 0)
+    {
+      HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+      double job = acc->host_activations * host_job_factor;
+
+      item->label = g_strdup (_("offloaded activations in pinned memory for the whole job"));
+      item->basis = HR_BASIS_DERIVED;
+      item->bytes = item->low = job;
+      item->high = job * 1.2;
+      g_ptr_array_add (est->host_items, item);
+      est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), overflow);
+    }
+
+  if (s->has_replay)
+    {
+      HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
+      double frame = hr_dtype_element_bytes (s->replay.obs_dtype);
+      GString *shape = g_string_new (NULL);
+
+      for (guint i = 0; i < s->replay.obs_rank; i++)
+        {
+          frame *= s->replay.obs_shape[i];
+          g_string_append_printf (shape, "%s%u", i > 0 ? "×" : "", s->replay.obs_shape[i]);
+        }
+
+      /* steps × one observation; actions and rewards are a few bytes a
+       * step beside a frame (seed 001: 224×224×3 uint8 × 200k ≈ 30 GB) */
+      item->bytes = item->low = (double) s->replay.steps * frame;
+      item->high = item->bytes * 1.1;
+      item->basis = HR_BASIS_DERIVED;
+      item->label = g_strdup_printf (_("replay buffer: %.0f steps × %s %s"),
+                                     (double) s->replay.steps, shape->str,
+                                     hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
+      g_string_free (shape, TRUE);
+      g_ptr_array_add (est->host_items, item);
+      est->host_ram = hr_checked_add (est->host_ram, CHECKED (item->bytes), overflow);
+    }
+}
 
 static void
 compute (HrPlan     *self,
@@ -352,11 +580,7 @@ compute (HrPlan     *self,
          HrEstimate *est,
          HrPeak     *peak)
 {
-  const HrScenario *s = self->scenario;
-  const ShardPlan *sp = &self->shard;
   Acc acc = { 0 };
-  double static_total, dynamic_total;
-  double frag, frag_low, frag_high;
   /* set when a figure is beyond what a byte count holds (hr-checked.h) */
   gboolean overflow = FALSE;
 
@@ -396,210 +620,14 @@ compute (HrPlan     *self,
   hr_plan_add_sharding_overhead (self, &acc);
 
   /* ---- overhead ---- */
-  hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
-              CUBLAS_WORKSPACE_BYTES, 8.0 * MiB, CUBLAS_WORKSPACE_BYTES, _("cuBLAS workspace"));
-
-  static_total = acc.by_metric[HR_METRIC_ALLOCATED] - acc.activations;
-  dynamic_total = acc.activations;
-  frag = FRAG_DYNAMIC * dynamic_total + FRAG_STATIC * static_total;
-  frag_low = FRAG_DYNAMIC_LOW * dynamic_total + FRAG_STATIC_LOW * static_total;
-  frag_high = FRAG_DYNAMIC_HIGH * dynamic_total + FRAG_STATIC_HIGH * static_total;
-  /* an engine that sizes its KV pool from what is free empties the cache
-   * after profiling and then allocates in fixed blocks */
-  if (hr_scenario_has_kv_pool (s))
-    frag = frag_low = 0;
-  hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_ASSUMED, frag, frag_low,
-              frag_high, _("allocator fragmentation (reserved but not allocated)"));
-
-  /* what loading the model left in the allocator's cache, where that is
-   * more than the step reserves (hr-estimate-sharding.c) */
-  if (acc.load_reserved > 0)
-    {
-      double step = acc.by_metric[HR_METRIC_ALLOCATED] + acc.by_metric[HR_METRIC_RESERVED];
-      double step_high = acc.by_metric_high[HR_METRIC_ALLOCATED] +
-                         acc.by_metric_high[HR_METRIC_RESERVED];
-
-      hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_DERIVED,
-                  MAX (0, acc.load_reserved - step), 0,
-                  MAX (0, acc.load_reserved_high - step_high),
-                  _("quantising the weights while loading: blocks the allocator keeps "
-                    "reserved"));
-    }
-
-  hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_ASSUMED,
-              CUDA_CONTEXT_BYTES, CUDA_CONTEXT_LOW_BYTES, CUDA_CONTEXT_HIGH_BYTES,
-              _("CUDA context and library kernels"));
+  add_overhead (self, &acc);
 
   hr_plan_finish_serving (self, &acc);
 
-  {
-    double allocated = acc.by_metric[HR_METRIC_ALLOCATED];
-    double reserved = allocated + acc.by_metric[HR_METRIC_RESERVED];
-    double allocated_low = acc.by_metric_low[HR_METRIC_ALLOCATED];
-    double allocated_high = acc.by_metric_high[HR_METRIC_ALLOCATED];
-    double reserved_low = allocated_low + acc.by_metric_low[HR_METRIC_RESERVED];
-    double reserved_high = allocated_high + acc.by_metric_high[HR_METRIC_RESERVED];
-    double need = 0;
-    double preallocated = 0;   /* XLA's pool beyond the model's need: no error of the estimator's */
-
-    /* a serving engine's pool is filled with KV cache instead
-     * (hr_plan_finish_serving) and has its own need below */
-    if (hr_fit_rule_has_pool (s) && !hr_scenario_has_kv_pool (s))
-      {
-        /* The model's own need has to fit inside the allocator's pool;
-         * preallocated, XLA takes all of it whatever the model needs. */
-        if (s->gpu != NULL && hr_fit_rule_pool_preallocated (s))
-          {
-            double fraction = hr_fit_rule_pool_fraction (s);
-            double pool = fraction * (double) s->gpu->memory;
-
-            preallocated = MAX (0, pool - reserved);
-            hr_acc_add (&acc, HR_BUCKET_OVERHEAD, HR_METRIC_DEVICE_USED, HR_BASIS_DERIVED,
-                        MAX (0, pool - reserved), MAX (0, pool - reserved_high),
-                        MAX (0, pool - reserved_low),
-                        _("XLA preallocation: the rest of the %.0f%% of the card JAX takes up "
-                          "front"),
-                        fraction * 100);
-          }
-        need = reserved;
-      }
-
-    if (peak != NULL)
-      {
-        double device = acc.by_metric[HR_METRIC_ALLOCATED] + acc.by_metric[HR_METRIC_RESERVED] +
-                        acc.by_metric[HR_METRIC_DEVICE_USED];
-        /* The peaks' ranges are the kind's measured error alone; each
-         * line and bucket keeps its own range (acc.low, acc.high), but
-         * their sums reach far wider than the estimator errs on published
-         * runs (tests/validation/README.md, "The range"). */
-        const HrRangeRow *range = hr_plan_range_row (self);
-        double band_low = 1.0 - range->low;
-        double band_high = 1.0 + range->high;
-        /* what an engine sizes from the card, not from the model, is no
-         * error of the estimator's: XLA's preallocated pool, a serving
-         * engine's KV pool (it takes what the model leaves) */
-        double pool = hr_scenario_has_kv_pool (s) ? acc.kv_pool : 0;
-        /* XLA's preallocated pool is taken whole whatever the run needs
-         * of it: what nvidia-smi shows is the pool and the CUDA context,
-         * and the need's own range lies inside the pool (peak->need_*) */
-        double fixed = preallocated > 0 ? device : pool + preallocated;
-
-        peak->allocated = CHECKED (allocated);
-        peak->reserved = CHECKED (reserved);
-        peak->device_used = CHECKED (device);
-        peak->total = peak->device_used;
-        peak->low = CHECKED (band_low * (device - fixed) + fixed);
-        peak->high = CHECKED (band_high * (device - fixed) + fixed);
-        peak->allocated_low = CHECKED (band_low * (allocated - pool) + pool);
-        peak->allocated_high = CHECKED (band_high * (allocated - pool) + pool);
-        peak->reserved_low = CHECKED (band_low * (reserved - pool) + pool);
-        peak->reserved_high = CHECKED (band_high * (reserved - pool) + pool);
-        reserved_low = band_low * (reserved - pool) + pool;
-        reserved_high = band_high * (reserved - pool) + pool;
-        if (need > 0)
-          {
-            peak->need = CHECKED (need);
-            peak->need_low = CHECKED (MIN (reserved_low, need));
-            peak->need_high = CHECKED (MAX (reserved_high, need));
-          }
-        else
-          {
-            peak->need = peak->device_used;
-            peak->need_low = peak->low;
-            peak->need_high = peak->high;
-          }
-
-        peak->kv_cache = CHECKED (acc.kv_pool);
-        peak->outside_pool = 0;
-        if (hr_scenario_has_kv_pool (s))
-          {
-            /* the engine's pool must hold what it profiled and the
-             * micro-batch's sequences */
-            double sequences = acc.kv_per_sequence * micro_batch;
-
-            peak->need = CHECKED (acc.kv_rest + sequences);
-            peak->need_low = CHECKED (acc.kv_rest_low + sequences);
-            peak->need_high = CHECKED (acc.kv_rest_high + sequences);
-            /* what the process holds beside the pool (its content is what
-             * the engine counted and the cache it filled the rest with) */
-            peak->outside_pool = CHECKED (MAX (0, device - acc.kv_rest - acc.kv_pool));
-          }
-      }
-  }
+  fill_peak (self, &acc, micro_batch, peak, &overflow);
 
   if (est != NULL)
-    {
-      double host_job_factor = MAX (1, s->gpus);
-
-      est->kv_cache_low = CHECKED (acc.kv_pool_low);
-      est->kv_cache_high = CHECKED (acc.kv_pool_high);
-      est->walk_saved = CHECKED (acc.walk_saved);
-      for (guint i = 0; i < HR_N_BUCKETS; i++)
-        {
-          est->buckets[i] = CHECKED (acc.bytes[i]);
-          est->bucket_low[i] = CHECKED (acc.low[i]);
-          est->bucket_high[i] = CHECKED (acc.high[i]);
-        }
-
-      /* ---- host memory, for the whole job ---- */
-      if (acc.host_params + acc.host_states > 0)
-        {
-          HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
-          double job = (acc.host_params + acc.host_states) * host_job_factor;
-
-          item->label = g_strdup (acc.host_params > 0
-                                    ? _("offloaded weights and optimizer state for the whole job")
-                                    : sp->nvme
-                                    ? _("offloaded gradients for the whole job (the optimizer "
-                                        "state is on NVMe)")
-                                    : _("offloaded optimizer state for the whole job"));
-          item->basis = HR_BASIS_DERIVED;
-          item->bytes = item->low = job;
-          item->high = job * 1.1;
-          g_ptr_array_add (est->host_items, item);
-          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
-        }
-
-      hr_plan_add_host_parts (self, est, host_job_factor);
-
-      if (acc.host_activations > 0)
-        {
-          HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
-          double job = acc.host_activations * host_job_factor;
-
-          item->label = g_strdup (_("offloaded activations in pinned memory for the whole job"));
-          item->basis = HR_BASIS_DERIVED;
-          item->bytes = item->low = job;
-          item->high = job * 1.2;
-          g_ptr_array_add (est->host_items, item);
-          est->host_ram = hr_checked_add (est->host_ram, CHECKED (job), &overflow);
-        }
-
-      if (s->has_replay)
-        {
-          HrEstimateItem *item = g_new0 (HrEstimateItem, 1);
-          double frame = hr_dtype_element_bytes (s->replay.obs_dtype);
-          GString *shape = g_string_new (NULL);
-
-          for (guint i = 0; i < s->replay.obs_rank; i++)
-            {
-              frame *= s->replay.obs_shape[i];
-              g_string_append_printf (shape, "%s%u", i > 0 ? "×" : "", s->replay.obs_shape[i]);
-            }
-
-          /* steps × one observation; actions and rewards are a few bytes a
-           * step beside a frame (seed 001: 224×224×3 uint8 × 200k ≈ 30 GB) */
-          item->bytes = item->low = (double) s->replay.steps * frame;
-          item->high = item->bytes * 1.1;
-          item->basis = HR_BASIS_DERIVED;
-          item->label = g_strdup_printf (_("replay buffer: %.0f steps × %s %s"),
-                                         (double) s->replay.steps, shape->str,
-                                         hr_enum_to_nick (hr_obs_dtype_names, s->replay.obs_dtype));
-          g_string_free (shape, TRUE);
-          g_ptr_array_add (est->host_items, item);
-          est->host_ram = hr_checked_add (est->host_ram, CHECKED (item->bytes), &overflow);
-        }
-    }
+    fill_estimate (self, &acc, est, &overflow);
 
   if (peak != NULL)
     peak->overflow = overflow;
@@ -886,6 +914,111 @@ has_transformer_part (HrPlan *self)
   return FALSE;
 }
 
+/* What a training step's estimate assumes. */
+static void
+add_training_notes (HrPlan    *self,
+                    GPtrArray *notes)
+{
+  const HrScenario *s = self->scenario;
+  gboolean any_frozen_no_backprop = FALSE;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+
+      if (!p->backprop)
+        any_frozen_no_backprop = TRUE;
+      if (p->c->kind == HR_COMPONENT_WEIGHTS_ONLY && s->method != HR_METHOD_FREEZE)
+        g_ptr_array_add (notes, g_strdup_printf (
+          _("%s is given by its parameter count alone: it is counted frozen, whatever the "
+            "method; to train it, give its shape (layers, hidden, heads), an \"arch\" or an "
+            "\"activation\" figure"), p->c->name));
+      if (p->logits && s->loss == HR_LOSS_UPCAST)
+        g_ptr_array_add (notes, g_strdup (
+          _("the loss is counted the way transformers computes it (logits upcast to fp32); a "
+            "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less")));
+    }
+
+  if (any_frozen_no_backprop)
+    g_ptr_array_add (notes, g_strdup (
+      _("frozen parts that no gradient flows through keep no activations for the backward "
+        "pass")));
+
+  g_ptr_array_add (notes, g_strdup (
+    _("gradients are counted alongside all activations, as with gradient accumulation; "
+      "without it the real peak can be lower by up to the gradient size")));
+
+  if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
+    g_ptr_array_add (notes, g_strdup_printf (
+      s->attention == HR_ATTENTION_SDPA
+        /* Translators: %s is an attention kernel id (sdpa, flash). */
+        ? _("%s attention keeps no s² score matrix; K and V are expanded to every head as "
+            "transformers' repeat_kv does before SDPA")
+        : _("%s attention keeps no s² score matrix"),
+      hr_enum_to_nick (hr_attention_names, s->attention)));
+  if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->attention != HR_ATTENTION_EAGER)
+    g_ptr_array_add (notes, g_strdup (
+      _("selective recomputation only drops the attention score matrix, which this "
+        "attention kernel never keeps: it saves nothing here")));
+  if (s->grad_accum > 1)
+    g_ptr_array_add (notes, g_strdup_printf (
+      _("gradient accumulation over %u steps multiplies the batch, not the peak"),
+      s->grad_accum));
+  hr_plan_add_sharding_notes (self, notes);
+  hr_plan_add_parallel_notes (self, notes);
+  hr_plan_add_vision_notes (self, notes);
+  if (s->optimizer_in_bwd)
+    g_ptr_array_add (notes, g_strdup (
+      _("optimizer_in_bwd steps each parameter from its gradient hook and frees the "
+        "gradient at once: no full gradient buffer (torchtune's "
+        "register_optim_in_bwd_hooks)")));
+  if (s->activation_offload)
+    g_ptr_array_add (notes, g_strdup (
+      _("activation offloading moves the saved activations to pinned host memory and brings "
+        "them back for the backward pass; the working set of the layer being computed stays "
+        "on the GPU")));
+  if (s->compile)
+    g_ptr_array_add (notes, g_strdup (
+      _("torch.compile: Inductor recomputes cheap pointwise results (norm upcasts, the "
+        "gated activation, the loss's log-probabilities) in the backward pass instead of "
+        "saving them; counted as an assumption about its partitioner")));
+}
+
+/* What XLA's pool means for the figures under JAX. */
+static void
+add_jax_notes (HrPlan     *self,
+               HrEstimate *est,
+               GPtrArray  *notes)
+{
+  const HrScenario *s = self->scenario;
+  double fraction = hr_fit_rule_pool_fraction (s) * 100;
+
+  if (s->jax_preallocate)
+    g_ptr_array_add (notes, g_strdup_printf (
+      s->gpu != NULL
+        ? _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
+            "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool, not what the model "
+            "needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
+            "XLA_PYTHON_CLIENT_MEM_FRACTION sets the pool's share; "
+            "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use and "
+            "leaves the pool's limit as it is")
+        : _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
+            "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool (no GPU given, so "
+            "the pool is not counted), not what the model needs (allocated_peak, %.1f GiB); "
+            "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION sets the "
+            "pool's share"),
+      fraction, est->allocated_peak / GiB));
+  else
+    g_ptr_array_add (notes,
+                     g_strdup_printf (_("JAX without preallocation: XLA's BFC allocator "
+                                        "grows as needed, up to the same %.0f%% of the card "
+                                        "(XLA_PYTHON_CLIENT_MEM_FRACTION)"), fraction));
+  g_ptr_array_add (notes, g_strdup (
+    _("under JAX, reserved_peak stands for the XLA allocator's peak in use and "
+      "allocated_peak for the live buffers; remat (jax.checkpoint) trades compute for "
+      "activations like PyTorch's recomputation")));
+}
+
 static void
 add_notes (HrPlan     *self,
            HrEstimate *est)
@@ -915,70 +1048,7 @@ add_notes (HrPlan     *self,
                      g_strdup_printf (_("seq_len not given: %u tokens assumed"), self->seq_len));
 
   if (self->training)
-    {
-      gboolean any_frozen_no_backprop = FALSE;
-
-      for (guint i = 0; i < self->parts->len; i++)
-        {
-          Part *p = &g_array_index (self->parts, Part, i);
-
-          if (!p->backprop)
-            any_frozen_no_backprop = TRUE;
-          if (p->c->kind == HR_COMPONENT_WEIGHTS_ONLY && s->method != HR_METHOD_FREEZE)
-            g_ptr_array_add (notes, g_strdup_printf (
-              _("%s is given by its parameter count alone: it is counted frozen, whatever the "
-                "method; to train it, give its shape (layers, hidden, heads), an \"arch\" or an "
-                "\"activation\" figure"), p->c->name));
-          if (p->logits && s->loss == HR_LOSS_UPCAST)
-            g_ptr_array_add (notes, g_strdup (
-              _("the loss is counted the way transformers computes it (logits upcast to fp32); a "
-                "chunked or fused cross-entropy (LitGPT, Liger, Unsloth) needs less")));
-        }
-
-      if (any_frozen_no_backprop)
-        g_ptr_array_add (notes, g_strdup (
-          _("frozen parts that no gradient flows through keep no activations for the backward "
-            "pass")));
-
-      g_ptr_array_add (notes, g_strdup (
-        _("gradients are counted alongside all activations, as with gradient accumulation; "
-          "without it the real peak can be lower by up to the gradient size")));
-
-      if (s->attention != HR_ATTENTION_EAGER && has_transformer_part (self))
-        g_ptr_array_add (notes, g_strdup_printf (
-          s->attention == HR_ATTENTION_SDPA
-            /* Translators: %s is an attention kernel id (sdpa, flash). */
-            ? _("%s attention keeps no s² score matrix; K and V are expanded to every head as "
-                "transformers' repeat_kv does before SDPA")
-            : _("%s attention keeps no s² score matrix"),
-          hr_enum_to_nick (hr_attention_names, s->attention)));
-      if (s->recompute == HR_RECOMPUTE_SELECTIVE && s->attention != HR_ATTENTION_EAGER)
-        g_ptr_array_add (notes, g_strdup (
-          _("selective recomputation only drops the attention score matrix, which this "
-            "attention kernel never keeps: it saves nothing here")));
-      if (s->grad_accum > 1)
-        g_ptr_array_add (notes, g_strdup_printf (
-          _("gradient accumulation over %u steps multiplies the batch, not the peak"),
-          s->grad_accum));
-      hr_plan_add_sharding_notes (self, notes);
-      hr_plan_add_parallel_notes (self, notes);
-      hr_plan_add_vision_notes (self, notes);
-      if (s->optimizer_in_bwd)
-        g_ptr_array_add (notes, g_strdup (
-          _("optimizer_in_bwd steps each parameter from its gradient hook and frees the "
-            "gradient at once: no full gradient buffer (torchtune's "
-            "register_optim_in_bwd_hooks)")));
-      if (s->activation_offload)
-        g_ptr_array_add (notes, g_strdup (
-          _("activation offloading moves the saved activations to pinned host memory and brings "
-            "them back for the backward pass; the working set of the layer being computed stays "
-            "on the GPU")));
-      if (s->compile)
-        g_ptr_array_add (notes, g_strdup (
-          _("torch.compile: Inductor recomputes cheap pointwise results (norm upcasts, the "
-            "gated activation, the loss's log-probabilities) in the backward pass instead of "
-            "saving them; counted as an assumption about its partitioner")));
-    }
+    add_training_notes (self, notes);
   else
     {
       if (s->method != HR_METHOD_FULL || s->trainable_params_set)
@@ -995,34 +1065,7 @@ add_notes (HrPlan     *self,
         "allocator statistics do not, and it moves to host RAM under pressure")));
 
   if (s->framework == HR_FRAMEWORK_JAX)
-    {
-      double fraction = hr_fit_rule_pool_fraction (s) * 100;
-
-      if (s->jax_preallocate)
-        g_ptr_array_add (notes, g_strdup_printf (
-          s->gpu != NULL
-            ? _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
-                "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool, not what the model "
-                "needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
-                "XLA_PYTHON_CLIENT_MEM_FRACTION sets the pool's share; "
-                "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use and "
-                "leaves the pool's limit as it is")
-            : _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
-                "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool (no GPU given, so "
-                "the pool is not counted), not what the model needs (allocated_peak, %.1f GiB); "
-                "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION sets the "
-                "pool's share"),
-          fraction, est->allocated_peak / GiB));
-      else
-        g_ptr_array_add (notes,
-                         g_strdup_printf (_("JAX without preallocation: XLA's BFC allocator "
-                                            "grows as needed, up to the same %.0f%% of the card "
-                                            "(XLA_PYTHON_CLIENT_MEM_FRACTION)"), fraction));
-      g_ptr_array_add (notes, g_strdup (
-        _("under JAX, reserved_peak stands for the XLA allocator's peak in use and "
-          "allocated_peak for the live buffers; remat (jax.checkpoint) trades compute for "
-          "activations like PyTorch's recomputation")));
-    }
+    add_jax_notes (self, est, notes);
 
   for (guint i = 0; i < self->parts->len; i++)
     {

@@ -871,9 +871,11 @@ read_degree (HrReader   *reader,
 /* Tensor, pipeline, context and expert parallelism, mixtures of experts'
  * capacity, and the serving engines' keys, with the combinations their
  * frameworks refuse. */
+/* The degrees of tensor, pipeline, context and expert parallelism, and
+ * whether the job's GPUs and the model's layers and experts allow them. */
 static gboolean
-read_parallel_and_serving (HrScenario *self,
-                           HrReader   *reader)
+read_parallel (HrScenario *self,
+               HrReader   *reader)
 {
   const HrComponent *moe = moe_component (self);
   guint layers = transformer_layers (self);
@@ -957,6 +959,16 @@ read_parallel_and_serving (HrScenario *self,
                                self->expert_parallel,
                                self->gpus / (self->tensor_parallel * self->pipeline_parallel));
     }
+
+  return TRUE;
+}
+
+/* A serving engine and its keys, and beam search. */
+static gboolean
+read_serving (HrScenario *self,
+              HrReader   *reader)
+{
+  int v;
 
   if (hr_reader_has (reader, "engine"))
     {
@@ -1089,10 +1101,17 @@ read_parallel_and_serving (HrScenario *self,
   return TRUE;
 }
 
+static gboolean
+read_parallel_and_serving (HrScenario *self,
+                           HrReader   *reader)
+{
+  return read_parallel (self, reader) && read_serving (self, reader);
+}
+
 #define READ_ENUM(key, names, field)                          \
   G_STMT_START {                                              \
     int v_ = (int) self->field;                               \
-    if (!hr_reader_enum (&reader, key, names, &v_))           \
+    if (!hr_reader_enum (reader, key, names, &v_))            \
       goto out;                                               \
     self->field = v_;                                         \
   } G_STMT_END
@@ -1100,7 +1119,7 @@ read_parallel_and_serving (HrScenario *self,
 #define READ_UINT(key, min, max, field)                                   \
   G_STMT_START {                                                          \
     guint64 v_ = self->field;                                             \
-    if (!hr_reader_uint (&reader, key, FALSE, min, max, &v_))             \
+    if (!hr_reader_uint (reader, key, FALSE, min, max, &v_))              \
       goto out;                                                           \
     self->field = v_;                                                     \
   } G_STMT_END
@@ -1175,6 +1194,333 @@ restore_unread (JsonObject *object,
     }
 }
 
+/* The task, method, precision, optimizer and batch shape. */
+static gboolean
+read_task_keys (HrScenario *self,
+                HrReader   *reader)
+{
+  READ_ENUM ("task", hr_task_names, task);
+  READ_ENUM ("method", hr_method_names, method);
+
+  if (hr_reader_has (reader, "trainable_params"))
+    {
+      if (!hr_reader_uint (reader, "trainable_params", FALSE, 0, self->model->params,
+                           &self->trainable_params))
+        goto out;
+      self->trainable_params_set = TRUE;
+    }
+
+  if (!read_lora (self, reader) || !read_part_dtypes (self, reader))
+    goto out;
+
+  if (hr_reader_has (reader, "weights_dtype"))
+    {
+      READ_ENUM ("weights_dtype", hr_weights_dtype_names, weights_dtype);
+      self->weights_dtype_set = TRUE;
+    }
+
+  READ_ENUM ("compute", hr_compute_names, compute);
+
+  if (hr_reader_has (reader, "optimizer"))
+    {
+      READ_ENUM ("optimizer", hr_optimizer_names, optimizer);
+      self->optimizer_set = TRUE;
+    }
+
+  READ_UINT ("micro_batch", 1, MAX_MICRO_BATCH, micro_batch);
+  READ_UINT ("grad_accum", 1, MAX_MICRO_BATCH, grad_accum);
+
+  if (hr_reader_has (reader, "seq_len"))
+    {
+      READ_UINT ("seq_len", 1, MAX_SEQ_LEN, seq_len);
+      self->seq_len_set = TRUE;
+    }
+
+  if (hr_reader_has (reader, "image_size"))
+    {
+      if (!hr_reader_size (reader, "image_size", MAX_IMAGE_SIDE, &self->image_width,
+                           &self->image_height))
+        goto out;
+      self->image_size_set = TRUE;
+    }
+
+  return TRUE;
+
+out:
+  return FALSE;
+}
+
+/* Recomputation, loss, attention, GPUs and sharding, offload, framework,
+ * and the KV cache of inference. */
+static gboolean
+read_runtime_keys (HrScenario *self,
+                   HrReader   *reader)
+{
+  READ_ENUM ("recompute", hr_recompute_names, recompute);
+  READ_ENUM ("loss", hr_loss_names, loss);
+  READ_ENUM ("attention", hr_attention_names, attention);
+  READ_UINT ("gpus", 1, MAX_GPUS, gpus);
+  READ_ENUM ("sharding", hr_sharding_names, sharding);
+  {
+    JsonNode *node = hr_reader_get_node (reader, "sharding");
+
+    self->sharding_unversioned = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
+                                 json_node_get_value_type (node) == G_TYPE_STRING &&
+                                 g_strcmp0 (json_node_get_string (node), "fsdp") == 0;
+  }
+  READ_ENUM ("offload", hr_offload_names, offload);
+
+  if (hr_reader_has (reader, "framework"))
+    {
+      READ_ENUM ("framework", hr_framework_names, framework);
+      self->framework_set = TRUE;
+    }
+
+  if (!hr_reader_bool (reader, "jax_preallocate", &self->jax_preallocate))
+    goto out;
+
+  if (hr_reader_has (reader, "context_len"))
+    {
+      READ_UINT ("context_len", 1, MAX_SEQ_LEN, context_len);
+      self->context_len_set = TRUE;
+    }
+
+  READ_ENUM ("kv_dtype", hr_kv_dtype_names, kv_dtype);
+  READ_ENUM ("causal_mask", hr_causal_mask_names, causal_mask);
+
+  return TRUE;
+
+out:
+  return FALSE;
+}
+
+/* GaLore's and APOLLO's ranks, Q-GaLore's and Q-APOLLO's int8 weights,
+ * the task the causal mask needs, and the quantised compute dtype. */
+static gboolean
+read_rank_and_int8_keys (HrScenario *self,
+                         HrReader   *reader)
+{
+  READ_UINT ("galore_rank", 1, 65536, galore_rank);
+  READ_UINT ("apollo_rank", 1, 65536, apollo_rank);
+  if (hr_reader_has (reader, "apollo_rank") && self->optimizer != HR_OPTIMIZER_APOLLO_ADAMW)
+    {
+      hr_reader_fail (reader, "apollo_rank",
+                      self->optimizer == HR_OPTIMIZER_APOLLO_MINI
+                        ? _("\"apollo_rank\": APOLLO-Mini projects to rank 1; set \"optimizer\" "
+                            "to \"apollo-adamw\" for another rank")
+                        : _("\"apollo_rank\" is APOLLO's projection rank: set \"optimizer\" to "
+                            "\"apollo-adamw\""));
+      goto out;
+    }
+  /* Q-GaLore's --weight_quant holds the linears in int8 and asserts a
+   * Q-GaLore optimizer (run_pretrain.py @dd09cd3); APOLLO's main_pretrain.py
+   * @76b3472 does the same for its q_apollo optimizers */
+  if (hr_reader_has (reader, "int8_weights"))
+    {
+      if (!hr_reader_bool (reader, "int8_weights", &self->int8_weights))
+        goto out;
+      self->int8_weights_set = TRUE;
+      if (self->int8_weights && !hr_scenario_can_int8_weights (self))
+        {
+          hr_reader_fail (reader, "int8_weights",
+                          _("\"int8_weights\" holds the trained linears in int8 as Q-GaLore "
+                            "and Q-APOLLO do: set \"optimizer\" to \"q-galore-adamw-8bit\", "
+                            "\"apollo-adamw\" or \"apollo-mini\""));
+          goto out;
+        }
+    }
+  READ_UINT ("int8_weight_group", 1, 1u << 20, int8_weight_group);
+  if (hr_reader_has (reader, "int8_weight_group") && !hr_scenario_int8_weights (self))
+    {
+      hr_reader_fail (reader, "int8_weight_group",
+                      _("\"int8_weight_group\" sizes the groups of int8 weights: it needs "
+                        "\"int8_weights\""));
+      goto out;
+    }
+  if (self->causal_mask != HR_CAUSAL_MASK_NONE && self->task != HR_TASK_INFERENCE)
+    {
+      hr_reader_fail (reader, "causal_mask",
+                      _("\"causal_mask\" is the mask buffer beside a static KV cache: it needs "
+                        "\"task\": \"inference\""));
+      goto out;
+    }
+
+  if (hr_reader_has (reader, "quant_compute_dtype"))
+    {
+      READ_ENUM ("quant_compute_dtype", hr_quant_compute_dtype_names, quant_compute_dtype);
+      self->quant_compute_dtype_set = TRUE;
+    }
+
+  return TRUE;
+
+out:
+  return FALSE;
+}
+
+/* The stack, its switches, the diffusion and detection keys, and the
+ * optimizer's implementation. */
+static gboolean
+read_stack_and_switches (HrScenario *self,
+                         HrReader   *reader)
+{
+  if (hr_reader_has (reader, "stack"))
+    {
+      JsonNode *node = hr_reader_get_node (reader, "stack");
+
+      /* "none": the generic estimate, as if the key were absent */
+      if (!(JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
+            g_strcmp0 (json_node_get_string (node), "none") == 0))
+        {
+          READ_ENUM ("stack", hr_stack_names, stack);
+          self->stack_set = TRUE;
+        }
+    }
+  if (hr_reader_has (reader, "reshard_after_forward"))
+    {
+      if (!hr_reader_bool (reader, "reshard_after_forward", &self->reshard_after_forward))
+        goto out;
+      self->reshard_after_forward_set = TRUE;
+    }
+  if (!hr_reader_bool (reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
+      !hr_reader_bool (reader, "activation_offload", &self->activation_offload) ||
+      !hr_reader_bool (reader, "compile", &self->compile) ||
+      !hr_reader_bool (reader, "packed", &self->packed) ||
+      !hr_reader_bool (reader, "ema", &self->ema) ||
+      !hr_reader_bool (reader, "prior_preservation", &self->prior_preservation) ||
+      !hr_reader_bool (reader, "vae_tiling", &self->vae_tiling) ||
+      !hr_reader_bool (reader, "train_text_encoder", &self->train_text_encoder) ||
+      !hr_reader_bool (reader, "cache_latents", &self->cache_latents) ||
+      !hr_reader_bool (reader, "text_encoder_cpu", &self->text_encoder_cpu) ||
+      !hr_reader_bool (reader, "offload_model", &self->offload_model))
+    goto out;
+  if (hr_reader_has (reader, "frames"))
+    {
+      READ_UINT ("frames", 1, 1 << 16, frames);
+      self->frames_set = TRUE;
+    }
+  READ_UINT ("num_classes", 1, 1 << 20, num_classes);
+  READ_UINT ("max_objects", 1, 1 << 20, max_objects);
+  if (hr_reader_has (reader, "detection_framework"))
+    {
+      READ_ENUM ("detection_framework", hr_detection_framework_names, detection_framework);
+      self->detection_framework_set = TRUE;
+    }
+  if (hr_reader_has (reader, "focal_loss"))
+    {
+      READ_ENUM ("focal_loss", hr_arch_focal_names, focal_loss);
+      self->focal_loss_set = TRUE;
+    }
+  READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
+  if (hr_reader_has (reader, "optimizer_impl"))
+    {
+      READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
+      self->optimizer_impl_set = TRUE;
+    }
+  if (hr_reader_has (reader, "optimizer_state_dtype"))
+    {
+      READ_ENUM ("optimizer_state_dtype", hr_state_dtype_names, optimizer_state_dtype);
+      self->optimizer_state_dtype_set = TRUE;
+    }
+
+  return TRUE;
+
+out:
+  return FALSE;
+}
+
+/* Combinations that cannot be what the user meant. */
+static gboolean
+check_combinations (HrScenario *self,
+                    HrReader   *reader)
+{
+  if (self->method == HR_METHOD_QLORA && self->weights_dtype_set &&
+      self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
+    {
+      hr_reader_fail (reader, "weights_dtype",
+                      _("\"method\": \"qlora\" keeps the frozen weights in 4 bits, so "
+                        "\"weights_dtype\" must be \"nf4\" or \"int4\", not \"%s\""),
+                      hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
+      goto out;
+    }
+
+  if (self->task == HR_TASK_INFERENCE && self->optimizer_set &&
+      self->optimizer != HR_OPTIMIZER_NONE)
+    {
+      hr_reader_fail (reader, "optimizer",
+                      _("\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it "
+                        "to \"none\""));
+      goto out;
+    }
+
+  if (self->offload != HR_OFFLOAD_NONE && self->task == HR_TASK_INFERENCE &&
+      self->offload == HR_OFFLOAD_OPTIMIZER)
+    {
+      hr_reader_fail (reader, "offload",
+                      _("\"task\": \"inference\" has no optimizer state to offload; use "
+                        "\"optimizer+params\" to keep the weights in host memory"));
+      goto out;
+    }
+
+  if (self->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
+    {
+      /* torchao's CPUOffloadOptimizer (torchao/prototype/low_bit_optim/
+       * cpu_offload.py @122eb73): "offload_gradients: free GPU gradients
+       * once they are moved to CPU. Not compatible with gradient
+       * accumulation", and "for single-GPU training" */
+      const char *why = NULL;
+
+      if (self->task == HR_TASK_INFERENCE)
+        why = _("\"task\": \"inference\" has no optimizer state or gradients to offload");
+      else if (self->grad_accum > 1)
+        why = _("\"optimizer+gradients\" (torchao's CPUOffloadOptimizer with "
+                "offload_gradients) frees each gradient once it is copied to the host, so it "
+                "cannot accumulate gradients: set \"grad_accum\" to 1");
+      else if (self->sharding != HR_SHARDING_NONE && self->sharding != HR_SHARDING_DDP)
+        why = _("\"optimizer+gradients\" is torchao's single-GPU CPUOffloadOptimizer; with "
+                "ZeRO give \"deepspeed\": {\"offload_optimizer\": \"cpu\"} (ZeRO-Offload moves "
+                "the gradients too), with FSDP \"optimizer+params\"");
+      if (why != NULL)
+        {
+          hr_reader_fail (reader, "offload", "%s", why);
+          goto out;
+        }
+    }
+
+  if (self->optimizer_in_bwd && self->grad_accum > 1)
+    {
+      /* torchtune refuses it: full_finetune_distributed.py @bd2a0fc,
+       * "Please set gradient_accumulation_steps=1, or optimizer_in_bwd=False" */
+      hr_reader_fail (reader, "optimizer_in_bwd",
+                      _("\"optimizer_in_bwd\" steps each parameter as soon as its gradient is "
+                        "ready, so it cannot accumulate gradients: set \"grad_accum\" to 1"));
+      goto out;
+    }
+
+  if (self->has_deepspeed && self->deepspeed.offload_param != HR_OFFLOAD_DEVICE_NONE &&
+      self->sharding != HR_SHARDING_ZERO3)
+    {
+      /* DeepSpeedZeroConfig: offload_param is "Valid only with stage 3" */
+      hr_reader_fail (reader, "deepspeed",
+                      _("DeepSpeed offloads parameters (\"offload_param\") only with ZeRO-3: set "
+                        "\"sharding\" to \"zero3\""));
+      goto out;
+    }
+
+  if (self->has_deepspeed && self->sharding != HR_SHARDING_ZERO1 &&
+      self->sharding != HR_SHARDING_ZERO2 && self->sharding != HR_SHARDING_ZERO3)
+    {
+      hr_reader_fail (reader, "deepspeed",
+                      _("\"deepspeed\" configures ZeRO: set \"sharding\" to \"zero1\", "
+                        "\"zero2\" or \"zero3\""));
+      goto out;
+    }
+
+  return TRUE;
+
+out:
+  return FALSE;
+}
+
 HrScenario *
 hr_scenario_new_from_doc (HrJsonDoc  *doc,
                           HrCatalog  *catalog,
@@ -1216,132 +1562,9 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !read_model (self, &reader, catalog))
     goto out;
 
-  READ_ENUM ("task", hr_task_names, task);
-  READ_ENUM ("method", hr_method_names, method);
-
-  if (hr_reader_has (&reader, "trainable_params"))
-    {
-      if (!hr_reader_uint (&reader, "trainable_params", FALSE, 0, self->model->params,
-                           &self->trainable_params))
-        goto out;
-      self->trainable_params_set = TRUE;
-    }
-
-  if (!read_lora (self, &reader) || !read_part_dtypes (self, &reader))
+  if (!read_task_keys (self, &reader) || !read_runtime_keys (self, &reader) ||
+      !read_rank_and_int8_keys (self, &reader))
     goto out;
-
-  if (hr_reader_has (&reader, "weights_dtype"))
-    {
-      READ_ENUM ("weights_dtype", hr_weights_dtype_names, weights_dtype);
-      self->weights_dtype_set = TRUE;
-    }
-
-  READ_ENUM ("compute", hr_compute_names, compute);
-
-  if (hr_reader_has (&reader, "optimizer"))
-    {
-      READ_ENUM ("optimizer", hr_optimizer_names, optimizer);
-      self->optimizer_set = TRUE;
-    }
-
-  READ_UINT ("micro_batch", 1, MAX_MICRO_BATCH, micro_batch);
-  READ_UINT ("grad_accum", 1, MAX_MICRO_BATCH, grad_accum);
-
-  if (hr_reader_has (&reader, "seq_len"))
-    {
-      READ_UINT ("seq_len", 1, MAX_SEQ_LEN, seq_len);
-      self->seq_len_set = TRUE;
-    }
-
-  if (hr_reader_has (&reader, "image_size"))
-    {
-      if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &self->image_width,
-                           &self->image_height))
-        goto out;
-      self->image_size_set = TRUE;
-    }
-
-  READ_ENUM ("recompute", hr_recompute_names, recompute);
-  READ_ENUM ("loss", hr_loss_names, loss);
-  READ_ENUM ("attention", hr_attention_names, attention);
-  READ_UINT ("gpus", 1, MAX_GPUS, gpus);
-  READ_ENUM ("sharding", hr_sharding_names, sharding);
-  {
-    JsonNode *node = hr_reader_get_node (&reader, "sharding");
-
-    self->sharding_unversioned = node != NULL && JSON_NODE_HOLDS_VALUE (node) &&
-                                 json_node_get_value_type (node) == G_TYPE_STRING &&
-                                 g_strcmp0 (json_node_get_string (node), "fsdp") == 0;
-  }
-  READ_ENUM ("offload", hr_offload_names, offload);
-
-  if (hr_reader_has (&reader, "framework"))
-    {
-      READ_ENUM ("framework", hr_framework_names, framework);
-      self->framework_set = TRUE;
-    }
-
-  if (!hr_reader_bool (&reader, "jax_preallocate", &self->jax_preallocate))
-    goto out;
-
-  if (hr_reader_has (&reader, "context_len"))
-    {
-      READ_UINT ("context_len", 1, MAX_SEQ_LEN, context_len);
-      self->context_len_set = TRUE;
-    }
-
-  READ_ENUM ("kv_dtype", hr_kv_dtype_names, kv_dtype);
-  READ_ENUM ("causal_mask", hr_causal_mask_names, causal_mask);
-  READ_UINT ("galore_rank", 1, 65536, galore_rank);
-  READ_UINT ("apollo_rank", 1, 65536, apollo_rank);
-  if (hr_reader_has (&reader, "apollo_rank") && self->optimizer != HR_OPTIMIZER_APOLLO_ADAMW)
-    {
-      hr_reader_fail (&reader, "apollo_rank",
-                      self->optimizer == HR_OPTIMIZER_APOLLO_MINI
-                        ? _("\"apollo_rank\": APOLLO-Mini projects to rank 1; set \"optimizer\" "
-                            "to \"apollo-adamw\" for another rank")
-                        : _("\"apollo_rank\" is APOLLO's projection rank: set \"optimizer\" to "
-                            "\"apollo-adamw\""));
-      goto out;
-    }
-  /* Q-GaLore's --weight_quant holds the linears in int8 and asserts a
-   * Q-GaLore optimizer (run_pretrain.py @dd09cd3); APOLLO's main_pretrain.py
-   * @76b3472 does the same for its q_apollo optimizers */
-  if (hr_reader_has (&reader, "int8_weights"))
-    {
-      if (!hr_reader_bool (&reader, "int8_weights", &self->int8_weights))
-        goto out;
-      self->int8_weights_set = TRUE;
-      if (self->int8_weights && !hr_scenario_can_int8_weights (self))
-        {
-          hr_reader_fail (&reader, "int8_weights",
-                          _("\"int8_weights\" holds the trained linears in int8 as Q-GaLore "
-                            "and Q-APOLLO do: set \"optimizer\" to \"q-galore-adamw-8bit\", "
-                            "\"apollo-adamw\" or \"apollo-mini\""));
-          goto out;
-        }
-    }
-  READ_UINT ("int8_weight_group", 1, 1u << 20, int8_weight_group);
-  if (hr_reader_has (&reader, "int8_weight_group") && !hr_scenario_int8_weights (self))
-    {
-      hr_reader_fail (&reader, "int8_weight_group",
-                      _("\"int8_weight_group\" sizes the groups of int8 weights: it needs "
-                        "\"int8_weights\""));
-      goto out;
-    }
-  if (self->causal_mask != HR_CAUSAL_MASK_NONE && self->task != HR_TASK_INFERENCE)
-    {
-      hr_reader_fail (&reader, "causal_mask",
-                      _("\"causal_mask\" is the mask buffer beside a static KV cache: it needs "
-                        "\"task\": \"inference\""));
-      goto out;
-    }
-
-  if (hr_reader_has (&reader, "quant_compute_dtype"))
-    {
-      READ_ENUM ("quant_compute_dtype", hr_quant_compute_dtype_names, quant_compute_dtype);
-      self->quant_compute_dtype_set = TRUE;
-    }
 
   if (!read_gpu (self, &reader, catalog) ||
       !hr_reader_double (&reader, "reserve", FALSE, 0.0, 0.5, &self->reserve) ||
@@ -1349,152 +1572,16 @@ hr_scenario_new_from_doc (HrJsonDoc  *doc,
       !hr_settings_read (&reader, self))
     goto out;
 
-  if (hr_reader_has (&reader, "stack"))
-    {
-      JsonNode *node = hr_reader_get_node (&reader, "stack");
-
-      /* "none": the generic estimate, as if the key were absent */
-      if (!(JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) == G_TYPE_STRING &&
-            g_strcmp0 (json_node_get_string (node), "none") == 0))
-        {
-          READ_ENUM ("stack", hr_stack_names, stack);
-          self->stack_set = TRUE;
-        }
-    }
-  if (hr_reader_has (&reader, "reshard_after_forward"))
-    {
-      if (!hr_reader_bool (&reader, "reshard_after_forward", &self->reshard_after_forward))
-        goto out;
-      self->reshard_after_forward_set = TRUE;
-    }
-  if (!hr_reader_bool (&reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
-      !hr_reader_bool (&reader, "activation_offload", &self->activation_offload) ||
-      !hr_reader_bool (&reader, "compile", &self->compile) ||
-      !hr_reader_bool (&reader, "packed", &self->packed) ||
-      !hr_reader_bool (&reader, "ema", &self->ema) ||
-      !hr_reader_bool (&reader, "prior_preservation", &self->prior_preservation) ||
-      !hr_reader_bool (&reader, "vae_tiling", &self->vae_tiling) ||
-      !hr_reader_bool (&reader, "train_text_encoder", &self->train_text_encoder) ||
-      !hr_reader_bool (&reader, "cache_latents", &self->cache_latents) ||
-      !hr_reader_bool (&reader, "text_encoder_cpu", &self->text_encoder_cpu) ||
-      !hr_reader_bool (&reader, "offload_model", &self->offload_model))
+  if (!read_stack_and_switches (self, &reader))
     goto out;
-  if (hr_reader_has (&reader, "frames"))
-    {
-      READ_UINT ("frames", 1, 1 << 16, frames);
-      self->frames_set = TRUE;
-    }
-  READ_UINT ("num_classes", 1, 1 << 20, num_classes);
-  READ_UINT ("max_objects", 1, 1 << 20, max_objects);
-  if (hr_reader_has (&reader, "detection_framework"))
-    {
-      READ_ENUM ("detection_framework", hr_detection_framework_names, detection_framework);
-      self->detection_framework_set = TRUE;
-    }
-  if (hr_reader_has (&reader, "focal_loss"))
-    {
-      READ_ENUM ("focal_loss", hr_arch_focal_names, focal_loss);
-      self->focal_loss_set = TRUE;
-    }
-  READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
-  if (hr_reader_has (&reader, "optimizer_impl"))
-    {
-      READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
-      self->optimizer_impl_set = TRUE;
-    }
-  if (hr_reader_has (&reader, "optimizer_state_dtype"))
-    {
-      READ_ENUM ("optimizer_state_dtype", hr_state_dtype_names, optimizer_state_dtype);
-      self->optimizer_state_dtype_set = TRUE;
-    }
   if (!read_deepspeed (self, &reader) || !read_peft (self, &reader) ||
       !read_parallel_and_serving (self, &reader))
     goto out;
 
   apply_stack_defaults (self, &reader);
 
-  /* Combinations that cannot be what the user meant. */
-  if (self->method == HR_METHOD_QLORA && self->weights_dtype_set &&
-      self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
-    {
-      hr_reader_fail (&reader, "weights_dtype",
-                      _("\"method\": \"qlora\" keeps the frozen weights in 4 bits, so "
-                        "\"weights_dtype\" must be \"nf4\" or \"int4\", not \"%s\""),
-                      hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
-      goto out;
-    }
-
-  if (self->task == HR_TASK_INFERENCE && self->optimizer_set &&
-      self->optimizer != HR_OPTIMIZER_NONE)
-    {
-      hr_reader_fail (&reader, "optimizer",
-                      _("\"task\": \"inference\" runs no optimizer: remove \"optimizer\" or set it "
-                        "to \"none\""));
-      goto out;
-    }
-
-  if (self->offload != HR_OFFLOAD_NONE && self->task == HR_TASK_INFERENCE &&
-      self->offload == HR_OFFLOAD_OPTIMIZER)
-    {
-      hr_reader_fail (&reader, "offload",
-                      _("\"task\": \"inference\" has no optimizer state to offload; use "
-                        "\"optimizer+params\" to keep the weights in host memory"));
-      goto out;
-    }
-
-  if (self->offload == HR_OFFLOAD_OPTIMIZER_GRADIENTS)
-    {
-      /* torchao's CPUOffloadOptimizer (torchao/prototype/low_bit_optim/
-       * cpu_offload.py @122eb73): "offload_gradients: free GPU gradients
-       * once they are moved to CPU. Not compatible with gradient
-       * accumulation", and "for single-GPU training" */
-      const char *why = NULL;
-
-      if (self->task == HR_TASK_INFERENCE)
-        why = _("\"task\": \"inference\" has no optimizer state or gradients to offload");
-      else if (self->grad_accum > 1)
-        why = _("\"optimizer+gradients\" (torchao's CPUOffloadOptimizer with "
-                "offload_gradients) frees each gradient once it is copied to the host, so it "
-                "cannot accumulate gradients: set \"grad_accum\" to 1");
-      else if (self->sharding != HR_SHARDING_NONE && self->sharding != HR_SHARDING_DDP)
-        why = _("\"optimizer+gradients\" is torchao's single-GPU CPUOffloadOptimizer; with "
-                "ZeRO give \"deepspeed\": {\"offload_optimizer\": \"cpu\"} (ZeRO-Offload moves "
-                "the gradients too), with FSDP \"optimizer+params\"");
-      if (why != NULL)
-        {
-          hr_reader_fail (&reader, "offload", "%s", why);
-          goto out;
-        }
-    }
-
-  if (self->optimizer_in_bwd && self->grad_accum > 1)
-    {
-      /* torchtune refuses it: full_finetune_distributed.py @bd2a0fc,
-       * "Please set gradient_accumulation_steps=1, or optimizer_in_bwd=False" */
-      hr_reader_fail (&reader, "optimizer_in_bwd",
-                      _("\"optimizer_in_bwd\" steps each parameter as soon as its gradient is "
-                        "ready, so it cannot accumulate gradients: set \"grad_accum\" to 1"));
-      goto out;
-    }
-
-  if (self->has_deepspeed && self->deepspeed.offload_param != HR_OFFLOAD_DEVICE_NONE &&
-      self->sharding != HR_SHARDING_ZERO3)
-    {
-      /* DeepSpeedZeroConfig: offload_param is "Valid only with stage 3" */
-      hr_reader_fail (&reader, "deepspeed",
-                      _("DeepSpeed offloads parameters (\"offload_param\") only with ZeRO-3: set "
-                        "\"sharding\" to \"zero3\""));
-      goto out;
-    }
-
-  if (self->has_deepspeed && self->sharding != HR_SHARDING_ZERO1 &&
-      self->sharding != HR_SHARDING_ZERO2 && self->sharding != HR_SHARDING_ZERO3)
-    {
-      hr_reader_fail (&reader, "deepspeed",
-                      _("\"deepspeed\" configures ZeRO: set \"sharding\" to \"zero1\", "
-                        "\"zero2\" or \"zero3\""));
-      goto out;
-    }
+  if (!check_combinations (self, &reader))
+    goto out;
 
   {
     JsonNode *root = hr_json_doc_get_root (doc);
@@ -1673,6 +1760,138 @@ add_uint (JsonBuilder *builder,
 
 /* The stacks' keys, written only where the scenario set them (or a
  * boolean is on), so that a file keeps meaning what it said. */
+/* "deepspeed", where the sharding is ZeRO's. */
+static void
+add_deepspeed_keys (JsonBuilder      *builder,
+                    const HrScenario *self)
+{
+  /* keys the reader refuses out of their context are left out, so that a
+   * file written after the window changed the context reads back */
+  if (self->has_deepspeed && (self->sharding == HR_SHARDING_ZERO1 ||
+                              self->sharding == HR_SHARDING_ZERO2 ||
+                              self->sharding == HR_SHARDING_ZERO3))
+    {
+      const HrDeepSpeed *ds = &self->deepspeed;
+
+      json_builder_set_member_name (builder, "deepspeed");
+      json_builder_begin_object (builder);
+      if (ds->set & HR_DS_MAX_LIVE_PARAMETERS)
+        add_uint (builder, "stage3_max_live_parameters", ds->max_live_parameters);
+      if (ds->set & HR_DS_PREFETCH_BUCKET_SIZE)
+        add_uint (builder, "stage3_prefetch_bucket_size", ds->prefetch_bucket_size);
+      if (ds->set & HR_DS_PARAM_PERSISTENCE)
+        add_uint (builder, "stage3_param_persistence_threshold", ds->param_persistence_threshold);
+      if (ds->set & HR_DS_REDUCE_BUCKET_SIZE)
+        add_uint (builder, "reduce_bucket_size", ds->reduce_bucket_size);
+      if (ds->set & HR_DS_ALLGATHER_BUCKET_SIZE)
+        add_uint (builder, "allgather_bucket_size", ds->allgather_bucket_size);
+      if (ds->set & HR_DS_MAX_REUSE_DISTANCE)
+        add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
+      if (ds->set & HR_DS_SUB_GROUP_SIZE)
+        add_uint (builder, "sub_group_size", ds->sub_group_size);
+      if ((ds->set & HR_DS_OFFLOAD_PARAM) && self->sharding == HR_SHARDING_ZERO3)
+        add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
+      if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
+        add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
+      if (ds->set & HR_DS_OVERLAP_COMM)
+        add_bool (builder, "overlap_comm", ds->overlap_comm);
+      if (ds->set & HR_DS_CONTIGUOUS_GRADIENTS)
+        add_bool (builder, "contiguous_gradients", ds->contiguous_gradients);
+      json_builder_end_object (builder);
+    }
+}
+
+/* The parallelism degrees, and the serving engine's keys. */
+static void
+add_parallel_and_serving_keys (JsonBuilder      *builder,
+                               const HrScenario *self)
+{
+  if (self->tensor_parallel > 1)
+    add_uint (builder, "tensor_parallel", self->tensor_parallel);
+  if (self->sequence_parallel)
+    add_bool (builder, "sequence_parallel", TRUE);
+  if (self->pipeline_parallel > 1)
+    add_uint (builder, "pipeline_parallel", self->pipeline_parallel);
+  if (self->pipeline_schedule != HR_PIPELINE_1F1B)
+    add_enum (builder, "pipeline_schedule", hr_pipeline_schedule_names,
+              self->pipeline_schedule);
+  if (self->virtual_stages_set && self->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
+    add_uint (builder, "virtual_stages", self->virtual_stages);
+  if (self->context_parallel > 1)
+    add_uint (builder, "context_parallel", self->context_parallel);
+  if (self->expert_parallel > 1 && moe_component (self) != NULL)
+    add_uint (builder, "expert_parallel", self->expert_parallel);
+  if (self->capacity_factor_set && moe_component (self) != NULL)
+    {
+      json_builder_set_member_name (builder, "capacity_factor");
+      json_builder_add_double_value (builder, self->capacity_factor);
+    }
+  if (self->task == HR_TASK_INFERENCE)
+    {
+      if (self->engine_set)
+        add_enum (builder, "engine", hr_engine_names, self->engine);
+      if (self->gpu_memory_utilization_set && self->engine == HR_ENGINE_VLLM)
+        {
+          json_builder_set_member_name (builder, "gpu_memory_utilization");
+          json_builder_add_double_value (builder, self->gpu_memory_utilization);
+        }
+      if (self->mem_fraction_static_set && self->engine == HR_ENGINE_SGLANG)
+        {
+          json_builder_set_member_name (builder, "mem_fraction_static");
+          json_builder_add_double_value (builder, self->mem_fraction_static);
+        }
+      if (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG)
+        {
+          if (self->max_num_seqs_set)
+            add_uint (builder, "max_num_seqs", self->max_num_seqs);
+          if (self->enforce_eager)
+            add_bool (builder, "enforce_eager", TRUE);
+          if (self->block_size_set)
+            add_uint (builder, "block_size", self->block_size);
+        }
+      if (self->ct2_compute_type_set && self->engine == HR_ENGINE_CTRANSLATE2)
+        add_enum (builder, "compute_type", hr_ct2_compute_type_names, self->ct2_compute_type);
+      if (self->beams > 0)
+        add_uint (builder, "beams", self->beams);
+      if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
+        add_uint (builder, "gpu_layers", self->gpu_layers);
+    }
+}
+
+/* "peft": the keys of the PEFT methods beyond LoRA. */
+static void
+add_peft_keys (JsonBuilder      *builder,
+               const HrScenario *self)
+{
+  if (self->has_peft)
+    {
+      const HrPeft *peft = &self->peft;
+
+      json_builder_set_member_name (builder, "peft");
+      json_builder_begin_object (builder);
+      if (peft->set & HR_PEFT_NUM_VIRTUAL_TOKENS)
+        add_uint (builder, "num_virtual_tokens", peft->num_virtual_tokens);
+      if (peft->set & HR_PEFT_PREFIX_PROJECTION)
+        add_bool (builder, "prefix_projection", peft->prefix_projection);
+      if (peft->set & HR_PEFT_ENCODER_HIDDEN_SIZE)
+        add_uint (builder, "encoder_hidden_size", peft->encoder_hidden_size);
+      if (peft->set & HR_PEFT_BLOCK_SIZE)
+        add_uint (builder, "block_size", peft->block_size);
+      if (peft->set & HR_PEFT_N_BUTTERFLY_FACTOR)
+        add_uint (builder, "n_butterfly_factor", peft->n_butterfly_factor);
+      if (peft->set & HR_PEFT_DECOMPOSE_FACTOR)
+        {
+          json_builder_set_member_name (builder, "decompose_factor");
+          json_builder_add_int_value (builder, peft->decompose_factor);
+        }
+      if (peft->set & HR_PEFT_DECOMPOSE_BOTH)
+        add_bool (builder, "decompose_both", peft->decompose_both);
+      if (peft->set & HR_PEFT_INIT_R)
+        add_uint (builder, "init_r", peft->init_r);
+      json_builder_end_object (builder);
+    }
+}
+
 static void
 add_stack_keys (JsonBuilder      *builder,
                 const HrScenario *self)
@@ -1741,119 +1960,9 @@ add_stack_keys (JsonBuilder      *builder,
     add_enum (builder, "optimizer_state_dtype", hr_state_dtype_names,
               self->optimizer_state_dtype);
 
-  /* keys the reader refuses out of their context are left out, so that a
-   * file written after the window changed the context reads back */
-  if (self->has_deepspeed && (self->sharding == HR_SHARDING_ZERO1 ||
-                              self->sharding == HR_SHARDING_ZERO2 ||
-                              self->sharding == HR_SHARDING_ZERO3))
-    {
-      const HrDeepSpeed *ds = &self->deepspeed;
-
-      json_builder_set_member_name (builder, "deepspeed");
-      json_builder_begin_object (builder);
-      if (ds->set & HR_DS_MAX_LIVE_PARAMETERS)
-        add_uint (builder, "stage3_max_live_parameters", ds->max_live_parameters);
-      if (ds->set & HR_DS_PREFETCH_BUCKET_SIZE)
-        add_uint (builder, "stage3_prefetch_bucket_size", ds->prefetch_bucket_size);
-      if (ds->set & HR_DS_PARAM_PERSISTENCE)
-        add_uint (builder, "stage3_param_persistence_threshold", ds->param_persistence_threshold);
-      if (ds->set & HR_DS_REDUCE_BUCKET_SIZE)
-        add_uint (builder, "reduce_bucket_size", ds->reduce_bucket_size);
-      if (ds->set & HR_DS_ALLGATHER_BUCKET_SIZE)
-        add_uint (builder, "allgather_bucket_size", ds->allgather_bucket_size);
-      if (ds->set & HR_DS_MAX_REUSE_DISTANCE)
-        add_uint (builder, "stage3_max_reuse_distance", ds->max_reuse_distance);
-      if (ds->set & HR_DS_SUB_GROUP_SIZE)
-        add_uint (builder, "sub_group_size", ds->sub_group_size);
-      if ((ds->set & HR_DS_OFFLOAD_PARAM) && self->sharding == HR_SHARDING_ZERO3)
-        add_enum (builder, "offload_param", hr_offload_device_names, ds->offload_param);
-      if (ds->set & HR_DS_OFFLOAD_OPTIMIZER)
-        add_enum (builder, "offload_optimizer", hr_offload_device_names, ds->offload_optimizer);
-      if (ds->set & HR_DS_OVERLAP_COMM)
-        add_bool (builder, "overlap_comm", ds->overlap_comm);
-      if (ds->set & HR_DS_CONTIGUOUS_GRADIENTS)
-        add_bool (builder, "contiguous_gradients", ds->contiguous_gradients);
-      json_builder_end_object (builder);
-    }
-
-  if (self->tensor_parallel > 1)
-    add_uint (builder, "tensor_parallel", self->tensor_parallel);
-  if (self->sequence_parallel)
-    add_bool (builder, "sequence_parallel", TRUE);
-  if (self->pipeline_parallel > 1)
-    add_uint (builder, "pipeline_parallel", self->pipeline_parallel);
-  if (self->pipeline_schedule != HR_PIPELINE_1F1B)
-    add_enum (builder, "pipeline_schedule", hr_pipeline_schedule_names,
-              self->pipeline_schedule);
-  if (self->virtual_stages_set && self->pipeline_schedule == HR_PIPELINE_INTERLEAVED)
-    add_uint (builder, "virtual_stages", self->virtual_stages);
-  if (self->context_parallel > 1)
-    add_uint (builder, "context_parallel", self->context_parallel);
-  if (self->expert_parallel > 1 && moe_component (self) != NULL)
-    add_uint (builder, "expert_parallel", self->expert_parallel);
-  if (self->capacity_factor_set && moe_component (self) != NULL)
-    {
-      json_builder_set_member_name (builder, "capacity_factor");
-      json_builder_add_double_value (builder, self->capacity_factor);
-    }
-  if (self->task == HR_TASK_INFERENCE)
-    {
-      if (self->engine_set)
-        add_enum (builder, "engine", hr_engine_names, self->engine);
-      if (self->gpu_memory_utilization_set && self->engine == HR_ENGINE_VLLM)
-        {
-          json_builder_set_member_name (builder, "gpu_memory_utilization");
-          json_builder_add_double_value (builder, self->gpu_memory_utilization);
-        }
-      if (self->mem_fraction_static_set && self->engine == HR_ENGINE_SGLANG)
-        {
-          json_builder_set_member_name (builder, "mem_fraction_static");
-          json_builder_add_double_value (builder, self->mem_fraction_static);
-        }
-      if (self->engine == HR_ENGINE_VLLM || self->engine == HR_ENGINE_SGLANG)
-        {
-          if (self->max_num_seqs_set)
-            add_uint (builder, "max_num_seqs", self->max_num_seqs);
-          if (self->enforce_eager)
-            add_bool (builder, "enforce_eager", TRUE);
-          if (self->block_size_set)
-            add_uint (builder, "block_size", self->block_size);
-        }
-      if (self->ct2_compute_type_set && self->engine == HR_ENGINE_CTRANSLATE2)
-        add_enum (builder, "compute_type", hr_ct2_compute_type_names, self->ct2_compute_type);
-      if (self->beams > 0)
-        add_uint (builder, "beams", self->beams);
-      if (self->gpu_layers_set && self->engine == HR_ENGINE_LLAMACPP)
-        add_uint (builder, "gpu_layers", self->gpu_layers);
-    }
-
-  if (self->has_peft)
-    {
-      const HrPeft *peft = &self->peft;
-
-      json_builder_set_member_name (builder, "peft");
-      json_builder_begin_object (builder);
-      if (peft->set & HR_PEFT_NUM_VIRTUAL_TOKENS)
-        add_uint (builder, "num_virtual_tokens", peft->num_virtual_tokens);
-      if (peft->set & HR_PEFT_PREFIX_PROJECTION)
-        add_bool (builder, "prefix_projection", peft->prefix_projection);
-      if (peft->set & HR_PEFT_ENCODER_HIDDEN_SIZE)
-        add_uint (builder, "encoder_hidden_size", peft->encoder_hidden_size);
-      if (peft->set & HR_PEFT_BLOCK_SIZE)
-        add_uint (builder, "block_size", peft->block_size);
-      if (peft->set & HR_PEFT_N_BUTTERFLY_FACTOR)
-        add_uint (builder, "n_butterfly_factor", peft->n_butterfly_factor);
-      if (peft->set & HR_PEFT_DECOMPOSE_FACTOR)
-        {
-          json_builder_set_member_name (builder, "decompose_factor");
-          json_builder_add_int_value (builder, peft->decompose_factor);
-        }
-      if (peft->set & HR_PEFT_DECOMPOSE_BOTH)
-        add_bool (builder, "decompose_both", peft->decompose_both);
-      if (peft->set & HR_PEFT_INIT_R)
-        add_uint (builder, "init_r", peft->init_r);
-      json_builder_end_object (builder);
-    }
+  add_deepspeed_keys (builder, self);
+  add_parallel_and_serving_keys (builder, self);
+  add_peft_keys (builder, self);
 }
 
 JsonNode *
@@ -1955,7 +2064,9 @@ hr_scenario_to_json (const HrScenario *self)
       json_builder_set_member_name (builder, "context_len");
       json_builder_add_int_value (builder, self->context_len);
     }
-  if (self->task == HR_TASK_INFERENCE)
+  /* CTranslate2's cache type is its compute_type's (written above), and a
+   * float32 one has no kv_dtype name: writing it would say fp16 */
+  if (self->task == HR_TASK_INFERENCE && self->engine != HR_ENGINE_CTRANSLATE2)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
   if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
       self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||

@@ -2645,24 +2645,11 @@ time_embedding (Walk  *W,
   block_end (W);
 }
 
+/* conv_in, after a ControlNet's conditioning embedding where there is one. */
 static void
-unet (Walk *W)
+unet_conv_in (Walk *W)
 {
   const HrArch *a = W->a;
-  guint n = a->n_stages;
-  guint temb = TIME_EMBED_CHANNELS_PER_BLOCK * a->widths[0];
-  T ctx = { a->cross_attention_dim, 1, a->text_tokens, W->r->e, 0, FALSE };
-  g_autoptr(GArray) skips = g_array_new (FALSE, FALSE, sizeof (T));
-  gboolean frozen_front = a->controlnet_residuals && !W->r->trainable;
-  gboolean grad = W->r->grad && !frozen_front;
-
-  fresh (W, &ctx);
-  W->x.grad = FALSE;
-  W->lora_here = W->r->lora_rank > 0;
-  if (!grad)
-    W->train = FALSE;
-
-  time_embedding (W, temb);
 
   if (a->controlnet)
     {
@@ -2701,8 +2688,17 @@ unet (Walk *W)
       W->x = conv (W, &W->x, a->widths[0], 3, 1, 1, 1, TRUE);
       block_end (W);
     }
-  g_array_append_val (skips, W->x);
-  hold (W, &W->x);
+}
+
+/* The down blocks, each output kept in skips for the up path. */
+static void
+unet_down (Walk    *W,
+           T       *ctx,
+           GArray  *skips,
+           guint    temb)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
 
   for (guint i = 0; i < n; i++)
     {
@@ -2715,7 +2711,7 @@ unet (Walk *W)
             {
               g_autofree char *name = g_strdup_printf ("down_blocks.%u.attentions.%u", i, j);
 
-              transformer2d (W, &ctx, a->transformer_layers[i], level_heads (a, i), name);
+              transformer2d (W, ctx, a->transformer_layers[i], level_heads (a, i), name);
             }
           g_array_append_val (skips, W->x);
           hold (W, &W->x);
@@ -2729,6 +2725,78 @@ unet (Walk *W)
           hold (W, &W->x);
         }
     }
+}
+
+/* The up blocks, each taking its skip back. */
+static void
+unet_up (Walk    *W,
+         T       *ctx,
+         GArray  *skips,
+         guint    temb)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+
+  for (guint level = n; level-- > 0;)
+    {
+      guint up = n - 1 - level;
+
+      for (guint j = 0; j < a->layers_per_block + 1; j++)
+        {
+          T parts[2];
+
+          parts[0] = W->x;
+          parts[1] = g_array_index (skips, T, skips->len - 1);
+          g_array_set_size (skips, skips->len - 1);
+          release (W, &parts[1]);
+          block_begin (W, TRUE, "up_blocks.%u.resnets.%u", up, j);
+          W->x = cat (W, parts, 2);
+          resnet2d (W, a->widths[level], temb);
+          block_end (W);
+          if (a->transformer_layers[level] > 0)
+            {
+              g_autofree char *name = g_strdup_printf ("up_blocks.%u.attentions.%u", up, j);
+
+              transformer2d (W, ctx, a->transformer_layers[level], level_heads (a, level),
+                             name);
+            }
+        }
+      if (level > 0)
+        {
+          T big;
+
+          block_begin (W, FALSE, "up_blocks.%u.upsamplers", up);
+          big = resize (W, &W->x, W->x.h * 2, W->x.w * 2);
+          W->x = conv (W, &big, a->widths[level], 3, 1, 1, 1, TRUE);
+          block_end (W);
+        }
+    }
+}
+
+static void
+unet (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages;
+  guint temb = TIME_EMBED_CHANNELS_PER_BLOCK * a->widths[0];
+  T ctx = { a->cross_attention_dim, 1, a->text_tokens, W->r->e, 0, FALSE };
+  g_autoptr(GArray) skips = g_array_new (FALSE, FALSE, sizeof (T));
+  gboolean frozen_front = a->controlnet_residuals && !W->r->trainable;
+  gboolean grad = W->r->grad && !frozen_front;
+
+  fresh (W, &ctx);
+  W->x.grad = FALSE;
+  W->lora_here = W->r->lora_rank > 0;
+  if (!grad)
+    W->train = FALSE;
+
+  time_embedding (W, temb);
+
+  unet_conv_in (W);
+  g_array_append_val (skips, W->x);
+  hold (W, &W->x);
+
+  unet_down (W, &ctx, skips, temb);
 
   block_begin (W, TRUE, "mid_block.resnets.0");
   resnet2d (W, a->widths[n - 1], temb);
@@ -2770,40 +2838,7 @@ unet (Walk *W)
         }
     }
 
-  for (guint level = n; level-- > 0;)
-    {
-      guint up = n - 1 - level;
-
-      for (guint j = 0; j < a->layers_per_block + 1; j++)
-        {
-          T parts[2];
-
-          parts[0] = W->x;
-          parts[1] = g_array_index (skips, T, skips->len - 1);
-          g_array_set_size (skips, skips->len - 1);
-          release (W, &parts[1]);
-          block_begin (W, TRUE, "up_blocks.%u.resnets.%u", up, j);
-          W->x = cat (W, parts, 2);
-          resnet2d (W, a->widths[level], temb);
-          block_end (W);
-          if (a->transformer_layers[level] > 0)
-            {
-              g_autofree char *name = g_strdup_printf ("up_blocks.%u.attentions.%u", up, j);
-
-              transformer2d (W, &ctx, a->transformer_layers[level], level_heads (a, level),
-                             name);
-            }
-        }
-      if (level > 0)
-        {
-          T big;
-
-          block_begin (W, FALSE, "up_blocks.%u.upsamplers", up);
-          big = resize (W, &W->x, W->x.h * 2, W->x.w * 2);
-          W->x = conv (W, &big, a->widths[level], 3, 1, 1, 1, TRUE);
-          block_end (W);
-        }
-    }
+  unet_up (W, &ctx, skips, temb);
 
   block_begin (W, FALSE, "conv_out");
   norm (W, &W->x);
@@ -3326,6 +3361,168 @@ hr_arch_encode_frames (const HrArch    *arch,
   return chunk + frames % chunk;
 }
 
+/* A VAE: the encoder (what training runs, under no_grad) and the decoder
+ * (what generation runs), each from its own input; forward_peak is the
+ * larger, decode_peak the decoder's. */
+static void
+walk_vae (Walk *W)
+{
+  const HrArch *arch = W->a;
+  const HrArchRun *run = W->r;
+  HrArchResult *res = W->res;
+  double encode_peak;
+  T latent;
+
+  if (arch->temporal_compression > 1)
+    vae3d_encoder (W, hr_arch_encode_frames (arch, run));
+  else
+    vae_encoder (W);
+  encode_peak = res->forward_peak;
+  latent = (T) { arch->out_channels, W->x.h, W->x.w, run->e, 0, FALSE };
+  fresh (W, &latent);
+  W->x = latent;
+  W->held = 0;
+  res->forward_peak = 0;
+  /* a video VAE's decoder convolutions are causal 3D ones that keep
+   * the last frames of their input for the next chunk */
+  W->cache_convs = arch->temporal_compression > 1;
+  if (arch->wan_decoder)
+    wan_decoder (W);
+  else
+    vae_decoder (W);
+  W->cache_convs = FALSE;
+  res->decode_peak = res->forward_peak;
+  res->encode_peak = encode_peak;
+  res->forward_peak = MAX (encode_peak, res->decode_peak);
+}
+
+/* The network up to its head. */
+static void
+walk_backbone (Walk *W,
+               T     c[4])
+{
+  const HrArch *arch = W->a;
+
+  switch (arch->type)
+    {
+    case HR_ARCH_RESNET:
+      resnet_backbone (W, c);
+      break;
+    case HR_ARCH_CONVNEXT:
+      convnext (W);
+      break;
+    case HR_ARCH_EFFICIENTNET:
+      efficientnet (W);
+      break;
+    case HR_ARCH_REGNET:
+      regnet (W);
+      break;
+    case HR_ARCH_MOBILENET_V2:
+      mobilenet_v2 (W);
+      break;
+    case HR_ARCH_MOBILENET_V3_LARGE:
+    case HR_ARCH_MOBILENET_V3_SMALL:
+      mobilenet_v3 (W);
+      break;
+    case HR_ARCH_R3D:
+    case HR_ARCH_MC3:
+    case HR_ARCH_R2PLUS1D:
+      video_resnet (W);
+      break;
+    case HR_ARCH_MIT:
+      mit (W, c);
+      break;
+    case HR_ARCH_DREAMER:
+      dreamer_encoder (W);
+      dreamer_decoder (W);
+      break;
+    case HR_ARCH_UNET:
+      unet (W);
+      break;
+    case HR_ARCH_VAE:
+      walk_vae (W);
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+}
+
+/* The head on the backbone's features, and an auxiliary head. */
+static void
+walk_head (Walk *W,
+           T     c[4],
+           T     p[8])
+{
+  const HrArch *arch = W->a;
+
+  switch (arch->head)
+    {
+    case HR_ARCH_HEAD_NONE:
+      break;
+    case HR_ARCH_HEAD_CLASSIFIER:
+      if (arch->type == HR_ARCH_RESNET)
+        classifier (W, W->classes);
+      break;
+    case HR_ARCH_HEAD_FASTER_RCNN:
+    case HR_ARCH_HEAD_MASK_RCNN:
+      {
+        guint n = fpn (W, c, 0, 0, p);
+
+        rpn_head (W, p, n);
+        roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
+      }
+      break;
+    case HR_ARCH_HEAD_RPN:
+      rpn_head (W, p, fpn (W, c, 0, 0, p));
+      break;
+    case HR_ARCH_HEAD_KEYPOINT_RCNN:
+      rpn_head (W, p, fpn (W, c, 0, 0, p));
+      roi_heads (W, FALSE);
+      keypoint_head (W);
+      break;
+    case HR_ARCH_HEAD_RETINANET:
+      dense_head (W, p, fpn (W, c, 1, 1, p), FALSE);
+      break;
+    case HR_ARCH_HEAD_FCOS:
+      dense_head (W, p, fpn (W, c, 1, 2, p), TRUE);
+      break;
+    case HR_ARCH_HEAD_DETR:
+      block_begin (W, FALSE, "input_proj");
+      W->x = conv (W, &c[3], arch->head_channels > 0 ? arch->head_channels : 256, 1, 1, 1, 1,
+                  TRUE);
+      block_end (W);
+      break;
+    case HR_ARCH_HEAD_PSP:
+      psp_head (W, c, arch->head_channels > 0 ? arch->head_channels : 512);
+      break;
+    case HR_ARCH_HEAD_ASPP:
+      aspp_head (W, c);
+      break;
+    case HR_ARCH_HEAD_UPER:
+      uper_head (W, c, arch->head_channels > 0 ? arch->head_channels : 512);
+      break;
+    case HR_ARCH_HEAD_SEGFORMER:
+      segformer_head (W, c, arch->head_channels > 0 ? arch->head_channels : 256);
+      break;
+    case HR_ARCH_HEAD_FCN:
+      tv_fcn_head (W, &c[3], "decode head (FCN)");
+      break;
+    case HR_ARCH_HEAD_DEEPLABV3:
+      tv_deeplabv3_head (W, c);
+      break;
+    case HR_ARCH_HEAD_LRASPP:
+      /* walked with its backbone (mobilenet_v3) */
+      break;
+    default:
+      g_assert_not_reached ();
+    }
+
+  if (arch->aux_head && (arch->head == HR_ARCH_HEAD_FCN || arch->head == HR_ARCH_HEAD_DEEPLABV3))
+    tv_fcn_head (W, &c[2], "auxiliary head (FCN)");
+  else if (arch->aux_head)
+    aux_fcn (W, &c[2], (arch->head_channels > 0 ? arch->head_channels : 512) / 2);
+}
+
 HrArchResult *
 hr_arch_walk (const HrArch    *arch,
               const HrArchRun *run)
@@ -3379,143 +3576,8 @@ hr_arch_walk (const HrArch    *arch,
     }
   fresh (&W, &W.x);
 
-  switch (arch->type)
-    {
-    case HR_ARCH_RESNET:
-      resnet_backbone (&W, c);
-      break;
-    case HR_ARCH_CONVNEXT:
-      convnext (&W);
-      break;
-    case HR_ARCH_EFFICIENTNET:
-      efficientnet (&W);
-      break;
-    case HR_ARCH_REGNET:
-      regnet (&W);
-      break;
-    case HR_ARCH_MOBILENET_V2:
-      mobilenet_v2 (&W);
-      break;
-    case HR_ARCH_MOBILENET_V3_LARGE:
-    case HR_ARCH_MOBILENET_V3_SMALL:
-      mobilenet_v3 (&W);
-      break;
-    case HR_ARCH_R3D:
-    case HR_ARCH_MC3:
-    case HR_ARCH_R2PLUS1D:
-      video_resnet (&W);
-      break;
-    case HR_ARCH_MIT:
-      mit (&W, c);
-      break;
-    case HR_ARCH_DREAMER:
-      dreamer_encoder (&W);
-      dreamer_decoder (&W);
-      break;
-    case HR_ARCH_UNET:
-      unet (&W);
-      break;
-    case HR_ARCH_VAE:
-      {
-        /* the encoder (what training runs, under no_grad) and the decoder
-         * (what generation runs), each from its own input; forward_peak is
-         * the larger, decode_peak the decoder's */
-        double encode_peak;
-        T latent;
-
-        if (arch->temporal_compression > 1)
-          vae3d_encoder (&W, hr_arch_encode_frames (arch, run));
-        else
-          vae_encoder (&W);
-        encode_peak = res->forward_peak;
-        latent = (T) { arch->out_channels, W.x.h, W.x.w, run->e, 0, FALSE };
-        fresh (&W, &latent);
-        W.x = latent;
-        W.held = 0;
-        res->forward_peak = 0;
-        /* a video VAE's decoder convolutions are causal 3D ones that keep
-         * the last frames of their input for the next chunk */
-        W.cache_convs = arch->temporal_compression > 1;
-        if (arch->wan_decoder)
-          wan_decoder (&W);
-        else
-          vae_decoder (&W);
-        W.cache_convs = FALSE;
-        res->decode_peak = res->forward_peak;
-        res->encode_peak = encode_peak;
-        res->forward_peak = MAX (encode_peak, res->decode_peak);
-      }
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-
-  switch (arch->head)
-    {
-    case HR_ARCH_HEAD_NONE:
-      break;
-    case HR_ARCH_HEAD_CLASSIFIER:
-      if (arch->type == HR_ARCH_RESNET)
-        classifier (&W, W.classes);
-      break;
-    case HR_ARCH_HEAD_FASTER_RCNN:
-    case HR_ARCH_HEAD_MASK_RCNN:
-      {
-        guint n = fpn (&W, c, 0, 0, p);
-
-        rpn_head (&W, p, n);
-        roi_heads (&W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
-      }
-      break;
-    case HR_ARCH_HEAD_RPN:
-      rpn_head (&W, p, fpn (&W, c, 0, 0, p));
-      break;
-    case HR_ARCH_HEAD_KEYPOINT_RCNN:
-      rpn_head (&W, p, fpn (&W, c, 0, 0, p));
-      roi_heads (&W, FALSE);
-      keypoint_head (&W);
-      break;
-    case HR_ARCH_HEAD_RETINANET:
-      dense_head (&W, p, fpn (&W, c, 1, 1, p), FALSE);
-      break;
-    case HR_ARCH_HEAD_FCOS:
-      dense_head (&W, p, fpn (&W, c, 1, 2, p), TRUE);
-      break;
-    case HR_ARCH_HEAD_DETR:
-      block_begin (&W, FALSE, "input_proj");
-      W.x = conv (&W, &c[3], arch->head_channels > 0 ? arch->head_channels : 256, 1, 1, 1, 1,
-                  TRUE);
-      block_end (&W);
-      break;
-    case HR_ARCH_HEAD_PSP:
-      psp_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 512);
-      break;
-    case HR_ARCH_HEAD_ASPP:
-      aspp_head (&W, c);
-      break;
-    case HR_ARCH_HEAD_UPER:
-      uper_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 512);
-      break;
-    case HR_ARCH_HEAD_SEGFORMER:
-      segformer_head (&W, c, arch->head_channels > 0 ? arch->head_channels : 256);
-      break;
-    case HR_ARCH_HEAD_FCN:
-      tv_fcn_head (&W, &c[3], "decode head (FCN)");
-      break;
-    case HR_ARCH_HEAD_DEEPLABV3:
-      tv_deeplabv3_head (&W, c);
-      break;
-    case HR_ARCH_HEAD_LRASPP:
-      /* walked with its backbone (mobilenet_v3) */
-      break;
-    default:
-      g_assert_not_reached ();
-    }
-
-  if (arch->aux_head && (arch->head == HR_ARCH_HEAD_FCN || arch->head == HR_ARCH_HEAD_DEEPLABV3))
-    tv_fcn_head (&W, &c[2], "auxiliary head (FCN)");
-  else if (arch->aux_head)
-    aux_fcn (&W, &c[2], (arch->head_channels > 0 ? arch->head_channels : 512) / 2);
+  walk_backbone (&W, c);
+  walk_head (&W, c, p);
 
   if (res->output == 0)
     res->output = tbytes (&W.x);
