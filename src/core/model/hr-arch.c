@@ -994,17 +994,19 @@ conv_bn_act (Walk     *W,
 
 /* Before PyTorch 1.11 the backward formulas of softmax and log_softmax
  * named their input as well as their result, so autograd saved both
- * (pytorch/pytorch tools/autograd/derivatives.yaml until PR #65242,
- * 2021-09: "_log_softmax: self: _log_softmax_backward_data(grad, result,
- * dim, self)", and _softmax alike; issue #64000: "we retain reference to
- * self and use more memory than needed"; the schema
+ * (pytorch/pytorch tools/autograd/derivatives.yaml before PR #65242,
+ * "Avoid saving self for softmax and log_softmax", opened 2021-09-17:
+ * "_log_softmax: self: _log_softmax_backward_data(grad, result, dim,
+ * self)", and _softmax alike; issue #64000: "we retain reference to self
+ * and use more memory than needed"; the schema
  * "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim,
  * Tensor self)").  From 1.11 the formula takes self's dtype only
  * (transformers src/transformers/pytorch_utils.py softmax_backward_data
  * passes self while is_torch_less_than_1_11, its dtype after).  @bytes:
  * the input's, of which @scores are attention scores.  Under autocast
- * the input is the fp32 copy autocast made for the op (softmax and
- * log_softmax are on its fp32 list), a tensor of its own. */
+ * an attention's softmax reads the fp32 copy autocast made of the
+ * scores (softmax and log_softmax are on its fp32 list), a tensor of its
+ * own; a loss reads its fp32 logits. */
 static void
 softmax_input_saved (Walk   *W,
                      double  bytes,
