@@ -659,7 +659,8 @@ test_pytorch_version (void)
   expect_error (HEAD "  \"pytorch_version\": \"latest\"\n}", 4, 22, "MAJOR.MINOR");
   expect_error (HEAD "  \"pytorch_version\": \"1\"\n}", 4, 22, "pytorch_version");
   expect_error (HEAD "  \"pytorch_version\": \"1.5.x\"\n}", 4, 22, "pytorch_version");
-  expect_error (HEAD "  \"pytorch_version\": 1.5\n}", 4, 22, "pytorch_version");
+  expect_error (HEAD "  \"pytorch_version\": 1.5\n}", 4, 22, "written as a string");
+  expect_error (HEAD "  \"pytorch_version\": true\n}", 4, 22, "pytorch_version");
 }
 
 static void

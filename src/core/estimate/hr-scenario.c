@@ -1372,6 +1372,16 @@ read_pytorch_version (HrScenario *self,
 
   if (!hr_reader_has (reader, "pytorch_version"))
     return TRUE;
+  {
+    JsonNode *node = hr_reader_get_node (reader, "pytorch_version");
+
+    /* 1.10 as a number reads as 1.1 */
+    if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) != G_TYPE_STRING &&
+        json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+      return hr_reader_fail (reader, "pytorch_version",
+                             _("\"pytorch_version\" is written as a string, such as \"1.5\" "
+                               "(as a number 1.10 would read as 1.1)"));
+  }
   if (!hr_reader_string (reader, "pytorch_version", FALSE, &text))
     return FALSE;
   parts = g_strsplit (text, ".", -1);
