@@ -1184,6 +1184,24 @@ DET_COMMON = ("configs/_base_: batch 2 images per GPU on 8 V100, Resize to (1333
 SEG_COMMON = ("mmsegmentation configs/_base_: ResNetV1c backbone (deep stem) with dilation (D8: output stride 8), "
               "SyncBN trained, auxiliary FCN head on stage 3, SGD momentum 0.9, fp32 unless 'amp' in the name; "
               "random crop of the stated size, so every sample is exactly the crop")
+# The PyTorch of the segmentation zoo's runs.  PyTorch before 1.11 saved
+# softmax's and log_softmax's input beside their result (pytorch/pytorch
+# issue #64000, PR #65242; transformers pytorch_utils.softmax_backward_data
+# passes the input when is_torch_less_than_1_11), which the loss's logits
+# at the crop's size and MiT's attention scores make large here.
+SEG_TORCH = {
+    "pspnet": ("1.5", "pytorch_version 1.5: mmsegmentation docs/model_zoo.md @04c5547c 'Software environment: "
+                      "Python 3.7, PyTorch 1.5, CUDA 10.1, CUDNN 7.6.03' (the zoo's benchmark environment; its "
+                      "memory is max_memory_allocated 'with torch.backends.cudnn.benchmark=False', same file)"),
+    "deeplabv3plus": ("1.5", "pytorch_version 1.5: mmsegmentation docs/model_zoo.md @04c5547c 'Software "
+                             "environment: Python 3.7, PyTorch 1.5, CUDA 10.1, CUDNN 7.6.03' (the zoo's benchmark "
+                             "environment; its memory is max_memory_allocated 'with torch.backends.cudnn.benchmark="
+                             "False', same file)"),
+    "segformer": ("1.10", "pytorch_version 1.10, assumed: the run's PyTorch is not published; its checkpoint is "
+                          "dated 2021-07-26 (ADE20K) or 2021-12-06/08 (Cityscapes) in configs/segformer/README.md "
+                          "@02e04cc2, before PyTorch 1.11 (2022-03-10), so at most 1.10; any release before 1.11 "
+                          "saves the same"),
+}
 DET_IDS_NOTE = ("model ids here are the catalog ids the vision families are expected to use; rows fail with "
                 "'unknown model' until the catalog has them")
 
@@ -1248,6 +1266,9 @@ def vision_rows():
         if "ade20k" in cfg:
             # the ADE20K configs set num_classes=150 in the decode and auxiliary heads
             s["num_classes"] = 150
+        # the PyTorch the runs used, where its autograd saved more than a
+        # current one (SCENARIO.md pytorch_version)
+        s["pytorch_version"] = SEG_TORCH[coll][0]
         notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
                                                                       "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
                  SEG_COMMON if coll != "segformer" else
@@ -1258,6 +1279,7 @@ def vision_rows():
         if "ade20k" in cfg:
             notes.append("ADE20K: 150 classes (num_classes=150 in both heads of the config), the scenario key "
                          "num_classes")
+        notes.append(SEG_TORCH[coll][1])
         add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
             f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
             notes)
