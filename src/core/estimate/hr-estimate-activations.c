@@ -461,7 +461,7 @@ hr_plan_setup_regime (HrPlan *self,
    * with V saves.  transformers models/bert/modeling_bert.py @004ad5f
    * (BertSelfAttention: softmax, dropout, matmul). */
   upcast = r->e < 4.0 &&
-           (g_strcmp0 (s->model->family, "llm") == 0 ||
+           (hr_model_is_language_model (s->model) ||
             c->attention_variant == HR_ATTENTION_VARIANT_T5 || hr_compute_is_mixed (s->compute));
   if (upcast)
     r->score_bytes = 4.0 + r->e + (c->dropout ? 1.0 : 0.0);

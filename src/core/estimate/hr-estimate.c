@@ -215,6 +215,19 @@ part_tokens (HrPlan            *self,
                                     self->frames);
 }
 
+/* A vision-language model's LoRA adapts its language model only: the
+ * fine-tuning scripts name the language model's modules (QwenLM/Qwen-VL
+ * finetune.py @aa00ed0: c_attn, attn.c_proj, w1, w2; haotian-liu/LLaVA
+ * llava/train/train.py find_all_linear_names skips every module under
+ * mm_projector, vision_tower and vision_resampler), so the tower the
+ * catalog marks frozen gets no adapters. */
+static gboolean
+vlm_frozen_tower (const HrScenario  *s,
+                  const HrComponent *c)
+{
+  return g_strcmp0 (s->model->family, "vlm") == 0 && !c->trainable;
+}
+
 static void
 setup_parts (HrPlan *self)
 {
@@ -260,7 +273,7 @@ setup_parts (HrPlan *self)
                * adapters on their attention layers too; without the shapes
                * to count them, 1% of the part's parameters stands in
                * (SD 1.5 LoRAs of rank 32 are 20-40M parameters, 2-5%). */
-              if (c->kind == HR_COMPONENT_TRANSFORMER)
+              if (c->kind == HR_COMPONENT_TRANSFORMER && !vlm_frozen_tower (s, c))
                 hr_plan_setup_adapters (self, &part);
               else if (c->arch != NULL)
                 part.adapters = hr_plan_arch_lora_params (self, c);
@@ -329,7 +342,7 @@ setup_parts (HrPlan *self)
        * fine-tuned with a task head. */
       if (p->c->kind == HR_COMPONENT_TRANSFORMER && p->c->vocab > 0 && !logits_taken &&
           self->stage != HR_STAGE_FIRST &&
-          (g_strcmp0 (s->model->family, "llm") == 0 ||
+          (hr_model_is_language_model (s->model) ||
            (g_strcmp0 (s->model->family, "encoder") == 0 && s->task == HR_TASK_TRAIN)))
         {
           p->logits = TRUE;
@@ -613,6 +626,7 @@ compute (HrPlan     *self,
   hr_plan_add_optimizer (self, &acc);
   hr_plan_add_ema (self, &acc);
   hr_plan_add_activations (self, &acc, micro_batch);
+  hr_plan_add_gptq_backward (self, &acc);
   if (self->training)
     hr_plan_add_context_parallel (self, &acc, micro_batch);
   hr_plan_add_deferred_gradients (self, &acc);

@@ -168,6 +168,15 @@ typedef enum {
   HR_OPTIMIZER_IMPL_FOR_LOOP,
 } HrOptimizerImpl;
 
+/* Which library quantised the 4- and 8-bit weights: bitsandbytes at load
+ * time, or a checkpoint quantised ahead by GPTQ (AutoGPTQ, GPTQModel) or
+ * AWQ (AutoAWQ), whose layouts and kernels differ. */
+typedef enum {
+  HR_QUANT_METHOD_BITSANDBYTES,
+  HR_QUANT_METHOD_GPTQ,
+  HR_QUANT_METHOD_AWQ,
+} HrQuantMethod;
+
 /* The training or serving code that runs the scenario. */
 typedef enum {
   HR_STACK_TRANSFORMERS,
@@ -319,6 +328,7 @@ extern const HrEnumName hr_framework_names[];
 extern const HrEnumName hr_gpu_tier_names[];
 extern const HrEnumName hr_metric_names[];
 extern const HrEnumName hr_optimizer_impl_names[];
+extern const HrEnumName hr_quant_method_names[];
 extern const HrEnumName hr_causal_mask_names[];
 extern const HrEnumName hr_stack_names[];
 extern const HrEnumName hr_offload_device_names[];
@@ -393,6 +403,8 @@ char       *hr_enum_list_nicks  (const HrEnumName *names);
 double      hr_dtype_element_bytes    (HrDtype dtype);
 double      hr_dtype_bytes_per_param  (HrDtype  dtype,
                                        gboolean double_quant);
+/* The same for a GPTQ or AWQ checkpoint's packed layout (int4, int8). */
+double      hr_dtype_packed_bytes_per_param (HrDtype dtype);
 gboolean    hr_dtype_is_quantized     (HrDtype dtype);
 
 gboolean    hr_compute_is_mixed       (HrCompute compute);
