@@ -82,6 +82,7 @@ static const struct {
   { "segmentation", 5, N_("Detection and segmentation") },
   { "diffusion", 6, N_("Image diffusion") },
   { "video", 7, N_("Video diffusion") },
+  { "speech", 8, N_("Speech recognition") },
 };
 
 int
@@ -90,7 +91,7 @@ hr_family_order (const char *family)
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     if (g_strcmp0 (family, families[i].family) == 0)
       return families[i].order;
-  return 8;
+  return 9;
 }
 
 const char *

@@ -67,7 +67,7 @@ static const HrEnumName norm_names[] = {
 
 static const char * const families[] = {
   "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
-  "video", "other", NULL
+  "video", "speech", "other", NULL
 };
 
 #define SHAPE_KEYS \
@@ -82,7 +82,7 @@ static const char * const families[] = {
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
   "image_size", "micro_batch", "method", "compute", "components", "frames",
-  SHAPE_KEYS, NULL
+  "audio_seconds", SHAPE_KEYS, NULL
 };
 
 static const char * const shape_keys[] = { SHAPE_KEYS, NULL };
@@ -914,13 +914,14 @@ hr_model_from_json (HrJsonDoc   *doc,
       if (hint != NULL)
         hr_reader_fail (&reader, "family",
                         _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "detection, segmentation, diffusion, video, other, not \"%s\" (did "
-                          "you mean \"%s\"?)"),
+                          "detection, segmentation, diffusion, video, speech, other, not \"%s\" "
+                          "(did you mean \"%s\"?)"),
                         model->family, hint);
       else
         hr_reader_fail (&reader, "family",
                         _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "detection, segmentation, diffusion, video, other, not \"%s\""),
+                          "detection, segmentation, diffusion, video, speech, other, not "
+                          "\"%s\""),
                         model->family);
       goto out;
     }
@@ -941,6 +942,10 @@ hr_model_from_json (HrJsonDoc   *doc,
   if (!hr_reader_uint (&reader, "frames", FALSE, 1, 1 << 16, &v))
     goto out;
   model->frames = v;
+  /* speech models: the clip length a run defaults to */
+  if (!hr_reader_double (&reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
+                         &model->audio_seconds))
+    goto out;
   if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
                        &model->image_height))
     goto out;
