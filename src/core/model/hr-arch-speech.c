@@ -817,6 +817,30 @@ hr_arch_is_speech (const HrArch *arch)
   return arch->type == HR_ARCH_WAV2VEC2 || arch->type == HR_ARCH_CONFORMER;
 }
 
+guint64
+hr_arch_frozen_params (const HrArch *arch)
+{
+  guint dim[HR_ARCH_MAX_STAGES], kernel[HR_ARCH_MAX_STAGES], stride[HR_ARCH_MAX_STAGES];
+  guint64 n = 0;
+  guint in = 1, layers;
+
+  g_return_val_if_fail (arch != NULL, 0);
+
+  if (arch->type != HR_ARCH_WAV2VEC2 || !arch->freeze_feature_encoder)
+    return 0;
+  /* the feature encoder's convolutions and norms, as w2v_feature_encoder
+   * counts them */
+  layers = w2v_conv_layers (arch, dim, kernel, stride);
+  for (guint i = 0; i < layers; i++)
+    {
+      n += (guint64) in * dim[i] * kernel[i] + (arch->conv_bias ? dim[i] : 0);
+      if (arch->feat_extract_layer_norm || i == 0)
+        n += 2 * (guint64) dim[i];
+      in = dim[i];
+    }
+  return n;
+}
+
 guint
 hr_arch_speech_frames (const HrArch *arch,
                        guint         samples,

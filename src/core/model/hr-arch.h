@@ -329,6 +329,9 @@ guint         hr_arch_encode_frames (const HrArch    *arch,
  * run on for @samples samples at @sample_rate Hz, and the walk itself,
  * which fills @result as hr_arch_walk() does. */
 gboolean      hr_arch_is_speech    (const HrArch *arch);
+/* Parameters the architecture itself keeps frozen whatever the method
+ * (a wav2vec 2.0 fine-tune's feature encoder): 0 for most. */
+guint64       hr_arch_frozen_params (const HrArch *arch);
 /* Reads the speech keys of an "arch" object into @arch (hr_arch_read) */
 gboolean      hr_arch_read_speech  (HrReader     *reader,
                                     HrArch       *arch);
