@@ -15,8 +15,13 @@ Your model comes from the same Python file headroom_probe_torch.py reads:
     def loss(model, batch):            # optional; default: model(batch),
                                        # its .loss, [0], or .float().mean()
 
-Here `seq_len` is each of --sizes in turn: a sequence length, or an image's
-side for a vision model (make_batch decides what it means).
+Here `seq_len` is each of --sizes in turn: a sequence length, an image's
+side for a vision model, or the samples of an audio clip for a speech model
+(make_batch decides what it means; Headroom reads a speech model's size as
+samples at the scenario's sample_rate).  A speech batch is the waveforms,
+`torch.randn(batch_size, seq_len)` for 16 kHz wav2vec 2.0 or HuBERT, or the
+log-mel frames a Conformer is fed, `torch.randn(batch_size, seq_len // 160 + 1,
+80)`; its loss() computes the CTC loss, e.g. on `torch.randint` labels.
 
 Example:
 

@@ -66,6 +66,7 @@ static const struct {
   { "segmentation", 6, N_("Detection and segmentation") },
   { "diffusion", 7, N_("Image diffusion") },
   { "video", 8, N_("Video diffusion") },
+  { "speech", 9, N_("Speech recognition") },
 };
 
 int

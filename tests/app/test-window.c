@@ -156,6 +156,14 @@ test_settings_that_apply (void)
   /* A vision model reads the image size. */
   g_assert_true (hr_window_select_model (window, "vit-b-16"));
   g_assert_true (gtk_widget_get_visible (image));
+  g_assert_false (gtk_widget_get_visible (hr_test_setting_row (window, "audio_seconds")));
+
+  /* A speech model reads the clip's length and sample rate instead. */
+  g_assert_true (hr_window_select_model (window, "wav2vec2-base-960h"));
+  g_assert_false (gtk_widget_get_visible (image));
+  g_assert_true (gtk_widget_get_visible (hr_test_setting_row (window, "audio_seconds")));
+  g_assert_true (gtk_widget_get_visible (hr_test_setting_row (window, "sample_rate")));
+  g_assert_cmpfloat (hr_scenario_get_audio_seconds (hr_test_scenario (window)), ==, 20.0);
   gtk_window_destroy (GTK_WINDOW (window));
 }
 

@@ -616,6 +616,16 @@ test_bad_arch (void)
       "lists 3 stages" },
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"colour\": 1}", "colour" },
     { "{\"type\": \"regnet\"}", "regnet_depth" },
+    { "{\"type\": \"wav2vec2\", \"hidden_size\": 768}", "num_hidden_layers" },
+    { "{\"type\": \"wav2vec2\", \"hidden_size\": 768, \"num_hidden_layers\": 12, "
+      "\"num_attention_heads\": 12, \"intermediate_size\": 3072, "
+      "\"feat_extract_norm\": \"batch\"}", "\"group\" or \"layer\"" },
+    { "{\"type\": \"wav2vec2\", \"hidden_size\": 768, \"num_hidden_layers\": 12, "
+      "\"num_attention_heads\": 12, \"intermediate_size\": 3072, "
+      "\"conv_kernel\": [10, 3], \"conv_stride\": [5]}", "one number per convolution" },
+    { "{\"type\": \"conformer\", \"hidden_size\": 144, \"num_hidden_layers\": 16, "
+      "\"num_attention_heads\": 4, \"intermediate_size\": 576, "
+      "\"depthwise_kernel\": 32}", "must be odd" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -637,6 +647,66 @@ test_bad_arch (void)
       g_assert_nonnull (strstr (error->message, cases[i].message));
       hr_json_doc_free (doc);
     }
+}
+
+/* Speech encoders (hr-arch-speech.c): the parameters torchaudio 0.13.1
+ * counts for the catalog's models (wav2vec2_base(aux_num_out=32) and
+ * the others, the Conformers with their input Linear and a 1024-symbol
+ * CTC head), the frames the conv stack's strides give (320 samples a
+ * frame after the first 400: 49 for a second at 16 kHz, 749 for 15 s;
+ * torchaudio's ConvLayerBlock), and the frozen feature encoder keeping
+ * nothing of the waveform. */
+static void
+test_speech (void)
+{
+  static const struct {
+    const char *model;
+    guint64     params;
+  } known[] = {
+    { "wav2vec2-base-960h", 94395552 }, { "wav2vec2-large-960h", 315460768 },
+    { "wav2vec2-large-960h-lv60-self", 315470496 }, { "hubert-base-ls960", 94395552 },
+    { "hubert-large-ls960-ft", 315466912 }, { "conformer-ctc-s", 7966096 },
+    { "conformer-ctc-m", 24712448 }, { "conformer-ctc-l", 103718912 },
+  };
+  HrArchRun run = fp32_training (1, 1);
+  const HrArch *base = catalog_component ("wav2vec2-base-960h", 0)->arch;
+  const HrArch *conformer = catalog_component ("conformer-ctc-s", 0)->arch;
+  g_autoptr(HrArch) unfrozen = hr_arch_copy (base);
+  g_autoptr(HrArchResult) frozen_res = NULL;
+  g_autoptr(HrArchResult) unfrozen_res = NULL;
+
+  run.samples = 16000;
+  run.sample_rate = 16000;
+  for (guint i = 0; i < G_N_ELEMENTS (known); i++)
+    {
+      const HrComponent *c = catalog_component (known[i].model, 0);
+      g_autoptr(HrArchResult) res = NULL;
+
+      g_assert_nonnull (c->arch);
+      g_assert_true (hr_arch_is_speech (c->arch));
+      res = hr_arch_walk (c->arch, &run);
+      g_test_message ("%s: %" G_GUINT64_FORMAT, known[i].model, res->params);
+      g_assert_cmpuint (res->params, ==, known[i].params);
+      g_assert_cmpuint (res->params, ==, c->params);
+    }
+
+  g_assert_cmpuint (hr_arch_speech_frames (base, 16000, 16000), ==, 49);
+  g_assert_cmpuint (hr_arch_speech_frames (base, 240000, 16000), ==, 749);
+  g_assert_cmpuint (hr_arch_speech_frames (base, 8000, 16000), ==, 24);
+  /* 101 log-mel frames, 25 after the time reduction by 4 */
+  g_assert_cmpuint (hr_arch_speech_frames (conformer, 16000, 16000), ==, 25);
+
+  /* the trained feature encoder keeps the waveform (4 bytes a sample),
+   * the first convolution's output, GroupNorm's and GELU's inputs (512 x
+   * 3199 fp32 each) and more: the frozen one none of it */
+  unfrozen->freeze_feature_encoder = FALSE;
+  frozen_res = hr_arch_walk (base, &run);
+  unfrozen_res = hr_arch_walk (unfrozen, &run);
+  g_assert_cmpfloat (unfrozen_res->saved - frozen_res->saved, >, 16000 * 4.0 + 3 * 512 * 3199 * 4.0);
+  g_assert_cmpfloat (frozen_res->saved, >, 0);
+  /* the positional convolution's weight-normed weight, once per step:
+   * 768 x 48 x 128 fp32 and the 128 norms */
+  g_assert_cmpfloat (frozen_res->fixed_saved, ==, 768.0 * 48 * 128 * 4 + 128 * 4);
 }
 
 static const HrArchPeak *
@@ -1123,6 +1193,7 @@ main (int    argc,
   g_test_add_func ("/arch/video-vae-encoder", test_video_vae_encoder);
   g_test_add_func ("/arch/wan-decoder-cache", test_wan_decoder_cache);
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
+  g_test_add_func ("/arch/speech", test_speech);
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
   g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
   g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);

@@ -64,7 +64,7 @@ test_models (void)
   };
   static const char * const families[] = {
     "llm", "vlm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation",
-    "diffusion", "video", NULL
+    "diffusion", "video", "speech", NULL
   };
   static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b",
                               "llama-2-70b" };

@@ -432,6 +432,81 @@ def mmseg_segformer(catalog_id, widths, depths, heads, classes=19, sizes=(64, (1
             "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
 
 
+def ctc_loss(logits):
+    """CTC over @logits (batch, frames, vocab) as transformers' Wav2Vec2ForCTC
+    computes it: log_softmax in fp32, (frames, batch, vocab), every frame
+    valid, random labels at half the frame rate (the walk's label count)"""
+    log_probs = torch.nn.functional.log_softmax(logits, dim=-1, dtype=torch.float32).transpose(0, 1)
+    frames, b, vocab = log_probs.shape
+    labels = max(1, frames // 2)
+    targets = torch.randint(1, vocab, (b, labels))
+    return torch.nn.functional.ctc_loss(log_probs, targets, torch.full((b,), frames),
+                                        torch.full((b,), labels), blank=0, reduction="mean")
+
+
+def wav2vec2(factory, catalog_id, samples=(8000, 16000), batches=(1, 2, 3), layers=2):
+    """torchaudio's wav2vec 2.0 / HuBERT (torchaudio.models.@factory) with a
+    32-token CTC head (aux_num_out), the feature encoder frozen as
+    fine-tunes run it, on 16 kHz clips of @samples samples.  Built with
+    @layers transformer layers (None: all of the catalog's) and no layer
+    drop, so that every step runs them all: the walk counts every layer
+    (the peak step), and the per-layer count is what a short stack tests."""
+    import torchaudio
+
+    def build():
+        kw = {"encoder_layer_drop": 0.0, "aux_num_out": 32}
+        model = getattr(torchaudio.models, factory)(**kw)
+        if layers is not None:
+            model.encoder.transformer.layers = model.encoder.transformer.layers[:layers]
+        model.feature_extractor.requires_grad_(False)
+        return model
+
+    def batch(b, size):
+        return torch.randn(b, size)
+
+    def loss(model, data):
+        return ctc_loss(model(data)[0])
+    return {"id": catalog_id, "build": build, "batch": batch, "loss": loss,
+            "sizes": samples, "batches": batches, "speech": True,
+            "arch": {} if layers is None else {"num_hidden_layers": layers},
+            "scenario": {"sample_rate": 16000, "attention": "eager"}}
+
+
+def conformer(catalog_id, dim, heads, samples=(8000, 16000), batches=(1, 2, 3), layers=2):
+    """torchaudio's Conformer as its RNN-T recipe feeds it (80 log-mel bins
+    every 10 ms, _TimeReduction by 4, an input Linear), with a linear CTC
+    head over 1024 symbols, @layers layers of width @dim"""
+    import torchaudio
+    from torchaudio.models.rnnt import _TimeReduction
+
+    class ConformerCTC(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.time_reduction = _TimeReduction(4)
+            self.input_linear = torch.nn.Linear(80 * 4, dim)
+            self.conformer = torchaudio.models.Conformer(
+                input_dim=dim, num_heads=heads, ffn_dim=4 * dim, num_layers=layers,
+                depthwise_conv_kernel_size=31, dropout=0.1)
+            self.ctc = torch.nn.Linear(dim, 1024)
+
+        def forward(self, mels):
+            lengths = torch.full((mels.shape[0],), mels.shape[1])
+            x, lengths = self.time_reduction(mels, lengths)
+            x, _ = self.conformer(self.input_linear(x), lengths)
+            return self.ctc(x)
+
+    def batch(b, size):
+        # torchaudio.transforms.MelSpectrogram(hop_length=160, center=True)
+        return torch.randn(b, size // 160 + 1, 80)
+
+    def loss(model, data):
+        return ctc_loss(model(data))
+    return {"id": catalog_id, "build": ConformerCTC, "batch": batch, "loss": loss,
+            "sizes": samples, "batches": batches, "speech": True,
+            "arch": {"num_hidden_layers": layers},
+            "scenario": {"sample_rate": 16000, "attention": "eager"}}
+
+
 # The catalog's torchvision classifiers, at small inputs so that the whole
 # test stays near three minutes on two cores.
 CI_MODELS = [
@@ -467,6 +542,11 @@ CI_MODELS = [
     video_classifier("r3d_18", "r3d-18"),
     video_classifier("mc3_18", "mc3-18"),
     video_classifier("r2plus1d_18", "r2plus1d-18"),
+    # speech: two layers of each stack (the feature encoder, projection,
+    # positional convolution and head in full), post-LN and pre-LN
+    wav2vec2("wav2vec2_base", "wav2vec2-base-960h"),
+    wav2vec2("hubert_large", "hubert-large-ls960-ft", layers=1),
+    conformer("conformer-ctc-s", 144, 4),
 ]
 
 # Slower traces: `meson test --benchmark` (meson's benchmark()).  The
@@ -491,6 +571,13 @@ BENCH_MODELS = [
     mmseg_segmenter("aspp", 50, "deeplabv3plus-r50-d8", 19),
     mmseg_segmenter("aspp", 101, "deeplabv3plus-r101-d8", 19),
     mmseg_segmenter("uper", 50, "upernet-r50", 150),
+    dict(wav2vec2("wav2vec2_base", "wav2vec2-base-960h", layers=None),
+         name="wav2vec2-base-960h-all-layers"),
+    wav2vec2("wav2vec2_large_lv60k", "wav2vec2-large-960h-lv60-self", layers=None,
+             batches=(1, 2, 3)),
+    wav2vec2("hubert_base", "hubert-base-ls960", layers=None),
+    wav2vec2("wav2vec2_large", "wav2vec2-large-960h", layers=None),
+    conformer("conformer-ctc-m", 256, 4, layers=16),
 ]
 
 
@@ -512,10 +599,14 @@ def catalog_entry(cli, model_id):
 
 
 def scenario_for(case, model, b, size):
-    width, height = (size, size) if isinstance(size, int) else size
     s = {"headroom_scenario": 1, "model": model, "task": "train", "method": "full",
-         "compute": "fp32", "optimizer": "sgd", "micro_batch": b,
-         "image_size": [width, height] if width != height else width}
+         "compute": "fp32", "optimizer": "sgd", "micro_batch": b}
+    if case.get("speech"):
+        # size: samples per clip, at the case's sample rate
+        s["audio_seconds"] = size / case["scenario"]["sample_rate"]
+    else:
+        width, height = (size, size) if isinstance(size, int) else size
+        s["image_size"] = [width, height] if width != height else width
     s.update(case["scenario"])
     return s
 
@@ -617,7 +708,8 @@ def run_case(cli, tracer, case, tmp, cache):
         if len(ratios) != 1 or ratios[0] is None or abs(ratios[0] / expected - 1) > 1e-6:
             failures.append(f"{case['id']}: estimate --measurements TRACE gives trace_ratio "
                             f"{ratios}, the rows give {expected:.6f}")
-    print(f"# {case['id']}: {len(rows)} traced steps, the walk within {100 * worst:.1f}% "
+    print(f"# {case.get('name', case['id'])}: {len(rows)} traced steps, "
+          f"the walk within {100 * worst:.1f}% "
           f"({time.time() - started:.1f} s)", flush=True)
     return failures
 
@@ -638,7 +730,7 @@ def main():
             names.append(arg)
     cases = CI_MODELS if suite == "ci" else BENCH_MODELS
     if names:
-        cases = [c for c in CI_MODELS + BENCH_MODELS if c["id"] in names]
+        cases = [c for c in CI_MODELS + BENCH_MODELS if c.get("name", c["id"]) in names]
     torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
     tracer = load_tracer(tracer_path)
     failures = []
@@ -650,7 +742,8 @@ def main():
                 problems = run_case(cli, tracer, case, tmp, cache)
             except Exception as error:  # noqa: BLE001 - reported as the case's failure
                 problems = [f"{case['id']}: {type(error).__name__}: {error}"]
-            print(("not ok" if problems else "ok") + f" {i} {case['id']}", flush=True)
+            print(("not ok" if problems else "ok") + f" {i} {case.get('name', case['id'])}",
+                  flush=True)
             for p in problems:
                 print("#   " + p, flush=True)
             failures += problems

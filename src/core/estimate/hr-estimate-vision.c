@@ -163,6 +163,12 @@ setup_run (HrPlan      *self,
   run->width = self->image_width;
   run->height = self->image_height;
   run->frames = self->frames;
+  /* speech encoders: the clip's samples ("audio_seconds" x "sample_rate") */
+  if (hr_arch_is_speech (p->c->arch))
+    {
+      run->samples = hr_scenario_get_audio_samples (s);
+      run->sample_rate = hr_scenario_get_sample_rate (s);
+    }
   /* "vae_encode_frames": the frames a video VAE encodes at once where the
    * stack does not chunk as the catalog's library does (SAT's
    * encode_first_stage passes the whole clip) */
@@ -243,6 +249,15 @@ describe_input (HrPlan       *self,
   if (a->type == HR_ARCH_UNET)
     return g_strdup_printf (_("%u×%u latent"), hr_arch_latent_side (a, self->image_width),
                             hr_arch_latent_side (a, self->image_height));
+  if (hr_arch_is_speech (a))
+    {
+      const HrScenario *s = self->scenario;
+
+      return g_strdup_printf (_("%.3g s of audio at %u Hz, %u frames"),
+                              hr_scenario_get_audio_seconds (s), hr_scenario_get_sample_rate (s),
+                              hr_arch_speech_frames (a, hr_scenario_get_audio_samples (s),
+                                                     hr_scenario_get_sample_rate (s)));
+    }
   return g_strdup_printf (_("%u×%u input"), self->image_width, self->image_height);
 }
 

@@ -264,9 +264,15 @@ setup_parts (HrPlan *self)
             {
             case HR_METHOD_FULL:
               part.trainable = part.params;
+              /* what the architecture freezes itself (a wav2vec 2.0
+               * fine-tune's feature encoder) trains under no method */
+              if (c->arch != NULL)
+                part.trainable -= MIN (part.params, (double) hr_arch_frozen_params (c->arch));
               break;
             case HR_METHOD_FREEZE:
               part.trainable = c->trainable ? part.params : 0;
+              if (c->trainable && c->arch != NULL)
+                part.trainable -= MIN (part.params, (double) hr_arch_frozen_params (c->arch));
               break;
             default:
               /* Parts without a transformer shape (a diffusion U-Net) get

@@ -10,6 +10,7 @@
 #include <glib/gi18n-lib.h>
 
 #include <gio/gio.h>
+#include <math.h>
 #include <string.h>
 
 #include "hr-file.h"
@@ -44,7 +45,9 @@ static const char * const scenario_keys[] = {
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
   "detection_framework", "focal_loss",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
-  "text_encoder_cpu", "offload_model", "pytorch_version", NULL
+  "text_encoder_cpu", "offload_model", "pytorch_version",
+  /* speech (hr-arch-speech.c) */
+  "audio_seconds", "sample_rate", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1454,6 +1457,14 @@ read_stack_and_switches (HrScenario *self,
       self->focal_loss_set = TRUE;
     }
   READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
+  if (hr_reader_has (reader, "audio_seconds"))
+    {
+      if (!hr_reader_double (reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
+                             &self->audio_seconds))
+        goto out;
+      self->audio_seconds_set = TRUE;
+    }
+  READ_UINT ("sample_rate", 1000, 384000, sample_rate);
   if (hr_reader_has (reader, "optimizer_impl"))
     {
       READ_ENUM ("optimizer_impl", hr_optimizer_impl_names, optimizer_impl);
@@ -1986,6 +1997,13 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "cache_latents", TRUE);
   if (self->vae_encode_frames > 0)
     add_uint (builder, "vae_encode_frames", self->vae_encode_frames);
+  if (self->audio_seconds_set)
+    {
+      json_builder_set_member_name (builder, "audio_seconds");
+      json_builder_add_double_value (builder, self->audio_seconds);
+    }
+  if (self->sample_rate > 0)
+    add_uint (builder, "sample_rate", self->sample_rate);
   if (self->text_encoder_cpu)
     add_bool (builder, "text_encoder_cpu", TRUE);
   if (self->offload_model)
@@ -2268,6 +2286,49 @@ hr_scenario_get_frames (const HrScenario *self)
   if (self->frames_set)
     return self->frames;
   return MAX (1, self->model->frames);
+}
+
+gboolean
+hr_scenario_reads_audio (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  for (guint i = 0; self->model != NULL && i < self->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (self->model->components, i);
+
+      if (c->arch != NULL && hr_arch_is_speech (c->arch))
+        return TRUE;
+    }
+  return FALSE;
+}
+
+double
+hr_scenario_get_audio_seconds (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, 0);
+
+  if (self->audio_seconds_set)
+    return self->audio_seconds;
+  if (self->model != NULL && self->model->audio_seconds > 0)
+    return self->model->audio_seconds;
+  /* a speech model from elsewhere that names no clip */
+  return hr_scenario_reads_audio (self) ? HR_ARCH_DEFAULT_AUDIO_SECONDS : 0;
+}
+
+guint
+hr_scenario_get_sample_rate (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, HR_ARCH_DEFAULT_SAMPLE_RATE);
+
+  return self->sample_rate > 0 ? self->sample_rate : HR_ARCH_DEFAULT_SAMPLE_RATE;
+}
+
+guint
+hr_scenario_get_audio_samples (const HrScenario *self)
+{
+  return (guint) MAX (1, round (hr_scenario_get_audio_seconds (self) *
+                                hr_scenario_get_sample_rate (self)));
 }
 
 guint

@@ -219,6 +219,11 @@ typedef struct {
   guint           vae_encode_frames;  /* video VAE: frames encoded at once; 0: the model's */
   gboolean        text_encoder_cpu;   /* a pipeline's frozen text encoders run on the CPU */
   gboolean        offload_model;      /* the denoiser leaves the GPU before the VAE decodes */
+
+  /* speech */
+  gboolean        audio_seconds_set;
+  double          audio_seconds;      /* seconds of audio per sample */
+  guint           sample_rate;        /* Hz; 0: HR_ARCH_DEFAULT_SAMPLE_RATE */
   /* "part_dtypes", by component index: 0 where the part follows
    * weights_dtype, else its HrDtype + 1 */
   guint8          part_dtype[HR_SCENARIO_MAX_PART_DTYPES];
@@ -274,6 +279,14 @@ void        hr_scenario_get_image_size  (const HrScenario *scenario,
                                          guint            *width,
                                          guint            *height);
 guint       hr_scenario_get_context_len (const HrScenario *scenario);
+/* Speech: seconds of audio per sample (the scenario's, the model's default,
+ * or 0 for a model that takes none), the sample rate, and the samples of a
+ * clip. */
+double      hr_scenario_get_audio_seconds (const HrScenario *scenario);
+guint       hr_scenario_get_sample_rate   (const HrScenario *scenario);
+guint       hr_scenario_get_audio_samples (const HrScenario *scenario);
+/* Whether the model is a speech encoder that reads "audio_seconds". */
+gboolean    hr_scenario_reads_audio       (const HrScenario *scenario);
 /* Frames per sample: the scenario's, the model's default, or 1. */
 guint       hr_scenario_get_frames      (const HrScenario *scenario);
 gboolean    hr_scenario_is_training     (const HrScenario *scenario);

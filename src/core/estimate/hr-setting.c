@@ -140,6 +140,14 @@ applies_torch_training (const HrScenario *s)
   return applies_torch (s) && hr_scenario_is_training (s);
 }
 
+/* Attention: a transformer's, or a speech encoder's (hr-arch-speech.c
+ * reads eager against the efficient kernels) */
+static gboolean
+applies_attention (const HrScenario *s)
+{
+  return hr_scenario_has_transformer (s) || hr_scenario_reads_audio (s);
+}
+
 /* ---- accessors where others follow ---- */
 
 static double
@@ -147,6 +155,20 @@ get_seq_len (const HrSetting  *setting,
              const HrScenario *s)
 {
   return hr_scenario_get_seq_len (s);
+}
+
+static double
+get_audio_seconds (const HrSetting  *setting,
+                   const HrScenario *s)
+{
+  return hr_scenario_get_audio_seconds (s);
+}
+
+static double
+get_sample_rate (const HrSetting  *setting,
+                 const HrScenario *s)
+{
+  return hr_scenario_get_sample_rate (s);
 }
 
 static double
@@ -904,6 +926,17 @@ static const HrSetting settings[] = {
     .title = N_("Image size"), .min = 8, .max = 16384, .step = 16, .page = 128,
     .offset = FIELD (image_width), .set_offset = FIELD (image_size_set),
     .applies = hr_scenario_reads_image_size },
+  /* speech encoders: the clip, as the window shows image_size */
+  { .key = "audio_seconds", .kind = HR_SETTING_DOUBLE, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Audio length"), .subtitle = N_("Seconds per clip, the longest in a batch"),
+    .min = 0.01, .max = HR_ARCH_MAX_AUDIO_SECONDS, .step = 1, .page = 5, .digits = 1,
+    .offset = FIELD (audio_seconds), .set_offset = FIELD (audio_seconds_set),
+    .applies = hr_scenario_reads_audio, .get = get_audio_seconds },
+  { .key = "sample_rate", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Sample rate"), .subtitle = N_("Hz"),
+    .min = 1000, .max = 384000, .step = 1000, .page = 8000,
+    .offset = FIELD (sample_rate), .set_offset = NO_FLAG,
+    .applies = hr_scenario_reads_audio, .get = get_sample_rate },
   { .key = "context_len", .kind = HR_SETTING_UNSIGNED, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Context length"), .subtitle = N_("Tokens kept in the KV cache"),
     .min = 1, .max = 1048576, .step = 256, .page = 4096,
@@ -921,7 +954,7 @@ static const HrSetting settings[] = {
   { .key = "attention", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Attention"), .names = hr_attention_names, .choices = attention_choices,
     .offset = FIELD (attention), .set_offset = NO_FLAG,
-    .applies = hr_scenario_has_transformer },
+    .applies = applies_attention },
   { .key = "loss", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Loss"), .names = hr_loss_names, .choices = loss_choices,
     .offset = FIELD (loss), .set_offset = NO_FLAG,

@@ -163,6 +163,13 @@ walked_at (const HrScenario *scenario,
        * as a sequence length */
       s->image_width = s->image_height = (guint) size;
       s->seq_len = (guint) size;
+      /* a speech model's: the samples of a clip (headroom_trace_torch.py
+       * --sizes) */
+      if (hr_scenario_reads_audio (s))
+        {
+          s->audio_seconds = size / hr_scenario_get_sample_rate (s);
+          s->audio_seconds_set = TRUE;
+        }
     }
   est = hr_estimate_new (s);
   if (est == NULL || est->walk_blocks->len == 0)

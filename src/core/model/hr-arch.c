@@ -83,6 +83,8 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_R3D, "r3d" },
   { HR_ARCH_MC3, "mc3" },
   { HR_ARCH_R2PLUS1D, "r2plus1d" },
+  { HR_ARCH_WAV2VEC2, "wav2vec2" },
+  { HR_ARCH_CONFORMER, "conformer" },
   { 0, NULL },
 };
 
@@ -132,7 +134,14 @@ static const char * const arch_keys[] = {
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
-  "mask_rois", "deter", "stoch", "units", "dilated", "source", "keypoints", NULL
+  "mask_rois", "deter", "stoch", "units", "dilated", "source", "keypoints",
+  /* speech encoders (hr_arch_read_speech) */
+  "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
+  "feat_extract_norm", "conv_bias", "do_stable_layer_norm", "num_conv_pos_embeddings",
+  "num_conv_pos_embedding_groups", "conv_dim", "conv_kernel", "conv_stride",
+  "freeze_feature_encoder", "attention_dropout", "activation_dropout", "hidden_dropout",
+  "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
+  "depthwise_kernel", "conv_group_norm", NULL
 };
 
 HrArch *
@@ -291,6 +300,10 @@ check_arch (HrReader *reader,
         if (a->widths[i] == 0)
           return hr_reader_fail (reader, "widths", _("\"widths\": every depth must be above 0"));
       break;
+    case HR_ARCH_WAV2VEC2:
+    case HR_ARCH_CONFORMER:
+      /* hr_arch_read_speech checked them */
+      break;
     case HR_ARCH_REGNET:
       if (a->regnet_depth == 0 || a->w0 <= 0 || a->wa <= 0 || a->wm <= 1 || a->group_width == 0)
         return hr_reader_fail (reader, "regnet_depth",
@@ -435,6 +448,9 @@ hr_arch_read (HrReader   *parent,
 
   if (a->type == HR_ARCH_UNET && a->mid_transformer_layers == 0 && a->n_stages > 0)
     a->mid_transformer_layers = MAX (1, a->transformer_layers[a->n_stages - 1]);
+
+  if (hr_arch_is_speech (a) && !hr_arch_read_speech (&reader, a))
+    goto out;
 
   if (!check_arch (&reader, a))
     goto out;
@@ -3566,6 +3582,13 @@ hr_arch_walk (const HrArch    *arch,
   res->blocks = g_array_new (FALSE, TRUE, sizeof (HrArchBlock));
   res->peaks = g_array_new (FALSE, TRUE, sizeof (HrArchPeak));
   res->saved_sizes = g_array_new (FALSE, FALSE, sizeof (double));
+
+  /* speech encoders: their own walk over frames (hr-arch-speech.c) */
+  if (hr_arch_is_speech (arch))
+    {
+      hr_arch_walk_speech (arch, run, res);
+      return res;
+    }
 
   /* detectron2's and torchvision's detectors run FrozenBatchNorm2d
    * where OpenMMLab's configs run BatchNorm in eval mode (HrArchRun) */

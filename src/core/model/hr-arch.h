@@ -36,6 +36,8 @@ typedef enum {
   HR_ARCH_R3D,            /* torchvision's video ResNets: R3D, MC3, R(2+1)D */
   HR_ARCH_MC3,
   HR_ARCH_R2PLUS1D,
+  HR_ARCH_WAV2VEC2,       /* torchaudio's Wav2Vec2Model: wav2vec 2.0, HuBERT (hr-arch-speech.c) */
+  HR_ARCH_CONFORMER,      /* torchaudio's Conformer on log-mel frames (hr-arch-speech.c) */
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -148,6 +150,34 @@ typedef struct {
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
   guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
+
+  /* Speech encoders (hr-arch-speech.c), by the names of transformers'
+   * Wav2Vec2Config / HubertConfig; "classes" is the CTC vocabulary */
+  guint       hidden_size;
+  guint       num_hidden_layers;
+  guint       num_attention_heads;
+  guint       intermediate_size;
+  gboolean    feat_extract_layer_norm;   /* feat_extract_norm "layer" (large), else "group" */
+  gboolean    conv_bias;
+  gboolean    do_stable_layer_norm;      /* pre-LN layers (large), else post-LN (base) */
+  guint       num_conv_pos_embeddings;   /* the positional convolution's kernel (128) */
+  guint       num_conv_pos_embedding_groups;  /* and its groups (16) */
+  guint       n_conv_layers;
+  guint       conv_dim[HR_ARCH_MAX_STAGES];
+  guint       conv_kernel[HR_ARCH_MAX_STAGES];
+  guint       conv_stride[HR_ARCH_MAX_STAGES];
+  gboolean    freeze_feature_encoder;    /* the conv feature encoder frozen (fine-tuning) */
+  double      attention_dropout;
+  double      activation_dropout;
+  double      hidden_dropout;
+  double      feat_proj_dropout;
+  double      layerdrop;
+  /* Conformer: the log-mel front end and the depthwise convolution */
+  guint       num_mel_bins;              /* features per frame (80) */
+  guint       frame_shift_ms;            /* hop between frames (10 ms) */
+  guint       time_reduction;            /* frames merged into one (4) */
+  guint       depthwise_kernel;          /* the convolution module's kernel (31) */
+  gboolean    conv_group_norm;           /* GroupNorm instead of BatchNorm1d */
 } HrArch;
 
 HrArch     *hr_arch_copy       (const HrArch *arch);
@@ -160,6 +190,9 @@ HrArch     *hr_arch_read       (HrReader     *parent,
 typedef struct {
   guint       width, height;    /* input pixels */
   guint       frames;           /* video: input frames (1 for images) */
+  /* audio: samples per clip, at sample_rate Hz (speech encoders) */
+  guint       samples;
+  guint       sample_rate;
   /* video VAE: frames its encoder runs on at once; 0: the arch's
    * encode_frames_per_chunk */
   guint       encode_frames;
@@ -281,6 +314,36 @@ const HrArchBlock *hr_arch_result_find (const HrArchResult *result,
  * chunk its encoder runs on at once. */
 guint         hr_arch_encode_frames (const HrArch    *arch,
                                      const HrArchRun *run);
+
+/* The longest clip a speech scenario or catalog entry may name (an hour) */
+#define HR_ARCH_MAX_AUDIO_SECONDS 3600.0
+/* The sample rate of speech models' audio when the scenario names none:
+ * wav2vec 2.0, HuBERT and the Conformer recipes take 16 kHz
+ * (facebook/wav2vec2-base-960h preprocessor_config.json sampling_rate
+ * 16000; torchaudio pipelines WAV2VEC2_ASR_BASE_960H.sample_rate) */
+#define HR_ARCH_DEFAULT_SAMPLE_RATE 16000
+/* The clip a speech model runs on when neither the scenario nor the model
+ * names one: the longest clip transformers' CTC fine-tuning script keeps
+ * (examples/pytorch/speech-recognition/run_speech_recognition_ctc.py,
+ * max_duration_in_seconds default 20.0), whose padded batch is the peak */
+#define HR_ARCH_DEFAULT_AUDIO_SECONDS 20.0
+
+/* Speech encoders (hr-arch-speech.c): the frames the encoder's layers
+ * run on for @samples samples at @sample_rate Hz, and the walk itself,
+ * which fills @result as hr_arch_walk() does. */
+gboolean      hr_arch_is_speech    (const HrArch *arch);
+/* Parameters the architecture itself keeps frozen whatever the method
+ * (a wav2vec 2.0 fine-tune's feature encoder): 0 for most. */
+guint64       hr_arch_frozen_params (const HrArch *arch);
+/* Reads the speech keys of an "arch" object into @arch (hr_arch_read) */
+gboolean      hr_arch_read_speech  (HrReader     *reader,
+                                    HrArch       *arch);
+guint         hr_arch_speech_frames (const HrArch *arch,
+                                     guint         samples,
+                                     guint         sample_rate);
+void          hr_arch_walk_speech  (const HrArch    *arch,
+                                    const HrArchRun *run,
+                                    HrArchResult    *result);
 
 /* Latent size of a diffusion model's input (image / latent_scale). */
 guint         hr_arch_latent_side  (const HrArch *arch,

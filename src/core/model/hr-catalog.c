@@ -67,7 +67,7 @@ static const HrEnumName norm_names[] = {
 
 static const char * const families[] = {
   "llm", "vlm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation",
-  "diffusion", "video", "other", NULL
+  "diffusion", "video", "speech", "other", NULL
 };
 
 #define SHAPE_KEYS \
@@ -82,7 +82,7 @@ static const char * const families[] = {
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
   "image_size", "micro_batch", "method", "compute", "components", "frames",
-  SHAPE_KEYS, NULL
+  "audio_seconds", SHAPE_KEYS, NULL
 };
 
 static const char * const shape_keys[] = { SHAPE_KEYS, NULL };
@@ -959,13 +959,14 @@ read_model_identity (HrReader *reader,
       if (hint != NULL)
         hr_reader_fail (reader, "family",
                         _("\"family\" must be one of llm, vlm, encoder, vla, world-model, cnn, "
-                          "detection, segmentation, diffusion, video, other, not \"%s\" (did "
-                          "you mean \"%s\"?)"),
+                          "detection, segmentation, diffusion, video, speech, other, not \"%s\" "
+                          "(did you mean \"%s\"?)"),
                         model->family, hint);
       else
         hr_reader_fail (reader, "family",
                         _("\"family\" must be one of llm, vlm, encoder, vla, world-model, cnn, "
-                          "detection, segmentation, diffusion, video, other, not \"%s\""),
+                          "detection, segmentation, diffusion, video, speech, other, not "
+                          "\"%s\""),
                         model->family);
       return FALSE;
     }
@@ -1011,6 +1012,10 @@ read_model_defaults (HrReader *reader,
     return FALSE;
   model->has_compute = value >= 0;
   model->compute = MAX (value, 0);
+  /* speech models: the clip length a run defaults to */
+  if (!hr_reader_double (reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
+                         &model->audio_seconds))
+    return FALSE;
   return TRUE;
 }
 

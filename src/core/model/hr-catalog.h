@@ -150,6 +150,7 @@ typedef struct {
   guint        image_height;
   guint        micro_batch;
   guint        frames;      /* video models: frames per sample */
+  double       audio_seconds;  /* speech models: seconds of audio per sample */
   gboolean     has_method;
   HrMethod     method;
   gboolean     has_compute;
