@@ -53,27 +53,6 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (HrMeasurementsGroup, hr_measurements_group, ADW_TYPE_BIN)
 
-HrMeasurementFile *
-hr_measurement_file_new (HrMeasurement *measurement,
-                         const char    *path)
-{
-  HrMeasurementFile *file = g_new0 (HrMeasurementFile, 1);
-
-  file->measurement = measurement;
-  file->path = g_strdup (path);
-  return file;
-}
-
-void
-hr_measurement_file_free (HrMeasurementFile *file)
-{
-  if (file == NULL)
-    return;
-  hr_measurement_free (file->measurement);
-  g_free (file->path);
-  g_free (file);
-}
-
 static char *
 format_bytes (HrMeasurementsGroup *self,
               double               bytes)
