@@ -630,6 +630,42 @@ test_detection_keys (void)
   expect_error (HEAD "  \"focal_loss\": 1\n}", 4, 17, "focal_loss");
 }
 
+/* "pytorch_version": a release as MAJOR.MINOR (a patch allowed), saved
+ * as MAJOR.MINOR; compared by release, not as text ("1.10" is after
+ * "1.5"); anything else is refused at its line. */
+static void
+test_pytorch_version (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) none = parse (HEAD "  \"task\": \"train\"\n}", &error);
+  g_autoptr(HrScenario) old = parse (HEAD "  \"pytorch_version\": \"1.5\"\n}", &error);
+  g_autoptr(HrScenario) ten = parse (HEAD "  \"pytorch_version\": \"1.10.2\"\n}", &error);
+  g_autoptr(HrScenario) cur = parse (HEAD "  \"pytorch_version\": \"2.1\"\n}", &error);
+
+  g_assert_no_error (error);
+  g_assert_false (hr_scenario_pytorch_before (none, 1, 11));
+  g_assert_true (hr_scenario_pytorch_before (old, 1, 11));
+  g_assert_true (hr_scenario_pytorch_before (ten, 1, 11));
+  g_assert_false (hr_scenario_pytorch_before (ten, 1, 10));
+  g_assert_false (hr_scenario_pytorch_before (cur, 1, 11));
+  g_assert_true (hr_scenario_pytorch_before (cur, 2, 2));
+
+  {
+    g_autoptr(JsonNode) saved = hr_scenario_to_json (ten);
+    g_autoptr(JsonNode) plain = hr_scenario_to_json (none);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (saved),
+                                                    "pytorch_version"), ==, "1.10");
+    g_assert_false (json_object_has_member (json_node_get_object (plain), "pytorch_version"));
+  }
+
+  expect_error (HEAD "  \"pytorch_version\": \"latest\"\n}", 4, 22, "MAJOR.MINOR");
+  expect_error (HEAD "  \"pytorch_version\": \"1\"\n}", 4, 22, "pytorch_version");
+  expect_error (HEAD "  \"pytorch_version\": \"1.5.x\"\n}", 4, 22, "pytorch_version");
+  expect_error (HEAD "  \"pytorch_version\": 1.5\n}", 4, 22, "written as a string");
+  expect_error (HEAD "  \"pytorch_version\": true\n}", 4, 22, "pytorch_version");
+}
+
 static void
 test_stack_keys (void)
 {
@@ -1025,6 +1061,7 @@ main (int    argc,
   g_test_add_func ("/scenario/parallel-round-trip", test_parallel_round_trip);
   g_test_add_func ("/json/shortest-double", test_shortest_double);
   g_test_add_func ("/scenario/detection-keys", test_detection_keys);
+  g_test_add_func ("/scenario/pytorch-version", test_pytorch_version);
 
   return g_test_run ();
 }

@@ -1184,6 +1184,24 @@ DET_COMMON = ("configs/_base_: batch 2 images per GPU on 8 V100, Resize to (1333
 SEG_COMMON = ("mmsegmentation configs/_base_: ResNetV1c backbone (deep stem) with dilation (D8: output stride 8), "
               "SyncBN trained, auxiliary FCN head on stage 3, SGD momentum 0.9, fp32 unless 'amp' in the name; "
               "random crop of the stated size, so every sample is exactly the crop")
+# The PyTorch of the segmentation zoo's runs.  PyTorch before 1.11 saved
+# softmax's and log_softmax's input beside their result (pytorch/pytorch
+# issue #64000, PR #65242; transformers pytorch_utils.softmax_backward_data
+# passes the input when is_torch_less_than_1_11), which the loss's logits
+# at the crop's size and MiT's attention scores make large here.
+SEG_TORCH = {
+    "pspnet": ("1.5", "pytorch_version 1.5: mmsegmentation docs/model_zoo.md @04c5547c 'Software environment: "
+                      "Python 3.7, PyTorch 1.5, CUDA 10.1, CUDNN 7.6.03' (the zoo's benchmark environment; its "
+                      "memory is max_memory_allocated 'with torch.backends.cudnn.benchmark=False', same file)"),
+    "deeplabv3plus": ("1.5", "pytorch_version 1.5: mmsegmentation docs/model_zoo.md @04c5547c 'Software "
+                             "environment: Python 3.7, PyTorch 1.5, CUDA 10.1, CUDNN 7.6.03' (the zoo's benchmark "
+                             "environment; its memory is max_memory_allocated 'with torch.backends.cudnn.benchmark="
+                             "False', same file)"),
+    "segformer": ("1.10", "pytorch_version 1.10, assumed: the run's PyTorch is not published; its checkpoint is "
+                          "dated 2021-07-26 (ADE20K) or 2021-12-06/08 (Cityscapes) in configs/segformer/README.md "
+                          "@02e04cc2, before PyTorch 1.11 (2022-03-10), so at most 1.10; any release before 1.11 "
+                          "saves the same"),
+}
 DET_IDS_NOTE = ("model ids here are the catalog ids the vision families are expected to use; rows fail with "
                 "'unknown model' until the catalog has them")
 
@@ -1248,6 +1266,9 @@ def vision_rows():
         if "ade20k" in cfg:
             # the ADE20K configs set num_classes=150 in the decode and auxiliary heads
             s["num_classes"] = 150
+        # the PyTorch the runs used, where its autograd saved more than a
+        # current one (SCENARIO.md pytorch_version)
+        s["pytorch_version"] = SEG_TORCH[coll][0]
         notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
                                                                       "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
                  SEG_COMMON if coll != "segformer" else
@@ -1258,6 +1279,7 @@ def vision_rows():
         if "ade20k" in cfg:
             notes.append("ADE20K: 150 classes (num_classes=150 in both heads of the config), the scenario key "
                          "num_classes")
+        notes.append(SEG_TORCH[coll][1])
         add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
             f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
             notes)
@@ -1688,8 +1710,8 @@ def qwen1_rows():
                              "autocasts; LoRA adapters trained under AMP (bf16-mixed)")
                 cat = "llm_lora_hf"
             elif method == "qlora":
-                s.update(method="qlora", weights_dtype="int4", quant_compute_dtype="fp16", compute="fp16-mixed",
-                         sharding="none", lora={"rank": 64, "targets": "all-linear"},
+                s.update(method="qlora", weights_dtype="int4", quant_compute_dtype="fp16", quant_method="gptq",
+                         compute="fp16-mixed", sharding="none", lora={"rank": 64, "targets": "all-linear"},
                          trainable_params=qwen1_lora_params(m))
                 notes.append("finetune/finetune_qlora_single_gpu.sh: --fp16 True ('due to autogptq'), --q_lora; "
                              "finetune.py loads the Int4 GPTQ checkpoint (GPTQConfig(bits=4, disable_exllama=True)), "
@@ -1720,6 +1742,7 @@ def qwen1_rows():
              "gpu": "a100-80gb"}
         if dt != "bf16":
             s["quant_compute_dtype"] = "fp16"
+            s["quant_method"] = "gptq"
         add(rid, "inference_hf", "low", "device_used", gb, GIB, s, QWEN1_SRC,
             f"'Inference Performance' table, row '{size} | {dt.upper() if dt == 'bf16' else dt.capitalize()}', "
             f"column 'GPU Memory Usage': {gb}GB",
@@ -1845,6 +1868,7 @@ def qwen3_speed_rows():
              "attention": "flash", "gpus": 1, "sharding": "none", "offload": "none", "gpu": h20}
         if dtype in ("int8", "int4"):
             s["quant_compute_dtype"] = "fp16"
+            s["quant_method"] = "awq" if quant.startswith("AWQ") else "gptq"
         add(1101 + i, "inference_hf", "medium", "allocated", mib, MIB, s, QWEN3_SRC,
             f"table '{model} (Transformers)', row input length {length}, {quant}, 1 GPU: {mib} MB",
             [QWEN3_METRIC, QWEN3_SETUP, what])
@@ -1921,8 +1945,9 @@ def autoawq_rows():
     for rid, name, mid, kernel, batch, length, gib in rows:
         s = {"name": f"AutoAWQ {name} {kernel}, batch {batch}, prefill {length} + decode {length}",
              "task": "inference", "model": mid, "micro_batch": batch, "seq_len": length, "context_len": 2 * length,
-             "weights_dtype": "int4", "quant_compute_dtype": "fp16", "kv_dtype": "fp16", "compute": "bf16-pure",
-             "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none", "gpu": "rtx-4090"}
+             "weights_dtype": "int4", "quant_compute_dtype": "fp16", "quant_method": "awq", "kv_dtype": "fp16",
+             "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none",
+             "gpu": "rtx-4090"}
         notes = list(AWQ_NOTES)
         if name == "Vicuna 7B":
             notes.append("Vicuna 7B (lmsys/vicuna-7b-v1.5) is a Llama 2 7B fine-tune with its shapes: llama-2-7b")
@@ -2330,7 +2355,23 @@ def whisper_rows():
         add(rid, "inference_hf", "low", "device_used", mib, MIB, sc, FW_SRC,
             f"'Large-v2 model on GPU' table, row '{cell}'", notes, gpu=RTX3070TI)
 
+def family_files():
+    """Families kept in files of their own, rows_<family>.py next to this
+    one: each defines rows(mr), called with this module, after the families
+    above (the row helpers and constants are mr's)."""
+    import glob
+    import importlib.util
+    import sys
+    here = sys.modules[__name__]
+    for path in sorted(glob.glob(os.path.join(HERE, "rows_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mod.rows(here)
+
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()
+    family_files()
     write()
