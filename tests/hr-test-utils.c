@@ -91,3 +91,30 @@ hr_test_item_bytes (const HrEstimate *est,
 {
   return hr_test_item_bytes_basis (est, bucket, label_part, NULL);
 }
+
+HrScenario *
+hr_test_load_example (const char *name)
+{
+  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"), name, NULL);
+  g_autoptr(GError) error = NULL;
+  HrScenario *s = hr_scenario_load (path, hr_catalog_get_default (), &error);
+
+  g_assert_no_error (error);
+  return s;
+}
+
+HrModel *
+hr_test_model_of_import (const HrImport *import)
+{
+  g_autoptr(JsonNode) node = hr_import_model_json (import);
+  g_autoptr(HrJsonDoc) doc = NULL;
+  g_autoptr(GError) error = NULL;
+  HrModel *model;
+
+  g_assert_nonnull (node);
+  doc = hr_json_doc_new_for_node ("imported", node);
+  model = hr_model_from_json (doc, "", node, &error);
+  g_assert_no_error (error);
+  g_assert_nonnull (model);
+  return model;
+}

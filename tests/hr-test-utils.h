@@ -35,6 +35,13 @@ double      hr_test_item_bytes_basis      (const HrEstimate *est,
                                            const char       *label_part,
                                            HrBasis          *basis);
 
+/* The example scenario @name of data/examples ($HEADROOM_EXAMPLES_DIR);
+ * aborts the test if it cannot be read. */
+HrScenario *hr_test_load_example          (const char  *name);
+/* The import's model object read back as a catalog entry would be;
+ * aborts the test if it is not one. */
+HrModel    *hr_test_model_of_import       (const HrImport *import);
+
 /* Fails the test unless @a is within the fraction @rel of @b, naming @a. */
 #define hr_test_assert_near(a, b, rel) \
   G_STMT_START { \

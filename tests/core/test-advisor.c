@@ -401,17 +401,6 @@ test_host_advice (void)
   g_assert_cmpuint (advice->host.reasons->len, ==, 4);
 }
 
-static HrScenario *
-load_example (const char *name)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"), name, NULL);
-  g_autoptr(GError) error = NULL;
-  HrScenario *s = hr_scenario_load (path, hr_catalog_get_default (), &error);
-
-  g_assert_no_error (error);
-  return s;
-}
-
 /* A step's model FLOPs: torchtune's Llama 3.1 8B LoRA (micro-batch 2,
  * 8 accumulation steps, 2,048 tokens, full recomputation) is a forward
  * pass, the input gradients through the frozen base and one recomputed
@@ -422,8 +411,8 @@ load_example (const char *name)
 static void
 test_step_flops (void)
 {
-  g_autoptr(HrScenario) llama = load_example ("llama-3.1-8b-lora-4090.json");
-  g_autoptr(HrScenario) pi05 = load_example ("pi05-fp32.json");
+  g_autoptr(HrScenario) llama = hr_test_load_example ("llama-3.1-8b-lora-4090.json");
+  g_autoptr(HrScenario) pi05 = hr_test_load_example ("pi05-fp32.json");
   gboolean lower_bound = TRUE;
   double tokens = 2.0 * 8 * 2048;
   double flops = hr_cost_step_flops (llama, &lower_bound);

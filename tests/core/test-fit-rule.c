@@ -14,17 +14,6 @@
 
 #define GiB (1024.0 * 1024.0 * 1024.0)
 
-static HrScenario *
-load_example (const char *name)
-{
-  g_autofree char *path = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"), name, NULL);
-  g_autoptr(GError) error = NULL;
-  HrScenario *s = hr_scenario_load (path, hr_catalog_get_default (), &error);
-
-  g_assert_no_error (error);
-  return s;
-}
-
 static void
 set_gpu (HrScenario *s,
          const char *id)
@@ -52,7 +41,7 @@ limit_of (const HrScenario *s,
 static void
 test_xla_pool (void)
 {
-  g_autoptr(HrScenario) s = load_example ("dreamerv3-5090d.json");
+  g_autoptr(HrScenario) s = hr_test_load_example ("dreamerv3-5090d.json");
   HrFitLimit limit;
   g_autofree char *words = NULL;
 
@@ -91,7 +80,7 @@ test_xla_pool (void)
 static void
 test_no_pool (void)
 {
-  g_autoptr(HrScenario) s = load_example ("smolvla-4090.json");
+  g_autoptr(HrScenario) s = hr_test_load_example ("smolvla-4090.json");
   g_autoptr(HrPlan) plan = hr_plan_new (s);
   HrFitLimit limit;
   HrPeak peak;
@@ -112,7 +101,7 @@ test_estimate_uses_the_rule (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      g_autoptr(HrScenario) s = load_example (names[i]);
+      g_autoptr(HrScenario) s = hr_test_load_example (names[i]);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
       HrFitLimit limit;
 
@@ -129,7 +118,7 @@ static HrScenario *
 load_served (const char *name,
              HrEngine    engine)
 {
-  HrScenario *s = load_example (name);
+  HrScenario *s = hr_test_load_example (name);
 
   s->engine = engine;
   hr_scenario_resolve (s);
@@ -267,7 +256,7 @@ test_max_micro_batch_exact (void)
 
   for (guint i = 0; i < G_N_ELEMENTS (names); i++)
     {
-      g_autoptr(HrScenario) s = load_example (names[i]);
+      g_autoptr(HrScenario) s = hr_test_load_example (names[i]);
       g_autoptr(HrPlan) plan = hr_plan_new (s);
       HrFitLimit limit;
       HrPeak peak;
@@ -329,7 +318,7 @@ test_setting_json (void)
 static void
 test_settings_table (void)
 {
-  g_autoptr(HrScenario) s = load_example ("llama-3.1-8b-lora-4090.json");
+  g_autoptr(HrScenario) s = hr_test_load_example ("llama-3.1-8b-lora-4090.json");
   guint n;
   const HrSetting *all = hr_settings_get_all (&n);
 

@@ -12,23 +12,6 @@
 #include "hr-import-safetensors.h"
 #include "hr-test-utils.h"
 
-/* The import's model object reads back as a catalog entry would. */
-static HrModel *
-model_of (const HrImport *import)
-{
-  g_autoptr(JsonNode) node = hr_import_model_json (import);
-  g_autoptr(HrJsonDoc) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  HrModel *model;
-
-  g_assert_nonnull (node);
-  doc = hr_json_doc_new_for_node ("imported", node);
-  model = hr_model_from_json (doc, "", node, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (model);
-  return model;
-}
-
 static gboolean
 has_note (const HrImport *import,
           const char     *part)
@@ -59,7 +42,7 @@ test_pipeline_folder (void)
   g_assert_false (import->params_exact);
   g_assert_true (has_note (import, "safety_checker"));
 
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   g_assert_cmpstr (model->family, ==, "diffusion");
   for (guint i = 0; i < model->components->len; i++)
     {
@@ -162,7 +145,7 @@ test_single_file_sd (void)
 
   g_assert_no_error (error);
   g_assert_cmpuint (import->params, ==, 859520964 + 83653863 + 123060480);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   unet = g_ptr_array_index (model->components, 0);
   g_assert_nonnull (unet->arch);
   g_assert_cmpuint (unet->params, ==, 859520964);
@@ -208,8 +191,8 @@ test_lora (void)
 
   g_assert_no_error (error);
   g_assert_cmpuint (a->params, ==, 16 * 768 + 320 * 16 + 16 * 320 + 320 * 16);
-  ma = model_of (a);
-  mb = model_of (b);
+  ma = hr_test_model_of_import (a);
+  mb = hr_test_model_of_import (b);
   g_assert_cmpuint (ma->params, ==,
                     hr_catalog_find_model (hr_catalog_get_default (), "sd-1.5")->params);
   g_assert_cmpuint (mb->params, ==,
@@ -240,7 +223,7 @@ test_flux (void)
   const HrComponent *dbl, *sgl;
 
   g_assert_no_error (error);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   g_assert_cmpuint (model->components->len, ==, 2);
   dbl = g_ptr_array_index (model->components, 0);
   sgl = g_ptr_array_index (model->components, 1);

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "hr-core.h"
+#include "hr-test-utils.h"
 
 /* Real config.json files; each published count and where it comes from is
  * listed in tests/data/import/README.md.  `exact` is the count of the
@@ -57,23 +58,6 @@ fixture_path (const char *dir)
   return g_build_filename (HR_IMPORT_FIXTURES, dir, "config.json", NULL);
 }
 
-/* The import's model object reads back as a catalog entry would. */
-static HrModel *
-model_of (const HrImport *import)
-{
-  g_autoptr(JsonNode) node = hr_import_model_json (import);
-  g_autoptr(HrJsonDoc) doc = NULL;
-  g_autoptr(GError) error = NULL;
-  HrModel *model;
-
-  g_assert_nonnull (node);
-  doc = hr_json_doc_new_for_node ("imported", node);
-  model = hr_model_from_json (doc, "", node, &error);
-  g_assert_no_error (error);
-  g_assert_nonnull (model);
-  return model;
-}
-
 static void
 test_real_configs (void)
 {
@@ -96,7 +80,7 @@ test_real_configs (void)
         g_assert_cmpuint (import->params, ==, fixtures[i].exact);
       g_assert_false (import->params_exact);
 
-      model = model_of (import);
+      model = hr_test_model_of_import (import);
       g_assert_cmpuint (model->params, ==, import->params);
       g_assert_cmpstr (model->id, ==, fixtures[i].dir);
       g_assert_cmpuint (import->read->len, >=, 1);
@@ -179,7 +163,7 @@ test_composite (void)
   const HrComponent *vision, *text;
 
   g_assert_no_error (error);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   g_assert_cmpuint (model->components->len, ==, 2);
   vision = g_ptr_array_index (model->components, 0);
   text = g_ptr_array_index (model->components, 1);
@@ -268,7 +252,7 @@ test_unknown_type (void)
   for (guint i = 0; i < import->notes->len; i++)
     noted |= strstr (g_ptr_array_index (import->notes, i), "\"mystery\" is not one") != NULL;
   g_assert_true (noted);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   g_assert_cmpstr (model->id, ==, "mystery");
 }
 
@@ -290,7 +274,7 @@ test_unknown_multimodal (void)
   const HrComponent *vision;
 
   g_assert_no_error (error);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   g_assert_cmpuint (model->components->len, ==, 2);
   vision = g_ptr_array_index (model->components, 0);
   g_assert_cmpstr (vision->name, ==, "vision encoder");
@@ -525,7 +509,7 @@ test_safetensors_guess (void)
 
   import = hr_import_safetensors_parse ("llama.safetensors", bytes->data, bytes->len, &error);
   g_assert_no_error (error);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   c = g_ptr_array_index (model->components, 0);
   g_assert_cmpuint (c->layers, ==, 32);
   g_assert_cmpuint (c->hidden, ==, 4096);
@@ -643,7 +627,7 @@ test_folder (void)
   g_assert_cmpuint (import->params, ==, 856);
   g_assert_cmpuint (import->params_from_config, ==, 856);
   g_assert_cmpuint (find_dtype (import, "BF16")->params, ==, 856);
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   g_assert_cmpuint (model->params, ==, 856);
   g_assert_cmpuint (((HrComponent *) g_ptr_array_index (model->components, 0))->kv_heads, ==, 1);
 
@@ -828,7 +812,7 @@ test_gguf (void)
   g_assert_cmpuint (import->experts, ==, 4);
   g_assert_cmpuint (import->active_params, ==, import->params - 256 * 64 * 2);
 
-  model = model_of (import);
+  model = hr_test_model_of_import (import);
   c = g_ptr_array_index (model->components, 0);
   g_assert_cmpstr (model->id, ==, "tiny-llama");
   g_assert_cmpuint (c->layers, ==, 1);
@@ -1006,7 +990,7 @@ test_gguf_file (void)
     g_assert_no_error (error);
     g_assert_cmpuint (import->params, ==, 256 * 32 + 256 + 256 * 64 * 4 + 256 * 32);
     g_assert_cmpuint (find_dtype (import, "Q8_0")->bytes, ==, 32 * 8 * 34);
-    model = model_of (import);
+    model = hr_test_model_of_import (import);
     g_assert_false (((HrComponent *) g_ptr_array_index (model->components, 0))->tied_embeddings);
 
     /* The second part alone says it is one. */
