@@ -37,7 +37,7 @@ struct _HrSidebar
 
   HrAnalysis          *analysis;      /* borrowed: the window's, until the next */
   HrCatalog           *catalog;
-  HrUnit               unit;
+  HrSizeUnit           unit;
   guint                updating;
   GHashTable          *model_rows;    /* id → GtkListBoxRow */
   GHashTable          *gpu_checks;    /* id → GtkCheckButton */
@@ -508,9 +508,9 @@ set_row_search (GtkWidget  *row,
  * card costs as far as the catalog knows. */
 static char *
 gpu_subtitle (const HrGpu *gpu,
-              HrUnit       unit)
+              HrSizeUnit   unit)
 {
-  g_autofree char *memory = hr_format_bytes ((double) gpu->memory, unit);
+  g_autofree char *memory = hr_size_format ((double) gpu->memory, unit);
   g_autofree char *price = hr_format_price (gpu->price_usd);
 
   if (price != NULL && gpu->cloud_usd_per_hour >= 0)
@@ -829,7 +829,7 @@ hr_sidebar_set_catalog (HrSidebar *self,
 
 void
 hr_sidebar_set_unit (HrSidebar *self,
-                     HrUnit     unit)
+                     HrSizeUnit unit)
 {
   GPtrArray *gpus;
 
@@ -1063,7 +1063,7 @@ hr_sidebar_init (HrSidebar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->unit = HR_UNIT_GIB;
+  self->unit = HR_SIZE_GIB;
   self->setting_rows = g_array_new (FALSE, TRUE, sizeof (SettingRow));
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
