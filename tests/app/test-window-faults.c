@@ -10,6 +10,8 @@
 #include "config.h"
 
 #include <adwaita.h>
+#include <glib/gstdio.h>
+#include <string.h>
 
 #include "hr-app-test.h"
 #include "hr-toasts.h"
@@ -393,6 +395,49 @@ test_jax_rows (void)
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
+/* A file's own "x-" keys survive the window: opened, changed through a
+ * settings row, saved (data/SCENARIO.md: unknown "x-" keys are kept). */
+static void
+test_save_keeps_x_keys (void)
+{
+  const char *examples = g_getenv ("HEADROOM_EXAMPLES_DIR");
+  g_autofree char *source = g_build_filename (examples, "smolvla-4090.json", NULL);
+  g_autofree char *text = NULL;
+  g_autofree char *dir = g_dir_make_tmp ("headroom-faults-XXXXXX", NULL);
+  g_autofree char *path = g_build_filename (dir, "with-x.json", NULL);
+  g_autofree char *saved = NULL;
+  g_autoptr(GFile) file = g_file_new_for_path (path);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GString) with_x = NULL;
+  HrWindow *window;
+  GtkSpinButton *spin;
+
+  g_assert_true (g_file_get_contents (source, &text, NULL, NULL));
+  with_x = g_string_new (text);
+  /* after the opening brace */
+  g_string_insert (with_x, strchr (with_x->str, '{') - with_x->str + 1,
+                   "\n  \"x-lab\": {\"owner\": \"vision\", \"runs\": [1, 2]},");
+  g_assert_true (g_file_set_contents (path, with_x->str, -1, NULL));
+
+  window = hr_window_new (NULL);
+  gtk_window_present (GTK_WINDOW (window));
+  g_assert_true (hr_window_load_file (window, file, &error));
+  g_assert_no_error (error);
+  iterate ();
+  spin = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
+  gtk_spin_button_set_value (spin, gtk_spin_button_get_value (spin) + 1);
+  iterate ();
+  g_assert_true (hr_window_save_file (window, file, &error));
+  g_assert_no_error (error);
+  g_assert_true (g_file_get_contents (path, &saved, NULL, NULL));
+  g_assert_nonnull (strstr (saved, "\"x-lab\""));
+  g_assert_nonnull (strstr (saved, "\"owner\""));
+  g_assert_nonnull (strstr (saved, "\"vision\""));
+  gtk_window_destroy (GTK_WINDOW (window));
+  g_unlink (path);
+  g_rmdir (dir);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -413,5 +458,6 @@ main (int   argc,
   g_test_add_func ("/window-faults/toasts-one-after-the-other", test_toasts_one_after_the_other);
   g_test_add_func ("/window-faults/unit-everywhere", test_unit_everywhere);
   g_test_add_func ("/window-faults/jax-rows", test_jax_rows);
+  g_test_add_func ("/window-faults/save-keeps-x-keys", test_save_keeps_x_keys);
   return g_test_run ();
 }
