@@ -138,6 +138,33 @@ test_quant_method_keys (void)
                 "\"quant_method\" \"gptq\" needs \"weights_dtype\" int4 or int8");
 }
 
+#define QWEN3_QLORA(extra) \
+  "{\"headroom_scenario\": 1, \"model\": \"qwen3-14b\", \"task\": \"finetune\", " \
+  "\"method\": \"qlora\", \"compute\": \"fp16-mixed\", \"micro_batch\": 1, \"seq_len\": 512, " \
+  "\"attention\": \"flash\", \"weights_dtype\": \"int4\", \"quant_compute_dtype\": \"fp16\"" extra "}"
+
+/* AutoGPTQ's torch path keeps each quantised layer's fp16 weight for the
+ * backward pass; AutoAWQ's autograd function keeps the packed codes */
+static void
+test_gptq_backward (void)
+{
+  g_autoptr(HrScenario) full = hr_test_scenario (
+    QWEN3_QLORA (", \"quant_method\": \"gptq\", \"recompute\": \"full\""));
+  g_autoptr(HrScenario) none = hr_test_scenario (
+    QWEN3_QLORA (", \"quant_method\": \"gptq\", \"recompute\": \"none\""));
+  g_autoptr(HrScenario) awq = hr_test_scenario (
+    QWEN3_QLORA (", \"quant_method\": \"awq\", \"recompute\": \"full\""));
+  g_autoptr(HrEstimate) e_full = hr_estimate_new (full);
+  g_autoptr(HrEstimate) e_none = hr_estimate_new (none);
+  g_autoptr(HrEstimate) e_awq = hr_estimate_new (awq);
+
+  assert_near (item_bytes (e_full, HR_BUCKET_ACTIVATIONS, "AutoGPTQ dequantises"),
+               2 * linear_params () / layers, 0.001);
+  assert_near (item_bytes (e_none, HR_BUCKET_ACTIVATIONS, "AutoGPTQ dequantises"),
+               2 * linear_params (), 0.001);
+  g_assert_cmpfloat (item_bytes (e_awq, HR_BUCKET_ACTIVATIONS, "AutoGPTQ dequantises"), ==, 0);
+}
+
 #define QWEN_VL(extra) \
   "{\"headroom_scenario\": 1, \"model\": \"qwen-vl-chat\", \"micro_batch\": 1, " \
   "\"seq_len\": 1024, \"attention\": \"flash\", " extra "}"
@@ -186,6 +213,7 @@ main (int   argc,
 
   g_test_add_func ("/infer/packed-checkpoints", test_packed_checkpoints);
   g_test_add_func ("/infer/quant-method-keys", test_quant_method_keys);
+  g_test_add_func ("/infer/gptq-backward", test_gptq_backward);
   g_test_add_func ("/infer/vlm", test_vlm);
 
   return g_test_run ();

@@ -262,6 +262,8 @@ void        hr_plan_setup_adapter_regime  (HrPlan     *self,
 double      hr_lora_params                (const HrComponent *c,
                                            guint              rank,
                                            guint              modules);
+void        hr_plan_add_gptq_backward     (HrPlan     *self,
+                                           Acc        *acc);
 
 /* hr-estimate-optimizer.c */
 void        hr_plan_setup_precision       (HrPlan     *self);

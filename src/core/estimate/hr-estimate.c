@@ -626,6 +626,7 @@ compute (HrPlan     *self,
   hr_plan_add_optimizer (self, &acc);
   hr_plan_add_ema (self, &acc);
   hr_plan_add_activations (self, &acc, micro_batch);
+  hr_plan_add_gptq_backward (self, &acc);
   if (self->training)
     hr_plan_add_context_parallel (self, &acc, micro_batch);
   hr_plan_add_deferred_gradients (self, &acc);
