@@ -36,6 +36,8 @@ typedef enum {
   HR_ARCH_R3D,            /* torchvision's video ResNets: R3D, MC3, R(2+1)D */
   HR_ARCH_MC3,
   HR_ARCH_R2PLUS1D,
+  HR_ARCH_VIT,            /* torchvision's VisionTransformer (timm's, DeiT) */
+  HR_ARCH_SWIN,           /* torchvision's SwinTransformer (V1) */
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -138,6 +140,15 @@ typedef struct {
   guint       stoch;
   guint       units;
 
+  /* vision transformers (ViT, Swin): the patch side, the MLP's hidden
+   * width (ViT; Swin's is 4x), the attention window's side (Swin) and
+   * the stochastic depth rate of the last block (Swin, torchvision's
+   * stochastic_depth_prob) */
+  guint       patch;
+  guint       mlp_dim;
+  guint       window;
+  double      drop_path;
+
   /* the head */
   HrArchHead  head;
   guint       classes;
@@ -235,6 +246,10 @@ typedef struct {
   double      kept;        /* kept for backward with recompute (checkpoint inputs) */
   double      recompute_peak;  /* the largest block rebuilt in the backward pass */
   double      scores;      /* the s² attention matrices inside `saved` */
+  /* what the attention kernels themselves keep, inside `saved`: the
+   * score matrices on the math path, the output and log-sum-exp under
+   * SDPA's flash and memory-efficient kernels (ViT and Swin) */
+  double      attn_kernel;
   double      forward_peak;    /* working set of a forward pass without gradients */
   double      encode_peak;     /* VAE: the encoder's */
   double      decode_peak;     /* VAE: the decoder's */
