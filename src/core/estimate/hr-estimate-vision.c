@@ -228,6 +228,22 @@ hr_plan_arch_lora_params (HrPlan            *self,
   return (double) res->lora_params;
 }
 
+/* The parameters of @c's largest layer, as the walk counts them. */
+double
+hr_plan_arch_largest_params (HrPlan            *self,
+                             const HrComponent *c)
+{
+  g_autoptr(HrArchResult) res = NULL;
+  HrArchRun run;
+  Part probe = { 0 };
+
+  probe.c = (HrComponent *) c;
+  probe.backprop = TRUE;
+  setup_run (self, &probe, &run);
+  res = hr_arch_walk (c->arch, &run);
+  return (double) res->largest_params;
+}
+
 /* The input the walk runs at, for the lines' labels. */
 static char *
 describe_input (HrPlan       *self,

@@ -583,6 +583,7 @@ params (Walk    *W,
 {
   if (W->count_params)
     W->res->params += n;
+  W->res->largest_params = MAX (W->res->largest_params, n);
 }
 
 static void

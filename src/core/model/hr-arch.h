@@ -237,6 +237,9 @@ typedef struct {
 typedef struct {
   GArray     *blocks;      /* HrArchBlock */
   guint64     params;
+  /* the parameters of the largest layer (a weight and its bias): what an
+   * optimizer stepping one parameter at a time holds temporaries for */
+  guint64     largest_params;
   guint64     lora_params;
   /* bytes per sample: */
   double      saved;       /* kept for backward, no recomputation */
