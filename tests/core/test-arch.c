@@ -191,7 +191,8 @@ test_parameter_counts (void)
   /* every built-in part described by its architecture counts what its
    * entry says (video VAEs, whose 3D kernels the 2D walk does not count,
    * aside), at the model's own input size: DreamerV3's decoder starts from
-   * a linear layer to the smallest feature map, which grows with it */
+   * a linear layer to the smallest feature map, which grows with it, and
+   * a ViT's position embedding has a row per patch */
   {
     GPtrArray *models = hr_catalog_get_models (hr_catalog_get_default ());
     guint checked = 0;
@@ -209,7 +210,7 @@ test_parameter_counts (void)
 
             if (c->arch == NULL || c->arch->temporal_compression > 1)
               continue;
-            if (c->arch->type == HR_ARCH_DREAMER)
+            if (c->arch->type == HR_ARCH_DREAMER || c->arch->type == HR_ARCH_VIT)
               {
                 own.width = m->image_width;
                 own.height = m->image_height;

@@ -70,6 +70,23 @@ def classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
             "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
 
 
+def vit_classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
+    """torchvision's VisionTransformer, built for each input size (its
+    position embedding has one row per patch: image_size is a
+    constructor argument).  PyTorch 1.13's nn.MultiheadAttention runs the
+    math path on the CPU (torch/nn/functional.py
+    multi_head_attention_forward: bmm, softmax, bmm): the scenario's
+    attention is "eager"."""
+    case = classifier(name, catalog_id, sizes, batches)
+
+    def build_for(size):
+        return getattr(torchvision.models, name)(weights=None, image_size=size)
+    del case["build"]
+    case["build_for"] = build_for
+    case["scenario"] = {"attention": "eager"}
+    return case
+
+
 def video_classifier(name, catalog_id, sizes=(32, 48), batches=(1, 2, 3), frames=4):
     """torchvision's video ResNets (torchvision.models.video) on clips of
     @frames frames, cross-entropy over Kinetics' 400 classes"""
@@ -547,6 +564,12 @@ CI_MODELS = [
     wav2vec2("wav2vec2_base", "wav2vec2-base-960h"),
     wav2vec2("hubert_large", "hubert-large-ls960-ft", layers=1),
     conformer("conformer-ctc-s", 144, 4),
+    vit_classifier("vit_b_16", "vit-b-16", sizes=(32, 48)),
+    # Swin at 32 and 64 px: the 8 x 8 and 16 x 16 patch maps padded to
+    # whole 7 x 7 windows (shifted where a stage has more than one), the
+    # later stages one window each, which at micro-batch 1 the attention's
+    # matmuls read as views
+    classifier("swin_t", "swin-t", sizes=(32, 64)),
 ]
 
 # Slower traces: `meson test --benchmark` (meson's benchmark()).  The
@@ -557,6 +580,10 @@ CI_MODELS = [
 # -6.5%.
 BENCH_MODELS = [
     classifier("convnext_large", "convnext-large"),
+    vit_classifier("vit_b_32", "vit-b-32", sizes=(64, 96)),
+    vit_classifier("vit_l_16", "vit-l-16"),
+    classifier("swin_s", "swin-s", sizes=(64, 96)),
+    classifier("swin_b", "swin-b", sizes=(64, 96)),
     classifier("efficientnet_b4", "efficientnet-b4"),
     classifier("regnet_y_16gf", "regnety-16gf"),
     segmenter("fcn_resnet101", "fcn-resnet101"),

@@ -1885,6 +1885,9 @@ AO_NOTES = [
     "timm.create_model(..., num_classes=45)), PyTorch 2.4, BF16 AMP, compiled model (model.compile(fullgraph=True)), "
     "batch size 8, 224 x 224 (RandomResizedCrop to the model's input size), RTX 4070 Ti SUPER (16 GB); no "
     "activation checkpointing (the README's command has no --checkpoint_activations)",
+    "gradients: the loop calls optim.zero_grad() after every step (benchmark_low_bit_adam.py @f3342a0aa), whose "
+    "set_to_none defaults to True since PyTorch 2.0 (torch/optim/optimizer.py zero_grad), and grad_accum is 1: "
+    "no gradient is alive when the backward pass starts (zero_grad_set_to_none)",
 ]
 AO_UNEXPRESSED = [
     ("lpmm 4-bit rows (7.72, 7.74)", "lpmm's fused 4-bit AdamW: no agreed optimizer value"),
@@ -1902,7 +1905,8 @@ def torchao_rows():
         s = {"name": f"timm ViT-H/14 fine-tune, AdamW {impl} (torchao benchmark)", "task": "finetune",
              "model": "vit-h-14", "method": "full", "compute": "bf16-mixed", "weights_dtype": "fp32",
              "optimizer": opt, "micro_batch": 8, "image_size": [224, 224], "num_classes": 45, "compile": True,
-             "recompute": "none", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none",
+             "recompute": "none", "attention": "sdpa", "zero_grad_set_to_none": True, "gpus": 1,
+             "sharding": "none", "offload": "none",
              "gpu": {"id": "rtx-4070-ti-super", "name": "GeForce RTX 4070 Ti SUPER", "memory": 16 * GIB,
                      "source": "NVIDIA product page: 16 GB GDDR6X; nominal"}}
         if fused:

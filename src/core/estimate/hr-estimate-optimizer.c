@@ -525,6 +525,9 @@ hr_plan_add_step_temporaries (HrPlan *self,
        * matrix; adapters are small matrices */
       if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
         biggest = MAX ((double) c->vocab * c->hidden, (double) c->hidden * hr_plan_widest_mlp (c));
+      else if (c->arch != NULL)
+        /* a walked part: its largest layer, as the walk counts it */
+        biggest = hr_plan_arch_largest_params (self, c);
       else
         biggest = c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0
                     ? np / c->layers / 4.0 : np;

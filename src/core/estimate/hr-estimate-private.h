@@ -345,6 +345,8 @@ void        hr_plan_add_forward_transient (HrPlan     *self,
                                            Acc        *acc);
 double      hr_plan_arch_lora_params      (HrPlan            *self,
                                            const HrComponent *component);
+double      hr_plan_arch_largest_params   (HrPlan            *self,
+                                           const HrComponent *component);
 void        hr_plan_add_ema               (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_vision_notes      (HrPlan     *self,

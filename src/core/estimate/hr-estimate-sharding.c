@@ -860,13 +860,18 @@ gradient_params (HrPlan     *self,
  * Trainer model.zero_grad()), so without accumulation no gradient exists
  * when the backward pass starts with every activation alive.  Without a
  * stack the gradients are counted alongside all activations, the safe
- * side. */
+ * side, unless the file says how its loop clears them
+ * ("zero_grad_set_to_none": a plain PyTorch 2 loop calling
+ * optimizer.zero_grad() sets them to None; PyTorch 1.x's default,
+ * set_to_none=False, keeps every gradient allocated between steps:
+ * torch/optim/optimizer.py @v2.0.0 and @v1.13.1, zero_grad). */
 static gboolean
 gradients_overlap_activations (HrPlan *self)
 {
   const HrScenario *s = self->scenario;
+  gboolean to_none = s->zero_grad_set_to_none_set ? s->zero_grad_set_to_none : s->stack_set;
 
-  return self->training && s->stack_set && s->grad_accum == 1 && !s->optimizer_in_bwd &&
+  return self->training && to_none && s->grad_accum == 1 && !s->optimizer_in_bwd &&
          s->offload != HR_OFFLOAD_OPTIMIZER_GRADIENTS && !self->shard.unsharded_accumulation;
 }
 

@@ -238,6 +238,22 @@ hr_plan_arch_lora_params (HrPlan            *self,
   return (double) res->lora_params;
 }
 
+/* The parameters of @c's largest layer, as the walk counts them. */
+double
+hr_plan_arch_largest_params (HrPlan            *self,
+                             const HrComponent *c)
+{
+  g_autoptr(HrArchResult) res = NULL;
+  HrArchRun run;
+  Part probe = { 0 };
+
+  probe.c = (HrComponent *) c;
+  probe.backprop = TRUE;
+  setup_run (self, &probe, &run);
+  res = hr_arch_walk (c->arch, &run);
+  return (double) res->largest_params;
+}
+
 /* The input the walk runs at, for the lines' labels. */
 static char *
 describe_input (HrPlan       *self,
@@ -447,6 +463,42 @@ add_device_lines (HrPlan             *self,
               p->c->name);
 }
 
+/* A walked vision transformer's attention kernels, a line of their own
+ * (HrArchResult.attn_kernel, from hr-arch.c token_attention): the score
+ * matrices the math path keeps (PyTorch 1.13's nn.MultiheadAttention,
+ * every CPU trace, torchvision's Swin whatever the kernel: torch/nn/
+ * functional.py @v1.13.1 multi_head_attention_forward, bmm and softmax),
+ * or the output and fp32 log-sum-exp that SDPA's flash and
+ * memory-efficient kernels keep instead (torch/nn/functional.py @v2.0.0
+ * multi_head_attention_forward calls scaled_dot_product_attention when
+ * need_weights is False, as torchvision's EncoderBlock asks;
+ * aten/src/ATen/native/native_functions.yaml @v2.0.0
+ * _scaled_dot_product_flash_attention returns the output and the
+ * logsumexp its backward reads).  A trace on the CPU sees the first; a
+ * GPU run under PyTorch 2 with "sdpa" or "flash" keeps the second.
+ * Returns the bytes added, which the caller's line leaves out. */
+static double
+add_attention_kernel_line (Acc                *acc,
+                           const Part         *p,
+                           const HrArchResult *res,
+                           double              b)
+{
+  const HrArch *a = p->c->arch;
+  double bytes = res->attn_kernel * b;
+
+  if (bytes <= 0 || (a->type != HR_ARCH_VIT && a->type != HR_ARCH_SWIN))
+    return 0;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
+              ARCH_LOW * bytes, ARCH_HIGH * bytes,
+              res->scores > 0
+                ? _("%s: the attention score matrices the math path keeps (the softmax of heads × "
+                    "tokens² per layer, or per window) × micro-batch %u")
+                : _("%s: the attention kernel's output and log-sum-exp, which SDPA's flash and "
+                    "memory-efficient kernels keep instead of score matrices × micro-batch %u"),
+              p->c->name, (guint) b);
+  return bytes;
+}
+
 /* What a part walked block by block saves for its backward pass. */
 static void
 add_trained_arch_part (HrPlan             *self,
@@ -510,9 +562,11 @@ add_trained_arch_part (HrPlan             *self,
     }
   else
     {
-      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
-                  ARCH_LOW * bytes, ARCH_HIGH * bytes,
-                  res->scores > 0
+      double kernel = add_attention_kernel_line (acc, p, res, b);
+
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  bytes - kernel, ARCH_LOW * (bytes - kernel), ARCH_HIGH * (bytes - kernel),
+                  res->scores > 0 && kernel <= 0
                     ? _("%s: what %u blocks at %s save for the backward pass × micro-batch "
                         "%u (with the attention score matrices)")
                     : _("%s: what %u blocks at %s save for the backward pass × micro-batch "

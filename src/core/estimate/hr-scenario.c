@@ -47,7 +47,9 @@ static const char * const scenario_keys[] = {
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
   "text_encoder_cpu", "offload_model", "pytorch_version",
   /* speech (hr-arch-speech.c) */
-  "audio_seconds", "sample_rate", NULL
+  "audio_seconds", "sample_rate",
+  /* the training loop (hr-estimate-sharding.c) */
+  "zero_grad_set_to_none", NULL
 };
 
 /* The keys above and those the settings table reads itself. */
@@ -1425,6 +1427,12 @@ read_stack_and_switches (HrScenario *self,
         goto out;
       self->reshard_after_forward_set = TRUE;
     }
+  if (hr_reader_has (reader, "zero_grad_set_to_none"))
+    {
+      if (!hr_reader_bool (reader, "zero_grad_set_to_none", &self->zero_grad_set_to_none))
+        goto out;
+      self->zero_grad_set_to_none_set = TRUE;
+    }
   if (!hr_reader_bool (reader, "optimizer_in_bwd", &self->optimizer_in_bwd) ||
       !hr_reader_bool (reader, "activation_offload", &self->activation_offload) ||
       !hr_reader_bool (reader, "compile", &self->compile) ||
@@ -1975,6 +1983,8 @@ add_stack_keys (JsonBuilder      *builder,
     add_enum (builder, "stack", hr_stack_names, self->stack);
   if (self->reshard_after_forward_set)
     add_bool (builder, "reshard_after_forward", self->reshard_after_forward);
+  if (self->zero_grad_set_to_none_set)
+    add_bool (builder, "zero_grad_set_to_none", self->zero_grad_set_to_none);
   if (self->optimizer_in_bwd)
     add_bool (builder, "optimizer_in_bwd", TRUE);
   if (self->activation_offload)

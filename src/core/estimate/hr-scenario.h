@@ -149,6 +149,10 @@ typedef struct {
   guint           lora_modules;          /* HrModule mask for HR_LORA_TARGETS_CUSTOM */
   gboolean        reshard_after_forward_set;
   gboolean        reshard_after_forward;
+  /* optimizer.zero_grad(set_to_none=...) between steps, where the file
+   * says it */
+  gboolean        zero_grad_set_to_none_set;
+  gboolean        zero_grad_set_to_none;
   gboolean        optimizer_in_bwd;
   gboolean        activation_offload;
   gboolean        compile;

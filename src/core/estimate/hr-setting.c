@@ -52,6 +52,9 @@ hr_scenario_reads_image_size (const HrScenario *s)
 
       if (c->kind == HR_COMPONENT_TRANSFORMER && c->tokens_from == HR_TOKENS_PATCHES)
         return TRUE;
+      /* a part walked block by block runs at the input size (hr-arch.c) */
+      if (c->arch != NULL)
+        return TRUE;
       if (c->has_activation && c->act_scaling == HR_SCALING_PIXELS)
         return TRUE;
     }

@@ -85,6 +85,8 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_R2PLUS1D, "r2plus1d" },
   { HR_ARCH_WAV2VEC2, "wav2vec2" },
   { HR_ARCH_CONFORMER, "conformer" },
+  { HR_ARCH_VIT, "vit" },
+  { HR_ARCH_SWIN, "swin" },
   { 0, NULL },
 };
 
@@ -141,7 +143,8 @@ static const char * const arch_keys[] = {
   "num_conv_pos_embedding_groups", "conv_dim", "conv_kernel", "conv_stride",
   "freeze_feature_encoder", "attention_dropout", "activation_dropout", "hidden_dropout",
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
-  "depthwise_kernel", "conv_group_norm", NULL
+  "depthwise_kernel", "conv_group_norm",
+  "patch", "mlp_dim", "window", "drop_path", NULL
 };
 
 HrArch *
@@ -224,6 +227,37 @@ read_small (HrReader   *reader,
   return TRUE;
 }
 
+/* A ViT or Swin: a patch size, and per stage the depth, the width and
+ * heads that divide it (ViT: one stage; Swin: 4, each twice as wide as
+ * the one before, as PatchMerging makes it, and a window). */
+static gboolean
+check_vision_transformer (HrReader     *reader,
+                          const HrArch *a)
+{
+  gboolean swin = a->type == HR_ARCH_SWIN;
+
+  if (a->patch == 0)
+    return hr_reader_fail (reader, "patch", _("a \"%s\" needs \"patch\", the side of its patches"),
+                           hr_enum_to_nick (hr_arch_type_names, a->type));
+  if (a->n_stages != (swin ? 4 : 1))
+    return hr_reader_fail (reader, "depths",
+                           swin ? _("a \"swin\" network has 4 stages: give \"depths\" with 4 numbers")
+                                : _("a \"vit\" network has one stage: give \"depths\" with one "
+                                    "number, its layers"));
+  for (guint i = 0; i < a->n_stages; i++)
+    if (a->widths[i] == 0 || a->heads[i] == 0 || a->widths[i] % a->heads[i] != 0 ||
+        (i > 0 && a->widths[i] != 2 * a->widths[i - 1]))
+      return hr_reader_fail (reader, "widths",
+                             _("\"widths\" and \"heads\" need a value per stage, the heads "
+                               "dividing the width (a Swin stage twice as wide as the one "
+                               "before)"));
+  if (!swin && a->mlp_dim == 0)
+    return hr_reader_fail (reader, "mlp_dim", _("a \"vit\" needs \"mlp_dim\", its MLP's width"));
+  if (swin && a->window == 0)
+    return hr_reader_fail (reader, "window", _("a \"swin\" needs \"window\", its window's side"));
+  return TRUE;
+}
+
 static gboolean
 check_arch (HrReader *reader,
             HrArch   *a)
@@ -279,6 +313,11 @@ check_arch (HrReader *reader,
         return hr_reader_fail (reader, "latent_scale", _("\"latent_scale\" must be at least 1"));
       break;
     case HR_ARCH_EFFICIENTNET:
+      break;
+    case HR_ARCH_VIT:
+    case HR_ARCH_SWIN:
+      if (!check_vision_transformer (reader, a))
+        return FALSE;
       break;
     case HR_ARCH_MOBILENET_V2:
     case HR_ARCH_MOBILENET_V3_LARGE:
@@ -423,6 +462,10 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
         !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
         !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
+        !read_small (&reader, "patch", 1, 1024, &a->patch) ||
+        !read_small (&reader, "mlp_dim", 1, 1 << 20, &a->mlp_dim) ||
+        !read_small (&reader, "window", 1, 1024, &a->window) ||
+        !hr_reader_double (&reader, "drop_path", FALSE, 0, 1, &a->drop_path) ||
         !hr_reader_string (&reader, "source", FALSE, &source))
       goto out;
     a->head = head;
@@ -556,6 +599,7 @@ params (Walk    *W,
 {
   if (W->count_params)
     W->res->params += n;
+  W->res->largest_params = MAX (W->res->largest_params, n);
 }
 
 static void
@@ -2531,6 +2575,283 @@ mit (Walk *W,
 }
 
 /* ------------------------------------------------------------------ */
+/* Vision transformers: torchvision's ViT and Swin (pytorch/vision
+ * torchvision/models/vision_transformer.py and swin_transformer.py
+ * @v0.14.1), which timm's VisionTransformer matches op for op (timm/
+ * models/vision_transformer.py: Attention, Block, Mlp)                */
+
+/* nn.LayerNorm over the channels of every position: native_layer_norm
+ * saves its input and its mean and rstd, one fp32 value each per position
+ * (derivatives.yaml @v1.13.1 native_layer_norm: input, result1, result2;
+ * the statistics are in the accumulation type, and under autocast
+ * layer_norm runs in fp32 anyway) */
+static void
+token_norm (Walk *W,
+            T    *x)
+{
+  gboolean grad = x->grad || W->train;
+  double positions = numel (x) / MAX (1, x->c);
+
+  norm (W, x);
+  if (grad)
+    save (W, 2.0 * 4.0 * positions);
+}
+
+/* Self-attention over `tokens` positions of x (C channels, x.h x x.w
+ * positions in all) split into windows of `span` tokens each (ViT: one
+ * window of every token), as nn.MultiheadAttention (torch/nn/
+ * functional.py @v1.13.1 multi_head_attention_forward), timm's Attention
+ * and torchvision's shifted_window_attention run it: one packed
+ * projection to 3C (which keeps its input), then
+ *
+ * - the math path (PyTorch 1.13 everywhere; on the CPU; torchvision's
+ *   Swin always, whose relative position bias and shift mask are added to
+ *   the scores): q scaled by 1/sqrt(head_dim), a new tensor the bmm
+ *   keeps; k transposed and v, each copied contiguous for the batched
+ *   matmul and kept by it; the softmax's output, kept by softmax and by
+ *   the bmm with v (in fp32 under autocast, whose softmax runs in fp32,
+ *   and the bmm's 16-bit copy of it beside).  Where the whole batch is
+ *   one window (`views`, a Swin stage at micro-batch 1 that one window
+ *   covers), k and v reach the matmul as views of the projection's
+ *   output, which is then kept whole.  q * scale also keeps its wrapped
+ *   Python scalar, an 8-byte tensor on the host, not counted;
+ * - scaled_dot_product_attention's flash and memory-efficient kernels
+ *   (torch/nn/functional.py @v2.0.0 multi_head_attention_forward calls
+ *   it when need_weights is False, as torchvision's EncoderBlock passes;
+ *   timm's fused_attn): q, k and v (views of the projection's output,
+ *   kept whole), the kernel's output and its fp32 log-sum-exp per head
+ *   and query, no score matrix;
+ *
+ * and the heads joined by a transpose and reshape (a contiguous copy) into
+ * the output projection, which keeps it.  The kernel's own share (the
+ * score matrices, or the output and log-sum-exp) is summed in
+ * `attn_kernel`, the estimate's line of its own. */
+static void
+token_attention (Walk     *W,
+                 guint     span,
+                 guint     heads,
+                 gboolean  eager,
+                 gboolean  views)
+{
+  guint C = W->x.c;
+  double positions = numel (&W->x) / MAX (1, C);
+  double e = W->r->e;
+  T qkv, o;
+
+  qkv = linear (W, &W->x, 3 * C, TRUE, FALSE);
+  if (qkv.grad)
+    {
+      double kernel;
+
+      if (eager)
+        {
+          double scores = (double) heads * positions * span;
+          double score_bytes = W->r->e32 + (W->r->e32 != e ? e : 0);
+
+          kernel = scores * score_bytes;
+          save_scores (W, (views ? 4.0 : 3.0) * positions * C * e + kernel, kernel);
+          if (W->ckpt)
+            W->block_transient = MAX (W->block_transient, 2.0 * scores * W->r->e32);
+          else
+            peak (W, 2.0 * scores * W->r->e32, 0, "attention gradients");
+          fwd (W, tbytes (&qkv), positions * C * e, kernel);
+        }
+      else
+        {
+          kernel = positions * C * e + 4.0 * heads * positions;
+          save (W, 3.0 * positions * C * e + kernel);
+          fwd (W, tbytes (&qkv), positions * C * e, 0);
+        }
+      W->res->attn_kernel += kernel;
+    }
+
+  {
+    HrArchBlock *b = cur_block (W);
+
+    b->tokens = MAX (b->tokens, span);
+    b->attn_heads = MAX (b->attn_heads, heads);
+    W->res->max_tokens = MAX (W->res->max_tokens, span);
+  }
+
+  o = W->x;
+  o.eb = e;
+  o.grad = qkv.grad;
+  fresh (W, &o);
+  W->x = linear (W, &o, C, TRUE, FALSE);
+}
+
+/* The MLP of a transformer block: Linear to `hidden`, GELU (keeps its
+ * input), dropout (p = 0: nothing), Linear back */
+static void
+token_mlp (Walk  *W,
+           guint  hidden)
+{
+  guint C = W->x.c;
+
+  W->x = linear (W, &W->x, hidden, TRUE, FALSE);
+  act (W, &W->x, ACT_INPUT);
+  W->x = linear (W, &W->x, C, TRUE, FALSE);
+}
+
+/* torchvision's VisionTransformer (vit_b_16 ... vit_h_14): conv_proj, the
+ * class token and position embedding, pre-norm EncoderBlocks (ln_1,
+ * self_attention, dropout, + input; ln_2, MLPBlock, + x), the final
+ * LayerNorm and the head on the class token.  Dropout defaults to 0 in
+ * torchvision and timm: nothing saved. */
+static void
+vit (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint C = a->widths[0], p = a->patch;
+  guint tokens;
+
+  block_begin (W, FALSE, "conv_proj");
+  W->x = conv_pad (W, &W->x, C, p, p, 0, 1, 1, TRUE);
+  /* flattened to tokens, the class token in front: torch.cat promotes
+   * the 16-bit conv output to the fp32 token's dtype under autocast, and
+   * the position embedding (fp32) is added */
+  tokens = W->x.h * W->x.w + 1;
+  W->x.h = tokens;
+  W->x.w = 1;
+  W->x.eb = W->r->e32;
+  fresh (W, &W->x);
+  params (W, (guint64) C + (guint64) tokens * C);   /* class_token, pos_embedding */
+  block_end (W);
+
+  for (guint j = 0; j < a->depths[0]; j++)
+    {
+      T id = W->x;
+
+      block_begin (W, TRUE, "encoder.layers.%u", j);
+      hold (W, &id);
+      token_norm (W, &W->x);
+      token_attention (W, tokens, a->heads[0], W->r->eager_attention, FALSE);
+      W->x = add (W, &W->x, &id);
+      release (W, &id);
+      id = W->x;
+      hold (W, &id);
+      token_norm (W, &W->x);
+      token_mlp (W, a->mlp_dim);
+      W->x = add (W, &W->x, &id);
+      release (W, &id);
+      block_end (W);
+    }
+
+  block_begin (W, FALSE, "head");
+  token_norm (W, &W->x);
+  /* x[:, 0] into the head: a view of the LayerNorm's output, kept whole
+   * by the linear; under autocast its 16-bit copy of the class token */
+  {
+    T cls = W->x;
+
+    if (W->train && !(W->r->autocast && W->x.eb > W->r->e))
+      save_tensor (W, &W->x);
+    cls.h = 1;
+    fresh (W, &cls);
+    if (W->r->autocast && cls.eb > W->r->e)
+      W->x = linear (W, &cls, W->classes, TRUE, FALSE);
+    else
+      {
+        mark (W, &cls);
+        W->x = linear (W, &cls, W->classes, TRUE, FALSE);
+      }
+  }
+  cross_entropy (W);
+  block_end (W);
+}
+
+/* torchvision's SwinTransformer (swin_t, swin_s, swin_b): the 4x4 patch
+ * embedding and its LayerNorm; per stage, blocks of windowed attention
+ * (pre-norm, every second block shifted by half a window) and the MLP,
+ * each branch through stochastic depth; PatchMerging between stages;
+ * the final LayerNorm, average pooling and the head.  The feature map is
+ * padded to whole windows (shifted_window_attention: F.pad to multiples
+ * of window_size), and the windows gathered into a contiguous copy that
+ * the qkv projection keeps; the roll of a shifted block, the relative
+ * position bias and the shift mask keep nothing per sample.  StochasticDepth
+ * ("row") multiplies by a noise tensor of one value per sample, which the
+ * mul keeps, wherever its rate (drop_path x block / (blocks - 1)) is above
+ * 0. */
+static void
+swin (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint ws = a->window, total = 0, k = 0;
+  guint C = a->widths[0];
+
+  for (guint i = 0; i < a->n_stages; i++)
+    total += a->depths[i];
+
+  block_begin (W, FALSE, "features.0");
+  W->x = conv_pad (W, &W->x, C, a->patch, a->patch, 0, 1, 1, TRUE);
+  token_norm (W, &W->x);
+  block_end (W);
+
+  for (guint i = 0; i < a->n_stages; i++)
+    {
+      for (guint j = 0; j < a->depths[i]; j++, k++)
+        {
+          guint ph = W->x.h + (ws - W->x.h % ws) % ws;
+          guint pw = W->x.w + (ws - W->x.w % ws) % ws;
+          guint windows = (ph / ws) * (pw / ws);
+          double rate = total > 1 ? a->drop_path * k / (total - 1) : 0;
+          T id = W->x, win;
+
+          block_begin (W, TRUE, "stage%u.%u", i + 1, j);
+          hold (W, &id);
+          /* the relative position bias table, (2 window - 1)^2 x heads */
+          params (W, (guint64) (2 * ws - 1) * (2 * ws - 1) * a->heads[i]);
+          token_norm (W, &W->x);
+          win = W->x;
+          win.h = ph;
+          win.w = pw;
+          fresh (W, &win);
+          W->x = win;
+          token_attention (W, ws * ws, a->heads[i], TRUE,
+                           windows * MAX (1, W->r->batch) == 1);
+          W->x.h = id.h;
+          W->x.w = id.w;
+          fresh (W, &W->x);
+          if (rate > 0 && W->x.grad)
+            save (W, W->x.eb);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+
+          id = W->x;
+          hold (W, &id);
+          token_norm (W, &W->x);
+          token_mlp (W, 4 * W->x.c);
+          if (rate > 0 && W->x.grad)
+            save (W, W->x.eb);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+          block_end (W);
+        }
+
+      if (i + 1 < a->n_stages)
+        {
+          /* PatchMerging: the four strided slices joined (odd sides
+           * padded), LayerNorm over 4C, a linear to 2C without bias */
+          block_begin (W, FALSE, "stage%u.downsample", i + 1);
+          W->x.c *= 4;
+          W->x.h = (W->x.h + 1) / 2;
+          W->x.w = (W->x.w + 1) / 2;
+          fresh (W, &W->x);
+          token_norm (W, &W->x);
+          W->x = linear (W, &W->x, W->x.c / 2, FALSE, FALSE);
+          block_end (W);
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  token_norm (W, &W->x);
+  W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 /* diffusers UNet2DConditionModel, ControlNetModel and AutoencoderKL    */
 
 #define TIME_EMBED_CHANNELS_PER_BLOCK 4   /* time_embed_dim = 4 * block_out_channels[0] */
@@ -3474,6 +3795,12 @@ walk_backbone (Walk *W,
       break;
     case HR_ARCH_MIT:
       mit (W, c);
+      break;
+    case HR_ARCH_VIT:
+      vit (W);
+      break;
+    case HR_ARCH_SWIN:
+      swin (W);
       break;
     case HR_ARCH_DREAMER:
       dreamer_encoder (W);

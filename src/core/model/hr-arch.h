@@ -38,6 +38,8 @@ typedef enum {
   HR_ARCH_R2PLUS1D,
   HR_ARCH_WAV2VEC2,       /* torchaudio's Wav2Vec2Model: wav2vec 2.0, HuBERT (hr-arch-speech.c) */
   HR_ARCH_CONFORMER,      /* torchaudio's Conformer on log-mel frames (hr-arch-speech.c) */
+  HR_ARCH_VIT,            /* torchvision's VisionTransformer (timm's, DeiT) */
+  HR_ARCH_SWIN,           /* torchvision's SwinTransformer (V1) */
 } HrArchType;
 
 extern const HrEnumName hr_arch_type_names[];
@@ -139,6 +141,15 @@ typedef struct {
   guint       deter;
   guint       stoch;
   guint       units;
+
+  /* vision transformers (ViT, Swin): the patch side, the MLP's hidden
+   * width (ViT; Swin's is 4x), the attention window's side (Swin) and
+   * the stochastic depth rate of the last block (Swin, torchvision's
+   * stochastic_depth_prob) */
+  guint       patch;
+  guint       mlp_dim;
+  guint       window;
+  double      drop_path;
 
   /* the head */
   HrArchHead  head;
@@ -262,6 +273,9 @@ typedef struct {
 typedef struct {
   GArray     *blocks;      /* HrArchBlock */
   guint64     params;
+  /* the parameters of the largest layer (a weight and its bias): what an
+   * optimizer stepping one parameter at a time holds temporaries for */
+  guint64     largest_params;
   guint64     lora_params;
   /* bytes per sample: */
   double      saved;       /* kept for backward, no recomputation */
@@ -271,6 +285,10 @@ typedef struct {
   double      kept;        /* kept for backward with recompute (checkpoint inputs) */
   double      recompute_peak;  /* the largest block rebuilt in the backward pass */
   double      scores;      /* the s² attention matrices inside `saved` */
+  /* what the attention kernels themselves keep, inside `saved`: the
+   * score matrices on the math path, the output and log-sum-exp under
+   * SDPA's flash and memory-efficient kernels (ViT and Swin) */
+  double      attn_kernel;
   double      forward_peak;    /* working set of a forward pass without gradients */
   double      encode_peak;     /* VAE: the encoder's */
   double      decode_peak;     /* VAE: the decoder's */
