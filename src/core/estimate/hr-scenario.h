@@ -297,5 +297,7 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrScenario, hr_scenario_free)
  * FrozenBatchNorm2d under the framework. */
 HrArchFocal   hr_scenario_get_focal_loss       (const HrScenario *self);
 gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
+/* Cascade Mask R-CNN: whether one mask head trains, not one per stage */
+gboolean      hr_scenario_get_cascade_one_mask_head (const HrScenario *self);
 
 G_END_DECLS

@@ -148,6 +148,10 @@ typedef struct {
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
   guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
+  /* Cascade R-CNN: box heads in sequence, each on the RoIs the one before
+   * it refined, regressing class-agnostic boxes; 0: one class-specific
+   * box head (Faster and Mask R-CNN) */
+  guint       cascade_stages;
 } HrArch;
 
 HrArch     *hr_arch_copy       (const HrArch *arch);
@@ -193,6 +197,10 @@ typedef struct {
    * norm_eval) is FrozenBatchNorm2d instead (detectron2's and
    * torchvision's detectors) */
   gboolean    frozen_bn;
+  /* Cascade Mask R-CNN: one mask head on the first stage's positive RoIs
+   * (detectron2's CascadeROIHeads) rather than one per stage on its own
+   * (mmdetection's CascadeRoIHead, the catalog's) */
+  gboolean    cascade_one_mask_head;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
