@@ -2064,7 +2064,9 @@ hr_scenario_to_json (const HrScenario *self)
       json_builder_set_member_name (builder, "context_len");
       json_builder_add_int_value (builder, self->context_len);
     }
-  if (self->task == HR_TASK_INFERENCE)
+  /* CTranslate2's cache type is its compute_type's (written above), and a
+   * float32 one has no kv_dtype name: writing it would say fp16 */
+  if (self->task == HR_TASK_INFERENCE && self->engine != HR_ENGINE_CTRANSLATE2)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
   if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
       self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
