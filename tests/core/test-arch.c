@@ -627,6 +627,8 @@ test_bad_arch (void)
     { "{\"type\": \"conformer\", \"hidden_size\": 144, \"num_hidden_layers\": 16, "
       "\"num_attention_heads\": 4, \"intermediate_size\": 576, "
       "\"depthwise_kernel\": 32}", "must be odd" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"retinanet\", "
+      "\"cascade_stages\": 3}", "cascade_stages" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -869,6 +871,43 @@ test_keypoint_rpn_heads (void)
   /* the box head: two fc layers of 1024 on 512 RoIs of 256 x 7 x 7 */
   g_assert_cmpuint (rf->params - rr->params, ==,
                     (256 * 49 + 1) * 1024 + 1025 * 1024 + 1025 * 2 + 1025 * 4);
+}
+
+/* Cascade Mask R-CNN adds two more box heads on 512 RoIs each, all three
+ * regressing class-agnostic boxes (4 outputs where Mask R-CNN regresses
+ * 4 x 80); mmdetection trains a mask head in each stage, detectron2 one. */
+static void
+test_cascade_heads (void)
+{
+  g_autoptr(HrArch) plain = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"bn\": \"frozen\", \"head\": \"mask-rcnn\", \"classes\": 80}");
+  g_autoptr(HrArch) cascade = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"bn\": \"frozen\", \"head\": \"mask-rcnn\", \"classes\": 80, \"cascade_stages\": 3}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) rp = hr_arch_walk (plain, &run);
+  g_autoptr(HrArchResult) rmm = hr_arch_walk (cascade, &run);
+  g_autoptr(HrArchResult) rd2 = NULL;
+  const HrArchBlock *box = hr_arch_result_find (rp, "roi head (box)");
+  const HrArchBlock *mask = hr_arch_result_find (rp, "roi head (mask)");
+  guint64 box_params = (256 * 49 + 1) * 1024 + 1025 * 1024 + 1025 * 81;
+  guint64 mask_params = 4 * (256 * 9 * 256 + 256) + 256 * 256 * 4 + 256 + 257 * 80;
+
+  run.cascade_one_mask_head = TRUE;
+  rd2 = hr_arch_walk (cascade, &run);
+  g_assert_nonnull (box);
+  g_assert_nonnull (mask);
+  g_assert_nonnull (hr_arch_result_find (rd2, "roi head (box, stage 3)"));
+  g_assert_null (hr_arch_result_find (rd2, "roi head (mask, stage 2)"));
+  g_assert_nonnull (hr_arch_result_find (rmm, "roi head (mask, stage 3)"));
+
+  g_assert_cmpuint (rd2->params - rp->params, ==, 2 * box_params + 3 * 1025 * 4 - 1025 * 320);
+  g_assert_cmpuint (rmm->params - rd2->params, ==, 2 * mask_params);
+  g_assert_cmpfloat_with_epsilon (rd2->saved - rp->saved, 2 * box->saved, 1);
+  g_assert_cmpfloat_with_epsilon (rmm->saved - rd2->saved, 2 * mask->saved, 1);
+  g_test_message ("cascade mask r-cnn r50: %" G_GUINT64_FORMAT " parameters (mmdet), %"
+                  G_GUINT64_FORMAT " (detectron2)", rmm->params, rd2->params);
 }
 
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
@@ -1198,6 +1237,7 @@ main (int    argc,
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
   g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
   g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);
+  g_test_add_func ("/arch/cascade-heads", test_cascade_heads);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
   g_test_add_func ("/arch/softmax-saves-input", test_softmax_saves_input);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);

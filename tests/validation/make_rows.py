@@ -1646,6 +1646,47 @@ def detectron2_heads_rows():
              "card size not stated (V100, 16 or 32 GB), not scored"])
 
 
+# Cascade R-CNN (the catalog's cascade-rcnn-r50-fpn and
+# cascade-mask-rcnn-r50-fpn, "cascade_stages" 3): the detectron2 zoo's
+# Cascade Mask R-CNN rows and mmdetection's Cascade (Mask) R-CNN README table.
+MM_CASCADE_SRC = "open-mmlab/mmdetection configs/cascade_rcnn/README.md @fd53b37c"
+MM_CASCADE_URL = ("https://github.com/open-mmlab/mmdetection/blob/fd53b37cee16f1c083915f982210dd417469512c/"
+                  "configs/cascade_rcnn/README.md")
+D2_URL_CASCADE = ("https://github.com/facebookresearch/detectron2/blob/8b0953c0dbae0bc48d4f244c25f310cf8ebfbf78/"
+                  "MODEL_ZOO.md")
+
+
+@family
+def cascade_rows():
+    for rid, cfg, gib in [(1541, "cascade_mask_rcnn_R_50_FPN_1x", 4.0), (1542, "cascade_mask_rcnn_R_50_FPN_3x", 4.0)]:
+        s = {"name": f"detectron2 {cfg}, 2 images per GPU", "task": "train", "model": "cascade-mask-rcnn-r50-fpn",
+             "method": "full", "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2,
+             "image_size": [1344, 800], "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "detection_framework": "detectron2",
+             "x-model": {"config": f"configs/Misc/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
+        add(rid, "detector", "medium", "allocated", gib, GIB, s, D2_SRC,
+            f"'Cascade R-CNN' table row '{cfg}', column 'train mem (GB)': {gib}",
+            [D2_METRIC, D2_COMMON,
+             "configs/Misc/" + cfg + ".yaml @02b5c4e2: ROI_HEADS.NAME CascadeROIHeads (3 stages, IoU 0.5/0.6/0.7), "
+             "ROI_BOX_HEAD.CLS_AGNOSTIC_BBOX_REG, RPN.POST_NMS_TOPK_TRAIN 2000, MASK_ON; one mask head, on the "
+             "first stage's positive proposals (modeling/roi_heads/cascade_rcnn.py)",
+             "table read at " + D2_URL_CASCADE, "card size not stated (V100, 16 or 32 GB), not scored"])
+    for rid, mid, cfg, gib in [(1543, "cascade-rcnn-r50-fpn", "cascade_rcnn_r50_fpn_1x_coco", 4.4),
+                               (1544, "cascade-mask-rcnn-r50-fpn", "cascade_mask_rcnn_r50_fpn_1x_coco", 6.0)]:
+        kind = "Cascade Mask R-CNN" if "mask" in cfg else "Cascade R-CNN"
+        s = {"name": f"mmdetection {cfg}, batch 2 per GPU", "task": "train", "model": mid, "method": "full",
+             "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2, "image_size": [1344, 800], "gpus": 8,
+             "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/cascade_rcnn/{cfg}.py", "frozen_stages": 1, "norm_eval": True}}
+        add(rid, "detector", "high", "allocated", gib, GIB, s, MM_CASCADE_SRC,
+            f"'{kind}' table, row 'R-50-FPN | pytorch | 1x', column 'Mem (GB)': {gib}",
+            [MM_METRIC, DET_COMMON,
+             "configs/_base_/models/" + ("cascade_mask_rcnn" if "mask" in cfg else "cascade_rcnn") + "_r50_fpn.py: "
+             "CascadeRoIHead num_stages 3, three Shared2FCBBoxHeads with reg_class_agnostic=True, 512 RoIs "
+             "sampled per image in each stage" + ("; an FCNMaskHead trained in every stage" if "mask" in cfg else ""),
+             "table read at " + MM_CASCADE_URL, "trained on 8 V100; card size not stated, not scored"])
+
+
 # ---------------------------------------------------------------------------
 # Qwen (v1) README: finetuning profile and inference memory (QwenLM/Qwen)
 # ---------------------------------------------------------------------------

@@ -206,6 +206,7 @@ setup_run (HrPlan      *self,
   run->objects = s->max_objects > 0 ? s->max_objects : DEFAULT_MAX_OBJECTS;
   run->focal = hr_scenario_get_focal_loss (s);
   run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);
+  run->cascade_one_mask_head = hr_scenario_get_cascade_one_mask_head (s);
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {

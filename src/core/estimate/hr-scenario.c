@@ -2467,6 +2467,21 @@ hr_scenario_get_detector_frozen_bn (const HrScenario *self)
          self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION;
 }
 
+/* mmdetection's CascadeRoIHead trains a mask head in every stage (open-
+ * mmlab/mmdetection @024d2bd2 mmdet/models/roi_heads/cascade_roi_head.py:
+ * loss() calls mask_loss inside its stage loop); detectron2's
+ * CascadeROIHeads one, after the box stages (facebookresearch/detectron2
+ * @02b5c4e2 modeling/roi_heads/cascade_rcnn.py).  torchvision has no
+ * cascade: its detectors' single mask head is detectron2's count. */
+gboolean
+hr_scenario_get_cascade_one_mask_head (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->detection_framework_set &&
+         self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION;
+}
+
 /* Whether an optimizer can hold its linears in int8 (Q-GaLore's
  * --weight_quant, which Q-APOLLO takes over) */
 gboolean

@@ -325,5 +325,7 @@ gboolean      hr_scenario_pytorch_before       (const HrScenario *self,
                                                 guint             major,
                                                 guint             minor);
 gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
+/* Cascade Mask R-CNN: whether one mask head trains, not one per stage */
+gboolean      hr_scenario_get_cascade_one_mask_head (const HrScenario *self);
 
 G_END_DECLS

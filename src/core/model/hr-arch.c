@@ -144,7 +144,8 @@ static const char * const arch_keys[] = {
   "freeze_feature_encoder", "attention_dropout", "activation_dropout", "hidden_dropout",
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
-  "patch", "mlp_dim", "window", "drop_path", NULL
+  "patch", "mlp_dim", "window", "drop_path",
+  "cascade_stages", NULL
 };
 
 HrArch *
@@ -262,6 +263,11 @@ static gboolean
 check_arch (HrReader *reader,
             HrArch   *a)
 {
+  if (a->cascade_stages > 0 && a->head != HR_ARCH_HEAD_FASTER_RCNN &&
+      a->head != HR_ARCH_HEAD_MASK_RCNN)
+    return hr_reader_fail (reader, "cascade_stages",
+                           _("\"cascade_stages\" needs a \"faster-rcnn\" or \"mask-rcnn\" "
+                             "head"));
   if (a->head == HR_ARCH_HEAD_LRASPP && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"lraspp\" head sits on a \"mobilenet-v3-large\" backbone"));
@@ -459,6 +465,7 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
         !read_small (&reader, "keypoints", 1, 1024, &a->keypoints) ||
+        !read_small (&reader, "cascade_stages", 1, 8, &a->cascade_stages) ||
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
         !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
         !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
@@ -1405,6 +1412,41 @@ mask_logits_peak (Walk *W)
   peak (W, tbytes (&W->x), 0, "mask logits");
 }
 
+/* FCNMaskHead (mmdet) / MaskRCNNConvUpsampleHead (detectron2) on the
+ * positive RoIs pooled to 14 x 14: four 3x3 convs of 256 with ReLU, a 2x
+ * deconvolution and the per-class 1x1 logits. */
+static void
+mask_head (Walk       *W,
+           const char *name)
+{
+  const HrArch *a = W->a;
+
+  block_begin (W, FALSE, "%s", name);
+  /* the RoIs side by side: a convolution over 14 x (14 * rois) keeps what
+   * one over rois x 14 x 14 keeps */
+  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  for (guint i = 0; i < 4; i++)
+    {
+      W->x = conv (W, &W->x, 256, 3, 1, 1, 1, TRUE);
+      act (W, &W->x, ACT_RELU);
+    }
+  {
+    /* ConvTranspose2d(256, 256, 2, stride 2) saves its input like a
+     * convolution */
+    T up = { 256, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
+
+    fresh (W, &up);
+    params (W, 256 * 256 * 4 + 256);
+    save_matmul_input (W, &W->x);
+    W->x = up;
+    act (W, &W->x, ACT_RELU);
+  }
+  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
+  mask_logits_peak (W);
+  block_end (W);
+}
+
 /* StandardRoIHead: RoIAlign (mmcv's op saves the RoIs, not the features),
  * Shared2FCBBoxHead (fc 1024, 1024), class-specific boxes; the mask head
  * (FCNMaskHead: 4 convs, a 2x deconv, per-class logits) on the positive
@@ -1430,33 +1472,58 @@ roi_heads (Walk     *W,
   W->x = x;
   block_end (W);
 
-  if (!mask)
-    return;
+  if (mask)
+    mask_head (W, "roi head (mask)");
+}
 
-  block_begin (W, FALSE, "roi head (mask)");
-  /* the RoIs side by side: a convolution over 14 x (14 * rois) keeps what
-   * one over rois x 14 x 14 keeps */
-  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, 0, TRUE };
-  fresh (W, &W->x);
-  for (guint i = 0; i < 4; i++)
+/* Cascade R-CNN (Cai and Vasconcelos 2018): `cascade_stages` box heads in
+ * sequence, stage k+1 on the boxes stage k regressed (IoU thresholds 0.5,
+ * 0.6, 0.7), each its own Shared2FCBBoxHead with class-agnostic boxes
+ * (open-mmlab/mmdetection @024d2bd2 configs/_base_/models/
+ * cascade_rcnn_r50_fpn.py: num_stages 3, reg_class_agnostic=True;
+ * facebookresearch/detectron2 @02b5c4e2 configs/Misc/
+ * cascade_mask_rcnn_R_50_FPN_1x.yaml: CascadeROIHeads,
+ * CLS_AGNOSTIC_BBOX_REG).  Each stage pools its own `rois` per image
+ * (mmdet's CascadeRoIHead.loss samples 512 anew per stage; detectron2's
+ * _forward_box relabels the same proposals, moved to the last stage's
+ * boxes) and keeps what the box head keeps; detectron2's _ScaleGradient
+ * in front of each head saves nothing.  The mask head: mmdetection trains
+ * one per stage on that stage's positive RoIs (CascadeRoIHead.loss calls
+ * mask_loss in the stage loop, init_mask_head builds num_stages
+ * heads), detectron2 one, on the first stage's positive proposals
+ * (modeling/roi_heads/cascade_rcnn.py forward: _forward_mask(features,
+ * proposals) with the proposals label_and_sample_proposals returned). */
+static void
+cascade_roi_heads (Walk     *W,
+                   gboolean  mask)
+{
+  const HrArch *a = W->a;
+
+  for (guint stage = 0; stage < a->cascade_stages; stage++)
     {
-      W->x = conv (W, &W->x, 256, 3, 1, 1, 1, TRUE);
-      act (W, &W->x, ACT_RELU);
-    }
-  {
-    /* ConvTranspose2d(256, 256, 2, stride 2) saves its input like a
-     * convolution */
-    T up = { 256, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
+      T x = { 256 * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
+      T cls, reg;
 
-    fresh (W, &up);
-    params (W, 256 * 256 * 4 + 256);
-    save_matmul_input (W, &W->x);
-    W->x = up;
-    act (W, &W->x, ACT_RELU);
-  }
-  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
-  mask_logits_peak (W);
-  block_end (W);
+      fresh (W, &x);
+      block_begin (W, FALSE, "roi head (box, stage %u)", stage + 1);
+      x = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &x, ACT_RELU);
+      x = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &x, ACT_RELU);
+      cls = linear (W, &x, W->classes + 1, TRUE, FALSE);
+      reg = linear (W, &x, 4, TRUE, FALSE);
+      loss_copy (W, &cls, NULL);
+      (void) reg;
+      W->x = x;
+      block_end (W);
+
+      if (mask && (!W->r->cascade_one_mask_head || stage == 0))
+        {
+          g_autofree char *name = g_strdup_printf ("roi head (mask, stage %u)", stage + 1);
+
+          mask_head (W, name);
+        }
+    }
 }
 
 /* The sigmoid focal loss written out in Python: torchvision's
@@ -3839,7 +3906,10 @@ walk_head (Walk *W,
         guint n = fpn (W, c, 0, 0, p);
 
         rpn_head (W, p, n);
-        roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
+        if (arch->cascade_stages > 0)
+          cascade_roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
+        else
+          roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
       }
       break;
     case HR_ARCH_HEAD_RPN:

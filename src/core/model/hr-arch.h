@@ -189,6 +189,10 @@ typedef struct {
   guint       time_reduction;            /* frames merged into one (4) */
   guint       depthwise_kernel;          /* the convolution module's kernel (31) */
   gboolean    conv_group_norm;           /* GroupNorm instead of BatchNorm1d */
+  /* Cascade R-CNN: box heads in sequence, each on the RoIs the one before
+   * it refined, regressing class-agnostic boxes; 0: one class-specific
+   * box head (Faster and Mask R-CNN) */
+  guint       cascade_stages;
 } HrArch;
 
 HrArch     *hr_arch_copy       (const HrArch *arch);
@@ -240,6 +244,10 @@ typedef struct {
   /* PyTorch before 1.11: softmax and log_softmax save their input beside
    * their result (hr-arch.c, softmax_input_saved) */
   gboolean    softmax_saves_input;
+  /* Cascade Mask R-CNN: one mask head on the first stage's positive RoIs
+   * (detectron2's CascadeROIHeads) rather than one per stage on its own
+   * (mmdetection's CascadeRoIHead, the catalog's) */
+  gboolean    cascade_one_mask_head;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
