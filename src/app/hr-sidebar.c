@@ -37,7 +37,7 @@ struct _HrSidebar
 
   HrAnalysis          *analysis;      /* borrowed: the window's, until the next */
   HrCatalog           *catalog;
-  HrUnit               unit;
+  HrSizeUnit           unit;
   guint                updating;
   GHashTable          *model_rows;    /* id → GtkListBoxRow */
   GHashTable          *gpu_checks;    /* id → GtkCheckButton */
@@ -528,7 +528,7 @@ fill_gpu_list (HrSidebar *self)
   for (guint i = 0; i < gpus->len; i++)
     {
       const HrGpu *gpu = g_ptr_array_index (gpus, i);
-      g_autofree char *memory = hr_format_bytes ((double) gpu->memory, self->unit);
+      g_autofree char *memory = hr_size_format ((double) gpu->memory, self->unit);
       g_autofree char *price = hr_format_price (gpu->price_usd);
       g_autofree char *subtitle = NULL;
       GtkWidget *row = adw_action_row_new ();
@@ -658,7 +658,7 @@ hr_sidebar_set_catalog (HrSidebar *self,
 
 void
 hr_sidebar_set_unit (HrSidebar *self,
-                     HrUnit     unit)
+                     HrSizeUnit unit)
 {
   g_return_if_fail (HR_IS_SIDEBAR (self));
 
@@ -870,7 +870,7 @@ hr_sidebar_init (HrSidebar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->unit = HR_UNIT_GIB;
+  self->unit = HR_SIZE_GIB;
   self->setting_rows = g_array_new (FALSE, TRUE, sizeof (SettingRow));
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
