@@ -57,14 +57,15 @@ static const struct {
   const char *label;
 } families[] = {
   { "llm", 0, N_("Language models") },
-  { "vla", 1, N_("Vision-language-action policies") },
-  { "world-model", 2, N_("World models") },
-  { "encoder", 3, N_("Encoders and vision transformers") },
-  { "cnn", 4, N_("Convolutional networks") },
-  { "detection", 5, N_("Detection and segmentation") },
-  { "segmentation", 5, N_("Detection and segmentation") },
-  { "diffusion", 6, N_("Image diffusion") },
-  { "video", 7, N_("Video diffusion") },
+  { "vlm", 1, N_("Vision-language models") },
+  { "vla", 2, N_("Vision-language-action policies") },
+  { "world-model", 3, N_("World models") },
+  { "encoder", 4, N_("Encoders and vision transformers") },
+  { "cnn", 5, N_("Convolutional networks") },
+  { "detection", 6, N_("Detection and segmentation") },
+  { "segmentation", 6, N_("Detection and segmentation") },
+  { "diffusion", 7, N_("Image diffusion") },
+  { "video", 8, N_("Video diffusion") },
 };
 
 int
@@ -73,7 +74,7 @@ hr_family_order (const char *family)
   for (guint i = 0; i < G_N_ELEMENTS (families); i++)
     if (g_strcmp0 (family, families[i].family) == 0)
       return families[i].order;
-  return 8;
+  return 9;
 }
 
 const char *

@@ -103,7 +103,7 @@ save_action (GtkWidget  *widget,
   if (!hr_window_save_file (self, self->file, &error))
     _hr_window_show_error (self, _("Could not save the scenario"), error->message);
   else
-    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("Scenario saved")));
+    hr_toasts_add (self->toast_overlay, adw_toast_new (_("Scenario saved")));
 }
 
 static void

@@ -56,7 +56,7 @@ _hr_window_measurements_set_aside (HrWindow *self)
   toast = adw_toast_new (message);
   adw_toast_set_button_label (toast, _("_Keep Them"));
   adw_toast_set_action_name (toast, "win.keep-measurements");
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  hr_toasts_add (self->toast_overlay, toast);
 }
 
 void
@@ -272,7 +272,7 @@ import_finished (GObject      *source,
           message = g_strdup_printf (_("Imported “%s”"), name);
           toast = adw_toast_new (message);
         }
-      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      hr_toasts_add (self->toast_overlay, toast);
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {

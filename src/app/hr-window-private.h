@@ -28,6 +28,7 @@
 #include "hr-sidebar.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
+#include "hr-toasts.h"
 #include "hr-window.h"
 
 G_BEGIN_DECLS

@@ -390,7 +390,7 @@ _hr_window_show_toast_for_file (HrWindow   *self,
   adw_toast_set_button_label (toast, _("_Open"));
   adw_toast_set_action_name (toast, "win.open-uri");
   adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  hr_toasts_add (self->toast_overlay, toast);
 }
 
 /* ------------------------------------------------------------------ */

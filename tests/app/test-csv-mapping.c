@@ -321,11 +321,8 @@ test_import_through_mapping (void)
       }
 
     g_assert_nonnull (change);
-    /* a user clicks the toast once it has come in (libadwaita 1.2 trips
-     * over a toast dismissed while its showing animation runs) */
-    for (gint64 deadline = g_get_monotonic_time () + G_USEC_PER_SEC;
-         g_get_monotonic_time () < deadline; )
-      g_main_context_iteration (NULL, FALSE);
+    /* clicked as soon as it shows: the toast is dismissed while it slides
+     * in (hr-toasts.c) */
     g_signal_emit_by_name (change, "clicked");
     dialog = wait_for_dialog ();
     g_assert_cmpuint (adw_combo_row_get_selected (ADW_COMBO_ROW (child (dialog, "unit_row"))),

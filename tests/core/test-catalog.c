@@ -63,8 +63,8 @@ test_models (void)
     { "detection", 8 }, { "segmentation", 10 }, { "diffusion", 10 }, { "video", 5 },
   };
   static const char * const families[] = {
-    "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
-    "video", NULL
+    "llm", "vlm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation",
+    "diffusion", "video", NULL
   };
   static const char *gqa[] = { "llama-3.1-8b", "qwen2.5-7b", "mistral-7b", "gemma-2-9b",
                               "llama-2-70b" };

@@ -1710,8 +1710,8 @@ def qwen1_rows():
                              "autocasts; LoRA adapters trained under AMP (bf16-mixed)")
                 cat = "llm_lora_hf"
             elif method == "qlora":
-                s.update(method="qlora", weights_dtype="int4", quant_compute_dtype="fp16", compute="fp16-mixed",
-                         sharding="none", lora={"rank": 64, "targets": "all-linear"},
+                s.update(method="qlora", weights_dtype="int4", quant_compute_dtype="fp16", quant_method="gptq",
+                         compute="fp16-mixed", sharding="none", lora={"rank": 64, "targets": "all-linear"},
                          trainable_params=qwen1_lora_params(m))
                 notes.append("finetune/finetune_qlora_single_gpu.sh: --fp16 True ('due to autogptq'), --q_lora; "
                              "finetune.py loads the Int4 GPTQ checkpoint (GPTQConfig(bits=4, disable_exllama=True)), "
@@ -1742,6 +1742,7 @@ def qwen1_rows():
              "gpu": "a100-80gb"}
         if dt != "bf16":
             s["quant_compute_dtype"] = "fp16"
+            s["quant_method"] = "gptq"
         add(rid, "inference_hf", "low", "device_used", gb, GIB, s, QWEN1_SRC,
             f"'Inference Performance' table, row '{size} | {dt.upper() if dt == 'bf16' else dt.capitalize()}', "
             f"column 'GPU Memory Usage': {gb}GB",
@@ -1867,6 +1868,7 @@ def qwen3_speed_rows():
              "attention": "flash", "gpus": 1, "sharding": "none", "offload": "none", "gpu": h20}
         if dtype in ("int8", "int4"):
             s["quant_compute_dtype"] = "fp16"
+            s["quant_method"] = "awq" if quant.startswith("AWQ") else "gptq"
         add(1101 + i, "inference_hf", "medium", "allocated", mib, MIB, s, QWEN3_SRC,
             f"table '{model} (Transformers)', row input length {length}, {quant}, 1 GPU: {mib} MB",
             [QWEN3_METRIC, QWEN3_SETUP, what])
@@ -1943,8 +1945,9 @@ def autoawq_rows():
     for rid, name, mid, kernel, batch, length, gib in rows:
         s = {"name": f"AutoAWQ {name} {kernel}, batch {batch}, prefill {length} + decode {length}",
              "task": "inference", "model": mid, "micro_batch": batch, "seq_len": length, "context_len": 2 * length,
-             "weights_dtype": "int4", "quant_compute_dtype": "fp16", "kv_dtype": "fp16", "compute": "bf16-pure",
-             "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none", "gpu": "rtx-4090"}
+             "weights_dtype": "int4", "quant_compute_dtype": "fp16", "quant_method": "awq", "kv_dtype": "fp16",
+             "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none",
+             "gpu": "rtx-4090"}
         notes = list(AWQ_NOTES)
         if name == "Vicuna 7B":
             notes.append("Vicuna 7B (lmsys/vicuna-7b-v1.5) is a Llama 2 7B fine-tune with its shapes: llama-2-7b")
@@ -2352,7 +2355,23 @@ def whisper_rows():
         add(rid, "inference_hf", "low", "device_used", mib, MIB, sc, FW_SRC,
             f"'Large-v2 model on GPU' table, row '{cell}'", notes, gpu=RTX3070TI)
 
+def family_files():
+    """Families kept in files of their own, rows_<family>.py next to this
+    one: each defines rows(mr), called with this module, after the families
+    above (the row helpers and constants are mr's)."""
+    import glob
+    import importlib.util
+    import sys
+    here = sys.modules[__name__]
+    for path in sorted(glob.glob(os.path.join(HERE, "rows_*.py"))):
+        spec = importlib.util.spec_from_file_location(os.path.basename(path)[:-3], path)
+        mod = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(mod)
+        mod.rows(here)
+
+
 if __name__ == "__main__":
     for fn in FAMILIES:
         fn()
+    family_files()
     write()

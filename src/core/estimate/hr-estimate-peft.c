@@ -647,3 +647,51 @@ hr_plan_setup_adapter_regime (HrPlan *self,
 
   r->adapter_per_token += per_token;
 }
+
+/* AutoGPTQ's QuantLinear dequantises its weight to fp16 with torch ops and
+ * multiplies with torch.matmul for inputs of 128 rows or more
+ * (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py and qlinear_cuda.py
+ * @9f7d370: "weight = scales * (weight - zeros)", then "out =
+ * torch.matmul(x, weight)"); its CUDA kernels below that threshold write
+ * their output outside autograd, so a QLoRA step takes the torch path.
+ * The weight is what the gradient of x needs: autograd keeps the fp16
+ * copy of every quantised linear layer in the graph, one layer's under
+ * full recomputation (the layer rebuilt in the backward pass), every
+ * layer's otherwise.  AutoAWQ's WQLinearMMFunction saves the packed
+ * tensors and dequantises again in its backward (awq/modules/linear/
+ * gemm.py @88e4c76), so AWQ keeps none. */
+void
+hr_plan_add_gptq_backward (HrPlan *self,
+                           Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+
+  if (!self->training || s->quant_method != HR_QUANT_METHOD_GPTQ)
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      HrDtype own;
+      double linear, bytes;
+      gboolean full = s->recompute == HR_RECOMPUTE_FULL;
+
+      if (!p->backprop || c->kind != HR_COMPONENT_TRANSFORMER || c->layers == 0 ||
+          hr_scenario_get_part_dtype (s, c, &own))
+        continue;
+
+      linear = MIN ((double) hr_component_linear_params (c), p->frozen);
+      bytes = 2.0 * (full ? linear / c->layers : linear);
+      if (bytes <= 0)
+        continue;
+      hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                  bytes, bytes, bytes,
+                  full ? _("%s: fp16 weights AutoGPTQ dequantises, kept for the backward pass "
+                           "(the recomputed layer's)")
+                       : _("%s: fp16 weights AutoGPTQ dequantises, kept for the backward pass "
+                           "(every layer's)"),
+                  c->name);
+      acc->activations += bytes;
+    }
+}

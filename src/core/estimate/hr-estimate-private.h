@@ -132,6 +132,7 @@ typedef enum {
 
 struct _HrPlan {
   HrScenario *scenario;   /* a copy; its model carries resolved calibrations */
+  HrSizeUnit  unit;       /* of the sizes its notes and labels print */
   HrStage     stage;
   HrPlan     *last_stage; /* pipeline parallelism: the last stage's plan (this is the first's) */
   /* "fsdp" without a version: the plan of what FSDP1 would hold, for the
@@ -262,6 +263,8 @@ void        hr_plan_setup_adapter_regime  (HrPlan     *self,
 double      hr_lora_params                (const HrComponent *c,
                                            guint              rank,
                                            guint              modules);
+void        hr_plan_add_gptq_backward     (HrPlan     *self,
+                                           Acc        *acc);
 
 /* hr-estimate-optimizer.c */
 void        hr_plan_setup_precision       (HrPlan     *self);

@@ -36,7 +36,7 @@ plan_range_kind (const HrPlan *self)
 {
   const HrScenario *s = self->scenario;
   const char *family = s->model->family;
-  gboolean transformer = family == NULL || g_str_equal (family, "llm") ||
+  gboolean transformer = family == NULL || hr_model_is_language_model (s->model) ||
                          g_str_equal (family, "encoder");
 
   /* a model given inline without a family is "other" unless it opens

@@ -218,6 +218,10 @@ hr_plan_frozen_bytes_per_param (HrPlan *self)
 {
   const HrScenario *s = self->scenario;
 
+  /* a GPTQ or AWQ checkpoint's packed codes (hr-types.c) */
+  if (s->quant_method != HR_QUANT_METHOD_BITSANDBYTES)
+    return hr_dtype_packed_bytes_per_param (s->weights_dtype);
+
   /* torchtune's NF4 weights are torchao NF4Tensors, which quantise their
    * scalers again (block_size 64, scaler_block_size 256:
    * torchao/prototype/_nf4tensor_api.py @36027d8), as bitsandbytes' double
@@ -241,6 +245,13 @@ torchao_nf4 (const HrScenario *s)
 static gboolean
 head_quantized (const HrScenario *s)
 {
+  /* GPTQ and AWQ quantise the decoder layers' linear layers only: AutoGPTQ
+   * walks each model's layers_block_name (auto_gptq/modeling/_base.py
+   * @9f7d370, quantize: find_layers inside every block), AutoAWQ its
+   * get_model_layers (awq/quantize/quantizer.py @88e4c76); the head of
+   * their checkpoints is 16-bit */
+  if (s->quant_method != HR_QUANT_METHOD_BITSANDBYTES)
+    return FALSE;
   return !s->stack_set || s->stack == HR_STACK_LITGPT || s->stack == HR_STACK_LIGHTNING;
 }
 
@@ -671,6 +682,18 @@ add_dequant_transient (HrPlan *self,
       acc->load_reserved = resident + load;
       acc->load_reserved_high = resident + 2.0 * load;
     }
+  else if (widest_quantized > 0 && s->quant_method != HR_QUANT_METHOD_BITSANDBYTES)
+    /* A GPTQ or AWQ checkpoint is quantised already; its kernels
+     * dequantise a whole matrix to fp16 for long inputs and run a dense
+     * matmul: AutoAWQ's WQLinear_GEMM from 1024 tokens
+     * (awq/modules/linear/gemm.py @88e4c76, FP16_MATMUL_HEURISTIC_CONDITION),
+     * AutoGPTQ's cuda-old QuantLinear from 128 rows
+     * (qlinear_cuda_old.py @9f7d370, kernel_switch_threshold), through
+     * its int8 codes beside the result */
+    hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+                2.0 * widest_quantized, 0.0, 3.0 * widest_quantized,
+                _("the 16-bit copy of the widest projection that GPTQ and AWQ kernels "
+                  "dequantise for long inputs"));
   else if (widest_quantized > 0)
     hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                 2.0 * widest_quantized, 0.6 * widest_quantized, 4.0 * widest_quantized,

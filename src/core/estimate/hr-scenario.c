@@ -28,7 +28,7 @@ static const char * const scenario_keys[] = {
   "lora", "weights_dtype", "compute", "optimizer", "micro_batch", "grad_accum",
   "seq_len", "image_size", "recompute", "attention", "gpus", "sharding",
   "offload", "framework", "jax_preallocate", "context_len", "kv_dtype", "gpu",
-  "reserve", "replay", "quant_compute_dtype", "loss", "causal_mask", "galore_rank",
+  "reserve", "replay", "quant_compute_dtype", "quant_method", "loss", "causal_mask", "galore_rank",
   "apollo_rank", "int8_weights", "int8_weight_group",
   /* the stacks' keys */
   "stack", "reshard_after_forward", "optimizer_in_bwd", "activation_offload",
@@ -1350,6 +1350,7 @@ read_rank_and_int8_keys (HrScenario *self,
       READ_ENUM ("quant_compute_dtype", hr_quant_compute_dtype_names, quant_compute_dtype);
       self->quant_compute_dtype_set = TRUE;
     }
+  READ_ENUM ("quant_method", hr_quant_method_names, quant_method);
 
   return TRUE;
 
@@ -1475,6 +1476,27 @@ static gboolean
 check_combinations (HrScenario *self,
                     HrReader   *reader)
 {
+  if (self->quant_method != HR_QUANT_METHOD_BITSANDBYTES &&
+      self->weights_dtype != HR_DTYPE_INT4 && self->weights_dtype != HR_DTYPE_INT8)
+    {
+      hr_reader_fail (reader, "quant_method",
+                      _("\"quant_method\" \"%s\" needs \"weights_dtype\" int4 or int8 (the "
+                        "checkpoint's packed codes), not \"%s\""),
+                      hr_enum_to_nick (hr_quant_method_names, self->quant_method),
+                      hr_enum_to_nick (hr_weights_dtype_names, self->weights_dtype));
+      goto out;
+    }
+  if (self->quant_method == HR_QUANT_METHOD_AWQ && self->weights_dtype != HR_DTYPE_INT4)
+    {
+      /* AutoAWQ's linear layers are 4-bit (awq/modules/linear/gemm.py
+       * @88e4c76: WQLinear_GEMM raises NotImplementedError for any other
+       * w_bit) */
+      hr_reader_fail (reader, "quant_method",
+                      _("AWQ checkpoints are 4-bit: \"quant_method\" \"awq\" needs "
+                        "\"weights_dtype\" \"int4\""));
+      goto out;
+    }
+
   if (self->method == HR_METHOD_QLORA && self->weights_dtype_set &&
       self->weights_dtype != HR_DTYPE_NF4 && self->weights_dtype != HR_DTYPE_INT4)
     {
@@ -1800,6 +1822,20 @@ add_uint (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) value);
 }
 
+/* "pytorch_version" as MAJOR.MINOR, where the scenario set it. */
+static void
+add_pytorch_version (JsonBuilder      *builder,
+                     const HrScenario *self)
+{
+  g_autofree char *version = NULL;
+
+  if (!self->pytorch_version_set)
+    return;
+  version = g_strdup_printf ("%u.%u", self->pytorch_major, self->pytorch_minor);
+  json_builder_set_member_name (builder, "pytorch_version");
+  json_builder_add_string_value (builder, version);
+}
+
 /* The stacks' keys, written only where the scenario set them (or a
  * boolean is on), so that a file keeps meaning what it said. */
 /* "deepspeed", where the sharding is ZeRO's. */
@@ -1991,14 +2027,7 @@ add_stack_keys (JsonBuilder      *builder,
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)
     add_uint (builder, "max_objects", self->max_objects);
-  if (self->pytorch_version_set)
-    {
-      g_autofree char *version = g_strdup_printf ("%u.%u", self->pytorch_major,
-                                                  self->pytorch_minor);
-
-      json_builder_set_member_name (builder, "pytorch_version");
-      json_builder_add_string_value (builder, version);
-    }
+  add_pytorch_version (builder, self);
   if (self->detection_framework_set)
     add_enum (builder, "detection_framework", hr_detection_framework_names,
               self->detection_framework);
@@ -2133,6 +2162,8 @@ hr_scenario_to_json (const HrScenario *self)
   if (self->quant_compute_dtype_set)
     add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names,
               self->quant_compute_dtype);
+  if (self->quant_method != HR_QUANT_METHOD_BITSANDBYTES)
+    add_enum (builder, "quant_method", hr_quant_method_names, self->quant_method);
   if (self->gpu != NULL)
     {
       json_builder_set_member_name (builder, "gpu");

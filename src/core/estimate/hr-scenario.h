@@ -136,6 +136,7 @@ typedef struct {
   guint           int8_weight_group;   /* values per scale and zero point */
   gboolean        quant_compute_dtype_set;
   HrDtype         quant_compute_dtype;
+  HrQuantMethod   quant_method;  /* who quantised int4/int8 weights */
   HrGpu          *gpu;            /* nullable */
   gboolean        gpu_inline;
   double          reserve;

@@ -63,7 +63,7 @@ hr_scenario_reads_image_size (const HrScenario *s)
 gboolean
 hr_scenario_has_vocabulary_loss (const HrScenario *s)
 {
-  gboolean llm = g_strcmp0 (s->model->family, "llm") == 0;
+  gboolean llm = hr_model_is_language_model (s->model);
   gboolean encoder = g_strcmp0 (s->model->family, "encoder") == 0 && s->task == HR_TASK_TRAIN;
 
   if (!hr_scenario_is_training (s) || !(llm || encoder))

@@ -281,6 +281,13 @@ const HrEnumName hr_optimizer_impl_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_quant_method_names[] = {
+  { HR_QUANT_METHOD_BITSANDBYTES, "bitsandbytes" },
+  { HR_QUANT_METHOD_GPTQ, "gptq" },
+  { HR_QUANT_METHOD_AWQ, "awq" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_stack_names[] = {
   { HR_STACK_TRANSFORMERS, "transformers" },
   { HR_STACK_LITGPT, "litgpt" },
@@ -498,6 +505,26 @@ hr_dtype_bytes_per_param (HrDtype  dtype,
     }
 }
 
+/* GPTQ and AWQ checkpoints pack the b-bit codes into int32 words (b / 8
+ * bytes a weight) and keep, per group of 128 input rows and output column,
+ * an fp16 scale and a b-bit zero point packed the same way: b / 8 +
+ * (2 + b / 8) / 128 bytes a weight.  AutoAWQ's WQLinear_GEMM
+ * (awq/modules/linear/gemm.py @88e4c76: qweight [in, out / 8], qzeros
+ * [in / 128, out / 8] int32, scales [in / 128, out] fp16) and AutoGPTQ's
+ * QuantLinear (auto_gptq/nn_modules/qlinear/qlinear_cuda_old.py @9f7d370:
+ * qweight [in / 32 * b, out], qzeros [in / 128, out / 32 * b] int32,
+ * scales [in / 128, out] fp16; its g_idx, one int32 per input row, adds
+ * 4 / out bytes a weight and is left out).  group_size 128 is the default
+ * of both quantisers and of the Qwen, Llama and Mistral checkpoints
+ * published with them. */
+double
+hr_dtype_packed_bytes_per_param (HrDtype dtype)
+{
+  double bits = dtype == HR_DTYPE_INT8 ? 8.0 : 4.0;
+
+  return bits / 8.0 + (2.0 + bits / 8.0) / 128.0;
+}
+
 gboolean
 hr_dtype_is_quantized (HrDtype dtype)
 {
@@ -635,6 +662,12 @@ hr_size_format_full (double       bytes,
             }
           decimals = 0;
         }
+      break;
+    case HR_SIZE_FORMAT_PRECISE:
+      if (v == 0 || fabs (v) >= 100)
+        decimals = 0;
+      else
+        decimals = CLAMP (2 - (int) floor (log10 (fabs (v))), 0, 9);
       break;
     case HR_SIZE_FORMAT_ESTIMATE:
     default:

@@ -168,6 +168,15 @@ typedef enum {
   HR_OPTIMIZER_IMPL_FOR_LOOP,
 } HrOptimizerImpl;
 
+/* Which library quantised the 4- and 8-bit weights: bitsandbytes at load
+ * time, or a checkpoint quantised ahead by GPTQ (AutoGPTQ, GPTQModel) or
+ * AWQ (AutoAWQ), whose layouts and kernels differ. */
+typedef enum {
+  HR_QUANT_METHOD_BITSANDBYTES,
+  HR_QUANT_METHOD_GPTQ,
+  HR_QUANT_METHOD_AWQ,
+} HrQuantMethod;
+
 /* The training or serving code that runs the scenario. */
 typedef enum {
   HR_STACK_TRANSFORMERS,
@@ -319,6 +328,7 @@ extern const HrEnumName hr_framework_names[];
 extern const HrEnumName hr_gpu_tier_names[];
 extern const HrEnumName hr_metric_names[];
 extern const HrEnumName hr_optimizer_impl_names[];
+extern const HrEnumName hr_quant_method_names[];
 extern const HrEnumName hr_causal_mask_names[];
 extern const HrEnumName hr_stack_names[];
 extern const HrEnumName hr_offload_device_names[];
@@ -349,6 +359,10 @@ typedef enum {
   /* one decimal, none from 100, and below one unit MiB or MB ("379 MiB",
    * "15.0 GiB", "134 GiB"): labels on a chart, where room is short */
   HR_SIZE_FORMAT_CHART    = 2,
+  /* three significant digits, none from 100 ("0.0858 GB", "1.37 GiB",
+   * "14.2 GiB", "134 GiB"): a figure per sample, per token, where the
+   * estimate's two decimals would round it away */
+  HR_SIZE_FORMAT_PRECISE  = 3,
   HR_SIZE_FORMAT_STYLE_MASK = 0xf,
   /* flags: the number alone, without the unit ("24.38", for a column
    * headed "Total GiB"); '.' as the decimal point whatever the locale, for
@@ -389,6 +403,8 @@ char       *hr_enum_list_nicks  (const HrEnumName *names);
 double      hr_dtype_element_bytes    (HrDtype dtype);
 double      hr_dtype_bytes_per_param  (HrDtype  dtype,
                                        gboolean double_quant);
+/* The same for a GPTQ or AWQ checkpoint's packed layout (int4, int8). */
+double      hr_dtype_packed_bytes_per_param (HrDtype dtype);
 gboolean    hr_dtype_is_quantized     (HrDtype dtype);
 
 gboolean    hr_compute_is_mixed       (HrCompute compute);

@@ -66,8 +66,8 @@ static const HrEnumName norm_names[] = {
 };
 
 static const char * const families[] = {
-  "llm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation", "diffusion",
-  "video", "other", NULL
+  "llm", "vlm", "encoder", "vla", "world-model", "cnn", "detection", "segmentation",
+  "diffusion", "video", "other", NULL
 };
 
 #define SHAPE_KEYS \
@@ -233,6 +233,12 @@ hr_component_tokens (const HrComponent *component,
     default:
       g_assert_not_reached ();
     }
+}
+
+gboolean
+hr_model_is_language_model (const HrModel *model)
+{
+  return g_strcmp0 (model->family, "llm") == 0 || g_strcmp0 (model->family, "vlm") == 0;
 }
 
 gboolean
@@ -952,13 +958,13 @@ read_model_identity (HrReader *reader,
 
       if (hint != NULL)
         hr_reader_fail (reader, "family",
-                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
+                        _("\"family\" must be one of llm, vlm, encoder, vla, world-model, cnn, "
                           "detection, segmentation, diffusion, video, other, not \"%s\" (did "
                           "you mean \"%s\"?)"),
                         model->family, hint);
       else
         hr_reader_fail (reader, "family",
-                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
+                        _("\"family\" must be one of llm, vlm, encoder, vla, world-model, cnn, "
                           "detection, segmentation, diffusion, video, other, not \"%s\""),
                         model->family);
       return FALSE;

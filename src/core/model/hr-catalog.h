@@ -236,6 +236,9 @@ guint64      hr_component_shape_params     (const HrComponent *component);
  * experts_per_token routed experts of each MoE layer, not all of them. */
 guint64      hr_component_active_params    (const HrComponent *component);
 gboolean     hr_component_is_moe           (const HrComponent *component);
+/* A causal language model, alone ("llm") or fed by a vision tower ("vlm"):
+ * its transformer with a vocabulary computes next-token logits. */
+gboolean     hr_model_is_language_model    (const HrModel     *model);
 /* Layers with routed experts (0 for a dense transformer). */
 guint        hr_component_moe_layers       (const HrComponent *component);
 gboolean     hr_component_is_mla           (const HrComponent *component);
