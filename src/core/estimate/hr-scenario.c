@@ -1841,6 +1841,20 @@ add_uint (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) value);
 }
 
+/* "pytorch_version" as MAJOR.MINOR, where the scenario set it. */
+static void
+add_pytorch_version (JsonBuilder      *builder,
+                     const HrScenario *self)
+{
+  g_autofree char *version = NULL;
+
+  if (!self->pytorch_version_set)
+    return;
+  version = g_strdup_printf ("%u.%u", self->pytorch_major, self->pytorch_minor);
+  json_builder_set_member_name (builder, "pytorch_version");
+  json_builder_add_string_value (builder, version);
+}
+
 /* The stacks' keys, written only where the scenario set them (or a
  * boolean is on), so that a file keeps meaning what it said. */
 /* "deepspeed", where the sharding is ZeRO's. */
@@ -2041,14 +2055,7 @@ add_stack_keys (JsonBuilder      *builder,
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)
     add_uint (builder, "max_objects", self->max_objects);
-  if (self->pytorch_version_set)
-    {
-      g_autofree char *version = g_strdup_printf ("%u.%u", self->pytorch_major,
-                                                  self->pytorch_minor);
-
-      json_builder_set_member_name (builder, "pytorch_version");
-      json_builder_add_string_value (builder, version);
-    }
+  add_pytorch_version (builder, self);
   if (self->detection_framework_set)
     add_enum (builder, "detection_framework", hr_detection_framework_names,
               self->detection_framework);
