@@ -584,10 +584,10 @@ describe_recommendation (const HrRecommendation *rec,
                          const HrAdviceInputs   *in,
                          guint                   steps,
                          gboolean                lower_bound,
-                         HrUnit                  unit)
+                         HrSizeUnit              unit)
 {
   g_autoptr(GString) str = g_string_new (NULL);
-  g_autofree char *memory = hr_format_bytes (rec->memory, unit);
+  g_autofree char *memory = hr_size_format (rec->memory, unit);
   g_autofree char *price = format_money (rec->price_usd);
   g_autofree char *per_gb = format_money (rec->price_per_gb);
   g_autofree char *power = format_money (rec->power_usd_per_month);
@@ -691,8 +691,8 @@ static void
 show_result (HrAdvisorDialog *self)
 {
   const HrAdvisorNode *leaf = hr_advisor_walk_get_current (self->walk);
-  HrUnit unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB
-                                                                            : HR_UNIT_GIB;
+  HrSizeUnit unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_SIZE_GB
+                                                                              : HR_SIZE_GIB;
   HrAdviceInputs inputs;
   HrHostAdvice *host;
   g_autoptr(GString) host_text = g_string_new (NULL);

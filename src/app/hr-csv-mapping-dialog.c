@@ -329,8 +329,8 @@ show_points (HrCsvMappingDialog     *self,
              const HrMeasureCsvHead *head)
 {
   const HrMeasureSeries *series;
-  HrUnit unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB
-                                                                           : HR_UNIT_GIB;
+  HrSizeUnit unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_SIZE_GB
+                                                                              : HR_SIZE_GIB;
   g_autoptr(GString) text = g_string_new (NULL);
 
   if (head->measurement == NULL || head->measurement->series->len == 0)
@@ -348,7 +348,7 @@ show_points (HrCsvMappingDialog     *self,
   for (guint i = 0; i < MIN (series->points->len, PREVIEW_POINTS); i++)
     {
       const HrMeasurePoint *p = &g_array_index (series->points, HrMeasurePoint, i);
-      g_autofree char *bytes = hr_format_bytes (p->bytes, unit);
+      g_autofree char *bytes = hr_size_format (p->bytes, unit);
 
       g_string_append (text, i == 0 ? " " : "; ");
       if (isnan (p->batch))

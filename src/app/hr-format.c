@@ -12,23 +12,6 @@
 
 G_DEFINE_BOXED_TYPE (HrAnalysis, hr_analysis_boxed, hr_analysis_ref, hr_analysis_unref)
 
-/* The window's sizes are the core's (hr-analysis.c), so that a figure
- * reads the same in a sentence of the analysis and in a widget. */
-char *
-hr_format_bytes (double bytes,
-                 HrUnit unit)
-{
-  return hr_size_format (bytes, unit);
-}
-
-char *
-hr_format_bytes_range (double low,
-                       double high,
-                       HrUnit unit)
-{
-  return hr_size_format_range (low, high, unit);
-}
-
 char *
 hr_format_price (double usd)
 {

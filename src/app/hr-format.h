@@ -14,19 +14,14 @@ G_BEGIN_DECLS
 #define HR_TYPE_ANALYSIS_BOXED (hr_analysis_boxed_get_type ())
 GType hr_analysis_boxed_get_type (void) G_GNUC_CONST;
 
-/* The core's unit of memory (HrSizeUnit, hr-analysis.h) under the
- * window's names. */
+/* The core's unit and formatter under the names the window's own files
+ * (hr-window.c, hr-window-private.h) still use; everything else uses
+ * HrSizeUnit, hr_size_format() and hr_size_format_range() directly. */
 typedef HrSizeUnit HrUnit;
-#define HR_UNIT_GIB HR_SIZE_GIB   /* 2^30 bytes: what PyTorch and nvidia-smi report */
-#define HR_UNIT_GB  HR_SIZE_GB    /* 10^9 bytes: what vendors print on the box */
+#define HR_UNIT_GIB     HR_SIZE_GIB
+#define HR_UNIT_GB      HR_SIZE_GB
+#define hr_format_bytes hr_size_format
 
-/* "14.2 GiB", with the locale's decimal separator: hr_size_format(). */
-char *hr_format_bytes       (double  bytes,
-                             HrUnit  unit);
-/* "12.8–16.1 GiB": hr_size_format_range(). */
-char *hr_format_bytes_range (double  low,
-                             double  high,
-                             HrUnit  unit);
 /* "$1,599" or NULL when the price is unknown (< 0). */
 char *hr_format_price       (double  usd);
 /* "7.6 B", "40 M", "120 K" */

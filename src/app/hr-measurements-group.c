@@ -28,7 +28,7 @@ struct _HrMeasurementsGroup
 
   HrAnalysis           *analysis;
   GPtrArray            *files;         /* HrMeasurementFile, borrowed */
-  HrUnit                unit;
+  HrSizeUnit            unit;
 
   /* Template objects, in alphabetical order */
   AdwActionRow         *calibrate_row;
@@ -53,32 +53,11 @@ static guint signals[N_SIGNALS];
 
 G_DEFINE_FINAL_TYPE (HrMeasurementsGroup, hr_measurements_group, ADW_TYPE_BIN)
 
-HrMeasurementFile *
-hr_measurement_file_new (HrMeasurement *measurement,
-                         const char    *path)
-{
-  HrMeasurementFile *file = g_new0 (HrMeasurementFile, 1);
-
-  file->measurement = measurement;
-  file->path = g_strdup (path);
-  return file;
-}
-
-void
-hr_measurement_file_free (HrMeasurementFile *file)
-{
-  if (file == NULL)
-    return;
-  hr_measurement_free (file->measurement);
-  g_free (file->path);
-  g_free (file);
-}
-
 static char *
 format_bytes (HrMeasurementsGroup *self,
               double               bytes)
 {
-  return hr_format_bytes (bytes, self->unit);
+  return hr_size_format (bytes, self->unit);
 }
 
 static void
@@ -534,7 +513,7 @@ hr_measurements_group_class_init (HrMeasurementsGroupClass *klass)
 static void
 hr_measurements_group_init (HrMeasurementsGroup *self)
 {
-  self->unit = HR_UNIT_GIB;
+  self->unit = HR_SIZE_GIB;
   gtk_widget_init_template (GTK_WIDGET (self));
 }
 
@@ -550,7 +529,7 @@ hr_measurements_group_set_files (HrMeasurementsGroup *self,
 /* Read at the next analysis. */
 void
 hr_measurements_group_set_unit (HrMeasurementsGroup *self,
-                                HrUnit               unit)
+                                HrSizeUnit           unit)
 {
   g_return_if_fail (HR_IS_MEASUREMENTS_GROUP (self));
   self->unit = unit;

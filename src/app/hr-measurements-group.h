@@ -10,25 +10,16 @@
 
 #include "hr-core.h"
 #include "hr-format.h"
+#include "hr-measurements.h"
 
 G_BEGIN_DECLS
-
-/* One imported measurement file. */
-typedef struct {
-  HrMeasurement *measurement;
-  char          *path;
-} HrMeasurementFile;
-
-/* Takes @measurement. */
-HrMeasurementFile *hr_measurement_file_new  (HrMeasurement     *measurement,
-                                             const char        *path);
-void               hr_measurement_file_free (HrMeasurementFile *file);
 
 #define HR_TYPE_MEASUREMENTS_GROUP (hr_measurements_group_get_type ())
 G_DECLARE_FINAL_TYPE (HrMeasurementsGroup, hr_measurements_group, HR, MEASUREMENTS_GROUP,
                       AdwBin)
 
-/* A row per file of "files" (HrMeasurementFile, the window's, borrowed)
+/* A row per file of "files" (HrMeasurementFile, of the window's
+ * HrMeasurements, borrowed)
  * and one for the sweep their snapshots make, each as "analysis" relates
  * it to the scenario, in "unit".  The trash button of a row emits
  * "remove-file" with its HrMeasurementFile; the switch is
@@ -37,7 +28,7 @@ G_DECLARE_FINAL_TYPE (HrMeasurementsGroup, hr_measurements_group, HR, MEASUREMEN
 void      hr_measurements_group_set_files    (HrMeasurementsGroup *self,
                                               GPtrArray           *files);
 void      hr_measurements_group_set_unit     (HrMeasurementsGroup *self,
-                                              HrUnit               unit);
+                                              HrSizeUnit           unit);
 void      hr_measurements_group_set_analysis (HrMeasurementsGroup *self,
                                               HrAnalysis          *analysis);
 gboolean  hr_measurements_group_get_use_calibration (HrMeasurementsGroup *self);

@@ -139,7 +139,7 @@ static void
 show_dtypes (HrModelImportDialog *self)
 {
   const HrImport *import = self->import;
-  g_autofree char *size = hr_format_bytes ((double) import->weight_bytes, HR_UNIT_GIB);
+  g_autofree char *size = hr_size_format ((double) import->weight_bytes, HR_SIZE_GIB);
   g_autofree char *description = g_strdup_printf (_("%s of weights in the files"), size);
   GtkWidget *group;
 
@@ -150,7 +150,7 @@ show_dtypes (HrModelImportDialog *self)
   for (guint i = 0; i < import->dtypes->len; i++)
     {
       const HrImportDtype *d = g_ptr_array_index (import->dtypes, i);
-      g_autofree char *bytes = hr_format_bytes ((double) d->bytes, HR_UNIT_GIB);
+      g_autofree char *bytes = hr_size_format ((double) d->bytes, HR_SIZE_GIB);
       g_autofree char *subtitle = NULL;
       GtkWidget *row = info_row_new (group, d->dtype, NULL);
       const char *flag = dtype_flag (d);

@@ -27,7 +27,7 @@ struct _HrResultsView
 
   HrAnalysis           *analysis;
   char                 *provenance;
-  HrUnit                unit;
+  HrSizeUnit            unit;
   HrKnobSort            lever_sort;
   GPtrArray            *verdicts;      /* char * */
   GtkPopover           *source_popover; /* a lever's source, on Enter or a click */
@@ -73,7 +73,7 @@ static char *
 format_bytes (HrResultsView *self,
               double         bytes)
 {
-  return hr_format_bytes (bytes, self->unit);
+  return hr_size_format (bytes, self->unit);
 }
 
 #define MAX_KNOB_ROWS 8
@@ -232,8 +232,8 @@ refresh_breakdown (HrResultsView    *self,
       if (item->bytes <= 0 && item->high <= 0)
         continue;
       amount = format_bytes (self, item->bytes);
-      range = hr_format_bytes_range (item->low, item->high,
-                                     self->unit);
+      range = hr_size_format_range (item->low, item->high,
+                                    self->unit);
       /* Translators: a breakdown line's bucket, its basis (derived,
        * calibrated, assumed) and its range. */
       subtitle = g_strdup_printf (_("%s · %s · %s"), hr_bucket_get_label (item->bucket),
@@ -497,8 +497,8 @@ refresh (HrResultsView *self)
   gboolean in_pool = own != NULL && own->limit.has_pool &&
                      !hr_scenario_has_kv_pool (hr_analysis_get_scenario (self->analysis));
   g_autofree char *range = in_pool
-                             ? hr_format_bytes_range (own->need_low, own->need_high, self->unit)
-                             : hr_format_bytes_range (est->low, est->high, self->unit);
+                             ? hr_size_format_range (own->need_low, own->need_high, self->unit)
+                             : hr_size_format_range (est->low, est->high, self->unit);
   g_autofree char *alloc = format_bytes (self, (double) est->allocated_peak);
   g_autofree char *reserved = format_bytes (self, (double) est->reserved_peak);
   g_autofree char *params = hr_format_params (est->params);
@@ -688,7 +688,7 @@ hr_results_view_init (HrResultsView *self)
 {
   self->verdicts = g_ptr_array_new_with_free_func (g_free);
   self->lever_sort = HR_KNOB_SORT_COST;
-  self->unit = HR_UNIT_GIB;
+  self->unit = HR_SIZE_GIB;
   self->provenance = g_strdup (_("Estimated"));
 
   gtk_widget_init_template (GTK_WIDGET (self));
@@ -736,7 +736,7 @@ hr_results_view_set_provenance (HrResultsView *self,
 /* Read at the next analysis. */
 void
 hr_results_view_set_unit (HrResultsView *self,
-                          HrUnit         unit)
+                          HrSizeUnit     unit)
 {
   g_return_if_fail (HR_IS_RESULTS_VIEW (self));
   self->unit = unit;

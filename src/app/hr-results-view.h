@@ -29,7 +29,7 @@ HrAnalysis   *hr_results_view_get_analysis   (HrResultsView *self);
 void          hr_results_view_set_provenance (HrResultsView *self,
                                               const char    *provenance);
 void          hr_results_view_set_unit       (HrResultsView *self,
-                                              HrUnit         unit);
+                                              HrSizeUnit     unit);
 HrKnobSort    hr_results_view_get_lever_sort (HrResultsView *self);
 
 HrChartView  *hr_results_view_get_chart      (HrResultsView *self,

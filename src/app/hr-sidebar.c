@@ -37,11 +37,22 @@ struct _HrSidebar
 
   HrAnalysis          *analysis;      /* borrowed: the window's, until the next */
   HrCatalog           *catalog;
-  HrUnit               unit;
+  HrSizeUnit           unit;
   guint                updating;
   GHashTable          *model_rows;    /* id → GtkListBoxRow */
   GHashTable          *gpu_checks;    /* id → GtkCheckButton */
   GArray              *setting_rows;  /* SettingRow, table order */
+
+  /* The pickers' rows are built after the window's first frame, a few
+   * at a time, or at once when a picker opens (see "Filling lazily"). */
+  guint                models_filled; /* rows built, in catalog order */
+  guint                gpus_filled;
+  gboolean             pickers_stale; /* rows still to build */
+  gboolean             pickers_built; /* built once: rebuilt at once */
+  guint                fill_source;
+  GdkFrameClock       *fill_clock;    /* waited on for the first paint */
+  gulong               fill_paint_id;
+  gulong               fill_map_id;
 
   /* Template objects, in alphabetical order */
   GtkMenuButton       *gpu_button;
@@ -493,12 +504,34 @@ set_row_search (GtkWidget  *row,
   g_object_set_data (G_OBJECT (row), "hr-order", GINT_TO_POINTER (order));
 }
 
-static void
-fill_model_list (HrSidebar *self)
+/* "24 GiB · $1,599 · $0.69/h to rent": memory in @unit, and what the
+ * card costs as far as the catalog knows. */
+static char *
+gpu_subtitle (const HrGpu *gpu,
+              HrSizeUnit   unit)
+{
+  g_autofree char *memory = hr_size_format ((double) gpu->memory, unit);
+  g_autofree char *price = hr_format_price (gpu->price_usd);
+
+  if (price != NULL && gpu->cloud_usd_per_hour >= 0)
+    return g_strdup_printf (_("%s · %s · $%.2f/h to rent"), memory, price,
+                            gpu->cloud_usd_per_hour);
+  if (price != NULL)
+    return g_strdup_printf ("%s · %s", memory, price);
+  if (gpu->cloud_usd_per_hour >= 0)
+    return g_strdup_printf (_("%s · $%.2f/h to rent"), memory, gpu->cloud_usd_per_hour);
+  return g_steal_pointer (&memory);
+}
+
+/* Builds up to @budget more model rows; the number built. */
+static guint
+fill_model_list (HrSidebar *self,
+                 guint      budget)
 {
   GPtrArray *models = hr_catalog_get_models (self->catalog);
+  guint built = 0;
 
-  for (guint i = 0; i < models->len; i++)
+  for (guint i = self->models_filled; i < models->len && built < budget; i++)
     {
       const HrModel *model = g_ptr_array_index (models, i);
       g_autofree char *subtitle = model_info (model);
@@ -517,33 +550,26 @@ fill_model_list (HrSidebar *self)
                      model->id, model->origin);
       gtk_list_box_append (self->model_list, row);
       g_hash_table_insert (self->model_rows, g_strdup (model->id), row);
+      self->models_filled = i + 1;
+      built++;
     }
+  return built;
 }
 
-static void
-fill_gpu_list (HrSidebar *self)
+static guint
+fill_gpu_list (HrSidebar *self,
+               guint      budget)
 {
   GPtrArray *gpus = hr_catalog_get_gpus (self->catalog);
+  guint built = 0;
 
-  for (guint i = 0; i < gpus->len; i++)
+  for (guint i = self->gpus_filled; i < gpus->len && built < budget; i++)
     {
       const HrGpu *gpu = g_ptr_array_index (gpus, i);
-      g_autofree char *memory = hr_format_bytes ((double) gpu->memory, self->unit);
-      g_autofree char *price = hr_format_price (gpu->price_usd);
-      g_autofree char *subtitle = NULL;
+      g_autofree char *subtitle = gpu_subtitle (gpu, self->unit);
       GtkWidget *row = adw_action_row_new ();
       GtkWidget *check = gtk_check_button_new ();
       const char *tier = hr_tier_label (gpu->tier);
-
-      if (price != NULL && gpu->cloud_usd_per_hour >= 0)
-        subtitle = g_strdup_printf (_("%s · %s · $%.2f/h to rent"), memory, price,
-                                    gpu->cloud_usd_per_hour);
-      else if (price != NULL)
-        subtitle = g_strdup_printf ("%s · %s", memory, price);
-      else if (gpu->cloud_usd_per_hour >= 0)
-        subtitle = g_strdup_printf (_("%s · $%.2f/h to rent"), memory, gpu->cloud_usd_per_hour);
-      else
-        subtitle = g_strdup (memory);
 
       adw_preferences_row_set_title (ADW_PREFERENCES_ROW (row), gpu->name);
       adw_preferences_row_set_use_markup (ADW_PREFERENCES_ROW (row), FALSE);
@@ -560,23 +586,168 @@ fill_gpu_list (HrSidebar *self)
                      gpu->origin);
       gtk_list_box_append (self->gpu_list, row);
       g_hash_table_insert (self->gpu_checks, g_strdup (gpu->id), check);
+      self->gpus_filled = i + 1;
+      built++;
     }
+  return built;
+}
+
+/* ------------------------------------------------------------------ */
+/* Filling lazily                                                       */
+
+/* A catalog holds a few hundred models and cards, and an AdwActionRow
+ * each costs about half a millisecond to build here: all of them took
+ * ~184 ms of a ~750 ms start-up (tests/bench/startup.py).  Nobody sees
+ * them before a picker opens, so they are built after the window's first
+ * frame, FILL_BATCH rows per idle so that the window answers in between,
+ * and at once when a picker opens or a caller asks for a row. */
+#define FILL_BATCH 24
+
+static void
+stop_filling (HrSidebar *self)
+{
+  g_clear_handle_id (&self->fill_source, g_source_remove);
+  if (self->fill_clock != NULL)
+    g_clear_signal_handler (&self->fill_paint_id, self->fill_clock);
+  g_clear_object (&self->fill_clock);
+  if (self->fill_map_id != 0)
+    {
+      GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+      if (root != NULL)
+        g_clear_signal_handler (&self->fill_map_id, root);
+      self->fill_map_id = 0;
+    }
+}
+
+/* Builds up to @budget rows; TRUE once every row is built. */
+static gboolean
+fill_pickers (HrSidebar *self,
+              guint      budget)
+{
+  guint built;
+
+  if (!self->pickers_stale)
+    return TRUE;
+  self->updating++;
+  built = fill_model_list (self, budget);
+  if (built < budget)
+    built += fill_gpu_list (self, budget - built);
+  self->updating--;
+  if (built < budget)
+    {
+      self->pickers_stale = FALSE;
+      self->pickers_built = TRUE;
+    }
+  /* the rows just built show the model chosen and the cards ticked */
+  if (self->analysis != NULL)
+    {
+      self->updating++;
+      sync_pickers (self);
+      self->updating--;
+    }
+  return !self->pickers_stale;
+}
+
+static void
+ensure_pickers (HrSidebar *self)
+{
+  if (!self->pickers_stale)
+    return;
+  stop_filling (self);
+  fill_pickers (self, G_MAXUINT);
+}
+
+static gboolean
+fill_idle_cb (gpointer user_data)
+{
+  HrSidebar *self = user_data;
+
+  if (fill_pickers (self, FILL_BATCH))
+    {
+      self->fill_source = 0;
+      return G_SOURCE_REMOVE;
+    }
+  return G_SOURCE_CONTINUE;
+}
+
+static void
+fill_in_idle (HrSidebar *self)
+{
+  if (self->fill_source == 0)
+    self->fill_source = g_idle_add_full (G_PRIORITY_LOW, fill_idle_cb, self, NULL);
+}
+
+static void
+on_first_paint_cb (GdkFrameClock *clock,
+                   HrSidebar     *self)
+{
+  g_clear_signal_handler (&self->fill_paint_id, clock);
+  g_clear_object (&self->fill_clock);
+  fill_in_idle (self);
+}
+
+/* Fills once the toplevel has painted a frame. */
+static void
+fill_after_paint (HrSidebar *self)
+{
+  GtkWidget *root = GTK_WIDGET (gtk_widget_get_root (GTK_WIDGET (self)));
+  GdkFrameClock *clock = root != NULL ? gtk_widget_get_frame_clock (root) : NULL;
+
+  /* no window, or one already painted: nothing to wait for */
+  if (clock == NULL || gdk_frame_clock_get_frame_counter (clock) > 0)
+    {
+      fill_in_idle (self);
+      return;
+    }
+  self->fill_clock = g_object_ref (clock);
+  self->fill_paint_id = g_signal_connect_object (clock, "after-paint",
+                                                 G_CALLBACK (on_first_paint_cb), self, 0);
+}
+
+static void
+on_root_map_cb (GtkWidget *root,
+                HrSidebar *self)
+{
+  g_clear_signal_handler (&self->fill_map_id, root);
+  fill_after_paint (self);
+}
+
+static gboolean
+schedule_idle_cb (gpointer user_data)
+{
+  HrSidebar *self = user_data;
+  GtkRoot *root = gtk_widget_get_root (GTK_WIDGET (self));
+
+  self->fill_source = 0;
+  if (root != NULL && !gtk_widget_get_mapped (GTK_WIDGET (root)))
+    self->fill_map_id = g_signal_connect_object (root, "map", G_CALLBACK (on_root_map_cb),
+                                                 self, 0);
+  else
+    fill_after_paint (self);
+  return G_SOURCE_REMOVE;
 }
 
 static void
 rebuild_pickers (HrSidebar *self)
 {
+  stop_filling (self);
   self->updating++;
   hr_list_box_clear (self->model_list);
   hr_list_box_clear (self->gpu_list);
   g_hash_table_remove_all (self->model_rows);
   g_hash_table_remove_all (self->gpu_checks);
-  if (self->catalog != NULL)
-    {
-      fill_model_list (self);
-      fill_gpu_list (self);
-    }
   self->updating--;
+  self->models_filled = 0;
+  self->gpus_filled = 0;
+  self->pickers_stale = self->catalog != NULL;
+  /* A catalog changed under a window already shown (an entry added or
+   * edited) is rebuilt at once, as the user looks for the entry; at
+   * start-up the window shows first. */
+  if (self->pickers_built)
+    ensure_pickers (self);
+  else if (self->pickers_stale)
+    self->fill_source = g_idle_add (schedule_idle_cb, self);
   sync_all (self);
 }
 
@@ -658,14 +829,33 @@ hr_sidebar_set_catalog (HrSidebar *self,
 
 void
 hr_sidebar_set_unit (HrSidebar *self,
-                     HrUnit     unit)
+                     HrSizeUnit unit)
 {
+  GPtrArray *gpus;
+
   g_return_if_fail (HR_IS_SIDEBAR (self));
 
   if (self->unit == unit)
     return;
   self->unit = unit;
-  rebuild_pickers (self);
+  /* only the cards' memory changes: the rows built show it in place, the
+   * rest are built with it */
+  if (self->catalog == NULL)
+    return;
+  gpus = hr_catalog_get_gpus (self->catalog);
+  for (guint i = 0; i < gpus->len; i++)
+    {
+      const HrGpu *gpu = g_ptr_array_index (gpus, i);
+      GtkWidget *check = g_hash_table_lookup (self->gpu_checks, gpu->id);
+      GtkWidget *row = check != NULL ? gtk_widget_get_ancestor (check, ADW_TYPE_ACTION_ROW)
+                                     : NULL;
+      g_autofree char *subtitle = NULL;
+
+      if (row == NULL)
+        continue;
+      subtitle = gpu_subtitle (gpu, unit);
+      adw_action_row_set_subtitle (ADW_ACTION_ROW (row), subtitle);
+    }
 }
 
 void
@@ -690,6 +880,7 @@ hr_sidebar_select_model (HrSidebar  *self,
 
   g_return_val_if_fail (HR_IS_SIDEBAR (self), FALSE);
 
+  ensure_pickers (self);
   row = g_hash_table_lookup (self->model_rows, model_id);
   if (row == NULL)
     return FALSE;
@@ -706,6 +897,7 @@ hr_sidebar_set_gpu_active (HrSidebar  *self,
 
   g_return_val_if_fail (HR_IS_SIDEBAR (self), FALSE);
 
+  ensure_pickers (self);
   check = g_hash_table_lookup (self->gpu_checks, gpu_id);
   if (check == NULL)
     return FALSE;
@@ -798,6 +990,7 @@ hr_sidebar_dispose (GObject *object)
   HrSidebar *self = HR_SIDEBAR (object);
 
   self->analysis = NULL;
+  stop_filling (self);
   gtk_widget_dispose_template (GTK_WIDGET (self), HR_TYPE_SIDEBAR);
   G_OBJECT_CLASS (hr_sidebar_parent_class)->dispose (object);
 }
@@ -870,7 +1063,7 @@ hr_sidebar_init (HrSidebar *self)
 {
   gtk_widget_init_template (GTK_WIDGET (self));
 
-  self->unit = HR_UNIT_GIB;
+  self->unit = HR_SIZE_GIB;
   self->setting_rows = g_array_new (FALSE, TRUE, sizeof (SettingRow));
   self->model_rows = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
   self->gpu_checks = g_hash_table_new_full (g_str_hash, g_str_equal, g_free, NULL);
@@ -891,6 +1084,8 @@ hr_sidebar_init (HrSidebar *self)
   g_signal_connect (self->model_list, "row-activated", G_CALLBACK (on_model_activated_cb), self);
   g_signal_connect (self->model_search, "activate", G_CALLBACK (on_model_search_activate_cb),
                     self);
+  g_signal_connect_swapped (self->model_popover, "show", G_CALLBACK (ensure_pickers), self);
+  g_signal_connect_swapped (self->gpu_popover, "show", G_CALLBACK (ensure_pickers), self);
   g_signal_connect (self->model_popover, "show", G_CALLBACK (on_popover_show_cb),
                     self->model_search);
   g_signal_connect (self->gpu_popover, "show", G_CALLBACK (on_popover_show_cb), self->gpu_search);

@@ -37,7 +37,7 @@ void        hr_sidebar_set_catalog       (HrSidebar   *self,
                                           HrCatalog   *catalog);
 /* The unit of the GPU list's memory sizes. */
 void        hr_sidebar_set_unit          (HrSidebar   *self,
-                                          HrUnit       unit);
+                                          HrSizeUnit   unit);
 
 /* Opens the model picker, its search field focused (Ctrl+F). */
 void        hr_sidebar_popup_model_picker (HrSidebar  *self);

@@ -103,14 +103,14 @@ save_action (GtkWidget  *widget,
   if (!hr_window_save_file (self, self->file, &error))
     _hr_window_show_error (self, _("Could not save the scenario"), error->message);
   else
-    adw_toast_overlay_add_toast (self->toast_overlay, adw_toast_new (_("Scenario saved")));
+    hr_toasts_add (self->toast_overlay, adw_toast_new (_("Scenario saved")));
 }
 
 static void
 new_now (HrWindow *self,
          gpointer  data)
 {
-  hr_window_load_default (self);
+  _hr_window_load_default (self);
   g_settings_set_string (self->settings, "last-scenario", "");
 }
 
@@ -171,9 +171,9 @@ discard_recovery_action (GtkWidget  *widget,
                          GVariant   *parameter)
 {
   HrWindow *self = HR_WINDOW (widget);
-  g_autofree char *path = hr_window_get_recovery_path ();
 
-  g_unlink (path);
+  /* (whether the window keeps one or not: the user said so) */
+  g_unlink (hr_recovery_get_path (self->recovery));
   _hr_window_hide_recovery_banner (self);
 }
 
@@ -192,7 +192,7 @@ on_exported_cb (HrWindow *self,
   g_autofree char *name = g_file_get_basename (file);
   g_autofree char *message = g_strdup_printf (_("Exported “%s”"), name);
 
-  hr_window_show_toast_for_file (self, message, file);
+  _hr_window_show_toast_for_file (self, message, file);
 }
 
 static void
@@ -269,7 +269,7 @@ probe_save_chosen (GFile    *file,
   if (!save_probe_script (file, &error))
     _hr_window_show_error (self, _("Could not save the script"), error->message);
   else
-    hr_window_show_toast_for_file (self, _("Probe script saved"), file);
+    _hr_window_show_toast_for_file (self, _("Probe script saved"), file);
 }
 
 static void
@@ -341,15 +341,14 @@ advise_action (GtkWidget  *widget,
 {
   HrWindow *self = HR_WINDOW (widget);
 
-  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new_for_analysis (self,
-                                                                      hr_window_get_analysis (self))));
+  gtk_window_present (GTK_WINDOW (hr_advisor_dialog_new_for_analysis (self, self->analysis)));
 }
 
 static void
 import_chosen (GFile    *file,
                gpointer  user_data)
 {
-  _hr_window_import_measurement (HR_WINDOW (user_data), file);
+  hr_window_import_measurement (HR_WINDOW (user_data), file);
 }
 
 static void

@@ -49,7 +49,7 @@ hr_window_open_any (HrWindow *self,
   else if (looks_like_scenario (file))
     hr_window_open_file (self, file);
   else
-    _hr_window_import_measurement (self, file);
+    hr_window_import_measurement (self, file);
 }
 
 static gboolean

@@ -1,7 +1,8 @@
 /* hr-window-measurements.c: the window's imported measurements
  *
- * The files are the scenario's: read here (in a worker thread for the
- * user's clicks), set aside when another scenario opens, handed to the
+ * The files are the scenario's, kept in an HrMeasurements
+ * (hr-measurements.c): read here (in a worker thread for the user's
+ * clicks), set aside when another scenario opens, handed to the
  * analysis and to HrMeasurementsGroup (hr-measurements-group.c), which
  * shows them and says when the user removes one or switches the
  * calibration.
@@ -39,44 +40,30 @@ _hr_window_measurements_set_aside (HrWindow *self)
 {
   g_autofree char *message = NULL;
   AdwToast *toast;
+  guint n;
 
-  g_ptr_array_set_size (self->set_aside, 0);
-  if (self->measurements->len == 0)
+  /* (the scenario that opens makes the next analysis) */
+  g_signal_handlers_block_by_func (self->measurements, _hr_window_refresh, self);
+  n = hr_measurements_set_aside (self->measurements);
+  g_signal_handlers_unblock_by_func (self->measurements, _hr_window_refresh, self);
+  if (n == 0)
     return;
-
-  while (self->measurements->len > 0)
-    g_ptr_array_add (self->set_aside, g_ptr_array_steal_index (self->measurements, 0));
   message = g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
                                           "%u measurement of the previous scenario was set aside",
                                           "%u measurements of the previous scenario were set aside",
-                                          self->set_aside->len),
-                             self->set_aside->len);
+                                          n),
+                             n);
   toast = adw_toast_new (message);
   adw_toast_set_button_label (toast, _("_Keep Them"));
   adw_toast_set_action_name (toast, "win.keep-measurements");
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  hr_toasts_add (self->toast_overlay, toast);
 }
 
 void
 hr_window_keep_measurements (HrWindow *self)
 {
   g_return_if_fail (HR_IS_WINDOW (self));
-
-  while (self->set_aside->len > 0)
-    g_ptr_array_add (self->measurements, g_ptr_array_steal_index (self->set_aside, 0));
-  _hr_window_refresh (self);
-}
-
-static HrMeasurementFile *
-add_measurement (HrWindow      *self,
-                 HrMeasurement *measurement,
-                 const char    *path)
-{
-  HrMeasurementFile *file = hr_measurement_file_new (measurement, path);
-
-  g_ptr_array_add (self->measurements, file);
-  _hr_window_refresh (self);
-  return file;
+  hr_measurements_keep (self->measurements);
 }
 
 /* The first HEAD_SIZE bytes of @path; @complete: they are all of it. */
@@ -194,14 +181,8 @@ hr_window_add_measurement_file (HrWindow *self,
   hr_measure_options_clear (&options);
   if (measurement == NULL)
     return FALSE;
-  add_measurement (self, measurement, path);
+  hr_measurements_add (self->measurements, measurement, path, NULL);
   return TRUE;
-}
-
-guint
-hr_window_get_n_measurements (HrWindow *self)
-{
-  return self->measurements->len;
 }
 
 typedef struct {
@@ -267,9 +248,9 @@ import_finished (GObject      *source,
       if (job->header != NULL)
         remember_mapping (self, job->header, job->options);
       /* read again with another mapping: in the place of the first */
-      if (job->replace != NULL && g_ptr_array_find (self->measurements, job->replace, NULL))
-        g_ptr_array_remove (self->measurements, job->replace);
-      file = add_measurement (self, measurement, job->path);
+      file = hr_measurements_add (self->measurements, measurement, job->path,
+                                  hr_measurements_contains (self->measurements, job->replace)
+                                    ? job->replace : NULL);
 
       if (job->remembered)
         {
@@ -291,7 +272,7 @@ import_finished (GObject      *source,
           message = g_strdup_printf (_("Imported “%s”"), name);
           toast = adw_toast_new (message);
         }
-      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      hr_toasts_add (self->toast_overlay, toast);
     }
   else if (!g_error_matches (error, G_IO_ERROR, G_IO_ERROR_CANCELLED))
     {
@@ -397,8 +378,8 @@ show_mapping_page (HrWindow          *self,
 
 /* In a worker thread: a log of millions of rows never blocks the window. */
 void
-_hr_window_import_measurement (HrWindow *self,
-                               GFile    *file)
+hr_window_import_measurement (HrWindow *self,
+                              GFile    *file)
 {
   g_autofree char *path = g_file_get_path (file);
   HrMeasureOptions options = { 0 };
@@ -407,6 +388,7 @@ _hr_window_import_measurement (HrWindow *self,
   g_autoptr(GError) error = NULL;
   gboolean complete = FALSE;
 
+  g_return_if_fail (HR_IS_WINDOW (self));
   if (path == NULL)
     {
       _hr_window_show_error (self, _("Could not import"), _("Only local files can be imported"));
@@ -430,26 +412,27 @@ _hr_window_import_measurement (HrWindow *self,
   hr_measure_options_clear (&options);
 }
 
-void
-hr_window_import_measurement (HrWindow *self,
-                              GFile    *file)
-{
-  _hr_window_import_measurement (self, file);
-}
-
 static void
 on_remove_file_cb (HrWindow          *self,
                    HrMeasurementFile *file)
 {
-  g_ptr_array_remove (self->measurements, file);
-  _hr_window_refresh (self);
+  hr_measurements_remove (self->measurements, file);
 }
 
+/* The files and the switch go down to the group; what the user removes
+ * or switches comes up to the measurements; any change of them makes
+ * the analysis again. */
 void
 _hr_window_measurements_init (HrWindow *self)
 {
-  hr_measurements_group_set_files (self->measurements_group, self->measurements);
-  g_signal_connect_object (self->measurements_group, "notify::use-calibration",
+  hr_measurements_group_set_files (self->measurements_group,
+                                   hr_measurements_get_files (self->measurements));
+  g_object_bind_property (self->measurements, "use-calibration",
+                          self->measurements_group, "use-calibration",
+                          G_BINDING_BIDIRECTIONAL | G_BINDING_SYNC_CREATE);
+  g_signal_connect_object (self->measurements, "changed", G_CALLBACK (_hr_window_refresh),
+                           self, G_CONNECT_SWAPPED);
+  g_signal_connect_object (self->measurements, "notify::use-calibration",
                            G_CALLBACK (_hr_window_refresh), self, G_CONNECT_SWAPPED);
   g_signal_connect_object (self->measurements_group, "remove-file",
                            G_CALLBACK (on_remove_file_cb), self, G_CONNECT_SWAPPED);

@@ -1,25 +1,34 @@
 /* hr-window-private.h: the window's state, shared by its files
  *
  * The window is one class split by concern, as GNOME Text Editor splits
- * its own: hr-window.c (life cycle, files, the refresh), hr-window-actions.c
- * (win.* actions), hr-window-dnd.c (drag and drop), hr-window-settings.c
- * (what the sidebar, HrSidebar, asks: applied to the scenario) and
- * hr-window-measurements.c (imported measurements and calibration).  The
- * main area is HrResultsView (hr-results-view.c) and the start page
- * HrStartPage (hr-start-page.c): composite widgets with their own
- * templates, which the window hands its analysis.
+ * its own: hr-window.c (life cycle, files, the refresh),
+ * hr-window-actions.c (win.* actions), hr-window-catalog.c (the user's
+ * models and GPUs), hr-window-dnd.c (drag and drop), hr-window-fold.c
+ * (the sidebar folded in a narrow window), hr-window-history.c (edits
+ * through the undo history, HrHistory, and the unsaved state on disk,
+ * HrRecovery), hr-window-measurements.c (importing into its
+ * HrMeasurements), hr-window-settings.c (what the sidebar, HrSidebar,
+ * asks: applied to the scenario) and hr-window-start.c (the start page
+ * shown or hidden).  The main area is HrResultsView (hr-results-view.c)
+ * and the start page HrStartPage (hr-start-page.c): composite widgets
+ * with their own templates, which the window hands its analysis.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #pragma once
 
+#include "hr-chart-view.h"
 #include "hr-format.h"
+#include "hr-history.h"
 #include "hr-measurements-group.h"
+#include "hr-measurements.h"
+#include "hr-recovery.h"
 #include "hr-results-view.h"
 #include "hr-sidebar.h"
 #include "hr-start-page.h"
 #include "hr-text-row.h"
+#include "hr-toasts.h"
 #include "hr-window.h"
 
 G_BEGIN_DECLS
@@ -36,27 +45,21 @@ struct _HrWindow
   HrScenario           *scenario;
   GPtrArray            *gpu_ids;       /* char *: the comparison, scenario's GPU first */
   GFile                *file;
-  gboolean              modified;
   GSettings            *settings;
-  GPtrArray            *measurements;  /* HrMeasurementFile, of this scenario */
-  GPtrArray            *set_aside;     /* HrMeasurementFile, of the scenario before */
+  HrMeasurements       *measurements;  /* imported for this scenario, and set aside */
   HrAnalysis           *analysis;      /* the scenario's, remade on every change */
   GCancellable         *cancellable;
-  guint                 fold_source;   /* the sidebar folds or unfolds */
+  guint                 fold_source;   /* the sidebar folds or unfolds (hr-window-fold.c) */
+
+  HrUnit                unit;          /* the display-unit setting, read once */
 
   /* hr-window-history.c */
-  GPtrArray            *undo_stack;    /* HrWindowState */
-  GPtrArray            *redo_stack;
-  guint64               serial;        /* the state shown */
-  guint64               saved_serial;  /* the state last saved or opened */
-  guint64               next_serial;
+  HrHistory            *history;       /* the undo history, and the modified mark */
+  HrRecovery           *recovery;      /* the unsaved state, on disk */
   gint64                edit_start;    /* when the edit being made began */
-  HrUnit                unit;          /* the display-unit setting, read once */
   HrWindowThen          pending_then;  /* after "Save Changes?" */
   gpointer              pending_data;
   GDestroyNotify        pending_destroy;
-  guint                 recovery_source;
-  gboolean              keeps_recovery;
 
   /* Template objects, in alphabetical order */
   AdwFlap              *flap;
@@ -78,20 +81,17 @@ void        _hr_window_refresh              (HrWindow        *self);
 /* An edit's whole time, from its undo state to its refresh, for the
  * window's counters. */
 void        _hr_window_count_edit           (HrWindow        *self);
-void        _hr_window_set_modified         (HrWindow        *self,
-                                             gboolean         modified);
 void        _hr_window_show_error           (HrWindow        *self,
                                              const char      *heading,
                                              const char      *body);
 HrUnit      _hr_window_display_unit         (HrWindow        *self);
-char       *_hr_window_format_bytes         (HrWindow        *self,
-                                             double           bytes);
-/* Where the window's estimates come from: "Estimated", or "Calibrated
- * to FILE" while a calibration is in use. */
-char       *_hr_window_provenance           (HrWindow        *self);
-/* The compared GPUs (const HrGpu *), the scenario's own first. */
-GPtrArray  *_hr_window_compared_gpus        (HrWindow        *self);
 void        _hr_window_save_as              (HrWindow        *self);
+/* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
+void        _hr_window_load_default         (HrWindow        *self);
+/* A toast with an Open button for @file. */
+void        _hr_window_show_toast_for_file  (HrWindow        *self,
+                                             const char      *message,
+                                             GFile           *file);
 
 void        _hr_window_set_scenario         (HrWindow        *self,
                                              HrScenario      *scenario,
@@ -102,16 +102,16 @@ void        _hr_window_refresh_title        (HrWindow        *self);
 /* hr-window-start.c */
 void        _hr_window_start_init           (HrWindow        *self);
 void        _hr_window_show_results         (HrWindow        *self);
+gboolean    _hr_window_start_page_visible   (HrWindow        *self);
 
 /* hr-window-history.c */
 void        _hr_window_history_init         (HrWindow        *self);
 void        _hr_window_history_finalize     (HrWindow        *self);
-void        _hr_window_history_reset        (HrWindow        *self);
 /* Before an edit of the scenario or the comparison; @key names the
  * setting (steps of one setting close together are one edit), or NULL. */
 void        _hr_window_begin_edit           (HrWindow        *self,
                                              const char      *key);
-/* After it: the refresh, the modified mark, the kept unsaved state. */
+/* After it: the refresh and the kept unsaved state. */
 void        _hr_window_edited               (HrWindow        *self);
 void        _hr_window_mark_saved           (HrWindow        *self);
 /* Runs @then now, or once the user has saved or discarded the changes
@@ -124,8 +124,6 @@ void        _hr_window_confirm_discard      (HrWindow        *self,
 /* Save As finished (@saved) or failed: the step that waited on it. */
 void        _hr_window_after_save           (HrWindow        *self,
                                              gboolean         saved);
-void        _hr_window_schedule_recovery    (HrWindow        *self);
-void        _hr_window_discard_recovery     (HrWindow        *self);
 
 /* hr-window-actions.c */
 void        _hr_window_class_actions_init   (GtkWidgetClass  *widget_class);
@@ -150,6 +148,12 @@ void       _hr_window_decorate_catalog_row (HrWindow        *self,
                                            const char      *id,
                                            HrOrigin         origin);
 
+/* hr-window-fold.c: the sidebar folds below a width */
+void        _hr_window_fold_init            (HrWindow        *self);
+/* After the window's allocation at @width. */
+void        _hr_window_fold_allocated       (HrWindow        *self,
+                                             int              width);
+
 /* hr-window-dnd.c */
 void        _hr_window_dnd_init             (HrWindow        *self);
 
@@ -166,8 +170,6 @@ gboolean    _hr_window_gpu_ids_contain      (HrWindow        *self,
 
 /* hr-window-measurements.c */
 void        _hr_window_measurements_init    (HrWindow        *self);
-void        _hr_window_import_measurement   (HrWindow        *self,
-                                             GFile           *file);
 void        _hr_window_measurements_set_aside (HrWindow      *self);
 
 G_END_DECLS

@@ -133,7 +133,7 @@ _hr_window_settings_change_model (HrWindow      *self,
       AdwToast *toast = adw_toast_new (message);
 
       adw_toast_set_timeout (toast, 8);
-      adw_toast_overlay_add_toast (self->toast_overlay, toast);
+      hr_toasts_add (self->toast_overlay, toast);
     }
 }
 

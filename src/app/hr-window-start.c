@@ -31,7 +31,7 @@ static const char * const scenario_actions[] = {
 static void
 update_scenario_actions (HrWindow *self)
 {
-  gboolean shown = !hr_window_get_start_page_visible (self);
+  gboolean shown = !_hr_window_start_page_visible (self);
 
   for (guint i = 0; i < G_N_ELEMENTS (scenario_actions); i++)
     gtk_widget_action_set_enabled (GTK_WIDGET (self), scenario_actions[i], shown);
@@ -75,7 +75,7 @@ hr_window_show_start_page (HrWindow *self)
 }
 
 gboolean
-hr_window_get_start_page_visible (HrWindow *self)
+_hr_window_start_page_visible (HrWindow *self)
 {
   return g_strcmp0 (gtk_stack_get_visible_child_name (self->main_stack), "start") == 0;
 }
@@ -83,11 +83,12 @@ hr_window_get_start_page_visible (HrWindow *self)
 void
 hr_window_offer_recovery (HrWindow *self)
 {
-  g_autofree char *path = hr_window_get_recovery_path ();
-  g_autofree char *name = hr_window_has_recovery () ? hr_start_page_dup_scenario_name (path) : NULL;
+  g_autofree char *name = NULL;
   g_autofree char *text = NULL;
 
   g_return_if_fail (HR_IS_WINDOW (self));
+  if (hr_recovery_exists (self->recovery))
+    name = hr_start_page_dup_scenario_name (hr_recovery_get_path (self->recovery));
   if (name == NULL)
     return;
   text = g_strdup_printf (_("Headroom closed before the changes to “%s” were saved."), name);

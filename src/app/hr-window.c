@@ -19,11 +19,23 @@
 #include <glib/gi18n.h>
 #include <string.h>
 
+#include "hr-screenshot.h"
 #include "hr-window-private.h"
 
 #define DEFAULT_SCENARIO_RESOURCE "/io/github/vramlab/Headroom/default-scenario.json"
 
 G_DEFINE_FINAL_TYPE (HrWindow, hr_window, ADW_TYPE_APPLICATION_WINDOW)
+
+enum {
+  PROP_0,
+  PROP_FILE,
+  PROP_HISTORY,
+  PROP_MEASUREMENTS,
+  PROP_RECOVERY,
+  N_PROPS
+};
+
+static GParamSpec *properties[N_PROPS];
 
 static HrWindowCounters counters;
 
@@ -53,24 +65,20 @@ read_display_unit (HrWindow *self)
                                                                           : HR_UNIT_GIB;
 }
 
-char *
-_hr_window_format_bytes (HrWindow *self,
-                         double    bytes)
-{
-  return hr_format_bytes (bytes, _hr_window_display_unit (self));
-}
-
-char *
-_hr_window_provenance (HrWindow *self)
+/* Where the window's estimates come from: "Estimated", or "Calibrated
+ * to FILE" while a calibration is in use. */
+static char *
+provenance (HrWindow *self)
 {
   const HrAnalysisMeasurement *m = hr_analysis_get_calibration_measurement (self->analysis);
+  GPtrArray *files = hr_measurements_get_files (self->measurements);
 
   if (m != NULL && m == hr_analysis_get_snapshot_sweep (self->analysis))
     /* Translators: where a figure comes from; %s lists snapshot files. */
     return g_strdup_printf (_("Calibrated to the snapshots %s"), m->snapshot_files);
-  for (guint i = 0; m != NULL && i < self->measurements->len; i++)
+  for (guint i = 0; m != NULL && i < files->len; i++)
     {
-      HrMeasurementFile *set = g_ptr_array_index (self->measurements, i);
+      HrMeasurementFile *set = g_ptr_array_index (files, i);
 
       if (set->measurement == m->measurement)
         {
@@ -83,8 +91,9 @@ _hr_window_provenance (HrWindow *self)
   return g_strdup (_("Estimated"));
 }
 
-GPtrArray *
-_hr_window_compared_gpus (HrWindow *self)
+/* The compared GPUs (const HrGpu *), the scenario's own first. */
+static GPtrArray *
+compared_gpus (HrWindow *self)
 {
   GPtrArray *gpus = g_ptr_array_new ();
 
@@ -105,12 +114,14 @@ void
 _hr_window_refresh_title (HrWindow *self)
 {
   const char *name = self->scenario->name;
+  /* the unsaved mark, from the history */
+  const char *mark = hr_history_get_modified (self->history) ? "• " : "";
   g_autofree char *title = NULL;
   g_autofree char *subtitle = NULL;
 
   if (name == NULL || name[0] == '\0')
     name = self->scenario->model->name;
-  if (hr_window_get_start_page_visible (self))
+  if (_hr_window_start_page_visible (self))
     {
       adw_window_title_set_title (self->window_title, _("Headroom"));
       adw_window_title_set_subtitle (self->window_title, NULL);
@@ -121,11 +132,11 @@ _hr_window_refresh_title (HrWindow *self)
    * as GNOME Text Editor's does: "• run.json — Headroom" while unsaved. */
   subtitle = self->file != NULL ? g_file_get_basename (self->file) : g_strdup (_("Untitled"));
   /* Translators: the window title; %s%s is "• " while unsaved, then the file */
-  title = g_strdup_printf (_("%s%s — Headroom"), self->modified ? "• " : "", subtitle);
+  title = g_strdup_printf (_("%s%s — Headroom"), mark, subtitle);
   gtk_window_set_title (GTK_WINDOW (self), title);
   g_clear_pointer (&title, g_free);
   g_clear_pointer (&subtitle, g_free);
-  title = g_strdup_printf ("%s%s", self->modified ? "• " : "", name);
+  title = g_strdup_printf ("%s%s", mark, name);
   if (self->file != NULL)
     subtitle = g_file_get_basename (self->file);
   else
@@ -139,15 +150,15 @@ _hr_window_refresh_title (HrWindow *self)
 static void
 update_analysis (HrWindow *self)
 {
-  g_autoptr(GPtrArray) gpus = _hr_window_compared_gpus (self);
+  g_autoptr(GPtrArray) gpus = compared_gpus (self);
   g_autoptr(GPtrArray) references = g_ptr_array_new ();
   g_autoptr(GPtrArray) measurements = g_ptr_array_new ();
+  GPtrArray *files = hr_measurements_get_files (self->measurements);
   HrAnalysisOptions options = { 0 };
 
-  for (guint i = 0; i < self->measurements->len; i++)
+  for (guint i = 0; i < files->len; i++)
     g_ptr_array_add (measurements,
-                     ((HrMeasurementFile *) g_ptr_array_index (self->measurements,
-                                                               i))->measurement);
+                     ((HrMeasurementFile *) g_ptr_array_index (files, i))->measurement);
   /* With no card ticked the curve still shows where common cards stop. */
   if (gpus->len == 0)
     hr_curve_chart_add_reference_gpus (references, self->catalog);
@@ -158,7 +169,7 @@ update_analysis (HrWindow *self)
   /* Snapshots at two or more micro-batches make one sweep, added after
    * the files. */
   options.sweep_snapshots = TRUE;
-  options.use_calibration = hr_measurements_group_get_use_calibration (self->measurements_group);
+  options.use_calibration = hr_measurements_get_use_calibration (self->measurements);
   options.lever_sort = hr_results_view_get_lever_sort (self->results_view);
   options.unit = _hr_window_display_unit (self) == HR_UNIT_GB ? HR_SIZE_GB : HR_SIZE_GIB;
   g_clear_pointer (&self->analysis, hr_analysis_free);
@@ -170,10 +181,10 @@ update_analysis (HrWindow *self)
 static void
 refresh_results (HrWindow *self)
 {
-  g_autofree char *provenance = _hr_window_provenance (self);
+  g_autofree char *text = provenance (self);
 
   hr_results_view_set_unit (self->results_view, _hr_window_display_unit (self));
-  hr_results_view_set_provenance (self->results_view, provenance);
+  hr_results_view_set_provenance (self->results_view, text);
   hr_results_view_set_analysis (self->results_view, self->analysis);
 }
 
@@ -203,20 +214,16 @@ _hr_window_count_edit (HrWindow *self)
   self->edit_start = 0;
 }
 
-void
-_hr_window_set_modified (HrWindow *self,
-                         gboolean  modified)
-{
-  self->modified = modified;
-  _hr_window_refresh_title (self);
-  if (!modified)
-    _hr_window_discard_recovery (self);
-  else
-    _hr_window_schedule_recovery (self);
-}
-
 /* ------------------------------------------------------------------ */
 /* Files                                                                */
+
+static void
+set_file (HrWindow *self,
+          GFile    *file)
+{
+  if (g_set_object (&self->file, file))
+    g_object_notify_by_pspec (G_OBJECT (self), properties[PROP_FILE]);
+}
 
 void
 _hr_window_set_scenario (HrWindow   *self,
@@ -227,7 +234,7 @@ _hr_window_set_scenario (HrWindow   *self,
 
   hr_scenario_free (self->scenario);
   self->scenario = scenario;
-  g_set_object (&self->file, file);
+  set_file (self, file);
 
   /* What was measured for the scenario before is not this one's. */
   _hr_window_measurements_set_aside (self);
@@ -251,12 +258,10 @@ _hr_window_set_scenario (HrWindow   *self,
       g_settings_set_string (self->settings, "last-scenario", path != NULL ? path : "");
     }
 
-  _hr_window_history_reset (self);
-  _hr_window_refresh (self);
   /* Opening is not saving: a kept unsaved state stays until it is
    * restored or discarded. */
-  self->modified = FALSE;
-  _hr_window_refresh_title (self);
+  hr_history_reset (self->history);
+  _hr_window_refresh (self);
   _hr_window_show_results (self);
 }
 
@@ -341,7 +346,7 @@ hr_window_save_file (HrWindow *self,
     }
   if (!hr_scenario_save (self->scenario, path, error))
     return FALSE;
-  g_set_object (&self->file, file);
+  set_file (self, file);
   g_settings_set_string (self->settings, "last-scenario", path);
   _hr_window_mark_saved (self);
   hr_start_page_add_recent (file);
@@ -349,7 +354,7 @@ hr_window_save_file (HrWindow *self,
 }
 
 void
-hr_window_load_default (HrWindow *self)
+_hr_window_load_default (HrWindow *self)
 {
   g_autoptr(GBytes) bytes = NULL;
   g_autoptr(HrJsonDoc) doc = NULL;
@@ -374,86 +379,8 @@ hr_window_load_default (HrWindow *self)
   _hr_window_set_scenario (self, scenario, NULL);
 }
 
-/* ------------------------------------------------------------------ */
-/* Export                                                               */
-
-gboolean
-hr_window_export_chart (HrWindow       *self,
-                        const char     *chart,
-                        const char     *path,
-                        HrExportFormat  format,
-                        double          width,
-                        double          height,
-                        double          scale,
-                        HrChartTheme    theme,
-                        gboolean        transparent,
-                        GError        **error)
-{
-  g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
-  const HrChartType *type = hr_chart_type_find (chart);
-  HrChartView *views[] = {
-    hr_results_view_get_chart (self->results_view, HR_CHART_KIND_BUCKETS),
-    hr_results_view_get_chart (self->results_view, HR_CHART_KIND_CURVE),
-  };
-  HrExportOptions options = { 0 };
-  HrChartSource source = { self->analysis, self->catalog, NULL, NULL };
-  HrChartDrawing drawing = { type, NULL };
-  gpointer made = NULL;
-  g_autofree char *description = NULL;
-  gboolean ok;
-
-  g_return_val_if_fail (HR_IS_WINDOW (self), FALSE);
-  g_return_val_if_fail (type != NULL, FALSE);
-
-  style->transparent = transparent;
-  /* What a view shows is what is exported; any other chart of the
-   * registry is made from the same analysis. */
-  for (guint i = 0; i < G_N_ELEMENTS (views); i++)
-    if (hr_chart_view_get_chart_type (views[i]) == type)
-      drawing.data = hr_chart_view_get_data (views[i]);
-  if (drawing.data == NULL)
-    drawing.data = made = type->data_new (&source);
-  description = type->summary (drawing.data);
-
-  options.format = format;
-  options.width = width;
-  options.height = height;
-  options.scale = scale;
-  options.title = type->data_title (drawing.data);
-  options.description = description;
-  ok = hr_chart_export (path, &options, style, hr_chart_drawing_draw, &drawing, error);
-  if (made != NULL)
-    type->data_free (made);
-  return ok;
-}
-
-gboolean
-hr_window_export (HrWindow      *self,
-                  HrExportWhat   what,
-                  const char    *path,
-                  HrExportFormat format,
-                  double         width,
-                  double         height,
-                  double         scale,
-                  HrChartTheme   theme,
-                  gboolean       transparent,
-                  GError       **error)
-{
-  if (what == HR_EXPORT_WHAT_REPORT)
-    {
-      g_autoptr(HrChartStyle) style = hr_chart_style_new (theme);
-
-      style->transparent = transparent;
-      /* The report of what the window shows: its cards, its measurements,
-       * its calibration. */
-      return hr_chart_report_write_analysis (path, self->analysis, self->catalog, style, error);
-    }
-  return hr_window_export_chart (self, what == HR_EXPORT_WHAT_CURVE ? "curve" : "buckets", path,
-                                 format, width, height, scale, theme, transparent, error);
-}
-
 void
-hr_window_show_toast_for_file (HrWindow   *self,
+_hr_window_show_toast_for_file (HrWindow   *self,
                                const char *message,
                                GFile      *file)
 {
@@ -463,7 +390,7 @@ hr_window_show_toast_for_file (HrWindow   *self,
   adw_toast_set_button_label (toast, _("_Open"));
   adw_toast_set_action_name (toast, "win.open-uri");
   adw_toast_set_action_target_value (toast, g_variant_new_string (uri));
-  adw_toast_overlay_add_toast (self->toast_overlay, toast);
+  hr_toasts_add (self->toast_overlay, toast);
 }
 
 /* ------------------------------------------------------------------ */
@@ -478,26 +405,33 @@ hr_window_screenshot (HrWindow   *self,
 }
 
 /* ------------------------------------------------------------------ */
-/* Accessors for tests and the application                              */
+/* Properties                                                           */
 
-HrAnalysis *
-hr_window_get_analysis (HrWindow *self)
+static void
+hr_window_get_property (GObject    *object,
+                        guint       prop_id,
+                        GValue     *value,
+                        GParamSpec *pspec)
 {
-  g_return_val_if_fail (HR_IS_WINDOW (self), NULL);
-  return self->analysis;
-}
+  HrWindow *self = HR_WINDOW (object);
 
-guint
-hr_window_get_n_set_aside (HrWindow *self)
-{
-  g_return_val_if_fail (HR_IS_WINDOW (self), 0);
-  return self->set_aside->len;
-}
-
-GFile *
-hr_window_get_file (HrWindow *self)
-{
-  return self->file;
+  switch (prop_id)
+    {
+    case PROP_FILE:
+      g_value_set_object (value, self->file);
+      break;
+    case PROP_HISTORY:
+      g_value_set_object (value, self->history);
+      break;
+    case PROP_MEASUREMENTS:
+      g_value_set_object (value, self->measurements);
+      break;
+    case PROP_RECOVERY:
+      g_value_set_object (value, self->recovery);
+      break;
+    default:
+      G_OBJECT_WARN_INVALID_PROPERTY_ID (object, prop_id, pspec);
+    }
 }
 
 /* ------------------------------------------------------------------ */
@@ -543,7 +477,8 @@ static void
 close_now (HrWindow *self,
            gpointer  data)
 {
-  self->modified = FALSE;
+  /* (the changes were saved or discarded) */
+  hr_history_reset (self->history);
   gtk_window_close (GTK_WINDOW (self));
 }
 
@@ -553,55 +488,12 @@ hr_window_close_request (GtkWindow *window)
 {
   HrWindow *self = HR_WINDOW (window);
 
-  if (!self->modified)
+  if (!hr_history_get_modified (self->history))
     return GTK_WINDOW_CLASS (hr_window_parent_class)->close_request (window);
   _hr_window_confirm_discard (self, _("The scenario has changes that are not saved. Closing "
                                       "without saving loses them."),
                               close_now, NULL, NULL);
   return TRUE;
-}
-
-/* ------------------------------------------------------------------ */
-/* The adaptive layout                                                  */
-
-/* Below this width the sidebar folds into an overlay (F9 or the header
- * bar's toggle shows it) and the results take the whole width: the
- * sidebar is 380 px (hr-sidebar.ui) and the results' text column needs
- * about 520 beside it. */
-#define FOLD_BELOW_PX 900
-
-static void
-set_folded (HrWindow *self,
-            gboolean  fold)
-{
-  /* The flap is not locked: folding hides the sidebar, unfolding shows
-   * it again. */
-  adw_flap_set_fold_policy (self->flap, fold ? ADW_FLAP_FOLD_POLICY_ALWAYS
-                                             : ADW_FLAP_FOLD_POLICY_NEVER);
-}
-
-static gboolean
-update_fold_cb (gpointer data)
-{
-  HrWindow *self = data;
-
-  self->fold_source = 0;
-  set_folded (self, gtk_widget_get_width (GTK_WIDGET (self)) < FOLD_BELOW_PX);
-  return G_SOURCE_REMOVE;
-}
-
-/* Before the window shows, its size is the default size: folded (or
- * not) from the first frame, with no animation. */
-static void
-on_default_width_cb (HrWindow *self)
-{
-  int width, height;
-
-  if (gtk_widget_get_mapped (GTK_WIDGET (self)))
-    return;
-  gtk_window_get_default_size (GTK_WINDOW (self), &width, &height);
-  if (width > 0)
-    set_folded (self, width < FOLD_BELOW_PX);
 }
 
 static void
@@ -610,14 +502,8 @@ hr_window_size_allocate (GtkWidget *widget,
                          int        height,
                          int        baseline)
 {
-  HrWindow *self = HR_WINDOW (widget);
-  gboolean fold = width < FOLD_BELOW_PX;
-  gboolean folded = adw_flap_get_fold_policy (self->flap) == ADW_FLAP_FOLD_POLICY_ALWAYS;
-
   GTK_WIDGET_CLASS (hr_window_parent_class)->size_allocate (widget, width, height, baseline);
-  /* Changed after this allocation, not inside it. */
-  if (fold != folded && self->fold_source == 0)
-    self->fold_source = g_idle_add_full (G_PRIORITY_HIGH_IDLE, update_fold_cb, self, NULL);
+  _hr_window_fold_allocated (HR_WINDOW (widget), width);
 }
 
 static void
@@ -651,9 +537,8 @@ hr_window_finalize (GObject *object)
   _hr_window_history_finalize (self);
   g_clear_pointer (&self->scenario, hr_scenario_free);
   g_clear_pointer (&self->gpu_ids, g_ptr_array_unref);
-  g_clear_pointer (&self->measurements, g_ptr_array_unref);
+  g_clear_object (&self->measurements);
   g_clear_pointer (&self->analysis, hr_analysis_free);
-  g_clear_pointer (&self->set_aside, g_ptr_array_unref);
   g_clear_object (&self->file);
   g_clear_object (&self->settings);
   G_OBJECT_CLASS (hr_window_parent_class)->finalize (object);
@@ -665,10 +550,28 @@ hr_window_class_init (HrWindowClass *klass)
   GObjectClass *object_class = G_OBJECT_CLASS (klass);
   GtkWidgetClass *widget_class = GTK_WIDGET_CLASS (klass);
 
+  object_class->get_property = hr_window_get_property;
   object_class->dispose = hr_window_dispose;
   object_class->finalize = hr_window_finalize;
   widget_class->size_allocate = hr_window_size_allocate;
   GTK_WINDOW_CLASS (klass)->close_request = hr_window_close_request;
+
+  /* The scenario's file (NULL: not saved yet), its undo history (with
+   * the modified mark), its measurements and the unsaved state kept on
+   * disk. */
+  properties[PROP_FILE] =
+    g_param_spec_object ("file", NULL, NULL, G_TYPE_FILE,
+                         G_PARAM_READABLE | G_PARAM_EXPLICIT_NOTIFY | G_PARAM_STATIC_STRINGS);
+  properties[PROP_HISTORY] =
+    g_param_spec_object ("history", NULL, NULL, HR_TYPE_HISTORY,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_MEASUREMENTS] =
+    g_param_spec_object ("measurements", NULL, NULL, HR_TYPE_MEASUREMENTS,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  properties[PROP_RECOVERY] =
+    g_param_spec_object ("recovery", NULL, NULL, HR_TYPE_RECOVERY,
+                         G_PARAM_READABLE | G_PARAM_STATIC_STRINGS);
+  g_object_class_install_properties (object_class, N_PROPS, properties);
 
   g_type_ensure (HR_TYPE_CHART_VIEW);
   g_type_ensure (HR_TYPE_MEASUREMENTS_GROUP);
@@ -704,9 +607,7 @@ hr_window_init (HrWindow *self)
   self->settings = g_settings_new (SCHEMA_ID);
   read_display_unit (self);
   self->gpu_ids = g_ptr_array_new_with_free_func (g_free);
-  self->measurements = g_ptr_array_new_with_free_func (
-    (GDestroyNotify) hr_measurement_file_free);
-  self->set_aside = g_ptr_array_new_with_free_func ((GDestroyNotify) hr_measurement_file_free);
+  self->measurements = hr_measurements_new ();
   self->cancellable = g_cancellable_new ();
 
   _hr_window_history_init (self);
@@ -720,14 +621,14 @@ hr_window_init (HrWindow *self)
   g_signal_connect_object (self->settings, "changed::display-unit",
                            G_CALLBACK (on_display_unit_changed), self, G_CONNECT_SWAPPED);
 
-  g_signal_connect (self, "notify::default-width", G_CALLBACK (on_default_width_cb), NULL);
+  _hr_window_fold_init (self);
   gtk_window_set_default_size (GTK_WINDOW (self),
                                g_settings_get_int (self->settings, "window-width"),
                                g_settings_get_int (self->settings, "window-height"));
   if (g_settings_get_boolean (self->settings, "window-maximized"))
     gtk_window_maximize (GTK_WINDOW (self));
 
-  hr_window_load_default (self);
+  _hr_window_load_default (self);
 }
 
 HrWindow *

@@ -7,10 +7,7 @@
 
 #include <adwaita.h>
 
-#include "hr-chart-view.h"
 #include "hr-core.h"
-#include "hr-export-dialog.h"
-#include "hr-screenshot.h"
 #include "hr-window-type.h"
 
 G_BEGIN_DECLS
@@ -29,40 +26,13 @@ void              hr_window_open_file        (HrWindow       *self,
 gboolean          hr_window_save_file        (HrWindow       *self,
                                               GFile          *file,
                                               GError        **error);
-/* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
-void              hr_window_load_default     (HrWindow       *self);
 
-GFile            *hr_window_get_file         (HrWindow       *self);
 /* The model and GPU pickers, as a user would use them. */
 gboolean          hr_window_select_model     (HrWindow       *self,
                                               const char     *model_id);
 gboolean          hr_window_set_gpu_active   (HrWindow       *self,
                                               const char     *gpu_id,
                                               gboolean        active);
-gboolean          hr_window_export           (HrWindow       *self,
-                                              HrExportWhat    what,
-                                              const char     *path,
-                                              HrExportFormat  format,
-                                              double          width,
-                                              double          height,
-                                              double          scale,
-                                              HrChartTheme    theme,
-                                              gboolean        transparent,
-                                              GError        **error);
-/* Any chart of the chart registry, by name. */
-gboolean          hr_window_export_chart     (HrWindow       *self,
-                                              const char     *chart,
-                                              const char     *path,
-                                              HrExportFormat  format,
-                                              double          width,
-                                              double          height,
-                                              double          scale,
-                                              HrChartTheme    theme,
-                                              gboolean        transparent,
-                                              GError        **error);
-void              hr_window_show_toast_for_file (HrWindow    *self,
-                                                 const char  *message,
-                                                 GFile       *file);
 /* Measurements: a file read at once (for the command line and tests), or
  * in a worker thread with errors in a dialog (for the user's clicks). */
 gboolean          hr_window_add_measurement_file (HrWindow   *self,
@@ -70,13 +40,9 @@ gboolean          hr_window_add_measurement_file (HrWindow   *self,
                                                   GError    **error);
 void              hr_window_import_measurement (HrWindow     *self,
                                                 GFile        *file);
-guint             hr_window_get_n_measurements (HrWindow     *self);
 /* Measurements are the scenario's: opening another scenario sets them
  * aside (a toast offers them back); this takes them back. */
 void              hr_window_keep_measurements (HrWindow      *self);
-guint             hr_window_get_n_set_aside  (HrWindow       *self);
-/* The analysis everything in the window shows. */
-HrAnalysis       *hr_window_get_analysis     (HrWindow       *self);
 /* A scenario opens, a model (a folder, config.json, safetensors, GGUF) goes
  * to the import dialog, anything else is imported as a measurement. */
 void              hr_window_open_any         (HrWindow       *self,
@@ -98,17 +64,10 @@ void              hr_window_reload_catalog   (HrWindow       *self,
  * GPUs compared); FALSE when there is nothing to undo or redo. */
 gboolean          hr_window_undo             (HrWindow       *self);
 gboolean          hr_window_redo             (HrWindow       *self);
-guint             hr_window_get_n_undo       (HrWindow       *self);
-gboolean          hr_window_get_modified     (HrWindow       *self);
-/* The unsaved state, kept beside the settings for the next start: where
- * it is, whether it is there, written at once (the window writes it a
- * second after each edit), and read back into the window.  Only a window
- * that keeps it (the application's, not a screenshot's or a test's)
- * writes or removes it. */
-char             *hr_window_get_recovery_path (void);
-gboolean          hr_window_has_recovery     (void);
-gboolean          hr_window_write_recovery   (HrWindow       *self,
-                                              GError        **error);
+/* The unsaved state, kept beside the settings for the next start (the
+ * window's "recovery", HrRecovery), read back into the window.  Only a
+ * window that keeps it (the application's, not a screenshot's or a
+ * test's) writes or removes it. */
 gboolean          hr_window_restore_recovery (HrWindow       *self,
                                               GError        **error);
 void              hr_window_set_keeps_recovery (HrWindow     *self,
@@ -116,7 +75,6 @@ void              hr_window_set_keeps_recovery (HrWindow     *self,
 /* The start page (shown on a first start): the examples, the recent
  * scenarios, New and Open.  Opening any scenario shows the results. */
 void              hr_window_show_start_page  (HrWindow       *self);
-gboolean          hr_window_get_start_page_visible (HrWindow *self);
 
 /* Offers the kept unsaved state back, in a bar above the results. */
 void              hr_window_offer_recovery   (HrWindow       *self);

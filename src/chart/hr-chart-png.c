@@ -384,6 +384,156 @@ run_encoder_finish (RunEncoder *e,
   return e->out;
 }
 
+/* Row @y of an opaque image straight from the surface, less the row
+ * above (the first as it is), into @line after its filter byte. */
+static void
+filter_opaque_row (guint8        *line,
+                   const guint8  *pixels,
+                   int            y,
+                   int            width,
+                   int            stride)
+{
+  const guint32 *row = (const guint32 *) (pixels + (gsize) y * stride);
+  guint8 *dst = line + 1;
+
+  if (y == 0)
+    for (int x = 0; x < width; x++)
+      {
+        guint32 p = row[x];
+
+        *dst++ = (guint8) (p >> 16);
+        *dst++ = (guint8) (p >> 8);
+        *dst++ = (guint8) p;
+      }
+  else
+    {
+      const guint32 *above = (const guint32 *) (pixels + (gsize) (y - 1) * stride);
+
+      int x = 0;
+
+      while (x < width)
+        {
+          int same = x;
+
+          /* a stretch that repeats the row above is zeros: found
+           * two pixels at a time, no arithmetic for it */
+          while (same + 2 <= width)
+            {
+              guint64 p2, q2;
+
+              memcpy (&p2, row + same, 8);
+              memcpy (&q2, above + same, 8);
+              if (p2 != q2)
+                break;
+              same += 2;
+            }
+          while (same < width && row[same] == above[same])
+            same++;
+          if (same > x)
+            {
+              memset (dst, 0, (gsize) (same - x) * 3);
+              dst += (gsize) (same - x) * 3;
+              x = same;
+            }
+          if (x < width)
+            {
+              guint32 p = row[x], q = above[x];
+
+              *dst++ = (guint8) ((p >> 16) - (q >> 16));
+              *dst++ = (guint8) ((p >> 8) - (q >> 8));
+              *dst++ = (guint8) (p - q);
+              x++;
+            }
+        }
+    }
+}
+
+/* Each row filtered and fed to @encoder. */
+static void
+encode_rows (RunEncoder   *encoder,
+             const guint8 *pixels,
+             int           width,
+             int           height,
+             int           stride,
+             gboolean      alpha)
+{
+  gsize row_bytes = (gsize) width * (alpha ? 4 : 3);
+  g_autofree guint8 *line = g_malloc (row_bytes + 1);
+  g_autofree guint8 *previous = g_malloc (row_bytes);
+  g_autofree guint8 *current = g_malloc (row_bytes);
+
+  /* Each row, less the row above it (the first as it is), into the runs
+   * as it is made. */
+  for (int y = 0; y < height; y++)
+    {
+      const guint32 *row = (const guint32 *) (pixels + (gsize) y * stride);
+      guint8 *swap;
+
+      line[0] = y == 0 ? FILTER_NONE : FILTER_UP;
+      if (!alpha)
+        {
+          /* opaque: straight from the surface, less the row above */
+          filter_opaque_row (line, pixels, y, width, stride);
+          feed (encoder, line, row_bytes + 1);
+          continue;
+        }
+
+      unpack_row (row, width, TRUE, current);
+      if (y == 0)
+        memcpy (line + 1, current, row_bytes);
+      else
+        for (gsize i = 0; i < row_bytes; i++)
+          line[1 + i] = (guint8) (current[i] - previous[i]);
+      feed (encoder, line, row_bytes + 1);
+      swap = previous;
+      previous = current;
+      current = swap;
+    }
+}
+
+/* IHDR: the size and the pixel format. */
+static void
+put_header (GByteArray *out,
+            int         width,
+            int         height,
+            gboolean    alpha)
+{
+  guint8 header[13];
+
+  header[0] = width >> 24;
+  header[1] = (width >> 16) & 0xFF;
+  header[2] = (width >> 8) & 0xFF;
+  header[3] = width & 0xFF;
+  header[4] = height >> 24;
+  header[5] = (height >> 16) & 0xFF;
+  header[6] = (height >> 8) & 0xFF;
+  header[7] = height & 0xFF;
+  header[8] = 8;                 /* bits per sample */
+  header[9] = alpha ? 6 : 2;     /* truecolour with alpha, or without */
+  header[10] = 0;                /* deflate */
+  header[11] = 0;                /* adaptive filtering */
+  header[12] = 0;                /* not interlaced */
+  put_chunk (out, "IHDR", header, sizeof header);
+}
+
+/* pHYs: the resolution, when there is one. */
+static void
+put_resolution (GByteArray *out,
+                double      dpi)
+{
+  if (dpi > 0 && isfinite (dpi))
+    {
+      /* pixels per metre, the same both ways, unit 1 (the metre) */
+      guint32 ppm = (guint32) round (dpi / 0.0254);
+      guint8 phys[9] = {
+        ppm >> 24, (ppm >> 16) & 0xFF, (ppm >> 8) & 0xFF, ppm & 0xFF,
+        ppm >> 24, (ppm >> 16) & 0xFF, (ppm >> 8) & 0xFF, ppm & 0xFF, 1,
+      };
+
+      put_chunk (out, "pHYs", phys, sizeof phys);
+    }
+}
+
 GBytes *
 hr_chart_png_encode (cairo_surface_t *image,
                      gboolean         opaque,
@@ -394,12 +544,9 @@ hr_chart_png_encode (cairo_surface_t *image,
   static const guint8 signature[8] = { 0x89, 'P', 'N', 'G', '\r', '\n', 0x1A, '\n' };
   GByteArray *out;
   const guint8 *pixels;
-  g_autofree guint8 *line = NULL;
-  g_autofree guint8 *previous = NULL;
-  g_autofree guint8 *current = NULL;
   g_autofree guint8 *compressed = NULL;
-  int width, height, stride, channels;
-  gsize row_bytes, compressed_size;
+  int width, height, stride;
+  gsize compressed_size;
   gboolean alpha;
   RunEncoder encoder;
 
@@ -415,124 +562,14 @@ hr_chart_png_encode (cairo_surface_t *image,
   g_return_val_if_fail (pixels != NULL && width > 0 && height > 0, NULL);
 
   alpha = !opaque && !is_opaque (pixels, width, height, stride);
-  channels = alpha ? 4 : 3;
-  row_bytes = (gsize) width * channels;
-  line = g_malloc (row_bytes + 1);
-  previous = g_malloc (row_bytes);
-  current = g_malloc (row_bytes);
   run_encoder_init (&encoder);
-
-  /* Each row, less the row above it (the first as it is), into the runs
-   * as it is made. */
-  for (int y = 0; y < height; y++)
-    {
-      const guint32 *row = (const guint32 *) (pixels + (gsize) y * stride);
-      guint8 *swap;
-
-      line[0] = y == 0 ? FILTER_NONE : FILTER_UP;
-      if (!alpha)
-        {
-          /* opaque: straight from the surface, less the row above */
-          guint8 *dst = line + 1;
-
-          if (y == 0)
-            for (int x = 0; x < width; x++)
-              {
-                guint32 p = row[x];
-
-                *dst++ = (guint8) (p >> 16);
-                *dst++ = (guint8) (p >> 8);
-                *dst++ = (guint8) p;
-              }
-          else
-            {
-              const guint32 *above = (const guint32 *) (pixels + (gsize) (y - 1) * stride);
-
-              int x = 0;
-
-              while (x < width)
-                {
-                  int same = x;
-
-                  /* a stretch that repeats the row above is zeros: found
-                   * two pixels at a time, no arithmetic for it */
-                  while (same + 2 <= width)
-                    {
-                      guint64 p2, q2;
-
-                      memcpy (&p2, row + same, 8);
-                      memcpy (&q2, above + same, 8);
-                      if (p2 != q2)
-                        break;
-                      same += 2;
-                    }
-                  while (same < width && row[same] == above[same])
-                    same++;
-                  if (same > x)
-                    {
-                      memset (dst, 0, (gsize) (same - x) * 3);
-                      dst += (gsize) (same - x) * 3;
-                      x = same;
-                    }
-                  if (x < width)
-                    {
-                      guint32 p = row[x], q = above[x];
-
-                      *dst++ = (guint8) ((p >> 16) - (q >> 16));
-                      *dst++ = (guint8) ((p >> 8) - (q >> 8));
-                      *dst++ = (guint8) (p - q);
-                      x++;
-                    }
-                }
-            }
-          feed (&encoder, line, row_bytes + 1);
-          continue;
-        }
-
-      unpack_row (row, width, TRUE, current);
-      if (y == 0)
-        memcpy (line + 1, current, row_bytes);
-      else
-        for (gsize i = 0; i < row_bytes; i++)
-          line[1 + i] = (guint8) (current[i] - previous[i]);
-      feed (&encoder, line, row_bytes + 1);
-      swap = previous;
-      previous = current;
-      current = swap;
-    }
+  encode_rows (&encoder, pixels, width, height, stride, alpha);
   compressed = run_encoder_finish (&encoder, &compressed_size);
 
   out = g_byte_array_sized_new (compressed_size + 256);
   g_byte_array_append (out, signature, sizeof signature);
-  {
-    guint8 header[13];
-
-    header[0] = width >> 24;
-    header[1] = (width >> 16) & 0xFF;
-    header[2] = (width >> 8) & 0xFF;
-    header[3] = width & 0xFF;
-    header[4] = height >> 24;
-    header[5] = (height >> 16) & 0xFF;
-    header[6] = (height >> 8) & 0xFF;
-    header[7] = height & 0xFF;
-    header[8] = 8;                 /* bits per sample */
-    header[9] = alpha ? 6 : 2;     /* truecolour with alpha, or without */
-    header[10] = 0;                /* deflate */
-    header[11] = 0;                /* adaptive filtering */
-    header[12] = 0;                /* not interlaced */
-    put_chunk (out, "IHDR", header, sizeof header);
-  }
-  if (dpi > 0 && isfinite (dpi))
-    {
-      /* pixels per metre, the same both ways, unit 1 (the metre) */
-      guint32 ppm = (guint32) round (dpi / 0.0254);
-      guint8 phys[9] = {
-        ppm >> 24, (ppm >> 16) & 0xFF, (ppm >> 8) & 0xFF, ppm & 0xFF,
-        ppm >> 24, (ppm >> 16) & 0xFF, (ppm >> 8) & 0xFF, ppm & 0xFF, 1,
-      };
-
-      put_chunk (out, "pHYs", phys, sizeof phys);
-    }
+  put_header (out, width, height, alpha);
+  put_resolution (out, dpi);
   put_text (out, "Title", title);
   put_text (out, "Description", description);
   put_text (out, "Software", "Headroom " PACKAGE_VERSION);

@@ -442,7 +442,7 @@ hr_cli_advise (int    argc,
   g_auto(GStrv) sets = NULL;
   g_auto(GStrv) measurement_files = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output"), NULL },
+    hr_cli_option_json (&json, N_("Machine-readable output")),
     hr_cli_option_unit (),
     hr_cli_option_measurements (&measurement_files,
                                 N_("A measurement of this scenario (repeatable)")),

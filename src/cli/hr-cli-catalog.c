@@ -21,7 +21,7 @@ parse_catalog_options (const char  *summary,
                        char       **argv)
 {
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, json, N_("Print the entries as stored (JSON)"), NULL },
+    hr_cli_option_json (json, N_("Print the entries as stored (JSON)")),
     hr_cli_option_unit (),
     { NULL }
   };

@@ -22,15 +22,19 @@ static char **opt_measurements;
 static gboolean opt_calibrate;
 
 /* The options of estimate, sweep, fits and knobs before their own
- * (main.c defines --set, --measurements and --calibrate for every
- * command). */
+ * (main.c defines --json, --set, --measurements, --calibrate and --unit
+ * for every command). */
 #define COMMON_OPTIONS \
-  { "json", 0, 0, G_OPTION_ARG_NONE, &opt_json, N_("Print JSON (sizes in bytes)"), NULL }, \
+  hr_cli_option_json (&opt_json, N_("Print JSON (sizes in bytes)")), \
   hr_cli_option_set (&opt_sets), \
   hr_cli_option_measurements (&opt_measurements, \
                               N_("A measurement of this scenario (repeatable)")), \
   hr_cli_option_calibrate (&opt_calibrate), \
   hr_cli_option_unit ()
+
+/* --csv, of sweep and fits. */
+#define CSV_OPTION(csv) \
+  { "csv", 0, 0, G_OPTION_ARG_NONE, (csv), N_("Print CSV (sizes in bytes)"), NULL }
 
 /* Parses options and loads the one scenario argument; on failure returns
  * NULL with *status set. */
@@ -200,17 +204,11 @@ add_measurements_json (JsonBuilder *b,
   json_builder_end_array (b);
 }
 
-static JsonNode *
-estimate_to_json (HrAnalysis *analysis)
+/* The five buckets on each GPU, the peak in its three views and its range. */
+static void
+add_per_gpu_json (JsonBuilder      *b,
+                  const HrEstimate *est)
 {
-  g_autoptr(JsonBuilder) b = json_builder_new ();
-  const HrScenario *s = hr_analysis_get_scenario (analysis);
-  const HrEstimate *est = hr_analysis_get_estimate (analysis);
-  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
-
-  json_builder_begin_object (b);
-  hr_cli_json_int (b, "headroom_estimate", 1);
-
   hr_cli_json_begin_object (b, "per_gpu");
   for (guint i = 0; i < HR_N_BUCKETS; i++)
     {
@@ -230,8 +228,14 @@ estimate_to_json (HrAnalysis *analysis)
   hr_cli_json_int (b, "kv_cache_low", est->kv_cache_low);
   hr_cli_json_int (b, "kv_cache_high", est->kv_cache_high);
   json_builder_end_object (b);
+}
 
-  /* what a serving engine's pool holds, for the fit under it */
+/* What a serving engine's pool holds, for the fit under it. */
+static void
+add_serving_json (JsonBuilder      *b,
+                  const HrScenario *s,
+                  const HrEstimate *est)
+{
   hr_cli_json_begin_object (b, "serving");
   hr_cli_json_string (b, "engine", hr_enum_to_nick (hr_engine_names, s->engine));
   hr_cli_json_double (b, "pool_fraction", est->pool_fraction);
@@ -240,8 +244,14 @@ estimate_to_json (HrAnalysis *analysis)
   hr_cli_json_int (b, "kv_tokens", est->kv_tokens);
   hr_cli_json_int (b, "kv_sequences", est->kv_sequences);
   json_builder_end_object (b);
+}
 
-  /* The range's kind of run and half-widths (hr-estimate-range.c). */
+/* The range's kind of run and half-widths (hr-estimate-range.c), the
+ * range of each view of the peak and of each bucket. */
+static void
+add_ranges_json (JsonBuilder      *b,
+                 const HrEstimate *est)
+{
   json_builder_set_member_name (b, "range");
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "kind");
@@ -282,7 +292,13 @@ estimate_to_json (HrAnalysis *analysis)
       json_builder_end_object (b);
     }
   json_builder_end_object (b);
+}
 
+/* Host memory and what holds it. */
+static void
+add_host_json (JsonBuilder      *b,
+               const HrEstimate *est)
+{
   hr_cli_json_begin_object (b, "host");
   hr_cli_json_int (b, "ram", est->host_ram);
   hr_cli_json_begin_array (b, "items");
@@ -298,17 +314,13 @@ estimate_to_json (HrAnalysis *analysis)
     }
   json_builder_end_array (b);
   json_builder_end_object (b);
+}
 
-  json_builder_set_member_name (b, "fit");
-  if (own != NULL)
-    {
-      json_builder_begin_object (b);
-      add_gpu_fit_json (b, own);
-      json_builder_end_object (b);
-    }
-  else
-    json_builder_add_null_value (b);
-
+/* Each item of the buckets. */
+static void
+add_items_json (JsonBuilder      *b,
+                const HrEstimate *est)
+{
   hr_cli_json_begin_array (b, "items");
   for (guint i = 0; i < est->items->len; i++)
     {
@@ -325,7 +337,14 @@ estimate_to_json (HrAnalysis *analysis)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
 
+/* The scenario as estimated. */
+static void
+add_scenario_json (JsonBuilder      *b,
+                   const HrScenario *s,
+                   const HrEstimate *est)
+{
   hr_cli_json_begin_object (b, "scenario");
   hr_cli_json_string (b, "model", s->model->id);
   hr_cli_json_int (b, "params", est->params);
@@ -333,9 +352,14 @@ estimate_to_json (HrAnalysis *analysis)
   hr_cli_json_int (b, "micro_batch", est->micro_batch);
   hr_cli_json_int (b, "seq_len", est->seq_len);
   json_builder_end_object (b);
+}
 
-  /* what the architecture walk's parts save for the backward pass, the
-   * figure a CPU trace measures */
+/* What the architecture walk's parts save for the backward pass, the
+ * figure a CPU trace measures. */
+static void
+add_walk_json (JsonBuilder      *b,
+               const HrEstimate *est)
+{
   json_builder_set_member_name (b, "walk_saved");
   json_builder_add_int_value (b, est->walk_saved);
   json_builder_set_member_name (b, "walk_blocks");
@@ -352,6 +376,37 @@ estimate_to_json (HrAnalysis *analysis)
       json_builder_end_object (b);
     }
   json_builder_end_array (b);
+}
+
+static JsonNode *
+estimate_to_json (HrAnalysis *analysis)
+{
+  g_autoptr(JsonBuilder) b = json_builder_new ();
+  const HrScenario *s = hr_analysis_get_scenario (analysis);
+  const HrEstimate *est = hr_analysis_get_estimate (analysis);
+  const HrAnalysisGpu *own = hr_analysis_get_own_gpu (analysis);
+
+  json_builder_begin_object (b);
+  hr_cli_json_int (b, "headroom_estimate", 1);
+
+  add_per_gpu_json (b, est);
+  add_serving_json (b, s, est);
+  add_ranges_json (b, est);
+  add_host_json (b, est);
+
+  json_builder_set_member_name (b, "fit");
+  if (own != NULL)
+    {
+      json_builder_begin_object (b);
+      add_gpu_fit_json (b, own);
+      json_builder_end_object (b);
+    }
+  else
+    json_builder_add_null_value (b);
+
+  add_items_json (b, est);
+  add_scenario_json (b, s, est);
+  add_walk_json (b, est);
 
   add_measurements_json (b, analysis);
 
@@ -584,7 +639,7 @@ hr_cli_sweep (int    argc,
     { "batch", 0, 0, G_OPTION_ARG_STRING, &batch, N_("Micro-batches to sweep (default 1:64)"),
      "FROM:TO[:STEP]" },
     { "pow2", 0, 0, G_OPTION_ARG_NONE, &pow2, N_("Only the powers of two in the range"), NULL },
-    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
+    CSV_OPTION (&csv),
     { NULL }
   };
   g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();
@@ -705,9 +760,8 @@ hr_cli_fits (int    argc,
   gboolean csv = FALSE;
   GOptionEntry entries[] = {
     COMMON_OPTIONS,
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list, N_("GPUs to check (default all)"),
-     "all|ID,ID…" },
-    { "csv", 0, 0, G_OPTION_ARG_NONE, &csv, N_("Print CSV (sizes in bytes)"), NULL },
+    hr_cli_option_gpus (&gpu_list, N_("GPUs to check (default all)"), TRUE),
+    CSV_OPTION (&csv),
     { NULL }
   };
   g_autoptr(GPtrArray) measurements = hr_cli_measurements_new ();

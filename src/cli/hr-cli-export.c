@@ -17,7 +17,6 @@
 
 #include "hr-chart.h"
 #include "hr-cli.h"
-#include "hr-cli-measure.h"
 
 /* A chart's side in logical pixels, and what one PNG may hold: 16384
  * pixels a side and 64 Mi pixels (256 MiB as cairo's ARGB) in all, a
@@ -417,8 +416,9 @@ hr_cli_export (int    argc,
      "light|dark|print" },
     { "transparent", 0, 0, G_OPTION_ARG_NONE, &args.transparent,
      N_("Leave the background transparent"), NULL },
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &args.gpu_list,
-     N_("Cards to compare, one bar or line each (default: the scenario's)"), "ID,ID…" },
+    hr_cli_option_gpus (&args.gpu_list,
+                        N_("Cards to compare, one bar or line each (default: the scenario's)"),
+                        FALSE),
     hr_cli_option_measurements (&args.measurement_files,
                                 N_("Measured points to overlay (repeatable)")),
     hr_cli_option_calibrate (&args.calibrate),
@@ -524,9 +524,8 @@ hr_cli_report (int    argc,
     hr_cli_option_unit (),
     { "theme", 0, 0, G_OPTION_ARG_STRING, &theme_name, N_("Colours (default print)"),
      "light|print" },
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
-     N_("Cards to compare on the charts (default: the scenario's and three for reference)"),
-     "ID,ID…" },
+    hr_cli_option_gpus (&gpu_list, N_("Cards to compare on the charts (default: the scenario's "
+                                      "and three for reference)"), FALSE),
     hr_cli_option_measurements (&measurement_files,
                                 N_("A measurement of this scenario (repeatable)")),
     hr_cli_option_calibrate (&calibrate),

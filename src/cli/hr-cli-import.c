@@ -86,9 +86,8 @@ hr_cli_import_model (int    argc,
   g_autofree char *id = NULL;
   g_autofree char *name = NULL;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json,
-      N_("Print the model object, with what was read and assumed under \"x-import\" (sizes "
-         "in bytes)"), NULL },
+    hr_cli_option_json (&json, N_("Print the model object, with what was read and assumed "
+                                  "under \"x-import\" (sizes in bytes)")),
     { "add", 0, 0, G_OPTION_ARG_NONE, &add,
       N_("Keep the model in your catalog ($XDG_DATA_HOME/headroom/models.json), replacing an "
          "entry there with the same id; an id of the built-in catalog is overridden, never "

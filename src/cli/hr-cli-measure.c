@@ -13,7 +13,7 @@
 
 #include <glib/gi18n.h>
 
-#include "hr-cli-measure.h"
+#include "hr-cli.h"
 
 static void
 write_fit (HrCliWriter *j,
@@ -791,57 +791,44 @@ print_text (const HrMeasurement *measurement,
     }
 }
 
-gboolean
-hr_cli_measure_options (HrMeasureOptions  *options,
-                        const char        *unit,
-                        const char        *delimiter,
-                        const char        *metric,
-                        GError           **error)
+/* The mapping options as the command line gave them, read as the core
+ * reads a window's mapping back (hr_measure_options_from_args), so that
+ * both take the same values with the same messages. */
+static gboolean
+measure_options_from_flags (HrMeasureOptions  *options,
+                            const char        *unit,
+                            const char        *delimiter,
+                            const char        *metric,
+                            const char        *batch_column,
+                            const char        *memory_column,
+                            const char        *seq_column,
+                            gboolean           decimal_comma,
+                            gboolean           no_header,
+                            GError           **error)
 {
-  int value;
+  const struct { const char *name; const char *value; } valued[] = {
+    { "--unit", unit },
+    { "--delimiter", delimiter },
+    { "--metric", metric },
+    { "--batch-column", batch_column },
+    { "--memory-column", memory_column },
+    { "--seq-column", seq_column },
+  };
+  g_autoptr(GStrvBuilder) builder = g_strv_builder_new ();
+  g_auto(GStrv) args = NULL;
 
-  if (unit != NULL)
-    {
-      HrMeasureUnit u;
-
-      if (!hr_measure_unit_from_string (unit, &u))
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--unit %s: expected bytes, KiB, MiB, "
-                                                            "GiB, KB, MB or GB"), unit);
-          return FALSE;
-        }
-      options->unit = u;
-    }
-
-  if (delimiter != NULL)
-    {
-      if (g_str_equal (delimiter, "tab") || g_str_equal (delimiter, "\\t"))
-        options->delimiter = '\t';
-      else if (g_str_equal (delimiter, "space") || g_str_equal (delimiter, "whitespace"))
-        options->delimiter = ' ';
-      else if (strlen (delimiter) == 1 && strchr (",;|\t ", delimiter[0]) != NULL)
-        options->delimiter = delimiter[0];
-      else
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--delimiter %s: expected , ; | tab "
-                                                            "or space"), delimiter);
-          return FALSE;
-        }
-    }
-
-  if (metric != NULL)
-    {
-      if (!hr_enum_from_nick (hr_metric_names, metric, &value))
-        {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("--metric %s: expected allocated, "
-                                                            "reserved or device_used"), metric);
-          return FALSE;
-        }
-      options->metric = value;
-      options->has_metric = TRUE;
-    }
-
-  return TRUE;
+  for (guint i = 0; i < G_N_ELEMENTS (valued); i++)
+    if (valued[i].value != NULL)
+      {
+        g_strv_builder_add (builder, valued[i].name);
+        g_strv_builder_add (builder, valued[i].value);
+      }
+  if (decimal_comma)
+    g_strv_builder_add (builder, "--decimal-comma");
+  if (no_header)
+    g_strv_builder_add (builder, "--no-header");
+  args = g_strv_builder_end (builder);
+  return hr_measure_options_from_args (options, (const char * const *) args, error);
 }
 
 /* The file at @path; a snapshot is read whole anyway, so for every point
@@ -947,7 +934,7 @@ hr_cli_measure (int    argc,
   g_auto(GStrv) sets = NULL;
   gboolean json = FALSE, decimal_comma = FALSE, no_header = FALSE, all_points = FALSE;
   GOptionEntry entries[] = {
-    { "json", 0, 0, G_OPTION_ARG_NONE, &json, N_("Machine-readable output (SCENARIO.md)"), NULL },
+    hr_cli_option_json (&json, N_("Machine-readable output (SCENARIO.md)")),
     { "points", 0, 0, G_OPTION_ARG_NONE, &all_points,
      N_("With --json, every point of a log (by default at most 1000 a series, its peaks kept)"),
      NULL },
@@ -969,8 +956,7 @@ hr_cli_measure (int    argc,
      "allocated|reserved|device_used" },
     { "scenario", 0, 0, G_OPTION_ARG_FILENAME, &scenario_path,
      N_("Compare with this scenario's estimate and calibrate it"), N_("SCENARIO") },
-    { "gpus", 0, 0, G_OPTION_ARG_STRING, &gpu_list,
-     N_("Cards the calibrated estimate is applied to"), N_("ID,ID…") },
+    hr_cli_option_gpus (&gpu_list, N_("Cards the calibrated estimate is applied to"), FALSE),
     hr_cli_option_set (&sets),
     { NULL }
   };
@@ -982,7 +968,7 @@ hr_cli_measure (int    argc,
   g_autoptr(HrAnalysis) plain = NULL;
   g_autoptr(HrAnalysis) calibrated = NULL;
   g_autoptr(GPtrArray) measured = g_ptr_array_new ();
-  HrMeasureOptions options = { 0 };
+  g_auto(HrMeasureOptions) options = { 0 };
   SnapshotComparison snapshot_comparison = { 0 };
   const HrAnalysisMeasurement *m = NULL;
   const HrMeasureSeries *sweep;
@@ -1001,16 +987,12 @@ hr_cli_measure (int    argc,
       return HR_CLI_EXIT_USAGE;
     }
 
-  if (!hr_cli_measure_options (&options, unit, delimiter, metric, &error))
+  if (!measure_options_from_flags (&options, unit, delimiter, metric, batch_column,
+                                   memory_column, seq_column, decimal_comma, no_header, &error))
     {
       fprintf (stderr, _("headroom-cli measure: %s\n"), error->message);
       return HR_CLI_EXIT_USAGE;
     }
-  options.batch_column = batch_column;
-  options.memory_column = memory_column;
-  options.seq_column = seq_column;
-  options.decimal_comma = decimal_comma;
-  options.no_header = no_header;
   /* A log is read thinned, in bounded memory; --points reads it again to
    * print every point as it comes. */
   options.max_time_points = HR_MEASURE_SUMMARY_POINTS;

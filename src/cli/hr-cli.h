@@ -92,6 +92,14 @@ GOptionEntry hr_cli_option_set          (char         ***sets);
 GOptionEntry hr_cli_option_measurements (char         ***files,
                                          const char     *help);
 GOptionEntry hr_cli_option_calibrate    (gboolean       *calibrate);
+/* --json (@help: what it prints) and --gpus ID,ID… (@help: what the
+ * cards are for; @all: "all" names the whole catalog), for every command
+ * that takes them; hr_cli_resolve_gpus() reads the list. */
+GOptionEntry hr_cli_option_json         (gboolean       *json,
+                                         const char     *help);
+GOptionEntry hr_cli_option_gpus         (char          **list,
+                                         const char     *help,
+                                         gboolean        all);
 /* "--calibrate needs --measurements FILE" for headroom-cli @command when
  * @calibrate is given without @files: FALSE, the message printed. */
 gboolean     hr_cli_check_calibrate     (const char     *command,

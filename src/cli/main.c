@@ -521,6 +521,26 @@ hr_cli_option_measurements (char       ***files,
 }
 
 GOptionEntry
+hr_cli_option_json (gboolean   *json,
+                    const char *help)
+{
+  GOptionEntry entry = { "json", 0, 0, G_OPTION_ARG_NONE, json, help, NULL };
+
+  return entry;
+}
+
+GOptionEntry
+hr_cli_option_gpus (char       **list,
+                    const char  *help,
+                    gboolean     all)
+{
+  GOptionEntry entry = { "gpus", 0, 0, G_OPTION_ARG_STRING, list, help,
+                         all ? "all|ID,ID…" : N_("ID,ID…") };
+
+  return entry;
+}
+
+GOptionEntry
 hr_cli_option_calibrate (gboolean *calibrate)
 {
   GOptionEntry entry = { "calibrate", 0, 0, G_OPTION_ARG_NONE, calibrate,

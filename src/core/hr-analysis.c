@@ -198,9 +198,11 @@ estimate_at_snapshot (HrAnalysis            *self,
   else
     {
       g_autoptr(HrScenario) at_batch = hr_scenario_copy (self->scenario);
+      g_autoptr(HrPlan) plan = NULL;
 
       at_batch->micro_batch = m->micro_batch;
-      m->at_micro_batch = hr_estimate_new (at_batch);
+      plan = hr_plan_new_in_unit (at_batch, self->options.unit);
+      m->at_micro_batch = hr_plan_estimate (plan);
     }
 }
 
@@ -598,7 +600,7 @@ fit_on (HrAnalysis  *self,
       g_clear_pointer (&s->gpu, hr_gpu_free);
       s->gpu = hr_gpu_copy (gpu);
       s->gpu_inline = FALSE;
-      plan = hr_plan_new (s);
+      plan = hr_plan_new_in_unit (s, self->options.unit);
       use = plan;
       g->estimate = hr_plan_estimate (plan);
       if (applied (self) != NULL)
@@ -797,7 +799,7 @@ hr_analysis_new (const HrScenario        *scenario,
   self->options.reference_gpus = NULL;
   self->options.measurements = NULL;
   self->scenario = hr_scenario_copy (scenario);
-  self->plan = hr_plan_new (self->scenario);
+  self->plan = hr_plan_new_in_unit (self->scenario, self->options.unit);
   self->gpus = g_ptr_array_new_with_free_func ((GDestroyNotify) analysis_gpu_free);
   self->references = g_ptr_array_new_with_free_func ((GDestroyNotify) analysis_gpu_free);
   self->measurements = g_ptr_array_new_with_free_func ((GDestroyNotify)

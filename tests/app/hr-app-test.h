@@ -1,14 +1,18 @@
 /* hr-app-test.h: finding the window's composite widgets in a test
  *
  * The display tests drive the widgets a user sees, found through the
- * widget tree, not through getters of the window.
+ * widget tree, not through getters of the window; what the window holds
+ * (its history, measurements, unsaved state and file) they read from
+ * the objects themselves, the window's properties.
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
 
 #pragma once
 
+#include "hr-history.h"
 #include "hr-measurements-group.h"
+#include "hr-recovery.h"
 #include "hr-results-view.h"
 #include "hr-sidebar.h"
 #include "hr-window.h"
@@ -65,6 +69,83 @@ hr_test_scenario (HrWindow *window)
 
   g_assert_nonnull (analysis);
   return hr_analysis_get_scenario (analysis);
+}
+
+/* The analysis everything in the window shows, as the sidebar has it. */
+static inline HrAnalysis *
+hr_test_analysis (HrWindow *window)
+{
+  HrAnalysis *analysis = hr_sidebar_get_analysis (hr_test_sidebar (window));
+
+  g_assert_nonnull (analysis);
+  return analysis;
+}
+
+/* The window's undo history (its modified mark), its measurements, its
+ * unsaved state on disk, and its file (NULL: not saved yet): the
+ * window's properties. */
+static inline HrHistory *
+hr_test_history (HrWindow *window)
+{
+  g_autoptr(HrHistory) history = NULL;
+
+  g_object_get (window, "history", &history, NULL);
+  g_assert_nonnull (history);
+  return history;   /* the window keeps it */
+}
+
+static inline gboolean
+hr_test_modified (HrWindow *window)
+{
+  return hr_history_get_modified (hr_test_history (window));
+}
+
+static inline HrMeasurements *
+hr_test_measurements (HrWindow *window)
+{
+  g_autoptr(HrMeasurements) measurements = NULL;
+
+  g_object_get (window, "measurements", &measurements, NULL);
+  g_assert_nonnull (measurements);
+  return measurements;   /* the window keeps it */
+}
+
+/* How many measurement files the window has imported for its scenario. */
+static inline guint
+hr_test_n_measurements (HrWindow *window)
+{
+  return hr_measurements_get_n_files (hr_test_measurements (window));
+}
+
+static inline HrRecovery *
+hr_test_recovery (HrWindow *window)
+{
+  g_autoptr(HrRecovery) recovery = NULL;
+
+  g_object_get (window, "recovery", &recovery, NULL);
+  g_assert_nonnull (recovery);
+  return recovery;   /* the window keeps it */
+}
+
+static inline GFile *
+hr_test_file (HrWindow *window)
+{
+  g_autoptr(GFile) file = NULL;
+
+  g_object_get (window, "file", &file, NULL);
+  return file;   /* the window keeps it */
+}
+
+/* Whether the window's stack shows the start page (rather than the
+ * results). */
+static inline gboolean
+hr_test_start_page_visible (HrWindow *window)
+{
+  GObject *stack = gtk_widget_get_template_child (GTK_WIDGET (window), HR_TYPE_WINDOW,
+                                                  "main_stack");
+
+  g_assert_nonnull (stack);
+  return g_strcmp0 (gtk_stack_get_visible_child_name (GTK_STACK (stack)), "start") == 0;
 }
 
 /* The GPU ids the window compares, the scenario's own first. */
@@ -130,7 +211,7 @@ hr_test_set_use_calibration (HrWindow *window,
 static inline gboolean
 hr_test_get_calibrated (HrWindow *window)
 {
-  return hr_analysis_get_calibration (hr_window_get_analysis (window)) != NULL;
+  return hr_analysis_get_calibration (hr_test_analysis (window)) != NULL;
 }
 
 static inline GtkWidget *

@@ -5,8 +5,8 @@
  * from the window down to the focus widget (where the application's
  * accelerators sit), then the bubble phase from the focus widget up; the
  * first shortcut whose trigger is the key has its action activated.  Tab
- * moves the focus as GtkWindow's move-focus does.  (The helpers of
- * test-keyboard.c, for the tests that walk the window by keyboard.)
+ * moves the focus as GtkWindow's move-focus does.  (For the tests that
+ * walk the window by keyboard: test-keyboard.c, test-keyboard-walk.c.)
  *
  * SPDX-License-Identifier: GPL-3.0-or-later
  */
@@ -249,3 +249,29 @@ find_toplevel (GType type)
   return NULL;
 }
 
+/* Tabs through @popover (a picker's, after a search) to its first row
+ * and ticks it with Space, then pops it down: GtkPopover takes Escape
+ * in a key controller, not a shortcut, which press() does not reach. */
+static inline void
+tick_first_row (GtkWindow *win,
+                GtkWidget *popover)
+{
+  gboolean ticked = FALSE;
+
+  for (guint i = 0; i < 10 && !ticked; i++)
+    {
+      GtkWidget *focus;
+
+      g_assert_true (gtk_widget_child_focus (popover, GTK_DIR_TAB_FORWARD));
+      iterate ();
+      focus = focus_of (win);
+      if (GTK_IS_LIST_BOX_ROW (focus) || GTK_IS_CHECK_BUTTON (focus))
+        {
+          g_assert_true (press (win, "space"));
+          ticked = TRUE;
+        }
+    }
+  g_assert_true (ticked);
+  gtk_popover_popdown (GTK_POPOVER (popover));
+  iterate ();
+}

@@ -189,13 +189,13 @@ test_example_is_a_copy (void)
                                              example));
   iterate ();
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
-  g_assert_null (hr_window_get_file (window));
+  g_assert_null (hr_test_file (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "Untitled — Headroom");
 
   batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   gtk_spin_button_set_value (batch, gtk_spin_button_get_value (batch) + 4);
   iterate ();
-  g_assert_true (hr_window_get_modified (window));
+  g_assert_true (hr_test_modified (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "• Untitled — Headroom");
 
   hr_file_chooser_set_test_answer (answer);
@@ -206,15 +206,15 @@ test_example_is_a_copy (void)
   after = read_file (example);
   g_assert_cmpstr (before, ==, after);
   g_assert_true (g_file_test (target, G_FILE_TEST_IS_REGULAR));
-  g_assert_nonnull (hr_window_get_file (window));
-  g_assert_true (g_file_equal (hr_window_get_file (window), answer));
-  g_assert_false (hr_window_get_modified (window));
+  g_assert_nonnull (hr_test_file (window));
+  g_assert_true (g_file_equal (hr_test_file (window), answer));
+  g_assert_false (hr_test_modified (window));
   g_assert_cmpstr (gtk_window_get_title (GTK_WINDOW (window)), ==, "my-smolvla.json — Headroom");
 
   /* Opened again from where it was saved, it is that file. */
   hr_window_open_file (window, answer);
   iterate ();
-  g_assert_true (g_file_equal (hr_window_get_file (window), answer));
+  g_assert_true (g_file_equal (hr_test_file (window), answer));
   gtk_window_destroy (GTK_WINDOW (window));
 }
 

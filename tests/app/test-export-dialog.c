@@ -25,6 +25,7 @@
 
 #include "hr-export-dialog.h"
 #include "hr-app-test.h"
+#include "hr-screenshot.h"
 #include "hr-window.h"
 
 static char *tmp_dir;
@@ -56,7 +57,7 @@ new_dialog (HrWindow     *window,
             HrExportWhat  what)
 {
   HrExportDialog *dialog = hr_export_dialog_new (GTK_WINDOW (window),
-                                                 hr_window_get_analysis (window), what);
+                                                 hr_test_analysis (window), what);
   GtkWidget *preview = hr_export_dialog_get_preview (dialog);
   gint64 deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
 

@@ -137,12 +137,12 @@ open_example (HrWindow *window)
 {
   GtkWindow *win = GTK_WINDOW (window);
 
-  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (hr_test_start_page_visible (window));
   for (guint i = 0; i < 40 && !focus_is_row_for (win, "smolvla-4090.json"); i++)
     press_tab (win);
   g_assert_true (focus_is_row_for (win, "smolvla-4090.json"));
   g_assert_true (press (win, "Return"));
-  g_assert_false (hr_window_get_start_page_visible (window));
+  g_assert_false (hr_test_start_page_visible (window));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
 }
 
@@ -187,7 +187,6 @@ add_gpu (HrWindow *window)
   GtkWindow *win = GTK_WINDOW (window);
   GtkWidget *button = NULL;
   GtkWidget *popover;
-  gboolean ticked = FALSE;
   guint n_gpus;
 
   {
@@ -220,24 +219,7 @@ add_gpu (HrWindow *window)
   gtk_editable_set_text (GTK_EDITABLE (focus_of (win)), "3090");
   /* a search entry tells of a change after a short pause */
   wait_ms (400);
-  for (guint i = 0; i < 10 && !ticked; i++)
-    {
-      GtkWidget *focus;
-
-      g_assert_true (gtk_widget_child_focus (popover, GTK_DIR_TAB_FORWARD));
-      iterate ();
-      focus = focus_of (win);
-      if (GTK_IS_LIST_BOX_ROW (focus) || GTK_IS_CHECK_BUTTON (focus))
-        {
-          g_assert_true (press (win, "space"));
-          ticked = TRUE;
-        }
-    }
-  g_assert_true (ticked);
-  /* GtkPopover takes Escape in a key controller, not a shortcut: it
-   * pops down, as here */
-  gtk_popover_popdown (GTK_POPOVER (popover));
-  iterate ();
+  tick_first_row (win, popover);
   {
     g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
 
@@ -264,7 +246,7 @@ undo_redo (HrWindow *window,
   g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
   g_assert_true (press (win, "<Control>z"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
-  g_assert_false (hr_window_get_modified (window));
+  g_assert_false (hr_test_modified (window));
   g_assert_true (press (win, "<Control><Shift>z"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
 }
@@ -282,7 +264,7 @@ import_csv (HrWindow *window)
 
   g_assert_true (g_file_set_contents (path, "batch,peak\n1,9625.6\n2,10854.4\n4,13312\n", -1,
                                       NULL));
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 0);
   hr_file_chooser_set_test_answer (file);
   g_assert_true (press (win, "<Control>i"));
   wait_ms (300);
@@ -299,9 +281,9 @@ import_csv (HrWindow *window)
   g_assert_true (press (dialog, "Return"));
 
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (hr_window_get_n_measurements (window) == 0 && g_get_monotonic_time () < deadline)
+  while (hr_test_n_measurements (window) == 0 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, FALSE);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 1);
   g_assert_null (find_dialog_of (win));
 }
 

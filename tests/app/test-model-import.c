@@ -15,6 +15,7 @@
 #include <glib/gstdio.h>
 
 #include "hr-app-test.h"
+#include "hr-screenshot.h"
 #include "hr-gpu-editor.h"
 #include "hr-model-import-dialog.h"
 #include "hr-preferences.h"

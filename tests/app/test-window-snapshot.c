@@ -86,9 +86,9 @@ wait_for_measurements (HrWindow *window,
 {
   gint64 deadline = g_get_monotonic_time () + 20 * G_USEC_PER_SEC;
 
-  while (hr_window_get_n_measurements (window) < n && g_get_monotonic_time () < deadline)
+  while (hr_test_n_measurements (window) < n && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, n);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, n);
 }
 
 static GtkWidget *
@@ -263,7 +263,7 @@ test_import_and_drop (void)
   /* By the Import… button: read in a worker thread, as a click reads it. */
   click_import (window, train);
   wait_for_measurements (window, 1);
-  analysis = hr_window_get_analysis (window);
+  analysis = hr_test_analysis (window);
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), ==, 1);
   g_assert_nonnull (hr_analysis_get_measurement (analysis, 0)->measurement->snapshot);
 
@@ -308,7 +308,7 @@ test_import_and_drop (void)
    * setup make no calibration. */
   drop_file (window, train16);
   wait_for_measurements (window, 2);
-  analysis = hr_window_get_analysis (window);
+  analysis = hr_test_analysis (window);
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), ==, 2);
   bar = measured_bar (window, "snapshot-train-b16.pickle", &n_measured);
   g_assert_cmpuint (n_measured, ==, 2);
@@ -348,7 +348,7 @@ test_calibration (void)
 
   click_import (window, b8);
   wait_for_measurements (window, 1);
-  analysis = hr_window_get_analysis (window);
+  analysis = hr_test_analysis (window);
   g_assert_false (hr_analysis_get_measurement (analysis, 0)->match->differs);
   g_assert_true (has_text (window, "Measured for this scenario's setup"));
   bar = measured_bar (window, "smolvla-b8.pickle", &n_measured);
@@ -360,7 +360,7 @@ test_calibration (void)
 
   drop_file (window, b16);
   wait_for_measurements (window, 2);
-  analysis = hr_window_get_analysis (window);
+  analysis = hr_test_analysis (window);
   /* the two files, and the sweep they make together */
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), ==, 3);
   m = hr_analysis_get_measurement (analysis, 2);
@@ -382,10 +382,10 @@ test_calibration (void)
   hr_test_set_use_calibration (window, TRUE);
   g_assert_true (hr_test_get_calibrated (window));
   /* (the switch remade the analysis: m is gone) */
-  m = hr_analysis_get_calibration_measurement (hr_window_get_analysis (window));
+  m = hr_analysis_get_calibration_measurement (hr_test_analysis (window));
   g_assert_nonnull (m);
   g_assert_cmpstr (m->measurement->name, ==, "snapshots at micro-batch 8, 16");
-  g_assert_nonnull (strstr (hr_analysis_get_headline (hr_window_get_analysis (window)),
+  g_assert_nonnull (strstr (hr_analysis_get_headline (hr_test_analysis (window)),
                             "calibrated"));
   g_assert_true (has_text (window, "Calibrated to the snapshots smolvla-b8.pickle, "
                                    "smolvla-b16.pickle"));
@@ -396,13 +396,13 @@ test_calibration (void)
    * calibration as it was. */
   click_import (window, foreign);
   wait_for_measurements (window, 3);
-  analysis = hr_window_get_analysis (window);
+  analysis = hr_test_analysis (window);
   g_assert_cmpuint (hr_analysis_get_n_measurements (analysis), ==, 4);
   g_assert_true (hr_test_get_calibrated (window));
 
   /* Without the second micro-batch there is no sweep, and no calibration. */
   hr_test_remove_measurement (window, 1);
-  g_assert_cmpuint (hr_analysis_get_n_measurements (hr_window_get_analysis (window)), ==, 2);
+  g_assert_cmpuint (hr_analysis_get_n_measurements (hr_test_analysis (window)), ==, 2);
   g_assert_false (hr_test_get_calibrated (window));
   g_assert_false (has_text (window, "Calibrated to the snapshots"));
   gtk_window_destroy (GTK_WINDOW (window));
@@ -475,20 +475,20 @@ test_same_as_cli (void)
 
     g_object_get (results, "analysis", &shown, NULL);
     g_object_get (group, "analysis", &measured, NULL);
-    g_assert_true (shown == hr_window_get_analysis (window));
-    g_assert_true (measured == hr_window_get_analysis (window));
+    g_assert_true (shown == hr_test_analysis (window));
+    g_assert_true (measured == hr_test_analysis (window));
     hr_analysis_unref (shown);
     hr_analysis_unref (measured);
   }
 
   /* the figures, as the window formats them (GiB, its default unit) */
-  total = hr_format_bytes (json_object_get_int_member (per_gpu, "total"), HR_UNIT_GIB);
-  range = hr_format_bytes_range (json_object_get_int_member (per_gpu, "low"),
-                                 json_object_get_int_member (per_gpu, "high"), HR_UNIT_GIB);
-  allocated = hr_format_bytes (json_object_get_int_member (per_gpu, "allocated_peak"),
-                               HR_UNIT_GIB);
-  reserved = hr_format_bytes (json_object_get_int_member (per_gpu, "reserved_peak"),
-                              HR_UNIT_GIB);
+  total = hr_size_format (json_object_get_int_member (per_gpu, "total"), HR_SIZE_GIB);
+  range = hr_size_format_range (json_object_get_int_member (per_gpu, "low"),
+                                json_object_get_int_member (per_gpu, "high"), HR_SIZE_GIB);
+  allocated = hr_size_format (json_object_get_int_member (per_gpu, "allocated_peak"),
+                              HR_SIZE_GIB);
+  reserved = hr_size_format (json_object_get_int_member (per_gpu, "reserved_peak"),
+                             HR_SIZE_GIB);
   headline = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_label");
   detail = template_label (results, HR_TYPE_RESULTS_VIEW, "peak_detail_label");
   g_test_message ("cli: %s, %s, allocated %s, reserved %s; window: %s / %s", total, range,
@@ -538,9 +538,9 @@ test_pool_range (void)
   own = json_array_get_object_element (
     json_object_get_array_member (json_node_get_object (json_parser_get_root (parser)), "gpus"),
     0);
-  need = hr_format_bytes (json_object_get_int_member (own, "need"), HR_UNIT_GIB);
-  range = hr_format_bytes_range (json_object_get_int_member (own, "need_low"),
-                                 json_object_get_int_member (own, "need_high"), HR_UNIT_GIB);
+  need = hr_size_format (json_object_get_int_member (own, "need"), HR_SIZE_GIB);
+  range = hr_size_format_range (json_object_get_int_member (own, "need_low"),
+                                json_object_get_int_member (own, "need_high"), HR_SIZE_GIB);
 
   g_assert_true (hr_window_load_file (window, file, &error));
   g_assert_no_error (error);

@@ -192,7 +192,7 @@ test_broken_file (void)
   /* The scenario the user had is untouched. */
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "llama-3.1-8b");
   g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, micro_batch);
-  g_assert_null (hr_window_get_file (window));
+  g_assert_null (hr_test_file (window));
 
   /* Opening it as the user does shows the same message in a dialog. */
   hr_window_open_file (window, file);
@@ -258,21 +258,28 @@ test_export (void)
     { HR_EXPORT_WHAT_REPORT, HR_EXPORT_PDF, "report.pdf", "%PDF" },
   };
 
+  /* Every chart and the report, in every format, through the dialog the
+   * Export button opens. */
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
+      HrExportDialog *dialog = hr_export_dialog_new (GTK_WINDOW (window),
+                                                     hr_test_analysis (window), cases[i].what);
       g_autofree char *path = tmp_path (cases[i].name);
+      g_autoptr(GFile) file = g_file_new_for_path (path);
       g_autoptr(GError) error = NULL;
 
-      g_assert_true (hr_window_export (window, cases[i].what, path, cases[i].format, 800, 500,
-                                       2, HR_CHART_THEME_PRINT, FALSE, &error));
+      hr_export_dialog_set_format (dialog, cases[i].format);
+      hr_export_dialog_set_custom_size (dialog, 800, 500, HR_LENGTH_PX);
+      g_assert_true (hr_export_dialog_export_to (dialog, file, &error));
       g_assert_no_error (error);
       assert_starts_with (path, cases[i].magic, strlen (cases[i].magic));
+      gtk_window_destroy (GTK_WINDOW (dialog));
     }
 
-  /* And through the dialog, as the Export button finishes it. */
+  /* And the dialog says so, as the Export button finishes it. */
   {
     HrExportDialog *dialog = hr_export_dialog_new (GTK_WINDOW (window),
-                                                   hr_window_get_analysis (window),
+                                                   hr_test_analysis (window),
                                                    HR_EXPORT_WHAT_CURVE);
     g_autofree char *path = tmp_path ("dialog.svg");
     g_autoptr(GFile) file = g_file_new_for_path (path);
@@ -351,6 +358,7 @@ static void
 test_undo_and_ask (void)
 {
   HrWindow *window = new_window ();
+  HrHistory *history = hr_test_history (window);
   GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
   guint first = hr_test_scenario (window)->micro_batch;
   g_autofree char *example = g_build_filename (g_getenv ("HEADROOM_EXAMPLES_DIR"),
@@ -360,23 +368,25 @@ test_undo_and_ask (void)
   AdwMessageDialog *ask = NULL;
   g_auto(GStrv) ids_before = NULL;
 
-  g_assert_false (hr_window_get_modified (window));
-  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 0);
-  /* Steps of one setting in a row are one edit. */
+  g_assert_false (hr_test_modified (window));
+  g_assert_false (hr_history_get_can_undo (history));
+  g_assert_false (hr_history_get_can_redo (history));
+  /* Steps of one setting in a row are one edit (one undo below takes
+   * both back). */
   gtk_spin_button_set_value (batch, first + 1);
   gtk_spin_button_set_value (batch, first + 2);
-  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 1);
+  g_assert_true (hr_history_get_can_undo (history));
   g_assert_true (hr_window_select_model (window, "smolvla"));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
-  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 2);
   /* The second card compared (the settings keep the last comparison). */
   ids_before = hr_test_dup_gpu_ids (window);
   g_assert_cmpuint (g_strv_length (ids_before), >=, 2);
   g_assert_true (hr_window_set_gpu_active (window, ids_before[1], FALSE));
-  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 3);
-  g_assert_true (hr_window_get_modified (window));
+  g_assert_true (hr_test_modified (window));
+  g_assert_false (hr_history_get_can_redo (history));
 
   g_assert_true (hr_window_undo (window));
+  g_assert_true (hr_history_get_can_redo (history));
   g_assert_false (hr_window_set_gpu_active (window, "no-such-card", TRUE));
   {
     g_auto(GStrv) ids = hr_test_dup_gpu_ids (window);
@@ -389,12 +399,13 @@ test_undo_and_ask (void)
   g_assert_true (hr_window_undo (window));
   g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, first);
   /* Back at the state opened: not modified, and the spin shows it. */
-  g_assert_false (hr_window_get_modified (window));
+  g_assert_false (hr_test_modified (window));
   g_assert_cmpint (gtk_spin_button_get_value_as_int (batch), ==, (int) first);
+  g_assert_false (hr_history_get_can_undo (history));
   g_assert_false (hr_window_undo (window));
   g_assert_true (hr_window_redo (window));
   g_assert_cmpuint (hr_test_scenario (window)->micro_batch, ==, first + 2);
-  g_assert_true (hr_window_get_modified (window));
+  g_assert_true (hr_test_modified (window));
 
   /* Opening another asks first, and Cancel keeps everything. */
   hr_window_open_file (window, file);
@@ -432,8 +443,8 @@ test_undo_and_ask (void)
   gtk_window_destroy (GTK_WINDOW (ask));
   iterate ();
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "smolvla");
-  g_assert_false (hr_window_get_modified (window));
-  g_assert_cmpuint (hr_window_get_n_undo (window), ==, 0);
+  g_assert_false (hr_test_modified (window));
+  g_assert_false (hr_history_get_can_undo (history));
   gtk_window_destroy (GTK_WINDOW (window));
 }
 
@@ -445,7 +456,8 @@ test_recovery (void)
   HrWindow *window = new_window ();
   HrWindow *next;
   GtkSpinButton *batch = GTK_SPIN_BUTTON (hr_test_setting_widget (window, "micro_batch"));
-  g_autofree char *path = hr_window_get_recovery_path ();
+  HrRecovery *recovery = hr_test_recovery (window);
+  g_autofree char *path = g_strdup (hr_recovery_get_path (recovery));
   g_autofree char *saved = tmp_path ("recovered.json");
   g_autoptr(GFile) saved_file = g_file_new_for_path (saved);
   g_autoptr(GError) error = NULL;
@@ -454,14 +466,14 @@ test_recovery (void)
   g_assert_true (hr_window_select_model (window, "gr00t-n1.7"));
   gtk_spin_button_set_value (batch, 7);
   g_assert_true (hr_window_set_gpu_active (window, "rtx-3090", TRUE));
-  g_assert_true (hr_window_write_recovery (window, &error));
+  g_assert_true (hr_recovery_write_now (recovery, &error));
   g_assert_no_error (error);
-  g_assert_true (hr_window_has_recovery ());
+  g_assert_true (hr_recovery_exists (recovery));
   /* As a crash leaves it: the window goes without removing it. */
   hr_window_set_keeps_recovery (window, FALSE);
   gtk_window_destroy (GTK_WINDOW (window));
   iterate ();
-  g_assert_true (hr_window_has_recovery ());
+  g_assert_true (g_file_test (path, G_FILE_TEST_IS_REGULAR));
 
   next = new_window ();
   hr_window_set_keeps_recovery (next, TRUE);
@@ -474,10 +486,10 @@ test_recovery (void)
 
     g_assert_true (g_strv_contains ((const char * const *) ids, "rtx-3090"));
   }
-  g_assert_true (hr_window_get_modified (next));
+  g_assert_true (hr_test_modified (next));
   g_assert_true (hr_window_save_file (next, saved_file, &error));
   g_assert_no_error (error);
-  g_assert_false (hr_window_has_recovery ());
+  g_assert_false (hr_recovery_exists (hr_test_recovery (next)));
   gtk_window_destroy (GTK_WINDOW (next));
 }
 
@@ -497,11 +509,11 @@ test_start_page (void)
     n += g_str_has_suffix (name, ".json");
   g_assert_cmpuint (n, >, 10);
   hr_window_show_start_page (window);
-  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (hr_test_start_page_visible (window));
   g_assert_true (gtk_widget_activate_action (GTK_WIDGET (window), "win.open-file", "s",
                                              example));
   iterate ();
-  g_assert_false (hr_window_get_start_page_visible (window));
+  g_assert_false (hr_test_start_page_visible (window));
   g_assert_cmpstr (hr_test_scenario (window)->model->id, ==, "pi05");
   gtk_window_destroy (GTK_WINDOW (window));
 }
@@ -576,7 +588,7 @@ test_start_page_no_examples (void)
   window = new_window ();
   hr_window_show_start_page (window);
   iterate ();
-  g_assert_true (hr_window_get_start_page_visible (window));
+  g_assert_true (hr_test_start_page_visible (window));
   g_assert_true (find_label (GTK_WIDGET (window), "No examples were found in"));
   g_assert_true (find_label (GTK_WIDGET (window), empty));
   g_assert_false (find_label (GTK_WIDGET (window), "Start from one of the examples"));
@@ -886,7 +898,7 @@ test_measurements (void)
   /* A probe sweep: its points and its fitted line go on the curve. */
   g_assert_true (hr_window_add_measurement_file (window, probe_file, &error));
   g_assert_no_error (error);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 1);
   data = hr_chart_view_get_data (curve);
   g_assert_cmpuint (data->measured->len, >=, 6);
   g_assert_true (data->has_fit_line);
@@ -896,7 +908,7 @@ test_measurements (void)
    * mismatch is said where the points are drawn, and it does not
    * calibrate. */
   g_assert_cmpint (hr_test_scenario (window)->compute, ==, HR_COMPUTE_FP32);
-  g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)->match->differs);
+  g_assert_true (hr_analysis_get_measurement (hr_test_analysis (window), 0)->match->differs);
   g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup: precision"));
   hr_test_set_use_calibration (window, TRUE);
   g_assert_false (hr_test_get_calibrated (window));
@@ -940,16 +952,16 @@ test_measurements (void)
 
     g_assert_true (hr_window_load_file (window, other_file, &error));
     g_assert_no_error (error);
-    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
-    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 1);
+    g_assert_cmpuint (hr_test_n_measurements (window), ==, 0);
+    g_assert_cmpuint (hr_measurements_get_n_set_aside (hr_test_measurements (window)), ==, 1);
     data = hr_chart_view_get_data (curve);
     g_assert_cmpuint (data->measured->len, ==, 0);
     g_assert_false (hr_test_get_calibrated (window));
     hr_window_keep_measurements (window);
-    g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 1);
-    g_assert_cmpuint (hr_window_get_n_set_aside (window), ==, 0);
+    g_assert_cmpuint (hr_test_n_measurements (window), ==, 1);
+    g_assert_cmpuint (hr_measurements_get_n_set_aside (hr_test_measurements (window)), ==, 0);
     /* kept, it is still another setup (torch, SmolVLA), and says so */
-    g_assert_true (hr_analysis_get_measurement (hr_window_get_analysis (window), 0)
+    g_assert_true (hr_analysis_get_measurement (hr_test_analysis (window), 0)
                      ->match->differs);
     g_assert_false (hr_test_get_calibrated (window));
     g_assert_nonnull (strstr (hr_chart_view_get_summary (curve), "another setup"));
@@ -958,9 +970,9 @@ test_measurements (void)
   /* A log over time, dropped as the user drops it: read in a thread. */
   hr_window_open_any (window, log_file);
   deadline = g_get_monotonic_time () + 10 * G_USEC_PER_SEC;
-  while (hr_window_get_n_measurements (window) < 2 && g_get_monotonic_time () < deadline)
+  while (hr_test_n_measurements (window) < 2 && g_get_monotonic_time () < deadline)
     g_main_context_iteration (NULL, TRUE);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 2);
 
   /* A broken file names its line and column and changes nothing. */
   g_assert_true (g_file_set_contents (bad, "micro_batch,max_memory_allocated\n1,1000\n2,lots\n",
@@ -968,11 +980,11 @@ test_measurements (void)
   g_assert_false (hr_window_add_measurement_file (window, bad_file, &error));
   g_assert_nonnull (error);
   g_assert_nonnull (strstr (error->message, "bad.csv:3:"));
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 2);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 2);
 
   hr_test_remove_measurement (window, 0);
   hr_test_remove_measurement (window, 0);
-  g_assert_cmpuint (hr_window_get_n_measurements (window), ==, 0);
+  g_assert_cmpuint (hr_test_n_measurements (window), ==, 0);
   g_assert_false (hr_test_get_calibrated (window));
   data = hr_chart_view_get_data (curve);
   g_assert_cmpuint (data->measured->len, ==, 0);
@@ -1016,7 +1028,7 @@ test_lever_sort (void)
 
   g_assert_nonnull (results);
   g_assert_true (hr_results_view_get_analysis (HR_RESULTS_VIEW (results))
-                 == hr_window_get_analysis (window));
+                 == hr_test_analysis (window));
   g_assert_cmpint (hr_results_view_get_lever_sort (HR_RESULTS_VIEW (results)), ==,
                    HR_KNOB_SORT_COST);
   gtk_toggle_button_set_active (saved, TRUE);
@@ -1025,8 +1037,8 @@ test_lever_sort (void)
                    HR_KNOB_SORT_SAVED);
   /* a new analysis, handed down, with the most memory gained first */
   g_assert_true (hr_results_view_get_analysis (HR_RESULTS_VIEW (results))
-                 == hr_window_get_analysis (window));
-  levers = hr_analysis_get_levers (hr_window_get_analysis (window));
+                 == hr_test_analysis (window));
+  levers = hr_analysis_get_levers (hr_test_analysis (window));
   g_assert_cmpuint (levers->len, >, 1);
   for (guint i = 1; i < levers->len; i++)
     g_assert_cmpint (((HrKnob *) g_ptr_array_index (levers, i - 1))->gained, >=,

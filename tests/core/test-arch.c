@@ -892,6 +892,41 @@ test_segmentation_classes (void)
   g_assert_cmpuint (ade->params - city->params, ==, 131 * (512 + 1) + 131 * (256 + 1));
 }
 
+/* Before PyTorch 1.11 softmax and log_softmax saved their input too
+ * (hr-arch.c, softmax_input_saved): each of PSPNet's two losses keeps its
+ * logits resized to the crop, fp32 (19 x 512 x 512 x 4 bytes a sample);
+ * a classifier's cross-entropy its 1,000 logits; MiT-B0's attention the
+ * pre-softmax scores of every layer: at 512 x 512, heads x tokens x keys
+ * per stage of 1 x 16,384 x 256, 2 x 4,096 x 256, 5 x 1,024 x 256 and
+ * 8 x 256 x 256, two layers each, fp32. */
+static void
+test_softmax_saves_input (void)
+{
+  static const char *ids[] = { "pspnet-r50-d8", "resnet-50", "segformer-mit-b0" };
+  const double extra[] = {
+    2.0 * 19 * 512 * 512 * 4,
+    1000.0 * 4,
+    /* the scores, and SegFormer's one loss (no auxiliary head) */
+    2.0 * 4 * (16384.0 * 256 + 2 * 4096.0 * 256 + 5 * 1024.0 * 256 + 8 * 256.0 * 256) +
+      19.0 * 512 * 512 * 4,
+  };
+
+  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+    {
+      const HrComponent *c = catalog_component (ids[i], 0);
+      HrArchRun run = fp32_training (512, 512);
+      g_autoptr(HrArchResult) now = NULL;
+      g_autoptr(HrArchResult) before = NULL;
+
+      now = hr_arch_walk (c->arch, &run);
+      run.softmax_saves_input = TRUE;
+      before = hr_arch_walk (c->arch, &run);
+      g_assert_cmpfloat_with_epsilon (before->saved - now->saved, extra[i], 0.5);
+      g_assert_cmpfloat_with_epsilon (before->scores - now->scores,
+                                      i == 2 ? extra[i] - 19.0 * 512 * 512 * 4 : 0, 0.5);
+    }
+}
+
 /* The math path's backward holds the gradients of the probabilities and of
  * the scores: at SD 1.5's 64x64 latent, 8 heads over 4,096 tokens are
  * 134M values a matrix.  Memory-efficient kernels have no such moment. */
@@ -1163,6 +1198,7 @@ main (int    argc,
   g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
   g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
+  g_test_add_func ("/arch/softmax-saves-input", test_softmax_saves_input);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);
   g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);
   g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);

@@ -13,55 +13,6 @@
 #include "hr-core.h"
 #include "hr-test-utils.h"
 
-static HrScenario *
-parse (const char  *text,
-       GError     **error)
-{
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", text, -1, error);
-
-  if (doc == NULL)
-    return NULL;
-  return hr_scenario_new_from_doc (doc, hr_catalog_get_default (), error);
-}
-
-static void
-expect_error (const char *text,
-              const char *phrase)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) s = parse (text, &error);
-
-  g_assert_null (s);
-  g_assert_nonnull (error);
-  if (strstr (error->message, phrase) == NULL)
-    g_error ("expected \"%s\" in: %s", phrase, error->message);
-  g_assert_true (g_str_has_prefix (error->message, "s.json:"));
-}
-
-static double
-item_bytes (const HrEstimate *est,
-            HrBucket          bucket,
-            const char       *label_part)
-{
-  double sum = 0;
-
-  for (guint i = 0; i < est->items->len; i++)
-    {
-      HrEstimateItem *item = g_ptr_array_index (est->items, i);
-
-      if (item->bucket == bucket && strstr (item->label, label_part) != NULL)
-        sum += item->bytes;
-    }
-  return sum;
-}
-
-#define assert_near(a, b, rel) \
-  G_STMT_START { \
-    double a_ = (a), b_ = (b); \
-    if (fabs (a_ - b_) > (rel) * fabs (b_)) \
-      g_error ("%s = %.6g, expected %.6g within %.1f%%", #a, a_, b_, 100.0 * (rel)); \
-  } G_STMT_END
-
 #define WHISPER "{\"headroom_scenario\": 1, \"model\": \"whisper-large-v2\", " \
                 "\"task\": \"inference\", \"micro_batch\": 2, \"seq_len\": 448, "
 
@@ -86,16 +37,19 @@ test_cross_attention (void)
   /* faster-whisper's default beam_size 5 */
   g_assert_cmpuint (hr_scenario_get_beams (ct2), ==, 5);
   g_assert_cmpuint (hr_scenario_get_beams (hf), ==, 5);
-  assert_near (item_bytes (e_ct2, HR_BUCKET_ACTIVATIONS, "cross-attention"), 2 * cross, 0.001);
-  assert_near (item_bytes (e_hf, HR_BUCKET_ACTIVATIONS, "cross-attention"), 2 * 5 * cross, 0.001);
-  assert_near (item_bytes (e_ct2, HR_BUCKET_ACTIVATIONS, "self-attention cache"),
-               2 * 5 * self_kv, 0.001);
-  assert_near (item_bytes (e_hf, HR_BUCKET_ACTIVATIONS, "self-attention cache"),
-               2 * 5 * self_kv, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_ct2, HR_BUCKET_ACTIVATIONS, "cross-attention"),
+                       2 * cross, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_hf, HR_BUCKET_ACTIVATIONS, "cross-attention"),
+                       2 * 5 * cross, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_ct2, HR_BUCKET_ACTIVATIONS, "self-attention cache"),
+                       2 * 5 * self_kv, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_hf, HR_BUCKET_ACTIVATIONS, "self-attention cache"),
+                       2 * 5 * self_kv, 0.001);
   /* transformers keeps the encoder's output for every beam */
-  assert_near (item_bytes (e_hf, HR_BUCKET_ACTIVATIONS, "repeated for every beam"),
-               5 * 2 * T * h * 2, 0.001);
-  g_assert_cmpfloat (item_bytes (e_ct2, HR_BUCKET_ACTIVATIONS, "repeated for every beam"), ==, 0);
+  hr_test_assert_near (hr_test_item_bytes (e_hf, HR_BUCKET_ACTIVATIONS, "repeated for every beam"),
+                       5 * 2 * T * h * 2, 0.001);
+  g_assert_cmpfloat (hr_test_item_bytes (e_ct2, HR_BUCKET_ACTIVATIONS, "repeated for every beam"),
+                     ==, 0);
 
   {
     /* greedy decoding by default outside CTranslate2 */
@@ -104,7 +58,8 @@ test_cross_attention (void)
     g_autoptr(HrEstimate) e_g = hr_estimate_new (greedy);
 
     g_assert_cmpuint (hr_scenario_get_beams (greedy), ==, 1);
-    assert_near (item_bytes (e_g, HR_BUCKET_ACTIVATIONS, "cross-attention"), 2 * cross, 0.001);
+    hr_test_assert_near (hr_test_item_bytes (e_g, HR_BUCKET_ACTIVATIONS, "cross-attention"),
+                         2 * cross, 0.001);
   }
 }
 
@@ -124,7 +79,8 @@ test_compute_type (void)
 
   g_assert_cmpint (s->weights_dtype, ==, HR_DTYPE_INT8);
   g_assert_cmpint (s->compute, ==, HR_COMPUTE_FP16_PURE);
-  assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "CTranslate2 int8"), expected, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_WEIGHTS, "CTranslate2 int8"), expected,
+                       0.001);
 
   {
     g_autoptr(JsonNode) node = hr_scenario_to_json (s);
@@ -147,11 +103,14 @@ test_compute_type (void)
     g_assert_cmpstr (json_object_get_string_member (o, "compute_type"), ==, "float32");
   }
 
-  expect_error (WHISPER "\"compute_type\": \"int8\"}", "\"compute_type\" is CTranslate2's");
-  expect_error (WHISPER "\"engine\": \"ctranslate2\", \"compute_type\": \"int8\", "
-                "\"weights_dtype\": \"fp16\"}", "disagrees with CTranslate2's");
-  expect_error ("{\"headroom_scenario\": 1, \"model\": \"whisper-large-v2\", \"task\": \"train\", "
-                "\"beams\": 4}", "\"beams\" is beam search");
+  hr_test_expect_scenario_error (WHISPER "\"compute_type\": \"int8\"}",
+                                 "\"compute_type\" is CTranslate2's");
+  hr_test_expect_scenario_error (WHISPER "\"engine\": \"ctranslate2\", \"compute_type\": \"int8\", "
+                                 "\"weights_dtype\": \"fp16\"}", "disagrees with CTranslate2's");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": \"whisper-large-v2\", \"task\": \"train\", "
+      "\"beams\": 4}",
+      "\"beams\" is beam search");
 }
 
 /* the catalog's Whisper sizes, counted from the model card's shapes */

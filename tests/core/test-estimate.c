@@ -22,24 +22,6 @@ model_state (const HrEstimate *est)
          est->buckets[HR_BUCKET_OPTIMIZER];
 }
 
-static double
-item_bytes (const HrEstimate *est,
-            HrBucket          bucket,
-            const char       *label_part)
-{
-  double sum = 0;
-
-  for (guint i = 0; i < est->items->len; i++)
-    {
-      HrEstimateItem *item = g_ptr_array_index (est->items, i);
-
-      if (item->bucket == bucket && (label_part == NULL || strstr (item->label,
-                                                                   label_part) != NULL))
-        sum += item->bytes;
-    }
-  return sum;
-}
-
 static double layer_activations (const HrEstimate *est);
 
 static gboolean
@@ -51,13 +33,6 @@ has_note (const HrEstimate *est,
       return TRUE;
   return FALSE;
 }
-
-#define assert_near(a, b, rel) \
-  G_STMT_START { \
-    double a_ = (a), b_ = (b); \
-    if (fabs (a_ - b_) > (rel) * fabs (b_)) \
-      g_error ("%s = %.6g, expected %.6g within %.1f%%", #a, a_, b_, 100.0 * (rel)); \
-  } G_STMT_END
 
 /* Seed 002, "Activations: the bucket that sets your batch size": SmolVLA's
  * backbone by Korthikanti et al. eq. 1 with s=200, h=960, a=15, L=16:
@@ -99,13 +74,13 @@ test_estimator_matches_eq1 (void)
                                                    "\"compute\": \"bf16-pure\", \"seq_len\": "
                                                    "200, \"micro_batch\": %u}", batches[i]);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
-      double layers = item_bytes (est, HR_BUCKET_ACTIVATIONS, "16 layers");
+      double layers = hr_test_item_bytes (est, HR_BUCKET_ACTIVATIONS, "16 layers");
       double eq1 = hr_activations_korthikanti (200, batches[i], 960, 15, 16);
 
       /* eq. 1 counts every tensor in 16 bits, as pure bf16 runs it (under
        * autocast the softmax runs in fp32, see /property/encoders); it
        * leaves out LayerNorm statistics and the final norm: < 1% */
-      assert_near (layers, eq1, 0.01);
+      hr_test_assert_near (layers, eq1, 0.01);
     }
 }
 
@@ -136,15 +111,15 @@ test_reference_gr00t (void)
   g_autoptr(HrPlan) plan = hr_plan_new (s);
   HrPeak p32, p33;
 
-  assert_near (model_state (est), 6.56e9, 0.002);
+  hr_test_assert_near (model_state (est), 6.56e9, 0.002);
   g_assert_cmpuint (est->trainable_params, ==, 40000000);
 
   /* the calibration reproduces the published peak, and its slope the
    * seed's 0.89 GB a sample */
   hr_plan_peak (plan, 32, &p32);
   hr_plan_peak (plan, 33, &p33);
-  assert_near ((double) p32.reserved, 35e9, 0.001);
-  assert_near ((double) (p33.reserved - p32.reserved), 0.89e9, 0.02);
+  hr_test_assert_near ((double) p32.reserved, 35e9, 0.001);
+  hr_test_assert_near ((double) (p33.reserved - p32.reserved), 0.89e9, 0.02);
 
   for (guint i = 0; i < G_N_ELEMENTS (table); i++)
     {
@@ -184,9 +159,10 @@ test_reference_gr00t (void)
   {
     g_autoptr(HrScenario) full = gr00t_on (80000000000, TRUE);
     g_autoptr(HrEstimate) ef = hr_estimate_new (full);
-    double state = model_state (ef) - item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
+    double state =
+        model_state (ef) - hr_test_item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
 
-    assert_near (state, 48e9, 0.005);
+    hr_test_assert_near (state, 48e9, 0.005);
   }
 }
 
@@ -200,9 +176,10 @@ test_reference_pi05 (void)
                                               "\"task\": \"finetune\", \"method\": \"full\", "
                                               "\"compute\": \"fp32\", \"micro_batch\": 8}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
-  double state = model_state (est) - item_bytes (est, HR_BUCKET_OPTIMIZER, "step temporaries");
+  double state =
+      model_state (est) - hr_test_item_bytes (est, HR_BUCKET_OPTIMIZER, "step temporaries");
 
-  assert_near (state, 16.0 * s->model->params, 0.001);
+  hr_test_assert_near (state, 16.0 * s->model->params, 0.001);
   g_assert_cmpfloat (state, >, 48e9);
   g_assert_cmpfloat (state, <, 54e9);
 }
@@ -249,17 +226,17 @@ test_reference_bytes_per_param (void)
                                                     model);
   g_autoptr(HrEstimate) ef = hr_estimate_new (full);
   g_autoptr(HrEstimate) ez = hr_estimate_new (freeze);
-  double temp_f = item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
-  double temp_z = item_bytes (ez, HR_BUCKET_OPTIMIZER, "step temporaries");
+  double temp_f = hr_test_item_bytes (ef, HR_BUCKET_OPTIMIZER, "step temporaries");
+  double temp_z = hr_test_item_bytes (ez, HR_BUCKET_OPTIMIZER, "step temporaries");
 
-  assert_near (model_state (ef) - temp_f, 16.0 * 1e9, 1e-6);
-  g_assert_cmpfloat (item_bytes (ef, HR_BUCKET_WEIGHTS, NULL), ==, 2.0e9);
+  hr_test_assert_near (model_state (ef) - temp_f, 16.0 * 1e9, 1e-6);
+  g_assert_cmpfloat (hr_test_item_bytes (ef, HR_BUCKET_WEIGHTS, NULL), ==, 2.0e9);
   g_assert_cmpfloat (ef->buckets[HR_BUCKET_GRADIENTS], ==, 2.0e9);
-  assert_near (ef->buckets[HR_BUCKET_OPTIMIZER] - temp_f, 12.0e9, 1e-6);
+  hr_test_assert_near (ef->buckets[HR_BUCKET_OPTIMIZER] - temp_f, 12.0e9, 1e-6);
 
   /* 900M frozen at 2 bytes, 100M trainable at 16 */
-  assert_near (item_bytes (ez, HR_BUCKET_WEIGHTS, "frozen:"), 1.8e9, 1e-6);
-  assert_near (model_state (ez) - temp_z, 0.9e9 * 2 + 0.1e9 * 16, 1e-6);
+  hr_test_assert_near (hr_test_item_bytes (ez, HR_BUCKET_WEIGHTS, "frozen:"), 1.8e9, 1e-6);
+  hr_test_assert_near (model_state (ez) - temp_z, 0.9e9 * 2 + 0.1e9 * 16, 1e-6);
 
   /* plain fp32 Adam lands on 16 by a different route: 4 + 4 + 8 */
   {
@@ -268,11 +245,11 @@ test_reference_bytes_per_param (void)
                                                     "\"fp32\", \"seq_len\": 256, "
                                                     "\"micro_batch\": 64}", model);
     g_autoptr(HrEstimate) e32 = hr_estimate_new (fp32);
-    double temp = item_bytes (e32, HR_BUCKET_OPTIMIZER, "step temporaries");
+    double temp = hr_test_item_bytes (e32, HR_BUCKET_OPTIMIZER, "step temporaries");
 
     g_assert_cmpfloat (e32->buckets[HR_BUCKET_WEIGHTS], ==, 4.0e9);
     g_assert_cmpfloat (e32->buckets[HR_BUCKET_GRADIENTS], ==, 4.0e9);
-    assert_near (e32->buckets[HR_BUCKET_OPTIMIZER] - temp, 8.0e9, 1e-6);
+    hr_test_assert_near (e32->buckets[HR_BUCKET_OPTIMIZER] - temp, 8.0e9, 1e-6);
   }
 }
 
@@ -296,13 +273,13 @@ test_reference_llm_weights (void)
   const HrComponent *c13 = g_ptr_array_index (s13->model->components, 0);
   double payload13 = hr_component_linear_params (c13) * hr_dtype_element_bytes (HR_DTYPE_NF4);
 
-  assert_near ((double) e70->buckets[HR_BUCKET_WEIGHTS], 140e9, 0.02);
-  assert_near ((double) e7->buckets[HR_BUCKET_WEIGHTS], 14e9, 0.04);
+  hr_test_assert_near ((double) e70->buckets[HR_BUCKET_WEIGHTS], 140e9, 0.02);
+  hr_test_assert_near ((double) e7->buckets[HR_BUCKET_WEIGHTS], 14e9, 0.04);
 
   /* 13B at half a byte is 6.5 GB of 4-bit payload; the estimate adds what
    * the seed leaves out: one fp32 absmax per 64 weights, the 16-bit
    * embeddings and norms, and one dequantised matrix. */
-  assert_near (payload13, 6.5e9, 0.03);
+  hr_test_assert_near (payload13, 6.5e9, 0.03);
   g_assert_cmpfloat (e13->buckets[HR_BUCKET_WEIGHTS], >, payload13);
   g_assert_cmpfloat (e13->buckets[HR_BUCKET_WEIGHTS], <, 8.5e9);
   g_assert_cmpfloat (hr_dtype_bytes_per_param (HR_DTYPE_NF4, FALSE), ==, 0.5625);
@@ -328,13 +305,13 @@ test_reference_dreamer_preallocation (void)
   g_assert_cmpfloat (est->device_used, <=, 0.75 * s->gpu->memory + 1.5 * GiB);
   g_assert_cmpfloat (est->allocated_peak, <, est->device_used - 4 * GiB);
   g_assert_true (has_note (est, "XLA's pool, 75% of the card"));
-  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OVERHEAD, "XLA preallocation"), >, 1 * GiB);
+  g_assert_cmpfloat (hr_test_item_bytes (est, HR_BUCKET_OVERHEAD, "XLA preallocation"), >, 1 * GiB);
 
   /* without preallocation nvidia-smi shows the real use */
   off->jax_preallocate = FALSE;
   eoff = hr_estimate_new (off);
   g_assert_cmpfloat (eoff->device_used, <, est->device_used);
-  g_assert_cmpfloat (item_bytes (eoff, HR_BUCKET_OVERHEAD, "XLA preallocation"), ==, 0);
+  g_assert_cmpfloat (hr_test_item_bytes (eoff, HR_BUCKET_OVERHEAD, "XLA preallocation"), ==, 0);
 }
 
 /* Seed 001: a 200k-step buffer of 224x224x3 uint8 frames is ~30 GB of host
@@ -348,7 +325,7 @@ test_reference_replay (void)
                                               "\"obs_dtype\": \"uint8\"}}");
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
-  assert_near ((double) est->host_ram, 30e9, 0.01);
+  hr_test_assert_near ((double) est->host_ram, 30e9, 0.01);
 }
 
 /* Seed 000: $0.35 a GPU-hour at 18 h a day against a $2,200-2,800 card:
@@ -494,20 +471,21 @@ test_property_zero (void)
   g_autoptr(HrEstimate) ez1 = hr_estimate_new (z1);
   /* what ZeRO-3 keeps whole: the live parameters and the small tensors
    * under stage3_param_persistence_threshold; and the reduce bucket */
-  double gathered = item_bytes (e3, HR_BUCKET_WEIGHTS, "ZeRO-3");
-  double bucket = item_bytes (e3, HR_BUCKET_GRADIENTS, "reduce buckets");
+  double gathered = hr_test_item_bytes (e3, HR_BUCKET_WEIGHTS, "ZeRO-3");
+  double bucket = hr_test_item_bytes (e3, HR_BUCKET_GRADIENTS, "reduce buckets");
 
   g_assert_cmpfloat (gathered, >, 0);
   /* DeepSpeed's default reduce_bucket_size, 5e8 values in 16 bits */
-  assert_near (bucket, 5e8 * 2, 1e-9);
-  assert_near (model_state (e3) - gathered - bucket, model_state (e1) / 8, 0.001);
-  assert_near ((double) ez1->buckets[HR_BUCKET_OPTIMIZER], e1->buckets[HR_BUCKET_OPTIMIZER] / 8.0,
-               0.001);
+  hr_test_assert_near (bucket, 5e8 * 2, 1e-9);
+  hr_test_assert_near (model_state (e3) - gathered - bucket, model_state (e1) / 8, 0.001);
+  hr_test_assert_near ((double) ez1->buckets[HR_BUCKET_OPTIMIZER],
+                       e1->buckets[HR_BUCKET_OPTIMIZER] / 8.0, 0.001);
   g_assert_cmpuint (ez1->buckets[HR_BUCKET_WEIGHTS], ==, e1->buckets[HR_BUCKET_WEIGHTS]);
   /* ZeRO-1 keeps every gradient, and reduces them through its bucket */
-  assert_near ((double) ez1->buckets[HR_BUCKET_GRADIENTS],
-               e1->buckets[HR_BUCKET_GRADIENTS] + item_bytes (ez1, HR_BUCKET_GRADIENTS,
-                                                               "reduce buckets"), 1e-9);
+  hr_test_assert_near ((double) ez1->buckets[HR_BUCKET_GRADIENTS],
+                       e1->buckets[HR_BUCKET_GRADIENTS] +
+                           hr_test_item_bytes (ez1, HR_BUCKET_GRADIENTS, "reduce buckets"),
+                       1e-9);
   /* activations are per GPU: sharding does not touch them */
   g_assert_cmpuint (e3->buckets[HR_BUCKET_ACTIVATIONS], ==, e1->buckets[HR_BUCKET_ACTIVATIONS]);
 }
@@ -528,7 +506,7 @@ test_property_inference (void)
   g_assert_cmpuint (c->kv_heads, ==, 8);
   g_assert_cmpuint (est->buckets[HR_BUCKET_GRADIENTS], ==, 0);
   g_assert_cmpuint (est->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
-  assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "KV cache"), kv, 1e-9);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_ACTIVATIONS, "KV cache"), kv, 1e-9);
 
   /* fp8 halves it */
   {
@@ -537,7 +515,7 @@ test_property_inference (void)
 
     fp8->kv_dtype = HR_DTYPE_FP8;
     e8 = hr_estimate_new (fp8);
-    assert_near (item_bytes (e8, HR_BUCKET_ACTIVATIONS, "KV cache"), kv / 2, 1e-9);
+    hr_test_assert_near (hr_test_item_bytes (e8, HR_BUCKET_ACTIVATIONS, "KV cache"), kv / 2, 1e-9);
   }
 }
 
@@ -555,8 +533,9 @@ test_property_frozen_parts (void)
 
   g_assert_false (backbone->trainable);
   g_assert_false (backbone->backprop);
-  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_ACTIVATIONS, backbone_label), <, 0.05 * GiB);
-  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_ACTIVATIONS, "per sample"), >, 1 * GiB);
+  g_assert_cmpfloat (hr_test_item_bytes (est, HR_BUCKET_ACTIVATIONS, backbone_label), <,
+                     0.05 * GiB);
+  g_assert_cmpfloat (hr_test_item_bytes (est, HR_BUCKET_ACTIVATIONS, "per sample"), >, 1 * GiB);
   g_assert_true (has_note (est, "frozen parts that no gradient flows through"));
 }
 
@@ -585,10 +564,10 @@ test_property_levers (void)
 
   g_assert_cmpuint (eq->buckets[HR_BUCKET_WEIGHTS], <, el->buckets[HR_BUCKET_WEIGHTS] / 2);
   g_assert_cmpuint (eoff->buckets[HR_BUCKET_OPTIMIZER], <, eon->buckets[HR_BUCKET_OPTIMIZER] / 100);
-  assert_near ((double) eoff->host_ram, eon->buckets[HR_BUCKET_OPTIMIZER] -
-               item_bytes (eon, HR_BUCKET_OPTIMIZER, "step temporaries"), 0.01);
-  assert_near ((double) eddp->buckets[HR_BUCKET_GRADIENTS],
-               2.0 * eon->buckets[HR_BUCKET_GRADIENTS], 1e-6);
+  hr_test_assert_near ((double) eoff->host_ram, eon->buckets[HR_BUCKET_OPTIMIZER] -
+                       hr_test_item_bytes (eon, HR_BUCKET_OPTIMIZER, "step temporaries"), 0.01);
+  hr_test_assert_near ((double) eddp->buckets[HR_BUCKET_GRADIENTS],
+                       2.0 * eon->buckets[HR_BUCKET_GRADIENTS], 1e-6);
 
   g_assert_cmpuint (knobs->len, >=, 5);
   for (guint i = 0; i < knobs->len; i++)
@@ -642,7 +621,7 @@ estimate_owned (HrScenario *scenario)
 static double
 gathered_of (const HrEstimate *est)
 {
-  return item_bytes (est, HR_BUCKET_WEIGHTS, "FSDP");
+  return hr_test_item_bytes (est, HR_BUCKET_WEIGHTS, "FSDP");
 }
 
 /* FSDP2 (fully_shard) shards every parameter, frozen ones too: per-GPU
@@ -666,10 +645,10 @@ test_property_fsdp2 (void)
       double gathered = gathered_of (e);
 
       g_assert_cmpfloat (gathered, >, 0);
-      assert_near (e->buckets[HR_BUCKET_WEIGHTS] - gathered, e1->buckets[HR_BUCKET_WEIGHTS] / n,
-                   0.001);
+      hr_test_assert_near (e->buckets[HR_BUCKET_WEIGHTS] - gathered,
+                           e1->buckets[HR_BUCKET_WEIGHTS] / n, 0.001);
       if (gathered_prev >= 0)
-        assert_near (gathered, gathered_prev, 1e-9);
+        hr_test_assert_near (gathered, gathered_prev, 1e-9);
       gathered_prev = gathered;
       /* the gathered groups: the head's root group and one layer at most
        * twice, far below the model */
@@ -687,9 +666,9 @@ test_property_fsdp2 (void)
     g_autoptr(HrEstimate) eb = hr_estimate_new (base);
 
     /* every parameter, in 16 bits */
-    assert_near (gathered_of (ek), 2.0 * keep->model->params, 0.001);
+    hr_test_assert_near (gathered_of (ek), 2.0 * keep->model->params, 0.001);
     /* CPU offload: no shards, no sharded gradients or state on the GPU */
-    assert_near ((double) eo->buckets[HR_BUCKET_WEIGHTS], gathered_of (eo), 1e-9);
+    hr_test_assert_near ((double) eo->buckets[HR_BUCKET_WEIGHTS], gathered_of (eo), 1e-9);
     g_assert_cmpfloat (eo->buckets[HR_BUCKET_OPTIMIZER], <, 1e6);
     /* bf16 shards, gradients and moments: 2 + 2 + 4 bytes a parameter */
     g_assert_cmpfloat (eo->host_ram, >, 0.99 * 8.0 * off->model->params);
@@ -724,8 +703,8 @@ test_property_fsdp1_units (void)
   fsdp2 = hr_estimate_new (s2);
 
   /* unsharded: every layer's parameters, 2 bytes each, on every GPU */
-  assert_near (item_bytes (fsdp1, HR_BUCKET_GRADIENTS, "whole FSDP1 units"),
-               2.0 * (layers + fsdp1->trainable_params), 0.001);
+  hr_test_assert_near (hr_test_item_bytes (fsdp1, HR_BUCKET_GRADIENTS, "whole FSDP1 units"),
+                       2.0 * (layers + fsdp1->trainable_params), 0.001);
   /* without accumulation they are reduce-scattered, half on each of 2, and
    * made as the activations are freed: at most all of them at the peak */
   {
@@ -738,7 +717,7 @@ test_property_fsdp1_units (void)
         if (item->bucket == HR_BUCKET_GRADIENTS && strstr (item->label, "alive at the peak"))
           high += item->high;
       }
-    assert_near (high, layers + fsdp1->trainable_params, 0.001);
+    hr_test_assert_near (high, layers + fsdp1->trainable_params, 0.001);
   }
   g_assert_cmpfloat (fsdp2->buckets[HR_BUCKET_GRADIENTS], <, 0.01 * GiB);
   g_assert_cmpfloat (fsdp1->total, >, fsdp2->total + 10 * GiB);
@@ -763,12 +742,12 @@ test_property_optimizer_in_bwd (void)
   double largest = 2.0 * c->vocab * c->hidden;
 
   g_assert_cmpint (a->compute, ==, HR_COMPUTE_BF16_PURE);
-  assert_near ((double) ea->buckets[HR_BUCKET_GRADIENTS], 2.0 * a->model->params, 0.05);
+  hr_test_assert_near ((double) ea->buckets[HR_BUCKET_GRADIENTS], 2.0 * a->model->params, 0.05);
   g_assert_cmpfloat (eb->bucket_high[HR_BUCKET_GRADIENTS], <=, 2.0 * largest);
-  assert_near ((double) eb->buckets[HR_BUCKET_GRADIENTS], largest, 0.001);
+  hr_test_assert_near ((double) eb->buckets[HR_BUCKET_GRADIENTS], largest, 0.001);
   g_assert_cmpuint (eb->buckets[HR_BUCKET_OPTIMIZER], >=, ea->buckets[HR_BUCKET_OPTIMIZER]);
-  assert_near ((double) ea->total - eb->total,
-               ea->buckets[HR_BUCKET_GRADIENTS] - eb->buckets[HR_BUCKET_GRADIENTS], 0.05);
+  hr_test_assert_near ((double) ea->total - eb->total,
+                       ea->buckets[HR_BUCKET_GRADIENTS] - eb->buckets[HR_BUCKET_GRADIENTS], 0.05);
 }
 
 /* Without accumulation, a named stack's gradients appear as the backward
@@ -799,13 +778,13 @@ test_property_gradients_and_activations (void)
 
       /* the generic estimate and accumulation keep every gradient with
        * every activation */
-      assert_near ((double) eg->buckets[HR_BUCKET_GRADIENTS], grads, 1e-6);
-      assert_near ((double) ea->buckets[HR_BUCKET_GRADIENTS], grads, 1e-6);
+      hr_test_assert_near ((double) eg->buckets[HR_BUCKET_GRADIENTS], grads, 1e-6);
+      hr_test_assert_near ((double) ea->buckets[HR_BUCKET_GRADIENTS], grads, 1e-6);
       /* without it: the larger end of the backward pass */
-      assert_near ((double) en->buckets[HR_BUCKET_GRADIENTS] + acts, MAX (grads, acts +
-                   en->buckets[HR_BUCKET_GRADIENTS]), 1e-6);
+      hr_test_assert_near ((double) en->buckets[HR_BUCKET_GRADIENTS] + acts, MAX (grads, acts +
+                           en->buckets[HR_BUCKET_GRADIENTS]), 1e-6);
       g_assert_cmpuint (en->buckets[HR_BUCKET_GRADIENTS], <=, eg->buckets[HR_BUCKET_GRADIENTS]);
-      assert_near ((double) en->bucket_high[HR_BUCKET_GRADIENTS], grads, 1e-6);
+      hr_test_assert_near ((double) en->bucket_high[HR_BUCKET_GRADIENTS], grads, 1e-6);
     }
 #undef GA
 }
@@ -834,13 +813,13 @@ test_property_activation_offload (void)
       eb = hr_estimate_new (b);
       on_gpu_a = ea->buckets[HR_BUCKET_ACTIVATIONS];
       on_gpu_b = eb->buckets[HR_BUCKET_ACTIVATIONS];
-      one_layer = item_bytes (ea, HR_BUCKET_ACTIVATIONS, "32 layers") / c->layers;
+      one_layer = hr_test_item_bytes (ea, HR_BUCKET_ACTIVATIONS, "32 layers") / c->layers;
       if (g_str_equal (recompute[i], "full"))
         one_layer = 0;  /* the recomputed layer: checked below */
 
       g_assert_cmpfloat (on_gpu_b, <, 0.5 * on_gpu_a);
       /* what left the GPU is on the host */
-      assert_near ((double) eb->host_ram, on_gpu_a - on_gpu_b, 0.01);
+      hr_test_assert_near ((double) eb->host_ram, on_gpu_a - on_gpu_b, 0.01);
       /* not the working set: at least a layer's worth stays */
       g_assert_cmpfloat (on_gpu_b, >=, one_layer);
       g_assert_cmpfloat (on_gpu_b, >, 0);
@@ -870,12 +849,12 @@ test_property_zero3_persistence (void)
   /* the norms, 2 a layer and the final one, of 4096 < 1e5 values each */
   double norms = (2.0 * c->layers + 1) * c->hidden;
 
-  g_assert_cmpfloat (item_bytes (en, HR_BUCKET_WEIGHTS, "persistence"), ==, 0);
-  assert_near (item_bytes (ed, HR_BUCKET_WEIGHTS, "persistence"), 2.0 * norms * 7.0 / 8.0,
-               1e-6);
+  g_assert_cmpfloat (hr_test_item_bytes (en, HR_BUCKET_WEIGHTS, "persistence"), ==, 0);
+  hr_test_assert_near (hr_test_item_bytes (ed, HR_BUCKET_WEIGHTS, "persistence"),
+                       2.0 * norms * 7.0 / 8.0, 1e-6);
   /* every parameter whole: the sharded weights plus 7/8 of them again */
-  assert_near (item_bytes (ea, HR_BUCKET_WEIGHTS, "persistence"),
-               2.0 * all->model->params * 7.0 / 8.0, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (ea, HR_BUCKET_WEIGHTS, "persistence"),
+                       2.0 * all->model->params * 7.0 / 8.0, 0.001);
   g_assert_cmpfloat (eo->buckets[HR_BUCKET_OPTIMIZER], <, 0.01 * ed->buckets[HR_BUCKET_OPTIMIZER]);
   g_assert_cmpfloat (eo->host_ram, >, 12.0 * off->model->params);
 }
@@ -901,15 +880,18 @@ test_property_zero3_prefetch (void)
   g_autoptr(HrEstimate) eo = hr_estimate_new (off);
   const HrComponent *c = g_ptr_array_index (dflt->model->components, 0);
   double head = (double) c->vocab * c->hidden;
-  double gathered = item_bytes (ed, HR_BUCKET_WEIGHTS, "gathered at the peak");
+  double gathered = hr_test_item_bytes (ed, HR_BUCKET_WEIGHTS, "gathered at the peak");
 
   /* bf16-mixed: gathered in 16 bits */
-  assert_near (gathered, 2.0 * (1e9 + head), 1e-6);
-  g_assert_cmpfloat (item_bytes (es, HR_BUCKET_WEIGHTS, "gathered at the peak"), <, gathered);
-  g_assert_cmpfloat (item_bytes (en, HR_BUCKET_WEIGHTS, "gathered at the peak"), <, gathered);
+  hr_test_assert_near (gathered, 2.0 * (1e9 + head), 1e-6);
+  g_assert_cmpfloat (hr_test_item_bytes (es, HR_BUCKET_WEIGHTS, "gathered at the peak"), <,
+                     gathered);
+  g_assert_cmpfloat (hr_test_item_bytes (en, HR_BUCKET_WEIGHTS, "gathered at the peak"), <,
+                     gathered);
   /* the head's partition staged from the host: 1/8 of it */
-  assert_near (item_bytes (eo, HR_BUCKET_WEIGHTS, "gathered at the peak") - gathered,
-               2.0 * head / 8.0, 1e-6);
+  hr_test_assert_near (hr_test_item_bytes (eo, HR_BUCKET_WEIGHTS, "gathered at the peak") -
+                           gathered,
+                       2.0 * head / 8.0, 1e-6);
 }
 
 /* torchtune's compiled chunked loss keeps the 16-bit logits and writes one
@@ -932,19 +914,19 @@ test_property_chunked_loss (void)
   g_autoptr(HrEstimate) er = hr_estimate_new (rebuilt);
   const HrComponent *c = g_ptr_array_index (compiled->model->components, 0);
   double entries = (double) c->vocab * 2048 * 2;
-  double loss = item_bytes (ee, HR_BUCKET_ACTIVATIONS, "vocabulary");
+  double loss = hr_test_item_bytes (ee, HR_BUCKET_ACTIVATIONS, "vocabulary");
   /* what full recomputation keeps beyond the layer inputs (16-bit, hidden
    * a token each) and the final norm and head (the norm's fp32 copy and
    * 16-bit output, the head's 16-bit input: 8 bytes of hidden) is the one
    * layer it rebuilds */
   double once = layer_activations (er) - (2.0 * c->layers + 8.0) * c->hidden * 2048 * 2;
 
-  assert_near (item_bytes (ec, HR_BUCKET_ACTIVATIONS, "vocabulary"),
-               (2.0 + 2.0 / 8.0) * entries, 1e-9);
-  assert_near (loss, (4.0 + 10.0 / 8.0) * entries, 1e-9);
+  hr_test_assert_near (hr_test_item_bytes (ec, HR_BUCKET_ACTIVATIONS, "vocabulary"),
+                       (2.0 + 2.0 / 8.0) * entries, 1e-9);
+  hr_test_assert_near (loss, (4.0 + 10.0 / 8.0) * entries, 1e-9);
   g_assert_cmpfloat (once, >, 0);
-  assert_near (item_bytes (er, HR_BUCKET_ACTIVATIONS, "vocabulary"), loss - MIN (once, loss),
-               1e-6);
+  hr_test_assert_near (hr_test_item_bytes (er, HR_BUCKET_ACTIVATIONS, "vocabulary"),
+                       loss - MIN (once, loss), 1e-6);
 }
 
 /* T5 v1.1's gated-gelu is gelu_new in Python ops: three more tensors of
@@ -965,8 +947,8 @@ test_property_t5_gelu (void)
   g_autoptr(HrEstimate) et = hr_estimate_new (t5);
   g_autoptr(HrEstimate) ep = hr_estimate_new (plain);
 
-  assert_near (layer_activations (et) - layer_activations (ep),
-               3.0 * 4.0 * 2816 * 128 * 4 * 12, 1e-6);
+  hr_test_assert_near (layer_activations (et) - layer_activations (ep),
+                       3.0 * 4.0 * 2816 * 128 * 4 * 12, 1e-6);
 }
 
 /* torch.distributed.pipelining keeps the last stage's output of every
@@ -984,8 +966,9 @@ test_property_pipeline_outputs (void)
 
   /* the last stage, with the head, the loss and the retained logits */
   g_assert_cmpuint (est->pipeline_stage, ==, 2);
-  assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "kept by the pipeline schedule"),
-               7.0 * 2.0 * c->vocab * 8192, 1e-9);
+  hr_test_assert_near (
+      hr_test_item_bytes (est, HR_BUCKET_ACTIVATIONS, "kept by the pipeline schedule"),
+      7.0 * 2.0 * c->vocab * 8192, 1e-9);
 }
 
 /* torchtune's NF4 (torchao) dequantises through 14 bytes a value of the
@@ -1001,10 +984,11 @@ test_property_torchao_nf4 (void)
   g_autoptr(HrEstimate) est = hr_estimate_new (s);
   const HrComponent *c = g_ptr_array_index (s->model->components, 0);
   double widest = (double) c->hidden * c->intermediate;
-  double model = item_bytes (est, HR_BUCKET_WEIGHTS, "frozen parameters") +
-                 item_bytes (est, HR_BUCKET_WEIGHTS, "adapter parameters");
+  double model = hr_test_item_bytes (est, HR_BUCKET_WEIGHTS, "frozen parameters") +
+                 hr_test_item_bytes (est, HR_BUCKET_WEIGHTS, "adapter parameters");
 
-  assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "dequantising one NF4"), 14.0 * widest, 1e-9);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_WEIGHTS, "dequantising one NF4"),
+                       14.0 * widest, 1e-9);
   g_assert_cmpfloat ((double) est->reserved_peak, >=, model + 68.0 * widest - 1.0);
 }
 
@@ -1046,22 +1030,22 @@ test_property_optimizers (void)
   g_autoptr(HrEstimate) bf16 = estimate_with (OPT, "\"optimizer_state_dtype\": \"bf16\"");
   g_autoptr(HrEstimate) paged = estimate_with (OPT, "\"optimizer\": \"paged-adamw\"");
   double p = 494032768;
-  double t_foreach = item_bytes (foreach, HR_BUCKET_OPTIMIZER, "temporaries");
-  double t_loop = item_bytes (loop, HR_BUCKET_OPTIMIZER, "temporaries");
-  double s_fp32 = item_bytes (foreach, HR_BUCKET_OPTIMIZER, "state");
+  double t_foreach = hr_test_item_bytes (foreach, HR_BUCKET_OPTIMIZER, "temporaries");
+  double t_loop = hr_test_item_bytes (loop, HR_BUCKET_OPTIMIZER, "temporaries");
+  double s_fp32 = hr_test_item_bytes (foreach, HR_BUCKET_OPTIMIZER, "state");
 #undef OPT
 
-  g_assert_cmpfloat (item_bytes (fused, HR_BUCKET_OPTIMIZER, "temporaries"), ==, 0);
+  g_assert_cmpfloat (hr_test_item_bytes (fused, HR_BUCKET_OPTIMIZER, "temporaries"), ==, 0);
   g_assert_cmpfloat (t_foreach, >, 0);
   g_assert_cmpfloat (t_loop, <, t_foreach);
-  assert_near (s_fp32, 8.0 * p, 1e-6);
+  hr_test_assert_near (s_fp32, 8.0 * p, 1e-6);
   /* bitsandbytes: 1 byte + an fp32 absmax per 256 values, per moment */
-  assert_near (item_bytes (bnb8, HR_BUCKET_OPTIMIZER, "state"), 2.0 * (1.0 + 4.0 / 256) * p,
-               1e-6);
+  hr_test_assert_near (hr_test_item_bytes (bnb8, HR_BUCKET_OPTIMIZER, "state"),
+                       2.0 * (1.0 + 4.0 / 256) * p, 1e-6);
   /* torchao 4-bit: half a byte + an fp32 scale per 128 */
-  assert_near (item_bytes (ao4, HR_BUCKET_OPTIMIZER, "state"), 2.0 * (0.5 + 4.0 / 128) * p,
-               1e-6);
-  assert_near (item_bytes (bf16, HR_BUCKET_OPTIMIZER, "state"), s_fp32 / 2, 1e-6);
+  hr_test_assert_near (hr_test_item_bytes (ao4, HR_BUCKET_OPTIMIZER, "state"),
+                       2.0 * (0.5 + 4.0 / 128) * p, 1e-6);
+  hr_test_assert_near (hr_test_item_bytes (bf16, HR_BUCKET_OPTIMIZER, "state"), s_fp32 / 2, 1e-6);
   /* paged state counts only where nvidia-smi sees it */
   g_assert_cmpuint (paged->allocated_peak, <, foreach->allocated_peak);
 }
@@ -1077,9 +1061,9 @@ test_property_fp16_pure (void)
                                             "\"llama-3.2-1b\", \"compute\": \"bf16-pure\"}");
   double p = 1235814400;
 
-  assert_near (model_state (fp16), 8.0 * p, 0.01);
+  hr_test_assert_near (model_state (fp16), 8.0 * p, 0.01);
   g_assert_cmpuint (fp16->total, ==, bf16->total);
-  g_assert_cmpfloat (item_bytes (fp16, HR_BUCKET_OPTIMIZER, "master"), ==, 0);
+  g_assert_cmpfloat (hr_test_item_bytes (fp16, HR_BUCKET_OPTIMIZER, "master"), ==, 0);
 }
 
 /* PEFT's methods, each with its trainable count from PEFT's layers and its
@@ -1137,7 +1121,7 @@ test_property_peft_methods (void)
       else if (g_str_equal (methods[i], "adalora"))
         want = L * 2 * 12 * (h + h + 1);
       if (want > 0)
-        assert_near (n, want, 1e-6);
+        hr_test_assert_near (n, want, 1e-6);
 
       if (g_str_equal (methods[i], "lora"))
         lora = g_steal_pointer (&e);
@@ -1145,12 +1129,12 @@ test_property_peft_methods (void)
         lora_fa = g_steal_pointer (&e);
       else if (g_str_equal (methods[i], "loha"))
         /* the full-size delta weight of q and v in every layer, in bf16 */
-        assert_near (item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"), 2.0 * L * 2 * h * h,
-                     1e-9);
+        hr_test_assert_near (hr_test_item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"),
+                             2.0 * L * 2 * h * h, 1e-9);
       else if (g_str_equal (methods[i], "boft"))
         /* 3N + 3 dense h x h matrices for each, N = 2 butterfly factors */
-        assert_near (item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"),
-                     9.0 * 2.0 * L * 2 * h * h, 1e-9);
+        hr_test_assert_near (hr_test_item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"),
+                             9.0 * 2.0 * L * 2 * h * h, 1e-9);
     }
 
   /* LoRA-FA keeps no layer inputs for A: less than LoRA */
@@ -1163,7 +1147,7 @@ test_property_peft_methods (void)
                                                  "{\"num_virtual_tokens\": 100}");
     g_autoptr(HrEstimate) ep = hr_estimate_new (p);
 
-    g_assert_cmpfloat (item_bytes (ep, HR_BUCKET_ACTIVATIONS, "1124 tokens"), >, 0);
+    g_assert_cmpfloat (hr_test_item_bytes (ep, HR_BUCKET_ACTIVATIONS, "1124 tokens"), >, 0);
   }
 
   /* LoRA on chosen modules: q and v only is less than all-linear */
@@ -1172,7 +1156,7 @@ test_property_peft_methods (void)
                                                   "[\"q\", \"v\"]}");
     g_autoptr(HrEstimate) eqv = hr_estimate_new (qv);
 
-    assert_near ((double) eqv->trainable_params, 16 * L * 2 * 2 * h, 1e-6);
+    hr_test_assert_near ((double) eqv->trainable_params, 16 * L * 2 * 2 * h, 1e-6);
     g_assert_cmpuint (eqv->buckets[HR_BUCKET_ACTIVATIONS], <, lora->buckets[HR_BUCKET_ACTIVATIONS]);
   }
 #undef PEFT
@@ -1201,8 +1185,8 @@ test_property_encoders (void)
   g_autoptr(HrEstimate) ed = hr_estimate_new (deberta);
   g_autoptr(HrEstimate) et = hr_estimate_new (t5);
   double scores = 12.0 * 512 * 512 * 8 * 12;   /* heads x s x s x b x layers */
-  double layers_m = item_bytes (em, HR_BUCKET_ACTIVATIONS, "12 layers");
-  double layers_p = item_bytes (ep, HR_BUCKET_ACTIVATIONS, "12 layers");
+  double layers_m = hr_test_item_bytes (em, HR_BUCKET_ACTIVATIONS, "12 layers");
+  double layers_p = hr_test_item_bytes (ep, HR_BUCKET_ACTIVATIONS, "12 layers");
 
   /* per score: fp32 softmax 4 + mask 1 + fp16 copy 2 under autocast,
    * 2 + 1 + 2 in pure 16 bits; the rest differs by the fp32 residual */
@@ -1210,9 +1194,9 @@ test_property_encoders (void)
   g_assert_cmpfloat (es->buckets[HR_BUCKET_ACTIVATIONS], <,
                      0.5 * em->buckets[HR_BUCKET_ACTIVATIONS]);
   /* RoBERTa is BERT with another vocabulary: the same activations */
-  assert_near (item_bytes (er, HR_BUCKET_ACTIVATIONS, "12 layers"), layers_m, 1e-9);
-  g_assert_cmpfloat (item_bytes (ed, HR_BUCKET_ACTIVATIONS, "12 layers"), >, layers_m);
-  g_assert_cmpfloat (item_bytes (et, HR_BUCKET_ACTIVATIONS, "12 layers"), >, 0);
+  hr_test_assert_near (hr_test_item_bytes (er, HR_BUCKET_ACTIVATIONS, "12 layers"), layers_m, 1e-9);
+  g_assert_cmpfloat (hr_test_item_bytes (ed, HR_BUCKET_ACTIVATIONS, "12 layers"), >, layers_m);
+  g_assert_cmpfloat (hr_test_item_bytes (et, HR_BUCKET_ACTIVATIONS, "12 layers"), >, 0);
 }
 
 /* torch.compile saves less; packed sequences under SDPA need a mask. */
@@ -1229,8 +1213,9 @@ test_property_compile_and_packed (void)
 #undef CP
 
   g_assert_cmpuint (comp->buckets[HR_BUCKET_ACTIVATIONS], <, base->buckets[HR_BUCKET_ACTIVATIONS]);
-  assert_near (item_bytes (packed, HR_BUCKET_ACTIVATIONS, "packed"), 2048.0 * 2048 * 4, 1e-9);
-  g_assert_cmpfloat (item_bytes (packed_flash, HR_BUCKET_ACTIVATIONS, "packed"), ==, 0);
+  hr_test_assert_near (hr_test_item_bytes (packed, HR_BUCKET_ACTIVATIONS, "packed"),
+                       2048.0 * 2048 * 4, 1e-9);
+  g_assert_cmpfloat (hr_test_item_bytes (packed_flash, HR_BUCKET_ACTIVATIONS, "packed"), ==, 0);
 }
 
 /* Every item says what it rests on; with no measurement of the scenario
@@ -1284,8 +1269,8 @@ test_property_tensor_parallel (void)
       double eq2 = s * b * h * (10.0 + 24.0 / t + 5.0 * a * s / (h * t)) * L;
       double eq4 = s * b * h / t * (34.0 + 5.0 * a * s / h) * L;
 
-      assert_near (item_bytes (ep, HR_BUCKET_ACTIVATIONS, "16 layers"), eq2, 0.01);
-      assert_near (item_bytes (es, HR_BUCKET_ACTIVATIONS, "16 layers"), eq4, 0.01);
+      hr_test_assert_near (hr_test_item_bytes (ep, HR_BUCKET_ACTIVATIONS, "16 layers"), eq2, 0.01);
+      hr_test_assert_near (hr_test_item_bytes (es, HR_BUCKET_ACTIVATIONS, "16 layers"), eq4, 0.01);
       g_assert_true (has_note (ep, "without sequence parallelism"));
     }
 
@@ -1301,10 +1286,10 @@ test_property_tensor_parallel (void)
     const HrComponent *c = g_ptr_array_index (one->model->components, 0);
     double norms = 2.0 * hr_component_norm_params (c);
 
-    assert_near ((double) e8->buckets[HR_BUCKET_WEIGHTS],
-                 (e1->buckets[HR_BUCKET_WEIGHTS] - norms) / 8.0 + norms, 0.001);
+    hr_test_assert_near ((double) e8->buckets[HR_BUCKET_WEIGHTS],
+                         (e1->buckets[HR_BUCKET_WEIGHTS] - norms) / 8.0 + norms, 0.001);
     /* eight KV heads: one per GPU, so the cache divides by 8 too */
-    assert_near ((double) e8->kv_cache, e1->kv_cache / 8.0, 0.001);
+    hr_test_assert_near ((double) e8->kv_cache, e1->kv_cache / 8.0, 0.001);
   }
 }
 
@@ -1330,13 +1315,13 @@ test_property_loss_parallel (void)
   g_autoptr(HrEstimate) em = hr_estimate_new (megatron);
   /* the vocabulary split over four ranks: 128256 / 4 logits a token */
   double logits = 2048.0 * 2 * (128256 / 4);
-  double loss_t = item_bytes (et, HR_BUCKET_ACTIVATIONS, "logits and loss");
-  double loss_m = item_bytes (em, HR_BUCKET_ACTIVATIONS, "logits and loss");
+  double loss_t = hr_test_item_bytes (et, HR_BUCKET_ACTIVATIONS, "logits and loss");
+  double loss_m = hr_test_item_bytes (em, HR_BUCKET_ACTIVATIONS, "logits and loss");
 
   g_assert_cmpfloat (loss_t, >, loss_m);
   /* nothing is rebuilt after the loss without recomputation: the
    * difference is the two extra bytes a logit */
-  assert_near (loss_t - loss_m, 2.0 * logits, 0.02);
+  hr_test_assert_near (loss_t - loss_m, 2.0 * logits, 0.02);
 }
 
 #undef LOSS_TP
@@ -1354,7 +1339,7 @@ test_property_loss_parallel (void)
 static double
 layer_activations (const HrEstimate *est)
 {
-  return item_bytes (est, HR_BUCKET_ACTIVATIONS, " layers × ");
+  return hr_test_item_bytes (est, HR_BUCKET_ACTIVATIONS, " layers × ");
 }
 
 static void
@@ -1378,14 +1363,14 @@ test_property_pipeline (void)
       /* within 1%: the final norm and the head's input are the last
        * stage's */
       g_assert_cmpuint (e1->pipeline_stage, ==, 1);
-      assert_near (layer_activations (e1), full, 0.01);
+      hr_test_assert_near (layer_activations (e1), full, 0.01);
       /* GPipe's last stage holds all 16 too, with their final norms and
        * the head's inputs (about 2% of a stage of llama-2-7b each) */
       g_assert_cmpuint (eg->pipeline_stage, ==, 2);
-      assert_near (layer_activations (eg), full * 16.0 / p, 0.05);
-      assert_near (layer_activations (ei), full * (1.0 + (p - 1.0) / (2.0 * p)), 0.01);
+      hr_test_assert_near (layer_activations (eg), full * 16.0 / p, 0.05);
+      hr_test_assert_near (layer_activations (ei), full * (1.0 + (p - 1.0) / (2.0 * p)), 0.01);
       /* one micro-batch in flight: a stage's share of one */
-      assert_near (layer_activations (ef), full / p, 0.05);
+      hr_test_assert_near (layer_activations (ef), full / p, 0.05);
       /* the stage holds its layers' state: an eighth of the model at p 8 */
       g_assert_cmpfloat (model_state (e1), <, 1.1 * model_state (ew) / p + 1e9);
     }
@@ -1412,10 +1397,11 @@ test_property_context_parallel (void)
       g_autoptr(HrEstimate) es = hr_estimate_new (split);
 
       /* s x cp tokens over cp GPUs: each computes what 8192 would */
-      assert_near (layer_activations (es), layer_activations (eb), 0.001);
-      g_assert_cmpfloat (item_bytes (es, HR_BUCKET_ACTIVATIONS, "context parallelism"), >, 0);
+      hr_test_assert_near (layer_activations (es), layer_activations (eb), 0.001);
+      g_assert_cmpfloat (hr_test_item_bytes (es, HR_BUCKET_ACTIVATIONS, "context parallelism"), >,
+                         0);
       /* the model state is sharded over all 8 GPUs whatever cp is */
-      assert_near (model_state (es), model_state (eb), 0.01);
+      hr_test_assert_near (model_state (es), model_state (eb), 0.01);
     }
 #undef CP_SCENARIO
 }
@@ -1463,9 +1449,9 @@ test_property_moe (void)
    * token per layer */
   double router = 6.0 * 8 * 1024 * 2 * 8;
 
-  assert_near (a3 - a2, a2 - a1, 1e-6);
+  hr_test_assert_near (a3 - a2, a2 - a1, 1e-6);
   g_assert_cmpfloat (a2, >, a1);
-  assert_near (layer_activations (e16) - a2, router, 1e-6);
+  hr_test_assert_near (layer_activations (e16) - a2, router, 1e-6);
   /* every expert stored: twice the experts, about twice the weights */
   g_assert_cmpfloat (e16->buckets[HR_BUCKET_WEIGHTS], >, 1.8 * k2->buckets[HR_BUCKET_WEIGHTS]);
   /* a quarter of the experts on each GPU */
@@ -1511,14 +1497,14 @@ test_property_serving (void)
   double per_token = 32 * 8 * 256 * 2.0;
 
   /* the pool, and the graphs captured beside it */
-  assert_near ((double) ee->device_used, 0.9 * card, 0.001);
+  hr_test_assert_near ((double) ee->device_used, 0.9 * card, 0.001);
   g_assert_cmpuint (e90->device_used, >, ee->device_used);
   /* a tenth of the card more pool is a tenth of the card more KV cache */
-  assert_near ((double) e90->kv_cache - e80->kv_cache, 0.1 * card, 0.001);
+  hr_test_assert_near ((double) e90->kv_cache - e80->kv_cache, 0.1 * card, 0.001);
   g_assert_cmpuint (e90->kv_tokens, ==, (guint64) (floor (e90->kv_cache / per_token / 16) * 16));
   g_assert_cmpuint (e90->kv_sequences, ==, e90->kv_tokens / 8192);
   g_assert_true (e90->pool_limits);
-  assert_near (e90->pool_fraction, 0.9, 1e-9);
+  hr_test_assert_near (e90->pool_fraction, 0.9, 1e-9);
   (void) c;
 #undef VLLM
 
@@ -1529,8 +1515,8 @@ test_property_serving (void)
     g_autoptr(HrEstimate) es = hr_estimate_new (sg);
 
     /* weights, the CUDA context and the KV pool fill the static share */
-    assert_near ((double) es->buckets[HR_BUCKET_WEIGHTS] + es->kv_cache + 0.5 * GiB,
-                 0.85 * sg->gpu->memory, 0.001);
+    hr_test_assert_near ((double) es->buckets[HR_BUCKET_WEIGHTS] + es->kv_cache + 0.5 * GiB,
+                         0.85 * sg->gpu->memory, 0.001);
   }
 
   {
@@ -1546,10 +1532,10 @@ test_property_serving (void)
 
     /* half the layers and no output layer on the GPU, half the cache */
     g_assert_cmpfloat (eh->buckets[HR_BUCKET_WEIGHTS], <, 0.5 * ea->buckets[HR_BUCKET_WEIGHTS]);
-    assert_near ((double) eh->kv_cache, ea->kv_cache / 2.0, 1e-6);
+    hr_test_assert_near ((double) eh->kv_cache, ea->kv_cache / 2.0, 1e-6);
     g_assert_cmpuint (eh->host_ram, >, ea->host_ram);
     /* q8_0 blocks: 34 bytes per 32 values against 64 */
-    assert_near ((double) eq->kv_cache, ea->kv_cache * 34.0 / 64.0, 1e-6);
+    hr_test_assert_near ((double) eq->kv_cache, ea->kv_cache * 34.0 / 64.0, 1e-6);
 #undef LLAMACPP
   }
 }
@@ -1615,9 +1601,9 @@ test_property_range_kind (void)
 
       g_assert_cmpstr (est->range_kind, ==, cases[i].kind);
       g_assert_cmpfloat (est->range_high, >, 0);
-      assert_near ((double) est->high, device * (1.0 + est->range_high), 1e-6);
-      assert_near ((double) est->low, device * (1.0 - est->range_low), 1e-6);
-      assert_near ((double) est->allocated_high, allocated * (1.0 + est->range_high), 1e-6);
+      hr_test_assert_near ((double) est->high, device * (1.0 + est->range_high), 1e-6);
+      hr_test_assert_near ((double) est->low, device * (1.0 - est->range_low), 1e-6);
+      hr_test_assert_near ((double) est->allocated_high, allocated * (1.0 + est->range_high), 1e-6);
     }
 }
 

@@ -14,54 +14,6 @@
 #include "hr-core.h"
 #include "hr-test-utils.h"
 
-static HrScenario *
-parse (const char  *text,
-       GError     **error)
-{
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", text, -1, error);
-
-  if (doc == NULL)
-    return NULL;
-  return hr_scenario_new_from_doc (doc, hr_catalog_get_default (), error);
-}
-
-static void
-expect_error (const char *text,
-              const char *phrase)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) s = parse (text, &error);
-
-  g_assert_null (s);
-  g_assert_nonnull (error);
-  if (strstr (error->message, phrase) == NULL)
-    g_error ("expected \"%s\" in: %s", phrase, error->message);
-  /* the message names the file, the line and the column */
-  g_assert_true (g_str_has_prefix (error->message, "s.json:"));
-}
-
-static double
-item_bytes (const HrEstimate *est,
-            HrBucket          bucket,
-            const char       *label_part,
-            HrBasis          *basis)
-{
-  double sum = 0;
-
-  for (guint i = 0; i < est->items->len; i++)
-    {
-      HrEstimateItem *item = g_ptr_array_index (est->items, i);
-
-      if (item->bucket == bucket && strstr (item->label, label_part) != NULL)
-        {
-          sum += item->bytes;
-          if (basis != NULL)
-            *basis = item->basis;
-        }
-    }
-  return sum;
-}
-
 static gboolean
 has_item (const HrEstimate *est,
           const char       *label_part)
@@ -72,13 +24,6 @@ has_item (const HrEstimate *est,
       return TRUE;
   return FALSE;
 }
-
-#define assert_near(a, b, rel) \
-  G_STMT_START { \
-    double a_ = (a), b_ = (b); \
-    if (fabs (a_ - b_) > (rel) * fabs (b_)) \
-      g_error ("%s = %.6g, expected %.6g within %.1f%%", #a, a_, b_, 100.0 * (rel)); \
-  } G_STMT_END
 
 /* A frozen VQ-GAN beside a trainable dynamics transformer, as world-model
  * papers describe them (a tokenizer's size and nothing else). */
@@ -111,18 +56,25 @@ test_weights_only_parse (void)
   }
 
   /* it cannot train, and a shape key contradicts "weights-only" */
-  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
-                "\"params\": 10, \"components\": [{\"name\": \"VAE\", \"params\": 10, "
-                "\"trainable\": true}]}}", "\"VAE\" is given by its parameter count alone");
-  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
-                "\"params\": 10, \"components\": [{\"name\": \"VAE\", \"params\": 10, "
-                "\"backprop\": true}]}}", "can only be frozen");
-  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
-                "\"params\": 10, \"kind\": \"weights-only\", \"hidden\": 64}}",
-                "\"hidden\" describes its shape");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+      "\"params\": 10, \"components\": [{\"name\": \"VAE\", \"params\": 10, "
+      "\"trainable\": true}]}}",
+      "\"VAE\" is given by its parameter count alone");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+      "\"params\": 10, \"components\": [{\"name\": \"VAE\", \"params\": 10, "
+      "\"backprop\": true}]}}",
+      "can only be frozen");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+      "\"params\": 10, \"kind\": \"weights-only\", \"hidden\": 64}}",
+      "\"hidden\" describes its shape");
   /* a half-given shape is still a transformer missing a key */
-  expect_error ("{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
-                "\"params\": 10, \"hidden\": 64}}", "\"layers\"");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", "
+      "\"params\": 10, \"hidden\": 64}}",
+      "\"layers\"");
 }
 
 static void
@@ -137,10 +89,11 @@ test_weights_only_estimate (void)
       "\"micro_batch\": 4}");
     g_autoptr(HrEstimate) est = hr_estimate_new (s);
     HrBasis basis = HR_BASIS_DERIVED;
-    double ws = item_bytes (est, HR_BUCKET_ACTIVATIONS, "parameter count alone", &basis);
+    double  ws =
+        hr_test_item_bytes_basis (est, HR_BUCKET_ACTIVATIONS, "parameter count alone", &basis);
 
-    assert_near (est->buckets[HR_BUCKET_WEIGHTS], 2.0 * 80e6, 0.001);
-    assert_near (ws, 2.0 * 80e6 * 4, 0.001);
+    hr_test_assert_near (est->buckets[HR_BUCKET_WEIGHTS], 2.0 * 80e6, 0.001);
+    hr_test_assert_near (ws, 2.0 * 80e6 * 4, 0.001);
     g_assert_cmpint (basis, ==, HR_BASIS_ASSUMED);
   }
 
@@ -154,8 +107,9 @@ test_weights_only_estimate (void)
     gboolean noted = FALSE;
 
     g_assert_cmpuint (est->trainable_params, ==, 100000000);
-    assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "VQ-GAN", NULL), 2.0 * 50e6, 0.001);
-    assert_near (est->buckets[HR_BUCKET_GRADIENTS], 2.0 * 100e6, 0.01);
+    hr_test_assert_near (hr_test_item_bytes_basis (est, HR_BUCKET_WEIGHTS, "VQ-GAN", NULL),
+                         2.0 * 50e6, 0.001);
+    hr_test_assert_near (est->buckets[HR_BUCKET_GRADIENTS], 2.0 * 100e6, 0.01);
     g_assert_true (has_item (est, "forward working set assumed"));
     for (guint i = 0; i < est->notes->len; i++)
       noted |= strstr (g_ptr_array_index (est->notes, i), "VQ-GAN is given by its parameter "
@@ -170,8 +124,9 @@ test_weights_only_estimate (void)
                                                 "\"trainable_params\": 60000000}");
     g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
-    assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "VQ-GAN", NULL), 2.0 * 50e6, 0.001);
-    assert_near (est->buckets[HR_BUCKET_GRADIENTS], 2.0 * 60e6, 0.01);
+    hr_test_assert_near (hr_test_item_bytes_basis (est, HR_BUCKET_WEIGHTS, "VQ-GAN", NULL),
+                         2.0 * 50e6, 0.001);
+    hr_test_assert_near (est->buckets[HR_BUCKET_GRADIENTS], 2.0 * 60e6, 0.01);
   }
 }
 
@@ -199,8 +154,8 @@ test_gguf_types (void)
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
       double embed = 32000.0 * 4096;
 
-      assert_near (est->buckets[HR_BUCKET_WEIGHTS], (6738415616.0 - embed) * types[i].bytes,
-                   0.001);
+      hr_test_assert_near (est->buckets[HR_BUCKET_WEIGHTS], (6738415616.0 - embed) * types[i].bytes,
+                           0.001);
       g_assert_cmpfloat (hr_dtype_bytes_per_param (s->weights_dtype, FALSE), ==, types[i].bytes);
     }
 
@@ -212,8 +167,10 @@ test_gguf_types (void)
 
     g_assert_cmpfloat (hr_dtype_element_bytes (s->kv_dtype), ==, 24.0 / 32);
   }
-  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"weights_dtype\": "
-                "\"q4_k_m\"}", "weights_dtype");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"weights_dtype\": "
+      "\"q4_k_m\"}",
+      "weights_dtype");
 }
 
 /* torchao's CPUOffloadOptimizer with offload_gradients: the optimizer
@@ -232,22 +189,23 @@ test_offload_gradients (void)
   double grads = 2.0 * 6738415616.0;
 
   g_assert_cmpint (both->offload, ==, HR_OFFLOAD_OPTIMIZER_GRADIENTS);
-  assert_near (e_opt->buckets[HR_BUCKET_GRADIENTS], grads, 0.01);
+  hr_test_assert_near (e_opt->buckets[HR_BUCKET_GRADIENTS], grads, 0.01);
   g_assert_cmpuint (e_both->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
   /* the largest tensor's gradient: the embedding, 32000 x 4096 */
-  assert_near (e_both->buckets[HR_BUCKET_GRADIENTS], 2.0 * 32000 * 4096, 0.01);
+  hr_test_assert_near (e_both->buckets[HR_BUCKET_GRADIENTS], 2.0 * 32000 * 4096, 0.01);
   /* the host holds the gradients the GPU no longer does */
-  assert_near ((double) e_both->host_ram - e_opt->host_ram, grads, 0.05);
+  hr_test_assert_near ((double) e_both->host_ram - e_opt->host_ram, grads, 0.05);
 
   {
     g_autofree char *accum = g_strdup_printf (OFFLOAD_BASE, "optimizer+gradients", ", \"grad_accum\": 4");
     g_autofree char *zero = g_strdup_printf (OFFLOAD_BASE, "optimizer+gradients",
                                              ", \"gpus\": 2, \"sharding\": \"zero2\"");
-    expect_error (accum, "cannot accumulate gradients");
-    expect_error (zero, "ZeRO-Offload");
-    expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": "
-                  "\"inference\", \"offload\": \"optimizer+gradients\"}",
-                  "no optimizer state or gradients");
+    hr_test_expect_scenario_error (accum, "cannot accumulate gradients");
+    hr_test_expect_scenario_error (zero, "ZeRO-Offload");
+    hr_test_expect_scenario_error (
+        "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": "
+        "\"inference\", \"offload\": \"optimizer+gradients\"}",
+        "no optimizer state or gradients");
   }
 }
 
@@ -271,10 +229,12 @@ test_loss_sum (void)
   double logits = 2.0 * 32000 * 1024 * 2;
 
   g_assert_cmpint (sum->loss, ==, HR_LOSS_SUM);
-  assert_near (item_bytes (e_sum, HR_BUCKET_ACTIVATIONS, "no loss head", NULL), logits, 0.001);
+  hr_test_assert_near (
+      hr_test_item_bytes_basis (e_sum, HR_BUCKET_ACTIVATIONS, "no loss head", NULL), logits, 0.001);
   /* transformers' upcast loss: 14 bytes a logit against the sum's 2 */
-  assert_near (item_bytes (e_up, HR_BUCKET_ACTIVATIONS, "upcast to fp32", NULL), 7.0 * logits,
-               0.001);
+  hr_test_assert_near (
+      hr_test_item_bytes_basis (e_up, HR_BUCKET_ACTIVATIONS, "upcast to fp32", NULL), 7.0 * logits,
+      0.001);
   g_assert_cmpuint (e_sum->buckets[HR_BUCKET_OPTIMIZER], ==, 0);
 }
 
@@ -295,8 +255,9 @@ test_causal_mask (void)
         masks[i].mask);
       g_autoptr(HrEstimate) est = hr_estimate_new (s);
 
-      assert_near (item_bytes (est, HR_BUCKET_ACTIVATIONS, "causal mask", NULL), masks[i].bytes,
-                   0.001);
+      hr_test_assert_near (
+          hr_test_item_bytes_basis (est, HR_BUCKET_ACTIVATIONS, "causal mask", NULL),
+          masks[i].bytes, 0.001);
     }
 
   {
@@ -307,8 +268,10 @@ test_causal_mask (void)
 
     g_assert_false (has_item (est, "causal mask"));
   }
-  expect_error ("{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
-                "\"causal_mask\": \"dense\"}", "needs \"task\": \"inference\"");
+  hr_test_expect_scenario_error (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-3.1-8b\", \"task\": \"train\", "
+      "\"causal_mask\": \"dense\"}",
+      "needs \"task\": \"inference\"");
 }
 
 /* torchao float8 training: bf16 mixed precision whose FSDP2 gathers the
@@ -328,16 +291,17 @@ test_fp8_mixed (void)
                                                  "\"compute\": \"fp8-mixed\"}");
   g_autoptr(HrEstimate) e16 = hr_estimate_new (bf16);
   g_autoptr(HrEstimate) e8 = hr_estimate_new (fp8);
-  double g16 = item_bytes (e16, HR_BUCKET_WEIGHTS, "unsharded", NULL);
-  double g8 = item_bytes (e8, HR_BUCKET_WEIGHTS, "unsharded", NULL);
+  double g16 = hr_test_item_bytes_basis (e16, HR_BUCKET_WEIGHTS, "unsharded", NULL);
+  double g8 = hr_test_item_bytes_basis (e8, HR_BUCKET_WEIGHTS, "unsharded", NULL);
 
   g_assert_cmpint (fp8->compute, ==, HR_COMPUTE_FP8_MIXED);
   g_assert_true (hr_compute_is_mixed (fp8->compute));
   /* the gathered weights in one byte instead of two; the rest as bf16 */
   g_assert_cmpfloat (g16, >, 0);
-  assert_near (g8, g16 / 2, 0.001);
-  assert_near (e8->buckets[HR_BUCKET_ACTIVATIONS], e16->buckets[HR_BUCKET_ACTIVATIONS], 0.001);
-  assert_near (e8->buckets[HR_BUCKET_OPTIMIZER], e16->buckets[HR_BUCKET_OPTIMIZER], 0.001);
+  hr_test_assert_near (g8, g16 / 2, 0.001);
+  hr_test_assert_near (e8->buckets[HR_BUCKET_ACTIVATIONS], e16->buckets[HR_BUCKET_ACTIVATIONS],
+                       0.001);
+  hr_test_assert_near (e8->buckets[HR_BUCKET_OPTIMIZER], e16->buckets[HR_BUCKET_OPTIMIZER], 0.001);
 }
 
 /* torchao's fp6 weights and the MX element types, in the weights table */
@@ -360,8 +324,9 @@ test_fp6_mx (void)
       g_assert_cmpfloat (hr_dtype_bytes_per_param (s->weights_dtype, FALSE), ==, types[i].bytes);
       g_assert_true (hr_dtype_is_quantized (s->weights_dtype));
       /* the linear layers in that type, embeddings, head and norms 16-bit */
-      assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "frozen parameters, linear layers", NULL),
-                   linear * types[i].bytes + (6738415616.0 - linear) * 2.0, 0.001);
+      hr_test_assert_near (hr_test_item_bytes_basis (est, HR_BUCKET_WEIGHTS,
+                                                     "frozen parameters, linear layers", NULL),
+                           linear * types[i].bytes + (6738415616.0 - linear) * 2.0, 0.001);
     }
 }
 
@@ -384,7 +349,8 @@ test_galore (void)
   double expected = L * (attention + mlp) + rest * 2 * 2;
 
   g_assert_cmpuint (s->galore_rank, ==, 512);
-  assert_near (item_bytes (est, HR_BUCKET_OPTIMIZER, "state", NULL), expected, 0.001);
+  hr_test_assert_near (hr_test_item_bytes_basis (est, HR_BUCKET_OPTIMIZER, "state", NULL), expected,
+                       0.001);
   g_assert_true (has_item (est, "GaLore's projector refresh"));
 
   {
@@ -393,8 +359,8 @@ test_galore (void)
       "\"compute\": \"bf16-pure\", \"micro_batch\": 1, \"seq_len\": 256}");
     g_autoptr(HrEstimate) e_adam = hr_estimate_new (adam);
 
-    g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OPTIMIZER, "state", NULL), <,
-                       0.5 * item_bytes (e_adam, HR_BUCKET_OPTIMIZER, "state", NULL));
+    g_assert_cmpfloat (hr_test_item_bytes_basis (est, HR_BUCKET_OPTIMIZER, "state", NULL), <,
+                       0.5 * hr_test_item_bytes_basis (e_adam, HR_BUCKET_OPTIMIZER, "state", NULL));
   }
 }
 

@@ -15,55 +15,6 @@
 
 #define LLAMA7B_PARAMS 6738415616.0
 
-static HrScenario *
-parse (const char  *text,
-       GError     **error)
-{
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", text, -1, error);
-
-  if (doc == NULL)
-    return NULL;
-  return hr_scenario_new_from_doc (doc, hr_catalog_get_default (), error);
-}
-
-static void
-expect_error (const char *text,
-              const char *phrase)
-{
-  g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) s = parse (text, &error);
-
-  g_assert_null (s);
-  g_assert_nonnull (error);
-  if (strstr (error->message, phrase) == NULL)
-    g_error ("expected \"%s\" in: %s", phrase, error->message);
-  g_assert_true (g_str_has_prefix (error->message, "s.json:"));
-}
-
-static double
-item_bytes (const HrEstimate *est,
-            HrBucket          bucket,
-            const char       *label_part)
-{
-  double sum = 0;
-
-  for (guint i = 0; i < est->items->len; i++)
-    {
-      HrEstimateItem *item = g_ptr_array_index (est->items, i);
-
-      if (item->bucket == bucket && strstr (item->label, label_part) != NULL)
-        sum += item->bytes;
-    }
-  return sum;
-}
-
-#define assert_near(a, b, rel) \
-  G_STMT_START { \
-    double a_ = (a), b_ = (b); \
-    if (fabs (a_ - b_) > (rel) * fabs (b_)) \
-      g_error ("%s = %.6g, expected %.6g within %.1f%%", #a, a_, b_, 100.0 * (rel)); \
-  } G_STMT_END
-
 /* LLaMA-2-7B's projected matrices: q, k, v, o (h x h) and gate, up, down
  * (h x I) in each of 32 layers */
 static const double h = 4096, I = 11008, L = 32;
@@ -106,17 +57,18 @@ test_q_galore (void)
 
   g_assert_true (hr_scenario_int8_weights (s));
   g_assert_false (hr_scenario_int8_weights (g));
-  assert_near (item_bytes (est, HR_BUCKET_OPTIMIZER, "state"),
-               low_rank_bytes (1024, bnb8, proj) + rest * 2 * bnb8, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_OPTIMIZER, "state"),
+                       low_rank_bytes (1024, bnb8, proj) + rest * 2 * bnb8, 0.001);
   /* GaLore 8-bit keeps its projector in bf16 */
-  assert_near (item_bytes (e_g, HR_BUCKET_OPTIMIZER, "state"),
-               low_rank_bytes (1024, bnb8, 2) + rest * 2 * bnb8, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_g, HR_BUCKET_OPTIMIZER, "state"),
+                       low_rank_bytes (1024, bnb8, 2) + rest * 2 * bnb8, 0.001);
   /* weights: int8 linears, the embedding, head and norms in bf16 */
-  assert_near (item_bytes (est, HR_BUCKET_WEIGHTS, "in int8"),
-               projected_params () * (1 + 8.0 / 256) + rest * 2, 0.001);
-  assert_near (item_bytes (e_g, HR_BUCKET_WEIGHTS, "trainable"), LLAMA7B_PARAMS * 2, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_WEIGHTS, "in int8"),
+                       projected_params () * (1 + 8.0 / 256) + rest * 2, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_g, HR_BUCKET_WEIGHTS, "trainable"), LLAMA7B_PARAMS * 2,
+                       0.001);
   /* the SVD refresh is GaLore's */
-  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OPTIMIZER, "projector refresh"), >, 0);
+  g_assert_cmpfloat (hr_test_item_bytes (est, HR_BUCKET_OPTIMIZER, "projector refresh"), >, 0);
 
   {
     /* without --weight_quant the linears stay bf16 */
@@ -125,7 +77,8 @@ test_q_galore (void)
     g_autoptr(HrEstimate) e_off = hr_estimate_new (off);
 
     g_assert_false (hr_scenario_int8_weights (off));
-    assert_near (item_bytes (e_off, HR_BUCKET_WEIGHTS, "trainable"), LLAMA7B_PARAMS * 2, 0.001);
+    hr_test_assert_near (hr_test_item_bytes (e_off, HR_BUCKET_WEIGHTS, "trainable"),
+                         LLAMA7B_PARAMS * 2, 0.001);
   }
 }
 
@@ -144,13 +97,14 @@ test_apollo (void)
 
   /* scripts/pretrain_c4/llama_7b_apollo.sh: rank 256 */
   g_assert_cmpuint (s->apollo_rank, ==, 256);
-  assert_near (item_bytes (est, HR_BUCKET_OPTIMIZER, "state"),
-               low_rank_bytes (256, 2, 2) + rest * 2 * 2, 0.001);
-  assert_near (item_bytes (e_mini, HR_BUCKET_OPTIMIZER, "state"),
-               low_rank_bytes (1, 2, 2) + rest * 2 * 2, 0.001);
-  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OPTIMIZER, "projector refresh"), ==, 0);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_OPTIMIZER, "state"),
+                       low_rank_bytes (256, 2, 2) + rest * 2 * 2, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (e_mini, HR_BUCKET_OPTIMIZER, "state"),
+                       low_rank_bytes (1, 2, 2) + rest * 2 * 2, 0.001);
+  g_assert_cmpfloat (hr_test_item_bytes (est, HR_BUCKET_OPTIMIZER, "projector refresh"), ==, 0);
   /* the step's fp32 copy of the largest gradient (an MLP matrix) */
-  assert_near (item_bytes (est, HR_BUCKET_OPTIMIZER, "APOLLO's step"), 4 * h * I, 0.001);
+  hr_test_assert_near (hr_test_item_bytes (est, HR_BUCKET_OPTIMIZER, "APOLLO's step"), 4 * h * I,
+                       0.001);
   g_assert_false (hr_scenario_int8_weights (s));
 
   {
@@ -162,10 +116,10 @@ test_apollo (void)
     g_autoptr(HrEstimate) e_q = hr_estimate_new (q);
     double bnb8 = 1.0 + 4.0 / 256;
 
-    assert_near (item_bytes (e_q, HR_BUCKET_OPTIMIZER, "state"),
-                 low_rank_bytes (1, 4, 2) + rest * 2 * bnb8, 0.001);
-    assert_near (item_bytes (e_q, HR_BUCKET_WEIGHTS, "in int8"),
-                 projected_params () * (1 + 8.0 / 128) + rest * 2, 0.001);
+    hr_test_assert_near (hr_test_item_bytes (e_q, HR_BUCKET_OPTIMIZER, "state"),
+                         low_rank_bytes (1, 4, 2) + rest * 2 * bnb8, 0.001);
+    hr_test_assert_near (hr_test_item_bytes (e_q, HR_BUCKET_WEIGHTS, "in int8"),
+                         projected_params () * (1 + 8.0 / 128) + rest * 2, 0.001);
   }
 }
 
@@ -182,14 +136,16 @@ test_keys (void)
   g_assert_cmpuint (back->apollo_rank, ==, 128);
   g_assert_true (hr_scenario_int8_weights (back));
 
-  expect_error (LLAMA_TRAIN "\"optimizer\": \"apollo-mini\", \"apollo_rank\": 4}",
-                "APOLLO-Mini projects to rank 1");
-  expect_error (LLAMA_TRAIN "\"optimizer\": \"adamw\", \"apollo_rank\": 4}",
-                "\"apollo_rank\" is APOLLO's");
-  expect_error (LLAMA_TRAIN "\"optimizer\": \"galore-adamw-8bit\", \"int8_weights\": true}",
-                "\"int8_weights\" holds the trained linears in int8");
-  expect_error (LLAMA_TRAIN "\"optimizer\": \"apollo-mini\", \"int8_weight_group\": 64}",
-                "it needs \"int8_weights\"");
+  hr_test_expect_scenario_error (LLAMA_TRAIN "\"optimizer\": \"apollo-mini\", \"apollo_rank\": 4}",
+                                 "APOLLO-Mini projects to rank 1");
+  hr_test_expect_scenario_error (LLAMA_TRAIN "\"optimizer\": \"adamw\", \"apollo_rank\": 4}",
+                                 "\"apollo_rank\" is APOLLO's");
+  hr_test_expect_scenario_error (LLAMA_TRAIN
+                                 "\"optimizer\": \"galore-adamw-8bit\", \"int8_weights\": true}",
+                                 "\"int8_weights\" holds the trained linears in int8");
+  hr_test_expect_scenario_error (LLAMA_TRAIN
+                                 "\"optimizer\": \"apollo-mini\", \"int8_weight_group\": 64}",
+                                 "it needs \"int8_weights\"");
 }
 
 int

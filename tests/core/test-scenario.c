@@ -11,17 +11,7 @@
 #include <string.h>
 
 #include "hr-core.h"
-
-static HrScenario *
-parse (const char  *text,
-       GError     **error)
-{
-  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", text, -1, error);
-
-  if (doc == NULL)
-    return NULL;
-  return hr_scenario_new_from_doc (doc, hr_catalog_get_default (), error);
-}
+#include "hr-test-utils.h"
 
 /* Parses @text, expects it to fail with a message that starts with
  * "s.json:LINE:COL: " and contains @phrase. */
@@ -32,7 +22,7 @@ expect_error (const char *text,
               const char *phrase)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) scenario = parse (text, &error);
+  g_autoptr(HrScenario) scenario = hr_test_parse_scenario (text, &error);
   g_autofree char *prefix = g_strdup_printf ("s.json:%u:%u: ", line, column);
 
   g_assert_null (scenario);
@@ -48,7 +38,8 @@ static void
 test_minimal_defaults (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) s = parse ("{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}", &error);
+  g_autoptr(HrScenario) s = hr_test_parse_scenario (
+      "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"}", &error);
 
   g_assert_no_error (error);
   g_assert_nonnull (s);
@@ -81,7 +72,8 @@ static void
 test_dependent_defaults (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) inference = parse (HEAD "  \"task\": \"inference\"\n}", &error);
+  g_autoptr(HrScenario) inference =
+                 hr_test_parse_scenario (HEAD "  \"task\": \"inference\"\n}", &error);
   g_autoptr(HrScenario) qlora = NULL;
   g_autoptr(HrScenario) fp32 = NULL;
   g_autoptr(HrScenario) jax = NULL;
@@ -91,17 +83,18 @@ test_dependent_defaults (void)
   g_assert_cmpint (inference->optimizer, ==, HR_OPTIMIZER_NONE);
 
   /* "qlora implies nf4" */
-  qlora = parse (HEAD "  \"method\": \"qlora\"\n}", &error);
+  qlora = hr_test_parse_scenario (HEAD "  \"method\": \"qlora\"\n}", &error);
   g_assert_no_error (error);
   g_assert_cmpint (qlora->weights_dtype, ==, HR_DTYPE_NF4);
 
   /* weights_dtype follows compute */
-  fp32 = parse (HEAD "  \"compute\": \"fp32\"\n}", &error);
+  fp32 = hr_test_parse_scenario (HEAD "  \"compute\": \"fp32\"\n}", &error);
   g_assert_no_error (error);
   g_assert_cmpint (fp32->weights_dtype, ==, HR_DTYPE_FP32);
 
   /* framework comes from the model (DreamerV3 is a JAX code base) */
-  jax = parse ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\"}", &error);
+  jax =
+      hr_test_parse_scenario ("{\"headroom_scenario\": 1, \"model\": \"dreamerv3-200m\"}", &error);
   g_assert_no_error (error);
   g_assert_cmpint (jax->framework, ==, HR_FRAMEWORK_JAX);
 }
@@ -157,7 +150,7 @@ test_every_key (void)
      "\"heads\": 4}" },
   };
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) s = parse (text, &error);
+  g_autoptr(HrScenario) s = hr_test_parse_scenario (text, &error);
 
   g_assert_no_error (error);
   g_assert_cmpstr (s->name, ==, "all");
@@ -175,7 +168,7 @@ test_every_key (void)
       g_autofree char *one = g_strdup_printf ("{\"headroom_scenario\": 1%s, \"%s\": %s}",
                                               is_model ? "" : ", \"model\": \"llama-2-7b\"",
                                               values[i][0], values[i][1]);
-      g_autoptr(HrScenario) t = parse (one, &error);
+      g_autoptr(HrScenario) t = hr_test_parse_scenario (one, &error);
 
       if (t == NULL)
         g_error ("%s: %s", one, error->message);
@@ -375,12 +368,14 @@ test_round_trip (void)
   g_autoptr(GError) error = NULL;
   g_autofree char *dir = g_dir_make_tmp ("headroom-test-XXXXXX", NULL);
   g_autofree char *path = g_build_filename (dir, "saved.json", NULL);
-  g_autoptr(HrScenario) a = parse (HEAD "  \"name\": \"trip\", \"method\": \"qlora\", "
-                                        "\"micro_batch\": 3,\n"
-                                   "  \"seq_len\": 777, \"gpu\": {\"id\": \"g\", \"name\": "
-                                   "\"G\", \"memory\": 48000000000},\n"
-                                   "  \"replay\": {\"steps\": 5, \"obs_shape\": [2, 3]}, "
-                                   "\"loss\": \"chunked\"\n}", &error);
+  g_autoptr(HrScenario) a = hr_test_parse_scenario (
+      HEAD "  \"name\": \"trip\", \"method\": \"qlora\", "
+           "\"micro_batch\": 3,\n"
+           "  \"seq_len\": 777, \"gpu\": {\"id\": \"g\", \"name\": "
+           "\"G\", \"memory\": 48000000000},\n"
+           "  \"replay\": {\"steps\": 5, \"obs_shape\": [2, 3]}, "
+           "\"loss\": \"chunked\"\n}",
+      &error);
   g_autoptr(HrScenario) b = NULL;
   g_autoptr(HrEstimate) ea = NULL;
   g_autoptr(HrEstimate) eb = NULL;
@@ -524,8 +519,10 @@ static void
 test_keeps_nested_keys (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) s = parse (HEAD "  \"method\": \"lora\", \"x-note\": [1, {\"a\": 2}],\n"
-                                   "  \"lora\": {\"rank\": 8, \"x-why\": \"paper\"}\n}", &error);
+  g_autoptr(HrScenario) s = hr_test_parse_scenario (
+      HEAD "  \"method\": \"lora\", \"x-note\": [1, {\"a\": 2}],\n"
+           "  \"lora\": {\"rank\": 8, \"x-why\": \"paper\"}\n}",
+      &error);
   g_autoptr(JsonNode) node = NULL;
   g_autofree char *text = NULL;
 
@@ -552,7 +549,8 @@ static void
 test_round_trip_control_characters (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) a = parse (HEAD "  \"name\": \"a\\u001fb\\u0001c\\u007f\\n\"\n}", &error);
+  g_autoptr(HrScenario) a = hr_test_parse_scenario (
+      HEAD "  \"name\": \"a\\u001fb\\u0001c\\u007f\\n\"\n}", &error);
   g_autoptr(JsonNode) node = NULL;
   g_autoptr(HrJsonDoc) doc = NULL;
   g_autoptr(HrScenario) b = NULL;
@@ -574,7 +572,7 @@ static void
 test_copy (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) a = parse (HEAD "  \"gpu\": \"rtx-4090\"\n}", &error);
+  g_autoptr(HrScenario) a = hr_test_parse_scenario (HEAD "  \"gpu\": \"rtx-4090\"\n}", &error);
   g_autoptr(HrScenario) b = hr_scenario_copy (a);
 
   g_assert_true (a->model != b->model);
@@ -594,12 +592,17 @@ static void
 test_detection_keys (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) none = parse (HEAD "  \"task\": \"train\"\n}", &error);
-  g_autoptr(HrScenario) d2 = parse (HEAD "  \"detection_framework\": \"detectron2\"\n}", &error);
-  g_autoptr(HrScenario) tv = parse (HEAD "  \"detection_framework\": \"torchvision\",\n"
-                                    "  \"focal_loss\": \"fused\"\n}", &error);
-  g_autoptr(HrScenario) mm = parse (HEAD "  \"detection_framework\": \"mmdetection\",\n"
-                                    "  \"focal_loss\": \"python\"\n}", &error);
+  g_autoptr(HrScenario) none = hr_test_parse_scenario (HEAD "  \"task\": \"train\"\n}", &error);
+  g_autoptr(HrScenario) d2 = hr_test_parse_scenario (
+      HEAD "  \"detection_framework\": \"detectron2\"\n}", &error);
+  g_autoptr(HrScenario) tv =
+                 hr_test_parse_scenario (HEAD "  \"detection_framework\": \"torchvision\",\n"
+                                              "  \"focal_loss\": \"fused\"\n}",
+                                         &error);
+  g_autoptr(HrScenario) mm =
+                 hr_test_parse_scenario (HEAD "  \"detection_framework\": \"mmdetection\",\n"
+                                              "  \"focal_loss\": \"python\"\n}",
+                                         &error);
 
   g_assert_no_error (error);
   g_assert_cmpint (hr_scenario_get_focal_loss (none), ==, HR_ARCH_FOCAL_FUSED);
@@ -625,6 +628,42 @@ test_detection_keys (void)
 
   expect_error (HEAD "  \"detection_framework\": \"yolo\"\n}", 4, 26, "detection_framework");
   expect_error (HEAD "  \"focal_loss\": 1\n}", 4, 17, "focal_loss");
+}
+
+/* "pytorch_version": a release as MAJOR.MINOR (a patch allowed), saved
+ * as MAJOR.MINOR; compared by release, not as text ("1.10" is after
+ * "1.5"); anything else is refused at its line. */
+static void
+test_pytorch_version (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) none = parse (HEAD "  \"task\": \"train\"\n}", &error);
+  g_autoptr(HrScenario) old = parse (HEAD "  \"pytorch_version\": \"1.5\"\n}", &error);
+  g_autoptr(HrScenario) ten = parse (HEAD "  \"pytorch_version\": \"1.10.2\"\n}", &error);
+  g_autoptr(HrScenario) cur = parse (HEAD "  \"pytorch_version\": \"2.1\"\n}", &error);
+
+  g_assert_no_error (error);
+  g_assert_false (hr_scenario_pytorch_before (none, 1, 11));
+  g_assert_true (hr_scenario_pytorch_before (old, 1, 11));
+  g_assert_true (hr_scenario_pytorch_before (ten, 1, 11));
+  g_assert_false (hr_scenario_pytorch_before (ten, 1, 10));
+  g_assert_false (hr_scenario_pytorch_before (cur, 1, 11));
+  g_assert_true (hr_scenario_pytorch_before (cur, 2, 2));
+
+  {
+    g_autoptr(JsonNode) saved = hr_scenario_to_json (ten);
+    g_autoptr(JsonNode) plain = hr_scenario_to_json (none);
+
+    g_assert_cmpstr (json_object_get_string_member (json_node_get_object (saved),
+                                                    "pytorch_version"), ==, "1.10");
+    g_assert_false (json_object_has_member (json_node_get_object (plain), "pytorch_version"));
+  }
+
+  expect_error (HEAD "  \"pytorch_version\": \"latest\"\n}", 4, 22, "MAJOR.MINOR");
+  expect_error (HEAD "  \"pytorch_version\": \"1\"\n}", 4, 22, "pytorch_version");
+  expect_error (HEAD "  \"pytorch_version\": \"1.5.x\"\n}", 4, 22, "pytorch_version");
+  expect_error (HEAD "  \"pytorch_version\": 1.5\n}", 4, 22, "written as a string");
+  expect_error (HEAD "  \"pytorch_version\": true\n}", 4, 22, "pytorch_version");
 }
 
 static void
@@ -662,7 +701,7 @@ test_stack_keys (void)
       g_autofree char *one = g_strdup_printf ("{\"headroom_scenario\": 1, \"model\": "
                                               "\"llama-2-7b\", \"%s\": %s}",
                                               values[i][0], values[i][1]);
-      g_autoptr(HrScenario) t = parse (one, &error);
+      g_autoptr(HrScenario) t = hr_test_parse_scenario (one, &error);
 
       if (t == NULL)
         g_error ("%s: %s", one, error->message);
@@ -670,19 +709,21 @@ test_stack_keys (void)
 
   /* DeepSpeed: its defaults, and what a file sets */
   {
-    g_autoptr(HrScenario) z = parse (HEAD "  \"sharding\": \"zero3\", \"gpus\": 4,\n"
-                                     "  \"deepspeed\": {\"stage3_max_live_parameters\": 300000000,"
-                                     " \"stage3_prefetch_bucket_size\": 1000,"
-                                     " \"stage3_param_persistence_threshold\": 0,"
-                                     " \"reduce_bucket_size\": 2000, \"allgather_bucket_size\": 3,"
-                                     " \"stage3_max_reuse_distance\": 7, \"sub_group_size\": 9,"
-                                     " \"offload_param\": \"nvme\","
-                                     " \"offload_optimizer\": {\"device\": \"cpu\","
-                                     " \"pin_memory\": true},"
-                                     " \"overlap_comm\": false,"
-                                     " \"contiguous_gradients\": false}\n}",
-                                     &error);
-    g_autoptr(HrScenario) d = parse (HEAD "  \"sharding\": \"zero3\", \"gpus\": 4\n}", &error);
+    g_autoptr(HrScenario) z = hr_test_parse_scenario (
+        HEAD "  \"sharding\": \"zero3\", \"gpus\": 4,\n"
+             "  \"deepspeed\": {\"stage3_max_live_parameters\": 300000000,"
+             " \"stage3_prefetch_bucket_size\": 1000,"
+             " \"stage3_param_persistence_threshold\": 0,"
+             " \"reduce_bucket_size\": 2000, \"allgather_bucket_size\": 3,"
+             " \"stage3_max_reuse_distance\": 7, \"sub_group_size\": 9,"
+             " \"offload_param\": \"nvme\","
+             " \"offload_optimizer\": {\"device\": \"cpu\","
+             " \"pin_memory\": true},"
+             " \"overlap_comm\": false,"
+             " \"contiguous_gradients\": false}\n}",
+        &error);
+    g_autoptr(HrScenario) d = hr_test_parse_scenario (
+        HEAD "  \"sharding\": \"zero3\", \"gpus\": 4\n}", &error);
 
     g_assert_no_error (error);
     g_assert_true (z->has_deepspeed);
@@ -706,8 +747,10 @@ test_stack_keys (void)
 
   /* chosen modules */
   {
-    g_autoptr(HrScenario) m = parse (HEAD "  \"method\": \"lora\", \"lora\": {\"targets\": "
-                                     "[\"gate\", \"down\"]}\n}", &error);
+    g_autoptr(HrScenario) m =
+                   hr_test_parse_scenario (HEAD "  \"method\": \"lora\", \"lora\": {\"targets\": "
+                                                "[\"gate\", \"down\"]}\n}",
+                                           &error);
 
     g_assert_no_error (error);
     g_assert_cmpint (m->lora_targets, ==, HR_LORA_TARGETS_CUSTOM);
@@ -721,13 +764,18 @@ static void
 test_stack_defaults (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) tt = parse (HEAD "  \"stack\": \"torchtune\", \"gpus\": 8\n}", &error);
-  g_autoptr(HrScenario) tt_set = parse (HEAD "  \"stack\": \"torchtune\", \"gpus\": 8, "
-                                        "\"compute\": \"bf16-mixed\", \"loss\": \"upcast\", "
-                                        "\"sharding\": \"zero3\"\n}", &error);
-  g_autoptr(HrScenario) lit = parse (HEAD "  \"stack\": \"litgpt\", \"gpus\": 2\n}", &error);
-  g_autoptr(HrScenario) none = parse (HEAD "  \"gpus\": 8\n}", &error);
-  g_autoptr(HrScenario) hf = parse (HEAD "  \"stack\": \"transformers\"\n}", &error);
+  g_autoptr(HrScenario) tt =
+                 hr_test_parse_scenario (HEAD "  \"stack\": \"torchtune\", \"gpus\": 8\n}", &error);
+  g_autoptr(HrScenario) tt_set =
+                 hr_test_parse_scenario (HEAD "  \"stack\": \"torchtune\", \"gpus\": 8, "
+                                              "\"compute\": \"bf16-mixed\", \"loss\": \"upcast\", "
+                                              "\"sharding\": \"zero3\"\n}",
+                                         &error);
+  g_autoptr(HrScenario) lit =
+                 hr_test_parse_scenario (HEAD "  \"stack\": \"litgpt\", \"gpus\": 2\n}", &error);
+  g_autoptr(HrScenario) none = hr_test_parse_scenario (HEAD "  \"gpus\": 8\n}", &error);
+  g_autoptr(HrScenario) hf =
+                 hr_test_parse_scenario (HEAD "  \"stack\": \"transformers\"\n}", &error);
 
   g_assert_no_error (error);
   /* torchtune: dtype bf16, LinearCrossEntropyLoss, FSDP2, fused AdamW */
@@ -774,18 +822,19 @@ static void
 test_stack_round_trip (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) a = parse (HEAD "  \"stack\": \"torchtune\", \"gpus\": 4, "
-                                   "\"method\": \"dora\", \"lora\": {\"targets\": [\"q\", \"v\", "
-                                   "\"down\"]},\n  \"reshard_after_forward\": false, "
-                                   "\"activation_offload\": true, \"compile\": true, "
-                                   "\"packed\": true, \"optimizer_impl\": \"for-loop\", "
-                                   "\"optimizer_state_dtype\": \"fp32\",\n"
-                                   "  \"peft\": {\"block_size\": 8, \"decompose_factor\": 4}\n}",
-                                   &error);
-  g_autoptr(HrScenario) z = parse (HEAD "  \"sharding\": \"zero3\", \"gpus\": 2, \"deepspeed\": "
-                                   "{\"stage3_param_persistence_threshold\": 5, "
-                                   "\"offload_optimizer\": \"nvme\", \"overlap_comm\": true}\n}",
-                                   &error);
+  g_autoptr(HrScenario) a = hr_test_parse_scenario (HEAD "  \"stack\": \"torchtune\", \"gpus\": 4, "
+                                                    "\"method\": \"dora\", \"lora\": {\"targets\": [\"q\", \"v\", "
+                                                    "\"down\"]},\n  \"reshard_after_forward\": false, "
+                                                    "\"activation_offload\": true, \"compile\": true, "
+                                                    "\"packed\": true, \"optimizer_impl\": \"for-loop\", "
+                                                    "\"optimizer_state_dtype\": \"fp32\",\n"
+                                                    "  \"peft\": {\"block_size\": 8, \"decompose_factor\": 4}\n}",
+                                                    &error);
+  g_autoptr(HrScenario) z = hr_test_parse_scenario (
+      HEAD "  \"sharding\": \"zero3\", \"gpus\": 2, \"deepspeed\": "
+           "{\"stage3_param_persistence_threshold\": 5, "
+           "\"offload_optimizer\": \"nvme\", \"overlap_comm\": true}\n}",
+      &error);
 
   g_assert_no_error (error);
   for (guint k = 0; k < 2; k++)
@@ -793,7 +842,7 @@ test_stack_round_trip (void)
       HrScenario *s = k == 0 ? a : z;
       g_autoptr(JsonNode) node = hr_scenario_to_json (s);
       g_autofree char *text = hr_json_node_to_string (node, TRUE);
-      g_autoptr(HrScenario) b = parse (text, &error);
+      g_autoptr(HrScenario) b = hr_test_parse_scenario (text, &error);
       g_autoptr(HrEstimate) ea = NULL;
       g_autoptr(HrEstimate) eb = NULL;
 
@@ -868,7 +917,7 @@ test_parallel_round_trip (void)
   for (guint i = 0; i < G_N_ELEMENTS (texts); i++)
     {
       g_autoptr(GError) error = NULL;
-      g_autoptr(HrScenario) a = parse (texts[i], &error);
+      g_autoptr(HrScenario) a = hr_test_parse_scenario (texts[i], &error);
       g_autoptr(JsonNode) node = NULL;
       g_autofree char *text = NULL;
       g_autoptr(HrScenario) b = NULL;
@@ -878,7 +927,7 @@ test_parallel_round_trip (void)
       g_assert_no_error (error);
       node = hr_scenario_to_json (a);
       text = hr_json_node_to_string (node, TRUE);
-      b = parse (text, &error);
+      b = hr_test_parse_scenario (text, &error);
       g_assert_no_error (error);
       g_assert_cmpuint (b->tensor_parallel, ==, a->tensor_parallel);
       g_assert_cmpint (b->sequence_parallel, ==, a->sequence_parallel);
@@ -907,8 +956,9 @@ test_parallel_round_trip (void)
   /* "stack": "none" is the generic estimate; "fsdp" stays unversioned,
    * "fsdp2" written back as such */
   {
-    g_autoptr(HrScenario) none = parse (texts[3], NULL);
-    g_autoptr(HrScenario) v2 = parse (HEAD "  \"sharding\": \"fsdp2\", \"gpus\": 2\n}", NULL);
+    g_autoptr(HrScenario) none = hr_test_parse_scenario (texts[3], NULL);
+    g_autoptr(HrScenario) v2 =
+                   hr_test_parse_scenario (HEAD "  \"sharding\": \"fsdp2\", \"gpus\": 2\n}", NULL);
     g_autoptr(JsonNode) node = hr_scenario_to_json (v2);
     g_autofree char *text = hr_json_node_to_string (node, FALSE);
 
@@ -921,7 +971,7 @@ test_parallel_round_trip (void)
   /* an engine's keys out of their context are left out, and the file
    * reads back */
   {
-    g_autoptr(HrScenario) s = parse (texts[1], NULL);
+    g_autoptr(HrScenario) s = hr_test_parse_scenario (texts[1], NULL);
     g_autoptr(JsonNode) node = NULL;
     g_autofree char *text = NULL;
     g_autoptr(GError) error = NULL;
@@ -930,7 +980,7 @@ test_parallel_round_trip (void)
     s->task = HR_TASK_FINETUNE;
     node = hr_scenario_to_json (s);
     text = hr_json_node_to_string (node, FALSE);
-    back = parse (text, &error);
+    back = hr_test_parse_scenario (text, &error);
     g_assert_no_error (error);
     g_assert_null (strstr (text, "gpu_memory_utilization"));
   }
@@ -1011,6 +1061,7 @@ main (int    argc,
   g_test_add_func ("/scenario/parallel-round-trip", test_parallel_round_trip);
   g_test_add_func ("/json/shortest-double", test_shortest_double);
   g_test_add_func ("/scenario/detection-keys", test_detection_keys);
+  g_test_add_func ("/scenario/pytorch-version", test_pytorch_version);
 
   return g_test_run ();
 }

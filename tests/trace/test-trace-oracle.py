@@ -257,6 +257,254 @@ def conformer(catalog_id, dim, heads, samples=(8000, 16000), batches=(1, 2, 3), 
             "arch": {"num_hidden_layers": layers},
             "scenario": {"sample_rate": 16000, "attention": "eager"}}
 
+def mmseg_segmenter(head, depth, catalog_id, classes, sizes=(64, (128, 64)), batches=(2, 3)):
+    """mmsegmentation's EncoderDecoder written out in plain PyTorch, as its
+    configs build it (open-mmlab/mmsegmentation @3f8d34ee configs/_base_/
+    models/pspnet_r50-d8.py, deeplabv3plus_r50-d8.py, upernet_r50.py):
+    ResNetV1c (three 3x3 convolutions in the stem; D8: strides 1, 2, 1, 1,
+    dilations 1, 1, 2, 4, the first block of a dilated stage at half the
+    dilation, contract_dilation) with BatchNorm training (SyncBN saves the
+    same: torch/nn/modules/_functions.py SyncBatchNorm.forward,
+    save_for_backward(input, weight, mean, invstd, count_all)); the decode
+    head (mmseg/models/decode_heads psp_head.py PSPHead, sep_aspp_head.py
+    DepthwiseSeparableASPPHead, uper_head.py UPerHead: ConvModule is conv,
+    BatchNorm, in-place ReLU; cls_seg is Dropout2d(0.1) and the 1x1
+    conv_seg) and the auxiliary FCNHead on stage 3 (one 3x3 ConvModule,
+    loss weight 0.4); each head's loss as decode_head.py
+    BaseDecodeHead.losses computes it: the logits resized (bilinear) to
+    the label's size, then models/losses/cross_entropy_loss.py
+    cross_entropy (F.cross_entropy, reduction 'none', ignore_index 255)
+    and its mean.  accuracy() is left out: its topk saves int64 indices
+    for a node freed as soon as it returns."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+
+    def cm(cin, cout, k, d=1, groups=1):
+        return nn.Sequential(nn.Conv2d(cin, cout, k, padding=d * (k // 2), dilation=d,
+                                       groups=groups, bias=False),
+                             nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    def sep(cin, cout, d):
+        return nn.Sequential(cm(cin, cin, 3, d, groups=cin), cm(cin, cout, 1))
+
+    def resize(x, size):
+        return F.interpolate(x, size=size, mode="bilinear", align_corners=False)
+
+    class Backbone(nn.Module):
+        def __init__(self):
+            super().__init__()
+            dilated = head != "uper"
+            if depth == 18:
+                r = torchvision.models.resnet18(weights=None)
+                if dilated:
+                    # BasicBlock: both 3x3 convolutions dilated, the
+                    # stage's first at half (contract_dilation)
+                    for layer, d in ((r.layer3, 2), (r.layer4, 4)):
+                        for i, blk in enumerate(layer):
+                            for conv in (blk.conv1, blk.conv2):
+                                dd = d // 2 if i == 0 and conv is blk.conv1 else d
+                                conv.stride, conv.dilation, conv.padding = (1, 1), (dd, dd), (dd, dd)
+                            if blk.downsample is not None:
+                                blk.downsample[0].stride = (1, 1)
+            else:
+                ctor = torchvision.models.resnet50 if depth == 50 else torchvision.models.resnet101
+                r = ctor(weights=None, replace_stride_with_dilation=[False, True, True] if dilated else None)
+            self.stem = nn.Sequential(cm(3, 32, 3), cm(32, 32, 3), cm(32, 64, 3))
+            self.stem[0][0].stride = (2, 2)
+            self.pool = nn.MaxPool2d(3, 2, 1)
+            self.layers = nn.ModuleList([r.layer1, r.layer2, r.layer3, r.layer4])
+
+        def forward(self, x):
+            x = self.pool(self.stem(x))
+            outs = []
+            for layer in self.layers:
+                x = layer(x)
+                outs.append(x)
+            return outs
+
+    big = depth != 18
+    cins = [256, 512, 1024, 2048] if big else [64, 128, 256, 512]
+    ch = 512 if big else 128
+
+    class Decode(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.dropout = nn.Dropout2d(0.1)
+            self.conv_seg = nn.Conv2d(ch, classes, 1)
+            if head in ("psp", "uper"):
+                self.ppm = nn.ModuleList([nn.Sequential(nn.AdaptiveAvgPool2d(s), cm(cins[3], ch, 1))
+                                          for s in (1, 2, 3, 6)])
+                self.bottleneck = cm(cins[3] + 4 * ch, ch, 3)
+            if head == "uper":
+                self.lateral = nn.ModuleList([cm(c, ch, 1) for c in cins[:3]])
+                self.fpn = nn.ModuleList([cm(ch, ch, 3) for _ in cins[:3]])
+                self.fpn_bottleneck = cm(4 * ch, ch, 3)
+            if head == "aspp":
+                # dilations (1, 12, 24, 36); c1 from stage 1 to 48 channels
+                self.image_pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), cm(cins[3], ch, 1))
+                self.aspp = nn.ModuleList([cm(cins[3], ch, 1)] + [sep(cins[3], ch, d) for d in (12, 24, 36)])
+                self.bottleneck = cm(5 * ch, ch, 3)
+                self.c1_bottleneck = cm(cins[0], 48, 1)
+                self.sep_bottleneck = nn.Sequential(sep(ch + 48, ch, 1), sep(ch, ch, 1))
+
+        def psp(self, x):
+            return self.bottleneck(torch.cat([x] + [resize(p(x), x.shape[2:]) for p in self.ppm], 1))
+
+        def forward(self, c):
+            if head == "psp":
+                out = self.psp(c[3])
+            elif head == "aspp":
+                x = c[3]
+                outs = [resize(self.image_pool(x), x.shape[2:])] + [a(x) for a in self.aspp]
+                out = self.bottleneck(torch.cat(outs, 1))
+                c1 = self.c1_bottleneck(c[0])
+                out = self.sep_bottleneck(torch.cat([resize(out, c1.shape[2:]), c1], 1))
+            else:
+                lats = [lat(c[i]) for i, lat in enumerate(self.lateral)] + [self.psp(c[3])]
+                for i in range(3, 0, -1):
+                    lats[i - 1] = lats[i - 1] + resize(lats[i], lats[i - 1].shape[2:])
+                outs = [self.fpn[i](lats[i]) for i in range(3)] + [lats[3]]
+                outs = [outs[0]] + [resize(o, outs[0].shape[2:]) for o in outs[1:]]
+                out = self.fpn_bottleneck(torch.cat(outs, 1))
+            return self.conv_seg(self.dropout(out))
+
+    class Aux(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.convs = cm(cins[2], ch // 2, 3)
+            self.dropout = nn.Dropout2d(0.1)
+            self.conv_seg = nn.Conv2d(ch // 2, classes, 1)
+
+        def forward(self, c):
+            return self.conv_seg(self.dropout(self.convs(c[2])))
+
+    class EncoderDecoder(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = Backbone()
+            self.decode_head = Decode()
+            self.auxiliary_head = Aux()
+
+        def forward(self, img, label):
+            c = self.backbone(img)
+
+            def loss(logits, weight):
+                logits = resize(logits, label.shape[1:])
+                return weight * F.cross_entropy(logits, label, reduction="none", ignore_index=255).mean()
+            return loss(self.decode_head(c), 1.0) + loss(self.auxiliary_head(c), 0.4)
+
+    def build():
+        return EncoderDecoder()
+
+    def batch(b, size):
+        w, h = (size, size) if isinstance(size, int) else size
+        return (torch.randn(b, 3, h, w), torch.randint(0, classes, (b, h, w)))
+
+    def loss(model, data):
+        return model(*data)
+    return {"id": catalog_id, "build": build, "batch": batch, "loss": loss,
+            "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
+
+
+def mmseg_segformer(catalog_id, widths, depths, heads, classes=19, sizes=(64, (128, 64)),
+                    batches=(1, 2)):
+    """SegFormer as mmsegmentation builds it, in plain PyTorch
+    (open-mmlab/mmsegmentation @3f8d34ee mmseg/models/backbones/mit.py
+    MixVisionTransformer, decode_heads/segformer_head.py SegformerHead):
+    per stage an overlapping patch embedding (7x7/4, then 3x3/2) and
+    LayerNorm; each layer LayerNorm, EfficientMultiheadAttention (keys and
+    values from a sr x sr / sr convolution and a LayerNorm where sr > 1,
+    then nn.MultiheadAttention, need_weights left True: the math path) and
+    Mix-FFN (1x1 to 4C, depthwise 3x3, GELU, 1x1); a LayerNorm after each
+    stage.  The head: a 1x1 ConvModule per stage to 256 channels resized
+    to stride 4, a fusion 1x1 ConvModule, Dropout2d(0.1), conv_seg; the
+    loss as mmseg_segmenter's, with no auxiliary head."""
+    import torch.nn as nn
+    import torch.nn.functional as F
+    srs = (8, 4, 2, 1)
+
+    class Layer(nn.Module):
+        def __init__(self, c, h, sr):
+            super().__init__()
+            self.norm1 = nn.LayerNorm(c)
+            self.sr = sr
+            if sr > 1:
+                self.sr_conv = nn.Conv2d(c, c, sr, sr)
+                self.sr_norm = nn.LayerNorm(c)
+            self.attn = nn.MultiheadAttention(c, h)
+            self.norm2 = nn.LayerNorm(c)
+            self.ffn = nn.Sequential(nn.Conv2d(c, 4 * c, 1), nn.Conv2d(4 * c, 4 * c, 3, padding=1, groups=4 * c),
+                                     nn.GELU(), nn.Conv2d(4 * c, c, 1))
+
+        def forward(self, x, hw):
+            b, n, c = x.shape
+            q = self.norm1(x)
+            kv = q
+            if self.sr > 1:
+                kv = self.sr_conv(q.transpose(1, 2).reshape(b, c, *hw)).flatten(2).transpose(1, 2)
+                kv = self.sr_norm(kv)
+            # mmcv's MultiheadAttention (batch_first False): sequence first
+            out = self.attn(q.transpose(0, 1), kv.transpose(0, 1), kv.transpose(0, 1))[0]
+            x = x + out.transpose(0, 1)
+            y = self.norm2(x).transpose(1, 2).reshape(b, c, *hw)
+            return x + self.ffn(y).flatten(2).transpose(1, 2)
+
+    class MiT(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.embeds = nn.ModuleList()
+            self.stages = nn.ModuleList()
+            self.norms = nn.ModuleList()
+            cin = 3
+            for i, c in enumerate(widths):
+                k = 7 if i == 0 else 3
+                self.embeds.append(nn.ModuleList([nn.Conv2d(cin, c, k, 4 if i == 0 else 2, k // 2),
+                                                  nn.LayerNorm(c)]))
+                self.stages.append(nn.ModuleList([Layer(c, heads[i], srs[i]) for _ in range(depths[i])]))
+                self.norms.append(nn.LayerNorm(c))
+                cin = c
+
+        def forward(self, x):
+            outs = []
+            for embed, stage, norm in zip(self.embeds, self.stages, self.norms):
+                x = embed[0](x)
+                hw = x.shape[2:]
+                x = embed[1](x.flatten(2).transpose(1, 2))
+                for layer in stage:
+                    x = layer(x, hw)
+                x = norm(x)
+                x = x.transpose(1, 2).reshape(x.shape[0], -1, *hw)
+                outs.append(x)
+            return outs
+
+    def cm(cin, cout):
+        return nn.Sequential(nn.Conv2d(cin, cout, 1, bias=False), nn.BatchNorm2d(cout), nn.ReLU(inplace=True))
+
+    class Segformer(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.backbone = MiT()
+            self.convs = nn.ModuleList([cm(c, 256) for c in widths])
+            self.fusion = cm(4 * 256, 256)
+            self.dropout = nn.Dropout2d(0.1)
+            self.conv_seg = nn.Conv2d(256, classes, 1)
+
+        def forward(self, img, label):
+            c = self.backbone(img)
+            size = c[0].shape[2:]
+            outs = [F.interpolate(conv(x), size=size, mode="bilinear", align_corners=False)
+                    for conv, x in zip(self.convs, c)]
+            logits = self.conv_seg(self.dropout(self.fusion(torch.cat(outs, 1))))
+            logits = F.interpolate(logits, size=label.shape[1:], mode="bilinear", align_corners=False)
+            return F.cross_entropy(logits, label, reduction="none", ignore_index=255).mean()
+
+    def batch(b, size):
+        w, h = (size, size) if isinstance(size, int) else size
+        return (torch.randn(b, 3, h, w), torch.randint(0, classes, (b, h, w)))
+
+    return {"id": catalog_id, "build": Segformer, "batch": batch, "loss": lambda m, d: m(*d),
+            "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
+
 
 # The catalog's torchvision classifiers, at small inputs so that the whole
 # test stays near three minutes on two cores.
@@ -288,6 +536,8 @@ CI_MODELS = [
     classifier("mobilenet_v3_small", "mobilenet-v3-small"),
     segmenter("lraspp_mobilenet_v3_large", "lraspp-mobilenet-v3-large", sizes=(64, 96),
               batches=(1, 2, 3), aux=False),
+    mmseg_segmenter("psp", 18, "pspnet-r18-d8", 19),
+    mmseg_segformer("segformer-mit-b0", (32, 64, 160, 256), (2, 2, 2, 2), (1, 2, 5, 8)),
     video_classifier("r3d_18", "r3d-18"),
     video_classifier("mc3_18", "mc3-18"),
     video_classifier("r2plus1d_18", "r2plus1d-18"),
@@ -322,6 +572,11 @@ BENCH_MODELS = [
     wav2vec2("hubert_base", "hubert-base-ls960", layers=None),
     wav2vec2("wav2vec2_large", "wav2vec2-large-960h", layers=None),
     conformer("conformer-ctc-m", 256, 4, layers=16),
+    mmseg_segmenter("psp", 50, "pspnet-r50-d8", 19),
+    mmseg_segmenter("psp", 101, "pspnet-r101-d8", 19),
+    mmseg_segmenter("aspp", 50, "deeplabv3plus-r50-d8", 19),
+    mmseg_segmenter("aspp", 101, "deeplabv3plus-r101-d8", 19),
+    mmseg_segmenter("uper", 50, "upernet-r50", 150),
 ]
 
 

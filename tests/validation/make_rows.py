@@ -1184,6 +1184,24 @@ DET_COMMON = ("configs/_base_: batch 2 images per GPU on 8 V100, Resize to (1333
 SEG_COMMON = ("mmsegmentation configs/_base_: ResNetV1c backbone (deep stem) with dilation (D8: output stride 8), "
               "SyncBN trained, auxiliary FCN head on stage 3, SGD momentum 0.9, fp32 unless 'amp' in the name; "
               "random crop of the stated size, so every sample is exactly the crop")
+# The PyTorch of the segmentation zoo's runs.  PyTorch before 1.11 saved
+# softmax's and log_softmax's input beside their result (pytorch/pytorch
+# issue #64000, PR #65242; transformers pytorch_utils.softmax_backward_data
+# passes the input when is_torch_less_than_1_11), which the loss's logits
+# at the crop's size and MiT's attention scores make large here.
+SEG_TORCH = {
+    "pspnet": ("1.5", "pytorch_version 1.5: mmsegmentation docs/model_zoo.md @04c5547c 'Software environment: "
+                      "Python 3.7, PyTorch 1.5, CUDA 10.1, CUDNN 7.6.03' (the zoo's benchmark environment; its "
+                      "memory is max_memory_allocated 'with torch.backends.cudnn.benchmark=False', same file)"),
+    "deeplabv3plus": ("1.5", "pytorch_version 1.5: mmsegmentation docs/model_zoo.md @04c5547c 'Software "
+                             "environment: Python 3.7, PyTorch 1.5, CUDA 10.1, CUDNN 7.6.03' (the zoo's benchmark "
+                             "environment; its memory is max_memory_allocated 'with torch.backends.cudnn.benchmark="
+                             "False', same file)"),
+    "segformer": ("1.10", "pytorch_version 1.10, assumed: the run's PyTorch is not published; its checkpoint is "
+                          "dated 2021-07-26 (ADE20K) or 2021-12-06/08 (Cityscapes) in configs/segformer/README.md "
+                          "@02e04cc2, before PyTorch 1.11 (2022-03-10), so at most 1.10; any release before 1.11 "
+                          "saves the same"),
+}
 DET_IDS_NOTE = ("model ids here are the catalog ids the vision families are expected to use; rows fail with "
                 "'unknown model' until the catalog has them")
 
@@ -1248,6 +1266,9 @@ def vision_rows():
         if "ade20k" in cfg:
             # the ADE20K configs set num_classes=150 in the decode and auxiliary heads
             s["num_classes"] = 150
+        # the PyTorch the runs used, where its autograd saved more than a
+        # current one (SCENARIO.md pytorch_version)
+        s["pytorch_version"] = SEG_TORCH[coll][0]
         notes = [MM_METRIC.replace("all 8 GPUs", "all GPUs").replace("mmdetection docs/model_zoo.md",
                                                                       "the OpenMMLab model zoos, e.g. mmdetection docs/model_zoo.md"),
                  SEG_COMMON if coll != "segformer" else
@@ -1258,6 +1279,7 @@ def vision_rows():
         if "ade20k" in cfg:
             notes.append("ADE20K: 150 classes (num_classes=150 in both heads of the config), the scenario key "
                          "num_classes")
+        notes.append(SEG_TORCH[coll][1])
         add(rid, "segmentation", "high" if compute == "fp32" else "medium", "allocated", gib, GIB, s,
             f"open-mmlab/mmsegmentation configs/{path} @{commit}", f"model '{cfg}', Metadata 'Training Memory (GB)'",
             notes)
@@ -2134,6 +2156,41 @@ def express_rows():
             "kv_dtype": "bf16", "micro_batch": 1, "seq_len": 6, "context_len": ctx, "causal_mask": "dense",
             "gpus": 1, "gpu": "a100-80gb"},
             mask_src, f"table 'context length (tokens) | normal peak (GB) | ...', row '{ctx} | {gb}'", mask_notes)
+
+    # torchao weight-only quantisation with gpt-fast's generate.py: bf16, int8, fp6 (fpx e3m2), int4
+    wq_src = "pytorch/ao torchao/quantization/README.md @e2fe7f7 (2025-03-03)"
+    wq_notes = [
+        "metric reserved: torchao/_models/llama/generate.py @e2fe7f7 prints 'Peak Memory Usage' = "
+        "torch.cuda.max_memory_reserved() / 1e9 (decimal GB)",
+        "torchao/_models/llama/benchmarks.sh @e2fe7f7: generate.py --compile --quantization Q, batch 1, the "
+        "default prompt 'Hello, my name is' (6 tokens with BOS, assumed) and max_new_tokens 100, so a static KV "
+        "cache of 106 positions (cache_size = max_seq_length = T + max_new_tokens); the README's 'single "
+        "NVIDIA-A100-80GB GPU'",
+        "bf16 by default; fp6 runs with --precision float16 (FP6-LLM's kernels take fp16 activations); int8wo "
+        "is int8 weights with a scale per output channel, int4wo-64 int4 weights with a bf16 scale and zero "
+        "point per 64 (tinygemm); embeddings and the output head stay in the model's precision"]
+    for rid, mid, name, tech, wdt, comp, gb in (
+            (2901, "llama-2-7b", "Llama-2-7B", "Base (bfloat16)", "bf16", "bf16-pure", 13.88),
+            (2902, "llama-2-7b", "Llama-2-7B", "int8wo", "int8", "bf16-pure", 8.95),
+            (2903, "llama-2-7b", "Llama-2-7B", "fp6", "fp6", "fp16-pure", 6.52),
+            (2904, "llama-2-7b", "Llama-2-7B", "int4wo-64", "int4", "bf16-pure", 4.87),
+            (2905, "llama-3.1-8b", "Llama-3-8B", "Base (bfloat16)", "bf16", "bf16-pure", 16.43),
+            (2906, "llama-3.1-8b", "Llama-3-8B", "int8wo", "int8", "bf16-pure", 10.42),
+            (2907, "llama-3.1-8b", "Llama-3-8B", "fp6", "fp6", "fp16-pure", 7.72),
+            (2908, "llama-3.1-8b", "Llama-3-8B", "int4wo-64", "int4", "bf16-pure", 6.88)):
+        notes = list(wq_notes)
+        if mid == "llama-3.1-8b":
+            notes.append("Meta-Llama-3-8B as llama-3.1-8b: the same shapes (32 layers of 4096, GQA 8 KV heads, "
+                         "vocab 128,256); only the RoPE scaling differs, which a 106-token cache never reaches")
+        add(rid, "llm_inference", "medium", "reserved", gb, 1e9, {
+            "name": f"torchao generate.py {name} {tech}, batch 1, 100 new tokens on an A100 80GB",
+            "task": "inference", "model": mid, "compute": comp, "weights_dtype": wdt,
+            "kv_dtype": "fp16" if comp == "fp16-pure" else "bf16", "micro_batch": 1, "seq_len": 6,
+            "context_len": 106, "compile": True, "gpus": 1, "gpu": "a100-80gb"},
+            wq_src, f"'Benchmarks / CUDA backend' table, row '{name} | {tech} | Peak Memory (GB) {gb}'", notes,
+            stack_config=f"python generate.py --checkpoint_path $CHECKPOINT_PATH/$MODEL_REPO/model.pth --compile "
+                         f"--quantization {tech if tech[0] != 'B' else 'None'} --write_result benchmark_results.txt"
+                         + (" --precision float16" if comp == "fp16-pure" else ""))
 
     # torchao float8 training under torchtitan (the companion of row 202)
     add(910, "fsdp_full", "medium", "reserved", 76.8, GIB, titan(

@@ -1837,34 +1837,14 @@ hr_advice_new (const HrScenario     *scenario,
   return hr_advice_new_calibrated (scenario, catalog, inputs, max, NULL);
 }
 
-HrAdvice *
-hr_advice_new_calibrated (const HrScenario     *scenario,
-                          HrCatalog            *catalog,
-                          const HrAdviceInputs *inputs,
-                          guint                 max,
-                          const HrCalibration  *calibration)
+/* A copy of @scenario with the task the workload question answered, noted
+ * in @advice. */
+static HrScenario *
+advised_scenario (const HrScenario     *scenario,
+                  const HrAdviceInputs *inputs,
+                  HrAdvice             *advice)
 {
-  g_autoptr(HrScenario) s = NULL;
-  g_autoptr(GPtrArray) fitting = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                 hr_recommendation_free);
-  g_autoptr(GPtrArray) partial = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                                 hr_recommendation_free);
-  g_autoptr(GHashTable) listed = g_hash_table_new (g_str_hash, g_str_equal);
-  gboolean budgeted = (inputs->known & HR_FACT_BUDGET) && inputs->budget_usd >= 0;
-  GPtrArray *gpus;
-  HrAdvice *advice;
-  HrRecommendation *pick;
-  gboolean memory_first;
-
-  g_return_val_if_fail (scenario != NULL, NULL);
-  g_return_val_if_fail (catalog != NULL, NULL);
-  g_return_val_if_fail (inputs != NULL, NULL);
-
-  advice = g_new0 (HrAdvice, 1);
-  advice->inputs = *inputs;
-  advice->recommendations = g_ptr_array_new_with_free_func ((GDestroyNotify)
-                                                            hr_recommendation_free);
-  advice->notes = g_ptr_array_new_with_free_func (g_free);
+  HrScenario *s;
 
   /* The workload question may change the task: inference keeps no
    * optimizer state. */
@@ -1878,6 +1858,18 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
                        g_strdup_printf (_("The scenario's task is taken as \"%s\", as answered."),
                                         hr_enum_to_nick (hr_task_names, s->task)));
     }
+  return s;
+}
+
+/* What @advice costs a run by, and the order it lists cards in; TRUE
+ * when memory comes first. */
+static gboolean
+set_costing_and_order (HrAdvice             *advice,
+                       const HrScenario     *s,
+                       const HrAdviceInputs *inputs)
+{
+  gboolean memory_first;
+
   advice->throughput = throughput_name (s);
   advice->steps = inputs->steps > 0 ? inputs->steps : HR_COST_DEFAULT_STEPS;
   advice->step_flops = hr_cost_step_flops (s, &advice->flops_lower_bound);
@@ -1894,43 +1886,53 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
     ? g_strdup (_("Memory first, then speed, for a card bought (the DreamerV3 GPU guide's rule "
                   "for world models); rented cards by cost per finished run"))
     : g_strdup (_("Cheapest per finished run: the cost for the use over the runs it finishes"));
+  return memory_first;
+}
 
-  gpus = hr_catalog_get_gpus (catalog);
-  for (guint i = 0; i < gpus->len; i++)
-    gpu_options (s, calibration, g_ptr_array_index (gpus, i), inputs, advice, fitting, partial);
+/* Nothing within the budget runs it as asked: the best card within
+ * it at the micro-batch it runs, with the lever that gets the asked
+ * one back, then the cheapest cards that run it as asked. */
+static void
+list_best_within_budget (HrAdvice            *advice,
+                         const HrScenario    *s,
+                         HrCatalog           *catalog,
+                         const HrCalibration *calibration,
+                         GPtrArray           *partial,
+                         GHashTable          *listed)
+{
+  HrRecommendation *best;
+  g_autoptr(HrScenario) on_card = hr_scenario_copy (s);
+  g_autoptr(GPtrArray) levers = NULL;
+  g_autoptr(HrKnob) fix = NULL;
+  const HrGpu *gpu;
 
-  pick = first_pick (fitting, memory_first, budgeted ? inputs->budget_usd : -1);
-
-  if (budgeted && pick == NULL && partial->len > 0)
+  g_ptr_array_sort_with_data (partial, compare_partial_cb, NULL);
+  best = g_ptr_array_steal_index (partial, 0);
+  gpu = hr_catalog_find_gpu (catalog, best->gpu_id);
+  g_clear_pointer (&on_card->gpu, hr_gpu_free);
+  on_card->gpu = hr_gpu_copy (gpu);
+  levers = hr_knobs_evaluate (on_card, calibration);
+  fix = hr_knobs_find_fix (levers, gpu, calibration);
+  if (fix != NULL)
     {
-      /* Nothing within the budget runs it as asked: the best card within
-       * it at the micro-batch it runs, with the lever that gets the asked
-       * one back, then the cheapest cards that run it as asked. */
-      HrRecommendation *best;
-      g_autoptr(HrScenario) on_card = hr_scenario_copy (s);
-      g_autoptr(GPtrArray) levers = NULL;
-      g_autoptr(HrKnob) fix = NULL;
-      const HrGpu *gpu;
-
-      g_ptr_array_sort_with_data (partial, compare_partial_cb, NULL);
-      best = g_ptr_array_steal_index (partial, 0);
-      gpu = hr_catalog_find_gpu (catalog, best->gpu_id);
-      g_clear_pointer (&on_card->gpu, hr_gpu_free);
-      on_card->gpu = hr_gpu_copy (gpu);
-      levers = hr_knobs_evaluate (on_card, calibration);
-      fix = hr_knobs_find_fix (levers, gpu, calibration);
-      if (fix != NULL)
-        {
-          best->lever = g_strdup (fix->label);
-          best->lever_change = g_strdup (fix->change);
-        }
-      g_ptr_array_add (advice->recommendations, best);
-      g_hash_table_add (listed, best->gpu_id);
+      best->lever = g_strdup (fix->label);
+      best->lever_change = g_strdup (fix->change);
     }
-  if (budgeted && pick == NULL)
-    advice->none_within_budget = TRUE;
+  g_ptr_array_add (advice->recommendations, best);
+  g_hash_table_add (listed, best->gpu_id);
+}
 
-  /* The pick, then one line per card, each the card's best way. */
+/* The pick, then one line per card, each the card's best way, at most
+ * @max (0: all). */
+static void
+list_recommendations (HrAdvice         *advice,
+                      const HrScenario *s,
+                      GPtrArray        *fitting,
+                      HrRecommendation *pick,
+                      gboolean          memory_first,
+                      guint             max,
+                      GHashTable       *listed)
+{
   if (pick != NULL)
     {
       guint index;
@@ -1957,7 +1959,14 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
 
       rec->summary = describe (rec, advice, s->micro_batch);
     }
+}
 
+/* Why nothing is listed, or nothing within the budget. */
+static void
+add_fit_notes (HrAdvice             *advice,
+               const HrScenario     *s,
+               const HrAdviceInputs *inputs)
+{
   if (advice->recommendations->len == 0)
     g_ptr_array_add (advice->notes,
                      g_strdup (_("No card in the catalog runs this scenario with its reserve, "
@@ -1996,7 +2005,13 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
         }
       g_ptr_array_add (advice->notes, g_string_free (note, FALSE));
     }
+}
 
+/* What to check of a listed AMD card, or a used one. */
+static void
+add_card_notes (HrAdvice  *advice,
+                HrCatalog *catalog)
+{
   for (guint i = 0; i < advice->recommendations->len; i++)
     {
       HrRecommendation *rec = g_ptr_array_index (advice->recommendations, i);
@@ -2024,30 +2039,84 @@ hr_advice_new_calibrated (const HrScenario     *scenario,
           break;
         }
     }
+}
 
+/* What the card the scenario names already does. */
+static void
+add_own_card_note (HrAdvice            *advice,
+                   const HrScenario    *s,
+                   const HrCalibration *calibration)
+{
+  guint own_max = 0;
+  gboolean own_fits = fits_on (s, calibration, s->gpu, s->gpus, s->sharding, &own_max);
+
+  if (own_fits)
+    g_ptr_array_add (advice->notes,
+                     g_strdup_printf (_("Your %s already runs this at micro-batch %u (up to "
+                                        "%u): a new card buys speed or headroom, not the "
+                                        "ability to run it."), s->gpu->name, s->micro_batch,
+                                      own_max));
+  else if (own_max > 0)
+    g_ptr_array_add (advice->notes,
+                     g_strdup_printf (_("Your %s runs micro-batch %u at most: with gradient "
+                                        "accumulation over %u steps it trains at the same "
+                                        "batch, more slowly, with nothing bought."),
+                                      s->gpu->name, own_max,
+                                      (s->micro_batch + own_max - 1) / own_max));
+  else
+    g_ptr_array_add (advice->notes,
+                     g_strdup_printf (_("Your %s cannot run this even at micro-batch 1."),
+                                      s->gpu->name));
+}
+
+HrAdvice *
+hr_advice_new_calibrated (const HrScenario     *scenario,
+                          HrCatalog            *catalog,
+                          const HrAdviceInputs *inputs,
+                          guint                 max,
+                          const HrCalibration  *calibration)
+{
+  g_autoptr(HrScenario) s = NULL;
+  g_autoptr(GPtrArray) fitting = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                 hr_recommendation_free);
+  g_autoptr(GPtrArray) partial = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                                 hr_recommendation_free);
+  g_autoptr(GHashTable) listed = g_hash_table_new (g_str_hash, g_str_equal);
+  gboolean budgeted = (inputs->known & HR_FACT_BUDGET) && inputs->budget_usd >= 0;
+  GPtrArray *gpus;
+  HrAdvice *advice;
+  HrRecommendation *pick;
+  gboolean memory_first;
+
+  g_return_val_if_fail (scenario != NULL, NULL);
+  g_return_val_if_fail (catalog != NULL, NULL);
+  g_return_val_if_fail (inputs != NULL, NULL);
+
+  advice = g_new0 (HrAdvice, 1);
+  advice->inputs = *inputs;
+  advice->recommendations = g_ptr_array_new_with_free_func ((GDestroyNotify)
+                                                            hr_recommendation_free);
+  advice->notes = g_ptr_array_new_with_free_func (g_free);
+
+  s = advised_scenario (scenario, inputs, advice);
+  memory_first = set_costing_and_order (advice, s, inputs);
+
+  gpus = hr_catalog_get_gpus (catalog);
+  for (guint i = 0; i < gpus->len; i++)
+    gpu_options (s, calibration, g_ptr_array_index (gpus, i), inputs, advice, fitting, partial);
+
+  pick = first_pick (fitting, memory_first, budgeted ? inputs->budget_usd : -1);
+
+  if (budgeted && pick == NULL && partial->len > 0)
+    list_best_within_budget (advice, s, catalog, calibration, partial, listed);
+  if (budgeted && pick == NULL)
+    advice->none_within_budget = TRUE;
+
+  list_recommendations (advice, s, fitting, pick, memory_first, max, listed);
+  add_fit_notes (advice, s, inputs);
+  add_card_notes (advice, catalog);
   if (s->gpu != NULL)
-    {
-      guint own_max = 0;
-      gboolean own_fits = fits_on (s, calibration, s->gpu, s->gpus, s->sharding, &own_max);
-
-      if (own_fits)
-        g_ptr_array_add (advice->notes,
-                         g_strdup_printf (_("Your %s already runs this at micro-batch %u (up to "
-                                            "%u): a new card buys speed or headroom, not the "
-                                            "ability to run it."), s->gpu->name, s->micro_batch,
-                                          own_max));
-      else if (own_max > 0)
-        g_ptr_array_add (advice->notes,
-                         g_strdup_printf (_("Your %s runs micro-batch %u at most: with gradient "
-                                            "accumulation over %u steps it trains at the same "
-                                            "batch, more slowly, with nothing bought."),
-                                          s->gpu->name, own_max,
-                                          (s->micro_batch + own_max - 1) / own_max));
-      else
-        g_ptr_array_add (advice->notes,
-                         g_strdup_printf (_("Your %s cannot run this even at micro-batch 1."),
-                                          s->gpu->name));
-    }
+    add_own_card_note (advice, s, calibration);
 
   g_ptr_array_add (advice->notes,
                    g_strdup_printf (_("Costs assume %g hours a day for %g months and electricity "

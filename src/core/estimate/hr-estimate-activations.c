@@ -707,13 +707,16 @@ add_saved_activations (HrPlan *self,
   if (s->activation_offload)
     {
       double on_gpu = offload_on_gpu (self, p, bytes, layer, b);
+      /* worded only for an estimate's items, not for every peak searched */
+      g_autofree char *offloaded = acc->est != NULL ? hr_size_format (bytes - on_gpu, self->unit)
+                                                    : NULL;
 
       acc->host_activations += bytes - on_gpu;
       hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                   on_gpu, lo * on_gpu, hi * on_gpu,
-                  _("%s: saved activations offloaded to pinned host memory (%.2f GB "
+                  _("%s: saved activations offloaded to pinned host memory (%s "
                     "per GPU); on the GPU, the layers in use and the stash beside them"),
-                  c->name, (bytes - on_gpu) / 1e9);
+                  c->name, offloaded);
       acc->activations += on_gpu;
     }
   else
@@ -733,14 +736,21 @@ add_saved_activations (HrPlan *self,
                     !hr_dtype_is_quantized (s->weights_dtype)
                       ? _(", frozen weights keep no inputs") : "");
       else
-        hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
-                    lo * bytes, hi * bytes,
-                    c->act_source != NULL
-                      ? _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
-                          "figure, from its source)")
-                      : _("%s: %.3g GB per sample × micro-batch %u (the catalog's "
-                          "figure, no source given)"),
-                    c->name, per_sample / 1e9, micro_batch);
+        {
+          g_autofree char *sample = acc->est != NULL
+                                      ? hr_size_format_full (per_sample, self->unit,
+                                                             HR_SIZE_FORMAT_PRECISE)
+                                      : NULL;
+
+          hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, basis, bytes,
+                      lo * bytes, hi * bytes,
+                      c->act_source != NULL
+                        ? _("%s: %s per sample × micro-batch %u (the catalog's "
+                            "figure, from its source)")
+                        : _("%s: %s per sample × micro-batch %u (the catalog's "
+                            "figure, no source given)"),
+                      c->name, sample, micro_batch);
+        }
       acc->activations += bytes;
     }
 }

@@ -132,6 +132,7 @@ typedef enum {
 
 struct _HrPlan {
   HrScenario *scenario;   /* a copy; its model carries resolved calibrations */
+  HrSizeUnit  unit;       /* of the sizes its notes and labels print */
   HrStage     stage;
   HrPlan     *last_stage; /* pipeline parallelism: the last stage's plan (this is the first's) */
   /* "fsdp" without a version: the plan of what FSDP1 would hold, for the

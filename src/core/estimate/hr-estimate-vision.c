@@ -199,6 +199,10 @@ setup_run (HrPlan      *self,
   run->eager_attention = s->attention == HR_ATTENTION_EAGER;
   run->recompute = s->recompute != HR_RECOMPUTE_NONE;
   run->classes = s->num_classes;
+  /* before PyTorch 1.11 softmax and log_softmax kept their input
+   * (hr-arch.c, softmax_input_saved) */
+  run->softmax_saves_input = s->framework != HR_FRAMEWORK_JAX &&
+                             hr_scenario_pytorch_before (s, 1, 11);
   run->objects = s->max_objects > 0 ? s->max_objects : DEFAULT_MAX_OBJECTS;
   run->focal = hr_scenario_get_focal_loss (s);
   run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);

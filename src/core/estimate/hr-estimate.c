@@ -695,6 +695,9 @@ calibrate_from_peak (HrPlan      *self,
   guint batch = component->peak_micro_batch;
   double peak = (double) component->peak_bytes;
   double x0, x1, y0, y1, slope, rest, per_sample;
+  g_autofree char *per_sample_text = NULL;
+  g_autofree char *peak_text = NULL;
+  g_autofree char *rest_text = NULL;
   char *message;
 
   component->act_from_peak = FALSE;
@@ -719,14 +722,17 @@ calibrate_from_peak (HrPlan      *self,
   per_sample = slope > 0 && peak > rest ? (peak - rest) / slope : 0;
   component->act_bytes_per_sample = per_sample;
 
-  message = g_strdup_printf (_("%s: %.3g GB of activations per sample, calibrated so that the "
-                               "default setup (%s, %s) peaks at the published %.1f GB (%s) at "
-                               "micro-batch %u; everything else at that peak is %.2f GB%s"),
-                             component->name, per_sample / 1e9,
+  per_sample_text = hr_size_format_full (per_sample, self->unit, HR_SIZE_FORMAT_PRECISE);
+  peak_text = hr_size_format_full (peak, self->unit, HR_SIZE_FORMAT_PRECISE);
+  rest_text = hr_size_format (rest, self->unit);
+  message = g_strdup_printf (_("%s: %s of activations per sample, calibrated so that the "
+                               "default setup (%s, %s) peaks at the published %s (%s) at "
+                               "micro-batch %u; everything else at that peak is %s%s"),
+                             component->name, per_sample_text,
                              hr_enum_to_nick (hr_method_names, probe->method),
                              hr_enum_to_nick (hr_compute_names, probe->compute),
-                             peak / 1e9, hr_enum_to_nick (hr_metric_names, metric), batch,
-                             rest / 1e9,
+                             peak_text, hr_enum_to_nick (hr_metric_names, metric), batch,
+                             rest_text,
                              peak <= rest ? _(". The published peak is below everything else: "
                                               "the calibration cannot hold; check the catalog "
                                               "entry") : "");
@@ -754,6 +760,7 @@ drop_torch_only (HrScenario *s)
 
 static HrPlan *
 plan_new_for_stage (const HrScenario *scenario,
+                    HrSizeUnit        unit,
                     HrStage           stage,
                     gboolean          fsdp1_bound)
 {
@@ -762,6 +769,7 @@ plan_new_for_stage (const HrScenario *scenario,
 
   g_atomic_int_inc (&counter_plans);
   self = g_new0 (HrPlan, 1);
+  self->unit = unit;
   self->scenario = hr_scenario_copy (scenario);
   drop_torch_only (self->scenario);
   self->stage = stage;
@@ -811,6 +819,20 @@ widen_to (HrPeak       *peak,
 HrPlan *
 hr_plan_new (const HrScenario *scenario)
 {
+  return hr_plan_new_in_unit (scenario, HR_SIZE_GIB);
+}
+
+HrSizeUnit
+hr_plan_get_unit (HrPlan *self)
+{
+  g_return_val_if_fail (self != NULL, HR_SIZE_GIB);
+  return self->unit;
+}
+
+HrPlan *
+hr_plan_new_in_unit (const HrScenario *scenario,
+                     HrSizeUnit        unit)
+{
   HrPlan *self;
 
   g_return_val_if_fail (scenario != NULL, NULL);
@@ -820,11 +842,11 @@ hr_plan_new (const HrScenario *scenario)
    * beside it: the peak is the fuller of the two */
   if (scenario->pipeline_parallel > 1)
     {
-      self = plan_new_for_stage (scenario, HR_STAGE_FIRST, FALSE);
-      self->last_stage = plan_new_for_stage (scenario, HR_STAGE_LAST, FALSE);
+      self = plan_new_for_stage (scenario, unit, HR_STAGE_FIRST, FALSE);
+      self->last_stage = plan_new_for_stage (scenario, unit, HR_STAGE_LAST, FALSE);
     }
   else
-    self = plan_new_for_stage (scenario, HR_STAGE_ONLY, FALSE);
+    self = plan_new_for_stage (scenario, unit, HR_STAGE_ONLY, FALSE);
 
   /* "sharding": "fsdp" means FSDP2, but a file that does not say which and
    * names no stack may come from FSDP1 code: for adapters or frozen parts
@@ -834,7 +856,7 @@ hr_plan_new (const HrScenario *scenario)
       !scenario->stack_set && hr_scenario_is_training (scenario) && scenario->grad_accum > 1 &&
       (hr_method_is_peft (scenario->method) || scenario->method == HR_METHOD_FREEZE) &&
       hr_plan_shard_degree (scenario) > 1 && scenario->pipeline_parallel <= 1)
-    self->fsdp1_bound = plan_new_for_stage (scenario, HR_STAGE_ONLY, TRUE);
+    self->fsdp1_bound = plan_new_for_stage (scenario, unit, HR_STAGE_ONLY, TRUE);
   return self;
 }
 
@@ -998,22 +1020,23 @@ add_jax_notes (HrPlan     *self,
 {
   const HrScenario *s = self->scenario;
   double fraction = hr_fit_rule_pool_fraction (s) * 100;
+  g_autofree char *allocated = hr_size_format (est->allocated_peak, self->unit);
 
   if (s->jax_preallocate)
     g_ptr_array_add (notes, g_strdup_printf (
       s->gpu != NULL
         ? _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
             "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool, not what the model "
-            "needs (allocated_peak, %.1f GiB); the model must fit inside the pool. "
+            "needs (allocated_peak, %s); the model must fit inside the pool. "
             "XLA_PYTHON_CLIENT_MEM_FRACTION sets the pool's share; "
             "XLA_PYTHON_CLIENT_PREALLOCATE=false makes nvidia-smi show the real use and "
             "leaves the pool's limit as it is")
         : _("JAX takes XLA's pool, %.0f%% of the card, at start-up "
             "(XLA_PYTHON_CLIENT_PREALLOCATE): nvidia-smi shows that pool (no GPU given, so "
-            "the pool is not counted), not what the model needs (allocated_peak, %.1f GiB); "
+            "the pool is not counted), not what the model needs (allocated_peak, %s); "
             "the model must fit inside the pool. XLA_PYTHON_CLIENT_MEM_FRACTION sets the "
             "pool's share"),
-      fraction, est->allocated_peak / GiB));
+      fraction, allocated));
   else
     g_ptr_array_add (notes,
                      g_strdup_printf (_("JAX without preallocation: XLA's BFC allocator "
@@ -1101,6 +1124,8 @@ fit_on_gpu (HrPlan     *self,
   gboolean lower = FALSE;
   g_autofree char *rule = NULL;
   g_autofree char *verdict = NULL;
+  g_autofree char *need = NULL;
+  g_autofree char *usable = NULL;
 
   est->has_fit = TRUE;
   est->gpu_id = g_strdup (gpu->id);
@@ -1115,7 +1140,9 @@ fit_on_gpu (HrPlan     *self,
   est->fits = est->need <= est->usable;
   est->max_micro_batch = hr_fit_rule_plan_max_micro_batch (self, est->usable, &lower);
   est->max_is_lower_bound = lower;
-  rule = hr_fit_rule_describe (&limit, HR_SIZE_GIB);
+  rule = hr_fit_rule_describe (&limit, self->unit);
+  need = hr_size_format (est->need, self->unit);
+  usable = hr_size_format (est->usable, self->unit);
   if (hr_scenario_has_kv_pool (self->scenario))
     {
       /* the sequences the engine runs at once are capped by max_num_seqs */
@@ -1130,9 +1157,9 @@ fit_on_gpu (HrPlan     *self,
 
   if (est->max_micro_batch == 0 && hr_scenario_has_kv_pool (self->scenario))
     verdict = g_strdup_printf (
-      _("the weights and the engine's profiling need %.1f GiB of the %.1f GiB usable: not even "
+      _("the weights and the engine's profiling need %s of the %s usable: not even "
         "one sequence of %u tokens fits in the KV cache left"),
-      est->need / GiB, est->usable / GiB, self->context_len);
+      need, usable, self->context_len);
   else if (hr_scenario_has_kv_pool (self->scenario))
     verdict = g_strdup_printf (
       est->fits ? _("fits: %u sequences of %u tokens at once")
@@ -1143,23 +1170,29 @@ fit_on_gpu (HrPlan     *self,
       HrPeak one;
       double state = (double) est->buckets[HR_BUCKET_WEIGHTS] + est->buckets[HR_BUCKET_GRADIENTS] +
                      est->buckets[HR_BUCKET_OPTIMIZER];
+      g_autofree char *need_one = NULL;
+      g_autofree char *state_text = hr_size_format (state, self->unit);
 
       hr_plan_peak (self, 1, &one);
+      need_one = hr_size_format (hr_fit_rule_need (self->scenario, &one), self->unit);
       verdict = g_strdup_printf (
-        _("even micro-batch 1 needs %.1f GiB, more than the %.1f GiB usable on %s; weights, "
-          "gradients and optimizer state alone are %.1f GiB"),
-        hr_fit_rule_need (self->scenario, &one) / GiB, est->usable / GiB, gpu->name,
-        state / GiB);
+        _("even micro-batch 1 needs %s, more than the %s usable on %s; weights, "
+          "gradients and optimizer state alone are %s"),
+        need_one, usable, gpu->name, state_text);
     }
   else if (!est->fits)
     verdict = g_strdup_printf (
-      _("micro-batch %u needs %.1f GiB, over the %.1f GiB usable; micro-batch %u fits"),
-      est->micro_batch, est->need / GiB, est->usable / GiB, est->max_micro_batch);
+      _("micro-batch %u needs %s, over the %s usable; micro-batch %u fits"),
+      est->micro_batch, need, usable, est->max_micro_batch);
   else
-    verdict = g_strdup_printf (
-      lower ? _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch at least %u")
-            : _("fits with %.1f GiB to spare beyond the reserve; up to micro-batch %u"),
-      ((double) est->usable - est->need) / GiB, est->max_micro_batch);
+    {
+      g_autofree char *spare = hr_size_format ((double) est->usable - est->need, self->unit);
+
+      verdict = g_strdup_printf (
+        lower ? _("fits with %s to spare beyond the reserve; up to micro-batch at least %u")
+              : _("fits with %s to spare beyond the reserve; up to micro-batch %u"),
+        spare, est->max_micro_batch);
+    }
 
   /* Translators: the verdict, then how the usable memory was reached. */
   est->fit_reason = g_strdup_printf (_("%s (%s)"), verdict, rule);
@@ -1231,11 +1264,15 @@ hr_plan_estimate (HrPlan *plan)
       compute (plan->fsdp1_bound, MAX (1, scenario->micro_batch), NULL, &bound);
       widen_to (&peak, &bound);
       if (bound.device_used > peak.device_used)
-        g_ptr_array_add (est->notes, g_strdup_printf (
-          _("\"sharding\": \"fsdp\" is estimated as FSDP2; FSDP1 code (LitGPT, Lightning: "
-            "whole-unit gradients accumulated unsharded under no_sync) would hold %.1f GiB, the "
-            "high end of the range: write \"fsdp2\" or \"fsdp1\", or name the stack"),
-          bound.device_used / GiB));
+        {
+          g_autofree char *held = hr_size_format (bound.device_used, plan->unit);
+
+          g_ptr_array_add (est->notes, g_strdup_printf (
+            _("\"sharding\": \"fsdp\" is estimated as FSDP2; FSDP1 code (LitGPT, Lightning: "
+              "whole-unit gradients accumulated unsharded under no_sync) would hold %s, the "
+              "high end of the range: write \"fsdp2\" or \"fsdp1\", or name the stack"),
+            held));
+        }
     }
   {
     const HrRangeRow *range = hr_plan_range_row (stage);

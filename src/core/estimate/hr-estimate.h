@@ -164,6 +164,11 @@ typedef struct {
 typedef struct _HrPlan HrPlan;
 
 HrPlan     *hr_plan_new           (const HrScenario *scenario);
+/* hr_plan_new() whose notes and labels (the estimate's, a calibration's)
+ * print sizes in @unit; hr_plan_new() prints GiB. */
+HrPlan     *hr_plan_new_in_unit   (const HrScenario *scenario,
+                                   HrSizeUnit        unit);
+HrSizeUnit  hr_plan_get_unit      (HrPlan           *plan);
 void        hr_plan_free          (HrPlan           *plan);
 const HrScenario *hr_plan_get_scenario (HrPlan      *plan);
 void        hr_plan_peak          (HrPlan           *plan,

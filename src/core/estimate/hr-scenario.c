@@ -45,7 +45,7 @@ static const char * const scenario_keys[] = {
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
   "detection_framework", "focal_loss",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
-  "text_encoder_cpu", "offload_model",
+  "text_encoder_cpu", "offload_model", "pytorch_version",
   /* speech (hr-arch-speech.c) */
   "audio_seconds", "sample_rate", NULL
 };
@@ -1362,6 +1362,46 @@ out:
 
 /* The stack, its switches, the diffusion and detection keys, and the
  * optimizer's implementation. */
+/* "pytorch_version": "MAJOR.MINOR", or with a patch release
+ * ("1.10.2"); the patch does not matter to what autograd saves. */
+static gboolean
+read_pytorch_version (HrScenario *self,
+                      HrReader   *reader)
+{
+  g_autofree char *text = NULL;
+  g_auto(GStrv) parts = NULL;
+  guint64 major = 0, minor = 0, patch = 0;
+  guint n;
+
+  if (!hr_reader_has (reader, "pytorch_version"))
+    return TRUE;
+  {
+    JsonNode *node = hr_reader_get_node (reader, "pytorch_version");
+
+    /* 1.10 as a number reads as 1.1 */
+    if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) != G_TYPE_STRING &&
+        json_node_get_value_type (node) != G_TYPE_BOOLEAN)
+      return hr_reader_fail (reader, "pytorch_version",
+                             _("\"pytorch_version\" is written as a string, such as \"1.5\" "
+                               "(as a number 1.10 would read as 1.1)"));
+  }
+  if (!hr_reader_string (reader, "pytorch_version", FALSE, &text))
+    return FALSE;
+  parts = g_strsplit (text, ".", -1);
+  n = g_strv_length (parts);
+  if (n < 2 || n > 3 ||
+      !g_ascii_string_to_unsigned (parts[0], 10, 0, 99, &major, NULL) ||
+      !g_ascii_string_to_unsigned (parts[1], 10, 0, 999, &minor, NULL) ||
+      (n == 3 && !g_ascii_string_to_unsigned (parts[2], 10, 0, 999, &patch, NULL)))
+    return hr_reader_fail (reader, "pytorch_version",
+                           _("\"pytorch_version\" must be a release as \"MAJOR.MINOR\", such as "
+                             "\"1.5\" or \"2.1\"; \"%s\" is not one"), text);
+  self->pytorch_version_set = TRUE;
+  self->pytorch_major = major;
+  self->pytorch_minor = minor;
+  return TRUE;
+}
+
 static gboolean
 read_stack_and_switches (HrScenario *self,
                          HrReader   *reader)
@@ -1403,6 +1443,8 @@ read_stack_and_switches (HrScenario *self,
     }
   READ_UINT ("num_classes", 1, 1 << 20, num_classes);
   READ_UINT ("max_objects", 1, 1 << 20, max_objects);
+  if (!read_pytorch_version (self, reader))
+    goto out;
   if (hr_reader_has (reader, "detection_framework"))
     {
       READ_ENUM ("detection_framework", hr_detection_framework_names, detection_framework);
@@ -1967,6 +2009,14 @@ add_stack_keys (JsonBuilder      *builder,
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)
     add_uint (builder, "max_objects", self->max_objects);
+  if (self->pytorch_version_set)
+    {
+      g_autofree char *version = g_strdup_printf ("%u.%u", self->pytorch_major,
+                                                  self->pytorch_minor);
+
+      json_builder_set_member_name (builder, "pytorch_version");
+      json_builder_add_string_value (builder, version);
+    }
   if (self->detection_framework_set)
     add_enum (builder, "detection_framework", hr_detection_framework_names,
               self->detection_framework);
@@ -2351,6 +2401,19 @@ hr_scenario_get_focal_loss (const HrScenario *self)
       self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION)
     return HR_ARCH_FOCAL_PYTHON;
   return HR_ARCH_FOCAL_FUSED;
+}
+
+gboolean
+hr_scenario_pytorch_before (const HrScenario *self,
+                            guint             major,
+                            guint             minor)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!self->pytorch_version_set)
+    return FALSE;
+  return self->pytorch_major < major ||
+         (self->pytorch_major == major && self->pytorch_minor < minor);
 }
 
 /* detectron2's ResNet defaults to RESNETS.NORM "FrozenBN"

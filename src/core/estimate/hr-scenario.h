@@ -206,6 +206,11 @@ typedef struct {
   gboolean        cache_latents;    /* the frozen encoders ran before training and left the GPU */
   guint           num_classes;      /* classes a detector or segmenter predicts; 0: the model's */
   guint           max_objects;      /* detection: boxes in the most crowded image; 0: default */
+  /* "pytorch_version": the release the run used, MAJOR.MINOR; not set:
+   * a current one (hr_scenario_pytorch_before) */
+  gboolean        pytorch_version_set;
+  guint           pytorch_major;
+  guint           pytorch_minor;
   gboolean        detection_framework_set;
   HrDetectionFramework detection_framework;
   gboolean        focal_loss_set;
@@ -309,6 +314,11 @@ G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrScenario, hr_scenario_free)
  * framework's), and whether the backbone's eval-mode BatchNorm is
  * FrozenBatchNorm2d under the framework. */
 HrArchFocal   hr_scenario_get_focal_loss       (const HrScenario *self);
+/* Whether the run's PyTorch ("pytorch_version") is older than
+ * @major.@minor; FALSE when the scenario does not say. */
+gboolean      hr_scenario_pytorch_before       (const HrScenario *self,
+                                                guint             major,
+                                                guint             minor);
 gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
 
 G_END_DECLS

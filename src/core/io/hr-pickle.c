@@ -780,18 +780,12 @@ refuse (Machine *m)
     }
 }
 
+/* PROTO, FRAME and STOP: the pickle's framing. */
 static gboolean
-step (Machine  *m,
-      gboolean *stop)
+step_framing (Machine  *m,
+              gboolean *stop)
 {
   const guint8 *arg;
-  HrPickleValue v = { HR_PICKLE_NONE, 0, { 0 } };
-  guint start;
-
-  m->op_pos = m->pos;
-  if (m->pos >= m->length)
-    return fail (m, HR_ERROR_PARSE, _("the file ends before the pickle's STOP: it is cut short"));
-  m->op = m->data[m->pos++];
 
   switch (m->op)
     {
@@ -820,6 +814,21 @@ step (Machine  *m,
       *stop = TRUE;
       return TRUE;
 
+    default:
+      g_assert_not_reached ();
+      return FALSE;
+    }
+}
+
+/* MARK, POP, POP_MARK and DUP: the stack and its marks. */
+static gboolean
+step_stack (Machine *m)
+{
+  HrPickleValue v = { HR_PICKLE_NONE, 0, { 0 } };
+  guint start;
+
+  switch (m->op)
+    {
     case OP_MARK:
       if (m->marks->len >= m->limits.max_marks)
         return fail (m, HR_ERROR_TOO_LARGE, _("more than %u MARKs open at once"),
@@ -852,6 +861,22 @@ step (Machine  *m,
       v = *top (m, 0);
       return push_again (m, &v);
 
+    default:
+      g_assert_not_reached ();
+      return FALSE;
+    }
+}
+
+/* The opcodes that push one value read from their argument: None,
+ * booleans, integers, floats, strings and bytes. */
+static gboolean
+step_scalar (Machine *m)
+{
+  const guint8 *arg;
+  HrPickleValue v = { HR_PICKLE_NONE, 0, { 0 } };
+
+  switch (m->op)
+    {
     case OP_NONE:
       return push (m, &v);
 
@@ -934,6 +959,21 @@ step (Machine  *m,
       return push_string (m, m->op == OP_BINUNICODE8 ? HR_PICKLE_STRING : HR_PICKLE_BYTES,
                           little_endian (arg, 8));
 
+    default:
+      g_assert_not_reached ();
+      return FALSE;
+    }
+}
+
+/* The opcodes that make or fill a tuple, list or dict. */
+static gboolean
+step_container (Machine *m)
+{
+  HrPickleValue v = { HR_PICKLE_NONE, 0, { 0 } };
+  guint start;
+
+  switch (m->op)
+    {
     case OP_EMPTY_LIST:
     case OP_EMPTY_DICT:
     case OP_EMPTY_TUPLE:
@@ -1015,6 +1055,20 @@ step (Machine  *m,
         return TRUE;
       }
 
+    default:
+      g_assert_not_reached ();
+      return FALSE;
+    }
+}
+
+/* The memo: PUT and GET. */
+static gboolean
+step_memo (Machine *m)
+{
+  const guint8 *arg;
+
+  switch (m->op)
+    {
     case OP_BINPUT:
       if (!take (m, 1, &arg))
         return FALSE;
@@ -1037,6 +1091,74 @@ step (Machine  *m,
       if (!take (m, 4, &arg))
         return FALSE;
       return memo_get (m, little_endian (arg, 4));
+
+    default:
+      g_assert_not_reached ();
+      return FALSE;
+    }
+}
+
+static gboolean
+step (Machine  *m,
+      gboolean *stop)
+{
+  m->op_pos = m->pos;
+  if (m->pos >= m->length)
+    return fail (m, HR_ERROR_PARSE, _("the file ends before the pickle's STOP: it is cut short"));
+  m->op = m->data[m->pos++];
+
+  switch (m->op)
+    {
+    case OP_PROTO:
+    case OP_FRAME:
+    case OP_STOP:
+      return step_framing (m, stop);
+
+    case OP_MARK:
+    case OP_POP:
+    case OP_POP_MARK:
+    case OP_DUP:
+      return step_stack (m);
+
+    case OP_NONE:
+    case OP_NEWTRUE:
+    case OP_NEWFALSE:
+    case OP_BININT:
+    case OP_BININT1:
+    case OP_BININT2:
+    case OP_LONG1:
+    case OP_LONG4:
+    case OP_BINFLOAT:
+    case OP_SHORT_BINUNICODE:
+    case OP_SHORT_BINBYTES:
+    case OP_BINUNICODE:
+    case OP_BINBYTES:
+    case OP_BINUNICODE8:
+    case OP_BINBYTES8:
+    case OP_BYTEARRAY8:
+      return step_scalar (m);
+
+    case OP_EMPTY_LIST:
+    case OP_EMPTY_DICT:
+    case OP_EMPTY_TUPLE:
+    case OP_TUPLE1:
+    case OP_TUPLE2:
+    case OP_TUPLE3:
+    case OP_TUPLE:
+    case OP_LIST:
+    case OP_DICT:
+    case OP_APPEND:
+    case OP_SETITEM:
+    case OP_APPENDS:
+    case OP_SETITEMS:
+      return step_container (m);
+
+    case OP_BINPUT:
+    case OP_LONG_BINPUT:
+    case OP_MEMOIZE:
+    case OP_BINGET:
+    case OP_LONG_BINGET:
+      return step_memo (m);
 
     default:
       return refuse (m);

@@ -636,6 +636,12 @@ hr_size_format_full (double       bytes,
           decimals = 0;
         }
       break;
+    case HR_SIZE_FORMAT_PRECISE:
+      if (v == 0 || fabs (v) >= 100)
+        decimals = 0;
+      else
+        decimals = CLAMP (2 - (int) floor (log10 (fabs (v))), 0, 9);
+      break;
     case HR_SIZE_FORMAT_ESTIMATE:
     default:
       /* two decimals below 10, one above: the precision an estimate has */

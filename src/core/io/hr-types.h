@@ -349,6 +349,10 @@ typedef enum {
   /* one decimal, none from 100, and below one unit MiB or MB ("379 MiB",
    * "15.0 GiB", "134 GiB"): labels on a chart, where room is short */
   HR_SIZE_FORMAT_CHART    = 2,
+  /* three significant digits, none from 100 ("0.0858 GB", "1.37 GiB",
+   * "14.2 GiB", "134 GiB"): a figure per sample, per token, where the
+   * estimate's two decimals would round it away */
+  HR_SIZE_FORMAT_PRECISE  = 3,
   HR_SIZE_FORMAT_STYLE_MASK = 0xf,
   /* flags: the number alone, without the unit ("24.38", for a column
    * headed "Total GiB"); '.' as the decimal point whatever the locale, for

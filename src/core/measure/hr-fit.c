@@ -606,7 +606,6 @@ hr_calibration_apply_estimate (const HrCalibration *self,
   HrPeak peak;
   double activation_delta, overhead_delta, delta, band;
   guint64 old_total = estimate->total, total = 0;
-  const double GB = 1e9;
 
   g_return_if_fail (self != NULL);
   g_return_if_fail (plan != NULL);
@@ -648,17 +647,25 @@ hr_calibration_apply_estimate (const HrCalibration *self,
                                                                   &estimate->max_is_lower_bound);
     }
 
-  g_ptr_array_add (estimate->notes,
-                   g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
-                                                 "Calibrated by a measurement (%u point): "
-                                                 "activations ×%.3g, overhead %+.2f GB; the "
-                                                 "range is the measurement's scatter, ±%.2f GB",
-                                                 "Calibrated by a measurement (%u points): "
-                                                 "activations ×%.3g, overhead %+.2f GB; the "
-                                                 "range is the measurement's scatter, ±%.2f GB",
-                                                 self->points->len),
-                                    self->points->len, self->activation_scale,
-                                    overhead_delta / GB, band / GB));
+  {
+    HrSizeUnit unit = hr_plan_get_unit (plan);
+    g_autofree char *overhead = hr_size_format (overhead_delta, unit);
+    g_autofree char *scatter = hr_size_format (band, unit);
+
+    /* Translators: the second %s is "+" for an overhead added, or
+     * empty (the figure carries its minus) */
+    g_ptr_array_add (estimate->notes,
+                     g_strdup_printf (g_dngettext (GETTEXT_PACKAGE,
+                                                   "Calibrated by a measurement (%u point): "
+                                                   "activations ×%.3g, overhead %s%s; the "
+                                                   "range is the measurement's scatter, ±%s",
+                                                   "Calibrated by a measurement (%u points): "
+                                                   "activations ×%.3g, overhead %s%s; the "
+                                                   "range is the measurement's scatter, ±%s",
+                                                   self->points->len),
+                                      self->points->len, self->activation_scale,
+                                      overhead_delta >= 0 ? "+" : "", overhead, scatter));
+  }
 }
 
 typedef struct {

@@ -2580,20 +2580,24 @@ gpu_series (HrMeasureParser *self,
   return index;
 }
 
-/* @split: split_fast has put the line's fields in self->fields already. */
-static gboolean
-read_row (HrMeasureParser *self,
-          char            *line,
-          gsize            length,
-          gboolean         split)
-{
-  double batch = NAN, seq = NAN, t = NAN;
-  gboolean oom = FALSE;
-  const Field *gpu_key = NULL, *gpu_name = NULL, *module = NULL;
-  guint n_columns = self->columns->len;
+/* What a row says of where its values are: its micro-batch, sequence
+ * length and time (NAN where it has none), whether it ran out of memory,
+ * and the fields naming its GPU and module. */
+typedef struct {
+  double       batch;
+  double       seq;
+  double       t;
+  gboolean     oom;
+  const Field *gpu_key;
+  const Field *gpu_name;
+  const Field *module;
+} RowCoordinates;
 
-  if (!split && !split_fields (self, line, length))
-    return FALSE;
+/* The row has as many fields as the header, and is not one too many. */
+static gboolean
+check_row (HrMeasureParser *self)
+{
+  guint n_columns = self->columns->len;
 
   if (self->fields->len != n_columns)
     {
@@ -2613,85 +2617,118 @@ read_row (HrMeasureParser *self,
                  _("more than %u data rows; Headroom reads at most that many from one file (keep "
                    "every n-th row, or split the file)"),
                  self->max_rows);
+  return TRUE;
+}
 
-  prepare_columns (self);
+/* A batch-size or sequence-length field into *@batch or *@seq. */
+static gboolean
+read_count (HrMeasureParser *self,
+            const Column    *c,
+            const Field     *f,
+            double          *batch,
+            double          *seq)
+{
+  HrMeasureUnit unit;
+  double v;
 
-  /* First the row's coordinates, then its values. */
+  if (IS_MISSING (f->text, f->length))
+    {
+      if (c->role == ROLE_BATCH)
+        return fail (self, HR_ERROR_INVALID, f->column, _("column \"%s\": no batch size"),
+                     c->name);
+      return TRUE;
+    }
+  if (!parse_number (self, f, c->name, &v, &unit))
+    return FALSE;
+  if (!hr_measure_is_count (v) || unit != HR_MEASURE_UNIT_NONE)
+    return fail (self, HR_ERROR_INVALID, f->column,
+                 c->role == ROLE_BATCH
+                   ? _("column \"%s\": %.*s is not a batch size (a whole number from 1 "
+                       "to 10^9)")
+                   : _("column \"%s\": %.*s is not a sequence length (a whole number "
+                       "from 1 to 10^9)"), c->name, (int) MIN (f->length, 40), f->text);
+  if (c->role == ROLE_BATCH)
+    *batch = v;
+  else
+    *seq = v;
+  return TRUE;
+}
+
+/* A time or step field into *@t, counted from the file's first. */
+static gboolean
+read_time (HrMeasureParser *self,
+           const Column    *c,
+           const Field     *f,
+           double          *t)
+{
+  HrMeasureUnit unit;
+  double v;
+
+  if (IS_MISSING (f->text, f->length))
+    return TRUE;
+  if (self->time_is_timestamp)
+    {
+      gint64 us;
+
+      if (!parse_timestamp (self, f, &us))
+        return fail (self, HR_ERROR_INVALID, f->column,
+                     _("column \"%s\": \"%.*s\" is not a timestamp like 2024/05/14 "
+                       "10:31:02.123"), c->name,
+                     (int) MIN (f->length, 40), f->text);
+      if (!self->has_t0)
+        {
+          self->has_t0 = TRUE;
+          self->t0_us = us;
+        }
+      /* whole microseconds, so that 2.056 s is the double nearest it */
+      *t = (double) (us - self->t0_us) / 1e6;
+      return TRUE;
+    }
+  if (!parse_number (self, f, c->name, &v, &unit))
+    return FALSE;
+  if (!(fabs (v) <= HR_MEASURE_MAX_TIME) || unit != HR_MEASURE_UNIT_NONE)
+    return fail (self, HR_ERROR_INVALID, f->column,
+                 c->role == ROLE_STEP
+                   ? _("column \"%s\": %.*s is not a step (a number of at most 10^15)")
+                   : _("column \"%s\": %.*s is not a time (a number of seconds of at "
+                       "most 10^15)"), c->name, (int) MIN (f->length, 40), f->text);
+  if (!self->has_t0)
+    {
+      self->has_t0 = TRUE;
+      self->t0 = v;
+    }
+  *t = v - self->t0;
+  return TRUE;
+}
+
+/* The row's coordinates, read before its values. */
+static gboolean
+read_coordinates (HrMeasureParser *self,
+                  RowCoordinates  *row)
+{
   for (guint k = 0; k < self->n_coordinates; k++)
     {
       guint i = g_array_index (self->read_columns, guint, k);
       const Column *c = &g_array_index (self->columns, Column, i);
       const Field *f = &g_array_index (self->fields, Field, i);
-      HrMeasureUnit unit;
-      double v;
 
       switch (c->role)
         {
         case ROLE_BATCH:
         case ROLE_SEQ:
-          if (IS_MISSING (f->text, f->length))
-            {
-              if (c->role == ROLE_BATCH)
-                return fail (self, HR_ERROR_INVALID, f->column, _("column \"%s\": no batch size"),
-                             c->name);
-              break;
-            }
-          if (!parse_number (self, f, c->name, &v, &unit))
+          if (!read_count (self, c, f, &row->batch, &row->seq))
             return FALSE;
-          if (!hr_measure_is_count (v) || unit != HR_MEASURE_UNIT_NONE)
-            return fail (self, HR_ERROR_INVALID, f->column,
-                         c->role == ROLE_BATCH
-                           ? _("column \"%s\": %.*s is not a batch size (a whole number from 1 "
-                               "to 10^9)")
-                           : _("column \"%s\": %.*s is not a sequence length (a whole number "
-                               "from 1 to 10^9)"), c->name, (int) MIN (f->length, 40), f->text);
-          if (c->role == ROLE_BATCH)
-            batch = v;
-          else
-            seq = v;
           break;
 
         case ROLE_TIME:
         case ROLE_STEP:
-          if (IS_MISSING (f->text, f->length))
-            break;
-          if (self->time_is_timestamp)
-            {
-              gint64 us;
-
-              if (!parse_timestamp (self, f, &us))
-                return fail (self, HR_ERROR_INVALID, f->column,
-                             _("column \"%s\": \"%.*s\" is not a timestamp like 2024/05/14 "
-                               "10:31:02.123"), c->name,
-                             (int) MIN (f->length, 40), f->text);
-              if (!self->has_t0)
-                {
-                  self->has_t0 = TRUE;
-                  self->t0_us = us;
-                }
-              /* whole microseconds, so that 2.056 s is the double nearest it */
-              t = (double) (us - self->t0_us) / 1e6;
-              break;
-            }
-          if (!parse_number (self, f, c->name, &v, &unit))
+          if (!read_time (self, c, f, &row->t))
             return FALSE;
-          if (!(fabs (v) <= HR_MEASURE_MAX_TIME) || unit != HR_MEASURE_UNIT_NONE)
-            return fail (self, HR_ERROR_INVALID, f->column,
-                         c->role == ROLE_STEP
-                           ? _("column \"%s\": %.*s is not a step (a number of at most 10^15)")
-                           : _("column \"%s\": %.*s is not a time (a number of seconds of at "
-                               "most 10^15)"), c->name, (int) MIN (f->length, 40), f->text);
-          if (!self->has_t0)
-            {
-              self->has_t0 = TRUE;
-              self->t0 = v;
-            }
-          t = v - self->t0;
           break;
 
         case ROLE_STATUS:
           if (f->length == 3 && g_ascii_strncasecmp (f->text, "oom", 3) == 0)
-            oom = TRUE;
+            row->oom = TRUE;
           else if (!(f->length == 0 || (f->length == 2 && g_ascii_strncasecmp (f->text, "ok",
                                                                                 2) == 0)))
             return fail (self, HR_ERROR_INVALID, f->column,
@@ -2700,15 +2737,15 @@ read_row (HrMeasureParser *self,
           break;
 
         case ROLE_GPU_INDEX:
-          gpu_key = f;
+          row->gpu_key = f;
           break;
 
         case ROLE_GPU_NAME:
-          gpu_name = f;
+          row->gpu_name = f;
           break;
 
         case ROLE_MODULE:
-          module = f;
+          row->module = f;
           break;
 
         case ROLE_NONE:
@@ -2717,7 +2754,14 @@ read_row (HrMeasureParser *self,
           break;
         }
     }
+  return TRUE;
+}
 
+/* The row's memory values, each a point of its series. */
+static gboolean
+read_values (HrMeasureParser      *self,
+             const RowCoordinates *row)
+{
   for (guint k = self->n_coordinates; k < self->read_columns->len; k++)
     {
       guint i = g_array_index (self->read_columns, guint, k);
@@ -2734,18 +2778,18 @@ read_row (HrMeasureParser *self,
       else if (c->series >= 0)
         index = c->series;
       else
-        index = gpu_series (self, gpu_key != NULL ? gpu_key->text : "0",
-                            gpu_key != NULL ? MIN (gpu_key->length, 127) : 1,
-                            gpu_name != NULL ? gpu_name->text : NULL,
-                            gpu_name != NULL ? gpu_name->length : 0);
+        index = gpu_series (self, row->gpu_key != NULL ? row->gpu_key->text : "0",
+                            row->gpu_key != NULL ? MIN (row->gpu_key->length, 127) : 1,
+                            row->gpu_name != NULL ? row->gpu_name->text : NULL,
+                            row->gpu_name != NULL ? row->gpu_name->length : 0);
       if (index < 0 && c->trace == HR_TRACE_FIELD_NONE)
         return FALSE;
       series = index >= 0 ? g_ptr_array_index (self->result->series, index) : NULL;
 
-      if (oom && series != NULL)
+      if (row->oom && series != NULL)
         {
-          if (!isnan (batch) && (series->oom_batch == 0 || batch < series->oom_batch))
-            series->oom_batch = (guint) batch;
+          if (!isnan (row->batch) && (series->oom_batch == 0 || row->batch < series->oom_batch))
+            series->oom_batch = (guint) row->batch;
           continue;
         }
 
@@ -2769,29 +2813,49 @@ read_row (HrMeasureParser *self,
 
       if (c->trace != HR_TRACE_FIELD_NONE)
         {
-          gboolean total = module == NULL || module->length == 0 ||
-                           (module->length == 5 &&
-                            g_ascii_strncasecmp (module->text, "total", 5) == 0);
+          gboolean total = row->module == NULL || row->module->length == 0 ||
+                           (row->module->length == 5 &&
+                            g_ascii_strncasecmp (row->module->text, "total", 5) == 0);
 
-          hr_trace_take (self->result->trace, self->line, batch, seq,
-                         module != NULL ? module->text : NULL, module != NULL ? module->length : 0,
+          hr_trace_take (self->result->trace, self->line, row->batch, row->seq,
+                         row->module != NULL ? row->module->text : NULL,
+                         row->module != NULL ? row->module->length : 0,
                          c->trace, v);
           /* a module's share is not a point of the step's series */
           if (series == NULL || !total)
             continue;
         }
 
-      point.batch = batch;
-      point.seq_len = seq;
-      point.t = t;
+      point.batch = row->batch;
+      point.seq_len = row->seq;
+      point.t = row->t;
       if (self->result->format == HR_MEASURE_FORMAT_NVIDIA_SMI && !self->time_is_timestamp)
         point.t = series->n_points;
       point.bytes = v;
       point.line = self->line;
       add_point (self, index, &point);
     }
-
   return TRUE;
+}
+
+/* @split: split_fast has put the line's fields in self->fields already. */
+static gboolean
+read_row (HrMeasureParser *self,
+          char            *line,
+          gsize            length,
+          gboolean         split)
+{
+  RowCoordinates row = { NAN, NAN, NAN, FALSE, NULL, NULL, NULL };
+
+  if (!split && !split_fields (self, line, length))
+    return FALSE;
+  if (!check_row (self))
+    return FALSE;
+
+  prepare_columns (self);
+
+  /* First the row's coordinates, then its values. */
+  return read_coordinates (self, &row) && read_values (self, &row);
 }
 
 /* "# key: value" before the header: a probe's configuration. */

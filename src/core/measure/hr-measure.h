@@ -286,6 +286,7 @@ void             hr_measurement_load_file_async  (const char             *path,
 HrMeasurement   *hr_measurement_load_file_finish (GAsyncResult           *result,
                                                   GError                **error);
 
+G_DEFINE_AUTO_CLEANUP_CLEAR_FUNC (HrMeasureOptions, hr_measure_options_clear)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureSeries, hr_measure_series_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasurement, hr_measurement_free)
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrMeasureParser, hr_measure_parser_free)

@@ -2004,36 +2004,15 @@ allocated_step_cb (guint        index,
     }
 }
 
-static gboolean
-read_device (Reader      *r,
-             DeviceInput *in)
+/* Reserved memory when the trace starts: from the end back to the start
+ * (the segments, or the lowest the trace goes). */
+static gint64
+reserved_start_of (Reader            *r,
+                   const DeviceInput *in)
 {
-  HrSnapshotDevice *dev = hr_snapshot_add_device (r->snapshot, in->device);
-  /* Names in --json never change with the language. */
-  g_autofree char *allocated_name = g_strdup_printf ("GPU %d allocated", in->device);
-  g_autofree char *reserved_name = g_strdup_printf ("GPU %d reserved", in->device);
-  guint max_points = r->options->max_time_points;
-  AllocatedRun run = { { NULL, NULL }, 0, G_MAXUINT, 0, NULL };
-  Timeline reserved = { NULL, NULL };
-  LiveSet set;
-  Classifier *c;
-  gint64 net = 0, lowest = 0, level;
+  gint64 net = 0, lowest = 0;
   gint64 reserved_start;
-  double t_first = in->events->len > 0 ? g_array_index (in->events, Event, 0).t : 0;
-  guint64 reserved_now;
-  guint oom_index = 0;
 
-  dev->n_events = in->events->len;
-  dev->n_segments = in->n_segments;
-  dev->inactive_end = in->inactive_end;
-  dev->block_rounding = in->block_rounding;
-
-  dev->allocated = hr_measure_series_new (allocated_name, HR_METRIC_ALLOCATED);
-  dev->reserved = hr_measure_series_new (reserved_name, HR_METRIC_RESERVED);
-  g_ptr_array_add (r->measurement->series, dev->allocated);
-  g_ptr_array_add (r->measurement->series, dev->reserved);
-
-  /* Reserved: from the end back to the start, then forward. */
   for (guint i = 0; i < in->events->len; i++)
     {
       const Event *e = &g_array_index (in->events, Event, i);
@@ -2055,51 +2034,65 @@ read_device (Reader      *r,
   if (!in->has_segments && in->events->len > 0)
     note (r, _("GPU %d: the snapshot has no segments; reserved memory before the trace is "
                "not known and is counted from 0"), in->device);
+  return reserved_start;
+}
 
-  find_initial (in);
+/* Allocated: the first pass finds the peak, and @run's timeline. */
+static void
+allocated_pass (Reader           *r,
+                DeviceInput      *in,
+                HrSnapshotDevice *dev,
+                AllocatedRun     *run,
+                double            t_first)
+{
+  LiveSet set;
 
-  run.timeline.series = dev->allocated;
-  if (max_points > 0)
-    {
-      run.timeline.thinner = hr_measure_thinner_new (max_points);
-      reserved.thinner = hr_measure_thinner_new (max_points);
-    }
-  reserved.series = dev->reserved;
-
-  /* Allocated: the first pass finds the peak. */
   live_set_init (&set, in->initial->len + 1024);
   for (guint i = 0; i < in->initial->len; i++)
     live_set_add (&set, &g_array_index (in->initial, Live, i));
   dev->allocated_start = set.total;
   live_set_clear (&set);
 
-  run.peak = dev->allocated_start;
-  run.peak_t = t_first;
-  timeline_add (&run.timeline, t_first, dev->allocated_start, 0);
+  run->peak = dev->allocated_start;
+  run->peak_t = t_first;
+  timeline_add (&run->timeline, t_first, dev->allocated_start, 0);
 
-  run.ooms = dev->ooms;
+  run->ooms = dev->ooms;
   live_set_init (&set, in->initial->len + 1024);
-  simulate (in, &set, G_MAXUINT, allocated_step_cb, &run);
+  simulate (in, &set, G_MAXUINT, allocated_step_cb, run);
   dev->allocated_end = set.total;
   live_set_clear (&set);
 
-  dev->allocated_peak = run.peak;
-  dev->allocated_peak_t = run.peak_t;
-  dev->allocated_peak_event = run.peak_event == G_MAXUINT ? 0 : run.peak_event + 1;
-  timeline_finish (&run.timeline);
+  dev->allocated_peak = run->peak;
+  dev->allocated_peak_t = run->peak_t;
+  dev->allocated_peak_event = run->peak_event == G_MAXUINT ? 0 : run->peak_event + 1;
+  timeline_finish (&run->timeline);
 
   if (in->has_segments && dev->allocated_end != in->final_allocated)
     note (r, _("GPU %d: the trace ends with %" PRIu64 " bytes allocated, the "
                "segments hold %" PRIu64 ": the trace lost entries"),
           in->device, dev->allocated_end, in->final_allocated);
+}
 
-  /* Reserved, forward; and the out-of-memory events on the way. */
+/* Reserved, forward; and the out-of-memory events on the way. */
+static void
+reserved_pass (const DeviceInput *in,
+               HrSnapshotDevice  *dev,
+               Timeline          *reserved,
+               guint              peak_event,
+               gint64             reserved_start,
+               double             t_first)
+{
+  gint64 level;
+  guint64 reserved_now;
+  guint oom_index = 0;
+
   level = reserved_start;
   dev->reserved_start = (guint64) reserved_start;
   dev->reserved_peak = (guint64) level;
   dev->reserved_peak_t = t_first;
-  timeline_add (&reserved, t_first, (guint64) level, 0);
-  dev->reserved_at_allocated_peak = run.peak_event == G_MAXUINT ? (guint64) level : 0;
+  timeline_add (reserved, t_first, (guint64) level, 0);
+  dev->reserved_at_allocated_peak = peak_event == G_MAXUINT ? (guint64) level : 0;
   for (guint i = 0; i < in->events->len; i++)
     {
       const Event *e = &g_array_index (in->events, Event, i);
@@ -2114,32 +2107,42 @@ read_device (Reader      *r,
 
       if (changed)
         {
-          timeline_add (&reserved, e->t, (guint64) level, i + 1);
+          timeline_add (reserved, e->t, (guint64) level, i + 1);
           if ((guint64) level > dev->reserved_peak)
             {
               dev->reserved_peak = (guint64) level;
               dev->reserved_peak_t = e->t;
             }
         }
-      if (i == run.peak_event)
+      if (i == peak_event)
         dev->reserved_at_allocated_peak = (guint64) level;
       if (e->action == ACTION_OOM && oom_index < dev->ooms->len)
         g_array_index (dev->ooms, HrSnapshotOom, oom_index++).reserved = (guint64) level;
     }
   reserved_now = (guint64) level;
   dev->reserved_end = in->has_segments ? in->reserved_end : reserved_now;
-  timeline_finish (&reserved);
+  timeline_finish (reserved);
+}
 
-  /* What was live at the allocated peak: the second pass stops there. */
-  c = r->classifier;
+/* What was live at the allocated peak, by group: the second pass stops
+ * there. */
+static void
+classify_peak (Reader           *r,
+               DeviceInput      *in,
+               HrSnapshotDevice *dev,
+               guint             peak_event)
+{
+  Classifier *c = r->classifier;
+  LiveSet set;
+
   live_set_init (&set, in->initial->len + 1024);
-  if (run.peak_event == G_MAXUINT)
+  if (peak_event == G_MAXUINT)
     {
       for (guint i = 0; i < in->initial->len; i++)
         live_set_add (&set, &g_array_index (in->initial, Live, i));
     }
   else
-    simulate (in, &set, run.peak_event, NULL, NULL);
+    simulate (in, &set, peak_event, NULL, NULL);
   g_assert (set.total == dev->allocated_peak);
 
   {
@@ -2170,34 +2173,45 @@ read_device (Reader      *r,
     live_set_clear (&end_set);
   }
   live_set_clear (&set);
+}
 
-  {
-    GHashTableIter iter;
-    gpointer value;
+/* The sites that hold the most at the peak, each with its own copy of
+ * its strings; the classifier's are cleared for the next device. */
+static void
+keep_sites (Classifier       *c,
+            HrSnapshotDevice *dev)
+{
+  GHashTableIter iter;
+  gpointer value;
+  g_autoptr(GPtrArray) sites = g_ptr_array_new ();
 
-    g_autoptr(GPtrArray) sites = g_ptr_array_new ();
+  g_hash_table_iter_init (&iter, c->sites);
+  while (g_hash_table_iter_next (&iter, NULL, &value))
+    g_ptr_array_add (sites, value);
+  g_ptr_array_sort (sites, compare_sites);
+  /* Only the sites kept get their own copies of the strings. */
+  for (guint i = 0; i < sites->len && i < MAX_SITES; i++)
+    {
+      const Site *from = g_ptr_array_index (sites, i);
+      HrSnapshotSite *site = g_new0 (HrSnapshotSite, 1);
 
-    g_hash_table_iter_init (&iter, c->sites);
-    while (g_hash_table_iter_next (&iter, NULL, &value))
-      g_ptr_array_add (sites, value);
-    g_ptr_array_sort (sites, compare_sites);
-    /* Only the sites kept get their own copies of the strings. */
-    for (guint i = 0; i < sites->len && i < MAX_SITES; i++)
-      {
-        const Site *from = g_ptr_array_index (sites, i);
-        HrSnapshotSite *site = g_new0 (HrSnapshotSite, 1);
+      site->filename = g_strdup (from->filename);
+      site->line = from->line;
+      site->function = g_strdup (from->function);
+      site->group = from->group;
+      site->bytes = from->bytes;
+      site->count = from->count;
+      g_ptr_array_add (dev->sites, site);
+    }
+  g_hash_table_remove_all (c->sites);
+}
 
-        site->filename = g_strdup (from->filename);
-        site->line = from->line;
-        site->function = g_strdup (from->function);
-        site->group = from->group;
-        site->bytes = from->bytes;
-        site->count = from->count;
-        g_ptr_array_add (dev->sites, site);
-      }
-    g_hash_table_remove_all (c->sites);
-  }
-
+/* A note for each time the device ran out of memory. */
+static void
+note_ooms (Reader                 *r,
+           const DeviceInput      *in,
+           const HrSnapshotDevice *dev)
+{
   for (guint i = 0; i < dev->ooms->len; i++)
     {
       const HrSnapshotOom *oom = &g_array_index (dev->ooms, HrSnapshotOom, i);
@@ -2207,6 +2221,49 @@ read_device (Reader      *r,
             oom->requested / 1073741824.0, oom->device_free / 1073741824.0,
             oom->allocated / 1073741824.0, oom->reserved / 1073741824.0);
     }
+}
+
+static gboolean
+read_device (Reader      *r,
+             DeviceInput *in)
+{
+  HrSnapshotDevice *dev = hr_snapshot_add_device (r->snapshot, in->device);
+  /* Names in --json never change with the language. */
+  g_autofree char *allocated_name = g_strdup_printf ("GPU %d allocated", in->device);
+  g_autofree char *reserved_name = g_strdup_printf ("GPU %d reserved", in->device);
+  guint max_points = r->options->max_time_points;
+  AllocatedRun run = { { NULL, NULL }, 0, G_MAXUINT, 0, NULL };
+  Timeline reserved = { NULL, NULL };
+  double t_first = in->events->len > 0 ? g_array_index (in->events, Event, 0).t : 0;
+  gint64 reserved_start;
+
+  dev->n_events = in->events->len;
+  dev->n_segments = in->n_segments;
+  dev->inactive_end = in->inactive_end;
+  dev->block_rounding = in->block_rounding;
+
+  dev->allocated = hr_measure_series_new (allocated_name, HR_METRIC_ALLOCATED);
+  dev->reserved = hr_measure_series_new (reserved_name, HR_METRIC_RESERVED);
+  g_ptr_array_add (r->measurement->series, dev->allocated);
+  g_ptr_array_add (r->measurement->series, dev->reserved);
+
+  reserved_start = reserved_start_of (r, in);
+
+  find_initial (in);
+
+  run.timeline.series = dev->allocated;
+  if (max_points > 0)
+    {
+      run.timeline.thinner = hr_measure_thinner_new (max_points);
+      reserved.thinner = hr_measure_thinner_new (max_points);
+    }
+  reserved.series = dev->reserved;
+
+  allocated_pass (r, in, dev, &run, t_first);
+  reserved_pass (in, dev, &reserved, run.peak_event, reserved_start, t_first);
+  classify_peak (r, in, dev, run.peak_event);
+  keep_sites (r->classifier, dev);
+  note_ooms (r, in, dev);
   return TRUE;
 }
 
@@ -2222,69 +2279,53 @@ hr_measurement_read_snapshot (HrMeasurement          *measurement,
                                             options, error);
 }
 
+/* The snapshot's segments and device traces: a list of segments
+ * (torch.cuda.memory_snapshot(), no trace), or a dict of both. */
 static gboolean
-read_snapshot (HrMeasurement          *measurement,
-               const char             *shown_name,
-               const guint8           *data,
-               gsize                   length,
-               gboolean                mapped,
-               const HrMeasureOptions *options,
-               Reduction              *red,
-               GError                **error)
+find_root_lists (Reader               *r,
+                 const HrPickleValue  *root,
+                 const HrPickleValue **segments,
+                 guint                *n_segments,
+                 const HrPickleValue **traces,
+                 guint                *n_traces)
 {
-  g_autoptr(HrPickle) pickle = NULL;
-  HrPickleOptions pickle_options = { NULL, reduce_cb, reused_cb, red, mapped };
-  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (device_input_free);
-  const HrPickleValue *root, *segments = NULL, *traces = NULL, *settings, *probe;
-  HrMeasureOptions defaults = { 0 };
-  guint n_segments = 0, n_traces = 0;
-  gboolean has_times = TRUE;
-  Classifier *classifier = red->classifier;
-  Reader r = { shown_name, options != NULL ? options : &defaults, measurement, NULL, error,
-               classifier };
-
-  g_return_val_if_fail (measurement != NULL, FALSE);
-
-  pickle = hr_pickle_parse_full (shown_name, data, length, &pickle_options, error);
-  if (pickle == NULL)
-    return FALSE;
-  root = hr_pickle_get_root (pickle);
-
-  /* torch.cuda.memory_snapshot() (no trace) is a list of segments. */
   if (root->kind == HR_PICKLE_LIST)
-    segments = hr_pickle_items (root, &n_segments);
+    *segments = hr_pickle_items (root, n_segments);
   else if (root->kind == HR_PICKLE_DICT)
     {
-      if (!get_list (&r, root, "segments", &segments, &n_segments, _("the snapshot")) ||
-          !get_list (&r, root, "device_traces", &traces, &n_traces, _("the snapshot")))
+      if (!get_list (r, root, "segments", segments, n_segments, _("the snapshot")) ||
+          !get_list (r, root, "device_traces", traces, n_traces, _("the snapshot")))
         return FALSE;
       if (hr_pickle_dict_get (root, "segments") == NULL &&
           hr_pickle_dict_get (root, "device_traces") == NULL)
         {
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+          g_set_error (r->error, HR_ERROR, HR_ERROR_INVALID,
                        _("%s: a pickled dict without \"segments\" or \"device_traces\": not a "
                          "PyTorch memory snapshot (torch.cuda.memory._dump_snapshot)"),
-                       shown_name);
+                       r->name);
           return FALSE;
         }
     }
   else
     {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+      g_set_error (r->error, HR_ERROR, HR_ERROR_INVALID,
                    _("%s: a pickled value of type %s; a PyTorch memory snapshot is a dict "
                      "(torch.cuda.memory._dump_snapshot)"),
-                   shown_name, kind_name (root));
+                   r->name, kind_name (root));
       return FALSE;
     }
+  return TRUE;
+}
 
-  measurement->format = HR_MEASURE_FORMAT_TORCH_SNAPSHOT;
-  r.snapshot = hr_snapshot_new ();
-  r.snapshot->protocol = hr_pickle_get_protocol (pickle);
-  measurement->snapshot = r.snapshot;
-
-  if (!read_segments (&r, segments, n_segments, inputs))
-    return FALSE;
-
+/* Each device's trace into its input. */
+static gboolean
+read_traces (Reader              *r,
+             Reduction           *red,
+             const HrPickleValue *traces,
+             guint                n_traces,
+             GPtrArray           *inputs,
+             gboolean            *has_times)
+{
   for (guint i = 0; i < n_traces; i++)
     {
       DeviceInput *in;
@@ -2294,15 +2335,21 @@ read_snapshot (HrMeasurement          *measurement,
       if (n == 0 && (traces[i].kind == HR_PICKLE_LIST || traces[i].kind == HR_PICKLE_TUPLE))
         continue;
       if (i > 1024)
-        return schema_fail (&r, _("device_traces"), _("more than 1024 devices"));
+        return schema_fail (r, _("device_traces"), _("more than 1024 devices"));
       in = device_input_get (inputs, (int) i);
-      if (!read_trace (&r, red, &traces[i], i, in, &has_times))
+      if (!read_trace (r, red, &traces[i], i, in, has_times))
         return FALSE;
-      measurement->rows += in->events->len;
+      r->measurement->rows += in->events->len;
     }
-  /* Each device has its events now. */
-  g_array_unref (red->events);
-  red->events = g_array_new (FALSE, FALSE, sizeof (Event));
+  return TRUE;
+}
+
+/* The allocator's settings, as the snapshot gives them. */
+static void
+read_settings (HrSnapshot          *snapshot,
+               const HrPickleValue *root)
+{
+  const HrPickleValue *settings;
 
   settings = root->kind == HR_PICKLE_DICT ? hr_pickle_dict_get (root, "allocator_settings") : NULL;
   if (settings != NULL && settings->kind == HR_PICKLE_DICT)
@@ -2313,11 +2360,18 @@ read_snapshot (HrMeasurement          *measurement,
         {
           g_autofree char *key = hr_pickle_dup_string (&c->items[2 * i]);
 
-          add_setting (r.snapshot, key, &c->items[2 * i + 1]);
+          add_setting (snapshot, key, &c->items[2 * i + 1]);
         }
     }
+}
 
-  /* Headroom's probe (--snapshot) adds what it ran: micro_batch, model... */
+/* Headroom's probe (--snapshot) adds what it ran: micro_batch, model... */
+static void
+read_probe_keys (HrMeasurement       *measurement,
+                 const HrPickleValue *root)
+{
+  const HrPickleValue *probe;
+
   probe = root->kind == HR_PICKLE_DICT ? hr_pickle_dict_get (root, "headroom_probe") : NULL;
   if (probe != NULL && probe->kind == HR_PICKLE_DICT)
     {
@@ -2340,17 +2394,12 @@ read_snapshot (HrMeasurement          *measurement,
           g_ptr_array_add (measurement->config_values, value);
         }
     }
+}
 
-  if (inputs->len == 0)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   _("%s: no measurements: the snapshot holds no segments and no trace (was "
-                     "_record_memory_history() on, and memory allocated, before the dump?)"),
-                   shown_name);
-      return FALSE;
-    }
-
-  /* Devices in order. */
+/* Devices in order. */
+static void
+sort_devices (GPtrArray *inputs)
+{
   for (guint i = 0; i < inputs->len; i++)
     for (guint j = i + 1; j < inputs->len; j++)
       {
@@ -2363,26 +2412,95 @@ read_snapshot (HrMeasurement          *measurement,
             inputs->pdata[j] = tmp;
           }
       }
+}
+
+/* Whether the device's events and blocks hold stacks, and C++ ones. */
+static void
+find_frames (HrSnapshot        *snapshot,
+             Classifier        *classifier,
+             const DeviceInput *in)
+{
+  for (guint j = 0; j < in->events->len && !snapshot->has_frames; j++)
+    snapshot->has_frames =
+      frames_nonempty (classifier, g_array_index (in->events, Event, j).frames);
+  for (guint j = 0; j < in->final_blocks->len && !snapshot->has_frames; j++)
+    snapshot->has_frames =
+      frames_nonempty (classifier, g_array_index (in->final_blocks, Live, j).frames);
+  /* stacks="all" records C++ frames, whose names are qualified. */
+  for (guint j = 0; j < in->events->len && j < 4096 && !snapshot->has_cpp_frames; j++)
+    {
+      const HrPickleValue *frames = g_array_index (in->events, Event, j).frames;
+
+      snapshot->has_cpp_frames = frames_nonempty (classifier, frames) &&
+                                   stack_info (classifier, frames)->qualified;
+    }
+}
+
+static gboolean
+read_snapshot (HrMeasurement          *measurement,
+               const char             *shown_name,
+               const guint8           *data,
+               gsize                   length,
+               gboolean                mapped,
+               const HrMeasureOptions *options,
+               Reduction              *red,
+               GError                **error)
+{
+  g_autoptr(HrPickle) pickle = NULL;
+  HrPickleOptions pickle_options = { NULL, reduce_cb, reused_cb, red, mapped };
+  g_autoptr(GPtrArray) inputs = g_ptr_array_new_with_free_func (device_input_free);
+  const HrPickleValue *root, *segments = NULL, *traces = NULL;
+  HrMeasureOptions defaults = { 0 };
+  guint n_segments = 0, n_traces = 0;
+  gboolean has_times = TRUE;
+  Classifier *classifier = red->classifier;
+  Reader r = { shown_name, options != NULL ? options : &defaults, measurement, NULL, error,
+               classifier };
+
+  g_return_val_if_fail (measurement != NULL, FALSE);
+
+  pickle = hr_pickle_parse_full (shown_name, data, length, &pickle_options, error);
+  if (pickle == NULL)
+    return FALSE;
+  root = hr_pickle_get_root (pickle);
+
+  if (!find_root_lists (&r, root, &segments, &n_segments, &traces, &n_traces))
+    return FALSE;
+
+  measurement->format = HR_MEASURE_FORMAT_TORCH_SNAPSHOT;
+  r.snapshot = hr_snapshot_new ();
+  r.snapshot->protocol = hr_pickle_get_protocol (pickle);
+  measurement->snapshot = r.snapshot;
+
+  if (!read_segments (&r, segments, n_segments, inputs))
+    return FALSE;
+
+  if (!read_traces (&r, red, traces, n_traces, inputs, &has_times))
+    return FALSE;
+  /* Each device has its events now. */
+  g_array_unref (red->events);
+  red->events = g_array_new (FALSE, FALSE, sizeof (Event));
+
+  read_settings (r.snapshot, root);
+  read_probe_keys (measurement, root);
+
+  if (inputs->len == 0)
+    {
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: no measurements: the snapshot holds no segments and no trace (was "
+                     "_record_memory_history() on, and memory allocated, before the dump?)"),
+                   shown_name);
+      return FALSE;
+    }
+
+  sort_devices (inputs);
 
   r.snapshot->has_times = has_times;
   for (guint i = 0; i < inputs->len; i++)
     {
       DeviceInput *in = g_ptr_array_index (inputs, i);
 
-      for (guint j = 0; j < in->events->len && !r.snapshot->has_frames; j++)
-        r.snapshot->has_frames =
-          frames_nonempty (classifier, g_array_index (in->events, Event, j).frames);
-      for (guint j = 0; j < in->final_blocks->len && !r.snapshot->has_frames; j++)
-        r.snapshot->has_frames =
-          frames_nonempty (classifier, g_array_index (in->final_blocks, Live, j).frames);
-      /* stacks="all" records C++ frames, whose names are qualified. */
-      for (guint j = 0; j < in->events->len && j < 4096 && !r.snapshot->has_cpp_frames; j++)
-        {
-          const HrPickleValue *frames = g_array_index (in->events, Event, j).frames;
-
-          r.snapshot->has_cpp_frames = frames_nonempty (classifier, frames) &&
-                                       stack_info (classifier, frames)->qualified;
-        }
+      find_frames (r.snapshot, classifier, in);
       if (!read_device (&r, in))
         return FALSE;
     }

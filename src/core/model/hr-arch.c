@@ -1008,6 +1008,30 @@ conv_bn_act (Walk     *W,
     act (W, &W->x, activation);
 }
 
+/* Before PyTorch 1.11 the backward formulas of softmax and log_softmax
+ * named their input as well as their result, so autograd saved both
+ * (pytorch/pytorch tools/autograd/derivatives.yaml before PR #65242,
+ * "Avoid saving self for softmax and log_softmax", opened 2021-09-17:
+ * "_log_softmax: self: _log_softmax_backward_data(grad, result, dim,
+ * self)", and _softmax alike; issue #64000: "we retain reference to self
+ * and use more memory than needed"; the schema
+ * "_log_softmax_backward_data(Tensor grad_output, Tensor output, int dim,
+ * Tensor self)").  From 1.11 the formula takes self's dtype only
+ * (transformers src/transformers/pytorch_utils.py softmax_backward_data
+ * passes self while is_torch_less_than_1_11, its dtype after).  @bytes:
+ * the input's, of which @scores are attention scores.  Under autocast
+ * an attention's softmax reads the fp32 copy autocast made of the
+ * scores (softmax and log_softmax are on its fp32 list), a tensor of its
+ * own; a loss reads its fp32 logits. */
+static void
+softmax_input_saved (Walk   *W,
+                     double  bytes,
+                     double  scores)
+{
+  if (W->r->softmax_saves_input && bytes > 0)
+    save_scores (W, bytes, scores);
+}
+
 /* ------------------------------------------------------------------ */
 /* Attention                                                           */
 
@@ -1038,6 +1062,7 @@ attention_kernel (Walk    *W,
           double grads = 2.0 * scores_elems * W->r->e32;
 
           save_scores (W, qkv + scores_elems * score_bytes, scores_elems * score_bytes);
+          softmax_input_saved (W, scores_elems * W->r->e32, scores_elems * W->r->e32);
           if (W->ckpt)
             W->block_transient = MAX (W->block_transient, grads);
           else
@@ -1175,6 +1200,7 @@ cross_entropy (Walk *W)
   if (!W->x.grad)
     return;
   save (W, numel (&W->x) * W->r->e32 + 8.0);
+  softmax_input_saved (W, numel (&W->x) * W->r->e32, 0);
   W->res->fixed_saved += 4.0;
 }
 
@@ -1593,6 +1619,7 @@ seg_loss (Walk *W,
   if (!logits->grad)
     return;
   save (W, tbytes (&full));
+  softmax_input_saved (W, tbytes (&full), 0);
   peak (W, tbytes (&full), 0, "segmentation loss");
   peak (W, 2.0 * tbytes (&full), 0, "segmentation loss gradients");
 }

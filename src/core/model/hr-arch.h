@@ -226,6 +226,9 @@ typedef struct {
    * norm_eval) is FrozenBatchNorm2d instead (detectron2's and
    * torchvision's detectors) */
   gboolean    frozen_bn;
+  /* PyTorch before 1.11: softmax and log_softmax save their input beside
+   * their result (hr-arch.c, softmax_input_saved) */
+  gboolean    softmax_saves_input;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a

@@ -627,15 +627,12 @@ check_weights_only (HrReader    *reader,
   return TRUE;
 }
 
-/* Reads the architecture keys shared by a top-level model and a component. */
+/* The part's "kind", or the one its keys imply. */
 static gboolean
-read_shape (HrReader    *reader,
-            HrComponent *c)
+read_kind (HrReader    *reader,
+           HrComponent *c)
 {
-  guint64 v;
   int kind = -1;
-  int norm = -1;
-  JsonNode *tokens;
 
   if (!hr_reader_enum (reader, "kind", hr_component_kind_names, &kind))
     return FALSE;
@@ -647,67 +644,37 @@ read_shape (HrReader    *reader,
            : hr_reader_has (reader, "layers") || !hr_reader_has (reader, "activation")
              ? HR_COMPONENT_TRANSFORMER : HR_COMPONENT_MLP;
   c->kind = kind;
+  return TRUE;
+}
 
-  /* A part known by its parameter count alone: nothing else describes it,
-   * so a shape key beside "kind": "weights-only" is a contradiction. */
-  if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
-    {
-      for (guint i = 0; shape_keys[i] != NULL; i++)
-        if (!g_str_equal (shape_keys[i], "kind") && hr_reader_has (reader, shape_keys[i]))
-          return hr_reader_fail (reader, shape_keys[i],
-                                 _("a \"weights-only\" part is given by \"params\" alone; "
-                                   "\"%s\" describes its shape (leave out \"kind\" to use it)"),
-                                 shape_keys[i]);
-      return TRUE;
-    }
+/* A video or joint-attention transformer's extra tokens. */
+static gboolean
+read_extra_tokens (HrReader    *reader,
+                   HrComponent *c)
+{
+  guint64 v = 0;
 
-  if (hr_reader_has (reader, "activation") && !read_activation (reader, c))
-    return FALSE;
-
-  if (hr_reader_has (reader, "arch"))
-    {
-      if (c->kind == HR_COMPONENT_TRANSFORMER || c->has_activation)
-        return hr_reader_fail (reader, "arch",
-                               _("\"arch\" describes a CNN, U-Net or VAE part: a transformer's "
-                                 "activations follow from its shape, and a part takes either "
-                                 "\"arch\" or \"activation\""));
-      c->arch = hr_arch_read (reader, "arch");
-      if (c->arch == NULL)
-        return FALSE;
-      return TRUE;
-    }
-
-  if (c->kind != HR_COMPONENT_TRANSFORMER)
-    {
-      if (!c->has_activation)
-        return hr_reader_fail (reader, NULL,
-                               _("a \"%s\" part needs \"arch\" (its stages and blocks) or "
-                                 "\"activation\" (a measured figure)"),
-                               hr_enum_to_nick (hr_component_kind_names, c->kind));
-      return TRUE;
-    }
-
-  if (c->has_activation)
-    return hr_reader_fail (reader, "activation",
-                           _("a transformer's activations follow from its shape; \"activation\" is "
-                             "for CNN, U-Net, RSSM and MLP parts"));
-
+  if (!hr_reader_has (reader, "patch"))
+    return hr_reader_fail (reader, hr_reader_has (reader, "extra_tokens")
+                                     ? "extra_tokens" : "temporal_compression",
+                           _("\"temporal_compression\" and \"extra_tokens\" need \"patch\""));
   v = 0;
-  if (hr_reader_has (reader, "temporal_compression") || hr_reader_has (reader, "extra_tokens"))
-    {
-      if (!hr_reader_has (reader, "patch"))
-        return hr_reader_fail (reader, hr_reader_has (reader, "extra_tokens")
-                                         ? "extra_tokens" : "temporal_compression",
-                               _("\"temporal_compression\" and \"extra_tokens\" need \"patch\""));
-      v = 0;
-      if (!hr_reader_uint (reader, "temporal_compression", FALSE, 1, 64, &v))
-        return FALSE;
-      c->temporal_compression = v;
-      v = 0;
-      if (!hr_reader_uint (reader, "extra_tokens", FALSE, 0, MAX_TOKENS, &v))
-        return FALSE;
-      c->extra_tokens = v;
-    }
+  if (!hr_reader_uint (reader, "temporal_compression", FALSE, 1, 64, &v))
+    return FALSE;
+  c->temporal_compression = v;
+  v = 0;
+  if (!hr_reader_uint (reader, "extra_tokens", FALSE, 0, MAX_TOKENS, &v))
+    return FALSE;
+  c->extra_tokens = v;
+  return TRUE;
+}
+
+/* A transformer's layers, widths and attention heads. */
+static gboolean
+read_transformer_widths (HrReader    *reader,
+                         HrComponent *c)
+{
+  guint64 v = 0;
 
   if (!hr_reader_uint (reader, "layers", TRUE, 1, MAX_LAYERS, &v))
     return FALSE;
@@ -746,10 +713,16 @@ read_shape (HrReader    *reader,
   if (!hr_reader_uint (reader, "intermediate", FALSE, 1, 16 * (guint64) MAX_HIDDEN, &v))
     return FALSE;
   c->intermediate = v;
+  return TRUE;
+}
 
-  c->v_head_dim = c->head_dim;
-  if (!read_latent_attention (reader, c) || !read_experts (reader, c))
-    return FALSE;
+/* A transformer's vocabulary, flags, norm and attention variant. */
+static gboolean
+read_transformer_options (HrReader    *reader,
+                          HrComponent *c)
+{
+  guint64 v = 0;
+  int norm = -1;
 
   v = 0;
   if (!hr_reader_uint (reader, "vocab", FALSE, 1, 1 << 26, &v))
@@ -783,6 +756,17 @@ read_shape (HrReader    *reader,
   if (!hr_reader_uint (reader, "max_seq_len", FALSE, 1, MAX_TOKENS, &v))
     return FALSE;
   c->max_seq_len = v;
+  return TRUE;
+}
+
+/* Where a transformer's tokens come from: the sequence length, a fixed
+ * count, or an image's patches. */
+static gboolean
+read_tokens (HrReader    *reader,
+             HrComponent *c)
+{
+  guint64 v = 0;
+  JsonNode *tokens;
 
   c->images = 1;
   c->token_merge = 1;
@@ -830,6 +814,77 @@ read_shape (HrReader    *reader,
   return TRUE;
 }
 
+/* A transformer part's shape, after its kind. */
+static gboolean
+read_transformer (HrReader    *reader,
+                  HrComponent *c)
+{
+  if ((hr_reader_has (reader, "temporal_compression") ||
+       hr_reader_has (reader, "extra_tokens")) && !read_extra_tokens (reader, c))
+    return FALSE;
+  if (!read_transformer_widths (reader, c))
+    return FALSE;
+  c->v_head_dim = c->head_dim;
+  if (!read_latent_attention (reader, c) || !read_experts (reader, c))
+    return FALSE;
+  return read_transformer_options (reader, c) && read_tokens (reader, c);
+}
+
+/* Reads the architecture keys shared by a top-level model and a component. */
+static gboolean
+read_shape (HrReader    *reader,
+            HrComponent *c)
+{
+  if (!read_kind (reader, c))
+    return FALSE;
+
+  /* A part known by its parameter count alone: nothing else describes it,
+   * so a shape key beside "kind": "weights-only" is a contradiction. */
+  if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
+    {
+      for (guint i = 0; shape_keys[i] != NULL; i++)
+        if (!g_str_equal (shape_keys[i], "kind") && hr_reader_has (reader, shape_keys[i]))
+          return hr_reader_fail (reader, shape_keys[i],
+                                 _("a \"weights-only\" part is given by \"params\" alone; "
+                                   "\"%s\" describes its shape (leave out \"kind\" to use it)"),
+                                 shape_keys[i]);
+      return TRUE;
+    }
+
+  if (hr_reader_has (reader, "activation") && !read_activation (reader, c))
+    return FALSE;
+
+  if (hr_reader_has (reader, "arch"))
+    {
+      if (c->kind == HR_COMPONENT_TRANSFORMER || c->has_activation)
+        return hr_reader_fail (reader, "arch",
+                               _("\"arch\" describes a CNN, U-Net or VAE part: a transformer's "
+                                 "activations follow from its shape, and a part takes either "
+                                 "\"arch\" or \"activation\""));
+      c->arch = hr_arch_read (reader, "arch");
+      if (c->arch == NULL)
+        return FALSE;
+      return TRUE;
+    }
+
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    {
+      if (!c->has_activation)
+        return hr_reader_fail (reader, NULL,
+                               _("a \"%s\" part needs \"arch\" (its stages and blocks) or "
+                                 "\"activation\" (a measured figure)"),
+                               hr_enum_to_nick (hr_component_kind_names, c->kind));
+      return TRUE;
+    }
+
+  if (c->has_activation)
+    return hr_reader_fail (reader, "activation",
+                           _("a transformer's activations follow from its shape; \"activation\" is "
+                             "for CNN, U-Net, RSSM and MLP parts"));
+
+  return read_transformer (reader, c);
+}
+
 static HrComponent *
 read_component (HrJsonDoc   *doc,
                 const char  *pointer,
@@ -872,6 +927,165 @@ out:
     }
   return c;
 }
+/* The model's id, name, parameter count, family and source. */
+static gboolean
+read_model_identity (HrReader *reader,
+                     HrModel  *model)
+{
+  if (!hr_reader_check_keys (reader, model_keys) ||
+      !hr_reader_string (reader, "id", TRUE, &model->id) ||
+      !hr_reader_string (reader, "name", TRUE, &model->name) ||
+      !hr_reader_uint (reader, "params", TRUE, 1, MAX_PARAMS, &model->params) ||
+      !hr_reader_string (reader, "family", FALSE, &model->family) ||
+      !hr_reader_string (reader, "source", FALSE, &model->source))
+    return FALSE;
+
+  if (model->id[0] == '\0')
+    {
+      hr_reader_fail (reader, "id", _("\"id\" must not be empty"));
+      return FALSE;
+    }
+
+  if (model->family != NULL && !g_strv_contains (families, model->family))
+    {
+      g_autofree char *hint = hr_closest_word (model->family, families);
+
+      if (hint != NULL)
+        hr_reader_fail (reader, "family",
+                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
+                          "detection, segmentation, diffusion, video, speech, other, not \"%s\" "
+                          "(did you mean \"%s\"?)"),
+                        model->family, hint);
+      else
+        hr_reader_fail (reader, "family",
+                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
+                          "detection, segmentation, diffusion, video, speech, other, not "
+                          "\"%s\""),
+                        model->family);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* What the model sets by default: its framework, sequence length,
+ * micro-batch, frames, image size, method and compute. */
+static gboolean
+read_model_defaults (HrReader *reader,
+                     HrModel  *model)
+{
+  guint64 v = 0;
+  int value;
+
+  value = HR_FRAMEWORK_PYTORCH;
+  if (!hr_reader_enum (reader, "framework", hr_framework_names, &value))
+    return FALSE;
+  model->framework = value;
+
+  if (!hr_reader_uint (reader, "seq_len", FALSE, 1, MAX_TOKENS, &v))
+    return FALSE;
+  model->seq_len = v;
+  v = 0;
+  if (!hr_reader_uint (reader, "micro_batch", FALSE, 1, 1 << 20, &v))
+    return FALSE;
+  model->micro_batch = v;
+  v = 0;
+  if (!hr_reader_uint (reader, "frames", FALSE, 1, 1 << 16, &v))
+    return FALSE;
+  model->frames = v;
+  /* speech models: the clip length a run defaults to */
+  if (!hr_reader_double (reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
+                         &model->audio_seconds))
+    return FALSE;
+  if (!hr_reader_size (reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
+                       &model->image_height))
+    return FALSE;
+
+  value = -1;
+  if (!hr_reader_enum (reader, "method", hr_method_names, &value))
+    return FALSE;
+  model->has_method = value >= 0;
+  model->method = MAX (value, 0);
+  value = -1;
+  if (!hr_reader_enum (reader, "compute", hr_compute_names, &value))
+    return FALSE;
+  model->has_compute = value >= 0;
+  model->compute = MAX (value, 0);
+  return TRUE;
+}
+
+/* A composite model's "components", which must add up to its
+ * parameters. */
+static gboolean
+read_components (HrJsonDoc  *doc,
+                 HrReader   *reader,
+                 HrModel    *model,
+                 GError    **error)
+{
+  JsonNode *list = hr_reader_get_node (reader, "components");
+  g_autofree char *list_pointer = hr_reader_child_pointer (reader, "components");
+  guint64 sum = 0;
+  JsonArray *array;
+
+  for (guint i = 0; shape_keys[i] != NULL; i++)
+    {
+      /* The shape of a composite model belongs to its parts. */
+      if (hr_reader_has (reader, shape_keys[i]))
+        {
+          hr_reader_fail (reader, shape_keys[i],
+                          _("\"%s\" belongs to a component when the model lists "
+                            "\"components\""),
+                          shape_keys[i]);
+          return FALSE;
+        }
+    }
+
+  if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) == 0)
+    {
+      hr_reader_fail (reader, "components",
+                      _("\"components\" must be a non-empty array of objects"));
+      return FALSE;
+    }
+
+  array = json_node_get_array (list);
+  for (guint i = 0; i < json_array_get_length (array); i++)
+    {
+      g_autofree char *item_pointer = hr_json_pointer_append_index (list_pointer, i);
+      HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i),
+                                       error);
+
+      if (c == NULL)
+        return FALSE;
+      sum += c->params;
+      g_ptr_array_add (model->components, c);
+    }
+
+  /* The parts must add up to the whole (2% covers rounding in model
+   * cards); otherwise one of the two numbers is wrong. */
+  if (fabs ((double) sum - (double) model->params) > 0.02 * (double) model->params)
+    {
+      hr_reader_fail (reader, "params",
+                      _("the components add up to %.0f parameters, but \"params\" says %.0f"),
+                      (double) sum, (double) model->params);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* A model of one part: its shape is at the top level. */
+static gboolean
+read_single_component (HrReader *reader,
+                       HrModel  *model)
+{
+  HrComponent *c = g_new0 (HrComponent, 1);
+
+  c->name = g_strdup (model->name);
+  c->params = model->params;
+  c->trainable = TRUE;
+  c->backprop = TRUE;
+  g_ptr_array_add (model->components, c);
+  return read_shape (reader, c) && check_weights_only (reader, c);
+}
+
 
 HrModel *
 hr_model_from_json (HrJsonDoc   *doc,
@@ -881,8 +1095,6 @@ hr_model_from_json (HrJsonDoc   *doc,
 {
   g_autoptr(HrModel) model = g_new0 (HrModel, 1);
   HrReader reader;
-  guint64 v = 0;
-  int value;
   gboolean ok = FALSE;
 
   g_return_val_if_fail (doc != NULL, NULL);
@@ -893,136 +1105,16 @@ hr_model_from_json (HrJsonDoc   *doc,
   if (!hr_reader_init (&reader, doc, pointer, node, _("the model"), error))
     return NULL;
 
-  if (!hr_reader_check_keys (&reader, model_keys) ||
-      !hr_reader_string (&reader, "id", TRUE, &model->id) ||
-      !hr_reader_string (&reader, "name", TRUE, &model->name) ||
-      !hr_reader_uint (&reader, "params", TRUE, 1, MAX_PARAMS, &model->params) ||
-      !hr_reader_string (&reader, "family", FALSE, &model->family) ||
-      !hr_reader_string (&reader, "source", FALSE, &model->source))
+  if (!read_model_identity (&reader, model) || !read_model_defaults (&reader, model))
     goto out;
-
-  if (model->id[0] == '\0')
-    {
-      hr_reader_fail (&reader, "id", _("\"id\" must not be empty"));
-      goto out;
-    }
-
-  if (model->family != NULL && !g_strv_contains (families, model->family))
-    {
-      g_autofree char *hint = hr_closest_word (model->family, families);
-
-      if (hint != NULL)
-        hr_reader_fail (&reader, "family",
-                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "detection, segmentation, diffusion, video, speech, other, not \"%s\" "
-                          "(did you mean \"%s\"?)"),
-                        model->family, hint);
-      else
-        hr_reader_fail (&reader, "family",
-                        _("\"family\" must be one of llm, encoder, vla, world-model, cnn, "
-                          "detection, segmentation, diffusion, video, speech, other, not "
-                          "\"%s\""),
-                        model->family);
-      goto out;
-    }
-
-  value = HR_FRAMEWORK_PYTORCH;
-  if (!hr_reader_enum (&reader, "framework", hr_framework_names, &value))
-    goto out;
-  model->framework = value;
-
-  if (!hr_reader_uint (&reader, "seq_len", FALSE, 1, MAX_TOKENS, &v))
-    goto out;
-  model->seq_len = v;
-  v = 0;
-  if (!hr_reader_uint (&reader, "micro_batch", FALSE, 1, 1 << 20, &v))
-    goto out;
-  model->micro_batch = v;
-  v = 0;
-  if (!hr_reader_uint (&reader, "frames", FALSE, 1, 1 << 16, &v))
-    goto out;
-  model->frames = v;
-  /* speech models: the clip length a run defaults to */
-  if (!hr_reader_double (&reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
-                         &model->audio_seconds))
-    goto out;
-  if (!hr_reader_size (&reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
-                       &model->image_height))
-    goto out;
-
-  value = -1;
-  if (!hr_reader_enum (&reader, "method", hr_method_names, &value))
-    goto out;
-  model->has_method = value >= 0;
-  model->method = MAX (value, 0);
-  value = -1;
-  if (!hr_reader_enum (&reader, "compute", hr_compute_names, &value))
-    goto out;
-  model->has_compute = value >= 0;
-  model->compute = MAX (value, 0);
 
   if (hr_reader_has (&reader, "components"))
     {
-      JsonNode *list = hr_reader_get_node (&reader, "components");
-      g_autofree char *list_pointer = hr_reader_child_pointer (&reader, "components");
-      guint64 sum = 0;
-      JsonArray *array;
-
-      for (guint i = 0; shape_keys[i] != NULL; i++)
-        {
-          /* The shape of a composite model belongs to its parts. */
-          if (hr_reader_has (&reader, shape_keys[i]))
-            {
-              hr_reader_fail (&reader, shape_keys[i],
-                              _("\"%s\" belongs to a component when the model lists "
-                                "\"components\""),
-                              shape_keys[i]);
-              goto out;
-            }
-        }
-
-      if (!JSON_NODE_HOLDS_ARRAY (list) || json_array_get_length (json_node_get_array (list)) == 0)
-        {
-          hr_reader_fail (&reader, "components",
-                          _("\"components\" must be a non-empty array of objects"));
-          goto out;
-        }
-
-      array = json_node_get_array (list);
-      for (guint i = 0; i < json_array_get_length (array); i++)
-        {
-          g_autofree char *item_pointer = hr_json_pointer_append_index (list_pointer, i);
-          HrComponent *c = read_component (doc, item_pointer, json_array_get_element (array, i),
-                                           error);
-
-          if (c == NULL)
-            goto out;
-          sum += c->params;
-          g_ptr_array_add (model->components, c);
-        }
-
-      /* The parts must add up to the whole (2% covers rounding in model
-       * cards); otherwise one of the two numbers is wrong. */
-      if (fabs ((double) sum - (double) model->params) > 0.02 * (double) model->params)
-        {
-          hr_reader_fail (&reader, "params",
-                          _("the components add up to %.0f parameters, but \"params\" says %.0f"),
-                          (double) sum, (double) model->params);
-          goto out;
-        }
-    }
-  else
-    {
-      HrComponent *c = g_new0 (HrComponent, 1);
-
-      c->name = g_strdup (model->name);
-      c->params = model->params;
-      c->trainable = TRUE;
-      c->backprop = TRUE;
-      g_ptr_array_add (model->components, c);
-      if (!read_shape (&reader, c) || !check_weights_only (&reader, c))
+      if (!read_components (doc, &reader, model, error))
         goto out;
     }
+  else if (!read_single_component (&reader, model))
+    goto out;
 
   if (model->family == NULL)
     {

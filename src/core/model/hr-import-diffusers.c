@@ -685,6 +685,350 @@ component_weights (HrImport   *import,
   return w->params;
 }
 
+/* The pipeline's component names, sorted, the VAE first: its depth gives
+ * the latent scale the denoiser reads. */
+static GList *
+component_names (JsonObject *index)
+{
+  GList *names = json_object_get_members (index);
+
+  names = g_list_sort (names, (GCompareFunc) g_strcmp0);
+  for (GList *l = names; l != NULL; l = l->next)
+    if (g_str_has_prefix (l->data, "vae"))
+      {
+        names = g_list_remove_link (names, l);
+        names = g_list_concat (l, names);
+        break;
+      }
+  return names;
+}
+
+/* TRUE for a component no training script counts (a scheduler, a
+ * tokenizer, a safety checker...), with a note where it holds weights. */
+static gboolean
+component_not_counted (const char *name,
+                       const char *cls,
+                       GPtrArray  *notes)
+{
+  if (strstr (cls, "Scheduler") != NULL || strstr (cls, "Tokenizer") != NULL ||
+      strstr (cls, "Processor") != NULL || strstr (cls, "FeatureExtractor") != NULL ||
+      strstr (cls, "SafetyChecker") != NULL)
+    {
+      if (strstr (cls, "SafetyChecker") != NULL)
+        g_ptr_array_add (notes, g_strdup_printf (
+          _("%s (%s) is not counted: training scripts do not load it"), name, cls));
+      return TRUE;
+    }
+  return FALSE;
+}
+
+/* The component's config.json, an object; NULL with @error set. */
+static HrJsonDoc *
+component_config (const char  *config_path,
+                  const char  *name,
+                  GError     **error)
+{
+  g_autoptr(HrJsonDoc) config_doc = NULL;
+  g_autoptr(GError) config_error = NULL;
+
+  /* A folder fails whole: a component the pipeline lists whose
+   * config cannot be read (missing, a pipe, a device, a loop,
+   * unreadable, broken) is an error naming the file, as a broken
+   * model_index.json is; leaving it out would import the pipeline
+   * without its U-Net and still say the denoiser trains. */
+  config_doc = hr_json_doc_load_file (config_path, &config_error);
+  if (config_doc == NULL)
+    {
+      g_propagate_error (error, g_steal_pointer (&config_error));
+      return NULL;
+    }
+  if (!JSON_NODE_HOLDS_OBJECT (hr_json_doc_get_root (config_doc)))
+    {
+      g_autofree char *shown = hr_text_printable (config_path, -1);
+
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: %s's config is not a JSON object"), shown, name);
+      return NULL;
+    }
+  return g_steal_pointer (&config_doc);
+}
+
+/* The part for component @name of class @cls (its "arch" in *@arch when
+ * it has one), NULL when its config gives no shape; a U-Net that takes a
+ * ControlNet's residuals stops being the denoiser (*@denoiser), and a
+ * VAE sets the *@latent_scale the denoiser after it reads. */
+static JsonObject *
+component_part (JsonObject  *config,
+                const char  *name,
+                const char  *cls,
+                gboolean     controlnet,
+                gboolean    *denoiser,
+                guint       *latent_scale,
+                JsonObject **arch,
+                GPtrArray   *notes)
+{
+  JsonObject *part = NULL;
+
+  if (g_str_has_prefix (cls, "UNet2DCondition") || g_str_has_prefix (cls, "ControlNet"))
+    {
+      *arch = unet_arch (config, g_str_has_prefix (cls, "ControlNet"));
+      part = json_object_new ();
+      json_object_set_string_member (part, "kind", "unet");
+      if (controlnet && g_str_equal (name, "unet"))
+        {
+          json_object_set_boolean_member (*arch, "controlnet_residuals", TRUE);
+          json_object_set_boolean_member (part, "backprop", TRUE);
+          *denoiser = FALSE;
+        }
+    }
+  else if (g_str_has_prefix (cls, "AutoencoderKL") || g_str_has_prefix (cls, "Autoencoder"))
+    {
+      *arch = vae_arch (config);
+      if (*arch != NULL)
+        {
+          part = json_object_new ();
+          json_object_set_string_member (part, "kind", "cnn");
+          *latent_scale = int_at (config, "spatial_compression_ratio", 0,
+                                  1u << (MAX (1, json_array_get_length (
+                                           json_object_get_array_member (
+                                             config, "block_out_channels"))) - 1));
+          json_object_set_member (*arch, "latent_scale", int_node (*latent_scale));
+          if (strstr (cls, "3D") != NULL || strstr (cls, "Video") != NULL ||
+              strstr (cls, "Wan") != NULL || strstr (cls, "CogVideoX") != NULL)
+            {
+              json_object_set_member (*arch, "temporal_compression", int_node (4));
+              json_object_set_member (*arch, "frames_per_chunk", int_node (4));
+            }
+        }
+    }
+  else
+    part = transformer_part (config, cls, *denoiser, *latent_scale, notes);
+  return part;
+}
+
+/* The parameters of a component with no weights in its folder, counted
+ * from its @arch's shapes; G_MAXUINT64 with @error set when the shape
+ * cannot be read. */
+static guint64
+component_params_from_arch (JsonObject  *arch,
+                            const char  *config_path,
+                            const char  *name,
+                            GPtrArray   *notes,
+                            GError     **error)
+{
+  g_autoptr(HrJsonDoc) arch_doc = NULL;
+  JsonObject *holder = json_object_new ();
+  JsonNode *holder_node;
+  HrReader reader;
+  g_autoptr(HrArch) parsed = NULL;
+  g_autoptr(GError) arch_error = NULL;
+  guint64 params;
+
+  json_object_set_object_member (holder, "arch", json_object_ref (arch));
+  holder_node = json_node_init_object (json_node_alloc (), holder);
+  arch_doc = hr_json_doc_new_for_node (config_path, holder_node);
+  json_node_unref (holder_node);
+  json_object_unref (holder);
+  if (hr_reader_init (&reader, arch_doc, "", hr_json_doc_get_root (arch_doc), "arch",
+                      &arch_error))
+    {
+      parsed = hr_arch_read (&reader, "arch");
+      hr_reader_clear (&reader);
+    }
+  /* a shape out of range (a negative or huge layer count) is the
+   * config's error, not a part to leave out */
+  if (parsed == NULL)
+    {
+      g_autofree char *shown = hr_text_printable (config_path, -1);
+
+      if (arch_error != NULL)
+        g_propagate_error (error, g_steal_pointer (&arch_error));
+      else
+        g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                     _("%s: %s's shape cannot be read"), shown, name);
+      return G_MAXUINT64;
+    }
+  else
+    {
+      HrArchRun run = { 512, 512, 1, 4, 4, 4, FALSE, TRUE, TRUE, FALSE, FALSE, 0,
+                        FALSE };
+      g_autoptr(HrArchResult) res = hr_arch_walk (parsed, &run);
+
+      params = res->params;
+      g_ptr_array_add (notes, g_strdup_printf (
+        _("%s: no weights in its folder, %" PRIu64 " parameters counted from its "
+          "config's shapes"), name, params));
+    }
+  return params;
+}
+
+/* The parameters of component @name: from its weights' headers, else
+ * its shapes, else its transformers config; G_MAXUINT64 with @error set
+ * when none gives a count.  *@all_weights is cleared when the count is
+ * not from weights. */
+static guint64
+component_params (HrImport    *import,
+                  const char  *dir,
+                  const char  *config_path,
+                  const char  *name,
+                  JsonObject  *arch,
+                  gboolean    *all_weights,
+                  GPtrArray   *notes,
+                  GError     **error)
+{
+  guint64 params = component_weights (import, dir, error);
+
+  if (params == G_MAXUINT64)
+    return G_MAXUINT64;
+  *all_weights &= params > 0;
+  if (params == 0 && arch != NULL)
+    {
+      /* no weights: the architecture's own count */
+      params = component_params_from_arch (arch, config_path, name, notes, error);
+      if (params == G_MAXUINT64)
+        return G_MAXUINT64;
+    }
+  if (params == 0 && arch == NULL)
+    {
+      /* a text encoder's config.json is a transformers config */
+      g_autoptr(HrImport) hf = hr_import_hf_config_load (config_path, NULL);
+
+      if (hf != NULL && hf->params > 0)
+        {
+          params = hf->params;
+          g_ptr_array_add (notes, g_strdup_printf (
+            _("%s: no weights in its folder, %" PRIu64 " parameters computed from its "
+              "config.json"), name, params));
+        }
+    }
+  if (params == 0)
+    {
+      g_autofree char *shown = hr_text_printable (config_path, -1);
+
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: %s has no weights in its folder and its config gives no "
+                     "parameter count Headroom reads"), shown, name);
+      return G_MAXUINT64;
+    }
+  return params;
+}
+
+/* What a diffusers pipeline folder is read into, one component at a
+ * time. */
+typedef struct {
+  HrImport   *import;
+  const char *path;
+  JsonArray  *components;
+  GPtrArray  *notes;
+  gboolean    controlnet;
+  gboolean    video;
+  gboolean    all_weights;
+  guint       latent_scale;
+  guint64     total;
+} Pipeline;
+
+/* Adds component @name of model_index.json (@entry: [library, class]) to
+ * @pipeline, or leaves it out with a note; FALSE with @error set when
+ * the folder cannot be imported. */
+static gboolean
+add_component (Pipeline    *pipeline,
+               const char  *name,
+               JsonNode    *entry,
+               GError     **error)
+{
+  g_autofree char *dir = NULL;
+  g_autofree char *config_path = NULL;
+  g_autoptr(HrJsonDoc) config_doc = NULL;
+  JsonObject *config, *part = NULL, *arch = NULL;
+  const char *cls;
+  gboolean denoiser;
+  guint64 params;
+
+  if (name[0] == '_' || entry == NULL || !JSON_NODE_HOLDS_ARRAY (entry) ||
+      json_array_get_length (json_node_get_array (entry)) < 2 ||
+      (cls = json_array_get_string_element (json_node_get_array (entry), 1)) == NULL)
+    return TRUE;
+  if (component_not_counted (name, cls, pipeline->notes))
+    return TRUE;
+
+  dir = g_build_filename (pipeline->path, name, NULL);
+  config_path = g_build_filename (dir, "config.json", NULL);
+  config_doc = component_config (config_path, name, error);
+  if (config_doc == NULL)
+    return FALSE;
+  config = json_node_get_object (hr_json_doc_get_root (config_doc));
+  hr_import_add_read (pipeline->import, _("%s: %s's shape"), config_path, cls);
+
+  denoiser = g_str_equal (name, "unet") || g_str_equal (name, "transformer") ||
+             g_str_equal (name, "controlnet");
+  pipeline->video |= strstr (cls, "3D") != NULL || strstr (cls, "Video") != NULL;
+
+  part = component_part (config, name, cls, pipeline->controlnet, &denoiser,
+                         &pipeline->latent_scale, &arch, pipeline->notes);
+
+  if (part == NULL && denoiser)
+    {
+      g_autofree char *shown = hr_text_printable (config_path, -1);
+
+      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: the denoiser %s (%s) has no shape Headroom reads, so the "
+                     "pipeline cannot be counted without it"), shown, name, cls);
+      return FALSE;
+    }
+  if (part == NULL)
+    {
+      g_ptr_array_add (pipeline->notes, g_strdup_printf (
+        _("%s (%s): its config gives no shape Headroom reads, left out"), name, cls));
+      return TRUE;
+    }
+  if (arch != NULL)
+    json_object_set_object_member (part, "arch", arch);
+
+  params = component_params (pipeline->import, dir, config_path, name, arch,
+                             &pipeline->all_weights, pipeline->notes, error);
+  if (params == G_MAXUINT64)
+    {
+      json_object_unref (part);
+      return FALSE;
+    }
+
+  json_object_set_string_member (part, "name", name);
+  json_object_set_int_member (part, "params", params);
+  json_object_set_boolean_member (part, "trainable",
+                                  pipeline->controlnet ? g_str_equal (name, "controlnet")
+                                                       : denoiser);
+  json_array_add_object_element (pipeline->components, part);
+  pipeline->total += params;
+  return TRUE;
+}
+
+/* The model object of the pipeline read into @pipeline, which gives it
+ * its components. */
+static JsonObject *
+pipeline_model (Pipeline   *pipeline,
+                const char *base)
+{
+  g_autofree char *id = hr_import_make_id (base);
+  g_autofree char *source = NULL;
+  JsonObject *model;
+
+  source = g_strdup_printf ("Imported by Headroom from the diffusers pipeline %s "
+                            "(model_index.json and each component's config.json; counts from "
+                            "the weights' headers where present)", pipeline->path);
+  model = json_object_new ();
+  json_object_set_string_member (model, "id", id);
+  json_object_set_string_member (model, "name", base);
+  json_object_set_string_member (model, "family", pipeline->video ? "video" : "diffusion");
+  json_object_set_int_member (model, "params", pipeline->total);
+  json_object_set_string_member (model, "framework", "pytorch");
+  json_object_set_string_member (model, "source", source);
+  json_object_set_array_member (model, "components", g_steal_pointer (&pipeline->components));
+  json_object_set_member (model, "image_size", int_node (512));
+  if (pipeline->controlnet)
+    json_object_set_string_member (model, "method", "freeze");
+  return model;
+}
+
 HrImport *
 hr_import_diffusers_folder (const char  *path,
                             GError     **error)
@@ -694,26 +1038,17 @@ hr_import_diffusers_folder (const char  *path,
   g_autoptr(HrImport) import = NULL;
   g_autoptr(GList) names = NULL;
   g_autoptr(GPtrArray) notes = g_ptr_array_new_with_free_func (g_free);
-  JsonArray *components = json_array_new ();
+  Pipeline pipeline = { 0 };
   JsonObject *model, *index;
   g_autofree char *base = g_path_get_basename (path);
-  g_autofree char *id = NULL;
-  g_autofree char *source = NULL;
   const char *pipeline_class;
-  gboolean video = FALSE, controlnet = FALSE, all_weights = TRUE;
-  guint latent_scale = 8;
-  guint64 total = 0;
 
   if (doc == NULL)
-    {
-      json_array_unref (components);
-      return NULL;
-    }
+    return NULL;
   if (!JSON_NODE_HOLDS_OBJECT (hr_json_doc_get_root (doc)))
     {
       hr_json_doc_error (doc, error, HR_ERROR_INVALID, "", FALSE,
                          _("model_index.json must be an object of the pipeline's components"));
-      json_array_unref (components);
       return NULL;
     }
 
@@ -722,248 +1057,38 @@ hr_import_diffusers_folder (const char  *path,
   pipeline_class = string_at (index, "_class_name");
   import->model_type = g_strdup (pipeline_class);
   hr_import_add_read (import, _("%s: the pipeline's components"), index_path);
-  controlnet = json_object_has_member (index, "controlnet");
 
-  /* the VAE first: its depth gives the latent scale the denoiser reads */
-  names = json_object_get_members (index);
-  names = g_list_sort (names, (GCompareFunc) g_strcmp0);
+  pipeline.import = import;
+  pipeline.path = path;
+  pipeline.components = json_array_new ();
+  pipeline.notes = notes;
+  pipeline.controlnet = json_object_has_member (index, "controlnet");
+  pipeline.all_weights = TRUE;
+  pipeline.latent_scale = 8;
+
+  names = component_names (index);
   for (GList *l = names; l != NULL; l = l->next)
-    if (g_str_has_prefix (l->data, "vae"))
+    if (!add_component (&pipeline, l->data, json_object_get_member (index, l->data), error))
       {
-        names = g_list_remove_link (names, l);
-        names = g_list_concat (l, names);
-        break;
+        json_array_unref (pipeline.components);
+        return NULL;
       }
 
-  for (GList *l = names; l != NULL; l = l->next)
-    {
-      const char *name = l->data;
-      JsonNode *entry = json_object_get_member (index, name);
-      g_autofree char *dir = NULL;
-      g_autofree char *config_path = NULL;
-      g_autoptr(HrJsonDoc) config_doc = NULL;
-      g_autoptr(GError) config_error = NULL;
-      JsonObject *config, *part = NULL, *arch = NULL;
-      const char *cls;
-      gboolean denoiser;
-      guint64 params;
-
-      if (name[0] == '_' || entry == NULL || !JSON_NODE_HOLDS_ARRAY (entry) ||
-          json_array_get_length (json_node_get_array (entry)) < 2 ||
-          (cls = json_array_get_string_element (json_node_get_array (entry), 1)) == NULL)
-        continue;
-      if (strstr (cls, "Scheduler") != NULL || strstr (cls, "Tokenizer") != NULL ||
-          strstr (cls, "Processor") != NULL || strstr (cls, "FeatureExtractor") != NULL ||
-          strstr (cls, "SafetyChecker") != NULL)
-        {
-          if (strstr (cls, "SafetyChecker") != NULL)
-            g_ptr_array_add (notes, g_strdup_printf (
-              _("%s (%s) is not counted: training scripts do not load it"), name, cls));
-          continue;
-        }
-
-      dir = g_build_filename (path, name, NULL);
-      config_path = g_build_filename (dir, "config.json", NULL);
-      /* A folder fails whole: a component the pipeline lists whose
-       * config cannot be read (missing, a pipe, a device, a loop,
-       * unreadable, broken) is an error naming the file, as a broken
-       * model_index.json is; leaving it out would import the pipeline
-       * without its U-Net and still say the denoiser trains. */
-      config_doc = hr_json_doc_load_file (config_path, &config_error);
-      if (config_doc == NULL)
-        {
-          g_propagate_error (error, g_steal_pointer (&config_error));
-          json_array_unref (components);
-          return NULL;
-        }
-      if (!JSON_NODE_HOLDS_OBJECT (hr_json_doc_get_root (config_doc)))
-        {
-          g_autofree char *shown = hr_text_printable (config_path, -1);
-
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("%s: %s's config is not a JSON object"), shown, name);
-          json_array_unref (components);
-          return NULL;
-        }
-      config = json_node_get_object (hr_json_doc_get_root (config_doc));
-      hr_import_add_read (import, _("%s: %s's shape"), config_path, cls);
-
-      denoiser = g_str_equal (name, "unet") || g_str_equal (name, "transformer") ||
-                 g_str_equal (name, "controlnet");
-      video |= strstr (cls, "3D") != NULL || strstr (cls, "Video") != NULL;
-
-      if (g_str_has_prefix (cls, "UNet2DCondition") || g_str_has_prefix (cls, "ControlNet"))
-        {
-          arch = unet_arch (config, g_str_has_prefix (cls, "ControlNet"));
-          part = json_object_new ();
-          json_object_set_string_member (part, "kind", "unet");
-          if (controlnet && g_str_equal (name, "unet"))
-            {
-              json_object_set_boolean_member (arch, "controlnet_residuals", TRUE);
-              json_object_set_boolean_member (part, "backprop", TRUE);
-              denoiser = FALSE;
-            }
-        }
-      else if (g_str_has_prefix (cls, "AutoencoderKL") || g_str_has_prefix (cls, "Autoencoder"))
-        {
-          arch = vae_arch (config);
-          if (arch != NULL)
-            {
-              part = json_object_new ();
-              json_object_set_string_member (part, "kind", "cnn");
-              latent_scale = int_at (config, "spatial_compression_ratio", 0,
-                                     1u << (MAX (1, json_array_get_length (
-                                              json_object_get_array_member (
-                                                config, "block_out_channels"))) - 1));
-              json_object_set_member (arch, "latent_scale", int_node (latent_scale));
-              if (strstr (cls, "3D") != NULL || strstr (cls, "Video") != NULL ||
-                  strstr (cls, "Wan") != NULL || strstr (cls, "CogVideoX") != NULL)
-                {
-                  json_object_set_member (arch, "temporal_compression", int_node (4));
-                  json_object_set_member (arch, "frames_per_chunk", int_node (4));
-                }
-            }
-        }
-      else
-        part = transformer_part (config, cls, denoiser, latent_scale, notes);
-
-      if (part == NULL && denoiser)
-        {
-          g_autofree char *shown = hr_text_printable (config_path, -1);
-
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("%s: the denoiser %s (%s) has no shape Headroom reads, so the "
-                         "pipeline cannot be counted without it"), shown, name, cls);
-          json_array_unref (components);
-          return NULL;
-        }
-      if (part == NULL)
-        {
-          g_ptr_array_add (notes, g_strdup_printf (
-            _("%s (%s): its config gives no shape Headroom reads, left out"), name, cls));
-          continue;
-        }
-      if (arch != NULL)
-        json_object_set_object_member (part, "arch", arch);
-
-      params = component_weights (import, dir, error);
-      if (params == G_MAXUINT64)
-        {
-          json_object_unref (part);
-          json_array_unref (components);
-          return NULL;
-        }
-      all_weights &= params > 0;
-      if (params == 0 && arch != NULL)
-        {
-          /* no weights: the architecture's own count */
-          g_autoptr(HrJsonDoc) arch_doc = NULL;
-          JsonObject *holder = json_object_new ();
-          JsonNode *holder_node;
-          HrReader reader;
-          g_autoptr(HrArch) parsed = NULL;
-          g_autoptr(GError) arch_error = NULL;
-
-          json_object_set_object_member (holder, "arch", json_object_ref (arch));
-          holder_node = json_node_init_object (json_node_alloc (), holder);
-          arch_doc = hr_json_doc_new_for_node (config_path, holder_node);
-          json_node_unref (holder_node);
-          json_object_unref (holder);
-          if (hr_reader_init (&reader, arch_doc, "", hr_json_doc_get_root (arch_doc), "arch",
-                              &arch_error))
-            {
-              parsed = hr_arch_read (&reader, "arch");
-              hr_reader_clear (&reader);
-            }
-          /* a shape out of range (a negative or huge layer count) is the
-           * config's error, not a part to leave out */
-          if (parsed == NULL)
-            {
-              g_autofree char *shown = hr_text_printable (config_path, -1);
-
-              if (arch_error != NULL)
-                g_propagate_error (error, g_steal_pointer (&arch_error));
-              else
-                g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                             _("%s: %s's shape cannot be read"), shown, name);
-              json_object_unref (part);
-              json_array_unref (components);
-              return NULL;
-            }
-          else
-            {
-              HrArchRun run = { 512, 512, 1, 4, 4, 4, FALSE, TRUE, TRUE, FALSE, FALSE, 0,
-                                FALSE };
-              g_autoptr(HrArchResult) res = hr_arch_walk (parsed, &run);
-
-              params = res->params;
-              g_ptr_array_add (notes, g_strdup_printf (
-                _("%s: no weights in its folder, %" PRIu64 " parameters counted from its "
-                  "config's shapes"), name, params));
-            }
-        }
-      if (params == 0 && arch == NULL)
-        {
-          /* a text encoder's config.json is a transformers config */
-          g_autoptr(HrImport) hf = hr_import_hf_config_load (config_path, NULL);
-
-          if (hf != NULL && hf->params > 0)
-            {
-              params = hf->params;
-              g_ptr_array_add (notes, g_strdup_printf (
-                _("%s: no weights in its folder, %" PRIu64 " parameters computed from its "
-                  "config.json"), name, params));
-            }
-        }
-      if (params == 0)
-        {
-          g_autofree char *shown = hr_text_printable (config_path, -1);
-
-          g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                       _("%s: %s has no weights in its folder and its config gives no "
-                         "parameter count Headroom reads"), shown, name);
-          json_object_unref (part);
-          json_array_unref (components);
-          return NULL;
-        }
-
-      json_object_set_string_member (part, "name", name);
-      json_object_set_int_member (part, "params", params);
-      json_object_set_boolean_member (part, "trainable",
-                                      controlnet ? g_str_equal (name, "controlnet") : denoiser);
-      json_array_add_object_element (components, part);
-      total += params;
-    }
-
-  if (json_array_get_length (components) == 0)
+  if (json_array_get_length (pipeline.components) == 0)
     {
       g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
                    _("%s: no component of the pipeline has a shape Headroom reads"), path);
-      json_array_unref (components);
+      json_array_unref (pipeline.components);
       return NULL;
     }
 
-  id = hr_import_make_id (base);
-  source = g_strdup_printf ("Imported by Headroom from the diffusers pipeline %s "
-                            "(model_index.json and each component's config.json; counts from "
-                            "the weights' headers where present)", path);
-  model = json_object_new ();
-  json_object_set_string_member (model, "id", id);
-  json_object_set_string_member (model, "name", base);
-  json_object_set_string_member (model, "family", video ? "video" : "diffusion");
-  json_object_set_int_member (model, "params", total);
-  json_object_set_string_member (model, "framework", "pytorch");
-  json_object_set_string_member (model, "source", source);
-  json_object_set_array_member (model, "components", components);
-  json_object_set_member (model, "image_size", int_node (512));
-  if (controlnet)
-    json_object_set_string_member (model, "method", "freeze");
+  model = pipeline_model (&pipeline, base);
   import->model = json_node_init_object (json_node_alloc (), model);
   json_object_unref (model);
 
   hr_import_finish_dtypes (import);
-  import->params = total;
-  import->params_exact = all_weights;
+  import->params = pipeline.total;
+  import->params_exact = pipeline.all_weights;
   for (guint i = 0; i < notes->len; i++)
     hr_import_add_note (import, "%s", (char *) g_ptr_array_index (notes, i));
   hr_import_add_note (import, _("the pipeline's denoiser trains, its VAE and text encoders stay "

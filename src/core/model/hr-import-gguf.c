@@ -445,6 +445,144 @@ build_model (HrImport   *import,
   import->model = json_builder_get_root (b);
 }
 
+/* The magic, the version and the counts of tensors and metadata keys. */
+static gboolean
+read_preamble (Gguf    *g,
+               guint32 *version,
+               guint64 *n_tensors,
+               guint64 *n_kv)
+{
+  guint32 magic = 0;
+
+  if (!read_u32 (g, &magic))
+    return truncated (g);
+  /* "GGUF" read as a little-endian u32 */
+  if (magic != 0x46554747)
+    {
+      g_set_error (g->error, HR_ERROR, HR_ERROR_PARSE,
+                   _("%s: not a GGUF file (it does not start with \"GGUF\")"), g->name);
+      return FALSE;
+    }
+  if (!read_u32 (g, version) || !read_u64 (g, n_tensors) || !read_u64 (g, n_kv))
+    return truncated (g);
+  if (*version != 2 && *version != 3)
+    {
+      g_set_error (g->error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: GGUF version %u; Headroom reads versions 2 and 3"), g->name,
+                   *version);
+      return FALSE;
+    }
+  if (*n_tensors > MAX_TENSORS || *n_kv > MAX_KV)
+    {
+      g_set_error (g->error, HR_ERROR, HR_ERROR_INVALID,
+                   _("%s: the header claims %" PRIu64 " tensors and %" PRIu64
+                     " metadata keys, more than any model has (at most %u and %u are read)"),
+                   g->name, *n_tensors, *n_kv, MAX_TENSORS, MAX_KV);
+      return FALSE;
+    }
+  return TRUE;
+}
+
+/* The metadata keys Headroom uses, into @meta. */
+static gboolean
+read_metadata (Gguf    *g,
+               guint64  n_kv,
+               Meta    *meta)
+{
+  g->section = _("the metadata");
+  for (guint64 i = 0; i < n_kv; i++)
+    {
+      const char *key;
+      gsize key_len;
+      guint32 type;
+      g_autofree char *k = NULL;
+
+      if (!read_string (g, MAX_KEY_LEN, &key, &key_len) || !read_u32 (g, &type))
+        return FALSE;
+      k = g_strndup (key, key_len);
+      if (!read_value (g, type, 0, k, meta))
+        return FALSE;
+    }
+  return TRUE;
+}
+
+/* Tensor info @i: its name, shape and type, counted into @import. */
+static gboolean
+read_tensor_info (Gguf     *g,
+                  guint64   i,
+                  HrImport *import,
+                  guint64  *total,
+                  gboolean *has_output,
+                  guint64  *expert_params)
+{
+  const char *tname;
+  gsize tname_len;
+  guint32 n_dims, type;
+  guint64 numel = 1, offset, ne0 = 1;
+  const HrGgmlType *t;
+
+  if (!read_string (g, MAX_KEY_LEN, &tname, &tname_len) || !read_u32 (g, &n_dims))
+    return FALSE;
+  if (n_dims > MAX_DIMS)
+    {
+      fail (g, _("tensor %" PRIu64 " has %u dimensions, more than ggml's %d"), i,
+            n_dims, MAX_DIMS);
+      return FALSE;
+    }
+  for (guint d = 0; d < n_dims; d++)
+    {
+      guint64 dim;
+
+      if (!read_u64 (g, &dim))
+        return FALSE;
+      if (dim > MAX_DIM || (dim > 0 && numel > G_MAXUINT64 / 64 / dim))
+        {
+          fail (g, _("tensor %" PRIu64 " has a dimension of %" PRIu64
+                  ", more than any file holds"), i, dim);
+          return FALSE;
+        }
+      if (d == 0)
+        ne0 = dim;
+      numel *= dim;
+    }
+  if (!read_u32 (g, &type) || !read_u64 (g, &offset))
+    return FALSE;
+
+  t = hr_ggml_type_find (type);
+  if (t == NULL)
+    {
+      fail (g, _("tensor %" PRIu64 " has ggml type %u, which Headroom does not "
+                  "know"), i, type);
+      return FALSE;
+    }
+  if (ne0 % t->block != 0)
+    {
+      fail (g, _("tensor %" PRIu64 ": a row of %" PRIu64 " is not a "
+                  "whole number of %s blocks of %u"), i, ne0, t->name,
+            t->block);
+      return FALSE;
+    }
+
+  /* Each count is below 2^58, so the sum cannot wrap before this. */
+  *total += numel;
+  if (*total > HR_IMPORT_MAX_PARAMS)
+    {
+      fail (g, _("tensor %" PRIu64 " brings the count to more than %" PRIu64
+                  " parameters, more than any model has"), i, HR_IMPORT_MAX_PARAMS);
+      return FALSE;
+    }
+
+  if (tname_len == strlen ("output.weight") &&
+      memcmp (tname, "output.weight", tname_len) == 0)
+    *has_output = TRUE;
+  if (g_strstr_len (tname, tname_len, "_exps.") != NULL)
+    *expert_params += numel;
+
+  hr_import_add_tensor (import, t->name, numel,
+                        numel / t->block * t->bytes);
+  return TRUE;
+}
+
 static HrImport *
 parse (const char    *display_name,
        const guint8  *data,
@@ -456,7 +594,7 @@ parse (const char    *display_name,
   g_autoptr(HrImport) import = NULL;
   Meta meta;
   Gguf g = { display_name, data, length, 0, FALSE, error, _("the preamble") };
-  guint32 magic = 0, version = 0;
+  guint32 version = 0;
   guint64 n_tensors = 0, n_kv = 0, expert_params = 0, total = 0;
   gboolean has_output = FALSE;
   const char *arch;
@@ -468,49 +606,13 @@ parse (const char    *display_name,
   meta = h->meta;
 
   *was_truncated = FALSE;
-  if (!read_u32 (&g, &magic))
-    goto truncated;
-  /* "GGUF" read as a little-endian u32 */
-  if (magic != 0x46554747)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_PARSE, _("%s: not a GGUF file (it does not start "
-                                                      "with \"GGUF\")"), display_name);
-      return NULL;
-    }
-  if (!read_u32 (&g, &version) || !read_u64 (&g, &n_tensors) || !read_u64 (&g, &n_kv))
-    goto truncated;
-  if (version != 2 && version != 3)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID, _("%s: GGUF version %u; Headroom reads "
-                                                        "versions 2 and 3"), display_name,
-                   version);
-      return NULL;
-    }
-  if (n_tensors > MAX_TENSORS || n_kv > MAX_KV)
-    {
-      g_set_error (error, HR_ERROR, HR_ERROR_INVALID,
-                   _("%s: the header claims %" PRIu64 " tensors and %" PRIu64
-                     " metadata keys, more than any model has (at most %u and %u are read)"),
-                   display_name, n_tensors, n_kv, MAX_TENSORS, MAX_KV);
-      return NULL;
-    }
+  if (!read_preamble (&g, &version, &n_tensors, &n_kv))
+    goto fail;
 
   import = hr_import_new (HR_IMPORT_GGUF, display_name);
 
-  g.section = _("the metadata");
-  for (guint64 i = 0; i < n_kv; i++)
-    {
-      const char *key;
-      gsize key_len;
-      guint32 type;
-      g_autofree char *k = NULL;
-
-      if (!read_string (&g, MAX_KEY_LEN, &key, &key_len) || !read_u32 (&g, &type))
-        goto fail;
-      k = g_strndup (key, key_len);
-      if (!read_value (&g, type, 0, k, &meta))
-        goto fail;
-    }
+  if (!read_metadata (&g, n_kv, &meta))
+    goto fail;
 
   arch = g_hash_table_lookup (meta.strings, "general.architecture");
   import->model_type = g_strdup (arch);
@@ -524,71 +626,8 @@ parse (const char    *display_name,
     }
   for (guint64 i = 0; i < n_tensors; i++)
     {
-      const char *tname;
-      gsize tname_len;
-      guint32 n_dims, type;
-      guint64 numel = 1, offset, ne0 = 1;
-      const HrGgmlType *t;
-
-      if (!read_string (&g, MAX_KEY_LEN, &tname, &tname_len) || !read_u32 (&g, &n_dims))
+      if (!read_tensor_info (&g, i, import, &total, &has_output, &expert_params))
         goto fail;
-      if (n_dims > MAX_DIMS)
-        {
-          fail (&g, _("tensor %" PRIu64 " has %u dimensions, more than ggml's %d"), i,
-                n_dims, MAX_DIMS);
-          goto fail;
-        }
-      for (guint d = 0; d < n_dims; d++)
-        {
-          guint64 dim;
-
-          if (!read_u64 (&g, &dim))
-            goto fail;
-          if (dim > MAX_DIM || (dim > 0 && numel > G_MAXUINT64 / 64 / dim))
-            {
-              fail (&g, _("tensor %" PRIu64 " has a dimension of %" PRIu64
-                      ", more than any file holds"), i, dim);
-              goto fail;
-            }
-          if (d == 0)
-            ne0 = dim;
-          numel *= dim;
-        }
-      if (!read_u32 (&g, &type) || !read_u64 (&g, &offset))
-        goto fail;
-
-      t = hr_ggml_type_find (type);
-      if (t == NULL)
-        {
-          fail (&g, _("tensor %" PRIu64 " has ggml type %u, which Headroom does not "
-                      "know"), i, type);
-          goto fail;
-        }
-      if (ne0 % t->block != 0)
-        {
-          fail (&g, _("tensor %" PRIu64 ": a row of %" PRIu64 " is not a "
-                      "whole number of %s blocks of %u"), i, ne0, t->name,
-                t->block);
-          goto fail;
-        }
-
-      /* Each count is below 2^58, so the sum cannot wrap before this. */
-      total += numel;
-      if (total > HR_IMPORT_MAX_PARAMS)
-        {
-          fail (&g, _("tensor %" PRIu64 " brings the count to more than %" PRIu64
-                      " parameters, more than any model has"), i, HR_IMPORT_MAX_PARAMS);
-          goto fail;
-        }
-
-      if (tname_len == strlen ("output.weight") &&
-          memcmp (tname, "output.weight", tname_len) == 0)
-        has_output = TRUE;
-      if (g_strstr_len (tname, tname_len, "_exps.") != NULL)
-        expert_params += numel;
-
-      hr_import_add_tensor (import, t->name, numel,
-                            numel / t->block * t->bytes);
     }
 
   h->version = version;
@@ -598,8 +637,6 @@ parse (const char    *display_name,
   h->has_output = has_output;
   return g_steal_pointer (&import);
 
-truncated:
-  truncated (&g);
 fail:
   *was_truncated = g.truncated;
   return NULL;

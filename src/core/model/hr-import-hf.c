@@ -1064,6 +1064,212 @@ read_t5 (Cfg   *cfg,
   return TRUE;
 }
 
+/* A ViT, CLIP or SigLIP vision tower into *@out (which the caller frees
+ * whether or not it is read). */
+static gboolean
+read_vision_tower (Cfg        *cfg,
+                   const char *model_type,
+                   gboolean    nested,
+                   HrImport   *import,
+                   Parts      *parts,
+                   Shape     **out)
+{
+  Shape *s;
+  guint64 side = 0;
+  VisionKind kind = g_str_equal (model_type, "vit") ? VISION_VIT
+                    : g_str_equal (model_type, "clip_vision_model") ? VISION_CLIP
+                    : VISION_SIGLIP;
+
+  s = *out = shape_new ("vision encoder");
+  if (!read_vision (cfg, kind, s, &side))
+    return FALSE;
+
+  if (kind == VISION_VIT && !nested)
+    {
+      JsonNode *archs = cfg_get (cfg, "architectures");
+      JsonNode *labels = cfg_get (cfg, "id2label");
+      gboolean classifier = FALSE;
+
+      if (archs != NULL && JSON_NODE_HOLDS_ARRAY (archs))
+        {
+          JsonArray *a = json_node_get_array (archs);
+
+          for (guint i = 0; i < json_array_get_length (a); i++)
+            {
+              const char *name = json_array_get_string_element (a, i);
+
+              if (name != NULL && g_str_has_suffix (name, "ForImageClassification"))
+                classifier = TRUE;
+            }
+        }
+
+      if (classifier)
+        {
+          /* ViTForImageClassification: no pooler, a linear classifier
+           * over the labels. */
+          guint64 n = 2;
+
+          if (labels != NULL && JSON_NODE_HOLDS_OBJECT (labels))
+            n = json_object_get_size (json_node_get_object (labels));
+          else if (!cfg_uint (cfg, "num_labels", 2, 1 << 24, &n))
+            return FALSE;
+          s->extra += (double) n * s->hidden + n;
+          hr_import_add_note (import, _("counted with the image-classification head over %"
+                                        PRIu64 " labels"), n);
+        }
+      else
+        {
+          s->extra += (double) s->hidden * s->hidden + s->hidden;
+          hr_import_add_note (import, _("counted as ViTModel with its pooler"));
+        }
+    }
+
+  if (!check_count (cfg, s))
+    return FALSE;
+  if (parts->image_side == 0)
+    parts->image_side = side;
+  if (parts->family == NULL)
+    parts->family = "encoder";
+  return TRUE;
+}
+
+/* A CLIP or SigLIP pair: its vision and text towers, the projections
+ * between them and the logit scale. */
+static gboolean
+read_dual_encoder (HrJsonDoc  *doc,
+                   Cfg        *cfg,
+                   const char *model_type,
+                   HrImport   *import,
+                   Parts      *parts,
+                   GError    **error)
+{
+  gboolean siglip = g_str_equal (model_type, "siglip");
+  Shape *text = NULL, *vision = NULL;
+  guint64 projection = 512;
+
+  if (!read_nested (doc, cfg, "vision_config",
+                    siglip ? "siglip_vision_model" : "clip_vision_model", import, parts,
+                    &vision, error) ||
+      !read_nested (doc, cfg, "text_config",
+                    siglip ? "siglip_text_model" : "clip_text_model", import, parts, &text,
+                    error))
+    return FALSE;
+
+  if (text == NULL || vision == NULL)
+    {
+      hr_reader_fail (&cfg->reader, text == NULL ? "text_config" : "vision_config",
+                      _("the %s must describe one transformer tower"),
+                      text == NULL ? "text_config" : "vision_config");
+      return FALSE;
+    }
+
+  if (siglip)
+    parts->extra += 2;   /* logit_scale, logit_bias */
+  else
+    {
+      /* text_projection and visual_projection (no bias), logit_scale */
+      if (!cfg_uint (cfg, "projection_dim", 512, MAX_WIDTH, &projection))
+        return FALSE;
+      text->extra += (double) projection * text->hidden;
+      vision->extra += (double) projection * vision->hidden;
+      shape_count (text);
+      shape_count (vision);
+      parts->extra += 1;
+    }
+  parts->family = "encoder";
+  return TRUE;
+}
+
+/* A LLaVA or Gemma 3 model: a vision tower, a language model, and the
+ * projector between them counted with the language model. */
+static gboolean
+read_vision_language (HrJsonDoc  *doc,
+                      Cfg        *cfg,
+                      const char *model_type,
+                      HrImport   *import,
+                      Parts      *parts,
+                      GError    **error)
+{
+  gboolean gemma3 = g_str_equal (model_type, "gemma3");
+  Shape *text = NULL, *vision = NULL;
+  gboolean bias = TRUE;
+
+  if (!read_nested (doc, cfg, "vision_config",
+                    gemma3 ? "siglip_vision_model" : "clip_vision_model", import, parts,
+                    &vision, error) ||
+      !read_nested (doc, cfg, "text_config", gemma3 ? "gemma3_text" : "llama", import,
+                    parts, &text, error))
+    return FALSE;
+
+  if (text == NULL || vision == NULL)
+    {
+      hr_reader_fail (&cfg->reader, text == NULL ? "text_config" : "vision_config",
+                      _("the %s must describe one transformer"),
+                      text == NULL ? "text_config" : "vision_config");
+      return FALSE;
+    }
+
+  if (gemma3)
+    {
+      /* Gemma3MultiModalProjector: a vision x text matrix and an
+       * RMSNorm over the vision width. */
+      text->extra += (double) vision->hidden * text->hidden + vision->hidden;
+    }
+  else
+    {
+      /* LlavaMultiModalProjector: two linears (vision -> text -> text). */
+      if (!cfg_bool (cfg, "multimodal_projector_bias", TRUE, &bias))
+        return FALSE;
+      text->extra += (double) vision->hidden * text->hidden + (double) text->hidden *
+                     text->hidden + (bias ? 2.0 * text->hidden : 0);
+    }
+  hr_import_add_note (import, _("the multimodal projector is counted with the language "
+                                "model; every vision layer is counted, as the checkpoint "
+                                "stores them all"));
+  shape_count (text);
+  parts->family = "llm";
+  return TRUE;
+}
+
+/* A config of an unknown model_type that nests text_config or
+ * vision_config; a language model at its top level goes into *@out
+ * (which the caller frees whether or not it is read). */
+static gboolean
+read_nested_generic (HrJsonDoc  *doc,
+                     Cfg        *cfg,
+                     const char *model_type,
+                     HrImport   *import,
+                     Parts      *parts,
+                     Shape     **out,
+                     GError    **error)
+{
+  Shape *sub = NULL, *s = NULL;
+
+  /* Nested configs without a model_type are read from the generic
+   * fields: the parent's type says nothing Headroom knows about them. */
+  if (cfg_get (cfg, "vision_config") != NULL &&
+      !read_nested (doc, cfg, "vision_config", NULL, import, parts, &sub, error))
+    return FALSE;
+  if (cfg_get (cfg, "text_config") != NULL)
+    {
+      if (!read_nested (doc, cfg, "text_config", NULL, import, parts, &sub, error))
+        return FALSE;
+    }
+  else if (cfg_get (cfg, "num_hidden_layers") != NULL)
+    {
+      /* Qwen2-VL and its kin keep the language model at the top level. */
+      s = *out = shape_new ("language model");
+      if (!read_generic (cfg, model_type, s) || !check_count (cfg, s))
+        return FALSE;
+    }
+  hr_import_add_note (import, _("model_type \"%s\" is read as its nested configs; the "
+                                "connector between them is not counted"),
+                      model_type != NULL ? model_type : _("(none)"));
+  if (parts->family == NULL || s != NULL)
+    parts->family = "llm";
+  return TRUE;
+}
+
 static gboolean
 read_config_object (HrJsonDoc  *doc,
                     const char *pointer,
@@ -1080,7 +1286,6 @@ read_config_object (HrJsonDoc  *doc,
   const DecoderFamily *family;
   g_autoptr(Shape) s = NULL;
   gboolean ok = FALSE;
-  guint64 side = 0;
 
   if (!cfg_init (&cfg, doc, pointer, node, what, import, nested, error))
     return FALSE;
@@ -1141,60 +1346,8 @@ read_config_object (HrJsonDoc  *doc,
   else if (g_strcmp0 (model_type, "vit") == 0 || g_strcmp0 (model_type, "clip_vision_model") == 0 ||
            g_strcmp0 (model_type, "siglip_vision_model") == 0)
     {
-      VisionKind kind = g_str_equal (model_type, "vit") ? VISION_VIT
-                        : g_str_equal (model_type, "clip_vision_model") ? VISION_CLIP
-                        : VISION_SIGLIP;
-
-      s = shape_new ("vision encoder");
-      if (!read_vision (&cfg, kind, s, &side))
+      if (!read_vision_tower (&cfg, model_type, nested, import, parts, &s))
         goto out;
-
-      if (kind == VISION_VIT && !nested)
-        {
-          JsonNode *archs = cfg_get (&cfg, "architectures");
-          JsonNode *labels = cfg_get (&cfg, "id2label");
-          gboolean classifier = FALSE;
-
-          if (archs != NULL && JSON_NODE_HOLDS_ARRAY (archs))
-            {
-              JsonArray *a = json_node_get_array (archs);
-
-              for (guint i = 0; i < json_array_get_length (a); i++)
-                {
-                  const char *name = json_array_get_string_element (a, i);
-
-                  if (name != NULL && g_str_has_suffix (name, "ForImageClassification"))
-                    classifier = TRUE;
-                }
-            }
-
-          if (classifier)
-            {
-              /* ViTForImageClassification: no pooler, a linear classifier
-               * over the labels. */
-              guint64 n = 2;
-
-              if (labels != NULL && JSON_NODE_HOLDS_OBJECT (labels))
-                n = json_object_get_size (json_node_get_object (labels));
-              else if (!cfg_uint (&cfg, "num_labels", 2, 1 << 24, &n))
-                goto out;
-              s->extra += (double) n * s->hidden + n;
-              hr_import_add_note (import, _("counted with the image-classification head over %"
-                                            PRIu64 " labels"), n);
-            }
-          else
-            {
-              s->extra += (double) s->hidden * s->hidden + s->hidden;
-              hr_import_add_note (import, _("counted as ViTModel with its pooler"));
-            }
-        }
-
-      if (!check_count (&cfg, s))
-        goto out;
-      if (parts->image_side == 0)
-        parts->image_side = side;
-      if (parts->family == NULL)
-        parts->family = "encoder";
     }
   else if (g_strcmp0 (model_type, "clip_text_model") == 0 ||
            g_strcmp0 (model_type, "siglip_text_model") == 0)
@@ -1217,108 +1370,18 @@ read_config_object (HrJsonDoc  *doc,
     }
   else if (g_strcmp0 (model_type, "clip") == 0 || g_strcmp0 (model_type, "siglip") == 0)
     {
-      gboolean siglip = g_str_equal (model_type, "siglip");
-      Shape *text = NULL, *vision = NULL;
-      guint64 projection = 512;
-
-      if (!read_nested (doc, &cfg, "vision_config",
-                        siglip ? "siglip_vision_model" : "clip_vision_model", import, parts,
-                        &vision, error) ||
-          !read_nested (doc, &cfg, "text_config",
-                        siglip ? "siglip_text_model" : "clip_text_model", import, parts, &text,
-                        error))
+      if (!read_dual_encoder (doc, &cfg, model_type, import, parts, error))
         goto out;
-
-      if (text == NULL || vision == NULL)
-        {
-          hr_reader_fail (&cfg.reader, text == NULL ? "text_config" : "vision_config",
-                          _("the %s must describe one transformer tower"),
-                          text == NULL ? "text_config" : "vision_config");
-          goto out;
-        }
-
-      if (siglip)
-        parts->extra += 2;   /* logit_scale, logit_bias */
-      else
-        {
-          /* text_projection and visual_projection (no bias), logit_scale */
-          if (!cfg_uint (&cfg, "projection_dim", 512, MAX_WIDTH, &projection))
-            goto out;
-          text->extra += (double) projection * text->hidden;
-          vision->extra += (double) projection * vision->hidden;
-          shape_count (text);
-          shape_count (vision);
-          parts->extra += 1;
-        }
-      parts->family = "encoder";
     }
   else if (g_strcmp0 (model_type, "llava") == 0 || g_strcmp0 (model_type, "gemma3") == 0)
     {
-      gboolean gemma3 = g_str_equal (model_type, "gemma3");
-      Shape *text = NULL, *vision = NULL;
-      gboolean bias = TRUE;
-
-      if (!read_nested (doc, &cfg, "vision_config",
-                        gemma3 ? "siglip_vision_model" : "clip_vision_model", import, parts,
-                        &vision, error) ||
-          !read_nested (doc, &cfg, "text_config", gemma3 ? "gemma3_text" : "llama", import,
-                        parts, &text, error))
+      if (!read_vision_language (doc, &cfg, model_type, import, parts, error))
         goto out;
-
-      if (text == NULL || vision == NULL)
-        {
-          hr_reader_fail (&cfg.reader, text == NULL ? "text_config" : "vision_config",
-                          _("the %s must describe one transformer"),
-                          text == NULL ? "text_config" : "vision_config");
-          goto out;
-        }
-
-      if (gemma3)
-        {
-          /* Gemma3MultiModalProjector: a vision x text matrix and an
-           * RMSNorm over the vision width. */
-          text->extra += (double) vision->hidden * text->hidden + vision->hidden;
-        }
-      else
-        {
-          /* LlavaMultiModalProjector: two linears (vision -> text -> text). */
-          if (!cfg_bool (&cfg, "multimodal_projector_bias", TRUE, &bias))
-            goto out;
-          text->extra += (double) vision->hidden * text->hidden + (double) text->hidden *
-                         text->hidden + (bias ? 2.0 * text->hidden : 0);
-        }
-      hr_import_add_note (import, _("the multimodal projector is counted with the language "
-                                    "model; every vision layer is counted, as the checkpoint "
-                                    "stores them all"));
-      shape_count (text);
-      parts->family = "llm";
     }
   else if (cfg_get (&cfg, "text_config") != NULL || cfg_get (&cfg, "vision_config") != NULL)
     {
-      Shape *sub = NULL;
-
-      /* Nested configs without a model_type are read from the generic
-       * fields: the parent's type says nothing Headroom knows about them. */
-      if (cfg_get (&cfg, "vision_config") != NULL &&
-          !read_nested (doc, &cfg, "vision_config", NULL, import, parts, &sub, error))
+      if (!read_nested_generic (doc, &cfg, model_type, import, parts, &s, error))
         goto out;
-      if (cfg_get (&cfg, "text_config") != NULL)
-        {
-          if (!read_nested (doc, &cfg, "text_config", NULL, import, parts, &sub, error))
-            goto out;
-        }
-      else if (cfg_get (&cfg, "num_hidden_layers") != NULL)
-        {
-          /* Qwen2-VL and its kin keep the language model at the top level. */
-          s = shape_new ("language model");
-          if (!read_generic (&cfg, model_type, s) || !check_count (&cfg, s))
-            goto out;
-        }
-      hr_import_add_note (import, _("model_type \"%s\" is read as its nested configs; the "
-                                    "connector between them is not counted"),
-                          model_type != NULL ? model_type : _("(none)"));
-      if (parts->family == NULL || s != NULL)
-        parts->family = "llm";
     }
   else
     {
