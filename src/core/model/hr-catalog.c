@@ -998,6 +998,10 @@ read_model_defaults (HrReader *reader,
   if (!hr_reader_uint (reader, "frames", FALSE, 1, 1 << 16, &v))
     return FALSE;
   model->frames = v;
+  /* speech models: the clip length a run defaults to */
+  if (!hr_reader_double (reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
+                         &model->audio_seconds))
+    return FALSE;
   if (!hr_reader_size (reader, "image_size", MAX_IMAGE_SIDE, &model->image_width,
                        &model->image_height))
     return FALSE;
