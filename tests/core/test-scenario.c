@@ -637,10 +637,10 @@ static void
 test_pytorch_version (void)
 {
   g_autoptr(GError) error = NULL;
-  g_autoptr(HrScenario) none = parse (HEAD "  \"task\": \"train\"\n}", &error);
-  g_autoptr(HrScenario) old = parse (HEAD "  \"pytorch_version\": \"1.5\"\n}", &error);
-  g_autoptr(HrScenario) ten = parse (HEAD "  \"pytorch_version\": \"1.10.2\"\n}", &error);
-  g_autoptr(HrScenario) cur = parse (HEAD "  \"pytorch_version\": \"2.1\"\n}", &error);
+  g_autoptr(HrScenario) none = hr_test_parse_scenario (HEAD "  \"task\": \"train\"\n}", &error);
+  g_autoptr(HrScenario) old = hr_test_parse_scenario (HEAD "  \"pytorch_version\": \"1.5\"\n}", &error);
+  g_autoptr(HrScenario) ten = hr_test_parse_scenario (HEAD "  \"pytorch_version\": \"1.10.2\"\n}", &error);
+  g_autoptr(HrScenario) cur = hr_test_parse_scenario (HEAD "  \"pytorch_version\": \"2.1\"\n}", &error);
 
   g_assert_no_error (error);
   g_assert_false (hr_scenario_pytorch_before (none, 1, 11));
