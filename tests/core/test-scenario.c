@@ -638,8 +638,10 @@ test_pytorch_version (void)
 {
   g_autoptr(GError) error = NULL;
   g_autoptr(HrScenario) none = hr_test_parse_scenario (HEAD "  \"task\": \"train\"\n}", &error);
-  g_autoptr(HrScenario) old = hr_test_parse_scenario (HEAD "  \"pytorch_version\": \"1.5\"\n}", &error);
-  g_autoptr(HrScenario) ten = hr_test_parse_scenario (HEAD "  \"pytorch_version\": \"1.10.2\"\n}", &error);
+  g_autoptr(HrScenario) old = hr_test_parse_scenario (
+    HEAD "  \"pytorch_version\": \"1.5\"\n}", &error);
+  g_autoptr(HrScenario) ten = hr_test_parse_scenario (
+    HEAD "  \"pytorch_version\": \"1.10.2\"\n}", &error);
   g_autoptr(HrScenario) cur = hr_test_parse_scenario (HEAD "  \"pytorch_version\": \"2.1\"\n}", &error);
 
   g_assert_no_error (error);
