@@ -2072,6 +2072,78 @@ add_stack_keys (JsonBuilder      *builder,
   add_peft_keys (builder, self);
 }
 
+/* "lora": its rank and targets, for a LoRA run or one that set them */
+static void
+add_lora_keys (JsonBuilder      *builder,
+               const HrScenario *self)
+{
+  if (self->lora_set || self->method == HR_METHOD_LORA || self->method == HR_METHOD_QLORA)
+    {
+      json_builder_set_member_name (builder, "lora");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "rank");
+      json_builder_add_int_value (builder, self->lora_rank);
+      if (self->lora_targets == HR_LORA_TARGETS_CUSTOM)
+        {
+          json_builder_set_member_name (builder, "targets");
+          json_builder_begin_array (builder);
+          for (guint i = 0; hr_module_names[i].nick != NULL; i++)
+            if (self->lora_modules & hr_module_names[i].value)
+              json_builder_add_string_value (builder, hr_module_names[i].nick);
+          json_builder_end_array (builder);
+        }
+      else
+        add_enum (builder, "targets", hr_lora_targets_names, self->lora_targets);
+      json_builder_end_object (builder);
+    }
+}
+
+/* The low-rank optimizers' ranks, int8 weights, the causal mask and the
+ * quantised layers' compute dtype and method, where they apply */
+static void
+add_optimizer_and_quant_keys (JsonBuilder      *builder,
+                              const HrScenario *self)
+{
+  if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
+      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
+      self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT)
+    add_uint (builder, "galore_rank", self->galore_rank);
+  if (self->optimizer == HR_OPTIMIZER_APOLLO_ADAMW)
+    add_uint (builder, "apollo_rank", self->apollo_rank);
+  if (hr_scenario_can_int8_weights (self) && self->int8_weights_set)
+    add_bool (builder, "int8_weights", self->int8_weights);
+  if (hr_scenario_int8_weights (self) && self->int8_weight_group != 256)
+    add_uint (builder, "int8_weight_group", self->int8_weight_group);
+  if (self->task == HR_TASK_INFERENCE && self->causal_mask != HR_CAUSAL_MASK_NONE)
+    add_enum (builder, "causal_mask", hr_causal_mask_names, self->causal_mask);
+  if (self->quant_compute_dtype_set)
+    add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names,
+              self->quant_compute_dtype);
+  if (self->quant_method != HR_QUANT_METHOD_BITSANDBYTES)
+    add_enum (builder, "quant_method", hr_quant_method_names, self->quant_method);
+}
+
+/* A world model's "replay" buffer */
+static void
+add_replay_keys (JsonBuilder      *builder,
+                 const HrScenario *self)
+{
+  if (self->has_replay)
+    {
+      json_builder_set_member_name (builder, "replay");
+      json_builder_begin_object (builder);
+      json_builder_set_member_name (builder, "steps");
+      json_builder_add_int_value (builder, self->replay.steps);
+      json_builder_set_member_name (builder, "obs_shape");
+      json_builder_begin_array (builder);
+      for (guint i = 0; i < self->replay.obs_rank; i++)
+        json_builder_add_int_value (builder, self->replay.obs_shape[i]);
+      json_builder_end_array (builder);
+      add_enum (builder, "obs_dtype", hr_obs_dtype_names, self->replay.obs_dtype);
+      json_builder_end_object (builder);
+    }
+}
+
 JsonNode *
 hr_scenario_to_json (const HrScenario *self)
 {
@@ -2099,25 +2171,7 @@ hr_scenario_to_json (const HrScenario *self)
       json_builder_set_member_name (builder, "trainable_params");
       json_builder_add_int_value (builder, self->trainable_params);
     }
-  if (self->lora_set || self->method == HR_METHOD_LORA || self->method == HR_METHOD_QLORA)
-    {
-      json_builder_set_member_name (builder, "lora");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "rank");
-      json_builder_add_int_value (builder, self->lora_rank);
-      if (self->lora_targets == HR_LORA_TARGETS_CUSTOM)
-        {
-          json_builder_set_member_name (builder, "targets");
-          json_builder_begin_array (builder);
-          for (guint i = 0; hr_module_names[i].nick != NULL; i++)
-            if (self->lora_modules & hr_module_names[i].value)
-              json_builder_add_string_value (builder, hr_module_names[i].nick);
-          json_builder_end_array (builder);
-        }
-      else
-        add_enum (builder, "targets", hr_lora_targets_names, self->lora_targets);
-      json_builder_end_object (builder);
-    }
+  add_lora_keys (builder, self);
   if (self->weights_dtype_set)
     add_enum (builder, "weights_dtype", hr_weights_dtype_names, self->weights_dtype);
   add_enum (builder, "compute", hr_compute_names, self->compute);
@@ -2175,23 +2229,7 @@ hr_scenario_to_json (const HrScenario *self)
    * float32 one has no kv_dtype name: writing it would say fp16 */
   if (self->task == HR_TASK_INFERENCE && self->engine != HR_ENGINE_CTRANSLATE2)
     add_enum (builder, "kv_dtype", hr_kv_dtype_names, self->kv_dtype);
-  if (self->optimizer == HR_OPTIMIZER_GALORE_ADAMW ||
-      self->optimizer == HR_OPTIMIZER_GALORE_ADAMW_8BIT ||
-      self->optimizer == HR_OPTIMIZER_Q_GALORE_ADAMW_8BIT)
-    add_uint (builder, "galore_rank", self->galore_rank);
-  if (self->optimizer == HR_OPTIMIZER_APOLLO_ADAMW)
-    add_uint (builder, "apollo_rank", self->apollo_rank);
-  if (hr_scenario_can_int8_weights (self) && self->int8_weights_set)
-    add_bool (builder, "int8_weights", self->int8_weights);
-  if (hr_scenario_int8_weights (self) && self->int8_weight_group != 256)
-    add_uint (builder, "int8_weight_group", self->int8_weight_group);
-  if (self->task == HR_TASK_INFERENCE && self->causal_mask != HR_CAUSAL_MASK_NONE)
-    add_enum (builder, "causal_mask", hr_causal_mask_names, self->causal_mask);
-  if (self->quant_compute_dtype_set)
-    add_enum (builder, "quant_compute_dtype", hr_quant_compute_dtype_names,
-              self->quant_compute_dtype);
-  if (self->quant_method != HR_QUANT_METHOD_BITSANDBYTES)
-    add_enum (builder, "quant_method", hr_quant_method_names, self->quant_method);
+  add_optimizer_and_quant_keys (builder, self);
   if (self->gpu != NULL)
     {
       json_builder_set_member_name (builder, "gpu");
@@ -2203,20 +2241,7 @@ hr_scenario_to_json (const HrScenario *self)
   json_builder_set_member_name (builder, "reserve");
   json_builder_add_double_value (builder, self->reserve);
   hr_settings_write (builder, self);
-  if (self->has_replay)
-    {
-      json_builder_set_member_name (builder, "replay");
-      json_builder_begin_object (builder);
-      json_builder_set_member_name (builder, "steps");
-      json_builder_add_int_value (builder, self->replay.steps);
-      json_builder_set_member_name (builder, "obs_shape");
-      json_builder_begin_array (builder);
-      for (guint i = 0; i < self->replay.obs_rank; i++)
-        json_builder_add_int_value (builder, self->replay.obs_shape[i]);
-      json_builder_end_array (builder);
-      add_enum (builder, "obs_dtype", hr_obs_dtype_names, self->replay.obs_dtype);
-      json_builder_end_object (builder);
-    }
+  add_replay_keys (builder, self);
   add_stack_keys (builder, self);
   json_builder_end_object (builder);
 

@@ -741,6 +741,43 @@ weights_only_model (HrImport   *import,
                       top != NULL ? top->dtype : "?");
 }
 
+/* The MLP's width from its first projection (gated when a gate is
+ * stored); 4 x hidden, with a note, when none is recognised. */
+static guint64
+guess_mlp (HrImport *import,
+           guint64   hidden,
+           gboolean *glu)
+{
+  guint64 inter = 0, d0 = 0, d1 = 0;
+
+  if (find_shape (import, TRUE, "gate_up_proj.weight", &d0, &d1))
+    {
+      *glu = TRUE;
+      inter = d0 / 2;
+    }
+  else if (find_shape (import, TRUE, "gate_proj.weight|feed_forward.w1.weight|.w1.weight",
+                       &d0, &d1))
+    {
+      *glu = TRUE;
+      inter = d0;
+    }
+  else if (find_shape (import, TRUE, "c_fc.weight", &d0, &d1))
+    inter = d1;
+  else if (find_shape (import, TRUE, "dense_h_to_4h.weight|fc1.weight|up_proj.weight|"
+                                     "intermediate.dense.weight", &d0, &d1))
+    inter = d0;
+  else
+    {
+      inter = 4 * hidden;
+      hr_import_add_note (import, _("no MLP weight recognised: an intermediate width of 4 x "
+                                    "hidden assumed for activations"));
+    }
+  if (inter == 0 || inter > (1u << 28))
+    inter = 4 * hidden;
+
+  return inter;
+}
+
 void
 hr_import_safetensors_guess_model (HrImport   *import,
                                    const char *name)
@@ -788,30 +825,7 @@ hr_import_safetensors_guess_model (HrImport   *import,
                     "as query heads assumed");
     }
 
-  if (find_shape (import, TRUE, "gate_up_proj.weight", &d0, &d1))
-    {
-      glu = TRUE;
-      inter = d0 / 2;
-    }
-  else if (find_shape (import, TRUE, "gate_proj.weight|feed_forward.w1.weight|.w1.weight",
-                       &d0, &d1))
-    {
-      glu = TRUE;
-      inter = d0;
-    }
-  else if (find_shape (import, TRUE, "c_fc.weight", &d0, &d1))
-    inter = d1;
-  else if (find_shape (import, TRUE, "dense_h_to_4h.weight|fc1.weight|up_proj.weight|"
-                                     "intermediate.dense.weight", &d0, &d1))
-    inter = d0;
-  else
-    {
-      inter = 4 * hidden;
-      hr_import_add_note (import, _("no MLP weight recognised: an intermediate width of 4 x "
-                                    "hidden assumed for activations"));
-    }
-  if (inter == 0 || inter > (1u << 28))
-    inter = 4 * hidden;
+  inter = guess_mlp (import, hidden, &glu);
 
   tied = !find_shape (import, FALSE, "lm_head.weight|embed_out.weight|output.weight", &d0,
                       &d1);
