@@ -52,8 +52,9 @@ hr_scenario_reads_image_size (const HrScenario *s)
 
       if (c->kind == HR_COMPONENT_TRANSFORMER && c->tokens_from == HR_TOKENS_PATCHES)
         return TRUE;
-      /* a part walked block by block runs at the input size (hr-arch.c) */
-      if (c->arch != NULL)
+      /* a part walked block by block runs at the input size (hr-arch.c);
+       * a speech encoder's input is its clip (audio_seconds) instead */
+      if (c->arch != NULL && !hr_arch_is_speech (c->arch))
         return TRUE;
       if (c->has_activation && c->act_scaling == HR_SCALING_PIXELS)
         return TRUE;
