@@ -14,13 +14,6 @@ G_BEGIN_DECLS
 #define HR_TYPE_ANALYSIS_BOXED (hr_analysis_boxed_get_type ())
 GType hr_analysis_boxed_get_type (void) G_GNUC_CONST;
 
-/* The core's unit under the names the window's own files (hr-window.c,
- * hr-window-private.h) still use; everything else uses HrSizeUnit,
- * HR_SIZE_GIB/GB, hr_size_format() and hr_size_format_range(). */
-typedef HrSizeUnit HrUnit;
-#define HR_UNIT_GIB HR_SIZE_GIB
-#define HR_UNIT_GB  HR_SIZE_GB
-
 /* "$1,599" or NULL when the price is unknown (< 0). */
 char *hr_format_price       (double  usd);
 /* "7.6 B", "40 M", "120 K" */

@@ -51,7 +51,7 @@ struct _HrWindow
   GCancellable         *cancellable;
   guint                 fold_source;   /* the sidebar folds or unfolds (hr-window-fold.c) */
 
-  HrUnit                unit;          /* the display-unit setting, read once */
+  HrSizeUnit            unit;          /* the display-unit setting, read once */
 
   /* hr-window-history.c */
   HrHistory            *history;       /* the undo history, and the modified mark */
@@ -84,7 +84,7 @@ void        _hr_window_count_edit           (HrWindow        *self);
 void        _hr_window_show_error           (HrWindow        *self,
                                              const char      *heading,
                                              const char      *body);
-HrUnit      _hr_window_display_unit         (HrWindow        *self);
+HrSizeUnit  _hr_window_display_unit         (HrWindow        *self);
 void        _hr_window_save_as              (HrWindow        *self);
 /* Back to the built-in example: Llama 3.1 8B with LoRA on an RTX 4090. */
 void        _hr_window_load_default         (HrWindow        *self);

@@ -51,7 +51,7 @@ hr_window_counters_reset (void)
   memset (&counters, 0, sizeof counters);
 }
 
-HrUnit
+HrSizeUnit
 _hr_window_display_unit (HrWindow *self)
 {
   return self->unit;
@@ -61,8 +61,8 @@ _hr_window_display_unit (HrWindow *self)
 static void
 read_display_unit (HrWindow *self)
 {
-  self->unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_UNIT_GB
-                                                                          : HR_UNIT_GIB;
+  self->unit = g_settings_get_enum (self->settings, "display-unit") == 1 ? HR_SIZE_GB
+                                                                          : HR_SIZE_GIB;
 }
 
 /* Where the window's estimates come from: "Estimated", or "Calibrated
@@ -171,7 +171,7 @@ update_analysis (HrWindow *self)
   options.sweep_snapshots = TRUE;
   options.use_calibration = hr_measurements_get_use_calibration (self->measurements);
   options.lever_sort = hr_results_view_get_lever_sort (self->results_view);
-  options.unit = _hr_window_display_unit (self) == HR_UNIT_GB ? HR_SIZE_GB : HR_SIZE_GIB;
+  options.unit = _hr_window_display_unit (self);
   g_clear_pointer (&self->analysis, hr_analysis_free);
   self->analysis = hr_analysis_new (self->scenario, &options);
 }
