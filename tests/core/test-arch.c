@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <math.h>
 #include <string.h>
 
 #include "hr-arch.h"
@@ -970,6 +971,47 @@ test_softmax_saves_input (void)
 /* The math path's backward holds the gradients of the probabilities and of
  * the scores: at SD 1.5's 64x64 latent, 8 heads over 4,096 tokens are
  * 134M values a matrix.  Memory-efficient kernels have no such moment. */
+/* Swin V2-T (torchvision swin_v2_t @v0.14.1) at 64 x 64: the second block
+ * of stage 1 runs on 16 x 16 positions in four shifted 8 x 8 windows, C
+ * 96, 3 heads.  Counted by hand from ShiftedWindowAttentionV2 and
+ * SwinTransformerBlockV2 (and a CPU trace of it) per position: the
+ * gathered windows (96), the projection's output (288), the norms and
+ * clamped norms of q and k (4 x 3), the normalized q and k copied for the
+ * matmul (2 x 96), the matmul's output and the softmax's (2 x 3 x 64), v's
+ * copy (96), the heads joined (96); norm1's input and statistics (96 + 2);
+ * the MLP's input, GELU's input, the second linear's input (96 + 384 +
+ * 384), norm2's input and statistics (96 + 2): 2,224 values, and two
+ * stochastic-depth noise values.  V1's walk of the same shapes saves
+ * other tensors (its LayerNorms before the branches, no cosine
+ * attention). */
+static void
+test_swin_v2 (void)
+{
+  const HrComponent *c = catalog_component ("swin-v2-t", 0);
+  HrArchRun run = fp32_training (64, 64);
+  g_autoptr(HrArchResult) res = NULL;
+  g_autoptr(HrArchResult) v1 = NULL;
+  HrArch as_v1;
+  const HrArchBlock *b;
+
+  g_assert_cmpint (c->arch->type, ==, HR_ARCH_SWIN_V2);
+  res = hr_arch_walk (c->arch, &run);
+  g_assert_cmpuint (res->params, ==, 28351570);
+  b = hr_arch_result_find (res, "stage1.1");
+  g_assert_nonnull (b);
+  g_assert_cmpfloat_with_epsilon (b->saved, 2224.0 * 256 * 4 + 2 * 4, 0.5);
+  /* the CPB MLP's 15 x 15 x 512 ReLU output, 16 sigmoid's 3 x 64 x 64,
+   * exp(logit_scale) and the int64 scalar, once per block and step */
+  g_assert_cmpfloat (res->fixed_saved, >=, 12 * (15.0 * 15 * 512 * 4 + 3.0 * 64 * 64 * 4));
+
+  as_v1 = *c->arch;
+  as_v1.type = HR_ARCH_SWIN;
+  v1 = hr_arch_walk (&as_v1, &run);
+  b = hr_arch_result_find (v1, "stage1.1");
+  g_assert_nonnull (b);
+  g_assert_cmpfloat (fabs (b->saved - (2224.0 * 256 * 4 + 2 * 4)), >, 1e4);
+}
+
 static void
 test_attention_backward (void)
 {
@@ -1241,6 +1283,7 @@ main (int    argc,
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
   g_test_add_func ("/arch/softmax-saves-input", test_softmax_saves_input);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);
+  g_test_add_func ("/arch/swin-v2", test_swin_v2);
   g_test_add_func ("/arch/dreamer-encoder", test_dreamer_encoder);
   g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);
   g_test_add_func ("/arch/wan-generate", test_wan_generate);

@@ -570,6 +570,9 @@ CI_MODELS = [
     # later stages one window each, which at micro-batch 1 the attention's
     # matmuls read as views
     classifier("swin_t", "swin-t", sizes=(32, 64)),
+    # Swin V2 at 32 and 64 px: 8 x 8 windows, the first stage one window
+    # (32 px) or four, shifted (64 px); the later stages padded
+    classifier("swin_v2_t", "swin-v2-t", sizes=(32, 64)),
 ]
 
 # Slower traces: `meson test --benchmark` (meson's benchmark()).  The

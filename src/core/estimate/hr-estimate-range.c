@@ -67,7 +67,7 @@ plan_range_kind (const HrPlan *self)
         if (c->kind == HR_COMPONENT_TRANSFORMER && c->tokens_from == HR_TOKENS_PATCHES)
           return "classifier";
         /* or is walked as one (hr-arch.c: ViT, DeiT, Swin) */
-        if (c->arch != NULL && (c->arch->type == HR_ARCH_VIT || c->arch->type == HR_ARCH_SWIN))
+        if (c->arch != NULL && hr_arch_type_is_vision_transformer (c->arch->type))
           return "classifier";
       }
 

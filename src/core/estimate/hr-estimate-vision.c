@@ -487,7 +487,7 @@ add_attention_kernel_line (Acc                *acc,
   const HrArch *a = p->c->arch;
   double bytes = res->attn_kernel * b;
 
-  if (bytes <= 0 || (a->type != HR_ARCH_VIT && a->type != HR_ARCH_SWIN))
+  if (bytes <= 0 || !hr_arch_type_is_vision_transformer (a->type))
     return 0;
   hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, bytes,
               ARCH_LOW * bytes, ARCH_HIGH * bytes,

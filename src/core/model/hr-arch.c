@@ -87,6 +87,7 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_CONFORMER, "conformer" },
   { HR_ARCH_VIT, "vit" },
   { HR_ARCH_SWIN, "swin" },
+  { HR_ARCH_SWIN_V2, "swin-v2" },
   { 0, NULL },
 };
 
@@ -235,7 +236,7 @@ static gboolean
 check_vision_transformer (HrReader     *reader,
                           const HrArch *a)
 {
-  gboolean swin = a->type == HR_ARCH_SWIN;
+  gboolean swin = a->type == HR_ARCH_SWIN || a->type == HR_ARCH_SWIN_V2;
 
   if (a->patch == 0)
     return hr_reader_fail (reader, "patch", _("a \"%s\" needs \"patch\", the side of its patches"),
@@ -322,6 +323,7 @@ check_arch (HrReader *reader,
       break;
     case HR_ARCH_VIT:
     case HR_ARCH_SWIN:
+    case HR_ARCH_SWIN_V2:
       if (!check_vision_transformer (reader, a))
         return FALSE;
       break;
@@ -2918,6 +2920,157 @@ swin (Walk *W)
   block_end (W);
 }
 
+/* Swin V2's window attention (torchvision swin_transformer.py @v0.14.1
+ * shifted_window_attention with logit_scale, ShiftedWindowAttentionV2;
+ * Liu et al. 2022, arXiv:2111.09883, sections 3.1 and 3.2): the packed
+ * projection keeps the gathered windows; its output (3C per position) is
+ * kept whole, since F.normalize's norm keeps q and k, views of it; each
+ * normalize keeps its norm and the clamped norm, one value per head and
+ * position (fp32 under autocast, whose fp32 list has norm: pytorch/pytorch
+ * aten/src/ATen/autocast_mode.cpp @v1.13.1);
+ * the cosine-similarity matmul keeps contiguous copies of both normalized
+ * operands; the scores, scaled by the clamped, exponentiated logit_scale
+ * (a mul that keeps the matmul's output) and given the CPB bias (and the
+ * shift mask), go through the softmax, whose result the matmul with v keeps
+ * with v's contiguous copy (v a view of the projection's output where the
+ * whole batch is one window, `views`); the output projection keeps the
+ * heads joined. */
+static void
+swin_v2_attention (Walk     *W,
+                   guint     span,
+                   guint     heads,
+                   gboolean  views)
+{
+  guint C = W->x.c;
+  double positions = numel (&W->x) / MAX (1, C);
+  double e = W->r->e;
+  T qkv, o;
+
+  qkv = linear (W, &W->x, 3 * C, TRUE, FALSE);
+  /* the logit_scale (heads) and the continuous position bias MLP:
+   * Linear(2, 512), ReLU, Linear(512, heads, bias=False) */
+  params (W, heads + 2 * 512 + 512 + 512 * (guint64) heads);
+  if (qkv.grad)
+    {
+      double scores = (double) heads * positions * span;
+      double score_bytes = W->r->e32 + (W->r->e32 != e ? e : 0);
+      double kernel = scores * (e + score_bytes);
+
+      save_scores (W, (views ? 5.0 : 6.0) * positions * C * e + 4.0 * heads * positions * W->r->e32 +
+                        kernel,
+                   kernel);
+      if (W->ckpt)
+        W->block_transient = MAX (W->block_transient, 2.0 * scores * W->r->e32);
+      else
+        peak (W, 2.0 * scores * W->r->e32, 0, "attention gradients");
+      fwd (W, tbytes (&qkv), positions * C * e, kernel);
+      W->res->attn_kernel += kernel;
+
+      /* once per step, whatever the batch: the CPB MLP's ReLU output over
+       * the (2 window - 1)^2 relative coordinates, 16 * sigmoid's result
+       * gathered to heads x span x span, exp(logit_scale) per head, and
+       * an 8-byte int64 scalar (traced on the CPU) */
+      W->res->fixed_saved += (2.0 * sqrt (span) - 1) * (2.0 * sqrt (span) - 1) * 512 * e +
+                             (double) heads * span * span * e + heads * W->r->e32 + 8.0;
+    }
+
+  {
+    HrArchBlock *b = cur_block (W);
+
+    b->tokens = MAX (b->tokens, span);
+    b->attn_heads = MAX (b->attn_heads, heads);
+    W->res->max_tokens = MAX (W->res->max_tokens, span);
+  }
+
+  o = W->x;
+  o.eb = e;
+  o.grad = qkv.grad;
+  fresh (W, &o);
+  W->x = linear (W, &o, C, TRUE, FALSE);
+}
+
+/* torchvision's SwinTransformer with SwinTransformerBlockV2 and
+ * PatchMergingV2 (swin_v2_t, swin_v2_s, swin_v2_b @v0.14.1): the patch
+ * embedding as V1's; res-post-norm blocks, x + stochastic_depth(norm1(
+ * attn(x))) and x + stochastic_depth(norm2(mlp(x))), so that the LayerNorms
+ * keep the branches' outputs and the attention and the MLP the block's
+ * input and the sum; PatchMergingV2 reduces the four slices joined to 2C
+ * before its LayerNorm; the head as V1's. */
+static void
+swin_v2 (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint ws = a->window, total = 0, k = 0;
+
+  for (guint i = 0; i < a->n_stages; i++)
+    total += a->depths[i];
+
+  block_begin (W, FALSE, "features.0");
+  W->x = conv_pad (W, &W->x, a->widths[0], a->patch, a->patch, 0, 1, 1, TRUE);
+  token_norm (W, &W->x);
+  block_end (W);
+
+  for (guint i = 0; i < a->n_stages; i++)
+    {
+      for (guint j = 0; j < a->depths[i]; j++, k++)
+        {
+          guint ph = W->x.h + (ws - W->x.h % ws) % ws;
+          guint pw = W->x.w + (ws - W->x.w % ws) % ws;
+          guint windows = (ph / ws) * (pw / ws);
+          double rate = total > 1 ? a->drop_path * k / (total - 1) : 0;
+          T id = W->x, win;
+
+          block_begin (W, TRUE, "stage%u.%u", i + 1, j);
+          hold (W, &id);
+          /* padded to whole windows and gathered: a copy the projection
+           * keeps (the block's input itself where that is a view) */
+          win = W->x;
+          win.h = ph;
+          win.w = pw;
+          fresh (W, &win);
+          W->x = win;
+          swin_v2_attention (W, ws * ws, a->heads[i], windows * MAX (1, W->r->batch) == 1);
+          W->x.h = id.h;
+          W->x.w = id.w;
+          fresh (W, &W->x);
+          token_norm (W, &W->x);
+          if (rate > 0 && W->x.grad)
+            save (W, W->x.eb);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+
+          id = W->x;
+          hold (W, &id);
+          token_mlp (W, 4 * W->x.c);
+          token_norm (W, &W->x);
+          if (rate > 0 && W->x.grad)
+            save (W, W->x.eb);
+          W->x = add (W, &W->x, &id);
+          release (W, &id);
+          block_end (W);
+        }
+
+      if (i + 1 < a->n_stages)
+        {
+          block_begin (W, FALSE, "stage%u.downsample", i + 1);
+          W->x.c *= 4;
+          W->x.h = (W->x.h + 1) / 2;
+          W->x.w = (W->x.w + 1) / 2;
+          fresh (W, &W->x);
+          W->x = linear (W, &W->x, W->x.c / 2, FALSE, FALSE);
+          token_norm (W, &W->x);
+          block_end (W);
+        }
+    }
+
+  block_begin (W, FALSE, "head");
+  token_norm (W, &W->x);
+  W->x = avgpool (W, &W->x, 1);
+  W->x = linear (W, &W->x, W->classes, TRUE, FALSE);
+  cross_entropy (W);
+  block_end (W);
+}
+
 /* ------------------------------------------------------------------ */
 /* diffusers UNet2DConditionModel, ControlNetModel and AutoencoderKL    */
 
@@ -3868,6 +4021,9 @@ walk_backbone (Walk *W,
       break;
     case HR_ARCH_SWIN:
       swin (W);
+      break;
+    case HR_ARCH_SWIN_V2:
+      swin_v2 (W);
       break;
     case HR_ARCH_DREAMER:
       dreamer_encoder (W);

@@ -40,7 +40,16 @@ typedef enum {
   HR_ARCH_CONFORMER,      /* torchaudio's Conformer on log-mel frames (hr-arch-speech.c) */
   HR_ARCH_VIT,            /* torchvision's VisionTransformer (timm's, DeiT) */
   HR_ARCH_SWIN,           /* torchvision's SwinTransformer (V1) */
+  HR_ARCH_SWIN_V2,        /* torchvision's SwinTransformer V2 (swin_v2_t, _s, _b) */
 } HrArchType;
+
+/* ViT and Swin (V1, V2): their attention is a line of the estimate
+ * of its own, and they train as classifiers. */
+static inline gboolean
+hr_arch_type_is_vision_transformer (HrArchType type)
+{
+  return type == HR_ARCH_VIT || type == HR_ARCH_SWIN || type == HR_ARCH_SWIN_V2;
+}
 
 extern const HrEnumName hr_arch_type_names[];
 
