@@ -587,6 +587,8 @@ BENCH_MODELS = [
     vit_classifier("vit_l_16", "vit-l-16"),
     classifier("swin_s", "swin-s", sizes=(64, 96)),
     classifier("swin_b", "swin-b", sizes=(64, 96)),
+    classifier("swin_v2_s", "swin-v2-s", sizes=(64, 96)),
+    classifier("swin_v2_b", "swin-v2-b", sizes=(64, 96)),
     classifier("efficientnet_b4", "efficientnet-b4"),
     classifier("regnet_y_16gf", "regnety-16gf"),
     segmenter("fcn_resnet101", "fcn-resnet101"),
