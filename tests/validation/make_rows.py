@@ -1964,9 +1964,16 @@ AWQ_NOTES = [
     "metric allocated: examples/benchmark.py sums torch.cuda.max_memory_allocated(device) / 1024**3 (GiB) over "
     "the devices after the prefill and decode runs",
     "README 'Benchmarks': AutoAWQ 0.1.6 on one RTX 4090, 'python examples/benchmark.py --model_path <hf_model> "
-    "--batch_size N'; AWQ 4-bit weights (group 128, fp16 scales and zeros) computed in fp16; from_quantized(..., "
-    "max_seq_len=n_generate+context, batch_size=batch_size) with fused modules, whose KV cache is allocated for "
-    "batch x max_seq_len up front (fp16)",
+    "--batch_size N'; AWQ 4-bit weights (group 128, fp16 scales and zeros) computed in fp16",
+    "AutoAWQ 0.1.6 (tag v0.1.6 = 8110e028c7fe496287d9092d2255f3b7fa6bdd2d) examples/benchmark.py: "
+    "from_quantized(..., fuse_layers=True, max_new_tokens=n_generate, batch_size=batch_size) (fuse_layers); "
+    "awq/models/base.py _load_config sets config.max_new_tokens = n_generate and awq/models/mistral.py / llama.py "
+    "fuse_layers build each LlamaLikeBlock with max_seq_len=config.max_new_tokens, so the fused modules' fp16 "
+    "cache (awq/modules/fused/cache.py WindowedCache) holds batch x n_generate tokens, allocated up front, and "
+    "rolls once prefill + decode exceed it: context_len is the decode length (earlier versions of these rows "
+    "took max_seq_len=n_generate+context from the benchmark.py of a later release)",
+    "the benchmark calls model(inputs) on the HF causal LM whose decoder the fused modules replace; AutoAWQ 0.1.6 "
+    "requires transformers>=4.35.0 (setup.py at v0.1.6), released then: transformers_version 4.35",
 ]
 AWQ_UNEXPRESSED = [
     ("MPT 7B, Falcon 7B, CodeLlama 34B, DeepSeek 33B rows", "models the catalog lacks"),
@@ -1989,10 +1996,10 @@ def autoawq_rows():
     ]
     for rid, name, mid, kernel, batch, length, gib in rows:
         s = {"name": f"AutoAWQ {name} {kernel}, batch {batch}, prefill {length} + decode {length}",
-             "task": "inference", "model": mid, "micro_batch": batch, "seq_len": length, "context_len": 2 * length,
+             "task": "inference", "model": mid, "micro_batch": batch, "seq_len": length, "context_len": length,
              "weights_dtype": "int4", "quant_compute_dtype": "fp16", "quant_method": "awq", "kv_dtype": "fp16",
              "compute": "bf16-pure", "attention": "sdpa", "gpus": 1, "sharding": "none", "offload": "none",
-             "gpu": "rtx-4090"}
+             "gpu": "rtx-4090", "fuse_layers": True, "transformers_version": "4.35"}
         notes = list(AWQ_NOTES)
         if name == "Vicuna 7B":
             notes.append("Vicuna 7B (lmsys/vicuna-7b-v1.5) is a Llama 2 7B fine-tune with its shapes: llama-2-7b")

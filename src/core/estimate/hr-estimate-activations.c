@@ -557,6 +557,41 @@ hr_plan_part_activations (HrPlan     *self,
   }
 }
 
+/* The attention scores a forward pass over @t tokens materialises, per
+ * sample, where the attention is not a fused kernel.
+ *
+ * transformers' eager attention (huggingface/transformers @0022728,
+ * src/transformers/models/llama/modeling_llama.py, LlamaAttention.forward)
+ * computes attn_weights = matmul(q, k^T) in the activation type, adds the
+ * causal mask into a new tensor, then softmax(dtype=torch.float32)
+ * .to(query_states.dtype): at the cast the scores, their fp32 softmax
+ * and its 16-bit copy are alive at once, 4 + 2e bytes a score; the 4D
+ * mask the model built for the prompt (b x 1 x q x k in the activation
+ * type, _prepare_4d_causal_attention_mask_with_cache_position @5dd4a63)
+ * lives beside them through every layer.
+ *
+ * AutoAWQ's fused attention (casper-hansen/AutoAWQ v0.1.6 = @8110e02,
+ * awq/modules/fused/attn.py, QuantAttentionFused.forward) computes the
+ * scores in fp16 the same way but upcasts them first:
+ * F.softmax(scores.float(), dim=-1).type_as(xq) holds the fp16 scores, their
+ * fp32 copy and the fp32 softmax at once, e + 8 bytes a score; its mask is
+ * one 1 x 1 x q x q tensor shared by the batch (awq/utils/fused_utils.py,
+ * prepare_attention_mask). */
+static double
+attention_scores_bytes (HrPlan            *self,
+                        const HrComponent *c,
+                        double             t)
+{
+  const HrScenario *s = self->scenario;
+  double e = hr_compute_activation_bytes (s->compute);
+
+  if (s->fuse_layers && !self->training)
+    return (double) c->heads * t * t * (e + 8.0);
+  if (s->attention == HR_ATTENTION_EAGER)
+    return (double) c->heads * t * t * (4.0 + 2.0 * e) + t * t * e;
+  return 0;
+}
+
 /* Memory one layer needs while running forward only (inference, or a frozen
  * part no gradient flows through), per sample. */
 double
@@ -583,10 +618,7 @@ hr_plan_part_forward_working_set (HrPlan     *self,
                              MAX (c->expert_intermediate, c->shared_expert_intermediate)));
       ws = t * (2.0 * e * c->hidden + MAX (attention, mlp));
 
-      /* eager attention materialises the scores, upcast to fp32 for the
-       * softmax (transformers' eager_attention_forward) */
-      if (self->scenario->attention == HR_ATTENTION_EAGER)
-        ws += (double) c->heads * t * t * (4.0 + e);
+      ws += attention_scores_bytes (self, c, t);
       return ws;
     }
 
@@ -1031,6 +1063,43 @@ add_kv_cache (HrPlan   *self,
     }
 }
 
+/* The prefill's logits over the whole prompt.  Before transformers 4.45
+ * the causal LMs ran the head over every position and upcast the result:
+ * logits = self.lm_head(hidden_states); logits = logits.float()
+ * (huggingface/transformers @0022728, src/transformers/models/llama/
+ * modeling_llama.py, LlamaForCausalLM.forward), so the prompt's b x s x vocab logits in the activation
+ * type and their fp32 copy are alive at once.  4.45 added
+ * num_logits_to_keep, which generate() sets to 1, and later releases
+ * call it logits_to_keep (@5dd4a63, LlamaForCausalLM.forward:
+ * self.lm_head(hidden_states[:, slice_indices, :])): only the last
+ * position's logits.  The head runs after the last layer, so its peak
+ * replaces the layer's working set: counted where it exceeds it. */
+static void
+add_prompt_logits (HrPlan     *self,
+                   Acc        *acc,
+                   const Part *p,
+                   double      e,
+                   double      b,
+                   double      ws)
+{
+  const HrScenario *s = self->scenario;
+  const HrComponent *c = p->c;
+  double logits, extra;
+
+  if (!hr_scenario_transformers_before (s, 4, 45) || p->tokens <= 1)
+    return;
+  logits = b * (double) p->tokens * c->vocab * (e + 4.0);
+  extra = MAX (0, logits - ws);
+  if (extra <= 0)
+    return;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+              extra, extra, 1.1 * extra,
+              _("%s: the prompt's logits over all %u positions and their fp32 copy "
+                "(transformers before 4.45), where they exceed the layer's working set"),
+              c->name, p->tokens);
+  acc->activations += extra;
+}
+
 /* A part run forward only: its working set, KV cache and logits. */
 static void
 add_inference_part (HrPlan   *self,
@@ -1072,6 +1141,7 @@ add_inference_part (HrPlan   *self,
       hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                   logits, logits, 2 * logits, _("%s: next-token logits"), c->name);
       acc->activations += logits;
+      add_prompt_logits (self, acc, p, e, b, ws);
     }
 }
 

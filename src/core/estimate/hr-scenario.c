@@ -46,6 +46,8 @@ static const char * const scenario_keys[] = {
   "detection_framework", "focal_loss",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
   "text_encoder_cpu", "offload_model", "pytorch_version",
+  /* transformers inference (hr-estimate-activations.c) */
+  "transformers_version", "fuse_layers",
   /* speech (hr-arch-speech.c) */
   "audio_seconds", "sample_rate",
   /* the training loop (hr-estimate-sharding.c) */
@@ -1363,32 +1365,34 @@ out:
   return FALSE;
 }
 
-/* The stack, its switches, the diffusion and detection keys, and the
- * optimizer's implementation. */
-/* "pytorch_version": "MAJOR.MINOR", or with a patch release
- * ("1.10.2"); the patch does not matter to what autograd saves. */
+/* "pytorch_version" and "transformers_version": "MAJOR.MINOR", or with
+ * a patch release ("1.10.2"); the patch does not matter to what the
+ * estimate reads from them. */
 static gboolean
-read_pytorch_version (HrScenario *self,
-                      HrReader   *reader)
+read_version (HrReader   *reader,
+              const char *key,
+              gboolean   *set,
+              guint      *major_out,
+              guint      *minor_out)
 {
   g_autofree char *text = NULL;
   g_auto(GStrv) parts = NULL;
   guint64 major = 0, minor = 0, patch = 0;
   guint n;
 
-  if (!hr_reader_has (reader, "pytorch_version"))
+  if (!hr_reader_has (reader, key))
     return TRUE;
   {
-    JsonNode *node = hr_reader_get_node (reader, "pytorch_version");
+    JsonNode *node = hr_reader_get_node (reader, key);
 
     /* 1.10 as a number reads as 1.1 */
     if (JSON_NODE_HOLDS_VALUE (node) && json_node_get_value_type (node) != G_TYPE_STRING &&
         json_node_get_value_type (node) != G_TYPE_BOOLEAN)
-      return hr_reader_fail (reader, "pytorch_version",
-                             _("\"pytorch_version\" is written as a string, such as \"1.5\" "
-                               "(as a number 1.10 would read as 1.1)"));
+      return hr_reader_fail (reader, key,
+                             _("\"%s\" is written as a string, such as \"1.5\" "
+                               "(as a number 1.10 would read as 1.1)"), key);
   }
-  if (!hr_reader_string (reader, "pytorch_version", FALSE, &text))
+  if (!hr_reader_string (reader, key, FALSE, &text))
     return FALSE;
   parts = g_strsplit (text, ".", -1);
   n = g_strv_length (parts);
@@ -1396,15 +1400,17 @@ read_pytorch_version (HrScenario *self,
       !g_ascii_string_to_unsigned (parts[0], 10, 0, 99, &major, NULL) ||
       !g_ascii_string_to_unsigned (parts[1], 10, 0, 999, &minor, NULL) ||
       (n == 3 && !g_ascii_string_to_unsigned (parts[2], 10, 0, 999, &patch, NULL)))
-    return hr_reader_fail (reader, "pytorch_version",
-                           _("\"pytorch_version\" must be a release as \"MAJOR.MINOR\", such as "
-                             "\"1.5\" or \"2.1\"; \"%s\" is not one"), text);
-  self->pytorch_version_set = TRUE;
-  self->pytorch_major = major;
-  self->pytorch_minor = minor;
+    return hr_reader_fail (reader, key,
+                           _("\"%s\" must be a release as \"MAJOR.MINOR\", such as "
+                             "\"1.5\" or \"2.1\"; \"%s\" is not one"), key, text);
+  *set = TRUE;
+  *major_out = major;
+  *minor_out = minor;
   return TRUE;
 }
 
+/* The stack, its switches, the diffusion and detection keys, and the
+ * optimizer's implementation. */
 static gboolean
 read_stack_and_switches (HrScenario *self,
                          HrReader   *reader)
@@ -1452,7 +1458,11 @@ read_stack_and_switches (HrScenario *self,
     }
   READ_UINT ("num_classes", 1, 1 << 20, num_classes);
   READ_UINT ("max_objects", 1, 1 << 20, max_objects);
-  if (!read_pytorch_version (self, reader))
+  if (!read_version (reader, "pytorch_version", &self->pytorch_version_set,
+                     &self->pytorch_major, &self->pytorch_minor) ||
+      !read_version (reader, "transformers_version", &self->transformers_version_set,
+                     &self->transformers_major, &self->transformers_minor) ||
+      !hr_reader_bool (reader, "fuse_layers", &self->fuse_layers))
     goto out;
   if (hr_reader_has (reader, "detection_framework"))
     {
@@ -1513,6 +1523,17 @@ check_combinations (HrScenario *self,
       hr_reader_fail (reader, "quant_method",
                       _("AWQ checkpoints are 4-bit: \"quant_method\" \"awq\" needs "
                         "\"weights_dtype\" \"int4\""));
+      goto out;
+    }
+  if (self->fuse_layers &&
+      (self->quant_method != HR_QUANT_METHOD_AWQ || self->task != HR_TASK_INFERENCE ||
+       self->engine != HR_ENGINE_TRANSFORMERS))
+    {
+      /* AutoAWQ's from_quantized(fuse_layers=True) replaces the decoder
+       * layers of a quantised checkpoint for generation */
+      hr_reader_fail (reader, "fuse_layers",
+                      _("\"fuse_layers\" is AutoAWQ's fused inference modules: it needs "
+                        "\"task\" \"inference\" and \"quant_method\" \"awq\""));
       goto out;
     }
 
@@ -1841,18 +1862,33 @@ add_uint (JsonBuilder *builder,
   json_builder_add_int_value (builder, (gint64) value);
 }
 
-/* "pytorch_version" as MAJOR.MINOR, where the scenario set it. */
+/* "pytorch_version" and "transformers_version" as MAJOR.MINOR, where
+ * the scenario set them, and "fuse_layers" where it is on. */
 static void
-add_pytorch_version (JsonBuilder      *builder,
-                     const HrScenario *self)
+add_versions (JsonBuilder      *builder,
+              const HrScenario *self)
 {
-  g_autofree char *version = NULL;
+  if (self->pytorch_version_set)
+    {
+      g_autofree char *version = g_strdup_printf ("%u.%u", self->pytorch_major,
+                                                  self->pytorch_minor);
 
-  if (!self->pytorch_version_set)
-    return;
-  version = g_strdup_printf ("%u.%u", self->pytorch_major, self->pytorch_minor);
-  json_builder_set_member_name (builder, "pytorch_version");
-  json_builder_add_string_value (builder, version);
+      json_builder_set_member_name (builder, "pytorch_version");
+      json_builder_add_string_value (builder, version);
+    }
+  if (self->transformers_version_set)
+    {
+      g_autofree char *version = g_strdup_printf ("%u.%u", self->transformers_major,
+                                                  self->transformers_minor);
+
+      json_builder_set_member_name (builder, "transformers_version");
+      json_builder_add_string_value (builder, version);
+    }
+  if (self->fuse_layers)
+    {
+      json_builder_set_member_name (builder, "fuse_layers");
+      json_builder_add_boolean_value (builder, TRUE);
+    }
 }
 
 /* The stacks' keys, written only where the scenario set them (or a
@@ -2055,7 +2091,7 @@ add_stack_keys (JsonBuilder      *builder,
     add_uint (builder, "num_classes", self->num_classes);
   if (self->max_objects > 0)
     add_uint (builder, "max_objects", self->max_objects);
-  add_pytorch_version (builder, self);
+  add_versions (builder, self);
   if (self->detection_framework_set)
     add_enum (builder, "detection_framework", hr_detection_framework_names,
               self->detection_framework);
@@ -2467,6 +2503,19 @@ hr_scenario_get_focal_loss (const HrScenario *self)
       self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION)
     return HR_ARCH_FOCAL_PYTHON;
   return HR_ARCH_FOCAL_FUSED;
+}
+
+gboolean
+hr_scenario_transformers_before (const HrScenario *self,
+                                 guint             major,
+                                 guint             minor)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  if (!self->transformers_version_set)
+    return FALSE;
+  return self->transformers_major < major ||
+         (self->transformers_major == major && self->transformers_minor < minor);
 }
 
 gboolean

@@ -216,6 +216,13 @@ typedef struct {
   gboolean        pytorch_version_set;
   guint           pytorch_major;
   guint           pytorch_minor;
+  /* "transformers_version": the release an inference run used; not set:
+   * a current one (hr_scenario_transformers_before) */
+  gboolean        transformers_version_set;
+  guint           transformers_major;
+  guint           transformers_minor;
+  /* "fuse_layers": AutoAWQ's fused modules (from_quantized(fuse_layers=True)) */
+  gboolean        fuse_layers;
   gboolean        detection_framework_set;
   HrDetectionFramework detection_framework;
   gboolean        focal_loss_set;
@@ -322,6 +329,11 @@ HrArchFocal   hr_scenario_get_focal_loss       (const HrScenario *self);
 /* Whether the run's PyTorch ("pytorch_version") is older than
  * @major.@minor; FALSE when the scenario does not say. */
 gboolean      hr_scenario_pytorch_before       (const HrScenario *self,
+                                                guint             major,
+                                                guint             minor);
+/* Whether the run's transformers ("transformers_version") is older than
+ * @major.@minor; FALSE when the scenario does not say. */
+gboolean      hr_scenario_transformers_before  (const HrScenario *self,
                                                 guint             major,
                                                 guint             minor);
 gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
