@@ -158,6 +158,7 @@ check_example (const char *name,
                                                    prefers[p]);
               const HrRecommendation *top;
               gboolean any_high = FALSE;
+              gboolean safer;
 
               tally->cases++;
               if (advice->recommendations->len == 0)
@@ -178,11 +179,12 @@ check_example (const char *name,
                * 5090D (148 BF16 TFLOP/s) after its RTX 4090 (165). */
               /* A card that fits at the high end of the range where the
                * lower budget's fitted only at the point estimate is the
-               * safer run, whatever its throughput. */
-              if (budget_before >= 0 &&
+               * safer run, whatever its memory and throughput: it starts
+               * the chain again. */
+              safer = top->fits_high && !high_before;
+              if (budget_before >= 0 && !safer &&
                   ((double) top->memory < (1 - SAME_SIZE) * memory_before ||
                    (top->tflops < tflops_before * (1 - 1e-9) &&
-                    !(top->fits_high && !high_before) &&
                     !(advice->memory_first && top->choice == HR_ADVICE_CHOICE_BUY &&
                       choice_before == HR_ADVICE_CHOICE_BUY &&
                       (double) top->memory > (1 + SAME_SIZE) * memory_before))))
@@ -191,15 +193,14 @@ check_example (const char *name,
                       name, hours[h], months[m], prefer, budgets[b], top->gpu_id,
                       top->memory / 1e9, top->tflops, budget_before, gpu_before,
                       memory_before / 1e9, tflops_before);
-              if ((double) top->memory >= (1 - SAME_SIZE) * memory_before)
+              if (safer || (double) top->memory >= (1 - SAME_SIZE) * memory_before)
                 {
-                  if (((double) top->memory > (1 + SAME_SIZE) * memory_before &&
-                       advice->memory_first) ||
-                      (top->fits_high && !high_before))
+                  if (safer || ((double) top->memory > (1 + SAME_SIZE) * memory_before &&
+                                advice->memory_first))
                     tflops_before = top->tflops;
                   else
                     tflops_before = MAX (tflops_before, top->tflops);
-                  memory_before = MAX (memory_before, top->memory);
+                  memory_before = safer ? top->memory : MAX (memory_before, top->memory);
                   choice_before = top->choice;
                   high_before = top->fits_high;
                   budget_before = budgets[b];

@@ -1368,10 +1368,14 @@ dominates (const HrRecommendation *x,
  * scenario as asked.  The picks form one chain, walked from the least
  * money up front: an option takes over from the pick before it only when
  * it is better by the objective and has at least its memory and its
- * throughput (or fits at the high end of the range where the pick did
- * not, with at least its memory; or, memory first, has more memory).  So
- * more money never buys a smaller or slower first pick for the same use:
- * a card the budget only just reaches does not displace a larger one. */
+ * throughput (or, memory first, has more memory), or when it fits at the
+ * high end of the range where the pick did not: the safer run, whatever
+ * its cards (eight 32 GB cards that hold a 70B model's high end before
+ * two 96 GB cards that hold only its point estimate), which starts the
+ * chain again.  So more money never buys a smaller or slower first pick
+ * for the same use unless that pick is the one that does not run out of
+ * memory: a card the budget only just reaches does not displace a larger
+ * one. */
 static HrRecommendation *
 first_pick (GPtrArray *options,
             gboolean   memory_first,
@@ -1401,7 +1405,7 @@ first_pick (GPtrArray *options,
       if (pick == NULL ||
           (compare_objective (o, pick, memory_first) < 0 &&
            ((memory_order && more_memory) || dominates (o, pick) ||
-            (o->fits_high && !pick->fits_high && more_memory))))
+            (o->fits_high && !pick->fits_high))))
         {
           pick = o;
           pick_memory = o->memory;
