@@ -1503,41 +1503,41 @@ def video_rows():
              "ch_mult 1, 2, 2, 4, 3 res blocks per level), every step: a working set of several 128-channel "
              "49 x 480 x 720 tensors the catalog's 3D VAE (no walked architecture) does not count",
              f"model id {mid} is not in the catalog yet"])
+    # wan/text2video.py @9737cba9: the DiT and the VAE stay fp32 beside the bf16 umT5
+    WAN_PARTS = {"Wan DiT": "fp32", "Wan-VAE": "fp32"}
     wan = "Wan-Video/Wan2.1 README.md @9737cba9, 'Computational Efficiency on Different GPUs' (assets/comp_effic.png)"
     wn = ["metric: 'peak GPU memory (GB)' of generate.py (taken as device_used, GiB); inference of the default "
           "81 frames (5 s at 16 fps), 50 sampling steps for T2V, classifier-free guidance as two forward passes",
           "Wan-VAE compresses 4x in time and 8x in space, patch 1x2x2: 81 frames -> 21 latent frames; at 832 x 480 "
           "that is 21 x 30 x 52 = 32,760 tokens, at 1280 x 720 21 x 45 x 80 = 75,600 tokens (the scenario key frames)",
-          "model ids wan2.1-t2v-1.3b / wan2.1-t2v-14b are not in the catalog yet",
           "wan/text2video.py @9737cba9: WanModel.from_pretrained(checkpoint_dir) with no dtype, then "
           "eval().requires_grad_(False) and .to(self.device): the DiT's weights stay fp32 and the sampling runs "
-          "under amp.autocast(dtype=bfloat16); the umT5 encoder is bf16 (t5_dtype) and the VAE fp32; "
-          "weights_dtype is one value for every part, so the scenario's bf16 under-counts the DiT by half "
-          "(14B: 26.6 GiB of the 53.2 GiB it holds): the row cannot be right until a part's dtype can be said",
+          "under amp.autocast(dtype=bfloat16); the umT5 encoder is bf16 (t5_dtype) and the VAE fp32 "
+          "(part_dtypes)",
           "with offload_model the umT5 encodes on the GPU beside the resident DiT, then leaves for the CPU "
           "(text_encoder.model.cpu()); the DiT leaves before the VAE decodes"]
     add(821, "video_diffusion", "medium", "device_used", 8.19, GIB, {
         "name": "Wan2.1 T2V-1.3B 480P on one RTX 4090 with --offload_model --t5_cpu", "task": "inference",
         "model": "wan2.1-t2v-1.3b", "image_size": [832, 480], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "rtx-4090",
-        "x-offload-model": True, "x-t5-cpu": True},
+        "part_dtypes": WAN_PARTS, "offload_model": True, "text_encoder_cpu": True},
         wan, "row '4090 | T2V-1.3B | 480P', 1 GPU (261.4 s / 8.19 GB)",
-        wn + ["--offload_model True moves the DiT to the CPU while the VAE decodes; --t5_cpu keeps the umT5 "
-              "text encoder on the CPU; neither has a scenario key (x-offload-model, x-t5-cpu): the row "
-              "cannot be right until one exists"],
+        wn + ["--offload_model True moves the DiT to the CPU while the VAE decodes (offload_model); --t5_cpu "
+              "keeps the umT5 text encoder on the CPU (text_encoder_cpu)"],
         stack_config="python generate.py --task t2v-1.3B --size 832*480 --ckpt_dir ./Wan2.1-T2V-1.3B "
                      "--offload_model True --t5_cpu --sample_shift 8 --sample_guide_scale 6")
     add(822, "video_diffusion", "medium", "device_used", 69.1, GIB, {
         "name": "Wan2.1 T2V-14B 720P on one H100 with --offload_model", "task": "inference",
         "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "frames": 81, "micro_batch": 1,
-        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "h100-sxm"},
+        "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 1, "gpu": "h100-sxm",
+        "part_dtypes": WAN_PARTS, "offload_model": True},
         wan, "row 'H800/H100 | T2V-14B | 720P', 1 GPU (1837.9 s / 69.1 GB)",
-        wn + ["--offload_model True (the model leaves the GPU while the VAE decodes)"])
+        wn + ["--offload_model True (the model leaves the GPU while the VAE decodes; offload_model)"])
     add(823, "video_diffusion", "medium", "device_used", 29.9, GIB, {
         "name": "Wan2.1 T2V-14B 720P on 8 H100, FSDP + Ulysses 8", "task": "inference",
         "model": "wan2.1-t2v-14b", "image_size": [1280, 720], "frames": 81, "micro_batch": 1,
         "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash", "gpus": 8, "sharding": "fsdp",
-        "context_parallel": 8, "gpu": "h100-sxm"},
+        "context_parallel": 8, "gpu": "h100-sxm", "part_dtypes": WAN_PARTS},
         wan, "row 'H800/H100 | T2V-14B | 720P', 8 GPUs (287.9 s / 29.9 GB)",
         wn + ["multi-GPU generation: torchrun --nproc_per_node=8 generate.py --dit_fsdp --t5_fsdp --ulysses_size 8 "
               "(the README's multi-GPU command; sequence split over 8 ranks expressed as context_parallel 8)"])
