@@ -2666,6 +2666,28 @@ token_norm (Walk *W,
     save (W, 2.0 * 4.0 * positions);
 }
 
+/* The end of an attention block: the block's widest attention noted
+ * (`span` tokens, `heads` heads), the heads joined (a fresh tensor of x's
+ * shape) and the output projection back to C, which keeps them */
+static void
+attention_out (Walk     *W,
+               guint     span,
+               guint     heads,
+               gboolean  grad)
+{
+  HrArchBlock *b = cur_block (W);
+  T o = W->x;
+
+  b->tokens = MAX (b->tokens, span);
+  b->attn_heads = MAX (b->attn_heads, heads);
+  W->res->max_tokens = MAX (W->res->max_tokens, span);
+
+  o.eb = W->r->e;
+  o.grad = grad;
+  fresh (W, &o);
+  W->x = linear (W, &o, W->x.c, TRUE, FALSE);
+}
+
 /* Self-attention over `tokens` positions of x (C channels, x.h x x.w
  * positions in all) split into windows of `span` tokens each (ViT: one
  * window of every token), as nn.MultiheadAttention (torch/nn/
@@ -2705,7 +2727,7 @@ token_attention (Walk     *W,
   guint C = W->x.c;
   double positions = numel (&W->x) / MAX (1, C);
   double e = W->r->e;
-  T qkv, o;
+  T qkv;
 
   qkv = linear (W, &W->x, 3 * C, TRUE, FALSE);
   if (qkv.grad)
@@ -2734,19 +2756,7 @@ token_attention (Walk     *W,
       W->res->attn_kernel += kernel;
     }
 
-  {
-    HrArchBlock *b = cur_block (W);
-
-    b->tokens = MAX (b->tokens, span);
-    b->attn_heads = MAX (b->attn_heads, heads);
-    W->res->max_tokens = MAX (W->res->max_tokens, span);
-  }
-
-  o = W->x;
-  o.eb = e;
-  o.grad = qkv.grad;
-  fresh (W, &o);
-  W->x = linear (W, &o, C, TRUE, FALSE);
+  attention_out (W, span, heads, qkv.grad);
 }
 
 /* The MLP of a transformer block: Linear to `hidden`, GELU (keeps its
@@ -2944,7 +2954,7 @@ swin_v2_attention (Walk     *W,
   guint C = W->x.c;
   double positions = numel (&W->x) / MAX (1, C);
   double e = W->r->e;
-  T qkv, o;
+  T qkv;
 
   qkv = linear (W, &W->x, 3 * C, TRUE, FALSE);
   /* the logit_scale (heads) and the continuous position bias MLP:
@@ -2974,19 +2984,7 @@ swin_v2_attention (Walk     *W,
                              (double) heads * span * span * e + heads * W->r->e32 + 8.0;
     }
 
-  {
-    HrArchBlock *b = cur_block (W);
-
-    b->tokens = MAX (b->tokens, span);
-    b->attn_heads = MAX (b->attn_heads, heads);
-    W->res->max_tokens = MAX (W->res->max_tokens, span);
-  }
-
-  o = W->x;
-  o.eb = e;
-  o.grad = qkv.grad;
-  fresh (W, &o);
-  W->x = linear (W, &o, C, TRUE, FALSE);
+  attention_out (W, span, heads, qkv.grad);
 }
 
 /* torchvision's SwinTransformer with SwinTransformerBlockV2 and
