@@ -939,7 +939,8 @@ test_segmentation_classes (void)
  * a classifier's cross-entropy its 1,000 logits; MiT-B0's attention the
  * pre-softmax scores of every layer: at 512 x 512, heads x tokens x keys
  * per stage of 1 x 16,384 x 256, 2 x 4,096 x 256, 5 x 1,024 x 256 and
- * 8 x 256 x 256, two layers each, fp32. */
+ * 8 x 256 x 256, two layers each, fp32; a vision transformer's eager
+ * attention its scores. */
 static void
 test_softmax_saves_input (void)
 {
@@ -966,6 +967,24 @@ test_softmax_saves_input (void)
       g_assert_cmpfloat_with_epsilon (before->scores - now->scores,
                                       i == 2 ? extra[i] - 19.0 * 512 * 512 * 4 : 0, 0.5);
     }
+
+  /* ViT-B/16's eager attention at 224 x 224 (DeiT-B: timm's Attention,
+   * q @ k.transpose, softmax): 12 layers of 12 heads over 197 x 197
+   * scores, fp32, and the classifier's 1,000 logits */
+  {
+    const HrComponent *c = catalog_component ("vit-b-16", 0);
+    HrArchRun run = fp32_training (224, 224);
+    g_autoptr(HrArchResult) now = NULL;
+    g_autoptr(HrArchResult) before = NULL;
+    double scores = 12.0 * 12 * 197 * 197 * 4;
+
+    run.eager_attention = TRUE;
+    now = hr_arch_walk (c->arch, &run);
+    run.softmax_saves_input = TRUE;
+    before = hr_arch_walk (c->arch, &run);
+    g_assert_cmpfloat_with_epsilon (before->saved - now->saved, scores + 1000.0 * 4, 0.5);
+    g_assert_cmpfloat_with_epsilon (before->scores - now->scores, scores, 0.5);
+  }
 }
 
 /* The math path's backward holds the gradients of the probabilities and of

@@ -6,6 +6,9 @@ Read by make_rows.py (family_files), which passes itself as `mr`.
 """
 
 SRC = "zhuang-group/Mesa README.md @8b7a0db"
+# README.md @8b7a0db, Installation: "we use PyTorch 1.7.1 with CUDA 10.1"
+TORCH = ("PyTorch 1.7.1 (README, Installation: 'we use PyTorch 1.7.1 with CUDA 10.1'): before 1.11 softmax "
+         "kept its input beside its result (pytorch_version)")
 SETUP = ("'Memory footprint at training time is measured with a batch size of 128 and an image resolution of "
          "224x224 on a single GPU' (README); the GPU is not named (a card of 24 GB or more for DeiT-B's 17.7 GB)")
 DEIT_METRIC = ("metric allocated: the demo project HubHop/deit-mesa @c5551a8 (facebookresearch/deit's code) logs "
@@ -33,8 +36,9 @@ def rows(mr):
         s = {"name": f"{label} ImageNet training, batch 128, fp16 AMP (Mesa's baseline)", "task": "train",
              "model": model, "method": "full", "compute": "fp16-mixed", "optimizer": "adamw", "micro_batch": 128,
              "image_size": 224, "num_classes": 1000, "attention": "eager", "recompute": "none", "ema": True,
-             "gpus": 1, "sharding": "none", "offload": "none", "framework": "pytorch"}
-        notes = [DEIT_METRIC, SETUP, DEIT_RUN]
+             "gpus": 1, "sharding": "none", "offload": "none", "framework": "pytorch",
+             "pytorch_version": "1.7"}
+        notes = [DEIT_METRIC, SETUP, DEIT_RUN, TORCH]
         if model == "vit-b-16":
             notes.append("DeiT-B is ViT-B/16's architecture (DeiT paper, Touvron et al. 2021, Table 1: 12 layers, "
                          "768 wide, 12 heads): the catalog's vit-b-16")
@@ -44,7 +48,7 @@ def rows(mr):
     s = {"name": "Swin-T ImageNet training, batch 128, apex O1 (Mesa's baseline)", "task": "train",
          "model": "swin-t", "method": "full", "compute": "fp16-mixed", "optimizer": "adamw", "micro_batch": 128,
          "image_size": 224, "num_classes": 1000, "attention": "eager", "recompute": "none", "gpus": 1,
-         "sharding": "none", "offload": "none", "framework": "pytorch"}
+         "sharding": "none", "offload": "none", "framework": "pytorch", "pytorch_version": "1.7"}
     mr.add(2404, "classifier", "medium", "allocated", 11812, mr.MIB, s, SRC,
            "'Results on ImageNet' table, row 'Swin-Ti', 'Train Memory (MB)': 11,812",
-           [SWIN_METRIC, SETUP, SWIN_RUN])
+           [SWIN_METRIC, SETUP, SWIN_RUN, TORCH])

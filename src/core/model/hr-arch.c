@@ -2741,6 +2741,7 @@ token_attention (Walk     *W,
 
           kernel = scores * score_bytes;
           save_scores (W, (views ? 4.0 : 3.0) * positions * C * e + kernel, kernel);
+          softmax_input_saved (W, scores * W->r->e32, scores * W->r->e32);
           if (W->ckpt)
             W->block_transient = MAX (W->block_transient, 2.0 * scores * W->r->e32);
           else
@@ -2969,6 +2970,7 @@ swin_v2_attention (Walk     *W,
       save_scores (W, (views ? 5.0 : 6.0) * positions * C * e + 4.0 * heads * positions * W->r->e32 +
                         kernel,
                    kernel);
+      softmax_input_saved (W, scores * W->r->e32, scores * W->r->e32);
       if (W->ckpt)
         W->block_transient = MAX (W->block_transient, 2.0 * scores * W->r->e32);
       else
