@@ -1480,7 +1480,7 @@ def video_rows():
         # reduce and allgather buckets, overlap_comm, contiguous_gradients false; the LoRA configs r 128
         s = dict(vb, name=f"CogVideoX SAT fine-tune {mid} {meth} batch {bs}", model=mid, method=meth,
                  compute="fp16-mixed" if "2b" in mid else "bf16-mixed", micro_batch=bs, gpus=8, sharding="zero2",
-                 recompute="full", stack="deepspeed",
+                 recompute="full", stack="deepspeed", vae_encode_frames=49,
                  deepspeed={"reduce_bucket_size": 1000000000, "allgather_bucket_size": 1000000000,
                             "overlap_comm": True, "contiguous_gradients": False},
                  **{"x-stack": "SwissArmyTransformer (SAT)"})
@@ -1500,8 +1500,9 @@ def video_rows():
              "8 GPUs: the same README says memory was 'tested in an 8 * H100 environment'",
              "diffusion_video.py encode_first_stage encodes the whole batch's 49-frame clip at once "
              "(en_and_decode_n_samples_a_time unset) through the 3D VAE (ContextParallelEncoder3D, ch 128, "
-             "ch_mult 1, 2, 2, 4, 3 res blocks per level), every step: a working set of several 128-channel "
-             "49 x 480 x 720 tensors the catalog's 3D VAE (no walked architecture) does not count",
+             "ch_mult 1, 2, 2, 4, 3 res blocks per level), every step; vae_modules/autoencoder.py "
+             "VideoAutoencoderInferenceWrapper.encode with cp_size 1 (cogvideox_*_lora.yaml, first_stage_config) "
+             "splits nothing: vae_encode_frames 49",
              f"model id {mid} is not in the catalog yet"])
     # wan/text2video.py @9737cba9: the DiT and the VAE stay fp32 beside the bf16 umT5
     WAN_PARTS = {"Wan DiT": "fp32", "Wan-VAE": "fp32"}
