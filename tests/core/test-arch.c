@@ -814,6 +814,28 @@ test_focal_loss_impl (void)
   g_assert_cmpfloat_with_epsilon (find_peak (python, "focal loss")->transient,
                                   3.0 * anchors * 80 * 4, 1);
 
+  /* detectron2: the head's outputs and their transposed copies (class
+   * and box, fp32) alive at the assigner and through the loss, and there
+   * the int64 one-hot of anchors x 81 as well; torchvision's walk is
+   * unchanged */
+  {
+    HrArchRun d2 = run;
+    g_autoptr(HrArchResult) rd2 = NULL;
+    g_autoptr(HrArchResult) rtv = NULL;
+    double outputs = anchors * (80 + 4) * 4.0;
+
+    d2.objects = 100;
+    rtv = hr_arch_walk (retina->arch, &d2);
+    d2.dense_outputs_alive = TRUE;
+    rd2 = hr_arch_walk (retina->arch, &d2);
+    g_assert_cmpfloat_with_epsilon (rd2->saved, rtv->saved, 1);
+    g_assert_cmpfloat_with_epsilon (find_peak (rd2, "focal loss")->transient,
+                                    3.0 * anchors * 80 * 4 + 2.0 * outputs + anchors * 81 * 8.0, 1);
+    g_assert_cmpfloat_with_epsilon (find_peak (rd2, "retina assigner")->transient -
+                                    find_peak (rtv, "retina assigner")->transient,
+                                    2.0 * outputs, 1);
+  }
+
   /* autocast: fp32 casts of the logits and targets and the fp32 BCE
    * beside six 16-bit tensors */
   {

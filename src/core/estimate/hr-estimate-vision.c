@@ -207,6 +207,7 @@ setup_run (HrPlan      *self,
   run->focal = hr_scenario_get_focal_loss (s);
   run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);
   run->cascade_one_mask_head = hr_scenario_get_cascade_one_mask_head (s);
+  run->dense_outputs_alive = hr_scenario_get_dense_outputs_alive (s);
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {

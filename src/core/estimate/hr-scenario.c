@@ -2563,6 +2563,21 @@ hr_scenario_get_cascade_one_mask_head (const HrScenario *self)
          self->detection_framework != HR_DETECTION_FRAMEWORK_MMDETECTION;
 }
 
+/* detectron2's DenseDetector keeps the dense heads' outputs and their
+ * transposed copies alive through the losses, and its RetinaNet and FCOS
+ * losses build int64 one-hot targets (facebookresearch/detectron2
+ * @02b5c4e2 detectron2/modeling/meta_arch/dense_detector.py,
+ * retinanet.py, fcos.py; hr-arch.c dense_outputs_alive); torchvision's
+ * and mmdetection's heads do neither. */
+gboolean
+hr_scenario_get_dense_outputs_alive (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->detection_framework_set &&
+         self->detection_framework == HR_DETECTION_FRAMEWORK_DETECTRON2;
+}
+
 /* Whether an optimizer can hold its linears in int8 (Q-GaLore's
  * --weight_quant, which Q-APOLLO takes over) */
 gboolean

@@ -339,5 +339,6 @@ gboolean      hr_scenario_transformers_before  (const HrScenario *self,
 gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
 /* Cascade Mask R-CNN: whether one mask head trains, not one per stage */
 gboolean      hr_scenario_get_cascade_one_mask_head (const HrScenario *self);
+gboolean      hr_scenario_get_dense_outputs_alive (const HrScenario *self);
 
 G_END_DECLS

@@ -257,6 +257,11 @@ typedef struct {
    * (detectron2's CascadeROIHeads) rather than one per stage on its own
    * (mmdetection's CascadeRoIHead, the catalog's) */
   gboolean    cascade_one_mask_head;
+  /* detectron2's dense detectors (DenseDetector): the heads' outputs and
+   * their transposed copies stay alive through the losses, which build
+   * the focal loss's targets as an int64 one-hot (hr-arch.c,
+   * dense_outputs_alive) */
+  gboolean    dense_outputs_alive;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
