@@ -88,6 +88,7 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_VIT, "vit" },
   { HR_ARCH_SWIN, "swin" },
   { HR_ARCH_SWIN_V2, "swin-v2" },
+  { HR_ARCH_VGG, "vgg" },
   { 0, NULL },
 };
 
@@ -115,6 +116,7 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_LRASPP, "lraspp" },
   { HR_ARCH_HEAD_RPN, "rpn" },
   { HR_ARCH_HEAD_KEYPOINT_RCNN, "keypoint-rcnn" },
+  { HR_ARCH_HEAD_SSD, "ssd" },
   { 0, NULL },
 };
 
@@ -146,7 +148,7 @@ static const char * const arch_keys[] = {
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
   "patch", "mlp_dim", "window", "drop_path",
-  "cascade_stages", NULL
+  "cascade_stages", "fixed_size", NULL
 };
 
 HrArch *
@@ -272,8 +274,25 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_LRASPP && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"lraspp\" head sits on a \"mobilenet-v3-large\" backbone"));
+  if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
+    return hr_reader_fail (reader, "head",
+                           _("the \"ssd\" head sits on a \"vgg\" backbone"));
   switch (a->type)
     {
+    case HR_ARCH_VGG:
+      if (a->n_stages != 5)
+        return hr_reader_fail (reader, "depths",
+                               _("a \"vgg\" network has 5 stages: give \"depths\" with 5 "
+                                 "numbers"));
+      for (guint i = 0; i < 5; i++)
+        if (a->depths[i] == 0 || a->widths[i] == 0)
+          return hr_reader_fail (reader, "depths",
+                                 _("\"depths\" and \"widths\" need a non-zero value per "
+                                   "stage"));
+      if (a->head != HR_ARCH_HEAD_NONE && a->head != HR_ARCH_HEAD_SSD)
+        return hr_reader_fail (reader, "head",
+                               _("a \"vgg\" network takes the \"ssd\" head, or none"));
+      break;
     case HR_ARCH_RESNET:
     case HR_ARCH_CONVNEXT:
     case HR_ARCH_MIT:
@@ -468,6 +487,7 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
         !read_small (&reader, "keypoints", 1, 1024, &a->keypoints) ||
         !read_small (&reader, "cascade_stages", 1, 8, &a->cascade_stages) ||
+        !read_small (&reader, "fixed_size", 1, 4096, &a->fixed_size) ||
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
         !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
         !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
@@ -489,6 +509,21 @@ hr_arch_read (HrReader   *parent,
         a->frozen_stages = (int) frozen;
       }
   }
+
+  /* torchvision's VGG16 ("D" in torchvision/models/vgg.py cfgs): 64, 128,
+   * 256, 512 and 512 channels */
+  if (a->type == HR_ARCH_VGG && a->widths[0] == 0)
+    {
+      static const guint vgg_widths[5] = { 64, 128, 256, 512, 512 };
+
+      for (guint i = 0; i < 5; i++)
+        a->widths[i] = vgg_widths[i];
+    }
+  /* ssd300_vgg16 builds SSD with size (300, 300), which its
+   * GeneralizedRCNNTransform gets as fixed_size (pytorch/vision @v0.14.1
+   * torchvision/models/detection/ssd.py ssd300_vgg16, SSD.__init__) */
+  if (a->head == HR_ARCH_HEAD_SSD && a->fixed_size == 0)
+    a->fixed_size = 300;
 
   if (a->type == HR_ARCH_DREAMER && !hr_reader_has (&reader, "classes"))
     {
@@ -1708,6 +1743,194 @@ dense_head (Walk     *W,
         cls += level_cls[i];
       peak (W, 2.0 * cls + cast, 0, "focal loss");
     }
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
+/* SSD (pytorch/vision @16daea1c torchvision/models/detection/ssd.py,  */
+/* the same network and loss in the v0.14.1 release)                 */
+
+/* nn.MaxPool2d(2, 2) with ceil_mode, as SSDFeatureExtractorVGG patches
+ * VGG's third pooling ("to get the same WxH output sizes as the paper":
+ * 75 to 38 at 300 px).  Saves what maxpool() saves. */
+static void
+maxpool_ceil (Walk *W,
+              T    *x)
+{
+  T out = *x;
+
+  out.h = x->h / 2 + x->h % 2;
+  out.w = x->w / 2 + x->w % 2;
+  fresh (W, &out);
+  if (x->grad)
+    {
+      save_tensor (W, x);
+      save (W, numel (&out) * 8.0);   /* int64 indices */
+    }
+  fwd (W, tbytes (x), tbytes (&out), numel (&out) * 8.0);
+  *x = out;
+}
+
+/* A 3x3 convolution with its bias and an in-place ReLU, VGG's layer
+ * (torchvision/models/vgg.py make_layers, batch_norm False). */
+static void
+conv_relu (Walk  *W,
+           guint  cout,
+           guint  k,
+           guint  stride,
+           guint  pad,
+           guint  dilation)
+{
+  W->x = conv_pad (W, &W->x, cout, k, stride, pad, 1, dilation, TRUE);
+  act (W, &W->x, ACT_RELU);
+}
+
+/* torchvision's VGG features: stage i is depths[i] 3x3 convolutions of
+ * widths[i] channels, then a 2x2 max pooling.  Under SSD the walk stops
+ * at conv4_3 (SSDFeatureExtractorVGG.features, backbone[:maxpool4_pos]),
+ * its third pooling rounding up; the SSD head walks the rest.
+ * "frozen_stages" n freezes stages 1..n (_vgg_extractor: parameters
+ * before stage_indices[5 - trainable_layers] stop requiring gradients;
+ * ssd300_vgg16's trainable_backbone_layers 4 freezes conv1_1 and
+ * conv1_2). */
+static void
+vgg (Walk *W,
+     T     c[4])
+{
+  const HrArch *a = W->a;
+  gboolean trainable = W->r->trainable;
+  gboolean ssd = a->head == HR_ARCH_HEAD_SSD;
+  guint stages = ssd ? 4 : 5;
+
+  for (guint i = 0; i < stages; i++)
+    {
+      block_begin (W, TRUE, "stage%u", i + 1);
+      W->train = trainable && a->frozen_stages < (int) i + 1;
+      if (i > 0)
+        {
+          if (ssd && i == 3)
+            maxpool_ceil (W, &W->x);
+          else
+            maxpool (W, &W->x, 2, 2, 0);
+        }
+      for (guint j = 0; j < a->depths[i]; j++)
+        conv_relu (W, a->widths[i], 3, 1, 1, 1);
+      if (!ssd && i == 4)
+        maxpool (W, &W->x, 2, 2, 0);
+      block_end (W);
+    }
+  W->train = trainable;
+  c[0] = W->x;
+}
+
+/* SSD300 on VGG16 (SSDFeatureExtractorVGG, SSDHead, SSD.compute_loss).
+ *
+ * conv4_3's map is rescaled by a learned weight times F.normalize (torch
+ * 1.13 nn/functional.py normalize: input / input.norm(2, 1,
+ * keepdim).clamp_min(eps).expand_as(input)): norm saves its input and its
+ * result, clamp_min its input (that result), the division its input and
+ * the clamped norm, and the product with the weight the normalized map.
+ * Then maxpool4, conv5_1..5_3, the 3x3/1 maxpool5, the dilated fc6
+ * (1024, 3x3, dilation 6), fc7 (1x1) and four extra 1x1 + 3x3 pairs give
+ * six maps (38, 19, 10, 5, 3 and 1 at 300 px).  DefaultBoxGenerator's
+ * aspect ratios [[2], [2, 3], [2, 3], [2, 3], [2], [2]] make 2 + 2 per
+ * ratio boxes per position: 4, 6, 6, 6, 4, 4, 8732 at 300 px.  A 3x3
+ * convolution per map predicts classes and 4 offsets per box; the outputs
+ * are permuted, reshaped (copies) and concatenated, which saves nothing.
+ *
+ * The loss: F.cross_entropy over every box and class, reduction "none"
+ * (log_softmax keeps its fp32 result, nll_loss the int64 target of every
+ * box); hard negative mining writes -inf into a clone at the positives
+ * (index_put_ keeps the boolean mask) and sorts it (sort keeps its int64
+ * indices), and the sum over the positives and over the 3:1 negatives
+ * indexes the losses with one more boolean mask.  Smooth L1 runs on the
+ * matched boxes only, a few hundred bytes.  A CPU trace counts these
+ * bytes to the byte (tests/trace). */
+static void
+ssd_head (Walk *W)
+{
+  static const guint boxes[6] = { 4, 6, 6, 6, 4, 4 };
+  T maps[6], x;
+  double anchors = 0, elems = 0;
+
+  block_begin (W, FALSE, "l2norm");
+  x = W->x;
+  if (x.grad)
+    {
+      double hw = (double) x.h * x.w;
+
+      /* autocast runs norm in fp32, on an fp32 copy of a 16-bit map */
+      if (W->r->autocast && x.eb < W->r->e32)
+        save (W, numel (&x) * W->r->e32);
+      else
+        save_tensor (W, &x);
+      save (W, 2.0 * hw * W->r->e32);              /* the norm, the clamped norm */
+      save (W, numel (&x) * W->r->e32);            /* the normalized map */
+    }
+  params (W, x.c);
+  maps[0] = x;
+  maps[0].eb = W->r->e32;
+  maps[0].grad = x.grad || W->train;
+  fresh (W, &maps[0]);
+  fwd (W, tbytes (&x), 2.0 * tbytes (&maps[0]), 0);
+  hold (W, &maps[0]);
+  block_end (W);
+
+  block_begin (W, TRUE, "stage5 + fc6, fc7");
+  maxpool (W, &W->x, 2, 2, 0);
+  for (guint j = 0; j < W->a->depths[4]; j++)
+    conv_relu (W, W->a->widths[4], 3, 1, 1, 1);
+  maxpool (W, &W->x, 3, 1, 1);
+  conv_relu (W, 1024, 3, 1, 6, 6);
+  conv_relu (W, 1024, 1, 1, 0, 1);
+  block_end (W);
+  maps[1] = W->x;
+  hold (W, &maps[1]);
+
+  {
+    static const guint mids[4] = { 256, 128, 128, 128 };
+    static const guint outs[4] = { 512, 256, 256, 256 };
+
+    for (guint i = 0; i < 4; i++)
+      {
+        block_begin (W, TRUE, "extra%u", i + 1);
+        conv_relu (W, mids[i], 1, 1, 0, 1);
+        /* conv8_2 and conv9_2 are 3x3/2 with padding 1, conv10_2 and
+         * conv11_2 3x3 without */
+        conv_relu (W, outs[i], 3, i < 2 ? 2 : 1, i < 2 ? 1 : 0, 1);
+        block_end (W);
+        maps[i + 2] = W->x;
+        hold (W, &maps[i + 2]);
+      }
+  }
+
+  block_begin (W, FALSE, "ssd head");
+  for (guint i = 0; i < 6; i++)
+    {
+      T cls = conv (W, &maps[i], boxes[i] * W->classes, 3, 1, 1, 1, TRUE);
+      T reg = conv (W, &maps[i], boxes[i] * 4, 3, 1, 1, 1, TRUE);
+
+      elems += numel (&cls);
+      anchors += (double) boxes[i] * maps[i].h * maps[i].w;
+      (void) reg;
+    }
+  for (guint i = 0; i < 6; i++)
+    release (W, &maps[i]);
+  if (W->r->grad)
+    {
+      /* log-probabilities, the targets and sort's indices, two masks */
+      save (W, elems * W->r->e32);
+      save (W, anchors * 8.0);
+      save (W, anchors * 8.0);
+      save (W, 2.0 * anchors);
+      W->res->fixed_saved += 4.0;                  /* nll_loss's total_weight */
+      softmax_input_saved (W, elems * W->r->e32, 0);
+      /* the backward pass starts with the gradients of the
+       * log-probabilities and of the logits, each as large */
+      peak (W, 2.0 * elems * W->r->e32, 0, "ssd loss gradients");
+    }
+  W->x = (T) { W->classes, 1, (guint) anchors, W->r->e, 0, W->r->grad };
+  fresh (W, &W->x);
   block_end (W);
 }
 
@@ -4025,6 +4248,9 @@ walk_backbone (Walk *W,
     case HR_ARCH_SWIN_V2:
       swin_v2 (W);
       break;
+    case HR_ARCH_VGG:
+      vgg (W, c);
+      break;
     case HR_ARCH_DREAMER:
       dreamer_encoder (W);
       dreamer_decoder (W);
@@ -4081,6 +4307,9 @@ walk_head (Walk *W,
       break;
     case HR_ARCH_HEAD_FCOS:
       dense_head (W, p, fpn (W, c, 1, 2, p), TRUE);
+      break;
+    case HR_ARCH_HEAD_SSD:
+      ssd_head (W);
       break;
     case HR_ARCH_HEAD_DETR:
       block_begin (W, FALSE, "input_proj");
@@ -4177,6 +4406,9 @@ hr_arch_walk (const HrArch    *arch,
       W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
       break;
     }
+  /* a transform resizing every image to one size (SSD's) */
+  if (arch->fixed_size > 0)
+    W.x.h = W.x.w = arch->fixed_size;
   fresh (&W, &W.x);
 
   walk_backbone (&W, c);
