@@ -630,6 +630,10 @@ test_bad_arch (void)
       "\"depthwise_kernel\": 32}", "must be odd" },
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"retinanet\", "
       "\"cascade_stages\": 3}", "cascade_stages" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"ssd\"}", "\"vgg\" backbone" },
+    { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3]}", "5 stages" },
+    { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3, 3], \"head\": \"retinanet\"}",
+      "\"ssd\" head" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1256,6 +1260,48 @@ test_device_lines (void)
   g_assert_cmpfloat_with_epsilon (hr_arch_result_rounding (res, 8), 3584.0 + 192.0, 0.5);
 }
 
+/* SSD300-VGG16 as torchvision builds it: 35,641,826 parameters
+ * (sum(p.numel()) of ssd300_vgg16 with 91 classes), six maps of 38, 19,
+ * 10, 5, 3 and 1 with 8732 default boxes, whatever the image size (every
+ * image is resized to 300 x 300), and the bytes a CPU trace of its
+ * training step saves at micro-batch 1 (87,580,300, tests/trace; the walk
+ * leaves out the few hundred bytes of the matched boxes' smooth L1). */
+static void
+test_ssd300 (void)
+{
+  const HrComponent *ssd = catalog_component ("ssd300-vgg16", 0);
+  HrArchRun run = fp32_training (300, 300);
+  HrArchRun wide = fp32_training (640, 480);
+  g_autoptr(HrArchResult) res = NULL;
+  g_autoptr(HrArchResult) res_wide = NULL;
+  const HrArchBlock *head, *stage4;
+  const HrArchPeak *pk;
+  double anchors = 38 * 38 * 4 + 19 * 19 * 6 + 10 * 10 * 6 + 5 * 5 * 6 + 3 * 3 * 4 + 4;
+
+  g_assert_cmpint (ssd->arch->type, ==, HR_ARCH_VGG);
+  g_assert_cmpint (ssd->arch->head, ==, HR_ARCH_HEAD_SSD);
+  res = hr_arch_walk (ssd->arch, &run);
+  res_wide = hr_arch_walk (ssd->arch, &wide);
+  g_assert_cmpuint (res->params, ==, 35641826);
+  g_assert_cmpfloat (anchors, ==, 8732);
+  stage4 = hr_arch_result_find (res, "stage4");
+  g_assert_nonnull (stage4);
+  g_assert_cmpuint (stage4->height, ==, 38);   /* maxpool3 rounds 75 up */
+  g_assert_cmpuint (hr_arch_result_find (res, "extra4")->height, ==, 1);
+  head = hr_arch_result_find (res, "ssd head");
+  g_assert_nonnull (head);
+  g_assert_cmpuint (head->width, ==, 8732);
+  /* conv4_3's rescaled map, the log-probabilities, the targets, sort's
+   * indices and two masks */
+  g_assert_cmpfloat_with_epsilon (head->saved,
+                                  512.0 * 38 * 38 * 4 + anchors * (91 * 4 + 8 + 8 + 2), 0.5);
+  g_assert_cmpfloat (fabs (res->saved / 87580300.0 - 1), <, 0.001);
+  g_assert_cmpfloat_with_epsilon (res_wide->saved, res->saved, 0.5);
+  pk = find_peak (res, "ssd loss gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * anchors * 91 * 4, 0.5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1288,6 +1334,7 @@ main (int    argc,
   g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);
   g_test_add_func ("/arch/wan-generate", test_wan_generate);
   g_test_add_func ("/arch/device-lines", test_device_lines);
+  g_test_add_func ("/arch/ssd300", test_ssd300);
 
   return g_test_run ();
 }
