@@ -632,6 +632,7 @@ test_bad_arch (void)
       "\"cascade_stages\": 3}", "cascade_stages" },
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"ssd\"}", "\"vgg\" backbone" },
     { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3]}", "5 stages" },
+    { "{\"type\": \"mobilenet-v2\", \"head\": \"ssdlite\"}", "\"mobilenet-v3-large\" backbone" },
     { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3, 3], \"head\": \"retinanet\"}",
       "\"ssd\" head" },
   };
@@ -1302,6 +1303,37 @@ test_ssd300 (void)
   g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * anchors * 91 * 4, 0.5);
 }
 
+/* SSDlite320 on MobileNetV3-Large as torchvision builds it: 3,440,060
+ * parameters (the COCO_V1 weights' num_params), the reduced tail (the
+ * backbone's last convolution 480 wide), six maps of 20 down to 1 with
+ * 3234 default boxes at any image size, and the bytes a CPU trace of its
+ * training step saves at micro-batch 2 (193,600,684, tests/trace). */
+static void
+test_ssdlite320 (void)
+{
+  const HrComponent *lite = catalog_component ("ssdlite320-mobilenet-v3-large", 0);
+  HrArchRun run = fp32_training (320, 320);
+  HrArchRun wide = fp32_training (800, 600);
+  g_autoptr(HrArchResult) res = NULL;
+  g_autoptr(HrArchResult) res_wide = NULL;
+  const HrArchBlock *head;
+  double anchors = 6.0 * (20 * 20 + 10 * 10 + 5 * 5 + 3 * 3 + 2 * 2 + 1);
+
+  g_assert_cmpint (lite->arch->head, ==, HR_ARCH_HEAD_SSDLITE);
+  g_assert_true (lite->arch->reduced_tail);
+  res = hr_arch_walk (lite->arch, &run);
+  res_wide = hr_arch_walk (lite->arch, &wide);
+  g_assert_cmpuint (res->params, ==, 3440060);
+  g_assert_cmpuint (hr_arch_result_find (res, "features.16")->channels, ==, 480);
+  g_assert_cmpuint (hr_arch_result_find (res, "extra4")->height, ==, 1);
+  head = hr_arch_result_find (res, "ssdlite head");
+  g_assert_nonnull (head);
+  g_assert_cmpuint (head->width, ==, 3234);
+  g_assert_cmpfloat (anchors, ==, 3234);
+  g_assert_cmpfloat (fabs (2 * res->saved / 193600684.0 - 1), <, 0.001);
+  g_assert_cmpfloat_with_epsilon (res_wide->saved, res->saved, 0.5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1335,6 +1367,7 @@ main (int    argc,
   g_test_add_func ("/arch/wan-generate", test_wan_generate);
   g_test_add_func ("/arch/device-lines", test_device_lines);
   g_test_add_func ("/arch/ssd300", test_ssd300);
+  g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
 
   return g_test_run ();
 }

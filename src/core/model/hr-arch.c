@@ -117,6 +117,7 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_RPN, "rpn" },
   { HR_ARCH_HEAD_KEYPOINT_RCNN, "keypoint-rcnn" },
   { HR_ARCH_HEAD_SSD, "ssd" },
+  { HR_ARCH_HEAD_SSDLITE, "ssdlite" },
   { 0, NULL },
 };
 
@@ -139,7 +140,7 @@ static const char * const arch_keys[] = {
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
-  "mask_rois", "deter", "stoch", "units", "dilated", "source", "keypoints",
+  "mask_rois", "deter", "stoch", "units", "dilated", "reduced_tail", "source", "keypoints",
   /* speech encoders (hr_arch_read_speech) */
   "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
   "feat_extract_norm", "conv_bias", "do_stable_layer_norm", "num_conv_pos_embeddings",
@@ -274,6 +275,9 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_LRASPP && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"lraspp\" head sits on a \"mobilenet-v3-large\" backbone"));
+  if (a->head == HR_ARCH_HEAD_SSDLITE && a->type != HR_ARCH_MOBILENET_V3_LARGE)
+    return hr_reader_fail (reader, "head",
+                           _("the \"ssdlite\" head sits on a \"mobilenet-v3-large\" backbone"));
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
@@ -350,7 +354,8 @@ check_arch (HrReader *reader,
     case HR_ARCH_MOBILENET_V3_LARGE:
     case HR_ARCH_MOBILENET_V3_SMALL:
       if (a->head != HR_ARCH_HEAD_NONE && a->head != HR_ARCH_HEAD_CLASSIFIER &&
-          !(a->head == HR_ARCH_HEAD_LRASPP && a->type == HR_ARCH_MOBILENET_V3_LARGE))
+          !(a->head == HR_ARCH_HEAD_LRASPP && a->type == HR_ARCH_MOBILENET_V3_LARGE) &&
+          !(a->head == HR_ARCH_HEAD_SSDLITE && a->type == HR_ARCH_MOBILENET_V3_LARGE))
         return hr_reader_fail (reader, "head",
                                _("a MobileNet takes the \"classifier\" head, or \"lraspp\" "
                                  "on \"mobilenet-v3-large\""));
@@ -483,6 +488,7 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "head_channels", 1, 1 << 16, &a->head_channels) ||
         !hr_reader_bool (&reader, "aux_head", &a->aux_head) ||
         !hr_reader_bool (&reader, "dilated", &a->dilated) ||
+        !hr_reader_bool (&reader, "reduced_tail", &a->reduced_tail) ||
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
         !read_small (&reader, "keypoints", 1, 1024, &a->keypoints) ||
@@ -524,6 +530,9 @@ hr_arch_read (HrReader   *parent,
    * torchvision/models/detection/ssd.py ssd300_vgg16, SSD.__init__) */
   if (a->head == HR_ARCH_HEAD_SSD && a->fixed_size == 0)
     a->fixed_size = 300;
+  /* and ssdlite320_mobilenet_v3_large with size (320, 320) (ssdlite.py) */
+  if (a->head == HR_ARCH_HEAD_SSDLITE && a->fixed_size == 0)
+    a->fixed_size = 320;
 
   if (a->type == HR_ARCH_DREAMER && !hr_reader_has (&reader, "classes"))
     {
@@ -1846,6 +1855,30 @@ vgg (Walk *W,
  * indexes the losses with one more boolean mask.  Smooth L1 runs on the
  * matched boxes only, a few hundred bytes.  A CPU trace counts these
  * bytes to the byte (tests/trace). */
+/* SSD.compute_loss over @anchors default boxes of @elems class scores
+ * (the comment above); the walk's output becomes the class scores. */
+static void
+ssd_loss (Walk   *W,
+          double  elems,
+          double  anchors)
+{
+  if (W->r->grad)
+    {
+      /* log-probabilities, the targets and sort's indices, two masks */
+      save (W, elems * W->r->e32);
+      save (W, anchors * 8.0);
+      save (W, anchors * 8.0);
+      save (W, 2.0 * anchors);
+      W->res->fixed_saved += 4.0;                  /* nll_loss's total_weight */
+      softmax_input_saved (W, elems * W->r->e32, 0);
+      /* the backward pass starts with the gradients of the
+       * log-probabilities and of the logits, each as large */
+      peak (W, 2.0 * elems * W->r->e32, 0, "ssd loss gradients");
+    }
+  W->x = (T) { W->classes, 1, (guint) anchors, W->r->e, 0, W->r->grad };
+  fresh (W, &W->x);
+}
+
 static void
 ssd_head (Walk *W)
 {
@@ -1916,21 +1949,7 @@ ssd_head (Walk *W)
     }
   for (guint i = 0; i < 6; i++)
     release (W, &maps[i]);
-  if (W->r->grad)
-    {
-      /* log-probabilities, the targets and sort's indices, two masks */
-      save (W, elems * W->r->e32);
-      save (W, anchors * 8.0);
-      save (W, anchors * 8.0);
-      save (W, 2.0 * anchors);
-      W->res->fixed_saved += 4.0;                  /* nll_loss's total_weight */
-      softmax_input_saved (W, elems * W->r->e32, 0);
-      /* the backward pass starts with the gradients of the
-       * log-probabilities and of the logits, each as large */
-      peak (W, 2.0 * elems * W->r->e32, 0, "ssd loss gradients");
-    }
-  W->x = (T) { W->classes, 1, (guint) anchors, W->r->e, 0, W->r->grad };
-  fresh (W, &W->x);
+  ssd_loss (W, elems, anchors);
   block_end (W);
 }
 
@@ -2574,6 +2593,64 @@ lraspp_head (Walk *W,
  * two-layer classifier (Linear, Hardswish, in-place Dropout(0.2),
  * Linear); for LRASPP the backbone ends at that 1x1 convolution, with the
  * last stage dilated (stride 1, dilation 2) */
+/* SSDlite320 on MobileNetV3-Large (pytorch/vision @caf45fd0 torchvision/
+ * models/detection/ssdlite.py): the C4 block's expansion (672 channels at
+ * stride 16) and the backbone's last 1x1 convolution (stride 32) are the
+ * first two maps; four _extra_block (a 1x1 to half the output, a 3x3/2
+ * depthwise, a 1x1 to 512, 256, 256 and 128, each with BatchNorm and
+ * ReLU6) make four more (20, 10, 5, 3, 2, 1 at 320 px).  Every map has
+ * 6 default boxes a position (DefaultBoxGenerator [[2, 3]] x 6: 3234 at
+ * 320 px) and two _prediction_block, a 3x3 depthwise with BatchNorm and
+ * ReLU6 then a 1x1 to the classes (or 4 offsets) of each box.  ReLU6,
+ * inplace=True though it is, keeps its input and hands on a new tensor,
+ * which the next convolution keeps: a CPU trace of one _prediction_block
+ * under PyTorch 1.13 sees four tensors of the map's size saved (the
+ * depthwise's input, BatchNorm's, ReLU6's and the 1x1's), as Hardswish's
+ * clone (ACT_INPLACE_CLONE).  The loss is SSD's. */
+
+static void
+ssdlite_head (Walk *W,
+              T    *c4_map)
+{
+  static const guint outs[4] = { 512, 256, 256, 128 };
+  T maps[6];
+  double anchors = 0, elems = 0;
+
+  maps[0] = *c4_map;
+  maps[1] = W->x;
+  hold (W, &maps[1]);
+  for (guint i = 0; i < 4; i++)
+    {
+      block_begin (W, TRUE, "extra%u", i + 1);
+      conv_bn_act (W, outs[i] / 2, 1, 1, 1, 1, ACT_INPLACE_CLONE);
+      conv_bn_act (W, outs[i] / 2, 3, 2, outs[i] / 2, 1, ACT_INPLACE_CLONE);
+      conv_bn_act (W, outs[i], 1, 1, 1, 1, ACT_INPLACE_CLONE);
+      block_end (W);
+      maps[i + 2] = W->x;
+      hold (W, &maps[i + 2]);
+    }
+
+  block_begin (W, FALSE, "ssdlite head");
+  for (guint i = 0; i < 6; i++)
+    {
+      for (guint branch = 0; branch < 2; branch++)
+        {
+          guint cout = 6 * (branch == 0 ? W->classes : 4);
+
+          W->x = maps[i];
+          conv_bn_act (W, maps[i].c, 3, 1, maps[i].c, 1, ACT_INPLACE_CLONE);
+          W->x = conv (W, &W->x, cout, 1, 1, 1, 1, TRUE);
+          if (branch == 0)
+            elems += numel (&W->x);
+        }
+      anchors += 6.0 * maps[i].h * maps[i].w;
+    }
+  for (guint i = 0; i < 6; i++)
+    release (W, &maps[i]);
+  ssd_loss (W, elems, anchors);
+  block_end (W);
+}
+
 static void
 mobilenet_v3 (Walk *W)
 {
@@ -2599,7 +2676,7 @@ mobilenet_v3 (Walk *W)
   /* the C4 stage: the blocks from the last stride-2 row on */
   guint c4 = is_large ? 12 : 8;
   guint last_c = 0;
-  T low = { 0 };
+  T low = { 0 }, c4_map = { 0 };
 
   block_begin (W, FALSE, "features.0");
   conv_bn_act (W, make_divisible (16 * a->width_mult, 8), 3, 2, 1, 1, ACT_INPLACE_CLONE);
@@ -2607,9 +2684,13 @@ mobilenet_v3 (Walk *W)
 
   for (guint i = 0; i < n; i++)
     {
-      guint in_c = make_divisible (conf[i][0] * a->width_mult, 8);
-      guint expanded = make_divisible (conf[i][2] * a->width_mult, 8);
-      guint out_c = make_divisible (conf[i][3] * a->width_mult, 8);
+      /* reduced_tail: the C4 stage's output, and the inputs and
+       * expansions of the blocks after it, halved (reduce_divider 2) */
+      guint tail = a->reduced_tail && i >= c4 ? 2 : 1;
+      guint in_tail = a->reduced_tail && i > c4 ? 2 : 1;
+      guint in_c = make_divisible (conf[i][0] / in_tail * a->width_mult, 8);
+      guint expanded = make_divisible (conf[i][2] / in_tail * a->width_mult, 8);
+      guint out_c = make_divisible (conf[i][3] / tail * a->width_mult, 8);
       ActKind kind = conf[i][5] ? ACT_INPLACE_CLONE : ACT_RELU;
       guint dilation = a->dilated && i >= c4 ? 2 : 1;
       guint stride = dilation > 1 ? 1 : conf[i][6];
@@ -2619,6 +2700,13 @@ mobilenet_v3 (Walk *W)
       hold (W, &id);
       if (expanded != in_c)
         conv_bn_act (W, expanded, 1, 1, 1, 1, kind);
+      /* SSDlite's first map: the C4 block's expansion (SSDLiteFeature
+       * ExtractorMobileNet: backbone[c4_pos].block[0]) */
+      if (i == c4)
+        {
+          c4_map = W->x;
+          hold (W, &c4_map);
+        }
       conv_bn_act (W, expanded, conf[i][1], stride, expanded, dilation, kind);
       if (conf[i][4])
         squeeze_excite_hard (W, make_divisible (expanded / 4, 8));
@@ -2645,10 +2733,17 @@ mobilenet_v3 (Walk *W)
     {
       T high = W->x;
 
+      release (W, &c4_map);
       lraspp_head (W, &low, &high);
       return;
     }
   release (W, &low);
+  if (a->head == HR_ARCH_HEAD_SSDLITE)
+    {
+      ssdlite_head (W, &c4_map);
+      return;
+    }
+  release (W, &c4_map);
 
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
@@ -4336,6 +4431,7 @@ walk_head (Walk *W,
       tv_deeplabv3_head (W, c);
       break;
     case HR_ARCH_HEAD_LRASPP:
+    case HR_ARCH_HEAD_SSDLITE:
       /* walked with its backbone (mobilenet_v3) */
       break;
     default:

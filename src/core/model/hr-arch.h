@@ -82,6 +82,7 @@ typedef enum {
   HR_ARCH_HEAD_RPN,         /* FPN and the RPN alone (a proposal network) */
   HR_ARCH_HEAD_KEYPOINT_RCNN,  /* Faster R-CNN plus the 8-conv keypoint head */
   HR_ARCH_HEAD_SSD,         /* torchvision's SSD300: L2Norm, extra layers, 3x3 heads */
+  HR_ARCH_HEAD_SSDLITE,     /* torchvision's SSDlite320 on a MobileNetV3-Large */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
@@ -125,6 +126,9 @@ typedef struct {
   /* MobileNetV3: the last stage dilated (torchvision dilated=True, as its
    * segmentation models build it) */
   gboolean    dilated;
+  /* MobileNetV3: the last stage's channels halved (torchvision
+   * reduced_tail=True, as ssdlite320_mobilenet_v3_large builds it) */
+  gboolean    reduced_tail;
 
   /* U-Net and VAE (diffusers) */
   guint       in_channels;
