@@ -630,6 +630,11 @@ test_bad_arch (void)
       "\"depthwise_kernel\": 32}", "must be odd" },
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"retinanet\", "
       "\"cascade_stages\": 3}", "cascade_stages" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"ssd\"}", "\"vgg\" backbone" },
+    { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3]}", "5 stages" },
+    { "{\"type\": \"mobilenet-v2\", \"head\": \"ssdlite\"}", "\"mobilenet-v3-large\" backbone" },
+    { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3, 3], \"head\": \"retinanet\"}",
+      "\"ssd\" head" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1297,6 +1302,79 @@ test_device_lines (void)
   g_assert_cmpfloat_with_epsilon (hr_arch_result_rounding (res, 8), 3584.0 + 192.0, 0.5);
 }
 
+/* SSD300-VGG16 as torchvision builds it: 35,641,826 parameters
+ * (sum(p.numel()) of ssd300_vgg16 with 91 classes), six maps of 38, 19,
+ * 10, 5, 3 and 1 with 8732 default boxes, whatever the image size (every
+ * image is resized to 300 x 300), and the bytes a CPU trace of its
+ * training step saves at micro-batch 1 (87,580,300, tests/trace; the walk
+ * leaves out the few hundred bytes of the matched boxes' smooth L1). */
+static void
+test_ssd300 (void)
+{
+  const HrComponent *ssd = catalog_component ("ssd300-vgg16", 0);
+  HrArchRun run = fp32_training (300, 300);
+  HrArchRun wide = fp32_training (640, 480);
+  g_autoptr(HrArchResult) res = NULL;
+  g_autoptr(HrArchResult) res_wide = NULL;
+  const HrArchBlock *head, *stage4;
+  const HrArchPeak *pk;
+  double anchors = 38 * 38 * 4 + 19 * 19 * 6 + 10 * 10 * 6 + 5 * 5 * 6 + 3 * 3 * 4 + 4;
+
+  g_assert_cmpint (ssd->arch->type, ==, HR_ARCH_VGG);
+  g_assert_cmpint (ssd->arch->head, ==, HR_ARCH_HEAD_SSD);
+  res = hr_arch_walk (ssd->arch, &run);
+  res_wide = hr_arch_walk (ssd->arch, &wide);
+  g_assert_cmpuint (res->params, ==, 35641826);
+  g_assert_cmpfloat (anchors, ==, 8732);
+  stage4 = hr_arch_result_find (res, "stage4");
+  g_assert_nonnull (stage4);
+  g_assert_cmpuint (stage4->height, ==, 38);   /* maxpool3 rounds 75 up */
+  g_assert_cmpuint (hr_arch_result_find (res, "extra4")->height, ==, 1);
+  head = hr_arch_result_find (res, "ssd head");
+  g_assert_nonnull (head);
+  g_assert_cmpuint (head->width, ==, 8732);
+  /* conv4_3's rescaled map, the log-probabilities, the targets, sort's
+   * indices and two masks */
+  g_assert_cmpfloat_with_epsilon (head->saved,
+                                  512.0 * 38 * 38 * 4 + anchors * (91 * 4 + 8 + 8 + 2), 0.5);
+  g_assert_cmpfloat (fabs (res->saved / 87580300.0 - 1), <, 0.001);
+  g_assert_cmpfloat_with_epsilon (res_wide->saved, res->saved, 0.5);
+  pk = find_peak (res, "ssd loss gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * anchors * 91 * 4, 0.5);
+}
+
+/* SSDlite320 on MobileNetV3-Large as torchvision builds it: 3,440,060
+ * parameters (the COCO_V1 weights' num_params), the reduced tail (the
+ * backbone's last convolution 480 wide), six maps of 20 down to 1 with
+ * 3234 default boxes at any image size, and the bytes a CPU trace of its
+ * training step saves at micro-batch 2 (193,600,684, tests/trace). */
+static void
+test_ssdlite320 (void)
+{
+  const HrComponent *lite = catalog_component ("ssdlite320-mobilenet-v3-large", 0);
+  HrArchRun run = fp32_training (320, 320);
+  HrArchRun wide = fp32_training (800, 600);
+  g_autoptr(HrArchResult) res = NULL;
+  g_autoptr(HrArchResult) res_wide = NULL;
+  const HrArchBlock *head;
+  double anchors = 6.0 * (20 * 20 + 10 * 10 + 5 * 5 + 3 * 3 + 2 * 2 + 1);
+
+  g_assert_cmpint (lite->arch->head, ==, HR_ARCH_HEAD_SSDLITE);
+  g_assert_true (lite->arch->reduced_tail);
+  res = hr_arch_walk (lite->arch, &run);
+  res_wide = hr_arch_walk (lite->arch, &wide);
+  g_assert_cmpuint (res->params, ==, 3440060);
+  g_assert_cmpuint (hr_arch_result_find (res, "features.16")->channels, ==, 480);
+  g_assert_cmpuint (hr_arch_result_find (res, "extra4")->height, ==, 1);
+  head = hr_arch_result_find (res, "ssdlite head");
+  g_assert_nonnull (head);
+  g_assert_cmpuint (head->width, ==, 3234);
+  g_assert_cmpfloat (anchors, ==, 3234);
+  g_assert_cmpfloat (fabs (2 * res->saved / 193600684.0 - 1), <, 0.001);
+  g_assert_cmpfloat_with_epsilon (res_wide->saved, res->saved, 0.5);
+}
+
 int
 main (int    argc,
       char **argv)
@@ -1329,6 +1407,8 @@ main (int    argc,
   g_test_add_func ("/arch/pipeline-parts", test_pipeline_parts);
   g_test_add_func ("/arch/wan-generate", test_wan_generate);
   g_test_add_func ("/arch/device-lines", test_device_lines);
+  g_test_add_func ("/arch/ssd300", test_ssd300);
+  g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
 
   return g_test_run ();
 }

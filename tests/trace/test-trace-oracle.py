@@ -175,6 +175,40 @@ def detector(kind, catalog_id, sizes=((128, 128), (160, 128)), batches=(1, 2, 3)
             "scenario": {"max_objects": boxes, "detection_framework": "torchvision"}}
 
 
+def ssd_detector(catalog_id, sizes=(300, (400, 300)), batches=(1, 2, 3), boxes=3, lite=False):
+    """torchvision's SSD300-VGG16 as ssd300_vgg16 builds it on its
+    pretrained backbone: trainable_backbone_layers 4, which freezes the
+    first stage (conv1_1 and conv1_2, features[:4]; models/detection/
+    ssd.py _vgg_extractor).  Built without weights, which would leave every
+    layer trainable, and frozen here as the weights would.  Every image is
+    resized to 300 x 300 (GeneralizedRCNNTransform fixed_size), so the
+    400 x 300 images walk as the 300 x 300 ones.  With `lite`,
+    SSDlite320-MobileNetV3-Large as its COCO weights build it: the reduced
+    tail (no backbone weights), every layer trainable, 320 x 320."""
+    from torchvision.models.detection import ssd300_vgg16, ssdlite320_mobilenet_v3_large
+
+    def build():
+        if lite:
+            return ssdlite320_mobilenet_v3_large(weights=None, weights_backbone=None)
+        model = ssd300_vgg16(weights=None, weights_backbone=None)
+        for p in model.backbone.features[:4].parameters():
+            p.requires_grad_(False)
+        return model
+
+    def batch(b, size):
+        w, h = (size, size) if isinstance(size, int) else size
+        targets = [{"boxes": torch.tensor([[4.0 + 8 * k, 6.0 + 5 * k, w / 2 + 10 * k, h / 2 + 7 * k]
+                                           for k in range(boxes)]),
+                    "labels": torch.arange(1, boxes + 1)} for _ in range(b)]
+        return ([torch.rand(3, h, w) for _ in range(b)], targets)
+
+    def loss(model, data):
+        return sum(model(data[0], data[1]).values())
+    return {"id": catalog_id, "build": build, "batch": batch, "loss": loss,
+            "sizes": sizes, "batches": batches, "arch": {},
+            "scenario": {"max_objects": boxes, "detection_framework": "torchvision"}}
+
+
 def segmenter(name, catalog_id, sizes=(64, 96), batches=(2, 3, 4), aux=True):
     """torchvision's FCN and DeepLabV3 as its reference script trains them
     (references/segmentation/train.py: --aux-loss, cross-entropy of "out"
@@ -573,6 +607,13 @@ CI_MODELS = [
     # Swin V2 at 32 and 64 px: 8 x 8 windows, the first stage one window
     # (32 px) or four, shifted (64 px); the later stages padded
     classifier("swin_v2_t", "swin-v2-t", sizes=(32, 64)),
+    # SSD300-VGG16: six steps at 300 x 300 (the 400 x 300 images resized
+    # to it), about 10 s on two cores
+    ssd_detector("ssd300-vgg16"),
+    # SSDlite320: its extra layers' BatchNorm needs two images or more on
+    # the 1 x 1 map
+    ssd_detector("ssdlite320-mobilenet-v3-large", sizes=(320, (400, 320)), batches=(2, 3, 4),
+                 lite=True),
 ]
 
 # Slower traces: `meson test --benchmark` (meson's benchmark()).  The

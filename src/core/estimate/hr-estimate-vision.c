@@ -338,6 +338,8 @@ describe_peak (const char *what)
                         "gradient, beside the saved tensors") },
     { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "
                               "saved tensors") },
+    { "ssd loss gradients", N_("the backward pass starting at SSD's loss: the gradients of the "
+                               "log-probabilities and of the logits of every default box") },
     { "segmentation loss gradients", N_("the backward pass starting at the loss: the gradients "
                                         "of the full-resolution logits beside every saved "
                                         "tensor") },

@@ -88,6 +88,7 @@ const HrEnumName hr_arch_type_names[] = {
   { HR_ARCH_VIT, "vit" },
   { HR_ARCH_SWIN, "swin" },
   { HR_ARCH_SWIN_V2, "swin-v2" },
+  { HR_ARCH_VGG, "vgg" },
   { 0, NULL },
 };
 
@@ -115,6 +116,8 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_LRASPP, "lraspp" },
   { HR_ARCH_HEAD_RPN, "rpn" },
   { HR_ARCH_HEAD_KEYPOINT_RCNN, "keypoint-rcnn" },
+  { HR_ARCH_HEAD_SSD, "ssd" },
+  { HR_ARCH_HEAD_SSDLITE, "ssdlite" },
   { 0, NULL },
 };
 
@@ -137,7 +140,7 @@ static const char * const arch_keys[] = {
   "mid_attention", "mid_transformer_layers", "temporal_compression",
   "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
-  "mask_rois", "deter", "stoch", "units", "dilated", "source", "keypoints",
+  "mask_rois", "deter", "stoch", "units", "dilated", "reduced_tail", "source", "keypoints",
   /* speech encoders (hr_arch_read_speech) */
   "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
   "feat_extract_norm", "conv_bias", "do_stable_layer_norm", "num_conv_pos_embeddings",
@@ -146,7 +149,7 @@ static const char * const arch_keys[] = {
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
   "patch", "mlp_dim", "window", "drop_path",
-  "cascade_stages", NULL
+  "cascade_stages", "fixed_size", NULL
 };
 
 HrArch *
@@ -272,8 +275,28 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_LRASPP && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"lraspp\" head sits on a \"mobilenet-v3-large\" backbone"));
+  if (a->head == HR_ARCH_HEAD_SSDLITE && a->type != HR_ARCH_MOBILENET_V3_LARGE)
+    return hr_reader_fail (reader, "head",
+                           _("the \"ssdlite\" head sits on a \"mobilenet-v3-large\" backbone"));
+  if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
+    return hr_reader_fail (reader, "head",
+                           _("the \"ssd\" head sits on a \"vgg\" backbone"));
   switch (a->type)
     {
+    case HR_ARCH_VGG:
+      if (a->n_stages != 5)
+        return hr_reader_fail (reader, "depths",
+                               _("a \"vgg\" network has 5 stages: give \"depths\" with 5 "
+                                 "numbers"));
+      for (guint i = 0; i < 5; i++)
+        if (a->depths[i] == 0 || a->widths[i] == 0)
+          return hr_reader_fail (reader, "depths",
+                                 _("\"depths\" and \"widths\" need a non-zero value per "
+                                   "stage"));
+      if (a->head != HR_ARCH_HEAD_NONE && a->head != HR_ARCH_HEAD_SSD)
+        return hr_reader_fail (reader, "head",
+                               _("a \"vgg\" network takes the \"ssd\" head, or none"));
+      break;
     case HR_ARCH_RESNET:
     case HR_ARCH_CONVNEXT:
     case HR_ARCH_MIT:
@@ -331,7 +354,8 @@ check_arch (HrReader *reader,
     case HR_ARCH_MOBILENET_V3_LARGE:
     case HR_ARCH_MOBILENET_V3_SMALL:
       if (a->head != HR_ARCH_HEAD_NONE && a->head != HR_ARCH_HEAD_CLASSIFIER &&
-          !(a->head == HR_ARCH_HEAD_LRASPP && a->type == HR_ARCH_MOBILENET_V3_LARGE))
+          !(a->head == HR_ARCH_HEAD_LRASPP && a->type == HR_ARCH_MOBILENET_V3_LARGE) &&
+          !(a->head == HR_ARCH_HEAD_SSDLITE && a->type == HR_ARCH_MOBILENET_V3_LARGE))
         return hr_reader_fail (reader, "head",
                                _("a MobileNet takes the \"classifier\" head, or \"lraspp\" "
                                  "on \"mobilenet-v3-large\""));
@@ -464,10 +488,12 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "head_channels", 1, 1 << 16, &a->head_channels) ||
         !hr_reader_bool (&reader, "aux_head", &a->aux_head) ||
         !hr_reader_bool (&reader, "dilated", &a->dilated) ||
+        !hr_reader_bool (&reader, "reduced_tail", &a->reduced_tail) ||
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
         !read_small (&reader, "keypoints", 1, 1024, &a->keypoints) ||
         !read_small (&reader, "cascade_stages", 1, 8, &a->cascade_stages) ||
+        !read_small (&reader, "fixed_size", 1, 4096, &a->fixed_size) ||
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
         !read_small (&reader, "stoch", 1, 1 << 16, &a->stoch) ||
         !read_small (&reader, "units", 1, 1 << 20, &a->units) ||
@@ -489,6 +515,24 @@ hr_arch_read (HrReader   *parent,
         a->frozen_stages = (int) frozen;
       }
   }
+
+  /* torchvision's VGG16 ("D" in torchvision/models/vgg.py cfgs): 64, 128,
+   * 256, 512 and 512 channels */
+  if (a->type == HR_ARCH_VGG && a->widths[0] == 0)
+    {
+      static const guint vgg_widths[5] = { 64, 128, 256, 512, 512 };
+
+      for (guint i = 0; i < 5; i++)
+        a->widths[i] = vgg_widths[i];
+    }
+  /* ssd300_vgg16 builds SSD with size (300, 300), which its
+   * GeneralizedRCNNTransform gets as fixed_size (pytorch/vision @v0.14.1
+   * torchvision/models/detection/ssd.py ssd300_vgg16, SSD.__init__) */
+  if (a->head == HR_ARCH_HEAD_SSD && a->fixed_size == 0)
+    a->fixed_size = 300;
+  /* and ssdlite320_mobilenet_v3_large with size (320, 320) (ssdlite.py) */
+  if (a->head == HR_ARCH_HEAD_SSDLITE && a->fixed_size == 0)
+    a->fixed_size = 320;
 
   if (a->type == HR_ARCH_DREAMER && !hr_reader_has (&reader, "classes"))
     {
@@ -1767,6 +1811,204 @@ dense_head (Walk     *W,
 }
 
 /* ------------------------------------------------------------------ */
+/* SSD (pytorch/vision @16daea1c torchvision/models/detection/ssd.py,  */
+/* the same network and loss in the v0.14.1 release)                 */
+
+/* nn.MaxPool2d(2, 2) with ceil_mode, as SSDFeatureExtractorVGG patches
+ * VGG's third pooling ("to get the same WxH output sizes as the paper":
+ * 75 to 38 at 300 px).  Saves what maxpool() saves. */
+static void
+maxpool_ceil (Walk *W,
+              T    *x)
+{
+  T out = *x;
+
+  out.h = x->h / 2 + x->h % 2;
+  out.w = x->w / 2 + x->w % 2;
+  fresh (W, &out);
+  if (x->grad)
+    {
+      save_tensor (W, x);
+      save (W, numel (&out) * 8.0);   /* int64 indices */
+    }
+  fwd (W, tbytes (x), tbytes (&out), numel (&out) * 8.0);
+  *x = out;
+}
+
+/* A 3x3 convolution with its bias and an in-place ReLU, VGG's layer
+ * (torchvision/models/vgg.py make_layers, batch_norm False). */
+static void
+conv_relu (Walk  *W,
+           guint  cout,
+           guint  k,
+           guint  stride,
+           guint  pad,
+           guint  dilation)
+{
+  W->x = conv_pad (W, &W->x, cout, k, stride, pad, 1, dilation, TRUE);
+  act (W, &W->x, ACT_RELU);
+}
+
+/* torchvision's VGG features: stage i is depths[i] 3x3 convolutions of
+ * widths[i] channels, then a 2x2 max pooling.  Under SSD the walk stops
+ * at conv4_3 (SSDFeatureExtractorVGG.features, backbone[:maxpool4_pos]),
+ * its third pooling rounding up; the SSD head walks the rest.
+ * "frozen_stages" n freezes stages 1..n (_vgg_extractor: parameters
+ * before stage_indices[5 - trainable_layers] stop requiring gradients;
+ * ssd300_vgg16's trainable_backbone_layers 4 freezes conv1_1 and
+ * conv1_2). */
+static void
+vgg (Walk *W,
+     T     c[4])
+{
+  const HrArch *a = W->a;
+  gboolean trainable = W->r->trainable;
+  gboolean ssd = a->head == HR_ARCH_HEAD_SSD;
+  guint stages = ssd ? 4 : 5;
+
+  for (guint i = 0; i < stages; i++)
+    {
+      block_begin (W, TRUE, "stage%u", i + 1);
+      W->train = trainable && a->frozen_stages < (int) i + 1;
+      if (i > 0)
+        {
+          if (ssd && i == 3)
+            maxpool_ceil (W, &W->x);
+          else
+            maxpool (W, &W->x, 2, 2, 0);
+        }
+      for (guint j = 0; j < a->depths[i]; j++)
+        conv_relu (W, a->widths[i], 3, 1, 1, 1);
+      if (!ssd && i == 4)
+        maxpool (W, &W->x, 2, 2, 0);
+      block_end (W);
+    }
+  W->train = trainable;
+  c[0] = W->x;
+}
+
+/* SSD300 on VGG16 (SSDFeatureExtractorVGG, SSDHead, SSD.compute_loss).
+ *
+ * conv4_3's map is rescaled by a learned weight times F.normalize (torch
+ * 1.13 nn/functional.py normalize: input / input.norm(2, 1,
+ * keepdim).clamp_min(eps).expand_as(input)): norm saves its input and its
+ * result, clamp_min its input (that result), the division its input and
+ * the clamped norm, and the product with the weight the normalized map.
+ * Then maxpool4, conv5_1..5_3, the 3x3/1 maxpool5, the dilated fc6
+ * (1024, 3x3, dilation 6), fc7 (1x1) and four extra 1x1 + 3x3 pairs give
+ * six maps (38, 19, 10, 5, 3 and 1 at 300 px).  DefaultBoxGenerator's
+ * aspect ratios [[2], [2, 3], [2, 3], [2, 3], [2], [2]] make 2 + 2 per
+ * ratio boxes per position: 4, 6, 6, 6, 4, 4, 8732 at 300 px.  A 3x3
+ * convolution per map predicts classes and 4 offsets per box; the outputs
+ * are permuted, reshaped (copies) and concatenated, which saves nothing.
+ *
+ * The loss: F.cross_entropy over every box and class, reduction "none"
+ * (log_softmax keeps its fp32 result, nll_loss the int64 target of every
+ * box); hard negative mining writes -inf into a clone at the positives
+ * (index_put_ keeps the boolean mask) and sorts it (sort keeps its int64
+ * indices), and the sum over the positives and over the 3:1 negatives
+ * indexes the losses with one more boolean mask.  Smooth L1 runs on the
+ * matched boxes only, a few hundred bytes.  A CPU trace counts these
+ * bytes to the byte (tests/trace). */
+/* SSD.compute_loss over @anchors default boxes of @elems class scores
+ * (the comment above); the walk's output becomes the class scores. */
+static void
+ssd_loss (Walk   *W,
+          double  elems,
+          double  anchors)
+{
+  if (W->r->grad)
+    {
+      /* log-probabilities, the targets and sort's indices, two masks */
+      save (W, elems * W->r->e32);
+      save (W, anchors * 8.0);
+      save (W, anchors * 8.0);
+      save (W, 2.0 * anchors);
+      W->res->fixed_saved += 4.0;                  /* nll_loss's total_weight */
+      softmax_input_saved (W, elems * W->r->e32, 0);
+      /* the backward pass starts with the gradients of the
+       * log-probabilities and of the logits, each as large */
+      peak (W, 2.0 * elems * W->r->e32, 0, "ssd loss gradients");
+    }
+  W->x = (T) { W->classes, 1, (guint) anchors, W->r->e, 0, W->r->grad };
+  fresh (W, &W->x);
+}
+
+static void
+ssd_head (Walk *W)
+{
+  static const guint boxes[6] = { 4, 6, 6, 6, 4, 4 };
+  T maps[6], x;
+  double anchors = 0, elems = 0;
+
+  block_begin (W, FALSE, "l2norm");
+  x = W->x;
+  if (x.grad)
+    {
+      double hw = (double) x.h * x.w;
+
+      /* autocast runs norm in fp32, on an fp32 copy of a 16-bit map */
+      if (W->r->autocast && x.eb < W->r->e32)
+        save (W, numel (&x) * W->r->e32);
+      else
+        save_tensor (W, &x);
+      save (W, 2.0 * hw * W->r->e32);              /* the norm, the clamped norm */
+      save (W, numel (&x) * W->r->e32);            /* the normalized map */
+    }
+  params (W, x.c);
+  maps[0] = x;
+  maps[0].eb = W->r->e32;
+  maps[0].grad = x.grad || W->train;
+  fresh (W, &maps[0]);
+  fwd (W, tbytes (&x), 2.0 * tbytes (&maps[0]), 0);
+  hold (W, &maps[0]);
+  block_end (W);
+
+  block_begin (W, TRUE, "stage5 + fc6, fc7");
+  maxpool (W, &W->x, 2, 2, 0);
+  for (guint j = 0; j < W->a->depths[4]; j++)
+    conv_relu (W, W->a->widths[4], 3, 1, 1, 1);
+  maxpool (W, &W->x, 3, 1, 1);
+  conv_relu (W, 1024, 3, 1, 6, 6);
+  conv_relu (W, 1024, 1, 1, 0, 1);
+  block_end (W);
+  maps[1] = W->x;
+  hold (W, &maps[1]);
+
+  {
+    static const guint mids[4] = { 256, 128, 128, 128 };
+    static const guint outs[4] = { 512, 256, 256, 256 };
+
+    for (guint i = 0; i < 4; i++)
+      {
+        block_begin (W, TRUE, "extra%u", i + 1);
+        conv_relu (W, mids[i], 1, 1, 0, 1);
+        /* conv8_2 and conv9_2 are 3x3/2 with padding 1, conv10_2 and
+         * conv11_2 3x3 without */
+        conv_relu (W, outs[i], 3, i < 2 ? 2 : 1, i < 2 ? 1 : 0, 1);
+        block_end (W);
+        maps[i + 2] = W->x;
+        hold (W, &maps[i + 2]);
+      }
+  }
+
+  block_begin (W, FALSE, "ssd head");
+  for (guint i = 0; i < 6; i++)
+    {
+      T cls = conv (W, &maps[i], boxes[i] * W->classes, 3, 1, 1, 1, TRUE);
+      T reg = conv (W, &maps[i], boxes[i] * 4, 3, 1, 1, 1, TRUE);
+
+      elems += numel (&cls);
+      anchors += (double) boxes[i] * maps[i].h * maps[i].w;
+      (void) reg;
+    }
+  for (guint i = 0; i < 6; i++)
+    release (W, &maps[i]);
+  ssd_loss (W, elems, anchors);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 /* Segmentation heads (mmseg configs/_base_/models)                     */
 
 /* The loss at full resolution (mmseg decode_head.py, BaseDecodeHead.
@@ -2406,6 +2648,64 @@ lraspp_head (Walk *W,
  * two-layer classifier (Linear, Hardswish, in-place Dropout(0.2),
  * Linear); for LRASPP the backbone ends at that 1x1 convolution, with the
  * last stage dilated (stride 1, dilation 2) */
+/* SSDlite320 on MobileNetV3-Large (pytorch/vision @caf45fd0 torchvision/
+ * models/detection/ssdlite.py): the C4 block's expansion (672 channels at
+ * stride 16) and the backbone's last 1x1 convolution (stride 32) are the
+ * first two maps; four _extra_block (a 1x1 to half the output, a 3x3/2
+ * depthwise, a 1x1 to 512, 256, 256 and 128, each with BatchNorm and
+ * ReLU6) make four more (20, 10, 5, 3, 2, 1 at 320 px).  Every map has
+ * 6 default boxes a position (DefaultBoxGenerator [[2, 3]] x 6: 3234 at
+ * 320 px) and two _prediction_block, a 3x3 depthwise with BatchNorm and
+ * ReLU6 then a 1x1 to the classes (or 4 offsets) of each box.  ReLU6,
+ * inplace=True though it is, keeps its input and hands on a new tensor,
+ * which the next convolution keeps: a CPU trace of one _prediction_block
+ * under PyTorch 1.13 sees four tensors of the map's size saved (the
+ * depthwise's input, BatchNorm's, ReLU6's and the 1x1's), as Hardswish's
+ * clone (ACT_INPLACE_CLONE).  The loss is SSD's. */
+
+static void
+ssdlite_head (Walk *W,
+              T    *c4_map)
+{
+  static const guint outs[4] = { 512, 256, 256, 128 };
+  T maps[6];
+  double anchors = 0, elems = 0;
+
+  maps[0] = *c4_map;
+  maps[1] = W->x;
+  hold (W, &maps[1]);
+  for (guint i = 0; i < 4; i++)
+    {
+      block_begin (W, TRUE, "extra%u", i + 1);
+      conv_bn_act (W, outs[i] / 2, 1, 1, 1, 1, ACT_INPLACE_CLONE);
+      conv_bn_act (W, outs[i] / 2, 3, 2, outs[i] / 2, 1, ACT_INPLACE_CLONE);
+      conv_bn_act (W, outs[i], 1, 1, 1, 1, ACT_INPLACE_CLONE);
+      block_end (W);
+      maps[i + 2] = W->x;
+      hold (W, &maps[i + 2]);
+    }
+
+  block_begin (W, FALSE, "ssdlite head");
+  for (guint i = 0; i < 6; i++)
+    {
+      for (guint branch = 0; branch < 2; branch++)
+        {
+          guint cout = 6 * (branch == 0 ? W->classes : 4);
+
+          W->x = maps[i];
+          conv_bn_act (W, maps[i].c, 3, 1, maps[i].c, 1, ACT_INPLACE_CLONE);
+          W->x = conv (W, &W->x, cout, 1, 1, 1, 1, TRUE);
+          if (branch == 0)
+            elems += numel (&W->x);
+        }
+      anchors += 6.0 * maps[i].h * maps[i].w;
+    }
+  for (guint i = 0; i < 6; i++)
+    release (W, &maps[i]);
+  ssd_loss (W, elems, anchors);
+  block_end (W);
+}
+
 static void
 mobilenet_v3 (Walk *W)
 {
@@ -2431,7 +2731,7 @@ mobilenet_v3 (Walk *W)
   /* the C4 stage: the blocks from the last stride-2 row on */
   guint c4 = is_large ? 12 : 8;
   guint last_c = 0;
-  T low = { 0 };
+  T low = { 0 }, c4_map = { 0 };
 
   block_begin (W, FALSE, "features.0");
   conv_bn_act (W, make_divisible (16 * a->width_mult, 8), 3, 2, 1, 1, ACT_INPLACE_CLONE);
@@ -2439,9 +2739,13 @@ mobilenet_v3 (Walk *W)
 
   for (guint i = 0; i < n; i++)
     {
-      guint in_c = make_divisible (conf[i][0] * a->width_mult, 8);
-      guint expanded = make_divisible (conf[i][2] * a->width_mult, 8);
-      guint out_c = make_divisible (conf[i][3] * a->width_mult, 8);
+      /* reduced_tail: the C4 stage's output, and the inputs and
+       * expansions of the blocks after it, halved (reduce_divider 2) */
+      guint tail = a->reduced_tail && i >= c4 ? 2 : 1;
+      guint in_tail = a->reduced_tail && i > c4 ? 2 : 1;
+      guint in_c = make_divisible (conf[i][0] / in_tail * a->width_mult, 8);
+      guint expanded = make_divisible (conf[i][2] / in_tail * a->width_mult, 8);
+      guint out_c = make_divisible (conf[i][3] / tail * a->width_mult, 8);
       ActKind kind = conf[i][5] ? ACT_INPLACE_CLONE : ACT_RELU;
       guint dilation = a->dilated && i >= c4 ? 2 : 1;
       guint stride = dilation > 1 ? 1 : conf[i][6];
@@ -2451,6 +2755,13 @@ mobilenet_v3 (Walk *W)
       hold (W, &id);
       if (expanded != in_c)
         conv_bn_act (W, expanded, 1, 1, 1, 1, kind);
+      /* SSDlite's first map: the C4 block's expansion (SSDLiteFeature
+       * ExtractorMobileNet: backbone[c4_pos].block[0]) */
+      if (i == c4)
+        {
+          c4_map = W->x;
+          hold (W, &c4_map);
+        }
       conv_bn_act (W, expanded, conf[i][1], stride, expanded, dilation, kind);
       if (conf[i][4])
         squeeze_excite_hard (W, make_divisible (expanded / 4, 8));
@@ -2477,10 +2788,17 @@ mobilenet_v3 (Walk *W)
     {
       T high = W->x;
 
+      release (W, &c4_map);
       lraspp_head (W, &low, &high);
       return;
     }
   release (W, &low);
+  if (a->head == HR_ARCH_HEAD_SSDLITE)
+    {
+      ssdlite_head (W, &c4_map);
+      return;
+    }
+  release (W, &c4_map);
 
   block_begin (W, FALSE, "head");
   W->x = avgpool (W, &W->x, 1);
@@ -4080,6 +4398,9 @@ walk_backbone (Walk *W,
     case HR_ARCH_SWIN_V2:
       swin_v2 (W);
       break;
+    case HR_ARCH_VGG:
+      vgg (W, c);
+      break;
     case HR_ARCH_DREAMER:
       dreamer_encoder (W);
       dreamer_decoder (W);
@@ -4137,6 +4458,9 @@ walk_head (Walk *W,
     case HR_ARCH_HEAD_FCOS:
       dense_head (W, p, fpn (W, c, 1, 2, p), TRUE);
       break;
+    case HR_ARCH_HEAD_SSD:
+      ssd_head (W);
+      break;
     case HR_ARCH_HEAD_DETR:
       block_begin (W, FALSE, "input_proj");
       W->x = conv (W, &c[3], arch->head_channels > 0 ? arch->head_channels : 256, 1, 1, 1, 1,
@@ -4162,6 +4486,7 @@ walk_head (Walk *W,
       tv_deeplabv3_head (W, c);
       break;
     case HR_ARCH_HEAD_LRASPP:
+    case HR_ARCH_HEAD_SSDLITE:
       /* walked with its backbone (mobilenet_v3) */
       break;
     default:
@@ -4232,6 +4557,9 @@ hr_arch_walk (const HrArch    *arch,
       W.x = (T) { 3, run->height, run->width, run->input_bytes, 0, FALSE };
       break;
     }
+  /* a transform resizing every image to one size (SSD's) */
+  if (arch->fixed_size > 0)
+    W.x.h = W.x.w = arch->fixed_size;
   fresh (&W, &W.x);
 
   walk_backbone (&W, c);

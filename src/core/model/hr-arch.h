@@ -41,6 +41,7 @@ typedef enum {
   HR_ARCH_VIT,            /* torchvision's VisionTransformer (timm's, DeiT) */
   HR_ARCH_SWIN,           /* torchvision's SwinTransformer (V1) */
   HR_ARCH_SWIN_V2,        /* torchvision's SwinTransformer V2 (swin_v2_t, _s, _b) */
+  HR_ARCH_VGG,            /* torchvision's VGG features (no BatchNorm), SSD's backbone */
 } HrArchType;
 
 /* ViT and Swin (V1, V2): their attention is a line of the estimate
@@ -80,6 +81,8 @@ typedef enum {
   HR_ARCH_HEAD_LRASPP,      /* torchvision's LRASPP on a dilated MobileNetV3 */
   HR_ARCH_HEAD_RPN,         /* FPN and the RPN alone (a proposal network) */
   HR_ARCH_HEAD_KEYPOINT_RCNN,  /* Faster R-CNN plus the 8-conv keypoint head */
+  HR_ARCH_HEAD_SSD,         /* torchvision's SSD300: L2Norm, extra layers, 3x3 heads */
+  HR_ARCH_HEAD_SSDLITE,     /* torchvision's SSDlite320 on a MobileNetV3-Large */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
@@ -123,6 +126,9 @@ typedef struct {
   /* MobileNetV3: the last stage dilated (torchvision dilated=True, as its
    * segmentation models build it) */
   gboolean    dilated;
+  /* MobileNetV3: the last stage's channels halved (torchvision
+   * reduced_tail=True, as ssdlite320_mobilenet_v3_large builds it) */
+  gboolean    reduced_tail;
 
   /* U-Net and VAE (diffusers) */
   guint       in_channels;
@@ -202,6 +208,10 @@ typedef struct {
    * it refined, regressing class-agnostic boxes; 0: one class-specific
    * box head (Faster and Mask R-CNN) */
   guint       cascade_stages;
+  /* The side every image is resized to before the network, whatever its
+   * size (torchvision's GeneralizedRCNNTransform with fixed_size, as SSD
+   * builds it); 0: the scenario's image size */
+  guint       fixed_size;
 } HrArch;
 
 HrArch     *hr_arch_copy       (const HrArch *arch);
