@@ -1358,6 +1358,30 @@ test_property_loss_native (void)
 
 #undef LOSS_NATIVE
 
+/* PEFT's prepare_model_for_kbit_training casts the parameters
+ * bitsandbytes leaves 16-bit (embedding, norms, output head) to fp32;
+ * TRL calls it, a bare accelerate loop need not. */
+#define KBIT "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"finetune\", " \
+             "\"method\": \"qlora\", \"compute\": \"bf16-mixed\", \"attention\": \"flash\", " \
+             "\"seq_len\": 512, \"micro_batch\": 1, \"gpus\": 1, \"stack\": \"%s\"}"
+
+static void
+test_property_kbit_fp32 (void)
+{
+  g_autoptr(HrScenario) trl = hr_test_scenariof (KBIT, "trl");
+  g_autoptr(HrScenario) acc = hr_test_scenariof (KBIT, "accelerate");
+  g_autoptr(HrEstimate) et = hr_estimate_new (trl);
+  g_autoptr(HrEstimate) ea = hr_estimate_new (acc);
+  /* embed_tokens and lm_head (32000 x 4096 each) and 65 RMSNorm weights */
+  double rest = 2.0 * 32000 * 4096 + 65.0 * 4096;
+  double wt = hr_test_item_bytes (et, HR_BUCKET_WEIGHTS, "frozen parameters");
+  double wa = hr_test_item_bytes (ea, HR_BUCKET_WEIGHTS, "frozen parameters");
+
+  hr_test_assert_near (wt - wa, 2.0 * rest, 1e-3);
+}
+
+#undef KBIT
+
 /* Pipeline parallelism: with 1F1B and at least as many micro-batches as
  * stages, stage one holds p micro-batches of its L/p layers, one
  * micro-batch's worth of the whole model (Korthikanti et al. 2022,
@@ -1686,6 +1710,7 @@ main (int    argc,
   g_test_add_func ("/property/tensor-parallel", test_property_tensor_parallel);
   g_test_add_func ("/property/loss-parallel", test_property_loss_parallel);
   g_test_add_func ("/property/loss-native", test_property_loss_native);
+  g_test_add_func ("/property/kbit-fp32", test_property_kbit_fp32);
   g_test_add_func ("/property/pipeline", test_property_pipeline);
   g_test_add_func ("/property/context-parallel", test_property_context_parallel);
   g_test_add_func ("/property/moe", test_property_moe);
