@@ -1326,6 +1326,62 @@ test_property_loss_parallel (void)
 
 #undef LOSS_TP
 
+/* A model that hands CrossEntropyLoss its logits as they come (Qwen's
+ * modeling_qwen.py): under autocast cross_entropy runs in fp32, the upcast
+ * loss's 14 bytes a logit in fp16; under DeepSpeed's ZeRO engine, which
+ * casts the model instead of autocasting, log_softmax runs in fp16: the
+ * logits, the log-probabilities and their two gradients, 8 bytes. */
+#define LOSS_NATIVE "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"finetune\", " \
+                    "\"method\": \"qlora\", \"quant_method\": \"gptq\", \"weights_dtype\": \"int4\", " \
+                    "\"quant_compute_dtype\": \"fp16\", \"compute\": \"fp16-mixed\", " \
+                    "\"attention\": \"flash\", \"seq_len\": 1024, \"micro_batch\": 1, " \
+                    "\"recompute\": \"full\", \"gpus\": 1, \"loss\": \"%s\", \"sharding\": \"%s\"}"
+
+static void
+test_property_loss_native (void)
+{
+  g_autoptr(HrScenario) up = hr_test_scenariof (LOSS_NATIVE, "upcast", "none");
+  g_autoptr(HrScenario) amp = hr_test_scenariof (LOSS_NATIVE, "native", "none");
+  g_autoptr(HrScenario) ds = hr_test_scenariof (LOSS_NATIVE, "native", "zero2");
+  g_autoptr(HrEstimate) eu = hr_estimate_new (up);
+  g_autoptr(HrEstimate) ea = hr_estimate_new (amp);
+  g_autoptr(HrEstimate) ed = hr_estimate_new (ds);
+  double logits = 1024.0 * 32000;
+  double loss_u = hr_test_item_bytes (eu, HR_BUCKET_ACTIVATIONS, "logits and loss");
+  double loss_a = hr_test_item_bytes (ea, HR_BUCKET_ACTIVATIONS, "logits and loss");
+  double loss_d = hr_test_item_bytes (ed, HR_BUCKET_ACTIVATIONS, "logits and loss");
+
+  hr_test_assert_near (loss_u, 14.0 * logits, 1e-9);
+  hr_test_assert_near (loss_a, loss_u, 1e-9);
+  hr_test_assert_near (loss_d, 8.0 * logits, 1e-9);
+}
+
+#undef LOSS_NATIVE
+
+/* PEFT's prepare_model_for_kbit_training casts the parameters
+ * bitsandbytes leaves 16-bit (embedding, norms, output head) to fp32;
+ * TRL calls it, a bare accelerate loop need not. */
+#define KBIT "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\", \"task\": \"finetune\", " \
+             "\"method\": \"qlora\", \"compute\": \"bf16-mixed\", \"attention\": \"flash\", " \
+             "\"seq_len\": 512, \"micro_batch\": 1, \"gpus\": 1, \"stack\": \"%s\"}"
+
+static void
+test_property_kbit_fp32 (void)
+{
+  g_autoptr(HrScenario) trl = hr_test_scenariof (KBIT, "trl");
+  g_autoptr(HrScenario) acc = hr_test_scenariof (KBIT, "accelerate");
+  g_autoptr(HrEstimate) et = hr_estimate_new (trl);
+  g_autoptr(HrEstimate) ea = hr_estimate_new (acc);
+  /* embed_tokens and lm_head (32000 x 4096 each) and 65 RMSNorm weights */
+  double rest = 2.0 * 32000 * 4096 + 65.0 * 4096;
+  double wt = hr_test_item_bytes (et, HR_BUCKET_WEIGHTS, "frozen parameters");
+  double wa = hr_test_item_bytes (ea, HR_BUCKET_WEIGHTS, "frozen parameters");
+
+  hr_test_assert_near (wt - wa, 2.0 * rest, 1e-3);
+}
+
+#undef KBIT
+
 /* Pipeline parallelism: with 1F1B and at least as many micro-batches as
  * stages, stage one holds p micro-batches of its L/p layers, one
  * micro-batch's worth of the whole model (Korthikanti et al. 2022,
@@ -1653,6 +1709,8 @@ main (int    argc,
   g_test_add_func ("/property/basis", test_property_basis);
   g_test_add_func ("/property/tensor-parallel", test_property_tensor_parallel);
   g_test_add_func ("/property/loss-parallel", test_property_loss_parallel);
+  g_test_add_func ("/property/loss-native", test_property_loss_native);
+  g_test_add_func ("/property/kbit-fp32", test_property_kbit_fp32);
   g_test_add_func ("/property/pipeline", test_property_pipeline);
   g_test_add_func ("/property/context-parallel", test_property_context_parallel);
   g_test_add_func ("/property/moe", test_property_moe);

@@ -1717,6 +1717,18 @@ QWEN1_METRIC = ("metric not named: the table gives 'memory (GB)' without saying 
                 "nvidia-smi shows (device_used) in GiB (assumption)")
 
 
+# finetune/ds_config_zero2.json (QwenLM/Qwen @af22d5e, also in Qwen-VL): ZeRO stage 2, offload "none",
+# reduce_bucket_size and allgather_bucket_size 2e8, overlap_comm and contiguous_gradients true
+QWEN_DS_ZERO2 = {"reduce_bucket_size": 2e8, "allgather_bucket_size": 2e8, "overlap_comm": True,
+                 "contiguous_gradients": True}
+QWEN_DS_NOTE = ("--deepspeed ds_config_zero2.json on one GPU: ZeRO-2 with nothing to shard, but its engine runs "
+                "(sharding zero2): two 2e8-value fp16 reduce buckets (overlap_comm, contiguous_gradients), and "
+                "the Trainer leaves half precision to DeepSpeed (trainer.py: 'deepspeed and SageMaker Model "
+                "Parallel manage their own half precision'), which casts the model to fp16 with no autocast; "
+                "modeling_qwen.py QWenLMHeadModel.forward calls CrossEntropyLoss on lm_logits without .float(), "
+                "so the loss runs in fp16 (loss native)")
+
+
 def qwen1_lora_params(m, rank=64):
     h, i = m["hidden"], m["intermediate"]
     per_layer = rank * ((h + 3 * h) + (h + h) + 2 * (h + i) + (i + h))
@@ -1753,12 +1765,12 @@ def qwen1_rows():
                 cat = "llm_lora_hf"
             elif method == "qlora":
                 s.update(method="qlora", weights_dtype="int4", quant_compute_dtype="fp16", quant_method="gptq",
-                         compute="fp16-mixed", sharding="none", lora={"rank": 64, "targets": "all-linear"},
-                         trainable_params=qwen1_lora_params(m))
+                         compute="fp16-mixed", sharding="zero2", deepspeed=QWEN_DS_ZERO2, loss="native",
+                         lora={"rank": 64, "targets": "all-linear"}, trainable_params=qwen1_lora_params(m))
                 notes.append("finetune/finetune_qlora_single_gpu.sh: --fp16 True ('due to autogptq'), --q_lora; "
                              "finetune.py loads the Int4 GPTQ checkpoint (GPTQConfig(bits=4, disable_exllama=True)), "
-                             "not bitsandbytes NF4: 4-bit weights with group-128 scales, expressed as int4; "
-                             "--deepspeed ds_config_zero2.json on one GPU (no offload, so no sharding)")
+                             "not bitsandbytes NF4: 4-bit weights with group-128 scales, expressed as int4")
+                notes.append(QWEN_DS_NOTE)
                 cat = "qlora"
             else:
                 s.update(method="full", weights_dtype="bf16", compute="bf16-mixed", sharding="zero3")

@@ -84,11 +84,12 @@ def rows(mr):
                 cat = "llm_lora_hf"
             else:
                 s.update(weights_dtype="int4", quant_compute_dtype="fp16", quant_method="gptq",
-                         compute="fp16-mixed", part_dtypes={VISION: "fp16"})
+                         compute="fp16-mixed", part_dtypes={VISION: "fp16"}, sharding="zero2",
+                         deepspeed=mr.QWEN_DS_ZERO2, loss="native")
                 notes.append("--fp16 True, --q_lora: finetune.py loads Qwen-VL-Chat-Int4 with GPTQConfig(bits=4, "
                              "disable_exllama=True), 4-bit GPTQ weights with fp16 group scales (not bitsandbytes "
-                             "NF4), expressed as int4; the vision encoder stays fp16; prepare_model_for_kbit_training; "
-                             "--deepspeed ds_config_zero2.json on one GPU (no offload, so no sharding)")
+                             "NF4), expressed as int4; the vision encoder stays fp16; prepare_model_for_kbit_training")
+                notes.append(mr.QWEN_DS_NOTE)
                 cat = "qlora"
             mr.add(rid, cat, "low", "device_used", gb, mr.GIB, s, SRC,
                    f"'Profiling of Memory and Speed' table, row '{'LoRA (Chat)' if method == 'lora' else 'Q-LoRA'}', "

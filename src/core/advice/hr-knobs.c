@@ -105,7 +105,9 @@ applies_sdpa (const HrScenario *s)
 static gboolean
 applies_fused_loss (const HrScenario *s)
 {
-  return s->loss == HR_LOSS_UPCAST && hr_scenario_has_vocabulary_loss (s);
+  /* a fused loss replaces the whole-vocabulary logits, upcast or not */
+  return (s->loss == HR_LOSS_UPCAST || s->loss == HR_LOSS_NATIVE) &&
+         hr_scenario_has_vocabulary_loss (s);
 }
 
 static gboolean

@@ -320,6 +320,23 @@ layer_bytes_per_token (const HrPlan      *self,
  * upcast loss: torchtune's "+ Compile" (README @1814feb17, Llama 3.2 3B) and
  * torchtitan's "FSDP + torch.compile" (benchmarks/llama3_h100_202412,
  * Table 1) fall by about what their layers save. */
+/* Whether the loss runs under torch.autocast.  The Trainer leaves half
+ * precision to DeepSpeed when it runs the ZeRO engine ("deepspeed and
+ * SageMaker Model Parallel manage their own half precision",
+ * huggingface/transformers src/transformers/trainer.py, v4.32.0), and
+ * DeepSpeed's fp16/bf16 engine casts the module itself instead of
+ * autocasting (deepspeed/runtime/engine.py, _configure_distributed_model:
+ * self.module.half() / .bfloat16()): the model, its logits and its loss
+ * run in 16 bits. */
+static gboolean
+loss_autocast (const HrScenario *s)
+{
+  if (!hr_compute_is_mixed (s->compute))
+    return FALSE;
+  return s->sharding != HR_SHARDING_ZERO1 && s->sharding != HR_SHARDING_ZERO2 &&
+         s->sharding != HR_SHARDING_ZERO3;
+}
+
 static double
 logits_bytes_per_token (const HrPlan      *self,
                         const HrComponent *c,
@@ -347,6 +364,19 @@ logits_bytes_per_token (const HrPlan      *self,
       return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab;
     case HR_LOSS_FUSED:
       return e * c->hidden;
+    case HR_LOSS_NATIVE:
+      /* a model whose head hands torch.nn.CrossEntropyLoss its logits
+       * as they come (Qwen's remote modeling_qwen.py, QWenLMHeadModel.
+       * forward: loss_fct(shift_logits.view(...)) with no .float(),
+       * huggingface.co/Qwen/Qwen-7B).  Under autocast cross_entropy is
+       * on autocast's fp32 list (log_softmax of an fp32 copy), which
+       * is the upcast loss's 14 bytes.  Without it log_softmax runs in
+       * the logits' dtype: the logits the caller keeps and the saved
+       * log-probabilities, then in the backward pass the gradients of
+       * the log-probabilities and of the logits, 4 bytes of e */
+      if (loss_autocast (s) && e < 4.0)
+        return (e + 12.0) * c->vocab;
+      return 4.0 * e * c->vocab;
     case HR_LOSS_SUM:
       /* no loss head: a benchmark back-propagates logits.sum().  The
        * caller's output keeps the logits in the compute dtype; sum's
@@ -806,7 +836,8 @@ add_logits_and_loss (HrPlan *self,
   gboolean compiled = s->compile && s->loss == HR_LOSS_CHUNKED &&
                       s->stack_set && s->stack == HR_STACK_TORCHTUNE;
   double low = compiled ? 2.0 / (2.0 + 2.0 / 8.0)
-                        : s->loss == HR_LOSS_UPCAST ? 0.3 : 0.8;
+                        : s->loss == HR_LOSS_UPCAST ||
+                          (s->loss == HR_LOSS_NATIVE && loss_autocast (s)) ? 0.3 : 0.8;
   double high = compiled ? (2.0 + 6.0 / 8.0) / (2.0 + 2.0 / 8.0) : 1.0;
   /* torchtune's recipes and torchtitan drop their own reference
    * to the logits once the loss is computed (lora_finetune_
@@ -839,6 +870,12 @@ add_logits_and_loss (HrPlan *self,
                 : s->loss == HR_LOSS_SUM
                 ? _("%s: logits over a %u-token vocabulary, kept for a backward pass "
                     "from their sum (no loss head)")
+                : s->loss == HR_LOSS_NATIVE
+                ? (loss_autocast (s)
+                     ? _("%s: logits and loss over a %u-token vocabulary (cross-entropy "
+                         "in fp32 under autocast)")
+                     : _("%s: logits and loss over a %u-token vocabulary (cross-entropy "
+                         "in the logits' dtype, no autocast)"))
                 : _("%s: logits and loss over a %u-token vocabulary (fused, one "
                     "chunk at a time)"),
               c->name, c->vocab);

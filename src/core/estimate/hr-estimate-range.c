@@ -84,6 +84,11 @@ plan_range_kind (const HrPlan *self)
   if (!transformer)
     return "training";
 
+  /* ZeRO's engine on one GPU (DeepSpeed runs it for its fp16 handling
+   * alone) shards nothing: a single-GPU QLoRA run errs as QLoRA does */
+  if (s->method == HR_METHOD_QLORA && s->gpus <= 1 && !self->shard.fsdp &&
+      self->shard.tp <= 1 && self->shard.pp <= 1 && self->shard.cp <= 1 && self->shard.ep <= 1)
+    return "qlora";
   if (plan_is_sharded (self))
     return "transformer-sharded";
   if (s->method == HR_METHOD_QLORA)

@@ -255,6 +255,23 @@ head_quantized (const HrScenario *s)
   return !s->stack_set || s->stack == HR_STACK_LITGPT || s->stack == HR_STACK_LIGHTNING;
 }
 
+/* Whether PEFT's prepare_model_for_kbit_training has upcast the weights
+ * bitsandbytes left unquantised: it casts every fp16 and bf16 parameter
+ * but the Params4bit ones to fp32, except for GPTQ, AQLM, EETQ, HQQ and
+ * torchao models (huggingface/peft src/peft/utils/other.py @5d602fd,
+ * "cast all non INT8 parameters to fp32"; the exemptions since a916465).
+ * TRL's trainers call it on any model loaded in 4 or 8 bits with a
+ * peft_config (huggingface/trl trl/trainer/sft_trainer.py @d11f0f5), and
+ * so does the Trainer's QLoRA recipe (artidoro/qlora qlora.py @00e5ad2,
+ * get_accelerate_model).  The embedding, the norms and the output head
+ * then take 4 bytes a parameter. */
+static gboolean
+peft_kbit_fp32 (const HrScenario *s)
+{
+  return s->method == HR_METHOD_QLORA && s->quant_method == HR_QUANT_METHOD_BITSANDBYTES &&
+         (stack_is (s, HR_STACK_TRL) || stack_is (s, HR_STACK_TRANSFORMERS));
+}
+
 /* Parameters of one transformer layer: its linear layers and norms. */
 static double
 layer_params (const HrComponent *c)
@@ -496,15 +513,19 @@ add_frozen_weights (HrPlan     *self,
        * integration skips lm_head: get_keys_to_not_convert). */
       double linear = MIN ((double) hr_component_linear_params (c), p->frozen);
       double rest = MAX (0, p->frozen - linear);
+      gboolean upcast = peft_kbit_fp32 (s);
 
-      frozen_bytes = linear * q_bytes + rest * 2.0;
+      frozen_bytes = linear * q_bytes + rest * (upcast ? 4.0 : 2.0);
       if (p->frozen > 0)
         hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                     hr_plan_on_device (self, frozen_bytes, sw, op),
                     hr_plan_on_device (self, frozen_bytes * 0.99, sw, op),
                     hr_plan_on_device (self, frozen_bytes * 1.02, sw, op),
-                    _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
-                      "the rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
+                    upcast
+                      ? _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
+                          "the rest fp32 (PEFT's prepare_model_for_kbit_training)")
+                      : _("%s: %.2fB frozen parameters, linear layers in %s (%.3f bytes each), "
+                          "the rest 16-bit"), c->name, p->frozen / 1e9, wname, q_bytes);
 
       /* see the 16-bit staging copy below */
       if (p->frozen > 0 && !op)

@@ -833,6 +833,7 @@ static const HrSettingChoice loss_choices[] = {
   { HR_LOSS_CHUNKED, N_("Chunked") },
   { HR_LOSS_FUSED, N_("Fused (Liger, CCE)") },
   { HR_LOSS_SUM, N_("None: the logits' sum (benchmarks)") },
+  { HR_LOSS_NATIVE, N_("Logits' own dtype (no upcast)") },
   { -1, NULL }
 };
 

@@ -224,6 +224,7 @@ const HrEnumName hr_loss_names[] = {
   { HR_LOSS_CHUNKED, "chunked" },
   { HR_LOSS_FUSED, "fused" },
   { HR_LOSS_SUM, "sum" },
+  { HR_LOSS_NATIVE, "native" },
   { 0, NULL },
 };
 

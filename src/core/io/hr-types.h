@@ -251,6 +251,7 @@ typedef enum {
   HR_LOSS_CHUNKED,   /* LitGPT: cross-entropy over chunks of the logits */
   HR_LOSS_FUSED,     /* Liger / Apple CCE: logits never materialised whole */
   HR_LOSS_SUM,       /* no loss head: a benchmark's logits.sum().backward() */
+  HR_LOSS_NATIVE,    /* CrossEntropyLoss on the logits in the dtype they come in */
 } HrLoss;
 
 typedef enum {
