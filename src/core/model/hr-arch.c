@@ -387,22 +387,11 @@ check_arch (HrReader *reader,
   return TRUE;
 }
 
-HrArch *
-hr_arch_read (HrReader   *parent,
-              const char *key)
+/* What an "arch" object leaves out: torchvision's ResNet and diffusers'
+ * blocks */
+static void
+set_defaults (HrArch *a)
 {
-  g_autoptr(HrArch) a = g_new0 (HrArch, 1);
-  g_autofree char *pointer = hr_reader_child_pointer (parent, key);
-  g_autofree char *source = NULL;
-  HrReader reader;
-  int value;
-  gboolean ok = FALSE;
-
-  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, key),
-                       "\"arch\"", parent->error))
-    return NULL;
-
-  /* defaults: torchvision's ResNet and diffusers' blocks */
   a->groups = 1;
   a->width_per_group = 64;
   a->frozen_stages = -1;
@@ -430,6 +419,49 @@ hr_arch_read (HrReader   *parent,
       a->strides[i] = i == 0 ? 1 : 2;
       a->dilations[i] = 1;
     }
+}
+
+/* What the keys read imply where the file does not say it */
+static void
+set_implied (HrArch *a)
+{
+  /* torchvision's VGG16 ("D" in torchvision/models/vgg.py cfgs): 64, 128,
+   * 256, 512 and 512 channels */
+  if (a->type == HR_ARCH_VGG && a->widths[0] == 0)
+    {
+      static const guint vgg_widths[5] = { 64, 128, 256, 512, 512 };
+
+      for (guint i = 0; i < 5; i++)
+        a->widths[i] = vgg_widths[i];
+    }
+  /* ssd300_vgg16 builds SSD with size (300, 300), which its
+   * GeneralizedRCNNTransform gets as fixed_size (pytorch/vision @v0.14.1
+   * torchvision/models/detection/ssd.py ssd300_vgg16, SSD.__init__) */
+  if (a->head == HR_ARCH_HEAD_SSD && a->fixed_size == 0)
+    a->fixed_size = 300;
+  /* and ssdlite320_mobilenet_v3_large with size (320, 320) (ssdlite.py) */
+  if (a->head == HR_ARCH_HEAD_SSDLITE && a->fixed_size == 0)
+    a->fixed_size = 320;
+  if (a->type == HR_ARCH_UNET && a->mid_transformer_layers == 0 && a->n_stages > 0)
+    a->mid_transformer_layers = MAX (1, a->transformer_layers[a->n_stages - 1]);
+}
+
+HrArch *
+hr_arch_read (HrReader   *parent,
+              const char *key)
+{
+  g_autoptr(HrArch) a = g_new0 (HrArch, 1);
+  g_autofree char *pointer = hr_reader_child_pointer (parent, key);
+  g_autofree char *source = NULL;
+  HrReader reader;
+  int value;
+  gboolean ok = FALSE;
+
+  if (!hr_reader_init (&reader, parent->doc, pointer, hr_reader_get_node (parent, key),
+                       "\"arch\"", parent->error))
+    return NULL;
+
+  set_defaults (a);
 
   if (!hr_reader_check_keys (&reader, arch_keys) || !hr_reader_require (&reader, "type"))
     goto out;
@@ -516,23 +548,7 @@ hr_arch_read (HrReader   *parent,
       }
   }
 
-  /* torchvision's VGG16 ("D" in torchvision/models/vgg.py cfgs): 64, 128,
-   * 256, 512 and 512 channels */
-  if (a->type == HR_ARCH_VGG && a->widths[0] == 0)
-    {
-      static const guint vgg_widths[5] = { 64, 128, 256, 512, 512 };
-
-      for (guint i = 0; i < 5; i++)
-        a->widths[i] = vgg_widths[i];
-    }
-  /* ssd300_vgg16 builds SSD with size (300, 300), which its
-   * GeneralizedRCNNTransform gets as fixed_size (pytorch/vision @v0.14.1
-   * torchvision/models/detection/ssd.py ssd300_vgg16, SSD.__init__) */
-  if (a->head == HR_ARCH_HEAD_SSD && a->fixed_size == 0)
-    a->fixed_size = 300;
-  /* and ssdlite320_mobilenet_v3_large with size (320, 320) (ssdlite.py) */
-  if (a->head == HR_ARCH_HEAD_SSDLITE && a->fixed_size == 0)
-    a->fixed_size = 320;
+  set_implied (a);
 
   if (a->type == HR_ARCH_DREAMER && !hr_reader_has (&reader, "classes"))
     {
@@ -541,9 +557,6 @@ hr_arch_read (HrReader   *parent,
                         "\"stoch\" categorical latents"));
       goto out;
     }
-
-  if (a->type == HR_ARCH_UNET && a->mid_transformer_layers == 0 && a->n_stages > 0)
-    a->mid_transformer_layers = MAX (1, a->transformer_layers[a->n_stages - 1]);
 
   if (hr_arch_is_speech (a) && !hr_arch_read_speech (&reader, a))
     goto out;
