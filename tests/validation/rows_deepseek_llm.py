@@ -12,7 +12,9 @@ METRIC = ("metric not named: 'We profile the peak memory usage of inference' (RE
           "GiB, as for the other model vendors' tables of this set (assumption)")
 RUN = ("how the runs were made is not stated; taken as Hugging Face transformers (the README's first inference "
        "path; requirements.txt: torch>=2.0, transformers>=4.35.0), torch_dtype bfloat16, eager attention "
-       "(transformers 4.35's LlamaAttention default; sdpa became the default in 4.36, after the table), a "
+       "(transformers 4.35's LlamaAttention default; sdpa became the default in 4.36, after the table) and "
+       "4.35's head over the whole prompt, upcast to fp32 (transformers_version 4.35, the release current when "
+       "the table was added), a "
        "'Sequence Length' of L taken as a prompt of L tokens run as one prefill that generates one token "
        "(context L + 1: the decoding length is not stated; the figures grow with batch x length as a prefill "
        "does) (assumptions)")
@@ -47,7 +49,7 @@ def rows(mr):
             s = {"name": f"DeepSeek LLM 7B bf16, batch {batch}, sequence {seq} (DeepSeek-LLM README profile)",
                  "task": "inference", "model": m, "micro_batch": batch, "seq_len": seq, "context_len": seq + 1,
                  "weights_dtype": "bf16", "compute": "bf16-pure", "kv_dtype": "bf16", "attention": "eager",
-                 "gpus": 1, "sharding": "none", "offload": "none", "gpu": "a100-40gb"}
+                 "transformers_version": "4.35", "gpus": 1, "sharding": "none", "offload": "none", "gpu": "a100-40gb"}
             notes = [METRIC, RUN, GPU]
             if gb is None:
                 mr.add(rid, "inference_hf", "low", "device_used", 0, 1, s, SRC,
