@@ -783,6 +783,43 @@ test_detector_assigner (void)
   }
 }
 
+/* detectron2's Faster R-CNN R50-C4 (configs/Base-RCNN-C4.yaml @02b5c4e2):
+ * the backbone ends at res4 (stride 16: 84 x 50 at 1344 x 800), the RPN
+ * puts 15 anchors on each of its 4,200 positions (63,000 anchors), and
+ * res5 runs on the 512 RoIs of an image pooled to 14 x 14 from res4, its
+ * stride in the first 1x1 (7 x 7 on), its input, 512 x 1024 x 14 x 14
+ * fp32 (411 MB), saved.  Parameters: 33,791,644 (data/models.json). */
+static void
+test_faster_rcnn_c4 (void)
+{
+  const HrComponent *c4 = catalog_component ("faster-rcnn-r50-c4", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchBlock *res5 = NULL;
+  const HrArchPeak *pk;
+
+  run.objects = 100;
+  run.frozen_bn = TRUE;
+  res = hr_arch_walk (c4->arch, &run);
+  g_assert_cmpuint (res->params, ==, 33791644);
+  for (guint i = 0; i < res->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
+
+      g_assert_false (g_str_has_prefix (b->name, "layer4"));
+      if (g_strcmp0 (b->name, "roi head (res5).0") == 0)
+        res5 = b;
+    }
+  g_assert_nonnull (res5);
+  g_assert_cmpuint (res5->channels, ==, 2048);
+  g_assert_cmpuint (res5->height, ==, 7);
+  g_assert_cmpuint (res5->width, ==, 7 * 512);
+  g_assert_cmpfloat (res5->saved, >=, 512.0 * 1024 * 14 * 14 * 4);
+  pk = find_peak (res, "rpn assigner");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 15 * 84 * 50, 0.5);
+}
+
 /* The focal loss per implementation.  mmcv's fused op (mmdetection)
  * saves the fp32 permuted copies of the class and box outputs; the
  * Python loss of torchvision and detectron2 saves eight tensors of
@@ -1409,6 +1446,7 @@ main (int    argc,
   g_test_add_func ("/arch/device-lines", test_device_lines);
   g_test_add_func ("/arch/ssd300", test_ssd300);
   g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
+  g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
 
   return g_test_run ();
 }

@@ -118,6 +118,7 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_KEYPOINT_RCNN, "keypoint-rcnn" },
   { HR_ARCH_HEAD_SSD, "ssd" },
   { HR_ARCH_HEAD_SSDLITE, "ssdlite" },
+  { HR_ARCH_HEAD_FASTER_RCNN_C4, "faster-rcnn-c4" },
   { 0, NULL },
 };
 
@@ -278,6 +279,10 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSDLITE && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"ssdlite\" head sits on a \"mobilenet-v3-large\" backbone"));
+  if (a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 && (a->type != HR_ARCH_RESNET || !a->bottleneck))
+    return hr_reader_fail (reader, "head",
+                           _("the \"faster-rcnn-c4\" head sits on a bottleneck \"resnet\" "
+                             "backbone"));
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
@@ -1217,7 +1222,7 @@ resnet_backbone (Walk *W,
 {
   const HrArch *a = W->a;
   gboolean trainable = W->r->trainable;
-  guint in_c;
+  guint in_c, stages;
 
   block_begin (W, FALSE, "stem");
   W->train = trainable && a->frozen_stages < 0;
@@ -1238,7 +1243,10 @@ resnet_backbone (Walk *W,
   block_end (W);
 
   in_c = 64;
-  for (guint i = 0; i < 4; i++)
+  /* a C4 backbone ends at res4 (detectron2 config/defaults.py
+   * RESNETS.OUT_FEATURES ["res4"]); its res5 runs on the RoIs */
+  stages = a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 ? 3 : 4;
+  for (guint i = 0; i < stages; i++)
     {
       guint planes = 64u << i;
       guint out_c = a->bottleneck ? planes * 4 : planes;
@@ -1281,6 +1289,8 @@ resnet_backbone (Walk *W,
         }
       outs[i] = W->x;
     }
+  for (guint i = stages; i < 4; i++)
+    outs[i] = outs[stages - 1];
   W->train = trainable;
 }
 
@@ -1414,10 +1424,18 @@ fpn (Walk  *W,
   return n;
 }
 
+/* The RPN head shared over the @n levels @p: a 3x3 convolution keeping
+ * the level's channels (mmdet's RPNHead, detectron2's StandardRPNHead
+ * with RPN.CONV_DIMS [-1]), then per anchor an objectness logit and four
+ * deltas.  @per_position anchors at every position: 3 on an FPN level
+ * (one size, three ratios), 15 on a single C4 map (detectron2
+ * config/defaults.py @02b5c4e2 ANCHOR_GENERATOR.SIZES [[32, 64, 128, 256,
+ * 512]] by ASPECT_RATIOS [[0.5, 1.0, 2.0]]). */
 static void
 rpn_head (Walk  *W,
           T     *p,
-          guint  n)
+          guint  n,
+          guint  per_position)
 {
   double copies = 0, cast = 0, anchors = 0;
 
@@ -1427,13 +1445,13 @@ rpn_head (Walk  *W,
       T x = p[i], cls, reg;
 
       W->count_params = i == 0;
-      x = conv (W, &x, 256, 3, 1, 1, 1, TRUE);
+      x = conv (W, &x, p[i].c, 3, 1, 1, 1, TRUE);
       act (W, &x, ACT_RELU);
-      cls = conv (W, &x, 3, 1, 1, 1, 1, TRUE);    /* 3 anchors, sigmoid */
-      reg = conv (W, &x, 12, 1, 1, 1, 1, TRUE);
+      cls = conv (W, &x, per_position, 1, 1, 1, 1, TRUE);    /* sigmoid */
+      reg = conv (W, &x, 4 * per_position, 1, 1, 1, 1, TRUE);
       copies += loss_copy (W, &cls, &cast);
       copies += loss_copy (W, &reg, &cast);
-      anchors += 3.0 * p[i].h * p[i].w;
+      anchors += (double) per_position * p[i].h * p[i].w;
     }
   W->count_params = TRUE;
   /* the targets are assigned before the losses copy the outputs */
@@ -1520,6 +1538,68 @@ roi_heads (Walk     *W,
 
   if (mask)
     mask_head (W, "roi head (mask)");
+}
+
+/* detectron2's Res5ROIHeads (facebookresearch/detectron2 @02b5c4e2
+ * detectron2/modeling/roi_heads/roi_heads.py): the ROIPooler (ROIAlignV2,
+ * ROI_BOX_HEAD.POOLER_RESOLUTION 14 in config/defaults.py) on res4
+ * (stride 16, 1024 channels) for the ROI_HEADS.BATCH_SIZE_PER_IMAGE (the
+ * catalog's rois, 512) sampled RoIs of each image, then res5 on every
+ * RoI (_build_res5_block: the backbone's last stage, stride_per_block
+ * [2, 1, 1], 2048 channels out; RESNETS.STRIDE_IN_1X1 True puts the
+ * stride in the first 1x1 convolution, modeling/backbone/resnet.py
+ * BottleneckBlock: stride_1x1, stride_3x3 = (stride, 1)), so 14 x 14 in,
+ * 7 x 7 from the first block's first convolution on.  The pooled
+ * features are the first block's input, saved by its 1x1 convolution and
+ * its shortcut (torchvision's roi_align keeps the boxes, not the
+ * features).  box_features.mean(dim=[2, 3]) saves only sizes;
+ * FastRCNNOutputLayers: cls_score 2048 -> classes + 1, bbox_pred 2048 ->
+ * 4 x classes.  The RoIs side by side: a convolution over 14 x (14 x
+ * rois) keeps what one over rois x 14 x 14 keeps. */
+static void
+res5_roi_head (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint planes = 512;
+  guint out_c = planes * 4;
+  guint width = planes * a->width_per_group / 64 * a->groups;
+  T cls, reg;
+
+  W->x = (T) { out_c / 2, 14, 14 * a->rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  for (guint j = 0; j < a->depths[3]; j++)
+    {
+      guint stride = j == 0 ? 2 : 1;
+      T id;
+
+      block_begin (W, TRUE, "roi head (res5).%u", j);
+      id = W->x;
+      hold (W, &id);
+      conv_bn_act (W, width, 1, stride, 1, 1, ACT_RELU);
+      conv_bn_act (W, width, 3, 1, a->groups, 1, ACT_RELU);
+      conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
+      if (j == 0)
+        {
+          T down = conv (W, &id, out_c, 1, stride, 1, 1, FALSE);
+
+          bn (W, &down);
+          W->x = add (W, &W->x, &down);
+        }
+      else
+        W->x = add (W, &W->x, &id);
+      release (W, &id);
+      act (W, &W->x, ACT_RELU);
+      block_end (W);
+    }
+
+  W->x = (T) { out_c, 1, a->rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  block_begin (W, FALSE, "roi head (box predictor)");
+  cls = linear (W, &W->x, W->classes + 1, TRUE, FALSE);
+  reg = linear (W, &W->x, 4 * W->classes, TRUE, FALSE);
+  loss_copy (W, &cls, NULL);
+  (void) reg;
+  block_end (W);
 }
 
 /* Cascade R-CNN (Cai and Vasconcelos 2018): `cascade_stages` box heads in
@@ -4437,18 +4517,24 @@ walk_head (Walk *W,
       {
         guint n = fpn (W, c, 0, 0, p);
 
-        rpn_head (W, p, n);
+        rpn_head (W, p, n, 3);
         if (arch->cascade_stages > 0)
           cascade_roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
         else
           roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
       }
       break;
+    case HR_ARCH_HEAD_FASTER_RCNN_C4:
+      /* the RPN on res4 alone (RPN.IN_FEATURES ["res4"]) */
+      p[0] = c[2];
+      rpn_head (W, p, 1, 15);
+      res5_roi_head (W);
+      break;
     case HR_ARCH_HEAD_RPN:
-      rpn_head (W, p, fpn (W, c, 0, 0, p));
+      rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
       break;
     case HR_ARCH_HEAD_KEYPOINT_RCNN:
-      rpn_head (W, p, fpn (W, c, 0, 0, p));
+      rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
       roi_heads (W, FALSE);
       keypoint_head (W);
       break;
