@@ -1560,13 +1560,19 @@ D2_COMMON = ("configs/Base-RCNN-FPN.yaml / Base-RetinaNet.yaml and detectron2/co
              "(SOLVER.AMP off); MSRA ResNet weights with RESNETS.NORM FrozenBN and BACKBONE.FREEZE_AT 2 (stem and "
              "res2 frozen, as mmdetection's frozen_stages=1); DistributedDataParallel")
 D2_UNEXPRESSED = [
-    ("faster_rcnn_R_50_C4_1x/3x, R_50_DC5, R_101_C4, R_101_DC5 and the Mask R-CNN C4/DC5 rows",
-     "C4 and DC5 backbones (a conv5 head on RoIs, dilated conv5): the catalog has FPN detectors only"),
+    ("faster_rcnn_R_50_DC5_1x/3x, R_101_DC5, rpn_R_50_C4_1x and the Mask R-CNN C4/DC5 rows",
+     "DC5 backbones (dilated conv5), the C4 RPN alone and the C4 mask head (on res5's RoI features): the "
+     "catalog has the C4 Faster R-CNN (faster-rcnn-r50-c4, -r101-c4) and FPN detectors only"),
     ("faster_rcnn_X_101_32x8d_FPN_3x (6.7), mask_rcnn_X_101_32x8d_FPN_3x (7.2), keypoint and panoptic rows",
      "ResNeXt-101 32x8d detectors, keypoint and panoptic heads: not in the catalog"),
     ("new_baselines *_LSJ rows (mem 44.6 .. 48.9)",
      "the column there is another quantity (box AP order, 'model id' layout differs); not read as memory"),
 ]
+
+
+D2_C4_NOTE = ("C4 (configs/Base-RCNN-C4.yaml @02b5c4e2, the same MIN_SIZE_TRAIN (640..800)): ResNet to res4, RPN on "
+              "res4 with 15 anchors, Res5ROIHeads running res5 on the 512 RoIs per image pooled to 14 x 14 "
+              "(the catalog's faster-rcnn-c4 head)")
 
 
 @family
@@ -1585,6 +1591,10 @@ def detectron2_rows():
          "LVIS v0.5: ROI_HEADS.NUM_CLASSES 1230, repeat-factor sampling"),
         (1510, "mask-rcnn-r101-fpn", "LVISv0.5-InstanceSegmentation/mask_rcnn_R_101_FPN_1x", 7.8, 1230,
          "LVIS v0.5: ROI_HEADS.NUM_CLASSES 1230, repeat-factor sampling"),
+        (3700, "faster-rcnn-r50-c4", "COCO-Detection/faster_rcnn_R_50_C4_1x", 4.8, 80, D2_C4_NOTE),
+        (3701, "faster-rcnn-r50-c4", "COCO-Detection/faster_rcnn_R_50_C4_3x", 4.8, 80, D2_C4_NOTE + ", 3x schedule"),
+        (3702, "faster-rcnn-r101-c4", "COCO-Detection/faster_rcnn_R_101_C4_3x", 5.9, 80,
+         D2_C4_NOTE + ", ResNet-101, 3x schedule"),
     ]
     for rid, mid, cfg, gib, classes, extra in rows:
         name = cfg.split("/")[1]
