@@ -818,6 +818,12 @@ test_faster_rcnn_c4 (void)
   pk = find_peak (res, "rpn assigner");
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 15 * 84 * 50, 0.5);
+  /* the backward pass starts with mean's and the last ReLU's gradients
+   * of res5's output, 2048 x 7 x 7 a RoI, beside every saved tensor */
+  pk = find_peak (res, "res5 output gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * 2048 * 49 * 512 * 4, 0.5);
+  g_assert_cmpfloat_with_epsilon (pk->saved, res->saved, 64.0 * 1024 * 1024);
 }
 
 /* The focal loss per implementation.  mmcv's fused op (mmdetection)

@@ -1592,6 +1592,16 @@ res5_roi_head (Walk *W)
       block_end (W);
     }
 
+  /* the backward pass starts here, every saved tensor alive: mean's
+   * gradient is sum_backward's expanded view divided by the 49 positions,
+   * a new tensor of res5's output (torch/csrc/autograd/FunctionsManual.cpp
+   * @v1.13.1 mean_backward: sum_backward(...) / n), and the last ReLU's
+   * threshold_backward(grad, result, 0) (tools/autograd/derivatives.yaml)
+   * another beside it: two 2048 x 7 x 7 tensors a RoI, 411 MB an image in
+   * fp32 at 512 RoIs, against a few hundred kB on an FPN head's RoIs */
+  if (W->r->grad)
+    peak (W, 2.0 * tbytes (&W->x), 0, "res5 output gradients");
+
   W->x = (T) { out_c, 1, a->rois, W->r->e, 0, TRUE };
   fresh (W, &W->x);
   block_begin (W, FALSE, "roi head (box predictor)");
