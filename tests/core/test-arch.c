@@ -826,6 +826,39 @@ test_faster_rcnn_c4 (void)
   g_assert_cmpfloat_with_epsilon (pk->saved, res->saved, 64.0 * 1024 * 1024);
 }
 
+/* detectron2's Faster R-CNN R50-DC5 (configs/Base-RCNN-DilatedC5.yaml
+ * @02b5c4e2): res5 dilated, stride 16 kept (84 x 50 at 1344 x 800), the
+ * RPN's 15 anchors on res5 alone, the two-FC box head on 2048 x 7 x 7
+ * RoIs.  Parameters: 165,581,468 (data/models.json). */
+static void
+test_faster_rcnn_dc5 (void)
+{
+  const HrComponent *dc5 = catalog_component ("faster-rcnn-r50-dc5", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchBlock *last = NULL;
+  const HrArchPeak *pk;
+
+  run.objects = 100;
+  run.frozen_bn = TRUE;
+  res = hr_arch_walk (dc5->arch, &run);
+  g_assert_cmpuint (res->params, ==, 165581468);
+  for (guint i = 0; i < res->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
+
+      if (g_strcmp0 (b->name, "layer4.2") == 0)
+        last = b;
+    }
+  g_assert_nonnull (last);
+  g_assert_cmpuint (last->channels, ==, 2048);
+  g_assert_cmpuint (last->height, ==, 50);
+  g_assert_cmpuint (last->width, ==, 84);
+  pk = find_peak (res, "rpn assigner");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 15 * 84 * 50, 0.5);
+}
+
 /* The focal loss per implementation.  mmcv's fused op (mmdetection)
  * saves the fp32 permuted copies of the class and box outputs; the
  * Python loss of torchvision and detectron2 saves eight tensors of
@@ -1453,6 +1486,7 @@ main (int    argc,
   g_test_add_func ("/arch/ssd300", test_ssd300);
   g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
   g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
+  g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
 
   return g_test_run ();
 }

@@ -119,6 +119,7 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_SSD, "ssd" },
   { HR_ARCH_HEAD_SSDLITE, "ssdlite" },
   { HR_ARCH_HEAD_FASTER_RCNN_C4, "faster-rcnn-c4" },
+  { HR_ARCH_HEAD_FASTER_RCNN_DC5, "faster-rcnn-dc5" },
   { 0, NULL },
 };
 
@@ -279,10 +280,11 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSDLITE && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"ssdlite\" head sits on a \"mobilenet-v3-large\" backbone"));
-  if (a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 && (a->type != HR_ARCH_RESNET || !a->bottleneck))
+  if ((a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 || a->head == HR_ARCH_HEAD_FASTER_RCNN_DC5) &&
+      (a->type != HR_ARCH_RESNET || !a->bottleneck))
     return hr_reader_fail (reader, "head",
-                           _("the \"faster-rcnn-c4\" head sits on a bottleneck \"resnet\" "
-                             "backbone"));
+                           _("the \"%s\" head sits on a bottleneck \"resnet\" backbone"),
+                           hr_enum_to_nick (hr_arch_head_names, a->head));
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
@@ -1517,10 +1519,11 @@ mask_head (Walk       *W,
  * RoIs. */
 static void
 roi_heads (Walk     *W,
-           gboolean  mask)
+           gboolean  mask,
+           guint     channels)
 {
   const HrArch *a = W->a;
-  T x = { 256 * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
+  T x = { channels * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
   T cls, reg;
 
   fresh (W, &x);
@@ -4531,7 +4534,7 @@ walk_head (Walk *W,
         if (arch->cascade_stages > 0)
           cascade_roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
         else
-          roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
+          roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN, 256);
       }
       break;
     case HR_ARCH_HEAD_FASTER_RCNN_C4:
@@ -4540,12 +4543,25 @@ walk_head (Walk *W,
       rpn_head (W, p, 1, 15);
       res5_roi_head (W);
       break;
+    case HR_ARCH_HEAD_FASTER_RCNN_DC5:
+      /* facebookresearch/detectron2 @02b5c4e2 configs/Base-RCNN-DilatedC5.yaml:
+       * RESNETS.OUT_FEATURES ["res5"] with RES5_DILATION 2 (the catalog's
+       * "strides" [1, 2, 2, 1], "dilations" [1, 1, 1, 2]: stride 16, as
+       * modeling/backbone/resnet.py build_resnet_backbone sets the first
+       * stride of a dilated res5 to 1), the RPN on res5 alone (2048
+       * channels, 15 anchors a position), StandardROIHeads with
+       * FastRCNNConvFCHead (NUM_FC 2, POOLER_RESOLUTION 7) on res5's 2048
+       * channels */
+      p[0] = c[3];
+      rpn_head (W, p, 1, 15);
+      roi_heads (W, FALSE, c[3].c);
+      break;
     case HR_ARCH_HEAD_RPN:
       rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
       break;
     case HR_ARCH_HEAD_KEYPOINT_RCNN:
       rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
-      roi_heads (W, FALSE);
+      roi_heads (W, FALSE, 256);
       keypoint_head (W);
       break;
     case HR_ARCH_HEAD_RETINANET:
