@@ -857,6 +857,10 @@ test_faster_rcnn_dc5 (void)
   pk = find_peak (res, "rpn assigner");
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 15 * 84 * 50, 0.5);
+  /* the first fc's input gradient: 2048 x 7 x 7 a RoI */
+  pk = find_peak (res, "box head input gradient");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2048.0 * 49 * 512 * 4, 0.5);
 }
 
 /* The focal loss per implementation.  mmcv's fused op (mmdetection)

@@ -1538,6 +1538,13 @@ roi_heads (Walk     *W,
   (void) reg;
   W->x = x;
   block_end (W);
+  /* the first fc's backward, with the box head's saved tensors alive,
+   * makes the gradient of its input, a new tensor of the pooled RoIs
+   * (AddmmBackward: grad.mm(weight), tools/autograd/derivatives.yaml
+   * @v1.13.1 addmm mat1): 12,544 values a RoI from 256 channels, 100,352
+   * from a DC5 res5's 2048 (205 MB an image in fp32 at 512 RoIs) */
+  if (W->r->grad)
+    peak (W, (double) channels * 7 * 7 * a->rois * W->r->e, 0, "box head input gradient");
 
   if (mask)
     mask_head (W, "roi head (mask)");
