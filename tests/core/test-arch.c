@@ -783,6 +783,86 @@ test_detector_assigner (void)
   }
 }
 
+/* detectron2's Faster R-CNN R50-C4 (configs/Base-RCNN-C4.yaml @02b5c4e2):
+ * the backbone ends at res4 (stride 16: 84 x 50 at 1344 x 800), the RPN
+ * puts 15 anchors on each of its 4,200 positions (63,000 anchors), and
+ * res5 runs on the 512 RoIs of an image pooled to 14 x 14 from res4, its
+ * stride in the first 1x1 (7 x 7 on), its input, 512 x 1024 x 14 x 14
+ * fp32 (411 MB), saved.  Parameters: 33,791,644 (data/models.json). */
+static void
+test_faster_rcnn_c4 (void)
+{
+  const HrComponent *c4 = catalog_component ("faster-rcnn-r50-c4", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchBlock *res5 = NULL;
+  const HrArchPeak *pk;
+
+  run.objects = 100;
+  run.frozen_bn = TRUE;
+  res = hr_arch_walk (c4->arch, &run);
+  g_assert_cmpuint (res->params, ==, 33791644);
+  for (guint i = 0; i < res->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
+
+      g_assert_false (g_str_has_prefix (b->name, "layer4"));
+      if (g_strcmp0 (b->name, "roi head (res5).0") == 0)
+        res5 = b;
+    }
+  g_assert_nonnull (res5);
+  g_assert_cmpuint (res5->channels, ==, 2048);
+  g_assert_cmpuint (res5->height, ==, 7);
+  g_assert_cmpuint (res5->width, ==, 7 * 512);
+  g_assert_cmpfloat (res5->saved, >=, 512.0 * 1024 * 14 * 14 * 4);
+  pk = find_peak (res, "rpn assigner");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 15 * 84 * 50, 0.5);
+  /* the backward pass starts with mean's and the last ReLU's gradients
+   * of res5's output, 2048 x 7 x 7 a RoI, beside every saved tensor */
+  pk = find_peak (res, "res5 output gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * 2048 * 49 * 512 * 4, 0.5);
+  g_assert_cmpfloat_with_epsilon (pk->saved, res->saved, 64.0 * 1024 * 1024);
+}
+
+/* detectron2's Faster R-CNN R50-DC5 (configs/Base-RCNN-DilatedC5.yaml
+ * @02b5c4e2): res5 dilated, stride 16 kept (84 x 50 at 1344 x 800), the
+ * RPN's 15 anchors on res5 alone, the two-FC box head on 2048 x 7 x 7
+ * RoIs.  Parameters: 165,581,468 (data/models.json). */
+static void
+test_faster_rcnn_dc5 (void)
+{
+  const HrComponent *dc5 = catalog_component ("faster-rcnn-r50-dc5", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchBlock *last = NULL;
+  const HrArchPeak *pk;
+
+  run.objects = 100;
+  run.frozen_bn = TRUE;
+  res = hr_arch_walk (dc5->arch, &run);
+  g_assert_cmpuint (res->params, ==, 165581468);
+  for (guint i = 0; i < res->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
+
+      if (g_strcmp0 (b->name, "layer4.2") == 0)
+        last = b;
+    }
+  g_assert_nonnull (last);
+  g_assert_cmpuint (last->channels, ==, 2048);
+  g_assert_cmpuint (last->height, ==, 50);
+  g_assert_cmpuint (last->width, ==, 84);
+  pk = find_peak (res, "rpn assigner");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 15 * 84 * 50, 0.5);
+  /* the first fc's input gradient: 2048 x 7 x 7 a RoI */
+  pk = find_peak (res, "box head input gradient");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2048.0 * 49 * 512 * 4, 0.5);
+}
+
 /* The focal loss per implementation.  mmcv's fused op (mmdetection)
  * saves the fp32 permuted copies of the class and box outputs; the
  * Python loss of torchvision and detectron2 saves eight tensors of
@@ -1409,6 +1489,8 @@ main (int    argc,
   g_test_add_func ("/arch/device-lines", test_device_lines);
   g_test_add_func ("/arch/ssd300", test_ssd300);
   g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
+  g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
+  g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
 
   return g_test_run ();
 }

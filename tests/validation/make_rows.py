@@ -1560,13 +1560,23 @@ D2_COMMON = ("configs/Base-RCNN-FPN.yaml / Base-RetinaNet.yaml and detectron2/co
              "(SOLVER.AMP off); MSRA ResNet weights with RESNETS.NORM FrozenBN and BACKBONE.FREEZE_AT 2 (stem and "
              "res2 frozen, as mmdetection's frozen_stages=1); DistributedDataParallel")
 D2_UNEXPRESSED = [
-    ("faster_rcnn_R_50_C4_1x/3x, R_50_DC5, R_101_C4, R_101_DC5 and the Mask R-CNN C4/DC5 rows",
-     "C4 and DC5 backbones (a conv5 head on RoIs, dilated conv5): the catalog has FPN detectors only"),
+    ("rpn_R_50_C4_1x and the Mask R-CNN C4/DC5 rows",
+     "the C4 RPN alone and the C4/DC5 mask heads (on res5's RoI features, on res5): the catalog has the C4 "
+     "and DC5 Faster R-CNN (faster-rcnn-r50-c4, -r101-c4, -r50-dc5, -r101-dc5) and FPN detectors only"),
     ("faster_rcnn_X_101_32x8d_FPN_3x (6.7), mask_rcnn_X_101_32x8d_FPN_3x (7.2), keypoint and panoptic rows",
      "ResNeXt-101 32x8d detectors, keypoint and panoptic heads: not in the catalog"),
     ("new_baselines *_LSJ rows (mem 44.6 .. 48.9)",
      "the column there is another quantity (box AP order, 'model id' layout differs); not read as memory"),
 ]
+
+
+D2_C4_NOTE = ("C4 (configs/Base-RCNN-C4.yaml @02b5c4e2, the same MIN_SIZE_TRAIN (640..800)): ResNet to res4, RPN on "
+              "res4 with 15 anchors, Res5ROIHeads running res5 on the 512 RoIs per image pooled to 14 x 14 "
+              "(the catalog's faster-rcnn-c4 head)")
+
+D2_DC5_NOTE = ("DC5 (configs/Base-RCNN-DilatedC5.yaml @02b5c4e2, the same MIN_SIZE_TRAIN (640..800)): res5 dilated "
+               "(RES5_DILATION 2, stride 16), RPN on res5 with 15 anchors, the two-FC box head on 7 x 7 RoIs of "
+               "res5's 2048 channels (the catalog's faster-rcnn-dc5 head)")
 
 
 @family
@@ -1585,6 +1595,15 @@ def detectron2_rows():
          "LVIS v0.5: ROI_HEADS.NUM_CLASSES 1230, repeat-factor sampling"),
         (1510, "mask-rcnn-r101-fpn", "LVISv0.5-InstanceSegmentation/mask_rcnn_R_101_FPN_1x", 7.8, 1230,
          "LVIS v0.5: ROI_HEADS.NUM_CLASSES 1230, repeat-factor sampling"),
+        (3700, "faster-rcnn-r50-c4", "COCO-Detection/faster_rcnn_R_50_C4_1x", 4.8, 80, D2_C4_NOTE),
+        (3701, "faster-rcnn-r50-c4", "COCO-Detection/faster_rcnn_R_50_C4_3x", 4.8, 80, D2_C4_NOTE + ", 3x schedule"),
+        (3702, "faster-rcnn-r101-c4", "COCO-Detection/faster_rcnn_R_101_C4_3x", 5.9, 80,
+         D2_C4_NOTE + ", ResNet-101, 3x schedule"),
+        (3703, "faster-rcnn-r50-dc5", "COCO-Detection/faster_rcnn_R_50_DC5_1x", 5.0, 80, D2_DC5_NOTE),
+        (3704, "faster-rcnn-r50-dc5", "COCO-Detection/faster_rcnn_R_50_DC5_3x", 5.0, 80,
+         D2_DC5_NOTE + ", 3x schedule"),
+        (3705, "faster-rcnn-r101-dc5", "COCO-Detection/faster_rcnn_R_101_DC5_3x", 6.1, 80,
+         D2_DC5_NOTE + ", ResNet-101, 3x schedule"),
     ]
     for rid, mid, cfg, gib, classes, extra in rows:
         name = cfg.split("/")[1]

@@ -118,6 +118,8 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_KEYPOINT_RCNN, "keypoint-rcnn" },
   { HR_ARCH_HEAD_SSD, "ssd" },
   { HR_ARCH_HEAD_SSDLITE, "ssdlite" },
+  { HR_ARCH_HEAD_FASTER_RCNN_C4, "faster-rcnn-c4" },
+  { HR_ARCH_HEAD_FASTER_RCNN_DC5, "faster-rcnn-dc5" },
   { 0, NULL },
 };
 
@@ -278,6 +280,11 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSDLITE && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"ssdlite\" head sits on a \"mobilenet-v3-large\" backbone"));
+  if ((a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 || a->head == HR_ARCH_HEAD_FASTER_RCNN_DC5) &&
+      (a->type != HR_ARCH_RESNET || !a->bottleneck))
+    return hr_reader_fail (reader, "head",
+                           _("the \"%s\" head sits on a bottleneck \"resnet\" backbone"),
+                           hr_enum_to_nick (hr_arch_head_names, a->head));
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
@@ -1230,7 +1237,7 @@ resnet_backbone (Walk *W,
 {
   const HrArch *a = W->a;
   gboolean trainable = W->r->trainable;
-  guint in_c;
+  guint in_c, stages;
 
   block_begin (W, FALSE, "stem");
   W->train = trainable && a->frozen_stages < 0;
@@ -1251,7 +1258,10 @@ resnet_backbone (Walk *W,
   block_end (W);
 
   in_c = 64;
-  for (guint i = 0; i < 4; i++)
+  /* a C4 backbone ends at res4 (detectron2 config/defaults.py
+   * RESNETS.OUT_FEATURES ["res4"]); its res5 runs on the RoIs */
+  stages = a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 ? 3 : 4;
+  for (guint i = 0; i < stages; i++)
     {
       guint planes = 64u << i;
       guint out_c = a->bottleneck ? planes * 4 : planes;
@@ -1294,6 +1304,8 @@ resnet_backbone (Walk *W,
         }
       outs[i] = W->x;
     }
+  for (guint i = stages; i < 4; i++)
+    outs[i] = outs[stages - 1];
   W->train = trainable;
 }
 
@@ -1427,10 +1439,18 @@ fpn (Walk  *W,
   return n;
 }
 
+/* The RPN head shared over the @n levels @p: a 3x3 convolution keeping
+ * the level's channels (mmdet's RPNHead, detectron2's StandardRPNHead
+ * with RPN.CONV_DIMS [-1]), then per anchor an objectness logit and four
+ * deltas.  @per_position anchors at every position: 3 on an FPN level
+ * (one size, three ratios), 15 on a single C4 map (detectron2
+ * config/defaults.py @02b5c4e2 ANCHOR_GENERATOR.SIZES [[32, 64, 128, 256,
+ * 512]] by ASPECT_RATIOS [[0.5, 1.0, 2.0]]). */
 static void
 rpn_head (Walk  *W,
           T     *p,
-          guint  n)
+          guint  n,
+          guint  per_position)
 {
   double copies = 0, cast = 0, anchors = 0;
 
@@ -1440,13 +1460,13 @@ rpn_head (Walk  *W,
       T x = p[i], cls, reg;
 
       W->count_params = i == 0;
-      x = conv (W, &x, 256, 3, 1, 1, 1, TRUE);
+      x = conv (W, &x, p[i].c, 3, 1, 1, 1, TRUE);
       act (W, &x, ACT_RELU);
-      cls = conv (W, &x, 3, 1, 1, 1, 1, TRUE);    /* 3 anchors, sigmoid */
-      reg = conv (W, &x, 12, 1, 1, 1, 1, TRUE);
+      cls = conv (W, &x, per_position, 1, 1, 1, 1, TRUE);    /* sigmoid */
+      reg = conv (W, &x, 4 * per_position, 1, 1, 1, 1, TRUE);
       copies += loss_copy (W, &cls, &cast);
       copies += loss_copy (W, &reg, &cast);
-      anchors += 3.0 * p[i].h * p[i].w;
+      anchors += (double) per_position * p[i].h * p[i].w;
     }
   W->count_params = TRUE;
   /* the targets are assigned before the losses copy the outputs */
@@ -1512,10 +1532,11 @@ mask_head (Walk       *W,
  * RoIs. */
 static void
 roi_heads (Walk     *W,
-           gboolean  mask)
+           gboolean  mask,
+           guint     channels)
 {
   const HrArch *a = W->a;
-  T x = { 256 * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
+  T x = { channels * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
   T cls, reg;
 
   fresh (W, &x);
@@ -1530,9 +1551,88 @@ roi_heads (Walk     *W,
   (void) reg;
   W->x = x;
   block_end (W);
+  /* the first fc's backward, with the box head's saved tensors alive,
+   * makes the gradient of its input, a new tensor of the pooled RoIs
+   * (AddmmBackward: grad.mm(weight), tools/autograd/derivatives.yaml
+   * @v1.13.1 addmm mat1): 12,544 values a RoI from 256 channels, 100,352
+   * from a DC5 res5's 2048 (205 MB an image in fp32 at 512 RoIs) */
+  if (W->r->grad)
+    peak (W, (double) channels * 7 * 7 * a->rois * W->r->e, 0, "box head input gradient");
 
   if (mask)
     mask_head (W, "roi head (mask)");
+}
+
+/* detectron2's Res5ROIHeads (facebookresearch/detectron2 @02b5c4e2
+ * detectron2/modeling/roi_heads/roi_heads.py): the ROIPooler (ROIAlignV2,
+ * ROI_BOX_HEAD.POOLER_RESOLUTION 14 in config/defaults.py) on res4
+ * (stride 16, 1024 channels) for the ROI_HEADS.BATCH_SIZE_PER_IMAGE (the
+ * catalog's rois, 512) sampled RoIs of each image, then res5 on every
+ * RoI (_build_res5_block: the backbone's last stage, stride_per_block
+ * [2, 1, 1], 2048 channels out; RESNETS.STRIDE_IN_1X1 True puts the
+ * stride in the first 1x1 convolution, modeling/backbone/resnet.py
+ * BottleneckBlock: stride_1x1, stride_3x3 = (stride, 1)), so 14 x 14 in,
+ * 7 x 7 from the first block's first convolution on.  The pooled
+ * features are the first block's input, saved by its 1x1 convolution and
+ * its shortcut (torchvision's roi_align keeps the boxes, not the
+ * features).  box_features.mean(dim=[2, 3]) saves only sizes;
+ * FastRCNNOutputLayers: cls_score 2048 -> classes + 1, bbox_pred 2048 ->
+ * 4 x classes.  The RoIs side by side: a convolution over 14 x (14 x
+ * rois) keeps what one over rois x 14 x 14 keeps. */
+static void
+res5_roi_head (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint planes = 512;
+  guint out_c = planes * 4;
+  guint width = planes * a->width_per_group / 64 * a->groups;
+  T cls, reg;
+
+  W->x = (T) { out_c / 2, 14, 14 * a->rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  for (guint j = 0; j < a->depths[3]; j++)
+    {
+      guint stride = j == 0 ? 2 : 1;
+      T id;
+
+      block_begin (W, TRUE, "roi head (res5).%u", j);
+      id = W->x;
+      hold (W, &id);
+      conv_bn_act (W, width, 1, stride, 1, 1, ACT_RELU);
+      conv_bn_act (W, width, 3, 1, a->groups, 1, ACT_RELU);
+      conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
+      if (j == 0)
+        {
+          T down = conv (W, &id, out_c, 1, stride, 1, 1, FALSE);
+
+          bn (W, &down);
+          W->x = add (W, &W->x, &down);
+        }
+      else
+        W->x = add (W, &W->x, &id);
+      release (W, &id);
+      act (W, &W->x, ACT_RELU);
+      block_end (W);
+    }
+
+  /* the backward pass starts here, every saved tensor alive: mean's
+   * gradient is sum_backward's expanded view divided by the 49 positions,
+   * a new tensor of res5's output (torch/csrc/autograd/FunctionsManual.cpp
+   * @v1.13.1 mean_backward: sum_backward(...) / n), and the last ReLU's
+   * threshold_backward(grad, result, 0) (tools/autograd/derivatives.yaml)
+   * another beside it: two 2048 x 7 x 7 tensors a RoI, 411 MB an image in
+   * fp32 at 512 RoIs, against a few hundred kB on an FPN head's RoIs */
+  if (W->r->grad)
+    peak (W, 2.0 * tbytes (&W->x), 0, "res5 output gradients");
+
+  W->x = (T) { out_c, 1, a->rois, W->r->e, 0, TRUE };
+  fresh (W, &W->x);
+  block_begin (W, FALSE, "roi head (box predictor)");
+  cls = linear (W, &W->x, W->classes + 1, TRUE, FALSE);
+  reg = linear (W, &W->x, 4 * W->classes, TRUE, FALSE);
+  loss_copy (W, &cls, NULL);
+  (void) reg;
+  block_end (W);
 }
 
 /* Cascade R-CNN (Cai and Vasconcelos 2018): `cascade_stages` box heads in
@@ -4450,19 +4550,38 @@ walk_head (Walk *W,
       {
         guint n = fpn (W, c, 0, 0, p);
 
-        rpn_head (W, p, n);
+        rpn_head (W, p, n, 3);
         if (arch->cascade_stages > 0)
           cascade_roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
         else
-          roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
+          roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN, 256);
       }
       break;
+    case HR_ARCH_HEAD_FASTER_RCNN_C4:
+      /* the RPN on res4 alone (RPN.IN_FEATURES ["res4"]) */
+      p[0] = c[2];
+      rpn_head (W, p, 1, 15);
+      res5_roi_head (W);
+      break;
+    case HR_ARCH_HEAD_FASTER_RCNN_DC5:
+      /* facebookresearch/detectron2 @02b5c4e2 configs/Base-RCNN-DilatedC5.yaml:
+       * RESNETS.OUT_FEATURES ["res5"] with RES5_DILATION 2 (the catalog's
+       * "strides" [1, 2, 2, 1], "dilations" [1, 1, 1, 2]: stride 16, as
+       * modeling/backbone/resnet.py build_resnet_backbone sets the first
+       * stride of a dilated res5 to 1), the RPN on res5 alone (2048
+       * channels, 15 anchors a position), StandardROIHeads with
+       * FastRCNNConvFCHead (NUM_FC 2, POOLER_RESOLUTION 7) on res5's 2048
+       * channels */
+      p[0] = c[3];
+      rpn_head (W, p, 1, 15);
+      roi_heads (W, FALSE, c[3].c);
+      break;
     case HR_ARCH_HEAD_RPN:
-      rpn_head (W, p, fpn (W, c, 0, 0, p));
+      rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
       break;
     case HR_ARCH_HEAD_KEYPOINT_RCNN:
-      rpn_head (W, p, fpn (W, c, 0, 0, p));
-      roi_heads (W, FALSE);
+      rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
+      roi_heads (W, FALSE, 256);
       keypoint_head (W);
       break;
     case HR_ARCH_HEAD_RETINANET:

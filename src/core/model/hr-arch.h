@@ -83,6 +83,8 @@ typedef enum {
   HR_ARCH_HEAD_KEYPOINT_RCNN,  /* Faster R-CNN plus the 8-conv keypoint head */
   HR_ARCH_HEAD_SSD,         /* torchvision's SSD300: L2Norm, extra layers, 3x3 heads */
   HR_ARCH_HEAD_SSDLITE,     /* torchvision's SSDlite320 on a MobileNetV3-Large */
+  HR_ARCH_HEAD_FASTER_RCNN_C4, /* RPN on res4, res5 and the box predictor on the RoIs */
+  HR_ARCH_HEAD_FASTER_RCNN_DC5, /* RPN and two shared FC layers on a dilated res5 */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
