@@ -406,6 +406,21 @@ check_arch (HrReader *reader,
   return TRUE;
 }
 
+/* "norm" and "box_head" (hr-arch.h HrArchNorm, HrArchBoxHead) */
+static gboolean
+read_norm_keys (HrReader *reader,
+                HrArch   *a)
+{
+  int norm_kind = HR_ARCH_NORM_BN, box = HR_ARCH_BOX_HEAD_2FC;
+
+  if (!hr_reader_enum (reader, "norm", hr_arch_norm_names, &norm_kind) ||
+      !hr_reader_enum (reader, "box_head", hr_arch_box_head_names, &box))
+    return FALSE;
+  a->norm = norm_kind;
+  a->box_head = box;
+  return TRUE;
+}
+
 HrArch *
 hr_arch_read (HrReader   *parent,
               const char *key)
@@ -460,7 +475,6 @@ hr_arch_read (HrReader   *parent,
 
   {
     int head = HR_ARCH_HEAD_NONE, bn = HR_ARCH_BN_TRAIN;
-    int norm_kind = HR_ARCH_NORM_BN, box_head = HR_ARCH_BOX_HEAD_2FC;
     guint64 frozen = 0;
 
     if (!read_uints (&reader, "depths", 1000, a->depths, &a->n_stages) ||
@@ -476,8 +490,7 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "width_per_group", 1, 4096, &a->width_per_group) ||
         !hr_reader_bool (&reader, "deep_stem", &a->deep_stem) ||
         !hr_reader_enum (&reader, "bn", hr_arch_bn_names, &bn) ||
-        !hr_reader_enum (&reader, "norm", hr_arch_norm_names, &norm_kind) ||
-        !hr_reader_enum (&reader, "box_head", hr_arch_box_head_names, &box_head) ||
+        !read_norm_keys (&reader, a) ||
         !hr_reader_double (&reader, "width_mult", FALSE, 0.1, 16, &a->width_mult) ||
         !hr_reader_double (&reader, "depth_mult", FALSE, 0.1, 16, &a->depth_mult) ||
         !read_small (&reader, "regnet_depth", 1, 1000, &a->regnet_depth) ||
@@ -527,8 +540,6 @@ hr_arch_read (HrReader   *parent,
       goto out;
     a->head = head;
     a->bn = bn;
-    a->norm = norm_kind;
-    a->box_head = box_head;
 
     if (hr_reader_has (&reader, "frozen_stages"))
       {
