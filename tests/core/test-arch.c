@@ -1003,6 +1003,19 @@ test_group_norm_detector (void)
                                   1024 * rois * 4.0, 1);
   g_assert_cmpuint (rc->params - rg->params, ==,
                     4 * (256 * 9 * 256 + 2 * 256) - (1024 * 1024 + 1024));
+
+  /* before PyTorch 1.6, batch_norm and an addcmul: the normalized tensor
+   * is kept beside the input, one more 256 x 14 x 14 per RoI and GN */
+  {
+    g_autoptr(HrArchResult) rold = NULL;
+    const HrArchBlock *mask_old;
+
+    run.group_norm_via_batch_norm = TRUE;
+    rold = hr_arch_walk (gnet, &run);
+    mask_old = hr_arch_result_find (rold, "roi head (mask)");
+    g_assert_cmpfloat_with_epsilon (mask_old->saved - mask_g->saved,
+                                    4 * 256 * 14 * 14 * 128 * 4.0, 1);
+  }
 }
 
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each

@@ -17,6 +17,10 @@ MM_GN = ("configs/gn/mask_rcnn_r50_fpn_gn-all_2x_coco.py @ca2f67f7 (the r101 and
          "mask head (mask_head=dict(norm_cfg=norm_cfg)); frozen_stages=1 and norm_eval=True come from the base "
          "config, and norm_eval only puts _BatchNorm layers in eval mode, so every GroupNorm past stage 1 "
          "trains; Resize (1333, 800) keep_ratio, Pad size_divisor 32; base config samples_per_gpu 2")
+TORCH_OLD = ("pytorch_version {v}: before PyTorch 1.6 group_norm ran batch_norm on the reshaped input and an "
+             "addcmul with the weight (aten/src/ATen/native/Normalization.cpp group_norm), which keeps the "
+             "normalized tensor too; native_group_norm came with pytorch/pytorch PR #28204 (merged 2020-06, "
+             "pytorch/xla issue #2126) and PR #46170 names 'the impl via BatchNorm before PyTorch 1.5.1'. {why}")
 MM_OUTDATED = ("the README says 'Memory, Train/Inf time is outdated.': the figures are from the mmdet v2.0 "
                "conversion runs (checkpoints dated 2020-02 and 2020-05), PyTorch not stated")
 
@@ -51,11 +55,15 @@ def rows(mr):
         s = {"name": f"mmdetection {cfg}, batch 2 per GPU", "task": "train", "model": mid, "method": "full",
              "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2, "image_size": [1344, 800],
              "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
-             "x-model": {"config": f"configs/gn/{cfg}.py", "frozen_stages": 1, "norm": "GN"}}
+             "x-model": {"config": f"configs/gn/{cfg}.py", "frozen_stages": 1, "norm": "GN"},
+             "pytorch_version": "1.5"}
         notes = [mr.MM_METRIC, mr.DET_COMMON.replace(
                      "norm_eval=True (BatchNorm in eval mode, frozen statistics)",
                      "GroupNorm (32 groups) trained in the backbone, FPN and heads"),
-                 MM_GN, MM_OUTDATED, "table read at " + MM_URL,
+                 MM_GN, MM_OUTDATED, TORCH_OLD.format(
+                     v="1.5, assumed", why="The run's PyTorch is not published; the checkpoints are dated "
+                     "2020-02-05 .. 2020-05-13 (their file names), before PyTorch 1.6 (2020-07-28), so at most "
+                     "1.5; every release before 1.6 saves the same"), "table read at " + MM_URL,
                  "trained on 8 V100; card size not stated, not scored"]
         if "contrib" in cfg:
             notes.append("(c): the backbone pretrained by a contributor (open-mmlab://contrib/resnet50_gn), the "
@@ -66,10 +74,15 @@ def rows(mr):
          "model": "mask-rcnn-r50-fpn-gn", "method": "full", "compute": "fp32", "optimizer": "sgd-momentum",
          "micro_batch": 2, "image_size": [1344, 800], "gpus": 8, "sharding": "ddp", "recompute": "none",
          "framework": "pytorch", "detection_framework": "detectron2",
-         "x-model": {"config": "configs/Misc/mask_rcnn_R_50_FPN_3x_gn.yaml", "freeze_at": 2, "norm": "GN"}}
+         "x-model": {"config": "configs/Misc/mask_rcnn_R_50_FPN_3x_gn.yaml", "freeze_at": 2, "norm": "GN"},
+         "pytorch_version": "1.3"}
     mr.add(3760, "detector", "medium", "allocated", 5.6, mr.GIB, s, D2_SRC,
            "'Group Normalization' table ('Baseline R50-FPN', 'GN', ...), row 'GN' "
            "(mask_rcnn_R_50_FPN_3x_gn), column 'train mem (GB)': 5.6",
            [mr.D2_METRIC, mr.D2_COMMON.replace("MSRA ResNet weights with RESNETS.NORM FrozenBN and ",
                                                "").replace("(stem and res2 frozen", "(stem and res2 frozen"),
-            D2_GN, "table read at " + D2_URL, "card size not stated (V100, 16 or 32 GB), not scored"])
+            D2_GN, TORCH_OLD.format(
+                v="1.3, assumed", why="The run's PyTorch is not published; the row is in MODEL_ZOO.md from "
+                "detectron2's initial commit (989f52d6, 2019-10-10), model id 138602888, so it ran on PyTorch 1.3 "
+                "at the latest (released 2019-10-10); every release before 1.6 saves the same"),
+            "table read at " + D2_URL, "card size not stated (V100, 16 or 32 GB), not scored"])

@@ -1009,7 +1009,22 @@ norm (Walk *W,
  * rstd"), in the input's dtype.  group_norm is on autocast's fp32 list
  * (torch/csrc/autograd/autocast_mode.cpp), so under autocast a 16-bit
  * input is cast to fp32 first and that copy is what is saved, and the
- * output is fp32. */
+ * output is fp32.
+ *
+ * Before PyTorch 1.6 group_norm had no kernel of its own: ATen's
+ * group_norm viewed the input as (1, N x groups, -1), ran batch_norm in
+ * training mode on it (which saves that view of the input and the
+ * per-group mean and invstd) and returned bias.addcmul(out, weight), whose
+ * formula keeps `out`, the normalized tensor, for the weight's gradient
+ * (aten/src/ATen/native/Normalization.cpp group_norm: "auto out =
+ * at::batch_norm(input_reshaped, ...)", "return
+ * bias.view(affine_param_shape).addcmul(out, weight.view(...), 1)").
+ * pytorch/pytorch PR #28204 "Optimize GroupNorm on CUDA" replaced it
+ * with native_group_norm ("we removed the native_batch_norm function in
+ * group_norm", pytorch/xla issue #2126, closed on the merge 2020-06-15);
+ * PR #46170 compares against "the impl via BatchNorm before PyTorch
+ * 1.5.1".  So a run on PyTorch 1.5 or older keeps one more tensor the
+ * size of the input per GroupNorm (run->group_norm_via_batch_norm). */
 #define GN_GROUPS 32
 
 static void
@@ -1030,6 +1045,8 @@ group_norm (Walk *W,
       else
         save_tensor (W, x);
       save (W, 2.0 * GN_GROUPS * MAX (1, x->t) * eb);
+      if (W->r->group_norm_via_batch_norm && W->train)
+        save (W, numel (x) * eb);
     }
   fresh (W, &out);
   out.eb = cast ? W->r->e32 : x->eb;

@@ -281,6 +281,10 @@ typedef struct {
   /* PyTorch before 1.11: softmax and log_softmax save their input beside
    * their result (hr-arch.c, softmax_input_saved) */
   gboolean    softmax_saves_input;
+  /* PyTorch before 1.6: group_norm is batch_norm over the reshaped input
+   * and an addcmul with the weight, which keeps the normalized tensor too
+   * (hr-arch.c, group_norm) */
+  gboolean    group_norm_via_batch_norm;
   /* Cascade Mask R-CNN: one mask head on the first stage's positive RoIs
    * (detectron2's CascadeROIHeads) rather than one per stage on its own
    * (mmdetection's CascadeRoIHead, the catalog's) */
