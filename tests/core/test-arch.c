@@ -1018,6 +1018,86 @@ test_cascade_heads (void)
                   G_GUINT64_FORMAT " (detectron2)", rmm->params, rd2->params);
 }
 
+/* "norm": "gn" makes every norm of a ResNet GroupNorm (32 groups, trained)
+ * and adds one after each convolution of the FPN and the mask head, whose
+ * biases go; "box_head": "4conv1fc" puts four 3x3 convs of 256 with GN
+ * in front of one fc 1024 (mmdetection's gn-all configs, detectron2's
+ * mask_rcnn_R_50_FPN_3x_gn).  A GroupNorm saves its input as a training
+ * BatchNorm does, plus its mean and rstd per sample and group; BatchNorm's
+ * per-channel batch statistics are once per step. */
+static void
+test_group_norm_detector (void)
+{
+  g_autoptr(HrArch) bnet = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"bn\": \"train\", \"head\": \"mask-rcnn\", \"classes\": 80}");
+  g_autoptr(HrArch) gnet = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"norm\": \"gn\", \"head\": \"mask-rcnn\", \"classes\": 80}");
+  g_autoptr(HrArch) gconv = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"norm\": \"gn\", \"head\": \"mask-rcnn\", \"box_head\": \"4conv1fc\", "
+    "\"classes\": 80}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) rb = hr_arch_walk (bnet, &run);
+  g_autoptr(HrArchResult) rg = hr_arch_walk (gnet, &run);
+  g_autoptr(HrArchResult) rc = hr_arch_walk (gconv, &run);
+  double backbone_b = 0, backbone_g = 0, rois = 512;
+  const HrArchBlock *box2 = hr_arch_result_find (rg, "roi head (box)");
+  const HrArchBlock *box4 = hr_arch_result_find (rc, "roi head (box)");
+  const HrArchBlock *fpn_b = hr_arch_result_find (rb, "neck (FPN)");
+  const HrArchBlock *fpn_g = hr_arch_result_find (rg, "neck (FPN)");
+  const HrArchBlock *mask_b = hr_arch_result_find (rb, "roi head (mask)");
+  const HrArchBlock *mask_g = hr_arch_result_find (rg, "roi head (mask)");
+
+  for (guint i = 0; i < rb->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (rb->blocks, HrArchBlock, i);
+      const HrArchBlock *g = &g_array_index (rg->blocks, HrArchBlock, i);
+
+      g_assert_cmpstr (b->name, ==, g->name);
+      if (g_str_equal (b->name, "stem") || g_str_has_prefix (b->name, "layer"))
+        {
+          backbone_b += b->saved;
+          backbone_g += g->saved;
+        }
+    }
+  /* 53 norms in ResNet-50 (the stem's, three per bottleneck, four
+   * downsamples), each 2 x 32 fp32 statistics more */
+  g_assert_cmpfloat_with_epsilon (backbone_g - backbone_b, 53 * 2 * 32 * 4.0, 1);
+  /* the FPN's eight and the mask head's four GroupNorms: 2 x 256 weights
+   * each, one 256-bias fewer */
+  g_assert_cmpuint (rg->params - rb->params, ==, 12 * 256);
+  /* each FPN GroupNorm keeps its input; the convs' outputs were nobody's */
+  g_assert_cmpfloat (fpn_g->saved, >, fpn_b->saved);
+  /* the mask head's four GN inputs, 256 x 14 x 14 per RoI, and stats */
+  g_assert_cmpfloat_with_epsilon (mask_g->saved - mask_b->saved,
+                                  4 * (256 * 14 * 14 * 128 * 4.0 + 2 * 32 * 4.0), 1);
+  /* 4conv1fc: the convs' and the GNs' inputs and the last ReLU's result
+   * (nine 256 x 7 x 7 tensors per RoI) against 2fc's one fc input, and
+   * one fc 1024 fewer */
+  g_assert_nonnull (box2);
+  g_assert_nonnull (box4);
+  g_assert_cmpfloat_with_epsilon (box4->saved - box2->saved,
+                                  8 * 256 * 49 * rois * 4.0 + 4 * 2 * 32 * 4.0 -
+                                  1024 * rois * 4.0, 1);
+  g_assert_cmpuint (rc->params - rg->params, ==,
+                    4 * (256 * 9 * 256 + 2 * 256) - (1024 * 1024 + 1024));
+
+  /* before PyTorch 1.6, batch_norm and an addcmul: the normalized tensor
+   * is kept beside the input, one more 256 x 14 x 14 per RoI and GN */
+  {
+    g_autoptr(HrArchResult) rold = NULL;
+    const HrArchBlock *mask_old;
+
+    run.group_norm_via_batch_norm = TRUE;
+    rold = hr_arch_walk (gnet, &run);
+    mask_old = hr_arch_result_find (rold, "roi head (mask)");
+    g_assert_cmpfloat_with_epsilon (mask_old->saved - mask_g->saved,
+                                    4 * 256 * 14 * 14 * 128 * 4.0, 1);
+  }
+}
+
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
  * head (the decode head and the auxiliary one): ADE20K's 150 classes
  * against Cityscapes' 19 add 2 x 131 x 512 x 512 x 4 bytes per sample;
@@ -1479,6 +1559,7 @@ main (int    argc,
   g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
   g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);
   g_test_add_func ("/arch/cascade-heads", test_cascade_heads);
+  g_test_add_func ("/arch/group-norm-detector", test_group_norm_detector);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
   g_test_add_func ("/arch/softmax-saves-input", test_softmax_saves_input);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);

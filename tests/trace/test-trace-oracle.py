@@ -70,6 +70,21 @@ def classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
             "sizes": sizes, "batches": batches, "arch": {}, "scenario": {}}
 
 
+def gn_classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
+    """torchvision's ResNet with nn.GroupNorm(32, C) for every BatchNorm
+    (its norm_layer argument): the walk's "norm": "gn", the backbone of
+    the GN detectors (native_group_norm saves input, mean and rstd)."""
+    case = classifier(name, catalog_id, sizes, batches)
+
+    def build():
+        return getattr(torchvision.models, name)(weights=None,
+                                                 norm_layer=lambda c: torch.nn.GroupNorm(32, c))
+    case["build"] = build
+    case["name"] = name + "-gn"
+    case["arch"] = {"norm": "gn"}
+    return case
+
+
 def vit_classifier(name, catalog_id, sizes=(48, 64), batches=(1, 2, 3)):
     """torchvision's VisionTransformer, built for each input size (its
     position embedding has one row per patch: image_size is a
@@ -564,6 +579,7 @@ CI_MODELS = [
     classifier("resnet18", "resnet-18"),
     classifier("resnet34", "resnet-34"),
     classifier("resnet50", "resnet-50"),
+    gn_classifier("resnet50", "resnet-50"),
     classifier("resnet101", "resnet-101"),
     classifier("resnext50_32x4d", "resnext-50-32x4d"),
     classifier("resnext101_32x8d", "resnext-101-32x8d"),

@@ -99,6 +99,18 @@ const HrEnumName hr_arch_bn_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_arch_norm_names[] = {
+  { HR_ARCH_NORM_BN, "bn" },
+  { HR_ARCH_NORM_GN, "gn" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_arch_box_head_names[] = {
+  { HR_ARCH_BOX_HEAD_2FC, "2fc" },
+  { HR_ARCH_BOX_HEAD_4CONV1FC, "4conv1fc" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_NONE, "none" },
   { HR_ARCH_HEAD_CLASSIFIER, "classifier" },
@@ -151,7 +163,7 @@ static const char * const arch_keys[] = {
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
   "patch", "mlp_dim", "window", "drop_path",
-  "cascade_stages", "fixed_size", NULL
+  "cascade_stages", "fixed_size", "norm", "box_head", NULL
 };
 
 HrArch *
@@ -288,6 +300,13 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
+  if (a->norm == HR_ARCH_NORM_GN && a->type != HR_ARCH_RESNET)
+    return hr_reader_fail (reader, "norm",
+                           _("\"norm\": \"gn\" needs a \"resnet\" network"));
+  if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC && a->head != HR_ARCH_HEAD_FASTER_RCNN &&
+      a->head != HR_ARCH_HEAD_MASK_RCNN)
+    return hr_reader_fail (reader, "box_head",
+                           _("\"box_head\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
   switch (a->type)
     {
     case HR_ARCH_VGG:
@@ -394,6 +413,21 @@ check_arch (HrReader *reader,
   return TRUE;
 }
 
+/* "norm" and "box_head" (hr-arch.h HrArchNorm, HrArchBoxHead) */
+static gboolean
+read_norm_keys (HrReader *reader,
+                HrArch   *a)
+{
+  int norm_kind = HR_ARCH_NORM_BN, box = HR_ARCH_BOX_HEAD_2FC;
+
+  if (!hr_reader_enum (reader, "norm", hr_arch_norm_names, &norm_kind) ||
+      !hr_reader_enum (reader, "box_head", hr_arch_box_head_names, &box))
+    return FALSE;
+  a->norm = norm_kind;
+  a->box_head = box;
+  return TRUE;
+}
+
 /* What an "arch" object leaves out: torchvision's ResNet and diffusers'
  * blocks */
 static void
@@ -495,6 +529,7 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "width_per_group", 1, 4096, &a->width_per_group) ||
         !hr_reader_bool (&reader, "deep_stem", &a->deep_stem) ||
         !hr_reader_enum (&reader, "bn", hr_arch_bn_names, &bn) ||
+        !read_norm_keys (&reader, a) ||
         !hr_reader_double (&reader, "width_mult", FALSE, 0.1, 16, &a->width_mult) ||
         !hr_reader_double (&reader, "depth_mult", FALSE, 0.1, 16, &a->depth_mult) ||
         !read_small (&reader, "regnet_depth", 1, 1000, &a->regnet_depth) ||
@@ -983,6 +1018,95 @@ norm (Walk *W,
   *x = out;
 }
 
+/* GroupNorm of 32 groups, as mmcv's and detectron2's "GN" build it
+ * (nn.GroupNorm(32, C): open-mmlab/mmdetection configs/gn/
+ * mask_rcnn_r50_fpn_gn-all_2x_coco.py @ca2f67f7 norm_cfg dict(type='GN',
+ * num_groups=32, requires_grad=True); facebookresearch/detectron2
+ * @02b5c4e2 detectron2/layers/batch_norm.py get_norm: "GN": lambda
+ * channels: nn.GroupNorm(32, channels)).  native_group_norm saves its
+ * input and the mean and rstd it returns, one value per sample and group
+ * each (derivatives.yaml @d327a787 native_group_norm: "input, mean,
+ * rstd"), in the input's dtype.  group_norm is on autocast's fp32 list
+ * (torch/csrc/autograd/autocast_mode.cpp), so under autocast a 16-bit
+ * input is cast to fp32 first and that copy is what is saved, and the
+ * output is fp32.
+ *
+ * Before PyTorch 1.6 group_norm had no kernel of its own: ATen's
+ * group_norm viewed the input as (1, N x groups, -1), ran batch_norm in
+ * training mode on it (which saves that view of the input and the
+ * per-group mean and invstd) and returned bias.addcmul(out, weight), whose
+ * formula keeps `out`, the normalized tensor, for the weight's gradient
+ * (aten/src/ATen/native/Normalization.cpp group_norm: "auto out =
+ * at::batch_norm(input_reshaped, ...)", "return
+ * bias.view(affine_param_shape).addcmul(out, weight.view(...), 1)").
+ * pytorch/pytorch PR #28204 "Optimize GroupNorm on CUDA" replaced it
+ * with native_group_norm ("we removed the native_batch_norm function in
+ * group_norm", pytorch/xla issue #2126, closed on the merge 2020-06-15);
+ * PR #46170 compares against "the impl via BatchNorm before PyTorch
+ * 1.5.1".  So a run on PyTorch 1.5 or older keeps one more tensor the
+ * size of the input per GroupNorm (run->group_norm_via_batch_norm). */
+#define GN_GROUPS 32
+
+static void
+group_norm (Walk *W,
+            T    *x)
+{
+  T out = *x;
+  gboolean saves = x->grad || W->train;
+  gboolean cast = W->r->autocast && x->eb < W->r->e32;
+  double eb = cast ? W->r->e32 : x->eb;
+
+  g_assert (x->c % GN_GROUPS == 0);
+  params (W, 2 * (guint64) x->c);
+  if (saves)
+    {
+      if (cast)
+        save (W, numel (x) * W->r->e32);
+      else
+        save_tensor (W, x);
+      save (W, 2.0 * GN_GROUPS * MAX (1, x->t) * eb);
+      if (W->r->group_norm_via_batch_norm && W->train)
+        save (W, numel (x) * eb);
+    }
+  fresh (W, &out);
+  out.eb = cast ? W->r->e32 : x->eb;
+  out.grad = saves;
+  fwd (W, tbytes (x) + (cast ? numel (x) * W->r->e32 : 0), tbytes (&out), 0);
+  *x = out;
+}
+
+/* The network's norm after a convolution: BatchNorm as "bn" says, or
+ * GroupNorm with "norm": "gn". */
+static void
+conv_norm (Walk *W,
+           T    *x)
+{
+  if (W->a->norm == HR_ARCH_NORM_GN)
+    group_norm (W, x);
+  else
+    bn (W, x);
+}
+
+/* The heads' norm: none with "norm": "bn" (mmdet's FPN and R-CNN heads
+ * have norm_cfg None; detectron2's FPN.NORM, ROI_BOX_HEAD.NORM and
+ * ROI_MASK_HEAD.NORM are ""), GroupNorm with "gn".  A convolution
+ * followed by a norm has no bias (mmcv ConvModule bias='auto';
+ * detectron2 fpn.py and roi_heads: bias=not norm / use_bias = norm ==
+ * ""). */
+static gboolean
+head_gn (Walk *W)
+{
+  return W->a->norm == HR_ARCH_NORM_GN;
+}
+
+static void
+head_norm (Walk *W,
+           T    *x)
+{
+  if (head_gn (W))
+    group_norm (W, x);
+}
+
 typedef enum {
   ACT_RELU,      /* saves its result (in place or not) */
   ACT_INPUT,     /* SiLU, GELU: save their input */
@@ -1120,7 +1244,7 @@ conv_bn_act (Walk     *W,
              int       activation)
 {
   W->x = conv (W, &W->x, cout, k, stride, groups, dilation, FALSE);
-  bn (W, &W->x);
+  conv_norm (W, &W->x);
   if (activation >= 0)
     act (W, &W->x, activation);
 }
@@ -1251,7 +1375,7 @@ resnet_backbone (Walk *W,
   else
     {
       W->x = conv_pad (W, &W->x, 64, 7, 2, 3, 1, 1, FALSE);
-      bn (W, &W->x);
+      conv_norm (W, &W->x);
       act (W, &W->x, ACT_RELU);
     }
   maxpool (W, &W->x, 3, 2, 1);
@@ -1292,7 +1416,7 @@ resnet_backbone (Walk *W,
             {
               T down = conv (W, &id, out_c, 1, stride, 1, 1, FALSE);
 
-              bn (W, &down);
+              conv_norm (W, &down);
               W->x = add (W, &W->x, &down);
             }
           else
@@ -1399,7 +1523,10 @@ fpn (Walk  *W,
 
   block_begin (W, FALSE, "neck (FPN)");
   for (guint i = start; i < 4; i++)
-    lat[i] = conv (W, &c[i], 256, 1, 1, 1, 1, TRUE);
+    {
+      lat[i] = conv (W, &c[i], 256, 1, 1, 1, 1, !head_gn (W));
+      head_norm (W, &lat[i]);
+    }
   for (guint i = 3; i > start; i--)
     {
       T up = resize (W, &lat[i], lat[i - 1].h, lat[i - 1].w);
@@ -1408,7 +1535,8 @@ fpn (Walk  *W,
     }
   for (guint i = start; i < 4; i++)
     {
-      p[n] = conv (W, &lat[i], 256, 3, 1, 1, 1, TRUE);
+      p[n] = conv (W, &lat[i], 256, 3, 1, 1, 1, !head_gn (W));
+      head_norm (W, &p[n]);
       hold (W, &p[n]);
       n++;
     }
@@ -1426,12 +1554,14 @@ fpn (Walk  *W,
        * 'on_output' with relu_before_extra_convs */
       T src = extra_mode == 1 ? c[3] : p[n - 1];
 
-      p[n] = conv (W, &src, 256, 3, 2, 1, 1, TRUE);
+      p[n] = conv (W, &src, 256, 3, 2, 1, 1, !head_gn (W));
+      head_norm (W, &p[n]);
       n++;
       src = p[n - 1];
       if (extra_mode == 2)
         act (W, &src, ACT_RELU);
-      p[n] = conv (W, &src, 256, 3, 2, 1, 1, TRUE);
+      p[n] = conv (W, &src, 256, 3, 2, 1, 1, !head_gn (W));
+      head_norm (W, &p[n]);
       n++;
     }
   W->x = p[n - 1];
@@ -1507,7 +1637,8 @@ mask_head (Walk       *W,
   fresh (W, &W->x);
   for (guint i = 0; i < 4; i++)
     {
-      W->x = conv (W, &W->x, 256, 3, 1, 1, 1, TRUE);
+      W->x = conv (W, &W->x, 256, 3, 1, 1, 1, !head_gn (W));
+      head_norm (W, &W->x);
       act (W, &W->x, ACT_RELU);
     }
   {
@@ -1526,8 +1657,65 @@ mask_head (Walk       *W,
   block_end (W);
 }
 
-/* StandardRoIHead: RoIAlign (mmcv's op saves the RoIs, not the features),
- * Shared2FCBBoxHead (fc 1024, 1024), class-specific boxes; the mask head
+/* The box head on `rois` RoIs per image of `channels` channels pooled to
+ * 7 x 7 (RoIAlign: mmcv's op saves the RoIs, not the features), with
+ * `reg` box outputs.
+ * Shared2FCBBoxHead (mmdet) / FastRCNNConvFCHead with NUM_FC 2
+ * (detectron2): fc 1024, 1024.  "box_head": "4conv1fc": four 3x3 convs
+ * of 256, each with the heads' norm and a ReLU, then one fc 1024
+ * (open-mmlab/mmdetection configs/gn/mask_rcnn_r50_fpn_gn-all_2x_coco.py
+ * @ca2f67f7: Shared4Conv1FCBBoxHead, conv_out_channels 256;
+ * mmdet/models/roi_heads/bbox_heads/convfc_bbox_head.py: ConvModule
+ * 3x3 convs, then flatten and fc_out_channels 1024; facebookresearch/
+ * detectron2 @02b5c4e2 configs/Misc/mask_rcnn_R_50_FPN_3x_gn.yaml:
+ * FastRCNNConvFCHead NUM_CONV 4, NUM_FC 1, NORM GN, modeling/roi_heads/
+ * box_head.py: Conv2d 3x3 with bias=not conv_norm, relu, flatten, fc). */
+static void
+box_head (Walk       *W,
+          guint       channels,
+          guint       reg,
+          const char *name)
+{
+  const HrArch *a = W->a;
+  T x = { channels * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
+  T cls, box;
+
+  block_begin (W, FALSE, "%s", name);
+  if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC)
+    {
+      /* the RoIs side by side, as in mask_head */
+      x = (T) { channels, 7, 7 * a->rois, W->r->e, 0, TRUE };
+      fresh (W, &x);
+      for (guint i = 0; i < 4; i++)
+        {
+          x = conv (W, &x, 256, 3, 1, 1, 1, !head_gn (W));
+          head_norm (W, &x);
+          act (W, &x, ACT_RELU);
+        }
+      /* flatten: a view of the last ReLU's result (the same tensor) */
+      x.c = 256 * 7 * 7;
+      x.h = 1;
+      x.w = a->rois;
+      x = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &x, ACT_RELU);
+    }
+  else
+    {
+      fresh (W, &x);
+      x = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &x, ACT_RELU);
+      x = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &x, ACT_RELU);
+    }
+  cls = linear (W, &x, W->classes + 1, TRUE, FALSE);
+  box = linear (W, &x, reg, TRUE, FALSE);
+  loss_copy (W, &cls, NULL);
+  (void) box;
+  W->x = x;
+  block_end (W);
+}
+
+/* StandardRoIHead: the box head with class-specific boxes; the mask head
  * (FCNMaskHead: 4 convs, a 2x deconv, per-class logits) on the positive
  * RoIs. */
 static void
@@ -1536,28 +1724,18 @@ roi_heads (Walk     *W,
            guint     channels)
 {
   const HrArch *a = W->a;
-  T x = { channels * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
-  T cls, reg;
+  /* what the first fc reads: the pooled RoIs, or the last conv's 256
+   * channels in a 4conv1fc head */
+  guint fc_in = a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC ? 256 : channels;
 
-  fresh (W, &x);
-  block_begin (W, FALSE, "roi head (box)");
-  x = linear (W, &x, 1024, TRUE, FALSE);
-  act (W, &x, ACT_RELU);
-  x = linear (W, &x, 1024, TRUE, FALSE);
-  act (W, &x, ACT_RELU);
-  cls = linear (W, &x, W->classes + 1, TRUE, FALSE);
-  reg = linear (W, &x, 4 * W->classes, TRUE, FALSE);
-  loss_copy (W, &cls, NULL);
-  (void) reg;
-  W->x = x;
-  block_end (W);
+  box_head (W, channels, 4 * W->classes, "roi head (box)");
   /* the first fc's backward, with the box head's saved tensors alive,
    * makes the gradient of its input, a new tensor of the pooled RoIs
    * (AddmmBackward: grad.mm(weight), tools/autograd/derivatives.yaml
    * @v1.13.1 addmm mat1): 12,544 values a RoI from 256 channels, 100,352
    * from a DC5 res5's 2048 (205 MB an image in fp32 at 512 RoIs) */
   if (W->r->grad)
-    peak (W, (double) channels * 7 * 7 * a->rois * W->r->e, 0, "box head input gradient");
+    peak (W, (double) fc_in * 7 * 7 * a->rois * W->r->e, 0, "box head input gradient");
 
   if (mask)
     mask_head (W, "roi head (mask)");
@@ -1660,21 +1838,9 @@ cascade_roi_heads (Walk     *W,
 
   for (guint stage = 0; stage < a->cascade_stages; stage++)
     {
-      T x = { 256 * 7 * 7, 1, a->rois, W->r->e, 0, TRUE };
-      T cls, reg;
+      g_autofree char *box_name = g_strdup_printf ("roi head (box, stage %u)", stage + 1);
 
-      fresh (W, &x);
-      block_begin (W, FALSE, "roi head (box, stage %u)", stage + 1);
-      x = linear (W, &x, 1024, TRUE, FALSE);
-      act (W, &x, ACT_RELU);
-      x = linear (W, &x, 1024, TRUE, FALSE);
-      act (W, &x, ACT_RELU);
-      cls = linear (W, &x, W->classes + 1, TRUE, FALSE);
-      reg = linear (W, &x, 4, TRUE, FALSE);
-      loss_copy (W, &cls, NULL);
-      (void) reg;
-      W->x = x;
-      block_end (W);
+      box_head (W, 256, 4, box_name);
 
       if (mask && (!W->r->cascade_one_mask_head || stage == 0))
         {

@@ -63,6 +63,22 @@ typedef enum {
 
 extern const HrEnumName hr_arch_bn_names[];
 
+/* The normalisation of a ResNet and of the FPN and R-CNN heads on it. */
+typedef enum {
+  HR_ARCH_NORM_BN,     /* BatchNorm in the backbone (as "bn" says), none in the heads */
+  HR_ARCH_NORM_GN,     /* GroupNorm of 32 groups everywhere, trained (Wu and He 2018) */
+} HrArchNorm;
+
+extern const HrEnumName hr_arch_norm_names[];
+
+/* The R-CNN box head. */
+typedef enum {
+  HR_ARCH_BOX_HEAD_2FC,      /* Shared2FCBBoxHead / FastRCNNConvFCHead NUM_FC 2 */
+  HR_ARCH_BOX_HEAD_4CONV1FC, /* Shared4Conv1FCBBoxHead / NUM_CONV 4, NUM_FC 1 */
+} HrArchBoxHead;
+
+extern const HrEnumName hr_arch_box_head_names[];
+
 /* The head on top of the backbone. */
 typedef enum {
   HR_ARCH_HEAD_NONE,
@@ -117,6 +133,7 @@ typedef struct {
   gboolean    deep_stem;        /* ResNetV1c: three 3x3 convolutions */
   int         frozen_stages;    /* -1: none; 0: the stem; n: stem and stages 1..n */
   HrArchBn    bn;
+  HrArchNorm  norm;             /* "gn": GroupNorm in the backbone, FPN and heads */
 
   /* EfficientNet, RegNet */
   double      width_mult;
@@ -177,6 +194,7 @@ typedef struct {
                                  * "deeplabv3") */
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
+  HrArchBoxHead box_head;
   guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
 
   /* Speech encoders (hr-arch-speech.c), by the names of transformers'
@@ -265,6 +283,10 @@ typedef struct {
   /* PyTorch before 1.11: softmax and log_softmax save their input beside
    * their result (hr-arch.c, softmax_input_saved) */
   gboolean    softmax_saves_input;
+  /* PyTorch before 1.6: group_norm is batch_norm over the reshaped input
+   * and an addcmul with the weight, which keeps the normalized tensor too
+   * (hr-arch.c, group_norm) */
+  gboolean    group_norm_via_batch_norm;
   /* Cascade Mask R-CNN: one mask head on the first stage's positive RoIs
    * (detectron2's CascadeROIHeads) rather than one per stage on its own
    * (mmdetection's CascadeRoIHead, the catalog's) */
