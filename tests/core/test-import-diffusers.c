@@ -202,6 +202,39 @@ test_lora (void)
   g_assert_true (has_note (b, "sdxl"));
 }
 
+/* A name that holds "lora_up" inside another word, or up projections with
+ * no down projection, are not an adapter: no base model is assumed for
+ * them (the fuzzer's input, tests/fuzz/corpus/safetensors/
+ * regress-lora-substring). */
+static void
+test_not_lora (void)
+{
+  static const char *const names[] = { "alora_up", "b.bias" };
+  static const char *const shapes[] = { "4,8", "8" };
+  static const char *const up_only[] = { "x.lora_up.weight", "y.lora_up.weight" };
+  static const char *const up_shapes[] = { "320,16", "320,16" };
+  g_autoptr(GError) error = NULL;
+  g_autoptr(GByteArray) b1 = header_bytes (names, shapes, 2);
+  g_autoptr(GByteArray) b2 = header_bytes (up_only, up_shapes, 2);
+  g_autoptr(HrImport) a = hr_import_safetensors_parse ("a.safetensors", b1->data, b1->len, &error);
+  g_autoptr(HrImport) b = NULL;
+
+  g_assert_no_error (error);
+  b = hr_import_safetensors_parse ("b.safetensors", b2->data, b2->len, &error);
+  g_assert_no_error (error);
+  g_assert_cmpuint (a->params, ==, 40);
+  /* weights only, if anything: never a base assumed for an adapter */
+  for (guint i = 0; i < 2; i++)
+    {
+      HrImport *import = i == 0 ? a : b;
+
+      if (import->model != NULL)
+        g_assert_null (json_object_get_string_member_with_default (
+          json_node_get_object (import->model), "method", NULL));
+      g_assert_false (has_note (import, "the model is the base"));
+    }
+}
+
 /* A Flux transformer in Black Forest Labs' layout: 19 double and 38 single
  * blocks, hidden 3072 from img_in, [dev] by its guidance embedding. */
 static void
@@ -246,6 +279,7 @@ main (int    argc,
   g_test_add_func ("/import-diffusers/pipeline-folder", test_pipeline_folder);
   g_test_add_func ("/import-diffusers/single-file-sd", test_single_file_sd);
   g_test_add_func ("/import-diffusers/lora", test_lora);
+  g_test_add_func ("/import-diffusers/not-lora", test_not_lora);
   g_test_add_func ("/import-diffusers/flux", test_flux);
 
   return g_test_run ();

@@ -75,7 +75,9 @@ static const char *
 group_of (HrImportDiffusion *d,
           const char        *name)
 {
-  gboolean lora = strstr (name, "lora_down") != NULL || strstr (name, "lora_up") != NULL ||
+  /* kohya's "<module>.lora_down.weight" and PEFT's "<module>.lora_A.weight":
+   * a name part of its own, not any name that contains the letters */
+  gboolean lora = strstr (name, ".lora_down.") != NULL || strstr (name, ".lora_up.") != NULL ||
                   strstr (name, ".lora_A.") != NULL || strstr (name, ".lora_B.") != NULL ||
                   (g_str_has_prefix (name, "lora_") && g_str_has_suffix (name, ".alpha"));
 
@@ -257,6 +259,11 @@ guess_lora (HrImport   *import,
   const char *base;
   g_autoptr(JsonObject) model = NULL;
   g_autofree char *title = NULL;
+
+  /* an adapter adapts something: at least one down projection of rank 1
+   * or more, or it is not told apart as one */
+  if (d->lora_modules == 0 || d->lora_rank == 0)
+    return FALSE;
 
   if (d->double_blocks > 0 || d->single_blocks > 0)
     base = "flux.1-dev";
