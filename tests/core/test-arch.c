@@ -1131,47 +1131,41 @@ test_segmentation_classes (void)
 static void
 test_softmax_saves_input (void)
 {
-  static const char *ids[] = { "pspnet-r50-d8", "resnet-50", "segformer-mit-b0" };
-  const double extra[] = {
-    2.0 * 19 * 512 * 512 * 4,
-    1000.0 * 4,
+  /* the extra bytes saved, of which attention scores */
+  static const struct {
+    const char *id;
+    guint       size;
+    gboolean    eager;
+    double      extra;
+    double      scores;
+  } cases[] = {
+    { "pspnet-r50-d8", 512, FALSE, 2.0 * 19 * 512 * 512 * 4, 0 },
+    { "resnet-50", 512, FALSE, 1000.0 * 4, 0 },
     /* the scores, and SegFormer's one loss (no auxiliary head) */
-    2.0 * 4 * (16384.0 * 256 + 2 * 4096.0 * 256 + 5 * 1024.0 * 256 + 8 * 256.0 * 256) +
-      19.0 * 512 * 512 * 4,
+    { "segformer-mit-b0", 512, FALSE,
+      2.0 * 4 * (16384.0 * 256 + 2 * 4096.0 * 256 + 5 * 1024.0 * 256 + 8 * 256.0 * 256) +
+        19.0 * 512 * 512 * 4,
+      2.0 * 4 * (16384.0 * 256 + 2 * 4096.0 * 256 + 5 * 1024.0 * 256 + 8 * 256.0 * 256) },
+    /* ViT-B/16's eager attention at 224 x 224 (DeiT-B: timm's Attention,
+     * q @ k.transpose, softmax): 12 layers of 12 heads over 197 x 197
+     * scores, fp32, and the classifier's 1,000 logits */
+    { "vit-b-16", 224, TRUE, 12.0 * 12 * 197 * 197 * 4 + 1000.0 * 4, 12.0 * 12 * 197 * 197 * 4 },
   };
 
-  for (guint i = 0; i < G_N_ELEMENTS (ids); i++)
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
     {
-      const HrComponent *c = catalog_component (ids[i], 0);
-      HrArchRun run = fp32_training (512, 512);
+      const HrComponent *c = catalog_component (cases[i].id, 0);
+      HrArchRun run = fp32_training (cases[i].size, cases[i].size);
       g_autoptr(HrArchResult) now = NULL;
       g_autoptr(HrArchResult) before = NULL;
 
+      run.eager_attention = cases[i].eager;
       now = hr_arch_walk (c->arch, &run);
       run.softmax_saves_input = TRUE;
       before = hr_arch_walk (c->arch, &run);
-      g_assert_cmpfloat_with_epsilon (before->saved - now->saved, extra[i], 0.5);
-      g_assert_cmpfloat_with_epsilon (before->scores - now->scores,
-                                      i == 2 ? extra[i] - 19.0 * 512 * 512 * 4 : 0, 0.5);
+      g_assert_cmpfloat_with_epsilon (before->saved - now->saved, cases[i].extra, 0.5);
+      g_assert_cmpfloat_with_epsilon (before->scores - now->scores, cases[i].scores, 0.5);
     }
-
-  /* ViT-B/16's eager attention at 224 x 224 (DeiT-B: timm's Attention,
-   * q @ k.transpose, softmax): 12 layers of 12 heads over 197 x 197
-   * scores, fp32, and the classifier's 1,000 logits */
-  {
-    const HrComponent *c = catalog_component ("vit-b-16", 0);
-    HrArchRun run = fp32_training (224, 224);
-    g_autoptr(HrArchResult) now = NULL;
-    g_autoptr(HrArchResult) before = NULL;
-    double scores = 12.0 * 12 * 197 * 197 * 4;
-
-    run.eager_attention = TRUE;
-    now = hr_arch_walk (c->arch, &run);
-    run.softmax_saves_input = TRUE;
-    before = hr_arch_walk (c->arch, &run);
-    g_assert_cmpfloat_with_epsilon (before->saved - now->saved, scores + 1000.0 * 4, 0.5);
-    g_assert_cmpfloat_with_epsilon (before->scores - now->scores, scores, 0.5);
-  }
 }
 
 /* The math path's backward holds the gradients of the probabilities and of

@@ -1129,17 +1129,18 @@ act (Walk    *W,
   *x = out;
 }
 
+/* A max pooling of x to h x w: it saves its input and the int64 indices
+ * of the maxima */
 static void
-maxpool (Walk  *W,
-         T     *x,
-         guint  k,
-         guint  stride,
-         guint  pad)
+maxpool_to (Walk  *W,
+            T     *x,
+            guint  h,
+            guint  w)
 {
   T out = *x;
 
-  out.h = conv_out (x->h, k, stride, pad, 1);
-  out.w = conv_out (x->w, k, stride, pad, 1);
+  out.h = h;
+  out.w = w;
   fresh (W, &out);
   if (x->grad)
     {
@@ -1148,6 +1149,16 @@ maxpool (Walk  *W,
     }
   fwd (W, tbytes (x), tbytes (&out), numel (&out) * 8.0);
   *x = out;
+}
+
+static void
+maxpool (Walk  *W,
+         T     *x,
+         guint  k,
+         guint  stride,
+         guint  pad)
+{
+  maxpool_to (W, x, conv_out (x->h, k, stride, pad, 1), conv_out (x->w, k, stride, pad, 1));
 }
 
 /* adaptive_avg_pool2d to s x s (saves its input) */
@@ -2100,18 +2111,7 @@ static void
 maxpool_ceil (Walk *W,
               T    *x)
 {
-  T out = *x;
-
-  out.h = x->h / 2 + x->h % 2;
-  out.w = x->w / 2 + x->w % 2;
-  fresh (W, &out);
-  if (x->grad)
-    {
-      save_tensor (W, x);
-      save (W, numel (&out) * 8.0);   /* int64 indices */
-    }
-  fwd (W, tbytes (x), tbytes (&out), numel (&out) * 8.0);
-  *x = out;
+  maxpool_to (W, x, x->h / 2 + x->h % 2, x->w / 2 + x->w % 2);
 }
 
 /* A 3x3 convolution with its bias and an in-place ReLU, VGG's layer
