@@ -1480,7 +1480,12 @@ model_display_name (HrJsonDoc  *doc,
 
       while (len > 1 && trimmed[len - 1] == '/')
         trimmed[--len] = '\0';
-      return g_path_get_basename (trimmed);
+      base = g_path_get_basename (trimmed);
+      /* a model's name is a title, and the catalog reads none longer than
+       * 4096 characters: a longer "_name_or_path" is cut */
+      if (g_utf8_validate (base, -1, NULL) && g_utf8_strlen (base, -1) > 256)
+        return g_utf8_substring (base, 0, 256);
+      return g_steal_pointer (&base);
     }
 
   base = g_path_get_basename (display_name);
