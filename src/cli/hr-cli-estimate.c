@@ -99,8 +99,16 @@ print_scenario_line (const HrScenario *s,
   if (s->name != NULL && s->name[0] != '\0')
     printf ("%s\n", s->name);
 
-  /* a vision model of 25.6M parameters reads as such, not as 0.03B */
-  if (s->model->params >= 1e9)
+  /* a vision model of 25.6M parameters reads as such, not as 0.03B,
+   * and a full fine-tune of 3B as 3.00B trainable, not as 3000.0M */
+  if (est->trainable_params >= 1e9)
+    /* Translators: model name, billions of parameters, billions of them
+     * trainable, then the task, method and precision ids and the batch. */
+    printf (_("%s (%.2fB parameters, %.2fB trainable) · %s · %s · %s · micro-batch %u"),
+            s->model->name, s->model->params / 1e9, est->trainable_params / 1e9,
+            hr_enum_to_nick (hr_task_names, s->task), hr_enum_to_nick (hr_method_names, s->method),
+            hr_enum_to_nick (hr_compute_names, s->compute), s->micro_batch);
+  else if (s->model->params >= 1e9)
     /* Translators: model name, billions of parameters, millions of them
      * trainable, then the task, method and precision ids and the batch. */
     printf (_("%s (%.2fB parameters, %.1fM trainable) · %s · %s · %s · micro-batch %u"),

@@ -39,6 +39,15 @@ def is_size(v):
 examples = sorted(os.path.join(EXAMPLES, f) for f in os.listdir(EXAMPLES) if f.endswith(".json"))
 check(len(examples) >= 10, f"at least 10 examples, found {len(examples)}")
 
+# The text header's sizes read in the unit their magnitude asks for: a
+# 51.6M vision model is not 0.05B, a 3B full fine-tune is not 3000.0M trainable.
+for ex, want in (("act-2080ti.json", r"\(51\.6M parameters, 51\.6M trainable\)"),
+                 ("gr00t-n1.7-tune-llm.json", r"\(3\.00B parameters, 3\.00B trainable\)"),
+                 ("gr00t-n1.7-h100.json", r"\(3\.00B parameters, 40\.0M trainable\)")):
+    p = run("estimate", os.path.join(EXAMPLES, ex), env={"LC_ALL": "C.UTF-8", "LANGUAGE": ""})
+    check(p.returncode == 0 and re.search(want, p.stdout) is not None,
+          f"{ex}: the header reads {want} (got {p.stdout.splitlines()[1:2]})")
+
 BUCKETS = ["weights", "gradients", "optimizer", "activations", "overhead"]
 VIEWS = ["total", "low", "high", "allocated_peak", "reserved_peak", "device_used"]
 
