@@ -115,6 +115,29 @@ test_packed_checkpoints (void)
   g_assert_cmpuint (e_awq->allocated_peak, <, e_bnb->allocated_peak);
 }
 
+/* AutoAWQ's fuse_layers (awq/models/llama.py @8110e02, fuse_qkv): while
+ * the layers are fused the GPU holds the loaded weights, every layer's
+ * fused q/k/v copy (and the last one's zero buffers) and the fused blocks'
+ * caches; with one new token that loading peak is the run's
+ * max_memory_allocated */
+static void
+test_fused_layers_load (void)
+{
+  g_autoptr(HrScenario) plain = hr_test_scenario (QWEN3_INFER (", \"quant_method\": \"awq\""));
+  g_autoptr(HrScenario) fused = hr_test_scenario (
+    QWEN3_INFER (", \"quant_method\": \"awq\", \"fuse_layers\": true"));
+  g_autoptr(HrEstimate) e_plain = hr_estimate_new (plain);
+  g_autoptr(HrEstimate) e_fused = hr_estimate_new (fused);
+  double qkv = hidden * 128 * (40 + 2 * 8) * (0.5 + 2.5 / 128);
+  double resident = item_bytes (e_fused, HR_BUCKET_WEIGHTS, "linear layers in int4") +
+                    item_bytes (e_fused, HR_BUCKET_ACTIVATIONS, "KV cache");
+
+  g_assert_cmpfloat (item_bytes (e_plain, HR_BUCKET_WEIGHTS, "fusing the layers"), ==, 0);
+  g_assert_cmpfloat (item_bytes (e_fused, HR_BUCKET_WEIGHTS, "fusing the layers"), >, 0);
+  assert_near ((double) e_fused->allocated_peak, resident + (layers + 1) * qkv, 0.001);
+  g_assert_cmpuint (e_fused->allocated_peak, >, e_plain->allocated_peak);
+}
+
 static void
 test_quant_method_keys (void)
 {
@@ -214,6 +237,7 @@ main (int   argc,
 
   g_test_add_func ("/infer/packed-checkpoints", test_packed_checkpoints);
   g_test_add_func ("/infer/quant-method-keys", test_quant_method_keys);
+  g_test_add_func ("/infer/fused-layers-load", test_fused_layers_load);
   g_test_add_func ("/infer/gptq-backward", test_gptq_backward);
   g_test_add_func ("/infer/vlm", test_vlm);
 

@@ -202,6 +202,9 @@ typedef struct {
    * layer's backward, not with the loss */
   double      load_reserved;
   double      load_reserved_high;
+  /* what loading holds allocated at its own peak, where that can rise
+   * above the step's (AutoAWQ's fused layers, hr-estimate-sharding.c) */
+  double      load_allocated;
   double      dequant_transient;
   double      micro_batch;
   /* the largest forward pass of a part that runs apart from the backward

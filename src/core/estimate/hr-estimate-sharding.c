@@ -647,6 +647,46 @@ add_autocast_copies (HrPlan *self,
     }
 }
 
+/* What AutoAWQ's fuse_layers holds while it fuses the loaded model.
+ * LlamaFuser.fuse_transformer (casper-hansen/AutoAWQ v0.1.6 = @8110e02,
+ * awq/models/llama.py; the other fusers alike) builds every layer's fused
+ * q/k/v projection with fuse_qkv (awq/utils/fused_utils.py): a new
+ * WQLinear whose zero-initialised buffers are replaced by torch.cat of the
+ * three projections' qweight, qzeros and scales, a copy in the same packed
+ * format.  The unfused layers stay referenced by self.model.model.layers
+ * until the loop ends and LlamaLikeModel replaces them, so at the loop's
+ * end the GPU holds the loaded weights, every layer's fused copy, the
+ * last layer's zero buffers and the fused blocks' caches (WindowedCache,
+ * allocated as each block is built).  examples/benchmark.py reads
+ * max_memory_allocated after the run without resetting it, so this
+ * loading peak is the figure wherever the run itself needs less: short
+ * prompts and few new tokens. */
+static void
+add_fused_qkv_load (HrPlan *self,
+                    Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  double fused = 0;
+
+  if (!s->fuse_layers || self->training)
+    return;
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      const Part *p = &g_array_index (self->parts, Part, i);
+      const HrComponent *c = p->c;
+      double qkv;
+
+      if (c->kind != HR_COMPONENT_TRANSFORMER || c->layers == 0 || p->frozen <= 0)
+        continue;
+      qkv = (double) c->hidden * (double) c->head_dim *
+            ((double) c->heads + 2.0 * (double) c->kv_heads);
+      fused += ((double) c->layers + 1.0) * qkv * hr_plan_frozen_bytes_per_param (self);
+    }
+  if (fused > 0)
+    acc->load_allocated = acc->by_metric[HR_METRIC_ALLOCATED] + fused;
+}
+
 /* The transient 16-bit matrix that quantising and dequantising need. */
 static void
 add_dequant_transient (HrPlan *self,
@@ -840,6 +880,7 @@ hr_plan_add_weights (HrPlan *self,
       add_autocast_copies (self, acc, p);
     }
 
+  add_fused_qkv_load (self, acc);
   add_dequant_transient (self, acc, widest_quantized);
 
   /* ZeRO-3 keeps its small tensors whole on every GPU */

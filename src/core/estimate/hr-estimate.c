@@ -377,6 +377,19 @@ add_overhead (HrPlan *self,
   hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
               CUBLAS_WORKSPACE_BYTES, 8.0 * MiB, CUBLAS_WORKSPACE_BYTES, _("cuBLAS workspace"));
 
+  /* loading's own peak, with the caches the fused blocks allocate as they
+   * are built, where it rises above the run's (hr-estimate-sharding.c) */
+  if (acc->load_allocated > 0)
+    {
+      double over = MAX (0, acc->load_allocated + acc->kv_pool -
+                               acc->by_metric[HR_METRIC_ALLOCATED]);
+
+      hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, over,
+                  over,
+                  _("fusing the layers while loading (AutoAWQ fuse_layers): every layer's "
+                    "fused q/k/v copy beside the unfused weights, where it exceeds the run"));
+    }
+
   static_total = acc->by_metric[HR_METRIC_ALLOCATED] - acc->activations;
   dynamic_total = acc->activations;
   frag = FRAG_DYNAMIC * dynamic_total + FRAG_STATIC * static_total;
