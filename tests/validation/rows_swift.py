@@ -146,7 +146,7 @@ def rows(mr):
 #   4, the bf16 gradient 2, SliceBackward's zeros 2, and accelerate's
 #   convert_outputs_to_fp32 copy of the output logits 4 under mixed
 #   precision) reaches 28 even with none freed; a CPU trace of that path
-#   (torch 1.13, profile_memory, bf16 logits, shift, fp32 cross-entropy,
+#   (tests/validation/swift_loss_trace.py: torch 1.13, profile_memory, bf16 logits, shift, fp32 cross-entropy,
 #   backward) peaks at 12 bytes (14 with the caller's logits kept, 18 with
 #   accelerate's fp32 copy kept too), as the estimator counts.
 # - What the allocator makes of it: tests/validation/swift_alloc_replay.py
