@@ -649,8 +649,8 @@ add_autocast_copies (HrPlan *self,
 
 /* What AutoAWQ's fuse_layers holds while it fuses the loaded model.
  * LlamaFuser.fuse_transformer (casper-hansen/AutoAWQ v0.1.6 = @8110e02,
- * awq/models/llama.py; the other fusers alike) builds every layer's fused
- * q/k/v projection with fuse_qkv (awq/utils/fused_utils.py): a new
+ * awq/models/llama.py) builds every layer's fused q/k/v projection with
+ * fuse_qkv (awq/utils/fused_utils.py): a new
  * WQLinear whose zero-initialised buffers are replaced by torch.cat of the
  * three projections' qweight, qzeros and scales, a copy in the same packed
  * format.  The unfused layers stay referenced by self.model.model.layers
@@ -660,7 +660,10 @@ add_autocast_copies (HrPlan *self,
  * allocated as each block is built).  examples/benchmark.py reads
  * max_memory_allocated after the run without resetting it, so this
  * loading peak is the figure wherever the run itself needs less: short
- * prompts and few new tokens. */
+ * prompts and few new tokens.  The Mistral and Aquila fusers copy alike;
+ * Falcon's and MPT's checkpoints hold one q/k/v projection already and
+ * their fusers copy nothing, which a component does not tell apart: for
+ * them this is too high (data/SCENARIO.md, fuse_layers). */
 static void
 add_fused_qkv_load (HrPlan *self,
                     Acc    *acc)
