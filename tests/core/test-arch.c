@@ -635,6 +635,15 @@ test_bad_arch (void)
     { "{\"type\": \"mobilenet-v2\", \"head\": \"ssdlite\"}", "\"mobilenet-v3-large\" backbone" },
     { "{\"type\": \"vgg\", \"depths\": [2, 2, 3, 3, 3], \"head\": \"retinanet\"}",
       "\"ssd\" head" },
+    { "{\"type\": \"resnet\", \"depths\": [2, 2, 2, 2], "
+      "\"dcn\": {\"stages\": [false, true, true, true]}}", "bottleneck" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+      "\"dcn\": {\"stages\": [false, true, true]}}", "4 booleans" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+      "\"dcn\": {\"stages\": [false, true, true, true], \"deform_groups\": 3}}",
+      "does not divide" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+      "\"dcn\": {\"modulated\": true}}", "stages" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1098,6 +1107,80 @@ test_group_norm_detector (void)
   }
 }
 
+/* "dcn" makes the bottleneck's 3x3 conv2 deformable in the stages it
+ * marks (mmdetection configs/dcn, mmcv's DeformConv2dPack and
+ * ModulatedDeformConv2dPack): each adds a conv_offset (3x3 with a bias, to
+ * 18 x dg channels, 27 x dg for DCNv2) and keeps its offset (18 x dg
+ * channels at the conv's output size) and, for DCNv2, its sigmoid mask
+ * (9 x dg); the input is the one conv_offset keeps.  At 1344 x 800 c3-c5
+ * run at 168 x 100, 84 x 50 and 42 x 25 (the first c3 block's conv2 has
+ * the stride). */
+#define DCN_R50 "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, " \
+                "\"bn\": \"eval\", \"frozen_stages\": 1, \"head\": \"faster-rcnn\", " \
+                "\"classes\": 80"
+
+static void
+test_deformable_conv (void)
+{
+  g_autoptr(HrArch) plain = arch_from_json (DCN_R50 "}");
+  g_autoptr(HrArch) dcn = arch_from_json (
+    DCN_R50 ", \"dcn\": {\"stages\": [false, true, true, true]}}");
+  g_autoptr(HrArch) mdcn = arch_from_json (
+    DCN_R50 ", \"dcn\": {\"stages\": [false, true, true, true], \"modulated\": true}}");
+  g_autoptr(HrArch) mdcn4 = arch_from_json (
+    DCN_R50 ", \"dcn\": {\"stages\": [false, true, true, true], \"modulated\": true, "
+    "\"deform_groups\": 4}}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) rp = hr_arch_walk (plain, &run);
+  g_autoptr(HrArchResult) rd = hr_arch_walk (dcn, &run);
+  g_autoptr(HrArchResult) rm = hr_arch_walk (mdcn, &run);
+  g_autoptr(HrArchResult) rm4 = hr_arch_walk (mdcn4, &run);
+  static const guint widths[3] = { 128, 256, 512 }, blocks[3] = { 4, 6, 3 };
+  static const double positions[3] = { 168 * 100, 84 * 50, 42 * 25 };
+  guint64 offset_params = 0;
+  double offsets = 0;
+  const HrArchPeak *pk;
+
+  g_assert_false (dcn->dcn_stages[0]);
+  g_assert_true (dcn->dcn_stages[3]);
+  g_assert_false (dcn->dcn_modulated);
+  g_assert_cmpuint (dcn->dcn_deform_groups, ==, 1);
+  g_assert_cmpuint (mdcn4->dcn_deform_groups, ==, 4);
+
+  for (guint i = 0; i < 3; i++)
+    {
+      offset_params += blocks[i] * ((guint64) widths[i] * 9 * 18 + 18);
+      offsets += blocks[i] * 18 * positions[i] * 4.0;
+    }
+  /* the 580,842 conv_offset weights and biases of DCN in c3-c5 */
+  g_assert_cmpuint (rd->params - rp->params, ==, offset_params);
+  g_assert_cmpuint (offset_params, ==, 580842);
+  g_assert_cmpuint (rm->params - rp->params, ==, 871263);
+  /* one 18-channel offset per deformable conv, nothing else: the input
+   * was kept already (conv2's, and the ReLU's result before it) */
+  g_assert_cmpfloat_with_epsilon (rd->saved - rp->saved, offsets, 1);
+  /* DCNv2: the offset and the 9-channel mask; four groups, four times */
+  g_assert_cmpfloat_with_epsilon (rm->saved - rp->saved, offsets * 27 / 18, 1);
+  g_assert_cmpfloat_with_epsilon (rm4->saved - rp->saved, 4 * offsets * 27 / 18, 1);
+  /* the first c3 block: its conv2's offset at stride 8 */
+  g_assert_cmpfloat_with_epsilon (hr_arch_result_find (rd, "layer2.0")->saved -
+                                  hr_arch_result_find (rp, "layer2.0")->saved,
+                                  18 * 168 * 100 * 4.0, 1);
+  g_assert_cmpfloat_with_epsilon (hr_arch_result_find (rd, "layer1.0")->saved,
+                                  hr_arch_result_find (rp, "layer1.0")->saved, 0.5);
+
+  /* the im2col columns: C_in x 9 rows by the output positions, every
+   * sample at once for DCN, one for DCNv2 */
+  pk = find_peak (rd, "deformable convolution columns");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat (pk->transient, >=, 128 * 9 * 168 * 100 * 4.0);
+  g_assert_cmpfloat (pk->fixed, ==, 0);
+  pk = find_peak (rm, "deformable convolution columns");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 128 * 9 * 168 * 100 * 4.0, 1);
+  g_assert_null (find_peak (rp, "deformable convolution columns"));
+}
+
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
  * head (the decode head and the auxiliary one): ADE20K's 150 classes
  * against Cityscapes' 19 add 2 x 131 x 512 x 512 x 4 bytes per sample;
@@ -1554,6 +1637,7 @@ main (int    argc,
   g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);
   g_test_add_func ("/arch/cascade-heads", test_cascade_heads);
   g_test_add_func ("/arch/group-norm-detector", test_group_norm_detector);
+  g_test_add_func ("/arch/deformable-conv", test_deformable_conv);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
   g_test_add_func ("/arch/softmax-saves-input", test_softmax_saves_input);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);

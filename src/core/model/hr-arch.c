@@ -163,7 +163,11 @@ static const char * const arch_keys[] = {
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
   "patch", "mlp_dim", "window", "drop_path",
-  "cascade_stages", "fixed_size", "norm", "box_head", NULL
+  "cascade_stages", "fixed_size", "norm", "box_head", "dcn", NULL
+};
+
+static const char * const dcn_keys[] = {
+  "stages", "modulated", "deform_groups", NULL
 };
 
 HrArch *
@@ -278,6 +282,15 @@ check_vision_transformer (HrReader     *reader,
 }
 
 static gboolean
+has_dcn (const HrArch *a)
+{
+  for (guint i = 0; i < HR_ARCH_MAX_STAGES; i++)
+    if (a->dcn_stages[i])
+      return TRUE;
+  return FALSE;
+}
+
+static gboolean
 check_arch (HrReader *reader,
             HrArch   *a)
 {
@@ -303,6 +316,24 @@ check_arch (HrReader *reader,
   if (a->norm == HR_ARCH_NORM_GN && a->type != HR_ARCH_RESNET)
     return hr_reader_fail (reader, "norm",
                            _("\"norm\": \"gn\" needs a \"resnet\" network"));
+  if (has_dcn (a) && (a->type != HR_ARCH_RESNET || !a->bottleneck))
+    return hr_reader_fail (reader, "dcn",
+                           _("\"dcn\" needs a bottleneck \"resnet\" network (mmdet's "
+                             "BasicBlock has no deformable convolution)"));
+  if (a->dcn_stages[3] && a->head == HR_ARCH_HEAD_FASTER_RCNN_C4)
+    return hr_reader_fail (reader, "dcn",
+                           _("\"dcn\" on stage 4 needs a backbone that runs it: the "
+                             "\"faster-rcnn-c4\" head runs res5 on the RoIs"));
+  for (guint i = 0; i < 4 && has_dcn (a); i++)
+    {
+      guint width = (64u << i) * a->width_per_group / 64 * a->groups;
+
+      if (a->dcn_stages[i] && width % a->dcn_deform_groups != 0)
+        return hr_reader_fail (reader, "dcn",
+                               _("\"deform_groups\" %u does not divide stage %u's %u "
+                                 "channels"),
+                               a->dcn_deform_groups, i + 1, width);
+    }
   if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC && a->head != HR_ARCH_HEAD_FASTER_RCNN &&
       a->head != HR_ARCH_HEAD_MASK_RCNN)
     return hr_reader_fail (reader, "box_head",
@@ -428,6 +459,62 @@ read_norm_keys (HrReader *reader,
   return TRUE;
 }
 
+/* "dcn": {"stages": [false, true, true, true], "modulated": false,
+ * "deform_groups": 1}, mmdet's ResNet dcn=dict(type='DCN' or 'DCNv2',
+ * deform_groups=...) and stage_with_dcn (hr-arch.h) */
+static gboolean
+read_dcn (HrReader *parent,
+          HrArch   *a)
+{
+  JsonNode *node = hr_reader_get_node (parent, "dcn");
+  g_autofree char *pointer = NULL;
+  HrReader reader;
+  JsonArray *stages;
+  guint64 groups = 1;
+  gboolean ok = FALSE;
+
+  if (node == NULL)
+    return TRUE;
+  pointer = hr_reader_child_pointer (parent, "dcn");
+  if (!hr_reader_init (&reader, parent->doc, pointer, node, "\"dcn\"", parent->error))
+    return FALSE;
+  if (!hr_reader_check_keys (&reader, dcn_keys) || !hr_reader_require (&reader, "stages"))
+    goto out;
+
+  node = hr_reader_get_node (&reader, "stages");
+  if (!JSON_NODE_HOLDS_ARRAY (node) ||
+      json_array_get_length (stages = json_node_get_array (node)) != 4)
+    {
+      hr_reader_fail (&reader, "stages",
+                      _("\"stages\" must list 4 booleans, one per ResNet stage "
+                        "(mmdet's stage_with_dcn)"));
+      goto out;
+    }
+  for (guint i = 0; i < 4; i++)
+    {
+      JsonNode *element = json_array_get_element (stages, i);
+
+      if (!JSON_NODE_HOLDS_VALUE (element) ||
+          json_node_get_value_type (element) != G_TYPE_BOOLEAN)
+        {
+          hr_reader_fail (&reader, "stages",
+                          _("\"stages\": element %u must be true or false"), i + 1);
+          goto out;
+        }
+      a->dcn_stages[i] = json_node_get_boolean (element);
+    }
+
+  if (!hr_reader_bool (&reader, "modulated", &a->dcn_modulated) ||
+      !hr_reader_uint (&reader, "deform_groups", FALSE, 1, 64, &groups))
+    goto out;
+  a->dcn_deform_groups = (guint) groups;
+  ok = TRUE;
+
+out:
+  hr_reader_clear (&reader);
+  return ok;
+}
+
 /* What an "arch" object leaves out: torchvision's ResNet and diffusers'
  * blocks */
 static void
@@ -436,6 +523,7 @@ set_defaults (HrArch *a)
   a->groups = 1;
   a->width_per_group = 64;
   a->frozen_stages = -1;
+  a->dcn_deform_groups = 1;
   a->bn = HR_ARCH_BN_TRAIN;
   a->width_mult = 1.0;
   a->depth_mult = 1.0;
@@ -530,6 +618,7 @@ hr_arch_read (HrReader   *parent,
         !hr_reader_bool (&reader, "deep_stem", &a->deep_stem) ||
         !hr_reader_enum (&reader, "bn", hr_arch_bn_names, &bn) ||
         !read_norm_keys (&reader, a) ||
+        !read_dcn (&reader, a) ||
         !hr_reader_double (&reader, "width_mult", FALSE, 0.1, 16, &a->width_mult) ||
         !hr_reader_double (&reader, "depth_mult", FALSE, 0.1, 16, &a->depth_mult) ||
         !read_small (&reader, "regnet_depth", 1, 1000, &a->regnet_depth) ||
@@ -1260,6 +1349,86 @@ conv_bn_act (Walk     *W,
     act (W, &W->x, activation);
 }
 
+/* A deformable 3x3 convolution as mmcv builds it for mmdet's ResNet
+ * (dcn=dict(type='DCN' | 'DCNv2', deform_groups=dg): DeformConv2dPack or
+ * ModulatedDeformConv2dPack, open-mmlab/mmcv @a8073c74
+ * mmcv/ops/deform_conv.py and modulated_deform_conv.py).  Its
+ * conv_offset is a plain nn.Conv2d with a bias, 3x3 with the deformable
+ * conv's stride and dilation, to 18 x dg channels (DCN: an x and a y
+ * offset per tap and group) or 27 x dg (DCNv2: chunked in three, the
+ * first two concatenated into the offset, the third through a sigmoid
+ * into the mask), zero-initialised.  DeformConv2dFunction saves input,
+ * offset and weight, ModulatedDeformConv2dFunction input, offset, mask,
+ * weight and bias (save_for_backward; mmdet's Bottleneck builds conv2
+ * with bias=False, so the bias is an empty tensor): beyond the input,
+ * which conv_offset keeps too, each keeps its offset and DCNv2 its mask,
+ * the sigmoid's own saved result.  conv_offset's 27-channel output is
+ * saved by nobody (chunk and cat save nothing).  A CPU trace with
+ * torchvision.ops.deform_conv2d (torch 1.13, saved_tensors_hooks, each
+ * storage once) keeps exactly these: 18 x dg channels at the output size,
+ * 27 x dg with the mask (tests/validation/dcn_trace.py).
+ *
+ * The op's im2col columns are a transient inside it: C_in x 9 rows by
+ * im2col_step x H_out x W_out (DCN, im2col_step min (32, batch): every
+ * sample of a batch up to 32 at once) or one sample's H_out x W_out
+ * (DCNv2, a loop over the batch), allocated with at::zeros in the forward
+ * and again in each backward call, beside DCN's output_buffer and the
+ * zeroed input and offset gradients (mmcv/ops/csrc/pytorch/deform_conv.cpp
+ * deform_conv_forward, deform_conv_backward_input;
+ * modulated_deform_conv.cpp). */
+static void
+deform_conv_bn_act (Walk  *W,
+                    guint  cout,
+                    guint  stride,
+                    guint  groups,
+                    guint  dilation)
+{
+  const HrArch *a = W->a;
+  guint dg = a->dcn_deform_groups;
+  T in = W->x, offsets, offset, mask, out;
+  double columns, per_sample, fixed;
+
+  offsets = conv (W, &in, (a->dcn_modulated ? 27 : 18) * dg, 3, stride, 1, dilation, TRUE);
+  offset = offsets;
+  offset.c = 18 * dg;
+  mask = offsets;
+  mask.c = 9 * dg;
+  if (a->dcn_modulated)
+    {
+      fresh (W, &offset);
+      fwd (W, tbytes (&offsets), tbytes (&offset), 0);
+      fresh (W, &mask);
+      fwd (W, tbytes (&offsets), tbytes (&mask), tbytes (&offset));
+      if (mask.grad)
+        save_tensor (W, &mask);
+    }
+
+  out = (T) { cout, offsets.h, offsets.w, W->r->e, 0, in.grad || W->train, in.t };
+  fresh (W, &out);
+  params (W, (guint64) cout * (in.c / groups) * 9);
+  columns = (double) in.c * 9 * out.h * out.w * W->r->e;
+  /* DCN's columns hold every sample (im2col_step), DCNv2's one */
+  per_sample = a->dcn_modulated ? 0 : columns;
+  fixed = a->dcn_modulated ? columns : 0;
+  if (out.grad)
+    {
+      save_matmul_input (W, &in);
+      save_tensor (W, &offset);
+      if (a->dcn_modulated)
+        save_tensor (W, &mask);
+      /* the backward call: the columns, the output's gradient and the
+       * zeroed gradients of the input, offset (and mask) */
+      peak (W, per_sample + tbytes (&out) + tbytes (&in) + tbytes (&offset) +
+            (a->dcn_modulated ? tbytes (&mask) : 0), fixed,
+            "deformable convolution columns");
+    }
+  fwd (W, tbytes (&in) + tbytes (&offset) + (a->dcn_modulated ? tbytes (&mask) : 0),
+       tbytes (&out), per_sample + fixed + (a->dcn_modulated ? 0 : tbytes (&out)));
+  W->x = out;
+  conv_norm (W, &W->x);
+  act (W, &W->x, ACT_RELU);
+}
+
 /* Before PyTorch 1.11 the backward formulas of softmax and log_softmax
  * named their input as well as their result, so autograd saved both
  * (pytorch/pytorch tools/autograd/derivatives.yaml before PR #65242,
@@ -1415,7 +1584,10 @@ resnet_backbone (Walk *W,
           if (a->bottleneck)
             {
               conv_bn_act (W, width, 1, 1, 1, 1, ACT_RELU);
-              conv_bn_act (W, width, 3, stride, a->groups, dilation, ACT_RELU);
+              if (a->dcn_stages[i])
+                deform_conv_bn_act (W, width, stride, a->groups, dilation);
+              else
+                conv_bn_act (W, width, 3, stride, a->groups, dilation, ACT_RELU);
               conv_bn_act (W, out_c, 1, 1, 1, 1, -1);
             }
           else

@@ -134,6 +134,12 @@ typedef struct {
   int         frozen_stages;    /* -1: none; 0: the stem; n: stem and stages 1..n */
   HrArchBn    bn;
   HrArchNorm  norm;             /* "gn": GroupNorm in the backbone, FPN and heads */
+  /* "dcn": the bottleneck's 3x3 conv2 made deformable in the stages it
+   * names (mmdet's ResNet dcn and stage_with_dcn), modulated (DCNv2) or
+   * not, with deform_groups offset groups */
+  gboolean    dcn_stages[HR_ARCH_MAX_STAGES];
+  gboolean    dcn_modulated;
+  guint       dcn_deform_groups;
 
   /* EfficientNet, RegNet */
   double      width_mult;
