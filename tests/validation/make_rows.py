@@ -1172,6 +1172,9 @@ def serving_rows():
 # ---------------------------------------------------------------------------
 # Detection and segmentation: OpenMMLab model zoos
 # ---------------------------------------------------------------------------
+# mmdetection READMEs whose memory column the README itself calls outdated (configs/gn, configs/dcn)
+MM_OUTDATED = ("the README says 'Memory, Train/Inf time is outdated.': the figures are from the mmdet v2.0 "
+               "conversion runs (checkpoints dated {date}), PyTorch not stated")
 MM_METRIC = ("metric allocated: the model zoo 'report[s] the GPU memory as the maximum value of "
              "torch.cuda.max_memory_allocated() for all 8 GPUs' (mmdetection docs/model_zoo.md, 'Common "
              "settings'); mmcv TextLoggerHook._get_max_memory logs max_memory_allocated // 2**20 reduced with MAX "

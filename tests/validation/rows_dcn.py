@@ -36,8 +36,6 @@ MM_DCN = ("configs/dcn/{cfg}.py: backbone dcn=dict(type='{kind}', deform_groups=
           "mmcv/ops/{py}) has a zero-initialised conv_offset nn.Conv2d(in, {oc} x deform_groups, 3, stride, "
           "padding, dilation, bias=True) and saves {saved} (save_for_backward); the rest is the base config "
           "{base}")
-MM_OUTDATED = ("the README says 'Memory, Train/Inf time is outdated.': the figures are from the mmdet v2.0 "
-               "conversion runs (checkpoints dated {date}), PyTorch not stated")
 TORCH = ("pytorch_version {v}, assumed: the run's PyTorch is not published; its checkpoint is dated {date} (its "
          "file name), {why}; what the walk reads (softmax saving its input before 1.11) is the same in every "
          "release before 1.11")
@@ -169,7 +167,7 @@ def rows(mr):
                                saved="input, offset, mask, weight and bias (an empty bias: bias=False)"
                                if modulated else "input, offset and weight",
                                base=f"configs/{base_cfg}"),
-                 MM_OUTDATED.format(date="2020-01-30 .. 2020-06-06"),
+                 mr.MM_OUTDATED.format(date="2020-01-30 .. 2020-06-06"),
                  TORCH.format(v=s["pytorch_version"], date=date, why=why),
                  "table read at " + MM_URL, "trained on 8 V100; card size not stated, not scored"]
         if dg == 4:

@@ -21,8 +21,6 @@ TORCH_OLD = ("pytorch_version {v}: before PyTorch 1.6 group_norm ran batch_norm 
              "addcmul with the weight (aten/src/ATen/native/Normalization.cpp group_norm), which keeps the "
              "normalized tensor too; native_group_norm came with pytorch/pytorch PR #28204 (merged 2020-06, "
              "pytorch/xla issue #2126) and PR #46170 names 'the impl via BatchNorm before PyTorch 1.5.1'. {why}")
-MM_OUTDATED = ("the README says 'Memory, Train/Inf time is outdated.': the figures are from the mmdet v2.0 "
-               "conversion runs (checkpoints dated 2020-02 and 2020-05), PyTorch not stated")
 
 D2_SRC = "facebookresearch/detectron2 MODEL_ZOO.md @8b0953c0"
 D2_URL = ("https://github.com/facebookresearch/detectron2/blob/8b0953c0dbae0bc48d4f244c25f310cf8ebfbf78/"
@@ -60,7 +58,7 @@ def rows(mr):
         notes = [mr.MM_METRIC, mr.DET_COMMON.replace(
                      "norm_eval=True (BatchNorm in eval mode, frozen statistics)",
                      "GroupNorm (32 groups) trained in the backbone, FPN and heads"),
-                 MM_GN, MM_OUTDATED, TORCH_OLD.format(
+                 MM_GN, mr.MM_OUTDATED.format(date="2020-02 and 2020-05"), TORCH_OLD.format(
                      v="1.5, assumed", why="The run's PyTorch is not published; the checkpoints are dated "
                      "2020-02-05 .. 2020-05-13 (their file names), before PyTorch 1.6 (2020-07-28), so at most "
                      "1.5; every release before 1.6 saves the same"), "table read at " + MM_URL,
