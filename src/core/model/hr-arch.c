@@ -281,6 +281,16 @@ check_vision_transformer (HrReader     *reader,
   return TRUE;
 }
 
+/* the 3x3 convolution's channels in bottleneck stage @stage (0 for
+ * res2): torchvision's Bottleneck, width = planes x width_per_group / 64
+ * x groups */
+static guint
+bottleneck_width (const HrArch *a,
+                  guint         stage)
+{
+  return (64u << stage) * a->width_per_group / 64 * a->groups;
+}
+
 static gboolean
 has_dcn (const HrArch *a)
 {
@@ -326,7 +336,7 @@ check_arch (HrReader *reader,
                              "\"faster-rcnn-c4\" head runs res5 on the RoIs"));
   for (guint i = 0; i < 4 && has_dcn (a); i++)
     {
-      guint width = (64u << i) * a->width_per_group / 64 * a->groups;
+      guint width = bottleneck_width (a, i);
 
       if (a->dcn_stages[i] && width % a->dcn_deform_groups != 0)
         return hr_reader_fail (reader, "dcn",
@@ -1569,7 +1579,7 @@ resnet_backbone (Walk *W,
     {
       guint planes = 64u << i;
       guint out_c = a->bottleneck ? planes * 4 : planes;
-      guint width = a->bottleneck ? planes * a->width_per_group / 64 * a->groups : planes;
+      guint width = a->bottleneck ? bottleneck_width (a, i) : planes;
 
       W->train = trainable && a->frozen_stages < (int) i + 1;
       for (guint j = 0; j < a->depths[i]; j++)
@@ -1946,7 +1956,7 @@ res5_roi_head (Walk *W)
   const HrArch *a = W->a;
   guint planes = 512;
   guint out_c = planes * 4;
-  guint width = planes * a->width_per_group / 64 * a->groups;
+  guint width = bottleneck_width (a, 3);
   T cls, reg;
 
   W->x = (T) { out_c / 2, 14, 14 * a->rois, W->r->e, 0, TRUE };
