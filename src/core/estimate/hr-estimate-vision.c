@@ -331,6 +331,9 @@ describe_peak (const char *what)
   } labels[] = {
     { "rpn assigner", N_("the RPN's IoU assigner: every ground-truth box against every anchor "
                          "of one image, beside the saved tensors") },
+    { "rpn backward", N_("the backward pass at the RPN's finest level: every level's waiting "
+                         "gradient and that level's convolution gradients, beside the "
+                         "backbone's and the neck's saved tensors") },
     { "retina assigner", N_("RetinaNet's IoU assigner: every ground-truth box against every "
                             "anchor of one image, beside the saved tensors") },
     { "attention gradients", N_("the backward pass through eager attention: the gradients of the "

@@ -1762,6 +1762,33 @@ fpn (Walk  *W,
   return n;
 }
 
+/* The backward pass reaches the RPN's finest level last (its ops ran
+ * first), with the saved tensors of the backbone, the neck and that
+ * level alive and the RoI heads' and coarser levels' freed.  Waiting
+ * for it: each level's gradient, summed from the RPN's coarser levels
+ * and the RoI pooler's backward, which scatters into zeros of the whole
+ * level (torchvision/csrc/ops/cpu/roi_align_kernel.cpp @v0.14.1
+ * roi_align_backward_kernel: grad_input at::zeros of the input's size;
+ * mmcv roi_align.py @a8073c74 backward: grad_output.new_zeros
+ * (ctx.input_shape); detectron2 ROIAlign calls torchvision's); and the
+ * level's 3x3 convolution's gradients in and out, one level-sized
+ * tensor each.  @pooled: the RoI heads pool from the levels (not so for
+ * an RPN alone, whose finest level waits on nothing). */
+static void
+rpn_backward_peak (Walk     *W,
+                   const T  *p,
+                   guint     n,
+                   gboolean  pooled)
+{
+  double waiting = 0;
+
+  if (!W->r->grad)
+    return;
+  for (guint i = pooled ? 0 : 1; i < n; i++)
+    waiting += tbytes (&p[i]);
+  peak (W, waiting + 2.0 * tbytes (&p[0]), 0, "rpn backward");
+}
+
 /* The RPN head shared over the @n levels @p: a 3x3 convolution keeping
  * the level's channels (mmdet's RPNHead, detectron2's StandardRPNHead
  * with RPN.CONV_DIMS [-1]), then per anchor an objectness logit and four
@@ -1770,10 +1797,11 @@ fpn (Walk  *W,
  * config/defaults.py @02b5c4e2 ANCHOR_GENERATOR.SIZES [[32, 64, 128, 256,
  * 512]] by ASPECT_RATIOS [[0.5, 1.0, 2.0]]). */
 static void
-rpn_head (Walk  *W,
-          T     *p,
-          guint  n,
-          guint  per_position)
+rpn_head (Walk     *W,
+          T        *p,
+          guint     n,
+          guint     per_position,
+          gboolean  pooled)
 {
   double copies = 0, cast = 0, anchors = 0;
 
@@ -1787,6 +1815,8 @@ rpn_head (Walk  *W,
       act (W, &x, ACT_RELU);
       cls = conv (W, &x, per_position, 1, 1, 1, 1, TRUE);    /* sigmoid */
       reg = conv (W, &x, 4 * per_position, 1, 1, 1, 1, TRUE);
+      if (i == 0)
+        rpn_backward_peak (W, p, n, pooled);
       copies += loss_copy (W, &cls, &cast);
       copies += loss_copy (W, &reg, &cast);
       anchors += (double) per_position * p[i].h * p[i].w;
@@ -4898,7 +4928,7 @@ walk_head (Walk *W,
       {
         guint n = fpn (W, c, 0, 0, p);
 
-        rpn_head (W, p, n, 3);
+        rpn_head (W, p, n, 3, TRUE);
         if (arch->cascade_stages > 0)
           cascade_roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN);
         else
@@ -4908,7 +4938,7 @@ walk_head (Walk *W,
     case HR_ARCH_HEAD_FASTER_RCNN_C4:
       /* the RPN on res4 alone (RPN.IN_FEATURES ["res4"]) */
       p[0] = c[2];
-      rpn_head (W, p, 1, 15);
+      rpn_head (W, p, 1, 15, TRUE);
       res5_roi_head (W);
       break;
     case HR_ARCH_HEAD_FASTER_RCNN_DC5:
@@ -4921,14 +4951,14 @@ walk_head (Walk *W,
        * FastRCNNConvFCHead (NUM_FC 2, POOLER_RESOLUTION 7) on res5's 2048
        * channels */
       p[0] = c[3];
-      rpn_head (W, p, 1, 15);
+      rpn_head (W, p, 1, 15, TRUE);
       roi_heads (W, FALSE, c[3].c);
       break;
     case HR_ARCH_HEAD_RPN:
-      rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
+      rpn_head (W, p, fpn (W, c, 0, 0, p), 3, FALSE);
       break;
     case HR_ARCH_HEAD_KEYPOINT_RCNN:
-      rpn_head (W, p, fpn (W, c, 0, 0, p), 3);
+      rpn_head (W, p, fpn (W, c, 0, 0, p), 3, TRUE);
       roi_heads (W, FALSE, 256);
       keypoint_head (W);
       break;

@@ -1,0 +1,171 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""Evidence for the RPN's backward moment (hr-arch.c, rpn_backward_peak):
+the highest moment of a training step of torchvision's two-stage
+detectors, profiled on the CPU (PyTorch 1.13, torchvision 0.14), beside
+the walk's estimate of the same step.  Run by hand:
+
+    /usr/bin/python3 tests/validation/rpn_backward_trace.py HEADROOM_CLI \\
+        [faster-rcnn|mask-rcnn|keypoint-rcnn] [WIDTH HEIGHT IMAGES BOXES]
+
+The model is built as the trace oracle builds it (tests/trace/
+test-trace-oracle.py, detector): ResNet-50 FPN with FrozenBatchNorm2d and
+the stem and layer1 frozen, random weights, BOXES random boxes an image.
+One SGD-momentum step runs first, so that the gradients and the momentum
+exist; the second runs under torch.profiler with profile_memory, and every
+allocation and free of the CPU allocator is replayed in time order.  Two
+peaks are printed, above the weights, gradients and momentum: at any
+instant, and at the ends of top-level operators only (an operator's own
+scratch, which the CPU's convolutions have and cuDNN's do not in the same
+way, left out).  The walk's estimate is headroom-cli's allocated_peak for
+the same model (the RoIs the profile sampled, frozen BatchNorm), less the
+weights, gradients, momentum and cuBLAS workspace.
+
+At 1344 x 800, one image and 20 boxes, the profile peaked inside the RPN's
+P2 convolution's backward: 1,047,528,456 bytes at any instant,
+1,010,686,044 at operator ends; with 2 images, 2,090,235,912 at any
+instant.
+"""
+
+import copy
+import json
+import subprocess
+import sys
+
+import torch
+import torchvision
+from torch.profiler import profile, ProfilerActivity
+from torchvision.models.detection import FasterRCNN, KeypointRCNN, MaskRCNN
+from torchvision.models.detection.backbone_utils import _resnet_fpn_extractor
+from torchvision.ops.misc import FrozenBatchNorm2d
+
+CATALOG = {"faster-rcnn": "faster-rcnn-r50-fpn", "mask-rcnn": "mask-rcnn-r50-fpn",
+           "keypoint-rcnn": "keypoint-rcnn-r50-fpn"}
+
+
+def build(kind, width, height, sampled):
+    body = torchvision.models.resnet50(weights=None, norm_layer=FrozenBatchNorm2d)
+    backbone = _resnet_fpn_extractor(body, 3)
+    kw = dict(min_size=min(width, height), max_size=max(width, height))
+    if kind == "keypoint-rcnn":
+        model = KeypointRCNN(backbone, 2, **kw)
+    else:
+        model = (MaskRCNN if kind == "mask-rcnn" else FasterRCNN)(backbone, 91, **kw)
+    heads = model.roi_heads
+    heads.box_roi_pool.register_forward_hook(lambda m, a, o: sampled.__setitem__("rois", o.shape[0]))
+    extra = heads.mask_roi_pool if kind == "mask-rcnn" else \
+        heads.keypoint_roi_pool if kind == "keypoint-rcnn" else None
+    if extra is not None:
+        extra.register_forward_hook(lambda m, a, o: sampled.__setitem__("mask_rois", o.shape[0]))
+    return model
+
+
+def batch(kind, width, height, images, boxes):
+    g = torch.Generator().manual_seed(1)
+    data, targets = [], []
+    for _ in range(images):
+        x0 = torch.rand(boxes, generator=g) * width * 0.7
+        y0 = torch.rand(boxes, generator=g) * height * 0.7
+        w = 20 + torch.rand(boxes, generator=g) * width * 0.3
+        h = 20 + torch.rand(boxes, generator=g) * height * 0.3
+        box = torch.stack([x0, y0, x0 + w, y0 + h], 1)
+        t = {"boxes": box, "labels": torch.randint(1, 91, (boxes,), generator=g)}
+        if kind == "mask-rcnn":
+            t["masks"] = torch.zeros(boxes, height, width, dtype=torch.uint8)
+        if kind == "keypoint-rcnn":
+            t["labels"] = torch.ones(boxes, dtype=torch.int64)
+            kx = box[:, None, 0] + (box[:, None, 2] - box[:, None, 0]) * torch.linspace(0.1, 0.9, 17)
+            ky = box[:, None, 1] + (box[:, None, 3] - box[:, None, 1]) * torch.linspace(0.9, 0.1, 17)
+            t["keypoints"] = torch.stack([kx, ky, torch.ones_like(kx)], 2)
+        data.append(torch.rand(3, height, width, generator=g))
+        targets.append(t)
+    return data, targets
+
+
+def top_level(event):
+    def counts(e):
+        return e.name.startswith("aten::") or e.name.startswith("autograd::engine::evaluate_function")
+    if not counts(event):
+        return False
+    parent = event.cpu_parent
+    while parent is not None:
+        if counts(parent):
+            return False
+        parent = parent.cpu_parent
+    return True
+
+
+def profiled_peaks(step):
+    with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
+        step()
+    results = prof.profiler.kineto_results
+    start = min(e.start_us() for e in results.events())
+    memory = sorted((e.start_us() - start, e.nbytes()) for e in results.events() if e.name() == "[memory]")
+    live = anytime = 0
+    for _, nbytes in memory:
+        live += nbytes
+        anytime = max(anytime, live)
+    ends = sorted(e.time_range.end for e in prof.profiler.function_events if top_level(e))
+    live = boundary = 0
+    j = 0
+    for end in ends:
+        while j < len(memory) and memory[j][0] <= end:
+            live += memory[j][1]
+            j += 1
+        boundary = max(boundary, live)
+    return anytime, boundary
+
+
+def walked(cli, kind, width, height, images, boxes, sampled):
+    out = subprocess.run([cli, "models", "--json"], capture_output=True, text=True, check=True).stdout
+    entries = json.loads(out)
+    entries = entries.get("entries", entries) if isinstance(entries, dict) else entries
+    entry = copy.deepcopy(next(e for e in entries if e["id"] == CATALOG[kind]))
+    entry["id"] = "torchvision-" + entry["id"]
+    arch = entry["components"][0]["arch"]
+    arch["bn"] = "frozen"
+    arch["classes"] = 1 if kind == "keypoint-rcnn" else 90
+    for key, value in sampled.items():
+        arch[key] = max(1, round(value / images))
+    scenario = {"headroom_scenario": 1, "model": entry, "task": "train", "method": "full",
+                "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": images,
+                "image_size": [width, height], "max_objects": boxes, "detection_framework": "torchvision",
+                "zero_grad_set_to_none": False, "gpus": 1}
+    est = json.loads(subprocess.run([cli, "estimate", "-", "--json"], input=json.dumps(scenario),
+                                    capture_output=True, text=True, check=True).stdout)
+    beside = sum(i["bytes"] for i in est["items"] if i["metric"] == "allocated" and
+                 (i["bucket"] in ("weights", "gradients", "optimizer") or "cuBLAS" in i["label"]))
+    peak = max((i for i in est["items"] if "beside" in i["label"]), key=lambda i: i["bytes"], default=None)
+    return est["per_gpu"]["allocated_peak"] - beside, peak["label"] if peak else ""
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    cli = sys.argv[1]
+    kind = sys.argv[2] if len(sys.argv) > 2 else "faster-rcnn"
+    width, height, images, boxes = (int(v) for v in (sys.argv[3:7] or (1344, 800, 1, 20)))
+    torch.manual_seed(0)
+    sampled = {}
+    model = build(kind, width, height, sampled)
+    model.train()
+    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=1e-9, momentum=0.9)
+    data = batch(kind, width, height, images, boxes)
+
+    def step():
+        optimizer.zero_grad(set_to_none=False)
+        sum(model(*data).values()).backward()
+        optimizer.step()
+
+    step()
+    anytime, boundary = profiled_peaks(step)
+    estimate, line = walked(cli, kind, width, height, images, boxes, sampled)
+    print(f"{kind} {width}x{height} images {images} boxes {boxes} sampled {sampled}")
+    print(f"profiled peak above weights, gradients and momentum: {anytime} bytes at any instant, "
+          f"{boundary} at operator ends")
+    print(f"walk: {estimate:.0f} bytes ({(estimate / boundary - 1) * 100:+.1f}% against operator ends); "
+          f"its highest moment: {line}")
+
+
+if __name__ == "__main__":
+    main()
