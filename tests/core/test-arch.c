@@ -1046,6 +1046,106 @@ test_keypoint_rpn_heads (void)
                     (256 * 49 + 1) * 1024 + 1025 * 1024 + 1025 * 2 + 1025 * 4);
 }
 
+/* An arch the scenario reader refuses, with @message in the error */
+static void
+assert_arch_refused (const char *arch,
+                     const char *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_strdup_printf (
+    "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10, "
+    "\"components\": [{\"name\": \"c\", \"params\": 10, \"kind\": \"cnn\", \"arch\": %s}]}}",
+    arch);
+  HrJsonDoc *doc = hr_json_doc_load_data ("s.json", text, -1, &error);
+  g_autoptr(HrScenario) s = NULL;
+
+  g_assert_no_error (error);
+  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_null (s);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, "s.json:1:"));
+  g_assert_nonnull (strstr (error->message, message));
+  hr_json_doc_free (doc);
+}
+
+#define PANOPTIC_R50 "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, " \
+                     "\"bn\": \"eval\", \"frozen_stages\": 1, \"classes\": 80, "
+
+/* Panoptic FPN is Mask R-CNN plus detectron2's SemSegFPNHead (hr-arch.c
+ * sem_seg_head).  The head's parameters, 54 stuff classes and 128
+ * channels: seven 3x3 convolutions without bias and their GroupNorms,
+ * the first of each level from the FPN's 256 channels ((256 x 9 x 128 +
+ * 256) x 4 + (128 x 9 x 128 + 256) x 3 = 1,623,808), and the 1x1
+ * predictor with its bias (128 x 54 + 54 = 6,966): 1,630,774.  What it
+ * saves for one 1344 x 800 image beyond the FPN levels (which the RPN
+ * saves in Mask R-CNN), fp32, in elements (tests/validation/
+ * panoptic_trace.py prints the same storages): p2 (336 x 200 = 67,200
+ * positions) 2 x 128 (GroupNorm's input, ReLU's result); p3 (16,800)
+ * 2 x 128 at 16,800; p4 2 x 128 at 4,200, then 3 x 128 (the upsampled
+ * input, GroupNorm's, ReLU's) at 16,800; p5 2 x 128 at 1,050, 3 x 128 at
+ * 4,200 and at 16,800; the levels' sum, which the predictor keeps, 128 at
+ * 67,200; log_softmax's result, 54 x 1344 x 800; GroupNorm's mean and
+ * rstd, 2 x 32 each of seven; and the int64 target, 1344 x 800 x 8
+ * bytes: 424,705,792 bytes. */
+static void
+test_panoptic_head (void)
+{
+  g_autoptr(HrArch) mask = arch_from_json (PANOPTIC_R50 "\"head\": \"mask-rcnn\"}");
+  g_autoptr(HrArch) pan = arch_from_json (PANOPTIC_R50 "\"head\": \"panoptic-fpn\"}");
+  g_autoptr(HrArch) pan101 = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 23, 3], \"bottleneck\": true, \"bn\": \"eval\", "
+    "\"frozen_stages\": 1, \"classes\": 80, \"head\": \"panoptic-fpn\"}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) rm = hr_arch_walk (mask, &run);
+  g_autoptr(HrArchResult) rp = hr_arch_walk (pan, &run);
+  g_autoptr(HrArchResult) r101 = hr_arch_walk (pan101, &run);
+  const HrArchBlock *head = hr_arch_result_find (rp, "semantic segmentation head");
+  double full = 54.0 * 1344 * 800 * 4;
+  double levels = 256.0 * (67200 + 16800 + 4200 + 1050) * 4;
+  const HrArchPeak *pk;
+
+  g_assert_cmpuint (pan->stuff_classes, ==, 54);
+  g_assert_cmpuint (pan->sem_seg_dims, ==, 128);
+  g_assert_nonnull (head);
+  g_assert_cmpuint (head->params, ==, 1630774);
+  g_assert_cmpuint (rp->params, ==, 46027110);
+  g_assert_cmpuint (r101->params, ==, 65019238);
+  g_assert_cmpuint (rp->params - rm->params, ==, 1630774);
+  g_assert_cmpfloat_with_epsilon (rp->saved - rm->saved, 424705792.0, 1);
+  /* the head runs first: the FPN levels are its convolutions' inputs,
+   * but for p5, which the FPN's max pooling to p6 saved already */
+  g_assert_cmpfloat_with_epsilon (head->saved, 424705792.0 + levels - 256.0 * 1050 * 4, 1);
+  /* its loss's backward, after the detector's: the two full-size
+   * gradients and the detector's on p2-p5, beside what the backbone, the
+   * FPN and the head saved */
+  pk = find_peak (rp, "semantic segmentation loss gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2.0 * full + levels, 1);
+  g_assert_cmpfloat (pk->saved, <, rp->saved);
+  g_assert_null (find_peak (rm, "semantic segmentation loss gradients"));
+
+  {
+    g_autoptr(HrArch) small = arch_from_json (
+      PANOPTIC_R50 "\"head\": \"panoptic-fpn\", \"stuff_classes\": 20, \"sem_seg_dims\": 64}");
+    g_autoptr(HrArchResult) rs = hr_arch_walk (small, &run);
+
+    g_assert_cmpuint (hr_arch_result_find (rs, "semantic segmentation head")->params, ==,
+                      (256 * 9 * 64 + 128) * 4 + (64 * 9 * 64 + 128) * 3 + 64 * 20 + 20);
+  }
+
+  assert_arch_refused (PANOPTIC_R50 "\"head\": \"panoptic-fpn\", \"stuff_classes\": 0}",
+                       "\"stuff_classes\" must be between 1");
+  assert_arch_refused (PANOPTIC_R50 "\"head\": \"panoptic-fpn\", \"sem_seg_dims\": 0}",
+                       "\"sem_seg_dims\" must be between 1");
+  assert_arch_refused (PANOPTIC_R50 "\"head\": \"panoptic-fpn\", \"sem_seg_dims\": 100}",
+                       "\"sem_seg_dims\" must be a multiple of 32");
+  assert_arch_refused (PANOPTIC_R50 "\"head\": \"mask-rcnn\", \"stuff_classes\": 54}",
+                       "\"stuff_classes\" needs the \"panoptic-fpn\" head");
+  assert_arch_refused (PANOPTIC_R50 "\"head\": \"mask-rcnn\", \"sem_seg_dims\": 128}",
+                       "\"sem_seg_dims\" needs the \"panoptic-fpn\" head");
+}
+
 /* Cascade Mask R-CNN adds two more box heads on 512 RoIs each, all three
  * regressing class-agnostic boxes (4 outputs where Mask R-CNN regresses
  * 4 x 80); mmdetection trains a mask head in each stage, detectron2 one. */
@@ -1691,6 +1791,7 @@ main (int    argc,
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);
   g_test_add_func ("/arch/focal-loss-impl", test_focal_loss_impl);
   g_test_add_func ("/arch/keypoint-rpn-heads", test_keypoint_rpn_heads);
+  g_test_add_func ("/arch/panoptic-head", test_panoptic_head);
   g_test_add_func ("/arch/cascade-heads", test_cascade_heads);
   g_test_add_func ("/arch/group-norm-detector", test_group_norm_detector);
   g_test_add_func ("/arch/deformable-conv", test_deformable_conv);

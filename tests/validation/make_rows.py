@@ -1566,8 +1566,9 @@ D2_UNEXPRESSED = [
     ("rpn_R_50_C4_1x and the Mask R-CNN C4/DC5 rows",
      "the C4 RPN alone and the C4/DC5 mask heads (on res5's RoI features, on res5): the catalog has the C4 "
      "and DC5 Faster R-CNN (faster-rcnn-r50-c4, -r101-c4, -r50-dc5, -r101-dc5) and FPN detectors only"),
-    ("faster_rcnn_X_101_32x8d_FPN_3x (6.7), mask_rcnn_X_101_32x8d_FPN_3x (7.2), keypoint and panoptic rows",
-     "ResNeXt-101 32x8d detectors, keypoint and panoptic heads: not in the catalog"),
+    ("faster_rcnn_X_101_32x8d_FPN_3x (6.7), mask_rcnn_X_101_32x8d_FPN_3x (7.2)",
+     "ResNeXt-101 32x8d detectors: not in the catalog (the keypoint and panoptic rows are detectron2_heads_rows "
+     "and rows_panoptic.py)"),
     ("new_baselines *_LSJ rows (mem 44.6 .. 48.9)",
      "the column there is another quantity (box AP order, 'model id' layout differs); not read as memory"),
 ]

@@ -132,6 +132,7 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_SSDLITE, "ssdlite" },
   { HR_ARCH_HEAD_FASTER_RCNN_C4, "faster-rcnn-c4" },
   { HR_ARCH_HEAD_FASTER_RCNN_DC5, "faster-rcnn-dc5" },
+  { HR_ARCH_HEAD_PANOPTIC_FPN, "panoptic-fpn" },
   { 0, NULL },
 };
 
@@ -155,6 +156,7 @@ static const char * const arch_keys[] = {
   "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
   "mask_rois", "deter", "stoch", "units", "dilated", "reduced_tail", "source", "keypoints",
+  "stuff_classes", "sem_seg_dims",
   /* speech encoders (hr_arch_read_speech) */
   "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size",
   "feat_extract_norm", "conv_bias", "do_stable_layer_norm", "num_conv_pos_embeddings",
@@ -298,6 +300,30 @@ has_dcn (const HrArch *a)
     if (a->dcn_stages[i])
       return TRUE;
   return FALSE;
+}
+
+/* "stuff_classes" and "sem_seg_dims" belong to the "panoptic-fpn" head,
+ * whose towers run GroupNorm of 32 groups (SEM_SEG_HEAD.NORM "GN") */
+static gboolean
+check_panoptic (HrReader     *reader,
+                const HrArch *a)
+{
+  static const char * const keys[] = { "stuff_classes", "sem_seg_dims" };
+
+  if (a->head != HR_ARCH_HEAD_PANOPTIC_FPN)
+    {
+      for (guint i = 0; i < G_N_ELEMENTS (keys); i++)
+        if (hr_reader_has (reader, keys[i]))
+          return hr_reader_fail (reader, keys[i], _("\"%s\" needs the \"panoptic-fpn\" head"),
+                                 keys[i]);
+      return TRUE;
+    }
+  if (a->sem_seg_dims % 32 != 0)
+    return hr_reader_fail (reader, "sem_seg_dims",
+                           _("\"sem_seg_dims\" must be a multiple of 32 (GroupNorm's 32 "
+                             "groups), not %u"),
+                           a->sem_seg_dims);
+  return TRUE;
 }
 
 static gboolean
@@ -550,6 +576,12 @@ set_defaults (HrArch *a)
   a->rois = 512;
   a->mask_rois = 128;
   a->keypoints = 17;
+  /* detectron2 @02b5c4e2 config/defaults.py: SEM_SEG_HEAD.NUM_CLASSES 54
+   * (COCO panoptic's 53 stuff classes and one "things" class:
+   * data/datasets/builtin_meta.py "54 names for COCO stuff categories
+   * (including "things")"), CONVS_DIM 128 */
+  a->stuff_classes = 54;
+  a->sem_seg_dims = 128;
   a->temporal_compression = 1;
   a->frames_per_chunk = 1;
   a->quant_conv = TRUE;
@@ -665,6 +697,8 @@ hr_arch_read (HrReader   *parent,
         !read_small (&reader, "rois", 1, 1 << 16, &a->rois) ||
         !read_small (&reader, "mask_rois", 1, 1 << 16, &a->mask_rois) ||
         !read_small (&reader, "keypoints", 1, 1024, &a->keypoints) ||
+        !read_small (&reader, "stuff_classes", 1, 1 << 16, &a->stuff_classes) ||
+        !read_small (&reader, "sem_seg_dims", 1, 1 << 16, &a->sem_seg_dims) ||
         !read_small (&reader, "cascade_stages", 1, 8, &a->cascade_stages) ||
         !read_small (&reader, "fixed_size", 1, 4096, &a->fixed_size) ||
         !read_small (&reader, "deter", 1, 1 << 20, &a->deter) ||
@@ -702,7 +736,7 @@ hr_arch_read (HrReader   *parent,
   if (hr_arch_is_speech (a) && !hr_arch_read_speech (&reader, a))
     goto out;
 
-  if (!check_arch (&reader, a))
+  if (!check_arch (&reader, a) || !check_panoptic (&reader, a))
     goto out;
 
   ok = TRUE;
@@ -2193,6 +2227,96 @@ keypoint_head (Walk *W)
   }
   if (W->r->grad)
     save (W, numel (&W->x) * W->r->e32);
+  block_end (W);
+}
+
+/* Panoptic FPN's semantic head: detectron2's SemSegFPNHead
+ * (facebookresearch/detectron2 @02b5c4e2 detectron2/modeling/meta_arch/
+ * semantic_seg.py) on p2-p5 (SEM_SEG_HEAD.IN_FEATURES), with
+ * config/defaults.py's CONVS_DIM 128 ("sem_seg_dims"), COMMON_STRIDE 4,
+ * NORM "GN" and NUM_CLASSES 54 ("stuff_classes").  Each level runs
+ * max(1, log2(stride / 4)) Conv2d 3x3 (bias=not norm), GroupNorm(32) and
+ * F.relu (detectron2/layers/wrappers.py Conv2d: conv, norm, activation),
+ * each followed by nn.Upsample(scale_factor=2, bilinear) while the level
+ * is coarser than stride 4: 1 on p2, 1 on p3, 2 on p4, 3 on p5.  The
+ * convolutions save their inputs (the FPN level, or the upsampled
+ * tensor), GroupNorm its input and its mean and rstd, ReLU its result;
+ * the upsampling saves only sizes and the sum of the levels nothing. */
+static T
+sem_seg_tower (Walk  *W,
+               T     *level,
+               guint  stride)
+{
+  T x = *level;
+  guint convs = 0;
+
+  for (guint s = stride; s > 4; s /= 2)
+    convs++;
+  for (guint k = 0; k < MAX (1, convs); k++)
+    {
+      x = conv (W, &x, W->a->sem_seg_dims, 3, 1, 1, 1, FALSE);
+      group_norm (W, &x);
+      act (W, &x, ACT_RELU);
+      if (stride > 4)
+        x = resize (W, &x, 2 * x.h, 2 * x.w);
+    }
+  return x;
+}
+
+/* SemSegFPNHead.losses: predictions.float(), F.interpolate by
+ * COMMON_STRIDE (bilinear, align_corners False: saves only sizes), then
+ * F.cross_entropy with ignore_index 255 (the loss weight, 0.5 in
+ * configs/COCO-PanopticSegmentation/Base-Panoptic-FPN.yaml, saves
+ * nothing): log_softmax saves its fp32 result at the image's padded size
+ * and nll_loss2d the int64 target (DatasetMapper's sem_seg as a long
+ * tensor, padded by ImageList.from_tensors in PanopticFPN.forward).
+ *
+ * PanopticFPN.forward runs this head before the proposal generator and
+ * the RoI heads, so the autograd engine, which runs the ready function
+ * created last first, differentiates the detector first and frees its
+ * saved tensors: the loss's backward (nll_loss2d's and log_softmax's
+ * gradients, each the size of the full logits) runs beside what the
+ * backbone, the FPN and this head saved, and the gradients the detector
+ * left on p2-p5 (@detector_grads), waiting for this head's.  A CPU trace
+ * (tests/validation/panoptic_trace.py, torch 1.13) saves 424,705,804
+ * bytes beyond the FPN levels for one 1344 x 800 image, this walk
+ * 424,705,792 (nll_loss's two scalars aside), and sees the head's
+ * backward run after the detector's. */
+static void
+sem_seg_loss (Walk   *W,
+              T      *logits,
+              double  detector_grads)
+{
+  T full = { logits->c, 4 * logits->h, 4 * logits->w, W->r->e32, 0, logits->grad };
+
+  fwd (W, tbytes (logits), 2.0 * tbytes (&full), 0);
+  if (!logits->grad)
+    return;
+  save (W, tbytes (&full));
+  softmax_input_saved (W, tbytes (&full), 0);
+  save (W, (double) full.h * full.w * 8.0);
+  peak (W, tbytes (&full), 0, "semantic segmentation loss");
+  peak (W, 2.0 * tbytes (&full) + detector_grads, 0,
+        "semantic segmentation loss gradients");
+}
+
+static void
+sem_seg_head (Walk *W,
+              T    *p)
+{
+  T sum = { 0 };
+  double grads = 0;
+
+  block_begin (W, FALSE, "semantic segmentation head");
+  for (guint i = 0; i < 4; i++)
+    {
+      T tower = sem_seg_tower (W, &p[i], 4u << i);
+
+      sum = i == 0 ? tower : add (W, &sum, &tower);
+      grads += tbytes (&p[i]);
+    }
+  W->x = conv (W, &sum, W->a->stuff_classes, 1, 1, 1, 1, TRUE);
+  sem_seg_loss (W, &W->x, W->r->grad ? grads : 0);
   block_end (W);
 }
 
@@ -4956,6 +5080,18 @@ walk_head (Walk *W,
       break;
     case HR_ARCH_HEAD_RPN:
       rpn_head (W, p, fpn (W, c, 0, 0, p), 3, FALSE);
+      break;
+    case HR_ARCH_HEAD_PANOPTIC_FPN:
+      {
+        /* PanopticFPN.forward: the semantic head, then the proposal
+         * generator and the RoI heads (detectron2 @02b5c4e2
+         * modeling/meta_arch/panoptic_fpn.py) */
+        guint n = fpn (W, c, 0, 0, p);
+
+        sem_seg_head (W, p);
+        rpn_head (W, p, n, 3);
+        roi_heads (W, TRUE, 256);
+      }
       break;
     case HR_ARCH_HEAD_KEYPOINT_RCNN:
       rpn_head (W, p, fpn (W, c, 0, 0, p), 3, TRUE);

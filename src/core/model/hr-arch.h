@@ -101,6 +101,7 @@ typedef enum {
   HR_ARCH_HEAD_SSDLITE,     /* torchvision's SSDlite320 on a MobileNetV3-Large */
   HR_ARCH_HEAD_FASTER_RCNN_C4, /* RPN on res4, res5 and the box predictor on the RoIs */
   HR_ARCH_HEAD_FASTER_RCNN_DC5, /* RPN and two shared FC layers on a dilated res5 */
+  HR_ARCH_HEAD_PANOPTIC_FPN, /* Mask R-CNN plus detectron2's SemSegFPNHead */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
@@ -202,6 +203,8 @@ typedef struct {
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
   HrArchBoxHead box_head;
   guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
+  guint       stuff_classes;    /* Panoptic FPN: the semantic head's classes (54) */
+  guint       sem_seg_dims;     /* Panoptic FPN: its towers' channels (128) */
 
   /* Speech encoders (hr-arch-speech.c), by the names of transformers'
    * Wav2Vec2Config / HubertConfig; "classes" is the CTC vocabulary */
