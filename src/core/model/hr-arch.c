@@ -5089,7 +5089,7 @@ walk_head (Walk *W,
         guint n = fpn (W, c, 0, 0, p);
 
         sem_seg_head (W, p);
-        rpn_head (W, p, n, 3);
+        rpn_head (W, p, n, 3, TRUE);
         roi_heads (W, TRUE, 256);
       }
       break;
