@@ -552,6 +552,38 @@ test_property_zero_fallback_reduction (void)
   g_assert_cmpfloat (hr_test_item_bytes (ec, HR_BUCKET_GRADIENTS, "reduce buckets"), >, 0);
 }
 
+/* The ZeRO-1/2 step (stage_1_and_2.py @b647fb2, step):
+ * self.flatten (averaged_gradients).to (fp32) holds the partition's 16-bit
+ * gradients, a 16-bit flat copy and the fp32 copy at once, 8 bytes per
+ * value of the partition, after the epilogue has freed the reduce buckets
+ * and every other gradient; fp32 gradients are flattened but not copied
+ * again.  It counts beyond the activations and gradients at the backward
+ * pass's peak. */
+static void
+test_property_zero_step (void)
+{
+#define STEP_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"," \
+                      " \"sharding\": \"zero2\", \"gpus\": 8, \"micro_batch\": 1," \
+                      " \"seq_len\": 512, \"recompute\": \"full\", \"compute\": \"%s\"," \
+                      " \"deepspeed\": {\"reduce_bucket_size\": 1e6}}"
+  g_autoptr(HrScenario) half = hr_test_scenariof (STEP_SCENARIO, "bf16-mixed");
+  g_autoptr(HrScenario) full = hr_test_scenariof (STEP_SCENARIO, "fp32");
+#undef STEP_SCENARIO
+  g_autoptr(HrEstimate) eh = hr_estimate_new (half);
+  g_autoptr(HrEstimate) ef = hr_estimate_new (full);
+  /* Llama 2 7B's 6738.4M parameters over 8 GPUs */
+  double partition = 6738.4e6 / 8;
+  double step_h = hr_test_item_bytes (eh, HR_BUCKET_OPTIMIZER, "ZeRO step");
+  double step_f = hr_test_item_bytes (ef, HR_BUCKET_OPTIMIZER, "ZeRO step");
+
+  hr_test_assert_near (step_h,
+                       8.0 * partition - (double) eh->buckets[HR_BUCKET_ACTIVATIONS] -
+                         (double) eh->buckets[HR_BUCKET_GRADIENTS], 1e-4);
+  hr_test_assert_near (step_f,
+                       8.0 * partition - (double) ef->buckets[HR_BUCKET_ACTIVATIONS] -
+                         (double) ef->buckets[HR_BUCKET_GRADIENTS], 1e-4);
+}
+
 /* Inference keeps no gradients and no optimizer state; its KV cache counts
  * KV heads (GQA), not query heads. */
 static void
@@ -1747,6 +1779,7 @@ main (int    argc,
   g_test_add_func ("/property/attention-and-recompute", test_property_attention_and_recompute);
   g_test_add_func ("/property/zero", test_property_zero);
   g_test_add_func ("/property/zero-fallback-reduction", test_property_zero_fallback_reduction);
+  g_test_add_func ("/property/zero-step", test_property_zero_step);
   g_test_add_func ("/property/inference", test_property_inference);
   g_test_add_func ("/property/frozen-parts", test_property_frozen_parts);
   g_test_add_func ("/property/levers", test_property_levers);

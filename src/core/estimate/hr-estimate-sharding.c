@@ -1238,6 +1238,52 @@ add_fallback_reduction (HrPlan *self,
               MIN ((double) s->deepspeed.reduce_bucket_size, trainable));
 }
 
+/* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
+ * stage 3 one sub-group of at most sub_group_size values at a time
+ * (fp32_partitioned_groups_flat[i].grad), beyond the freed activations.
+ * Stage 1/2 the whole partition (stage_1_and_2.py @b647fb2, step):
+ * single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)
+ * makes a 16-bit flat copy of the partition's gradients, then the fp32 one,
+ * while the gradients themselves are still referenced.  By then
+ * independent_gradient_partition_epilogue has released the reduce buckets
+ * and set every other gradient to None (zero_grad(set_to_none=True), the
+ * partition kept in averaged_gradients), and step frees those not in the
+ * partition first (free_grad_in_param_list): only the partition's 16-bit
+ * gradients remain of what the gradients bucket counts.  .to() of an fp32
+ * model's gradients copies nothing. */
+static void
+add_zero_step (HrPlan *self,
+               Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  double trainable = 0, values, extra, g = hr_compute_activation_bytes (s->compute);
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+
+      trainable += p->trainable + p->adapters;
+    }
+  values = hr_plan_sharded (self, trainable, TRUE);
+  if (s->sharding == HR_SHARDING_ZERO3)
+    extra = MAX (0, 4.0 * MIN (values, (double) s->deepspeed.sub_group_size) - acc->activations);
+  else
+    extra = MAX (0, values * (2.0 * g + (g < 4.0 ? 4.0 : 0)) - acc->activations -
+                      acc->bytes[HR_BUCKET_GRADIENTS]);
+  /* the last reduction comes before the step: the larger one counts */
+  add_fallback_reduction (self, acc, trainable, extra);
+  if (extra > 0 && s->sharding == HR_SHARDING_ZERO3)
+    hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+                extra,
+                _("ZeRO step: the fp32 copy of the gradient partition, beyond what the freed "
+                  "activations leave"));
+  else if (extra > 0)
+    hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+                extra,
+                _("ZeRO step: the gradient partition flattened into a copy and cast to fp32, "
+                  "beyond what the freed activations and gradients leave"));
+}
+
 /* What sharding adds outside the steady state: the ZeRO step's fp32
  * gradient partition, and the consolidated checkpoint. */
 void
@@ -1262,33 +1308,8 @@ hr_plan_add_sharding_overhead (HrPlan *self,
                 0.25 * GiB, 0.1 * GiB, 1.0 * GiB,
                 _("NCCL communication buffers outside PyTorch's allocator"));
 
-  /* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
-   * stage 1/2 the whole partition (single_partition_of_fp32_groups[i].grad),
-   * stage 3 one sub-group of at most sub_group_size values at a time
-   * (fp32_partitioned_groups_flat[i].grad).  After the backward pass, with
-   * the activations freed. */
   if (sp->zero && !sp->offload_states)
-    {
-      double trainable = 0, values, extra;
-
-      for (guint i = 0; i < self->parts->len; i++)
-        {
-          Part *p = &g_array_index (self->parts, Part, i);
-
-          trainable += p->trainable + p->adapters;
-        }
-      values = hr_plan_sharded (self, trainable, TRUE);
-      if (s->sharding == HR_SHARDING_ZERO3)
-        values = MIN (values, (double) s->deepspeed.sub_group_size);
-      extra = MAX (0, 4.0 * values - acc->activations);
-      /* the last reduction comes before the step: the larger one counts */
-      add_fallback_reduction (self, acc, trainable, extra);
-      if (extra > 0)
-        hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
-                    extra,
-                    _("ZeRO step: the fp32 copy of the gradient partition, beyond what the freed "
-                      "activations leave"));
-    }
+    add_zero_step (self, acc);
 
   /* The checkpoint-write spike: saving a consolidated checkpoint of a
    * sharded model gathers every 16-bit weight on one GPU (DeepSpeed's
