@@ -1210,6 +1210,10 @@ fallback_reduction_bytes (HrPlan *self,
   double end_state = full + acc->recompute_working_set + at_end;
   double most = MAX (at_end, at_first);
 
+  /* stage 1 without overlap_comm installs no gradient hooks and reduces
+   * every bucket after the backward pass (reduce_gradients) */
+  if (s->sharding == HR_SHARDING_ZERO1 && !overlap)
+    return CLAMP (full + g * m - acc->activations - counted, 0, g * m);
   return CLAMP (MAX (first_state, end_state) - acc->activations - counted, 0, most);
 }
 
