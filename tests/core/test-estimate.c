@@ -490,6 +490,100 @@ test_property_zero (void)
   g_assert_cmpuint (e3->buckets[HR_BUCKET_ACTIVATIONS], ==, e1->buckets[HR_BUCKET_ACTIVATIONS]);
 }
 
+static const HrEstimateItem *
+find_item (const HrEstimate *est,
+           HrBucket          bucket,
+           const char       *label_part)
+{
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      const HrEstimateItem *item = g_ptr_array_index (est->items, i);
+
+      if (item->bucket == bucket && strstr (item->label, label_part) != NULL)
+        return item;
+    }
+  return NULL;
+}
+
+/* ZeRO-1/2 with contiguous_gradients false reduce through
+ * buffered_reduce_fallback (DeepSpeed stage_1_and_2.py @b647fb2,
+ * reduce_ipg_grads, allreduce_bucket): no preallocated bucket, but a
+ * bucket's gradients stay whole until it is reduced and are flattened into
+ * a copy, at most reduce_bucket_size values and never more than the
+ * trainable ones.  Stage 2 holds the bucket and its copy beyond its own
+ * shard, (2 - 1/dp) buckets; stage 1 keeps every gradient anyway, so only
+ * the copy. */
+static void
+test_property_zero_fallback_reduction (void)
+{
+#define FALLBACK_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"," \
+                          " \"sharding\": \"%s\", \"gpus\": 8, \"micro_batch\": 1," \
+                          " \"seq_len\": 512, \"recompute\": \"full\", \"stack\": \"deepspeed\"," \
+                          " \"deepspeed\": {\"contiguous_gradients\": %s," \
+                          " \"reduce_bucket_size\": %s, \"overlap_comm\": true}}"
+  static const char *label = "without contiguous_gradients";
+  g_autoptr(HrScenario) z2 = hr_test_scenariof (FALLBACK_SCENARIO, "zero2", "false", "2e9");
+  g_autoptr(HrScenario) z1 = hr_test_scenariof (FALLBACK_SCENARIO, "zero1", "false", "2e9");
+  g_autoptr(HrScenario) big = hr_test_scenariof (FALLBACK_SCENARIO, "zero2", "false", "1e11");
+  g_autoptr(HrScenario) cont = hr_test_scenariof (FALLBACK_SCENARIO, "zero2", "true", "2e9");
+#undef FALLBACK_SCENARIO
+  g_autoptr(HrEstimate) e2 = hr_estimate_new (z2);
+  g_autoptr(HrEstimate) e1 = hr_estimate_new (z1);
+  g_autoptr(HrEstimate) eb = hr_estimate_new (big);
+  g_autoptr(HrEstimate) ec = hr_estimate_new (cont);
+  const HrEstimateItem *i2 = find_item (e2, HR_BUCKET_GRADIENTS, label);
+  const HrEstimateItem *i1 = find_item (e1, HR_BUCKET_GRADIENTS, label);
+  const HrEstimateItem *ib = find_item (eb, HR_BUCKET_GRADIENTS, label);
+  /* Llama 2 7B's 6738.4M parameters, all trainable */
+  double trainable = 6738.4e6;
+
+  g_assert_nonnull (i2);
+  g_assert_nonnull (i1);
+  g_assert_nonnull (ib);
+  /* activations this small leave the bucket and its copy on top */
+  g_assert_cmpfloat (i2->bytes, >, 0);
+  hr_test_assert_near (i2->high, (2.0 - 1.0 / 8) * 2e9 * 2, 1e-9);
+  hr_test_assert_near (i1->high, 2e9 * 2, 1e-9);
+  hr_test_assert_near (ib->high, (2.0 - 1.0 / 8) * trainable * 2, 1e-4);
+  g_assert_cmpfloat (i1->bytes, <=, i1->high);
+  /* nothing preallocated without contiguous_gradients, and no fallback with it */
+  g_assert_cmpfloat (hr_test_item_bytes (e2, HR_BUCKET_GRADIENTS, "reduce buckets"), ==, 0);
+  g_assert_null (find_item (ec, HR_BUCKET_GRADIENTS, label));
+  g_assert_cmpfloat (hr_test_item_bytes (ec, HR_BUCKET_GRADIENTS, "reduce buckets"), >, 0);
+}
+
+/* The ZeRO-1/2 step (stage_1_and_2.py @b647fb2, step):
+ * self.flatten (averaged_gradients).to (fp32) holds the partition's 16-bit
+ * gradients, a 16-bit flat copy and the fp32 copy at once, 8 bytes per
+ * value of the partition, after the epilogue has freed the reduce buckets
+ * and every other gradient; fp32 gradients are flattened but not copied
+ * again.  It counts beyond the activations and gradients at the backward
+ * pass's peak. */
+static void
+test_property_zero_step (void)
+{
+#define STEP_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-7b\"," \
+                      " \"sharding\": \"zero2\", \"gpus\": 8, \"micro_batch\": 1," \
+                      " \"seq_len\": 512, \"recompute\": \"full\", \"compute\": \"%s\"," \
+                      " \"deepspeed\": {\"reduce_bucket_size\": 1e6}}"
+  g_autoptr(HrScenario) half = hr_test_scenariof (STEP_SCENARIO, "bf16-mixed");
+  g_autoptr(HrScenario) full = hr_test_scenariof (STEP_SCENARIO, "fp32");
+#undef STEP_SCENARIO
+  g_autoptr(HrEstimate) eh = hr_estimate_new (half);
+  g_autoptr(HrEstimate) ef = hr_estimate_new (full);
+  /* Llama 2 7B's 6738.4M parameters over 8 GPUs */
+  double partition = 6738.4e6 / 8;
+  double step_h = hr_test_item_bytes (eh, HR_BUCKET_OPTIMIZER, "ZeRO step");
+  double step_f = hr_test_item_bytes (ef, HR_BUCKET_OPTIMIZER, "ZeRO step");
+
+  hr_test_assert_near (step_h,
+                       8.0 * partition - (double) eh->buckets[HR_BUCKET_ACTIVATIONS] -
+                         (double) eh->buckets[HR_BUCKET_GRADIENTS], 1e-4);
+  hr_test_assert_near (step_f,
+                       8.0 * partition - (double) ef->buckets[HR_BUCKET_ACTIVATIONS] -
+                         (double) ef->buckets[HR_BUCKET_GRADIENTS], 1e-4);
+}
+
 /* Inference keeps no gradients and no optimizer state; its KV cache counts
  * KV heads (GQA), not query heads. */
 static void
@@ -1684,6 +1778,8 @@ main (int    argc,
   g_test_add_func ("/property/peak-grows-with-batch", test_property_peak_grows_with_batch);
   g_test_add_func ("/property/attention-and-recompute", test_property_attention_and_recompute);
   g_test_add_func ("/property/zero", test_property_zero);
+  g_test_add_func ("/property/zero-fallback-reduction", test_property_zero_fallback_reduction);
+  g_test_add_func ("/property/zero-step", test_property_zero_step);
   g_test_add_func ("/property/inference", test_property_inference);
   g_test_add_func ("/property/frozen-parts", test_property_frozen_parts);
   g_test_add_func ("/property/levers", test_property_levers);

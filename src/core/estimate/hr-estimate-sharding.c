@@ -1173,6 +1173,121 @@ hr_plan_add_gradients (HrPlan *self,
   add_gradient_buffers (self, acc, grads_total, grad_bytes, trainable);
 }
 
+/* ZeRO-1/2 with contiguous_gradients false reduce through
+ * buffered_reduce_fallback (DeepSpeed stage_1_and_2.py @b647fb2,
+ * reduce_ipg_grads): each gradient stays a whole param.grad until its
+ * bucket of at most reduce_bucket_size values is reduced, and
+ * allreduce_and_copy -> allreduce_bucket flattens the bucket into a new
+ * tensor (self.flatten = _flatten_dense_tensors) that it all-reduces and
+ * copies back.  Stage 2 then frees the gradients of other partitions
+ * (with overlap_comm at the next reduction: previous_reduced_grads,
+ * _clear_previous_reduced_grads), stage 1 keeps every gradient until the
+ * step (counted already).  Each reduction holds one bucket whole and its
+ * flat copy; the first comes once the backward pass has made a bucket's
+ * gradients, the last (independent_gradient_partition_epilogue) after it,
+ * with what remains. */
+static double
+fallback_reduction_bytes (HrPlan *self,
+                          Acc    *acc,
+                          double  trainable)
+{
+  const HrScenario *s = self->scenario;
+  const HrDeepSpeed *ds = &s->deepspeed;
+  double g = hr_compute_activation_bytes (s->compute);
+  double m = MIN ((double) ds->reduce_bucket_size, trainable);
+  double r = fmod (trainable, m) > 0 ? fmod (trainable, m) : m;
+  /* the share of a bucket stage 2 does not keep */
+  double other = s->sharding == HR_SHARDING_ZERO2 ? 1.0 - 1.0 / self->shard.dp : 0;
+  gboolean overlap = (ds->set & HR_DS_OVERLAP_COMM) && ds->overlap_comm;
+  double counted = acc->bytes[HR_BUCKET_GRADIENTS];
+  double full = gradients_overlap_activations (self) ? acc->deferred_grads : counted;
+  /* the last bucket whole and its copy, beside the previous bucket's
+   * other-partition gradients while it fills under overlap_comm */
+  double at_end = g * (other * r + MAX (r, overlap && trainable > m ? other * m : 0));
+  double at_first = g * (1.0 + other) * m;
+  /* the estimator's backward pass frees activations as it makes gradients */
+  double first_state = (1.0 - m / trainable) * acc->activations + m / trainable * full + at_first;
+  double end_state = full + acc->recompute_working_set + at_end;
+  double most = MAX (at_end, at_first);
+
+  /* stage 1 without overlap_comm installs no gradient hooks and reduces
+   * every bucket after the backward pass (reduce_gradients) */
+  if (s->sharding == HR_SHARDING_ZERO1 && !overlap)
+    return CLAMP (full + g * m - acc->activations - counted, 0, g * m);
+  return CLAMP (MAX (first_state, end_state) - acc->activations - counted, 0, most);
+}
+
+static void
+add_fallback_reduction (HrPlan *self,
+                        Acc    *acc,
+                        double  trainable,
+                        double  step_extra)
+{
+  const HrScenario *s = self->scenario;
+  const ShardPlan *sp = &self->shard;
+  double g = hr_compute_activation_bytes (s->compute), extra, most;
+
+  if (!sp->zero || s->sharding == HR_SHARDING_ZERO3 || s->deepspeed.contiguous_gradients ||
+      sp->offload_states || s->optimizer_in_bwd || trainable <= 0 ||
+      s->deepspeed.reduce_bucket_size == 0)
+    return;
+  extra = MAX (0, fallback_reduction_bytes (self, acc, trainable) - step_extra);
+  most = g * MIN ((double) s->deepspeed.reduce_bucket_size, trainable) *
+         (s->sharding == HR_SHARDING_ZERO2 ? 2.0 - 1.0 / sp->dp : 1.0);
+  hr_acc_add (acc, HR_BUCKET_GRADIENTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+              MAX (extra, most),
+              _("DeepSpeed without contiguous_gradients: a reduce bucket's gradients held whole "
+                "and flattened into a copy (at most %.3g values), beyond what the freed "
+                "activations and the ZeRO step leave"),
+              MIN ((double) s->deepspeed.reduce_bucket_size, trainable));
+}
+
+/* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
+ * stage 3 one sub-group of at most sub_group_size values at a time
+ * (fp32_partitioned_groups_flat[i].grad), beyond the freed activations.
+ * Stage 1/2 the whole partition (stage_1_and_2.py @b647fb2, step):
+ * single_grad_partition = self.flatten(self.averaged_gradients[i]).to(fp32)
+ * makes a 16-bit flat copy of the partition's gradients, then the fp32 one,
+ * while the gradients themselves are still referenced.  By then
+ * independent_gradient_partition_epilogue has released the reduce buckets
+ * and set every other gradient to None (zero_grad(set_to_none=True), the
+ * partition kept in averaged_gradients), and step frees those not in the
+ * partition first (free_grad_in_param_list): only the partition's 16-bit
+ * gradients remain of what the gradients bucket counts.  .to() of an fp32
+ * model's gradients copies nothing. */
+static void
+add_zero_step (HrPlan *self,
+               Acc    *acc)
+{
+  const HrScenario *s = self->scenario;
+  double trainable = 0, values, extra, g = hr_compute_activation_bytes (s->compute);
+
+  for (guint i = 0; i < self->parts->len; i++)
+    {
+      Part *p = &g_array_index (self->parts, Part, i);
+
+      trainable += p->trainable + p->adapters;
+    }
+  values = hr_plan_sharded (self, trainable, TRUE);
+  if (s->sharding == HR_SHARDING_ZERO3)
+    extra = MAX (0, 4.0 * MIN (values, (double) s->deepspeed.sub_group_size) - acc->activations);
+  else
+    extra = MAX (0, values * (2.0 * g + (g < 4.0 ? 4.0 : 0)) - acc->activations -
+                      acc->bytes[HR_BUCKET_GRADIENTS]);
+  /* the last reduction comes before the step: the larger one counts */
+  add_fallback_reduction (self, acc, trainable, extra);
+  if (extra > 0 && s->sharding == HR_SHARDING_ZERO3)
+    hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+                extra,
+                _("ZeRO step: the fp32 copy of the gradient partition, beyond what the freed "
+                  "activations leave"));
+  else if (extra > 0)
+    hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
+                extra,
+                _("ZeRO step: the gradient partition flattened into a copy and cast to fp32, "
+                  "beyond what the freed activations and gradients leave"));
+}
+
 /* What sharding adds outside the steady state: the ZeRO step's fp32
  * gradient partition, and the consolidated checkpoint. */
 void
@@ -1197,31 +1312,8 @@ hr_plan_add_sharding_overhead (HrPlan *self,
                 0.25 * GiB, 0.1 * GiB, 1.0 * GiB,
                 _("NCCL communication buffers outside PyTorch's allocator"));
 
-  /* The ZeRO step upcasts its gradient partition to fp32 for the optimizer:
-   * stage 1/2 the whole partition (single_partition_of_fp32_groups[i].grad),
-   * stage 3 one sub-group of at most sub_group_size values at a time
-   * (fp32_partitioned_groups_flat[i].grad).  After the backward pass, with
-   * the activations freed. */
   if (sp->zero && !sp->offload_states)
-    {
-      double trainable = 0, values, extra;
-
-      for (guint i = 0; i < self->parts->len; i++)
-        {
-          Part *p = &g_array_index (self->parts, Part, i);
-
-          trainable += p->trainable + p->adapters;
-        }
-      values = hr_plan_sharded (self, trainable, TRUE);
-      if (s->sharding == HR_SHARDING_ZERO3)
-        values = MIN (values, (double) s->deepspeed.sub_group_size);
-      extra = MAX (0, 4.0 * values - acc->activations);
-      if (extra > 0)
-        hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, extra, extra,
-                    extra,
-                    _("ZeRO step: the fp32 copy of the gradient partition, beyond what the freed "
-                      "activations leave"));
-    }
+    add_zero_step (self, acc);
 
   /* The checkpoint-write spike: saving a consolidated checkpoint of a
    * sharded model gathers every 16-bit weight on one GPU (DeepSpeed's
