@@ -799,7 +799,7 @@ test_detector_assigner (void)
  * convolution's gradients in and out.  Alive beside them: what the
  * backbone and the neck saved, and P2's RPN input and ReLU output.  A
  * CPU profile of torchvision 0.14's fasterrcnn_resnet50_fpn (one image,
- * 20 boxes, tests/validation/rpn_backward_trace.py) peaks at
+ * 20 boxes, tests/trace/peak_trace.py) peaks at
  * 1,010,686,044 bytes above the weights, gradients and momentum, inside
  * the RPN's P2 convolution's backward; this moment is 973,894,656. */
 static void
@@ -846,6 +846,65 @@ test_rpn_backward (void)
   pk = find_peak (alone, "rpn backward");
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->transient, levels - p2 + 2 * p2, 0.5);
+}
+
+/* The mask head's moments (hr-arch.c, mask_logits_peak,
+ * mask_targets_peak).  Backward: 20 positive RoIs an image at 28 x 28,
+ * 256 channels upsampled (16,056,320 bytes) twice, beside every saved
+ * tensor, above the 91 per-class logits' gradient and the first of them.
+ * Targets: mmdetection's uint8 and fp32 bitmap of the 1344 x 800 image
+ * per positive RoI, torchvision's fp32 bitmap per object and the batch's
+ * uint8 masks, detectron2's nothing at the image's size. */
+static void
+test_mask_head_moments (void)
+{
+  const HrComponent *mask = catalog_component ("mask-rcnn-r50-fpn", 0);
+  g_autoptr(HrArch) a = hr_arch_copy (mask->arch);
+  HrArchRun run = fp32_training (1344, 800);
+  const double pixels = 1344.0 * 800, up = 20.0 * 256 * 28 * 28 * 4, logits = 20.0 * 91 * 784 * 4;
+  const HrArchPeak *pk;
+
+  a->mask_rois = 20;
+  run.classes = 91;
+  run.objects = 20;
+  for (guint m = HR_ARCH_MASK_TARGETS_HOST; m <= HR_ARCH_MASK_TARGETS_PER_OBJECT; m++)
+    {
+      g_autoptr(HrArchResult) res = NULL;
+
+      run.mask_targets = m;
+      res = hr_arch_walk (a, &run);
+      pk = find_peak (res, "mask logits");
+      g_assert_nonnull (pk);
+      g_assert_cmpfloat_with_epsilon (pk->transient, 2 * up, 0.5);
+      g_assert_cmpfloat_with_epsilon (pk->saved, res->saved, 0.5);
+      pk = find_peak (res, "mask targets");
+      if (m == HR_ARCH_MASK_TARGETS_HOST)
+        {
+          g_assert_null (pk);
+          continue;
+        }
+      g_assert_nonnull (pk);
+      if (m == HR_ARCH_MASK_TARGETS_PER_ROI)
+        {
+          g_assert_cmpfloat_with_epsilon (pk->fixed, 5 * pixels * 20, 0.5);
+          g_assert_cmpfloat_with_epsilon (pk->transient, logits, 0.5);
+        }
+      else
+        {
+          g_assert_cmpfloat_with_epsilon (pk->fixed, 4 * pixels * 20, 0.5);
+          g_assert_cmpfloat_with_epsilon (pk->transient, logits + pixels * 20, 0.5);
+        }
+    }
+
+  /* LVIS' 1,231 logits outgrow the two upsampled gradients */
+  {
+    g_autoptr(HrArchResult) res = NULL;
+
+    run.classes = 1231;
+    res = hr_arch_walk (a, &run);
+    pk = find_peak (res, "mask logits");
+    g_assert_cmpfloat_with_epsilon (pk->transient, 20.0 * 1231 * 784 * 4 + up, 0.5);
+  }
 }
 
 /* detectron2's Faster R-CNN R50-C4 (configs/Base-RCNN-C4.yaml @02b5c4e2):
@@ -1806,6 +1865,7 @@ main (int    argc,
   g_test_add_func ("/arch/ssd300", test_ssd300);
   g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
   g_test_add_func ("/arch/rpn-backward", test_rpn_backward);
+  g_test_add_func ("/arch/mask-head-moments", test_mask_head_moments);
   g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
   g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
 

@@ -210,6 +210,14 @@ setup_run (HrPlan      *self,
   run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);
   run->cascade_one_mask_head = hr_scenario_get_cascade_one_mask_head (s);
   run->dense_outputs_alive = hr_scenario_get_dense_outputs_alive (s);
+  /* hr-arch.c, mask_targets_peak: mmdetection's bitmaps unless the
+   * scenario names another library */
+  if (!s->detection_framework_set || s->detection_framework == HR_DETECTION_FRAMEWORK_MMDETECTION)
+    run->mask_targets = HR_ARCH_MASK_TARGETS_PER_ROI;
+  else if (s->detection_framework == HR_DETECTION_FRAMEWORK_TORCHVISION)
+    run->mask_targets = HR_ARCH_MASK_TARGETS_PER_OBJECT;
+  else
+    run->mask_targets = HR_ARCH_MASK_TARGETS_HOST;
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {
@@ -339,8 +347,11 @@ describe_peak (const char *what)
     { "attention gradients", N_("the backward pass through eager attention: the gradients of the "
                                 "probabilities and of the scores, beside the saved tensors") },
     { "focal loss", N_("the focal loss's per-anchor, per-class terms, beside the saved tensors") },
-    { "mask logits", N_("the mask head's per-class logits of every positive RoI, and then their "
-                        "gradient, beside the saved tensors") },
+    { "mask logits", N_("the backward pass through the mask head: the per-class logits' "
+                        "gradient, then the upsampled features' gradients, beside the saved "
+                        "tensors") },
+    { "mask targets", N_("the mask targets: the ground-truth masks as full-image fp32 bitmaps, "
+                         "one image at a time, beside the saved tensors") },
     { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "
                               "saved tensors") },
     { "ssd loss gradients", N_("the backward pass starting at SSD's loss: the gradients of the "

@@ -1866,16 +1866,54 @@ rpn_head (Walk     *W,
  * mask_pred[inds, labels]; detectron2 mask_rcnn_loss:
  * pred_mask_logits[indices, gt_classes]; torchvision maskrcnn_loss:
  * mask_logits[arange, labels]), an index that saves its indices only.
- * The per-class logits stay alive until the loss has run, and the
- * backward pass starts with their gradient, as large, index's scatter
- * into zeros: one tensor of RoIs x classes x 28 x 28 beside every saved
- * tensor (LVIS' 1,230 classes make it 494 MB an image at 128 RoIs). */
+ * The backward pass starts with the per-class logits' gradient, index's
+ * scatter into zeros (LVIS' 1,230 classes make it 494 MB an image at
+ * 128 RoIs), beside every saved tensor; the 1x1 predictor's backward
+ * then makes the gradient of the upsampled features @up beside it, and
+ * the ReLU's backward a second one of @up's size.  A CPU profile of
+ * torchvision 0.14's maskrcnn_resnet50_fpn (2 images of 640 x 384, 20
+ * boxes each, 40 positive RoIs: tests/trace/peak_trace.py) peaks there,
+ * 557,553,164 bytes above the weights, gradients and momentum. */
 static void
-mask_logits_peak (Walk *W)
+mask_logits_peak (Walk    *W,
+                  const T *up)
 {
+  double logits = tbytes (&W->x), features = tbytes (up);
+
   if (!W->r->grad)
     return;
-  peak (W, tbytes (&W->x), 0, "mask logits");
+  peak (W, MAX (logits + features, 2.0 * features), 0, "mask logits");
+}
+
+/* The mask targets: each positive RoI's ground-truth mask cut to 28 x
+ * 28, after the mask head's forward pass, one image at a time, with
+ * every saved tensor alive.
+ * - mmdetection's BitmapMasks.crop_and_resize (open-mmlab/mmdetection
+ *   @0e17986a mmdet/core/mask/structures.py, called by mask_target.py's
+ *   mask_target_single; LoadAnnotations' poly2mask defaults to True):
+ *   torch.from_numpy(self.masks).to(device).index_select(0, inds)
+ *   .to(dtype=rois.dtype), a uint8 and an fp32 bitmap of the padded
+ *   image per positive RoI, 5 bytes a pixel each.
+ * - torchvision's project_masks_on_boxes (torchvision/models/detection/
+ *   roi_heads.py @v0.14.1): gt_masks[:, None].to(rois), every object's
+ *   bitmap in fp32, 4 bytes a pixel each; the uint8 masks of every image
+ *   of the batch are on the device all step, 1 byte a pixel an object.
+ * - detectron2's PolygonMasks.crop_and_resize (INPUT.MASK_FORMAT
+ *   "polygon" in config/defaults.py @02b5c4e2) rasterizes each RoI's
+ *   polygons at 28 x 28 on the CPU: nothing at the image's size. */
+static void
+mask_targets_peak (Walk *W)
+{
+  double pixels = (double) W->r->width * W->r->height;
+
+  if (!W->r->grad)
+    return;
+  /* the per-class logits are alive beside them, not yet in the loss */
+  if (W->r->mask_targets == HR_ARCH_MASK_TARGETS_PER_ROI)
+    peak (W, tbytes (&W->x), 5.0 * pixels * W->a->mask_rois, "mask targets");
+  else if (W->r->mask_targets == HR_ARCH_MASK_TARGETS_PER_OBJECT && W->r->objects > 0)
+    peak (W, tbytes (&W->x) + pixels * W->r->objects, 4.0 * pixels * W->r->objects,
+          "mask targets");
 }
 
 /* FCNMaskHead (mmdet) / MaskRCNNConvUpsampleHead (detectron2) on the
@@ -1909,8 +1947,13 @@ mask_head (Walk       *W,
     W->x = up;
     act (W, &W->x, ACT_RELU);
   }
-  W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
-  mask_logits_peak (W);
+  {
+    T up = W->x;
+
+    W->x = conv (W, &W->x, W->classes, 1, 1, 1, 1, TRUE);
+    mask_logits_peak (W, &up);
+  }
+  mask_targets_peak (W);
   block_end (W);
 }
 

@@ -114,6 +114,14 @@ typedef enum {
 
 extern const HrEnumName hr_arch_focal_names[];
 
+/* Where a Mask R-CNN's mask targets are cut from the ground truth
+ * (hr-arch.c, mask_targets_peak cites each). */
+typedef enum {
+  HR_ARCH_MASK_TARGETS_HOST,       /* polygons rasterized per RoI on the CPU (detectron2) */
+  HR_ARCH_MASK_TARGETS_PER_ROI,    /* a bitmap per positive RoI in fp32 (mmdetection) */
+  HR_ARCH_MASK_TARGETS_PER_OBJECT, /* every object's bitmap in fp32 (torchvision) */
+} HrArchMaskTargets;
+
 #define HR_ARCH_MAX_STAGES 8
 
 typedef struct {
@@ -305,6 +313,8 @@ typedef struct {
    * the focal loss's targets as an int64 one-hot (hr-arch.c,
    * dense_outputs_alive) */
   gboolean    dense_outputs_alive;
+  /* Mask R-CNN: how the ground-truth masks reach the mask loss */
+  HrArchMaskTargets mask_targets;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""Evidence for the RPN's backward moment (hr-arch.c, rpn_backward_peak):
-the highest moment of a training step of torchvision's two-stage
+"""The highest moment of a training step of torchvision's two-stage
 detectors, profiled on the CPU (PyTorch 1.13, torchvision 0.14), beside
-the walk's estimate of the same step.  Run by hand:
+the walk's estimate of the same step: the evidence for the walk's
+moments above the saved tensors (hr-arch.c: rpn_backward_peak,
+assign_peak), and the module test-peak-oracle.py checks them with.  Run
+by hand:
 
-    /usr/bin/python3 tests/validation/rpn_backward_trace.py HEADROOM_CLI \\
+    /usr/bin/python3 tests/trace/peak_trace.py HEADROOM_CLI \\
         [faster-rcnn|mask-rcnn|keypoint-rcnn] [WIDTH HEIGHT IMAGES BOXES]
 
 The model is built as the trace oracle builds it (tests/trace/
@@ -135,16 +137,14 @@ def walked(cli, kind, width, height, images, boxes, sampled):
                                     capture_output=True, text=True, check=True).stdout)
     beside = sum(i["bytes"] for i in est["items"] if i["metric"] == "allocated" and
                  (i["bucket"] in ("weights", "gradients", "optimizer") or "cuBLAS" in i["label"]))
-    peak = max((i for i in est["items"] if "beside" in i["label"]), key=lambda i: i["bytes"], default=None)
-    return est["per_gpu"]["allocated_peak"] - beside, peak["label"] if peak else ""
+    moments = [i for i in est["items"] if i["bucket"] == "activations" and "beside" in i["label"]]
+    line = max(moments, key=lambda i: i["bytes"])["label"] if moments else "the saved tensors"
+    return est["per_gpu"]["allocated_peak"] - beside, line
 
 
-def main():
-    if len(sys.argv) < 2:
-        sys.exit(__doc__)
-    cli = sys.argv[1]
-    kind = sys.argv[2] if len(sys.argv) > 2 else "faster-rcnn"
-    width, height, images, boxes = (int(v) for v in (sys.argv[3:7] or (1344, 800, 1, 20)))
+def measure(cli, kind, width, height, images, boxes):
+    """(peak at any instant, peak at operator ends, the walk's estimate,
+    the walk's highest moment's line, the RoIs sampled)"""
     torch.manual_seed(0)
     sampled = {}
     model = build(kind, width, height, sampled)
@@ -160,6 +160,16 @@ def main():
     step()
     anytime, boundary = profiled_peaks(step)
     estimate, line = walked(cli, kind, width, height, images, boxes, sampled)
+    return anytime, boundary, estimate, line, sampled
+
+
+def main():
+    if len(sys.argv) < 2:
+        sys.exit(__doc__)
+    cli = sys.argv[1]
+    kind = sys.argv[2] if len(sys.argv) > 2 else "faster-rcnn"
+    width, height, images, boxes = (int(v) for v in (sys.argv[3:7] or (1344, 800, 1, 20)))
+    anytime, boundary, estimate, line, sampled = measure(cli, kind, width, height, images, boxes)
     print(f"{kind} {width}x{height} images {images} boxes {boxes} sampled {sampled}")
     print(f"profiled peak above weights, gradients and momentum: {anytime} bytes at any instant, "
           f"{boundary} at operator ends")

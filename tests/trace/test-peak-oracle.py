@@ -1,0 +1,84 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: GPL-3.0-or-later
+"""The walk's highest moment against the real code: torchvision's Faster
+R-CNN, one training step profiled on the CPU by peak_trace.py (every
+allocation of the CPU allocator, at the ends of top-level operators), and
+headroom-cli's allocated peak for the same model, micro-batch, input size
+and boxes, less the weights, gradients, momentum and cuBLAS workspace,
+must agree within ±5%.  The cases put the step's peak at each of the
+walk's two moments: the RPN's backward pass at its finest level (two
+images, 20 boxes each), and the RPN's IoU assigner (one image, 100
+boxes).
+
+    test-peak-oracle.py HEADROOM_CLI
+
+Exits 77 (skipped) when PyTorch and torchvision cannot be imported, but
+fails when CI=true (CI installs python3-torch and python3-torchvision).
+"""
+
+import importlib.util
+import os
+import sys
+
+TOLERANCE = 0.05
+
+# (model, width, height, images, boxes an image, the moment expected)
+CASES = [
+    ("faster-rcnn", 640, 384, 2, 20, "RPN's finest level"),
+    ("faster-rcnn", 640, 384, 1, 100, "IoU assigner"),
+]
+
+
+def reexec_with_torch():
+    try:
+        import torch  # noqa: F401
+        import torchvision  # noqa: F401
+        return
+    except ImportError:
+        pass
+    system = "/usr/bin/python3"
+    if os.path.realpath(sys.executable) != os.path.realpath(system) and os.path.exists(system) \
+            and os.environ.get("HEADROOM_ORACLE_REEXEC") is None:
+        os.environ["HEADROOM_ORACLE_REEXEC"] = "1"
+        os.execv(system, [system] + sys.argv)
+    message = "PyTorch and torchvision are not importable (apt-get install python3-torch " \
+              "python3-torchvision)"
+    if os.environ.get("CI") == "true":
+        sys.exit("FAIL: " + message + ", and CI must run this test")
+    print("SKIP: " + message)
+    sys.exit(77)
+
+
+def main():
+    if len(sys.argv) != 2:
+        sys.exit(__doc__)
+    reexec_with_torch()
+    import torch
+
+    spec = importlib.util.spec_from_file_location(
+        "peak_trace", os.path.join(os.path.dirname(os.path.abspath(__file__)), "peak_trace.py"))
+    peak_trace = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(peak_trace)
+    torch.set_num_threads(max(1, min(4, os.cpu_count() or 1)))
+
+    failed = 0
+    print(f"1..{len(CASES)}")
+    for i, (kind, width, height, images, boxes, moment) in enumerate(CASES, 1):
+        name = f"{kind} {width}x{height}, {images} image(s), {boxes} boxes"
+        _, boundary, estimate, line, sampled = peak_trace.measure(sys.argv[1], kind, width, height,
+                                                                  images, boxes)
+        ratio = estimate / boundary
+        problems = []
+        if abs(ratio - 1) > TOLERANCE:
+            problems.append(f"walk {estimate:.0f} bytes, profile {boundary} bytes ({ratio:.3f})")
+        if moment not in line:
+            problems.append(f"the walk's highest moment is '{line}', expected the {moment}")
+        print(("not ok" if problems else "ok") + f" {i} {name}: {ratio:.3f}, RoIs {sampled}", flush=True)
+        for p in problems:
+            print("#   " + p, flush=True)
+        failed += bool(problems)
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
