@@ -907,6 +907,27 @@ test_mask_head_moments (void)
   }
 }
 
+/* The keypoint head's backward moment: its last ReLU's gradient in and
+ * out, 512 channels at 14 x 14 for each of 122 RoIs (49,971,200 bytes
+ * each), beside what the walk saved before the loss's log_softmax. */
+static void
+test_keypoint_head_moment (void)
+{
+  const HrComponent *kp = catalog_component ("keypoint-rcnn-r50-fpn", 0);
+  g_autoptr(HrArch) a = hr_arch_copy (kp->arch);
+  HrArchRun run = fp32_training (640, 384);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchPeak *pk;
+
+  a->mask_rois = 122;
+  res = hr_arch_walk (a, &run);
+  pk = find_peak (res, "keypoint head backward");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2 * 122.0 * 512 * 14 * 14 * 4, 0.5);
+  /* the loss's fp32 log-probabilities, 17 x 56 x 56 a RoI, are not alive */
+  g_assert_cmpfloat_with_epsilon (res->saved - pk->saved, 122.0 * 17 * 56 * 56 * 4, 0.5);
+}
+
 /* detectron2's Faster R-CNN R50-C4 (configs/Base-RCNN-C4.yaml @02b5c4e2):
  * the backbone ends at res4 (stride 16: 84 x 50 at 1344 x 800), the RPN
  * puts 15 anchors on each of its 4,200 positions (63,000 anchors), and
@@ -1866,6 +1887,7 @@ main (int    argc,
   g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
   g_test_add_func ("/arch/rpn-backward", test_rpn_backward);
   g_test_add_func ("/arch/mask-head-moments", test_mask_head_moments);
+  g_test_add_func ("/arch/keypoint-head-moment", test_keypoint_head_moment);
   g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
   g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
 

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The walk's highest moment against the real code: torchvision's Faster
-R-CNN and Mask R-CNN, one training step profiled on the CPU by peak_trace.py (every
+R-CNN, Mask R-CNN and Keypoint R-CNN, one training step profiled on the CPU by peak_trace.py (every
 allocation of the CPU allocator, at the ends of top-level operators), and
 headroom-cli's allocated peak for the same model, micro-batch, input size
 and boxes, less the weights, gradients, momentum and cuBLAS workspace,
 must agree within ±5%.  The cases put the step's peak at each of the
-walk's three moments: the RPN's backward pass at its finest level (two
+walk's four moments: the RPN's backward pass at its finest level (two
 images, 20 boxes each), the RPN's IoU assigner (one image, 100 boxes),
-and the backward pass through the mask head (two images, 20 boxes).
+the backward pass through the mask head (two images, 20 boxes) and
+through the keypoint head (one image, 100 boxes).
 
     test-peak-oracle.py HEADROOM_CLI
 
@@ -27,6 +28,7 @@ CASES = [
     ("faster-rcnn", 800, 480, 2, 20, "RPN's finest level"),
     ("faster-rcnn", 640, 384, 1, 100, "IoU assigner"),
     ("mask-rcnn", 640, 384, 2, 20, "through the mask head"),
+    ("keypoint-rcnn", 640, 384, 1, 100, "through the keypoint head"),
 ]
 
 

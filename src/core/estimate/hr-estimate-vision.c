@@ -350,6 +350,8 @@ describe_peak (const char *what)
     { "mask logits", N_("the backward pass through the mask head: the per-class logits' "
                         "gradient, then the upsampled features' gradients, beside the saved "
                         "tensors") },
+    { "keypoint head backward", N_("the backward pass through the keypoint head: the last "
+                                   "ReLU's gradients in and out, beside the saved tensors") },
     { "mask targets", N_("the mask targets: the ground-truth masks as full-image fp32 bitmaps, "
                          "one image at a time, beside the saved tensors") },
     { "segmentation loss", N_("the cross-entropy over logits resized to the crop, beside the "

@@ -2243,8 +2243,9 @@ dense_outputs_alive (Walk   *W,
  * images, 20 boxes each and 107 keypoint RoIs (resident memory with
  * MALLOC_MMAP_THRESHOLD_=65536) rose 1.890 GiB by the end of the forward
  * pass, where this walk saves 1.897 GiB, and peaked 0.19 GiB higher in
- * the backward pass (Faster R-CNN alike: 1.539, then 0.47 higher): the
- * head has no transient of its own beyond what it saves. */
+ * the backward pass (Faster R-CNN alike: 1.539, then 0.47 higher); with
+ * more RoIs the backward pass through its last ReLU is the moment
+ * (below). */
 static void
 keypoint_head (Walk *W)
 {
@@ -2262,11 +2263,20 @@ keypoint_head (Walk *W)
     }
   {
     T up = { k, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
+    double features = tbytes (&W->x);
 
     fresh (W, &up);
     params (W, (guint64) 512 * k * 16 + k);
     save_matmul_input (W, &W->x);
     W->x = resize (W, &up, 56, 56 * a->mask_rois);
+    /* the backward pass through the last ReLU: its gradient in and out,
+     * 512 channels at 14 x 14 a RoI each, beside every saved tensor but
+     * the loss's, which is freed by then.  A CPU profile of torchvision
+     * 0.14's keypointrcnn_resnet50_fpn (one 640 x 384 image, 100 boxes,
+     * 122 keypoint RoIs: tests/trace/peak_trace.py) peaks 724,617,300
+     * bytes above the weights, gradients and momentum */
+    if (W->r->grad)
+      peak (W, 2.0 * features, 0, "keypoint head backward");
   }
   if (W->r->grad)
     save (W, numel (&W->x) * W->r->e32);
