@@ -614,7 +614,9 @@ test_wan_decoder_cache (void)
  * (256 x 33 x 128²), the interpolated first frame (256 x 1 x 256²) and
  * the others (256 x 64 x 256²), torch.cat's join (256 x 65 x 256²), the
  * replicate-padded copy (256 x 67 x 258²) and the output (256 x 65 x
- * 256²).  Nothing is cached between chunks. */
+ * 256²).  Nothing is cached between chunks.  The same walk of a narrowed
+ * decoder matches the live tensors of HunyuanVideo's own code to the byte
+ * (tests/validation/hunyuan_vae_trace.py). */
 static void
 test_hunyuan_vae (void)
 {
