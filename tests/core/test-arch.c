@@ -603,6 +603,103 @@ test_wan_decoder_cache (void)
   }
 }
 
+/* HunyuanVideo's causal 3D VAE (Tencent/HunyuanVideo @fa14b00,
+ * hyvideo/vae): 246,478,803 parameters counted from its layers; 129
+ * frames of 1280x720 are 33 latent frames of 160x90 (time compressed by
+ * the samplers of levels 1 and 2, space by those of levels 0-2), and its
+ * middle blocks attend over all 33 x 90 x 160 positions at once.  One
+ * tile of sample_video.py's tiled decode, 17 latent frames of 32x32 (65
+ * frames of 256x256), peaks in the last UpsampleCausal3D's convolution,
+ * fp16: the up block's input (512 x 33 x 128²) and the upsampler's
+ * (256 x 33 x 128²), the interpolated first frame (256 x 1 x 256²) and
+ * the others (256 x 64 x 256²), torch.cat's join (256 x 65 x 256²), the
+ * replicate-padded copy (256 x 67 x 258²) and the output (256 x 65 x
+ * 256²).  Nothing is cached between chunks.  The same walk of a narrowed
+ * decoder matches the live tensors of HunyuanVideo's own code to the byte
+ * (tests/validation/hunyuan_vae_trace.py). */
+static void
+test_hunyuan_vae (void)
+{
+  const HrComponent *vae = catalog_component ("hunyuanvideo", 1);
+  HrArchRun run = { 0 };
+  double expect = 2.0 * (512.0 * 33 * 128 * 128 + 256.0 * 33 * 128 * 128 + 256.0 * 256 * 256 +
+                         256.0 * 64 * 256 * 256 + 2 * 256.0 * 65 * 256 * 256 +
+                         256.0 * 67 * 258 * 258);
+
+  g_assert_true (vae->arch->hunyuan_vae);
+  run.width = 1280;
+  run.height = 720;
+  run.frames = 129;
+  run.e = run.e32 = run.input_bytes = 2.0;
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (vae->arch, &run);
+    const HrArchBlock *last = &g_array_index (res->blocks, HrArchBlock, res->blocks->len - 1);
+
+    g_assert_cmpuint (res->params, ==, 246478803);
+    g_assert_cmpuint (res->params, ==, vae->params);
+    for (guint i = 0; i < res->blocks->len; i++)
+      {
+        const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
+
+        if (g_str_equal (b->name, "encoder.conv_out"))
+          {
+            /* the moments: mean and log-variance of 16 channels */
+            g_assert_cmpuint (b->channels, ==, 32);
+            g_assert_cmpuint (b->width, ==, 160);
+            g_assert_cmpuint (b->height, ==, 90);
+          }
+      }
+    g_assert_cmpuint (res->max_tokens, ==, 33 * 90 * 160);
+    g_assert_cmpuint (last->channels, ==, 3);
+    g_assert_cmpuint (last->width, ==, 1280);
+    /* untiled, the middle block's causal mask alone is 475,200² fp16 */
+    g_assert_cmpfloat (res->decode_peak, >, 2.0 * 475200.0 * 475200.0);
+    g_assert_cmpfloat (res->decode_cache, ==, 0);
+  }
+
+  run.width = run.height = 256;
+  run.frames = 65;
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (vae->arch, &run);
+
+    g_assert_cmpuint (res->max_tokens, ==, 17 * 32 * 32);
+    g_test_message ("tile: %.0f bytes, expected %.0f", res->decode_peak, expect);
+    g_assert_cmpfloat_with_epsilon (res->decode_peak / expect, 1.0, 1e-9);
+  }
+}
+
+/* sample_video.py tiles the decode by default ("vae_tiling"): 256-pixel
+ * tiles of 64 + 1 frames (the VAE's tile_size and tile_frames); without
+ * tiling no card holds it. */
+#define HY_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", " \
+    "\"image_size\": [1280, 720], \"frames\": 129, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"attention\": \"flash\", \"vae_tiling\": %s}"
+
+static void
+test_hunyuan_tiling (void)
+{
+  g_autofree char *tiled_json = g_strdup_printf (HY_FMT, "true");
+  g_autofree char *whole_json = g_strdup_printf (HY_FMT, "false");
+  g_autoptr(HrEstimate) tiled = estimate (tiled_json);
+  g_autoptr(HrEstimate) whole = estimate (whole_json);
+  const HrComponent *vae = catalog_component ("hunyuanvideo", 1);
+  HrArchRun run = { 0 };
+  g_autoptr(HrArchResult) tile = NULL;
+  double video = 2.0 * 3 * 129 * 1280 * 720;
+
+  run.width = run.height = 256;
+  run.frames = 65;
+  run.e = run.e32 = run.input_bytes = 2.0;
+  tile = hr_arch_walk (vae->arch, &run);
+  g_assert_cmpfloat (whole->total, >, 4e11);
+  g_assert_cmpfloat (tiled->total, <, 80e9);
+  /* the tile's working set and the decoded video, twice, beside the rest */
+  g_assert_cmpfloat (tiled->buckets[HR_BUCKET_ACTIVATIONS], >, tile->decode_peak + 2 * video);
+  g_assert_cmpfloat (tiled->buckets[HR_BUCKET_ACTIVATIONS], <,
+                     tile->decode_peak + 2 * video + 10e9);
+}
+
 /* Catalog entries with a malformed "arch" are refused with the member. */
 static void
 test_bad_arch (void)
@@ -1866,6 +1963,8 @@ main (int    argc,
   g_test_add_func ("/arch/video-tokens", test_video_tokens);
   g_test_add_func ("/arch/video-vae-encoder", test_video_vae_encoder);
   g_test_add_func ("/arch/wan-decoder-cache", test_wan_decoder_cache);
+  g_test_add_func ("/arch/hunyuan-vae", test_hunyuan_vae);
+  g_test_add_func ("/arch/hunyuan-tiling", test_hunyuan_tiling);
   g_test_add_func ("/arch/bad-arch", test_bad_arch);
   g_test_add_func ("/arch/speech", test_speech);
   g_test_add_func ("/arch/detector-assigner", test_detector_assigner);

@@ -51,7 +51,7 @@ test_models (void)
     /* image and video diffusion */
     "sd-2.1", "sdxl", "controlnet-sd-1.5", "sd-3.5-medium", "sd-3.5-large", "flux.1-dev",
     "flux.1-schnell", "flux.2-klein-4b", "pixart-alpha", "pixart-sigma", "cogvideox-2b",
-    "cogvideox-5b", "wan2.1-t2v-1.3b", "wan2.1-t2v-14b", "ltx-video",
+    "cogvideox-5b", "wan2.1-t2v-1.3b", "wan2.1-t2v-14b", "hunyuanvideo", "ltx-video",
   };
   /* The fewest entries each family may have: a floor that a lost or
    * mis-filed entry breaks, not a count to keep in step by hand. */

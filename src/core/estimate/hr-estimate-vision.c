@@ -299,20 +299,35 @@ decode_working_set (HrPlan           *self,
 {
   const HrArch *a = p->c->arch;
   double ws = res->decode_peak, cache = res->decode_cache;
+  guint side = a->tile_size > 0 ? a->tile_size : VAE_TILE_PIXELS;
+  /* HunyuanVideo's temporal tiles (autoencoder_kl_causal_3d.py
+   * temporal_tiled_decode): latent slices of tile_frames / compression + 1
+   * frames once the clip has more than tile_frames / compression */
+  guint tile_frames = a->tile_frames > 0 ? a->tile_frames + 1 : 0;
+  gboolean in_time = tile_frames > 0 && 1 + (MAX (1, self->frames) - 1) / a->temporal_compression >
+                                          a->tile_frames / a->temporal_compression;
 
   if (self->scenario->vae_tiling &&
-      (self->image_width > VAE_TILE_PIXELS || self->image_height > VAE_TILE_PIXELS))
+      (self->image_width > side || self->image_height > side || in_time))
     {
       HrArchRun tile = *run;
       g_autoptr(HrArchResult) t = NULL;
 
-      tile.width = MIN (self->image_width, VAE_TILE_PIXELS);
-      tile.height = MIN (self->image_height, VAE_TILE_PIXELS);
+      tile.width = MIN (self->image_width, side);
+      tile.height = MIN (self->image_height, side);
+      if (in_time)
+        tile.frames = MIN (tile.frames, tile_frames);
       t = hr_arch_walk (a, &tile);
       ws = t->decode_peak;
       cache = t->decode_cache;
     }
-  if (a->temporal_compression > 1)
+  if (a->hunyuan_vae)
+    {
+      /* its walk holds every frame it decodes at once; the decoded tiles
+       * are kept, blended and joined by torch.cat: about twice the video */
+      ws += 2.0 * 3.0 * MAX (1, self->frames) * self->image_width * self->image_height * run->e;
+    }
+  else if (a->temporal_compression > 1)
     {
       /* the frames of one chunk; the cache every causal convolution keeps
        * of the last VIDEO_CACHE_FRAMES frames of its input for the next

@@ -153,7 +153,8 @@ static const char * const arch_keys[] = {
   "layers_per_block", "head_dim", "cross_attention_dim", "text_tokens",
   "linear_projection", "addition_embed", "controlnet", "controlnet_residuals",
   "mid_attention", "mid_transformer_layers", "temporal_compression",
-  "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "quant_conv", "head", "classes",
+  "frames_per_chunk", "encode_frames_per_chunk", "wan_decoder", "hunyuan_vae",
+  "tile_size", "tile_frames", "quant_conv", "head", "classes",
   "head_channels", "aux_head", "rois",
   "mask_rois", "deter", "stoch", "units", "dilated", "reduced_tail", "source", "keypoints",
   "stuff_classes", "sem_seg_dims",
@@ -683,6 +684,9 @@ hr_arch_read (HrReader   *parent,
         !hr_reader_bool (&reader, "mid_attention", &a->mid_attention) ||
         !hr_reader_bool (&reader, "quant_conv", &a->quant_conv) ||
         !hr_reader_bool (&reader, "wan_decoder", &a->wan_decoder) ||
+        !hr_reader_bool (&reader, "hunyuan_vae", &a->hunyuan_vae) ||
+        !read_small (&reader, "tile_size", 8, 1 << 16, &a->tile_size) ||
+        !read_small (&reader, "tile_frames", 1, 4096, &a->tile_frames) ||
         !read_small (&reader, "mid_transformer_layers", 1, 1000, &a->mid_transformer_layers) ||
         !read_small (&reader, "temporal_compression", 1, 64, &a->temporal_compression) ||
         !read_small (&reader, "frames_per_chunk", 1, 4096, &a->frames_per_chunk) ||
@@ -4830,6 +4834,294 @@ vae3d_encoder (Walk  *W,
 }
 
 /* ------------------------------------------------------------------ */
+/* HunyuanVideo's causal 3D VAE, AutoencoderKLCausal3D (Tencent/
+ * HunyuanVideo @fa14b00, hyvideo/vae/vae.py EncoderCausal3D and
+ * DecoderCausal3D, hyvideo/vae/unet_causal_3d_blocks.py): CogVideoX's
+ * family (causal convolutions padding with the first frame, ResNet blocks
+ * of GroupNorm and SiLU) laid out as diffusers' 2D VAE with a third
+ * dimension.  Every tensor carries all the frames of the clip, or of the
+ * tile under tiling: nothing is cached between chunks.  Time is
+ * compressed by the last levels' samplers (levels 1 and 2 of 4 for
+ * time_compression_ratio 4: i >= n - 1 - log2 4 and not the last), space
+ * by the first log2(8) levels'; the middle block attends over every
+ * position of every frame with a causal mask.  Python's references keep
+ * a block's input alive while the block runs: the encoder's and the
+ * decoder's `sample`, the blocks' `hidden_states`. */
+
+/* CausalConv3d: F.pad (x, (k/2, k/2, k/2, k/2, k - 1, 0), "replicate"), a
+ * new tensor padded in space and by k - 1 copies of the first frame,
+ * beside the input; then nn.Conv3d without padding, stride st_t in time
+ * and st_hw in space (DownsampleCausal3D); a kernel of 1 (the shortcut)
+ * pads nothing but replication_pad3d still copies */
+static T
+hy_conv3d (Walk  *W,
+           T     *in,
+           guint  cout,
+           guint  k,
+           guint  st_t,
+           guint  st_hw)
+{
+  T padded = *in, out;
+  guint frames = MAX (1, in->t);
+
+  padded.t = frames + k - 1;
+  padded.h += 2 * (k / 2);
+  padded.w += 2 * (k / 2);
+  fresh (W, &padded);
+  fwd (W, tbytes (in), tbytes (&padded), 0);
+  hold (W, in);
+  /* the output's frames: (t + k - 1 - k) / st_t + 1 */
+  W->time_taps = padded.t - ((frames - 1) / st_t + 1);
+  out = conv_pad (W, &padded, cout, k, st_hw, 0, 1, 1, TRUE);
+  W->time_taps = 0;
+  release (W, in);
+  params (W, (guint64) (k - 1) * cout * in->c * k * k);
+  return out;
+}
+
+/* ResnetBlockCausal3D: GroupNorm, SiLU, causal conv, GroupNorm, SiLU,
+ * dropout (p = 0), causal conv, a 1x1x1 causal shortcut when the
+ * channels change, then (input + h) / output_scale_factor: the sum and
+ * its quotient beside both terms.  `held`: the caller already keeps the
+ * input alive (the block's first resnet) */
+static void
+hy_resnet (Walk     *W,
+           guint     cout,
+           gboolean  held)
+{
+  T id = W->x, h, sum, out;
+
+  if (!held)
+    hold (W, &id);
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  h = W->x;
+  W->x = hy_conv3d (W, &h, cout, 3, 1, 1);
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  h = W->x;
+  h = hy_conv3d (W, &h, cout, 3, 1, 1);
+  hold (W, &h);
+  if (id.c != cout)
+    {
+      T sc = hy_conv3d (W, &id, cout, 1, 1, 1);
+
+      hold (W, &sc);
+      sum = add (W, &h, &sc);
+      release (W, &sc);
+    }
+  else
+    sum = add (W, &h, &id);
+  out = sum;
+  fresh (W, &out);
+  fwd (W, tbytes (&sum), tbytes (&out), 0);
+  release (W, &h);
+  if (!held)
+    release (W, &id);
+  W->x = out;
+}
+
+/* The middle block: a resnet, then the attention over every position:
+ * rearrange to (b, f h w, c) (a copy), prepare_causal_attention_mask's
+ * (f h w)² mask in the activations' dtype (torch.full, expanded to the
+ * batch as a view), diffusers' Attention with one head (attention_head_dim
+ * = channels) under SDPA with that mask, its GroupNorm and residual, the
+ * rearrange back (a copy); a last resnet.  The block's input stays alive
+ * (the caller's `sample`). */
+static void
+hy_mid (Walk       *W,
+        guint       C,
+        const char *prefix)
+{
+  T in = W->x, flat, mask, id, back;
+  guint frames = MAX (1, W->x.t), rows;
+
+  hold (W, &in);
+  block_begin (W, TRUE, "%s.mid_block.resnets.0", prefix);
+  hy_resnet (W, C, TRUE);
+  block_end (W);
+
+  block_begin (W, TRUE, "%s.mid_block.attentions.0", prefix);
+  rows = W->x.h;
+  flat = W->x;
+  flat.h = frames * rows;
+  flat.t = 0;
+  fresh (W, &flat);
+  fwd (W, tbytes (&W->x), tbytes (&flat), 0);
+  mask = (T) { 1, flat.h * flat.w, flat.h * flat.w, W->r->e, 0, FALSE, 0 };
+  fresh (W, &mask);
+  hold (W, &mask);
+  W->x = flat;
+  id = W->x;
+  hold (W, &id);
+  norm (W, &W->x);
+  attention (W, NULL, 1, TRUE);
+  W->x = add (W, &W->x, &id);
+  release (W, &id);
+  release (W, &mask);
+  back = W->x;
+  back.h = rows;
+  back.t = frames;
+  fresh (W, &back);
+  fwd (W, tbytes (&W->x), tbytes (&back), 0);
+  W->x = back;
+  block_end (W);
+
+  block_begin (W, TRUE, "%s.mid_block.resnets.1", prefix);
+  hy_resnet (W, C, FALSE);
+  block_end (W);
+  release (W, &in);
+}
+
+/* Whether level i of n compresses time (vae.py add_time_downsample and
+ * add_time_upsample for time_compression_ratio 4) */
+static gboolean
+hy_time_level (const HrArch *a,
+               guint         i)
+{
+  guint n = a->n_stages, levels = 0;
+
+  for (guint r = a->temporal_compression; r > 1; r /= 2)
+    levels++;
+  return i + 1 < n && i + 1 + levels >= n;
+}
+
+static void
+hy_encoder (Walk  *W,
+            guint  frames)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages, space_levels = 0;
+  T in;
+
+  for (guint r = a->latent_scale; r > 1; r /= 2)
+    space_levels++;
+  W->x.t = frames;
+  block_begin (W, FALSE, "encoder.conv_in");
+  in = W->x;
+  W->x = hy_conv3d (W, &in, a->widths[0], 3, 1, 1);
+  block_end (W);
+  for (guint i = 0; i < n; i++)
+    {
+      T blk = W->x;
+
+      hold (W, &blk);
+      for (guint j = 0; j < a->layers_per_block; j++)
+        {
+          block_begin (W, TRUE, "encoder.down_blocks.%u.resnets.%u", i, j);
+          hy_resnet (W, a->widths[i], j == 0);
+          block_end (W);
+        }
+      if (i < space_levels || hy_time_level (a, i))
+        {
+          block_begin (W, FALSE, "encoder.down_blocks.%u.downsamplers", i);
+          in = W->x;
+          W->x = hy_conv3d (W, &in, a->widths[i], 3, hy_time_level (a, i) ? 2 : 1,
+                            i < space_levels ? 2 : 1);
+          block_end (W);
+        }
+      release (W, &blk);
+    }
+  hy_mid (W, a->widths[n - 1], "encoder");
+  block_begin (W, FALSE, "encoder.conv_out");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  in = W->x;
+  W->x = hy_conv3d (W, &in, 2 * a->out_channels, 3, 1, 1);
+  if (a->quant_conv)
+    W->x = conv (W, &W->x, 2 * a->out_channels, 1, 1, 1, 1, TRUE);
+  block_end (W);
+}
+
+/* UpsampleCausal3D: the first frame upsampled in space alone, the others
+ * in time too (F.interpolate, nearest), torch.cat, the causal conv; the
+ * input (the caller's) and both interpolated parts (forward's locals
+ * first_h and other_h) stay alive through the conv.  A bf16 input is cast
+ * to fp32 around the interpolation; the VAE runs in fp16
+ * (--vae-precision), so that is not counted. */
+static void
+hy_upsample (Walk     *W,
+             gboolean  in_time,
+             gboolean  in_space)
+{
+  T in = W->x, first = W->x, rest = W->x, joined;
+  guint frames = MAX (1, in.t), s = in_space ? 2 : 1;
+
+  hold (W, &in);
+  first.t = 1;
+  first.h *= s;
+  first.w *= s;
+  fresh (W, &first);
+  joined = first;
+  if (frames > 1)
+    {
+      rest.t = (frames - 1) * (in_time ? 2 : 1);
+      rest.h *= s;
+      rest.w *= s;
+      fresh (W, &rest);
+      fwd (W, 0, tbytes (&first) + tbytes (&rest), 0);
+      joined.t = 1 + rest.t;
+      fresh (W, &joined);
+      fwd (W, tbytes (&first) + tbytes (&rest), tbytes (&joined), 0);
+      hold (W, &first);
+      hold (W, &rest);
+    }
+  else
+    fwd (W, 0, tbytes (&first), 0);
+  W->x = hy_conv3d (W, &joined, in.c, 3, 1, 1);
+  if (frames > 1)
+    {
+      release (W, &first);
+      release (W, &rest);
+    }
+  release (W, &in);
+}
+
+static void
+hy_decoder (Walk *W)
+{
+  const HrArch *a = W->a;
+  guint n = a->n_stages, space_levels = 0;
+  T in;
+
+  for (guint r = a->latent_scale; r > 1; r /= 2)
+    space_levels++;
+  block_begin (W, FALSE, "decoder.conv_in");
+  if (a->quant_conv)   /* post_quant_conv */
+    W->x = conv (W, &W->x, a->out_channels, 1, 1, 1, 1, TRUE);
+  in = W->x;
+  W->x = hy_conv3d (W, &in, a->widths[n - 1], 3, 1, 1);
+  block_end (W);
+  hy_mid (W, a->widths[n - 1], "decoder");
+  for (guint i = 0; i < n; i++)
+    {
+      guint level = n - 1 - i;
+      T blk = W->x;
+
+      hold (W, &blk);
+      for (guint j = 0; j < a->layers_per_block + 1; j++)
+        {
+          block_begin (W, TRUE, "decoder.up_blocks.%u.resnets.%u", i, j);
+          hy_resnet (W, a->widths[level], j == 0);
+          block_end (W);
+        }
+      if (i < space_levels || hy_time_level (a, i))
+        {
+          block_begin (W, FALSE, "decoder.up_blocks.%u.upsamplers", i);
+          hy_upsample (W, hy_time_level (a, i), i < space_levels);
+          block_end (W);
+        }
+      release (W, &blk);
+    }
+  block_begin (W, FALSE, "decoder.conv_out");
+  norm (W, &W->x);
+  act (W, &W->x, ACT_INPUT);
+  in = W->x;
+  W->x = hy_conv3d (W, &in, 3, 3, 1, 1);
+  block_end (W);
+}
+
+/* ------------------------------------------------------------------ */
 /* DreamerV3 (danijar/dreamerv3 @e3f0224, dreamerv3/rssm.py)            */
 
 /* The image encoder's 2x2 max-pool, x.reshape(B, H/2, 2, W/2, 2, C).max:
@@ -4998,20 +5290,26 @@ walk_vae (Walk *W)
   double encode_peak;
   T latent;
 
-  if (arch->temporal_compression > 1)
+  if (arch->hunyuan_vae)
+    hy_encoder (W, hr_arch_encode_frames (arch, run));
+  else if (arch->temporal_compression > 1)
     vae3d_encoder (W, hr_arch_encode_frames (arch, run));
   else
     vae_encoder (W);
   encode_peak = res->forward_peak;
   latent = (T) { arch->out_channels, W->x.h, W->x.w, run->e, 0, FALSE };
+  if (arch->hunyuan_vae)   /* the decoder runs on every latent frame at once */
+    latent.t = 1 + (MAX (1, run->frames) - 1) / arch->temporal_compression;
   fresh (W, &latent);
   W->x = latent;
   W->held = 0;
   res->forward_peak = 0;
   /* a video VAE's decoder convolutions are causal 3D ones that keep
    * the last frames of their input for the next chunk */
-  W->cache_convs = arch->temporal_compression > 1;
-  if (arch->wan_decoder)
+  W->cache_convs = arch->temporal_compression > 1 && !arch->hunyuan_vae;
+  if (arch->hunyuan_vae)
+    hy_decoder (W);
+  else if (arch->wan_decoder)
     wan_decoder (W);
   else
     vae_decoder (W);

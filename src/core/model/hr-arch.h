@@ -183,6 +183,11 @@ typedef struct {
   guint       encode_frames_per_chunk;  /* video VAE: frames encoded at once, 0: all */
   gboolean    quant_conv;            /* VAE: quant_conv and post_quant_conv */
   gboolean    wan_decoder;           /* video VAE: Wan-VAE's Decoder3d, not diffusers' */
+  /* video VAE: HunyuanVideo's AutoencoderKLCausal3D (EncoderCausal3D and
+   * DecoderCausal3D), walked over every frame of the clip or tile */
+  gboolean    hunyuan_vae;
+  guint       tile_size;             /* VAE: tiles of this many pixels under tiling, 0: 512 */
+  guint       tile_frames;           /* video VAE: frames per temporal tile (+1), 0: none */
 
   /* DreamerV3 (dreamerv3/rssm.py Encoder and Decoder): the CNN's depths
    * are "widths"; the decoder starts from the RSSM's deterministic state
