@@ -499,8 +499,8 @@ def titan(**kw):
 
 @family
 def torchtitan_rows():
-    f8 = ("Float8 linears (torchao, enable_fsdp_float8_all_gather) are not expressible; Table 1 of the same "
-          "source shows Float8 changing memory by 0.3% (77.0 -> 76.8 GiB), so the row is kept")
+    f8 = ("Float8 linears (torchao convert_to_float8_training, enable_fsdp_float8_all_gather): compute "
+          "fp8-mixed; Table 1 of the same source shows Float8 changing memory by 0.3% (77.0 -> 76.8 GiB)")
     sac = "selective activation checkpointing, per-op policy (activation_checkpoint.mode='selective', option 'op')"
     add(201, "fsdp_full", "high", "reserved", 82.4, GIB, titan(
         name="torchtitan Llama 3.1 8B, FSDP on 8 H100", model="llama-3.1-8b", micro_batch=2, seq_len=8192,
@@ -526,14 +526,14 @@ def torchtitan_rows():
                                     (208, 1, 8, 262144, 84.5)):
         add(rid, "context_parallel", "medium", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 8B, FSDP {fsdp} x CP {cp}, seq {seq}", model="llama-3.1-8b",
-            micro_batch=1, seq_len=seq, recompute="full", compile=True, context_parallel=cp, gpus=8),
+            micro_batch=1, seq_len=seq, recompute="full", compile=True, context_parallel=cp, compute="fp8-mixed", gpus=8),
             TITAN_SRC, f"Table 2 (FSDP + CP + torch.compile + Float8, 8 GPUs, local batch 1, full AC), "
                        f"row 'FSDP {fsdp}, CP {cp}'",
             [TITAN_METRIC, TITAN_COMMON, f8, "full activation checkpointing",
              "context parallel degree cp; data-parallel (FSDP) degree = 8 / cp"], gpu=H100_96)
     add(209, "tensor_parallel", "medium", "reserved", 71.9, GIB, titan(
         name="torchtitan Llama 3.1 70B, FSDP 32 x TP 8 on 256 H100", model="llama-3.1-70b", micro_batch=16,
-        seq_len=8192, recompute="full", compile=True, tensor_parallel=8, sequence_parallel=True, gpus=256),
+        seq_len=8192, recompute="full", compile=True, tensor_parallel=8, sequence_parallel=True, compute="fp8-mixed", gpus=256),
         TITAN_SRC, "Table 4 (2D FSDP 32 + TP 8, torch.compile, Float8, local batch 16, full AC), row '2D'",
         [TITAN_METRIC, TITAN_COMMON, f8, "torchtitan's tensor parallel plan shards norms' activations along "
          "the sequence (SequenceParallel), i.e. Megatron sequence parallelism",
@@ -541,7 +541,7 @@ def torchtitan_rows():
     add(210, "tensor_parallel", "medium", "reserved", 67.6, GIB, titan(
         name="torchtitan Llama 3.1 70B, FSDP 32 x async TP 8 on 256 H100", model="llama-3.1-70b",
         micro_batch=16, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
-        sequence_parallel=True, gpus=256),
+        sequence_parallel=True, compute="fp8-mixed", gpus=256),
         TITAN_SRC, "Table 4, row '2D + AsyncTP'",
         [TITAN_METRIC, TITAN_COMMON, f8, "async TP (symmetric-memory micro-pipelining) is not expressible; "
          "it changes the peak by -6% against row 209"], gpu=H100_96)
@@ -549,7 +549,7 @@ def torchtitan_rows():
         add(rid, "pipeline_parallel", "medium", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 405B, FSDP 8 x TP 8 x PP 8 ({sched}) on 512 H100", model=LLAMA_405B,
             micro_batch=4, grad_accum=8, seq_len=8192, recompute="full", compile=True, tensor_parallel=8,
-            sequence_parallel=True, pipeline_parallel=8, pipeline_schedule=sched, gpus=512),
+            sequence_parallel=True, pipeline_parallel=8, pipeline_schedule=sched, compute="fp8-mixed", gpus=512),
             TITAN_SRC, f"Table 5 (3D, 512 GPUs, local batch 32, full AC, Float8, AsyncTP), row "
                        f"'{'1F1B' if sched == '1f1b' else 'Interleaved 1F1B'}'",
             [TITAN_METRIC, TITAN_COMMON, f8, "local batch 32 per data-parallel rank; the micro-batch count "
@@ -565,7 +565,7 @@ def torchtitan_rows():
             name=f"torchtitan Llama 3.1 405B 4D, FSDP {fsdp} x CP {cp}, seq {seq}", model=LLAMA_405B,
             micro_batch=1, grad_accum=8, seq_len=seq, recompute="full", compile=True, tensor_parallel=8,
             sequence_parallel=True, pipeline_parallel=8, pipeline_schedule="1f1b", context_parallel=cp,
-            gpus=512),
+            compute="fp8-mixed", gpus=512),
             TITAN_SRC, f"Table 6 (4D FSDP + TP 8 + PP 8 + CP, 1F1B, local batch 8), row 'FSDP {fsdp}, CP {cp}'",
             [TITAN_METRIC, TITAN_COMMON, f8, "pipeline micro-batching not stated (assumption as rows 211-212): "
              "the local batch of 8 as 8 pipeline micro-batches of 1 (micro_batch 1, grad_accum 8)"],
@@ -575,7 +575,7 @@ def torchtitan_rows():
     for rid, nodes, val in ((215, 4, 47.96), (216, 8, 46.97)):
         add(rid, "fsdp_full", "medium", "reserved", val, GIB, titan(
             name=f"torchtitan Llama 3.1 8B, FSDP on {8 * nodes} H200", model="llama-3.1-8b", micro_batch=2,
-            seq_len=8192, recompute="selective", compile=True, gpus=8 * nodes),
+            seq_len=8192, recompute="selective", compile=True, compute="fp8-mixed", gpus=8 * nodes),
             src, f"Results table, row 'NUM_NODES {nodes}' (sampled at iteration 100)",
             [TITAN_METRIC, "config llama3_8b.toml at e7c0cae with --training.local_batch_size=2 --training.compile "
              "and Float8 (fsdp float8 all-gather, force_recompute_fp8_weight_in_bwd); seq_len 8192 and "
