@@ -1805,10 +1805,11 @@ fpn (Walk  *W,
  * level alive and the RoI heads' and coarser levels' freed.  Waiting
  * for it: each level's gradient, summed from the RPN's coarser levels
  * and the RoI pooler's backward, which scatters into zeros of the whole
- * level (torchvision/csrc/ops/cpu/roi_align_kernel.cpp @v0.14.1
- * roi_align_backward_kernel: grad_input at::zeros of the input's size;
- * mmcv roi_align.py @a8073c74 backward: grad_output.new_zeros
- * (ctx.input_shape); detectron2 ROIAlign calls torchvision's); and the
+ * level (pytorch/vision @f205f1e3 torchvision/csrc/ops/cpu/
+ * roi_align_kernel.cpp roi_align_backward_kernel: grad_input at::zeros
+ * of the input's size; open-mmlab/mmcv @2b876bc7 mmcv/ops/roi_align.py
+ * RoIAlignFunction.backward: grad_output.new_zeros (ctx.input_shape);
+ * detectron2's ROIAlign calls torchvision's); and the
  * level's 3x3 convolution's gradients in and out, one level-sized
  * tensor each.  @pooled: the RoI heads pool from the levels (not so for
  * an RPN alone, whose finest level waits on nothing). */
