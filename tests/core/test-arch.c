@@ -892,13 +892,13 @@ test_detector_assigner (void)
 /* The backward pass at the RPN's finest level (hr-arch.c,
  * rpn_backward_peak): at 1344 x 800 the levels P2-P6 hold 89,523
  * positions of 256 fp32 channels (91,667,552 bytes), each waiting with
- * its gradient; P2 (336 x 200, 68,812,800 bytes) adds its 3x3
- * convolution's gradients in and out.  Alive beside them: what the
- * backbone and the neck saved, and P2's RPN input and ReLU output.  A
- * CPU profile of torchvision 0.14's fasterrcnn_resnet50_fpn (one image,
- * 20 boxes, tests/trace/peak_trace.py) peaks at
- * 1,010,686,044 bytes above the weights, gradients and momentum, inside
- * the RPN's P2 convolution's backward; this moment is 973,894,656. */
+ * its gradient; P2 (336 x 200, 68,812,800 bytes) adds three more at its
+ * 3x3 convolution's backward.  Alive beside them: what the backbone and
+ * the neck saved, and P2's RPN input and ReLU output.  A CPU profile of
+ * torchvision 0.14's fasterrcnn_resnet50_fpn (one image, 20 boxes,
+ * tests/trace/peak_trace.py) peaks at 1,045,174,304 bytes above the
+ * weights, gradients and momentum, inside the RPN's P2 convolution's
+ * backward; this moment is 1,042,707,456. */
 static void
 test_rpn_backward (void)
 {
@@ -916,7 +916,7 @@ test_rpn_backward (void)
   res = hr_arch_walk (frcnn->arch, &run);
   pk = find_peak (res, "rpn backward");
   g_assert_nonnull (pk);
-  g_assert_cmpfloat_with_epsilon (pk->transient, levels + 2 * p2, 0.5);
+  g_assert_cmpfloat_with_epsilon (pk->transient, levels + 3 * p2, 0.5);
   for (guint i = 0; i < res->blocks->len; i++)
     {
       const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
@@ -927,8 +927,8 @@ test_rpn_backward (void)
     }
   g_assert_cmpfloat_with_epsilon (pk->saved, before + 2 * p2, 0.5);
   /* within 5% of the profile, below it (the profile's RoI-head leftovers) */
-  g_assert_cmpfloat (pk->saved + pk->transient, >, 0.95 * 1010686044.0);
-  g_assert_cmpfloat (pk->saved + pk->transient, <, 1010686044.0);
+  g_assert_cmpfloat (pk->saved + pk->transient, >, 0.95 * 1045174304.0);
+  g_assert_cmpfloat (pk->saved + pk->transient, <, 1045174304.0);
   /* per image, where the assigner's matrix is one image's: from a few
    * images on it is the step's highest moment */
   {
@@ -942,7 +942,7 @@ test_rpn_backward (void)
   alone = hr_arch_walk (rpn->arch, &run);
   pk = find_peak (alone, "rpn backward");
   g_assert_nonnull (pk);
-  g_assert_cmpfloat_with_epsilon (pk->transient, levels - p2 + 2 * p2, 0.5);
+  g_assert_cmpfloat_with_epsilon (pk->transient, levels - p2 + 3 * p2, 0.5);
 }
 
 /* The mask head's moments (hr-arch.c, mask_logits_peak,

@@ -17,15 +17,15 @@ One SGD-momentum step runs first, so that the gradients and the momentum
 exist; the second runs under torch.profiler with profile_memory, and every
 allocation and free of the CPU allocator is replayed in time order.  Two
 peaks are printed, above the weights, gradients and momentum: at any
-instant, and at the ends of top-level operators only (an operator's own
-scratch, which the CPU's convolutions have and cuDNN's do not in the same
-way, left out).  The walk's estimate is headroom-cli's allocated_peak for
+instant, and at the ends of the ATen operators that Python and the
+autograd nodes call (an operator's own scratch, which the CPU's
+convolutions have and cuDNN's do not in the same way, left out).  The walk's estimate is headroom-cli's allocated_peak for
 the same model (the RoIs the profile sampled, frozen BatchNorm), less the
 weights, gradients, momentum and cuBLAS workspace.
 
 At 1344 x 800, one image and 20 boxes, the profile peaked inside the RPN's
 P2 convolution's backward: 1,047,528,456 bytes at any instant,
-1,010,686,044 at operator ends; with 2 images, 2,090,235,912 at any
+1,045,174,304 at operator ends; with 2 images, 2,090,235,912 at any
 instant.
 """
 
@@ -85,13 +85,14 @@ def batch(kind, width, height, images, boxes):
 
 
 def top_level(event):
-    def counts(e):
-        return e.name.startswith("aten::") or e.name.startswith("autograd::engine::evaluate_function")
-    if not counts(event):
+    """An ATen operator called by Python or by an autograd node, not by
+    another operator: at its end its outputs exist, its inputs are still
+    held by the caller, and its own scratch is freed."""
+    if not event.name.startswith("aten::"):
         return False
     parent = event.cpu_parent
     while parent is not None:
-        if counts(parent):
+        if parent.name.startswith("aten::"):
             return False
         parent = parent.cpu_parent
     return True
@@ -101,8 +102,12 @@ def profiled_peaks(step):
     with profile(activities=[ProfilerActivity.CPU], profile_memory=True) as prof:
         step()
     results = prof.profiler.kineto_results
-    start = min(e.start_us() for e in results.events())
-    memory = sorted((e.start_us() - start, e.nbytes()) for e in results.events() if e.name() == "[memory]")
+    # the function events' times count from the trace's start, as
+    # torch/autograd/profiler.py's _parse_kineto_results makes them; the
+    # memory events come in the order they happened
+    start = results.trace_start_us()
+    memory = [(e.start_us() - start, e.nbytes()) for e in results.events() if e.name() == "[memory]"]
+    memory.sort(key=lambda m: m[0])
     live = anytime = 0
     for _, nbytes in memory:
         live += nbytes

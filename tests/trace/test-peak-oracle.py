@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
 """The walk's highest moment against the real code: torchvision's Faster
-R-CNN, Mask R-CNN and Keypoint R-CNN, one training step profiled on the CPU by peak_trace.py (every
-allocation of the CPU allocator, at the ends of top-level operators), and
+R-CNN, Mask R-CNN and Keypoint R-CNN, one training step profiled on the
+CPU by peak_trace.py (every allocation of the CPU allocator, at the ends
+of the ATen operators Python and the autograd nodes call), and
 headroom-cli's allocated peak for the same model, micro-batch, input size
 and boxes, less the weights, gradients, momentum and cuBLAS workspace,
 must agree within ±5%.  The cases put the step's peak at each of the
@@ -76,7 +77,8 @@ def main():
             problems.append(f"walk {estimate:.0f} bytes, profile {boundary} bytes ({ratio:.3f})")
         if moment not in line:
             problems.append(f"the walk's highest moment is '{line}', expected the {moment}")
-        print(("not ok" if problems else "ok") + f" {i} {name}: {ratio:.3f}, RoIs {sampled}", flush=True)
+        print(("not ok" if problems else "ok") + f" {i} {name}: walk {estimate:.0f} bytes, profile "
+              f"{boundary} bytes ({ratio:.3f}), RoIs {sampled}", flush=True)
         for p in problems:
             print("#   " + p, flush=True)
         failed += bool(problems)

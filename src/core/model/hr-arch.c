@@ -1809,10 +1809,15 @@ fpn (Walk  *W,
  * roi_align_kernel.cpp roi_align_backward_kernel: grad_input at::zeros
  * of the input's size; open-mmlab/mmcv @2b876bc7 mmcv/ops/roi_align.py
  * RoIAlignFunction.backward: grad_output.new_zeros (ctx.input_shape);
- * detectron2's ROIAlign calls torchvision's); and the
- * level's 3x3 convolution's gradients in and out, one level-sized
- * tensor each.  @pooled: the RoI heads pool from the levels (not so for
- * an RPN alone, whose finest level waits on nothing). */
+ * detectron2's ROIAlign calls torchvision's); and three level-sized
+ * tensors at the level's 3x3 convolution's backward: its gradients in
+ * and out and the ReLU's gradient, freed when its node returns.  A CPU
+ * profile of torchvision 0.14's fasterrcnn_resnet50_fpn (one 1344 x 800
+ * image, 20 boxes: tests/trace/peak_trace.py) peaks there, 1,045,174,304
+ * bytes above the weights, gradients and momentum at the ends of ATen
+ * operators; this moment is 1,042,707,456.  @pooled: the RoI heads pool
+ * from the levels (not so for an RPN alone, whose finest level waits on
+ * nothing). */
 static void
 rpn_backward_peak (Walk     *W,
                    const T  *p,
@@ -1825,7 +1830,7 @@ rpn_backward_peak (Walk     *W,
     return;
   for (guint i = pooled ? 0 : 1; i < n; i++)
     waiting += tbytes (&p[i]);
-  peak (W, waiting + 2.0 * tbytes (&p[0]), 0, "rpn backward");
+  peak (W, waiting + 3.0 * tbytes (&p[0]), 0, "rpn backward");
 }
 
 /* The RPN head shared over the @n levels @p: a 3x3 convolution keeping
@@ -1878,7 +1883,7 @@ rpn_head (Walk     *W,
  * the ReLU's backward a second one of @up's size.  A CPU profile of
  * torchvision 0.14's maskrcnn_resnet50_fpn (2 images of 640 x 384, 20
  * boxes each, 40 positive RoIs: tests/trace/peak_trace.py) peaks there,
- * 557,553,164 bytes above the weights, gradients and momentum. */
+ * 561,039,904 bytes above the weights, gradients and momentum. */
 static void
 mask_logits_peak (Walk    *W,
                   const T *up)
