@@ -4,8 +4,8 @@
 detectors, profiled on the CPU (PyTorch 1.13, torchvision 0.14), beside
 the walk's estimate of the same step: the evidence for the walk's
 moments above the saved tensors (hr-arch.c: rpn_backward_peak,
-assign_peak), and the module test-peak-oracle.py checks them with.  Run
-by hand:
+assign_peak, mask_logits_peak, keypoint_head), and the module
+test-peak-oracle.py checks them with.  Run by hand:
 
     /usr/bin/python3 tests/trace/peak_trace.py HEADROOM_CLI \\
         [faster-rcnn|mask-rcnn|keypoint-rcnn] [WIDTH HEIGHT IMAGES BOXES]
@@ -19,9 +19,10 @@ allocation and free of the CPU allocator is replayed in time order.  Two
 peaks are printed, above the weights, gradients and momentum: at any
 instant, and at the ends of the ATen operators that Python and the
 autograd nodes call (an operator's own scratch, which the CPU's
-convolutions have and cuDNN's do not in the same way, left out).  The walk's estimate is headroom-cli's allocated_peak for
-the same model (the RoIs the profile sampled, frozen BatchNorm), less the
-weights, gradients, momentum and cuBLAS workspace.
+convolutions have and cuDNN's do not in the same way, left out).  The
+walk's estimate is headroom-cli's allocated_peak for the same model (the
+RoIs the profile sampled, frozen BatchNorm), less the weights, gradients,
+momentum and cuBLAS workspace.
 
 At 1344 x 800, one image and 20 boxes, the profile peaked inside the RPN's
 P2 convolution's backward: 1,047,528,456 bytes at any instant,
