@@ -256,6 +256,26 @@ test_unknown_type (void)
   g_assert_cmpstr (model->id, ==, "mystery");
 }
 
+/* A model_type as long as the reader's longest text: the model JSON the
+ * import writes (its name and its source quote the type) still reads. */
+static void
+test_long_model_type (void)
+{
+  g_autofree char *type = g_strnfill (HR_READER_MAX_STRING, 'q');
+  g_autofree char *json = g_strdup_printf (
+    "{\"model_type\": \"%s\", \"hidden_size\": 64, \"num_hidden_layers\": 2,"
+    " \"num_attention_heads\": 4, \"vocab_size\": 100, \"intermediate_size\": 128}", type);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) import = hr_import_hf_config_parse ("long.json", json, strlen (json),
+                                                          &error);
+  g_autoptr(HrModel) model = NULL;
+
+  g_assert_no_error (error);
+  model = hr_test_model_of_import (import);
+  g_assert_nonnull (model);
+  g_assert_cmpuint (g_utf8_strlen (model->name, -1), ==, HR_IMPORT_MAX_TEXT);
+}
+
 static void
 test_unknown_multimodal (void)
 {
@@ -1187,6 +1207,7 @@ main (int    argc,
   g_test_add_func ("/import/hf/bad", test_bad_configs);
   g_test_add_func ("/import/hf/unknown-type", test_unknown_type);
   g_test_add_func ("/import/hf/unknown-multimodal", test_unknown_multimodal);
+  g_test_add_func ("/import/hf/long-model-type", test_long_model_type);
   g_test_add_func ("/import/safetensors/counts", test_safetensors);
   g_test_add_func ("/import/safetensors/hostile", test_safetensors_hostile);
   g_test_add_func ("/import/safetensors/quantized", test_safetensors_quantized);

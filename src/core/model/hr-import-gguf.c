@@ -387,8 +387,13 @@ build_model (HrImport   *import,
     }
 
   id = hr_import_make_id (name);
-  source = g_strdup_printf ("Imported by Headroom from %s (GGUF header, architecture %s); "
-                            "exact parameter count from its tensor infos", import->path, arch);
+  {
+    g_autofree char *path = hr_import_clip (import->path);
+    g_autofree char *clipped = hr_import_clip (arch);
+
+    source = g_strdup_printf ("Imported by Headroom from %s (GGUF header, architecture %s); "
+                              "exact parameter count from its tensor infos", path, clipped);
+  }
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "id");

@@ -1555,12 +1555,17 @@ import_from_doc (HrJsonDoc  *doc,
 
   name = model_display_name (doc, display_name);
   if (name == NULL)
-    name = g_strdup (import->model_type != NULL ? import->model_type : "imported-model");
+    name = hr_import_clip (import->model_type != NULL ? import->model_type : "imported-model");
   id = hr_import_make_id (name);
-  source = g_strdup_printf ("Imported by Headroom from %s (Hugging Face config.json, "
-                            "model_type %s); parameter count computed from the architecture",
-                            display_name,
-                            import->model_type != NULL ? import->model_type : "not given");
+  {
+    g_autofree char *path = hr_import_clip (display_name);
+    g_autofree char *type = hr_import_clip (import->model_type != NULL ? import->model_type
+                                                                       : "not given");
+
+    source = g_strdup_printf ("Imported by Headroom from %s (Hugging Face config.json, "
+                              "model_type %s); parameter count computed from the architecture",
+                              path, type);
+  }
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "id");

@@ -710,9 +710,13 @@ weights_only_model (HrImport   *import,
   const HrImportDtype *top = import->dtypes != NULL && import->dtypes->len > 0
                                ? g_ptr_array_index (import->dtypes, 0) : NULL;
 
-  source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
-                            "parameter count from the tensors, architecture unknown "
-                            "(weights only)", import->path);
+  {
+    g_autofree char *path = hr_import_clip (import->path);
+
+    source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
+                              "parameter count from the tensors, architecture unknown "
+                              "(weights only)", path);
+  }
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "id");
@@ -853,9 +857,13 @@ hr_import_safetensors_guess_model (HrImport   *import,
                                   "tensors may be off"), import->quantization);
 
   id = hr_import_make_id (name);
-  source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
-                            "parameter count from the tensors, architecture guessed from their "
-                            "names and shapes", import->path);
+  {
+    g_autofree char *path = hr_import_clip (import->path);
+
+    source = g_strdup_printf ("Imported by Headroom from %s (safetensors headers); exact "
+                              "parameter count from the tensors, architecture guessed from their "
+                              "names and shapes", path);
+  }
 
   json_builder_begin_object (b);
   json_builder_set_member_name (b, "id");

@@ -202,6 +202,16 @@ hr_import_finish_dtypes (HrImport *import)
 }
 
 char *
+hr_import_clip (const char *text)
+{
+  if (text == NULL)
+    return NULL;
+  if (g_utf8_validate (text, -1, NULL) && g_utf8_strlen (text, -1) > HR_IMPORT_MAX_TEXT)
+    return g_utf8_substring (text, 0, HR_IMPORT_MAX_TEXT);
+  return g_strdup (text);
+}
+
+char *
 hr_import_make_id (const char *name)
 {
   g_autoptr(GString) id = g_string_new (NULL);

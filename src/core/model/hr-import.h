@@ -121,6 +121,12 @@ JsonNode   *hr_import_model_json   (const HrImport *import);
 /* A catalog id made from a model's name ("Qwen/Qwen2.5-7B" -> "qwen2.5-7b"). */
 char       *hr_import_make_id      (const char     *name);
 
+/* @text (a path, a model_type, an architecture from the file) cut to
+ * HR_IMPORT_MAX_TEXT characters, so that the model JSON an importer
+ * writes stays within what the catalog's reader takes. */
+#define HR_IMPORT_MAX_TEXT 256
+char       *hr_import_clip         (const char     *text);
+
 G_DEFINE_AUTOPTR_CLEANUP_FUNC (HrImport, hr_import_free)
 
 G_END_DECLS
