@@ -4582,6 +4582,18 @@ vae_decoder (Walk *W)
   block_end (W);
 }
 
+/* How many times a power-of-two factor halves: the levels that compress
+ * by 2 to make a VAE's temporal_compression or latent_scale */
+static guint
+halvings (guint factor)
+{
+  guint levels = 0;
+
+  for (guint r = factor; r > 1; r /= 2)
+    levels++;
+  return levels;
+}
+
 /* Wan-VAE's Decoder3d (Wan-Video/Wan2.1 wan/modules/vae.py @9737cba),
  * one frame of a chunk at a time as the 2D walk counts: dims
  * [w3, w3, w2, w1, w0] from the widths (dim x dim_mult, reversed, the
@@ -4599,11 +4611,9 @@ static void
 wan_decoder (Walk *W)
 {
   const HrArch *a = W->a;
-  guint n = a->n_stages, compress_levels = 0;
+  guint n = a->n_stages, compress_levels = halvings (a->temporal_compression);
   guint dims[HR_ARCH_MAX_STAGES + 1];
 
-  for (guint r = a->temporal_compression; r > 1; r /= 2)
-    compress_levels++;
   dims[0] = a->widths[n - 1];
   for (guint j = 0; j < n; j++)
     dims[j + 1] = a->widths[n - 1 - j];
@@ -4797,11 +4807,8 @@ vae3d_encoder (Walk  *W,
 {
   const HrArch *a = W->a;
   guint n = a->n_stages;
-  guint compress_levels = 0;
+  guint compress_levels = halvings (a->temporal_compression);
   T in;
-
-  for (guint r = a->temporal_compression; r > 1; r /= 2)
-    compress_levels++;
 
   W->x.t = frames;
   block_begin (W, FALSE, "encoder.conv_in");
@@ -4985,10 +4992,8 @@ static gboolean
 hy_time_level (const HrArch *a,
                guint         i)
 {
-  guint n = a->n_stages, levels = 0;
+  guint n = a->n_stages, levels = halvings (a->temporal_compression);
 
-  for (guint r = a->temporal_compression; r > 1; r /= 2)
-    levels++;
   return i + 1 < n && i + 1 + levels >= n;
 }
 
@@ -4997,11 +5002,9 @@ hy_encoder (Walk  *W,
             guint  frames)
 {
   const HrArch *a = W->a;
-  guint n = a->n_stages, space_levels = 0;
+  guint n = a->n_stages, space_levels = halvings (a->latent_scale);
   T in;
 
-  for (guint r = a->latent_scale; r > 1; r /= 2)
-    space_levels++;
   W->x.t = frames;
   block_begin (W, FALSE, "encoder.conv_in");
   in = W->x;
@@ -5087,11 +5090,9 @@ static void
 hy_decoder (Walk *W)
 {
   const HrArch *a = W->a;
-  guint n = a->n_stages, space_levels = 0;
+  guint n = a->n_stages, space_levels = halvings (a->latent_scale);
   T in;
 
-  for (guint r = a->latent_scale; r > 1; r /= 2)
-    space_levels++;
   block_begin (W, FALSE, "decoder.conv_in");
   if (a->quant_conv)   /* post_quant_conv */
     W->x = conv (W, &W->x, a->out_channels, 1, 1, 1, 1, TRUE);
