@@ -700,6 +700,29 @@ test_hunyuan_tiling (void)
                      tile->decode_peak + 2 * video + 10e9);
 }
 
+/* An arch the scenario reader refuses, with @message in the error */
+static void
+assert_arch_refused (const char *arch,
+                     const char *message)
+{
+  g_autoptr(GError) error = NULL;
+  g_autofree char *text = g_strdup_printf (
+    "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10, "
+    "\"components\": [{\"name\": \"c\", \"params\": 10, \"kind\": \"cnn\", \"arch\": %s}]}}",
+    arch);
+  HrJsonDoc *doc = hr_json_doc_load_data ("s.json", text, -1, &error);
+  g_autoptr(HrScenario) s = NULL;
+
+  g_assert_no_error (error);
+  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_null (s);
+  g_assert_nonnull (error);
+  g_test_message ("%s", error->message);
+  g_assert_true (g_str_has_prefix (error->message, "s.json:1:"));
+  g_assert_nonnull (strstr (error->message, message));
+  hr_json_doc_free (doc);
+}
+
 /* Catalog entries with a malformed "arch" are refused with the member. */
 static void
 test_bad_arch (void)
@@ -744,24 +767,7 @@ test_bad_arch (void)
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
-    {
-      g_autoptr(GError) error = NULL;
-      g_autofree char *text = g_strdup_printf (
-        "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10, "
-        "\"components\": [{\"name\": \"c\", \"params\": 10, \"kind\": \"cnn\", \"arch\": %s}]}}",
-        cases[i].arch);
-      HrJsonDoc *doc = hr_json_doc_load_data ("s.json", text, -1, &error);
-      g_autoptr(HrScenario) s = NULL;
-
-      g_assert_no_error (error);
-      s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-      g_assert_null (s);
-      g_assert_nonnull (error);
-      g_test_message ("%s", error->message);
-      g_assert_true (g_str_has_prefix (error->message, "s.json:1:"));
-      g_assert_nonnull (strstr (error->message, cases[i].message));
-      hr_json_doc_free (doc);
-    }
+    assert_arch_refused (cases[i].arch, cases[i].message);
 }
 
 /* Speech encoders (hr-arch-speech.c): the parameters torchaudio 0.13.1
@@ -1221,29 +1227,6 @@ test_keypoint_rpn_heads (void)
   /* the box head: two fc layers of 1024 on 512 RoIs of 256 x 7 x 7 */
   g_assert_cmpuint (rf->params - rr->params, ==,
                     (256 * 49 + 1) * 1024 + 1025 * 1024 + 1025 * 2 + 1025 * 4);
-}
-
-/* An arch the scenario reader refuses, with @message in the error */
-static void
-assert_arch_refused (const char *arch,
-                     const char *message)
-{
-  g_autoptr(GError) error = NULL;
-  g_autofree char *text = g_strdup_printf (
-    "{\"headroom_scenario\": 1, \"model\": {\"id\": \"m\", \"name\": \"M\", \"params\": 10, "
-    "\"components\": [{\"name\": \"c\", \"params\": 10, \"kind\": \"cnn\", \"arch\": %s}]}}",
-    arch);
-  HrJsonDoc *doc = hr_json_doc_load_data ("s.json", text, -1, &error);
-  g_autoptr(HrScenario) s = NULL;
-
-  g_assert_no_error (error);
-  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
-  g_assert_null (s);
-  g_assert_nonnull (error);
-  g_test_message ("%s", error->message);
-  g_assert_true (g_str_has_prefix (error->message, "s.json:1:"));
-  g_assert_nonnull (strstr (error->message, message));
-  hr_json_doc_free (doc);
 }
 
 #define PANOPTIC_R50 "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, " \
