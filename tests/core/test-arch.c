@@ -1010,6 +1010,87 @@ test_mask_head_moments (void)
   }
 }
 
+/* The largest-fixed moment called @what: a convolution's backward
+ * moments differ by the fresh weight gradient each holds. */
+static const HrArchPeak *
+find_heaviest_peak (const HrArchResult *res,
+                    const char         *what)
+{
+  const HrArchPeak *best = NULL;
+
+  for (guint i = 0; i < res->peaks->len; i++)
+    {
+      const HrArchPeak *pk = &g_array_index (res->peaks, HrArchPeak, i);
+
+      if (g_strcmp0 (pk->what, what) == 0 && (best == NULL || pk->fixed > best->fixed))
+        best = pk;
+    }
+  return best;
+}
+
+/* PSPNet R50-D8's bottleneck (a 3x3 convolution from the 2048 + 4 x 512
+ * concatenated channels to 512, 75,497,472 bytes of fp32 weight) at
+ * 256 x 128 runs on 32 x 16 positions: its backward pass holds the
+ * gradients of its 512-channel output and 4096-channel input (9,437,184
+ * bytes a sample) and, where the step's gradients already exist, a fresh
+ * weight gradient: the step's highest moment at two crops, as the CPU
+ * profile finds it (tests/trace/test-peak-oracle.py).  Set to None, the
+ * weight gradient becomes .grad itself. */
+static void
+test_conv_backward_moment (void)
+{
+  const HrComponent *psp = catalog_component ("pspnet-r50-d8", 0);
+  HrArchRun run = fp32_training (256, 128);
+  const HrArchPeak *pk;
+  const char *what = NULL;
+
+  run.accumulate_grad_bytes = 4.0;
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (psp->arch, &run);
+
+    pk = find_heaviest_peak (res, "convolution backward");
+    g_assert_nonnull (pk);
+    g_assert_cmpfloat_with_epsilon (pk->fixed, 4096.0 * 512 * 9 * 4, 0.5);
+    g_assert_cmpfloat_with_epsilon (pk->transient, (4096.0 + 512) * 32 * 16 * 4, 0.5);
+    g_assert_cmpfloat (hr_arch_result_peak_extra (res, 2, FALSE, &what), >, 0);
+    g_assert_cmpstr (what, ==, "convolution backward");
+  }
+
+  run.accumulate_grad_bytes = 0;
+  {
+    g_autoptr(HrArchResult) res = hr_arch_walk (psp->arch, &run);
+
+    pk = find_heaviest_peak (res, "convolution backward");
+    g_assert_cmpfloat (pk->fixed, ==, 0);
+    hr_arch_result_peak_extra (res, 2, FALSE, &what);
+    g_assert_cmpstr (what, !=, "convolution backward");
+  }
+}
+
+/* torchvision's DeepLabV3 sums its ASPP branches' gradients of the
+ * 2048-channel input (16 x 16 at 128 x 128): the sum so far, the
+ * branch's and their sum, three times 2,097,152 bytes a sample, beside
+ * the fresh gradient of a dilated 3x3 branch's weight (18,874,368 bytes):
+ * the step's highest moment, as the CPU profile finds it. */
+static void
+test_branch_gradients_moment (void)
+{
+  const HrComponent *dl = catalog_component ("deeplabv3-resnet50", 0);
+  HrArchRun run = fp32_training (128, 128);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchPeak *pk;
+  const char *what = NULL;
+
+  run.accumulate_grad_bytes = 4.0;
+  res = hr_arch_walk (dl->arch, &run);
+  pk = find_heaviest_peak (res, "branch gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->fixed, 2048.0 * 256 * 9 * 4, 0.5);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 3.0 * 2048 * 16 * 16 * 4, 0.5);
+  hr_arch_result_peak_extra (res, 2, FALSE, &what);
+  g_assert_cmpstr (what, ==, "branch gradients");
+}
+
 /* The keypoint head's backward moment: its last ReLU's gradient in and
  * out, 512 channels at 14 x 14 for each of 122 RoIs (49,971,200 bytes
  * each), beside what the walk saved before the loss's log_softmax. */
@@ -1969,6 +2050,8 @@ main (int    argc,
   g_test_add_func ("/arch/ssdlite320", test_ssdlite320);
   g_test_add_func ("/arch/rpn-backward", test_rpn_backward);
   g_test_add_func ("/arch/mask-head-moments", test_mask_head_moments);
+  g_test_add_func ("/arch/conv-backward-moment", test_conv_backward_moment);
+  g_test_add_func ("/arch/branch-gradients-moment", test_branch_gradients_moment);
   g_test_add_func ("/arch/keypoint-head-moment", test_keypoint_head_moment);
   g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
   g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);

@@ -1,18 +1,24 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""The highest moment of a training step of torchvision's two-stage
-detectors, profiled on the CPU (PyTorch 1.13, torchvision 0.14), beside
-the walk's estimate of the same step: the evidence for the walk's
-moments above the saved tensors (hr-arch.c: rpn_backward_peak,
-assign_peak, mask_logits_peak, keypoint_head), and the module
+"""The highest moment of a training step, profiled on the CPU (PyTorch
+1.13, torchvision 0.14), beside the walk's estimate of the same step: the
+evidence for the walk's moments above the saved tensors (hr-arch.c:
+rpn_backward_peak, assign_peak, mask_logits_peak, keypoint_head,
+conv_backward_peak, branch_grad_peak), and the module
 test-peak-oracle.py checks them with.  Run by hand:
 
     /usr/bin/python3 tests/trace/peak_trace.py HEADROOM_CLI \\
         [faster-rcnn|mask-rcnn|keypoint-rcnn] [WIDTH HEIGHT IMAGES BOXES]
+    /usr/bin/python3 tests/trace/peak_trace.py HEADROOM_CLI \\
+        [pspnet|deeplabv3|fcn] [WIDTH HEIGHT IMAGES]
 
-The model is built as the trace oracle builds it (tests/trace/
+A detector is built as the trace oracle builds it (tests/trace/
 test-trace-oracle.py, detector): ResNet-50 FPN with FrozenBatchNorm2d and
 the stem and layer1 frozen, random weights, BOXES random boxes an image.
+A segmenter is the trace oracle's own case: mmsegmentation's PSPNet
+R50-D8 written out in plain PyTorch (mmseg_segmenter), torchvision's
+DeepLabV3 and FCN ResNet-50 with their auxiliary heads (segmenter), all
+with BatchNorm training.
 One SGD-momentum step runs first, so that the gradients and the momentum
 exist; the second runs under torch.profiler with profile_memory, and every
 allocation and free of the CPU allocator is replayed in time order.  Two
@@ -21,17 +27,21 @@ instant, and at the ends of the ATen operators that Python and the
 autograd nodes call (an operator's own scratch, which the CPU's
 convolutions have and cuDNN's do not in the same way, left out).  The
 walk's estimate is headroom-cli's allocated_peak for the same model (the
-RoIs the profile sampled, frozen BatchNorm), less the weights, gradients,
-momentum and cuBLAS workspace.
+RoIs the profile sampled, frozen BatchNorm for a detector), less the
+weights, gradients, momentum and cuBLAS workspace.
 
-At 1344 x 800, one image and 20 boxes, the profile peaked inside the RPN's
-P2 convolution's backward: 1,047,528,456 bytes at any instant,
-1,045,174,304 at operator ends; with 2 images, 2,090,235,912 at any
-instant.
+At 1344 x 800, one image and 20 boxes, Faster R-CNN's profile peaked
+inside the RPN's P2 convolution's backward: 1,047,528,456 bytes at any
+instant, 1,045,174,304 at operator ends; with 2 images, 2,090,235,912 at
+any instant.  PSPNet R50-D8 at 512 x 256, two crops, peaked in the
+backward of its bottleneck convolution over the concatenated pyramid
+(4096 channels): 1,259,749,384 bytes at operator ends.
 """
 
 import copy
+import importlib.util
 import json
+import os
 import subprocess
 import sys
 
@@ -44,6 +54,7 @@ from torchvision.ops.misc import FrozenBatchNorm2d
 
 CATALOG = {"faster-rcnn": "faster-rcnn-r50-fpn", "mask-rcnn": "mask-rcnn-r50-fpn",
            "keypoint-rcnn": "keypoint-rcnn-r50-fpn"}
+SEGMENTERS = ("pspnet", "deeplabv3", "fcn")
 
 
 def build(kind, width, height, sampled):
@@ -139,6 +150,12 @@ def walked(cli, kind, width, height, images, boxes, sampled):
                 "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": images,
                 "image_size": [width, height], "max_objects": boxes, "detection_framework": "torchvision",
                 "zero_grad_set_to_none": False, "gpus": 1}
+    return above_states(cli, scenario)
+
+
+def above_states(cli, scenario):
+    """headroom-cli's allocated peak less the weights, gradients, momentum
+    and cuBLAS workspace, and the line of the walk's highest moment"""
     est = json.loads(subprocess.run([cli, "estimate", "-", "--json"], input=json.dumps(scenario),
                                     capture_output=True, text=True, check=True).stdout)
     beside = sum(i["bytes"] for i in est["items"] if i["metric"] == "allocated" and
@@ -146,6 +163,44 @@ def walked(cli, kind, width, height, images, boxes, sampled):
     moments = [i for i in est["items"] if i["bucket"] == "activations" and "beside" in i["label"]]
     line = max(moments, key=lambda i: i["bytes"])["label"] if moments else "the saved tensors"
     return est["per_gpu"]["allocated_peak"] - beside, line
+
+
+def segmenter_case(kind):
+    """The trace oracle's case for @kind (its builders, batches and
+    losses), loaded from test-trace-oracle.py beside this file."""
+    path = os.path.join(os.path.dirname(os.path.abspath(__file__)), "test-trace-oracle.py")
+    spec = importlib.util.spec_from_file_location("trace_oracle", path)
+    oracle = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(oracle)
+    if kind == "pspnet":
+        return oracle, oracle.mmseg_segmenter("psp", 50, "pspnet-r50-d8", 19)
+    if kind == "deeplabv3":
+        return oracle, oracle.segmenter("deeplabv3_resnet50", "deeplabv3-resnet50")
+    return oracle, oracle.segmenter("fcn_resnet50", "fcn-resnet50")
+
+
+def measure_segmenter(cli, kind, width, height, images):
+    """(peak at any instant, peak at operator ends, the walk's estimate,
+    the walk's highest moment's line)"""
+    oracle, case = segmenter_case(kind)
+    torch.manual_seed(0)
+    model = case["build"]()
+    model.train()
+    optimizer = torch.optim.SGD([p for p in model.parameters() if p.requires_grad], lr=1e-9, momentum=0.9)
+    size = width if width == height else (width, height)
+    data = case["batch"](images, size)
+
+    def step():
+        optimizer.zero_grad(set_to_none=False)
+        case["loss"](model, data).backward()
+        optimizer.step()
+
+    step()
+    anytime, boundary = profiled_peaks(step)
+    scenario = oracle.scenario_for(case, case["id"], images, size)
+    scenario.update({"optimizer": "sgd-momentum", "zero_grad_set_to_none": False, "gpus": 1})
+    estimate, line = above_states(cli, scenario)
+    return anytime, boundary, estimate, line
 
 
 def measure(cli, kind, width, height, images, boxes):
@@ -174,9 +229,15 @@ def main():
         sys.exit(__doc__)
     cli = sys.argv[1]
     kind = sys.argv[2] if len(sys.argv) > 2 else "faster-rcnn"
-    width, height, images, boxes = (int(v) for v in (sys.argv[3:7] or (1344, 800, 1, 20)))
-    anytime, boundary, estimate, line, sampled = measure(cli, kind, width, height, images, boxes)
-    print(f"{kind} {width}x{height} images {images} boxes {boxes} sampled {sampled}")
+    if kind in SEGMENTERS:
+        width, height, images = (int(v) for v in (sys.argv[3:6] or (512, 256, 2)))
+        anytime, boundary, estimate, line = measure_segmenter(cli, kind, width, height, images)
+        print(f"{kind} {width}x{height} images {images}")
+    else:
+        width, height, images, boxes = (int(v) for v in (sys.argv[3:7] or (1344, 800, 1, 20)))
+        anytime, boundary, estimate, line, sampled = measure(cli, kind, width, height, images,
+                                                             boxes)
+        print(f"{kind} {width}x{height} images {images} boxes {boxes} sampled {sampled}")
     print(f"profiled peak above weights, gradients and momentum: {anytime} bytes at any instant, "
           f"{boundary} at operator ends")
     print(f"walk: {estimate:.0f} bytes ({(estimate / boundary - 1) * 100:+.1f}% against operator ends); "

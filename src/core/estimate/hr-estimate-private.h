@@ -295,6 +295,9 @@ void        hr_plan_add_weights           (HrPlan     *self,
                                            Acc        *acc);
 void        hr_plan_add_gradients         (HrPlan     *self,
                                            Acc        *acc);
+/* Whether no gradient exists when the backward pass starts (set to None
+ * between steps, no accumulation): each is made as the activations go. */
+gboolean    hr_plan_gradients_overlap_activations (HrPlan *self);
 void        hr_plan_add_deferred_gradients (HrPlan    *self,
                                             Acc       *acc);
 void        hr_plan_add_sharding_overhead (HrPlan     *self,

@@ -930,8 +930,8 @@ gradient_params (HrPlan     *self,
  * optimizer.zero_grad() sets them to None; PyTorch 1.x's default,
  * set_to_none=False, keeps every gradient allocated between steps:
  * torch/optim/optimizer.py @v2.0.0 and @v1.13.1, zero_grad). */
-static gboolean
-gradients_overlap_activations (HrPlan *self)
+gboolean
+hr_plan_gradients_overlap_activations (HrPlan *self)
 {
   const HrScenario *s = self->scenario;
   gboolean to_none = s->zero_grad_set_to_none_set ? s->zero_grad_set_to_none : s->stack_set;
@@ -946,7 +946,7 @@ hr_plan_add_deferred_gradients (HrPlan *self,
 {
   double all = acc->deferred_grads, alive;
 
-  if (!gradients_overlap_activations (self) || all <= 0)
+  if (!hr_plan_gradients_overlap_activations (self) || all <= 0)
     return;
 
   /* The backward pass frees each layer's activations as it makes that
@@ -1131,7 +1131,7 @@ hr_plan_add_gradients (HrPlan *self,
 
   grads_total = n * grad_bytes * acc->pipeline_gradients;
 
-  if (gradients_overlap_activations (self))
+  if (hr_plan_gradients_overlap_activations (self))
     {
       double first = 0;
 
@@ -1200,7 +1200,7 @@ fallback_reduction_bytes (HrPlan *self,
   double other = s->sharding == HR_SHARDING_ZERO2 ? 1.0 - 1.0 / self->shard.dp : 0;
   gboolean overlap = (ds->set & HR_DS_OVERLAP_COMM) && ds->overlap_comm;
   double counted = acc->bytes[HR_BUCKET_GRADIENTS];
-  double full = gradients_overlap_activations (self) ? acc->deferred_grads : counted;
+  double full = hr_plan_gradients_overlap_activations (self) ? acc->deferred_grads : counted;
   /* the last bucket whole and its copy, beside the previous bucket's
    * other-partition gradients while it fills under overlap_comm */
   double at_end = g * (other * r + MAX (r, overlap && trainable > m ? other * m : 0));

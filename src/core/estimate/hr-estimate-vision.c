@@ -218,6 +218,13 @@ setup_run (HrPlan      *self,
     run->mask_targets = HR_ARCH_MASK_TARGETS_PER_OBJECT;
   else
     run->mask_targets = HR_ARCH_MASK_TARGETS_HOST;
+  /* hr-arch.c, conv_backward_peak: one data-parallel replica's gradients
+   * that exist before the backward pass (ZeRO and FSDP reduce into
+   * buckets and shards of their own) */
+  if (run->trainable && !hr_plan_gradients_overlap_activations (self) &&
+      (s->sharding == HR_SHARDING_NONE || s->sharding == HR_SHARDING_DDP) &&
+      !s->optimizer_in_bwd && s->offload != HR_OFFLOAD_OPTIMIZER_GRADIENTS)
+    run->accumulate_grad_bytes = self->g_bytes;
   if (peft && p->c->trainable && s->method != HR_METHOD_PREFIX &&
       s->method != HR_METHOD_PROMPT && s->method != HR_METHOD_LAYERNORM)
     {
@@ -373,6 +380,12 @@ describe_peak (const char *what)
                               "saved tensors") },
     { "ssd loss gradients", N_("the backward pass starting at SSD's loss: the gradients of the "
                                "log-probabilities and of the logits of every default box") },
+    { "convolution backward", N_("the backward pass through a convolution: its output's and its "
+                                 "input's gradients and a fresh weight gradient, beside what the "
+                                 "layers up to it saved") },
+    { "branch gradients", N_("the backward pass where branches meet: the gradient summed so "
+                             "far from the branches that share an input, the next branch's and "
+                             "their sum, beside what the layers before it saved") },
     { "segmentation loss gradients", N_("the backward pass starting at the loss: the gradients "
                                         "of the full-resolution logits beside every saved "
                                         "tensor") },

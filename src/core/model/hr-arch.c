@@ -791,6 +791,9 @@ typedef struct {
   double           held;       /* forward only: tensors kept for later */
   guint            time_taps;  /* frames a 3D convolution's kernel spans, less one */
   gboolean         cache_convs;  /* count each k > 1 convolution's input in decode_cache */
+  /* branch_grad_peak: the summed gradients of a shared input, for the
+   * branch's first convolution to register */
+  double           branch_grads;
   guint            next_id;
   GHashTable      *saved_ids;  /* the tensors some op saved */
   GArray          *block_ids;  /* those saved inside the current checkpointed block */
@@ -1033,6 +1036,50 @@ conv_out (guint h,
   return (h + 2 * pad - span) / stride + 1;
 }
 
+/* A convolution's backward pass (ATen convolution_backward, the ends of
+ * which tests/trace/peak_trace.py profiles): its output's gradient, its
+ * input's where one flows, and, where the step's gradients already exist
+ * (run->accumulate_grad_bytes), the fresh weight gradient AccumulateGrad
+ * then adds in place (torch/csrc/autograd/functions/accumulate_grad.h
+ * @v1.13.1, accumulateGrad: `variable_grad += new_grad` when the gradient
+ * is defined), beside what the layers up to this one saved.  Where the
+ * input is a decoder's concatenated branches (mmsegmentation's PSPHead
+ * bottleneck, 2048 + 4 x 512 channels) this is the step's highest moment:
+ * PSPNet R50-D8 at 512 x 256, two crops, peaks there at 1,259,749,384
+ * bytes above the weights, gradients and momentum (operator ends). */
+static void
+conv_backward_peak (Walk    *W,
+                    T       *in,
+                    T       *out,
+                    guint64  weights)
+{
+  double fresh_grad = W->train ? (double) weights * W->r->accumulate_grad_bytes : 0;
+
+  if (W->branch_grads > 0)
+    peak (W, W->branch_grads, fresh_grad, "branch gradients");
+  W->branch_grads = 0;
+  peak (W, tbytes (out) + (in->grad ? tbytes (in) : 0), fresh_grad, "convolution backward");
+}
+
+/* @in feeds several branches (ASPP's rates, a pyramid's poolings), so its
+ * gradient is summed from theirs as each one's backward pass ends
+ * (torch/csrc/autograd/input_buffer.cpp @v1.13.1, InputBuffer::
+ * accumulate: `old_var + var`, out of place): the sum so far, the
+ * branch's gradient and their sum, beside what the layers before the
+ * branch saved and the fresh weight gradient of its first convolution,
+ * which the branch's next convolution registers (conv_pad).  Called
+ * before each branch but the first to run backward (the last to run
+ * forward).  torchvision's DeepLabV3 ResNet-50 at 128 x 128, two images,
+ * peaks at such an add after a dilated ASPP convolution's backward:
+ * 163,272,200 bytes above the weights, gradients and momentum (operator
+ * ends). */
+static void
+branch_grad_peak (Walk *W,
+                  T    *in)
+{
+  W->branch_grads = in->grad ? 3.0 * tbytes (in) : 0;
+}
+
 /* nn.Conv2d: saves its input whenever a gradient is wanted of it or of the
  * weight (the formula above). */
 static T
@@ -1048,6 +1095,7 @@ conv_pad (Walk     *W,
 {
   T out = { cout, conv_out (in->h, k, stride, pad, dilation),
             conv_out (in->w, k, stride, pad, dilation), W->r->e, 0, in->grad || W->train };
+  guint64 weights = (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0);
 
   g_assert (groups > 0 && in->c % groups == 0);
   if (W->cache_convs && k > 1)
@@ -1055,12 +1103,13 @@ conv_pad (Walk     *W,
   /* a 3D convolution's time taps (causal_conv3d), without time padding */
   out.t = in->t > W->time_taps ? in->t - W->time_taps : in->t;
   fresh (W, &out);
-  params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
+  params (W, weights);
   if (out.grad)
     {
       save_matmul_input (W, in);
       if (k > 1)
         conv_workspace (W, (double) (in->c / groups) * k * k * numel (&out) / out.c);
+      conv_backward_peak (W, in, &out, weights);
     }
   fwd (W, tbytes (in), tbytes (&out), 0);
   return out;
@@ -2736,7 +2785,11 @@ ppm (Walk *W,
   outs[0] = *x;
   for (guint i = 0; i < G_N_ELEMENTS (scales); i++)
     {
-      T pooled = avgpool (W, x, scales[i]);
+      T pooled;
+
+      /* the concatenation's share of the gradient is the first */
+      branch_grad_peak (W, x);
+      pooled = avgpool (W, x, scales[i]);
 
       W->x = pooled;
       conv_bn_act (W, channels, 1, 1, 1, 1, ACT_RELU);
@@ -2796,11 +2849,13 @@ aspp_head (Walk *W,
   conv_bn_act (W, 512, 1, 1, 1, 1, ACT_RELU);
   parts[0] = resize (W, &W->x, c[3].h, c[3].w);
   W->x = c[3];
+  branch_grad_peak (W, &c[3]);
   conv_bn_act (W, 512, 1, 1, 1, 1, ACT_RELU);
   parts[1] = W->x;
   for (guint i = 0; i < G_N_ELEMENTS (dilations); i++)
     {
       W->x = c[3];
+      branch_grad_peak (W, &c[3]);
       sep_conv (W, 512, dilations[i]);
       parts[i + 2] = W->x;
     }
@@ -2873,11 +2928,13 @@ tv_deeplabv3_head (Walk *W,
 
   block_begin (W, FALSE, "decode head (DeepLabV3)");
   W->x = c[3];
+  branch_grad_peak (W, &c[3]);
   conv_bn_act (W, 256, 1, 1, 1, 1, ACT_RELU);
   parts[0] = W->x;
   for (guint i = 0; i < G_N_ELEMENTS (rates); i++)
     {
       W->x = c[3];
+      branch_grad_peak (W, &c[3]);
       conv_bn_act (W, 256, 3, 1, 1, rates[i], ACT_RELU);
       parts[i + 1] = W->x;
     }

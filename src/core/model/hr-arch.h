@@ -320,6 +320,11 @@ typedef struct {
   gboolean    dense_outputs_alive;
   /* Mask R-CNN: how the ground-truth masks reach the mask loss */
   HrArchMaskTargets mask_targets;
+  /* bytes of a parameter's gradient where the gradients exist before the
+   * backward pass makes them (zeroed without set_to_none, or accumulated
+   * over micro-batches), so each layer's fresh weight gradient is alive
+   * beside its accumulated one; 0 where it becomes .grad itself */
+  double      accumulate_grad_bytes;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
