@@ -102,6 +102,7 @@ const HrEnumName hr_arch_bn_names[] = {
 const HrEnumName hr_arch_norm_names[] = {
   { HR_ARCH_NORM_BN, "bn" },
   { HR_ARCH_NORM_GN, "gn" },
+  { HR_ARCH_NORM_GN_WS, "gn+ws" },
   { 0, NULL },
 };
 
@@ -350,9 +351,9 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
-  if (a->norm == HR_ARCH_NORM_GN && a->type != HR_ARCH_RESNET)
-    return hr_reader_fail (reader, "norm",
-                           _("\"norm\": \"gn\" needs a \"resnet\" network"));
+  if (a->norm != HR_ARCH_NORM_BN && a->type != HR_ARCH_RESNET)
+    return hr_reader_fail (reader, "norm", _("\"norm\": \"%s\" needs a \"resnet\" network"),
+                           hr_enum_to_nick (hr_arch_norm_names, a->norm));
   if (has_dcn (a) && (a->type != HR_ARCH_RESNET || !a->bottleneck))
     return hr_reader_fail (reader, "dcn",
                            _("\"dcn\" needs a bottleneck \"resnet\" network (mmdet's "
@@ -791,6 +792,13 @@ typedef struct {
   double           held;       /* forward only: tensors kept for later */
   guint            time_taps;  /* frames a 3D convolution's kernel spans, less one */
   gboolean         cache_convs;  /* count each k > 1 convolution's input in decode_cache */
+  /* the last convolution's weights, output channels and whether its
+   * weights train and its input wants a gradient: what "gn+ws"
+   * standardizes when a GroupNorm follows it (weight_standardize) */
+  double           conv_weights;
+  guint            conv_cout;
+  gboolean         conv_train;
+  gboolean         conv_in_grad;
   guint            next_id;
   GHashTable      *saved_ids;  /* the tensors some op saved */
   GArray          *block_ids;  /* those saved inside the current checkpointed block */
@@ -1056,6 +1064,10 @@ conv_pad (Walk     *W,
   out.t = in->t > W->time_taps ? in->t - W->time_taps : in->t;
   fresh (W, &out);
   params (W, (guint64) cout * (in->c / groups) * k * k + (bias ? cout : 0));
+  W->conv_weights = (double) cout * (in->c / groups) * k * k;
+  W->conv_cout = cout;
+  W->conv_train = W->train;
+  W->conv_in_grad = in->grad;
   if (out.grad)
     {
       save_matmul_input (W, in);
@@ -1184,6 +1196,37 @@ norm (Walk *W,
  * size of the input per GroupNorm (run->group_norm_via_batch_norm). */
 #define GN_GROUPS 32
 
+/* Weight Standardization (Qiao et al. 2019) as mmcv's ConvWS2d runs it
+ * (open-mmlab/mmcv @a8073c74 mmcv/cnn/bricks/conv_ws.py conv_ws_2d):
+ * mean and std over each output channel's weights, weight = (weight -
+ * mean) / (std + eps), then F.conv2d with that new tensor, every step.
+ * For the backward pass the division keeps weight - mean and std + eps,
+ * std its result (its input is the parameter itself) and the convolution
+ * the standardized weight (derivatives.yaml: div saves self and other,
+ * std self and result, convolution input and weight; mean nothing).  So
+ * a trained ConvWS2d keeps two weight-sized tensors and two values per
+ * output channel; one whose weights are frozen only the standardized
+ * weight, and only if its input wants a gradient.  Under autocast the
+ * standardization runs on the fp32 parameter and the convolution keeps
+ * its 16-bit cast.  mmdetection's configs/gn+ws give conv_cfg
+ * dict(type='ConvWS') to exactly the ConvModules they give the GroupNorm
+ * norm_cfg (backbone, FPN, the shared box-head convs, the mask head's
+ * convs), so under "gn+ws" the convolution before each GroupNorm is a
+ * ConvWS2d.  Once per step, whatever the batch. */
+static void
+weight_standardize (Walk *W)
+{
+  double wide = W->r->autocast ? W->r->e32 : W->r->e;
+
+  if (W->a->norm != HR_ARCH_NORM_GN_WS || W->conv_weights <= 0)
+    return;
+  if (W->conv_train)
+    W->res->fixed_saved += W->conv_weights * (wide + W->r->e) + 2.0 * W->conv_cout * wide;
+  else if (W->conv_in_grad)
+    W->res->fixed_saved += W->conv_weights * W->r->e;
+  W->conv_weights = 0;
+}
+
 static void
 group_norm (Walk *W,
             T    *x)
@@ -1194,6 +1237,7 @@ group_norm (Walk *W,
   double eb = cast ? W->r->e32 : x->eb;
 
   g_assert (x->c % GN_GROUPS == 0);
+  weight_standardize (W);
   params (W, 2 * (guint64) x->c);
   if (saves)
     {
@@ -1218,7 +1262,7 @@ static void
 conv_norm (Walk *W,
            T    *x)
 {
-  if (W->a->norm == HR_ARCH_NORM_GN)
+  if (W->a->norm != HR_ARCH_NORM_BN)
     group_norm (W, x);
   else
     bn (W, x);
@@ -1233,7 +1277,7 @@ conv_norm (Walk *W,
 static gboolean
 head_gn (Walk *W)
 {
-  return W->a->norm == HR_ARCH_NORM_GN;
+  return W->a->norm != HR_ARCH_NORM_BN;
 }
 
 static void
@@ -1473,6 +1517,9 @@ deform_conv_bn_act (Walk  *W,
   fwd (W, tbytes (&in) + tbytes (&offset) + (a->dcn_modulated ? tbytes (&mask) : 0),
        tbytes (&out), per_sample + fixed + (a->dcn_modulated ? 0 : tbytes (&out)));
   W->x = out;
+  /* the deformable conv2 is built from "dcn", not from conv_cfg: it is
+   * no ConvWS2d */
+  W->conv_weights = 0;
   conv_norm (W, &W->x);
   act (W, &W->x, ACT_RELU);
 }

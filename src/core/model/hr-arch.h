@@ -67,6 +67,8 @@ extern const HrEnumName hr_arch_bn_names[];
 typedef enum {
   HR_ARCH_NORM_BN,     /* BatchNorm in the backbone (as "bn" says), none in the heads */
   HR_ARCH_NORM_GN,     /* GroupNorm of 32 groups everywhere, trained (Wu and He 2018) */
+  HR_ARCH_NORM_GN_WS,  /* GroupNorm, and every convolution before one weight-standardized
+                        * (Qiao et al. 2019; mmcv's ConvWS2d) */
 } HrArchNorm;
 
 extern const HrEnumName hr_arch_norm_names[];
