@@ -739,6 +739,8 @@ test_bad_arch (void)
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"colour\": 1}", "colour" },
     { "{\"type\": \"regnet\"}", "regnet_depth" },
     { "{\"type\": \"vgg\", \"norm\": \"gn+ws\"}", "\"gn+ws\" needs a \"resnet\"" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"retinanet\", "
+      "\"roi_layer\": \"deform-roi-pool\"}", "\"roi_layer\" needs a \"faster-rcnn\"" },
     { "{\"type\": \"wav2vec2\", \"hidden_size\": 768}", "num_hidden_layers" },
     { "{\"type\": \"wav2vec2\", \"hidden_size\": 768, \"num_hidden_layers\": 12, "
       "\"num_attention_heads\": 12, \"intermediate_size\": 3072, "
@@ -1579,6 +1581,37 @@ test_deformable_conv (void)
   g_assert_null (find_peak (rp, "deformable convolution columns"));
 }
 
+/* "roi_layer": "deform-roi-pool" pools each RoI twice (mmcv's
+ * DeformRoIPoolPack: a plain pool, offset_fc to 2 x 7 x 7 offsets, a
+ * pool with them); the fcs keep the first pool's output (256 x 49 a RoI)
+ * and their two ReLUs' 1024, the second pool its 98 offsets.  The
+ * modulated one adds mask_fc's ReLU (1024), its sigmoid (49) and the
+ * product's pooled operand (256 x 49).  One roi_layer per FPN level: the
+ * fcs' weights four times. */
+static void
+test_deform_roi_pool (void)
+{
+  g_autoptr(HrArch) align = arch_from_json (DCN_R50 "}");
+  g_autoptr(HrArch) dpool = arch_from_json (DCN_R50 ", \"roi_layer\": \"deform-roi-pool\"}");
+  g_autoptr(HrArch) mdpool = arch_from_json (
+    DCN_R50 ", \"roi_layer\": \"modulated-deform-roi-pool\"}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) ra = hr_arch_walk (align, &run);
+  g_autoptr(HrArchResult) rd = hr_arch_walk (dpool, &run);
+  g_autoptr(HrArchResult) rm = hr_arch_walk (mdpool, &run);
+  const HrArchBlock *ba = hr_arch_result_find (ra, "roi head (box)");
+  const HrArchBlock *bd = hr_arch_result_find (rd, "roi head (box)");
+  const HrArchBlock *bm = hr_arch_result_find (rm, "roi head (box)");
+  double rois = 512, pooled = 256 * 49;
+  guint64 offset_fc = (guint64) 12544 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 98 + 98;
+  guint64 mask_fc = (guint64) 12544 * 1024 + 1024 + 1024 * 49 + 49;
+
+  g_assert_cmpfloat_with_epsilon (bd->saved - ba->saved, rois * (pooled + 2 * 1024 + 98) * 4.0, 1);
+  g_assert_cmpfloat_with_epsilon (bm->saved - bd->saved, rois * (1024 + 49 + pooled) * 4.0, 1);
+  g_assert_cmpuint (rd->params - ra->params, ==, 4 * offset_fc);
+  g_assert_cmpuint (rm->params - rd->params, ==, 4 * mask_fc);
+}
+
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
  * head (the decode head and the auxiliary one): ADE20K's 150 classes
  * against Cityscapes' 19 add 2 x 131 x 512 x 512 x 4 bytes per sample;
@@ -2023,6 +2056,7 @@ main (int    argc,
   g_test_add_func ("/arch/attention-scores", test_attention_scores);
   g_test_add_func ("/arch/frozen-batchnorm", test_frozen_batchnorm);
   g_test_add_func ("/arch/weight-standardization", test_weight_standardization);
+  g_test_add_func ("/arch/deform-roi-pool", test_deform_roi_pool);
   g_test_add_func ("/arch/checkpointing", test_checkpointing);
   g_test_add_func ("/arch/sd15-lora-8gb", test_sd15_lora_8gb);
   g_test_add_func ("/arch/every-family", test_every_family);

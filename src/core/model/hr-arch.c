@@ -106,6 +106,13 @@ const HrEnumName hr_arch_norm_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_arch_roi_layer_names[] = {
+  { HR_ARCH_ROI_LAYER_ALIGN, "roi-align" },
+  { HR_ARCH_ROI_LAYER_DEFORM, "deform-roi-pool" },
+  { HR_ARCH_ROI_LAYER_MODULATED_DEFORM, "modulated-deform-roi-pool" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_arch_box_head_names[] = {
   { HR_ARCH_BOX_HEAD_2FC, "2fc" },
   { HR_ARCH_BOX_HEAD_4CONV1FC, "4conv1fc" },
@@ -167,7 +174,7 @@ static const char * const arch_keys[] = {
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
   "patch", "mlp_dim", "window", "drop_path",
-  "cascade_stages", "fixed_size", "norm", "box_head", "dcn", NULL
+  "cascade_stages", "fixed_size", "norm", "box_head", "roi_layer", "dcn", NULL
 };
 
 static const char * const dcn_keys[] = {
@@ -306,6 +313,23 @@ has_dcn (const HrArch *a)
 
 /* "stuff_classes" and "sem_seg_dims" belong to the "panoptic-fpn" head,
  * whose towers run GroupNorm of 32 groups (SEM_SEG_HEAD.NORM "GN") */
+/* "box_head" and "roi_layer" shape the box head of a Faster or Mask
+ * R-CNN (and their Cascade forms) only */
+static gboolean
+check_box_head (HrReader     *reader,
+                const HrArch *a)
+{
+  gboolean rcnn = a->head == HR_ARCH_HEAD_FASTER_RCNN || a->head == HR_ARCH_HEAD_MASK_RCNN;
+
+  if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC && !rcnn)
+    return hr_reader_fail (reader, "box_head",
+                           _("\"box_head\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
+  if (a->roi_layer != HR_ARCH_ROI_LAYER_ALIGN && !rcnn)
+    return hr_reader_fail (reader, "roi_layer",
+                           _("\"roi_layer\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
+  return TRUE;
+}
+
 static gboolean
 check_panoptic (HrReader     *reader,
                 const HrArch *a)
@@ -372,10 +396,6 @@ check_arch (HrReader *reader,
                                  "channels"),
                                a->dcn_deform_groups, i + 1, width);
     }
-  if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC && a->head != HR_ARCH_HEAD_FASTER_RCNN &&
-      a->head != HR_ARCH_HEAD_MASK_RCNN)
-    return hr_reader_fail (reader, "box_head",
-                           _("\"box_head\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
   switch (a->type)
     {
     case HR_ARCH_VGG:
@@ -482,18 +502,21 @@ check_arch (HrReader *reader,
   return TRUE;
 }
 
-/* "norm" and "box_head" (hr-arch.h HrArchNorm, HrArchBoxHead) */
+/* "norm", "box_head" and "roi_layer" (hr-arch.h HrArchNorm,
+ * HrArchBoxHead, HrArchRoiLayer) */
 static gboolean
 read_norm_keys (HrReader *reader,
                 HrArch   *a)
 {
-  int norm_kind = HR_ARCH_NORM_BN, box = HR_ARCH_BOX_HEAD_2FC;
+  int norm_kind = HR_ARCH_NORM_BN, box = HR_ARCH_BOX_HEAD_2FC, roi = HR_ARCH_ROI_LAYER_ALIGN;
 
   if (!hr_reader_enum (reader, "norm", hr_arch_norm_names, &norm_kind) ||
-      !hr_reader_enum (reader, "box_head", hr_arch_box_head_names, &box))
+      !hr_reader_enum (reader, "box_head", hr_arch_box_head_names, &box) ||
+      !hr_reader_enum (reader, "roi_layer", hr_arch_roi_layer_names, &roi))
     return FALSE;
   a->norm = norm_kind;
   a->box_head = box;
+  a->roi_layer = roi;
   return TRUE;
 }
 
@@ -741,7 +764,7 @@ hr_arch_read (HrReader   *parent,
   if (hr_arch_is_speech (a) && !hr_arch_read_speech (&reader, a))
     goto out;
 
-  if (!check_arch (&reader, a) || !check_panoptic (&reader, a))
+  if (!check_arch (&reader, a) || !check_box_head (&reader, a) || !check_panoptic (&reader, a))
     goto out;
 
   ok = TRUE;
@@ -2014,6 +2037,65 @@ mask_head (Walk       *W,
   block_end (W);
 }
 
+/* mmcv's DeformRoIPoolPack and ModulatedDeformRoIPoolPack
+ * (open-mmlab/mmcv @a8073c74 mmcv/ops/deform_roi_pool.py) as the box
+ * head's roi_layer (mmdetection configs/dcn/faster_rcnn_r50_fpn_dpool_1x_coco.py,
+ * _mdpool_: roi_layer type DeformRoIPoolPack / ModulatedDeformRoIPoolPack,
+ * output_size 7, output_channels 256).  A first deform_roi_pool without
+ * offsets pools each RoI to 7 x 7; offset_fc (Linear 7 x 7 x C to 1024,
+ * ReLU, Linear 1024, ReLU, Linear to 2 x 7 x 7) turns it into an offset
+ * per bin, and a second deform_roi_pool pools again with them, which is
+ * the box head's input.  The modulated one also runs mask_fc (Linear 7 x
+ * 7 x C to 1024, ReLU, Linear to 7 x 7, Sigmoid) and returns d * mask.
+ * DeformRoIPoolFunction saves input, rois and offset: the FPN level is
+ * the RPN's saved input already, the offset is new; the Linears keep
+ * their inputs (the first pool's output, the ReLUs' results, which the
+ * in-place ReLUs keep too), the Sigmoid its result and the product d and
+ * the mask.  The pooled output of the second call is copied into the RoI
+ * extractor's roi_feats (index_put_ keeps nothing of it).
+ * SingleRoIExtractor builds one roi_layer per level (mmdet/models/
+ * roi_heads/roi_extractors/base_roi_extractor.py build_roi_layers:
+ * nn.ModuleList of layer_cls(spatial_scale=1 / s) for the four
+ * featmap_strides), so the fcs' weights are there four times, while each
+ * RoI runs through its own level's: the activations are those of the
+ * image's RoIs once. */
+static void
+deform_roi_pool (Walk  *W,
+                 guint  channels)
+{
+  const HrArch *a = W->a;
+  gboolean modulated = a->roi_layer == HR_ARCH_ROI_LAYER_MODULATED_DEFORM;
+  guint bins = 7 * 7;
+  T x = { channels * bins, 1, a->rois, W->r->e, 0, TRUE };
+  T h, offset;
+  guint64 level = (guint64) channels * bins * 1024 + 1024 + 1024 * 1024 + 1024 +
+                  1024 * 2 * bins + 2 * bins;
+
+  fresh (W, &x);
+  h = linear (W, &x, 1024, TRUE, FALSE);
+  act (W, &h, ACT_RELU);
+  h = linear (W, &h, 1024, TRUE, FALSE);
+  act (W, &h, ACT_RELU);
+  offset = linear (W, &h, 2 * bins, TRUE, FALSE);
+  if (W->train)
+    save_tensor (W, &offset);
+  if (modulated)
+    {
+      T d = x, mask;
+
+      level += (guint64) channels * bins * 1024 + 1024 + 1024 * bins + bins;
+      h = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &h, ACT_RELU);
+      mask = linear (W, &h, bins, TRUE, FALSE);
+      act (W, &mask, ACT_SIGMOID);
+      fresh (W, &d);
+      if (W->train)
+        save_tensor (W, &d);
+    }
+  /* the three other levels' own offset_fc (and mask_fc) */
+  params (W, 3 * level);
+}
+
 /* The box head on `rois` RoIs per image of `channels` channels pooled to
  * 7 x 7 (RoIAlign: mmcv's op saves the RoIs, not the features), with
  * `reg` box outputs.
@@ -2038,6 +2120,8 @@ box_head (Walk       *W,
   T cls, box;
 
   block_begin (W, FALSE, "%s", name);
+  if (a->roi_layer != HR_ARCH_ROI_LAYER_ALIGN)
+    deform_roi_pool (W, channels);
   if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC)
     {
       /* the RoIs side by side, as in mask_head */

@@ -81,6 +81,17 @@ typedef enum {
 
 extern const HrEnumName hr_arch_box_head_names[];
 
+/* The box head's RoI layer (mmdetection's bbox_roi_extractor.roi_layer):
+ * RoIAlign, or mmcv's DeformRoIPoolPack / ModulatedDeformRoIPoolPack
+ * (configs/dcn "dpool", "mdpool") */
+typedef enum {
+  HR_ARCH_ROI_LAYER_ALIGN,
+  HR_ARCH_ROI_LAYER_DEFORM,
+  HR_ARCH_ROI_LAYER_MODULATED_DEFORM,
+} HrArchRoiLayer;
+
+extern const HrEnumName hr_arch_roi_layer_names[];
+
 /* The head on top of the backbone. */
 typedef enum {
   HR_ARCH_HEAD_NONE,
@@ -217,6 +228,7 @@ typedef struct {
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
   HrArchBoxHead box_head;
+  HrArchRoiLayer roi_layer;
   guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
   guint       stuff_classes;    /* Panoptic FPN: the semantic head's classes (54) */
   guint       sem_seg_dims;     /* Panoptic FPN: its towers' channels (128) */
