@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: GPL-3.0-or-later
-"""mmdetection variants beside the GN and DCN families: GroupNorm with
-Weight Standardization (Qiao et al. 2019, 'Weight Standardization'), the
-training memory of mmdetection's configs/gn+ws table, on the catalog's
-Faster R-CNN and GN Mask R-CNN given inline with "norm": "gn+ws".
+"""mmdetection variants beside the GN and DCN families.
+
+GroupNorm with Weight Standardization (Qiao et al. 2019, 'Weight
+Standardization'), rows 4100-4111: the training memory of mmdetection's
+configs/gn+ws table, on the catalog's Faster R-CNN and GN Mask R-CNN given
+inline with "norm": "gn+ws".
 
 What WS adds beside GN (hr-arch.c weight_standardize): mmcv's ConvWS2d
 builds the standardized weight, (weight - mean) / (std + eps), in every
@@ -13,6 +15,15 @@ parameter in fp32: some 250 MB for the R50 Mask R-CNN, 400 MB for R101),
 which matches the README's note 'GN+WS requires about 5% more memory than
 GN' (7.3 against configs/gn's 7.1 GB for R-50 Mask R-CNN, 10.3 against
 9.9 for R-101).
+
+Deformable RoI pooling (Dai et al. 2017), rows 4120-4121: configs/dcn's
+'dpool' and 'mdpool' Faster R-CNN R50-FPN, the catalog's entry given
+inline with "roi_layer" (hr-arch.c deform_roi_pool).  Most of what they
+add is parameters: SingleRoIExtractor builds one roi_layer per FPN level,
+each with its own offset_fc (14.0 M parameters) and, modulated, mask_fc
+(12.9 M more), which SGD with momentum keeps three times in fp32 (about
+0.63 and 0.58 GiB); the pooled RoIs the fcs keep are some 80 MB more per
+batch of two.
 
 Read by make_rows.py (family_files), which passes itself as `mr`.
 """
@@ -143,5 +154,70 @@ def gn_ws_rows(mr):
                f"{gib}", notes)
 
 
+DCN_SRC = "open-mmlab/mmdetection configs/dcn/README.md @ebe503f8"
+DCN_URL = ("https://github.com/open-mmlab/mmdetection/blob/ebe503f8d8068cfbd634a84d59d0e3570116a9f9/"
+           "configs/dcn/README.md")
+DPOOL_CFG = ("configs/dcn/{cfg}.py @d179f325: roi_head.bbox_roi_extractor SingleRoIExtractor with roi_layer "
+             "dict(_delete_=True, type='{op}', out_size=7, out_channels=256, no_trans=False, group_size=1, "
+             "trans_std=0.1), featmap_strides [4, 8, 16, 32]; the op of that time, mmdet/ops/dcn/deform_pool.py "
+             "@07be84ce, has mmcv's shapes (num_offset_fcs 3: Linear 7 x 7 x 256 to 1024, 1024, 2 x 7 x 7{mask}; "
+             "deform_fc_channels 1024); BaseRoIExtractor.build_roi_layers makes one per stride, four; the rest is "
+             "the base config configs/faster_rcnn/faster_rcnn_r50_fpn_1x_coco.py")
+OUTPUT_COUNT = ("walked as mmcv's DeformRoIPoolFunction (open-mmlab/mmcv @a8073c74 mmcv/ops/deform_roi_pool.py: "
+                "saves input, rois, offset); the 2020 op (mmdet/ops/dcn/deform_pool.py @07be84ce "
+                "DeformRoIPoolingFunction) also kept an output_count tensor the size of its output on ctx, for the "
+                "first and the second pool, 2 x 256 x 49 fp32 per RoI (about 51 MB an image at 512 RoIs), not "
+                "walked: the row expects an estimate somewhat below the figure")
+
+
+def dpool_model(modulated):
+    """The catalog's Faster R-CNN R50-FPN with a deformable RoI pooling
+    box head, inline: four levels' offset_fc (and mask_fc) more."""
+    offset_fc = 12544 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 98 + 98
+    mask_fc = 12544 * 1024 + 1024 + 1024 * 49 + 49
+    with open(CATALOG) as f:
+        entry = copy.deepcopy(next(m for m in json.load(f)["entries"] if m["id"] == "faster-rcnn-r50-fpn"))
+    part = entry["components"][0]
+    params = part["params"] + 4 * (offset_fc + (mask_fc if modulated else 0))
+    what = "modulated deformable RoI pooling" if modulated else "deformable RoI pooling"
+    source = (f"the catalog's faster-rcnn-r50-fpn with {what} in the box head (mmdetection configs/dcn "
+              f"{'mdpool' if modulated else 'dpool'}); parameters: the catalog's {part['params']:,} plus four "
+              f"levels' offset_fc ({offset_fc:,} each)" +
+              (f" and mask_fc ({mask_fc:,} each)" if modulated else "") + f": {params:,}")
+    part["arch"]["roi_layer"] = "modulated-deform-roi-pool" if modulated else "deform-roi-pool"
+    part["arch"]["source"] = source
+    entry.update(id=f"faster-rcnn-r50-fpn-{'mdpool' if modulated else 'dpool'}",
+                 name=f"{entry['name']} {what}", params=params, source=source)
+    part.update(name=entry["name"], params=params)
+    for k in ("image_size", "micro_batch", "compute", "method"):
+        entry.pop(k, None)
+    return entry
+
+
+def dpool_rows(mr):
+    for rid, modulated, cfg, gib in ((4120, False, "faster_rcnn_r50_fpn_dpool_1x_coco", 5.0),
+                                     (4121, True, "faster_rcnn_r50_fpn_mdpool_1x_coco", 5.8)):
+        op = "ModulatedDeformRoIPoolingPack" if modulated else "DeformRoIPoolingPack"
+        s = {"name": f"mmdetection {cfg}, batch 2 per GPU", "task": "train", "model": dpool_model(modulated),
+             "method": "full", "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2,
+             "image_size": [1344, 800], "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
+             "x-model": {"config": f"configs/dcn/{cfg}.py", "frozen_stages": 1, "norm_eval": True,
+                         "roi_layer": op},
+             "pytorch_version": "1.4"}
+        label = f"R-50-FPN | Faster | pytorch | - | {'mdpool' if modulated else 'dpool'} | 1x"
+        notes = [mr.MM_METRIC, mr.DET_COMMON,
+                 DPOOL_CFG.format(cfg=cfg, op=op,
+                                  mask="; num_mask_fcs 2: Linear 7 x 7 x 256 to 1024, 7 x 7, Sigmoid"
+                                  if modulated else ""),
+                 OUTPUT_COUNT, mr.MM_OUTDATED.format(date="2020-03-07"),
+                 "pytorch_version 1.4, assumed: the run's PyTorch is not published; the checkpoint is dated "
+                 "2020-03-07 (its file name), after PyTorch 1.4 (2020-01-15) and before 1.5 (2020-04-21), so 1.4; "
+                 "what the walk reads (softmax saving its input before 1.11) is the same in every release before "
+                 "1.11", "table read at " + DCN_URL, "trained on 8 V100; card size not stated, not scored"]
+        mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, s, DCN_SRC,
+               f"table row '{label}', column 'Mem (GB)': {gib}", notes)
+
+
 def rows(mr):
     gn_ws_rows(mr)
+    dpool_rows(mr)
