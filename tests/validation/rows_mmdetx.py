@@ -14,7 +14,11 @@ two copies of its weight once per step (about 8 bytes a trained conv
 parameter in fp32: some 250 MB for the R50 Mask R-CNN, 400 MB for R101),
 which matches the README's note 'GN+WS requires about 5% more memory than
 GN' (7.3 against configs/gn's 7.1 GB for R-50 Mask R-CNN, 10.3 against
-9.9 for R-101).
+9.9 for R-101).  A CPU trace of mmcv's conv_ws_2d (torch 1.13, saved_tensors_hooks,
+each storage once) on a 128 x 64 x 3 x 3 weight keeps, beyond the input
+and the parameter, 590,848 bytes: two weights (294,912 each) and the 128
+values of std and of std + eps; with the weight frozen and the input
+wanting a gradient, the standardized weight alone: ws_trace.py.
 
 Deformable RoI pooling (Dai et al. 2017), rows 4120-4121: configs/dcn's
 'dpool' and 'mdpool' Faster R-CNN R50-FPN, the catalog's entry given

@@ -1235,7 +1235,9 @@ norm (Walk *W,
  * dict(type='ConvWS') to exactly the ConvModules they give the GroupNorm
  * norm_cfg (backbone, FPN, the shared box-head convs, the mask head's
  * convs), so under "gn+ws" the convolution before each GroupNorm is a
- * ConvWS2d.  Once per step, whatever the batch. */
+ * ConvWS2d.  Once per step, whatever the batch.  A CPU trace of
+ * conv_ws_2d (torch 1.13, saved_tensors_hooks) keeps exactly these:
+ * tests/validation/ws_trace.py. */
 static void
 weight_standardize (Walk *W)
 {
