@@ -155,7 +155,8 @@ typedef struct {
   gboolean    deep_stem;        /* ResNetV1c: three 3x3 convolutions */
   int         frozen_stages;    /* -1: none; 0: the stem; n: stem and stages 1..n */
   HrArchBn    bn;
-  HrArchNorm  norm;             /* "gn": GroupNorm in the backbone, FPN and heads */
+  HrArchNorm  norm;             /* "gn": GroupNorm in the backbone, FPN and heads;
+                                 * "gn+ws": and ConvWS2d before each */
   /* "dcn": the bottleneck's 3x3 conv2 made deformable in the stages it
    * names (mmdet's ResNet dcn and stage_with_dcn), modulated (DCNv2) or
    * not, with deform_groups offset groups */
