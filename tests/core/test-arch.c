@@ -738,6 +738,9 @@ test_bad_arch (void)
       "lists 3 stages" },
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"colour\": 1}", "colour" },
     { "{\"type\": \"regnet\"}", "regnet_depth" },
+    { "{\"type\": \"vgg\", \"norm\": \"gn+ws\"}", "\"gn+ws\" needs a \"resnet\"" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"head\": \"retinanet\", "
+      "\"roi_layer\": \"deform-roi-pool\"}", "\"roi_layer\" needs a \"faster-rcnn\"" },
     { "{\"type\": \"wav2vec2\", \"hidden_size\": 768}", "num_hidden_layers" },
     { "{\"type\": \"wav2vec2\", \"hidden_size\": 768, \"num_hidden_layers\": 12, "
       "\"num_attention_heads\": 12, \"intermediate_size\": 3072, "
@@ -1504,6 +1507,87 @@ test_group_norm_detector (void)
   }
 }
 
+/* "norm": "gn+ws" is "gn" with every convolution before a GroupNorm a
+ * ConvWS2d (mmdetection configs/gn+ws: conv_cfg dict(type='ConvWS') in
+ * the backbone, the FPN and the R-CNN heads; mmcv conv_ws.py
+ * conv_ws_2d): each trained one keeps, once per step, weight - mean and
+ * the standardized weight, and std and std + eps per output channel.
+ * With frozen_stages 1 the stem and layer1 train nothing and their input
+ * wants no gradient: they keep nothing.  The RPN's conv and the mask
+ * head's deconvolution and logits have no GroupNorm and stay plain. */
+static double
+ws_resnet50_tail_weights (guint *convs)
+{
+  double n = 0;
+  guint cin = 256;
+  static const guint depths[3] = { 4, 6, 3 };
+
+  for (guint i = 0; i < 3; i++)
+    {
+      guint width = 128u << i, out = width * 4;
+
+      for (guint j = 0; j < depths[i]; j++)
+        {
+          n += (double) cin * width + 9.0 * width * width + (double) width * out;
+          *convs += 3;
+          if (j == 0)
+            {
+              n += (double) cin * out;
+              *convs += 1;
+            }
+          cin = out;
+        }
+    }
+  return n;
+}
+
+static void
+test_weight_standardization (void)
+{
+  g_autoptr(HrArch) gn = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"norm\": \"gn\", \"frozen_stages\": 1, \"head\": \"mask-rcnn\", "
+    "\"box_head\": \"4conv1fc\", \"classes\": 80}");
+  g_autoptr(HrArch) ws = arch_from_json (
+    "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+    "\"norm\": \"gn+ws\", \"frozen_stages\": 1, \"head\": \"mask-rcnn\", "
+    "\"box_head\": \"4conv1fc\", \"classes\": 80}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) rg = hr_arch_walk (gn, &run);
+  g_autoptr(HrArchResult) rw = hr_arch_walk (ws, &run);
+  guint backbone_convs = 0;
+  double backbone = ws_resnet50_tail_weights (&backbone_convs);
+  /* the FPN's four laterals (1x1 to 256) and four outputs (3x3), the box
+   * head's four and the mask head's four 3x3 convolutions of 256 */
+  double heads = (256.0 + 512 + 1024 + 2048) * 256 + 12 * 9.0 * 256 * 256;
+  double couts = 0;
+
+  for (guint i = 0; i < 3; i++)
+    couts += ((i == 0 ? 4 : i == 1 ? 6 : 3) * 6.0 + 4) * (128u << i);
+  couts += 16 * 256;
+  g_assert_cmpuint (backbone_convs, ==, 42);
+  /* the same network and parameters; per-sample tensors unchanged */
+  g_assert_cmpuint (rw->params, ==, rg->params);
+  g_assert_cmpfloat_with_epsilon (rw->saved, rg->saved, 1);
+  g_assert_cmpfloat_with_epsilon (rw->fixed_saved - rg->fixed_saved,
+                                  2 * 4.0 * (backbone + heads) + 2 * 4.0 * couts, 1);
+
+  /* under autocast the convolution keeps a 16-bit cast of the fp32
+   * standardized weight */
+  {
+    HrArchRun mixed = run;
+    g_autoptr(HrArchResult) mg = NULL;
+    g_autoptr(HrArchResult) mw = NULL;
+
+    mixed.e = 2.0;
+    mixed.autocast = TRUE;
+    mg = hr_arch_walk (gn, &mixed);
+    mw = hr_arch_walk (ws, &mixed);
+    g_assert_cmpfloat_with_epsilon (mw->fixed_saved - mg->fixed_saved,
+                                    6.0 * (backbone + heads) + 2 * 4.0 * couts, 1);
+  }
+}
+
 /* "dcn" makes the bottleneck's 3x3 conv2 deformable in the stages it
  * marks (mmdetection configs/dcn, mmcv's DeformConv2dPack and
  * ModulatedDeformConv2dPack): each adds a conv_offset (3x3 with a bias, to
@@ -1576,6 +1660,37 @@ test_deformable_conv (void)
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->fixed, 128 * 9 * 168 * 100 * 4.0, 1);
   g_assert_null (find_peak (rp, "deformable convolution columns"));
+}
+
+/* "roi_layer": "deform-roi-pool" pools each RoI twice (mmcv's
+ * DeformRoIPoolPack: a plain pool, offset_fc to 2 x 7 x 7 offsets, a
+ * pool with them); the fcs keep the first pool's output (256 x 49 a RoI)
+ * and their two ReLUs' 1024, the second pool its 98 offsets.  The
+ * modulated one adds mask_fc's ReLU (1024), its sigmoid (49) and the
+ * product's pooled operand (256 x 49).  One roi_layer per FPN level: the
+ * fcs' weights four times. */
+static void
+test_deform_roi_pool (void)
+{
+  g_autoptr(HrArch) align = arch_from_json (DCN_R50 "}");
+  g_autoptr(HrArch) dpool = arch_from_json (DCN_R50 ", \"roi_layer\": \"deform-roi-pool\"}");
+  g_autoptr(HrArch) mdpool = arch_from_json (
+    DCN_R50 ", \"roi_layer\": \"modulated-deform-roi-pool\"}");
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) ra = hr_arch_walk (align, &run);
+  g_autoptr(HrArchResult) rd = hr_arch_walk (dpool, &run);
+  g_autoptr(HrArchResult) rm = hr_arch_walk (mdpool, &run);
+  const HrArchBlock *ba = hr_arch_result_find (ra, "roi head (box)");
+  const HrArchBlock *bd = hr_arch_result_find (rd, "roi head (box)");
+  const HrArchBlock *bm = hr_arch_result_find (rm, "roi head (box)");
+  double rois = 512, pooled = 256 * 49;
+  guint64 offset_fc = (guint64) 12544 * 1024 + 1024 + 1024 * 1024 + 1024 + 1024 * 98 + 98;
+  guint64 mask_fc = (guint64) 12544 * 1024 + 1024 + 1024 * 49 + 49;
+
+  g_assert_cmpfloat_with_epsilon (bd->saved - ba->saved, rois * (pooled + 2 * 1024 + 98) * 4.0, 1);
+  g_assert_cmpfloat_with_epsilon (bm->saved - bd->saved, rois * (1024 + 49 + pooled) * 4.0, 1);
+  g_assert_cmpuint (rd->params - ra->params, ==, 4 * offset_fc);
+  g_assert_cmpuint (rm->params - rd->params, ==, 4 * mask_fc);
 }
 
 /* mmseg's loss keeps log_softmax's fp32 output at the crop's size for each
@@ -2021,6 +2136,8 @@ main (int    argc,
   g_test_add_func ("/arch/unet-tokens", test_unet_tokens);
   g_test_add_func ("/arch/attention-scores", test_attention_scores);
   g_test_add_func ("/arch/frozen-batchnorm", test_frozen_batchnorm);
+  g_test_add_func ("/arch/weight-standardization", test_weight_standardization);
+  g_test_add_func ("/arch/deform-roi-pool", test_deform_roi_pool);
   g_test_add_func ("/arch/checkpointing", test_checkpointing);
   g_test_add_func ("/arch/sd15-lora-8gb", test_sd15_lora_8gb);
   g_test_add_func ("/arch/every-family", test_every_family);

@@ -33,9 +33,8 @@ D2_GN = ("configs/Misc/mask_rcnn_R_50_FPN_3x_gn.yaml @02b5c4e2: RESNETS.NORM GN,
 
 # Read but not written: Detectron2's scratch_mask_rcnn_R_50_FPN_3x_gn / 9x_gn
 # (7.2 GB) train with BACKBONE.FREEZE_AT 0, which the catalog's entry
-# (frozen_stages 1) does not say, and the configs/gn+ws rows (weight
-# standardisation: a ConvWS2d that standardises each weight in the forward
-# pass, not walked).
+# (frozen_stages 1) does not say.  The configs/gn+ws rows (GroupNorm with
+# weight standardization) are rows_mmdetx.py's.
 
 
 def rows(mr):

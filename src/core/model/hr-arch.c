@@ -102,6 +102,14 @@ const HrEnumName hr_arch_bn_names[] = {
 const HrEnumName hr_arch_norm_names[] = {
   { HR_ARCH_NORM_BN, "bn" },
   { HR_ARCH_NORM_GN, "gn" },
+  { HR_ARCH_NORM_GN_WS, "gn+ws" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_arch_roi_layer_names[] = {
+  { HR_ARCH_ROI_LAYER_ALIGN, "roi-align" },
+  { HR_ARCH_ROI_LAYER_DEFORM, "deform-roi-pool" },
+  { HR_ARCH_ROI_LAYER_MODULATED_DEFORM, "modulated-deform-roi-pool" },
   { 0, NULL },
 };
 
@@ -166,7 +174,7 @@ static const char * const arch_keys[] = {
   "feat_proj_dropout", "layerdrop", "num_mel_bins", "frame_shift_ms", "time_reduction",
   "depthwise_kernel", "conv_group_norm",
   "patch", "mlp_dim", "window", "drop_path",
-  "cascade_stages", "fixed_size", "norm", "box_head", "dcn", NULL
+  "cascade_stages", "fixed_size", "norm", "box_head", "roi_layer", "dcn", NULL
 };
 
 static const char * const dcn_keys[] = {
@@ -305,6 +313,23 @@ has_dcn (const HrArch *a)
 
 /* "stuff_classes" and "sem_seg_dims" belong to the "panoptic-fpn" head,
  * whose towers run GroupNorm of 32 groups (SEM_SEG_HEAD.NORM "GN") */
+/* "box_head" and "roi_layer" shape the box head of a Faster or Mask
+ * R-CNN (and their Cascade forms) only */
+static gboolean
+check_box_head (HrReader     *reader,
+                const HrArch *a)
+{
+  gboolean rcnn = a->head == HR_ARCH_HEAD_FASTER_RCNN || a->head == HR_ARCH_HEAD_MASK_RCNN;
+
+  if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC && !rcnn)
+    return hr_reader_fail (reader, "box_head",
+                           _("\"box_head\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
+  if (a->roi_layer != HR_ARCH_ROI_LAYER_ALIGN && !rcnn)
+    return hr_reader_fail (reader, "roi_layer",
+                           _("\"roi_layer\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
+  return TRUE;
+}
+
 static gboolean
 check_panoptic (HrReader     *reader,
                 const HrArch *a)
@@ -350,9 +375,9 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSD && a->type != HR_ARCH_VGG)
     return hr_reader_fail (reader, "head",
                            _("the \"ssd\" head sits on a \"vgg\" backbone"));
-  if (a->norm == HR_ARCH_NORM_GN && a->type != HR_ARCH_RESNET)
-    return hr_reader_fail (reader, "norm",
-                           _("\"norm\": \"gn\" needs a \"resnet\" network"));
+  if (a->norm != HR_ARCH_NORM_BN && a->type != HR_ARCH_RESNET)
+    return hr_reader_fail (reader, "norm", _("\"norm\": \"%s\" needs a \"resnet\" network"),
+                           hr_enum_to_nick (hr_arch_norm_names, a->norm));
   if (has_dcn (a) && (a->type != HR_ARCH_RESNET || !a->bottleneck))
     return hr_reader_fail (reader, "dcn",
                            _("\"dcn\" needs a bottleneck \"resnet\" network (mmdet's "
@@ -371,10 +396,6 @@ check_arch (HrReader *reader,
                                  "channels"),
                                a->dcn_deform_groups, i + 1, width);
     }
-  if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC && a->head != HR_ARCH_HEAD_FASTER_RCNN &&
-      a->head != HR_ARCH_HEAD_MASK_RCNN)
-    return hr_reader_fail (reader, "box_head",
-                           _("\"box_head\" needs a \"faster-rcnn\" or \"mask-rcnn\" head"));
   switch (a->type)
     {
     case HR_ARCH_VGG:
@@ -481,18 +502,21 @@ check_arch (HrReader *reader,
   return TRUE;
 }
 
-/* "norm" and "box_head" (hr-arch.h HrArchNorm, HrArchBoxHead) */
+/* "norm", "box_head" and "roi_layer" (hr-arch.h HrArchNorm,
+ * HrArchBoxHead, HrArchRoiLayer) */
 static gboolean
 read_norm_keys (HrReader *reader,
                 HrArch   *a)
 {
-  int norm_kind = HR_ARCH_NORM_BN, box = HR_ARCH_BOX_HEAD_2FC;
+  int norm_kind = HR_ARCH_NORM_BN, box = HR_ARCH_BOX_HEAD_2FC, roi = HR_ARCH_ROI_LAYER_ALIGN;
 
   if (!hr_reader_enum (reader, "norm", hr_arch_norm_names, &norm_kind) ||
-      !hr_reader_enum (reader, "box_head", hr_arch_box_head_names, &box))
+      !hr_reader_enum (reader, "box_head", hr_arch_box_head_names, &box) ||
+      !hr_reader_enum (reader, "roi_layer", hr_arch_roi_layer_names, &roi))
     return FALSE;
   a->norm = norm_kind;
   a->box_head = box;
+  a->roi_layer = roi;
   return TRUE;
 }
 
@@ -740,7 +764,7 @@ hr_arch_read (HrReader   *parent,
   if (hr_arch_is_speech (a) && !hr_arch_read_speech (&reader, a))
     goto out;
 
-  if (!check_arch (&reader, a) || !check_panoptic (&reader, a))
+  if (!check_arch (&reader, a) || !check_box_head (&reader, a) || !check_panoptic (&reader, a))
     goto out;
 
   ok = TRUE;
@@ -794,6 +818,13 @@ typedef struct {
   /* branch_grad_peak: the summed gradients of a shared input, for the
    * branch's first convolution to register */
   double           branch_grads;
+  /* the last convolution's weights, output channels and whether its
+   * weights train and its input wants a gradient: what "gn+ws"
+   * standardizes when a GroupNorm follows it (weight_standardize) */
+  double           conv_weights;
+  guint            conv_cout;
+  gboolean         conv_train;
+  gboolean         conv_in_grad;
   guint            next_id;
   GHashTable      *saved_ids;  /* the tensors some op saved */
   GArray          *block_ids;  /* those saved inside the current checkpointed block */
@@ -1104,6 +1135,10 @@ conv_pad (Walk     *W,
   out.t = in->t > W->time_taps ? in->t - W->time_taps : in->t;
   fresh (W, &out);
   params (W, weights);
+  W->conv_weights = (double) cout * (in->c / groups) * k * k;
+  W->conv_cout = cout;
+  W->conv_train = W->train;
+  W->conv_in_grad = in->grad;
   if (out.grad)
     {
       save_matmul_input (W, in);
@@ -1233,6 +1268,39 @@ norm (Walk *W,
  * size of the input per GroupNorm (run->group_norm_via_batch_norm). */
 #define GN_GROUPS 32
 
+/* Weight Standardization (Qiao et al. 2019) as mmcv's ConvWS2d runs it
+ * (open-mmlab/mmcv @a8073c74 mmcv/cnn/bricks/conv_ws.py conv_ws_2d):
+ * mean and std over each output channel's weights, weight = (weight -
+ * mean) / (std + eps), then F.conv2d with that new tensor, every step.
+ * For the backward pass the division keeps weight - mean and std + eps,
+ * std its result (its input is the parameter itself) and the convolution
+ * the standardized weight (derivatives.yaml: div saves self and other,
+ * std self and result, convolution input and weight; mean nothing).  So
+ * a trained ConvWS2d keeps two weight-sized tensors and two values per
+ * output channel; one whose weights are frozen only the standardized
+ * weight, and only if its input wants a gradient.  Under autocast the
+ * standardization runs on the fp32 parameter and the convolution keeps
+ * its 16-bit cast.  mmdetection's configs/gn+ws give conv_cfg
+ * dict(type='ConvWS') to exactly the ConvModules they give the GroupNorm
+ * norm_cfg (backbone, FPN, the shared box-head convs, the mask head's
+ * convs), so under "gn+ws" the convolution before each GroupNorm is a
+ * ConvWS2d.  Once per step, whatever the batch.  A CPU trace of
+ * conv_ws_2d (torch 1.13, saved_tensors_hooks) keeps exactly these:
+ * tests/validation/ws_trace.py. */
+static void
+weight_standardize (Walk *W)
+{
+  double wide = W->r->autocast ? W->r->e32 : W->r->e;
+
+  if (W->a->norm != HR_ARCH_NORM_GN_WS || W->conv_weights <= 0)
+    return;
+  if (W->conv_train)
+    W->res->fixed_saved += W->conv_weights * (wide + W->r->e) + 2.0 * W->conv_cout * wide;
+  else if (W->conv_in_grad)
+    W->res->fixed_saved += W->conv_weights * W->r->e;
+  W->conv_weights = 0;
+}
+
 static void
 group_norm (Walk *W,
             T    *x)
@@ -1243,6 +1311,7 @@ group_norm (Walk *W,
   double eb = cast ? W->r->e32 : x->eb;
 
   g_assert (x->c % GN_GROUPS == 0);
+  weight_standardize (W);
   params (W, 2 * (guint64) x->c);
   if (saves)
     {
@@ -1267,7 +1336,7 @@ static void
 conv_norm (Walk *W,
            T    *x)
 {
-  if (W->a->norm == HR_ARCH_NORM_GN)
+  if (W->a->norm != HR_ARCH_NORM_BN)
     group_norm (W, x);
   else
     bn (W, x);
@@ -1282,7 +1351,7 @@ conv_norm (Walk *W,
 static gboolean
 head_gn (Walk *W)
 {
-  return W->a->norm == HR_ARCH_NORM_GN;
+  return W->a->norm != HR_ARCH_NORM_BN;
 }
 
 static void
@@ -1522,6 +1591,9 @@ deform_conv_bn_act (Walk  *W,
   fwd (W, tbytes (&in) + tbytes (&offset) + (a->dcn_modulated ? tbytes (&mask) : 0),
        tbytes (&out), per_sample + fixed + (a->dcn_modulated ? 0 : tbytes (&out)));
   W->x = out;
+  /* the deformable conv2 is built from "dcn", not from conv_cfg: it is
+   * no ConvWS2d */
+  W->conv_weights = 0;
   conv_norm (W, &W->x);
   act (W, &W->x, ACT_RELU);
 }
@@ -2016,6 +2088,65 @@ mask_head (Walk       *W,
   block_end (W);
 }
 
+/* mmcv's DeformRoIPoolPack and ModulatedDeformRoIPoolPack
+ * (open-mmlab/mmcv @a8073c74 mmcv/ops/deform_roi_pool.py) as the box
+ * head's roi_layer (mmdetection configs/dcn/faster_rcnn_r50_fpn_dpool_1x_coco.py,
+ * _mdpool_: roi_layer type DeformRoIPoolPack / ModulatedDeformRoIPoolPack,
+ * output_size 7, output_channels 256).  A first deform_roi_pool without
+ * offsets pools each RoI to 7 x 7; offset_fc (Linear 7 x 7 x C to 1024,
+ * ReLU, Linear 1024, ReLU, Linear to 2 x 7 x 7) turns it into an offset
+ * per bin, and a second deform_roi_pool pools again with them, which is
+ * the box head's input.  The modulated one also runs mask_fc (Linear 7 x
+ * 7 x C to 1024, ReLU, Linear to 7 x 7, Sigmoid) and returns d * mask.
+ * DeformRoIPoolFunction saves input, rois and offset: the FPN level is
+ * the RPN's saved input already, the offset is new; the Linears keep
+ * their inputs (the first pool's output, the ReLUs' results, which the
+ * in-place ReLUs keep too), the Sigmoid its result and the product d and
+ * the mask.  The pooled output of the second call is copied into the RoI
+ * extractor's roi_feats (index_put_ keeps nothing of it).
+ * SingleRoIExtractor builds one roi_layer per level (mmdet/models/
+ * roi_heads/roi_extractors/base_roi_extractor.py build_roi_layers:
+ * nn.ModuleList of layer_cls(spatial_scale=1 / s) for the four
+ * featmap_strides), so the fcs' weights are there four times, while each
+ * RoI runs through its own level's: the activations are those of the
+ * image's RoIs once. */
+static void
+deform_roi_pool (Walk  *W,
+                 guint  channels)
+{
+  const HrArch *a = W->a;
+  gboolean modulated = a->roi_layer == HR_ARCH_ROI_LAYER_MODULATED_DEFORM;
+  guint bins = 7 * 7;
+  T x = { channels * bins, 1, a->rois, W->r->e, 0, TRUE };
+  T h, offset;
+  guint64 level = (guint64) channels * bins * 1024 + 1024 + 1024 * 1024 + 1024 +
+                  1024 * 2 * bins + 2 * bins;
+
+  fresh (W, &x);
+  h = linear (W, &x, 1024, TRUE, FALSE);
+  act (W, &h, ACT_RELU);
+  h = linear (W, &h, 1024, TRUE, FALSE);
+  act (W, &h, ACT_RELU);
+  offset = linear (W, &h, 2 * bins, TRUE, FALSE);
+  if (W->train)
+    save_tensor (W, &offset);
+  if (modulated)
+    {
+      T d = x, mask;
+
+      level += (guint64) channels * bins * 1024 + 1024 + 1024 * bins + bins;
+      h = linear (W, &x, 1024, TRUE, FALSE);
+      act (W, &h, ACT_RELU);
+      mask = linear (W, &h, bins, TRUE, FALSE);
+      act (W, &mask, ACT_SIGMOID);
+      fresh (W, &d);
+      if (W->train)
+        save_tensor (W, &d);
+    }
+  /* the three other levels' own offset_fc (and mask_fc) */
+  params (W, 3 * level);
+}
+
 /* The box head on `rois` RoIs per image of `channels` channels pooled to
  * 7 x 7 (RoIAlign: mmcv's op saves the RoIs, not the features), with
  * `reg` box outputs.
@@ -2040,6 +2171,8 @@ box_head (Walk       *W,
   T cls, box;
 
   block_begin (W, FALSE, "%s", name);
+  if (a->roi_layer != HR_ARCH_ROI_LAYER_ALIGN)
+    deform_roi_pool (W, channels);
   if (a->box_head == HR_ARCH_BOX_HEAD_4CONV1FC)
     {
       /* the RoIs side by side, as in mask_head */

@@ -67,6 +67,8 @@ extern const HrEnumName hr_arch_bn_names[];
 typedef enum {
   HR_ARCH_NORM_BN,     /* BatchNorm in the backbone (as "bn" says), none in the heads */
   HR_ARCH_NORM_GN,     /* GroupNorm of 32 groups everywhere, trained (Wu and He 2018) */
+  HR_ARCH_NORM_GN_WS,  /* GroupNorm, and every convolution before one weight-standardized
+                        * (Qiao et al. 2019; mmcv's ConvWS2d) */
 } HrArchNorm;
 
 extern const HrEnumName hr_arch_norm_names[];
@@ -78,6 +80,17 @@ typedef enum {
 } HrArchBoxHead;
 
 extern const HrEnumName hr_arch_box_head_names[];
+
+/* The box head's RoI layer (mmdetection's bbox_roi_extractor.roi_layer):
+ * RoIAlign, or mmcv's DeformRoIPoolPack / ModulatedDeformRoIPoolPack
+ * (configs/dcn "dpool", "mdpool") */
+typedef enum {
+  HR_ARCH_ROI_LAYER_ALIGN,
+  HR_ARCH_ROI_LAYER_DEFORM,
+  HR_ARCH_ROI_LAYER_MODULATED_DEFORM,
+} HrArchRoiLayer;
+
+extern const HrEnumName hr_arch_roi_layer_names[];
 
 /* The head on top of the backbone. */
 typedef enum {
@@ -142,7 +155,8 @@ typedef struct {
   gboolean    deep_stem;        /* ResNetV1c: three 3x3 convolutions */
   int         frozen_stages;    /* -1: none; 0: the stem; n: stem and stages 1..n */
   HrArchBn    bn;
-  HrArchNorm  norm;             /* "gn": GroupNorm in the backbone, FPN and heads */
+  HrArchNorm  norm;             /* "gn": GroupNorm in the backbone, FPN and heads;
+                                 * "gn+ws": and ConvWS2d before each */
   /* "dcn": the bottleneck's 3x3 conv2 made deformable in the stages it
    * names (mmdet's ResNet dcn and stage_with_dcn), modulated (DCNv2) or
    * not, with deform_groups offset groups */
@@ -215,6 +229,7 @@ typedef struct {
   guint       rois;             /* RoIs sampled per image for the box head */
   guint       mask_rois;        /* positive RoIs the mask head sees per image */
   HrArchBoxHead box_head;
+  HrArchRoiLayer roi_layer;
   guint       keypoints;        /* Keypoint R-CNN: keypoints per instance (17, COCO's) */
   guint       stuff_classes;    /* Panoptic FPN: the semantic head's classes (54) */
   guint       sem_seg_dims;     /* Panoptic FPN: its towers' channels (128) */
