@@ -2116,7 +2116,9 @@ res5_output_gradients (Walk     *W,
  * features).  box_features.mean(dim=[2, 3]) saves only sizes;
  * FastRCNNOutputLayers: cls_score 2048 -> classes + 1, bbox_pred 2048 ->
  * 4 x classes.  The RoIs side by side: a convolution over 14 x (14 x
- * rois) keeps what one over rois x 14 x 14 keeps. */
+ * rois) keeps what one over rois x 14 x 14 keeps.  @mask: MASK_ON, the
+ * mask head on res5's output of the positive RoIs, after the box
+ * predictor's losses (Res5ROIHeads.forward). */
 static void
 res5_roi_head (Walk     *W,
                gboolean  mask)
