@@ -767,6 +767,11 @@ test_bad_arch (void)
       "does not divide" },
     { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
       "\"dcn\": {\"modulated\": true}}", "stages" },
+    { "{\"type\": \"resnet\", \"depths\": [2, 2, 2, 2], \"head\": \"mask-rcnn-c4\"}",
+      "bottleneck" },
+    { "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, "
+      "\"head\": \"mask-rcnn-c4\", \"dcn\": {\"stages\": [false, false, false, true]}}",
+      "\"mask-rcnn-c4\" head runs res5" },
   };
 
   for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
@@ -1193,6 +1198,112 @@ test_faster_rcnn_dc5 (void)
   pk = find_peak (res, "box head input gradient");
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->transient, 2048.0 * 49 * 512 * 4, 0.5);
+}
+
+static const HrArchBlock *
+find_block (const HrArchResult *res,
+            const char         *name)
+{
+  for (guint i = 0; i < res->blocks->len; i++)
+    {
+      const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
+
+      if (g_strcmp0 (b->name, name) == 0)
+        return b;
+    }
+  return NULL;
+}
+
+/* detectron2's Mask R-CNN R50-C4 (configs/Base-RCNN-C4.yaml with
+ * MASK_ON @02b5c4e2): Res5ROIHeads hands res5's output of the positive
+ * RoIs, 2048 x 7 x 7 each, to MaskRCNNConvUpsampleHead with NUM_CONV 0:
+ * the deconvolution keeps that copy, its ReLU the 256 x 14 x 14 result
+ * the predictor reads (128 RoIs: 77,070,336 bytes in fp32).  The index's
+ * scatter joins mean's gradient of res5's output: three such gradients
+ * at once.  Parameters: 35,909,612 (data/models.json). */
+static void
+test_mask_rcnn_c4 (void)
+{
+  const HrComponent *c4 = catalog_component ("mask-rcnn-r50-c4", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchBlock *mask;
+  const HrArchPeak *pk;
+  const double up = 128.0 * 256 * 14 * 14 * 4;
+
+  run.objects = 100;
+  run.frozen_bn = TRUE;
+  run.classes = 80;
+  run.mask_targets = HR_ARCH_MASK_TARGETS_HOST;
+  res = hr_arch_walk (c4->arch, &run);
+  g_assert_cmpuint (res->params, ==, 35909612);
+  g_assert_null (find_block (res, "layer4.0"));
+  mask = find_block (res, "roi head (mask)");
+  g_assert_nonnull (mask);
+  g_assert_cmpuint (mask->channels, ==, 80);
+  g_assert_cmpuint (mask->height, ==, 14);
+  g_assert_cmpfloat_with_epsilon (mask->saved, 128.0 * (2048 * 49 + 256 * 196) * 4, 0.5);
+  pk = find_peak (res, "res5 output gradients");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 3.0 * 2048 * 49 * 512 * 4, 0.5);
+  pk = find_peak (res, "mask logits");
+  g_assert_nonnull (pk);
+  g_assert_cmpfloat_with_epsilon (pk->transient, 2 * up, 0.5);
+  g_assert_null (find_peak (res, "mask targets"));
+}
+
+/* detectron2's Mask R-CNN R50-DC5 (configs/Base-RCNN-DilatedC5.yaml with
+ * MASK_ON): the 4-conv mask head on the positive RoIs pooled 14 x 14 from
+ * res5's 2048 channels.  Saved a RoI: the first convolution's input
+ * (2048 x 196), four ReLU results (256 x 196 each, the next layer's
+ * input) and the deconvolution's ReLU result (256 x 784): 411,041,792
+ * bytes at 128 RoIs in fp32.  Parameters: 172,353,516. */
+static void
+test_mask_rcnn_dc5 (void)
+{
+  const HrComponent *dc5 = catalog_component ("mask-rcnn-r50-dc5", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) res = NULL;
+  const HrArchBlock *mask;
+
+  run.objects = 100;
+  run.frozen_bn = TRUE;
+  run.classes = 80;
+  run.mask_targets = HR_ARCH_MASK_TARGETS_HOST;
+  res = hr_arch_walk (dc5->arch, &run);
+  g_assert_cmpuint (res->params, ==, 172353516);
+  mask = find_block (res, "roi head (mask)");
+  g_assert_nonnull (mask);
+  g_assert_cmpuint (mask->height, ==, 28);
+  g_assert_cmpfloat_with_epsilon (mask->saved,
+                                  128.0 * (2048 * 196 + 4 * 256 * 196 + 256 * 784) * 4, 0.5);
+  g_assert_nonnull (find_peak (res, "box head input gradient"));
+}
+
+/* detectron2's ResNeXt-101 32x8d FPN detectors (NUM_GROUPS 32,
+ * WIDTH_PER_GROUP 8, STRIDE_IN_1X1 False): res2's first block is a 1x1
+ * 64 -> 256, a 3x3 of 32 groups of 8, a 1x1 256 -> 256 and the 1x1
+ * shortcut 64 -> 256, 116,736 weights.  Parameters: 104,784,480 and,
+ * with the mask head, 107,427,760 (data/models.json). */
+static void
+test_x101_32x8d (void)
+{
+  const HrComponent *faster = catalog_component ("faster-rcnn-x101-32x8d-fpn", 0);
+  const HrComponent *mask = catalog_component ("mask-rcnn-x101-32x8d-fpn", 0);
+  HrArchRun run = fp32_training (1344, 800);
+  g_autoptr(HrArchResult) fres = NULL;
+  g_autoptr(HrArchResult) mres = NULL;
+  const HrArchBlock *b;
+
+  run.frozen_bn = TRUE;
+  run.classes = 80;
+  fres = hr_arch_walk (faster->arch, &run);
+  mres = hr_arch_walk (mask->arch, &run);
+  g_assert_cmpuint (fres->params, ==, 104784480);
+  g_assert_cmpuint (mres->params, ==, 107427760);
+  b = find_block (fres, "layer1.0");
+  g_assert_nonnull (b);
+  g_assert_cmpuint (b->params, ==, 116736);
 }
 
 /* The focal loss per implementation.  mmcv's fused op (mmdetection)
@@ -2172,6 +2283,9 @@ main (int    argc,
   g_test_add_func ("/arch/keypoint-head-moment", test_keypoint_head_moment);
   g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
   g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
+  g_test_add_func ("/arch/mask-rcnn-c4", test_mask_rcnn_c4);
+  g_test_add_func ("/arch/mask-rcnn-dc5", test_mask_rcnn_dc5);
+  g_test_add_func ("/arch/x101-32x8d", test_x101_32x8d);
 
   return g_test_run ();
 }

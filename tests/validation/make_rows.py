@@ -1563,12 +1563,10 @@ D2_COMMON = ("configs/Base-RCNN-FPN.yaml / Base-RetinaNet.yaml and detectron2/co
              "(SOLVER.AMP off); MSRA ResNet weights with RESNETS.NORM FrozenBN and BACKBONE.FREEZE_AT 2 (stem and "
              "res2 frozen, as mmdetection's frozen_stages=1); DistributedDataParallel")
 D2_UNEXPRESSED = [
-    ("rpn_R_50_C4_1x and the Mask R-CNN C4/DC5 rows",
-     "the C4 RPN alone and the C4/DC5 mask heads (on res5's RoI features, on res5): the catalog has the C4 "
-     "and DC5 Faster R-CNN (faster-rcnn-r50-c4, -r101-c4, -r50-dc5, -r101-dc5) and FPN detectors only"),
-    ("faster_rcnn_X_101_32x8d_FPN_3x (6.7), mask_rcnn_X_101_32x8d_FPN_3x (7.2)",
-     "ResNeXt-101 32x8d detectors: not in the catalog (the keypoint and panoptic rows are detectron2_heads_rows "
-     "and rows_panoptic.py)"),
+    ("rpn_R_50_C4_1x",
+     "the C4 RPN alone: the catalog has the C4 and DC5 Faster and Mask R-CNN (faster-rcnn-r50-c4, "
+     "mask-rcnn-r50-c4, ...; the Mask R-CNN C4/DC5 and X101-32x8d rows are rows_d2variants.py) and FPN "
+     "detectors only"),
     ("new_baselines *_LSJ rows (mem 44.6 .. 48.9)",
      "the column there is another quantity (box AP order, 'model id' layout differs); not read as memory"),
 ]

@@ -141,6 +141,8 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_FASTER_RCNN_C4, "faster-rcnn-c4" },
   { HR_ARCH_HEAD_FASTER_RCNN_DC5, "faster-rcnn-dc5" },
   { HR_ARCH_HEAD_PANOPTIC_FPN, "panoptic-fpn" },
+  { HR_ARCH_HEAD_MASK_RCNN_C4, "mask-rcnn-c4" },
+  { HR_ARCH_HEAD_MASK_RCNN_DC5, "mask-rcnn-dc5" },
   { 0, NULL },
 };
 
@@ -302,6 +304,21 @@ bottleneck_width (const HrArch *a,
   return (64u << stage) * a->width_per_group / 64 * a->groups;
 }
 
+/* detectron2's C4 heads: the backbone ends at res4, res5 runs on the
+ * RoIs (Res5ROIHeads) */
+static gboolean
+is_c4_head (const HrArch *a)
+{
+  return a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 || a->head == HR_ARCH_HEAD_MASK_RCNN_C4;
+}
+
+/* detectron2's DC5 heads: every head on a dilated res5 */
+static gboolean
+is_dc5_head (const HrArch *a)
+{
+  return a->head == HR_ARCH_HEAD_FASTER_RCNN_DC5 || a->head == HR_ARCH_HEAD_MASK_RCNN_DC5;
+}
+
 static gboolean
 has_dcn (const HrArch *a)
 {
@@ -367,8 +384,7 @@ check_arch (HrReader *reader,
   if (a->head == HR_ARCH_HEAD_SSDLITE && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"ssdlite\" head sits on a \"mobilenet-v3-large\" backbone"));
-  if ((a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 || a->head == HR_ARCH_HEAD_FASTER_RCNN_DC5) &&
-      (a->type != HR_ARCH_RESNET || !a->bottleneck))
+  if ((is_c4_head (a) || is_dc5_head (a)) && (a->type != HR_ARCH_RESNET || !a->bottleneck))
     return hr_reader_fail (reader, "head",
                            _("the \"%s\" head sits on a bottleneck \"resnet\" backbone"),
                            hr_enum_to_nick (hr_arch_head_names, a->head));
@@ -382,10 +398,11 @@ check_arch (HrReader *reader,
     return hr_reader_fail (reader, "dcn",
                            _("\"dcn\" needs a bottleneck \"resnet\" network (mmdet's "
                              "BasicBlock has no deformable convolution)"));
-  if (a->dcn_stages[3] && a->head == HR_ARCH_HEAD_FASTER_RCNN_C4)
+  if (a->dcn_stages[3] && is_c4_head (a))
     return hr_reader_fail (reader, "dcn",
                            _("\"dcn\" on stage 4 needs a backbone that runs it: the "
-                             "\"faster-rcnn-c4\" head runs res5 on the RoIs"));
+                             "\"%s\" head runs res5 on the RoIs"),
+                           hr_enum_to_nick (hr_arch_head_names, a->head));
   for (guint i = 0; i < 4 && has_dcn (a); i++)
     {
       guint width = bottleneck_width (a, i);
@@ -1733,7 +1750,7 @@ resnet_backbone (Walk *W,
   in_c = 64;
   /* a C4 backbone ends at res4 (detectron2 config/defaults.py
    * RESNETS.OUT_FEATURES ["res4"]); its res5 runs on the RoIs */
-  stages = a->head == HR_ARCH_HEAD_FASTER_RCNN_C4 ? 3 : 4;
+  stages = is_c4_head (a) ? 3 : 4;
   for (guint i = 0; i < stages; i++)
     {
       guint planes = 64u << i;
@@ -2048,32 +2065,41 @@ mask_targets_peak (Walk *W)
 }
 
 /* FCNMaskHead (mmdet) / MaskRCNNConvUpsampleHead (detectron2) on the
- * positive RoIs pooled to 14 x 14: four 3x3 convs of 256 with ReLU, a 2x
- * deconvolution and the per-class 1x1 logits. */
+ * positive RoIs' @in_c x @side x @side features: @convs 3x3 convs of 256
+ * with ReLU, a 2x deconvolution to 256 and the per-class 1x1 logits.  The
+ * FPN and DC5 heads pool 14 x 14 and run four convs (ROI_MASK_HEAD
+ * NUM_CONV 4 in Base-RCNN-FPN.yaml and Base-RCNN-DilatedC5.yaml), on 256
+ * FPN channels or res5's 2048; the C4 head none, on res5's 7 x 7 output
+ * (config/defaults.py NUM_CONV 0: conv_dims [CONV_DIM] is the
+ * deconvolution alone, from 2048 channels; facebookresearch/detectron2
+ * @02b5c4e2 modeling/roi_heads/mask_head.py MaskRCNNConvUpsampleHead). */
 static void
 mask_head (Walk       *W,
-           const char *name)
+           const char *name,
+           guint       in_c,
+           guint       convs,
+           guint       side)
 {
   const HrArch *a = W->a;
 
   block_begin (W, FALSE, "%s", name);
   /* the RoIs side by side: a convolution over 14 x (14 * rois) keeps what
    * one over rois x 14 x 14 keeps */
-  W->x = (T) { 256, 14, 14 * a->mask_rois, W->r->e, 0, TRUE };
+  W->x = (T) { in_c, side, side * a->mask_rois, W->r->e, 0, TRUE };
   fresh (W, &W->x);
-  for (guint i = 0; i < 4; i++)
+  for (guint i = 0; i < convs; i++)
     {
       W->x = conv (W, &W->x, 256, 3, 1, 1, 1, !head_gn (W));
       head_norm (W, &W->x);
       act (W, &W->x, ACT_RELU);
     }
   {
-    /* ConvTranspose2d(256, 256, 2, stride 2) saves its input like a
+    /* ConvTranspose2d(C, 256, 2, stride 2) saves its input like a
      * convolution */
-    T up = { 256, 28, 28 * a->mask_rois, W->r->e, 0, TRUE };
+    T up = { 256, 2 * side, 2 * side * a->mask_rois, W->r->e, 0, TRUE };
 
     fresh (W, &up);
-    params (W, 256 * 256 * 4 + 256);
+    params (W, (guint64) W->x.c * 256 * 4 + 256);
     save_matmul_input (W, &W->x);
     W->x = up;
     act (W, &W->x, ACT_RELU);
@@ -2230,7 +2256,31 @@ roi_heads (Walk     *W,
     peak (W, (double) fc_in * 7 * 7 * a->rois * W->r->e, 0, "box head input gradient");
 
   if (mask)
-    mask_head (W, "roi head (mask)");
+    mask_head (W, "roi head (mask)", channels, 4, 14);
+}
+
+/* The backward pass reaches res5's output (W->x) with every saved tensor
+ * of the RoI heads but the box predictor's and the mask head's alive
+ * (those nodes ran first): mean's gradient is sum_backward's expanded
+ * view divided by the 49 positions, a new tensor of res5's output
+ * (torch/csrc/autograd/FunctionsManual.cpp @v1.13.1 mean_backward:
+ * sum_backward(...) / n), and the last ReLU's threshold_backward(grad,
+ * result, 0) (tools/autograd/derivatives.yaml) another beside it: two
+ * 2048 x 7 x 7 tensors a RoI, 411 MB an image in fp32 at 512 RoIs,
+ * against a few hundred kB on an FPN head's RoIs.  With a @mask head the
+ * index's backward has already scattered the positive RoIs' gradient
+ * into zeros of the same size (index_backward: zeros_like(self)
+ * .index_put_), and the autograd engine's input buffer sums the two
+ * into a third: a CPU profile of r.mean() + r[idx].sum(), r = relu(x),
+ * under PyTorch 1.13 peaks in the backward pass at three gradients of
+ * r's size beside r, against two without the index
+ * (tests/validation/d2variants_trace.py). */
+static void
+res5_output_gradients (Walk     *W,
+                       gboolean  mask)
+{
+  if (W->r->grad)
+    peak (W, (mask ? 3.0 : 2.0) * tbytes (&W->x), 0, "res5 output gradients");
 }
 
 /* detectron2's Res5ROIHeads (facebookresearch/detectron2 @02b5c4e2
@@ -2248,14 +2298,18 @@ roi_heads (Walk     *W,
  * features).  box_features.mean(dim=[2, 3]) saves only sizes;
  * FastRCNNOutputLayers: cls_score 2048 -> classes + 1, bbox_pred 2048 ->
  * 4 x classes.  The RoIs side by side: a convolution over 14 x (14 x
- * rois) keeps what one over rois x 14 x 14 keeps. */
+ * rois) keeps what one over rois x 14 x 14 keeps.  @mask: MASK_ON, the
+ * mask head on res5's output of the positive RoIs, after the box
+ * predictor's losses (Res5ROIHeads.forward). */
 static void
-res5_roi_head (Walk *W)
+res5_roi_head (Walk     *W,
+               gboolean  mask)
 {
   const HrArch *a = W->a;
   guint planes = 512;
   guint out_c = planes * 4;
   guint width = bottleneck_width (a, 3);
+  guint side;
   T cls, reg;
 
   W->x = (T) { out_c / 2, 14, 14 * a->rois, W->r->e, 0, TRUE };
@@ -2285,15 +2339,8 @@ res5_roi_head (Walk *W)
       block_end (W);
     }
 
-  /* the backward pass starts here, every saved tensor alive: mean's
-   * gradient is sum_backward's expanded view divided by the 49 positions,
-   * a new tensor of res5's output (torch/csrc/autograd/FunctionsManual.cpp
-   * @v1.13.1 mean_backward: sum_backward(...) / n), and the last ReLU's
-   * threshold_backward(grad, result, 0) (tools/autograd/derivatives.yaml)
-   * another beside it: two 2048 x 7 x 7 tensors a RoI, 411 MB an image in
-   * fp32 at 512 RoIs, against a few hundred kB on an FPN head's RoIs */
-  if (W->r->grad)
-    peak (W, 2.0 * tbytes (&W->x), 0, "res5 output gradients");
+  res5_output_gradients (W, mask);
+  side = W->x.h;
 
   W->x = (T) { out_c, 1, a->rois, W->r->e, 0, TRUE };
   fresh (W, &W->x);
@@ -2303,6 +2350,13 @@ res5_roi_head (Walk *W)
   loss_copy (W, &cls, NULL);
   (void) reg;
   block_end (W);
+
+  /* Res5ROIHeads.forward with MASK_ON: mask_features =
+   * box_features[torch.cat(fg_selection_masks)], res5's output of the
+   * positive RoIs copied by the index (whose node keeps the indices), the
+   * mask head's input */
+  if (mask)
+    mask_head (W, "roi head (mask)", out_c, 0, side);
 }
 
 /* Cascade R-CNN (Cai and Vasconcelos 2018): `cascade_stages` box heads in
@@ -2338,7 +2392,7 @@ cascade_roi_heads (Walk     *W,
         {
           g_autofree char *name = g_strdup_printf ("roi head (mask, stage %u)", stage + 1);
 
-          mask_head (W, name);
+          mask_head (W, name, 256, 4, 14);
         }
     }
 }
@@ -5608,12 +5662,14 @@ walk_head (Walk *W,
       }
       break;
     case HR_ARCH_HEAD_FASTER_RCNN_C4:
+    case HR_ARCH_HEAD_MASK_RCNN_C4:
       /* the RPN on res4 alone (RPN.IN_FEATURES ["res4"]) */
       p[0] = c[2];
       rpn_head (W, p, 1, 15, TRUE);
-      res5_roi_head (W);
+      res5_roi_head (W, arch->head == HR_ARCH_HEAD_MASK_RCNN_C4);
       break;
     case HR_ARCH_HEAD_FASTER_RCNN_DC5:
+    case HR_ARCH_HEAD_MASK_RCNN_DC5:
       /* facebookresearch/detectron2 @02b5c4e2 configs/Base-RCNN-DilatedC5.yaml:
        * RESNETS.OUT_FEATURES ["res5"] with RES5_DILATION 2 (the catalog's
        * "strides" [1, 2, 2, 1], "dilations" [1, 1, 1, 2]: stride 16, as
@@ -5621,10 +5677,11 @@ walk_head (Walk *W,
        * stride of a dilated res5 to 1), the RPN on res5 alone (2048
        * channels, 15 anchors a position), StandardROIHeads with
        * FastRCNNConvFCHead (NUM_FC 2, POOLER_RESOLUTION 7) on res5's 2048
-       * channels */
+       * channels; with MASK_ON, ROI_MASK_HEAD's MaskRCNNConvUpsampleHead
+       * (NUM_CONV 4, POOLER_RESOLUTION 14) on res5's 2048 channels */
       p[0] = c[3];
       rpn_head (W, p, 1, 15, TRUE);
-      roi_heads (W, FALSE, c[3].c);
+      roi_heads (W, arch->head == HR_ARCH_HEAD_MASK_RCNN_DC5, c[3].c);
       break;
     case HR_ARCH_HEAD_RPN:
       rpn_head (W, p, fpn (W, c, 0, 0, p), 3, FALSE);

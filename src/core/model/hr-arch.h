@@ -115,6 +115,8 @@ typedef enum {
   HR_ARCH_HEAD_FASTER_RCNN_C4, /* RPN on res4, res5 and the box predictor on the RoIs */
   HR_ARCH_HEAD_FASTER_RCNN_DC5, /* RPN and two shared FC layers on a dilated res5 */
   HR_ARCH_HEAD_PANOPTIC_FPN, /* Mask R-CNN plus detectron2's SemSegFPNHead */
+  HR_ARCH_HEAD_MASK_RCNN_C4, /* the C4 head plus a deconvolution on res5's positive RoIs */
+  HR_ARCH_HEAD_MASK_RCNN_DC5, /* the DC5 head plus the 4-conv mask head on res5 */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
