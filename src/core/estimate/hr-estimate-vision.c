@@ -220,8 +220,10 @@ setup_run (HrPlan      *self,
     run->mask_targets = HR_ARCH_MASK_TARGETS_HOST;
   /* hr-arch.c, conv_backward_peak: one data-parallel replica's gradients
    * that exist before the backward pass (ZeRO and FSDP reduce into
-   * buckets and shards of their own) */
-  if (run->trainable && !hr_plan_gradients_overlap_activations (self) &&
+   * buckets and shards of their own); PyTorch's AccumulateGrad, not
+   * JAX's functional gradients */
+  if (run->trainable && s->framework != HR_FRAMEWORK_JAX &&
+      !hr_plan_gradients_overlap_activations (self) &&
       (s->sharding == HR_SHARDING_NONE || s->sharding == HR_SHARDING_DDP) &&
       !s->optimizer_in_bwd && s->offload != HR_OFFLOAD_OPTIMIZER_GRADIENTS)
     run->accumulate_grad_bytes = self->g_bytes;
