@@ -1182,6 +1182,25 @@ add_inference_part (HrPlan   *self,
     }
 }
 
+/* A pipeline's text encoders run once, before the first denoising step,
+ * and hand the denoiser their embeddings: their working set is a phase of
+ * its own (diffusers' pipelines: encode_prompt before the denoising loop,
+ * e.g. pipelines/hunyuan_video/pipeline_hunyuan_video.py @58eb52c0;
+ * Wan2.1 wan/text2video.py @9737cba generate). */
+static void
+add_encode_phase (HrPlan *self,
+                  Acc    *acc,
+                  Part   *p,
+                  double  b)
+{
+  double ws = hr_plan_part_forward_working_set (self, p) * b;
+
+  hr_plan_set_phase (&acc->encode_phase, ws,
+                     g_strdup_printf (_("%s: forward working set of one layer over the prompt, "
+                                        "before the first denoising step, where it exceeds "
+                                        "the denoising's"), p->c->name));
+}
+
 void
 hr_plan_add_activations (HrPlan *self,
                          Acc    *acc,
@@ -1220,6 +1239,9 @@ hr_plan_add_activations (HrPlan *self,
 
       if (self->training && p->backprop)
         add_trained_part (self, acc, p, e, micro_batch, b);
+      else if (hr_plan_is_pipeline_inference (self) && c->kind == HR_COMPONENT_TRANSFORMER &&
+               hr_plan_part_pipeline_frozen (self, c))
+        add_encode_phase (self, acc, p, b);
       else if (self->training)
         add_frozen_part (self, acc, p, e, b);
       else

@@ -613,6 +613,69 @@ add_trained_arch_part (HrPlan             *self,
     }
 }
 
+gboolean
+hr_plan_is_pipeline_inference (HrPlan *self)
+{
+  const char *family = self->scenario->model->family;
+
+  return !self->training &&
+         (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0);
+}
+
+/* Keeps the larger of a phase's parts (two text encoders run one after
+ * the other); takes @label. */
+void
+hr_plan_set_phase (PipelinePhase *phase,
+                   double         working_set,
+                   char          *label)
+{
+  if (working_set <= phase->working_set)
+    {
+      g_free (label);
+      return;
+    }
+  phase->working_set = working_set;
+  g_free (phase->label);
+  phase->label = label;
+}
+
+/* A pipeline decodes once, after the last denoising step: the VAE's
+ * working set is a phase of its own, never alive beside the denoiser's
+ * (diffusers' pipelines call self.vae.decode after the denoising loop,
+ * e.g. pipelines/wan/pipeline_wan.py @58eb52c0; Tencent/HunyuanVideo
+ * @e965abb hyvideo/diffusion/pipelines/pipeline_hunyuan_video.py after
+ * its loop; Wan2.1 wan/text2video.py @9737cba generate). */
+static void
+add_decode_phase (HrPlan      *self,
+                  Acc         *acc,
+                  const Part  *p,
+                  double       ws,
+                  const char  *what)
+{
+  PipelinePhase *phase = &acc->decode_phase;
+  const HrComponent *c = p->c;
+
+  if (self->scenario->offload_model)
+    {
+      /* Wan2.1's --offload_model: the DiT goes to the CPU and the cache
+       * is emptied before the VAE decodes (self.model.cpu();
+       * torch.cuda.empty_cache()), the text encoder left after encoding:
+       * the VAE decodes with its own weights alone */
+      phase->alone = TRUE;
+      phase->cache_emptied = TRUE;
+      phase->weights = p->params * part_bytes_per_param (self, c);
+      hr_plan_set_phase (phase, ws,
+                         g_strdup_printf (_("%s: decodes after the denoiser and text encoder "
+                                            "left the GPU (offload_model): its weights and "
+                                            "working set, where they exceed the denoising"),
+                                          c->name));
+      return;
+    }
+  hr_plan_set_phase (phase, ws,
+                     g_strdup_printf (_("%s: %s, after the last denoising step, where it "
+                                        "exceeds the denoising's"), c->name, what));
+}
+
 void
 hr_plan_add_arch_part (HrPlan *self,
                        Acc    *acc,
@@ -691,18 +754,9 @@ hr_plan_add_arch_part (HrPlan *self,
         return;
       }
 
-    if (s->offload_model && a->type == HR_ARCH_VAE)
+    if (hr_plan_is_pipeline_inference (self) && a->type == HR_ARCH_VAE)
       {
-        /* Wan2.1's --offload_model (wan/text2video.py @9737cba generate):
-         * the DiT goes to the CPU and the cache is emptied before the VAE
-         * decodes (self.model.cpu(); torch.cuda.empty_cache()), the text
-         * encoder left after encoding: the VAE decodes with its own
-         * weights alone, a phase of its own */
-        acc->decode_phase = ws + p->params * part_bytes_per_param (self, c);
-        g_clear_pointer (&acc->decode_phase_label, g_free);
-        acc->decode_phase_label = g_strdup_printf (
-          _("%s: decodes after the denoiser and text encoder left the GPU (offload_model): "
-            "its weights and working set, where they exceed the denoising"), c->name);
+        add_decode_phase (self, acc, p, ws, what);
         return;
       }
 
@@ -712,18 +766,73 @@ hr_plan_add_arch_part (HrPlan *self,
   }
 }
 
-static void
-add_decode_phase (Acc *acc)
+/* What a phase that runs apart from the denoising needs beyond it; with
+ * @scale on its working set. */
+static double
+phase_beyond (Acc                 *acc,
+              const PipelinePhase *phase,
+              double               scale)
 {
-  double before = acc->bytes[HR_BUCKET_WEIGHTS] + acc->activations;
-  double over = MAX (0, acc->decode_phase - before);
+  double before = acc->activations + (phase->alone ? acc->bytes[HR_BUCKET_WEIGHTS] : 0);
 
-  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
-              MAX (over, FORWARD_HIGH * acc->decode_phase - before), "%s",
-              acc->decode_phase_label);
+  return scale * phase->working_set + (phase->alone ? phase->weights : 0) - before;
+}
+
+static void
+add_pipeline_phase (Acc           *acc,
+                    PipelinePhase *phase)
+{
+  double over = MAX (0, phase_beyond (acc, phase, 1.0));
+  double high = MAX (over, phase_beyond (acc, phase, FORWARD_HIGH));
+
+  if (phase->label != NULL)
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
+                high, "%s", phase->label);
   acc->activations += over;
-  acc->decode_phase = 0;
-  g_clear_pointer (&acc->decode_phase_label, g_free);
+  g_clear_pointer (&phase->label, g_free);
+}
+
+/* PyTorch's caching allocator keeps the blocks a phase frees: a later
+ * phase is handed a cached block only for a request it can hold, and
+ * otherwise a new segment from cudaMalloc; the cache is given back only
+ * when cudaMalloc fails or torch.cuda.empty_cache() is called
+ * (pytorch/pytorch @001074d c10/cuda/CUDACachingAllocator.cpp,
+ * DeviceCachingAllocator::malloc:
+ * get_free_block, then alloc_block, then release_cached_blocks).  Without
+ * an empty_cache between the phases the earlier ones' working sets can
+ * stay reserved beside the later one's: reserved up to their sum, at
+ * least the largest phase. */
+static double
+phases_cached (Acc *acc)
+{
+  const PipelinePhase *e = &acc->encode_phase, *v = &acc->decode_phase;
+  double weights = acc->bytes[HR_BUCKET_WEIGHTS];
+  double den = weights + acc->activations;
+  double enc = e->working_set + (e->alone ? e->weights : weights);
+  double dec = v->working_set + (v->alone ? v->weights : weights);
+  double enc_kept = e->cache_emptied ? 0 : e->working_set;
+  double den_kept = v->cache_emptied ? 0 : acc->activations + enc_kept;
+  double reserved = MAX (enc, MAX (den + enc_kept, dec + den_kept));
+
+  return MAX (0, reserved - MAX (enc, MAX (den, dec)));
+}
+
+static void
+add_pipeline_phases (Acc *acc)
+{
+  double cached;
+
+  if (acc->encode_phase.label == NULL && acc->decode_phase.label == NULL)
+    return;
+  cached = phases_cached (acc);
+  add_pipeline_phase (acc, &acc->encode_phase);
+  add_pipeline_phase (acc, &acc->decode_phase);
+  hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_DERIVED, cached, 0, cached,
+              _("the working sets of the pipeline's earlier phases, freed but still cached "
+                "by PyTorch's allocator (no empty_cache between them): reused only for "
+                "requests they can hold"));
+  memset (&acc->encode_phase, 0, sizeof acc->encode_phase);
+  memset (&acc->decode_phase, 0, sizeof acc->decode_phase);
 }
 
 void
@@ -733,8 +842,7 @@ hr_plan_add_forward_transient (HrPlan *self,
   double over;
 
   (void) self;
-  if (acc->decode_phase > 0)
-    add_decode_phase (acc);
+  add_pipeline_phases (acc);
   if (acc->forward_transient <= 0)
     return;
 
