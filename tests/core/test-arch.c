@@ -1782,6 +1782,46 @@ test_pipeline_phases (void)
                      <, 1e8);
 }
 
+/* diffusers' enable_model_cpu_offload() ("pipeline_offload": "model",
+ * huggingface/diffusers @58eb52c0 pipeline_utils.py): each model on the
+ * GPU only while it runs, accelerate emptying the cache at each hand-over
+ * (huggingface/accelerate @16cb6eb hooks.py CpuOffload.pre_forward). */
+#define HY_OFFLOAD_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"%s\", " \
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"vae_tiling\": true, \"pipeline_offload\": \"model\"}"
+
+static void
+test_pipeline_offload (void)
+{
+  g_autofree char *json = g_strdup_printf (HY_OFFLOAD_FMT, "inference");
+  g_autofree char *train = g_strdup_printf (HY_OFFLOAD_FMT, "train");
+  g_autoptr(HrEstimate) est = estimate (json);
+  g_autoptr(HrScenario) s = hr_test_scenario (json);
+  g_autoptr(JsonNode) node = hr_scenario_to_json (s);
+  g_autofree char *text = hr_json_node_to_string (node, FALSE);
+  g_autoptr(GError) error = NULL;
+  HrJsonDoc *doc = hr_json_doc_load_data ("s.json", train, -1, &error);
+  g_autoptr(HrScenario) refused = NULL;
+  /* the catalog's transformer; LLaVA-LLaMA-3-8B, CLIP-L and the VAE */
+  double dit = 12821012544.0, rest = 7504924672.0 + 123060480.0 + 246478803.0;
+
+  /* the transformer alone stays in the weights, the rest waits in host
+   * RAM; nothing the text encoders or the VAE freed stays cached */
+  g_assert_cmpfloat_with_epsilon ((double) est->buckets[HR_BUCKET_WEIGHTS], 2 * dit, 1e-3 * dit);
+  g_assert_cmpfloat_with_epsilon ((double) est->host_ram, 2 * rest, 1.0);
+  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OVERHEAD, "the working sets of the pipeline"),
+                     <=, 0);
+  g_assert_nonnull (strstr (text, "\"pipeline_offload\":\"model\""));
+
+  /* training has no pipeline to offload */
+  g_assert_no_error (error);
+  refused = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_null (refused);
+  g_assert_nonnull (strstr (error->message, "pipeline_offload"));
+  hr_json_doc_free (doc);
+}
+
 /* Wan2.1's generate.py (wan/text2video.py @9737cba): the DiT and the VAE
  * in fp32 beside a bf16 umT5 ("part_dtypes"), --t5_cpu keeping the umT5 on
  * the CPU ("text_encoder_cpu"), --offload_model decoding with the DiT gone
@@ -2037,6 +2077,7 @@ main (int    argc,
   g_test_add_func ("/arch/faster-rcnn-c4", test_faster_rcnn_c4);
   g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
   g_test_add_func ("/arch/pipeline-phases", test_pipeline_phases);
+  g_test_add_func ("/arch/pipeline-offload", test_pipeline_offload);
 
   return g_test_run ();
 }

@@ -1195,10 +1195,16 @@ add_encode_phase (HrPlan *self,
 {
   double ws = hr_plan_part_forward_working_set (self, p) * b;
 
-  hr_plan_set_phase (&acc->encode_phase, ws,
-                     g_strdup_printf (_("%s: forward working set of one layer over the prompt, "
-                                        "before the first denoising step, where it exceeds "
-                                        "the denoising's"), p->c->name));
+  hr_plan_set_phase (&acc->encode_phase, p, ws,
+                     p->alone_weights > 0
+                       ? g_strdup_printf (_("%s: its weights alone on the GPU "
+                                            "(pipeline_offload) and the forward working set "
+                                            "of one layer over the prompt, before the first "
+                                            "denoising step, where they exceed the "
+                                            "denoising"), p->c->name)
+                       : g_strdup_printf (_("%s: forward working set of one layer over the "
+                                            "prompt, before the first denoising step, where "
+                                            "it exceeds the denoising's"), p->c->name));
 }
 
 void

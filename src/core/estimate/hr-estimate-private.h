@@ -86,6 +86,9 @@ typedef struct {
   /* the largest transient the adapters build in one layer's forward (DoRA's
    * weight norm), alive only while that layer runs */
   double       adapter_transient;
+  /* "pipeline_offload" "model": the part's weights, on the GPU only while
+   * it runs (its phase, hr-estimate-vision.c) */
+  double       alone_weights;
   LayerRegime  regime;
 } Part;
 
@@ -360,6 +363,7 @@ void        hr_plan_add_forward_transient (HrPlan     *self,
                                            Acc        *acc);
 gboolean    hr_plan_is_pipeline_inference (HrPlan     *self);
 void        hr_plan_set_phase             (PipelinePhase *phase,
+                                           const Part    *part,
                                            double         working_set,
                                            char          *label);
 double      hr_plan_arch_lora_params      (HrPlan            *self,
@@ -373,6 +377,8 @@ void        hr_plan_add_vision_notes      (HrPlan     *self,
 gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
                                            const HrComponent *component);
 gboolean    hr_plan_part_unloaded         (HrPlan            *self,
+                                           const HrComponent *c);
+gboolean    hr_plan_part_offloaded        (HrPlan            *self,
                                            const HrComponent *c);
 /* The pipeline parts held in host RAM (cache_latents, text_encoder_cpu,
  * offload_model), as a host item of @est; @processes: copies in the job. */

@@ -505,6 +505,13 @@ add_frozen_weights (HrPlan     *self,
   /* "part_dtypes": this part is stored in its own dtype */
   gboolean has_own = hr_scenario_get_part_dtype (s, c, &own);
 
+  /* on the GPU only in its own phase (hr-estimate-vision.c) */
+  if (hr_plan_part_offloaded (self, c))
+    {
+      p->alone_weights = p->frozen * (has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes);
+      return;
+    }
+
   if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER &&
       !has_own)
     {

@@ -97,6 +97,22 @@ hr_plan_part_unloaded (HrPlan            *self,
          hr_plan_part_pipeline_frozen (self, c);
 }
 
+/* diffusers' enable_model_cpu_offload() (huggingface/diffusers @58eb52c0
+ * src/diffusers/pipelines/pipeline_utils.py): every model of the pipeline
+ * on the CPU, each hooked by accelerate's cpu_offload_with_hook along
+ * model_cpu_offload_seq ("text_encoder->text_encoder_2->transformer->vae"
+ * for HunyuanVideo) so that it moves to the GPU when its forward runs and
+ * the one before goes back.  The denoiser, on the GPU through every step,
+ * stays in the weights; the text encoders and the VAE count in their own
+ * phases. */
+gboolean
+hr_plan_part_offloaded (HrPlan            *self,
+                        const HrComponent *c)
+{
+  return self->scenario->pipeline_offload == HR_PIPELINE_OFFLOAD_MODEL &&
+         hr_plan_is_pipeline_inference (self) && hr_plan_part_pipeline_frozen (self, c);
+}
+
 /* Bytes per parameter of a part's stored weights. */
 static double
 part_bytes_per_param (HrPlan            *self,
@@ -123,7 +139,7 @@ hr_plan_add_host_parts (HrPlan     *self,
       const HrComponent *c = g_ptr_array_index (components, i);
       double bytes = (double) c->params * part_bytes_per_param (self, c);
 
-      if (hr_plan_part_unloaded (self, c))
+      if (hr_plan_part_unloaded (self, c) || hr_plan_part_offloaded (self, c))
         held += bytes;
       /* offload_model: the denoiser and the text encoders go to the CPU
        * (self.model.cpu(), text_encoder.model.cpu()) */
@@ -140,6 +156,9 @@ hr_plan_add_host_parts (HrPlan     *self,
     item->label = g_strdup (moved > 0
                               ? _("pipeline parts in host RAM: the text encoders kept on the CPU "
                                   "and the parts offload_model moves there")
+                              : s->pipeline_offload == HR_PIPELINE_OFFLOAD_MODEL
+                              ? _("pipeline parts in host RAM: the models that wait on the CPU "
+                                  "while the denoiser runs (pipeline_offload)")
                               : _("pipeline parts in host RAM: the frozen encoders kept on the "
                                   "CPU"));
     item->basis = HR_BASIS_DERIVED;
@@ -623,18 +642,31 @@ hr_plan_is_pipeline_inference (HrPlan *self)
 }
 
 /* Keeps the larger of a phase's parts (two text encoders run one after
- * the other); takes @label. */
+ * the other), with the weights @part brings to the GPU when it runs alone
+ * ("pipeline_offload"); takes @label. */
 void
 hr_plan_set_phase (PipelinePhase *phase,
+                   const Part    *part,
                    double         working_set,
                    char          *label)
 {
-  if (working_set <= phase->working_set)
+  if (working_set + part->alone_weights <= phase->working_set + phase->weights &&
+      phase->label != NULL)
     {
       g_free (label);
       return;
     }
   phase->working_set = working_set;
+  if (part->alone_weights > 0)
+    {
+      /* accelerate's CpuOffload.pre_forward moves the model before to
+       * the CPU and empties the cache (huggingface/accelerate @16cb6eb
+       * src/accelerate/hooks.py: prev_module_hook.offload();
+       * clear_device_cache()) */
+      phase->alone = TRUE;
+      phase->cache_emptied = TRUE;
+      phase->weights = part->alone_weights;
+    }
   g_free (phase->label);
   phase->label = label;
 }
@@ -664,16 +696,20 @@ add_decode_phase (HrPlan      *self,
       phase->alone = TRUE;
       phase->cache_emptied = TRUE;
       phase->weights = p->params * part_bytes_per_param (self, c);
-      hr_plan_set_phase (phase, ws,
+      hr_plan_set_phase (phase, p, ws,
                          g_strdup_printf (_("%s: decodes after the denoiser and text encoder "
                                             "left the GPU (offload_model): its weights and "
                                             "working set, where they exceed the denoising"),
                                           c->name));
       return;
     }
-  hr_plan_set_phase (phase, ws,
-                     g_strdup_printf (_("%s: %s, after the last denoising step, where it "
-                                        "exceeds the denoising's"), c->name, what));
+  hr_plan_set_phase (phase, p, ws,
+                     p->alone_weights > 0
+                       ? g_strdup_printf (_("%s: %s, after the last denoising step, with its "
+                                            "weights alone on the GPU (pipeline_offload), "
+                                            "where they exceed the denoising"), c->name, what)
+                       : g_strdup_printf (_("%s: %s, after the last denoising step, where it "
+                                            "exceeds the denoising's"), c->name, what));
 }
 
 void
