@@ -1822,6 +1822,23 @@ test_pipeline_offload (void)
   hr_json_doc_free (doc);
 }
 
+/* A DiT quantised by bitsandbytes (diffusers' PipelineQuantizationConfig
+ * on the transformer): every linear layer, the dual-stream blocks' two
+ * copies and the modulation included, so all but its norms at nf4. */
+static void
+test_dit_quantized (void)
+{
+  g_autoptr(HrEstimate) est = estimate (
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", "
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", "
+    "\"weights_dtype\": \"nf4\", \"vae_tiling\": true, \"pipeline_offload\": \"model\"}");
+  double dit = item_bytes (est, HR_BUCKET_WEIGHTS, "HunyuanVideo transformer:");
+
+  /* 12.82B parameters at 0.5625 bytes, the norms' few at 2 */
+  g_assert_cmpfloat (dit, >, 0.5625 * 12821012544.0);
+  g_assert_cmpfloat (dit, <, 0.5625 * 12821012544.0 + 2e6);
+}
+
 /* Wan2.1's generate.py (wan/text2video.py @9737cba): the DiT and the VAE
  * in fp32 beside a bf16 umT5 ("part_dtypes"), --t5_cpu keeping the umT5 on
  * the CPU ("text_encoder_cpu"), --offload_model decoding with the DiT gone
@@ -2078,6 +2095,7 @@ main (int    argc,
   g_test_add_func ("/arch/faster-rcnn-dc5", test_faster_rcnn_dc5);
   g_test_add_func ("/arch/pipeline-phases", test_pipeline_phases);
   g_test_add_func ("/arch/pipeline-offload", test_pipeline_offload);
+  g_test_add_func ("/arch/dit-quantized", test_dit_quantized);
 
   return g_test_run ();
 }

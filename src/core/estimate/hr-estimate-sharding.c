@@ -486,6 +486,28 @@ zero3_persistent_params (HrPlan     *self,
   return MIN (persistent, p->params + p->adapters);
 }
 
+/* The parameters of @c's linear layers, which quantisation replaces.  A
+ * pipeline's denoising transformer (a DiT: no vocabulary) is linear
+ * layers throughout beside its norms: HunyuanVideo's dual-stream blocks
+ * hold an image and a text copy of every projection, and every block its
+ * adaLN modulation linears, which a decoder's shape does not count; the
+ * bitsandbytes quantizer replaces every nn.Linear not listed in
+ * modules_to_not_convert (huggingface/diffusers @58eb52c0
+ * src/diffusers/quantizers/bitsandbytes/utils.py
+ * _replace_with_bnb_linear).  Its patch embeddings are small
+ * convolutions. */
+static double
+quantized_linear_params (HrPlan            *self,
+                         const HrComponent *c)
+{
+  const char *family = self->scenario->model->family;
+
+  if (c->vocab == 0 &&
+      (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0))
+    return (double) c->params - (double) hr_component_norm_params (c);
+  return (double) hr_component_linear_params (c);
+}
+
 /* A part's frozen weights, in the quantised dtype, its own or the
  * run's; the widest matrix a quantised part dequantises is noted. */
 static void
@@ -518,7 +540,7 @@ add_frozen_weights (HrPlan     *self,
       /* Quantisation replaces the linear layers; embeddings, norms and
        * the output head stay 16-bit (transformers' bitsandbytes
        * integration skips lm_head: get_keys_to_not_convert). */
-      double linear = MIN ((double) hr_component_linear_params (c), p->frozen);
+      double linear = MIN ((double) quantized_linear_params (self, c), p->frozen);
       double rest = MAX (0, p->frozen - linear);
       gboolean upcast = peft_kbit_fp32 (s);
 
