@@ -700,6 +700,45 @@ test_hunyuan_tiling (void)
                                   tile->decode_peak + 2 * video, 1e3);
 }
 
+/* diffusers' AutoencoderKLHunyuanVideo ("pipeline_library": "diffusers",
+ * huggingface/diffusers @58eb52c0 autoencoder_kl_hunyuan_video.py)
+ * decodes 16 + 1 frames at a time whether tiling is on or not; Tencent's
+ * sample_video.py tiles 64 + 1 frames, and only with vae_tiling. */
+#define HY_LIB_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", " \
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"vae_tiling\": %s%s}"
+
+static void
+test_hunyuan_diffusers_tiling (void)
+{
+  g_autofree char *framewise_json = g_strdup_printf (HY_LIB_FMT, "false",
+                                                     ", \"pipeline_library\": \"diffusers\"");
+  g_autofree char *tiled_json = g_strdup_printf (HY_LIB_FMT, "true",
+                                                 ", \"pipeline_library\": \"diffusers\"");
+  g_autofree char *original_json = g_strdup_printf (HY_LIB_FMT, "true", "");
+  g_autoptr(HrEstimate) framewise = estimate (framewise_json);
+  g_autoptr(HrEstimate) tiled = estimate (tiled_json);
+  g_autoptr(HrEstimate) original = estimate (original_json);
+  const HrComponent *vae = catalog_component ("hunyuanvideo", 1);
+  HrArchRun run = { 0 };
+  g_autoptr(HrArchResult) slice = NULL;
+  double video = 2.0 * 3 * 61 * 1280 * 720;
+
+  run.width = 1280;
+  run.height = 720;
+  run.frames = 17;
+  run.e = run.e32 = run.input_bytes = 2.0;
+  slice = hr_arch_walk (vae->arch, &run);
+  /* untiled, diffusers decodes whole frames 17 at a time: the largest
+   * phase, beside the decoded video twice */
+  g_assert_cmpfloat_with_epsilon (framewise->buckets[HR_BUCKET_ACTIVATIONS],
+                                  slice->decode_peak + 2 * video, 1e3);
+  /* tiled, its 256-pixel tiles are 17 frames deep, sample_video.py's
+   * the whole 61 (16 latent frames do not exceed its 64 / 4) */
+  g_assert_cmpuint (tiled->allocated_peak, <, original->allocated_peak);
+}
+
 /* An arch the scenario reader refuses, with @message in the error */
 static void
 assert_arch_refused (const char *arch,
@@ -2096,6 +2135,7 @@ main (int    argc,
   g_test_add_func ("/arch/pipeline-phases", test_pipeline_phases);
   g_test_add_func ("/arch/pipeline-offload", test_pipeline_offload);
   g_test_add_func ("/arch/dit-quantized", test_dit_quantized);
+  g_test_add_func ("/arch/hunyuan-diffusers-tiling", test_hunyuan_diffusers_tiling);
 
   return g_test_run ();
 }

@@ -40,6 +40,17 @@
  * decoder working set is alive at a time. */
 #define VAE_TILE_PIXELS 512
 
+/* diffusers' AutoencoderKLHunyuanVideo (huggingface/diffusers @58eb52c0
+ * src/diffusers/models/autoencoders/autoencoder_kl_hunyuan_video.py):
+ * use_framewise_decoding is on whatever enable_tiling says, and
+ * _temporal_tiled_decode hands the decoder latent slices of
+ * tile_sample_min_num_frames / 4 + 1 = 5 latent frames (17 decoded) once
+ * the clip has more than 4; under enable_tiling, tiles of
+ * tile_sample_min_height and _width, 256 pixels, stride 192 (the
+ * sample_video.py tiles: Tencent/HunyuanVideo @e965abb takes 64 + 1
+ * frames, and only with --vae-tiling). */
+#define DIFFUSERS_HY_TILE_FRAMES 16
+
 /* The frames a video VAE's causal convolution caches of its input for the
  * next chunk: CACHE_T = 2 in Wan's CausalConv3d (Wan-Video/Wan2.1
  * wan/modules/vae.py @9737cba: cache_x = x[:, :, -CACHE_T:].clone() into
@@ -319,21 +330,28 @@ decode_working_set (HrPlan           *self,
   const HrArch *a = p->c->arch;
   double ws = res->decode_peak, cache = res->decode_cache;
   guint side = a->tile_size > 0 ? a->tile_size : VAE_TILE_PIXELS;
+  gboolean framewise = a->hunyuan_vae &&
+                       self->scenario->pipeline_library == HR_PIPELINE_LIBRARY_DIFFUSERS;
+  guint frames_per_tile = framewise ? DIFFUSERS_HY_TILE_FRAMES : a->tile_frames;
   /* HunyuanVideo's temporal tiles (autoencoder_kl_causal_3d.py
    * temporal_tiled_decode): latent slices of tile_frames / compression + 1
    * frames once the clip has more than tile_frames / compression */
-  guint tile_frames = a->tile_frames > 0 ? a->tile_frames + 1 : 0;
+  guint tile_frames = frames_per_tile > 0 ? frames_per_tile + 1 : 0;
   gboolean in_time = tile_frames > 0 && 1 + (MAX (1, self->frames) - 1) / a->temporal_compression >
-                                          a->tile_frames / a->temporal_compression;
+                                          frames_per_tile / a->temporal_compression;
+  gboolean spatial = self->scenario->vae_tiling &&
+                     (self->image_width > side || self->image_height > side);
 
-  if (self->scenario->vae_tiling &&
-      (self->image_width > side || self->image_height > side || in_time))
+  if (spatial || (in_time && (self->scenario->vae_tiling || framewise)))
     {
       HrArchRun tile = *run;
       g_autoptr(HrArchResult) t = NULL;
 
-      tile.width = MIN (self->image_width, side);
-      tile.height = MIN (self->image_height, side);
+      if (spatial)
+        {
+          tile.width = MIN (self->image_width, side);
+          tile.height = MIN (self->image_height, side);
+        }
       if (in_time)
         tile.frames = MIN (tile.frames, tile_frames);
       t = hr_arch_walk (a, &tile);

@@ -281,6 +281,12 @@ const HrEnumName hr_pipeline_offload_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_pipeline_library_names[] = {
+  { HR_PIPELINE_LIBRARY_ORIGINAL, "original" },
+  { HR_PIPELINE_LIBRARY_DIFFUSERS, "diffusers" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_optimizer_impl_names[] = {
   { HR_OPTIMIZER_IMPL_FOREACH, "foreach" },
   { HR_OPTIMIZER_IMPL_FUSED, "fused" },

@@ -252,6 +252,12 @@ typedef enum {
   HR_PIPELINE_OFFLOAD_MODEL,  /* diffusers' enable_model_cpu_offload() */
 } HrPipelineOffload;
 
+/* Whose code runs a diffusion or video pipeline ("pipeline_library"). */
+typedef enum {
+  HR_PIPELINE_LIBRARY_ORIGINAL,  /* the model's own repository, as the catalog describes it */
+  HR_PIPELINE_LIBRARY_DIFFUSERS, /* huggingface/diffusers' port */
+} HrPipelineLibrary;
+
 /* How the loss over a vocabulary is computed. */
 typedef enum {
   HR_LOSS_UPCAST,    /* transformers: logits upcast to fp32, then cross-entropy */
@@ -339,6 +345,7 @@ extern const HrEnumName hr_optimizer_impl_names[];
 extern const HrEnumName hr_quant_method_names[];
 extern const HrEnumName hr_causal_mask_names[];
 extern const HrEnumName hr_pipeline_offload_names[];
+extern const HrEnumName hr_pipeline_library_names[];
 extern const HrEnumName hr_stack_names[];
 extern const HrEnumName hr_offload_device_names[];
 extern const HrEnumName hr_state_dtype_names[];
