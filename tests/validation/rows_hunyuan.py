@@ -18,11 +18,9 @@ Read but not written:
 - diffusers' docs/source/en/api/pipelines/hunyuan_video.md @58eb52c0: "The
   quantized HunyuanVideo model below requires ~14GB of VRAM" (bitsandbytes
   nf4 transformer, pipeline.enable_model_cpu_offload(),
-  pipeline.vae.enable_tiling(), 61 frames, 30 steps): model offload moves
-  each pipeline model to the GPU only while it runs (the bf16 text encoder
-  alone is 14 GiB), which no scenario key expresses (offload_model is
-  Wan2.1's denoiser leaving before the decode, text_encoder_cpu keeps the
-  encoders off the GPU throughout).
+  pipeline.vae.enable_tiling(), 61 frames, 30 steps): written in
+  rows_diffinf.py (row 4150), with pipeline_offload "model" and
+  pipeline_library "diffusers".
 
 Read by make_rows.py (family_files), which passes itself as `mr`.
 """
