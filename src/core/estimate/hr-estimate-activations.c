@@ -622,6 +622,23 @@ attention_scores_bytes (HrPlan            *self,
   return 0;
 }
 
+/* What HunyuanVideo's MMSingleStreamBlock holds at its peak, the
+ * concatenation linear2 reads, per token, in values (Tencent/HunyuanVideo
+ * @e965abb hyvideo/modules/models.py, MMSingleStreamBlock.forward): its
+ * input and x_mod (h each), linear1's output (3h + m; the queries, keys,
+ * values and the MLP's input are views of it, alive to the end), the
+ * normed queries and keys (2h, kept by the text tokens' slices), their
+ * rotated copies and the concatenations of those (4h,
+ * posemb_layers.apply_rotary_emb, torch.cat), the attention's output (h),
+ * the GELU of the MLP's input (m) and the concatenation (h + m): 13h + 3m.
+ * A live-bytes trace of the block on the CPU (bf16, attention stubbed)
+ * holds 24 values per token and hidden beyond the input at m = 4h. */
+static double
+single_stream_values (const HrComponent *c)
+{
+  return 13.0 * c->hidden + 3.0 * c->intermediate;
+}
+
 /* Memory one layer needs while running forward only (inference, or a frozen
  * part no gradient flows through), per sample. */
 double
@@ -647,6 +664,12 @@ hr_plan_part_forward_working_set (HrPlan     *self,
         mlp = MAX (mlp, e * (c->hidden + c->experts + (c->glu ? 3.0 : 2.0) *
                              MAX (c->expert_intermediate, c->shared_expert_intermediate)));
       ws = t * (2.0 * e * c->hidden + MAX (attention, mlp));
+      /* Tencent's blocks; diffusers' port (HunyuanVideoSingleTransformerBlock)
+       * projects the attention and the MLP apart and keeps less, not
+       * described here */
+      if (c->single_stream &&
+          self->scenario->pipeline_library == HR_PIPELINE_LIBRARY_ORIGINAL)
+        ws = t * single_stream_values (c) * e;
 
       ws += attention_scores_bytes (self, c, t);
       return ws;
