@@ -1862,6 +1862,11 @@ test_pipeline_phases (void)
     "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
     "\"weights_dtype\": \"bf16\", \"vae_tiling\": true, \"pipeline_offload\": \"model\"}"
 
+#define HY_SEQ_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", " \
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"vae_tiling\": true, \"pipeline_offload\": \"sequential\"%s}"
+
 static void
 test_pipeline_offload (void)
 {
@@ -1884,6 +1889,25 @@ test_pipeline_offload (void)
   g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OVERHEAD, "the working sets of the pipeline"),
                      <=, 0);
   g_assert_nonnull (strstr (text, "\"pipeline_offload\":\"model\""));
+
+  /* enable_sequential_cpu_offload(): one submodule's weights at a time;
+   * Tencent's pipeline keeps its transformer, diffusers' moves it too
+   * (its largest submodule the single-stream block's linear1) */
+  {
+    g_autofree char *seq_json = g_strdup_printf (HY_SEQ_FMT, "");
+    g_autofree char *seq_diffusers_json = g_strdup_printf (HY_SEQ_FMT,
+                                                           ", \"pipeline_library\": \"diffusers\"");
+    g_autoptr(HrEstimate) seq = estimate (seq_json);
+    g_autoptr(HrEstimate) seq_diffusers = estimate (seq_diffusers_json);
+
+    g_assert_cmpfloat ((double) seq->buckets[HR_BUCKET_WEIGHTS], >, 2 * dit);
+    g_assert_cmpfloat ((double) seq->buckets[HR_BUCKET_WEIGHTS], <, 2 * dit + 0.5e9);
+    g_assert_cmpfloat_with_epsilon ((double) seq->host_ram, 2 * rest, 1.0);
+    g_assert_cmpfloat_with_epsilon (item_bytes (seq_diffusers, HR_BUCKET_WEIGHTS,
+                                                "HunyuanVideo transformer:"),
+                                    2.0 * 3072 * (3 * 3072 + 12288), 1.0);
+    g_assert_cmpfloat_with_epsilon ((double) seq_diffusers->host_ram, 2 * (rest + dit), 1.0);
+  }
 
   /* training has no pipeline to offload */
   g_assert_no_error (error);

@@ -380,6 +380,8 @@ gboolean    hr_plan_part_unloaded         (HrPlan            *self,
                                            const HrComponent *c);
 gboolean    hr_plan_part_offloaded        (HrPlan            *self,
                                            const HrComponent *c);
+double      hr_plan_part_largest_submodule (HrPlan            *self,
+                                            const HrComponent *c);
 /* The pipeline parts held in host RAM (cache_latents, text_encoder_cpu,
  * offload_model), as a host item of @est; @processes: copies in the job. */
 void        hr_plan_add_host_parts        (HrPlan            *self,

@@ -530,7 +530,18 @@ add_frozen_weights (HrPlan     *self,
   /* on the GPU only in its own phase (hr-estimate-vision.c) */
   if (hr_plan_part_offloaded (self, c))
     {
-      p->alone_weights = p->frozen * (has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes);
+      double bpp = has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes;
+
+      if (s->pipeline_offload == HR_PIPELINE_OFFLOAD_MODEL)
+        p->alone_weights = p->frozen * bpp;
+      else
+        {
+          double one = MIN (p->frozen, hr_plan_part_largest_submodule (self, c)) * bpp;
+
+          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, one, 0,
+                      one, _("%s: the weights of its largest submodule, on the GPU while it "
+                             "runs (pipeline_offload sequential)"), c->name);
+        }
       return;
     }
 

@@ -120,8 +120,40 @@ gboolean
 hr_plan_part_offloaded (HrPlan            *self,
                         const HrComponent *c)
 {
-  return self->scenario->pipeline_offload == HR_PIPELINE_OFFLOAD_MODEL &&
-         hr_plan_is_pipeline_inference (self) && hr_plan_part_pipeline_frozen (self, c);
+  const HrScenario *s = self->scenario;
+
+  if (s->pipeline_offload == HR_PIPELINE_OFFLOAD_NONE || !hr_plan_is_pipeline_inference (self))
+    return FALSE;
+  /* enable_sequential_cpu_offload() spares the pipeline's
+   * _exclude_from_cpu_offload: none of diffusers' video pipelines, the
+   * transformer in Tencent's (Tencent/HunyuanVideo @e965abb
+   * hyvideo/diffusion/pipelines/pipeline_hunyuan_video.py) */
+  if (s->pipeline_offload == HR_PIPELINE_OFFLOAD_SEQUENTIAL &&
+      s->pipeline_library == HR_PIPELINE_LIBRARY_DIFFUSERS)
+    return TRUE;
+  return hr_plan_part_pipeline_frozen (self, c);
+}
+
+/* diffusers' enable_sequential_cpu_offload() (pipeline_utils.py
+ * @58eb52c0): accelerate's cpu_offload keeps the state dict on the CPU
+ * and an AlignDevicesHook on every submodule moves its weights to the GPU
+ * for its forward alone (huggingface/accelerate @16cb6eb
+ * src/accelerate/hooks.py, AlignDevicesHook.pre_forward and
+ * post_forward): the largest leaf module's weights, an embedding table or
+ * the widest linear layer, or the walk's largest layer. */
+double
+hr_plan_part_largest_submodule (HrPlan            *self,
+                                const HrComponent *c)
+{
+  double widest;
+
+  if (c->arch != NULL)
+    return hr_plan_arch_largest_params (self, c);
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return (double) c->params;
+  widest = c->single_stream ? 3.0 * c->hidden + c->intermediate
+                            : hr_plan_widest_mlp (c) * (c->glu ? 2.0 : 1.0);
+  return (double) c->hidden * MAX (widest, (double) c->vocab);
 }
 
 /* Bytes per parameter of a part's stored weights. */
@@ -167,7 +199,7 @@ hr_plan_add_host_parts (HrPlan     *self,
     item->label = g_strdup (moved > 0
                               ? _("pipeline parts in host RAM: the text encoders kept on the CPU "
                                   "and the parts offload_model moves there")
-                              : s->pipeline_offload == HR_PIPELINE_OFFLOAD_MODEL
+                              : s->pipeline_offload != HR_PIPELINE_OFFLOAD_NONE
                               ? _("pipeline parts in host RAM: the models that wait on the CPU "
                                   "while the denoiser runs (pipeline_offload)")
                               : _("pipeline parts in host RAM: the frozen encoders kept on the "

@@ -278,6 +278,7 @@ const HrEnumName hr_causal_mask_names[] = {
 const HrEnumName hr_pipeline_offload_names[] = {
   { HR_PIPELINE_OFFLOAD_NONE, "none" },
   { HR_PIPELINE_OFFLOAD_MODEL, "model" },
+  { HR_PIPELINE_OFFLOAD_SEQUENTIAL, "sequential" },
   { 0, NULL },
 };
 

@@ -250,6 +250,7 @@ typedef enum {
 typedef enum {
   HR_PIPELINE_OFFLOAD_NONE,   /* every model on the GPU throughout */
   HR_PIPELINE_OFFLOAD_MODEL,  /* diffusers' enable_model_cpu_offload() */
+  HR_PIPELINE_OFFLOAD_SEQUENTIAL, /* enable_sequential_cpu_offload() */
 } HrPipelineOffload;
 
 /* Whose code runs a diffusion or video pipeline ("pipeline_library"). */
