@@ -668,6 +668,10 @@ test_hunyuan_vae (void)
   }
 }
 
+static double item_bytes (const HrEstimate *est,
+                          HrBucket          bucket,
+                          const char       *prefix);
+
 /* sample_video.py tiles the decode by default ("vae_tiling"): 256-pixel
  * tiles of 64 + 1 frames (the VAE's tile_size and tile_frames); without
  * tiling no card holds it. */
@@ -694,10 +698,77 @@ test_hunyuan_tiling (void)
   tile = hr_arch_walk (vae->arch, &run);
   g_assert_cmpfloat (whole->total, >, 4e11);
   g_assert_cmpfloat (tiled->total, <, 80e9);
-  /* the tile's working set and the decoded video, twice, beside the rest */
-  g_assert_cmpfloat (tiled->buckets[HR_BUCKET_ACTIVATIONS], >, tile->decode_peak + 2 * video);
-  g_assert_cmpfloat (tiled->buckets[HR_BUCKET_ACTIVATIONS], <,
-                     tile->decode_peak + 2 * video + 10e9);
+  /* the tile's working set and the decoded video, twice, a phase after
+   * the denoising: what is allocated is the larger of the two, here the
+   * transformer's single-stream block over 119,056 tokens */
+  g_assert_cmpfloat_with_epsilon (tiled->buckets[HR_BUCKET_ACTIVATIONS],
+                                  MAX (tile->decode_peak + 2 * video,
+                                       item_bytes (tiled, HR_BUCKET_ACTIVATIONS,
+                                                   "HunyuanVideo transformer:")), 1e3);
+}
+
+/* diffusers' AutoencoderKLHunyuanVideo ("pipeline_library": "diffusers",
+ * huggingface/diffusers @58eb52c0 autoencoder_kl_hunyuan_video.py)
+ * decodes 16 + 1 frames at a time whether tiling is on or not; Tencent's
+ * sample_video.py tiles 64 + 1 frames, and only with vae_tiling. */
+#define HY_LIB_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", " \
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"vae_tiling\": %s%s}"
+
+static void
+test_hunyuan_diffusers_tiling (void)
+{
+  g_autofree char *framewise_json = g_strdup_printf (HY_LIB_FMT, "false",
+                                                     ", \"pipeline_library\": \"diffusers\"");
+  g_autofree char *tiled_json = g_strdup_printf (HY_LIB_FMT, "true",
+                                                 ", \"pipeline_library\": \"diffusers\"");
+  g_autofree char *original_json = g_strdup_printf (HY_LIB_FMT, "true", "");
+  g_autoptr(HrEstimate) framewise = estimate (framewise_json);
+  g_autoptr(HrEstimate) tiled = estimate (tiled_json);
+  g_autoptr(HrEstimate) original = estimate (original_json);
+  const HrComponent *vae = catalog_component ("hunyuanvideo", 1);
+  HrArchRun run = { 0 };
+  g_autoptr(HrArchResult) slice = NULL;
+  double video = 2.0 * 3 * 61 * 1280 * 720;
+
+  run.width = 1280;
+  run.height = 720;
+  run.frames = 17;
+  run.e = run.e32 = run.input_bytes = 2.0;
+  slice = hr_arch_walk (vae->arch, &run);
+  /* untiled, diffusers decodes whole frames 17 at a time: the largest
+   * phase, beside the decoded video twice */
+  g_assert_cmpfloat_with_epsilon (framewise->buckets[HR_BUCKET_ACTIVATIONS],
+                                  slice->decode_peak + 2 * video, 1e3);
+  /* tiled, its 256-pixel tiles are 17 frames deep, sample_video.py's
+   * the whole 61 (16 latent frames do not exceed its 64 / 4) */
+  g_assert_cmpuint (tiled->allocated_peak, <, original->allocated_peak);
+}
+
+/* HunyuanVideo's MMSingleStreamBlock (Tencent/HunyuanVideo @e965abb
+ * hyvideo/modules/models.py; the catalog's "single_stream"): at the
+ * concatenation linear2 reads, 13 h + 3 m values a token are alive in
+ * bf16, over 33 x 45 x 80 video tokens and 256 text tokens; diffusers'
+ * port keeps the generic layer. */
+static void
+test_single_stream (void)
+{
+  g_autofree char *tencent_json = g_strdup_printf (HY_FMT, "true");
+  g_autofree char *diffusers_json = g_strdup_printf (HY_LIB_FMT, "true",
+                                                     ", \"pipeline_library\": \"diffusers\"");
+  g_autoptr(HrEstimate) tencent = estimate (tencent_json);
+  g_autoptr(HrEstimate) diffusers = estimate (diffusers_json);
+  double tokens = 33.0 * 45 * 80 + 256;
+  double block = tokens * (13.0 * 3072 + 3.0 * 12288) * 2;
+  double generic = (16.0 * 45 * 80 + 256) * (2.0 * 2 * 3072 + 2.0 * 2 * 12288);
+
+  g_assert_cmpfloat_with_epsilon (item_bytes (tencent, HR_BUCKET_ACTIVATIONS,
+                                              "HunyuanVideo transformer:"), block, 1.0);
+  /* diffusers at 61 frames: 16 latent frames, the generic layer (its
+   * MLP's input and output beside the residual stream) */
+  g_assert_cmpfloat_with_epsilon (item_bytes (diffusers, HR_BUCKET_ACTIVATIONS,
+                                              "HunyuanVideo transformer:"), generic, 1.0);
 }
 
 /* An arch the scenario reader refuses, with @message in the error */
@@ -2025,6 +2096,151 @@ test_pipeline_parts (void)
   }
 }
 
+#define WAN_PHASES_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"wan2.1-t2v-1.3b\", \"task\": \"inference\", " \
+    "\"image_size\": [832, 480], \"frames\": 81, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"attention\": \"flash\"%s}"
+
+/* The bytes of @est's line in @bucket whose label starts with @prefix, or
+ * -1 when there is none. */
+static double
+item_bytes (const HrEstimate *est,
+            HrBucket          bucket,
+            const char       *prefix)
+{
+  for (guint i = 0; i < est->items->len; i++)
+    {
+      const HrEstimateItem *item = g_ptr_array_index (est->items, i);
+
+      if (item->bucket == bucket && g_str_has_prefix (item->label, prefix))
+        return item->bytes;
+    }
+  return -1;
+}
+
+/* A pipeline's inference runs in phases: the text encoders before the
+ * first denoising step, the VAE after the last (Tencent/HunyuanVideo
+ * @e965abb pipeline_hunyuan_video.py, Wan2.1 wan/text2video.py @9737cba):
+ * what is allocated is the largest phase over the weights, and without
+ * an empty_cache between them the earlier phases' blocks stay reserved. */
+static void
+test_pipeline_phases (void)
+{
+  g_autoptr(HrEstimate) hy = estimate (
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", "
+    "\"image_size\": [960, 544], \"frames\": 129, \"compute\": \"bf16-pure\", "
+    "\"weights_dtype\": \"bf16\", \"attention\": \"flash\", \"vae_tiling\": true, "
+    "\"text_encoder_cpu\": true}");
+  g_autofree char *wan_json = g_strdup_printf (WAN_PHASES_FMT, "");
+  g_autofree char *off_json = g_strdup_printf (WAN_PHASES_FMT, ", \"offload_model\": true");
+  g_autoptr(HrEstimate) wan = estimate (wan_json);
+  g_autoptr(HrEstimate) off = estimate (off_json);
+  double dit = item_bytes (hy, HR_BUCKET_ACTIVATIONS, "HunyuanVideo transformer:");
+  double vae = item_bytes (hy, HR_BUCKET_ACTIVATIONS, "HunyuanVideo 3D VAE:");
+  double cached = item_bytes (hy, HR_BUCKET_OVERHEAD, "the working sets of the pipeline");
+  double weights = hy->buckets[HR_BUCKET_WEIGHTS];
+
+  /* at 544 x 960 the tile's decode (9.8 GiB) outgrows the transformer's
+   * single-stream block (9.7 GiB): only its excess is added, and the
+   * transformer's working set stays cached beside it */
+  g_assert_cmpfloat (dit, >, 10e9);
+  g_assert_cmpfloat (vae, >, 0);
+  g_assert_cmpfloat (vae, <, dit);
+  g_assert_cmpfloat_with_epsilon (cached, dit, 1.0);
+  g_assert_cmpfloat (hy->allocated_peak, <, weights + dit + vae + 2e9);
+  g_assert_cmpfloat (hy->reserved_peak, >, hy->allocated_peak + cached);
+
+  /* the umT5's working set over 512 tokens is smaller than the DiT's: it
+   * adds nothing; the cache the denoising leaves stays reserved unless
+   * offload_model empties it before the decode */
+  g_assert_cmpfloat (item_bytes (wan, HR_BUCKET_ACTIVATIONS, "umT5-XXL encoder:"), <=, 0);
+  g_assert_cmpfloat (item_bytes (wan, HR_BUCKET_OVERHEAD, "the working sets of the pipeline"),
+                     >, 1e9);
+  g_assert_cmpfloat (item_bytes (off, HR_BUCKET_OVERHEAD, "the working sets of the pipeline"),
+                     <, 1e8);
+}
+
+/* diffusers' enable_model_cpu_offload() ("pipeline_offload": "model",
+ * huggingface/diffusers @58eb52c0 pipeline_utils.py): each model on the
+ * GPU only while it runs, accelerate emptying the cache at each hand-over
+ * (huggingface/accelerate @16cb6eb hooks.py CpuOffload.pre_forward). */
+#define HY_OFFLOAD_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"%s\", " \
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"vae_tiling\": true, \"pipeline_offload\": \"model\"}"
+
+#define HY_SEQ_FMT \
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", " \
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", " \
+    "\"weights_dtype\": \"bf16\", \"vae_tiling\": true, \"pipeline_offload\": \"sequential\"%s}"
+
+static void
+test_pipeline_offload (void)
+{
+  g_autofree char *json = g_strdup_printf (HY_OFFLOAD_FMT, "inference");
+  g_autofree char *train = g_strdup_printf (HY_OFFLOAD_FMT, "train");
+  g_autoptr(HrEstimate) est = estimate (json);
+  g_autoptr(HrScenario) s = hr_test_scenario (json);
+  g_autoptr(JsonNode) node = hr_scenario_to_json (s);
+  g_autofree char *text = hr_json_node_to_string (node, FALSE);
+  g_autoptr(GError) error = NULL;
+  HrJsonDoc *doc = hr_json_doc_load_data ("s.json", train, -1, &error);
+  g_autoptr(HrScenario) refused = NULL;
+  /* the catalog's transformer; LLaVA-LLaMA-3-8B, CLIP-L and the VAE */
+  double dit = 12821012544.0, rest = 7504924672.0 + 123060480.0 + 246478803.0;
+
+  /* the transformer alone stays in the weights, the rest waits in host
+   * RAM; nothing the text encoders or the VAE freed stays cached */
+  g_assert_cmpfloat_with_epsilon ((double) est->buckets[HR_BUCKET_WEIGHTS], 2 * dit, 1e-3 * dit);
+  g_assert_cmpfloat_with_epsilon ((double) est->host_ram, 2 * rest, 1.0);
+  g_assert_cmpfloat (item_bytes (est, HR_BUCKET_OVERHEAD, "the working sets of the pipeline"),
+                     <=, 0);
+  g_assert_nonnull (strstr (text, "\"pipeline_offload\":\"model\""));
+
+  /* enable_sequential_cpu_offload(): one submodule's weights at a time;
+   * Tencent's pipeline keeps its transformer, diffusers' moves it too
+   * (its largest submodule the single-stream block's linear1) */
+  {
+    g_autofree char *seq_json = g_strdup_printf (HY_SEQ_FMT, "");
+    g_autofree char *seq_diffusers_json = g_strdup_printf (HY_SEQ_FMT,
+                                                           ", \"pipeline_library\": \"diffusers\"");
+    g_autoptr(HrEstimate) seq = estimate (seq_json);
+    g_autoptr(HrEstimate) seq_diffusers = estimate (seq_diffusers_json);
+
+    g_assert_cmpfloat ((double) seq->buckets[HR_BUCKET_WEIGHTS], >, 2 * dit);
+    g_assert_cmpfloat ((double) seq->buckets[HR_BUCKET_WEIGHTS], <, 2 * dit + 0.5e9);
+    g_assert_cmpfloat_with_epsilon ((double) seq->host_ram, 2 * rest, 1.0);
+    g_assert_cmpfloat_with_epsilon (item_bytes (seq_diffusers, HR_BUCKET_WEIGHTS,
+                                                "HunyuanVideo transformer:"),
+                                    2.0 * 3072 * (3 * 3072 + 12288), 1.0);
+    g_assert_cmpfloat_with_epsilon ((double) seq_diffusers->host_ram, 2 * (rest + dit), 1.0);
+  }
+
+  /* training has no pipeline to offload */
+  g_assert_no_error (error);
+  refused = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_null (refused);
+  g_assert_nonnull (strstr (error->message, "pipeline_offload"));
+  hr_json_doc_free (doc);
+}
+
+/* A DiT quantised by bitsandbytes (diffusers' PipelineQuantizationConfig
+ * on the transformer): every linear layer, the dual-stream blocks' two
+ * copies and the modulation included, so all but its norms at nf4. */
+static void
+test_dit_quantized (void)
+{
+  g_autoptr(HrEstimate) est = estimate (
+    "{\"headroom_scenario\": 1, \"model\": \"hunyuanvideo\", \"task\": \"inference\", "
+    "\"image_size\": [1280, 720], \"frames\": 61, \"compute\": \"bf16-pure\", "
+    "\"weights_dtype\": \"nf4\", \"vae_tiling\": true, \"pipeline_offload\": \"model\"}");
+  double dit = item_bytes (est, HR_BUCKET_WEIGHTS, "HunyuanVideo transformer:");
+
+  /* 12.82B parameters at 0.5625 bytes, the norms' few at 2 */
+  g_assert_cmpfloat (dit, >, 0.5625 * 12821012544.0);
+  g_assert_cmpfloat (dit, <, 0.5625 * 12821012544.0 + 2e6);
+}
+
 /* Wan2.1's generate.py (wan/text2video.py @9737cba): the DiT and the VAE
  * in fp32 beside a bf16 umT5 ("part_dtypes"), --t5_cpu keeping the umT5 on
  * the CPU ("text_encoder_cpu"), --offload_model decoding with the DiT gone
@@ -2286,6 +2502,11 @@ main (int    argc,
   g_test_add_func ("/arch/mask-rcnn-c4", test_mask_rcnn_c4);
   g_test_add_func ("/arch/mask-rcnn-dc5", test_mask_rcnn_dc5);
   g_test_add_func ("/arch/x101-32x8d", test_x101_32x8d);
+  g_test_add_func ("/arch/pipeline-phases", test_pipeline_phases);
+  g_test_add_func ("/arch/pipeline-offload", test_pipeline_offload);
+  g_test_add_func ("/arch/dit-quantized", test_dit_quantized);
+  g_test_add_func ("/arch/hunyuan-diffusers-tiling", test_hunyuan_diffusers_tiling);
+  g_test_add_func ("/arch/single-stream", test_single_stream);
 
   return g_test_run ();
 }

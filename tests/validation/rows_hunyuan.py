@@ -18,11 +18,9 @@ Read but not written:
 - diffusers' docs/source/en/api/pipelines/hunyuan_video.md @58eb52c0: "The
   quantized HunyuanVideo model below requires ~14GB of VRAM" (bitsandbytes
   nf4 transformer, pipeline.enable_model_cpu_offload(),
-  pipeline.vae.enable_tiling(), 61 frames, 30 steps): model offload moves
-  each pipeline model to the GPU only while it runs (the bf16 text encoder
-  alone is 14 GiB), which no scenario key expresses (offload_model is
-  Wan2.1's denoiser leaving before the decode, text_encoder_cpu keeps the
-  encoders off the GPU throughout).
+  pipeline.vae.enable_tiling(), 61 frames, 30 steps): written in
+  rows_diffinf.py (row 4150), with pipeline_offload "model" and
+  pipeline_library "diffusers".
 
 Read by make_rows.py (family_files), which passes itself as `mr`.
 """
@@ -41,11 +39,11 @@ SETTINGS = ("sample_video.py with the README's own command (python3 sample_video
 OFFLOAD = ("assumed: the figures were measured with the README's command, --use-cpu-offload (the table does not "
            "name the flags; the help calls it 'necessary for high-res video generation'): hyvideo/inference.py "
            "@e965abb loads the text encoders and the VAE on the CPU and calls "
-           "pipeline.enable_sequential_cpu_offload(), whose hooks move one module at a time to the GPU while it "
+           "pipeline.enable_sequential_cpu_offload(), whose hooks move one submodule at a time to the GPU while it "
            "runs; the pipeline excludes the transformer (pipeline_hunyuan_video.py _exclude_from_cpu_offload = "
-           "['transformer']), which model.to(device) put on the GPU. Expressed as text_encoder_cpu (the encoders' "
-           "layers visit the GPU one at a time, about 0.4 GiB, not counted); the VAE's 0.46 GiB of fp16 weights "
-           "are counted resident, which they are not")
+           "['transformer']), which model.to(device) put on the GPU: pipeline_offload sequential (the text "
+           "encoders' and the VAE's largest submodules on the GPU, the transformer resident); the pipeline empties "
+           "no cache between the text encoding, the denoising and the decode")
 VAE = ("pipeline_hunyuan_video.py @e965abb decode_latents: vae.enable_tiling() then vae.decode under "
        "torch.autocast(fp16): AutoencoderKLCausal3D's temporal_tiled_decode (latent slices of 16 + 1 frames, "
        "overlap 25%) over spatial_tiled_decode (32 x 32 latent tiles, 256 pixels, overlap 25%): the scenario's "
@@ -67,7 +65,8 @@ def rows(mr):
         s = {"name": f"HunyuanVideo {h}x{w}x129f on one H800 (sample_video.py --use-cpu-offload)",
              "task": "inference", "model": "hunyuanvideo", "image_size": [w, h], "frames": 129,
              "micro_batch": 1, "compute": "bf16-pure", "weights_dtype": "bf16", "attention": "flash",
-             "gpus": 1, "gpu": "h100-sxm", "vae_tiling": True, "text_encoder_cpu": True, "part_dtypes": PARTS}
+             "gpus": 1, "gpu": "h100-sxm", "vae_tiling": True, "pipeline_offload": "sequential",
+             "part_dtypes": PARTS}
         tokens = TOKENS.format(frames=129, w=w, h=h, lw=w // 16, lh=h // 16, tok=33 * (w // 16) * (h // 16))
         mr.add(rid, "video_diffusion", "low", "device_used", gib, mr.GIB, s, HY,
                f"'Requirements' table, row '{cell}'",

@@ -622,6 +622,23 @@ attention_scores_bytes (HrPlan            *self,
   return 0;
 }
 
+/* What HunyuanVideo's MMSingleStreamBlock holds at its peak, the
+ * concatenation linear2 reads, per token, in values (Tencent/HunyuanVideo
+ * @e965abb hyvideo/modules/models.py, MMSingleStreamBlock.forward): its
+ * input and x_mod (h each), linear1's output (3h + m; the queries, keys,
+ * values and the MLP's input are views of it, alive to the end), the
+ * normed queries and keys (2h, kept by the text tokens' slices), their
+ * rotated copies and the concatenations of those (4h,
+ * posemb_layers.apply_rotary_emb, torch.cat), the attention's output (h),
+ * the GELU of the MLP's input (m) and the concatenation (h + m): 13h + 3m.
+ * A live-bytes trace of the block on the CPU (bf16, attention stubbed)
+ * holds 24 values per token and hidden beyond the input at m = 4h. */
+static double
+single_stream_values (const HrComponent *c)
+{
+  return 13.0 * c->hidden + 3.0 * c->intermediate;
+}
+
 /* Memory one layer needs while running forward only (inference, or a frozen
  * part no gradient flows through), per sample. */
 double
@@ -647,6 +664,12 @@ hr_plan_part_forward_working_set (HrPlan     *self,
         mlp = MAX (mlp, e * (c->hidden + c->experts + (c->glu ? 3.0 : 2.0) *
                              MAX (c->expert_intermediate, c->shared_expert_intermediate)));
       ws = t * (2.0 * e * c->hidden + MAX (attention, mlp));
+      /* Tencent's blocks; diffusers' port (HunyuanVideoSingleTransformerBlock)
+       * projects the attention and the MLP apart and keeps less, not
+       * described here */
+      if (c->single_stream &&
+          self->scenario->pipeline_library == HR_PIPELINE_LIBRARY_ORIGINAL)
+        ws = t * single_stream_values (c) * e;
 
       ws += attention_scores_bytes (self, c, t);
       return ws;
@@ -1182,6 +1205,31 @@ add_inference_part (HrPlan   *self,
     }
 }
 
+/* A pipeline's text encoders run once, before the first denoising step,
+ * and hand the denoiser their embeddings: their working set is a phase of
+ * its own (diffusers' pipelines: encode_prompt before the denoising loop,
+ * e.g. pipelines/hunyuan_video/pipeline_hunyuan_video.py @58eb52c0;
+ * Wan2.1 wan/text2video.py @9737cba generate). */
+static void
+add_encode_phase (HrPlan *self,
+                  Acc    *acc,
+                  Part   *p,
+                  double  b)
+{
+  double ws = hr_plan_part_forward_working_set (self, p) * b;
+
+  hr_plan_set_phase (&acc->encode_phase, p, ws,
+                     p->alone_weights > 0
+                       ? g_strdup_printf (_("%s: its weights alone on the GPU "
+                                            "(pipeline_offload) and the forward working set "
+                                            "of one layer over the prompt, before the first "
+                                            "denoising step, where they exceed the "
+                                            "denoising"), p->c->name)
+                       : g_strdup_printf (_("%s: forward working set of one layer over the "
+                                            "prompt, before the first denoising step, where "
+                                            "it exceeds the denoising's"), p->c->name));
+}
+
 void
 hr_plan_add_activations (HrPlan *self,
                          Acc    *acc,
@@ -1220,6 +1268,9 @@ hr_plan_add_activations (HrPlan *self,
 
       if (self->training && p->backprop)
         add_trained_part (self, acc, p, e, micro_batch, b);
+      else if (hr_plan_is_pipeline_inference (self) && c->kind == HR_COMPONENT_TRANSFORMER &&
+               hr_plan_part_pipeline_frozen (self, c))
+        add_encode_phase (self, acc, p, b);
       else if (self->training)
         add_frozen_part (self, acc, p, e, b);
       else

@@ -86,6 +86,9 @@ typedef struct {
   /* the largest transient the adapters build in one layer's forward (DoRA's
    * weight norm), alive only while that layer runs */
   double       adapter_transient;
+  /* "pipeline_offload" "model": the part's weights, on the GPU only while
+   * it runs (its phase, hr-estimate-vision.c) */
+  double       alone_weights;
   LayerRegime  regime;
 } Part;
 
@@ -157,6 +160,17 @@ struct _HrPlan {
   ShardPlan   shard;
 };
 
+/* One phase of a pipeline's inference that runs apart from the denoising:
+ * its working set, the weights it holds on the GPU when it runs alone
+ * (the others moved to the CPU), and its line's label. */
+typedef struct {
+  double      working_set;
+  double      weights;
+  gboolean    alone;
+  gboolean    cache_emptied;  /* torch.cuda.empty_cache () between it and the denoising */
+  char       *label;
+} PipelinePhase;
+
 /* The running sums of one estimate. */
 typedef struct {
   HrPlan     *plan;
@@ -212,10 +226,11 @@ typedef struct {
   double      forward_transient;
   char       *forward_transient_label;
   HrBasis     forward_transient_basis;
-  /* "offload_model": what the GPU holds while the VAE decodes alone (its
-   * weights and working set), and its line's label */
-  double      decode_phase;
-  char       *decode_phase_label;
+  /* inference of a diffusion or video pipeline: the text encoding before
+   * the denoising and the VAE's decode after it, each a phase of its own
+   * (hr-estimate-vision.c, PipelinePhase) */
+  PipelinePhase encode_phase;
+  PipelinePhase decode_phase;
 } Acc;
 
 void        hr_acc_add        (Acc        *acc,
@@ -349,6 +364,11 @@ void        hr_plan_add_arch_part         (HrPlan     *self,
                                            double      micro_batch);
 void        hr_plan_add_forward_transient (HrPlan     *self,
                                            Acc        *acc);
+gboolean    hr_plan_is_pipeline_inference (HrPlan     *self);
+void        hr_plan_set_phase             (PipelinePhase *phase,
+                                           const Part    *part,
+                                           double         working_set,
+                                           char          *label);
 double      hr_plan_arch_lora_params      (HrPlan            *self,
                                            const HrComponent *component);
 double      hr_plan_arch_largest_params   (HrPlan            *self,
@@ -361,6 +381,10 @@ gboolean    hr_plan_part_pipeline_frozen  (HrPlan            *self,
                                            const HrComponent *component);
 gboolean    hr_plan_part_unloaded         (HrPlan            *self,
                                            const HrComponent *c);
+gboolean    hr_plan_part_offloaded        (HrPlan            *self,
+                                           const HrComponent *c);
+double      hr_plan_part_largest_submodule (HrPlan            *self,
+                                            const HrComponent *c);
 /* The pipeline parts held in host RAM (cache_latents, text_encoder_cpu,
  * offload_model), as a host item of @est; @processes: copies in the job. */
 void        hr_plan_add_host_parts        (HrPlan            *self,

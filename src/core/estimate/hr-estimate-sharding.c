@@ -486,6 +486,28 @@ zero3_persistent_params (HrPlan     *self,
   return MIN (persistent, p->params + p->adapters);
 }
 
+/* The parameters of @c's linear layers, which quantisation replaces.  A
+ * pipeline's denoising transformer (a DiT: no vocabulary) is linear
+ * layers throughout beside its norms: HunyuanVideo's dual-stream blocks
+ * hold an image and a text copy of every projection, and every block its
+ * adaLN modulation linears, which a decoder's shape does not count; the
+ * bitsandbytes quantizer replaces every nn.Linear not listed in
+ * modules_to_not_convert (huggingface/diffusers @58eb52c0
+ * src/diffusers/quantizers/bitsandbytes/utils.py
+ * _replace_with_bnb_linear).  Its patch embeddings are small
+ * convolutions. */
+static double
+quantized_linear_params (HrPlan            *self,
+                         const HrComponent *c)
+{
+  const char *family = self->scenario->model->family;
+
+  if (c->vocab == 0 &&
+      (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0))
+    return (double) c->params - (double) hr_component_norm_params (c);
+  return (double) hr_component_linear_params (c);
+}
+
 /* A part's frozen weights, in the quantised dtype, its own or the
  * run's; the widest matrix a quantised part dequantises is noted. */
 static void
@@ -505,13 +527,31 @@ add_frozen_weights (HrPlan     *self,
   /* "part_dtypes": this part is stored in its own dtype */
   gboolean has_own = hr_scenario_get_part_dtype (s, c, &own);
 
+  /* on the GPU only in its own phase (hr-estimate-vision.c) */
+  if (hr_plan_part_offloaded (self, c))
+    {
+      double bpp = has_own ? hr_dtype_bytes_per_param (own, FALSE) : q_bytes;
+
+      if (s->pipeline_offload == HR_PIPELINE_OFFLOAD_MODEL)
+        p->alone_weights = p->frozen * bpp;
+      else
+        {
+          double one = MIN (p->frozen, hr_plan_part_largest_submodule (self, c)) * bpp;
+
+          hr_acc_add (acc, HR_BUCKET_WEIGHTS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, one, 0,
+                      one, _("%s: the weights of its largest submodule, on the GPU while it "
+                             "runs (pipeline_offload sequential)"), c->name);
+        }
+      return;
+    }
+
   if (hr_dtype_is_quantized (s->weights_dtype) && c->kind == HR_COMPONENT_TRANSFORMER &&
       !has_own)
     {
       /* Quantisation replaces the linear layers; embeddings, norms and
        * the output head stay 16-bit (transformers' bitsandbytes
        * integration skips lm_head: get_keys_to_not_convert). */
-      double linear = MIN ((double) hr_component_linear_params (c), p->frozen);
+      double linear = MIN ((double) quantized_linear_params (self, c), p->frozen);
       double rest = MAX (0, p->frozen - linear);
       gboolean upcast = peft_kbit_fp32 (s);
 

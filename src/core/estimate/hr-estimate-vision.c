@@ -40,6 +40,17 @@
  * decoder working set is alive at a time. */
 #define VAE_TILE_PIXELS 512
 
+/* diffusers' AutoencoderKLHunyuanVideo (huggingface/diffusers @58eb52c0
+ * src/diffusers/models/autoencoders/autoencoder_kl_hunyuan_video.py):
+ * use_framewise_decoding is on whatever enable_tiling says, and
+ * _temporal_tiled_decode hands the decoder latent slices of
+ * tile_sample_min_num_frames / 4 + 1 = 5 latent frames (17 decoded) once
+ * the clip has more than 4; under enable_tiling, tiles of
+ * tile_sample_min_height and _width, 256 pixels, stride 192 (the
+ * sample_video.py tiles: Tencent/HunyuanVideo @e965abb takes 64 + 1
+ * frames, and only with --vae-tiling). */
+#define DIFFUSERS_HY_TILE_FRAMES 16
+
 /* The frames a video VAE's causal convolution caches of its input for the
  * next chunk: CACHE_T = 2 in Wan's CausalConv3d (Wan-Video/Wan2.1
  * wan/modules/vae.py @9737cba: cache_x = x[:, :, -CACHE_T:].clone() into
@@ -97,6 +108,54 @@ hr_plan_part_unloaded (HrPlan            *self,
          hr_plan_part_pipeline_frozen (self, c);
 }
 
+/* diffusers' enable_model_cpu_offload() (huggingface/diffusers @58eb52c0
+ * src/diffusers/pipelines/pipeline_utils.py): every model of the pipeline
+ * on the CPU, each hooked by accelerate's cpu_offload_with_hook along
+ * model_cpu_offload_seq ("text_encoder->text_encoder_2->transformer->vae"
+ * for HunyuanVideo) so that it moves to the GPU when its forward runs and
+ * the one before goes back.  The denoiser, on the GPU through every step,
+ * stays in the weights; the text encoders and the VAE count in their own
+ * phases. */
+gboolean
+hr_plan_part_offloaded (HrPlan            *self,
+                        const HrComponent *c)
+{
+  const HrScenario *s = self->scenario;
+
+  if (s->pipeline_offload == HR_PIPELINE_OFFLOAD_NONE || !hr_plan_is_pipeline_inference (self))
+    return FALSE;
+  /* enable_sequential_cpu_offload() spares the pipeline's
+   * _exclude_from_cpu_offload: none of diffusers' video pipelines, the
+   * transformer in Tencent's (Tencent/HunyuanVideo @e965abb
+   * hyvideo/diffusion/pipelines/pipeline_hunyuan_video.py) */
+  if (s->pipeline_offload == HR_PIPELINE_OFFLOAD_SEQUENTIAL &&
+      s->pipeline_library == HR_PIPELINE_LIBRARY_DIFFUSERS)
+    return TRUE;
+  return hr_plan_part_pipeline_frozen (self, c);
+}
+
+/* diffusers' enable_sequential_cpu_offload() (pipeline_utils.py
+ * @58eb52c0): accelerate's cpu_offload keeps the state dict on the CPU
+ * and an AlignDevicesHook on every submodule moves its weights to the GPU
+ * for its forward alone (huggingface/accelerate @16cb6eb
+ * src/accelerate/hooks.py, AlignDevicesHook.pre_forward and
+ * post_forward): the largest leaf module's weights, an embedding table or
+ * the widest linear layer, or the walk's largest layer. */
+double
+hr_plan_part_largest_submodule (HrPlan            *self,
+                                const HrComponent *c)
+{
+  double widest;
+
+  if (c->arch != NULL)
+    return hr_plan_arch_largest_params (self, c);
+  if (c->kind != HR_COMPONENT_TRANSFORMER)
+    return (double) c->params;
+  widest = c->single_stream ? 3.0 * c->hidden + c->intermediate
+                            : hr_plan_widest_mlp (c) * (c->glu ? 2.0 : 1.0);
+  return (double) c->hidden * MAX (widest, (double) c->vocab);
+}
+
 /* Bytes per parameter of a part's stored weights. */
 static double
 part_bytes_per_param (HrPlan            *self,
@@ -123,7 +182,7 @@ hr_plan_add_host_parts (HrPlan     *self,
       const HrComponent *c = g_ptr_array_index (components, i);
       double bytes = (double) c->params * part_bytes_per_param (self, c);
 
-      if (hr_plan_part_unloaded (self, c))
+      if (hr_plan_part_unloaded (self, c) || hr_plan_part_offloaded (self, c))
         held += bytes;
       /* offload_model: the denoiser and the text encoders go to the CPU
        * (self.model.cpu(), text_encoder.model.cpu()) */
@@ -140,6 +199,9 @@ hr_plan_add_host_parts (HrPlan     *self,
     item->label = g_strdup (moved > 0
                               ? _("pipeline parts in host RAM: the text encoders kept on the CPU "
                                   "and the parts offload_model moves there")
+                              : s->pipeline_offload != HR_PIPELINE_OFFLOAD_NONE
+                              ? _("pipeline parts in host RAM: the models that wait on the CPU "
+                                  "while the denoiser runs (pipeline_offload)")
                               : _("pipeline parts in host RAM: the frozen encoders kept on the "
                                   "CPU"));
     item->basis = HR_BASIS_DERIVED;
@@ -309,21 +371,28 @@ decode_working_set (HrPlan           *self,
   const HrArch *a = p->c->arch;
   double ws = res->decode_peak, cache = res->decode_cache;
   guint side = a->tile_size > 0 ? a->tile_size : VAE_TILE_PIXELS;
+  gboolean framewise = a->hunyuan_vae &&
+                       self->scenario->pipeline_library == HR_PIPELINE_LIBRARY_DIFFUSERS;
+  guint frames_per_tile = framewise ? DIFFUSERS_HY_TILE_FRAMES : a->tile_frames;
   /* HunyuanVideo's temporal tiles (autoencoder_kl_causal_3d.py
    * temporal_tiled_decode): latent slices of tile_frames / compression + 1
    * frames once the clip has more than tile_frames / compression */
-  guint tile_frames = a->tile_frames > 0 ? a->tile_frames + 1 : 0;
+  guint tile_frames = frames_per_tile > 0 ? frames_per_tile + 1 : 0;
   gboolean in_time = tile_frames > 0 && 1 + (MAX (1, self->frames) - 1) / a->temporal_compression >
-                                          a->tile_frames / a->temporal_compression;
+                                          frames_per_tile / a->temporal_compression;
+  gboolean spatial = self->scenario->vae_tiling &&
+                     (self->image_width > side || self->image_height > side);
 
-  if (self->scenario->vae_tiling &&
-      (self->image_width > side || self->image_height > side || in_time))
+  if (spatial || (in_time && (self->scenario->vae_tiling || framewise)))
     {
       HrArchRun tile = *run;
       g_autoptr(HrArchResult) t = NULL;
 
-      tile.width = MIN (self->image_width, side);
-      tile.height = MIN (self->image_height, side);
+      if (spatial)
+        {
+          tile.width = MIN (self->image_width, side);
+          tile.height = MIN (self->image_height, side);
+        }
       if (in_time)
         tile.frames = MIN (tile.frames, tile_frames);
       t = hr_arch_walk (a, &tile);
@@ -628,6 +697,86 @@ add_trained_arch_part (HrPlan             *self,
     }
 }
 
+gboolean
+hr_plan_is_pipeline_inference (HrPlan *self)
+{
+  const char *family = self->scenario->model->family;
+
+  return !self->training &&
+         (g_strcmp0 (family, "diffusion") == 0 || g_strcmp0 (family, "video") == 0);
+}
+
+/* Keeps the larger of a phase's parts (two text encoders run one after
+ * the other), with the weights @part brings to the GPU when it runs alone
+ * ("pipeline_offload"); takes @label. */
+void
+hr_plan_set_phase (PipelinePhase *phase,
+                   const Part    *part,
+                   double         working_set,
+                   char          *label)
+{
+  if (working_set + part->alone_weights <= phase->working_set + phase->weights &&
+      phase->label != NULL)
+    {
+      g_free (label);
+      return;
+    }
+  phase->working_set = working_set;
+  if (part->alone_weights > 0)
+    {
+      /* accelerate's CpuOffload.pre_forward moves the model before to
+       * the CPU and empties the cache (huggingface/accelerate @16cb6eb
+       * src/accelerate/hooks.py: prev_module_hook.offload();
+       * clear_device_cache()) */
+      phase->alone = TRUE;
+      phase->cache_emptied = TRUE;
+      phase->weights = part->alone_weights;
+    }
+  g_free (phase->label);
+  phase->label = label;
+}
+
+/* A pipeline decodes once, after the last denoising step: the VAE's
+ * working set is a phase of its own, never alive beside the denoiser's
+ * (diffusers' pipelines call self.vae.decode after the denoising loop,
+ * e.g. pipelines/wan/pipeline_wan.py @58eb52c0; Tencent/HunyuanVideo
+ * @e965abb hyvideo/diffusion/pipelines/pipeline_hunyuan_video.py after
+ * its loop; Wan2.1 wan/text2video.py @9737cba generate). */
+static void
+add_decode_phase (HrPlan      *self,
+                  Acc         *acc,
+                  const Part  *p,
+                  double       ws,
+                  const char  *what)
+{
+  PipelinePhase *phase = &acc->decode_phase;
+  const HrComponent *c = p->c;
+
+  if (self->scenario->offload_model)
+    {
+      /* Wan2.1's --offload_model: the DiT goes to the CPU and the cache
+       * is emptied before the VAE decodes (self.model.cpu();
+       * torch.cuda.empty_cache()), the text encoder left after encoding:
+       * the VAE decodes with its own weights alone */
+      phase->alone = TRUE;
+      phase->cache_emptied = TRUE;
+      phase->weights = p->params * part_bytes_per_param (self, c);
+      hr_plan_set_phase (phase, p, ws,
+                         g_strdup_printf (_("%s: decodes after the denoiser and text encoder "
+                                            "left the GPU (offload_model): its weights and "
+                                            "working set, where they exceed the denoising"),
+                                          c->name));
+      return;
+    }
+  hr_plan_set_phase (phase, p, ws,
+                     p->alone_weights > 0
+                       ? g_strdup_printf (_("%s: %s, after the last denoising step, with its "
+                                            "weights alone on the GPU (pipeline_offload), "
+                                            "where they exceed the denoising"), c->name, what)
+                       : g_strdup_printf (_("%s: %s, after the last denoising step, where it "
+                                            "exceeds the denoising's"), c->name, what));
+}
+
 void
 hr_plan_add_arch_part (HrPlan *self,
                        Acc    *acc,
@@ -706,18 +855,9 @@ hr_plan_add_arch_part (HrPlan *self,
         return;
       }
 
-    if (s->offload_model && a->type == HR_ARCH_VAE)
+    if (hr_plan_is_pipeline_inference (self) && a->type == HR_ARCH_VAE)
       {
-        /* Wan2.1's --offload_model (wan/text2video.py @9737cba generate):
-         * the DiT goes to the CPU and the cache is emptied before the VAE
-         * decodes (self.model.cpu(); torch.cuda.empty_cache()), the text
-         * encoder left after encoding: the VAE decodes with its own
-         * weights alone, a phase of its own */
-        acc->decode_phase = ws + p->params * part_bytes_per_param (self, c);
-        g_clear_pointer (&acc->decode_phase_label, g_free);
-        acc->decode_phase_label = g_strdup_printf (
-          _("%s: decodes after the denoiser and text encoder left the GPU (offload_model): "
-            "its weights and working set, where they exceed the denoising"), c->name);
+        add_decode_phase (self, acc, p, ws, what);
         return;
       }
 
@@ -727,18 +867,73 @@ hr_plan_add_arch_part (HrPlan *self,
   }
 }
 
-static void
-add_decode_phase (Acc *acc)
+/* What a phase that runs apart from the denoising needs beyond it; with
+ * @scale on its working set. */
+static double
+phase_beyond (Acc                 *acc,
+              const PipelinePhase *phase,
+              double               scale)
 {
-  double before = acc->bytes[HR_BUCKET_WEIGHTS] + acc->activations;
-  double over = MAX (0, acc->decode_phase - before);
+  double before = acc->activations + (phase->alone ? acc->bytes[HR_BUCKET_WEIGHTS] : 0);
 
-  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
-              MAX (over, FORWARD_HIGH * acc->decode_phase - before), "%s",
-              acc->decode_phase_label);
+  return scale * phase->working_set + (phase->alone ? phase->weights : 0) - before;
+}
+
+static void
+add_pipeline_phase (Acc           *acc,
+                    PipelinePhase *phase)
+{
+  double over = MAX (0, phase_beyond (acc, phase, 1.0));
+  double high = MAX (over, phase_beyond (acc, phase, FORWARD_HIGH));
+
+  if (phase->label != NULL)
+    hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED, over, 0,
+                high, "%s", phase->label);
   acc->activations += over;
-  acc->decode_phase = 0;
-  g_clear_pointer (&acc->decode_phase_label, g_free);
+  g_clear_pointer (&phase->label, g_free);
+}
+
+/* PyTorch's caching allocator keeps the blocks a phase frees: a later
+ * phase is handed a cached block only for a request it can hold, and
+ * otherwise a new segment from cudaMalloc; the cache is given back only
+ * when cudaMalloc fails or torch.cuda.empty_cache() is called
+ * (pytorch/pytorch @001074d c10/cuda/CUDACachingAllocator.cpp,
+ * DeviceCachingAllocator::malloc:
+ * get_free_block, then alloc_block, then release_cached_blocks).  Without
+ * an empty_cache between the phases the earlier ones' working sets can
+ * stay reserved beside the later one's: reserved up to their sum, at
+ * least the largest phase. */
+static double
+phases_cached (Acc *acc)
+{
+  const PipelinePhase *e = &acc->encode_phase, *v = &acc->decode_phase;
+  double weights = acc->bytes[HR_BUCKET_WEIGHTS];
+  double den = weights + acc->activations;
+  double enc = e->working_set + (e->alone ? e->weights : weights);
+  double dec = v->working_set + (v->alone ? v->weights : weights);
+  double enc_kept = e->cache_emptied ? 0 : e->working_set;
+  double den_kept = v->cache_emptied ? 0 : acc->activations + enc_kept;
+  double reserved = MAX (enc, MAX (den + enc_kept, dec + den_kept));
+
+  return MAX (0, reserved - MAX (enc, MAX (den, dec)));
+}
+
+static void
+add_pipeline_phases (Acc *acc)
+{
+  double cached;
+
+  if (acc->encode_phase.label == NULL && acc->decode_phase.label == NULL)
+    return;
+  cached = phases_cached (acc);
+  add_pipeline_phase (acc, &acc->encode_phase);
+  add_pipeline_phase (acc, &acc->decode_phase);
+  hr_acc_add (acc, HR_BUCKET_OVERHEAD, HR_METRIC_RESERVED, HR_BASIS_DERIVED, cached, 0, cached,
+              _("the working sets of the pipeline's earlier phases, freed but still cached "
+                "by PyTorch's allocator (no empty_cache between them): reused only for "
+                "requests they can hold"));
+  memset (&acc->encode_phase, 0, sizeof acc->encode_phase);
+  memset (&acc->decode_phase, 0, sizeof acc->decode_phase);
 }
 
 void
@@ -748,8 +943,7 @@ hr_plan_add_forward_transient (HrPlan *self,
   double over;
 
   (void) self;
-  if (acc->decode_phase > 0)
-    add_decode_phase (acc);
+  add_pipeline_phases (acc);
   if (acc->forward_transient <= 0)
     return;
 

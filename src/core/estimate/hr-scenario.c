@@ -45,7 +45,8 @@ static const char * const scenario_keys[] = {
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
   "detection_framework", "focal_loss",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
-  "text_encoder_cpu", "offload_model", "pytorch_version",
+  "text_encoder_cpu", "offload_model", "pipeline_offload", "pipeline_library",
+  "pytorch_version",
   /* transformers inference (hr-estimate-activations.c) */
   "transformers_version", "fuse_layers",
   /* speech (hr-arch-speech.c) */
@@ -1475,6 +1476,15 @@ read_stack_and_switches (HrScenario *self,
       self->focal_loss_set = TRUE;
     }
   READ_UINT ("vae_encode_frames", 1, 1 << 16, vae_encode_frames);
+  READ_ENUM ("pipeline_offload", hr_pipeline_offload_names, pipeline_offload);
+  READ_ENUM ("pipeline_library", hr_pipeline_library_names, pipeline_library);
+  if (self->pipeline_offload != HR_PIPELINE_OFFLOAD_NONE && self->task != HR_TASK_INFERENCE)
+    {
+      hr_reader_fail (reader, "pipeline_offload",
+                      _("\"pipeline_offload\" moves a pipeline's models between the CPU and "
+                        "the GPU as they run: it needs \"task\": \"inference\""));
+      goto out;
+    }
   if (hr_reader_has (reader, "audio_seconds"))
     {
       if (!hr_reader_double (reader, "audio_seconds", FALSE, 0.01, HR_ARCH_MAX_AUDIO_SECONDS,
@@ -2068,6 +2078,10 @@ add_stack_keys (JsonBuilder      *builder,
     add_bool (builder, "text_encoder_cpu", TRUE);
   if (self->offload_model)
     add_bool (builder, "offload_model", TRUE);
+  if (self->pipeline_offload != HR_PIPELINE_OFFLOAD_NONE)
+    add_enum (builder, "pipeline_offload", hr_pipeline_offload_names, self->pipeline_offload);
+  if (self->pipeline_library != HR_PIPELINE_LIBRARY_ORIGINAL)
+    add_enum (builder, "pipeline_library", hr_pipeline_library_names, self->pipeline_library);
   {
     guint n = self->model != NULL ? MIN (self->model->components->len,
                                          HR_SCENARIO_MAX_PART_DTYPES) : 0;

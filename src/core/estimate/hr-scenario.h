@@ -230,6 +230,8 @@ typedef struct {
   guint           vae_encode_frames;  /* video VAE: frames encoded at once; 0: the model's */
   gboolean        text_encoder_cpu;   /* a pipeline's frozen text encoders run on the CPU */
   gboolean        offload_model;      /* the denoiser leaves the GPU before the VAE decodes */
+  HrPipelineOffload pipeline_offload; /* "pipeline_offload": diffusers' model CPU offload */
+  HrPipelineLibrary pipeline_library; /* "pipeline_library": whose port of the pipeline runs */
 
   /* speech */
   gboolean        audio_seconds_set;

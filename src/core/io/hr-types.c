@@ -275,6 +275,19 @@ const HrEnumName hr_causal_mask_names[] = {
   { 0, NULL },
 };
 
+const HrEnumName hr_pipeline_offload_names[] = {
+  { HR_PIPELINE_OFFLOAD_NONE, "none" },
+  { HR_PIPELINE_OFFLOAD_MODEL, "model" },
+  { HR_PIPELINE_OFFLOAD_SEQUENTIAL, "sequential" },
+  { 0, NULL },
+};
+
+const HrEnumName hr_pipeline_library_names[] = {
+  { HR_PIPELINE_LIBRARY_ORIGINAL, "original" },
+  { HR_PIPELINE_LIBRARY_DIFFUSERS, "diffusers" },
+  { 0, NULL },
+};
+
 const HrEnumName hr_optimizer_impl_names[] = {
   { HR_OPTIMIZER_IMPL_FOREACH, "foreach" },
   { HR_OPTIMIZER_IMPL_FUSED, "fused" },

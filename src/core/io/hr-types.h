@@ -245,6 +245,20 @@ typedef enum {
   HR_CAUSAL_MASK_LINEAR,   /* torchao's --linear_causal_mask: one row */
 } HrCausalMask;
 
+/* Where a diffusion or video pipeline keeps the models that are not
+ * running ("pipeline_offload"). */
+typedef enum {
+  HR_PIPELINE_OFFLOAD_NONE,   /* every model on the GPU throughout */
+  HR_PIPELINE_OFFLOAD_MODEL,  /* diffusers' enable_model_cpu_offload() */
+  HR_PIPELINE_OFFLOAD_SEQUENTIAL, /* enable_sequential_cpu_offload() */
+} HrPipelineOffload;
+
+/* Whose code runs a diffusion or video pipeline ("pipeline_library"). */
+typedef enum {
+  HR_PIPELINE_LIBRARY_ORIGINAL,  /* the model's own repository, as the catalog describes it */
+  HR_PIPELINE_LIBRARY_DIFFUSERS, /* huggingface/diffusers' port */
+} HrPipelineLibrary;
+
 /* How the loss over a vocabulary is computed. */
 typedef enum {
   HR_LOSS_UPCAST,    /* transformers: logits upcast to fp32, then cross-entropy */
@@ -331,6 +345,8 @@ extern const HrEnumName hr_metric_names[];
 extern const HrEnumName hr_optimizer_impl_names[];
 extern const HrEnumName hr_quant_method_names[];
 extern const HrEnumName hr_causal_mask_names[];
+extern const HrEnumName hr_pipeline_offload_names[];
+extern const HrEnumName hr_pipeline_library_names[];
 extern const HrEnumName hr_stack_names[];
 extern const HrEnumName hr_offload_device_names[];
 extern const HrEnumName hr_state_dtype_names[];

@@ -77,7 +77,8 @@ static const char * const families[] = {
   "experts", "experts_per_token", "expert_intermediate", "shared_experts", \
   "shared_expert_intermediate", "first_dense_layers", "q_lora_rank", \
   "kv_lora_rank", "qk_rope_head_dim", "qk_nope_head_dim", "v_head_dim", \
-  "arch", "temporal_compression", "extra_tokens", "cross_attention_tokens"
+  "arch", "temporal_compression", "extra_tokens", "cross_attention_tokens", \
+  "single_stream"
 
 static const char * const model_keys[] = {
   "id", "name", "family", "params", "framework", "source", "seq_len",
@@ -742,7 +743,8 @@ read_transformer_options (HrReader    *reader,
 
   if (!hr_reader_bool (reader, "glu", &c->glu) ||
       !hr_reader_bool (reader, "dropout", &c->dropout) ||
-      !hr_reader_bool (reader, "tied_embeddings", &c->tied_embeddings))
+      !hr_reader_bool (reader, "tied_embeddings", &c->tied_embeddings) ||
+      !hr_reader_bool (reader, "single_stream", &c->single_stream))
     return FALSE;
 
   if (!hr_reader_enum (reader, "norm", norm_names, &norm))

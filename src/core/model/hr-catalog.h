@@ -74,6 +74,9 @@ typedef struct {
   guint            intermediate;
   guint            vocab;
   gboolean         glu;
+  /* HunyuanVideo's single-stream blocks: one linear projects to the
+   * queries, keys, values and the MLP's input at once */
+  gboolean         single_stream;
   gboolean         rmsnorm;
   gboolean         dropout;
   gboolean         tied_embeddings;
