@@ -6,6 +6,7 @@
 #include "config.h"
 
 #include <locale.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "hr-core.h"
@@ -128,6 +129,65 @@ header_bytes (const char *const *names,
 /* A single-file SD 1.5 checkpoint (the original layout): its parts are
  * told from the names and counted exactly; the architecture is the
  * built-in sd-1.5's, whose U-Net has the same count. */
+/* Copies stable-diffusion-v1-5's configs into a folder whose path is
+ * near PATH_MAX, which the pipeline's source text quotes. */
+static char *
+deep_copy_of_sd (const char *top)
+{
+  static const char *files[] = { "model_index.json", "text_encoder/config.json",
+                                 "vae/config.json", "unet/config.json" };
+  g_autofree char *level = g_strnfill (250, 'd');
+  g_autoptr(GString) dir = g_string_new (top);
+
+  /* room left within PATH_MAX for "/sd/text_encoder/config.json" and
+   * g_file_set_contents's temporary ".XXXXXX" beside it */
+  while (dir->len + 251 + 48 < 4095)
+    g_string_append_printf (dir, "/%s", level);
+  if (dir->len + 2 + 48 < 4095)
+    {
+      g_autofree char *last = g_strnfill (4095 - 48 - dir->len - 1, 'e');
+
+      g_string_append_printf (dir, "/%s", last);
+    }
+  g_string_append (dir, "/sd");
+  for (guint i = 0; i < G_N_ELEMENTS (files); i++)
+    {
+      g_autofree char *from = g_build_filename (HR_IMPORT_FIXTURES, "stable-diffusion-v1-5",
+                                                files[i], NULL);
+      g_autofree char *to = g_build_filename (dir->str, files[i], NULL);
+      g_autofree char *parent = g_path_get_dirname (to);
+      g_autofree char *text = NULL;
+      gsize len = 0;
+
+      g_assert_cmpint (g_mkdir_with_parents (parent, 0700), ==, 0);
+      g_assert_true (g_file_get_contents (from, &text, &len, NULL));
+      g_assert_true (g_file_set_contents (to, text, len, NULL));
+    }
+  return g_string_free (g_steal_pointer (&dir), FALSE);
+}
+
+/* A pipeline folder deep in the tree: the source quotes its path cut to
+ * HR_IMPORT_MAX_TEXT characters, so the catalog reads the model back
+ * (its reader refuses texts over HR_READER_MAX_STRING). */
+static void
+test_pipeline_deep_path (void)
+{
+  g_autofree char *top = g_dir_make_tmp ("headroom-deep-XXXXXX", NULL);
+  g_autofree char *dir = deep_copy_of_sd (top);
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrImport) import = hr_import_path (dir, &error);
+  g_autoptr(HrModel) model = NULL;
+  g_autofree char *rm = g_strdup_printf ("rm -rf '%s'", top);
+
+  g_assert_no_error (error);
+  g_assert_cmpuint (strlen (dir), >, HR_READER_MAX_STRING - 100);
+  model = hr_test_model_of_import (import);
+  g_assert_nonnull (model);
+  g_assert_cmpstr (model->name, ==, "sd");
+  g_assert_cmpuint (strlen (model->source), <, HR_IMPORT_MAX_TEXT + 200);
+  g_assert_cmpint (system (rm), ==, 0);
+}
+
 static void
 test_single_file_sd (void)
 {
@@ -277,6 +337,7 @@ main (int    argc,
   g_test_init (&argc, &argv, NULL);
 
   g_test_add_func ("/import-diffusers/pipeline-folder", test_pipeline_folder);
+  g_test_add_func ("/import-diffusers/pipeline-deep-path", test_pipeline_deep_path);
   g_test_add_func ("/import-diffusers/single-file-sd", test_single_file_sd);
   g_test_add_func ("/import-diffusers/lora", test_lora);
   g_test_add_func ("/import-diffusers/not-lora", test_not_lora);

@@ -209,10 +209,11 @@ finish_model (HrImport   *import,
               const char *base_id)
 {
   g_autofree char *id = hr_import_make_id (name);
+  g_autofree char *path = hr_import_clip (import->path);
   g_autofree char *source = g_strdup_printf (
     "Imported by Headroom from %s (safetensors headers): exact parameter counts per part from "
     "the tensors; the architecture is the built-in %s's, whose parts have those counts",
-    import->path, base_id);
+    path, base_id);
   JsonArray *components = json_object_get_array_member (model, "components");
   guint64 sum = 0;
 
@@ -293,8 +294,12 @@ guess_lora (HrImport   *import,
     hr_import_add_note (import, _("the adapter trains the text encoder too (%" PRIu64
                                   " of its parameters)"), group (d, "lora_te"));
 
-  title = g_strdup_printf ("%s (base of LoRA %s)",
-                           json_object_get_string_member (model, "name"), name);
+  {
+    g_autofree char *lora = hr_import_clip (name);
+
+    title = g_strdup_printf ("%s (base of LoRA %s)",
+                             json_object_get_string_member (model, "name"), lora);
+  }
   finish_model (import, g_steal_pointer (&model), title, base);
   json_object_set_string_member (json_node_get_object (import->model), "method", "lora");
   return TRUE;
@@ -1016,15 +1021,17 @@ pipeline_model (Pipeline   *pipeline,
                 const char *base)
 {
   g_autofree char *id = hr_import_make_id (base);
+  g_autofree char *path = hr_import_clip (pipeline->path);
+  g_autofree char *name = hr_import_clip (base);
   g_autofree char *source = NULL;
   JsonObject *model;
 
   source = g_strdup_printf ("Imported by Headroom from the diffusers pipeline %s "
                             "(model_index.json and each component's config.json; counts from "
-                            "the weights' headers where present)", pipeline->path);
+                            "the weights' headers where present)", path);
   model = json_object_new ();
   json_object_set_string_member (model, "id", id);
-  json_object_set_string_member (model, "name", base);
+  json_object_set_string_member (model, "name", name);
   json_object_set_string_member (model, "family", pipeline->video ? "video" : "diffusion");
   json_object_set_int_member (model, "params", pipeline->total);
   json_object_set_string_member (model, "framework", "pytorch");
