@@ -1124,6 +1124,7 @@ test_conv_backward_moment (void)
   const char *what = NULL;
 
   run.accumulate_grad_bytes = 4.0;
+  run.autograd_moments = TRUE;
   {
     g_autoptr(HrArchResult) res = hr_arch_walk (psp->arch, &run);
 
@@ -1161,6 +1162,7 @@ test_branch_gradients_moment (void)
   const char *what = NULL;
 
   run.accumulate_grad_bytes = 4.0;
+  run.autograd_moments = TRUE;
   res = hr_arch_walk (dl->arch, &run);
   pk = find_heaviest_peak (res, "branch gradients");
   g_assert_nonnull (pk);

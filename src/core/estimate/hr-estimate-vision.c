@@ -284,7 +284,8 @@ setup_run (HrPlan      *self,
    * that exist before the backward pass (ZeRO and FSDP reduce into
    * buckets and shards of their own); PyTorch's AccumulateGrad, not
    * JAX's functional gradients */
-  if (run->trainable && s->framework != HR_FRAMEWORK_JAX &&
+  run->autograd_moments = s->framework != HR_FRAMEWORK_JAX;
+  if (run->trainable && run->autograd_moments &&
       !hr_plan_gradients_overlap_activations (self) &&
       (s->sharding == HR_SHARDING_NONE || s->sharding == HR_SHARDING_DDP) &&
       !s->optimizer_in_bwd && s->offload != HR_OFFLOAD_OPTIMIZER_GRADIENTS)

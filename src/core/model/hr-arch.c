@@ -1102,10 +1102,13 @@ conv_backward_peak (Walk    *W,
                     guint64  weights)
 {
   double fresh_grad = W->train ? (double) weights * W->r->accumulate_grad_bytes : 0;
+  double branch = W->branch_grads;
 
-  if (W->branch_grads > 0)
-    peak (W, W->branch_grads, fresh_grad, "branch gradients");
   W->branch_grads = 0;
+  if (!W->r->autograd_moments)
+    return;
+  if (branch > 0)
+    peak (W, branch, fresh_grad, "branch gradients");
   peak (W, tbytes (out) + (in->grad ? tbytes (in) : 0), fresh_grad, "convolution backward");
 }
 

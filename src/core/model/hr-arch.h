@@ -342,6 +342,11 @@ typedef struct {
    * over micro-batches), so each layer's fresh weight gradient is alive
    * beside its accumulated one; 0 where it becomes .grad itself */
   double      accumulate_grad_bytes;
+  /* PyTorch's autograd engine runs the backward pass op by op: the
+   * moments its CPU profile shows between the saved tensors' frees (a
+   * convolution's gradients in and out, branches' gradients summed:
+   * hr-arch.c, conv_backward_peak).  XLA plans JAX's buffers itself. */
+  gboolean    autograd_moments;
 } HrArchRun;
 
 /* One block of a walk: a stem, a residual block, a transformer block, a
