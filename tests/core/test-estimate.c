@@ -552,6 +552,43 @@ test_property_zero_fallback_reduction (void)
   g_assert_cmpfloat (hr_test_item_bytes (ec, HR_BUCKET_GRADIENTS, "reduce buckets"), >, 0);
 }
 
+/* transformers before 4.36 concatenated each layer's tuple cache while
+ * generate() held the previous step's: Llama 2 13B (40 layers of 5120
+ * K and V values, 819,200 fp16 bytes a token) generating 512 tokens after
+ * a 512-token prompt at batch 8 holds the previous cache of 1023 tokens
+ * beside the new one at the last step, less the prefill's working set
+ * and logits, which are gone by then.  Not after 4.36's DynamicCache,
+ * not where the loop drops each layer's previous cache, not without a
+ * decode step (one new token comes from the prefill). */
+static void
+test_property_tuple_cache (void)
+{
+#define TUPLE_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\"," \
+                       " \"task\": \"inference\", \"micro_batch\": 8, \"seq_len\": 512," \
+                       " \"context_len\": %u, \"compute\": \"fp16-pure\", \"attention\": \"eager\"," \
+                       " \"transformers_version\": \"%s\", \"previous_cache_freed\": %s}"
+  static const char *label = "the previous step's KV cache";
+  g_autoptr(HrScenario) old = hr_test_scenariof (TUPLE_SCENARIO, 1024, "4.35", "false");
+  g_autoptr(HrScenario) dynamic = hr_test_scenariof (TUPLE_SCENARIO, 1024, "4.36", "false");
+  g_autoptr(HrScenario) freed = hr_test_scenariof (TUPLE_SCENARIO, 1024, "4.35", "true");
+  g_autoptr(HrScenario) prefill = hr_test_scenariof (TUPLE_SCENARIO, 513, "4.35", "false");
+#undef TUPLE_SCENARIO
+  g_autoptr(HrEstimate) eo = hr_estimate_new (old);
+  g_autoptr(HrEstimate) ed = hr_estimate_new (dynamic);
+  g_autoptr(HrEstimate) ef = hr_estimate_new (freed);
+  g_autoptr(HrEstimate) ep = hr_estimate_new (prefill);
+  const HrEstimateItem *item = find_item (eo, HR_BUCKET_ACTIVATIONS, label);
+  const double previous = 1023.0 * 8 * 40 * 5120 * 2 * 2;
+
+  g_assert_nonnull (item);
+  g_assert_cmpfloat (item->bytes, >, 0.5 * previous);
+  g_assert_cmpfloat (item->bytes, <, previous);
+  hr_test_assert_near ((double) eo->allocated_peak - (double) ed->allocated_peak, item->bytes, 1e-6);
+  g_assert_null (find_item (ed, HR_BUCKET_ACTIVATIONS, label));
+  g_assert_null (find_item (ef, HR_BUCKET_ACTIVATIONS, label));
+  g_assert_null (find_item (ep, HR_BUCKET_ACTIVATIONS, label));
+}
+
 /* The ZeRO-1/2 step (stage_1_and_2.py @b647fb2, step):
  * self.flatten (averaged_gradients).to (fp32) holds the partition's 16-bit
  * gradients, a 16-bit flat copy and the fp32 copy at once, 8 bytes per
@@ -1779,6 +1816,7 @@ main (int    argc,
   g_test_add_func ("/property/attention-and-recompute", test_property_attention_and_recompute);
   g_test_add_func ("/property/zero", test_property_zero);
   g_test_add_func ("/property/zero-fallback-reduction", test_property_zero_fallback_reduction);
+  g_test_add_func ("/property/tuple-cache", test_property_tuple_cache);
   g_test_add_func ("/property/zero-step", test_property_zero_step);
   g_test_add_func ("/property/inference", test_property_inference);
   g_test_add_func ("/property/frozen-parts", test_property_frozen_parts);

@@ -54,7 +54,9 @@ def scenario(model, name, quant, context):
     s = {"name": f"{name} {quant} decoding {context} tokens one at a time (GPTQ-for-LLaMa benchmark)",
          "task": "inference", "model": model, "micro_batch": 1, "seq_len": 1, "context_len": context,
          "kv_dtype": "fp16", "compute": "fp16-pure", "attention": "eager", "gpus": 1, "sharding": "none",
-         "offload": "none", "gpu": "rtx-3090", "transformers_version": "4.28"}
+         "offload": "none", "gpu": "rtx-3090", "transformers_version": "4.28",
+         # the benchmark's forward hook drops each layer's previous cache (METRIC)
+         "previous_cache_freed": True}
     if quant == "FP16":
         s["weights_dtype"] = "fp16"
     elif quant.startswith("GPTQ"):

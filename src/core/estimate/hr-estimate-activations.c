@@ -1134,7 +1134,7 @@ add_kv_cache (HrPlan   *self,
  * self.lm_head(hidden_states[:, slice_indices, :])): only the last
  * position's logits.  The head runs after the last layer, so its peak
  * replaces the layer's working set: counted where it exceeds it. */
-static void
+static double
 add_prompt_logits (HrPlan     *self,
                    Acc        *acc,
                    const Part *p,
@@ -1147,16 +1147,63 @@ add_prompt_logits (HrPlan     *self,
   double logits, extra;
 
   if (!hr_scenario_transformers_before (s, 4, 45) || p->tokens <= 1)
-    return;
+    return 0;
   logits = b * (double) p->tokens * c->vocab * (e + 4.0);
   extra = MAX (0, logits - ws);
   if (extra <= 0)
-    return;
+    return 0;
   hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
               extra, extra, 1.1 * extra,
               _("%s: the prompt's logits over all %u positions and their fp32 copy "
                 "(transformers before 4.45), where they exceed the layer's working set"),
               c->name, p->tokens);
+  acc->activations += extra;
+  return extra;
+}
+
+/* Before transformers 4.36 a decoder's cache was a tuple per layer, and
+ * each decode step built the layer's new one by concatenation
+ * (huggingface/transformers, tag v4.35.0, src/transformers/models/llama/
+ * modeling_llama.py, LlamaAttention.forward: key_states = torch.cat(
+ * [past_key_value[0], key_states], dim=2); past_key_value = (key_states,
+ * value_states)), while generate() still held the previous step's tuple
+ * in model_kwargs until the forward returned (generation/utils.py,
+ * greedy_search: outputs = self(**model_inputs); model_kwargs =
+ * self._update_model_kwargs_for_generation(outputs, model_kwargs)).  At
+ * the end of a decode step both caches are alive: the previous one, one
+ * token shorter, beside the new.  4.36 introduced DynamicCache, whose
+ * update replaces each layer's entry as it concatenates (cache_utils.py).
+ * Only with a decode step: a context of two tokens past the prompt or
+ * more (generate's first token comes from the prefill).  Counted where it
+ * exceeds the prefill's working set and logits, which are gone by then;
+ * not where the loop drops each layer's previous cache
+ * as the layer runs ("previous_cache_freed": GPTQ-for-LLaMa's benchmark
+ * hook), nor for a static or fused cache. */
+static void
+add_previous_cache (HrPlan     *self,
+                    Acc        *acc,
+                    const Part *p,
+                    double      b,
+                    double      prefill)
+{
+  const HrScenario *s = self->scenario;
+  double previous, extra;
+
+  if (!s->transformers_version_set || !hr_scenario_transformers_before (s, 4, 36) ||
+      s->previous_cache_freed || s->fuse_layers || s->causal_mask != HR_CAUSAL_MASK_NONE ||
+      (double) self->context_len < (double) p->tokens + 2)
+    return;
+  previous = hr_plan_kv_bytes_per_token (self, p) * (double) (self->context_len - 1) * b *
+             hr_scenario_get_beams (s);
+  previous = hr_plan_sharded (self, previous, self->shard.shard_weights);
+  extra = MAX (0, previous - prefill);
+  if (extra <= 0)
+    return;
+  hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
+              extra, extra, 1.05 * extra,
+              _("%s: the previous step's KV cache, which generate() holds while the step "
+                "concatenates the new one (tuple caches before transformers 4.36), where it "
+                "exceeds the prefill's working set"), p->c->name);
   acc->activations += extra;
 }
 
@@ -1172,6 +1219,7 @@ add_inference_part (HrPlan   *self,
   const HrScenario *s = self->scenario;
   const HrComponent *c = p->c;
   double ws = hr_plan_part_forward_working_set (self, p) * b;
+  double prompt_logits = 0;
 
   if (c->kind == HR_COMPONENT_WEIGHTS_ONLY)
     hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_ASSUMED,
@@ -1201,8 +1249,10 @@ add_inference_part (HrPlan   *self,
       hr_acc_add (acc, HR_BUCKET_ACTIVATIONS, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                   logits, logits, 2 * logits, _("%s: next-token logits"), c->name);
       acc->activations += logits;
-      add_prompt_logits (self, acc, p, e, b, ws);
+      prompt_logits = add_prompt_logits (self, acc, p, e, b, ws);
     }
+  if (p->kv_cache)
+    add_previous_cache (self, acc, p, b, ws + prompt_logits);
 }
 
 /* A pipeline's text encoders run once, before the first denoising step,

@@ -48,7 +48,7 @@ static const char * const scenario_keys[] = {
   "text_encoder_cpu", "offload_model", "pipeline_offload", "pipeline_library",
   "pytorch_version",
   /* transformers inference (hr-estimate-activations.c) */
-  "transformers_version", "fuse_layers",
+  "transformers_version", "fuse_layers", "previous_cache_freed",
   /* speech (hr-arch-speech.c) */
   "audio_seconds", "sample_rate",
   /* the training loop (hr-estimate-sharding.c) */
@@ -1463,7 +1463,8 @@ read_stack_and_switches (HrScenario *self,
                      &self->pytorch_major, &self->pytorch_minor) ||
       !read_version (reader, "transformers_version", &self->transformers_version_set,
                      &self->transformers_major, &self->transformers_minor) ||
-      !hr_reader_bool (reader, "fuse_layers", &self->fuse_layers))
+      !hr_reader_bool (reader, "fuse_layers", &self->fuse_layers) ||
+      !hr_reader_bool (reader, "previous_cache_freed", &self->previous_cache_freed))
     goto out;
   if (hr_reader_has (reader, "detection_framework"))
     {
@@ -1873,7 +1874,8 @@ add_uint (JsonBuilder *builder,
 }
 
 /* "pytorch_version" and "transformers_version" as MAJOR.MINOR, where
- * the scenario set them, and "fuse_layers" where it is on. */
+ * the scenario set them, and "fuse_layers" and "previous_cache_freed"
+ * where they are on. */
 static void
 add_versions (JsonBuilder      *builder,
               const HrScenario *self)
@@ -1897,6 +1899,11 @@ add_versions (JsonBuilder      *builder,
   if (self->fuse_layers)
     {
       json_builder_set_member_name (builder, "fuse_layers");
+      json_builder_add_boolean_value (builder, TRUE);
+    }
+  if (self->previous_cache_freed)
+    {
+      json_builder_set_member_name (builder, "previous_cache_freed");
       json_builder_add_boolean_value (builder, TRUE);
     }
 }

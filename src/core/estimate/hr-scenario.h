@@ -223,6 +223,10 @@ typedef struct {
   guint           transformers_minor;
   /* "fuse_layers": AutoAWQ's fused modules (from_quantized(fuse_layers=True)) */
   gboolean        fuse_layers;
+  /* "previous_cache_freed": the decode loop drops each layer's previous
+   * tuple cache as the layer runs (hr-estimate-activations.c,
+   * add_previous_cache) */
+  gboolean        previous_cache_freed;
   gboolean        detection_framework_set;
   HrDetectionFramework detection_framework;
   gboolean        focal_loss_set;
