@@ -881,6 +881,23 @@ test_property_optimizer_in_bwd (void)
                        ea->buckets[HR_BUCKET_GRADIENTS] - eb->buckets[HR_BUCKET_GRADIENTS], 0.05);
 }
 
+/* A walked model under optimizer_in_bwd holds its largest layer's
+ * gradient, as the walk counts that layer: ViT-L/16's MLP, 1024 x 4096
+ * weights and 4096 biases in fp32 (PyTorch's optimizer-in-backward
+ * tutorial, validation row 4251). */
+static void
+test_property_optimizer_in_bwd_walked (void)
+{
+  g_autoptr(HrScenario) s = hr_test_scenario (
+    "{\"headroom_scenario\": 1, \"task\": \"finetune\", \"model\": \"vit-l-16\","
+    " \"compute\": \"fp32\", \"optimizer\": \"adam\", \"micro_batch\": 1,"
+    " \"image_size\": 224, \"optimizer_in_bwd\": true}");
+  g_autoptr(HrEstimate) est = hr_estimate_new (s);
+
+  hr_test_assert_near ((double) est->buckets[HR_BUCKET_GRADIENTS], (1024.0 * 4096 + 4096) * 4,
+                       1e-9);
+}
+
 /* Without accumulation, a named stack's gradients appear as the backward
  * pass frees the activations: the peak is the larger of the two ends, and
  * the range still allows them together. */
@@ -1817,6 +1834,7 @@ main (int    argc,
   g_test_add_func ("/property/zero", test_property_zero);
   g_test_add_func ("/property/zero-fallback-reduction", test_property_zero_fallback_reduction);
   g_test_add_func ("/property/tuple-cache", test_property_tuple_cache);
+  g_test_add_func ("/property/optimizer-in-bwd-walked", test_property_optimizer_in_bwd_walked);
   g_test_add_func ("/property/zero-step", test_property_zero_step);
   g_test_add_func ("/property/inference", test_property_inference);
   g_test_add_func ("/property/frozen-parts", test_property_frozen_parts);

@@ -1029,6 +1029,10 @@ add_stepped_gradients (HrPlan *self,
       if (p->trainable > 0 && c->kind == HR_COMPONENT_TRANSFORMER)
         biggest = MAX ((double) c->vocab * c->hidden,
                        (double) c->hidden * hr_plan_widest_mlp (c));
+      else if (c->arch != NULL && p->trainable > 0)
+        /* a walked part: its largest layer, as the walk counts it (the
+         * optimizer's largest step, hr-estimate-optimizer.c, likewise) */
+        biggest = hr_plan_arch_largest_params (self, c);
       else if (c->kind == HR_COMPONENT_TRANSFORMER && c->layers > 0)
         biggest = (p->trainable + p->adapters) / c->layers;
       else
