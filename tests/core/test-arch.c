@@ -924,7 +924,8 @@ find_peak (const HrArchResult *res,
 }
 
 /* mmdet's RPN assigns every anchor of one image against every
- * ground-truth box, bbox_overlaps holding 36 bytes a pair at its peak.  At
+ * ground-truth box, bbox_overlaps holding 36 bytes a pair at its peak
+ * (detectron2's pairwise_iou since its first release 24).  At
  * 1344 x 800 the FPN levels P2-P6 are 336x200, 168x100, 84x50, 42x25 and
  * 21x13 (89,523 positions), 3 anchors each: 268,569 anchors; 100 boxes
  * make 966,848,400 bytes, for one image at a time whatever the batch.
@@ -958,6 +959,22 @@ test_detector_assigner (void)
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->fixed, 36.0 * 100 * 201600, 0.5);
   g_assert_nonnull (find_peak (rres, "focal loss"));
+
+  /* detectron2's pairwise_iou since @baf6667e: 24 bytes a pair, for the
+   * RPN's anchors and RetinaNet's alike */
+  {
+    HrArchRun d2 = run;
+    g_autoptr(HrArchResult) d2res = NULL;
+    g_autoptr(HrArchResult) d2rres = NULL;
+
+    d2.iou_frees_corners = TRUE;
+    d2res = hr_arch_walk (frcnn->arch, &d2);
+    g_assert_cmpfloat_with_epsilon (find_peak (d2res, "rpn assigner")->fixed,
+                                    24.0 * 100 * 268569, 0.5);
+    d2rres = hr_arch_walk (retina->arch, &d2);
+    g_assert_cmpfloat_with_epsilon (find_peak (d2rres, "retina assigner")->fixed,
+                                    24.0 * 100 * 201600, 0.5);
+  }
 
   /* no boxes, no assigner; no gradient, no training moments at all */
   run.objects = 0;

@@ -630,6 +630,41 @@ test_detection_keys (void)
   expect_error (HEAD "  \"focal_loss\": 1\n}", 4, 17, "focal_loss");
 }
 
+/* "pairwise_iou_keeps_corners": detectron2's IoU frees the corners
+ * unless the run used its code before @baf6667e; the other frameworks'
+ * keep them whatever the key says.  Saved where it is on. */
+static void
+test_pairwise_iou_keeps_corners (void)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrScenario) mm = hr_test_parse_scenario (HEAD "  \"task\": \"train\"\n}", &error);
+  g_autoptr(HrScenario) d2 = hr_test_parse_scenario (
+      HEAD "  \"detection_framework\": \"detectron2\"\n}", &error);
+  g_autoptr(HrScenario) d2_2019 =
+                 hr_test_parse_scenario (HEAD "  \"detection_framework\": \"detectron2\",\n"
+                                              "  \"pairwise_iou_keeps_corners\": true\n}",
+                                         &error);
+  g_autoptr(HrScenario) tv = hr_test_parse_scenario (
+      HEAD "  \"detection_framework\": \"torchvision\"\n}", &error);
+
+  g_assert_no_error (error);
+  g_assert_false (hr_scenario_get_iou_frees_corners (mm));
+  g_assert_true (hr_scenario_get_iou_frees_corners (d2));
+  g_assert_false (hr_scenario_get_iou_frees_corners (d2_2019));
+  g_assert_false (hr_scenario_get_iou_frees_corners (tv));
+  {
+    g_autoptr(JsonNode) saved = hr_scenario_to_json (d2_2019);
+    g_autoptr(JsonNode) plain = hr_scenario_to_json (d2);
+
+    g_assert_true (json_object_get_boolean_member (json_node_get_object (saved),
+                                                   "pairwise_iou_keeps_corners"));
+    g_assert_false (json_object_has_member (json_node_get_object (plain),
+                                            "pairwise_iou_keeps_corners"));
+  }
+  expect_error (HEAD "  \"pairwise_iou_keeps_corners\": 1\n}", 4, 33,
+                "pairwise_iou_keeps_corners");
+}
+
 /* "pytorch_version": a release as MAJOR.MINOR (a patch allowed), saved
  * as MAJOR.MINOR; compared by release, not as text ("1.10" is after
  * "1.5"); anything else is refused at its line. */
@@ -1064,6 +1099,7 @@ main (int    argc,
   g_test_add_func ("/scenario/parallel-round-trip", test_parallel_round_trip);
   g_test_add_func ("/json/shortest-double", test_shortest_double);
   g_test_add_func ("/scenario/detection-keys", test_detection_keys);
+  g_test_add_func ("/scenario/pairwise-iou-keeps-corners", test_pairwise_iou_keeps_corners);
   g_test_add_func ("/scenario/pytorch-version", test_pytorch_version);
 
   return g_test_run ();

@@ -1562,6 +1562,23 @@ D2_COMMON = ("configs/Base-RCNN-FPN.yaml / Base-RetinaNet.yaml and detectron2/co
              "padded to a multiple of 32 (the largest batch about 1344 x 800); SGD momentum 0.9, fp32 "
              "(SOLVER.AMP off); MSRA ResNet weights with RESNETS.NORM FrozenBN and BACKBONE.FREEZE_AT 2 (stem and "
              "res2 frozen, as mmdetection's frozen_stages=1); DistributedDataParallel")
+# The zoo's figures that MODEL_ZOO.md's first commit already had are
+# from detectron2's code before @baf6667e, whose pairwise_iou kept the
+# corners (data/SCENARIO.md, pairwise_iou_keeps_corners); RetinaNet's
+# and GN's were measured again later.
+D2_IOU_2019 = ("pairwise_iou_keeps_corners: the figure is in MODEL_ZOO.md's first commit (@989f52d6, 2019-10-10) "
+               "and unchanged at @8b0953c0, so measured with the code before @baf6667e (2019-12-03), whose "
+               "pairwise_iou kept lt, rb and wh alive through the IoU (detectron2/structures/boxes.py @989f52d6)")
+D2_IOU_LATER = ("the figure was measured again after @baf6667e (2019-12-03), so pairwise_iou frees the corners "
+                "(detectron2's default): {}")
+
+
+def d2_iou_2019(s):
+    """A detectron2 zoo scenario measured with the first public code."""
+    s["pairwise_iou_keeps_corners"] = True
+    return s
+
+
 D2_UNEXPRESSED = [
     ("rpn_R_50_C4_1x",
      "the C4 RPN alone: the catalog has the C4 and DC5 Faster and Mask R-CNN (faster-rcnn-r50-c4, "
@@ -1616,21 +1633,27 @@ def detectron2_rows():
              "x-model": {"config": f"configs/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
         if classes != 80:
             s["num_classes"] = classes
+        if mid.startswith("retinanet"):
+            iou = D2_IOU_LATER.format("3.9 at @989f52d6, 4.1 from @b0e26875 (2020-05-18, 'use L1 loss in "
+                                      "RetinaNet')")
+        else:
+            iou = D2_IOU_2019
+            d2_iou_2019(s)
         add(rid, "detector", "medium", "allocated", gib, GIB, s, D2_SRC,
             f"table row '{name}', column 'train mem (GB)': {gib}",
-            [D2_METRIC, D2_COMMON, extra, "card size not stated (V100, 16 or 32 GB), not scored"])
+            [D2_METRIC, D2_COMMON, extra, iou, "card size not stated (V100, 16 or 32 GB), not scored"])
     # Cityscapes Mask R-CNN: 8 images over 8 GPUs, short side 800..1024, long side up to 2048
-    add(1511, "detector", "medium", "allocated", 4.4, GIB, {
+    add(1511, "detector", "medium", "allocated", 4.4, GIB, d2_iou_2019({
         "name": "detectron2 Cityscapes mask_rcnn_R_50_FPN, 1 image per GPU", "task": "train",
         "model": "mask-rcnn-r50-fpn", "method": "full", "compute": "fp32", "optimizer": "sgd-momentum",
         "micro_batch": 1, "image_size": [2048, 1024], "num_classes": 8, "gpus": 8, "sharding": "ddp",
         "recompute": "none", "framework": "pytorch", "detection_framework": "detectron2",
-        "x-model": {"config": "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml", "freeze_at": 2, "norm": "FrozenBN"}},
+        "x-model": {"config": "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml", "freeze_at": 2, "norm": "FrozenBN"}}),
         D2_SRC, "table row 'R50-FPN, Cityscapes', column 'train mem (GB)': 4.4",
         [D2_METRIC, D2_COMMON.replace("IMS_PER_BATCH 16", "IMS_PER_BATCH 8 (this config)")
          .replace("so 2 images per GPU", "so 1 image per GPU"),
          "configs/Cityscapes/mask_rcnn_R_50_FPN.yaml: MIN_SIZE_TRAIN (800..1024), MAX_SIZE_TRAIN 2048 "
-         "(Cityscapes images are 2048 x 1024, so the largest sample is 2048 x 1024), NUM_CLASSES 8"])
+         "(Cityscapes images are 2048 x 1024, so the largest sample is 2048 x 1024), NUM_CLASSES 8", D2_IOU_2019])
 
 
 # The RPN-only and Keypoint R-CNN rows of the same zoo, read from a later
@@ -1662,9 +1685,9 @@ def detectron2_heads_rows():
              "x-model": {"config": f"configs/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
         if mid.startswith("keypoint"):
             s["num_classes"] = 1
-        add(rid, "detector", "medium", "allocated", gib, GIB, s, D2_SRC_KP,
+        add(rid, "detector", "medium", "allocated", gib, GIB, d2_iou_2019(s), D2_SRC_KP,
             f"table row '{label}' ({name}), column 'train mem (GB)': {gib}",
-            [D2_METRIC, D2_COMMON, extra, "table read at " + D2_URL_KP,
+            [D2_METRIC, D2_COMMON, extra, D2_IOU_2019, "table read at " + D2_URL_KP,
              "card size not stated (V100, 16 or 32 GB), not scored"])
 
 
@@ -1686,12 +1709,12 @@ def cascade_rows():
              "image_size": [1344, 800], "gpus": 8, "sharding": "ddp", "recompute": "none", "framework": "pytorch",
              "detection_framework": "detectron2",
              "x-model": {"config": f"configs/Misc/{cfg}.yaml", "freeze_at": 2, "norm": "FrozenBN"}}
-        add(rid, "detector", "medium", "allocated", gib, GIB, s, D2_SRC,
+        add(rid, "detector", "medium", "allocated", gib, GIB, d2_iou_2019(s), D2_SRC,
             f"'Cascade R-CNN' table row '{cfg}', column 'train mem (GB)': {gib}",
             [D2_METRIC, D2_COMMON,
              "configs/Misc/" + cfg + ".yaml @02b5c4e2: ROI_HEADS.NAME CascadeROIHeads (3 stages, IoU 0.5/0.6/0.7), "
              "ROI_BOX_HEAD.CLS_AGNOSTIC_BBOX_REG, RPN.POST_NMS_TOPK_TRAIN 2000, MASK_ON; one mask head, on the "
-             "first stage's positive proposals (modeling/roi_heads/cascade_rcnn.py)",
+             "first stage's positive proposals (modeling/roi_heads/cascade_rcnn.py)", D2_IOU_2019,
              "table read at " + D2_URL_CASCADE, "card size not stated (V100, 16 or 32 GB), not scored"])
     for rid, mid, cfg, gib in [(1543, "cascade-rcnn-r50-fpn", "cascade_rcnn_r50_fpn_1x_coco", 4.4),
                                (1544, "cascade-mask-rcnn-r50-fpn", "cascade_mask_rcnn_r50_fpn_1x_coco", 6.0)]:

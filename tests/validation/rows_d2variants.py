@@ -50,11 +50,11 @@ def rows(mr):
          "ResNet-101 (RESNETS.DEPTH 101), 3x schedule"),
     ]
     for rid, mid, cfg, label, gib, head, extra in table:
-        s = scenario(mid, cfg, "COCO-InstanceSegmentation")
+        s = mr.d2_iou_2019(scenario(mid, cfg, "COCO-InstanceSegmentation"))
         mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, s, mr.D2_SRC,
                f"'COCO Instance Segmentation Baselines with Mask R-CNN' table, row '{label}' ({cfg}), "
                f"column 'train mem (GB)': {gib}",
-               [mr.D2_METRIC, mr.D2_COMMON, head.format(cfg=cfg), extra, "table read at " + D2_URL,
+               [mr.D2_METRIC, mr.D2_COMMON, head.format(cfg=cfg), extra, mr.D2_IOU_2019, "table read at " + D2_URL,
                 "card size not stated (V100, 16 or 32 GB), not scored"])
     xs = [
         (4056, "faster-rcnn-x101-32x8d-fpn", "COCO-Detection", "faster_rcnn_X_101_32x8d_FPN_3x",
@@ -64,11 +64,11 @@ def rows(mr):
          " with MASK_ON (the 4-conv mask head on 14 x 14 RoIs of the positive proposals)"),
     ]
     for rid, mid, task, cfg, where, gib, mask in xs:
-        s = scenario(mid, cfg, task)
+        s = mr.d2_iou_2019(scenario(mid, cfg, task))
         mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, s, mr.D2_SRC,
                f"{where}, row 'X101-FPN' ({cfg}), column 'train mem (GB)': {gib}",
                [mr.D2_METRIC, mr.D2_COMMON, X101.format(task=task.split("-")[1], cfg=cfg, mask=mask),
-                "table read at " + D2_URL, "card size not stated (V100, 16 or 32 GB), not scored"])
+                mr.D2_IOU_2019, "table read at " + D2_URL, "card size not stated (V100, 16 or 32 GB), not scored"])
 
 
 def scenario(mid, cfg, task):

@@ -82,4 +82,6 @@ def rows(mr):
                 v="1.3, assumed", why="The run's PyTorch is not published; the row is in MODEL_ZOO.md from "
                 "detectron2's initial commit (989f52d6, 2019-10-10), model id 138602888, so it ran on PyTorch 1.3 "
                 "at the latest (released 2019-10-10); every release before 1.6 saves the same"),
+            mr.D2_IOU_LATER.format("7.3 at @989f52d6, 5.6 from @01dab47e (2020-06-10, 'update speed for "
+                                   "GN/SyncBN')"),
             "table read at " + D2_URL, "card size not stated (V100, 16 or 32 GB), not scored"])

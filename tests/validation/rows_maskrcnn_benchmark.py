@@ -40,6 +40,8 @@ def rows(mr):
          "keypoint head pooled at 14 x 14 with 56 x 56 heatmaps, MIN_SIZE_TRAIN (640 ... 800), so the largest "
          "batch is still 1344 x 800; the table's keypoint section"),
     ]
+    IOU = ("pairwise_iou_keeps_corners: maskrcnn_benchmark/structures/boxlist_ops.py @464b1af1 boxlist_iou keeps "
+           "lt, rb and wh alive through the IoU, as detectron2's code before @baf6667e did")
     for rid, mid, cfg, label, gib, classes, extra in table:
         s = {"name": f"maskrcnn-benchmark {cfg}, 2 images per GPU", "task": "train", "model": mid,
              "method": "full", "compute": "fp32", "optimizer": "sgd-momentum", "micro_batch": 2,
@@ -48,9 +50,11 @@ def rows(mr):
              "x-model": {"config": f"configs/{cfg}.yaml", "freeze_conv_body_at": 2, "norm": "FrozenBatchNorm2d"}}
         if classes != 80:
             s["num_classes"] = classes
+        # boxlist_iou keeps lt, rb and wh as detectron2's first code did
+        s["pairwise_iou_keeps_corners"] = True
         mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, s, SRC,
                f"'End-to-end Faster and Mask R-CNN baselines' table, row '{label} | 1x', column "
-               f"'train mem(GB)': {gib}", [METRIC, SETUP, COMMON, extra])
+               f"'train mem(GB)': {gib}", [METRIC, SETUP, COMMON, extra, IOU])
 
 
 # Read but not written: the R-50-C4 rows (a C4 backbone, 1 image per GPU)

@@ -46,8 +46,9 @@ def rows(mr):
              "x-model": {"config": f"configs/COCO-PanopticSegmentation/{cfg}.yaml", "freeze_at": 2,
                          "norm": "FrozenBN"},
              "pytorch_version": "1.3"}
-        mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, s, mr.D2_SRC,
+        mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, mr.d2_iou_2019(s), mr.D2_SRC,
                f"'COCO Panoptic Segmentation Baselines with Panoptic FPN' table, row '{label}' ({cfg}), "
                f"column 'train mem (GB)': {gib}",
-               [mr.D2_METRIC, mr.D2_COMMON, D2_PANOPTIC.format(cfg=cfg), extra, TORCH, "table read at " + D2_URL,
+               [mr.D2_METRIC, mr.D2_COMMON, D2_PANOPTIC.format(cfg=cfg), extra, TORCH, mr.D2_IOU_2019,
+                "table read at " + D2_URL,
                 "card size not stated (V100, 16 or 32 GB), not scored"])

@@ -272,6 +272,7 @@ setup_run (HrPlan      *self,
   run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);
   run->cascade_one_mask_head = hr_scenario_get_cascade_one_mask_head (s);
   run->dense_outputs_alive = hr_scenario_get_dense_outputs_alive (s);
+  run->iou_frees_corners = hr_scenario_get_iou_frees_corners (s);
   /* hr-arch.c, mask_targets_peak: mmdetection's bitmaps unless the
    * scenario names another library */
   if (!s->detection_framework_set || s->detection_framework == HR_DETECTION_FRAMEWORK_MMDETECTION)

@@ -43,7 +43,7 @@ static const char * const scenario_keys[] = {
   "beams",
   /* vision and diffusion (hr-estimate-vision.c) */
   "frames", "ema", "prior_preservation", "vae_tiling", "num_classes", "max_objects",
-  "detection_framework", "focal_loss",
+  "detection_framework", "focal_loss", "pairwise_iou_keeps_corners",
   "train_text_encoder", "cache_latents", "vae_encode_frames", "part_dtypes",
   "text_encoder_cpu", "offload_model", "pipeline_offload", "pipeline_library",
   "pytorch_version",
@@ -1464,7 +1464,8 @@ read_stack_and_switches (HrScenario *self,
       !read_version (reader, "transformers_version", &self->transformers_version_set,
                      &self->transformers_major, &self->transformers_minor) ||
       !hr_reader_bool (reader, "fuse_layers", &self->fuse_layers) ||
-      !hr_reader_bool (reader, "previous_cache_freed", &self->previous_cache_freed))
+      !hr_reader_bool (reader, "previous_cache_freed", &self->previous_cache_freed) ||
+      !hr_reader_bool (reader, "pairwise_iou_keeps_corners", &self->pairwise_iou_keeps_corners))
     goto out;
   if (hr_reader_has (reader, "detection_framework"))
     {
@@ -2118,6 +2119,11 @@ add_stack_keys (JsonBuilder      *builder,
               self->detection_framework);
   if (self->focal_loss_set)
     add_enum (builder, "focal_loss", hr_arch_focal_names, self->focal_loss);
+  if (self->pairwise_iou_keeps_corners)
+    {
+      json_builder_set_member_name (builder, "pairwise_iou_keeps_corners");
+      json_builder_add_boolean_value (builder, TRUE);
+    }
   if (self->optimizer_impl_set)
     add_enum (builder, "optimizer_impl", hr_optimizer_impl_names, self->optimizer_impl);
   if (self->optimizer_state_dtype_set)
@@ -2597,6 +2603,21 @@ hr_scenario_get_dense_outputs_alive (const HrScenario *self)
 
   return self->detection_framework_set &&
          self->detection_framework == HR_DETECTION_FRAMEWORK_DETECTRON2;
+}
+
+/* detectron2's pairwise_iou frees the boxes' corners before the IoU
+ * (facebookresearch/detectron2 @baf6667e, 2019-12-03, and every release
+ * from v0.1 on: detectron2/structures/boxes.py, hr-arch.c assign_peak);
+ * its first public code kept them, as mmdetection's bbox_overlaps and
+ * torchvision's box_iou do ("pairwise_iou_keeps_corners"). */
+gboolean
+hr_scenario_get_iou_frees_corners (const HrScenario *self)
+{
+  g_return_val_if_fail (self != NULL, FALSE);
+
+  return self->detection_framework_set &&
+         self->detection_framework == HR_DETECTION_FRAMEWORK_DETECTRON2 &&
+         !self->pairwise_iou_keeps_corners;
 }
 
 /* Whether an optimizer can hold its linears in int8 (Q-GaLore's

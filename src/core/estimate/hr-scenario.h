@@ -231,6 +231,9 @@ typedef struct {
   HrDetectionFramework detection_framework;
   gboolean        focal_loss_set;
   HrArchFocal     focal_loss;       /* "focal_loss"; see hr_scenario_get_focal_loss() */
+  /* "pairwise_iou_keeps_corners": detectron2's code before its IoU freed
+   * the corners (hr_scenario_get_iou_frees_corners) */
+  gboolean        pairwise_iou_keeps_corners;
   guint           vae_encode_frames;  /* video VAE: frames encoded at once; 0: the model's */
   gboolean        text_encoder_cpu;   /* a pipeline's frozen text encoders run on the CPU */
   gboolean        offload_model;      /* the denoiser leaves the GPU before the VAE decodes */
@@ -346,5 +349,7 @@ gboolean      hr_scenario_get_detector_frozen_bn (const HrScenario *self);
 /* Cascade Mask R-CNN: whether one mask head trains, not one per stage */
 gboolean      hr_scenario_get_cascade_one_mask_head (const HrScenario *self);
 gboolean      hr_scenario_get_dense_outputs_alive (const HrScenario *self);
+/* detection: whether the IoU assigner frees the corners (detectron2) */
+gboolean      hr_scenario_get_iou_frees_corners (const HrScenario *self);
 
 G_END_DECLS

@@ -1869,15 +1869,37 @@ loss_copy (Walk   *W,
  * both heads' train_cfg, so every anchor takes part. */
 #define IOU_BYTES_PER_PAIR 36.0
 
+/* detectron2's pairwise_iou (facebookresearch/detectron2 @baf6667e
+ * detectron2/structures/boxes.py, 2019-12-03, unchanged at @30fc1a1d and
+ * in every release from v0.1 on) subtracts torch.max from torch.min of
+ * the corners in one expression, so only that difference (8 bytes a
+ * pair) outlives them, clamps it in place and dels it after its prod:
+ * at the subtraction the min, the max and the difference, 24 bytes a
+ * pair, are alive, later no more than 13.  Its first public code
+ * (@989f52d6, with which MODEL_ZOO's 2019 'train mem' figures were
+ * measured) named lt, rb and wh as bbox_overlaps does and kept them
+ * through the IoU ("pairwise_iou_keeps_corners"): a CPU profile of each
+ * (tests/trace/peak_trace.py profiled_peaks, 50 boxes by 100,000
+ * anchors, with Matcher @989f52d6) peaks at 24.08 and 37.08 bytes a
+ * pair.  That first code also kept the previous image's IoU matrix (4
+ * bytes a pair of that image's boxes) through the next image's
+ * (rpn_outputs.py _get_ground_truth has no del): 41.26 for two images
+ * of as many boxes; not counted, as the other images' boxes are not
+ * known. */
+#define IOU_BYTES_PER_PAIR_CORNERS_FREED 24.0
+
 static void
 assign_peak (Walk       *W,
              double      anchors,
              double      copies,
              const char *what)
 {
+  double per_pair = W->r->iou_frees_corners ? IOU_BYTES_PER_PAIR_CORNERS_FREED
+                                            : IOU_BYTES_PER_PAIR;
+
   if (W->r->objects == 0 || !W->r->grad)
     return;
-  peak (W, -copies, IOU_BYTES_PER_PAIR * W->r->objects * anchors, what);
+  peak (W, -copies, per_pair * W->r->objects * anchors, what);
 }
 
 /* mmdet FPN: 1x1 laterals, nearest top-down, 3x3 outputs; `extra` levels

@@ -335,6 +335,10 @@ typedef struct {
    * the focal loss's targets as an int64 one-hot (hr-arch.c,
    * dense_outputs_alive) */
   gboolean    dense_outputs_alive;
+  /* detection: the IoU assigner frees the boxes' corners before the IoU
+   * (detectron2's pairwise_iou since its first release: hr-arch.c,
+   * assign_peak) */
+  gboolean    iou_frees_corners;
   /* Mask R-CNN: how the ground-truth masks reach the mask loss */
   HrArchMaskTargets mask_targets;
   /* bytes of a parameter's gradient where the gradients exist before the
