@@ -1290,20 +1290,6 @@ test_faster_rcnn_dc5 (void)
   g_assert_cmpfloat_with_epsilon (pk->transient, 2048.0 * 49 * 512 * 4, 0.5);
 }
 
-static const HrArchBlock *
-find_block (const HrArchResult *res,
-            const char         *name)
-{
-  for (guint i = 0; i < res->blocks->len; i++)
-    {
-      const HrArchBlock *b = &g_array_index (res->blocks, HrArchBlock, i);
-
-      if (g_strcmp0 (b->name, name) == 0)
-        return b;
-    }
-  return NULL;
-}
-
 /* detectron2's Mask R-CNN R50-C4 (configs/Base-RCNN-C4.yaml with
  * MASK_ON @02b5c4e2): Res5ROIHeads hands res5's output of the positive
  * RoIs, 2048 x 7 x 7 each, to MaskRCNNConvUpsampleHead with NUM_CONV 0:
@@ -1327,8 +1313,8 @@ test_mask_rcnn_c4 (void)
   run.mask_targets = HR_ARCH_MASK_TARGETS_HOST;
   res = hr_arch_walk (c4->arch, &run);
   g_assert_cmpuint (res->params, ==, 35909612);
-  g_assert_null (find_block (res, "layer4.0"));
-  mask = find_block (res, "roi head (mask)");
+  g_assert_null (hr_arch_result_find (res, "layer4.0"));
+  mask = hr_arch_result_find (res, "roi head (mask)");
   g_assert_nonnull (mask);
   g_assert_cmpuint (mask->channels, ==, 80);
   g_assert_cmpuint (mask->height, ==, 14);
@@ -1362,7 +1348,7 @@ test_mask_rcnn_dc5 (void)
   run.mask_targets = HR_ARCH_MASK_TARGETS_HOST;
   res = hr_arch_walk (dc5->arch, &run);
   g_assert_cmpuint (res->params, ==, 172353516);
-  mask = find_block (res, "roi head (mask)");
+  mask = hr_arch_result_find (res, "roi head (mask)");
   g_assert_nonnull (mask);
   g_assert_cmpuint (mask->height, ==, 28);
   g_assert_cmpfloat_with_epsilon (mask->saved,
@@ -1391,7 +1377,7 @@ test_x101_32x8d (void)
   mres = hr_arch_walk (mask->arch, &run);
   g_assert_cmpuint (fres->params, ==, 104784480);
   g_assert_cmpuint (mres->params, ==, 107427760);
-  b = find_block (fres, "layer1.0");
+  b = hr_arch_result_find (fres, "layer1.0");
   g_assert_nonnull (b);
   g_assert_cmpuint (b->params, ==, 116736);
 }
