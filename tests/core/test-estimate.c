@@ -589,6 +589,70 @@ test_property_tuple_cache (void)
   g_assert_null (find_item (ep, HR_BUCKET_ACTIVATIONS, label));
 }
 
+/* Before PyTorch 1.11 softmax saved its input beside its result
+ * (derivatives.yaml _softmax_backward_data(grad, result, dim, self)): a
+ * BERT-base fine-tune with eager attention keeps one more score matrix a
+ * layer, 12 heads x 512^2 scores x 12 layers x micro-batch 2, in fp32
+ * (the compute dtype, or autocast's fp32 cast under fp16-mixed).  Not
+ * from 1.11 on, and not where no score matrix is kept (SDPA). */
+static void
+test_property_softmax_input (void)
+{
+#define SOFTMAX_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"bert-base\"," \
+                         " \"task\": \"finetune\", \"micro_batch\": 2, \"seq_len\": 512," \
+                         " \"compute\": \"%s\", \"attention\": \"%s\"," \
+                         " \"pytorch_version\": \"%s\"}"
+  static const char *computes[] = { "fp32", "fp16-mixed" };
+  const double scores = 12.0 * 512 * 512 * 12 * 2 * 4;
+
+  for (guint i = 0; i < G_N_ELEMENTS (computes); i++)
+    {
+      g_autoptr(HrScenario) old = hr_test_scenariof (SOFTMAX_SCENARIO, computes[i], "eager", "1.10");
+      g_autoptr(HrScenario) cur = hr_test_scenariof (SOFTMAX_SCENARIO, computes[i], "eager", "1.11");
+      g_autoptr(HrScenario) sdpa_old = hr_test_scenariof (SOFTMAX_SCENARIO, computes[i], "sdpa",
+                                                          "1.10");
+      g_autoptr(HrScenario) sdpa = hr_test_scenariof (SOFTMAX_SCENARIO, computes[i], "sdpa", "1.11");
+      g_autoptr(HrEstimate) eo = hr_estimate_new (old);
+      g_autoptr(HrEstimate) ec = hr_estimate_new (cur);
+      g_autoptr(HrEstimate) eso = hr_estimate_new (sdpa_old);
+      g_autoptr(HrEstimate) es = hr_estimate_new (sdpa);
+
+      hr_test_assert_near ((double) eo->buckets[HR_BUCKET_ACTIVATIONS] -
+                             (double) ec->buckets[HR_BUCKET_ACTIVATIONS],
+                           scores, 1e-9);
+      g_assert_cmpuint (eso->buckets[HR_BUCKET_ACTIVATIONS], ==, es->buckets[HR_BUCKET_ACTIVATIONS]);
+    }
+#undef SOFTMAX_SCENARIO
+}
+
+/* Before PyTorch 1.13 (PR #86509) nothing set CUDA_MODULE_LOADING=LAZY,
+ * and the context held every kernel: 1343 MiB in transformers' training
+ * guide (V100, CUDA 11.2).  From 1.13 on, and when the scenario does not
+ * say, the lazy context's 0.5 GiB.  Only nvidia-smi's view holds it. */
+static void
+test_property_eager_context (void)
+{
+#define CONTEXT_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"bert-base\"," \
+                         " \"task\": \"finetune\", \"micro_batch\": 2, \"seq_len\": 128%s}"
+  g_autoptr(HrScenario) old = hr_test_scenariof (CONTEXT_SCENARIO, ", \"pytorch_version\": \"1.12\"");
+  g_autoptr(HrScenario) lazy = hr_test_scenariof (CONTEXT_SCENARIO, ", \"pytorch_version\": \"1.13\"");
+  g_autoptr(HrScenario) unset = hr_test_scenariof (CONTEXT_SCENARIO, "");
+#undef CONTEXT_SCENARIO
+  g_autoptr(HrEstimate) eo = hr_estimate_new (old);
+  g_autoptr(HrEstimate) el = hr_estimate_new (lazy);
+  g_autoptr(HrEstimate) eu = hr_estimate_new (unset);
+
+  hr_test_assert_near (hr_test_item_bytes (eo, HR_BUCKET_OVERHEAD, "every kernel loaded up front"),
+                       1343.0 * 1024 * 1024, 1e-9);
+  hr_test_assert_near (hr_test_item_bytes (el, HR_BUCKET_OVERHEAD, "CUDA context"),
+                       0.5 * 1024 * 1024 * 1024, 1e-9);
+  g_assert_cmpuint (el->device_used, ==, eu->device_used);
+  g_assert_cmpuint (eo->allocated_peak, ==, el->allocated_peak);
+  g_assert_cmpuint (eo->reserved_peak, ==, el->reserved_peak);
+  hr_test_assert_near ((double) eo->device_used - (double) el->device_used,
+                       1343.0 * 1024 * 1024 - 0.5 * 1024 * 1024 * 1024, 1e-6);
+}
+
 /* The ZeRO-1/2 step (stage_1_and_2.py @b647fb2, step):
  * self.flatten (averaged_gradients).to (fp32) holds the partition's 16-bit
  * gradients, a 16-bit flat copy and the fp32 copy at once, 8 bytes per
@@ -1834,6 +1898,8 @@ main (int    argc,
   g_test_add_func ("/property/zero", test_property_zero);
   g_test_add_func ("/property/zero-fallback-reduction", test_property_zero_fallback_reduction);
   g_test_add_func ("/property/tuple-cache", test_property_tuple_cache);
+  g_test_add_func ("/property/softmax-input", test_property_softmax_input);
+  g_test_add_func ("/property/eager-context", test_property_eager_context);
   g_test_add_func ("/property/optimizer-in-bwd-walked", test_property_optimizer_in_bwd_walked);
   g_test_add_func ("/property/zero-step", test_property_zero_step);
   g_test_add_func ("/property/inference", test_property_inference);

@@ -497,6 +497,15 @@ hr_plan_setup_regime (HrPlan *self,
     r->score_bytes = 4.0 + r->e + (c->dropout ? 1.0 : 0.0);
   else
     r->score_bytes = r->e + (c->dropout ? 1.0 + r->e : 0.0);
+
+  /* Before PyTorch 1.11 softmax's backward read its input as well as its
+   * result (tools/autograd/derivatives.yaml: _softmax_backward_data(grad,
+   * result, dim, self); PR #65242 passed the dtype instead): the scores as
+   * softmax received them stay saved too, fp32 where the softmax upcasts
+   * (autocast's cast, or the fp32 copy softmax(dtype=float32) and
+   * scores.float() make) */
+  if (hr_scenario_pytorch_before (s, 1, 11))
+    r->score_bytes += upcast ? 4.0 : r->e;
 }
 
 /* Activation bytes a part keeps for the backward pass, per sample. */
