@@ -885,7 +885,7 @@ BERT_LARGE = {
     "id": "google-bert/bert-large-uncased", "name": "BERT-large (uncased) for sequence classification",
     "params": 335143938,
     "layers": 24, "hidden": 1024, "heads": 16, "intermediate": 4096, "vocab": 30522, "glu": False,
-    "norm": "layernorm", "dropout": True, "tied_embeddings": True, "max_seq_len": 512,
+    "norm": "layernorm", "dropout": True, "tied_embeddings": True, "max_seq_len": 512, "family": "encoder",
     "source": "huggingface.co/google-bert/bert-large-uncased config.json: num_hidden_layers 24, hidden_size 1024, "
               "num_attention_heads 16, intermediate_size 4096, vocab_size 30522, max_position_embeddings 512, "
               "hidden_dropout_prob and attention_probs_dropout_prob 0.1; params: BertModel 335,141,888 counted "
@@ -904,10 +904,21 @@ def encoder_rows():
               "dummy data: 512 sequences of exactly 512 random token ids, binary labels; "
               "AutoModelForSequenceClassification('bert-large-uncased'); Trainer defaults of transformers 4.16 "
               "(optim adamw_hf = transformers.AdamW, fp32 states, dropout active, eager attention)",
-              "the guide restarts the Python kernel between experiments"]
+              "the guide restarts the Python kernel between experiments",
+              "pytorch_version 1.10, assumed: the guide does not name its PyTorch; 1.10.1 was the current "
+              "release on 2022-01-11, and its nvidia-smi shows driver 460.91.03 with CUDA 11.2, below the CUDA "
+              "11.7 that lazy kernel loading needs, so every kernel was loaded into the context whatever the "
+              "release (the 1343 MB the guide measures before loading the model)",
+              "family encoder: AutoModelForSequenceClassification puts a 2-label classifier on the pooled output "
+              "(BertForSequenceClassification), so no logits over the vocabulary are computed",
+              "optimizer_impl for-loop: the Trainer's optimizers of transformers 4.16 step one parameter at a time "
+              "(src/transformers/optimization.py AdamW.step and Adafactor.step loop 'for p in group[\"params\"]', "
+              "as the copies of it show, e.g. jiaweizzhao/GaLore galore_torch/adamw.py, 'copy dependencies from "
+              "transformers/optimization.py'; bitsandbytes' Optimizer8bit.step updates one parameter at a time), "
+              "so the step's temporaries are one tensor's"]
     base = {"task": "finetune", "model": BERT_LARGE, "method": "full", "seq_len": 512, "attention": "eager",
             "loss": "upcast", "gpus": 1, "sharding": "none", "offload": "none", "gpu": V100_16,
-            "weights_dtype": "fp32"}
+            "weights_dtype": "fp32", "pytorch_version": "1.10", "optimizer_impl": "for-loop"}
     runs = [
         (401, 14949, "Vanilla Training", dict(micro_batch=4, grad_accum=1, compute="fp32", optimizer="adamw",
                                               recompute="none")),
