@@ -346,6 +346,28 @@ test_frozen_batchnorm (void)
     g_assert_cmpfloat (hr_arch_result_find (m, "layer1.2")->saved, ==, 0);
     g_assert_cmpfloat (hr_arch_result_find (m, "layer2.0")->saved, >, 0);
   }
+
+  /* before PyTorch 1.1 the product x * scale kept x whatever needed a
+   * gradient (PR #16583): FrozenBatchNorm2d then saves what eval-mode
+   * BatchNorm does, its input, and nothing in a stage no gradient
+   * reaches */
+  {
+    HrArchRun old = run;
+    g_autoptr(HrArch) mm = arch_from_json (
+      "{\"type\": \"resnet\", \"depths\": [3, 4, 6, 3], \"bottleneck\": true, \"bn\": \"frozen\", "
+      "\"frozen_stages\": 1}");
+    g_autoptr(HrArchResult) d = NULL;
+    g_autoptr(HrArchResult) m = NULL;
+
+    old.mul_saves_both = TRUE;
+    d = hr_arch_walk (frozen, &old);
+    g_assert_cmpfloat_with_epsilon (d->saved, b->saved, 0.5);
+    g_assert_cmpfloat (d->saved, >, c->saved);
+    m = hr_arch_walk (mm, &old);
+    g_assert_cmpfloat (hr_arch_result_find (m, "layer1.2")->saved, ==, 0);
+    g_assert_cmpfloat (hr_arch_result_find (m, "layer2.0")->saved, >,
+                       hr_arch_result_find (c, "layer2.0")->saved);
+  }
 }
 
 static HrEstimate *

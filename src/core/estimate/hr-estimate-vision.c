@@ -267,6 +267,7 @@ setup_run (HrPlan      *self,
                              hr_scenario_pytorch_before (s, 1, 11);
   run->group_norm_via_batch_norm = s->framework != HR_FRAMEWORK_JAX &&
                                    hr_scenario_pytorch_before (s, 1, 6);
+  run->mul_saves_both = s->framework != HR_FRAMEWORK_JAX && hr_scenario_pytorch_before (s, 1, 1);
   run->objects = s->max_objects > 0 ? s->max_objects : DEFAULT_MAX_OBJECTS;
   run->focal = hr_scenario_get_focal_loss (s);
   run->frozen_bn = hr_scenario_get_detector_frozen_bn (s);

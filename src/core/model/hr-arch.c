@@ -17,7 +17,7 @@
  *   native_batch_norm_backward).  torchvision's FrozenBatchNorm2d is
  *   x * scale + bias with buffers (torchvision/ops/misc.py): "mul.Tensor:
  *   self: grad * other" saves only the per-channel scale, so it keeps
- *   nothing per element.
+ *   nothing per element (from PyTorch 1.1 on; bn, mul_saves_both).
  * - native_layer_norm, native_group_norm: input, mean and rstd.
  * - relu / relu_ / threshold_: the result ("NB: `output` instead of `self`
  *   saves memory"); gelu and silu: the input (silu: silu_backward(grad,
@@ -1220,6 +1220,16 @@ bn (Walk *W,
   T out = *x;
 
   fresh (W, &out);
+  /* FrozenBatchNorm2d is x * scale + bias with buffers; before PyTorch
+   * 1.1 the autograd code saved every input a derivative formula names
+   * ("mul: self: grad * other, other: grad * self"), whether or not its
+   * own gradient was needed (tools/autograd/gen_variable_type.py of the
+   * 1.0 releases: save_variables (func['saved_inputs']) unguarded), so
+   * the product kept x, the convolution's output; pytorch/pytorch PR
+   * #16583 ("Don't keep unnecessary saved_inputs alive", 2019-01-30)
+   * guarded each such save with should_compute_output, mul's among them */
+  if (W->a->bn == HR_ARCH_BN_FROZEN && W->r->mul_saves_both && (x->grad || W->train))
+    save_tensor (W, x);
   if (W->a->bn != HR_ARCH_BN_FROZEN)
     {
       params (W, 2 * (guint64) x->c);

@@ -326,6 +326,9 @@ typedef struct {
    * and an addcmul with the weight, which keeps the normalized tensor too
    * (hr-arch.c, group_norm) */
   gboolean    group_norm_via_batch_norm;
+  /* PyTorch before 1.1: mul saved both operands whichever needed a
+   * gradient, so FrozenBatchNorm2d's x * scale keeps x (hr-arch.c, bn) */
+  gboolean    mul_saves_both;
   /* Cascade Mask R-CNN: one mask head on the first stage's positive RoIs
    * (detectron2's CascadeROIHeads) rather than one per stage on its own
    * (mmdetection's CascadeRoIHead, the catalog's) */
