@@ -25,6 +25,12 @@ COMMON = ("config/defaults.py @61ffdb38: SOLVER.IMS_PER_BATCH 16 over 8 GPUs (th
           "zero_grad_set_to_none false; DistributedDataParallel")
 
 
+TORCH = ("pytorch_version 1.0: 'PyTorch version: 1.0.0a0+dd2c487' (MODEL_ZOO.md), before pytorch/pytorch PR #16583 "
+         "(2019-01-30) made the autograd code save an input only where a gradient needs it: the training-mode "
+         "FrozenBatchNorm2d (maskrcnn_benchmark/layers/batch_norm.py, x * scale + bias with buffers) then keeps "
+         "its input, the convolution's output, in every trained stage")
+
+
 def rows(mr):
     # (row, catalog model, config, table label, GiB, foreground classes, note)
     table = [
@@ -52,9 +58,11 @@ def rows(mr):
             s["num_classes"] = classes
         # boxlist_iou keeps lt, rb and wh as detectron2's first code did
         s["pairwise_iou_keeps_corners"] = True
+        # the PyTorch MODEL_ZOO.md names
+        s["pytorch_version"] = "1.0"
         mr.add(rid, "detector", "medium", "allocated", gib, mr.GIB, s, SRC,
                f"'End-to-end Faster and Mask R-CNN baselines' table, row '{label} | 1x', column "
-               f"'train mem(GB)': {gib}", [METRIC, SETUP, COMMON, extra, IOU])
+               f"'train mem(GB)': {gib}", [METRIC, SETUP, COMMON, extra, IOU, TORCH])
 
 
 # Read but not written: the R-50-C4 rows (a C4 backbone, 1 image per GPU)
