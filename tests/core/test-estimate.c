@@ -1343,6 +1343,10 @@ test_property_peft_methods (void)
         /* the full-size delta weight of q and v in every layer, in bf16 */
         hr_test_assert_near (hr_test_item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"),
                              2.0 * L * 2 * h * h, 1e-9);
+      else if (g_str_equal (methods[i], "adalora"))
+        /* the RankAllocator's ipt, exp_avg_ipt and exp_avg_unc, fp32 */
+        hr_test_assert_near (hr_test_item_bytes (e, HR_BUCKET_OPTIMIZER, "importance"),
+                             3.0 * 4.0 * n, 1e-9);
       else if (g_str_equal (methods[i], "boft"))
         /* 3N + 3 dense h x h matrices for each, N = 2 butterfly factors */
         hr_test_assert_near (hr_test_item_bytes (e, HR_BUCKET_ACTIVATIONS, "delta weights"),

@@ -730,7 +730,8 @@ test_stack_keys (void)
               "\"lm_head\"]}" },
     { "peft", "{\"num_virtual_tokens\": 30, \"prefix_projection\": true, "
               "\"encoder_hidden_size\": 512, \"block_size\": 16, \"n_butterfly_factor\": 2, "
-              "\"decompose_factor\": -1, \"decompose_both\": true, \"init_r\": 10}" },
+              "\"decompose_factor\": -1, \"decompose_both\": true, \"init_r\": 10, "
+              "\"target_r\": 4, \"d_initial\": 0.1, \"save_projection\": false}" },
   };
   g_autoptr(GError) error = NULL;
 

@@ -411,16 +411,16 @@ hr_plan_add_optimizer (HrPlan *self,
             acc->host_states += hr_plan_sharded (self, states, sp->shard_states);
         }
 
-      /* AdaLoRA's importance averages, two fp32 values per adapter
-       * parameter, beside the optimizer */
+      /* AdaLoRA's importance and its two averages, three fp32 values
+       * per adapter parameter, beside the optimizer */
       if (p->adapter_state > 0 && p->adapters > 0)
         {
           double bytes = p->adapters * p->adapter_state * 4.0;
 
           hr_acc_add (acc, HR_BUCKET_OPTIMIZER, HR_METRIC_ALLOCATED, HR_BASIS_DERIVED,
                       bytes, bytes, bytes,
-                      _("%s: AdaLoRA's importance estimates (two fp32 values per adapter "
-                        "parameter)"), p->c->name);
+                      _("%s: AdaLoRA's importance estimates (the last importance and its two "
+                        "averages, fp32 per adapter parameter)"), p->c->name);
         }
     }
 }

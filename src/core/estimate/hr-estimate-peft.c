@@ -394,10 +394,14 @@ module_adapter (const HrScenario *s,
       break;
     case HR_METHOD_ADALORA:
       /* SVDLinear: lora_A (r x in), lora_B (out x r), lora_E (r);
-       * the RankAllocator keeps two importance averages per adapter
-       * parameter (exp_avg_ipt, exp_avg_unc; adalora/layer.py) */
+       * the RankAllocator keeps the last importance and its two averages
+       * per adapter parameter (ipt, exp_avg_ipt, exp_avg_unc, each like
+       * the parameter: huggingface/peft src/peft/tuners/adalora/layer.py
+       * @06ee076a RankAllocator.update_ipt); the budget (target_r) masks
+       * lora_E in place (mask_to_budget: masked_fill_), so every tensor
+       * keeps init_r */
       a->trainable = r * (in + out + 1);
-      part->adapter_state = 2.0;
+      part->adapter_state = 3.0;
       break;
     case HR_METHOD_VERA:
       /* lambda_d (r) and lambda_b (out) train; the random projections

@@ -85,7 +85,7 @@ static const char * const deepspeed_keys[] = {
 static const char * const peft_keys[] = {
   "num_virtual_tokens", "prefix_projection", "encoder_hidden_size",
   "block_size", "n_butterfly_factor", "decompose_factor", "decompose_both",
-  "init_r", NULL
+  "init_r", "target_r", "d_initial", "save_projection", NULL
 };
 static const char * const replay_keys[] = { "steps", "obs_shape", "obs_dtype", NULL };
 
@@ -731,6 +731,19 @@ read_peft (HrScenario *self,
   PEFT_UINT ("block_size", 1, 1 << 16, block_size, HR_PEFT_BLOCK_SIZE);
   PEFT_UINT ("n_butterfly_factor", 0, 64, n_butterfly_factor, HR_PEFT_N_BUTTERFLY_FACTOR);
   PEFT_UINT ("init_r", 1, 65536, init_r, HR_PEFT_INIT_R);
+  PEFT_UINT ("target_r", 1, 65536, target_r, HR_PEFT_TARGET_R);
+  if (hr_reader_has (&reader, "d_initial"))
+    {
+      if (!hr_reader_double (&reader, "d_initial", FALSE, -1e6, 1e6, &peft->d_initial))
+        goto out;
+      peft->set |= HR_PEFT_D_INITIAL;
+    }
+  if (hr_reader_has (&reader, "save_projection"))
+    {
+      if (!hr_reader_bool (&reader, "save_projection", &peft->save_projection))
+        goto out;
+      peft->set |= HR_PEFT_SAVE_PROJECTION;
+    }
 
   if (hr_reader_has (&reader, "prefix_projection"))
     {
@@ -2039,6 +2052,15 @@ add_peft_keys (JsonBuilder      *builder,
         add_bool (builder, "decompose_both", peft->decompose_both);
       if (peft->set & HR_PEFT_INIT_R)
         add_uint (builder, "init_r", peft->init_r);
+      if (peft->set & HR_PEFT_TARGET_R)
+        add_uint (builder, "target_r", peft->target_r);
+      if (peft->set & HR_PEFT_D_INITIAL)
+        {
+          json_builder_set_member_name (builder, "d_initial");
+          json_builder_add_double_value (builder, peft->d_initial);
+        }
+      if (peft->set & HR_PEFT_SAVE_PROJECTION)
+        add_bool (builder, "save_projection", peft->save_projection);
       json_builder_end_object (builder);
     }
 }

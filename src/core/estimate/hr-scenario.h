@@ -71,6 +71,9 @@ typedef enum {
   HR_PEFT_DECOMPOSE_FACTOR     = 1 << 5,
   HR_PEFT_DECOMPOSE_BOTH       = 1 << 6,
   HR_PEFT_INIT_R               = 1 << 7,
+  HR_PEFT_TARGET_R             = 1 << 8,
+  HR_PEFT_D_INITIAL            = 1 << 9,
+  HR_PEFT_SAVE_PROJECTION      = 1 << 10,
 } HrPeftField;
 
 typedef struct {
@@ -83,6 +86,12 @@ typedef struct {
   int       decompose_factor;
   gboolean  decompose_both;
   guint     init_r;
+  /* read and written back; neither changes the estimate: AdaLoRA's
+   * budget masks lora_E in place, VeRA's initial scale and whether the
+   * projections are saved change no tensor's size */
+  guint     target_r;
+  double    d_initial;
+  gboolean  save_projection;
 } HrPeft;
 
 /* A scenario exactly as SCENARIO.md defines it, with every default already
