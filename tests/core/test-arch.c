@@ -1924,6 +1924,67 @@ test_segmentation_classes (void)
   g_assert_cmpuint (ade->params - city->params, ==, 131 * (512 + 1) + 131 * (256 + 1));
 }
 
+/* mmsegmentation's FCNHead and ASPPHead (hr-arch.c, mmseg_fcn_head and
+ * mmseg_aspp_head) at a 64 x 64 crop: stage 4 of the D8 backbone is 8 x 8,
+ * 64 positions.  FCN's head saves, a position, BatchNorm's input and the
+ * in-place ReLU's output of each of its three ConvModules (3 x 2 x 512),
+ * conv_cat's input, stage 4 beside the convs' output (2048 + 512), and
+ * conv_seg's input, the dropped-out 512 channels: 6,144 values; stage 4
+ * itself is the backbone's, saved by its last ReLU.  DeepLabV3's saves
+ * two 512s for each of the four ASPP branches, the bottleneck's
+ * 5 x 512 input, its two 512s and conv_seg's 512: 8,192 a position, and
+ * once the image pool's pooled 2048 channels, its BatchNorm's input and
+ * ReLU's output at 1 x 1.  Each then keeps its loss's fp32 log-softmax of
+ * the 19 classes at 64 x 64.  The parameter counts are those of a plain
+ * PyTorch build of the same modules (tests/trace/test-trace-oracle.py,
+ * mmseg_segmenter). */
+static void
+test_mmseg_heads (void)
+{
+  static const struct {
+    const char *id;
+    const char *block;
+    guint64     params;
+    double      saved;
+  } cases[] = {
+    { "fcn-r50-d8", "decode head (FCN)", 49497734, 6144.0 * 64 * 4 },
+    { "fcn-r101-d8", "decode head (FCN)", 68489862, 6144.0 * 64 * 4 },
+    { "deeplabv3-r50-d8", "decode head (DeepLabV3)", 68113030,
+      8192.0 * 64 * 4 + (2048.0 + 2 * 512) * 4 },
+    { "deeplabv3-r101-d8", "decode head (DeepLabV3)", 87105158,
+      8192.0 * 64 * 4 + (2048.0 + 2 * 512) * 4 },
+  };
+  double loss = 19.0 * 64 * 64 * 4;
+
+  for (guint i = 0; i < G_N_ELEMENTS (cases); i++)
+    {
+      const HrComponent *c = catalog_component (cases[i].id, 0);
+      HrArchRun run = fp32_training (64, 64);
+      g_autoptr(HrArchResult) res = hr_arch_walk (c->arch, &run);
+      const HrArchBlock *b = hr_arch_result_find (res, cases[i].block);
+
+      g_assert_cmpuint (res->params, ==, cases[i].params);
+      g_assert_cmpuint (c->params, ==, cases[i].params);
+      g_assert_nonnull (b);
+      g_assert_cmpfloat_with_epsilon (b->saved, cases[i].saved + loss, 0.5);
+    }
+
+  /* UPerNet R101: UPerNet R50's head on ResNetV1c-101 */
+  {
+    const HrComponent *r50 = catalog_component ("upernet-r50", 0);
+    const HrComponent *r101 = catalog_component ("upernet-r101", 0);
+    HrArchRun run = fp32_training (64, 64);
+    g_autoptr(HrArchResult) a = hr_arch_walk (r50->arch, &run);
+    g_autoptr(HrArchResult) b = hr_arch_walk (r101->arch, &run);
+
+    g_assert_cmpuint (b->params, ==, 85508236);
+    /* 17 more stage-3 bottlenecks: 1x1 1024 -> 256, 3x3 256 -> 256 and
+     * 1x1 256 -> 1024, each with a BatchNorm's weight and bias */
+    g_assert_cmpuint (b->params - a->params, ==,
+                      17 * (1024 * 256 + 256 * 256 * 9 + 256 * 1024 + 2 * 256 + 2 * 256 + 2 * 1024));
+  }
+}
+
 /* Before PyTorch 1.11 softmax and log_softmax saved their input too
  * (hr-arch.c, softmax_input_saved): each of PSPNet's two losses keeps its
  * logits resized to the crop, fp32 (19 x 512 x 512 x 4 bytes a sample);
@@ -2510,6 +2571,7 @@ main (int    argc,
   g_test_add_func ("/arch/group-norm-detector", test_group_norm_detector);
   g_test_add_func ("/arch/deformable-conv", test_deformable_conv);
   g_test_add_func ("/arch/segmentation-classes", test_segmentation_classes);
+  g_test_add_func ("/arch/mmseg-heads", test_mmseg_heads);
   g_test_add_func ("/arch/softmax-saves-input", test_softmax_saves_input);
   g_test_add_func ("/arch/attention-backward", test_attention_backward);
   g_test_add_func ("/arch/swin-v2", test_swin_v2);

@@ -233,15 +233,17 @@ def segmenter(name, catalog_id, sizes=(64, 96), batches=(2, 3, 4), aux=True):
 def mmseg_segmenter(head, depth, catalog_id, classes, sizes=(64, (128, 64)), batches=(2, 3)):
     """mmsegmentation's EncoderDecoder written out in plain PyTorch, as its
     configs build it (open-mmlab/mmsegmentation @3f8d34ee configs/_base_/
-    models/pspnet_r50-d8.py, deeplabv3plus_r50-d8.py, upernet_r50.py):
+    models/pspnet_r50-d8.py, deeplabv3plus_r50-d8.py, upernet_r50.py,
+    fcn_r50-d8.py; @2fc821ec deeplabv3_r50-d8.py):
     ResNetV1c (three 3x3 convolutions in the stem; D8: strides 1, 2, 1, 1,
     dilations 1, 1, 2, 4, the first block of a dilated stage at half the
     dilation, contract_dilation) with BatchNorm training (SyncBN saves the
     same: torch/nn/modules/_functions.py SyncBatchNorm.forward,
     save_for_backward(input, weight, mean, invstd, count_all)); the decode
     head (mmseg/models/decode_heads psp_head.py PSPHead, sep_aspp_head.py
-    DepthwiseSeparableASPPHead, uper_head.py UPerHead: ConvModule is conv,
-    BatchNorm, in-place ReLU; cls_seg is Dropout2d(0.1) and the 1x1
+    DepthwiseSeparableASPPHead, uper_head.py UPerHead, fcn_head.py FCNHead
+    with num_convs 2 and concat_input, aspp_head.py ASPPHead: ConvModule
+    is conv, BatchNorm, in-place ReLU; cls_seg is Dropout2d(0.1) and the 1x1
     conv_seg) and the auxiliary FCNHead on stage 3 (one 3x3 ConvModule,
     loss weight 0.4); each head's loss as decode_head.py
     BaseDecodeHead.losses computes it: the logits resized (bilinear) to
@@ -312,6 +314,15 @@ def mmseg_segmenter(head, depth, catalog_id, classes, sizes=(64, (128, 64)), bat
                 self.lateral = nn.ModuleList([cm(c, ch, 1) for c in cins[:3]])
                 self.fpn = nn.ModuleList([cm(ch, ch, 3) for _ in cins[:3]])
                 self.fpn_bottleneck = cm(4 * ch, ch, 3)
+            if head == "mmseg-fcn":
+                # FCNHead: num_convs 2, concat_input
+                self.convs = nn.Sequential(cm(cins[3], ch, 3), cm(ch, ch, 3))
+                self.conv_cat = cm(cins[3] + ch, ch, 3)
+            if head == "mmseg-aspp":
+                # ASPPHead: image pooling, dilations (1, 12, 24, 36)
+                self.image_pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), cm(cins[3], ch, 1))
+                self.aspp = nn.ModuleList([cm(cins[3], ch, 1)] + [cm(cins[3], ch, 3, d) for d in (12, 24, 36)])
+                self.bottleneck = cm(5 * ch, ch, 3)
             if head == "aspp":
                 # dilations (1, 12, 24, 36); c1 from stage 1 to 48 channels
                 self.image_pool = nn.Sequential(nn.AdaptiveAvgPool2d(1), cm(cins[3], ch, 1))
@@ -326,6 +337,12 @@ def mmseg_segmenter(head, depth, catalog_id, classes, sizes=(64, (128, 64)), bat
         def forward(self, c):
             if head == "psp":
                 out = self.psp(c[3])
+            elif head == "mmseg-fcn":
+                out = self.conv_cat(torch.cat([c[3], self.convs(c[3])], 1))
+            elif head == "mmseg-aspp":
+                x = c[3]
+                outs = [resize(self.image_pool(x), x.shape[2:])] + [a(x) for a in self.aspp]
+                out = self.bottleneck(torch.cat(outs, 1))
             elif head == "aspp":
                 x = c[3]
                 outs = [resize(self.image_pool(x), x.shape[2:])] + [a(x) for a in self.aspp]
@@ -641,6 +658,11 @@ BENCH_MODELS = [
     mmseg_segmenter("aspp", 50, "deeplabv3plus-r50-d8", 19),
     mmseg_segmenter("aspp", 101, "deeplabv3plus-r101-d8", 19),
     mmseg_segmenter("uper", 50, "upernet-r50", 150),
+    mmseg_segmenter("uper", 101, "upernet-r101", 150),
+    mmseg_segmenter("mmseg-fcn", 50, "fcn-r50-d8", 19),
+    mmseg_segmenter("mmseg-fcn", 101, "fcn-r101-d8", 19),
+    mmseg_segmenter("mmseg-aspp", 50, "deeplabv3-r50-d8", 19),
+    mmseg_segmenter("mmseg-aspp", 101, "deeplabv3-r101-d8", 19),
     dict(wav2vec2("wav2vec2_base", "wav2vec2-base-960h", layers=None),
          name="wav2vec2-base-960h-all-layers"),
     wav2vec2("wav2vec2_large_lv60k", "wav2vec2-large-960h-lv60-self", layers=None,

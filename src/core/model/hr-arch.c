@@ -143,6 +143,8 @@ const HrEnumName hr_arch_head_names[] = {
   { HR_ARCH_HEAD_PANOPTIC_FPN, "panoptic-fpn" },
   { HR_ARCH_HEAD_MASK_RCNN_C4, "mask-rcnn-c4" },
   { HR_ARCH_HEAD_MASK_RCNN_DC5, "mask-rcnn-dc5" },
+  { HR_ARCH_HEAD_MMSEG_FCN, "mmseg-fcn" },
+  { HR_ARCH_HEAD_MMSEG_ASPP, "mmseg-aspp" },
   { 0, NULL },
 };
 
@@ -3048,6 +3050,66 @@ psp_head (Walk  *W,
   block_end (W);
 }
 
+/* mmsegmentation's FCNHead as configs/_base_/models/fcn_r50-d8.py builds
+ * the decode head (open-mmlab/mmsegmentation @3f8d34ee; the head in
+ * mmseg/models/decode_heads/fcn_head.py @0b5f81f9): num_convs 2 and
+ * concat_input, so two 3x3 ConvModules from stage 4 to the channels, then
+ * conv_cat, a 3x3 ConvModule over torch.cat([x, output]) (stage 4's 2048
+ * channels beside the 512), and cls_seg.  Stage 4 feeds both convs[0] and
+ * the concatenation, whose share of its gradient is the first. */
+static void
+mmseg_fcn_head (Walk  *W,
+                T     *c,
+                guint  channels)
+{
+  T parts[2];
+
+  block_begin (W, FALSE, "decode head (FCN)");
+  W->x = c[3];
+  branch_grad_peak (W, &c[3]);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  parts[0] = c[3];
+  parts[1] = W->x;
+  W->x = cat (W, parts, 2);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  conv_seg (W);
+  block_end (W);
+}
+
+/* mmsegmentation's ASPPHead (DeepLabV3) as configs/_base_/models/
+ * deeplabv3_r50-d8.py builds it (open-mmlab/mmsegmentation @2fc821ec;
+ * mmseg/models/decode_heads/aspp_head.py @306731f4): image_pool
+ * (AdaptiveAvgPool2d(1) and a 1x1 ConvModule, resized bilinearly to stage
+ * 4's size) first, then ASPPModule at dilations (1, 12, 24, 36), a 1x1
+ * ConvModule for dilation 1 and 3x3 ones otherwise, each from stage 4 to
+ * the channels; the bottleneck, a 3x3 ConvModule over the five
+ * concatenated, and cls_seg. */
+static void
+mmseg_aspp_head (Walk  *W,
+                 T     *c,
+                 guint  channels)
+{
+  static const guint dilations[] = { 1, 12, 24, 36 };
+  T parts[5];
+
+  block_begin (W, FALSE, "decode head (DeepLabV3)");
+  W->x = avgpool (W, &c[3], 1);
+  conv_bn_act (W, channels, 1, 1, 1, 1, ACT_RELU);
+  parts[0] = resize (W, &W->x, c[3].h, c[3].w);
+  for (guint i = 0; i < G_N_ELEMENTS (dilations); i++)
+    {
+      W->x = c[3];
+      branch_grad_peak (W, &c[3]);
+      conv_bn_act (W, channels, dilations[i] == 1 ? 1 : 3, 1, 1, dilations[i], ACT_RELU);
+      parts[i + 1] = W->x;
+    }
+  W->x = cat (W, parts, 5);
+  conv_bn_act (W, channels, 3, 1, 1, 1, ACT_RELU);
+  conv_seg (W);
+  block_end (W);
+}
+
 /* DepthwiseSeparableConvModule: depthwise conv + BN + ReLU, pointwise
  * conv + BN + ReLU */
 static void
@@ -5761,6 +5823,12 @@ walk_head (Walk *W,
       break;
     case HR_ARCH_HEAD_UPER:
       uper_head (W, c, arch->head_channels > 0 ? arch->head_channels : 512);
+      break;
+    case HR_ARCH_HEAD_MMSEG_FCN:
+      mmseg_fcn_head (W, c, arch->head_channels > 0 ? arch->head_channels : 512);
+      break;
+    case HR_ARCH_HEAD_MMSEG_ASPP:
+      mmseg_aspp_head (W, c, arch->head_channels > 0 ? arch->head_channels : 512);
       break;
     case HR_ARCH_HEAD_SEGFORMER:
       segformer_head (W, c, arch->head_channels > 0 ? arch->head_channels : 256);

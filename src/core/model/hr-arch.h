@@ -117,6 +117,8 @@ typedef enum {
   HR_ARCH_HEAD_PANOPTIC_FPN, /* Mask R-CNN plus detectron2's SemSegFPNHead */
   HR_ARCH_HEAD_MASK_RCNN_C4, /* the C4 head plus a deconvolution on res5's positive RoIs */
   HR_ARCH_HEAD_MASK_RCNN_DC5, /* the DC5 head plus the 4-conv mask head on res5 */
+  HR_ARCH_HEAD_MMSEG_FCN,   /* mmseg's FCNHead: two 3x3 convs, conv_cat over the input */
+  HR_ARCH_HEAD_MMSEG_ASPP,  /* mmseg's ASPPHead (DeepLabV3): image pool, four rates */
 } HrArchHead;
 
 extern const HrEnumName hr_arch_head_names[];
