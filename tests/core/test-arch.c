@@ -1597,6 +1597,28 @@ test_panoptic_head (void)
                        "\"stuff_classes\" needs the \"panoptic-fpn\" head");
   assert_arch_refused (PANOPTIC_R50 "\"head\": \"mask-rcnn\", \"sem_seg_dims\": 128}",
                        "\"sem_seg_dims\" needs the \"panoptic-fpn\" head");
+
+  /* with CascadeROIHeads (detectron2's configs/Misc/
+   * panoptic_fpn_R_101_dconv_cascade_gn_3x.yaml): three box stages of
+   * class-agnostic boxes, one mask head under detectron2 */
+  {
+    g_autoptr(HrArch) cas = arch_from_json (
+      PANOPTIC_R50 "\"head\": \"panoptic-fpn\", \"cascade_stages\": 3}");
+    HrArchRun d2 = run;
+    g_autoptr(HrArchResult) rc = NULL;
+    /* fc6 12,544 x 1,024 and fc7 1,024 x 1,024 with biases, 81 scores and
+     * 4 box deltas, against one stage's 81 and 320 */
+    const double stage = 12544.0 * 1024 + 1024 + 1024.0 * 1024 + 1024 + 1024.0 * 81 + 81 + 1024.0 * 4 + 4;
+
+    d2.cascade_one_mask_head = TRUE;
+    rc = hr_arch_walk (cas, &d2);
+    g_assert_nonnull (hr_arch_result_find (rc, "roi head (box, stage 3)"));
+    g_assert_nonnull (hr_arch_result_find (rc, "semantic segmentation head"));
+    g_assert_null (hr_arch_result_find (rc, "roi head (mask, stage 2)"));
+    g_assert_cmpfloat_with_epsilon ((double) rc->params - rp->params,
+                                    3.0 * stage - (stage - 1024.0 * 4 - 4 + 1024.0 * 320 + 320), 0.5);
+    g_assert_cmpfloat (rc->saved, >, rp->saved);
+  }
 }
 
 /* Cascade Mask R-CNN adds two more box heads on 512 RoIs each, all three

@@ -376,10 +376,10 @@ check_arch (HrReader *reader,
             HrArch   *a)
 {
   if (a->cascade_stages > 0 && a->head != HR_ARCH_HEAD_FASTER_RCNN &&
-      a->head != HR_ARCH_HEAD_MASK_RCNN)
+      a->head != HR_ARCH_HEAD_MASK_RCNN && a->head != HR_ARCH_HEAD_PANOPTIC_FPN)
     return hr_reader_fail (reader, "cascade_stages",
-                           _("\"cascade_stages\" needs a \"faster-rcnn\" or \"mask-rcnn\" "
-                             "head"));
+                           _("\"cascade_stages\" needs a \"faster-rcnn\", \"mask-rcnn\" or "
+                             "\"panoptic-fpn\" head"));
   if (a->head == HR_ARCH_HEAD_LRASPP && a->type != HR_ARCH_MOBILENET_V3_LARGE)
     return hr_reader_fail (reader, "head",
                            _("the \"lraspp\" head sits on a \"mobilenet-v3-large\" backbone"));
@@ -5792,7 +5792,12 @@ walk_head (Walk *W,
 
         sem_seg_head (W, p);
         rpn_head (W, p, n, 3, TRUE);
-        roi_heads (W, TRUE, 256);
+        /* PanopticFPN takes any ROI_HEADS.NAME: CascadeROIHeads in
+         * detectron2's configs/Misc/panoptic_fpn_R_101_dconv_cascade_gn_3x.yaml */
+        if (arch->cascade_stages > 0)
+          cascade_roi_heads (W, TRUE);
+        else
+          roi_heads (W, TRUE, 256);
       }
       break;
     case HR_ARCH_HEAD_KEYPOINT_RCNN:
