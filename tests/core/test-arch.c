@@ -1891,6 +1891,29 @@ test_deformable_conv (void)
   g_assert_nonnull (pk);
   g_assert_cmpfloat_with_epsilon (pk->fixed, 128 * 9 * 168 * 100 * 4.0, 1);
   g_assert_null (find_peak (rp, "deformable convolution columns"));
+
+  /* beyond mmcv's im2col_step of 32 the batch runs in chunks: 64 images
+   * hold the columns of 32 */
+  {
+    HrArchRun b32 = run, b64 = run;
+    g_autoptr(HrArchResult) r32 = NULL;
+    g_autoptr(HrArchResult) r64 = NULL;
+    const HrArchPeak *p32, *p64;
+    double cols;
+
+    b32.batch = 32;
+    b64.batch = 64;
+    r32 = hr_arch_walk (dcn, &b32);
+    r64 = hr_arch_walk (dcn, &b64);
+    p32 = find_peak (r32, "deformable convolution columns");
+    p64 = find_peak (r64, "deformable convolution columns");
+    g_assert_nonnull (p32);
+    g_assert_nonnull (p64);
+    /* the first DCN's columns, in the first c3 block: C_in 128 x 9 rows */
+    cols = 128 * 9 * 168 * 100 * 4.0;
+    /* per image: all of one image's columns at 32, half at 64 */
+    g_assert_cmpfloat_with_epsilon (p32->transient - p64->transient, cols / 2, 1);
+  }
 }
 
 /* "roi_layer": "deform-roi-pool" pools each RoI twice (mmcv's

@@ -1547,6 +1547,10 @@ conv_bn_act (Walk     *W,
     act (W, &W->x, activation);
 }
 
+/* mmcv's DeformConv2d default im2col_step (mmcv/ops/deform_conv.py
+ * @a8073c74: im2col_step: int = 32) */
+#define DCN_IM2COL_STEP 32
+
 /* A deformable 3x3 convolution as mmcv builds it for mmdet's ResNet
  * (dcn=dict(type='DCN' | 'DCNv2', deform_groups=dg): DeformConv2dPack or
  * ModulatedDeformConv2dPack, open-mmlab/mmcv @a8073c74
@@ -1605,8 +1609,15 @@ deform_conv_bn_act (Walk  *W,
   fresh (W, &out);
   params (W, (guint64) cout * (in.c / groups) * 9);
   columns = (double) in.c * 9 * out.h * out.w * W->r->e;
-  /* DCN's columns hold every sample (im2col_step), DCNv2's one */
-  per_sample = a->dcn_modulated ? 0 : columns;
+  /* DCN's columns hold im2col_step samples at once, every sample of a
+   * batch up to 32 (mmcv DeformConv2dPack im2col_step 32: the batch runs
+   * in chunks of 32 beyond it, deform_conv.cpp's loop over
+   * batch / im2col_step); DCNv2's one */
+  {
+    guint batch = MAX (1, W->r->batch);
+
+    per_sample = a->dcn_modulated ? 0 : columns * MIN (batch, DCN_IM2COL_STEP) / batch;
+  }
   fixed = a->dcn_modulated ? columns : 0;
   if (out.grad)
     {
