@@ -348,6 +348,91 @@ test_change_model_defaults (void)
   g_assert_false (has_reset (resets, "seq_len", HR_SETTING_RESET_NOT_APPLICABLE));
 }
 
+static HrScenario *
+scenario_of (const char *json)
+{
+  g_autoptr(GError) error = NULL;
+  g_autoptr(HrJsonDoc) doc = hr_json_doc_load_data ("s.json", json, -1, &error);
+  HrScenario *s;
+
+  g_assert_no_error (error);
+  s = hr_scenario_new_from_doc (doc, hr_catalog_get_default (), &error);
+  g_assert_no_error (error);
+  return s;
+}
+
+/* The framework's code as the window offers it: the PyTorch release by
+ * the spans the estimate tells apart (a file's 1.7 shows as 1.6 to 1.10
+ * and is written back as 1.7), the detection library on a detector, and
+ * the previous cache on a decode loop of transformers before 4.36. */
+static void
+test_framework_code (void)
+{
+  const HrSetting *torch = hr_setting_find ("pytorch_version");
+  const HrSetting *library = hr_setting_find ("detection_framework");
+  const HrSetting *freed = hr_setting_find ("previous_cache_freed");
+  g_autoptr(HrScenario) det = scenario_of (
+    "{\"headroom_scenario\": 1, \"model\": \"faster-rcnn-r50-fpn\", \"task\": \"train\", "
+    "\"micro_batch\": 2, \"image_size\": [1344, 800], \"pytorch_version\": \"1.7\"}");
+  g_autoptr(HrScenario) llm = scenario_of (
+    "{\"headroom_scenario\": 1, \"model\": \"llama-2-13b\", \"task\": \"inference\", "
+    "\"micro_batch\": 8, \"seq_len\": 512, \"context_len\": 1024, \"compute\": \"fp16-pure\", "
+    "\"transformers_version\": \"4.35\"}");
+  g_autoptr(HrScenario) jax = hr_scenario_copy (det);
+  g_autoptr(HrScenario) old = hr_scenario_copy (det);
+  g_autoptr(HrScenario) cur = hr_scenario_copy (det);
+  g_autoptr(HrScenario) d2 = hr_scenario_copy (det);
+  g_autoptr(HrScenario) kept = hr_scenario_copy (llm);
+  g_autoptr(JsonNode) saved = NULL;
+  g_autoptr(HrEstimate) e_old = NULL;
+  g_autoptr(HrEstimate) e_cur = NULL;
+  g_autoptr(HrEstimate) e_det = NULL;
+  g_autoptr(HrEstimate) e_d2 = NULL;
+  g_autoptr(HrEstimate) e_llm = NULL;
+  g_autoptr(HrEstimate) e_kept = NULL;
+
+  g_assert_nonnull (torch);
+  g_assert_nonnull (library);
+  g_assert_nonnull (freed);
+
+  /* the release */
+  g_assert_true (hr_setting_applies (torch, det));
+  g_assert_cmpstr (hr_setting_choice_label (torch, (int) hr_setting_get (torch, det)), ==,
+                   "1.6 to 1.10");
+  saved = hr_scenario_to_json (det);
+  g_assert_cmpstr (json_object_get_string_member (json_node_get_object (saved), "pytorch_version"),
+                   ==, "1.7");
+  hr_setting_set (torch, old, torch->choices[4].value);
+  g_assert_cmpstr (hr_setting_choice_label (torch, (int) hr_setting_get (torch, old)), ==,
+                   "1.0 or earlier");
+  g_assert_true (hr_scenario_pytorch_before (old, 1, 1));
+  hr_setting_set (torch, cur, 0);
+  g_assert_false (cur->pytorch_version_set);
+  e_old = hr_estimate_new (old);
+  e_cur = hr_estimate_new (cur);
+  /* FrozenBatchNorm2d under detectron2 keeps its input before 1.1 */
+  e_det = hr_estimate_new (det);
+  g_assert_cmpuint (e_old->device_used, >, e_cur->device_used);
+  jax->framework = HR_FRAMEWORK_JAX;
+  g_assert_false (hr_setting_applies (torch, jax));
+
+  /* the library */
+  g_assert_true (hr_setting_applies (library, det));
+  g_assert_false (hr_setting_applies (library, llm));
+  hr_setting_set (library, d2, HR_DETECTION_FRAMEWORK_DETECTRON2);
+  g_assert_true (d2->detection_framework_set);
+  e_d2 = hr_estimate_new (d2);
+  g_assert_cmpuint (e_d2->allocated_peak, <, e_det->allocated_peak);
+
+  /* the previous cache */
+  g_assert_true (hr_setting_applies (freed, llm));
+  g_assert_false (hr_setting_applies (freed, det));
+  hr_setting_set (freed, kept, 1);
+  e_llm = hr_estimate_new (llm);
+  e_kept = hr_estimate_new (kept);
+  g_assert_cmpuint (e_kept->allocated_peak, <, e_llm->allocated_peak);
+}
+
 int
 main (int   argc,
       char *argv[])
@@ -359,5 +444,6 @@ main (int   argc,
   g_test_add_func ("/settings/lora-targets-listed", test_lora_targets_listed);
   g_test_add_func ("/settings/change-model", test_change_model);
   g_test_add_func ("/settings/change-model-defaults", test_change_model_defaults);
+  g_test_add_func ("/settings/framework-code", test_framework_code);
   return g_test_run ();
 }

@@ -144,6 +144,47 @@ applies_torch_training (const HrScenario *s)
   return applies_torch (s) && hr_scenario_is_training (s);
 }
 
+/* A detector's heads, whose code the detection library sets
+ * (SCENARIO.md detection_framework) */
+static gboolean
+applies_detection (const HrScenario *s)
+{
+  for (guint i = 0; i < s->model->components->len; i++)
+    {
+      const HrComponent *c = g_ptr_array_index (s->model->components, i);
+
+      if (c->arch == NULL)
+        continue;
+      switch (c->arch->head)
+        {
+        case HR_ARCH_HEAD_FASTER_RCNN:
+        case HR_ARCH_HEAD_MASK_RCNN:
+        case HR_ARCH_HEAD_RETINANET:
+        case HR_ARCH_HEAD_FCOS:
+        case HR_ARCH_HEAD_RPN:
+        case HR_ARCH_HEAD_KEYPOINT_RCNN:
+        case HR_ARCH_HEAD_FASTER_RCNN_C4:
+        case HR_ARCH_HEAD_FASTER_RCNN_DC5:
+        case HR_ARCH_HEAD_PANOPTIC_FPN:
+        case HR_ARCH_HEAD_MASK_RCNN_C4:
+        case HR_ARCH_HEAD_MASK_RCNN_DC5:
+          return applies_torch_training (s);
+        default:
+          break;
+        }
+    }
+  return FALSE;
+}
+
+/* transformers before 4.36 held the previous step's tuple cache while
+ * generating (hr-estimate-activations.c, add_previous_cache) */
+static gboolean
+applies_previous_cache (const HrScenario *s)
+{
+  return s->task == HR_TASK_INFERENCE && hr_scenario_has_transformer (s) &&
+         hr_scenario_transformers_before (s, 4, 36);
+}
+
 /* Attention: a transformer's, or a speech encoder's (hr-arch-speech.c
  * reads eager against the efficient kernels) */
 static gboolean
@@ -887,6 +928,77 @@ static const HrSettingChoice kv_dtype_choices[] = {
 
 /* ---- the table ---- */
 
+/* "pytorch_version" as the releases the estimate tells apart: before
+ * 1.1 every input of a derivative formula was saved (hr-arch.c bn),
+ * before 1.6 group_norm went through batch_norm, before 1.11 softmax kept
+ * its input, before 1.13 CUDA loaded every kernel up front
+ * (hr-estimate.c); a choice writes the newest release of its span */
+enum {
+  TORCH_CURRENT,
+  TORCH_1_11,
+  TORCH_1_6,
+  TORCH_1_1,
+  TORCH_1_0,
+};
+
+static const HrEnumName torch_release_names[] = {
+  { TORCH_CURRENT, "current" },
+  { TORCH_1_11, "1.12" },
+  { TORCH_1_6, "1.10" },
+  { TORCH_1_1, "1.5" },
+  { TORCH_1_0, "1.0" },
+  { 0, NULL },
+};
+
+static const HrSettingChoice torch_release_choices[] = {
+  { TORCH_CURRENT, N_("1.13 or later") },
+  { TORCH_1_11, N_("1.11 or 1.12") },
+  { TORCH_1_6, N_("1.6 to 1.10") },
+  { TORCH_1_1, N_("1.1 to 1.5") },
+  { TORCH_1_0, N_("1.0 or earlier") },
+  { -1, NULL }
+};
+
+static double
+get_torch_release (const HrSetting  *setting,
+                   const HrScenario *s)
+{
+  if (hr_scenario_pytorch_before (s, 1, 1))
+    return TORCH_1_0;
+  if (hr_scenario_pytorch_before (s, 1, 6))
+    return TORCH_1_1;
+  if (hr_scenario_pytorch_before (s, 1, 11))
+    return TORCH_1_6;
+  if (hr_scenario_pytorch_before (s, 1, 13))
+    return TORCH_1_11;
+  return TORCH_CURRENT;
+}
+
+static void
+set_torch_release (const HrSetting *setting,
+                   HrScenario      *s,
+                   double           value)
+{
+  static const guint minors[] = {
+    [TORCH_1_11] = 12, [TORCH_1_6] = 10, [TORCH_1_1] = 5, [TORCH_1_0] = 0,
+  };
+  int release = (int) value;
+
+  s->pytorch_version_set = release != TORCH_CURRENT;
+  if (s->pytorch_version_set)
+    {
+      s->pytorch_major = 1;
+      s->pytorch_minor = minors[release];
+    }
+}
+
+static const HrSettingChoice detection_framework_choices[] = {
+  { HR_DETECTION_FRAMEWORK_MMDETECTION, N_("MMDetection") },
+  { HR_DETECTION_FRAMEWORK_DETECTRON2, N_("Detectron2") },
+  { HR_DETECTION_FRAMEWORK_TORCHVISION, N_("torchvision") },
+  { -1, NULL }
+};
+
 #define FIELD(f) G_STRUCT_OFFSET (HrScenario, f)
 #define NO_FLAG  (-1)
 
@@ -950,6 +1062,11 @@ static const HrSetting settings[] = {
   { .key = "kv_dtype", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("KV cache stored as"), .names = hr_kv_dtype_names, .choices = kv_dtype_choices,
     .offset = FIELD (kv_dtype), .set_offset = NO_FLAG, .applies = applies_kv_cache },
+  { .key = "previous_cache_freed", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("Previous cache freed"),
+    .subtitle = N_("The loop drops each layer's previous KV cache as the layer runs"),
+    .offset = FIELD (previous_cache_freed), .set_offset = NO_FLAG,
+    .applies = applies_previous_cache },
   { .key = "causal_mask", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Causal mask"), .names = hr_causal_mask_names, .choices = causal_mask_choices,
     .offset = FIELD (causal_mask), .set_offset = NO_FLAG, .applies = applies_kv_cache },
@@ -1199,6 +1316,19 @@ static const HrSetting settings[] = {
   { .key = "framework", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
     .title = N_("Framework"), .names = hr_framework_names, .choices = framework_choices,
     .offset = FIELD (framework), .set_offset = FIELD (framework_set) },
+  { .key = "pytorch_version", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("PyTorch release"),
+    .subtitle = N_("Older releases saved more for the backward pass and loaded every CUDA kernel "
+                   "up front"),
+    .names = torch_release_names, .choices = torch_release_choices, .offset = NO_FLAG,
+    .set_offset = NO_FLAG, .applies = applies_torch, .get = get_torch_release,
+    .set = set_torch_release },
+  { .key = "detection_framework", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_SCALE,
+    .title = N_("Detection library"),
+    .subtitle = N_("Whose code trains the detector: its BatchNorm, losses and targets"),
+    .names = hr_detection_framework_names, .choices = detection_framework_choices,
+    .offset = FIELD (detection_framework), .set_offset = FIELD (detection_framework_set),
+    .applies = applies_detection },
   { .key = "jax_preallocate", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_SCALE,
     .title = N_("XLA preallocation"),
     .subtitle = N_("JAX takes its whole pool at start (XLA_PYTHON_CLIENT_PREALLOCATE)"),
