@@ -364,7 +364,7 @@ scenario_of (const char *json)
 /* The framework's code as the window offers it: the PyTorch release by
  * the spans the estimate tells apart (a file's 1.7 shows as 1.6 to 1.10
  * and is written back as 1.7), the detection library on a detector, and
- * the previous cache on a decode loop of transformers before 4.36. */
+ * the transformers release and the previous cache on a decode loop. */
 static void
 test_framework_code (void)
 {
@@ -423,6 +423,25 @@ test_framework_code (void)
   g_assert_true (d2->detection_framework_set);
   e_d2 = hr_estimate_new (d2);
   g_assert_cmpuint (e_d2->allocated_peak, <, e_det->allocated_peak);
+
+  /* the transformers release */
+  {
+    const HrSetting *hf = hr_setting_find ("transformers_version");
+    g_autoptr(HrScenario) now = hr_scenario_copy (llm);
+    g_autoptr(HrEstimate) e_now = NULL;
+    g_autoptr(HrEstimate) e_then = hr_estimate_new (llm);
+
+    g_assert_nonnull (hf);
+    g_assert_true (hr_setting_applies (hf, llm));
+    g_assert_false (hr_setting_applies (hf, det));
+    g_assert_cmpstr (hr_setting_choice_label (hf, (int) hr_setting_get (hf, llm)), ==,
+                     "4.35 or earlier");
+    hr_setting_set (hf, now, hf->choices[0].value);
+    g_assert_false (now->transformers_version_set);
+    g_assert_false (hr_setting_applies (freed, now));
+    e_now = hr_estimate_new (now);
+    g_assert_cmpuint (e_now->allocated_peak, <, e_then->allocated_peak);
+  }
 
   /* the previous cache */
   g_assert_true (hr_setting_applies (freed, llm));

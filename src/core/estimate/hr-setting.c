@@ -176,6 +176,15 @@ applies_detection (const HrScenario *s)
   return FALSE;
 }
 
+/* generate() under transformers (hr-estimate-activations.c reads its
+ * release: the prompt's logits before 4.45, the tuple cache before 4.36) */
+static gboolean
+applies_transformers_generate (const HrScenario *s)
+{
+  return applies_kv_cache (s) && applies_torch (s) &&
+         (!s->engine_set || s->engine == HR_ENGINE_TRANSFORMERS);
+}
+
 /* transformers before 4.36 held the previous step's tuple cache while
  * generating (hr-estimate-activations.c, add_previous_cache) */
 static gboolean
@@ -992,6 +1001,51 @@ set_torch_release (const HrSetting *setting,
     }
 }
 
+/* "transformers_version" by the spans the estimate tells apart: before
+ * 4.36 the tuple cache, before 4.45 the prompt's logits in full */
+enum {
+  TRANSFORMERS_CURRENT,
+  TRANSFORMERS_4_36,
+  TRANSFORMERS_OLD,
+};
+
+static const HrEnumName transformers_release_names[] = {
+  { TRANSFORMERS_CURRENT, "current" },
+  { TRANSFORMERS_4_36, "4.44" },
+  { TRANSFORMERS_OLD, "4.35" },
+  { 0, NULL },
+};
+
+static const HrSettingChoice transformers_release_choices[] = {
+  { TRANSFORMERS_CURRENT, N_("4.45 or later") },
+  { TRANSFORMERS_4_36, N_("4.36 to 4.44") },
+  { TRANSFORMERS_OLD, N_("4.35 or earlier") },
+  { -1, NULL }
+};
+
+static double
+get_transformers_release (const HrSetting  *setting,
+                          const HrScenario *s)
+{
+  if (hr_scenario_transformers_before (s, 4, 36))
+    return TRANSFORMERS_OLD;
+  if (hr_scenario_transformers_before (s, 4, 45))
+    return TRANSFORMERS_4_36;
+  return TRANSFORMERS_CURRENT;
+}
+
+static void
+set_transformers_release (const HrSetting *setting,
+                          HrScenario      *s,
+                          double           value)
+{
+  int release = (int) value;
+
+  s->transformers_version_set = release != TRANSFORMERS_CURRENT;
+  s->transformers_major = 4;
+  s->transformers_minor = release == TRANSFORMERS_OLD ? 35 : 44;
+}
+
 static const HrSettingChoice detection_framework_choices[] = {
   { HR_DETECTION_FRAMEWORK_MMDETECTION, N_("MMDetection") },
   { HR_DETECTION_FRAMEWORK_DETECTRON2, N_("Detectron2") },
@@ -1062,6 +1116,13 @@ static const HrSetting settings[] = {
   { .key = "kv_dtype", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
     .title = N_("KV cache stored as"), .names = hr_kv_dtype_names, .choices = kv_dtype_choices,
     .offset = FIELD (kv_dtype), .set_offset = NO_FLAG, .applies = applies_kv_cache },
+  { .key = "transformers_version", .kind = HR_SETTING_ENUM, .group = HR_SETTING_GROUP_RUN,
+    .title = N_("transformers release"),
+    .subtitle = N_("Before 4.45 the prompt's logits at every position; before 4.36 two caches "
+                   "at each step"),
+    .names = transformers_release_names, .choices = transformers_release_choices,
+    .offset = NO_FLAG, .set_offset = NO_FLAG, .applies = applies_transformers_generate,
+    .get = get_transformers_release, .set = set_transformers_release },
   { .key = "previous_cache_freed", .kind = HR_SETTING_BOOLEAN, .group = HR_SETTING_GROUP_RUN,
     .title = N_("Previous cache freed"),
     .subtitle = N_("The loop drops each layer's previous KV cache as the layer runs"),
