@@ -625,6 +625,34 @@ test_property_softmax_input (void)
 #undef SOFTMAX_SCENARIO
 }
 
+/* The loss before PyTorch 1.11: log_softmax saved its input too, the
+ * fp32 copy transformers' loss makes of bf16 logits (4 bytes a logit:
+ * Llama 3.2 1B's 128,256 entries x 1,024 tokens x micro-batch 2); fp32
+ * logits are saved already. */
+static void
+test_property_log_softmax_input (void)
+{
+#define LOSS_SCENARIO "{\"headroom_scenario\": 1, \"model\": \"llama-3.2-1b\", " \
+                      "\"seq_len\": 1024, \"micro_batch\": 2, \"compute\": \"%s\", " \
+                      "\"loss\": \"upcast\", \"pytorch_version\": \"%s\"}"
+  g_autoptr(HrScenario) old = hr_test_scenariof (LOSS_SCENARIO, "bf16-mixed", "1.10");
+  g_autoptr(HrScenario) cur = hr_test_scenariof (LOSS_SCENARIO, "bf16-mixed", "1.11");
+  g_autoptr(HrScenario) old32 = hr_test_scenariof (LOSS_SCENARIO, "fp32", "1.10");
+  g_autoptr(HrScenario) cur32 = hr_test_scenariof (LOSS_SCENARIO, "fp32", "1.11");
+#undef LOSS_SCENARIO
+  g_autoptr(HrEstimate) eo = hr_estimate_new (old);
+  g_autoptr(HrEstimate) ec = hr_estimate_new (cur);
+  g_autoptr(HrEstimate) eo32 = hr_estimate_new (old32);
+  g_autoptr(HrEstimate) ec32 = hr_estimate_new (cur32);
+
+  hr_test_assert_near (hr_test_item_bytes (eo, HR_BUCKET_ACTIVATIONS, "logits and loss") -
+                         hr_test_item_bytes (ec, HR_BUCKET_ACTIVATIONS, "logits and loss"),
+                       4.0 * 128256 * 1024 * 2, 1e-9);
+  g_assert_cmpfloat (hr_test_item_bytes (ec, HR_BUCKET_ACTIVATIONS, "logits and loss"), >, 0);
+  hr_test_assert_near (hr_test_item_bytes (eo32, HR_BUCKET_ACTIVATIONS, "logits and loss"),
+                       hr_test_item_bytes (ec32, HR_BUCKET_ACTIVATIONS, "logits and loss"), 1e-12);
+}
+
 /* Before PyTorch 1.13 (PR #86509) nothing set CUDA_MODULE_LOADING=LAZY,
  * and the context held every kernel: 1343 MiB in transformers' training
  * guide (V100, CUDA 11.2).  From 1.13 on, and when the scenario does not
@@ -1903,6 +1931,7 @@ main (int    argc,
   g_test_add_func ("/property/zero-fallback-reduction", test_property_zero_fallback_reduction);
   g_test_add_func ("/property/tuple-cache", test_property_tuple_cache);
   g_test_add_func ("/property/softmax-input", test_property_softmax_input);
+  g_test_add_func ("/property/log-softmax-input", test_property_log_softmax_input);
   g_test_add_func ("/property/eager-context", test_property_eager_context);
   g_test_add_func ("/property/optimizer-in-bwd-walked", test_property_optimizer_in_bwd_walked);
   g_test_add_func ("/property/zero-step", test_property_zero_step);

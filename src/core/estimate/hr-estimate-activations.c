@@ -344,6 +344,13 @@ logits_bytes_per_token (const HrPlan      *self,
 {
   const HrScenario *s = self->scenario;
   gboolean compiled = s->compile;
+  /* Before PyTorch 1.11 log_softmax's backward read its input too
+   * (derivatives.yaml: _log_softmax_backward_data(grad, result, dim,
+   * self); PR #65242): where the loss runs on an fp32 copy of 16-bit
+   * logits (logits.float(), autocast's cast), that copy stays saved, 4
+   * bytes a logit; fp32 logits and a loss in their own dtype are saved
+   * already */
+  double old_input = hr_scenario_pytorch_before (s, 1, 11) && e < 4.0 ? 4.0 * c->vocab : 0;
 
   switch (s->loss)
     {
@@ -357,11 +364,12 @@ logits_bytes_per_token (const HrPlan      *self,
        * _nll_loss_and_log_softmax_backward) */
       if (s->stack_set && s->stack == HR_STACK_TORCHTITAN && self->shard.tp > 1)
         return 16.0 * c->vocab;
-      return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab;
+      return (e < 4.0 ? e + 12.0 : 16.0) * c->vocab + old_input;
     case HR_LOSS_CHUNKED:
       if (s->stack_set && s->stack == HR_STACK_TORCHTUNE)
         return (compiled ? 2.0 + 2.0 / 8.0 : 4.0 + 10.0 / 8.0) * c->vocab;
-      return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab;
+      return (e + (hr_compute_is_pure16 (s->compute) ? 2.0 : 4.0)) * c->vocab +
+             (hr_compute_is_pure16 (s->compute) ? 0 : old_input);
     case HR_LOSS_FUSED:
       return e * c->hidden;
     case HR_LOSS_NATIVE:
@@ -375,7 +383,7 @@ logits_bytes_per_token (const HrPlan      *self,
        * log-probabilities, then in the backward pass the gradients of
        * the log-probabilities and of the logits, 4 bytes of e */
       if (loss_autocast (s) && e < 4.0)
-        return (e + 12.0) * c->vocab;
+        return (e + 12.0) * c->vocab + old_input;
       return 4.0 * e * c->vocab;
     case HR_LOSS_SUM:
       /* no loss head: a benchmark back-propagates logits.sum().  The
