@@ -274,6 +274,10 @@ setup_run (HrPlan      *self,
   run->cascade_one_mask_head = hr_scenario_get_cascade_one_mask_head (s);
   run->dense_outputs_alive = hr_scenario_get_dense_outputs_alive (s);
   run->iou_frees_corners = hr_scenario_get_iou_frees_corners (s);
+  /* hr-arch.c, assign_peak: torchvision's assigners keep the previous
+   * image's IoU matrix */
+  run->assigner_keeps_previous_iou = s->detection_framework_set &&
+                                     s->detection_framework == HR_DETECTION_FRAMEWORK_TORCHVISION;
   /* hr-arch.c, mask_targets_peak: mmdetection's bitmaps unless the
    * scenario names another library */
   if (!s->detection_framework_set || s->detection_framework == HR_DETECTION_FRAMEWORK_MMDETECTION)

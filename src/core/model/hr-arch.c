@@ -1911,6 +1911,36 @@ loss_copy (Walk   *W,
  * known. */
 #define IOU_BYTES_PER_PAIR_CORNERS_FREED 24.0
 
+/* torchvision's assigners loop over the images and rebind
+ * match_quality_matrix without del (pytorch/vision @v0.14.1
+ * torchvision/models/detection/rpn.py
+ * RegionProposalNetwork.assign_targets_to_anchors; retinanet.py
+ * RetinaNet.compute_loss), so from the second image on the previous
+ * image's IoU matrix, fp32, is alive while box_iou (torchvision/ops/
+ * boxes.py _box_inter_union) builds the next one: 4 bytes a pair more,
+ * counted for an image as crowded as the next.  A CPU profile of
+ * maskrcnn_resnet50_fpn (2 images of 1344 x 800, 100 boxes each:
+ * tests/trace/peak_trace.py profiled_peaks) peaks in the second image's
+ * _box_inter_union with the first image's matrix (107,427,600 bytes)
+ * alive.  (roi_heads.py assign_targets_to_proposals does the same on
+ * 2,000 proposals an image, far below this.) */
+#define IOU_BYTES_PER_PAIR_PREVIOUS_IMAGE 4.0
+
+/* torchvision's uint8 ground-truth masks of a sample: 1 byte a pixel
+ * an object, from GeneralizedRCNNTransform to the mask loss
+ * (mask_targets_peak); 0 elsewhere */
+static double
+transform_masks_bytes (Walk *W)
+{
+  const HrArch *a = W->a;
+  gboolean masks = a->head == HR_ARCH_HEAD_MASK_RCNN || a->head == HR_ARCH_HEAD_MASK_RCNN_C4 ||
+                   a->head == HR_ARCH_HEAD_MASK_RCNN_DC5;
+
+  if (!masks || W->r->mask_targets != HR_ARCH_MASK_TARGETS_PER_OBJECT || !W->r->grad)
+    return 0;
+  return (double) W->r->width * W->r->height * W->r->objects;
+}
+
 static void
 assign_peak (Walk       *W,
              double      anchors,
@@ -1922,7 +1952,10 @@ assign_peak (Walk       *W,
 
   if (W->r->objects == 0 || !W->r->grad)
     return;
-  peak (W, -copies, per_pair * W->r->objects * anchors, what);
+  if (W->r->assigner_keeps_previous_iou && W->r->batch >= 2)
+    per_pair += IOU_BYTES_PER_PAIR_PREVIOUS_IMAGE;
+  /* the masks are made before the backbone runs */
+  peak (W, transform_masks_bytes (W) - copies, per_pair * W->r->objects * anchors, what);
 }
 
 /* mmdet FPN: 1x1 laterals, nearest top-down, 3x3 outputs; `extra` levels
@@ -2092,8 +2125,17 @@ mask_logits_peak (Walk    *W,
  *   image per positive RoI, 5 bytes a pixel each.
  * - torchvision's project_masks_on_boxes (torchvision/models/detection/
  *   roi_heads.py @v0.14.1): gt_masks[:, None].to(rois), every object's
- *   bitmap in fp32, 4 bytes a pixel each; the uint8 masks of every image
- *   of the batch are on the device all step, 1 byte a pixel an object.
+ *   bitmap in fp32, 4 bytes a pixel each.  The uint8 masks it reads,
+ *   1 byte a pixel an object, are GeneralizedRCNNTransform's
+ *   (transform.py _resize_image_and_masks: interpolate(mask[:, None]
+ *   .float(), ...)[:, 0].byte(), a new tensor even at scale 1), made
+ *   before the backbone runs and held by GeneralizedRCNN.forward's
+ *   targets until the forward pass returns (the mask loss saves none of
+ *   them): beside the forward pass's moments, the RPN's assigner too
+ *   (transform_masks_bytes), where a CPU profile at 1344 x 800 with 2
+ *   images of 100 boxes peaks with them (215,040,000 bytes), and not
+ *   beside the backward pass's.  The dataset's own masks, which the
+ *   training loop moves to the device before the step, are not counted.
  * - detectron2's PolygonMasks.crop_and_resize (INPUT.MASK_FORMAT
  *   "polygon" in config/defaults.py @02b5c4e2) rasterizes each RoI's
  *   polygons at 28 x 28 on the CPU: nothing at the image's size. */
@@ -2108,7 +2150,7 @@ mask_targets_peak (Walk *W)
   if (W->r->mask_targets == HR_ARCH_MASK_TARGETS_PER_ROI)
     peak (W, tbytes (&W->x), 5.0 * pixels * W->a->mask_rois, "mask targets");
   else if (W->r->mask_targets == HR_ARCH_MASK_TARGETS_PER_OBJECT && W->r->objects > 0)
-    peak (W, tbytes (&W->x) + pixels * W->r->objects, 4.0 * pixels * W->r->objects,
+    peak (W, tbytes (&W->x) + transform_masks_bytes (W), 4.0 * pixels * W->r->objects,
           "mask targets");
 }
 

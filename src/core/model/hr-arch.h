@@ -344,6 +344,11 @@ typedef struct {
    * (detectron2's pairwise_iou since its first release: hr-arch.c,
    * assign_peak) */
   gboolean    iou_frees_corners;
+  /* detection: the IoU assigner keeps the previous image's IoU matrix
+   * while it builds the next image's (torchvision's loops rebind
+   * match_quality_matrix: hr-arch.c, assign_peak); counted from `batch`
+   * 2 on */
+  gboolean    assigner_keeps_previous_iou;
   /* Mask R-CNN: how the ground-truth masks reach the mask loss */
   HrArchMaskTargets mask_targets;
   /* bytes of a parameter's gradient where the gradients exist before the
