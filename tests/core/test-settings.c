@@ -410,7 +410,7 @@ test_framework_code (void)
   g_assert_false (cur->pytorch_version_set);
   e_old = hr_estimate_new (old);
   e_cur = hr_estimate_new (cur);
-  /* FrozenBatchNorm2d under detectron2 keeps its input before 1.1 */
+  /* under mmdetection, the library's default, for the library below */
   e_det = hr_estimate_new (det);
   g_assert_cmpuint (e_old->device_used, >, e_cur->device_used);
   jax->framework = HR_FRAMEWORK_JAX;
